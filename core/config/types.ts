@@ -1,0 +1,249 @@
+/**
+ * The kubeadm configuration API, `kubeadm.k8s.io/v1beta4`, as TypeScript types.
+ *
+ * Field names and JSON shapes are upstream's (`cmd/kubeadm/app/apis/kubeadm/v1beta4/types.go`)
+ * so documents round-trip unchanged. Durations stay in their Go string form (`24h0m0s`).
+ * The {@link ResolvedInitConfig} at the end is what the core works with after parsing,
+ * defaulting and validation: every field filled in.
+ *
+ * @module
+ */
+import type { EnvVar } from "kubernetes-types/core/v1.d.ts";
+
+/** `kubeadm.k8s.io/v1beta4`. */
+export const KUBEADM_API_VERSION = "kubeadm.k8s.io/v1beta4";
+/** `kubeadm.k8s.io/v1beta3` (accepted, migrated). */
+export const KUBEADM_API_VERSION_V1BETA3 = "kubeadm.k8s.io/v1beta3";
+/** `kubelet.config.k8s.io/v1beta1`. */
+export const KUBELET_API_VERSION = "kubelet.config.k8s.io/v1beta1";
+/** `kubeproxy.config.k8s.io/v1alpha1`. */
+export const KUBEPROXY_API_VERSION = "kubeproxy.config.k8s.io/v1alpha1";
+
+/** A `{name, value}` command-line argument (v1beta4 `extraArgs`). */
+export interface Arg {
+  name: string;
+  value: string;
+}
+
+/** A hostPath volume added to a static Pod (`extraVolumes`). */
+export interface HostPathMount {
+  name: string;
+  hostPath: string;
+  mountPath: string;
+  readOnly?: boolean;
+  pathType?: string;
+}
+
+/** Settings shared by the control-plane components. */
+export interface ControlPlaneComponent {
+  extraArgs?: Arg[];
+  extraVolumes?: HostPathMount[];
+  extraEnvs?: EnvVar[];
+}
+
+/** `apiServer` section. */
+export interface APIServer extends ControlPlaneComponent {
+  certSANs?: string[];
+}
+
+/** `etcd.local`. */
+export interface LocalEtcd {
+  imageRepository?: string;
+  imageTag?: string;
+  dataDir?: string;
+  extraArgs?: Arg[];
+  extraEnvs?: EnvVar[];
+  serverCertSANs?: string[];
+  peerCertSANs?: string[];
+}
+
+/** `etcd.external`. */
+export interface ExternalEtcd {
+  endpoints: string[];
+  caFile?: string;
+  certFile?: string;
+  keyFile?: string;
+}
+
+/** `etcd` section: local XOR external. */
+export interface Etcd {
+  local?: LocalEtcd;
+  external?: ExternalEtcd;
+}
+
+/** `networking` section. */
+export interface Networking {
+  serviceSubnet?: string;
+  podSubnet?: string;
+  dnsDomain?: string;
+}
+
+/** `dns` section. */
+export interface DNS {
+  imageRepository?: string;
+  imageTag?: string;
+  disabled?: boolean;
+}
+
+/** `proxy` section. */
+export interface Proxy {
+  disabled?: boolean;
+}
+
+/** Key algorithm for every generated key. */
+export type EncryptionAlgorithm =
+  | "RSA-2048"
+  | "RSA-3072"
+  | "RSA-4096"
+  | "ECDSA-P256"
+  | "ECDSA-P384";
+
+/** All accepted {@link EncryptionAlgorithm} values, in upstream's order. */
+export const ENCRYPTION_ALGORITHMS: readonly EncryptionAlgorithm[] = [
+  "ECDSA-P256",
+  "ECDSA-P384",
+  "RSA-2048",
+  "RSA-3072",
+  "RSA-4096",
+];
+
+/** `ClusterConfiguration`. */
+export interface ClusterConfiguration {
+  apiVersion?: string;
+  kind?: "ClusterConfiguration";
+  etcd?: Etcd;
+  networking?: Networking;
+  kubernetesVersion?: string;
+  controlPlaneEndpoint?: string;
+  apiServer?: APIServer;
+  controllerManager?: ControlPlaneComponent;
+  scheduler?: ControlPlaneComponent;
+  dns?: DNS;
+  proxy?: Proxy;
+  certificatesDir?: string;
+  imageRepository?: string;
+  featureGates?: Record<string, boolean>;
+  clusterName?: string;
+  encryptionAlgorithm?: EncryptionAlgorithm;
+  certificateValidityPeriod?: string;
+  caCertificateValidityPeriod?: string;
+}
+
+/** A Kubernetes taint. */
+export interface Taint {
+  key: string;
+  value?: string;
+  effect: "NoSchedule" | "PreferNoSchedule" | "NoExecute";
+  timeAdded?: string;
+}
+
+/** `nodeRegistration`. */
+export interface NodeRegistrationOptions {
+  name?: string;
+  criSocket?: string;
+  /** `null`/absent means the default control-plane taint; `[]` means none. */
+  taints?: Taint[] | null;
+  kubeletExtraArgs?: Arg[];
+  ignorePreflightErrors?: string[];
+  imagePullPolicy?: "Always" | "IfNotPresent" | "Never";
+  imagePullSerial?: boolean;
+}
+
+/** `localAPIEndpoint`. */
+export interface APIEndpoint {
+  advertiseAddress?: string;
+  bindPort?: number;
+}
+
+/** A bootstrap token in `bootstrapTokens`. */
+export interface BootstrapToken {
+  token?: string;
+  description?: string;
+  ttl?: string;
+  expires?: string;
+  usages?: string[];
+  groups?: string[];
+}
+
+/** `patches`. */
+export interface Patches {
+  directory?: string;
+}
+
+/** `timeouts` (Go duration strings). */
+export interface Timeouts {
+  controlPlaneComponentHealthCheck?: string;
+  kubeletHealthCheck?: string;
+  kubernetesAPICall?: string;
+  etcdAPICall?: string;
+  tlsBootstrap?: string;
+  discovery?: string;
+  upgradeManifests?: string;
+}
+
+/** `InitConfiguration`. */
+export interface InitConfiguration {
+  apiVersion?: string;
+  kind?: "InitConfiguration";
+  bootstrapTokens?: BootstrapToken[];
+  dryRun?: boolean;
+  nodeRegistration?: NodeRegistrationOptions;
+  localAPIEndpoint?: APIEndpoint;
+  certificateKey?: string;
+  skipPhases?: string[];
+  patches?: Patches;
+  timeouts?: Timeouts;
+}
+
+/** A KubeletConfiguration document (kept loosely typed: kubelet owns its schema). */
+export type KubeletConfiguration = Record<string, unknown> & {
+  apiVersion?: string;
+  kind?: "KubeletConfiguration";
+};
+
+/** A KubeProxyConfiguration document (kept loosely typed: kube-proxy owns its schema). */
+export type KubeProxyConfiguration = Record<string, unknown> & {
+  apiVersion?: string;
+  kind?: "KubeProxyConfiguration";
+};
+
+/**
+ * A fully parsed, defaulted and validated `init` configuration: the single input of every
+ * init phase. Optional fields of the API types are filled in where upstream defaults them.
+ */
+export interface ResolvedInitConfig {
+  init: InitConfiguration & {
+    bootstrapTokens: Required<Pick<BootstrapToken, "token" | "ttl" | "usages" | "groups">>[] &
+      BootstrapToken[];
+    nodeRegistration: NodeRegistrationOptions & {
+      name: string;
+      criSocket: string;
+      imagePullPolicy: "Always" | "IfNotPresent" | "Never";
+      imagePullSerial: boolean;
+    };
+    localAPIEndpoint: { advertiseAddress: string; bindPort: number };
+    timeouts: Required<Timeouts>;
+  };
+  cluster: ClusterConfiguration & {
+    etcd: Etcd;
+    networking: { serviceSubnet: string; podSubnet?: string; dnsDomain: string };
+    kubernetesVersion: string;
+    apiServer: APIServer;
+    controllerManager: ControlPlaneComponent;
+    scheduler: ControlPlaneComponent;
+    dns: DNS;
+    proxy: Proxy;
+    certificatesDir: string;
+    imageRepository: string;
+    clusterName: string;
+    encryptionAlgorithm: EncryptionAlgorithm;
+    certificateValidityPeriod: string;
+    caCertificateValidityPeriod: string;
+  };
+  /** The KubeletConfiguration after kubeadm's defaults (component config). */
+  kubelet: KubeletConfiguration;
+  /** The KubeProxyConfiguration after kubeadm's defaults (component config). */
+  kubeProxy: KubeProxyConfiguration;
+  /** Whether the user supplied the component configs (affects the hash annotation). */
+  userSupplied: { kubelet: boolean; kubeProxy: boolean };
+}

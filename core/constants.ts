@@ -1,0 +1,134 @@
+/**
+ * Upstream kubeadm's constants: paths, file names, ports, identities, versions.
+ *
+ * The target Kubernetes version is pinned here; everything version-dependent (etcd, CoreDNS,
+ * pause images, flags) derives from it. Values mirror
+ * `cmd/kubeadm/app/constants/constants.go` for Kubernetes v1.34.
+ *
+ * @module
+ */
+
+/** The Kubernetes release this kubeadm-ts build targets (and reports as its own version). */
+export const KUBERNETES_VERSION = "v1.34.4";
+/** The kubeadm minor we emulate. */
+export const KUBEADM_MINOR = 34;
+/** etcd image tag kubeadm 1.34 pairs with Kubernetes 1.34. */
+export const ETCD_VERSION = "3.6.5-0";
+/** CoreDNS image tag bundled with kubeadm 1.34. */
+export const COREDNS_VERSION = "v1.12.1";
+/** pause image tag bundled with kubeadm 1.34. */
+export const PAUSE_VERSION = "3.10.1";
+/** Supported etcd version per Kubernetes minor (upstream's SupportedEtcdVersion map). */
+export const SUPPORTED_ETCD_VERSIONS: Readonly<Record<number, string>> = {
+  31: "3.5.24-0",
+  32: "3.5.24-0",
+  33: "3.5.24-0",
+  34: "3.6.5-0",
+};
+
+/** Default image registry. */
+export const DEFAULT_IMAGE_REPOSITORY = "registry.k8s.io";
+
+/** `/etc/kubernetes`. */
+export const KUBERNETES_DIR = "/etc/kubernetes";
+/** Static Pod manifests directory. */
+export const MANIFESTS_DIR = "/etc/kubernetes/manifests";
+/** Default certificates directory. */
+export const DEFAULT_CERTIFICATES_DIR = "/etc/kubernetes/pki";
+/** kubeadm's temp dir. */
+export const KUBEADM_TMP_DIR = "/etc/kubernetes/tmp";
+/** The kubelet's working directory. */
+export const KUBELET_RUN_DIR = "/var/lib/kubelet";
+/** Default local etcd data directory. */
+export const DEFAULT_ETCD_DATA_DIR = "/var/lib/etcd";
+/** KubeletConfiguration written by kubelet-start. */
+export const KUBELET_CONFIG_FILE = "/var/lib/kubelet/config.yaml";
+/** Environment file with the kubelet's flags. */
+export const KUBELET_ENV_FILE = "/var/lib/kubelet/kubeadm-flags.env";
+/** Default kubelet PKI dir. */
+export const KUBELET_PKI_DIR = "/var/lib/kubelet/pki";
+
+/** Kubeconfig file names in `/etc/kubernetes`. */
+export const KubeconfigFile = {
+  admin: "admin.conf",
+  superAdmin: "super-admin.conf",
+  kubelet: "kubelet.conf",
+  bootstrapKubelet: "bootstrap-kubelet.conf",
+  controllerManager: "controller-manager.conf",
+  scheduler: "scheduler.conf",
+} as const;
+
+/** Control-plane component names (also the static Pod and manifest names). */
+export const Component = {
+  apiServer: "kube-apiserver",
+  controllerManager: "kube-controller-manager",
+  scheduler: "kube-scheduler",
+  etcd: "etcd",
+} as const;
+
+/** Default API server port. */
+export const DEFAULT_API_SERVER_PORT = 6443;
+/** etcd client port. */
+export const ETCD_CLIENT_PORT = 2379;
+/** etcd peer port. */
+export const ETCD_PEER_PORT = 2380;
+/** etcd metrics/health port. */
+export const ETCD_METRICS_PORT = 2381;
+/** kubelet API port. */
+export const KUBELET_PORT = 10250;
+/** kubelet healthz port. */
+export const KUBELET_HEALTHZ_PORT = 10248;
+/** kube-controller-manager secure port. */
+export const CONTROLLER_MANAGER_PORT = 10257;
+/** kube-scheduler secure port. */
+export const SCHEDULER_PORT = 10259;
+
+/** Default service CIDR. */
+export const DEFAULT_SERVICE_SUBNET = "10.96.0.0/12";
+/** Default DNS domain. */
+export const DEFAULT_DNS_DOMAIN = "cluster.local";
+/** Default cluster name. */
+export const DEFAULT_CLUSTER_NAME = "kubernetes";
+/** Default CRI socket. */
+export const DEFAULT_CRI_SOCKET = "unix:///var/run/containerd/containerd.sock";
+
+/** Default validity of leaf certificates (1 year). */
+export const CERT_VALIDITY_HOURS = 8760;
+/** Default validity of CA certificates (10 years). */
+export const CA_CERT_VALIDITY_HOURS = 87600;
+/** NotBefore backdating applied to every certificate. */
+export const CERT_BACKDATE_MS = 5 * 60 * 1000;
+
+/** Well-known identities and groups. */
+export const Identity = {
+  adminUser: "kubernetes-admin",
+  superAdminUser: "kubernetes-super-admin",
+  clusterAdminsGroup: "kubeadm:cluster-admins",
+  mastersGroup: "system:masters",
+  nodesGroup: "system:nodes",
+  nodeUserPrefix: "system:node:",
+  controllerManagerUser: "system:kube-controller-manager",
+  schedulerUser: "system:kube-scheduler",
+  bootstrapDefaultGroup: "system:bootstrappers:kubeadm:default-node-token",
+} as const;
+
+/** Control-plane node label and taint key. */
+export const CONTROL_PLANE_LABEL = "node-role.kubernetes.io/control-plane";
+/** Label that excludes control-plane nodes from external load balancers. */
+export const EXCLUDE_LB_LABEL = "node.kubernetes.io/exclude-from-external-load-balancers";
+/** Pod annotation carrying the API server's advertise endpoint. */
+export const API_SERVER_ENDPOINT_ANNOTATION =
+  "kubeadm.kubernetes.io/kube-apiserver.advertise-address.endpoint";
+/** Pod annotation carrying etcd's client URLs. */
+export const ETCD_ENDPOINT_ANNOTATION = "kubeadm.kubernetes.io/etcd.advertise-client-urls";
+
+/** Default health-check and API timeouts, in milliseconds (v1beta4 `timeouts`). */
+export const DefaultTimeouts = {
+  controlPlaneComponentHealthCheck: 4 * 60_000,
+  kubeletHealthCheck: 4 * 60_000,
+  kubernetesAPICall: 60_000,
+  etcdAPICall: 2 * 60_000,
+  tlsBootstrap: 5 * 60_000,
+  discovery: 5 * 60_000,
+  upgradeManifests: 5 * 60_000,
+} as const;

@@ -1,0 +1,138 @@
+/**
+ * Typed errors shared by the whole core.
+ *
+ * Every error a user can see carries what went wrong (`message`), where (`field`: a config
+ * path such as `networking.serviceSubnet` or a flag such as `--cert-dir`), the offending value
+ * (already redacted when secret) and a hint. The CLI maps `exitCode` to the process exit
+ * status the way upstream kubeadm does (1 generic, 2 preflight, 3 validation).
+ *
+ * @module
+ */
+
+/** Exit status used by upstream kubeadm for each error family. */
+export const ExitCode = {
+  generic: 1,
+  preflight: 2,
+  validation: 3,
+} as const;
+
+/** Options common to every {@link KubeadmError}. */
+export interface KubeadmErrorOptions {
+  /** Config path (`networking.podSubnet`) or flag (`--cert-dir`) the error is about. */
+  field?: string;
+  /** The bad value, already redacted if it is secret. */
+  value?: string;
+  /** What the user can do about it. */
+  hint?: string;
+  /** The underlying error. */
+  cause?: unknown;
+}
+
+/** Base class for every error the core raises on purpose. */
+export class KubeadmError extends Error {
+  /** Stable machine-readable code, e.g. `ERR_VALIDATION`. */
+  readonly code: string = "ERR_KUBEADM";
+  /** Process exit status the CLI should use. */
+  readonly exitCode: number = ExitCode.generic;
+  readonly field?: string;
+  readonly value?: string;
+  readonly hint?: string;
+
+  constructor(message: string, options: KubeadmErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.field = options.field;
+    this.value = options.value;
+    this.hint = options.hint;
+  }
+}
+
+/** One problem found while validating a configuration. */
+export interface FieldError {
+  /** Config path of the bad field, e.g. `networking.serviceSubnet`. */
+  field: string;
+  /** The bad value as text (redacted when secret). */
+  value?: string;
+  /** What is wrong, in kubeadm's words where upstream has them. */
+  detail: string;
+}
+
+/** Renders one field error the way upstream's field.Error does: `field: Invalid value: "v": detail`. */
+export function formatFieldError(e: FieldError): string {
+  return e.value === undefined
+    ? `${e.field}: ${e.detail}`
+    : `${e.field}: Invalid value: ${JSON.stringify(e.value)}: ${e.detail}`;
+}
+
+/** Aggregate of field errors from config validation (exit status 3, as upstream). */
+export class ValidationError extends KubeadmError {
+  override readonly code = "ERR_VALIDATION";
+  override readonly exitCode = ExitCode.validation;
+  readonly errors: readonly FieldError[];
+
+  constructor(errors: FieldError[], options: KubeadmErrorOptions = {}) {
+    super(
+      errors.length === 1
+        ? formatFieldError(errors[0])
+        : `[${errors.map(formatFieldError).join(", ")}]`,
+      { field: errors[0]?.field, value: errors[0]?.value, ...options },
+    );
+    this.errors = errors;
+  }
+}
+
+/** A malformed configuration document: bad YAML, missing kind, unknown kind or field. */
+export class ConfigError extends KubeadmError {
+  override readonly code = "ERR_CONFIG";
+  override readonly exitCode = ExitCode.validation;
+}
+
+/** A bad command-line flag or argument. */
+export class FlagError extends KubeadmError {
+  override readonly code = "ERR_FLAG";
+  override readonly exitCode = ExitCode.validation;
+}
+
+/** Existing files on disk that kubeadm cannot reuse (wrong CA, not a CA, bad key). */
+export class ExistingFileError extends KubeadmError {
+  override readonly code = "ERR_EXISTING_FILE";
+}
+
+/** A PKI operation failed (bad PEM, unsupported key, signature does not verify). */
+export class PkiError extends KubeadmError {
+  override readonly code = "ERR_PKI";
+}
+
+/** One or more preflight checks failed (exit status 2, as upstream). */
+export class PreflightError extends KubeadmError {
+  override readonly code = "ERR_PREFLIGHT";
+  override readonly exitCode = ExitCode.preflight;
+}
+
+/** A phase failed; wraps the cause as upstream's `error execution phase <name>`. */
+export class PhaseError extends KubeadmError {
+  override readonly code = "ERR_PHASE";
+  override readonly exitCode: number;
+  readonly phase: string;
+
+  constructor(phase: string, cause: unknown) {
+    super(`error execution phase ${phase}: ${errorMessage(cause)}`, {
+      cause,
+      hint: cause instanceof KubeadmError ? cause.hint : undefined,
+      field: cause instanceof KubeadmError ? cause.field : undefined,
+      value: cause instanceof KubeadmError ? cause.value : undefined,
+    });
+    this.phase = phase;
+    this.exitCode = cause instanceof KubeadmError ? cause.exitCode : ExitCode.generic;
+  }
+}
+
+/** The message of any thrown value. */
+export function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** Replaces the secret half of bootstrap tokens (`abcdef.0123456789abcdef`) in free text. */
+export function redactSecrets(text: string): string {
+  return text.replace(/\b([a-z0-9]{6})\.[a-z0-9]{16}\b/g, "$1.<redacted>");
+}

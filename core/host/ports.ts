@@ -1,0 +1,90 @@
+/**
+ * The narrow interfaces through which the core reaches the outside world.
+ *
+ * The core never touches a file, a socket, a clock or a random source itself: a workflow
+ * receives these ports and the runtime (Deno CLI, browser page, edge function, test fake)
+ * supplies them. Paths are always the node's absolute paths (`/etc/kubernetes/pki/ca.crt`);
+ * mapping them under `--rootfs` or into a dry-run directory is the adapter's job.
+ *
+ * @module
+ */
+
+/** What kind of content a planned file holds; decides redaction in dry-run output. */
+export type FileKind =
+  | "certificate"
+  | "key"
+  | "public-key"
+  | "csr"
+  | "kubeconfig"
+  | "manifest"
+  | "kubelet-config"
+  | "env"
+  | "other";
+
+/** A file the core wants written: the unit of every plan. */
+export interface PlannedFile {
+  /** Absolute node path. */
+  path: string;
+  /** Content; strings are written as UTF-8. */
+  data: string | Uint8Array;
+  /** POSIX mode, e.g. `0o600` for keys and kubeconfigs. */
+  mode: number;
+  /** Content kind; keys and kubeconfigs are never printed. */
+  kind: FileKind;
+}
+
+/** Read access to the node's files. */
+export interface FileReader {
+  /** File content, or `undefined` when the file does not exist. */
+  read(path: string): Promise<Uint8Array | undefined>;
+  /** Entry names of a directory, or `undefined` when it does not exist. */
+  list(path: string): Promise<string[] | undefined>;
+}
+
+/** Read and write access to the node's files. Writes are atomic in real adapters. */
+export interface FileSystem extends FileReader {
+  /** Writes (creating parent directories with mode 0700 where missing) atomically. */
+  write(file: PlannedFile): Promise<void>;
+}
+
+/** Line-oriented output, in kubeadm's `[phase] message` style. */
+export interface Printer {
+  /** A normal progress line (stdout). */
+  info(line: string): void;
+  /** A warning (stderr). */
+  warn(line: string): void;
+}
+
+/** Wall clock. */
+export interface Clock {
+  now(): Date;
+}
+
+/** Cryptographically secure random bytes. */
+export interface RandomSource {
+  bytes(n: number): Uint8Array;
+}
+
+/** The web platform's clock. */
+export const systemClock: Clock = { now: () => new Date() };
+
+/** The web platform's CSPRNG (`crypto.getRandomValues`). */
+export const webRandom: RandomSource = {
+  bytes(n: number): Uint8Array {
+    const out = new Uint8Array(n);
+    for (let i = 0; i < n; i += 65536) {
+      crypto.getRandomValues(out.subarray(i, Math.min(n, i + 65536)));
+    }
+    return out;
+  },
+};
+
+/** Decodes UTF-8 file content. */
+export function utf8(data: Uint8Array): string {
+  return new TextDecoder().decode(data);
+}
+
+/** Encodes text as UTF-8. */
+export function toBytes(data: string | Uint8Array): Uint8Array {
+  return typeof data === "string" ? new TextEncoder().encode(data) : data;
+}

@@ -1,0 +1,104 @@
+/**
+ * YAML the way Kubernetes tooling writes and reads it.
+ *
+ * Output matches `kubectl -o yaml` (go-yaml v2 via sigs.k8s.io/yaml): keys sorted, sequences
+ * not indented under their key, strings that would read back as another type double-quoted,
+ * other non-plain strings single-quoted, multi-line strings as literal blocks. Parsing uses
+ * YAML 1.1 rules like Go's reader (`yes` is a boolean, `0755` is octal).
+ *
+ * @module
+ */
+import * as YAML from "yaml";
+import { ConfigError } from "../errors.ts";
+
+function readsAsNonString(value: string): boolean {
+  if (value === "") return true;
+  try {
+    const parsed = YAML.parse(value, { version: "1.1" });
+    // Scalars of another type (number, bool, null, date) must be double-quoted like Go does;
+    // strings that merely need quoting (`a: b`, `*`) are left to the single-quote default.
+    return parsed === null || (typeof parsed !== "string" && typeof parsed !== "object") ||
+      parsed instanceof Date;
+  } catch {
+    return false;
+  }
+}
+
+/** Serialises one object as Kubernetes-style YAML (no leading `---`, trailing newline). */
+export function toKubeYaml(value: unknown): string {
+  const doc = new YAML.Document(value, {
+    version: "1.1",
+    aliasDuplicateObjects: false,
+    sortMapEntries: true,
+  });
+  YAML.visit(doc, {
+    Scalar(_key, node) {
+      if (typeof node.value === "string") {
+        if (node.value.includes("\n")) {
+          node.type = YAML.Scalar.BLOCK_LITERAL;
+        } else if (readsAsNonString(node.value)) {
+          node.type = YAML.Scalar.QUOTE_DOUBLE;
+        }
+      }
+    },
+  });
+  return doc.toString({
+    indentSeq: false,
+    blockQuote: "literal",
+    singleQuote: true,
+    lineWidth: 0,
+    minContentWidth: 0,
+    nullStr: "null",
+  });
+}
+
+/** Serialises several objects as one multi-document YAML stream separated by `---`. */
+export function toKubeYamlDocuments(values: unknown[]): string {
+  return values.map(toKubeYaml).join("---\n");
+}
+
+/** One parsed YAML document with its position in the stream. */
+export interface ParsedDocument {
+  /** 0-based index in the stream. */
+  index: number;
+  /** The plain JS value of the document. */
+  value: unknown;
+}
+
+/**
+ * Parses a (possibly multi-document) YAML or JSON stream with YAML 1.1 semantics.
+ * Empty documents are dropped. Syntax errors and duplicate keys raise a {@link ConfigError}
+ * naming the document and line.
+ */
+export function parseKubeYaml(text: string, source = "<input>"): ParsedDocument[] {
+  const docs = YAML.parseAllDocuments(text, { version: "1.1", uniqueKeys: true });
+  const list = Array.isArray(docs) ? docs : [docs];
+  const out: ParsedDocument[] = [];
+  list.forEach((doc, index) => {
+    if (doc.errors.length > 0) {
+      const err = doc.errors[0];
+      const line = err.linePos?.[0]?.line;
+      throw new ConfigError(
+        `${source}: invalid YAML in document ${index + 1}${line ? ` at line ${line}` : ""}: ${
+          err.message.split("\n")[0]
+        }`,
+        { field: source, hint: "fix the YAML syntax" },
+      );
+    }
+    const value = doc.toJS({ maxAliasCount: 100 });
+    if (value === null || value === undefined) return;
+    out.push({ index, value });
+  });
+  return out;
+}
+
+/** Parses a single-document YAML (or JSON) text. */
+export function parseKubeYamlOne(text: string, source = "<input>"): unknown {
+  const docs = parseKubeYaml(text, source);
+  if (docs.length !== 1) {
+    throw new ConfigError(`${source}: expected exactly one YAML document, found ${docs.length}`, {
+      field: source,
+    });
+  }
+  return docs[0].value;
+}
