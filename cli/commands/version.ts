@@ -1,0 +1,62 @@
+/**
+ * `kubeadm version`: prints the Kubernetes version this build targets, in upstream's formats.
+ *
+ * @module
+ */
+import type { Command } from "commander";
+import { KUBERNETES_VERSION } from "../../core/constants.ts";
+import { FlagError } from "../../core/errors.ts";
+import { stdout } from "../output.ts";
+
+/** The version info object upstream prints (apimachinery version.Info). */
+export function versionInfo(): Record<string, string> {
+  const [major, minor] = KUBERNETES_VERSION.replace(/^v/, "").split(".");
+  return {
+    major,
+    minor,
+    gitVersion: KUBERNETES_VERSION,
+    gitCommit: "kubeadm-ts",
+    gitTreeState: "clean",
+    buildDate: "1970-01-01T00:00:00Z",
+    goVersion: `deno${Deno.version.deno}`,
+    compiler: "deno",
+    platform: `${Deno.build.os}/${Deno.build.arch === "x86_64" ? "amd64" : Deno.build.arch}`,
+  };
+}
+
+/** Registers `version`. */
+export function registerVersion(program: Command): void {
+  program.command("version")
+    .description("Print the version of kubeadm")
+    .option("-o, --output <format>", "Output format; available options are 'yaml', 'json' and 'short'", "")
+    .action(async (opts: { output: string }) => {
+      const info = versionInfo();
+      switch (opts.output) {
+        case "":
+          stdout(
+            `kubeadm version: &version.Info{${
+              Object.entries(info).map(([k, v]) => `${k[0].toUpperCase()}${k.slice(1)}:"${v}"`)
+                .join(", ")
+            }}`,
+          );
+          break;
+        case "short":
+          stdout(info.gitVersion);
+          break;
+        case "json":
+          stdout(JSON.stringify({ clientVersion: info }, null, 2));
+          break;
+        case "yaml": {
+          const { toKubeYaml } = await import("../../core/yaml/kube_yaml.ts");
+          stdout(toKubeYaml({ clientVersion: info }));
+          break;
+        }
+        default:
+          throw new FlagError(`invalid output format: ${opts.output}`, {
+            field: "--output",
+            value: opts.output,
+            hint: "use one of: yaml, json, short",
+          });
+      }
+    });
+}

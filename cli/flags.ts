@@ -1,0 +1,46 @@
+/**
+ * pflag-compatible flag handling on top of commander.
+ *
+ * kubeadm users write `--dry-run=false`, repeat `--ignore-preflight-errors` or comma-split it,
+ * and pass durations like `--token-ttl 2h`. These helpers give commander the same behaviour.
+ *
+ * @module
+ */
+
+/** Collector for repeatable, comma-splittable string-slice flags (pflag StringSlice). */
+export function collectList(value: string, previous: string[] = []): string[] {
+  return previous.concat(value.split(",").map((s) => s.trim()).filter((s) => s !== ""));
+}
+
+/** Collector for repeatable flags whose values are kept whole (pflag StringArray). */
+export function collectArray(value: string, previous: string[] = []): string[] {
+  return previous.concat(value);
+}
+
+/**
+ * Rewrites `--flag=true|false` for the given boolean flags into commander's `--flag` /
+ * `--no-flag` form, so pflag-style boolean assignments work.
+ */
+export function normaliseBoolFlags(argv: string[], boolFlags: ReadonlySet<string>): string[] {
+  return argv.map((arg) => {
+    const m = arg.match(/^--([a-z0-9-]+)=(true|false|1|0|t|f|TRUE|FALSE|True|False)$/);
+    if (!m || !boolFlags.has(m[1])) return arg;
+    const on = ["true", "1", "t", "TRUE", "True"].includes(m[2]);
+    return on ? `--${m[1]}` : `--no-${m[1]}`;
+  });
+}
+
+/** Parses a `key1=true,key2=false` feature-gate flag value. */
+export function parseFeatureGates(value: string): Record<string, boolean> {
+  const out: Record<string, boolean> = {};
+  for (const part of value.split(",").map((s) => s.trim()).filter(Boolean)) {
+    const [k, v] = part.split("=");
+    if (v === undefined || !/^(true|false)$/i.test(v)) {
+      throw new Error(
+        `invalid value ${v ?? "<none>"} for feature-gate key: ${k}, use true|false instead`,
+      );
+    }
+    out[k] = v.toLowerCase() === "true";
+  }
+  return out;
+}

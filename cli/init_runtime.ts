@@ -1,0 +1,139 @@
+/**
+ * Assembles an init run on this host: reads the config file, detects host facts, resolves the
+ * configuration and chooses the file system (real, under `--rootfs`, or a dry-run recording).
+ *
+ * @module
+ */
+import { KUBERNETES_DIR, MANIFESTS_DIR } from "../core/constants.ts";
+import { FlagError } from "../core/errors.ts";
+import type { Printer } from "../core/host/ports.ts";
+import { systemClock, toBytes, utf8, webRandom } from "../core/host/ports.ts";
+import { RecordingFileSystem } from "../core/host/recording_fs.ts";
+import type { InitData } from "../core/phases/init/data.ts";
+import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
+import { detectDefaultAddress, readHostFacts } from "../runtime/host/facts.ts";
+import { canWrite, envGet } from "../runtime/host/env.ts";
+import type { InitFlags } from "./commands/init.ts";
+import { parseFeatureGates } from "./flags.ts";
+
+/** A prepared init run. */
+export interface InitContext {
+  data: InitData;
+  host: HostFileSystem;
+  /** Set in dry-run: the planned writes. */
+  recording?: RecordingFileSystem;
+}
+
+async function readConfigFile(path: string): Promise<string> {
+  try {
+    return await Deno.readTextFile(path);
+  } catch (e) {
+    throw new FlagError(`unable to read config from "${path}"`, {
+      field: "--config",
+      value: path,
+      hint: e instanceof Deno.errors.NotFound ? "the file does not exist" : String(e),
+      cause: e,
+    });
+  }
+}
+
+/** Resolves flags + config file + host facts into {@link InitData}. */
+export async function prepareInit(
+  flags: InitFlags,
+  setFlags: string[],
+  out: Printer,
+): Promise<InitContext> {
+  const { resolveInitConfig, checkConfigFlagMixing } = await import("../core/config/resolve.ts");
+  if (flags.config) checkConfigFlagMixing(setFlags);
+  const text = flags.config ? await readConfigFile(flags.config) : undefined;
+  const facts = readHostFacts();
+  const { config, warnings } = resolveInitConfig({
+    text,
+    source: flags.config,
+    flags: {
+      advertiseAddress: flags.apiserverAdvertiseAddress,
+      bindPort: flags.apiserverBindPort === undefined ? undefined : Number(flags.apiserverBindPort),
+      certSANs: flags.apiserverCertExtraSans,
+      certificatesDir: flags.certDir,
+      certificateKey: flags.certificateKey,
+      controlPlaneEndpoint: flags.controlPlaneEndpoint,
+      criSocket: flags.criSocket,
+      featureGates: flags.featureGates ? parseFeatureGates(flags.featureGates) : undefined,
+      imageRepository: flags.imageRepository,
+      kubernetesVersion: flags.kubernetesVersion,
+      nodeName: flags.nodeName,
+      patchesDir: flags.patches,
+      podSubnet: flags.podNetworkCidr,
+      serviceSubnet: flags.serviceCidr,
+      dnsDomain: flags.serviceDnsDomain,
+      skipPhases: flags.skipPhases,
+      token: flags.token,
+      tokenTTL: flags.tokenTtl,
+      dryRun: flags.dryRun,
+      ignorePreflightErrors: flags.ignorePreflightErrors,
+    },
+    host: { hostname: facts.hostname, defaultAdvertiseAddress: detectDefaultAddress },
+    random: webRandom,
+  });
+  for (const w of warnings) out.warn(w);
+  const host = new HostFileSystem(flags.rootfs ?? "/");
+  const dryRun = flags.dryRun ?? config.init.dryRun ?? false;
+  const recording = dryRun ? new RecordingFileSystem(host) : undefined;
+  const data: InitData = {
+    cfg: config,
+    files: recording ?? host,
+    out,
+    clock: systemClock,
+    random: webRandom,
+    startTime: new Date(),
+    dryRun,
+    kubeconfigDir: KUBERNETES_DIR,
+    manifestDir: MANIFESTS_DIR,
+    patchesDir: flags.patches ?? config.init.patches?.directory,
+    host: facts,
+  };
+  return { data, host, recording };
+}
+
+const PRINTABLE_KINDS = new Set(["manifest", "kubelet-config", "env"]);
+
+/** After the workflow: in dry-run, report the plan and write it under the dry-run directory. */
+export async function finishInit(ctx: InitContext, out: Printer): Promise<void> {
+  if (!ctx.recording) return;
+  const planned = ctx.recording.planned;
+  let dir = envGet("KUBEADM_INIT_DRYRUN_DIR");
+  if (!dir) {
+    const tmp = envGet("TMPDIR") ?? "/tmp";
+    if (canWrite(tmp)) dir = await Deno.makeTempDir({ dir: tmp, prefix: "kubeadm-init-dryrun" });
+  }
+  out.info(`[dryrun] ${planned.length} files would be written:`);
+  for (const f of planned) {
+    out.info(
+      `[dryrun] Would write file "${f.path}" (${f.kind}, mode ${
+        f.mode.toString(8).padStart(4, "0")
+      }, ${toBytes(f.data).length} bytes)`,
+    );
+  }
+  if (dir && canWrite(dir)) {
+    for (const f of planned) {
+      const target = underRoot(dir, f.path);
+      await new HostFileSystem("/").write({ ...f, path: target });
+    }
+    out.info(
+      `[dryrun] Wrote certificates, kubeconfig files and control plane manifests to the "${dir}" directory`,
+    );
+    out.info(
+      `[dryrun] Please examine the "${dir}" directory for details about what would be written`,
+    );
+  } else {
+    out.info("[dryrun] No writable dry-run directory (no write permission); nothing was written");
+  }
+  out.info(
+    "[dryrun] The certificates or kubeconfig files would not be printed due to their sensitive nature",
+  );
+  for (const f of planned) {
+    if (!PRINTABLE_KINDS.has(f.kind)) continue;
+    out.info(`[dryrun] Would write file "${f.path}" with content:`);
+    for (const line of utf8(toBytes(f.data)).replace(/\n$/, "").split("\n")) out.info(`\t${line}`);
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * The `kubeadm` command line: upstream-compatible commands and flags over the core.
+ *
+ * Heavy modules (PKI, YAML, the workflows) are imported lazily inside each command so that
+ * start-up stays cheap.
+ *
+ * @module
+ */
+import { Command, CommanderError } from "commander";
+import { errorMessage, KubeadmError, redactSecrets } from "../core/errors.ts";
+import { stderr } from "./output.ts";
+import { envGet } from "../runtime/host/env.ts";
+import { normaliseBoolFlags } from "./flags.ts";
+import { registerVersion } from "./commands/version.ts";
+import { BOOL_FLAGS as INIT_BOOL_FLAGS, registerInit } from "./commands/init.ts";
+import { registerToken } from "./commands/token.ts";
+import { registerConfig } from "./commands/config.ts";
+
+/** Builds the root command with every sub-command registered. */
+export function buildProgram(): Command {
+  const program = new Command("kubeadm")
+    .description("kubeadm: easily bootstrap a secure Kubernetes cluster")
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => Deno.stdout.writeSync(new TextEncoder().encode(s)) })
+    .option("--rootfs <dir>", "The path to the 'real' host root filesystem (node paths are resolved under it)")
+    .option("-v, --v <level>", "number for the log level verbosity", "0");
+  registerInit(program);
+  registerToken(program);
+  registerConfig(program);
+  registerVersion(program);
+  return program;
+}
+
+/** Runs the CLI and returns the process exit status. */
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(normaliseBoolFlags(argv, INIT_BOOL_FLAGS), { from: "user" });
+    return 0;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === "commander.helpDisplayed" || e.code === "commander.version") return 0;
+      if (e.code === "commander.help") return 0;
+      return e.exitCode === 0 ? 0 : 1;
+    }
+    if (e instanceof KubeadmError) {
+      stderr(redactSecrets(e.message));
+      if (e.hint) stderr(`hint: ${redactSecrets(e.hint)}`);
+      return e.exitCode;
+    }
+    stderr(redactSecrets(errorMessage(e)));
+    if (envGet("KUBEADM_TS_DEBUG") && e instanceof Error && e.stack) stderr(e.stack);
+    return 1;
+  }
+}
+
+if (import.meta.main) {
+  Deno.exit(await main(Deno.args));
+}

@@ -1,0 +1,235 @@
+/**
+ * The `kubeadm init` workflow: upstream's phases, in upstream's order.
+ *
+ * Offline phases (certs, kubeconfig, etcd, control-plane, kubelet-start) are complete here;
+ * the phases that need a running control plane are declared so `--skip-phases` and help list
+ * them, and are implemented in their own modules as they land.
+ *
+ * @module
+ */
+import { KubeadmError } from "../../errors.ts";
+import type { Phase, Workflow } from "../../workflow/phase.ts";
+import type { InitData } from "./data.ts";
+
+// Phase implementations pull in the PKI and YAML stacks; load them only when a phase runs so
+// that building the command tree (and `--help`) stays cheap.
+const certs = () => import("./certs.ts");
+const kubeconfigs = () => import("./kubeconfig.ts");
+const controlPlane = () => import("./control_plane.ts");
+const etcd = () => import("./etcd.ts");
+const kubeletStart = () => import("./kubelet_start.ts");
+
+/** `init phase certs` sub-phases in upstream's order, with their help text. */
+const CERT_PHASES: readonly { name: string; short: string; etcd?: boolean }[] = [
+  { name: "ca", short: "Generate the self-signed Kubernetes CA to provision identities for other Kubernetes components" },
+  { name: "apiserver", short: "Generate the certificate for serving the Kubernetes API" },
+  { name: "apiserver-kubelet-client", short: "Generate the certificate for the API server to connect to kubelet" },
+  { name: "front-proxy-ca", short: "Generate the self-signed CA to provision identities for front proxy" },
+  { name: "front-proxy-client", short: "Generate the certificate for the front proxy client" },
+  { name: "etcd-ca", short: "Generate the self-signed CA to provision identities for etcd", etcd: true },
+  { name: "etcd-server", short: "Generate the certificate for serving etcd", etcd: true },
+  { name: "etcd-peer", short: "Generate the certificate for etcd nodes to communicate with each other", etcd: true },
+  { name: "etcd-healthcheck-client", short: "Generate the certificate for liveness probes to healthcheck etcd", etcd: true },
+  { name: "apiserver-etcd-client", short: "Generate the certificate the apiserver uses to access etcd", etcd: true },
+  { name: "sa", short: "Generate a private key for signing service account tokens along with its public key" },
+];
+
+/** `init phase kubeconfig` sub-phases in upstream's order. */
+const KUBECONFIG_PHASES: readonly { name: string; short: string }[] = [
+  { name: "admin", short: "Generate a kubeconfig file for the admin to use and for kubeadm itself" },
+  { name: "super-admin", short: "Generate a kubeconfig file for the super-admin" },
+  { name: "kubelet", short: "Generate a kubeconfig file for the kubelet to use *only* for cluster bootstrapping purposes" },
+  { name: "controller-manager", short: "Generate a kubeconfig file for the controller manager to use" },
+  { name: "scheduler", short: "Generate a kubeconfig file for the scheduler to use" },
+];
+
+const localEtcd = (d: InitData) => d.cfg.cluster.etcd.external === undefined;
+
+const CONFIG_FLAGS = ["config", "kubernetes-version", "rootfs", "dry-run"] as const;
+
+function needsCluster(name: string): (data: InitData) => Promise<void> {
+  return (data) => {
+    if (data.dryRun) {
+      data.out.info(`[dryrun] Would run phase "${name}" against the API server`);
+      return Promise.resolve();
+    }
+    return Promise.reject(
+      new KubeadmError(`phase "${name}" needs a running control plane`, {
+        hint: "this build only implements the offline init phases; skip it with " +
+          `--skip-phases=${name} or run the offline phases one by one with "init phase"`,
+      }),
+    );
+  };
+}
+
+const certsPhase: Phase<InitData> = {
+  name: "certs",
+  short: "Certificate generation",
+  run: async (d) => (await certs()).runCertsHeader(d),
+  phases: [
+    {
+      name: "all",
+      short: "Generate all certificates",
+      runAllSiblings: true,
+      flags: ["cert-dir", ...CONFIG_FLAGS],
+    },
+    ...CERT_PHASES.map((c): Phase<InitData> => ({
+      name: c.name,
+      short: c.short,
+      runIf: c.etcd ? localEtcd : undefined,
+      run: async (d) => (await certs()).runCert(d, c.name),
+      flags: ["cert-dir", ...CONFIG_FLAGS],
+    })),
+  ],
+};
+
+const kubeconfigPhase: Phase<InitData> = {
+  name: "kubeconfig",
+  short: "Generate all kubeconfig files necessary to establish the control plane and the admin kubeconfig file",
+  phases: [
+    {
+      name: "all",
+      short: "Generate all kubeconfig files",
+      runAllSiblings: true,
+    },
+    ...KUBECONFIG_PHASES.map((k): Phase<InitData> => ({
+      name: k.name,
+      short: k.short,
+      run: async (d) => (await kubeconfigs()).runKubeconfig(d, k.name),
+    })),
+  ],
+};
+
+/** Builds the init workflow. */
+export function initWorkflow(): Workflow<InitData> {
+  return {
+    name: "init",
+    phases: [
+      {
+        name: "preflight",
+        short: "Run pre-flight checks",
+        run: needsPreflight,
+      },
+      certsPhase,
+      kubeconfigPhase,
+      {
+        name: "etcd",
+        short: "Generate static Pod manifest file for local etcd",
+        phases: [{
+          name: "local",
+          short: "Generate the static Pod manifest file for a local, single-node local etcd instance",
+          runIf: localEtcd,
+          run: async (d) => (await etcd()).runLocalEtcd(d),
+        }],
+      },
+      {
+        name: "control-plane",
+        short: "Generate all static Pod manifest files necessary to establish the control plane",
+        phases: [
+          {
+            name: "all",
+            short: "Generate all static Pod manifest files",
+            runAllSiblings: true,
+          },
+          {
+            name: "apiserver",
+            short: "Generates the kube-apiserver static Pod manifest",
+            run: async (d) => (await controlPlane()).runControlPlane(d, "kube-apiserver"),
+          },
+          {
+            name: "controller-manager",
+            short: "Generates the kube-controller-manager static Pod manifest",
+            run: async (d) => (await controlPlane()).runControlPlane(d, "kube-controller-manager"),
+          },
+          {
+            name: "scheduler",
+            short: "Generates the kube-scheduler static Pod manifest",
+            run: async (d) => (await controlPlane()).runControlPlane(d, "kube-scheduler"),
+          },
+        ],
+      },
+      {
+        name: "kubelet-start",
+        short: "Write kubelet settings and (re)start the kubelet",
+        run: async (d) => (await kubeletStart()).runKubeletStart(d),
+      },
+      {
+        name: "wait-control-plane",
+        short: "Wait for the control plane to start",
+        run: needsCluster("wait-control-plane"),
+      },
+      {
+        name: "upload-config",
+        aliases: ["uploadconfig"],
+        short: "Upload the kubeadm and kubelet configuration to a ConfigMap",
+        phases: [
+          { name: "all", short: "Upload all configuration to a config map", runAllSiblings: true },
+          {
+            name: "kubeadm",
+            short: "Upload the kubeadm ClusterConfiguration to a ConfigMap",
+            run: needsCluster("upload-config/kubeadm"),
+          },
+          {
+            name: "kubelet",
+            short: "Upload the kubelet component config to a ConfigMap",
+            run: needsCluster("upload-config/kubelet"),
+          },
+        ],
+      },
+      {
+        name: "upload-certs",
+        short: "Upload certificates to kubeadm-certs",
+        run: needsCluster("upload-certs"),
+      },
+      {
+        name: "mark-control-plane",
+        short: "Mark a node as a control-plane",
+        run: needsCluster("mark-control-plane"),
+      },
+      {
+        name: "bootstrap-token",
+        short: "Generates bootstrap tokens used to join a node to a cluster",
+        run: needsCluster("bootstrap-token"),
+      },
+      {
+        name: "kubelet-finalize",
+        short: "Updates settings relevant to the kubelet after TLS bootstrap",
+        phases: [
+          { name: "all", short: "Run all kubelet-finalize phases", runAllSiblings: true },
+          {
+            name: "enable-client-cert-rotation",
+            short: "Enable kubelet client certificate rotation",
+            run: needsCluster("kubelet-finalize/enable-client-cert-rotation"),
+          },
+        ],
+      },
+      {
+        name: "addon",
+        short: "Install required addons for passing conformance tests",
+        phases: [
+          { name: "all", short: "Install all the addons", runAllSiblings: true },
+          {
+            name: "coredns",
+            short: "Install the CoreDNS addon to a Kubernetes cluster",
+            run: needsCluster("addon/coredns"),
+          },
+          {
+            name: "kube-proxy",
+            short: "Install the kube-proxy addon to a Kubernetes cluster",
+            run: needsCluster("addon/kube-proxy"),
+          },
+        ],
+      },
+      {
+        name: "show-join-command",
+        short: "Show the join command for control-plane and worker node",
+        run: needsCluster("show-join-command"),
+      },
+    ],
+  };
+}
+
+function needsPreflight(data: InitData): Promise<void> {
+  data.out.info("[preflight] Running pre-flight checks");
+  return Promise.resolve();
+}
