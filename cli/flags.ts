@@ -29,18 +29,3 @@ export function normaliseBoolFlags(argv: string[], boolFlags: ReadonlySet<string
     return on ? `--${m[1]}` : `--no-${m[1]}`;
   });
 }
-
-/** Parses a `key1=true,key2=false` feature-gate flag value. */
-export function parseFeatureGates(value: string): Record<string, boolean> {
-  const out: Record<string, boolean> = {};
-  for (const part of value.split(",").map((s) => s.trim()).filter(Boolean)) {
-    const [k, v] = part.split("=");
-    if (v === undefined || !/^(true|false)$/i.test(v)) {
-      throw new Error(
-        `invalid value ${v ?? "<none>"} for feature-gate key: ${k}, use true|false instead`,
-      );
-    }
-    out[k] = v.toLowerCase() === "true";
-  }
-  return out;
-}

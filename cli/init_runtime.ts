@@ -14,7 +14,6 @@ import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
 import { detectDefaultAddress, readHostFacts } from "../runtime/host/facts.ts";
 import { canWrite, envGet } from "../runtime/host/env.ts";
 import type { InitFlags } from "./commands/init.ts";
-import { parseFeatureGates } from "./flags.ts";
 
 /** A prepared init run. */
 export interface InitContext {
@@ -37,14 +36,36 @@ async function readConfigFile(path: string): Promise<string> {
   }
 }
 
+function fileExists(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}
+
+function defaultAddress(): string {
+  const ip = detectDefaultAddress();
+  if (!ip) {
+    throw new FlagError("unable to select an IP from default routes", {
+      field: "--apiserver-advertise-address",
+      hint: "this host has no default route: set --apiserver-advertise-address or " +
+        "localAPIEndpoint.advertiseAddress in the config file",
+    });
+  }
+  return ip;
+}
+
 /** Resolves flags + config file + host facts into {@link InitData}. */
 export async function prepareInit(
   flags: InitFlags,
   setFlags: string[],
   out: Printer,
 ): Promise<InitContext> {
-  const { resolveInitConfig, checkConfigFlagMixing } = await import("../core/config/resolve.ts");
-  if (flags.config) checkConfigFlagMixing(setFlags);
+  const { resolveInitConfig } = await import("../core/config/resolve.ts");
+  const { validateMixedArguments } = await import("../core/config/mixed_flags.ts");
+  const { parseFeatureGates } = await import("../core/config/features.ts");
+  if (flags.config) validateMixedArguments(setFlags);
   const text = flags.config ? await readConfigFile(flags.config) : undefined;
   const facts = readHostFacts();
   const { config, warnings } = resolveInitConfig({
@@ -71,8 +92,13 @@ export async function prepareInit(
       tokenTTL: flags.tokenTtl,
       dryRun: flags.dryRun,
       ignorePreflightErrors: flags.ignorePreflightErrors,
+      uploadCerts: flags.uploadCerts,
     },
-    host: { hostname: facts.hostname, defaultAdvertiseAddress: detectDefaultAddress },
+    host: {
+      hostname: facts.hostname,
+      defaultAdvertiseAddress: flags.apiserverAdvertiseAddress ?? defaultAddress(),
+      systemdResolvedActive: fileExists("/run/systemd/resolve/resolv.conf"),
+    },
     random: webRandom,
   });
   for (const w of warnings) out.warn(w);

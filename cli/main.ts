@@ -23,7 +23,10 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride()
     .configureOutput({ writeOut: (s) => Deno.stdout.writeSync(new TextEncoder().encode(s)) })
-    .option("--rootfs <dir>", "The path to the 'real' host root filesystem (node paths are resolved under it)")
+    .option(
+      "--rootfs <dir>",
+      "The path to the 'real' host root filesystem (node paths are resolved under it)",
+    )
     .option("-v, --v <level>", "number for the log level verbosity", "0");
   registerInit(program);
   registerToken(program);

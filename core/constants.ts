@@ -132,3 +132,42 @@ export const DefaultTimeouts = {
   discovery: 5 * 60_000,
   upgradeManifests: 5 * 60_000,
 } as const;
+
+/** Registry for control-plane images when `kubernetesVersion` is a CI build (`ci/...`). */
+export const DEFAULT_CI_IMAGE_REPOSITORY = "gcr.io/k8s-staging-ci-images";
+/** Per-node kubelet config written when the `NodeLocalCRISocket` feature gate is on. */
+export const KUBELET_INSTANCE_CONFIG_FILE = "/var/lib/kubelet/instance-config.yaml";
+/** The one variable in `kubeadm-flags.env`. */
+export const KUBELET_ENV_VARIABLE = "KUBELET_KUBEADM_ARGS";
+/** Name of the container port every static Pod probe refers to (v1.34+). */
+export const PROBE_PORT_NAME = "probe-port";
+
+/** kubeadm's own release line as upstream's `CurrentKubernetesVersion` prints it (patch 0). */
+export const CURRENT_KUBERNETES_VERSION = "v1.34.0";
+/** Default `kubernetesVersion` label (resolved offline to {@link KUBERNETES_VERSION}). */
+export const DEFAULT_KUBERNETES_VERSION_LABEL = "stable-1";
+/** Smallest service subnet kubeadm accepts, in addresses. */
+export const MIN_ADDRESSES_IN_SERVICE_SUBNET = 10;
+/** Largest service subnet kubeadm accepts, in host bits (`/12` IPv4, `/108` IPv6). */
+export const MAX_BITS_FOR_SERVICE_SUBNET = 20;
+/** Smallest pod subnet kubeadm accepts, in addresses. */
+export const MIN_ADDRESSES_IN_POD_SUBNET = 14;
+/** Largest allowed difference between the pod subnet mask and the node CIDR mask. */
+export const POD_SUBNET_NODE_MASK_MAX_DIFF = 16;
+/** Size in bytes of the upload-certs certificate key (AES-256). */
+export const CERTIFICATE_KEY_SIZE = 32;
+
+/** Namespace of the `cluster-info` ConfigMap. */
+export const KUBE_PUBLIC_NAMESPACE = "kube-public";
+/** The ConfigMap anonymous clients read during token discovery. */
+export const CLUSTER_INFO_CONFIGMAP = "cluster-info";
+/** Key of the signed kubeconfig in `cluster-info`. */
+export const CLUSTER_INFO_KUBECONFIG_KEY = "kubeconfig";
+/** Prefix of the per-token JWS signature keys in `cluster-info` (`jws-kubeconfig-<id>`). */
+export const JWS_SIGNATURE_KEY_PREFIX = "jws-kubeconfig-";
+/** Interval between discovery attempts (upstream `DiscoveryRetryInterval`). */
+export const DISCOVERY_RETRY_INTERVAL_MS = 5_000;
+/** User of the anonymous discovery kubeconfig (upstream token `BootstrapUser`). */
+export const DISCOVERY_BOOTSTRAP_USER = "token-bootstrap-client";
+/** User of the TLS-bootstrap kubeconfig written to `bootstrap-kubelet.conf`. */
+export const TLS_BOOTSTRAP_USER = "tls-bootstrap-token-user";

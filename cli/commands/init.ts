@@ -55,30 +55,86 @@ export interface InitFlags {
 /** Adds upstream's init flags to a command. */
 export function addInitFlags(cmd: Command): Command {
   return cmd
-    .option("--apiserver-advertise-address <ip>", "The IP address the API Server will advertise it's listening on. If not set the default network interface will be used.")
+    .option(
+      "--apiserver-advertise-address <ip>",
+      "The IP address the API Server will advertise it's listening on. If not set the default network interface will be used.",
+    )
     .option("--apiserver-bind-port <port>", "Port for the API Server to bind to. (default 6443)")
-    .option("--apiserver-cert-extra-sans <sans>", "Optional extra Subject Alternative Names (SANs) to use for the API Server serving certificate. Can be both IP addresses and DNS names.", collectList)
-    .option("--cert-dir <dir>", `The path where to save and store the certificates. (default "/etc/kubernetes/pki")`)
-    .option("--certificate-key <key>", "Key used to encrypt the control-plane certificates in the kubeadm-certs Secret. The certificate key is a hex encoded string that is an AES key of size 32 bytes.")
+    .option(
+      "--apiserver-cert-extra-sans <sans>",
+      "Optional extra Subject Alternative Names (SANs) to use for the API Server serving certificate. Can be both IP addresses and DNS names.",
+      collectList,
+    )
+    .option(
+      "--cert-dir <dir>",
+      `The path where to save and store the certificates. (default "/etc/kubernetes/pki")`,
+    )
+    .option(
+      "--certificate-key <key>",
+      "Key used to encrypt the control-plane certificates in the kubeadm-certs Secret. The certificate key is a hex encoded string that is an AES key of size 32 bytes.",
+    )
     .option("--config <file>", "Path to a kubeadm configuration file.")
-    .option("--control-plane-endpoint <endpoint>", "Specify a stable IP address or DNS name for the control plane.")
-    .option("--cri-socket <socket>", "Path to the CRI socket to connect. If empty kubeadm will try to auto-detect this value; use this option only if you have more than one CRI installed or if you have non-standard CRI socket.")
+    .option(
+      "--control-plane-endpoint <endpoint>",
+      "Specify a stable IP address or DNS name for the control plane.",
+    )
+    .option(
+      "--cri-socket <socket>",
+      "Path to the CRI socket to connect. If empty kubeadm will try to auto-detect this value; use this option only if you have more than one CRI installed or if you have non-standard CRI socket.",
+    )
     .option("--dry-run", "Don't apply any changes; just output what would be done.")
     .option("--no-dry-run", "(pflag compatibility)")
-    .option("--feature-gates <gates>", "A set of key=value pairs that describe feature gates for various features.")
-    .option("--ignore-preflight-errors <checks>", "A list of checks whose errors will be shown as warnings. Example: 'IsPrivilegedUser,Swap'. Value 'all' ignores errors from all checks.", collectList)
-    .option("--image-repository <repo>", `Choose a container registry to pull control plane images from (default "registry.k8s.io")`)
-    .option("--kubernetes-version <version>", `Choose a specific Kubernetes version for the control plane. (default "stable-1")`)
+    .option(
+      "--feature-gates <gates>",
+      "A set of key=value pairs that describe feature gates for various features.",
+    )
+    .option(
+      "--ignore-preflight-errors <checks>",
+      "A list of checks whose errors will be shown as warnings. Example: 'IsPrivilegedUser,Swap'. Value 'all' ignores errors from all checks.",
+      collectList,
+    )
+    .option(
+      "--image-repository <repo>",
+      `Choose a container registry to pull control plane images from (default "registry.k8s.io")`,
+    )
+    .option(
+      "--kubernetes-version <version>",
+      `Choose a specific Kubernetes version for the control plane. (default "stable-1")`,
+    )
     .option("--node-name <name>", "Specify the node name.")
-    .option("--patches <dir>", `Path to a directory that contains files named "target[suffix][+patchtype].extension". For example, "kube-apiserver0+merge.yaml" or just "etcd.json". "target" can be one of "kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd", "kubeletconfiguration", "corednsdeployment". "patchtype" can be one of "strategic", "merge" or "json" and they match the patch formats supported by kubectl. The default "patchtype" is "strategic". "extension" must be either "json" or "yaml". "suffix" is an optional string that can be used to determine which patches are applied first alpha-numerically.`)
-    .option("--pod-network-cidr <cidr>", "Specify range of IP addresses for the pod network. If set, the control plane will automatically allocate CIDRs for every node.")
-    .option("--service-cidr <cidr>", `Use alternative range of IP address for service VIPs. (default "10.96.0.0/12")`)
-    .option("--service-dns-domain <domain>", `Use alternative domain for services, e.g. "myorg.internal". (default "cluster.local")`)
-    .option("--skip-certificate-key-print", "Don't print the key used to encrypt the control-plane certificates.")
+    .option(
+      "--patches <dir>",
+      `Path to a directory that contains files named "target[suffix][+patchtype].extension". For example, "kube-apiserver0+merge.yaml" or just "etcd.json". "target" can be one of "kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd", "kubeletconfiguration", "corednsdeployment". "patchtype" can be one of "strategic", "merge" or "json" and they match the patch formats supported by kubectl. The default "patchtype" is "strategic". "extension" must be either "json" or "yaml". "suffix" is an optional string that can be used to determine which patches are applied first alpha-numerically.`,
+    )
+    .option(
+      "--pod-network-cidr <cidr>",
+      "Specify range of IP addresses for the pod network. If set, the control plane will automatically allocate CIDRs for every node.",
+    )
+    .option(
+      "--service-cidr <cidr>",
+      `Use alternative range of IP address for service VIPs. (default "10.96.0.0/12")`,
+    )
+    .option(
+      "--service-dns-domain <domain>",
+      `Use alternative domain for services, e.g. "myorg.internal". (default "cluster.local")`,
+    )
+    .option(
+      "--skip-certificate-key-print",
+      "Don't print the key used to encrypt the control-plane certificates.",
+    )
     .option("--skip-phases <phases>", "List of phases to be skipped", collectList)
-    .option("--skip-token-print", "Skip printing of the default bootstrap token generated by 'kubeadm init'.")
-    .option("--token <token>", "The token to use for establishing bidirectional trust between nodes and control-plane nodes. The format is [a-z0-9]{6}\\.[a-z0-9]{16} - e.g. abcdef.0123456789abcdef")
-    .option("--token-ttl <duration>", "The duration before the token is automatically deleted (e.g. 1s, 2m, 3h). If set to '0', the token will never expire (default 24h0m0s)")
+    .option(
+      "--skip-token-print",
+      "Skip printing of the default bootstrap token generated by 'kubeadm init'.",
+    )
+    .option(
+      "--token <token>",
+      "The token to use for establishing bidirectional trust between nodes and control-plane nodes. The format is [a-z0-9]{6}\\.[a-z0-9]{16} - e.g. abcdef.0123456789abcdef",
+    )
+    .option(
+      "--token-ttl <duration>",
+      "The duration before the token is automatically deleted (e.g. 1s, 2m, 3h). If set to '0', the token will never expire (default 24h0m0s)",
+    )
     .option("--upload-certs", "Upload control-plane certificates to the kubeadm-certs Secret.");
 }
 
@@ -129,7 +185,9 @@ function addPhaseCommands(parent: Command, phases: readonly Phase<InitData>[], p
       addPhaseCommands(cmd, phase.phases, path);
       if (!phase.run) {
         cmd.action(() => {
-          stdout("This command is not meant to be run on its own. See list of available subcommands.");
+          stdout(
+            "This command is not meant to be run on its own. See list of available subcommands.",
+          );
           cmd.outputHelp();
         });
         continue;
@@ -142,9 +200,13 @@ function addPhaseCommands(parent: Command, phases: readonly Phase<InitData>[], p
 /** Registers `init` and its generated `init phase …` tree. */
 export function registerInit(program: Command): void {
   const init = addInitFlags(
-    program.command("init").description("Run this command in order to set up the Kubernetes control plane"),
+    program.command("init").description(
+      "Run this command in order to set up the Kubernetes control plane",
+    ),
   ).action(async (_opts: unknown, c: Command) => await runInit(c));
-  const phase = init.command("phase").description("Use this command to invoke single phase of the init workflow");
+  const phase = init.command("phase").description(
+    "Use this command to invoke single phase of the init workflow",
+  );
   // The workflow module only declares phases; implementations load lazily when a phase runs.
   addPhaseCommands(phase, initWorkflow().phases, "");
 }

@@ -12,8 +12,8 @@ export function registerToken(program: Command): void {
   token.command("generate")
     .description("Generate and print a bootstrap token, but do not create it on the server")
     .action(async () => {
-      const { generateBootstrapToken } = await import("../../core/bootstraptoken/token.ts");
+      const { generateToken } = await import("../../core/bootstraptoken/token.ts");
       const { webRandom } = await import("../../core/host/ports.ts");
-      stdout(generateBootstrapToken(webRandom));
+      stdout(generateToken(webRandom));
     });
 }

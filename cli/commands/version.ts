@@ -28,7 +28,11 @@ export function versionInfo(): Record<string, string> {
 export function registerVersion(program: Command): void {
   program.command("version")
     .description("Print the version of kubeadm")
-    .option("-o, --output <format>", "Output format; available options are 'yaml', 'json' and 'short'", "")
+    .option(
+      "-o, --output <format>",
+      "Output format; available options are 'yaml', 'json' and 'short'",
+      "",
+    )
     .action(async (opts: { output: string }) => {
       const info = versionInfo();
       switch (opts.output) {

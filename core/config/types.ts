@@ -195,6 +195,67 @@ export interface InitConfiguration {
   timeouts?: Timeouts;
 }
 
+/** `discovery.bootstrapToken` of a JoinConfiguration. */
+export interface BootstrapTokenDiscovery {
+  token?: string;
+  apiServerEndpoint?: string;
+  caCertHashes?: string[];
+  unsafeSkipCAVerification?: boolean;
+}
+
+/** `discovery.file` of a JoinConfiguration. */
+export interface FileDiscovery {
+  kubeConfigPath?: string;
+}
+
+/** `discovery` of a JoinConfiguration. */
+export interface Discovery {
+  bootstrapToken?: BootstrapTokenDiscovery;
+  file?: FileDiscovery;
+  tlsBootstrapToken?: string;
+}
+
+/** `controlPlane` of a JoinConfiguration. */
+export interface JoinControlPlane {
+  localAPIEndpoint?: APIEndpoint;
+  certificateKey?: string;
+}
+
+/** `JoinConfiguration` (recognized by the config loader; `kubeadm join` owns its defaults). */
+export interface JoinConfiguration {
+  apiVersion?: string;
+  kind?: "JoinConfiguration";
+  dryRun?: boolean;
+  nodeRegistration?: NodeRegistrationOptions;
+  caCertPath?: string;
+  discovery?: Discovery;
+  controlPlane?: JoinControlPlane;
+  skipPhases?: string[];
+  patches?: Patches;
+  timeouts?: Timeouts;
+}
+
+/** `ResetConfiguration`. */
+export interface ResetConfiguration {
+  apiVersion?: string;
+  kind?: "ResetConfiguration";
+  cleanupTmpDir?: boolean;
+  certificatesDir?: string;
+  criSocket?: string;
+  dryRun?: boolean;
+  force?: boolean;
+  ignorePreflightErrors?: string[];
+  skipPhases?: string[];
+  unmountFlags?: string[];
+  timeouts?: Timeouts;
+}
+
+/** `UpgradeConfiguration` (kept loosely typed: only recognized by the init loader). */
+export type UpgradeConfiguration = Record<string, unknown> & {
+  apiVersion?: string;
+  kind?: "UpgradeConfiguration";
+};
+
 /** A KubeletConfiguration document (kept loosely typed: kubelet owns its schema). */
 export type KubeletConfiguration = Record<string, unknown> & {
   apiVersion?: string;
@@ -213,11 +274,14 @@ export type KubeProxyConfiguration = Record<string, unknown> & {
  */
 export interface ResolvedInitConfig {
   init: InitConfiguration & {
-    bootstrapTokens: Required<Pick<BootstrapToken, "token" | "ttl" | "usages" | "groups">>[] &
-      BootstrapToken[];
+    bootstrapTokens:
+      & Required<Pick<BootstrapToken, "token" | "ttl" | "usages" | "groups">>[]
+      & BootstrapToken[];
     nodeRegistration: NodeRegistrationOptions & {
       name: string;
       criSocket: string;
+      /** Resolved taints: the control-plane taint when the user left `taints` unset. */
+      taints: Taint[];
       imagePullPolicy: "Always" | "IfNotPresent" | "Never";
       imagePullSerial: boolean;
     };
@@ -246,4 +310,6 @@ export interface ResolvedInitConfig {
   kubeProxy: KubeProxyConfiguration;
   /** Whether the user supplied the component configs (affects the hash annotation). */
   userSupplied: { kubelet: boolean; kubeProxy: boolean };
+  /** `--upload-certs`: upload the control-plane certificates (then `certificateKey` is set). */
+  uploadCerts: boolean;
 }

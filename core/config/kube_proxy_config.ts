@@ -1,0 +1,161 @@
+/**
+ * The KubeProxyConfiguration (`kubeproxy.config.k8s.io/v1alpha1`) kubeadm stores in the
+ * `kube-proxy` ConfigMap (`config.conf`).
+ *
+ * Like the kubelet config, kubeadm marshals the struct without kube-proxy's own defaulting:
+ * every non-`omitempty` field appears at its zero value. kubeadm sets `bindAddress`
+ * (`0.0.0.0`, or `::` for an IPv6 advertise address), `clusterCIDR` (the pod subnet) and
+ * `clientConnection.kubeconfig` (upstream `componentconfigs/kubeproxy.go`).
+ *
+ * @module
+ */
+import { isIPv4Like, parseIP } from "./addresses.ts";
+import {
+  type JsonObject,
+  normalizeDurations,
+  overlay,
+  recommendationWarning,
+} from "./component_merge.ts";
+import { KUBEPROXY_API_VERSION, type KubeProxyConfiguration } from "./types.ts";
+
+/** kubeconfig path inside the kube-proxy Pod. */
+export const KUBE_PROXY_KUBECONFIG = "/var/lib/kube-proxy/kubeconfig.conf";
+/** Default bind address for an IPv4 advertise address. */
+export const KUBE_PROXY_BIND_ADDRESS_V4 = "0.0.0.0";
+/** Default bind address for an IPv6 advertise address. */
+export const KUBE_PROXY_BIND_ADDRESS_V6 = "::";
+
+/** The fields upstream always serializes, at their Go zero values. */
+function kubeProxySkeleton(): JsonObject {
+  return {
+    apiVersion: KUBEPROXY_API_VERSION,
+    kind: "KubeProxyConfiguration",
+    bindAddress: "",
+    bindAddressHardFail: false,
+    clientConnection: {
+      acceptContentTypes: "",
+      burst: 0,
+      contentType: "",
+      kubeconfig: "",
+      qps: 0,
+    },
+    clusterCIDR: "",
+    configSyncPeriod: "0s",
+    conntrack: {
+      maxPerCore: null,
+      min: null,
+      tcpBeLiberal: false,
+      tcpCloseWaitTimeout: null,
+      tcpEstablishedTimeout: null,
+      udpStreamTimeout: "0s",
+      udpTimeout: "0s",
+    },
+    detectLocal: { bridgeInterface: "", interfaceNamePrefix: "" },
+    detectLocalMode: "",
+    enableProfiling: false,
+    healthzBindAddress: "",
+    hostnameOverride: "",
+    iptables: {
+      localhostNodePorts: null,
+      masqueradeAll: false,
+      masqueradeBit: null,
+      minSyncPeriod: "0s",
+      syncPeriod: "0s",
+    },
+    ipvs: {
+      excludeCIDRs: null,
+      minSyncPeriod: "0s",
+      scheduler: "",
+      strictARP: false,
+      syncPeriod: "0s",
+      tcpFinTimeout: "0s",
+      tcpTimeout: "0s",
+      udpTimeout: "0s",
+    },
+    logging: {
+      flushFrequency: 0,
+      options: { json: { infoBufferSize: "0" }, text: { infoBufferSize: "0" } },
+      verbosity: 0,
+    },
+    metricsBindAddress: "",
+    mode: "",
+    nftables: { masqueradeAll: false, masqueradeBit: null, minSyncPeriod: "0s", syncPeriod: "0s" },
+    nodePortAddresses: null,
+    oomScoreAdj: null,
+    portRange: "",
+    showHiddenMetricsForVersion: "",
+    winkernel: {
+      enableDSR: false,
+      forwardHealthCheckVip: false,
+      networkName: "",
+      rootHnsEndpointName: "",
+      sourceVip: "",
+    },
+  };
+}
+
+const DURATION_FIELDS = [
+  "configSyncPeriod",
+  "conntrack.tcpCloseWaitTimeout",
+  "conntrack.tcpEstablishedTimeout",
+  "conntrack.udpStreamTimeout",
+  "conntrack.udpTimeout",
+  "iptables.minSyncPeriod",
+  "iptables.syncPeriod",
+  "ipvs.minSyncPeriod",
+  "ipvs.syncPeriod",
+  "ipvs.tcpFinTimeout",
+  "ipvs.tcpTimeout",
+  "ipvs.udpTimeout",
+  "nftables.minSyncPeriod",
+  "nftables.syncPeriod",
+];
+
+/** What the kube-proxy defaulting depends on. */
+export interface KubeProxyDefaultsInput {
+  /** `localAPIEndpoint.advertiseAddress` (selects the IPv4 or IPv6 bind address). */
+  advertiseAddress?: string;
+  /** `networking.podSubnet`. */
+  podSubnet?: string;
+}
+
+/** The bind address kubeadm recommends for an advertise address. */
+export function kubeProxyBindAddress(advertiseAddress: string | undefined): string {
+  const ip = advertiseAddress ? parseIP(advertiseAddress) : undefined;
+  return ip && isIPv4Like(ip) ? KUBE_PROXY_BIND_ADDRESS_V4 : KUBE_PROXY_BIND_ADDRESS_V6;
+}
+
+/**
+ * The defaulted KubeProxyConfiguration and the warnings for user values that differ from
+ * kubeadm's recommendations. `user` is the user's document, or `undefined`.
+ */
+export function defaultKubeProxyConfiguration(
+  user: KubeProxyConfiguration | undefined,
+  input: KubeProxyDefaultsInput,
+): { config: KubeProxyConfiguration; warnings: string[] } {
+  const kind = "KubeProxyConfiguration";
+  const warnings: string[] = [];
+  const warn = (field: string, recommended: unknown, provided: unknown) =>
+    warnings.push(recommendationWarning(kind, field, recommended, provided));
+  const cfg = overlay(kubeProxySkeleton(), user ?? {});
+  cfg.apiVersion = KUBEPROXY_API_VERSION;
+  cfg.kind = kind;
+  normalizeDurations(cfg, DURATION_FIELDS);
+
+  const bind = kubeProxyBindAddress(input.advertiseAddress);
+  if (!cfg.bindAddress) cfg.bindAddress = bind;
+  else if (cfg.bindAddress !== bind) warn("bindAddress", bind, cfg.bindAddress);
+
+  const podSubnet = input.podSubnet ?? "";
+  if (!cfg.clusterCIDR && podSubnet) cfg.clusterCIDR = podSubnet;
+  else if (podSubnet && cfg.clusterCIDR !== podSubnet) {
+    warn("clusterCIDR", podSubnet, cfg.clusterCIDR);
+  }
+
+  const conn = cfg.clientConnection as JsonObject;
+  if (!conn.kubeconfig) conn.kubeconfig = KUBE_PROXY_KUBECONFIG;
+  else if (conn.kubeconfig !== KUBE_PROXY_KUBECONFIG) {
+    warn("clientConnection.kubeconfig", KUBE_PROXY_KUBECONFIG, conn.kubeconfig);
+  }
+  return { config: cfg as KubeProxyConfiguration, warnings };
+}

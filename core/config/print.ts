@@ -1,0 +1,292 @@
+/**
+ * Serializing the configuration the way upstream marshals its Go structs: `config print
+ * init-defaults`, the `kubeadm-config` ConfigMap's `ClusterConfiguration`, and the documents
+ * `config migrate` writes.
+ *
+ * Go prints struct fields without `omitempty` even when empty (`taints: null`,
+ * `apiServer: {}`, `dataDir`, `etcd.external.caFile`), and omits empty `omitempty` ones; the
+ * `versioned*` functions below apply those rules so the YAML matches upstream byte for byte.
+ *
+ * @module
+ */
+import type { EnvVar } from "kubernetes-types/core/v1.d.ts";
+import { CURRENT_KUBERNETES_VERSION, DEFAULT_CRI_SOCKET } from "../constants.ts";
+import { ConfigError } from "../errors.ts";
+import { toKubeYaml } from "../yaml/kube_yaml.ts";
+import { PLACEHOLDER_TOKEN } from "../bootstraptoken/token.ts";
+import { applyClusterStaticDefaults, applyInitStaticDefaults } from "./defaults.ts";
+import { defaultKubeletConfiguration } from "./kubelet_config.ts";
+import { defaultKubeProxyConfiguration } from "./kube_proxy_config.ts";
+import type {
+  APIServer,
+  Arg,
+  BootstrapToken,
+  ClusterConfiguration,
+  ControlPlaneComponent,
+  HostPathMount,
+  InitConfiguration,
+  JoinConfiguration,
+  KubeletConfiguration,
+  KubeProxyConfiguration,
+  NodeRegistrationOptions,
+  ResetConfiguration,
+  Timeouts,
+} from "./types.ts";
+import { KUBEADM_API_VERSION } from "./types.ts";
+
+/** Upstream's YAML document separator. */
+export const YAML_DOCUMENT_SEPARATOR = "---\n";
+
+/** Component configs `--component-configs` accepts, sorted. */
+export const COMPONENT_CONFIG_KINDS = ["KubeProxyConfiguration", "KubeletConfiguration"] as const;
+
+type Obj = Record<string, unknown>;
+
+/** Sets `key` only when the value is non-empty (Go `omitempty`). */
+function omitEmpty(out: Obj, key: string, v: unknown): void {
+  if (v === undefined || v === null || v === "" || v === false || v === 0) return;
+  if (Array.isArray(v) && v.length === 0) return;
+  if (
+    typeof v === "object" && !Array.isArray(v) && Object.keys(v as Obj).length === 0 &&
+    key === "featureGates"
+  ) return;
+  out[key] = v;
+}
+
+/** Sets `key` when the pointer is set (Go `*T` with `omitempty`): `false` and `0` print. */
+function omitNil(out: Obj, key: string, v: unknown): void {
+  if (v !== undefined && v !== null) out[key] = v;
+}
+
+function args(list: readonly Arg[] | undefined): Obj[] | undefined {
+  return list?.map((a) => ({ name: a.name ?? "", value: a.value ?? "" }));
+}
+
+function volumes(list: readonly HostPathMount[] | undefined): Obj[] | undefined {
+  return list?.map((v) => {
+    const o: Obj = { name: v.name ?? "", hostPath: v.hostPath ?? "", mountPath: v.mountPath ?? "" };
+    omitEmpty(o, "readOnly", v.readOnly);
+    omitEmpty(o, "pathType", v.pathType);
+    return o;
+  });
+}
+
+function envs(list: readonly EnvVar[] | undefined): Obj[] | undefined {
+  return list?.map((e) => {
+    const o: Obj = { name: e.name ?? "" };
+    omitEmpty(o, "value", e.value);
+    omitNil(o, "valueFrom", e.valueFrom);
+    return o;
+  });
+}
+
+function component(c: ControlPlaneComponent | undefined): Obj {
+  const o: Obj = {};
+  omitEmpty(o, "extraArgs", args(c?.extraArgs));
+  omitEmpty(o, "extraVolumes", volumes(c?.extraVolumes));
+  omitEmpty(o, "extraEnvs", envs(c?.extraEnvs));
+  return o;
+}
+
+function timeouts(t: Timeouts | undefined): Obj | undefined {
+  if (!t) return undefined;
+  const o: Obj = {};
+  for (const [k, v] of Object.entries(t)) omitNil(o, k, v);
+  return o;
+}
+
+function nodeRegistration(nr: NodeRegistrationOptions | undefined): Obj {
+  const o: Obj = {};
+  omitEmpty(o, "name", nr?.name);
+  omitEmpty(o, "criSocket", nr?.criSocket);
+  o.taints = nr?.taints ?? null;
+  omitEmpty(o, "kubeletExtraArgs", args(nr?.kubeletExtraArgs));
+  omitEmpty(o, "ignorePreflightErrors", nr?.ignorePreflightErrors);
+  omitEmpty(o, "imagePullPolicy", nr?.imagePullPolicy);
+  omitNil(o, "imagePullSerial", nr?.imagePullSerial);
+  return o;
+}
+
+function bootstrapToken(bt: BootstrapToken): Obj {
+  const o: Obj = { token: bt.token ?? null };
+  omitEmpty(o, "description", bt.description);
+  omitNil(o, "ttl", bt.ttl);
+  omitNil(o, "expires", bt.expires);
+  omitEmpty(o, "usages", bt.usages);
+  omitEmpty(o, "groups", bt.groups);
+  return o;
+}
+
+/** An InitConfiguration as upstream marshals it (v1beta4). */
+export function versionedInitConfiguration(init: InitConfiguration): Obj {
+  const o: Obj = { apiVersion: KUBEADM_API_VERSION, kind: "InitConfiguration" };
+  omitEmpty(o, "bootstrapTokens", init.bootstrapTokens?.map(bootstrapToken));
+  omitEmpty(o, "dryRun", init.dryRun);
+  o.nodeRegistration = nodeRegistration(init.nodeRegistration);
+  const ep: Obj = {};
+  omitEmpty(ep, "advertiseAddress", init.localAPIEndpoint?.advertiseAddress);
+  omitEmpty(ep, "bindPort", init.localAPIEndpoint?.bindPort);
+  o.localAPIEndpoint = ep;
+  omitEmpty(o, "certificateKey", init.certificateKey);
+  omitEmpty(o, "skipPhases", init.skipPhases);
+  if (init.patches) {
+    const p: Obj = {};
+    omitEmpty(p, "directory", init.patches.directory);
+    o.patches = p;
+  }
+  omitNil(o, "timeouts", timeouts(init.timeouts));
+  return o;
+}
+
+/** A ClusterConfiguration as upstream marshals it (v1beta4). */
+export function versionedClusterConfiguration(cluster: ClusterConfiguration): Obj {
+  const o: Obj = { apiVersion: KUBEADM_API_VERSION, kind: "ClusterConfiguration" };
+  const etcd: Obj = {};
+  const local = cluster.etcd?.local;
+  if (local) {
+    const l: Obj = {};
+    omitEmpty(l, "imageRepository", local.imageRepository);
+    omitEmpty(l, "imageTag", local.imageTag);
+    l.dataDir = local.dataDir ?? "";
+    omitEmpty(l, "extraArgs", args(local.extraArgs));
+    omitEmpty(l, "extraEnvs", envs(local.extraEnvs));
+    omitEmpty(l, "serverCertSANs", local.serverCertSANs);
+    omitEmpty(l, "peerCertSANs", local.peerCertSANs);
+    etcd.local = l;
+  }
+  const ext = cluster.etcd?.external;
+  if (ext) {
+    etcd.external = {
+      endpoints: ext.endpoints ?? null,
+      caFile: ext.caFile ?? "",
+      certFile: ext.certFile ?? "",
+      keyFile: ext.keyFile ?? "",
+    };
+  }
+  o.etcd = etcd;
+  const net: Obj = {};
+  omitEmpty(net, "serviceSubnet", cluster.networking?.serviceSubnet);
+  omitEmpty(net, "podSubnet", cluster.networking?.podSubnet);
+  omitEmpty(net, "dnsDomain", cluster.networking?.dnsDomain);
+  o.networking = net;
+  omitEmpty(o, "kubernetesVersion", cluster.kubernetesVersion);
+  omitEmpty(o, "controlPlaneEndpoint", cluster.controlPlaneEndpoint);
+  const api = component(cluster.apiServer);
+  omitEmpty(api, "certSANs", (cluster.apiServer as APIServer | undefined)?.certSANs);
+  o.apiServer = api;
+  o.controllerManager = component(cluster.controllerManager);
+  o.scheduler = component(cluster.scheduler);
+  const dns: Obj = {};
+  omitEmpty(dns, "imageRepository", cluster.dns?.imageRepository);
+  omitEmpty(dns, "imageTag", cluster.dns?.imageTag);
+  omitEmpty(dns, "disabled", cluster.dns?.disabled);
+  o.dns = dns;
+  const proxy: Obj = {};
+  omitEmpty(proxy, "disabled", cluster.proxy?.disabled);
+  o.proxy = proxy;
+  omitEmpty(o, "certificatesDir", cluster.certificatesDir);
+  omitEmpty(o, "imageRepository", cluster.imageRepository);
+  if (cluster.featureGates && Object.keys(cluster.featureGates).length > 0) {
+    o.featureGates = { ...cluster.featureGates };
+  }
+  omitEmpty(o, "clusterName", cluster.clusterName);
+  omitEmpty(o, "encryptionAlgorithm", cluster.encryptionAlgorithm);
+  omitNil(o, "certificateValidityPeriod", cluster.certificateValidityPeriod);
+  omitNil(o, "caCertificateValidityPeriod", cluster.caCertificateValidityPeriod);
+  return o;
+}
+
+/**
+ * The `ClusterConfiguration` value of the `kube-system/kubeadm-config` ConfigMap: the
+ * cluster-wide configuration as v1beta4 YAML, without component configs, bootstrap tokens or
+ * any other InitConfiguration data.
+ */
+export function clusterConfigurationForUpload(cluster: ClusterConfiguration): string {
+  return toKubeYaml(versionedClusterConfiguration(cluster));
+}
+
+/** InitConfiguration and ClusterConfiguration joined with `---` (what `config migrate` writes). */
+export function marshalInitConfiguration(
+  init: InitConfiguration,
+  cluster: ClusterConfiguration,
+): string {
+  return toKubeYaml(versionedInitConfiguration(init)) + YAML_DOCUMENT_SEPARATOR +
+    toKubeYaml(versionedClusterConfiguration(cluster));
+}
+
+/** A JoinConfiguration as YAML (v1beta4; structural only, used by `config migrate`). */
+export function marshalJoinConfiguration(join: JoinConfiguration): string {
+  const o: Obj = { ...(join as Obj), apiVersion: KUBEADM_API_VERSION, kind: "JoinConfiguration" };
+  o.nodeRegistration = nodeRegistration(join.nodeRegistration);
+  o.discovery = join.discovery ?? {};
+  if (join.timeouts) o.timeouts = timeouts(join.timeouts);
+  return toKubeYaml(o);
+}
+
+/** A ResetConfiguration as YAML (v1beta4). */
+export function marshalResetConfiguration(reset: ResetConfiguration): string {
+  return toKubeYaml({
+    ...(reset as Obj),
+    apiVersion: KUBEADM_API_VERSION,
+    kind: "ResetConfiguration",
+  });
+}
+
+/** Options for {@link printInitDefaults}. */
+export interface PrintInitDefaultsOptions {
+  /** `--component-configs` values (`KubeletConfiguration`, `KubeProxyConfiguration`). */
+  componentConfigs?: readonly string[];
+  /** Whether systemd-resolved is active on this host (upstream checks while printing). */
+  systemdResolvedActive?: boolean;
+}
+
+/** The statically defaulted configuration `config print init-defaults` shows. */
+export function staticInitDefaults(systemdResolvedActive = false): {
+  init: InitConfiguration;
+  cluster: ClusterConfiguration;
+  kubelet: KubeletConfiguration;
+  kubeProxy: KubeProxyConfiguration;
+} {
+  const init = applyInitStaticDefaults({
+    localAPIEndpoint: { advertiseAddress: "1.2.3.4" },
+    bootstrapTokens: [{ token: PLACEHOLDER_TOKEN }],
+    nodeRegistration: { criSocket: DEFAULT_CRI_SOCKET, name: "node" },
+  });
+  // Upstream prints its own release line with patch 0 and no leading "v".
+  const cluster = applyClusterStaticDefaults({
+    kubernetesVersion: CURRENT_KUBERNETES_VERSION.replace(/^v/, ""),
+  });
+  const kubelet = defaultKubeletConfiguration(undefined, {
+    serviceSubnet: cluster.networking?.serviceSubnet,
+    dnsDomain: cluster.networking?.dnsDomain,
+    certificatesDir: cluster.certificatesDir,
+    systemdResolvedActive,
+  }).config;
+  const kubeProxy = defaultKubeProxyConfiguration(undefined, {
+    advertiseAddress: init.localAPIEndpoint?.advertiseAddress,
+    podSubnet: cluster.networking?.podSubnet,
+  }).config;
+  return { init, cluster, kubelet, kubeProxy };
+}
+
+/**
+ * `kubeadm config print init-defaults [--component-configs ...]`: InitConfiguration and
+ * ClusterConfiguration (v1beta4, placeholder token `abcdef.0123456789abcdef`, advertise
+ * address `1.2.3.4`, node name `node`), then the requested component configs, joined with
+ * `---`. Throws {@link ConfigError} for an unknown component config kind.
+ */
+export function printInitDefaults(options: PrintInitDefaultsOptions = {}): string {
+  const defaults = staticInitDefaults(options.systemdResolvedActive);
+  const parts = [marshalInitConfiguration(defaults.init, defaults.cluster)];
+  for (const kind of options.componentConfigs ?? []) {
+    if (kind === "KubeletConfiguration") parts.push(toKubeYaml(defaults.kubelet));
+    else if (kind === "KubeProxyConfiguration") parts.push(toKubeYaml(defaults.kubeProxy));
+    else {
+      throw new ConfigError(
+        `--component-configs needs to contain some of [${COMPONENT_CONFIG_KINDS.join(" ")}]`,
+        { field: "--component-configs", value: kind },
+      );
+    }
+  }
+  return parts.join(YAML_DOCUMENT_SEPARATOR);
+}

@@ -1,0 +1,284 @@
+/**
+ * The one call that turns `kubeadm init`'s inputs — an optional config file, the flags the
+ * user set, host facts and a random source — into a {@link ResolvedInitConfig}.
+ *
+ * Pipeline (as upstream): parse and convert documents → apply flag overrides → static
+ * defaults → dynamic defaults (host) → Kubernetes version resolution → component configs →
+ * skipped-addon bookkeeping → validation. Every problem found by validation is reported in
+ * one {@link ValidationError}; warnings are returned, never printed.
+ *
+ * @module
+ */
+import { KUBERNETES_VERSION } from "../constants.ts";
+import { type FieldError, ValidationError } from "../errors.ts";
+import type { RandomSource } from "../host/ports.ts";
+import { clone } from "./component_merge.ts";
+import {
+  applyClusterStaticDefaults,
+  applyInitDynamicDefaults,
+  applyInitStaticDefaults,
+  type InitHostFacts,
+} from "./defaults.ts";
+import { deprecatedFeatureWarnings, Feature } from "./features.ts";
+import { defaultKubeletConfiguration } from "./kubelet_config.ts";
+import { defaultKubeProxyConfiguration } from "./kube_proxy_config.ts";
+import { loadInitConfig } from "./parse.ts";
+import type {
+  ClusterConfiguration,
+  EncryptionAlgorithm,
+  InitConfiguration,
+  ResolvedInitConfig,
+} from "./types.ts";
+import { validateIgnorePreflightErrors, validateInitConfiguration } from "./validate.ts";
+import { resolveKubernetesVersion } from "./version.ts";
+
+export type { InitHostFacts } from "./defaults.ts";
+
+/**
+ * Values from `kubeadm init` flags. Pass only the flags the user actually set: each one
+ * overrides the corresponding config value.
+ */
+export interface InitFlagOverrides {
+  /** `--apiserver-advertise-address` */
+  advertiseAddress?: string;
+  /** `--apiserver-bind-port` */
+  bindPort?: number;
+  /** `--node-name` */
+  nodeName?: string;
+  /** `--cert-dir` */
+  certificatesDir?: string;
+  /** `--service-cidr` */
+  serviceSubnet?: string;
+  /** `--pod-network-cidr` */
+  podSubnet?: string;
+  /** `--service-dns-domain` */
+  dnsDomain?: string;
+  /** `--kubernetes-version` */
+  kubernetesVersion?: string;
+  /** `--control-plane-endpoint` */
+  controlPlaneEndpoint?: string;
+  /** `--image-repository` */
+  imageRepository?: string;
+  /** `--apiserver-cert-extra-sans` */
+  certSANs?: string[];
+  /** `--cri-socket` */
+  criSocket?: string;
+  /** `--token` */
+  token?: string;
+  /** `--token-ttl` (Go duration, `0` = never expires) */
+  tokenTTL?: string;
+  /** `--feature-gates`, already parsed (see `parseFeatureGates`). */
+  featureGates?: Record<string, boolean>;
+  /** Encryption algorithm for generated keys (no upstream flag; config override). */
+  encryptionAlgorithm?: EncryptionAlgorithm;
+  /** `--skip-phases` (wins over `skipPhases` in the file). */
+  skipPhases?: string[];
+  /** `--patches` */
+  patchesDir?: string;
+  /** `--upload-certs` */
+  uploadCerts?: boolean;
+  /** `--certificate-key` */
+  certificateKey?: string;
+  /** `--ignore-preflight-errors` (merged with the file's list). */
+  ignorePreflightErrors?: string[];
+  /** `--dry-run` */
+  dryRun?: boolean;
+}
+
+/** Input of {@link resolveInitConfig}. */
+export interface ResolveInitOptions {
+  /** Content of the `--config` file, if any. */
+  text?: string;
+  /** Name of the config file for messages. */
+  source?: string;
+  /** Flags the user set. */
+  flags?: InitFlagOverrides;
+  /** Host facts detected by the runtime. */
+  host: InitHostFacts;
+  /** Random source for bootstrap tokens and the certificate key. */
+  random: RandomSource;
+  /** Unknown fields are errors (default) or warnings (`false`). */
+  strict?: boolean;
+}
+
+/** Output of {@link resolveInitConfig}. */
+export interface ResolveInitResult {
+  config: ResolvedInitConfig;
+  /** Warnings for the user, in the order they arose. */
+  warnings: string[];
+}
+
+/** Phase names involved in addon bookkeeping. */
+const ADDON_PHASE = "addon";
+const DNS_ADDON_PHASE = "addon/coredns";
+const PROXY_ADDON_PHASE = "addon/kube-proxy";
+
+function applyFlags(init: InitConfiguration, cluster: ClusterConfiguration, f: InitFlagOverrides) {
+  const ep = (init.localAPIEndpoint ??= {});
+  if (f.advertiseAddress !== undefined) ep.advertiseAddress = f.advertiseAddress;
+  if (f.bindPort !== undefined) ep.bindPort = f.bindPort;
+  const nr = (init.nodeRegistration ??= {});
+  if (f.nodeName !== undefined) nr.name = f.nodeName;
+  if (f.criSocket !== undefined) nr.criSocket = f.criSocket;
+  if (f.token !== undefined || f.tokenTTL !== undefined) {
+    if (!init.bootstrapTokens || init.bootstrapTokens.length === 0) init.bootstrapTokens = [{}];
+    if (f.token !== undefined) init.bootstrapTokens[0].token = f.token;
+    if (f.tokenTTL !== undefined) init.bootstrapTokens[0].ttl = f.tokenTTL;
+  }
+  if (f.skipPhases !== undefined) init.skipPhases = [...f.skipPhases];
+  if (f.patchesDir !== undefined) init.patches = { directory: f.patchesDir };
+  if (f.certificateKey !== undefined) init.certificateKey = f.certificateKey;
+  if (f.dryRun !== undefined) init.dryRun = f.dryRun || init.dryRun === true;
+
+  const net = (cluster.networking ??= {});
+  if (f.serviceSubnet !== undefined) net.serviceSubnet = f.serviceSubnet;
+  if (f.podSubnet !== undefined) net.podSubnet = f.podSubnet;
+  if (f.dnsDomain !== undefined) net.dnsDomain = f.dnsDomain;
+  if (f.certificatesDir !== undefined) cluster.certificatesDir = f.certificatesDir;
+  if (f.kubernetesVersion !== undefined) cluster.kubernetesVersion = f.kubernetesVersion;
+  if (f.controlPlaneEndpoint !== undefined) cluster.controlPlaneEndpoint = f.controlPlaneEndpoint;
+  if (f.imageRepository !== undefined) cluster.imageRepository = f.imageRepository;
+  if (f.certSANs !== undefined) {
+    cluster.apiServer = { ...cluster.apiServer, certSANs: [...f.certSANs] };
+  }
+  if (f.featureGates !== undefined) {
+    cluster.featureGates = { ...cluster.featureGates, ...f.featureGates };
+  }
+  if (f.encryptionAlgorithm !== undefined) cluster.encryptionAlgorithm = f.encryptionAlgorithm;
+}
+
+function hasPhase(phase: string, skip: readonly string[]): boolean {
+  return skip.includes(phase);
+}
+
+/**
+ * Upstream's `manageSkippedAddons`: skipping `addon`, `addon/coredns` or `addon/kube-proxy`
+ * marks the addon disabled, and a disabled addon's phase is skipped.
+ */
+export function manageSkippedAddons(cluster: ClusterConfiguration, skipPhases: string[]): string[] {
+  let skipDNS = false;
+  let skipProxy = false;
+  cluster.dns = { ...cluster.dns };
+  cluster.proxy = { ...cluster.proxy };
+  if (hasPhase(ADDON_PHASE, skipPhases)) {
+    skipDNS = skipProxy = true;
+    cluster.dns.disabled = true;
+    cluster.proxy.disabled = true;
+  }
+  if (hasPhase(DNS_ADDON_PHASE, skipPhases)) {
+    skipDNS = true;
+    cluster.dns.disabled = true;
+  } else if (cluster.dns.disabled) skipDNS = true;
+  if (hasPhase(PROXY_ADDON_PHASE, skipPhases)) {
+    skipProxy = true;
+    cluster.proxy.disabled = true;
+  } else if (cluster.proxy.disabled) skipProxy = true;
+  const out = [...skipPhases];
+  if (skipDNS && !out.includes(DNS_ADDON_PHASE)) out.push(DNS_ADDON_PHASE);
+  if (skipProxy && !out.includes(PROXY_ADDON_PHASE)) out.push(PROXY_ADDON_PHASE);
+  return out;
+}
+
+function hex(bytes: Uint8Array): string {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * Parses, defaults and validates the `kubeadm init` configuration. Throws `ConfigError` for
+ * bad documents and `ValidationError` (with every field problem) for invalid values; both
+ * carry exit status 3.
+ */
+export function resolveInitConfig(options: ResolveInitOptions): ResolveInitResult {
+  const flags = options.flags ?? {};
+  const loaded = loadInitConfig(options.text, { source: options.source, strict: options.strict });
+  const warnings = [...loaded.warnings];
+
+  const init: InitConfiguration = clone(loaded.init ?? {});
+  const cluster: ClusterConfiguration = clone(loaded.cluster ?? {});
+  applyFlags(init, cluster, flags);
+
+  const staticInit = applyInitStaticDefaults(init);
+  const staticCluster = applyClusterStaticDefaults(cluster);
+  const dyn = applyInitDynamicDefaults(staticInit, staticCluster, options.host, options.random);
+  warnings.push(...dyn.warnings);
+  const initCfg = dyn.init;
+  const clusterCfg = dyn.cluster;
+
+  const errors: FieldError[] = [];
+  let versionResolved = true;
+  try {
+    const v = resolveKubernetesVersion(clusterCfg.kubernetesVersion ?? KUBERNETES_VERSION);
+    clusterCfg.kubernetesVersion = v.version;
+    warnings.push(...v.warnings);
+  } catch (e) {
+    versionResolved = false;
+    errors.push({
+      field: "kubernetesVersion",
+      value: clusterCfg.kubernetesVersion,
+      detail: (e as Error).message,
+    });
+  }
+
+  // PublicKeysECDSA (deprecated) overrides encryptionAlgorithm when set, as upstream's
+  // EncryptionAlgorithmType() does.
+  const ecdsa = clusterCfg.featureGates?.[Feature.PublicKeysECDSA];
+  if (ecdsa !== undefined) clusterCfg.encryptionAlgorithm = ecdsa ? "ECDSA-P256" : "RSA-2048";
+  warnings.push(...deprecatedFeatureWarnings(clusterCfg.featureGates ?? {}));
+
+  const kubelet = defaultKubeletConfiguration(loaded.kubelet, {
+    serviceSubnet: clusterCfg.networking?.serviceSubnet,
+    dnsDomain: clusterCfg.networking?.dnsDomain,
+    certificatesDir: clusterCfg.certificatesDir,
+    systemdResolvedActive: options.host.systemdResolvedActive,
+  });
+  const kubeProxy = defaultKubeProxyConfiguration(loaded.kubeProxy, {
+    advertiseAddress: initCfg.localAPIEndpoint?.advertiseAddress,
+    podSubnet: clusterCfg.networking?.podSubnet,
+  });
+  warnings.push(...kubelet.warnings, ...kubeProxy.warnings);
+
+  initCfg.skipPhases = manageSkippedAddons(clusterCfg, initCfg.skipPhases ?? []);
+  if (initCfg.skipPhases.length === 0) delete initCfg.skipPhases;
+
+  const preflight = validateIgnorePreflightErrors(
+    flags.ignorePreflightErrors ?? [],
+    initCfg.nodeRegistration?.ignorePreflightErrors ?? [],
+  );
+  errors.push(...preflight.errors);
+  if (preflight.ignored.length > 0) {
+    initCfg.nodeRegistration = {
+      ...initCfg.nodeRegistration,
+      ignorePreflightErrors: preflight.ignored,
+    };
+  }
+
+  const uploadCerts = flags.uploadCerts ?? false;
+  if (uploadCerts && !initCfg.certificateKey) {
+    initCfg.certificateKey = hex(options.random.bytes(32));
+  }
+
+  const validation = validateInitConfiguration(initCfg, clusterCfg);
+  // An unresolvable version was already reported with the resolver's message.
+  errors.push(
+    ...validation.errors.filter((e) => versionResolved || e.field !== "kubernetesVersion"),
+  );
+  warnings.push(...validation.warnings);
+  if (errors.length > 0) {
+    throw new ValidationError(errors, {
+      hint: "fix the listed fields in the configuration file or flags",
+    });
+  }
+
+  const config = {
+    init: initCfg,
+    cluster: clusterCfg,
+    kubelet: kubelet.config,
+    kubeProxy: kubeProxy.config,
+    userSupplied: {
+      kubelet: loaded.kubelet !== undefined,
+      kubeProxy: loaded.kubeProxy !== undefined,
+    },
+    uploadCerts,
+  } as ResolvedInitConfig;
+  return { config, warnings };
+}

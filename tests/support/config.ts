@@ -1,0 +1,90 @@
+/**
+ * Test helpers for anything that needs a resolved kubeadm configuration: a fixed host, a
+ * deterministic random source and a one-call resolver.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import type { RandomSource } from "../../core/host/ports.ts";
+import type { KubeadmError } from "../../core/errors.ts";
+import {
+  type InitFlagOverrides,
+  type InitHostFacts,
+  resolveInitConfig,
+  type ResolveInitResult,
+} from "../../core/config/resolve.ts";
+
+/** Host facts used by config tests: hostname `Test-Node`, advertise address 192.0.2.10. */
+export const TEST_HOST: InitHostFacts = {
+  hostname: "Test-Node",
+  defaultAdvertiseAddress: "192.0.2.10",
+};
+
+/** A random source replaying `stream` (then zeros); records how many bytes were asked. */
+export function streamRandom(stream: number[]): RandomSource & { requested: number } {
+  let pos = 0;
+  const src = {
+    requested: 0,
+    bytes(n: number): Uint8Array {
+      src.requested += n;
+      const out = new Uint8Array(n);
+      for (let i = 0; i < n; i++) out[i] = pos < stream.length ? stream[pos++] : 0;
+      return out;
+    },
+  };
+  return src;
+}
+
+/** A deterministic, non-repeating random source (a counter). */
+export function counterRandom(start = 1): RandomSource {
+  let next = start;
+  return {
+    bytes(n: number): Uint8Array {
+      const out = new Uint8Array(n);
+      for (let i = 0; i < n; i++) out[i] = next++ % 252;
+      return out;
+    },
+  };
+}
+
+/** Resolves a config for tests with {@link TEST_HOST} and a counter random source. */
+export function resolveForTest(
+  text?: string,
+  flags?: InitFlagOverrides,
+  extra: { strict?: boolean; host?: Partial<InitHostFacts> } = {},
+): ResolveInitResult {
+  return resolveInitConfig({
+    text,
+    flags,
+    host: { ...TEST_HOST, ...extra.host },
+    random: counterRandom(),
+    strict: extra.strict,
+  });
+}
+
+/**
+ * Asserts that `fn` throws a kubeadm error of class `type` with exit status 3 whose message
+ * contains every one of `fragments`; returns the error.
+ */
+export function assertConfigFailure<T extends KubeadmError>(
+  fn: () => unknown,
+  type: new (...args: never[]) => T,
+  ...fragments: string[]
+): T {
+  let caught: unknown;
+  try {
+    fn();
+  } catch (e) {
+    caught = e;
+  }
+  assert.ok(caught instanceof type, `expected ${type.name}, got ${String(caught)}`);
+  const err = caught as T;
+  assert.equal(err.exitCode, 3, `exit code of: ${err.message}`);
+  for (const f of fragments) {
+    assert.ok(
+      err.message.includes(f),
+      `message ${JSON.stringify(err.message)} lacks ${JSON.stringify(f)}`,
+    );
+  }
+  return err;
+}
