@@ -125,6 +125,7 @@ export function initWorkflow(): Workflow<InitData> {
       {
         name: "control-plane",
         short: "Generate all static Pod manifest files necessary to establish the control plane",
+        run: async (d) => (await controlPlane()).runControlPlaneHeader(d),
         phases: [
           {
             name: "all",

@@ -1,0 +1,41 @@
+/**
+ * `kubeadm init phase etcd local`: the local etcd static Pod manifest.
+ *
+ * Skipped (silently, as upstream logs it only at verbosity 1) when `etcd.external` is set.
+ * Upstream also creates the data directory with mode 0700 here; the FileSystem port writes
+ * files only, so the kubelet creates it (`DirectoryOrCreate`) when it starts etcd. In dry-run
+ * the `[dryrun] Would ensure ...` line is printed as upstream does.
+ *
+ * @module
+ */
+import { errorMessage, KubeadmError } from "../../errors.ts";
+import { Component, DEFAULT_ETCD_DATA_DIR } from "../../constants.ts";
+import { etcdPod } from "../../manifests/etcd.ts";
+import { initManifestInput, writeStaticPodManifest } from "./control_plane.ts";
+import type { InitData } from "./data.ts";
+
+/** Upstream's verbose-only note for external etcd (not printed by default). */
+export const EXTERNAL_ETCD_SKIP_MESSAGE =
+  "[etcd] External etcd mode. Skipping the creation of a manifest for local etcd";
+
+/** Writes `<manifestDir>/etcd.yaml` for a local etcd; does nothing with external etcd. */
+export async function runLocalEtcd(data: InitData): Promise<void> {
+  const cluster = data.cfg.cluster;
+  if (cluster.etcd.external) return;
+  const dataDir = cluster.etcd.local?.dataDir || DEFAULT_ETCD_DATA_DIR;
+  if (data.dryRun) {
+    data.out.info(`[dryrun] Would ensure that ${JSON.stringify(dataDir)} directory is present`);
+  }
+  data.out.info(
+    `[etcd] Creating static Pod manifest for local etcd in ${JSON.stringify(data.manifestDir)}`,
+  );
+  try {
+    const pod = etcdPod(await initManifestInput(data));
+    await writeStaticPodManifest(data, Component.etcd, pod);
+  } catch (e) {
+    throw new KubeadmError(
+      `error creating local etcd static pod manifest file: ${errorMessage(e)}`,
+      { cause: e, hint: e instanceof KubeadmError ? e.hint : undefined },
+    );
+  }
+}
