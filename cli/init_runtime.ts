@@ -44,18 +44,6 @@ function fileExists(path: string): boolean {
   }
 }
 
-function defaultAddress(): string {
-  const ip = detectDefaultAddress();
-  if (!ip) {
-    throw new FlagError("unable to select an IP from default routes", {
-      field: "--apiserver-advertise-address",
-      hint: "this host has no default route: set --apiserver-advertise-address or " +
-        "localAPIEndpoint.advertiseAddress in the config file",
-    });
-  }
-  return ip;
-}
-
 /** Resolves flags + config file + host facts into {@link InitData}. */
 export async function prepareInit(
   flags: InitFlags,
@@ -67,7 +55,7 @@ export async function prepareInit(
   const { parseFeatureGates } = await import("../core/config/features.ts");
   if (flags.config) validateMixedArguments(setFlags);
   const text = flags.config ? await readConfigFile(flags.config) : undefined;
-  const facts = readHostFacts();
+  const facts = readHostFacts(flags.rootfs ?? "/");
   const { config, warnings } = resolveInitConfig({
     text,
     source: flags.config,
@@ -96,7 +84,7 @@ export async function prepareInit(
     },
     host: {
       hostname: facts.hostname,
-      defaultAdvertiseAddress: flags.apiserverAdvertiseAddress ?? defaultAddress(),
+      defaultAdvertiseAddress: flags.apiserverAdvertiseAddress ?? detectDefaultAddress() ?? "",
       systemdResolvedActive: fileExists("/run/systemd/resolve/resolv.conf"),
     },
     random: webRandom,

@@ -161,7 +161,9 @@ function setFlagNames(cmd: Command): string[] {
 
 async function runInit(cmd: Command, only?: string): Promise<void> {
   const { prepareInit, finishInit } = await import("../init_runtime.ts");
-  const { runWorkflow, resolveSkipPhases } = await import("../../core/workflow/runner.ts");
+  const { phaseSelector, runWorkflow, resolveSkipPhases } = await import(
+    "../../core/workflow/runner.ts"
+  );
   const flags = flagsOf(cmd);
   const workflow = initWorkflow();
   const skip = only ? [] : resolveSkipPhases(workflow, flags.skipPhases ?? []);
@@ -171,7 +173,9 @@ async function runInit(cmd: Command, only?: string): Promise<void> {
     : skip.length > 0
     ? skip
     : resolveSkipPhases(workflow, ctx.data.cfg.init.skipPhases ?? []);
-  await runWorkflow(workflow, ctx.data, { skip: effectiveSkip, only });
+  const runOpts = { skip: effectiveSkip, only };
+  ctx.data.willRun = phaseSelector(workflow, runOpts);
+  await runWorkflow(workflow, ctx.data, runOpts);
   await finishInit(ctx, consolePrinter);
 }
 

@@ -112,6 +112,23 @@ async function runOne<D>(phase: Phase<D>, path: string, data: D, opts: RunOption
   }
 }
 
+/**
+ * Predicts which phase paths a {@link runWorkflow} call with these options will run (ignoring
+ * `runIf`). Phases use it to prepare work ahead, e.g. generating keys concurrently.
+ */
+export function phaseSelector<D>(
+  workflow: Workflow<D>,
+  opts: RunOptions,
+): (path: string) => boolean {
+  if (opts.only === undefined) return (path) => !isSkipped(path, opts.skip ?? []);
+  const only = normalise(workflow, opts.only);
+  const entry = listPhases(workflow).find((e) => e.path === only);
+  if (!entry) return () => false;
+  const root = entry.phase.runAllSiblings ? entry.parent : entry.path;
+  if (root === undefined) return () => true;
+  return (path) => path === root || path.startsWith(`${root}/`) || path === entry.parent;
+}
+
 /** Runs a workflow (or one phase of it) against `data`. */
 export async function runWorkflow<D>(
   workflow: Workflow<D>,

@@ -8,6 +8,7 @@
  * @module
  */
 import type { HostFacts } from "../../core/phases/init/data.ts";
+import { underRoot } from "../fs/host_fs.ts";
 
 /** CA-trust directories upstream mounts into control-plane Pods when they exist. */
 export const CA_TRUST_DIRS = [
@@ -86,14 +87,23 @@ function localAddressesFromFibTrie(): string[] {
 /**
  * The IPv4 address of the interface holding the default route (upstream's
  * `ChooseHostInterface`), or `undefined` when the host has none.
+ *
+ * Deno only lets a fully privileged process read `/proc/net/*`; with narrower permissions
+ * (a dry run) the first global-unicast IPv4 address of a non-loopback interface is used.
  */
 export function detectDefaultAddress(): string | undefined {
   const routes = readRoutes();
-  const def = routes.filter((r) => r.dest === 0 && r.mask === 0).sort((a, b) =>
-    a.metric - b.metric
-  )[0];
-  if (!def) return undefined;
-  if (granted({ name: "sys", kind: "networkInterfaces" })) {
+  const def =
+    routes.filter((r) => r.dest === 0 && r.mask === 0).sort((a, b) => a.metric - b.metric)[0];
+  const canListInterfaces = granted({ name: "sys", kind: "networkInterfaces" });
+  if (!def) {
+    if (routes.length > 0 || !canListInterfaces) return undefined;
+    // Routes unreadable (not "no default route"): pick the first global unicast address.
+    return Deno.networkInterfaces().find((i) =>
+      i.family === "IPv4" && !i.address.startsWith("127.") && !i.address.startsWith("169.254.")
+    )?.address;
+  }
+  if (canListInterfaces) {
     const hit = Deno.networkInterfaces().find((i) =>
       i.name === def.iface && i.family === "IPv4" && !i.address.startsWith("127.")
     );
@@ -108,11 +118,11 @@ export function detectDefaultAddress(): string | undefined {
   return undefined;
 }
 
-function existingDirs(): Set<string> {
+function existingDirs(root: string): Set<string> {
   const out = new Set<string>();
   for (const d of CA_TRUST_DIRS) {
     try {
-      if (Deno.statSync(d).isDirectory) out.add(d);
+      if (Deno.statSync(underRoot(root, d)).isDirectory) out.add(d);
     } catch {
       // absent or unreadable: not mounted, as upstream
     }
@@ -129,7 +139,10 @@ function proxyEnv(): Record<string, string> {
   return out;
 }
 
-/** Gathers {@link HostFacts} from the running host. */
-export function readHostFacts(): HostFacts {
-  return { hostname: detectHostname(), existingDirs: existingDirs(), proxyEnv: proxyEnv() };
+/**
+ * Gathers {@link HostFacts} from the running host. With `--rootfs`, facts about files (which
+ * CA-trust directories exist) are read under that root, as upstream's chroot would see them.
+ */
+export function readHostFacts(root = "/"): HostFacts {
+  return { hostname: detectHostname(), existingDirs: existingDirs(root), proxyEnv: proxyEnv() };
 }

@@ -42,4 +42,9 @@ export interface InitData {
   patchesDir?: string;
   /** Host facts for manifests and kubelet flags. */
   host: HostFacts;
+  /**
+   * Which phase paths this run will execute (`certs/apiserver`); phases use it to prepare
+   * work ahead of time. Absent means every phase not in `skipPhases`.
+   */
+  willRun?: (phasePath: string) => boolean;
 }

@@ -20,17 +20,17 @@ const etcd = () => import("./etcd.ts");
 const kubeletStart = () => import("./kubelet_start.ts");
 
 /** `init phase certs` sub-phases in upstream's order, with their help text. */
-const CERT_PHASES: readonly { name: string; short: string; etcd?: boolean }[] = [
+const CERT_PHASES: readonly { name: string; short: string }[] = [
   { name: "ca", short: "Generate the self-signed Kubernetes CA to provision identities for other Kubernetes components" },
   { name: "apiserver", short: "Generate the certificate for serving the Kubernetes API" },
   { name: "apiserver-kubelet-client", short: "Generate the certificate for the API server to connect to kubelet" },
   { name: "front-proxy-ca", short: "Generate the self-signed CA to provision identities for front proxy" },
   { name: "front-proxy-client", short: "Generate the certificate for the front proxy client" },
-  { name: "etcd-ca", short: "Generate the self-signed CA to provision identities for etcd", etcd: true },
-  { name: "etcd-server", short: "Generate the certificate for serving etcd", etcd: true },
-  { name: "etcd-peer", short: "Generate the certificate for etcd nodes to communicate with each other", etcd: true },
-  { name: "etcd-healthcheck-client", short: "Generate the certificate for liveness probes to healthcheck etcd", etcd: true },
-  { name: "apiserver-etcd-client", short: "Generate the certificate the apiserver uses to access etcd", etcd: true },
+  { name: "etcd-ca", short: "Generate the self-signed CA to provision identities for etcd" },
+  { name: "etcd-server", short: "Generate the certificate for serving etcd" },
+  { name: "etcd-peer", short: "Generate the certificate for etcd nodes to communicate with each other" },
+  { name: "etcd-healthcheck-client", short: "Generate the certificate for liveness probes to healthcheck etcd" },
+  { name: "apiserver-etcd-client", short: "Generate the certificate the apiserver uses to access etcd" },
   { name: "sa", short: "Generate a private key for signing service account tokens along with its public key" },
 ];
 
@@ -76,7 +76,6 @@ const certsPhase: Phase<InitData> = {
     ...CERT_PHASES.map((c): Phase<InitData> => ({
       name: c.name,
       short: c.short,
-      runIf: c.etcd ? localEtcd : undefined,
       run: async (d) => (await certs()).runCert(d, c.name),
       flags: ["cert-dir", ...CONFIG_FLAGS],
     })),
@@ -86,6 +85,7 @@ const certsPhase: Phase<InitData> = {
 const kubeconfigPhase: Phase<InitData> = {
   name: "kubeconfig",
   short: "Generate all kubeconfig files necessary to establish the control plane and the admin kubeconfig file",
+  run: async (d) => (await kubeconfigs()).runKubeconfigHeader(d),
   phases: [
     {
       name: "all",

@@ -1,0 +1,266 @@
+/**
+ * Certificates, keys and CSRs on the node's disk (upstream `pkiutil` file helpers), read and
+ * written only through the {@link FileReader}/{@link FileSystem} ports.
+ *
+ * Loading distinguishes "missing" (returns `undefined` from the `read*` helpers) from "present
+ * but unusable" (throws, naming the file in upstream's words). Modes follow upstream: keys,
+ * public keys and CSRs 0600, certificates 0644.
+ *
+ * @module
+ */
+import type { FileReader, FileSystem } from "../host/ports.ts";
+import { errorMessage, ExistingFileError, PkiError } from "../errors.ts";
+import {
+  type Certificate,
+  certPeriodProblem,
+  encodeCertificatePEM,
+  parseCertificatesPEM,
+} from "../pki/cert.ts";
+import { type CertificateRequest, encodeCSRPEM } from "../pki/csr.ts";
+import {
+  encodePrivateKeyPEM,
+  encodePublicKeyPEM,
+  type KeyPair,
+  parsePrivateKeyPEM,
+} from "../pki/keys.ts";
+import { certPath, csrPath, keyPath, publicKeyPath } from "./certlist.ts";
+
+/** File mode of private keys, public keys and CSRs. */
+export const KEY_FILE_MODE = 0o600;
+/** File mode of certificates. */
+export const CERT_FILE_MODE = 0o644;
+
+function notFound(path: string): string {
+  return `open ${path}: no such file or directory`;
+}
+
+/** True when the certificate or the key file of `baseName` exists (upstream `CertOrKeyExist`). */
+export async function certOrKeyExists(
+  files: FileReader,
+  certDir: string,
+  baseName: string,
+): Promise<boolean> {
+  const [c, k] = await Promise.all([
+    files.read(certPath(certDir, baseName)),
+    files.read(keyPath(certDir, baseName)),
+  ]);
+  return c !== undefined || k !== undefined;
+}
+
+/** True when a file exists. */
+export async function fileExists(files: FileReader, path: string): Promise<boolean> {
+  return (await files.read(path)) !== undefined;
+}
+
+/**
+ * Loads `<base>.crt` (first certificate, then any intermediates). Throws a {@link PkiError}
+ * `couldn't load the certificate file <path>: ...` when missing or unreadable.
+ */
+export async function loadCertChain(
+  files: FileReader,
+  certDir: string,
+  baseName: string,
+): Promise<{ cert: Certificate; intermediates: Certificate[]; path: string }> {
+  const path = certPath(certDir, baseName);
+  const data = await files.read(path);
+  if (data === undefined) {
+    throw new PkiError(`couldn't load the certificate file ${path}: ${notFound(path)}`, {
+      field: path,
+    });
+  }
+  try {
+    const [cert, ...intermediates] = parseCertificatesPEM(data);
+    return { cert, intermediates, path };
+  } catch (e) {
+    throw new PkiError(
+      `couldn't load the certificate file ${path}: error reading ${path}: ${errorMessage(e)}`,
+      {
+        field: path,
+        cause: e,
+      },
+    );
+  }
+}
+
+/** Loads the first certificate of `<base>.crt` (upstream `TryLoadCertFromDisk`). */
+export async function loadCert(
+  files: FileReader,
+  certDir: string,
+  baseName: string,
+): Promise<Certificate> {
+  return (await loadCertChain(files, certDir, baseName)).cert;
+}
+
+/**
+ * Loads `<base>.key` (RSA or ECDSA; upstream `TryLoadKeyFromDisk`). Throws a
+ * {@link PkiError} `couldn't load the private key file <path>: ...` when missing or unusable.
+ */
+export async function loadKey(
+  files: FileReader,
+  certDir: string,
+  baseName: string,
+): Promise<KeyPair> {
+  const path = keyPath(certDir, baseName);
+  const data = await files.read(path);
+  if (data === undefined) {
+    throw new PkiError(`couldn't load the private key file ${path}: ${notFound(path)}`, {
+      field: path,
+    });
+  }
+  try {
+    return await parsePrivateKeyPEM(data, path);
+  } catch (e) {
+    if (errorMessage(e).startsWith("the private key file")) throw e;
+    throw new PkiError(`couldn't load the private key file ${path}: ${errorMessage(e)}`, {
+      field: path,
+      cause: e,
+    });
+  }
+}
+
+/** Like {@link loadCert} but `undefined` when the file is missing. */
+export async function readCert(
+  files: FileReader,
+  certDir: string,
+  baseName: string,
+): Promise<Certificate | undefined> {
+  if (!(await fileExists(files, certPath(certDir, baseName)))) return undefined;
+  return loadCert(files, certDir, baseName);
+}
+
+/** Like {@link loadKey} but `undefined` when the file is missing. */
+export async function readKey(
+  files: FileReader,
+  certDir: string,
+  baseName: string,
+): Promise<KeyPair | undefined> {
+  if (!(await fileExists(files, keyPath(certDir, baseName)))) return undefined;
+  return loadKey(files, certDir, baseName);
+}
+
+/**
+ * Loads a CA certificate and key (upstream `LoadCertificateAuthority`): both must load and the
+ * certificate must be a CA.
+ */
+export async function loadCertificateAuthority(
+  files: FileReader,
+  certDir: string,
+  baseName: string,
+): Promise<{ cert: Certificate; key: KeyPair }> {
+  if (!(await certOrKeyExists(files, certDir, baseName))) {
+    throw new PkiError(`couldn't load ${baseName} certificate authority from ${certDir}`, {
+      field: certPath(certDir, baseName),
+      hint: `run "kubeadm init phase certs ${baseName === "etcd/ca" ? "etcd-ca" : baseName}" first`,
+    });
+  }
+  let cert: Certificate;
+  let key: KeyPair;
+  try {
+    cert = await loadCert(files, certDir, baseName);
+  } catch (e) {
+    throw new ExistingFileError(
+      `failure loading ${baseName} certificate authority: failed to load certificate: ${
+        errorMessage(e)
+      }`,
+      { field: certPath(certDir, baseName), cause: e },
+    );
+  }
+  try {
+    key = await loadKey(files, certDir, baseName);
+  } catch (e) {
+    throw new ExistingFileError(
+      `failure loading ${baseName} certificate authority: failed to load key: ${errorMessage(e)}`,
+      {
+        field: keyPath(certDir, baseName),
+        cause: e,
+      },
+    );
+  }
+  if (!cert.isCA) {
+    throw new ExistingFileError(`${baseName} certificate is not a certificate authority`, {
+      field: certPath(certDir, baseName),
+      hint: "replace it with a CA certificate (basicConstraints CA:TRUE) or remove it",
+    });
+  }
+  return { cert, key };
+}
+
+/** Upstream's period warning for a loaded certificate, or `undefined` when it is in its period. */
+export function periodWarning(name: string, cert: Certificate, now: Date): string | undefined {
+  const problem = certPeriodProblem(cert, now);
+  return problem
+    ? `WARNING: could not validate bounds for certificate ${name}: ${problem}`
+    : undefined;
+}
+
+/** Writes `<base>.key` (0600) then `<base>.crt` (0644), as upstream `WriteCertAndKey` does. */
+export async function writeCertAndKey(
+  files: FileSystem,
+  certDir: string,
+  baseName: string,
+  cert: Certificate,
+  key: KeyPair,
+): Promise<void> {
+  await writeKey(files, certDir, baseName, key);
+  await writeCert(files, certDir, baseName, cert);
+}
+
+/** Writes `<base>.crt` (0644); a bundle when given several certificates. */
+export async function writeCert(
+  files: FileSystem,
+  certDir: string,
+  baseName: string,
+  cert: Certificate | Certificate[],
+): Promise<void> {
+  await files.write({
+    path: certPath(certDir, baseName),
+    data: encodeCertificatePEM(cert),
+    mode: CERT_FILE_MODE,
+    kind: "certificate",
+  });
+}
+
+/** Writes `<base>.key` (0600) as `RSA PRIVATE KEY` / `EC PRIVATE KEY`. */
+export async function writeKey(
+  files: FileSystem,
+  certDir: string,
+  baseName: string,
+  key: KeyPair,
+): Promise<void> {
+  await files.write({
+    path: keyPath(certDir, baseName),
+    data: await encodePrivateKeyPEM(key),
+    mode: KEY_FILE_MODE,
+    kind: "key",
+  });
+}
+
+/** Writes `<base>.pub` (0600) as `PUBLIC KEY`. */
+export async function writePublicKey(
+  files: FileSystem,
+  certDir: string,
+  baseName: string,
+  key: KeyPair,
+): Promise<void> {
+  await files.write({
+    path: publicKeyPath(certDir, baseName),
+    data: await encodePublicKeyPEM(key),
+    mode: KEY_FILE_MODE,
+    kind: "public-key",
+  });
+}
+
+/** Writes `<base>.csr` (0600) as `CERTIFICATE REQUEST`. */
+export async function writeCSR(
+  files: FileSystem,
+  certDir: string,
+  baseName: string,
+  csr: CertificateRequest,
+): Promise<void> {
+  await files.write({
+    path: csrPath(certDir, baseName),
+    data: encodeCSRPEM(csr),
+    mode: KEY_FILE_MODE,
+    kind: "csr",
+  });
+}

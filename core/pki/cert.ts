@@ -1,0 +1,512 @@
+/**
+ * X.509 certificates as kubeadm makes and checks them (upstream `pkiutil`).
+ *
+ * - Self-signed CAs: KeyUsage digitalSignature|keyEncipherment|keyCertSign (critical),
+ *   BasicConstraints CA:TRUE (critical, no pathLen), a SubjectKeyId (SHA-1 of the public key
+ *   bits, Go's rule) and a DNS SAN equal to the CN.
+ * - CA-signed leaves: KeyUsage digitalSignature|keyEncipherment (critical), the requested
+ *   ExtKeyUsages, BasicConstraints CA:FALSE (critical), the SANs, and an AuthorityKeyId equal
+ *   to the issuer's SubjectKeyId.
+ * - Random serial uniform in [1, 2^63-1); signature algorithm chosen from the signer key.
+ *
+ * Certificates are returned parsed (see {@link Certificate}); parsing works on any X.509 v1-v3
+ * certificate so external CAs can be loaded and verified.
+ *
+ * @module
+ */
+import * as asn1js from "asn1js";
+import type { RandomSource } from "../host/ports.ts";
+import { PkiError } from "../errors.ts";
+import { ipEqual, parseIP } from "../net/ip.ts";
+import { bitString, explicit, integer, sequence, x509Time } from "./der.ts";
+import {
+  authorityKeyIdExtension,
+  basicConstraintsExtension,
+  type DecodedExtensions,
+  decodeExtensions,
+  dedupeAltNames,
+  type EncodedExtension,
+  encodeExtension,
+  type ExtKeyUsage,
+  extKeyUsageExtension,
+  type KeyUsage,
+  keyUsageExtension,
+  subjectAltNameExtension,
+  subjectKeyIdExtension,
+} from "./extensions.ts";
+import { exportSPKI, generateKeyPair, type KeyPair, type KeySpec, samePublicKey } from "./keys.ts";
+import type { EncryptionAlgorithm } from "../config/types.ts";
+import { encodeName, type ParsedName, parseName } from "./name.ts";
+import { decodePem, encodePem } from "./pem.ts";
+import { signatureAlgorithmFor, signData, verifySignature } from "./signature.ts";
+
+/** PEM label of a certificate. */
+export const CERTIFICATE_BLOCK = "CERTIFICATE";
+
+/** What to put in a certificate (upstream's `certutil.Config` + validity). */
+export interface CertConfig {
+  commonName: string;
+  organization?: string[];
+  /** DNS SANs; de-duplicated and sorted before use, as upstream does. */
+  dnsNames?: string[];
+  /** IP SANs (text); de-duplicated in first-seen order, as upstream does. */
+  ips?: string[];
+  /** Extended key usages (leaves must have at least one). */
+  usages?: ExtKeyUsage[];
+  /** Defaults: the CA's NotBefore for leaves; required for CAs. */
+  notBefore?: Date;
+  /** Defaults: NotBefore + 1 year for leaves, + 10 years for CAs. */
+  notAfter?: Date;
+}
+
+/** A parsed certificate. */
+export interface Certificate extends DecodedExtensions {
+  /** The whole certificate, DER. */
+  der: Uint8Array;
+  /** The signed TBSCertificate bytes. */
+  tbs: Uint8Array;
+  /** X.509 version (1..3). */
+  version: number;
+  serialNumber: bigint;
+  subject: ParsedName;
+  issuer: ParsedName;
+  notBefore: Date;
+  notAfter: Date;
+  /** SubjectPublicKeyInfo DER (what pins hash). */
+  spki: Uint8Array;
+  /** Dotted OID of the signature algorithm. */
+  signatureAlgorithm: string;
+  signature: Uint8Array;
+}
+
+/** A certificate with the key pair that goes with it. */
+export interface CertAndKey {
+  cert: Certificate;
+  key: KeyPair;
+}
+
+const YEAR_MS = 365 * 24 * 3600 * 1000;
+/** Upstream's fallback leaf validity (`CertificateValidityPeriod`, 8760h). */
+export const DEFAULT_CERT_VALIDITY_MS = YEAR_MS;
+/** Upstream's fallback CA validity (`CACertificateValidityPeriod`, 87600h). */
+export const DEFAULT_CA_CERT_VALIDITY_MS = 10 * YEAR_MS;
+
+const MAX_SERIAL_EXCLUSIVE = (1n << 63n) - 2n;
+
+/** A uniformly random serial number in [1, 2^63-1), drawn from the injected random source. */
+export function randomSerialNumber(random: RandomSource): bigint {
+  for (;;) {
+    const bytes = random.bytes(8);
+    let v = 0n;
+    for (const b of bytes) v = (v << 8n) | BigInt(b);
+    v &= (1n << 63n) - 1n;
+    if (v < MAX_SERIAL_EXCLUSIVE) return v + 1n;
+  }
+}
+
+function publicKeyBits(spki: Uint8Array): Uint8Array {
+  const r = asn1js.fromBER(spki.slice());
+  const bits = (r.result as asn1js.Sequence).valueBlock.value[1] as asn1js.BitString;
+  return bits.valueBlock.valueHexView.slice();
+}
+
+/** Go's SubjectKeyId for CA templates: SHA-1 of the subjectPublicKey BIT STRING contents. */
+export async function subjectKeyIdFor(spki: Uint8Array): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest("SHA-1", publicKeyBits(spki).slice()));
+}
+
+interface TbsInput {
+  serial: bigint;
+  issuer: Uint8Array;
+  subject: Uint8Array;
+  notBefore: Date;
+  notAfter: Date;
+  spki: Uint8Array;
+  extensions: EncodedExtension[];
+}
+
+async function signCertificate(tbsIn: TbsInput, signer: KeyPair): Promise<Certificate> {
+  const alg = signatureAlgorithmFor(signer.spec);
+  const tbs = sequence(
+    explicit(0, integer(2n)),
+    integer(tbsIn.serial),
+    alg.algorithmIdentifier,
+    tbsIn.issuer,
+    sequence(x509Time(tbsIn.notBefore), x509Time(tbsIn.notAfter)),
+    tbsIn.subject,
+    tbsIn.spki,
+    explicit(3, sequence(...tbsIn.extensions.map(encodeExtension))),
+  );
+  const signature = await signData(signer, tbs);
+  return parseCertificate(sequence(tbs, alg.algorithmIdentifier, bitString(signature)));
+}
+
+/** Creates a self-signed CA certificate for `key` (upstream `NewSelfSignedCACert`). */
+export async function createSelfSignedCACert(
+  cfg: CertConfig,
+  key: KeyPair,
+  random: RandomSource,
+): Promise<Certificate> {
+  if (!cfg.notBefore) throw new PkiError("a CA certificate needs an explicit NotBefore");
+  const notBefore = cfg.notBefore;
+  const notAfter = cfg.notAfter ?? new Date(notBefore.getTime() + DEFAULT_CA_CERT_VALIDITY_MS);
+  const spki = await exportSPKI(key);
+  const subject = encodeName({ commonName: cfg.commonName, organization: cfg.organization });
+  const extensions: EncodedExtension[] = [
+    keyUsageExtension(["digitalSignature", "keyEncipherment", "keyCertSign"]),
+    basicConstraintsExtension(true),
+    subjectKeyIdExtension(await subjectKeyIdFor(spki)),
+  ];
+  if (cfg.commonName) extensions.push(subjectAltNameExtension([cfg.commonName], []));
+  return signCertificate({
+    serial: randomSerialNumber(random),
+    issuer: subject,
+    subject,
+    notBefore,
+    notAfter,
+    spki,
+    extensions,
+  }, key);
+}
+
+/**
+ * Creates a certificate for `publicKey` signed by the CA (upstream `NewSignedCert`). With
+ * `isCA` it makes an intermediate CA (kubeadm `init` never does).
+ */
+export async function createSignedCert(
+  cfg: CertConfig,
+  publicKey: KeyPair | CryptoKey | Uint8Array,
+  ca: Certificate,
+  caKey: KeyPair,
+  random: RandomSource,
+  isCA = false,
+): Promise<Certificate> {
+  if (!cfg.commonName) throw new PkiError("must specify a CommonName");
+  const spki = publicKey instanceof Uint8Array ? publicKey : await exportSPKI(publicKey);
+  const { dnsNames, ips } = dedupeAltNames(cfg.dnsNames ?? [], cfg.ips ?? []);
+  const notBefore = cfg.notBefore ?? ca.notBefore;
+  const notAfter = cfg.notAfter ?? new Date(notBefore.getTime() + DEFAULT_CERT_VALIDITY_MS);
+  const keyUsage: KeyUsage[] = isCA
+    ? ["digitalSignature", "keyEncipherment", "keyCertSign"]
+    : ["digitalSignature", "keyEncipherment"];
+  const subject = encodeName({ commonName: cfg.commonName, organization: cfg.organization });
+  const extensions: EncodedExtension[] = [keyUsageExtension(keyUsage)];
+  if (cfg.usages && cfg.usages.length > 0) extensions.push(extKeyUsageExtension(cfg.usages));
+  extensions.push(basicConstraintsExtension(isCA));
+  if (isCA) extensions.push(subjectKeyIdExtension(await subjectKeyIdFor(spki)));
+  const selfIssued = bytesEqual(ca.subject.der, subject);
+  if (!selfIssued && ca.subjectKeyId && ca.subjectKeyId.length > 0) {
+    extensions.push(authorityKeyIdExtension(ca.subjectKeyId));
+  }
+  if (dnsNames.length > 0 || ips.length > 0) {
+    extensions.push(subjectAltNameExtension(dnsNames, ips));
+  }
+  return signCertificate({
+    serial: randomSerialNumber(random),
+    issuer: ca.subject.der,
+    subject,
+    notBefore,
+    notAfter,
+    spki,
+    extensions,
+  }, caKey);
+}
+
+function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
+}
+
+function children(block: asn1js.AsnType): asn1js.AsnType[] {
+  return (block as asn1js.Constructed).valueBlock?.value ?? [];
+}
+
+function rawBytes(block: asn1js.AsnType): Uint8Array {
+  return (block as asn1js.BaseBlock).valueBeforeDecodeView.slice();
+}
+
+function parseTime(block: asn1js.AsnType): Date {
+  if (block instanceof asn1js.GeneralizedTime) return block.toDate();
+  if (block instanceof asn1js.UTCTime) return block.toDate();
+  throw new PkiError("x509: malformed validity");
+}
+
+/** Parses a DER certificate; throws {@link PkiError} `x509: malformed certificate` otherwise. */
+export function parseCertificate(der: Uint8Array): Certificate {
+  try {
+    const r = asn1js.fromBER(der.slice());
+    if (r.offset === -1 || !(r.result instanceof asn1js.Sequence)) {
+      throw new Error("not a sequence");
+    }
+    const [tbsBlock, sigAlgBlock, sigBlock] = children(r.result);
+    const tbsItems = children(tbsBlock);
+    let i = 0;
+    let version = 1;
+    if (tbsItems[0].idBlock.tagClass === 3 && tbsItems[0].idBlock.tagNumber === 0) {
+      version = Number((children(tbsItems[0])[0] as asn1js.Integer).valueBlock.valueDec) + 1;
+      i = 1;
+    }
+    const serialBytes = (tbsItems[i] as asn1js.Integer).valueBlock.valueHexView;
+    let serialNumber = 0n;
+    for (const b of serialBytes) serialNumber = (serialNumber << 8n) | BigInt(b);
+    const issuer = parseName(tbsItems[i + 2] as asn1js.Sequence);
+    const [nb, na] = children(tbsItems[i + 3]);
+    const subject = parseName(tbsItems[i + 4] as asn1js.Sequence);
+    const spki = rawBytes(tbsItems[i + 5]);
+    let extensions: asn1js.AsnType[] = [];
+    for (const item of tbsItems.slice(i + 6)) {
+      if (item.idBlock.tagClass === 3 && item.idBlock.tagNumber === 3) {
+        extensions = children(children(item)[0]);
+      }
+    }
+    const sigAlg = (children(sigAlgBlock)[0] as asn1js.ObjectIdentifier).valueBlock.toString();
+    return {
+      der: der.slice(),
+      tbs: rawBytes(tbsBlock),
+      version,
+      serialNumber,
+      subject,
+      issuer,
+      notBefore: parseTime(nb),
+      notAfter: parseTime(na),
+      spki,
+      signatureAlgorithm: sigAlg,
+      signature: (sigBlock as asn1js.BitString).valueBlock.valueHexView.slice(),
+      ...decodeExtensions(extensions),
+    };
+  } catch (e) {
+    if (e instanceof PkiError) throw e;
+    throw new PkiError("x509: malformed certificate", { cause: e });
+  }
+}
+
+/**
+ * Parses every `CERTIFICATE` block of a PEM text (client-go `ParseCertsPEM`); throws
+ * `data does not contain any valid RSA or ECDSA certificates` when there is none.
+ */
+export function parseCertificatesPEM(pem: string | Uint8Array): Certificate[] {
+  const certs = decodePem(pem).filter((b) => b.type === CERTIFICATE_BLOCK).map((b) =>
+    parseCertificate(b.bytes)
+  );
+  if (certs.length === 0) {
+    throw new PkiError("data does not contain any valid RSA or ECDSA certificates");
+  }
+  return certs;
+}
+
+/** PEM of one certificate, or a bundle of several (in order). */
+export function encodeCertificatePEM(cert: Certificate | Certificate[]): string {
+  return (Array.isArray(cert) ? cert : [cert]).map((c) => encodePem(CERTIFICATE_BLOCK, c.der)).join(
+    "",
+  );
+}
+
+/** Creates a new key and a self-signed CA certificate for it (upstream `NewCertificateAuthority`). */
+export async function newCertificateAuthority(
+  cfg: CertConfig,
+  key: KeyPair,
+  random: RandomSource,
+): Promise<CertAndKey> {
+  return { cert: await createSelfSignedCACert(cfg, key, random), key };
+}
+
+/**
+ * Creates a leaf certificate signed by the CA, with a new key unless one is given (upstream
+ * `NewCertAndKey`: at least one ExtKeyUsage is required).
+ */
+export async function newCertAndKey(
+  ca: Certificate,
+  caKey: KeyPair,
+  cfg: CertConfig,
+  key: KeyPair | EncryptionAlgorithm | KeySpec,
+  random: RandomSource,
+): Promise<CertAndKey> {
+  if (!cfg.usages || cfg.usages.length === 0) {
+    throw new PkiError("must specify at least one ExtKeyUsage");
+  }
+  const pair = typeof key === "string" || !("privateKey" in key) ? await generateKeyPair(key) : key;
+  return { cert: await createSignedCert(cfg, pair, ca, caKey, random), key: pair };
+}
+
+/** True when the certificate's signature verifies with the issuer's public key. */
+export async function checkSignatureFrom(cert: Certificate, issuer: Certificate): Promise<boolean> {
+  try {
+    return await verifySignature(issuer.spki, cert.signatureAlgorithm, cert.tbs, cert.signature);
+  } catch {
+    return false;
+  }
+}
+
+/** Go's `time.Time` `%v` form: `2006-01-02 15:04:05 +0000 UTC`. */
+export function formatGoTime(d: Date): string {
+  return `${d.toISOString().slice(0, 19).replace("T", " ")} +0000 UTC`;
+}
+
+function rfc3339(d: Date): string {
+  return `${d.toISOString().slice(0, 19)}Z`;
+}
+
+/**
+ * Checks the certificate's validity period against `now` (upstream `ValidateCertPeriod`);
+ * returns the problem in upstream's words, or `undefined` when valid.
+ */
+export function certPeriodProblem(cert: Certificate, now: Date): string | undefined {
+  const period = `NotBefore: ${formatGoTime(cert.notBefore)}, NotAfter: ${
+    formatGoTime(cert.notAfter)
+  }`;
+  if (now < cert.notBefore) return `the certificate is not valid yet: ${period}`;
+  if (now > cert.notAfter) return `the certificate has expired: ${period}`;
+  return undefined;
+}
+
+function expiryError(cert: Certificate, now: Date): string | undefined {
+  if (now < cert.notBefore) {
+    return `x509: certificate has expired or is not yet valid: current time ${
+      rfc3339(now)
+    } is before ${rfc3339(cert.notBefore)}`;
+  }
+  if (now > cert.notAfter) {
+    return `x509: certificate has expired or is not yet valid: current time ${
+      rfc3339(now)
+    } is after ${rfc3339(cert.notAfter)}`;
+  }
+  return undefined;
+}
+
+function canSign(c: Certificate): boolean {
+  if (c.version === 3 && !c.basicConstraintsValid) return false;
+  if (c.basicConstraintsValid && !c.isCA) return false;
+  return c.keyUsage.length === 0 || c.keyUsage.includes("keyCertSign");
+}
+
+/**
+ * Verifies that `cert` chains to `root` through `intermediates` at time `now`, like Go's
+ * `cert.Verify` with the root as the only trust anchor and any key usage (upstream
+ * `VerifyCertChain`). Throws a {@link PkiError} with Go's wording when it does not.
+ */
+export async function verifyCertChain(
+  cert: Certificate,
+  intermediates: Certificate[],
+  root: Certificate,
+  now: Date,
+): Promise<void> {
+  const expired = expiryError(cert, now);
+  if (expired) throw new PkiError(expired);
+  let current = cert;
+  let hint: { err: string; name: string } | undefined;
+  const pool = [...intermediates];
+  for (let depth = 0; depth < 10; depth++) {
+    if (bytesEqual(current.issuer.der, root.subject.der)) {
+      if (!canSign(root)) {
+        hint = {
+          err: "x509: invalid signature: parent certificate cannot sign this kind of certificate",
+          name: root.subject.commonName,
+        };
+      } else if (await checkSignatureFrom(current, root)) {
+        const rootExpired = expiryError(root, now);
+        if (rootExpired) throw new PkiError(rootExpired);
+        return;
+      } else {
+        hint = { err: signatureErrorText(root), name: root.subject.commonName };
+      }
+    }
+    const next = await findParent(current, pool);
+    if (!next) break;
+    const exp = expiryError(next, now);
+    if (exp) throw new PkiError(exp);
+    pool.splice(pool.indexOf(next), 1);
+    current = next;
+  }
+  let msg = "x509: certificate signed by unknown authority";
+  if (hint) {
+    msg += ` (possibly because of ${
+      JSON.stringify(hint.err)
+    } while trying to verify candidate authority certificate ${
+      JSON.stringify(hint.name || "serial:" + root.serialNumber)
+    })`;
+  }
+  throw new PkiError(msg);
+}
+
+function signatureErrorText(signer: Certificate): string {
+  return asn1SpkiIsRSA(signer.spki)
+    ? "crypto/rsa: verification error"
+    : "x509: ECDSA verification failure";
+}
+
+function asn1SpkiIsRSA(spki: Uint8Array): boolean {
+  // rsaEncryption OID bytes: 2a 86 48 86 f7 0d 01 01 01
+  const needle = [0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01];
+  outer: for (let i = 0; i + needle.length <= Math.min(spki.length, 32); i++) {
+    for (let j = 0; j < needle.length; j++) if (spki[i + j] !== needle[j]) continue outer;
+    return true;
+  }
+  return false;
+}
+
+async function findParent(
+  cert: Certificate,
+  pool: Certificate[],
+): Promise<Certificate | undefined> {
+  for (const candidate of pool) {
+    if (!bytesEqual(cert.issuer.der, candidate.subject.der) || !canSign(candidate)) continue;
+    if (await checkSignatureFrom(cert, candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/** True when the key pair's public half is the certificate's public key. */
+export async function keyMatchesCertificate(key: KeyPair, cert: Certificate): Promise<boolean> {
+  return samePublicKey(await exportSPKI(key), cert.spki);
+}
+
+/** True when the certificate carries the serverAuth extended key usage. */
+export function hasServerAuth(cert: Certificate): boolean {
+  return cert.extKeyUsage.includes("serverAuth");
+}
+
+function validHostnameInput(host: string): boolean {
+  if (host.length === 0 || host.startsWith(".")) return false;
+  const h = host.endsWith(".") ? host.slice(0, -1) : host;
+  return h.split(".").every((label) => label.length > 0 && /^[A-Za-z0-9_-]+$/.test(label));
+}
+
+function matchHostnames(pattern: string, host: string): boolean {
+  const p = pattern.toLowerCase();
+  const h = host.toLowerCase().replace(/\.$/, "");
+  if (p.length === 0 || h.length === 0) return false;
+  const pp = p.split(".");
+  const hp = h.split(".");
+  if (pp.length !== hp.length) return false;
+  return pp.every((part, i) => (i === 0 && part === "*") || part === hp[i]);
+}
+
+/**
+ * Checks that the certificate is valid for a DNS name or IP (Go's `VerifyHostname`: SANs only,
+ * wildcards in the first label); throws a {@link PkiError} with Go's wording otherwise.
+ */
+export function verifyHostname(cert: Certificate, host: string): void {
+  const candidateIP = host.length >= 3 && host.startsWith("[") && host.endsWith("]")
+    ? host.slice(1, -1)
+    : host;
+  const ip = parseIP(candidateIP);
+  if (ip) {
+    if (cert.ipAddresses.some((c) => ipEqual(parseIP(c)!, ip))) return;
+    if (cert.ipAddresses.length === 0) {
+      throw new PkiError(
+        `x509: cannot validate certificate for ${host} because it doesn't contain any IP SANs`,
+      );
+    }
+    throw new PkiError(
+      `x509: certificate is valid for ${cert.ipAddresses.join(", ")}, not ${host}`,
+    );
+  }
+  const candidate = host.toLowerCase();
+  const valid = validHostnameInput(candidate);
+  for (const name of cert.dnsNames) {
+    if (valid ? matchHostnames(name, candidate) : name.toLowerCase() === candidate) return;
+  }
+  if (cert.dnsNames.length === 0) {
+    throw new PkiError(`x509: certificate is not valid for any names, but wanted to match ${host}`);
+  }
+  throw new PkiError(`x509: certificate is valid for ${cert.dnsNames.join(", ")}, not ${host}`);
+}

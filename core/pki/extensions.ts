@@ -1,0 +1,246 @@
+/**
+ * The X.509 v3 extensions kubeadm's certificates carry, encoded as Go's `crypto/x509` encodes
+ * them, and decoded from any certificate or request.
+ *
+ * @module
+ */
+import * as asn1js from "asn1js";
+import { PkiError } from "../errors.ts";
+import { bitString, boolean, implicitPrimitive, octetString, oid, sequence } from "./der.ts";
+import { formatIP, ipEqual, parseIP } from "../net/ip.ts";
+import { OID } from "./oid.ts";
+
+/** Key usage bits, named as RFC 5280 / openssl name them. */
+export type KeyUsage =
+  | "digitalSignature"
+  | "contentCommitment"
+  | "keyEncipherment"
+  | "dataEncipherment"
+  | "keyAgreement"
+  | "keyCertSign"
+  | "cRLSign"
+  | "encipherOnly"
+  | "decipherOnly";
+
+/** Bit positions of {@link KeyUsage}. */
+export const KEY_USAGE_BITS: readonly KeyUsage[] = [
+  "digitalSignature",
+  "contentCommitment",
+  "keyEncipherment",
+  "dataEncipherment",
+  "keyAgreement",
+  "keyCertSign",
+  "cRLSign",
+  "encipherOnly",
+  "decipherOnly",
+];
+
+/** Extended key usages kubeadm issues. Unknown ones parse as their dotted OID. */
+export type ExtKeyUsage = "serverAuth" | "clientAuth";
+
+const EKU_OIDS: Record<ExtKeyUsage, string> = {
+  serverAuth: OID.serverAuth,
+  clientAuth: OID.clientAuth,
+};
+
+/** One encoded extension ready for a TBSCertificate or an extensionRequest. */
+export interface EncodedExtension {
+  oid: string;
+  critical: boolean;
+  /** DER of the extension value (what goes inside the OCTET STRING). */
+  value: Uint8Array;
+}
+
+/** `Extension ::= SEQUENCE { extnID, critical DEFAULT FALSE, extnValue OCTET STRING }`. */
+export function encodeExtension(ext: EncodedExtension): Uint8Array {
+  return ext.critical
+    ? sequence(oid(ext.oid), boolean(true), octetString(ext.value))
+    : sequence(oid(ext.oid), octetString(ext.value));
+}
+
+/** KeyUsage (critical), with Go's minimal BIT STRING length. */
+export function keyUsageExtension(usages: readonly KeyUsage[]): EncodedExtension {
+  const bytes = new Uint8Array(2);
+  for (const u of usages) {
+    const bit = KEY_USAGE_BITS.indexOf(u);
+    bytes[bit >> 3] |= 0x80 >> (bit & 7);
+  }
+  const used = bytes[1] !== 0 ? bytes : bytes.slice(0, 1);
+  let bitLen = used.length * 8;
+  outer: for (let i = used.length - 1; i >= 0; i--) {
+    for (let b = 0; b < 8; b++) {
+      if ((used[i] >> b) & 1) break outer;
+      bitLen--;
+    }
+  }
+  return { oid: OID.keyUsage, critical: true, value: bitString(used, used.length * 8 - bitLen) };
+}
+
+/** ExtendedKeyUsage (not critical), in the given order. */
+export function extKeyUsageExtension(usages: readonly ExtKeyUsage[]): EncodedExtension {
+  return {
+    oid: OID.extKeyUsage,
+    critical: false,
+    value: sequence(...usages.map((u) => oid(EKU_OIDS[u]))),
+  };
+}
+
+/** BasicConstraints (critical): `CA:TRUE` without pathLen, or the empty `CA:FALSE` sequence. */
+export function basicConstraintsExtension(isCA: boolean): EncodedExtension {
+  return {
+    oid: OID.basicConstraints,
+    critical: true,
+    value: isCA ? sequence(boolean(true)) : sequence(),
+  };
+}
+
+/** SubjectKeyIdentifier. */
+export function subjectKeyIdExtension(keyId: Uint8Array): EncodedExtension {
+  return { oid: OID.subjectKeyIdentifier, critical: false, value: octetString(keyId) };
+}
+
+/** AuthorityKeyIdentifier carrying only the key identifier. */
+export function authorityKeyIdExtension(keyId: Uint8Array): EncodedExtension {
+  return {
+    oid: OID.authorityKeyIdentifier,
+    critical: false,
+    value: sequence(implicitPrimitive(0, keyId)),
+  };
+}
+
+/**
+ * SubjectAltName with DNS names first, then IPs (Go's order). Critical only when the subject
+ * is empty, as RFC 5280 requires and Go does.
+ */
+export function subjectAltNameExtension(
+  dnsNames: readonly string[],
+  ips: readonly string[],
+  subjectEmpty = false,
+): EncodedExtension {
+  const names = [
+    ...dnsNames.map((d) => implicitPrimitive(2, new TextEncoder().encode(d))),
+    ...ips.map((ip) => {
+      const bytes = parseIP(ip);
+      if (!bytes) {
+        throw new PkiError(`x509: invalid IP address ${JSON.stringify(ip)} in SAN`, { value: ip });
+      }
+      return implicitPrimitive(7, bytes);
+    }),
+  ];
+  return { oid: OID.subjectAltName, critical: subjectEmpty, value: sequence(...names) };
+}
+
+/** What a set of extensions says, decoded. */
+export interface DecodedExtensions {
+  keyUsage: KeyUsage[];
+  /** `serverAuth`/`clientAuth`, or the dotted OID of anything else. */
+  extKeyUsage: string[];
+  basicConstraintsValid: boolean;
+  isCA: boolean;
+  dnsNames: string[];
+  ipAddresses: string[];
+  subjectKeyId?: Uint8Array;
+  authorityKeyId?: Uint8Array;
+  /** Every extension OID present, with its criticality. */
+  present: { oid: string; critical: boolean }[];
+}
+
+function fromDer(bytes: Uint8Array): asn1js.AsnType {
+  const r = asn1js.fromBER(bytes.slice());
+  if (r.offset === -1) throw new PkiError("x509: malformed extension");
+  return r.result;
+}
+
+function children(block: asn1js.AsnType): asn1js.AsnType[] {
+  return (block as asn1js.Constructed).valueBlock?.value ?? [];
+}
+
+/** Decodes a SEQUENCE OF Extension (the content of `[3]` in a certificate). */
+export function decodeExtensions(extensions: asn1js.AsnType[]): DecodedExtensions {
+  const out: DecodedExtensions = {
+    keyUsage: [],
+    extKeyUsage: [],
+    basicConstraintsValid: false,
+    isCA: false,
+    dnsNames: [],
+    ipAddresses: [],
+    present: [],
+  };
+  for (const ext of extensions) {
+    const parts = children(ext);
+    const id = (parts[0] as asn1js.ObjectIdentifier).valueBlock.toString();
+    const critical = parts[1] instanceof asn1js.Boolean ? parts[1].valueBlock.value : false;
+    const valueBlock = parts[parts.length - 1];
+    if (!(valueBlock instanceof asn1js.OctetString)) {
+      throw new PkiError("x509: malformed extension");
+    }
+    const value = valueBlock.valueBlock.valueHexView;
+    out.present.push({ oid: id, critical });
+    switch (id) {
+      case OID.keyUsage: {
+        const bs = fromDer(value) as asn1js.BitString;
+        const bytes = bs.valueBlock.valueHexView;
+        KEY_USAGE_BITS.forEach((name, bit) => {
+          if (bytes.length > bit >> 3 && bytes[bit >> 3] & (0x80 >> (bit & 7))) {
+            out.keyUsage.push(name);
+          }
+        });
+        break;
+      }
+      case OID.extKeyUsage:
+        for (const o of children(fromDer(value))) {
+          const dotted = (o as asn1js.ObjectIdentifier).valueBlock.toString();
+          const known = (Object.entries(EKU_OIDS) as [ExtKeyUsage, string][]).find(([, v]) =>
+            v === dotted
+          );
+          out.extKeyUsage.push(known ? known[0] : dotted);
+        }
+        break;
+      case OID.basicConstraints: {
+        out.basicConstraintsValid = true;
+        const first = children(fromDer(value))[0];
+        out.isCA = first instanceof asn1js.Boolean ? first.valueBlock.value : false;
+        break;
+      }
+      case OID.subjectAltName:
+        for (const gn of children(fromDer(value))) {
+          if (gn.idBlock.tagClass !== 3) continue;
+          const raw = (gn as asn1js.Primitive).valueBlock.valueHexView;
+          if (gn.idBlock.tagNumber === 2) out.dnsNames.push(new TextDecoder().decode(raw));
+          if (gn.idBlock.tagNumber === 7 && (raw.length === 4 || raw.length === 16)) {
+            out.ipAddresses.push(formatIP(raw));
+          }
+        }
+        break;
+      case OID.subjectKeyIdentifier:
+        out.subjectKeyId = (fromDer(value) as asn1js.OctetString).valueBlock.valueHexView.slice();
+        break;
+      case OID.authorityKeyIdentifier:
+        for (const item of children(fromDer(value))) {
+          if (item.idBlock.tagClass === 3 && item.idBlock.tagNumber === 0) {
+            out.authorityKeyId = (item as asn1js.Primitive).valueBlock.valueHexView.slice();
+          }
+        }
+        break;
+    }
+  }
+  return out;
+}
+
+/** Removes duplicate SANs: DNS names sorted (a set), IPs in first-seen order (canonical text). */
+export function dedupeAltNames(dnsNames: readonly string[], ips: readonly string[]): {
+  dnsNames: string[];
+  ips: string[];
+} {
+  const dns = [...new Set(dnsNames)].sort();
+  const seen: Uint8Array[] = [];
+  const outIps: string[] = [];
+  for (const ip of ips) {
+    const b = parseIP(ip);
+    if (!b) throw new PkiError(`invalid IP address ${JSON.stringify(ip)}`, { value: ip });
+    if (seen.some((s) => ipEqual(s, b))) continue;
+    seen.push(b);
+    outIps.push(formatIP(b));
+  }
+  return { dnsNames: dns, ips: outIps };
+}

@@ -1,0 +1,123 @@
+/**
+ * CA public-key pins (`--discovery-token-ca-cert-hash`): `sha256:<hex>` of a certificate's
+ * DER SubjectPublicKeyInfo (RFC 7469 style), and the pin set with upstream's parsing rules and
+ * error texts (`pubkeypin.Set`).
+ *
+ * @module
+ */
+import { KubeadmError } from "../errors.ts";
+import type { Certificate } from "./cert.ts";
+
+const FORMAT_SHA256 = "sha256";
+const SUPPORTED_FORMATS = FORMAT_SHA256;
+
+function hex(bytes: Uint8Array): string {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** `sha256:<64 lowercase hex>` of a certificate's (or raw SPKI DER's) public key. */
+export async function certificatePin(cert: Certificate | Uint8Array): Promise<string> {
+  const spki = cert instanceof Uint8Array ? cert : cert.spki;
+  return `${FORMAT_SHA256}:${
+    hex(new Uint8Array(await crypto.subtle.digest("SHA-256", spki.slice())))
+  }`;
+}
+
+/** Go's `%#U` for a byte: `U+0067 'g'`. */
+function goRune(code: number): string {
+  const u = `U+${code.toString(16).toUpperCase().padStart(4, "0")}`;
+  return code >= 0x20 && code < 0x7f ? `${u} '${String.fromCharCode(code)}'` : u;
+}
+
+/** Go's `hex.DecodeString` error for a string, or undefined when it is valid hex. */
+function hexDecodeError(s: string): string | undefined {
+  const isHex = (c: string) => /[0-9a-fA-F]/.test(c);
+  let j = 1;
+  for (; j < s.length; j += 2) {
+    if (!isHex(s[j - 1])) return `encoding/hex: invalid byte: ${goRune(s.charCodeAt(j - 1))}`;
+    if (!isHex(s[j])) return `encoding/hex: invalid byte: ${goRune(s.charCodeAt(j))}`;
+  }
+  if (s.length % 2 === 1) {
+    if (!isHex(s[j - 1])) return `encoding/hex: invalid byte: ${goRune(s.charCodeAt(j - 1))}`;
+    return "encoding/hex: odd length hex string";
+  }
+  return undefined;
+}
+
+/** A set of pinned public keys. */
+export class PinSet {
+  readonly #sha256 = new Set<string>();
+
+  /**
+   * Adds pins (`sha256:<hex>`, format and hex case-insensitive). Stops at the first invalid
+   * one with upstream's error text; pins added before it stay.
+   */
+  allow(...pins: string[]): void {
+    for (const pin of pins) {
+      const parts = pin.split(":");
+      if (parts.length !== 2) {
+        throw new KubeadmError(
+          `invalid hash, expected "format:hex-value". Known format(s) are: ${SUPPORTED_FORMATS}`,
+          {
+            field: "discovery-token-ca-cert-hash",
+            hint: "use the form sha256:<64 hex characters>",
+          },
+        );
+      }
+      const [format, value] = parts;
+      if (format.toLowerCase() !== FORMAT_SHA256) {
+        throw new KubeadmError(
+          `unknown hash format ${
+            JSON.stringify(format)
+          }. Known format(s) are: ${SUPPORTED_FORMATS}`,
+          { field: "discovery-token-ca-cert-hash", value: format },
+        );
+      }
+      const decodedLen = Math.floor(value.length / 2);
+      if (decodedLen !== 32) {
+        throw new KubeadmError(
+          `invalid hash ${
+            JSON.stringify(pin)
+          }, expected a 32 byte SHA-256 hash, found ${decodedLen} bytes`,
+          { field: "discovery-token-ca-cert-hash", value: pin },
+        );
+      }
+      const hexErr = hexDecodeError(value);
+      if (hexErr) {
+        throw new KubeadmError(
+          `invalid hash ${JSON.stringify(pin)}, could not decode SHA-256 from hex: ${hexErr}`,
+          { field: "discovery-token-ca-cert-hash", value: pin },
+        );
+      }
+      this.#sha256.add(value.toLowerCase());
+    }
+  }
+
+  /** True when no pin has been added. */
+  isEmpty(): boolean {
+    return this.#sha256.size === 0;
+  }
+
+  /** True when the certificate's public key is pinned. */
+  async has(cert: Certificate | Uint8Array): Promise<boolean> {
+    return this.#sha256.has((await certificatePin(cert)).slice(FORMAT_SHA256.length + 1));
+  }
+
+  /**
+   * Succeeds when ANY certificate's key is pinned; else throws upstream's
+   * `none of the public keys "<h1>:<h2>" are pinned`.
+   */
+  async checkAny(certs: (Certificate | Uint8Array)[]): Promise<void> {
+    const hashes: string[] = [];
+    for (const cert of certs) {
+      if (await this.has(cert)) return;
+      hashes.push(await certificatePin(cert));
+    }
+    throw new KubeadmError(
+      `none of the public keys ${JSON.stringify(hashes.join(":"))} are pinned`,
+      {
+        hint: "check the --discovery-token-ca-cert-hash value against the cluster CA",
+      },
+    );
+  }
+}

@@ -1,0 +1,64 @@
+import assert from "node:assert/strict";
+import {
+  usingExternalCA,
+  usingExternalEtcdCA,
+  usingExternalFrontProxyCA,
+} from "../../../core/certs/external_ca.ts";
+import { runAllCerts } from "../../../core/phases/init/certs.ts";
+import { ExistingFileError } from "../../../core/errors.ts";
+import { initDataFixture } from "../../support/init_data_fixture.ts";
+import { seededRandom } from "../../support/fixed_random.ts";
+
+const PKI = "/etc/kubernetes/pki";
+const NOW = new Date("2026-06-01T12:01:00Z");
+
+async function pki() {
+  const f = initDataFixture();
+  f.data.cfg.cluster.encryptionAlgorithm = "ECDSA-P256";
+  f.data.startTime = new Date("2026-06-01T12:00:00Z");
+  f.data.clock = { now: () => NOW };
+  f.data.random = seededRandom(5);
+  f.data.cfg.init.skipPhases = ["kubeconfig"];
+  await runAllCerts(f.data);
+  return f.files;
+}
+
+Deno.test("usingExternalCA() is false with a CA key or without a CA, true for a keyless CA with valid leaves", async () => {
+  const files = await pki();
+  assert.equal(await usingExternalCA(files, PKI, NOW), false);
+  assert.equal(await usingExternalFrontProxyCA(files, PKI, NOW), false);
+  assert.equal(await usingExternalEtcdCA(files, PKI, NOW), false);
+  files.remove(`${PKI}/ca.key`);
+  files.remove(`${PKI}/front-proxy-ca.key`);
+  files.remove(`${PKI}/etcd/ca.key`);
+  assert.equal(await usingExternalCA(files, PKI, NOW), true);
+  assert.equal(await usingExternalFrontProxyCA(files, PKI, NOW), true);
+  assert.equal(await usingExternalEtcdCA(files, PKI, NOW), true);
+  files.remove(`${PKI}/ca.crt`);
+  assert.equal(await usingExternalCA(files, PKI, NOW), false);
+});
+
+Deno.test("usingExternalCA() rejects missing keys, foreign leaves and non-CA certificates", async () => {
+  const files = await pki();
+  files.remove(`${PKI}/ca.key`);
+  files.remove(`${PKI}/apiserver-kubelet-client.key`);
+  await assert.rejects(
+    () => usingExternalCA(files, PKI, NOW),
+    (e: unknown) =>
+      e instanceof ExistingFileError &&
+      e.message.startsWith(
+        "failure loading key for apiserver-kubelet-client: couldn't load the private key file /etc/kubernetes/pki/apiserver-kubelet-client.key",
+      ),
+  );
+  files.put(`${PKI}/apiserver-kubelet-client.key`, files.text(`${PKI}/apiserver.key`)!);
+  files.put(`${PKI}/apiserver-kubelet-client.crt`, files.text(`${PKI}/front-proxy-client.crt`)!);
+  await assert.rejects(
+    () => usingExternalCA(files, PKI, NOW),
+    /certificate API server kubelet client is not signed by corresponding CA: x509: certificate signed by unknown authority/,
+  );
+  files.put(`${PKI}/ca.crt`, files.text(`${PKI}/apiserver.crt`)!);
+  await assert.rejects(
+    () => usingExternalCA(files, PKI, NOW),
+    /^ExistingFileError: certificate CA is not a CA$/,
+  );
+});

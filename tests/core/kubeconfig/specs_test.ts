@@ -1,0 +1,90 @@
+import assert from "node:assert/strict";
+import {
+  buildClientCertKubeconfig,
+  KUBECONFIG_SPECS,
+  kubeconfigSpec,
+  resolveKubeconfigSpec,
+} from "../../../core/kubeconfig/specs.ts";
+import { createSelfSignedCACert, parseCertificatesPEM } from "../../../core/pki/cert.ts";
+import { generateKeyPair } from "../../../core/pki/keys.ts";
+import { currentContext, embeddedText } from "../../../core/kubeconfig/kubeconfig.ts";
+import { initConfigFixture } from "../../support/init_config_fixture.ts";
+import { seededRandom } from "../../support/fixed_random.ts";
+
+Deno.test("KUBECONFIG_SPECS lists upstream's files, identities and endpoints in order", () => {
+  assert.deepEqual(
+    KUBECONFIG_SPECS.map((
+      s,
+    ) => [s.name, s.fileName, s.clientName, s.organizations.join(","), s.endpoint]),
+    [
+      ["admin", "admin.conf", "kubernetes-admin", "kubeadm:cluster-admins", "control-plane"],
+      [
+        "super-admin",
+        "super-admin.conf",
+        "kubernetes-super-admin",
+        "system:masters",
+        "control-plane",
+      ],
+      ["kubelet", "kubelet.conf", "system:node:", "system:nodes", "control-plane"],
+      [
+        "controller-manager",
+        "controller-manager.conf",
+        "system:kube-controller-manager",
+        "",
+        "local",
+      ],
+      ["scheduler", "scheduler.conf", "system:kube-scheduler", "", "local"],
+    ],
+  );
+  assert.throws(
+    () => kubeconfigSpec("bootstrap"),
+    /couldn't retrieve KubeConfigSpec for bootstrap/,
+  );
+});
+
+Deno.test("resolveKubeconfigSpec() uses the control-plane endpoint or the local endpoint", () => {
+  const cfg = initConfigFixture();
+  cfg.cluster.controlPlaneEndpoint = "lb.example.com:443";
+  const warnings: string[] = [];
+  const kubelet = resolveKubeconfigSpec(kubeconfigSpec("kubelet"), cfg, (l) => warnings.push(l));
+  assert.equal(kubelet.clientName, "system:node:cp-1");
+  assert.equal(kubelet.serverURL, "https://lb.example.com:443");
+  assert.deepEqual(warnings, [
+    "[endpoint] WARNING: port specified in controlPlaneEndpoint overrides bindPort in the controlplane address",
+  ]);
+  assert.equal(
+    resolveKubeconfigSpec(kubeconfigSpec("scheduler"), cfg).serverURL,
+    "https://192.168.0.10:6443",
+  );
+});
+
+Deno.test("buildClientCertKubeconfig() embeds the CA, a clientAuth cert and its key", async () => {
+  const cfg = initConfigFixture();
+  const caKey = await generateKeyPair("ECDSA-P256");
+  const caCert = await createSelfSignedCACert(
+    { commonName: "kubernetes", notBefore: new Date("2026-01-01T00:00:00Z") },
+    caKey,
+    seededRandom(3),
+  );
+  const resolved = resolveKubeconfigSpec(kubeconfigSpec("admin"), cfg);
+  const notAfter = new Date("2027-01-01T00:05:00Z");
+  const { kubeconfig, clientCert } = await buildClientCertKubeconfig(
+    resolved,
+    "kubernetes",
+    { cert: caCert, key: caKey },
+    await generateKeyPair("ECDSA-P256"),
+    seededRandom(4),
+    { notAfter },
+  );
+  const cur = currentContext(kubeconfig);
+  assert.equal(cur.name, "kubernetes-admin@kubernetes");
+  const [embedded] = parseCertificatesPEM(embeddedText(cur.user!["client-certificate-data"]!));
+  assert.deepEqual(embedded.der, clientCert.der);
+  assert.equal(embedded.subject.commonName, "kubernetes-admin");
+  assert.deepEqual(embedded.subject.organization, ["kubeadm:cluster-admins"]);
+  assert.deepEqual(embedded.extKeyUsage, ["clientAuth"]);
+  assert.deepEqual(embedded.dnsNames, []);
+  assert.equal(embedded.notBefore.getTime(), caCert.notBefore.getTime());
+  assert.equal(embedded.notAfter.getTime(), notAfter.getTime());
+  assert.match(embeddedText(cur.user!["client-key-data"]!), /^-----BEGIN EC PRIVATE KEY-----\n/);
+});

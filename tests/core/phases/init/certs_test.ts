@@ -1,0 +1,356 @@
+import assert from "node:assert/strict";
+import {
+  prefetchKeys,
+  runAllCerts,
+  runCert,
+  runCertsHeader,
+} from "../../../../core/phases/init/certs.ts";
+import { ExistingFileError, PkiError } from "../../../../core/errors.ts";
+import { keyPoolFor } from "../../../../core/pki/key_pool.ts";
+import {
+  createSelfSignedCACert,
+  encodeCertificatePEM,
+  parseCertificatesPEM,
+} from "../../../../core/pki/cert.ts";
+import { encodePrivateKeyPEM, generateKeyPair } from "../../../../core/pki/keys.ts";
+import { initDataFixture } from "../../../support/init_data_fixture.ts";
+import { MemoryFileSystem } from "../../../support/memory_fs.ts";
+import {
+  openssl,
+  opensslPubFromCert,
+  opensslPubFromKey,
+  runTool,
+  x509Text,
+} from "../../../support/openssl.ts";
+import { seededRandom } from "../../../support/fixed_random.ts";
+
+const PKI = "/etc/kubernetes/pki";
+const START = new Date("2026-06-01T12:00:00Z");
+
+function fixture(files = new MemoryFileSystem(), alg: "ECDSA-P256" | "RSA-2048" = "ECDSA-P256") {
+  const f = initDataFixture({ files });
+  f.data.cfg.cluster.encryptionAlgorithm = alg;
+  f.data.startTime = START;
+  f.data.clock = { now: () => new Date(START.getTime() + 60_000) };
+  f.data.random = seededRandom(42);
+  return f;
+}
+
+const LEAVES: [string, string][] = [
+  ["apiserver", "ca"],
+  ["apiserver-kubelet-client", "ca"],
+  ["front-proxy-client", "front-proxy-ca"],
+  ["etcd/server", "etcd/ca"],
+  ["etcd/peer", "etcd/ca"],
+  ["etcd/healthcheck-client", "etcd/ca"],
+  ["apiserver-etcd-client", "etcd/ca"],
+];
+
+Deno.test("runAllCerts() creates the whole PKI like upstream (ECDSA-P256), verified with openssl", async () => {
+  const { data, out, files } = fixture();
+  data.cfg.cluster.apiServer.certSANs = ["lb.example.com", "10.0.0.50", "not_valid"];
+  await runAllCerts(data);
+  assert.deepEqual(out.lines, [
+    '[certs] Using certificateDir folder "/etc/kubernetes/pki"',
+    '[certs] Generating "ca" certificate and key',
+    '[certs] Generating "apiserver" certificate and key',
+    "[certs] apiserver serving cert is signed for DNS names [cp-1 kubernetes kubernetes.default kubernetes.default.svc kubernetes.default.svc.cluster.local lb.example.com] and IPs [10.96.0.1 192.168.0.10 10.0.0.50]",
+    '[certs] Generating "apiserver-kubelet-client" certificate and key',
+    '[certs] Generating "front-proxy-ca" certificate and key',
+    '[certs] Generating "front-proxy-client" certificate and key',
+    '[certs] Generating "etcd/ca" certificate and key',
+    '[certs] Generating "etcd/server" certificate and key',
+    "[certs] etcd/server serving cert is signed for DNS names [cp-1 localhost] and IPs [192.168.0.10 127.0.0.1 ::1]",
+    '[certs] Generating "etcd/peer" certificate and key',
+    "[certs] etcd/peer serving cert is signed for DNS names [cp-1 localhost] and IPs [192.168.0.10 127.0.0.1 ::1]",
+    '[certs] Generating "etcd/healthcheck-client" certificate and key',
+    '[certs] Generating "apiserver-etcd-client" certificate and key',
+    '[certs] Generating "sa" key and public key',
+  ]);
+  assert.deepEqual(out.warnings, [
+    "[certificates] WARNING: 'not_valid' was not added to the 'apiserver' SAN, because it is not a valid IP or RFC-1123 compliant DNS entry",
+  ]);
+  // Files, modes and kinds.
+  const expected = ["ca", "front-proxy-ca", "etcd/ca", ...LEAVES.map(([b]) => b)];
+  for (const base of expected) {
+    assert.equal(files.files.get(`${PKI}/${base}.crt`)?.mode, 0o644, base);
+    assert.equal(files.files.get(`${PKI}/${base}.key`)?.mode, 0o600, base);
+    assert.match(files.text(`${PKI}/${base}.key`)!, /^-----BEGIN EC PRIVATE KEY-----\n/);
+  }
+  assert.equal(files.files.get(`${PKI}/sa.key`)?.mode, 0o600);
+  assert.equal(files.files.get(`${PKI}/sa.pub`)?.mode, 0o600);
+  assert.equal(files.files.size, 2 * expected.length + 2);
+  assert.match(files.text(`${PKI}/sa.pub`)!, /^-----BEGIN PUBLIC KEY-----\n/);
+  assert.equal(await opensslPubFromKey(files.text(`${PKI}/sa.key`)!), files.text(`${PKI}/sa.pub`));
+
+  const root = await files.dumpTo(await Deno.makeTempDir());
+  const dir = `${root}${PKI}`;
+  for (const [leaf, ca] of LEAVES) {
+    const v = await runTool("openssl", [
+      "verify",
+      "-CAfile",
+      `${dir}/${ca}.crt`,
+      `${dir}/${leaf}.crt`,
+    ]);
+    assert.equal(v.code, 0, `${leaf}: ${v.stderr}`);
+    const other = ca === "ca" ? "etcd/ca" : "ca";
+    const bad = await runTool("openssl", [
+      "verify",
+      "-CAfile",
+      `${dir}/${other}.crt`,
+      `${dir}/${leaf}.crt`,
+    ]);
+    assert.notEqual(bad.code, 0, `${leaf} must not verify against ${other}`);
+    const certPem = files.text(`${PKI}/${leaf}.crt`)!;
+    assert.equal(
+      await opensslPubFromCert(certPem),
+      await opensslPubFromKey(files.text(`${PKI}/${leaf}.key`)!),
+      leaf,
+    );
+  }
+  const api = await x509Text(files.text(`${PKI}/apiserver.crt`)!);
+  assert.match(api, /Subject: CN=kube-apiserver\n/);
+  assert.match(api, /Not Before: Jun {2}1 11:55:00 2026 GMT/);
+  assert.match(api, /Not After : Jun {2}1 12:00:00 2027 GMT/);
+  assert.match(api, /TLS Web Server Authentication\n/);
+  assert.match(
+    api,
+    /DNS:cp-1, DNS:kubernetes, DNS:kubernetes.default, DNS:kubernetes.default.svc, DNS:kubernetes.default.svc.cluster.local, DNS:lb.example.com, IP Address:10.96.0.1, IP Address:192.168.0.10, IP Address:10.0.0.50/,
+  );
+  const kc = await x509Text(files.text(`${PKI}/apiserver-kubelet-client.crt`)!);
+  assert.match(kc, /Subject: CN=kube-apiserver-kubelet-client,O=kubeadm:cluster-admins\n/);
+  assert.match(kc, /TLS Web Client Authentication\n/);
+  assert.doesNotMatch(kc, /Subject Alternative Name/);
+  const etcdServer = await x509Text(files.text(`${PKI}/etcd/server.crt`)!);
+  assert.match(etcdServer, /Subject: CN=cp-1\n/);
+  assert.match(etcdServer, /TLS Web Server Authentication, TLS Web Client Authentication/);
+  const ca = await x509Text(files.text(`${PKI}/ca.crt`)!);
+  assert.match(ca, /Not After : May 29 12:00:00 2036 GMT/);
+  assert.match(ca, /CA:TRUE/);
+  const hc = await x509Text(files.text(`${PKI}/etcd/healthcheck-client.crt`)!);
+  assert.match(hc, /Subject: CN=kube-etcd-healthcheck-client\n/);
+  await Deno.remove(root, { recursive: true });
+});
+
+Deno.test("running the certs phase twice changes no bytes and reuses every file", async () => {
+  const { data, files } = fixture();
+  await runAllCerts(data);
+  const before = files.snapshot();
+  const writes = files.writes.length;
+  const second = fixture(files);
+  await runAllCerts(second.data);
+  assert.deepEqual(files.snapshot(), before);
+  assert.equal(files.writes.length, writes);
+  assert.deepEqual(second.out.lines, [
+    '[certs] Using certificateDir folder "/etc/kubernetes/pki"',
+    "[certs] Using existing ca certificate authority",
+    "[certs] Using existing apiserver certificate and key on disk",
+    "[certs] Using existing apiserver-kubelet-client certificate and key on disk",
+    "[certs] Using existing front-proxy-ca certificate authority",
+    "[certs] Using existing front-proxy-client certificate and key on disk",
+    "[certs] Using existing etcd/ca certificate authority",
+    "[certs] Using existing etcd/server certificate and key on disk",
+    "[certs] Using existing etcd/peer certificate and key on disk",
+    "[certs] Using existing etcd/healthcheck-client certificate and key on disk",
+    "[certs] Using existing apiserver-etcd-client certificate and key on disk",
+    '[certs] Using the existing "sa" key',
+  ]);
+  assert.deepEqual(second.out.warnings, []);
+  // No certificate key was prefetched; only the still-missing kubeconfig files' keys.
+  assert.deepEqual(keyPoolFor(second.data).pendingIds.filter((id) => id.startsWith("cert:")), []);
+});
+
+Deno.test("an existing certificate signed by another CA is an ExistingFileError naming the file", async () => {
+  const { data, files } = fixture();
+  await runAllCerts(data);
+  // Replace the CA (cert and key) with a different one: apiserver.crt no longer chains.
+  const otherKey = await generateKeyPair("ECDSA-P256");
+  const otherCA = await createSelfSignedCACert(
+    { commonName: "kubernetes", notBefore: START },
+    otherKey,
+    seededRandom(1),
+  );
+  files.put(`${PKI}/ca.crt`, encodeCertificatePEM(otherCA));
+  files.put(`${PKI}/ca.key`, await encodePrivateKeyPEM(otherKey), 0o600);
+  const again = fixture(files);
+  await runCert(again.data, "ca");
+  await assert.rejects(
+    () => runCert(again.data, "apiserver"),
+    (e: unknown) =>
+      e instanceof ExistingFileError &&
+      e.field === `${PKI}/apiserver.crt` &&
+      e.message.startsWith(
+        "[certs] certificate apiserver not signed by CA certificate ca: x509: certificate signed by unknown authority",
+      ),
+  );
+});
+
+Deno.test("files that do not fit are rejected: non-CA ca.crt, mismatched key, stray key, garbage", async () => {
+  const { data, files } = fixture();
+  await runAllCerts(data);
+  // A leaf certificate where the CA should be.
+  const notCA = fixture(
+    new MemoryFileSystem({
+      [`${PKI}/ca.crt`]: files.text(`${PKI}/apiserver.crt`)!,
+      [`${PKI}/ca.key`]: files.text(`${PKI}/apiserver.key`)!,
+    }),
+  );
+  await assert.rejects(
+    () => runCert(notCA.data, "ca"),
+    (e: unknown) =>
+      e instanceof ExistingFileError && e.message === 'certificate "ca" is not a CA' &&
+      e.field === `${PKI}/ca.crt`,
+  );
+  // A key that belongs to another certificate.
+  files.put(`${PKI}/apiserver.key`, files.text(`${PKI}/apiserver-kubelet-client.key`)!, 0o600);
+  await assert.rejects(
+    () => runCert(fixture(files).data, "apiserver"),
+    /the private key file \/etc\/kubernetes\/pki\/apiserver\.key does not match the certificate \/etc\/kubernetes\/pki\/apiserver\.crt/,
+  );
+  // A key without its certificate.
+  files.remove(`${PKI}/apiserver.crt`);
+  await assert.rejects(
+    () => runCert(fixture(files).data, "apiserver"),
+    (e: unknown) =>
+      e instanceof ExistingFileError &&
+      e.message ===
+        'failed to write or validate certificate "apiserver": failure loading apiserver certificate: couldn\'t load the certificate file /etc/kubernetes/pki/apiserver.crt: open /etc/kubernetes/pki/apiserver.crt: no such file or directory',
+  );
+  // Garbage instead of a certificate.
+  files.put(`${PKI}/front-proxy-client.crt`, "garbage");
+  await assert.rejects(
+    () => runCert(fixture(files).data, "front-proxy-client"),
+    /failure loading front-proxy-client certificate: couldn't load the certificate file \/etc\/kubernetes\/pki\/front-proxy-client\.crt: error reading \/etc\/kubernetes\/pki\/front-proxy-client\.crt: data does not contain any valid RSA or ECDSA certificates/,
+  );
+  // A broken sa.key.
+  files.put(`${PKI}/sa.key`, "garbage");
+  await assert.rejects(
+    () => runCert(fixture(files).data, "sa"),
+    /file sa\.key existed but it could not be loaded properly/,
+  );
+});
+
+Deno.test("external CA: keyless ca.crt with provided leaves is used; nothing is written; missing leaves fail", async () => {
+  const { data, files } = fixture();
+  await runAllCerts(data);
+  files.remove(`${PKI}/ca.key`);
+  const ext = fixture(files);
+  const writes = files.writes.length;
+  await runCertsHeader(ext.data);
+  for (const name of ["ca", "apiserver", "apiserver-kubelet-client"]) await runCert(ext.data, name);
+  assert.deepEqual(ext.out.lines, [
+    '[certs] Using certificateDir folder "/etc/kubernetes/pki"',
+    "[certs] Using existing ca keyless certificate authority",
+    "[certs] Using existing apiserver certificate and key on disk",
+    "[certs] Using existing apiserver-kubelet-client certificate and key on disk",
+  ]);
+  assert.equal(files.writes.length, writes);
+  files.remove(`${PKI}/apiserver.crt`);
+  files.remove(`${PKI}/apiserver.key`);
+  await assert.rejects(
+    () => runCert(fixture(files).data, "apiserver"),
+    (e: unknown) =>
+      e instanceof ExistingFileError &&
+      e.message.startsWith(
+        "couldn't load CA certificate ca: failure loading ca certificate authority: failed to load key:",
+      ) &&
+      /external CA mode/.test(e.hint ?? ""),
+  );
+  assert.equal(files.writes.length, writes);
+});
+
+Deno.test("a leaf without any CA tells the user to create the CA first", async () => {
+  const { data } = fixture();
+  await assert.rejects(
+    () => runCert(data, "apiserver"),
+    (e: unknown) =>
+      e instanceof PkiError &&
+      e.message ===
+        "couldn't load CA certificate ca: couldn't load ca certificate authority from /etc/kubernetes/pki",
+  );
+});
+
+Deno.test("external etcd: etcd certificates are skipped with upstream's lines", async () => {
+  const { data, out, files } = fixture();
+  data.cfg.cluster.etcd = { external: { endpoints: ["https://10.0.0.9:2379"] } };
+  await runAllCerts(data);
+  assert.ok(
+    out.lines.includes(
+      "[certs] External etcd mode: Skipping etcd/ca certificate authority generation",
+    ),
+  );
+  assert.ok(
+    out.lines.includes("[certs] External etcd mode: Skipping etcd/server certificate generation"),
+  );
+  assert.ok(
+    out.lines.includes(
+      "[certs] External etcd mode: Skipping apiserver-etcd-client certificate generation",
+    ),
+  );
+  assert.equal([...files.files.keys()].filter((p) => p.includes("etcd")).length, 0);
+  assert.equal(files.files.size, 5 * 2 + 2);
+});
+
+Deno.test("the header prefetches every missing key concurrently, including kubeconfig client keys", async () => {
+  const { data } = fixture();
+  await prefetchKeys(data);
+  const ids = keyPoolFor(data).pendingIds.sort();
+  assert.equal(ids.length, 11 + 5);
+  assert.ok(
+    ids.includes("cert:sa") && ids.includes("kubeconfig:admin.conf") &&
+      ids.includes("cert:etcd-peer"),
+  );
+  await runAllCerts(data);
+  assert.deepEqual(keyPoolFor(data).pendingIds.sort(), [
+    "kubeconfig:admin.conf",
+    "kubeconfig:controller-manager.conf",
+    "kubeconfig:kubelet.conf",
+    "kubeconfig:scheduler.conf",
+    "kubeconfig:super-admin.conf",
+  ]);
+  const skipping = fixture();
+  skipping.data.cfg.init.skipPhases = ["kubeconfig", "certs/etcd-ca"];
+  await prefetchKeys(skipping.data);
+  assert.equal(
+    keyPoolFor(skipping.data).pendingIds.some((id) => id.startsWith("kubeconfig:")),
+    false,
+  );
+  assert.equal(keyPoolFor(skipping.data).pendingIds.includes("cert:etcd-ca"), false);
+});
+
+Deno.test("RSA-2048: ca, apiserver and sa use PKCS#1 keys and sha256WithRSAEncryption", async () => {
+  const { data, files } = fixture(new MemoryFileSystem(), "RSA-2048");
+  data.cfg.init.skipPhases = ["kubeconfig"];
+  for (const name of ["ca", "apiserver", "sa"]) await runCert(data, name);
+  for (const base of ["ca", "apiserver", "sa"]) {
+    assert.match(files.text(`${PKI}/${base}.key`)!, /^-----BEGIN RSA PRIVATE KEY-----\n/);
+    const check = await runTool(
+      "openssl",
+      ["rsa", "-check", "-noout"],
+      files.text(`${PKI}/${base}.key`)!,
+    );
+    assert.equal(check.code, 0, check.stderr);
+  }
+  const root = await files.dumpTo(await Deno.makeTempDir());
+  const v = await runTool("openssl", [
+    "verify",
+    "-CAfile",
+    `${root}${PKI}/ca.crt`,
+    `${root}${PKI}/apiserver.crt`,
+  ]);
+  assert.equal(v.code, 0, v.stderr);
+  assert.match(
+    await x509Text(files.text(`${PKI}/apiserver.crt`)!),
+    /Signature Algorithm: sha256WithRSAEncryption/,
+  );
+  assert.match(
+    await openssl(["rsa", "-pubin", "-noout", "-text"], files.text(`${PKI}/sa.pub`)!),
+    /Public-Key: \(2048 bit\)/,
+  );
+  const [cert] = parseCertificatesPEM(files.text(`${PKI}/apiserver.crt`)!);
+  assert.equal(
+    await opensslPubFromKey(files.text(`${PKI}/apiserver.key`)!),
+    await opensslPubFromCert(encodeCertificatePEM(cert)),
+  );
+  await Deno.remove(root, { recursive: true });
+});
