@@ -10,6 +10,7 @@ import { parseDuration } from "../config/duration.ts";
 import { Identity, KubeconfigFile } from "../constants.ts";
 import { KubeadmError } from "../errors.ts";
 import { controlPlaneEndpointURL, localAPIEndpointURL } from "../net/endpoint.ts";
+import { Feature, featureEnabled } from "../config/features.ts";
 import type { RandomSource } from "../host/ports.ts";
 import { type Certificate, createSignedCert, encodeCertificatePEM } from "../pki/cert.ts";
 import { encodePrivateKeyPEM, type KeyPair } from "../pki/keys.ts";
@@ -108,7 +109,11 @@ export function resolveKubeconfigSpec(
   warn?: (line: string) => void,
 ): ResolvedKubeconfigSpec {
   const local = cfg.init.localAPIEndpoint;
-  const serverURL = spec.endpoint === "local"
+  // With ControlPlaneKubeletLocalMode (beta, on by default in 1.34) a control-plane node's
+  // kubelet talks to its own API server, so kubelet.conf gets the local endpoint too.
+  const kubeletLocal = spec.name === "kubelet" &&
+    featureEnabled(cfg.cluster.featureGates, Feature.ControlPlaneKubeletLocalMode);
+  const serverURL = spec.endpoint === "local" || kubeletLocal
     ? localAPIEndpointURL(local)
     : controlPlaneEndpointURL(cfg.cluster.controlPlaneEndpoint, local, warn);
   return {

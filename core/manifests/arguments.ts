@@ -43,18 +43,21 @@ export function setArgValue(args: readonly Arg[], name: string, value: string): 
 }
 
 /**
- * Merges defaults and overrides and renders them as sorted `--name=value` flags
- * (upstream's `ArgumentsToCommand`).
+ * Merges defaults and overrides and renders them as `--name=value` flags, as upstream 1.34's
+ * `ArgumentsToCommand` does: the defaults sorted by name (then value) minus every name the
+ * overrides set, followed by the overrides in the order the user gave them.
  */
 export function argumentsToCommand(
   base: readonly Arg[],
   overrides: readonly Arg[] | undefined = [],
 ): string[] {
   const overridden = new Set(overrides.map((a) => a.name));
+  const sortedBase = [...base].sort((a, b) =>
+    byteCompare(a.name, b.name) || byteCompare(a.value, b.value)
+  );
   const args = [
+    ...sortedBase.filter((a) => !overridden.has(a.name)),
     ...overrides.map((a) => ({ name: a.name, value: a.value ?? "" })),
-    ...base.filter((a) => !overridden.has(a.name)),
   ];
-  args.sort((a, b) => byteCompare(a.name, b.name) || byteCompare(a.value, b.value));
   return args.map((a) => `--${a.name}=${a.value}`);
 }

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { Feature, featureEnabled } from "../../config/features.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
 import {
   KUBELET_CONFIG_FILE,
@@ -30,7 +31,7 @@ export interface KubeletStartHooks {
 
 /** True when the `NodeLocalCRISocket` feature gate is on. */
 export function nodeLocalCRISocketEnabled(data: InitData): boolean {
-  return data.cfg.cluster.featureGates?.NodeLocalCRISocket === true;
+  return featureEnabled(data.cfg.cluster.featureGates, Feature.NodeLocalCRISocket);
 }
 
 function wrap(message: string, e: unknown): KubeadmError {

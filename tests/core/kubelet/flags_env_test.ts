@@ -35,7 +35,7 @@ Deno.test("kubeletFlags() overrides the hostname only when the node name differs
   );
 });
 
-Deno.test("kubeletFlags() merges kubeletExtraArgs and sorts", () => {
+Deno.test("kubeletFlags() keeps sorted defaults, then kubeletExtraArgs in the user's order", () => {
   const flags = kubeletFlags({
     ...base,
     nodeRegistration: {
@@ -48,10 +48,10 @@ Deno.test("kubeletFlags() merges kubeletExtraArgs and sorts", () => {
     },
   });
   assert.deepStrictEqual(flags, [
-    "--cgroup-driver=",
     "--container-runtime-endpoint=unix:///var/run/containerd/containerd.sock",
-    "--node-ip=10.0.0.2",
     "--pod-infra-container-image=my/pause:1",
+    "--node-ip=10.0.0.2",
+    "--cgroup-driver=",
   ]);
 });
 

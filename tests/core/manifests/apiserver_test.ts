@@ -73,7 +73,7 @@ Deno.test("apiServerCommand() follows certificatesDir, bindPort, dnsDomain and s
   assert.ok(cmd.includes("--service-cluster-ip-range=10.100.0.0/16,fd00::/108"));
 });
 
-Deno.test("apiServerCommand() merges extraArgs: overrides replace by name, duplicates kept, sorted", () => {
+Deno.test("apiServerCommand() merges extraArgs: overrides replace by name, duplicates kept, appended in order", () => {
   const cmd = apiServerCommand(input((c) => {
     c.cluster.apiServer.extraArgs = [
       { name: "enable-admission-plugins", value: "NodeRestriction,PodSecurity" },
@@ -86,14 +86,20 @@ Deno.test("apiServerCommand() merges extraArgs: overrides replace by name, dupli
     "--enable-admission-plugins=NodeRestriction,PodSecurity",
   ]);
   assert.deepStrictEqual(cmd.filter((f) => f.startsWith("--tls-cipher-suites")), [
-    "--tls-cipher-suites=a",
     "--tls-cipher-suites=b",
+    "--tls-cipher-suites=a",
   ]);
   assert.equal(cmd[1], "--advertise-address=192.168.0.10");
   assert.equal(cmd[2], "--allow-privileged=true");
-  assert.equal(cmd[3], "--audit-log-path=");
-  const flags = cmd.slice(1).map((f) => f.slice(2, f.indexOf("=")));
-  assert.deepStrictEqual(flags, [...flags].sort());
+  // upstream 1.34: the defaults stay sorted, the overrides follow in the user's order.
+  assert.deepStrictEqual(cmd.slice(-4), [
+    "--enable-admission-plugins=NodeRestriction,PodSecurity",
+    "--tls-cipher-suites=b",
+    "--tls-cipher-suites=a",
+    "--audit-log-path=",
+  ]);
+  const defaults = cmd.slice(1, -4).map((f) => f.slice(2, f.indexOf("=")));
+  assert.deepStrictEqual(defaults, [...defaults].sort());
 });
 
 Deno.test("authorizationModes() filters unknown modes and warns like upstream", () => {

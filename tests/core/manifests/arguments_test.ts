@@ -22,11 +22,12 @@ Deno.test("argumentsToCommand() drops every default named by an override and kee
     { name: "feature-gates", value: "C=true" },
     { name: "audit-log-path", value: "/x" },
   ];
+  // upstream 1.34: sorted defaults first, then the overrides exactly as given.
   assert.deepStrictEqual(argumentsToCommand(base, overrides), [
-    "--audit-log-path=/x",
-    "--feature-gates=C=true",
-    "--feature-gates=Z=false",
     "--v=2",
+    "--feature-gates=Z=false",
+    "--feature-gates=C=true",
+    "--audit-log-path=/x",
   ]);
 });
 

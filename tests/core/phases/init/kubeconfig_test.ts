@@ -220,19 +220,19 @@ Deno.test("external CA: provided kubeconfigs are validated and used, missing one
   );
 });
 
-Deno.test("controlPlaneEndpoint: admin/kubelet use it (port warning), controller-manager/scheduler stay local", async () => {
+Deno.test("controlPlaneEndpoint: admin uses it (port warning); kubelet (local mode), controller-manager, scheduler stay local", async () => {
   const { data, files, out } = await withCA();
   data.cfg.cluster.controlPlaneEndpoint = "[fd00::100]:8443";
   await runAllKubeconfigs(data);
   const server = (f: string) =>
     currentContext(parseKubeconfig(files.text(`${K}/${f}`)!)).cluster.server;
   assert.equal(server("admin.conf"), "https://[fd00::100]:8443");
-  assert.equal(server("kubelet.conf"), "https://[fd00::100]:8443");
+  assert.equal(server("kubelet.conf"), "https://192.168.0.10:6443");
   assert.equal(server("scheduler.conf"), "https://192.168.0.10:6443");
   assert.ok(
     out.warnings.every((w) =>
       w.startsWith("[endpoint] WARNING: port specified in controlPlaneEndpoint")
     ),
   );
-  assert.equal(out.warnings.length, 5);
+  assert.equal(out.warnings.length, 4);
 });

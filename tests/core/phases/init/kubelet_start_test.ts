@@ -8,6 +8,7 @@ const ENV =
 
 Deno.test("runKubeletStart() writes kubeadm-flags.env and config.yaml (0644) with upstream's lines", async () => {
   const { data, out, files } = initDataFixture();
+  data.cfg.cluster.featureGates = { NodeLocalCRISocket: false };
   await runKubeletStart(data);
   assert.deepStrictEqual(out.lines, [
     '[kubelet-start] Writing kubelet environment file with flags to file "/var/lib/kubelet/kubeadm-flags.env"',
@@ -25,6 +26,7 @@ Deno.test("runKubeletStart() writes kubeadm-flags.env and config.yaml (0644) wit
 
 Deno.test("runKubeletStart() overrides the hostname when the node name differs", async () => {
   const { data, files } = initDataFixture({ host: { hostname: "host-a" } });
+  data.cfg.cluster.featureGates = { NodeLocalCRISocket: false };
   await runKubeletStart(data);
   assert.ok(
     files.text("/var/lib/kubelet/kubeadm-flags.env")!.includes(" --hostname-override=cp-1 "),
@@ -54,6 +56,7 @@ Deno.test("runKubeletStart() applies kubeletconfiguration patches", async () => 
     "/patches/kubeletconfiguration.yaml": "maxPods: 64\nfeatureGates:\n  SomeGate: true\n",
   });
   const { data, out } = initDataFixture({ files, patchesDir: "/patches" });
+  data.cfg.cluster.featureGates = { NodeLocalCRISocket: false };
   await runKubeletStart(data);
   assert.deepStrictEqual(out.lines, [
     '[kubelet-start] Writing kubelet environment file with flags to file "/var/lib/kubelet/kubeadm-flags.env"',
@@ -98,4 +101,16 @@ Deno.test("runKubeletStart() is idempotent", async () => {
   const first = files.snapshot();
   await runKubeletStart(data);
   assert.deepStrictEqual(files.snapshot(), first);
+});
+
+Deno.test("runKubeletStart() follows 1.34's default: NodeLocalCRISocket on when no gate is set", async () => {
+  const { data, files } = initDataFixture();
+  data.cfg.cluster.featureGates = {};
+  await runKubeletStart(data);
+  assert.ok(
+    files.text("/var/lib/kubelet/instance-config.yaml")?.includes("containerRuntimeEndpoint"),
+  );
+  assert.ok(
+    !files.text("/var/lib/kubelet/kubeadm-flags.env")!.includes("--container-runtime-endpoint"),
+  );
 });
