@@ -109,6 +109,55 @@ export class PreflightError extends KubeadmError {
   override readonly exitCode = ExitCode.preflight;
 }
 
+/** The Kubernetes object an API call was about, for error messages (`ConfigMap kube-system/x`). */
+export interface ApiObjectRef {
+  kind: string;
+  namespace?: string;
+  name?: string;
+}
+
+/** Options of an {@link ApiError}. */
+export interface ApiErrorOptions extends KubeadmErrorOptions {
+  /** HTTP status code; `0` when no response arrived (connection or TLS failure, timeout). */
+  status: number;
+  /**
+   * The server's `Status.reason` (`AlreadyExists`, `Forbidden`, `NotFound`, `Conflict`,
+   * `Invalid`, ...), or for transport failures one of `ConnectionRefused`, `ConnectionReset`,
+   * `Timeout`, `UnknownAuthority`, `HostnameMismatch`, `CertificateRequired`, `ConnectionFailed`.
+   */
+  reason: string;
+  /** The object the call was about. */
+  object?: ApiObjectRef;
+}
+
+/** A Kubernetes API call failed: an error status from the server or a transport failure. */
+export class ApiError extends KubeadmError {
+  override readonly code = "ERR_API";
+  /** HTTP status code; `0` when no response arrived. */
+  readonly status: number;
+  /** Machine-readable reason (server `Status.reason` or a transport reason). */
+  readonly reason: string;
+  /** The object the call was about. */
+  readonly object?: ApiObjectRef;
+
+  constructor(message: string, options: ApiErrorOptions) {
+    super(message, options);
+    this.status = options.status;
+    this.reason = options.reason;
+    this.object = options.object;
+  }
+}
+
+/**
+ * Discovery could not establish trust in the API server (bad or missing JWS signature,
+ * unpinned CA, timeout waiting for cluster-info, malformed kubeconfig). Messages are
+ * upstream's, e.g. `couldn't validate the identity of the API Server: ...`; they carry the
+ * token id at most, never the token secret.
+ */
+export class DiscoveryError extends KubeadmError {
+  override readonly code = "ERR_DISCOVERY";
+}
+
 /** A phase failed; wraps the cause as upstream's `error execution phase <name>`. */
 export class PhaseError extends KubeadmError {
   override readonly code = "ERR_PHASE";

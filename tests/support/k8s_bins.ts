@@ -20,7 +20,16 @@ export async function k8sBinDir(): Promise<string> {
     }).output();
     dir = new TextDecoder().decode(out.stdout).trim().split("\n").pop();
   }
-  for (const bin of ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl", "kubeadm"]) {
+  for (
+    const bin of [
+      "etcd",
+      "kube-apiserver",
+      "kube-controller-manager",
+      "kube-scheduler",
+      "kubectl",
+      "kubeadm",
+    ]
+  ) {
     try {
       await Deno.stat(`${dir}/${bin}`);
     } catch {

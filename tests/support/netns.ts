@@ -7,7 +7,11 @@
  */
 
 async function sh(args: string[], check = true): Promise<string> {
-  const out = await new Deno.Command(args[0], { args: args.slice(1), stdout: "piped", stderr: "piped" })
+  const out = await new Deno.Command(args[0], {
+    args: args.slice(1),
+    stdout: "piped",
+    stderr: "piped",
+  })
     .output();
   const text = new TextDecoder().decode(out.stdout);
   if (check && !out.success) {

@@ -4,11 +4,21 @@ import { MemoryFileSystem } from "../../support/memory_fs.ts";
 
 Deno.test("RecordingFileSystem reads through, records writes, never touches the base", async () => {
   const base = new MemoryFileSystem();
-  await base.write({ path: "/etc/kubernetes/pki/ca.crt", data: "CA", mode: 0o644, kind: "certificate" });
+  await base.write({
+    path: "/etc/kubernetes/pki/ca.crt",
+    data: "CA",
+    mode: 0o644,
+    kind: "certificate",
+  });
   const rec = new RecordingFileSystem(base);
   assert.equal(new TextDecoder().decode(await rec.read("/etc/kubernetes/pki/ca.crt")), "CA");
   await rec.write({ path: "/etc/kubernetes/pki/ca.key", data: "KEY", mode: 0o600, kind: "key" });
-  await rec.write({ path: "/etc/kubernetes/admin.conf", data: "x", mode: 0o600, kind: "kubeconfig" });
+  await rec.write({
+    path: "/etc/kubernetes/admin.conf",
+    data: "x",
+    mode: 0o600,
+    kind: "kubeconfig",
+  });
   assert.equal(new TextDecoder().decode(await rec.read("/etc/kubernetes/pki/ca.key")), "KEY");
   assert.equal(await base.read("/etc/kubernetes/pki/ca.key"), undefined);
   assert.deepEqual(rec.planned.map((f) => f.path), [

@@ -12,8 +12,18 @@ Deno.test("HostFileSystem writes atomically with the requested mode under --root
   const root = await Deno.makeTempDir();
   try {
     const fs = new HostFileSystem(root);
-    await fs.write({ path: "/etc/kubernetes/pki/ca.key", data: "secret", mode: 0o600, kind: "key" });
-    await fs.write({ path: "/etc/kubernetes/pki/ca.key", data: "secret2", mode: 0o600, kind: "key" });
+    await fs.write({
+      path: "/etc/kubernetes/pki/ca.key",
+      data: "secret",
+      mode: 0o600,
+      kind: "key",
+    });
+    await fs.write({
+      path: "/etc/kubernetes/pki/ca.key",
+      data: "secret2",
+      mode: 0o600,
+      kind: "key",
+    });
     const st = await Deno.stat(`${root}/etc/kubernetes/pki/ca.key`);
     assert.equal(st.mode! & 0o777, 0o600);
     assert.equal((await Deno.stat(`${root}/etc/kubernetes/pki`)).mode! & 0o777, 0o700);

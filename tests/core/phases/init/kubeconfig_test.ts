@@ -234,5 +234,5 @@ Deno.test("controlPlaneEndpoint: admin uses it (port warning); kubelet (local mo
       w.startsWith("[endpoint] WARNING: port specified in controlPlaneEndpoint")
     ),
   );
-  assert.equal(out.warnings.length, 4);
+  assert.equal(out.warnings.length, 5);
 });
