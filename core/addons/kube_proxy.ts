@@ -1,0 +1,212 @@
+/**
+ * The kube-proxy addon as kubeadm 1.34 installs it (upstream `phases/addons/proxy`):
+ * ConfigMap `kube-proxy` (keys `config.conf` and `kubeconfig.conf`), DaemonSet `kube-proxy`,
+ * ServiceAccount `kube-proxy`, ClusterRoleBinding `kubeadm:node-proxier` and the Role and
+ * RoleBinding `kube-proxy` that let bootstrap tokens read the ConfigMap, all in `kube-system`.
+ *
+ * @module
+ */
+import type { DaemonSet } from "kubernetes-types/apps/v1.d.ts";
+import type { ConfigMap, EnvVar, ServiceAccount } from "kubernetes-types/core/v1.d.ts";
+import type { ClusterRoleBinding, Role, RoleBinding } from "kubernetes-types/rbac/v1.d.ts";
+import type { ClusterConfiguration } from "../config/types.ts";
+import { DEFAULT_IMAGE_REPOSITORY, Identity, KUBERNETES_VERSION } from "../constants.ts";
+import type { Printer } from "../host/ports.ts";
+import type { KubeClient } from "../kube/client.ts";
+import { signConfigMap } from "../cluster/component_config_hash.ts";
+import {
+  clusterRoleBinding,
+  getOneObjectRole,
+  groupSubject,
+  roleBinding,
+  serviceAccountSubject,
+} from "../cluster/rbac.ts";
+
+const KUBE_SYSTEM = "kube-system";
+/** ConfigMap, DaemonSet, ServiceAccount, Role and RoleBinding name. */
+export const KUBE_PROXY_NAME = "kube-proxy";
+/** Key of the KubeProxyConfiguration in the ConfigMap. */
+export const KUBE_PROXY_CONFIG_KEY = "config.conf";
+/** Key of the in-cluster kubeconfig in the ConfigMap. */
+export const KUBE_PROXY_KUBECONFIG_KEY = "kubeconfig.conf";
+/** ClusterRoleBinding granting the node-proxier role. */
+export const NODE_PROXIER_BINDING = "kubeadm:node-proxier";
+/** The built-in ClusterRole for kube-proxy. */
+export const NODE_PROXIER_ROLE = "system:node-proxier";
+
+/** `<imageRepository>/kube-proxy:<kubernetesVersion>` (`+` in the version becomes `_`). */
+export function kubeProxyImage(cluster: ClusterConfiguration): string {
+  const repo = cluster.imageRepository || DEFAULT_IMAGE_REPOSITORY;
+  const tag = (cluster.kubernetesVersion || KUBERNETES_VERSION).replaceAll("+", "_");
+  return `${repo}/kube-proxy:${tag}`;
+}
+
+/** The kubeconfig kube-proxy uses in the cluster (service-account token and CA). */
+export function kubeProxyKubeconfig(controlPlaneEndpoint: string): string {
+  return `apiVersion: v1
+kind: Config
+clusters:
+- cluster:
+    certificate-authority: /var/run/secrets/kubernetes.io/serviceaccount/ca.crt
+    server: ${controlPlaneEndpoint}
+  name: default
+contexts:
+- context:
+    cluster: default
+    namespace: default
+    user: default
+  name: default
+current-context: default
+users:
+- name: default
+  user:
+    tokenFile: /var/run/secrets/kubernetes.io/serviceaccount/token`;
+}
+
+/** Input of {@link kubeProxyConfigMap}. */
+export interface KubeProxyConfigMapInput {
+  /** The KubeProxyConfiguration YAML. */
+  kubeProxyConfigurationYaml: string;
+  /** Control-plane endpoint URL, e.g. `https://10.0.0.1:6443`. */
+  controlPlaneEndpoint: string;
+  /** Whether the user supplied the KubeProxyConfiguration (then it is not checksummed). */
+  userSupplied: boolean;
+}
+
+/**
+ * ConfigMap `kube-system/kube-proxy` (label `app: kube-proxy`). Both values are literal blocks
+ * with their final newline stripped, as upstream's `|-` template yields.
+ */
+export async function kubeProxyConfigMap(input: KubeProxyConfigMapInput): Promise<ConfigMap> {
+  const cm: ConfigMap = {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: KUBE_PROXY_NAME, namespace: KUBE_SYSTEM, labels: { app: KUBE_PROXY_NAME } },
+    data: {
+      [KUBE_PROXY_KUBECONFIG_KEY]: kubeProxyKubeconfig(input.controlPlaneEndpoint),
+      [KUBE_PROXY_CONFIG_KEY]: input.kubeProxyConfigurationYaml.replace(/\n+$/, ""),
+    },
+  };
+  return input.userSupplied ? cm : await signConfigMap(cm);
+}
+
+/**
+ * The host's `*_proxy` variables (any case, non-empty) as container env, sorted by name — the
+ * way upstream propagates proxy settings into kube-proxy.
+ */
+export function proxyEnvVars(env: Readonly<Record<string, string>>): EnvVar[] {
+  return Object.entries(env)
+    .filter(([name, value]) => name.toLowerCase().endsWith("_proxy") && value !== "")
+    .map(([name, value]) => ({ name, value }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** DaemonSet `kube-system/kube-proxy`. */
+export function kubeProxyDaemonSet(
+  image: string,
+  proxyEnv: Readonly<Record<string, string>> = {},
+): DaemonSet {
+  return {
+    apiVersion: "apps/v1",
+    kind: "DaemonSet",
+    metadata: {
+      labels: { "k8s-app": KUBE_PROXY_NAME },
+      name: KUBE_PROXY_NAME,
+      namespace: KUBE_SYSTEM,
+    },
+    spec: {
+      selector: { matchLabels: { "k8s-app": KUBE_PROXY_NAME } },
+      updateStrategy: { type: "RollingUpdate" },
+      template: {
+        metadata: { labels: { "k8s-app": KUBE_PROXY_NAME } },
+        spec: {
+          priorityClassName: "system-node-critical",
+          containers: [{
+            name: KUBE_PROXY_NAME,
+            image,
+            imagePullPolicy: "IfNotPresent",
+            command: [
+              "/usr/local/bin/kube-proxy",
+              `--config=/var/lib/kube-proxy/${KUBE_PROXY_CONFIG_KEY}`,
+              "--hostname-override=$(NODE_NAME)",
+            ],
+            securityContext: { privileged: true },
+            volumeMounts: [
+              { mountPath: "/var/lib/kube-proxy", name: "kube-proxy" },
+              { mountPath: "/run/xtables.lock", name: "xtables-lock", readOnly: false },
+              { mountPath: "/lib/modules", name: "lib-modules", readOnly: true },
+            ],
+            env: [
+              { name: "NODE_NAME", valueFrom: { fieldRef: { fieldPath: "spec.nodeName" } } },
+              ...proxyEnvVars(proxyEnv),
+            ],
+          }],
+          hostNetwork: true,
+          serviceAccountName: KUBE_PROXY_NAME,
+          volumes: [
+            { name: "kube-proxy", configMap: { name: KUBE_PROXY_NAME } },
+            {
+              name: "xtables-lock",
+              hostPath: { path: "/run/xtables.lock", type: "FileOrCreate" },
+            },
+            { name: "lib-modules", hostPath: { path: "/lib/modules" } },
+          ],
+          tolerations: [{ operator: "Exists" }],
+          nodeSelector: { "kubernetes.io/os": "linux" },
+        },
+      },
+    },
+  };
+}
+
+/** ServiceAccount `kube-system/kube-proxy`. */
+export function kubeProxyServiceAccount(): ServiceAccount {
+  return {
+    apiVersion: "v1",
+    kind: "ServiceAccount",
+    metadata: { name: KUBE_PROXY_NAME, namespace: KUBE_SYSTEM },
+  };
+}
+
+/** ClusterRoleBinding `kubeadm:node-proxier` → `system:node-proxier`, SA `kube-system/kube-proxy`. */
+export function nodeProxierBinding(): ClusterRoleBinding {
+  return clusterRoleBinding(NODE_PROXIER_BINDING, NODE_PROXIER_ROLE, [
+    serviceAccountSubject(KUBE_SYSTEM, KUBE_PROXY_NAME),
+  ]);
+}
+
+/** Role `kube-system/kube-proxy`: get configmap `kube-proxy`. */
+export function kubeProxyRole(): Role {
+  return getOneObjectRole(KUBE_SYSTEM, KUBE_PROXY_NAME, "configmaps", KUBE_PROXY_NAME);
+}
+
+/** RoleBinding `kube-system/kube-proxy` → the default bootstrap-token group. */
+export function kubeProxyRoleBinding(): RoleBinding {
+  return roleBinding(KUBE_SYSTEM, KUBE_PROXY_NAME, [groupSubject(Identity.bootstrapDefaultGroup)]);
+}
+
+/** Input of {@link ensureKubeProxy}. */
+export interface KubeProxyInput extends KubeProxyConfigMapInput {
+  /** The kube-proxy image ({@link kubeProxyImage}). */
+  image: string;
+  /** Host environment; its `*_proxy` variables are passed to kube-proxy. */
+  proxyEnv?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Installs or updates kube-proxy in upstream's order: ConfigMap, DaemonSet, ServiceAccount,
+ * ClusterRoleBinding, Role, RoleBinding.
+ */
+export async function ensureKubeProxy(
+  client: KubeClient,
+  input: KubeProxyInput,
+  out: Printer,
+): Promise<void> {
+  await client.createOrUpdate(await kubeProxyConfigMap(input));
+  await client.createOrUpdate(kubeProxyDaemonSet(input.image, input.proxyEnv));
+  await client.createOrUpdate(kubeProxyServiceAccount());
+  await client.createOrUpdate(nodeProxierBinding());
+  await client.createOrUpdate(kubeProxyRole());
+  await client.createOrUpdate(kubeProxyRoleBinding());
+  out.info("[addons] Applied essential addon: kube-proxy");
+}

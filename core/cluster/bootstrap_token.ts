@@ -1,0 +1,148 @@
+/**
+ * The `bootstrap-token` phase's objects: the bootstrap token Secrets, the RBAC that lets
+ * bootstrap tokens get Nodes, post CSRs and have them auto-approved, the rotation auto-approval
+ * for all nodes, and the cluster-info ConfigMap (upstream `phases/bootstraptoken/node`,
+ * `cmd/phases/init/bootstraptoken.go`).
+ *
+ * @module
+ */
+import type { ClusterRole, ClusterRoleBinding } from "kubernetes-types/rbac/v1.d.ts";
+import { tokenToSecret } from "../bootstraptoken/secret.ts";
+import { parseToken, tokenSecretName } from "../bootstraptoken/token.ts";
+import type { BootstrapToken } from "../config/types.ts";
+import { Identity } from "../constants.ts";
+import { errorMessage, KubeadmError } from "../errors.ts";
+import type { Printer } from "../host/ports.ts";
+import type { KubeClient } from "../kube/client.ts";
+import type { KubeconfigView } from "../kube/kubeconfig_connection.ts";
+import { applyClusterInfo, CLUSTER_INFO_CONFIGMAP, KUBE_PUBLIC } from "./cluster_info.ts";
+import { clusterRole, clusterRoleBinding, groupSubject } from "./rbac.ts";
+
+/** ClusterRole and ClusterRoleBinding letting bootstrap tokens get Nodes. */
+export const GET_NODES_ROLE = "kubeadm:get-nodes";
+/** Binding that lets bootstrap tokens post CSRs. */
+export const KUBELET_BOOTSTRAP_BINDING = "kubeadm:kubelet-bootstrap";
+/** Built-in ClusterRole for posting CSRs. */
+export const NODE_BOOTSTRAPPER_ROLE = "system:node-bootstrapper";
+/** Binding that makes the csrapprover approve bootstrap-token CSRs. */
+export const NODE_AUTOAPPROVE_BOOTSTRAP_BINDING = "kubeadm:node-autoapprove-bootstrap";
+/** Built-in ClusterRole for auto-approving node client CSRs. */
+export const CSR_AUTO_APPROVAL_ROLE =
+  "system:certificates.k8s.io:certificatesigningrequests:nodeclient";
+/** Binding that makes the csrapprover approve node client certificate renewals. */
+export const NODE_AUTOAPPROVE_ROTATION_BINDING = "kubeadm:node-autoapprove-certificate-rotation";
+/** Built-in ClusterRole for auto-approving renewals of a node's own client certificate. */
+export const NODE_SELF_CSR_AUTO_APPROVAL_ROLE =
+  "system:certificates.k8s.io:certificatesigningrequests:selfnodeclient";
+
+/** ClusterRole `kubeadm:get-nodes`: get nodes. */
+export function getNodesClusterRole(): ClusterRole {
+  return clusterRole(GET_NODES_ROLE, [{ verbs: ["get"], apiGroups: [""], resources: ["nodes"] }]);
+}
+
+/** ClusterRoleBinding `kubeadm:get-nodes` → the default bootstrap-token group. */
+export function getNodesClusterRoleBinding(): ClusterRoleBinding {
+  return clusterRoleBinding(GET_NODES_ROLE, GET_NODES_ROLE, [
+    groupSubject(Identity.bootstrapDefaultGroup),
+  ]);
+}
+
+/** ClusterRoleBinding `kubeadm:kubelet-bootstrap` → `system:node-bootstrapper`. */
+export function kubeletBootstrapBinding(): ClusterRoleBinding {
+  return clusterRoleBinding(KUBELET_BOOTSTRAP_BINDING, NODE_BOOTSTRAPPER_ROLE, [
+    groupSubject(Identity.bootstrapDefaultGroup),
+  ]);
+}
+
+/** ClusterRoleBinding `kubeadm:node-autoapprove-bootstrap` → `...:nodeclient`. */
+export function nodeAutoApproveBootstrapBinding(): ClusterRoleBinding {
+  return clusterRoleBinding(NODE_AUTOAPPROVE_BOOTSTRAP_BINDING, CSR_AUTO_APPROVAL_ROLE, [
+    groupSubject(Identity.bootstrapDefaultGroup),
+  ]);
+}
+
+/** ClusterRoleBinding `kubeadm:node-autoapprove-certificate-rotation` → `system:nodes`. */
+export function nodeAutoApproveRotationBinding(): ClusterRoleBinding {
+  return clusterRoleBinding(NODE_AUTOAPPROVE_ROTATION_BINDING, NODE_SELF_CSR_AUTO_APPROVAL_ROLE, [
+    groupSubject(Identity.nodesGroup),
+  ]);
+}
+
+/**
+ * Stores each token as its Secret (create or update). With `failIfExists` an existing Secret
+ * for the same token id is an error (`kubeadm token create` semantics).
+ */
+export async function updateOrCreateTokens(
+  client: KubeClient,
+  tokens: readonly BootstrapToken[],
+  now: Date,
+  options: { failIfExists?: boolean } = {},
+): Promise<void> {
+  for (const token of tokens) {
+    const { id } = parseToken(token.token ?? "");
+    const name = tokenSecretName(id);
+    if (options.failIfExists) {
+      const existing = await client.tryGet({ kind: "Secret", namespace: "kube-system", name });
+      if (existing) throw new KubeadmError(`a token with id ${JSON.stringify(id)} already exists`);
+    }
+    try {
+      await client.createOrUpdate(tokenToSecret(token, now));
+    } catch (e) {
+      throw new KubeadmError(
+        `failed to create or update bootstrap token with name ${name}: ${errorMessage(e)}`,
+        { cause: e, hint: e instanceof KubeadmError ? e.hint : undefined },
+      );
+    }
+  }
+}
+
+/** Input of {@link applyBootstrapTokenPhase}. */
+export interface BootstrapTokenPhaseInput {
+  /** The configured tokens (each with `token` set). */
+  tokens: readonly BootstrapToken[];
+  /** Reference time for TTL-based expiration. */
+  now: Date;
+  /** The admin kubeconfig; its current cluster goes into cluster-info. */
+  admin: KubeconfigView;
+  /** `--skip-token-print`. */
+  skipTokenPrint?: boolean;
+}
+
+/** Runs the whole `bootstrap-token` phase against the cluster, printing upstream's lines. */
+export async function applyBootstrapTokenPhase(
+  client: KubeClient,
+  input: BootstrapTokenPhaseInput,
+  out: Printer,
+): Promise<void> {
+  if (!input.skipTokenPrint) {
+    const values = input.tokens.map((t) => t.token ?? "");
+    if (values.length === 1) out.info(`[bootstrap-token] Using token: ${values[0]}`);
+    else if (values.length > 1) out.info(`[bootstrap-token] Using tokens: [${values.join(" ")}]`);
+  }
+  out.info("[bootstrap-token] Configuring bootstrap tokens, cluster-info ConfigMap, RBAC Roles");
+  await updateOrCreateTokens(client, input.tokens, input.now);
+
+  out.info("[bootstrap-token] Configured RBAC rules to allow Node Bootstrap tokens to get nodes");
+  await client.createOrUpdate(getNodesClusterRole());
+  await client.createOrUpdate(getNodesClusterRoleBinding());
+
+  out.info(
+    "[bootstrap-token] Configured RBAC rules to allow Node Bootstrap tokens to post CSRs in order for nodes to get long term certificate credentials",
+  );
+  await client.createOrUpdate(kubeletBootstrapBinding());
+
+  out.info(
+    "[bootstrap-token] Configured RBAC rules to allow the csrapprover controller automatically approve CSRs from a Node Bootstrap Token",
+  );
+  await client.createOrUpdate(nodeAutoApproveBootstrapBinding());
+
+  out.info(
+    "[bootstrap-token] Configured RBAC rules to allow certificate rotation for all node client certificates in the cluster",
+  );
+  await client.createOrUpdate(nodeAutoApproveRotationBinding());
+
+  out.info(
+    `[bootstrap-token] Creating the "${CLUSTER_INFO_CONFIGMAP}" ConfigMap in the "${KUBE_PUBLIC}" namespace`,
+  );
+  await applyClusterInfo(client, input.admin);
+}

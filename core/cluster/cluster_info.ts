@@ -1,0 +1,104 @@
+/**
+ * The public `kube-public/cluster-info` ConfigMap that joining nodes discover the cluster
+ * from, and the anonymous-read RBAC around it (upstream `phases/bootstraptoken/clusterinfo`).
+ *
+ * The `kubeconfig` value is a kubeconfig holding only admin.conf's current cluster under the
+ * empty name, serialized as client-go 1.34's `clientcmd.Write` does (sorted keys, `contexts:
+ * null`, `current-context: ""`, `users: null`, no `preferences`). Its exact bytes matter: the
+ * bootstrap signer signs them.
+ *
+ * @module
+ */
+import type { ConfigMap } from "kubernetes-types/core/v1.d.ts";
+import type { Role, RoleBinding } from "kubernetes-types/rbac/v1.d.ts";
+import type { KubeClient } from "../kube/client.ts";
+import {
+  currentCluster,
+  type KubeconfigClusterView,
+  type KubeconfigView,
+} from "../kube/kubeconfig_connection.ts";
+import { base64Decode, base64Encode } from "../pki/pem.ts";
+import { toKubeYaml } from "../yaml/kube_yaml.ts";
+import { getOneObjectRole, roleBinding, userSubject } from "./rbac.ts";
+
+/** `kube-public`. */
+export const KUBE_PUBLIC = "kube-public";
+/** The ConfigMap name. */
+export const CLUSTER_INFO_CONFIGMAP = "cluster-info";
+/** Its kubeconfig data key. */
+export const CLUSTER_INFO_KUBECONFIG_KEY = "kubeconfig";
+/** Role and RoleBinding granting anonymous read of cluster-info. */
+export const BOOTSTRAP_SIGNER_CLUSTERINFO_ROLE = "kubeadm:bootstrap-signer-clusterinfo";
+/** The anonymous user. */
+export const ANONYMOUS_USER = "system:anonymous";
+
+/** The fields of a kubeconfig cluster entry client-go keeps (`omitempty` ones only when set). */
+const CLUSTER_FIELDS = [
+  "server",
+  "tls-server-name",
+  "insecure-skip-tls-verify",
+  "certificate-authority",
+  "certificate-authority-data",
+  "proxy-url",
+  "disable-compression",
+  "extensions",
+] as const;
+
+/** The cluster entry as client-go would re-serialize it (known fields, empty ones omitted). */
+function normalizedCluster(cluster: KubeconfigClusterView): Record<string, unknown> {
+  const out: Record<string, unknown> = { server: cluster.server ?? "" };
+  for (const field of CLUSTER_FIELDS) {
+    const v = cluster[field];
+    if (field === "server" || v === undefined || v === null || v === "" || v === false) continue;
+    if (Array.isArray(v) && v.length === 0) continue;
+    out[field] = field === "certificate-authority-data" ? base64Encode(base64Decode(String(v))) : v;
+  }
+  return out;
+}
+
+/** The cluster-info kubeconfig text built from admin.conf's current cluster. */
+export function clusterInfoKubeconfig(admin: KubeconfigView): string {
+  const cluster = normalizedCluster(currentCluster(admin));
+  return toKubeYaml({
+    apiVersion: "v1",
+    clusters: [{ cluster, name: "" }],
+    contexts: null,
+    "current-context": "",
+    kind: "Config",
+    users: null,
+  });
+}
+
+/** ConfigMap `kube-public/cluster-info`. */
+export function clusterInfoConfigMap(admin: KubeconfigView): ConfigMap {
+  return {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: CLUSTER_INFO_CONFIGMAP, namespace: KUBE_PUBLIC },
+    data: { [CLUSTER_INFO_KUBECONFIG_KEY]: clusterInfoKubeconfig(admin) },
+  };
+}
+
+/** Role `kube-public/kubeadm:bootstrap-signer-clusterinfo`: get configmap `cluster-info`. */
+export function clusterInfoRole(): Role {
+  return getOneObjectRole(
+    KUBE_PUBLIC,
+    BOOTSTRAP_SIGNER_CLUSTERINFO_ROLE,
+    "configmaps",
+    CLUSTER_INFO_CONFIGMAP,
+  );
+}
+
+/** Its RoleBinding to User `system:anonymous`. */
+export function clusterInfoRoleBinding(): RoleBinding {
+  return roleBinding(KUBE_PUBLIC, BOOTSTRAP_SIGNER_CLUSTERINFO_ROLE, [
+    userSubject(ANONYMOUS_USER),
+  ]);
+}
+
+/** Creates or updates the cluster-info ConfigMap, then its Role and RoleBinding. */
+export async function applyClusterInfo(client: KubeClient, admin: KubeconfigView): Promise<void> {
+  await client.createOrUpdate(clusterInfoConfigMap(admin));
+  await client.createOrUpdate(clusterInfoRole());
+  await client.createOrUpdate(clusterInfoRoleBinding());
+}

@@ -1,0 +1,151 @@
+/**
+ * The `upload-config` phase's objects: the `kubeadm-config` ConfigMap with the
+ * ClusterConfiguration, the `kubelet-config` ConfigMap with the KubeletConfiguration, the Roles
+ * and RoleBindings that let joining nodes read them, and the CRI-socket annotation on this
+ * node (upstream `phases/uploadconfig`, `phases/kubelet/config.go`, `phases/patchnode`).
+ *
+ * @module
+ */
+import type { ConfigMap } from "kubernetes-types/core/v1.d.ts";
+import type { Role, RoleBinding } from "kubernetes-types/rbac/v1.d.ts";
+import { Identity } from "../constants.ts";
+import type { Printer } from "../host/ports.ts";
+import type { KubeClient } from "../kube/client.ts";
+import { signConfigMap } from "./component_config_hash.ts";
+import { patchNode } from "./node_patch.ts";
+import { getOneObjectRole, groupSubject, roleBinding } from "./rbac.ts";
+
+/** `kube-system`. */
+export const KUBE_SYSTEM = "kube-system";
+/** The ConfigMap holding the ClusterConfiguration. */
+export const KUBEADM_CONFIG_CONFIGMAP = "kubeadm-config";
+/** Its data key. */
+export const CLUSTER_CONFIGURATION_KEY = "ClusterConfiguration";
+/** Role and RoleBinding that let nodes read `kubeadm-config`. */
+export const NODES_KUBEADM_CONFIG_ROLE = "kubeadm:nodes-kubeadm-config";
+/** The ConfigMap holding the cluster-wide KubeletConfiguration. */
+export const KUBELET_CONFIG_CONFIGMAP = "kubelet-config";
+/** Its data key. */
+export const KUBELET_CONFIG_KEY = "kubelet";
+/** Role and RoleBinding that let nodes read `kubelet-config`. */
+export const KUBELET_CONFIG_ROLE = "kubeadm:kubelet-config";
+/** Node annotation recording the CRI socket. */
+export const CRI_SOCKET_ANNOTATION = "kubeadm.alpha.kubernetes.io/cri-socket";
+
+/** ConfigMap `kube-system/kubeadm-config` with the ClusterConfiguration YAML. */
+export function kubeadmConfigConfigMap(clusterConfigurationYaml: string): ConfigMap {
+  return {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: KUBEADM_CONFIG_CONFIGMAP, namespace: KUBE_SYSTEM },
+    data: { [CLUSTER_CONFIGURATION_KEY]: clusterConfigurationYaml },
+  };
+}
+
+/** Role `kube-system/kubeadm:nodes-kubeadm-config`: get configmap `kubeadm-config`. */
+export function kubeadmConfigRole(): Role {
+  return getOneObjectRole(
+    KUBE_SYSTEM,
+    NODES_KUBEADM_CONFIG_ROLE,
+    "configmaps",
+    KUBEADM_CONFIG_CONFIGMAP,
+  );
+}
+
+/** Its RoleBinding: the default bootstrap-token group, then `system:nodes`. */
+export function kubeadmConfigRoleBinding(): RoleBinding {
+  return roleBinding(KUBE_SYSTEM, NODES_KUBEADM_CONFIG_ROLE, [
+    groupSubject(Identity.bootstrapDefaultGroup),
+    groupSubject(Identity.nodesGroup),
+  ]);
+}
+
+/**
+ * ConfigMap `kube-system/kubelet-config` with the KubeletConfiguration YAML; annotated with the
+ * component-config checksum unless the user supplied the KubeletConfiguration.
+ */
+export async function kubeletConfigConfigMap(
+  kubeletConfigurationYaml: string,
+  userSupplied: boolean,
+): Promise<ConfigMap> {
+  const cm: ConfigMap = {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: KUBELET_CONFIG_CONFIGMAP, namespace: KUBE_SYSTEM },
+    data: { [KUBELET_CONFIG_KEY]: kubeletConfigurationYaml },
+  };
+  return userSupplied ? cm : await signConfigMap(cm);
+}
+
+/** Role `kube-system/kubeadm:kubelet-config`: get configmap `kubelet-config`. */
+export function kubeletConfigRole(): Role {
+  return getOneObjectRole(KUBE_SYSTEM, KUBELET_CONFIG_ROLE, "configmaps", KUBELET_CONFIG_CONFIGMAP);
+}
+
+/** Its RoleBinding: `system:nodes`, then the default bootstrap-token group. */
+export function kubeletConfigRoleBinding(): RoleBinding {
+  return roleBinding(KUBE_SYSTEM, KUBELET_CONFIG_ROLE, [
+    groupSubject(Identity.nodesGroup),
+    groupSubject(Identity.bootstrapDefaultGroup),
+  ]);
+}
+
+/**
+ * `upload-config/kubeadm`: stores the ClusterConfiguration (create, or replace the data key of
+ * the existing ConfigMap) and the Role/RoleBinding that expose it to nodes.
+ */
+export async function uploadKubeadmConfig(
+  client: KubeClient,
+  clusterConfigurationYaml: string,
+  out: Printer,
+): Promise<void> {
+  out.info(
+    `[upload-config] Storing the configuration used in ConfigMap "${KUBEADM_CONFIG_CONFIGMAP}" in the "${KUBE_SYSTEM}" Namespace`,
+  );
+  await client.createOrMutate(kubeadmConfigConfigMap(clusterConfigurationYaml), (cm) => {
+    cm.data = { ...cm.data, [CLUSTER_CONFIGURATION_KEY]: clusterConfigurationYaml };
+  });
+  await client.createOrUpdate(kubeadmConfigRole());
+  await client.createOrUpdate(kubeadmConfigRoleBinding());
+}
+
+/** Input of {@link uploadKubeletConfig}. */
+export interface UploadKubeletConfigInput {
+  /** KubeletConfiguration YAML (TLS cert/key file fields already cleared, as upstream). */
+  kubeletConfigurationYaml: string;
+  /** Whether the user supplied the KubeletConfiguration (then it is not checksummed). */
+  userSupplied: boolean;
+  /** This node's name. */
+  nodeName: string;
+  /** `nodeRegistration.criSocket`. */
+  criSocket: string;
+  /** Write the CRI-socket annotation (false when the `NodeLocalCRISocket` gate is on). */
+  annotateCriSocket?: boolean;
+}
+
+/**
+ * `upload-config/kubelet`: the `kubelet-config` ConfigMap and its Role/RoleBinding, then the
+ * CRI-socket annotation on this node.
+ */
+export async function uploadKubeletConfig(
+  client: KubeClient,
+  input: UploadKubeletConfigInput,
+  out: Printer,
+): Promise<void> {
+  out.info(
+    `[kubelet] Creating a ConfigMap "${KUBELET_CONFIG_CONFIGMAP}" in namespace ${KUBE_SYSTEM} with the configuration for the kubelets in the cluster`,
+  );
+  await client.createOrUpdate(
+    await kubeletConfigConfigMap(input.kubeletConfigurationYaml, input.userSupplied),
+  );
+  await client.createOrUpdate(kubeletConfigRole());
+  await client.createOrUpdate(kubeletConfigRoleBinding());
+  if (input.annotateCriSocket !== false) {
+    await patchNode(client, input.nodeName, (node) => {
+      node.metadata = {
+        ...node.metadata,
+        annotations: { ...node.metadata?.annotations, [CRI_SOCKET_ANNOTATION]: input.criSocket },
+      };
+    });
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * The network side of discovery as the core sees it: how to connect to the API server for
+ * each kind of cluster-info fetch ({@link ConnectionParams}), and fetchers built on the core's
+ * Kubernetes client over a runtime-supplied {@link Transport}. A runtime only has to turn
+ * connection parameters into a transport (TLS settings included).
+ *
+ * @module
+ */
+import { CLUSTER_INFO_CONFIGMAP, KUBE_PUBLIC_NAMESPACE } from "../constants.ts";
+import { utf8 } from "../host/ports.ts";
+import { KubeClient } from "../kube/client.ts";
+import { base64Decode } from "../pki/pem.ts";
+import type { ConnectionParams, Transport } from "../kube/transport.ts";
+import type { ClusterInfoConfigMap } from "./cluster_info.ts";
+import {
+  certificateAuthorityPem,
+  clusterFromKubeconfig,
+  type Kubeconfig,
+} from "./cluster_kubeconfig.ts";
+import type { FetchClusterInfoWith } from "./file.ts";
+import type { ClusterInfoFetchMode, FetchClusterInfo } from "./token.ts";
+
+/** Makes a transport for one set of connection parameters. */
+export type TransportFactory = (params: ConnectionParams) => Transport | Promise<Transport>;
+
+/**
+ * Connection parameters of a token-discovery fetch (upstream's bootstrap kubeconfigs):
+ * `https://<endpoint>`, anonymous; insecure mode skips TLS verification, pinned mode verifies
+ * the server (host name included) against exactly the given CA bundle.
+ */
+export function discoveryConnection(
+  endpoint: string,
+  mode: ClusterInfoFetchMode,
+): ConnectionParams {
+  const server = `https://${endpoint}`;
+  return mode.kind === "insecure"
+    ? { server, insecureSkipTLSVerify: true }
+    : { server, caPem: mode.caPem };
+}
+
+async function getClusterInfo(
+  params: ConnectionParams,
+  transportFor: TransportFactory,
+): Promise<ClusterInfoConfigMap> {
+  const client = new KubeClient({
+    server: params.server,
+    transport: await transportFor(params),
+    // Discovery polls on its own schedule: no retries inside one attempt.
+    retry: { timeoutMs: 0 },
+  });
+  return await client.get<ClusterInfoConfigMap & { kind?: string }>({
+    kind: "ConfigMap",
+    namespace: KUBE_PUBLIC_NAMESPACE,
+    name: CLUSTER_INFO_CONFIGMAP,
+  });
+}
+
+/** A {@link FetchClusterInfo} for token discovery against `endpoint` (`host:port`). */
+export function clusterInfoFetcher(
+  endpoint: string,
+  transportFor: TransportFactory,
+): FetchClusterInfo {
+  return (mode) => getClusterInfo(discoveryConnection(endpoint, mode), transportFor);
+}
+
+/**
+ * Connection parameters from a (files-embedded) discovery kubeconfig: its cluster's server and
+ * CA, and the current user's token or client certificate when it has them.
+ */
+export function connectionFromDiscoveryKubeconfig(config: Kubeconfig): ConnectionParams {
+  const { cluster } = clusterFromKubeconfig(config);
+  const params: ConnectionParams = { server: cluster.server ?? "" };
+  const caPem = certificateAuthorityPem(cluster);
+  if (caPem) params.caPem = caPem;
+  if (cluster["insecure-skip-tls-verify"]) params.insecureSkipTLSVerify = true;
+  if (cluster["tls-server-name"]) params.tlsServerName = cluster["tls-server-name"];
+  const contextName = config["current-context"];
+  const userName = config.contexts?.find((c) => c.name === contextName)?.context?.user;
+  const user = config.users?.find((u) => u.name === userName)?.user;
+  if (user?.token) params.token = user.token;
+  const decode = (b64: string) => utf8(base64Decode(b64));
+  if (user?.["client-certificate-data"] && user["client-key-data"]) {
+    params.certPem = decode(user["client-certificate-data"]);
+    params.keyPem = decode(user["client-key-data"]);
+  }
+  return params;
+}
+
+/** A {@link FetchClusterInfoWith} for file/HTTPS discovery. */
+export function clusterInfoFetcherWithKubeconfig(
+  transportFor: TransportFactory,
+): FetchClusterInfoWith {
+  return (config) => getClusterInfo(connectionFromDiscoveryKubeconfig(config), transportFor);
+}

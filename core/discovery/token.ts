@@ -1,0 +1,313 @@
+/**
+ * Bootstrap-token discovery (upstream `discovery/token`): learn the cluster's CA and API
+ * server URL from the `cluster-info` ConfigMap, trusting it only when its kubeconfig is
+ * JWS-signed with the bootstrap token and, when pins are given, its CA public key is pinned and
+ * a second fetch over TLS verified with that CA returns the very same kubeconfig.
+ *
+ * The network comes in as {@link FetchClusterInfo}; time as a clock and a sleep. The steps,
+ * their order and their error texts are upstream's:
+ *
+ * 1. Poll (immediately, then every 5s until the 5m timeout) an insecure GET of cluster-info
+ *    until it has a `jws-kubeconfig-<id>` key; on timeout return the last error seen.
+ * 2. Parse the pins; check the kubeconfig key and the signature; load the kubeconfig and pick
+ *    its cluster (`""` first, else the current context's).
+ * 3. No pins: done (the caller must warn that the CA was not verified).
+ * 4. Check the CA bundle against the pins, poll again over TLS pinned to that bundle, and
+ *    require the second kubeconfig to equal the first byte for byte.
+ *
+ * Every failure is a {@link DiscoveryError} `couldn't validate the identity of the API Server:
+ * ...`. Messages carry the token id only, never the secret.
+ *
+ * @module
+ */
+import {
+  CLUSTER_INFO_CONFIGMAP,
+  CLUSTER_INFO_KUBECONFIG_KEY,
+  DefaultTimeouts,
+  DISCOVERY_RETRY_INTERVAL_MS,
+} from "../constants.ts";
+import { DiscoveryError, errorMessage } from "../errors.ts";
+import { type Clock, systemClock } from "../host/ports.ts";
+import { parseToken, redactToken, type TokenParts } from "../bootstraptoken/token.ts";
+import { poll } from "../kube/retry.ts";
+import { realSleep, type Sleep } from "../kube/transport.ts";
+import { PinSet } from "../pki/pin.ts";
+import { type CaCertSummary, summarizeCaBundle, validateClusterCA } from "./ca_bundle.ts";
+import {
+  type ClusterInfoConfigMap,
+  hasSignatureFor,
+  validateClusterInfoToken,
+} from "./cluster_info.ts";
+import {
+  certificateAuthorityPem,
+  clusterFromKubeconfig,
+  type Kubeconfig,
+  loadKubeconfig,
+} from "./cluster_kubeconfig.ts";
+
+/** How to reach the API server for one cluster-info fetch. */
+export type ClusterInfoFetchMode =
+  /** Anonymous, TLS certificate NOT verified (`insecure-skip-tls-verify`). */
+  | { kind: "insecure" }
+  /** Anonymous, TLS verified against exactly this PEM bundle (incl. the host name). */
+  | { kind: "pinned"; caPem: string };
+
+/**
+ * Fetches `kube-public/cluster-info` from the discovery endpoint. Resolves with the ConfigMap;
+ * rejects (or resolves with an `Error`) when the request fails.
+ */
+export type FetchClusterInfo = (
+  mode: ClusterInfoFetchMode,
+) => Promise<ClusterInfoConfigMap | Error>;
+
+/** Inputs of {@link discoverWithToken}. */
+export interface TokenDiscoveryOptions {
+  /** The discovery bootstrap token `<id>.<secret>`. Secret. */
+  token: string;
+  /** `sha256:<hex>` pins of the cluster CA; empty means "unsafe skip CA verification". */
+  caCertHashes?: readonly string[];
+  /** The network port. */
+  fetchClusterInfo: FetchClusterInfo;
+  clock?: Clock;
+  sleep?: Sleep;
+  /** Overall bound of each polling phase (upstream `timeouts.discovery`, 5m). */
+  timeoutMs?: number;
+  /** Delay between attempts (5s; capped at the timeout). */
+  intervalMs?: number;
+  /** Progress lines (upstream's `-v=1` `[discovery] ...` messages). */
+  log?: (line: string) => void;
+  /** The discovery endpoint (`host:port`), for the progress lines only. */
+  endpoint?: string;
+}
+
+/** What token discovery learnt, all JSON-serialisable. */
+export interface DiscoveredClusterInfo {
+  /** The validated cluster-info kubeconfig, parsed. */
+  kubeconfig: Kubeconfig;
+  /** The same kubeconfig exactly as signed and served. */
+  kubeconfigText: string;
+  /** Name of the cluster entry used (`""` for kubeadm's own cluster-info). */
+  clusterName: string;
+  /** The API server URL from cluster-info. */
+  server: string;
+  /** The CA bundle (PEM) from cluster-info. */
+  caPem: string;
+  /** One summary per certificate of the bundle (empty when it has none or cannot be parsed). */
+  caCerts: CaCertSummary[];
+  /** True when the CA was checked against pins; false for an unsafe (unpinned) discovery. */
+  pinned: boolean;
+  /** The token id used (public). */
+  tokenId: string;
+}
+
+const WRAP = "couldn't validate the identity of the API Server";
+
+function parseTokenForDiscovery(token: string): TokenParts {
+  try {
+    return parseToken(token);
+  } catch (e) {
+    throw new Error(
+      `could not construct token string for token: ${redactToken(token)}: ${errorMessage(e)}`,
+      { cause: e },
+    );
+  }
+}
+
+interface PollTiming {
+  clock: Clock;
+  sleep: Sleep;
+  timeoutMs: number;
+  intervalMs: number;
+  log: (line: string) => void;
+}
+
+/** Upstream `getClusterInfo`: polls until the ConfigMap carries the token's signature. */
+async function getClusterInfo(
+  fetchClusterInfo: FetchClusterInfo,
+  mode: ClusterInfoFetchMode,
+  token: string,
+  t: PollTiming,
+): Promise<ClusterInfoConfigMap> {
+  return await poll<ClusterInfoConfigMap>(async () => {
+    const { id } = parseTokenForDiscovery(token);
+    t.log(
+      `[discovery] Waiting for the cluster-info ConfigMap to receive a JWS signature for token ID ${
+        JSON.stringify(id)
+      }`,
+    );
+    let cm: ClusterInfoConfigMap | Error;
+    try {
+      cm = await fetchClusterInfo(mode);
+    } catch (e) {
+      cm = e instanceof Error ? e : new Error(String(e));
+    }
+    if (cm instanceof Error) {
+      const error = new Error(
+        `failed to request the ${CLUSTER_INFO_CONFIGMAP} ConfigMap: ${errorMessage(cm)}`,
+        { cause: cm },
+      );
+      t.log(`[discovery] Retrying due to error: ${error.message}`);
+      return { done: false, error };
+    }
+    if (!hasSignatureFor(cm, id)) {
+      const error = new Error(
+        `could not find a JWS signature in the ${CLUSTER_INFO_CONFIGMAP} ConfigMap for token ID ${
+          JSON.stringify(id)
+        }`,
+      );
+      t.log(`[discovery] Retrying due to error: ${error.message}`);
+      return { done: false, error };
+    }
+    return { done: true, value: cm };
+  }, {
+    clock: t.clock,
+    sleep: t.sleep,
+    intervalMs: t.intervalMs,
+    timeoutMs: t.timeoutMs,
+    timeoutError: () => new Error(`timed out waiting for the ${CLUSTER_INFO_CONFIGMAP} ConfigMap`),
+  });
+}
+
+function loadClusterInfoKubeconfig(text: string): Kubeconfig {
+  try {
+    return loadKubeconfig(text);
+  } catch (e) {
+    throw new Error(
+      `couldn't parse the kubeconfig file in the ${CLUSTER_INFO_CONFIGMAP} ConfigMap: ${
+        errorMessage(e)
+      }`,
+      { cause: e },
+    );
+  }
+}
+
+async function summaries(caPem: string): Promise<CaCertSummary[]> {
+  try {
+    return await summarizeCaBundle(caPem);
+  } catch {
+    return [];
+  }
+}
+
+async function retrieveValidatedClusterInfo(
+  o: TokenDiscoveryOptions,
+): Promise<DiscoveredClusterInfo> {
+  const timeoutMs = o.timeoutMs ?? DefaultTimeouts.discovery;
+  const t: PollTiming = {
+    clock: o.clock ?? systemClock,
+    sleep: o.sleep ?? realSleep,
+    timeoutMs,
+    intervalMs: Math.min(o.intervalMs ?? DISCOVERY_RETRY_INTERVAL_MS, timeoutMs),
+    log: o.log ?? (() => {}),
+  };
+  const from = ` ${JSON.stringify(o.endpoint ?? "")}`;
+  t.log(`[discovery] Created cluster-info discovery client, requesting info from${from}`);
+  const insecure = await getClusterInfo(o.fetchClusterInfo, { kind: "insecure" }, o.token, t);
+
+  const pins = new PinSet();
+  try {
+    pins.allow(...(o.caCertHashes ?? []));
+  } catch (e) {
+    throw new Error(`invalid discovery token CA certificate hash: ${errorMessage(e)}`, {
+      cause: e,
+    });
+  }
+  const { id, secret } = parseTokenForDiscovery(o.token);
+  const insecureText = await validateClusterInfoToken(insecure, id, secret);
+  const insecureConfig = loadClusterInfoKubeconfig(insecureText);
+  let named;
+  let caPem: string;
+  try {
+    named = clusterFromKubeconfig(insecureConfig);
+    caPem = certificateAuthorityPem(named.cluster);
+  } catch (e) {
+    throw new Error(
+      `malformed kubeconfig in the ${CLUSTER_INFO_CONFIGMAP} ConfigMap: ${errorMessage(e)}`,
+      { cause: e },
+    );
+  }
+
+  if (pins.isEmpty()) {
+    t.log(
+      `[discovery] Cluster info signature and contents are valid and no TLS pinning was specified, will use API Server${from}`,
+    );
+    return {
+      kubeconfig: insecureConfig,
+      kubeconfigText: insecureText,
+      clusterName: named.name,
+      server: named.cluster.server ?? "",
+      caPem,
+      caCerts: await summaries(caPem),
+      pinned: false,
+      tokenId: id,
+    };
+  }
+
+  // Upstream takes the CA data of the last cluster entry; kubeadm's cluster-info has one.
+  const clusters = insecureConfig.clusters ?? [];
+  const bundlePem = clusters.length > 0
+    ? certificateAuthorityPem(clusters[clusters.length - 1].cluster ?? { server: "" })
+    : "";
+  await validateClusterCA(bundlePem, pins);
+
+  t.log(
+    `[discovery] Requesting info from${from} again to validate TLS against the pinned public key`,
+  );
+  const secure = await getClusterInfo(
+    o.fetchClusterInfo,
+    { kind: "pinned", caPem: bundlePem },
+    o.token,
+    t,
+  );
+  const secureText = secure.data?.[CLUSTER_INFO_KUBECONFIG_KEY] ?? "";
+  if (secureText !== insecureText) {
+    throw new Error(
+      `the second kubeconfig from the ${CLUSTER_INFO_CONFIGMAP} ConfigMap (using validated TLS) was different from the first`,
+    );
+  }
+  const secureConfig = loadClusterInfoKubeconfig(secureText);
+  t.log(
+    `[discovery] Cluster info signature and contents are valid and TLS certificate validates against pinned roots, will use API Server${from}`,
+  );
+  const resultCa = caPem || bundlePem;
+  return {
+    kubeconfig: secureConfig,
+    kubeconfigText: secureText,
+    clusterName: named.name,
+    server: named.cluster.server ?? "",
+    caPem: resultCa,
+    caCerts: await summaries(resultCa),
+    pinned: true,
+    tokenId: id,
+  };
+}
+
+/**
+ * Runs token discovery and returns the validated cluster-info. Throws a
+ * {@link DiscoveryError} `couldn't validate the identity of the API Server: <reason>`.
+ */
+export async function discoverWithToken(
+  options: TokenDiscoveryOptions,
+): Promise<DiscoveredClusterInfo> {
+  try {
+    return await retrieveValidatedClusterInfo(options);
+  } catch (e) {
+    throw new DiscoveryError(`${WRAP}: ${errorMessage(e)}`, {
+      cause: e,
+      hint: hintFor(errorMessage(e)),
+    });
+  }
+}
+
+function hintFor(message: string): string | undefined {
+  if (message.includes("JWS signature")) {
+    return 'check the token (kubeadm token list), or create a new one with "kubeadm token create"';
+  }
+  if (message.includes("are pinned")) {
+    return "check --discovery-token-ca-cert-hash against the cluster CA (kubeadm token create --print-join-command)";
+  }
+  if (message.includes("failed to request")) {
+    return "check that the API server endpoint is reachable from this node";
+  }
+  return undefined;
+}

@@ -1,0 +1,191 @@
+/**
+ * Dry-run for API calls: a {@link Transport} that records what would be sent instead of
+ * sending it, prints `[dryrun] Would create ConfigMap kube-system/kubeadm-config`-style lines,
+ * and answers like an empty API server that accepts every write.
+ *
+ * Writes are kept in memory, so a later GET of an object "created" earlier in the same run
+ * returns it (upload-certs reads back the token Secret it just created). A GET of a Node that
+ * was never written answers with a synthesized Node carrying the `kubernetes.io/hostname`
+ * label, so node patching (mark-control-plane, CRI-socket annotation) proceeds as upstream's
+ * dry-run client does. Other unknown objects are 404 NotFound.
+ *
+ * @module
+ */
+import type { Status } from "kubernetes-types/meta/v1.d.ts";
+import { KUBERNETES_VERSION } from "../constants.ts";
+import type { Printer } from "../host/ports.ts";
+import type { KubeObject } from "./client.ts";
+import { applyMergePatch } from "./merge_patch.ts";
+import { describeObject, parseResourcePath, resourceFor, type ResourceInfo } from "./resources.ts";
+import type { Transport } from "./transport.ts";
+
+/** One recorded call. */
+export interface DryRunAction {
+  verb: "get" | "list" | "create" | "update" | "patch" | "delete";
+  kind: string;
+  namespace?: string;
+  name?: string;
+  /** The object sent (create, update). */
+  object?: KubeObject;
+  /** The patch sent (patch). */
+  patch?: unknown;
+}
+
+/** Options of {@link createDryRunTransport}. */
+export interface DryRunOptions {
+  /** Where `[dryrun] Would ...` lines go; omit to stay silent. */
+  out?: Printer;
+  /** Objects the simulated server already has. */
+  objects?: KubeObject[];
+  /** Answer GETs of unknown Nodes with a synthesized Node (default true). */
+  synthesizeNodes?: boolean;
+}
+
+/** A recording dry-run transport. */
+export interface DryRunTransport {
+  transport: Transport;
+  /** Every call, in order. */
+  actions: DryRunAction[];
+}
+
+const VERB_TEXT: Record<DryRunAction["verb"], string> = {
+  get: "get",
+  list: "list",
+  create: "create",
+  update: "update",
+  patch: "patch",
+  delete: "delete",
+};
+
+function json(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "Content-Type": "application/json" },
+  });
+}
+
+function notFound(info: ResourceInfo, name: string): Response {
+  const status: Status = {
+    apiVersion: "v1",
+    kind: "Status",
+    status: "Failure",
+    message: `${info.plural} "${name}" not found`,
+    reason: "NotFound",
+    details: { name, kind: info.plural },
+    code: 404,
+  };
+  return json(404, status);
+}
+
+function matchesLabels(obj: KubeObject, selector: string | null): boolean {
+  if (!selector) return true;
+  const labels = obj.metadata?.labels ?? {};
+  return selector.split(",").every((term) => {
+    const [k, v] = term.split("=");
+    return labels[k.trim()] === v?.trim();
+  });
+}
+
+/** Builds a dry-run transport; see the module documentation. */
+export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransport {
+  const actions: DryRunAction[] = [];
+  const store = new Map<string, KubeObject>();
+  let counter = 0;
+  const keyOf = (info: ResourceInfo, ns: string | undefined, name: string) =>
+    `${info.apiVersion}|${info.plural}|${ns ?? ""}|${name}`;
+  const remember = (info: ResourceInfo, obj: KubeObject): KubeObject => {
+    counter++;
+    const stored: KubeObject = {
+      ...obj,
+      apiVersion: obj.apiVersion ?? info.apiVersion,
+      kind: obj.kind ?? info.kind,
+      metadata: {
+        ...obj.metadata,
+        uid: obj.metadata?.uid ?? `00000000-0000-4000-8000-${String(counter).padStart(12, "0")}`,
+        resourceVersion: String(counter),
+      },
+    };
+    store.set(keyOf(info, obj.metadata?.namespace, obj.metadata?.name ?? ""), stored);
+    return stored;
+  };
+  for (const obj of options.objects ?? []) {
+    remember(resourceFor(obj.kind ?? "", obj.apiVersion), obj);
+  }
+  const say = (a: DryRunAction) => {
+    if (a.verb === "get" || a.verb === "list") return;
+    options.out?.info(
+      `[dryrun] Would ${VERB_TEXT[a.verb]} ${describeObject(a.kind, a.namespace, a.name)}`,
+    );
+  };
+
+  const transport: Transport = async (request) => {
+    const url = new URL(request.url);
+    const bodyText = request.method === "GET" ? "" : await request.text();
+    const body = bodyText ? JSON.parse(bodyText) : undefined;
+    const parsed = parseResourcePath(url.pathname);
+    if (!parsed) {
+      if (url.pathname === "/version") {
+        return json(200, { major: "1", minor: "34", gitVersion: KUBERNETES_VERSION });
+      }
+      return new Response("ok", { status: 200 });
+    }
+    const { info, namespace } = parsed;
+    const name = parsed.name ?? body?.metadata?.name;
+    const key = keyOf(info, namespace, name ?? "");
+    switch (request.method) {
+      case "GET": {
+        if (parsed.name === undefined) {
+          actions.push({ verb: "list", kind: info.kind, namespace });
+          const items = [...store.values()].filter((o) =>
+            o.kind === info.kind && (!info.namespaced || o.metadata?.namespace === namespace) &&
+            matchesLabels(o, url.searchParams.get("labelSelector"))
+          );
+          return json(200, { kind: `${info.kind}List`, apiVersion: info.apiVersion, items });
+        }
+        actions.push({ verb: "get", kind: info.kind, namespace, name });
+        const found = store.get(key);
+        if (found) return json(200, found);
+        if (info.kind === "Node" && options.synthesizeNodes !== false) {
+          return json(200, {
+            apiVersion: "v1",
+            kind: "Node",
+            metadata: { name, labels: { "kubernetes.io/hostname": name } },
+          });
+        }
+        return notFound(info, name ?? "");
+      }
+      case "POST":
+      case "PUT": {
+        const verb = request.method === "POST" ? "create" : "update";
+        const action: DryRunAction = { verb, kind: info.kind, namespace, name, object: body };
+        actions.push(action);
+        say(action);
+        return json(request.method === "POST" ? 201 : 200, remember(info, body));
+      }
+      case "PATCH": {
+        const action: DryRunAction = {
+          verb: "patch",
+          kind: info.kind,
+          namespace,
+          name,
+          patch: body,
+        };
+        actions.push(action);
+        say(action);
+        const base = store.get(key) ??
+          { apiVersion: info.apiVersion, kind: info.kind, metadata: { name, namespace } };
+        const patched = Array.isArray(body) ? base : applyMergePatch(base, body);
+        return json(200, remember(info, patched));
+      }
+      case "DELETE": {
+        const action: DryRunAction = { verb: "delete", kind: info.kind, namespace, name };
+        actions.push(action);
+        say(action);
+        store.delete(key);
+        return json(200, { apiVersion: "v1", kind: "Status", status: "Success" });
+      }
+    }
+    return json(405, { kind: "Status", code: 405, reason: "MethodNotAllowed" });
+  };
+  return { transport, actions };
+}

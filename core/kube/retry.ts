@@ -1,0 +1,105 @@
+/**
+ * Waiting for the API server: exponential backoff for transient failures and fixed-interval
+ * polling for conditions, both bounded by a deadline on an injected {@link Clock} and using an
+ * injected sleep, so tests run instantly and deterministically.
+ *
+ * @module
+ */
+import { DefaultTimeouts } from "../constants.ts";
+import { KubeadmError } from "../errors.ts";
+import type { Clock } from "../host/ports.ts";
+import type { Sleep } from "./transport.ts";
+
+/** Upstream's `KubernetesAPICallRetryInterval`. */
+export const API_CALL_RETRY_INTERVAL_MS = 500;
+
+/** How long and how often to retry a failing call. */
+export interface RetryPolicy {
+  /** Give up once this much time has passed since the first attempt. */
+  timeoutMs: number;
+  /** Delay before the second attempt. */
+  initialDelayMs: number;
+  /** Upper bound of a single delay. */
+  maxDelayMs: number;
+  /** Growth factor between delays. */
+  factor: number;
+}
+
+/** Retries for up to `timeouts.kubernetesAPICall` (1m), starting at 500ms, doubling to 8s. */
+export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
+  timeoutMs: DefaultTimeouts.kubernetesAPICall,
+  initialDelayMs: API_CALL_RETRY_INTERVAL_MS,
+  maxDelayMs: 8_000,
+  factor: 2,
+};
+
+/** The clock and sleep a retry loop runs on. */
+export interface Timing {
+  clock: Clock;
+  sleep: Sleep;
+}
+
+/** A growing delay sequence bounded by a deadline. */
+export class Backoff {
+  /** Epoch milliseconds after which no further attempt starts. */
+  readonly deadline: number;
+  #delay: number;
+  readonly #policy: RetryPolicy;
+  readonly #timing: Timing;
+
+  constructor(policy: RetryPolicy, timing: Timing, deadline?: number) {
+    this.#policy = policy;
+    this.#timing = timing;
+    this.#delay = policy.initialDelayMs;
+    this.deadline = deadline ?? timing.clock.now().getTime() + policy.timeoutMs;
+  }
+
+  /**
+   * Sleeps before the next attempt (at least `minDelayMs`, e.g. a server's Retry-After) and
+   * returns true, or returns false without sleeping when the next attempt would start past
+   * the deadline.
+   */
+  async wait(minDelayMs = 0): Promise<boolean> {
+    const delay = Math.min(Math.max(this.#delay, minDelayMs), this.#policy.maxDelayMs);
+    if (this.#timing.clock.now().getTime() + delay > this.deadline) return false;
+    await this.#timing.sleep(delay);
+    this.#delay = Math.min(this.#delay * this.#policy.factor, this.#policy.maxDelayMs);
+    return true;
+  }
+}
+
+/** One poll attempt: done with a value, or not yet (optionally with the error seen). */
+export type PollAttempt<T> = { done: true; value: T } | { done: false; error?: unknown };
+
+/** Options of {@link poll}. */
+export interface PollOptions extends Timing {
+  /** Fixed delay between attempts. */
+  intervalMs: number;
+  /** Overall bound, measured from the first attempt. */
+  timeoutMs: number;
+  /** Error to throw on timeout when no attempt reported one. */
+  timeoutError?: () => Error;
+}
+
+/**
+ * Runs `attempt` immediately and then every `intervalMs` until it reports done, like upstream's
+ * `wait.PollUntilContextTimeout(..., immediate=true, ...)`. On timeout throws the last error an
+ * attempt reported, or a timeout error. Errors thrown by `attempt` abort the loop at once.
+ */
+export async function poll<T>(
+  attempt: () => Promise<PollAttempt<T>>,
+  options: PollOptions,
+): Promise<T> {
+  const deadline = options.clock.now().getTime() + options.timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    const r = await attempt();
+    if (r.done) return r.value;
+    if (r.error !== undefined) lastError = r.error;
+    if (options.clock.now().getTime() + options.intervalMs > deadline) break;
+    await options.sleep(options.intervalMs);
+  }
+  if (lastError !== undefined) throw lastError;
+  throw options.timeoutError?.() ??
+    new KubeadmError(`timed out waiting for the condition after ${options.timeoutMs}ms`);
+}

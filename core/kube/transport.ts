@@ -1,0 +1,45 @@
+/**
+ * The network port of the Kubernetes client: one function from a web `Request` to a `Response`.
+ *
+ * The core never opens a socket. A runtime builds a {@link Transport} from
+ * {@link ConnectionParams} (the Deno CLI uses `fetch` with a TLS client; tests use an in-memory
+ * fake API server; dry-run uses a recording transport). A transport that cannot reach the
+ * server throws an `ApiError` with `status: 0` and a transport reason (`ConnectionRefused`,
+ * `UnknownAuthority`, ...); any HTTP answer, error statuses included, is returned as a
+ * `Response`.
+ *
+ * @module
+ */
+
+/** Sends one HTTP request to the API server. */
+export type Transport = (request: Request) => Promise<Response>;
+
+/** What a runtime needs to build an authenticated transport to one API server. */
+export interface ConnectionParams {
+  /** Base URL of the API server, e.g. `https://10.0.0.1:6443`. */
+  server: string;
+  /** PEM bundle the server certificate must chain to. */
+  caPem?: string;
+  /** Client certificate (PEM) for mutual TLS. */
+  certPem?: string;
+  /** Client private key (PEM) for mutual TLS. Secret: never print it. */
+  keyPem?: string;
+  /** Bearer token. Secret: never print it. */
+  token?: string;
+  /** Skip server certificate verification (kubeconfig `insecure-skip-tls-verify`). */
+  insecureSkipTLSVerify?: boolean;
+  /** Name to verify the server certificate against (kubeconfig `tls-server-name`). */
+  tlsServerName?: string;
+}
+
+/** Sleeps for the given number of milliseconds (injected so tests run without waiting). */
+export type Sleep = (ms: number) => Promise<void>;
+
+/** The web platform's sleep (`setTimeout`). */
+export const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `Get "https://host/path"`: the way Go's HTTP client prefixes transport errors. */
+export function describeRequest(request: Request): string {
+  const method = request.method.charAt(0) + request.method.slice(1).toLowerCase();
+  return `${method} ${JSON.stringify(request.url)}`;
+}

@@ -1,0 +1,76 @@
+import assert from "node:assert/strict";
+import {
+  decryptBytes,
+  encryptBytes,
+  fromHex,
+  generateCertificateKey,
+  parseCertificateKey,
+  toHex,
+} from "../../../core/cluster/cert_cipher.ts";
+import { replayRandom, seededRandom } from "../../support/fixed_random.ts";
+
+const KEY = fromHex("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
+const NONCE = Array.from({ length: 12 }, (_, i) => i);
+const PLAIN = new TextEncoder().encode("-----BEGIN CERTIFICATE-----\n");
+const SEALED_HEX =
+  "000102030405060708090a0b6a2ffb36e8a7875cc40fb7c8f4bb2c24c59fc475a43e7251154ac88f7b942df1281ad3748d34b44746b16fba";
+
+Deno.test("AES-256-GCM layout vector: nonce ‖ ciphertext ‖ tag", async () => {
+  assert.equal(PLAIN.length, 28);
+  const sealed = await encryptBytes(PLAIN, KEY, replayRandom(NONCE));
+  assert.equal(toHex(sealed), SEALED_HEX);
+  assert.equal(
+    btoa(String.fromCharCode(...sealed)),
+    "AAECAwQFBgcICQoLai/7Nuinh1zED7fI9LssJMWfxHWkPnJRFUrIj3uULfEoGtN0jTS0R0axb7o=",
+  );
+  assert.deepEqual(await decryptBytes(fromHex(SEALED_HEX), KEY), PLAIN);
+});
+
+Deno.test("decrypt fails with another key, an empty key, tampering and short data", async () => {
+  const sealed = fromHex(SEALED_HEX);
+  const other = KEY.slice();
+  other[0] ^= 1;
+  await assert.rejects(
+    () => decryptBytes(sealed, other),
+    /^KubeadmError: cipher: message authentication failed$/,
+  );
+  await assert.rejects(
+    () => decryptBytes(sealed, new Uint8Array(0)),
+    /crypto\/aes: invalid key size 0/,
+  );
+  const tampered = sealed.slice();
+  tampered[20] ^= 0xff;
+  await assert.rejects(() => decryptBytes(tampered, KEY), /message authentication failed/);
+  await assert.rejects(
+    () => decryptBytes(new Uint8Array(11), KEY),
+    /size of data is less than the nonce/,
+  );
+});
+
+Deno.test("random round trip uses a fresh nonce each time", async () => {
+  const random = seededRandom(7);
+  const a = await encryptBytes(PLAIN, KEY, random);
+  const b = await encryptBytes(PLAIN, KEY, random);
+  assert.notDeepEqual(a.slice(0, 12), b.slice(0, 12));
+  assert.deepEqual(await decryptBytes(a, KEY), PLAIN);
+  assert.deepEqual(await decryptBytes(b, KEY), PLAIN);
+});
+
+Deno.test("certificate keys: 32 random bytes as lowercase hex, validated on input", () => {
+  const key = generateCertificateKey(
+    replayRandom(Array.from({ length: 32 }, (_, i) => 0xf0 + (i % 16))),
+  );
+  assert.equal(key.length, 64);
+  assert.match(key, /^[0-9a-f]{64}$/);
+  assert.ok(key.startsWith("f0f1f2"));
+  assert.deepEqual(parseCertificateKey(key.toUpperCase()).length, 32);
+  assert.throws(
+    () => parseCertificateKey("abcd"),
+    /invalid certificate key size 2, the key must be an AES key of size 32/,
+  );
+  assert.throws(
+    () => parseCertificateKey("zz"),
+    /error decoding certificate key: encoding\/hex: invalid byte: U\+007A 'z'/,
+  );
+  assert.throws(() => parseCertificateKey("abc"), /encoding\/hex: odd length hex string/);
+});

@@ -1,0 +1,71 @@
+import assert from "node:assert/strict";
+import type { ConfigMap, Node, Secret } from "kubernetes-types/core/v1.d.ts";
+import { KubeClient } from "../../../core/kube/client.ts";
+import { createDryRunTransport } from "../../../core/kube/dry_run.ts";
+import { isNotFound } from "../../../core/kube/status.ts";
+import { RecordingPrinter } from "../../support/recording_printer.ts";
+
+function setup(objects: ConfigMap[] = []) {
+  const out = new RecordingPrinter();
+  const dry = createDryRunTransport({ out, objects });
+  const client = new KubeClient({ server: "https://10.0.0.1:6443", transport: dry.transport });
+  return { out, dry, client };
+}
+
+const cm: ConfigMap = {
+  apiVersion: "v1",
+  kind: "ConfigMap",
+  metadata: { name: "kubeadm-config", namespace: "kube-system" },
+  data: { ClusterConfiguration: "x" },
+};
+
+Deno.test("dry-run records and prints writes instead of sending them", async () => {
+  const { out, dry, client } = setup();
+  const r = await client.createOrUpdate(cm);
+  assert.equal(r.action, "created");
+  assert.deepEqual(r.object.data, cm.data, "returns what it would create");
+  await client.patch(
+    { kind: "Node", name: "n1" },
+    { metadata: { labels: { a: "" } } },
+    "strategic",
+  );
+  await client.delete({ kind: "Secret", namespace: "kube-system", name: "s" });
+  assert.deepEqual(out.lines, [
+    "[dryrun] Would create ConfigMap kube-system/kubeadm-config",
+    "[dryrun] Would patch Node n1",
+    "[dryrun] Would delete Secret kube-system/s",
+  ]);
+  assert.deepEqual(dry.actions.map((a) => a.verb), ["create", "patch", "delete"]);
+  assert.deepEqual(dry.actions[0].object?.metadata?.name, "kubeadm-config");
+});
+
+Deno.test("dry-run serves back objects it 'created' and synthesizes Nodes", async () => {
+  const { client } = setup();
+  await client.create<Secret>({
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name: "bootstrap-token-abcdef", namespace: "kube-system" },
+  });
+  const s = await client.get<Secret>({
+    kind: "Secret",
+    namespace: "kube-system",
+    name: "bootstrap-token-abcdef",
+  });
+  assert.ok(s.metadata?.uid, "a uid is assigned for owner references");
+  const node = await client.get<Node>({ kind: "Node", name: "cp-1" });
+  assert.equal(node.metadata?.labels?.["kubernetes.io/hostname"], "cp-1");
+  await assert.rejects(
+    () => client.get({ kind: "ConfigMap", namespace: "kube-system", name: "nope" }),
+    isNotFound,
+  );
+});
+
+Deno.test("dry-run seeds, lists and raw endpoints", async () => {
+  const { client, out } = setup([cm]);
+  const kept = await client.createOrRetain({ ...cm, data: { other: "1" } });
+  assert.equal(kept.action, "retained");
+  assert.deepEqual(out.lines, [], "reads are not printed");
+  assert.equal((await client.list("ConfigMap", { namespace: "kube-system" })).length, 1);
+  assert.equal(await client.healthy("readyz"), true);
+  assert.equal((await client.version()).minor, "34");
+});

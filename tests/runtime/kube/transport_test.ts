@@ -1,0 +1,208 @@
+import assert from "node:assert/strict";
+import { ApiError } from "../../../core/errors.ts";
+import { KubeClient } from "../../../core/kube/client.ts";
+import { isTransient } from "../../../core/kube/status.ts";
+import type { ConnectionParams } from "../../../core/kube/transport.ts";
+import { createDenoTransport, createInsecureTransport } from "../../../runtime/kube/transport.ts";
+import {
+  closedPort,
+  makeTlsFixtures,
+  startHttpsServer,
+  type TestHttpsServer,
+  type TlsFixtures,
+} from "../../support/tls_fixtures.ts";
+
+const tls: TlsFixtures = await makeTlsFixtures();
+
+function versionHandler(seen: { cn?: string; auth?: string }[]) {
+  return (
+    _req: unknown,
+    res: { writeHead(s: number, h: Record<string, string>): void; end(b: string): void },
+    caller: { clientCN?: string; authorization?: string },
+  ) => {
+    seen.push({ cn: caller.clientCN, auth: caller.authorization });
+    res.writeHead(200, { "Content-Type": "application/json" });
+    res.end(JSON.stringify({ major: "1", minor: "34", gitVersion: "v1.34.4" }));
+  };
+}
+
+async function withServer(
+  requireClientCert: boolean,
+  fn: (s: TestHttpsServer, seen: { cn?: string; auth?: string }[]) => Promise<void>,
+): Promise<void> {
+  const seen: { cn?: string; auth?: string }[] = [];
+  const server = await startHttpsServer(tls, { requireClientCert }, versionHandler(seen));
+  try {
+    await fn(server, seen);
+  } finally {
+    await server.close();
+  }
+}
+
+function noRetryClient(server: string, params: ConnectionParams, timeoutMs?: number) {
+  const t = createDenoTransport(params, { timeoutMs });
+  const client = new KubeClient({ server, transport: t.transport, retry: { timeoutMs: 0 } });
+  return { client, close: t.close };
+}
+
+Deno.test("mutual TLS with the right CA: the server sees the admin client certificate", async () => {
+  await withServer(true, async (s, seen) => {
+    const { client, close } = noRetryClient(s.url, {
+      server: s.url,
+      caPem: tls.caCert,
+      certPem: tls.clientCert,
+      keyPem: tls.clientKey,
+    });
+    try {
+      assert.equal((await client.version()).gitVersion, "v1.34.4");
+      assert.deepEqual(seen, [{ cn: "kubernetes-admin", auth: undefined }]);
+    } finally {
+      close();
+    }
+  });
+});
+
+Deno.test("a bearer token is sent as Authorization", async () => {
+  await withServer(false, async (s, seen) => {
+    const { client, close } = noRetryClient(s.url, {
+      server: s.url,
+      caPem: tls.caCert,
+      token: "t0ken",
+    });
+    try {
+      await client.version();
+      assert.equal(seen[0].auth, "Bearer t0ken");
+    } finally {
+      close();
+    }
+  });
+});
+
+Deno.test("the wrong CA gives 'certificate signed by unknown authority' naming the server", async () => {
+  await withServer(true, async (s) => {
+    const { client, close } = noRetryClient(s.url, {
+      server: s.url,
+      caPem: tls.otherCaCert,
+      certPem: tls.clientCert,
+      keyPem: tls.clientKey,
+    });
+    try {
+      await assert.rejects(() => client.version(), (e: unknown) => {
+        assert.ok(e instanceof ApiError);
+        assert.equal(e.status, 0);
+        assert.equal(e.reason, "UnknownAuthority");
+        assert.ok(!isTransient(e), "trust failures are not retried");
+        assert.match(
+          e.message,
+          /Get "https:\/\/127\.0\.0\.1:\d+\/version": tls: failed to verify certificate: x509: certificate signed by unknown authority/,
+        );
+        assert.ok(e.hint?.includes(s.url), e.hint);
+        return true;
+      });
+    } finally {
+      close();
+    }
+  });
+});
+
+Deno.test("no client certificate where one is required gives a clear error", async () => {
+  await withServer(true, async (s) => {
+    const { client, close } = noRetryClient(s.url, { server: s.url, caPem: tls.caCert });
+    try {
+      await assert.rejects(() => client.version(), (e: unknown) => {
+        assert.ok(e instanceof ApiError);
+        assert.equal(e.reason, "CertificateRequired");
+        assert.match(e.message, /remote error: tls: certificate required/);
+        return true;
+      });
+    } finally {
+      close();
+    }
+  });
+});
+
+Deno.test("connection refused is reported like Go and classified as transient", async () => {
+  const url = `https://127.0.0.1:${closedPort()}`;
+  const { client, close } = noRetryClient(url, { server: url, caPem: tls.caCert });
+  try {
+    await assert.rejects(() => client.version(), (e: unknown) => {
+      assert.ok(e instanceof ApiError);
+      assert.equal(e.reason, "ConnectionRefused");
+      assert.match(e.message, /dial tcp 127\.0\.0\.1:\d+: connect: connection refused/);
+      assert.ok(isTransient(e));
+      return true;
+    });
+  } finally {
+    close();
+  }
+});
+
+Deno.test("a server that does not answer times out per request", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const url = `https://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`;
+  const conns: Deno.Conn[] = [];
+  (async () => {
+    for await (const c of listener) conns.push(c); // accept, never speak TLS
+  })().catch(() => {});
+  const { client, close } = noRetryClient(url, { server: url, caPem: tls.caCert }, 300);
+  try {
+    await assert.rejects(() => client.version(), (e: unknown) => {
+      assert.ok(e instanceof ApiError);
+      assert.equal(e.reason, "Timeout");
+      return true;
+    });
+  } finally {
+    close();
+    listener.close();
+    conns.forEach((c) => c.close());
+  }
+});
+
+Deno.test("insecure transport fetches without verifying the server or sending credentials", async () => {
+  await withServer(false, async (s, seen) => {
+    const t = createInsecureTransport(s.url);
+    const client = new KubeClient({
+      server: s.url,
+      transport: t.transport,
+      retry: { timeoutMs: 0 },
+    });
+    assert.equal((await client.version()).minor, "34");
+    assert.deepEqual(seen, [{ cn: undefined, auth: undefined }]);
+  });
+});
+
+Deno.test("insecure-skip-tls-verify in the params also routes through node:https, with mTLS", async () => {
+  await withServer(true, async (s, seen) => {
+    const { client, close } = noRetryClient(s.url, {
+      server: s.url,
+      insecureSkipTLSVerify: true,
+      certPem: tls.clientCert,
+      keyPem: tls.clientKey,
+    });
+    try {
+      await client.version();
+      assert.equal(seen[0].cn, "kubernetes-admin");
+    } finally {
+      close();
+    }
+  });
+});
+
+Deno.test("node:https path maps the wrong CA the same way", async () => {
+  await withServer(false, async (s) => {
+    const { client, close } = noRetryClient(s.url, {
+      server: s.url,
+      caPem: tls.otherCaCert,
+      tlsServerName: "localhost",
+    });
+    try {
+      await assert.rejects(() => client.version(), (e: unknown) => {
+        assert.ok(e instanceof ApiError);
+        assert.equal(e.reason, "UnknownAuthority", e.message);
+        return true;
+      });
+    } finally {
+      close();
+    }
+  });
+});
