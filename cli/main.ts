@@ -15,6 +15,8 @@ import { registerVersion } from "./commands/version.ts";
 import { BOOL_FLAGS as INIT_BOOL_FLAGS, registerInit } from "./commands/init.ts";
 import { registerToken } from "./commands/token.ts";
 import { registerConfig } from "./commands/config.ts";
+import { registerReset } from "./commands/reset.ts";
+import { registerJoinPreflight } from "./commands/join_preflight.ts";
 
 /** Builds the root command with every sub-command registered. */
 export function buildProgram(): Command {
@@ -30,6 +32,8 @@ export function buildProgram(): Command {
     .option("-v, --v <level>", "number for the log level verbosity", "0");
   registerInit(program);
   registerToken(program);
+  registerJoinPreflight(program);
+  registerReset(program);
   registerConfig(program);
   registerVersion(program);
   return program;

@@ -1,0 +1,172 @@
+/**
+ * The reset `cleanup-node` phase: stop the kubelet, unmount what is mounted under
+ * `/var/lib/kubelet`, remove the Kubernetes containers, then delete the contents of kubeadm's
+ * directories and kubeadm's kubeconfig files.
+ *
+ * Only these are touched: the contents of `/etc/kubernetes/manifests`, of `/var/lib/kubelet`
+ * (after symlink resolution), of the certificates directory and, with `--cleanup-tmp-dir`, of
+ * `/etc/kubernetes/tmp`; and the six kubeconfig files in `/etc/kubernetes`. CNI configuration,
+ * network rules and `$HOME/.kube` are left alone, as upstream.
+ *
+ * @module
+ */
+import {
+  DEFAULT_CERTIFICATES_DIR,
+  KUBEADM_TMP_DIR,
+  KubeconfigFile,
+  KUBELET_RUN_DIR,
+  KUBERNETES_DIR,
+  MANIFESTS_DIR,
+} from "../../constants.ts";
+import { errorMessage, KubeadmError } from "../../errors.ts";
+import type { ResetData } from "./data.ts";
+import { cleanupDirProblem } from "./safety.ts";
+
+/** The kubeconfig files reset deletes, in upstream's order. */
+export const RESET_KUBECONFIG_FILES: readonly string[] = [
+  KubeconfigFile.admin,
+  KubeconfigFile.superAdmin,
+  KubeconfigFile.kubelet,
+  KubeconfigFile.bootstrapKubelet,
+  KubeconfigFile.controllerManager,
+  KubeconfigFile.scheduler,
+].map((f) => `${KUBERNETES_DIR}/${f}`);
+
+async function stopKubelet(d: ResetData): Promise<void> {
+  const init = await d.host.initSystem();
+  if (!init) {
+    d.out.warn(
+      "[reset] The kubelet service could not be stopped by kubeadm. Unable to detect a supported init system!",
+    );
+    d.out.warn("[reset] Please ensure kubelet is stopped manually");
+    return;
+  }
+  if (d.dryRun) {
+    d.out.info("[dryrun] Would stop the kubelet service");
+    return;
+  }
+  d.out.info("[reset] Stopping the kubelet service");
+  try {
+    await init.serviceStop("kubelet");
+  } catch (e) {
+    d.out.warn(`[reset] The kubelet service could not be stopped by kubeadm: [${errorMessage(e)}]`);
+    d.out.warn("[reset] Please ensure kubelet is stopped manually");
+  }
+}
+
+/** Unmounts everything under the kubelet directory; returns the resolved directory to clean. */
+async function unmountKubeletDir(d: ResetData): Promise<string | undefined> {
+  if (d.dryRun) {
+    d.out.info(`[dryrun] Would unmount mounted directories in ${JSON.stringify(KUBELET_RUN_DIR)}`);
+    return undefined;
+  }
+  let dir: string;
+  try {
+    dir = await d.host.realDir(KUBELET_RUN_DIR);
+  } catch (e) {
+    d.out.warn(
+      `[reset] Skipping unmount of directories in ${JSON.stringify(KUBELET_RUN_DIR)}: ${
+        errorMessage(e)
+      }`,
+    );
+    return undefined;
+  }
+  const problem = cleanupDirProblem(dir);
+  if (problem !== undefined) {
+    d.out.warn(
+      `[reset] Skipping unmount and cleanup of ${JSON.stringify(KUBELET_RUN_DIR)} (resolved to ${
+        JSON.stringify(dir)
+      }): ${problem}`,
+    );
+    return undefined;
+  }
+  d.out.info(`[reset] Unmounting mounted directories in ${JSON.stringify(KUBELET_RUN_DIR)}`);
+  const prefix = `${dir}/`;
+  // Innermost (most recently mounted) first, so nested mounts come off cleanly.
+  const mounts = (await d.host.mountPoints()).filter((m) => m.startsWith(prefix)).reverse();
+  const errors: string[] = [];
+  for (const m of mounts) {
+    try {
+      await d.host.unmount(m, d.unmountFlags);
+    } catch (e) {
+      errors.push(`failed to unmount ${JSON.stringify(m)}: ${errorMessage(e)}`);
+    }
+  }
+  if (errors.length > 0) {
+    throw new KubeadmError(
+      `encountered the following errors while unmounting directories in ${
+        JSON.stringify(prefix)
+      }: ${errors.length === 1 ? errors[0] : `[${errors.join(", ")}]`}`,
+      { hint: "unmount them by hand (or set unmountFlags in a ResetConfiguration) and retry" },
+    );
+  }
+  return dir;
+}
+
+async function removeContainers(d: ResetData): Promise<void> {
+  if (d.dryRun) {
+    d.out.info("[dryrun] Would remove Kubernetes-managed containers");
+    return;
+  }
+  try {
+    const rt = d.host.containerRuntime(d.criSocket);
+    await rt.connect();
+    await rt.removePods(await rt.listKubePods());
+  } catch (e) {
+    d.out.warn(`[reset] Failed to remove containers: ${errorMessage(e)}`);
+  }
+}
+
+async function resetConfigDir(d: ResetData, dirs: readonly string[]): Promise<void> {
+  const shown = `[${dirs.join(" ")}]`;
+  if (d.dryRun) {
+    d.out.info(`[dryrun] Would delete contents of directories: ${shown}`);
+  } else {
+    d.out.info(`[reset] Deleting contents of directories: ${shown}`);
+    for (const dir of dirs) {
+      const problem = cleanupDirProblem(dir);
+      try {
+        if (problem !== undefined) throw new Error(problem);
+        await d.host.cleanDir(dir);
+      } catch (e) {
+        d.out.warn(
+          `[reset] Failed to delete contents of ${JSON.stringify(dir)} directory: ${
+            errorMessage(e)
+          }`,
+        );
+      }
+    }
+  }
+  const files = `[${RESET_KUBECONFIG_FILES.join(" ")}]`;
+  if (d.dryRun) {
+    d.out.info(`[dryrun] Would delete files: ${files}`);
+    return;
+  }
+  d.out.info(`[reset] Deleting files: ${files}`);
+  for (const file of RESET_KUBECONFIG_FILES) {
+    try {
+      await d.host.removeFile(file);
+    } catch (e) {
+      d.out.warn(`[reset] Failed to remove file: ${JSON.stringify(file)} [${errorMessage(e)}]`);
+    }
+  }
+}
+
+/** Runs the phase. */
+export async function runCleanupNode(d: ResetData): Promise<void> {
+  const dirs = [MANIFESTS_DIR];
+  await stopKubelet(d);
+  const kubeletDir = await unmountKubeletDir(d);
+  if (kubeletDir !== undefined) dirs.push(kubeletDir);
+  await removeContainers(d);
+  if (d.certificatesDir !== DEFAULT_CERTIFICATES_DIR) {
+    d.out.warn(
+      `[reset] WARNING: Cleaning a non-default certificates directory: ${
+        JSON.stringify(d.certificatesDir)
+      }`,
+    );
+  }
+  dirs.push(d.certificatesDir);
+  if (d.cleanupTmpDir) dirs.push(KUBEADM_TMP_DIR);
+  await resetConfigDir(d, dirs);
+}

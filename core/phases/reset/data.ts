@@ -1,0 +1,139 @@
+/**
+ * Everything a `reset` phase may use (upstream's `resetData`), and how it is assembled from
+ * flags, the ResetConfiguration and what could be read from the cluster.
+ *
+ * Precedence as upstream: a flag the user set wins; then the ResetConfiguration; then (for the
+ * CRI socket) the cluster's node registration; then the default. The certificates directory is
+ * checked for safety here, before anything is touched.
+ *
+ * @module
+ */
+import type { ResetConfiguration } from "../../config/types.ts";
+import { DEFAULT_CERTIFICATES_DIR, DEFAULT_CRI_SOCKET } from "../../constants.ts";
+import { ValidationError } from "../../errors.ts";
+import type { Printer } from "../../host/ports.ts";
+import { KNOWN_CHECK_NAMES } from "../../preflight/catalog.ts";
+import type { PreflightHost } from "../../preflight/host.ts";
+import { type IgnoreSet, resolveIgnoreSet } from "../../preflight/ignore.ts";
+import type { ResetHost } from "./host.ts";
+import { assertSafeCleanupDir } from "./safety.ts";
+
+/** Unmount flags accepted in `ResetConfiguration.unmountFlags`. */
+export const UNMOUNT_FLAGS = ["MNT_FORCE", "MNT_DETACH", "MNT_EXPIRE", "UMOUNT_NOFOLLOW"] as const;
+
+/**
+ * What `reset` could learn from the cluster's `kubeadm-config` (best effort: absent when the
+ * cluster is unreachable).
+ */
+export interface ResetClusterConfig {
+  /** `ClusterConfiguration.certificatesDir`. */
+  certificatesDir?: string;
+  /** `ClusterConfiguration.etcd`. */
+  etcd?: { local?: { dataDir?: string }; external?: unknown };
+  /** This node's API endpoint (control-plane nodes only). */
+  localAPIEndpoint?: { advertiseAddress: string; bindPort?: number };
+  /** This node's `nodeRegistration.criSocket`. */
+  criSocket?: string;
+  /** Client URLs of the cluster's etcd members (from the etcd Pods' annotations). */
+  etcdEndpoints?: string[];
+}
+
+/** Input of every reset phase. */
+export interface ResetData {
+  out: Printer;
+  /** Where files are removed, services stopped, etcd reached. */
+  host: ResetHost;
+  /** For the `IsPrivilegedUser` check. */
+  preflightHost: PreflightHost;
+  dryRun: boolean;
+  /** `--force`: no confirmation prompt. */
+  force: boolean;
+  /** The certificates directory to empty (already checked for safety). */
+  certificatesDir: string;
+  /** Also empty `/etc/kubernetes/tmp`. */
+  cleanupTmpDir: boolean;
+  /** CRI endpoint for removing containers. */
+  criSocket: string;
+  /** Validated `--ignore-preflight-errors` + `ignorePreflightErrors`. */
+  ignore: IgnoreSet;
+  /** `ResetConfiguration.unmountFlags`. */
+  unmountFlags: readonly string[];
+  /**
+   * Shows `prompt` and reads one line from the user; `undefined` when there is no input
+   * (end of file).
+   */
+  confirm(prompt: string): Promise<string | undefined>;
+  /** From the cluster, when it could be read. */
+  cluster?: ResetClusterConfig;
+}
+
+/** Command-line values; `undefined` means the flag was not given. */
+export interface ResetFlags {
+  certDir?: string;
+  cleanupTmpDir?: boolean;
+  criSocket?: string;
+  dryRun?: boolean;
+  force?: boolean;
+  ignorePreflightErrors?: readonly string[];
+  skipPhases?: readonly string[];
+}
+
+/** What {@link buildResetData} needs besides flags. */
+export interface ResetDataInput {
+  flags: ResetFlags;
+  /** The `--config` ResetConfiguration, if any. */
+  config?: ResetConfiguration;
+  cluster?: ResetClusterConfig;
+  out: Printer;
+  host: ResetHost;
+  preflightHost: PreflightHost;
+  confirm(prompt: string): Promise<string | undefined>;
+}
+
+/** Validates `unmountFlags`. */
+export function validateUnmountFlags(flags: readonly string[]): void {
+  const bad = flags.map((f, i) => ({ f, i })).filter(({ f }) =>
+    !(UNMOUNT_FLAGS as readonly string[]).includes(f)
+  );
+  if (bad.length > 0) {
+    throw new ValidationError(bad.map(({ f, i }) => ({
+      field: `unmountFlags[${i}]`,
+      value: f,
+      detail: `unknown unmount flag; must be one of ${UNMOUNT_FLAGS.join(", ")}`,
+    })));
+  }
+}
+
+/** Resolves flags, ResetConfiguration and cluster values into {@link ResetData}. */
+export function buildResetData(input: ResetDataInput): ResetData & { skipPhases: string[] } {
+  const { flags, config = {}, cluster } = input;
+  const certificatesDir = flags.certDir !== undefined
+    ? assertSafeCleanupDir(flags.certDir, "--cert-dir")
+    : assertSafeCleanupDir(
+      config.certificatesDir || cluster?.certificatesDir || DEFAULT_CERTIFICATES_DIR,
+      "certificatesDir",
+    );
+  validateUnmountFlags(config.unmountFlags ?? []);
+  const ignore = resolveIgnoreSet(
+    flags.ignorePreflightErrors ?? [],
+    config.ignorePreflightErrors ?? [],
+    KNOWN_CHECK_NAMES,
+  );
+  return {
+    out: input.out,
+    host: input.host,
+    preflightHost: input.preflightHost,
+    confirm: input.confirm,
+    cluster,
+    dryRun: flags.dryRun ?? config.dryRun ?? false,
+    force: flags.force ?? config.force ?? false,
+    cleanupTmpDir: flags.cleanupTmpDir ?? config.cleanupTmpDir ?? false,
+    certificatesDir,
+    criSocket: flags.criSocket || config.criSocket || cluster?.criSocket || DEFAULT_CRI_SOCKET,
+    ignore,
+    unmountFlags: config.unmountFlags ?? [],
+    skipPhases: flags.skipPhases && flags.skipPhases.length > 0
+      ? [...flags.skipPhases]
+      : [...(config.skipPhases ?? [])],
+  };
+}

@@ -1,0 +1,79 @@
+/**
+ * Removing this node's member from a stacked etcd cluster (upstream's
+ * `RemoveStackedEtcdMemberFromCluster`): list the members; when this is the last member and
+ * the client talks to it, nothing is removed; a member that is already gone is not an error.
+ *
+ * @module
+ */
+import { ETCD_CLIENT_PORT, ETCD_PEER_PORT } from "../../constants.ts";
+import { joinHostPort } from "../../net/host_port.ts";
+import type { LocalEtcdManifest } from "./etcd_manifest.ts";
+import { type EtcdClusterClient, EtcdMemberNotFound } from "./host.ts";
+
+/** What happened to this node's member. */
+export type MemberRemoval = "removed" | "last-member" | "not-a-member";
+
+/** `https://<advertiseAddress>:2380`. */
+export function etcdPeerURL(advertiseAddress: string): string {
+  return `https://${joinHostPort(advertiseAddress, ETCD_PEER_PORT)}`;
+}
+
+/** `https://<advertiseAddress>:2379`. */
+export function etcdClientURL(advertiseAddress: string): string {
+  return `https://${joinHostPort(advertiseAddress, ETCD_CLIENT_PORT)}`;
+}
+
+/**
+ * Client endpoints derived from the local manifest: this member's advertised client URLs, then
+ * those of the peers in `--initial-cluster` (peer URL with the client port), de-duplicated.
+ */
+export function endpointsFromManifest(m: LocalEtcdManifest): string[] {
+  const out = new Set(m.advertiseClientURLs);
+  for (const peer of m.initialCluster) {
+    try {
+      const u = new URL(peer.peerURL);
+      if (u.port === String(ETCD_PEER_PORT)) {
+        u.port = String(ETCD_CLIENT_PORT);
+        out.add(u.toString().replace(/\/$/, ""));
+      }
+    } catch {
+      // not a URL: ignore
+    }
+  }
+  return [...out];
+}
+
+/** Creates a client for a set of endpoints. */
+export type EtcdConnect = (endpoints: readonly string[]) => EtcdClusterClient;
+
+/**
+ * Removes the member whose peer URLs include `peerURL`. `clientURL` is this member's client
+ * URL: when it is the only member left and the client talks to it, it is kept. The removal is
+ * sent to the other members when they advertise client URLs (a member that removes itself
+ * may stop before answering), and a lost answer is checked against a fresh member list.
+ */
+export async function removeEtcdMember(
+  connect: EtcdConnect,
+  endpoints: readonly string[],
+  peerURL: string,
+  clientURL: string,
+): Promise<MemberRemoval> {
+  const client = connect(endpoints);
+  const members = await client.listMembers();
+  if (members.length === 1 && client.endpoints.includes(clientURL)) return "last-member";
+  const me = members.find((m) => m.peerURLs.includes(peerURL));
+  if (!me) return "not-a-member";
+  const others = members.filter((m) => m !== me).flatMap((m) => m.clientURLs);
+  const remover = others.length > 0 ? connect(others) : client;
+  try {
+    await remover.removeMember(me.id);
+  } catch (e) {
+    if (e instanceof EtcdMemberNotFound) return "not-a-member";
+    if (others.length > 0) {
+      const after = await remover.listMembers().catch(() => undefined);
+      if (after && !after.some((m) => m.id === me.id)) return "removed";
+    }
+    throw e;
+  }
+  return "removed";
+}

@@ -1,0 +1,36 @@
+/**
+ * The reset `preflight` phase: unless `--force` or `--dry-run`, warn and ask for confirmation;
+ * then run the root check.
+ *
+ * @module
+ */
+import { KubeadmError } from "../../errors.ts";
+import { rootChecks } from "../../preflight/catalog.ts";
+import { PreflightRun } from "../../preflight/runner.ts";
+import type { ResetData } from "./data.ts";
+
+/** The confirmation question. */
+export const RESET_PROMPT = "[reset] Are you sure you want to proceed? [y/N]: ";
+
+/** Asks for confirmation (unless forced or dry-running) and runs `IsPrivilegedUser`. */
+export async function runResetPreflight(d: ResetData): Promise<void> {
+  if (!d.force && !d.dryRun) {
+    d.out.warn(
+      "[reset] WARNING: Changes made to this host by 'kubeadm init' or 'kubeadm join' will be reverted.",
+    );
+    const answer = (await d.confirm(RESET_PROMPT))?.trim().toLowerCase();
+    if (answer !== "y" && answer !== "yes") {
+      throw new KubeadmError("won't proceed; the user didn't answer (Y|y) in order to continue", {
+        hint: "answer y, or pass --force to skip the question",
+      });
+    }
+  }
+  d.out.info("[preflight] Running pre-flight checks");
+  const run = new PreflightRun(d.preflightHost, {
+    command: "reset",
+    ignore: d.ignore,
+    out: d.out,
+    dryRun: d.dryRun,
+  });
+  await run.run(rootChecks());
+}

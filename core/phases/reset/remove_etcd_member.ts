@@ -1,0 +1,166 @@
+/**
+ * The reset `remove-etcd-member` phase: on a node with local (stacked) etcd, remove this
+ * node's member from the etcd cluster and empty the etcd data directory.
+ *
+ * The data directory comes from the cluster's configuration, else from the local etcd
+ * manifest (`etcd-data` volume), else the default `/var/lib/etcd`. The member is found by its
+ * peer URL (`https://<advertiseAddress>:2380` from the cluster configuration, else the
+ * manifest's `--initial-advertise-peer-urls`) through the cluster's etcd endpoints (else the
+ * manifest's client URLs and peers), using the `apiserver-etcd-client` certificate (or
+ * `etcd/healthcheck-client`). Upstream only removes the member when it could read the cluster
+ * configuration; kubeadm-ts also does it from the manifest alone.
+ *
+ * @module
+ */
+import { DEFAULT_ETCD_DATA_DIR, MANIFESTS_DIR } from "../../constants.ts";
+import { errorMessage } from "../../errors.ts";
+import { utf8 } from "../../host/ports.ts";
+import type { TlsClientMaterial } from "../../preflight/host.ts";
+import type { ResetData } from "./data.ts";
+import { type LocalEtcdManifest, parseEtcdManifest } from "./etcd_manifest.ts";
+import {
+  endpointsFromManifest,
+  etcdClientURL,
+  etcdPeerURL,
+  removeEtcdMember,
+} from "./etcd_member.ts";
+import { cleanupDirProblem } from "./safety.ts";
+
+/** The local etcd manifest. */
+export const ETCD_MANIFEST = `${MANIFESTS_DIR}/etcd.yaml`;
+
+interface MemberTarget {
+  peerURL: string;
+  clientURL: string;
+  endpoints: string[];
+}
+
+async function readManifest(d: ResetData): Promise<LocalEtcdManifest | undefined> {
+  const data = await d.host.files.read(ETCD_MANIFEST);
+  return data === undefined ? undefined : parseEtcdManifest(utf8(data), ETCD_MANIFEST);
+}
+
+function memberTarget(
+  d: ResetData,
+  manifest: LocalEtcdManifest | undefined,
+): MemberTarget | undefined {
+  const endpoint = d.cluster?.localAPIEndpoint;
+  if (endpoint?.advertiseAddress) {
+    const endpoints = d.cluster?.etcdEndpoints?.length
+      ? d.cluster.etcdEndpoints
+      : manifest
+      ? endpointsFromManifest(manifest)
+      : [etcdClientURL(endpoint.advertiseAddress)];
+    return {
+      peerURL: etcdPeerURL(endpoint.advertiseAddress),
+      clientURL: etcdClientURL(endpoint.advertiseAddress),
+      endpoints,
+    };
+  }
+  if (manifest && manifest.peerURLs.length > 0 && manifest.advertiseClientURLs.length > 0) {
+    return {
+      peerURL: manifest.peerURLs[0],
+      clientURL: manifest.advertiseClientURLs[0],
+      endpoints: endpointsFromManifest(manifest),
+    };
+  }
+  return undefined;
+}
+
+/** The etcd client certificate: `apiserver-etcd-client`, else `etcd/healthcheck-client`. */
+async function etcdClientTLS(d: ResetData): Promise<TlsClientMaterial> {
+  const dir = d.certificatesDir;
+  const ca = await d.host.files.read(`${dir}/etcd/ca.crt`);
+  if (ca === undefined) throw new Error(`could not read the etcd CA ${dir}/etcd/ca.crt`);
+  for (const base of ["apiserver-etcd-client", "etcd/healthcheck-client"]) {
+    const cert = await d.host.files.read(`${dir}/${base}.crt`);
+    const key = await d.host.files.read(`${dir}/${base}.key`);
+    if (cert && key) return { caPem: utf8(ca), certPem: utf8(cert), keyPem: utf8(key) };
+  }
+  throw new Error(
+    `no etcd client certificate found in ${dir} (apiserver-etcd-client or etcd/healthcheck-client)`,
+  );
+}
+
+async function cleanDataDir(d: ResetData, dir: string): Promise<void> {
+  const problem = cleanupDirProblem(dir);
+  if (problem !== undefined) {
+    d.out.warn(
+      `[reset] Not deleting the contents of the etcd data directory ${
+        JSON.stringify(dir)
+      }: ${problem}`,
+    );
+    return;
+  }
+  try {
+    await d.host.cleanDir(dir);
+    d.out.info(`[reset] Deleted contents of the etcd data directory: ${dir}`);
+  } catch (e) {
+    d.out.warn(
+      `[reset] Failed to delete contents of the etcd directory: ${JSON.stringify(dir)}, error: ${
+        errorMessage(e)
+      }`,
+    );
+  }
+}
+
+/** Runs the phase. */
+export async function runRemoveEtcdMember(d: ResetData): Promise<void> {
+  let manifest: LocalEtcdManifest | undefined;
+  let dataDir: string;
+  try {
+    if (d.cluster?.etcd?.local) {
+      dataDir = d.cluster.etcd.local.dataDir || DEFAULT_ETCD_DATA_DIR;
+      manifest = await readManifest(d).catch(() => undefined);
+    } else {
+      if (!d.cluster) {
+        d.out.warn("[reset] No kubeadm config, using etcd pod spec to get data directory");
+      }
+      manifest = await readManifest(d);
+      // A missing manifest (removed by an earlier cleanup-node run) means the default.
+      dataDir = manifest?.dataDir ?? DEFAULT_ETCD_DATA_DIR;
+      if (d.cluster?.etcd?.external) throw new Error("external etcd");
+    }
+  } catch {
+    d.out.info("[reset] No etcd config found. Assuming external etcd");
+    d.out.info("[reset] Please, manually reset etcd to prevent further issues");
+    return;
+  }
+
+  const target = memberTarget(d, manifest);
+  let cleaned = false;
+  if (target) {
+    if (d.dryRun) {
+      d.out.info("[dryrun] Would remove the etcd member on this node from the etcd cluster");
+      d.out.info(`[dryrun] Would delete contents of the etcd data directory: ${dataDir}`);
+    } else {
+      let removed = false;
+      try {
+        const tls = await etcdClientTLS(d);
+        await removeEtcdMember(
+          (endpoints) => d.host.etcdClient(endpoints, tls),
+          target.endpoints,
+          target.peerURL,
+          target.clientURL,
+        );
+        removed = true;
+      } catch (e) {
+        d.out.warn(
+          `[reset] Failed to remove etcd member: ${
+            errorMessage(e)
+          }, please manually remove this etcd member using etcdctl`,
+        );
+      }
+      if (removed) {
+        await cleanDataDir(d, dataDir);
+        cleaned = true;
+      }
+    }
+  }
+  // Also when the member could not be handled (or cleanup-node ran first): stale data would
+  // break the next init or join.
+  if (!d.dryRun && !cleaned) {
+    const entries = await d.host.files.list(dataDir);
+    if (entries !== undefined && entries.length > 0) await cleanDataDir(d, dataDir);
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * Checks about services: `Service-Kubelet` (the kubelet unit exists and is enabled) and
+ * `Firewalld` (an active firewalld may block the API server and kubelet ports).
+ *
+ * @module
+ */
+import { type Check, pass, warn } from "../check.ts";
+
+/** Warning given when neither systemd nor OpenRC is found. */
+export const NO_INIT_SYSTEM = "no supported init system detected, skipping checking for services";
+
+function titleCase(s: string): string {
+  return s.replace(
+    /(^|[^\p{L}\p{N}_'])(\p{L})/gu,
+    (_m, pre: string, c: string) => pre + c.toUpperCase(),
+  );
+}
+
+/**
+ * Warns when `service` does not exist or is not enabled; with `checkIfActive`, also fails when
+ * it is not running. Named `Service-<Service>` (upstream title-cases the service name).
+ */
+export function serviceCheck(service: string, checkIfActive = false, label?: string): Check {
+  return {
+    name: label ?? `Service-${titleCase(service)}`,
+    severity: "warning",
+    async run(host) {
+      const init = await host.initSystem();
+      if (!init) return warn(NO_INIT_SYSTEM);
+      if (!(await init.serviceExists(service))) return warn(`${service} service does not exist`);
+      const out = pass();
+      if (!(await init.serviceIsEnabled(service))) {
+        out.warnings.push(
+          `${service} service is not enabled, please run '${init.enableCommand(service)}'`,
+        );
+      }
+      if (checkIfActive && !(await init.serviceIsActive(service))) {
+        out.errors.push(
+          `${service} service is not active, please run 'systemctl start ${service}.service'`,
+        );
+      }
+      return out;
+    },
+  };
+}
+
+/** Warns when firewalld exists and is active, naming the ports that must be open. */
+export function firewalldCheck(ports: readonly number[]): Check {
+  return {
+    name: "Firewalld",
+    severity: "warning",
+    async run(host) {
+      const init = await host.initSystem();
+      if (!init) return warn(NO_INIT_SYSTEM);
+      if (!(await init.serviceExists("firewalld"))) return pass();
+      if (await init.serviceIsActive("firewalld")) {
+        return warn(
+          `firewalld is active, please ensure ports [${ports.join(" ")}] are open ` +
+            "or your cluster may not function correctly",
+        );
+      }
+      return pass();
+    },
+  };
+}

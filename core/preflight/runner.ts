@@ -1,0 +1,198 @@
+/**
+ * Runs groups of preflight checks and renders their results the way upstream's `RunChecks`
+ * does, or as a JSON report.
+ *
+ * Text output goes through the {@link Printer}: each warning as `\t[WARNING <Name>]: <msg>`
+ * (stderr) while the checks run; when errors remain, the block
+ * `[preflight] Some fatal errors occurred:` + `\t[ERROR <Name>]: <msg>` lines + the
+ * `--ignore-preflight-errors=...` hint (stderr), then a {@link PreflightError}. A check named in
+ * the ignore set has its errors shown as warnings. In dry-run, errors are printed as warnings
+ * prefixed `[preflight] dry-run:` and nothing fails.
+ *
+ * With JSON output nothing is printed while checks run; the report (every check, its status and
+ * messages) is printed once, on stdout, when the run finishes or fails.
+ *
+ * @module
+ */
+import { errorMessage, PreflightError } from "../errors.ts";
+import type { Printer } from "../host/ports.ts";
+import type { Check, CheckOutcome, Severity } from "./check.ts";
+import type { PreflightHost } from "./host.ts";
+import { IGNORE_NOTHING, type IgnoreSet } from "./ignore.ts";
+import { stripColours } from "./system/report.ts";
+
+/** What happened to one check. */
+export type CheckStatus = "pass" | "warning" | "error" | "ignored";
+
+/** One message of a check result. */
+export interface CheckMessage {
+  /** Whether the check reported it as a warning or an error. */
+  level: "warning" | "error";
+  /** The message, in upstream's words. */
+  text: string;
+}
+
+/** The result of one check, as listed in the JSON report. */
+export interface CheckResult {
+  /** The check's name (what `--ignore-preflight-errors` accepts). */
+  name: string;
+  /** The severity of the check's usual failure. */
+  severity: Severity;
+  /**
+   * `pass` (nothing found), `warning` (warnings only), `error` (fatal errors), `ignored`
+   * (errors found but downgraded by the ignore set).
+   */
+  status: CheckStatus;
+  /** Everything the check reported, warnings first. */
+  messages: CheckMessage[];
+  /** Extra output (the system-verification report), without colours. */
+  details?: string[];
+}
+
+/** The JSON document printed with `-o json`. */
+export interface PreflightReport {
+  /** Always `PreflightReport`. */
+  kind: "PreflightReport";
+  /** `init`, `join`, `reset`. */
+  command: string;
+  /** Whether errors were only reported (`--dry-run`). */
+  dryRun: boolean;
+  /** True when errors that are not ignored were found. */
+  failed: boolean;
+  /** Every check that ran, in order. */
+  checks: CheckResult[];
+}
+
+/** Output format of a preflight run. */
+export type PreflightOutput = "text" | "json";
+
+/** Options of a {@link PreflightRun}. */
+export interface PreflightRunOptions {
+  /** Command name for the report (`init`, `join`, `reset`). */
+  command: string;
+  /** Checks whose errors become warnings. */
+  ignore?: IgnoreSet;
+  /** Where lines go (warnings and the fatal block on stderr). */
+  out: Printer;
+  /** Report errors without failing. */
+  dryRun?: boolean;
+  /** `text` (default) or `json`. */
+  output?: PreflightOutput;
+}
+
+/** The hint upstream prints after the fatal errors. */
+export const IGNORE_HINT = "[preflight] If you know what you are doing, you can make a check " +
+  "non-fatal with `--ignore-preflight-errors=...`";
+
+/** A sequence of check groups sharing one ignore set, output mode and report. */
+export class PreflightRun {
+  readonly #host: PreflightHost;
+  readonly #opts: PreflightRunOptions;
+  readonly #ignore: IgnoreSet;
+  readonly #results: CheckResult[] = [];
+  #failed = false;
+  #printed = false;
+
+  constructor(host: PreflightHost, opts: PreflightRunOptions) {
+    this.#host = host;
+    this.#opts = opts;
+    this.#ignore = opts.ignore ?? IGNORE_NOTHING;
+  }
+
+  /** Whether output is JSON. */
+  get json(): boolean {
+    return this.#opts.output === "json";
+  }
+
+  /** Results so far, in run order. */
+  get results(): readonly CheckResult[] {
+    return this.#results;
+  }
+
+  /** Prints a progress line (`[preflight] Running pre-flight checks`) in text mode only. */
+  info(line: string): void {
+    if (!this.json) this.#opts.out.info(line);
+  }
+
+  /**
+   * Runs one group of checks in order. Throws a {@link PreflightError} after printing the
+   * fatal block when any check has errors that are not ignored (never in dry-run).
+   */
+  async run(checks: readonly Check[]): Promise<void> {
+    const out = this.#opts.out;
+    const errorLines: string[] = [];
+    for (const check of checks) {
+      let outcome: CheckOutcome;
+      try {
+        outcome = await check.run(this.#host);
+      } catch (e) {
+        outcome = { warnings: [], errors: [errorMessage(e)] };
+      }
+      const ignored = this.#ignore.has(check.name) && outcome.errors.length > 0;
+      const warnings = ignored ? [...outcome.warnings, ...outcome.errors] : outcome.warnings;
+      const errors = ignored ? [] : outcome.errors;
+      const result: CheckResult = {
+        name: check.name,
+        severity: check.severity,
+        status: errors.length > 0
+          ? "error"
+          : ignored
+          ? "ignored"
+          : warnings.length > 0
+          ? "warning"
+          : "pass",
+        messages: [
+          ...outcome.warnings.map((text): CheckMessage => ({ level: "warning", text })),
+          ...outcome.errors.map((text): CheckMessage => ({ level: "error", text })),
+        ],
+      };
+      if (outcome.stdout?.length) result.details = outcome.stdout.map(stripColours);
+      this.#results.push(result);
+      if (!this.json) {
+        for (const line of outcome.stdout ?? []) out.info(line);
+        for (const w of warnings) out.warn(`\t[WARNING ${check.name}]: ${w}`);
+      }
+      for (const e of errors) errorLines.push(`[ERROR ${check.name}]: ${e}`);
+    }
+    if (errorLines.length === 0) return;
+    if (this.#opts.dryRun) {
+      if (!this.json) { for (const line of errorLines) out.warn(`[preflight] dry-run: ${line}`); }
+      this.#failed = true;
+      return;
+    }
+    this.#failed = true;
+    if (this.json) {
+      this.#printReport();
+    } else {
+      out.warn("[preflight] Some fatal errors occurred:");
+      for (const line of errorLines) out.warn(`\t${line}`);
+      out.warn(IGNORE_HINT);
+    }
+    throw new PreflightError("preflight checks failed", {
+      hint: "fix the errors above, or make a check non-fatal with --ignore-preflight-errors=<name>",
+    });
+  }
+
+  /** The report as it stands. */
+  report(): PreflightReport {
+    return {
+      kind: "PreflightReport",
+      command: this.#opts.command,
+      dryRun: this.#opts.dryRun ?? false,
+      failed: this.#failed,
+      checks: [...this.#results],
+    };
+  }
+
+  /** Ends the run: prints the JSON report (once) in JSON mode; returns the report. */
+  finish(): PreflightReport {
+    if (this.json) this.#printReport();
+    return this.report();
+  }
+
+  #printReport(): void {
+    if (this.#printed) return;
+    this.#printed = true;
+    this.#opts.out.info(JSON.stringify(this.report(), null, 2));
+  }
+}

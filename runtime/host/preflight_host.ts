@@ -1,0 +1,238 @@
+/**
+ * The real machine as a {@link PreflightHost}: Linux `/proc` and `/sys`, `$PATH`, TCP
+ * listeners, systemd/OpenRC, DNS, the environment, the CRI socket, HTTPS with client
+ * certificates.
+ *
+ * kubeadm's own files are read under `--rootfs`; kernel interfaces (`/proc`, `/sys`, `/boot`)
+ * and everything else are the running machine's.
+ *
+ * @module
+ */
+import type {
+  ContainerRuntime,
+  HttpResult,
+  InitSystem,
+  PreflightHost,
+  TlsClientMaterial,
+} from "../../core/preflight/host.ts";
+import { errorMessage } from "../../core/errors.ts";
+import { CriSocketRuntime } from "./container_runtime.ts";
+import { exitStatus, lookPath, runCommand } from "./exec.ts";
+import { detectInitSystem } from "./init_system.ts";
+import { RootedNodeFiles } from "./node_files.ts";
+
+async function readText(path: string): Promise<string | undefined> {
+  try {
+    return await Deno.readTextFile(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function statusField(status: string | undefined, field: string): string | undefined {
+  return status?.split("\n").find((l) => l.startsWith(`${field}:`))?.slice(field.length + 1)
+    .trim();
+}
+
+/** Counts the CPUs in a list such as `0-3,8,10-11`. */
+export function countCPUList(list: string): number {
+  let n = 0;
+  for (const part of list.split(",").map((s) => s.trim()).filter(Boolean)) {
+    const [a, b] = part.split("-").map(Number);
+    n += b === undefined ? 1 : b - a + 1;
+  }
+  return n;
+}
+
+/** Decodes the octal escapes (`\040`) the kernel uses in mount tables. */
+export function unescapeMountPath(s: string): string {
+  return s.replace(/\\([0-7]{3})/g, (_m, o: string) => String.fromCharCode(parseInt(o, 8)));
+}
+
+/** Parses `/etc/hosts` text: the addresses listed for `name` (case-insensitive). */
+export function hostsFileAddresses(text: string, name: string): string[] {
+  const out: string[] = [];
+  const wanted = name.toLowerCase();
+  for (const raw of text.split("\n")) {
+    const fields = raw.replace(/#.*/, "").trim().split(/\s+/);
+    if (fields.length < 2) continue;
+    if (fields.slice(1).some((h) => h.toLowerCase() === wanted)) out.push(fields[0]);
+  }
+  return out;
+}
+
+/** Options of {@link DenoPreflightHost}. */
+export interface DenoPreflightHostOptions {
+  /** `--rootfs` (default `/`). */
+  root?: string;
+  /** Replaces init-system detection (tests). */
+  initSystem?: () => Promise<InitSystem | undefined>;
+}
+
+/** The running machine. */
+export class DenoPreflightHost implements PreflightHost {
+  readonly files: RootedNodeFiles;
+  readonly #initSystem: () => Promise<InitSystem | undefined>;
+
+  constructor(opts: DenoPreflightHostOptions = {}) {
+    this.files = new RootedNodeFiles(opts.root ?? "/");
+    this.#initSystem = opts.initSystem ?? detectInitSystem;
+  }
+
+  async uid(): Promise<number> {
+    try {
+      const uid = Deno.uid();
+      if (uid !== null) return uid;
+    } catch {
+      // no --allow-sys=uid: fall back to /proc
+    }
+    const real = statusField(await readText("/proc/self/status"), "Uid")?.split(/\s+/)[0];
+    if (real === undefined) throw new Error("cannot determine the user ID");
+    return Number(real);
+  }
+
+  async numCPU(): Promise<number> {
+    const list = statusField(await readText("/proc/self/status"), "Cpus_allowed_list");
+    if (list) return countCPUList(list);
+    return navigator.hardwareConcurrency;
+  }
+
+  async memTotalMiB(): Promise<number> {
+    const line = (await readText("/proc/meminfo"))?.split("\n").find((l) =>
+      l.startsWith("MemTotal:")
+    );
+    const kb = line ? Number(line.split(/\s+/)[1]) : NaN;
+    if (Number.isFinite(kb)) return Math.floor(kb / 1024);
+    return Math.floor(Deno.systemMemoryInfo().total / 1024 / 1024);
+  }
+
+  async readSystemFile(path: string): Promise<Uint8Array | undefined> {
+    try {
+      return await Deno.readFile(path);
+    } catch {
+      return undefined;
+    }
+  }
+
+  async kernelRelease(): Promise<string> {
+    const fromProc = await readText("/proc/sys/kernel/osrelease");
+    if (fromProc !== undefined) return fromProc.trim();
+    return Deno.osRelease();
+  }
+
+  async osName(): Promise<string> {
+    const fromProc = await readText("/proc/sys/kernel/ostype");
+    if (fromProc !== undefined) return fromProc.trim();
+    const os = Deno.build.os;
+    return os === "linux" ? "Linux" : os === "darwin" ? "Darwin" : os;
+  }
+
+  async cgroupVersion(): Promise<1 | 2> {
+    const mountinfo = await readText("/proc/self/mountinfo");
+    let fsType: string | undefined;
+    for (const line of mountinfo?.split("\n") ?? []) {
+      const [pre, post] = line.split(" - ");
+      if (post === undefined) continue;
+      if (unescapeMountPath(pre.split(" ")[4] ?? "") === "/sys/fs/cgroup") {
+        fsType = post.split(" ")[0];
+      }
+    }
+    if (fsType !== undefined) return fsType === "cgroup2" ? 2 : 1;
+    try {
+      await Deno.stat("/sys/fs/cgroup");
+    } catch (e) {
+      throw new Error(
+        e instanceof Deno.errors.NotFound ? "no such file or directory" : errorMessage(e),
+      );
+    }
+    return 1;
+  }
+
+  lookPath(command: string): Promise<string | undefined> {
+    return lookPath(command);
+  }
+
+  async kubeletVersionOutput(): Promise<string> {
+    const what = "cannot execute 'kubelet --version'";
+    if ((await lookPath("kubelet")) === undefined) {
+      throw new Error(`${what}: executable file not found in $PATH`);
+    }
+    const r = await runCommand("kubelet", ["--version"], { timeoutMs: 30_000 });
+    if (r.code !== 0) throw new Error(`${what}: ${exitStatus(r)}`);
+    return r.stdout;
+  }
+
+  isPortFree(port: number): Promise<boolean> {
+    // Go listens on ":<port>": the IPv6 wildcard (dual-stack), or IPv4's without IPv6.
+    for (const hostname of ["::", "0.0.0.0"]) {
+      try {
+        Deno.listen({ hostname, port, transport: "tcp" }).close();
+        return Promise.resolve(true);
+      } catch (e) {
+        if (e instanceof Deno.errors.AddrInUse) return Promise.resolve(false);
+      }
+    }
+    return Promise.resolve(false);
+  }
+
+  initSystem(): Promise<InitSystem | undefined> {
+    return this.#initSystem();
+  }
+
+  async lookupHost(name: string): Promise<string[]> {
+    const hosts = hostsFileAddresses((await readText("/etc/hosts")) ?? "", name);
+    if (hosts.length > 0) return hosts;
+    const ns = (await readText("/etc/resolv.conf"))?.split("\n").map((l) => l.trim().split(/\s+/))
+      .find((f) => f[0] === "nameserver")?.[1];
+    const where = ns
+      ? `lookup ${name} on ${ns.includes(":") ? `[${ns}]` : ns}:53`
+      : `lookup ${name}`;
+    const signal = AbortSignal.timeout(10_000);
+    const results = await Promise.allSettled([
+      Deno.resolveDns(name, "A", { signal }),
+      Deno.resolveDns(name, "AAAA", { signal }),
+    ]);
+    const addrs = results.flatMap((r) => r.status === "fulfilled" ? r.value : []);
+    if (addrs.length > 0) return addrs;
+    const failure = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    const reason = failure?.reason;
+    if (failure === undefined || reason instanceof Deno.errors.NotFound) {
+      throw new Error(`${where}: no such host`);
+    }
+    throw new Error(`${where}: ${errorMessage(reason)}`);
+  }
+
+  env(name: string): string | undefined {
+    try {
+      return Deno.env.get(name);
+    } catch {
+      return undefined;
+    }
+  }
+
+  containerRuntime(socket: string): ContainerRuntime {
+    return new CriSocketRuntime(socket);
+  }
+
+  async httpGet(url: string, tls: TlsClientMaterial, timeoutMs: number): Promise<HttpResult> {
+    const client = Deno.createHttpClient({
+      caCerts: tls.caPem ? [tls.caPem] : undefined,
+      ...(tls.certPem && tls.keyPem ? { cert: tls.certPem, key: tls.keyPem } : {}),
+    });
+    try {
+      const init = { client, signal: AbortSignal.timeout(timeoutMs) };
+      const res = await fetch(url, init as RequestInit & { client: Deno.HttpClient });
+      const body = await res.text();
+      return { status: res.status, statusText: `${res.status} ${res.statusText}`.trim(), body };
+    } catch (e) {
+      const cause = e instanceof Error && e.cause instanceof Error ? e.cause : e;
+      throw new Error(errorMessage(cause));
+    } finally {
+      client.close();
+    }
+  }
+
+  sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, ms));
+  }
+}

@@ -1,0 +1,218 @@
+/**
+ * The real machine as a {@link ResetHost}: removes kubeadm's files under `--rootfs`, unmounts
+ * with `umount`, stops services through systemd/OpenRC, talks to etcd over HTTPS.
+ *
+ * Removal is defensive: a directory is emptied entry by entry with `lstat`, so a symlink inside
+ * it is removed as a link and never followed; a directory on another file system (a mount
+ * point left behind) is not entered; a directory that is itself a symlink is followed only when
+ * its target stays inside the root and is itself safe to empty.
+ *
+ * @module
+ */
+import { cleanupDirProblem } from "../../core/phases/reset/safety.ts";
+import type { EtcdClusterClient, ResetHost } from "../../core/phases/reset/host.ts";
+import type { ContainerRuntime, InitSystem, TlsClientMaterial } from "../../core/preflight/host.ts";
+import { errorMessage } from "../../core/errors.ts";
+import { CriSocketRuntime } from "./container_runtime.ts";
+import { HttpEtcdClient } from "./etcd_client.ts";
+import { runCommand } from "./exec.ts";
+import { detectInitSystem } from "./init_system.ts";
+import { RootedNodeFiles } from "./node_files.ts";
+import { unescapeMountPath } from "./preflight_host.ts";
+
+/** Options of {@link DenoResetHost}. */
+export interface DenoResetHostOptions {
+  /** `--rootfs` (default `/`). */
+  root?: string;
+  /** Replaces init-system detection (tests: never stop the machine's kubelet). */
+  initSystem?: () => Promise<InitSystem | undefined>;
+  /** Replaces the CRI runtime factory. */
+  containerRuntime?: (socket: string) => ContainerRuntime;
+  /** The mount table to read (default `/proc/mounts`). */
+  mountsFile?: string;
+}
+
+const UMOUNT_ARGS: Readonly<Record<string, string | undefined>> = {
+  MNT_FORCE: "--force",
+  MNT_DETACH: "--lazy",
+  UMOUNT_NOFOLLOW: "--no-canonicalize",
+  MNT_EXPIRE: undefined,
+};
+
+function notFound(e: unknown): boolean {
+  return e instanceof Deno.errors.NotFound;
+}
+
+/** The machine, rooted at `--rootfs`. */
+export class DenoResetHost implements ResetHost {
+  readonly files: RootedNodeFiles;
+  readonly #opts: DenoResetHostOptions;
+  #rootReal?: string;
+
+  constructor(opts: DenoResetHostOptions = {}) {
+    this.#opts = opts;
+    this.files = new RootedNodeFiles(opts.root ?? "/");
+  }
+
+  /** The host path of a node path. */
+  resolve(path: string): string {
+    return this.files.resolve(path);
+  }
+
+  async #root(): Promise<string> {
+    this.#rootReal ??= await Deno.realPath(this.files.root);
+    return this.#rootReal;
+  }
+
+  /** The node path of a resolved host path, or `undefined` when it lies outside the root. */
+  async #toNode(hostPath: string): Promise<string | undefined> {
+    const root = await this.#root();
+    if (root === "/") return hostPath;
+    if (hostPath === root) return "/";
+    return hostPath.startsWith(`${root}/`) ? hostPath.slice(root.length) : undefined;
+  }
+
+  async realDir(path: string): Promise<string> {
+    let real: string;
+    try {
+      real = await Deno.realPath(this.resolve(path));
+    } catch (e) {
+      if (notFound(e)) throw new Error(`lstat ${path}: no such file or directory`);
+      throw e;
+    }
+    const node = await this.#toNode(real);
+    if (node === undefined) {
+      throw new Error(`${path} resolves to ${real}, which is outside the root ${this.files.root}`);
+    }
+    return node;
+  }
+
+  async mountPoints(): Promise<string[]> {
+    const text = await Deno.readTextFile(this.#opts.mountsFile ?? "/proc/mounts");
+    const out: string[] = [];
+    for (const line of text.split("\n")) {
+      const fields = line.split(" ");
+      if (fields.length < 2) continue;
+      const node = await this.#toNode(unescapeMountPath(fields[1]));
+      if (node !== undefined) out.push(node);
+    }
+    return out;
+  }
+
+  async unmount(path: string, flags: readonly string[]): Promise<void> {
+    const args: string[] = [];
+    for (const f of flags) {
+      const arg = UMOUNT_ARGS[f];
+      if (arg === undefined) throw new Error(`unmount flag ${f} is not supported by kubeadm-ts`);
+      args.push(arg);
+    }
+    const r = await runCommand("umount", [...args, this.resolve(path)]);
+    if (r.code !== 0) throw new Error((r.stderr || r.stdout).trim() || `exit status ${r.code}`);
+  }
+
+  /**
+   * The host directory to empty for a node path. Symlinks anywhere on the path are resolved;
+   * the result must stay inside the root, and when it differs from the plain mapping it must
+   * itself be safe to empty.
+   */
+  async #dirToClean(path: string): Promise<{ dir: string; dev: number } | undefined> {
+    const host = this.resolve(path);
+    let real: string;
+    try {
+      real = await Deno.realPath(host);
+    } catch (e) {
+      if (notFound(e)) return undefined; // missing (or a dangling link): nothing to empty
+      throw e;
+    }
+    if (real !== host) {
+      const node = await this.#toNode(real);
+      if (node === undefined) {
+        throw new Error(`${path} resolves to ${real}, outside the root; not following it`);
+      }
+      const problem = cleanupDirProblem(node);
+      if (problem !== undefined) throw new Error(`${path} resolves to ${node}: ${problem}`);
+    }
+    const st = await Deno.stat(real);
+    if (!st.isDirectory) throw new Error(`${path} is not a directory`);
+    return { dir: real, dev: st.dev };
+  }
+
+  async #removeTree(path: string, dev: number, errors: string[]): Promise<void> {
+    let st: Deno.FileInfo;
+    try {
+      st = await Deno.lstat(path);
+    } catch (e) {
+      if (!notFound(e)) errors.push(`${path}: ${errorMessage(e)}`);
+      return;
+    }
+    if (!st.isDirectory) {
+      // Files and symlinks (whatever they point to) are unlinked, never followed.
+      try {
+        await Deno.remove(path);
+      } catch (e) {
+        if (!notFound(e)) errors.push(`${path}: ${errorMessage(e)}`);
+      }
+      return;
+    }
+    if (st.dev !== dev) {
+      errors.push(`${path} is on another file system (still mounted?); not removing it`);
+      return;
+    }
+    const names: string[] = [];
+    for await (const entry of Deno.readDir(path)) names.push(entry.name);
+    for (const name of names) await this.#removeTree(`${path}/${name}`, dev, errors);
+    try {
+      await Deno.remove(path);
+    } catch (e) {
+      if (!notFound(e)) errors.push(`${path}: ${errorMessage(e)}`);
+    }
+  }
+
+  async cleanDir(path: string): Promise<void> {
+    const target = await this.#dirToClean(path);
+    if (!target) return;
+    const errors: string[] = [];
+    const names: string[] = [];
+    for await (const entry of Deno.readDir(target.dir)) names.push(entry.name);
+    for (const name of names) await this.#removeTree(`${target.dir}/${name}`, target.dev, errors);
+    if (errors.length > 0) throw new Error(errors.join("; "));
+  }
+
+  async removeFile(path: string): Promise<void> {
+    const mapped = this.resolve(path);
+    const slash = mapped.lastIndexOf("/");
+    let parent: string;
+    try {
+      parent = await Deno.realPath(slash <= 0 ? "/" : mapped.slice(0, slash));
+    } catch (e) {
+      if (notFound(e)) return;
+      throw e;
+    }
+    if ((await this.#toNode(parent)) === undefined) {
+      throw new Error(`the directory of ${path} resolves to ${parent}, outside the root`);
+    }
+    const host = `${parent === "/" ? "" : parent}/${mapped.slice(slash + 1)}`;
+    let st: Deno.FileInfo;
+    try {
+      st = await Deno.lstat(host);
+    } catch (e) {
+      if (notFound(e)) return;
+      throw e;
+    }
+    const errors: string[] = [];
+    await this.#removeTree(host, st.dev, errors);
+    if (errors.length > 0) throw new Error(errors.join("; "));
+  }
+
+  initSystem(): Promise<InitSystem | undefined> {
+    return (this.#opts.initSystem ?? detectInitSystem)();
+  }
+
+  containerRuntime(socket: string): ContainerRuntime {
+    return this.#opts.containerRuntime?.(socket) ?? new CriSocketRuntime(socket);
+  }
+
+  etcdClient(endpoints: readonly string[], tls: TlsClientMaterial): EtcdClusterClient {
+    return new HttpEtcdClient(endpoints, tls);
+  }
+}

@@ -1,0 +1,192 @@
+// `kubeadm reset` through the command line, on a temp --rootfs tree, with the real Deno hosts
+// (except the init system: the machine's kubelet is never touched).
+import assert from "node:assert/strict";
+import { Command } from "commander";
+import { registerReset, RESET_BOOL_FLAGS } from "../../cli/commands/reset.ts";
+import { normaliseBoolFlags } from "../../cli/flags.ts";
+import { DenoResetHost } from "../../runtime/host/reset_host.ts";
+import { DenoPreflightHost } from "../../runtime/host/preflight_host.ts";
+import { FlagError, PhaseError } from "../../core/errors.ts";
+import {
+  CapturePrinter,
+  FakeContainerRuntime,
+  FakeInitSystem,
+} from "../support/fake_preflight_host.ts";
+
+interface Run {
+  out: CapturePrinter;
+  init: FakeInitSystem;
+  prompts: string[];
+  error?: unknown;
+}
+
+async function kubeadm(args: string[], answers: (string | undefined)[] = []): Promise<Run> {
+  const out = new CapturePrinter();
+  const init = new FakeInitSystem();
+  const prompts: string[] = [];
+  const program = new Command("kubeadm").exitOverride().option("--rootfs <dir>");
+  registerReset(program, {
+    out,
+    confirm: (p) => {
+      prompts.push(p);
+      return Promise.resolve(answers.shift());
+    },
+    hosts: (root) =>
+      Promise.resolve({
+        host: new DenoResetHost({
+          root,
+          initSystem: () => Promise.resolve(init),
+          containerRuntime: (s) => new FakeContainerRuntime(s),
+        }),
+        preflightHost: new DenoPreflightHost({ root }),
+      }),
+  });
+  let error: unknown;
+  try {
+    await program.parseAsync(normaliseBoolFlags(args, RESET_BOOL_FLAGS), { from: "user" });
+  } catch (e) {
+    error = e;
+  }
+  return { out, init, prompts, error };
+}
+
+async function tree(): Promise<string> {
+  const root = await Deno.makeTempDir({ prefix: "kubeadm-ts-cli-reset-" });
+  const files = [
+    "/etc/kubernetes/manifests/kube-apiserver.yaml",
+    "/etc/kubernetes/admin.conf",
+    "/etc/kubernetes/kubelet.conf",
+    "/etc/kubernetes/pki/ca.crt",
+    "/etc/kubernetes/tmp/x",
+    "/var/lib/kubelet/config.yaml",
+    "/etc/kubernetes/keep.txt",
+  ];
+  for (const f of files) {
+    await Deno.mkdir(`${root}${f.slice(0, f.lastIndexOf("/"))}`, { recursive: true });
+    await Deno.writeTextFile(`${root}${f}`, f);
+  }
+  return root;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return await Deno.lstat(path).then(() => true, () => false);
+}
+
+Deno.test("reset -f --rootfs cleans the tree and prints the closing notes", async () => {
+  const root = await tree();
+  try {
+    const r = await kubeadm(["--rootfs", root, "reset", "-f"]);
+    assert.equal(r.error, undefined);
+    assert.deepEqual(r.prompts, []);
+    assert.deepEqual(r.init.stopped, ["kubelet"]);
+    assert.ok(r.out.stdout.includes("[preflight] Running pre-flight checks"));
+    assert.ok(r.out.stdout.includes(
+      "The reset process does not perform cleanup of CNI plugin configuration,",
+    ));
+    assert.equal(await exists(`${root}/etc/kubernetes/admin.conf`), false);
+    assert.equal(await exists(`${root}/etc/kubernetes/pki/ca.crt`), false);
+    assert.equal(await exists(`${root}/var/lib/kubelet/config.yaml`), false);
+    assert.equal(await exists(`${root}/etc/kubernetes/tmp/x`), true);
+    assert.equal(await exists(`${root}/etc/kubernetes/keep.txt`), true);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("reset asks first; a no (or no input) changes nothing", async () => {
+  const root = await tree();
+  try {
+    for (const answers of [["n"], [undefined]]) {
+      const r = await kubeadm(["--rootfs", root, "reset"], answers);
+      assert.ok(r.error instanceof PhaseError);
+      assert.match(String((r.error as Error).message), /won't proceed; the user didn't answer/);
+      assert.deepEqual(r.prompts, ["[reset] Are you sure you want to proceed? [y/N]: "]);
+      assert.equal(await exists(`${root}/etc/kubernetes/admin.conf`), true);
+    }
+    const yes = await kubeadm(["--rootfs", root, "reset", "--force=false"], ["yes"]);
+    assert.equal(yes.error, undefined);
+    assert.equal(await exists(`${root}/etc/kubernetes/admin.conf`), false);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("reset --dry-run --cleanup-tmp-dir changes nothing and prints [dryrun] lines", async () => {
+  const root = await tree();
+  try {
+    const r = await kubeadm(["--rootfs", root, "reset", "--dry-run", "--cleanup-tmp-dir"]);
+    assert.equal(r.error, undefined);
+    assert.ok(r.out.stdout.includes(
+      "[dryrun] Would delete contents of directories: [/etc/kubernetes/manifests /etc/kubernetes/pki /etc/kubernetes/tmp]",
+    ));
+    assert.deepEqual(r.init.stopped, []);
+    assert.equal(await exists(`${root}/etc/kubernetes/admin.conf`), true);
+    assert.equal(await exists(`${root}/etc/kubernetes/tmp/x`), true);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("dangerous --cert-dir values are refused before anything happens", async () => {
+  const root = await tree();
+  try {
+    for (const dir of ["/", "", "pki", "/etc/kubernetes/pki/../../..", "/usr"]) {
+      const r = await kubeadm(["--rootfs", root, "reset", "-f", "--cert-dir", dir]);
+      assert.ok(r.error instanceof FlagError, dir);
+      assert.equal((r.error as FlagError).field, "--cert-dir");
+      assert.equal(await exists(`${root}/etc/kubernetes/admin.conf`), true);
+    }
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("ResetConfiguration, --skip-phases and reset phase <alias>", async () => {
+  const root = await tree();
+  try {
+    const cfg = `${root}/reset.yaml`;
+    await Deno.writeTextFile(
+      cfg,
+      "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ResetConfiguration\nforce: true\ncleanupTmpDir: true\n" +
+        "skipPhases: [remove-etcd-member]\n",
+    );
+    const skip = await kubeadm([
+      "--rootfs",
+      root,
+      "reset",
+      "-f",
+      "--skip-phases",
+      "remove-etcd-member,cleanup-node",
+    ]);
+    assert.equal(skip.error, undefined);
+    assert.equal(await exists(`${root}/etc/kubernetes/admin.conf`), true);
+
+    const phase = await kubeadm([
+      "--rootfs",
+      root,
+      "reset",
+      "phase",
+      "cleanupnode",
+      "--config",
+      cfg,
+    ]);
+    assert.equal(phase.error, undefined);
+    assert.equal(await exists(`${root}/etc/kubernetes/admin.conf`), false);
+    assert.equal(await exists(`${root}/etc/kubernetes/tmp/x`), false);
+    assert.ok(!phase.out.stdout.some((l) => l.startsWith("The reset process")));
+
+    const bad = await kubeadm(["--rootfs", root, "reset", "-f", "--skip-phases", "nope"]);
+    assert.match(String((bad.error as Error).message), /phase "nope" does not exist/);
+    const unknown = await kubeadm([
+      "--rootfs",
+      root,
+      "reset",
+      "-f",
+      "--ignore-preflight-errors",
+      "typo",
+    ]);
+    assert.match(String((unknown.error as Error).message), /valid names are: all, /);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});

@@ -1,0 +1,256 @@
+// Reset on the real file system, rooted at a temp directory populated like a control-plane
+// node after `kubeadm init`: what goes, what stays, symlinks, mounts, dry-run. Needs root (CI
+// runs as root) for the tmpfs mount.
+import assert from "node:assert/strict";
+import { buildResetData } from "../../../core/phases/reset/data.ts";
+import { runReset } from "../../../core/phases/reset/workflow.ts";
+import { DenoResetHost } from "../../../runtime/host/reset_host.ts";
+import { DenoPreflightHost } from "../../../runtime/host/preflight_host.ts";
+import { FlagError } from "../../../core/errors.ts";
+import {
+  CapturePrinter,
+  FakeContainerRuntime,
+  FakeInitSystem,
+} from "../../support/fake_preflight_host.ts";
+
+const ETCD_YAML = `apiVersion: v1
+kind: Pod
+spec:
+  containers:
+  - name: etcd
+    command: [etcd, --data-dir=/var/lib/etcd]
+  volumes:
+  - name: etcd-data
+    hostPath: {path: /var/lib/etcd, type: DirectoryOrCreate}
+`;
+
+async function write(root: string, path: string, text: string): Promise<void> {
+  const full = `${root}${path}`;
+  await Deno.mkdir(full.slice(0, full.lastIndexOf("/")), { recursive: true });
+  await Deno.writeTextFile(full, text);
+}
+
+/** Every entry under `dir` (lstat, never following links): path → kind:content. */
+async function snapshot(dir: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const walk = async (d: string) => {
+    for await (const e of Deno.readDir(d)) {
+      const p = `${d}/${e.name}`;
+      const st = await Deno.lstat(p);
+      if (st.isSymlink) out.set(p.slice(dir.length), `link:${await Deno.readLink(p)}`);
+      else if (st.isDirectory) {
+        out.set(p.slice(dir.length), "dir");
+        await walk(p);
+      } else out.set(p.slice(dir.length), `file:${await Deno.readTextFile(p)}`);
+    }
+  };
+  await walk(dir);
+  return out;
+}
+
+interface Node {
+  root: string;
+  outside: string;
+  cleanup(): Promise<void>;
+}
+
+/** A temp root like an init node, plus an outside directory symlinks point at. */
+async function initNode(): Promise<Node> {
+  const root = await Deno.makeTempDir({ prefix: "kubeadm-ts-reset-root-" });
+  const outside = await Deno.makeTempDir({ prefix: "kubeadm-ts-reset-outside-" });
+  await Deno.writeTextFile(`${outside}/precious.txt`, "must survive");
+  await Deno.mkdir(`${outside}/subdir`);
+  await Deno.writeTextFile(`${outside}/subdir/also.txt`, "must survive too");
+  for (const m of ["kube-apiserver", "kube-controller-manager", "kube-scheduler"]) {
+    await write(root, `/etc/kubernetes/manifests/${m}.yaml`, "kind: Pod\n");
+  }
+  await write(root, "/etc/kubernetes/manifests/etcd.yaml", ETCD_YAML);
+  for (const k of ["admin", "super-admin", "kubelet", "controller-manager", "scheduler"]) {
+    await write(root, `/etc/kubernetes/${k}.conf`, "apiVersion: v1\n");
+  }
+  for (const c of ["ca.crt", "ca.key", "sa.key", "sa.pub", "etcd/ca.crt", "etcd/ca.key"]) {
+    await write(root, `/etc/kubernetes/pki/${c}`, c);
+  }
+  await write(root, "/etc/kubernetes/tmp/kubeadm-backup-etcd/x", "backup");
+  await write(root, "/var/lib/kubelet/config.yaml", "kind: KubeletConfiguration\n");
+  await write(root, "/var/lib/kubelet/pki/kubelet-client-current.pem", "pem");
+  await write(root, "/var/lib/etcd/member/snap/db", "etcd data");
+  // not kubeadm's: must survive
+  await write(root, "/etc/kubernetes/keep-me.txt", "planted");
+  await write(root, "/var/lib/other/data.txt", "other");
+  await write(root, "/etc/cni/net.d/10-bridge.conf", "{}");
+  // symlinks out of the cleaned directories: removed as links, never followed
+  await Deno.symlink(outside, `${root}/etc/kubernetes/pki/evil-dir`);
+  await Deno.symlink(`${outside}/precious.txt`, `${root}/var/lib/kubelet/evil-file`);
+  await Deno.mkdir(`${root}/var/lib/kubelet/pods/p1`, { recursive: true });
+  await Deno.symlink(`${outside}/subdir`, `${root}/var/lib/kubelet/pods/p1/volume-link`);
+  return {
+    root,
+    outside,
+    cleanup: async () => {
+      await Deno.remove(root, { recursive: true }).catch(() => {});
+      await Deno.remove(outside, { recursive: true }).catch(() => {});
+    },
+  };
+}
+
+function resetData(
+  root: string,
+  flags: Parameters<typeof buildResetData>[0]["flags"],
+  init = new FakeInitSystem(),
+) {
+  const out = new CapturePrinter();
+  const data = buildResetData({
+    flags,
+    out,
+    host: new DenoResetHost({
+      root,
+      initSystem: () => Promise.resolve(init),
+      containerRuntime: (s) => new FakeContainerRuntime(s),
+    }),
+    preflightHost: new DenoPreflightHost({ root }),
+    confirm: () => Promise.resolve(undefined),
+  });
+  return { data, out, init };
+}
+
+Deno.test("reset --rootfs empties kubeadm's directories and files and nothing else", async () => {
+  const node = await initNode();
+  try {
+    const { data, out, init } = resetData(node.root, { force: true, cleanupTmpDir: true });
+    await runReset(data);
+    assert.deepEqual(init.stopped, ["kubelet"]);
+    assert.ok(out.stdout.includes(
+      "[reset] Deleting contents of directories: [/etc/kubernetes/manifests /var/lib/kubelet /etc/kubernetes/pki /etc/kubernetes/tmp]",
+    ));
+    const after = await snapshot(node.root);
+    assert.deepEqual([...after.keys()].sort(), [
+      "/etc",
+      "/etc/cni",
+      "/etc/cni/net.d",
+      "/etc/cni/net.d/10-bridge.conf",
+      "/etc/kubernetes",
+      "/etc/kubernetes/keep-me.txt",
+      "/etc/kubernetes/manifests",
+      "/etc/kubernetes/pki",
+      "/etc/kubernetes/tmp",
+      "/var",
+      "/var/lib",
+      "/var/lib/etcd",
+      "/var/lib/kubelet",
+      "/var/lib/other",
+      "/var/lib/other/data.txt",
+    ]);
+    assert.equal(after.get("/etc/kubernetes/keep-me.txt"), "file:planted");
+    assert.deepEqual(
+      await snapshot(node.outside),
+      new Map([
+        ["/precious.txt", "file:must survive"],
+        ["/subdir", "dir"],
+        ["/subdir/also.txt", "file:must survive too"],
+      ]),
+    );
+  } finally {
+    await node.cleanup();
+  }
+});
+
+Deno.test("reset --dry-run changes nothing", async () => {
+  const node = await initNode();
+  try {
+    const before = await snapshot(node.root);
+    const { data, out, init } = resetData(node.root, { dryRun: true, cleanupTmpDir: true });
+    await runReset(data);
+    assert.deepEqual(await snapshot(node.root), before);
+    assert.deepEqual(init.stopped, []);
+    assert.ok(
+      out.stdout.some((l) => l.startsWith("[dryrun] Would delete contents of directories:")),
+    );
+  } finally {
+    await node.cleanup();
+  }
+});
+
+Deno.test("dangerous certificate directories are refused; symlinked ones are not followed out", async () => {
+  const node = await initNode();
+  try {
+    for (const certDir of ["/", "", "relative/pki", "/etc/kubernetes/pki/../../..", "/etc"]) {
+      assert.throws(() => resetData(node.root, { force: true, certDir }), FlagError, certDir);
+    }
+    // a cert dir that is a symlink out of the root, and one that resolves to /etc inside it
+    await Deno.symlink(node.outside, `${node.root}/etc/kubernetes/pki-out`);
+    await Deno.symlink(`${node.root}/etc`, `${node.root}/etc/kubernetes/pki-etc`);
+    for (const certDir of ["/etc/kubernetes/pki-out", "/etc/kubernetes/pki-etc"]) {
+      const { data, out } = resetData(node.root, { force: true, certDir });
+      await runReset(data, { only: "cleanup-node" });
+      assert.ok(
+        out.stderr.some((l) =>
+          l.startsWith(`[reset] Failed to delete contents of "${certDir}" directory:`)
+        ),
+        out.stderr.join("\n"),
+      );
+    }
+    assert.equal(await Deno.readTextFile(`${node.outside}/precious.txt`), "must survive");
+    assert.equal(await Deno.readTextFile(`${node.root}/etc/kubernetes/keep-me.txt`), "planted");
+    assert.ok((await Deno.stat(`${node.root}/etc/cni/net.d/10-bridge.conf`)).isFile);
+  } finally {
+    await node.cleanup();
+  }
+});
+
+Deno.test("mounts under the kubelet directory are unmounted before it is emptied (root)", async () => {
+  const node = await initNode();
+  const mnt = `${node.root}/var/lib/kubelet/pods/p2/volumes/kubernetes.io~empty-dir/cache`;
+  try {
+    await Deno.mkdir(mnt, { recursive: true });
+    const m = await new Deno.Command("mount", { args: ["-t", "tmpfs", "tmpfs", mnt] }).output();
+    assert.equal(m.code, 0, new TextDecoder().decode(m.stderr));
+    await Deno.writeTextFile(`${mnt}/in-tmpfs`, "x");
+    const { data, out } = resetData(node.root, { force: true });
+    await runReset(data, { only: "cleanup-node" });
+    const mounts = await Deno.readTextFile("/proc/mounts");
+    assert.ok(!mounts.includes(mnt), "the tmpfs is still mounted");
+    assert.ok(out.stdout.includes('[reset] Unmounting mounted directories in "/var/lib/kubelet"'));
+    assert.deepEqual([...(await snapshot(`${node.root}/var/lib/kubelet`)).keys()], []);
+  } finally {
+    await new Deno.Command("umount", { args: [mnt] }).output().catch(() => {});
+    await node.cleanup();
+  }
+});
+
+Deno.test("DenoResetHost: realDir, mountPoints and removeFile stay inside the root", async () => {
+  const node = await initNode();
+  try {
+    const host = new DenoResetHost({ root: node.root });
+    assert.equal(await host.realDir("/var/lib/kubelet"), "/var/lib/kubelet");
+    await Deno.rename(`${node.root}/var/lib/kubelet`, `${node.root}/var/lib/kubelet-real`);
+    await Deno.symlink(`${node.root}/var/lib/kubelet-real`, `${node.root}/var/lib/kubelet`);
+    assert.equal(await host.realDir("/var/lib/kubelet"), "/var/lib/kubelet-real");
+    await Deno.remove(`${node.root}/var/lib/kubelet`);
+    await Deno.symlink(node.outside, `${node.root}/var/lib/kubelet`);
+    await assert.rejects(() => host.realDir("/var/lib/kubelet"), /outside the root/);
+    await assert.rejects(
+      () => host.realDir("/nope"),
+      /^Error: lstat \/nope: no such file or directory$/,
+    );
+
+    // removeFile unlinks a symlinked kubeconfig, leaving its target
+    await Deno.remove(`${node.root}/etc/kubernetes/admin.conf`);
+    await Deno.symlink(`${node.outside}/precious.txt`, `${node.root}/etc/kubernetes/admin.conf`);
+    await host.removeFile("/etc/kubernetes/admin.conf");
+    await host.removeFile("/etc/kubernetes/missing.conf");
+    assert.equal(await Deno.readTextFile(`${node.outside}/precious.txt`), "must survive");
+    await assert.rejects(() => Deno.lstat(`${node.root}/etc/kubernetes/admin.conf`));
+
+    // mount points are mapped into node paths; others are dropped
+    const table = `${node.root}/mounts`;
+    await Deno.writeTextFile(
+      table,
+      `proc /proc proc rw 0 0\ntmpfs ${node.root}/var/lib/kubelet/pods/a\\040b tmpfs rw 0 0\n`,
+    );
+    const withTable = new DenoResetHost({ root: node.root, mountsFile: table });
+    assert.deepEqual(await withTable.mountPoints(), ["/var/lib/kubelet/pods/a b"]);
+  } finally {
+    await node.cleanup();
+  }
+});
