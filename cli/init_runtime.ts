@@ -1,15 +1,27 @@
 /**
  * Assembles an init run on this host: reads the config file, detects host facts, resolves the
- * configuration and chooses the file system (real, under `--rootfs`, or a dry-run recording).
+ * configuration, chooses the file system (real, under `--rootfs`, or a dry-run recording) and
+ * plugs in the cluster ports: the admin connection over `<rootfs>/etc/kubernetes/admin.conf`
+ * (the Deno mTLS transport, or the recording dry-run transport), the health probe and the
+ * kubelet service.
  *
  * @module
  */
+import { DenoPreflightHost } from "../runtime/host/preflight_host.ts";
 import { KUBERNETES_DIR, MANIFESTS_DIR } from "../core/constants.ts";
 import { FlagError } from "../core/errors.ts";
-import type { Printer } from "../core/host/ports.ts";
+import type { PlannedFile, Printer } from "../core/host/ports.ts";
 import { systemClock, toBytes, utf8, webRandom } from "../core/host/ports.ts";
 import { RecordingFileSystem } from "../core/host/recording_fs.ts";
+import { createDryRunTransport } from "../core/kube/dry_run.ts";
+import { realSleep } from "../core/kube/transport.ts";
+import { createClusterAccess, type TransportFactory } from "../core/phases/init/cluster_access.ts";
 import type { InitData } from "../core/phases/init/data.ts";
+import { parseDuration } from "../core/config/duration.ts";
+import { DefaultTimeouts } from "../core/constants.ts";
+import { createDenoTransport } from "../runtime/kube/transport.ts";
+import { createHealthProbe } from "../runtime/kube/health.ts";
+import { createKubeletService } from "../runtime/host/kubelet_service.ts";
 import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
 import { detectDefaultAddress, readHostFacts } from "../runtime/host/facts.ts";
 import { canWrite, envGet } from "../runtime/host/env.ts";
@@ -21,6 +33,8 @@ export interface InitContext {
   host: HostFileSystem;
   /** Set in dry-run: the planned writes. */
   recording?: RecordingFileSystem;
+  /** Dry-run: the planned files already reported, and where they were written. */
+  reported?: { files: Set<PlannedFile>; dir?: string };
 }
 
 async function readConfigFile(path: string): Promise<string> {
@@ -93,9 +107,19 @@ export async function prepareInit(
   const host = new HostFileSystem(flags.rootfs ?? "/");
   const dryRun = flags.dryRun ?? config.init.dryRun ?? false;
   const recording = dryRun ? new RecordingFileSystem(host) : undefined;
+  const files = recording ?? host;
+  let transportFor: TransportFactory;
+  if (dryRun) {
+    // One recording transport for the whole run: later GETs see earlier "created" objects.
+    const dry = createDryRunTransport({ out });
+    transportFor = () => ({ transport: dry.transport });
+  } else {
+    transportFor = (params) => createDenoTransport(params);
+  }
+  const ctx: InitContext = { data: undefined as unknown as InitData, host, recording };
   const data: InitData = {
     cfg: config,
-    files: recording ?? host,
+    files,
     out,
     clock: systemClock,
     random: webRandom,
@@ -105,21 +129,56 @@ export async function prepareInit(
     manifestDir: MANIFESTS_DIR,
     patchesDir: flags.patches ?? config.init.patches?.directory,
     host: facts,
+    sleep: realSleep,
+    health: createHealthProbe(),
+    cluster: createClusterAccess({
+      files,
+      kubeconfigDir: KUBERNETES_DIR,
+      transportFor,
+      bootstrapClusterAdmins: !dryRun,
+      clock: systemClock,
+      sleep: realSleep,
+      apiCallTimeoutMs: apiCallTimeout(config.init.timeouts.kubernetesAPICall),
+    }),
+    preflightHost: new DenoPreflightHost({ root: flags.rootfs ?? "/" }),
+    kubelet: dryRun ? undefined : createKubeletService({ out, rootfs: flags.rootfs }),
+    skipTokenPrint: flags.skipTokenPrint ?? false,
+    skipCertificateKeyPrint: flags.skipCertificateKeyPrint ?? false,
+    reportDryRunFiles: recording ? () => reportDryRunFiles(ctx, out) : undefined,
   };
-  return { data, host, recording };
+  ctx.data = data;
+  return ctx;
+}
+
+function apiCallTimeout(value: string | undefined): number {
+  try {
+    return value ? parseDuration(value) : DefaultTimeouts.kubernetesAPICall;
+  } catch {
+    return DefaultTimeouts.kubernetesAPICall;
+  }
 }
 
 const PRINTABLE_KINDS = new Set(["manifest", "kubelet-config", "env"]);
 
-/** After the workflow: in dry-run, report the plan and write it under the dry-run directory. */
-export async function finishInit(ctx: InitContext, out: Printer): Promise<void> {
+/**
+ * Dry-run: writes the planned files not reported yet under the dry-run directory and prints
+ * them (contents of the printable kinds only). Upstream does this at wait-control-plane; a
+ * run that stops earlier (`init phase certs --dry-run`) reports at the end.
+ */
+export async function reportDryRunFiles(ctx: InitContext, out: Printer): Promise<void> {
   if (!ctx.recording) return;
-  const planned = ctx.recording.planned;
-  let dir = envGet("KUBEADM_INIT_DRYRUN_DIR");
-  if (!dir) {
-    const tmp = envGet("TMPDIR") ?? "/tmp";
-    if (canWrite(tmp)) dir = await Deno.makeTempDir({ dir: tmp, prefix: "kubeadm-init-dryrun" });
+  if (!ctx.reported) {
+    let dir = envGet("KUBEADM_INIT_DRYRUN_DIR");
+    if (!dir) {
+      const tmp = envGet("TMPDIR") ?? "/tmp";
+      if (canWrite(tmp)) dir = await Deno.makeTempDir({ dir: tmp, prefix: "kubeadm-init-dryrun" });
+    }
+    ctx.reported = { files: new Set(), dir };
   }
+  const { dir } = ctx.reported;
+  const planned = ctx.recording.planned.filter((f) => !ctx.reported!.files.has(f));
+  if (planned.length === 0) return;
+  for (const f of planned) ctx.reported.files.add(f);
   out.info(`[dryrun] ${planned.length} files would be written:`);
   for (const f of planned) {
     out.info(
@@ -128,26 +187,34 @@ export async function finishInit(ctx: InitContext, out: Printer): Promise<void> 
       }, ${toBytes(f.data).length} bytes)`,
     );
   }
+  const sensitive =
+    "[dryrun] The certificates or kubeconfig files would not be printed due to their sensitive nature";
   if (dir && canWrite(dir)) {
     for (const f of planned) {
       const target = underRoot(dir, f.path);
       await new HostFileSystem("/").write({ ...f, path: target });
     }
+    // Upstream's order: wrote, not printed, examine.
     out.info(
       `[dryrun] Wrote certificates, kubeconfig files and control plane manifests to the "${dir}" directory`,
     );
+    out.info(sensitive);
     out.info(
       `[dryrun] Please examine the "${dir}" directory for details about what would be written`,
     );
   } else {
     out.info("[dryrun] No writable dry-run directory (no write permission); nothing was written");
+    out.info(sensitive);
   }
-  out.info(
-    "[dryrun] The certificates or kubeconfig files would not be printed due to their sensitive nature",
-  );
   for (const f of planned) {
     if (!PRINTABLE_KINDS.has(f.kind)) continue;
     out.info(`[dryrun] Would write file "${f.path}" with content:`);
     for (const line of utf8(toBytes(f.data)).replace(/\n$/, "").split("\n")) out.info(`\t${line}`);
   }
+}
+
+/** After the workflow: releases the cluster connection and, in dry-run, reports what is left. */
+export async function finishInit(ctx: InitContext, out: Printer): Promise<void> {
+  ctx.data.cluster?.close();
+  await reportDryRunFiles(ctx, out);
 }

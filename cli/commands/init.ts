@@ -21,6 +21,8 @@ export const BOOL_FLAGS: ReadonlySet<string> = new Set([
   "discovery-token-unsafe-skip-ca-verification",
   "print-join-command",
   "cleanup-tmp-dir",
+  "allow-missing-template-keys",
+  "show-managed-fields",
 ]);
 
 /** Parsed init flags (only the ones the user set are present). */
@@ -175,7 +177,16 @@ async function runInit(cmd: Command, only?: string): Promise<void> {
     : resolveSkipPhases(workflow, ctx.data.cfg.init.skipPhases ?? []);
   const runOpts = { skip: effectiveSkip, only };
   ctx.data.willRun = phaseSelector(workflow, runOpts);
-  await runWorkflow(workflow, ctx.data, runOpts);
+  if (!only) {
+    consolePrinter.info(
+      `[init] Using Kubernetes version: ${ctx.data.cfg.cluster.kubernetesVersion}`,
+    );
+  }
+  try {
+    await runWorkflow(workflow, ctx.data, runOpts);
+  } finally {
+    ctx.data.cluster?.close();
+  }
   await finishInit(ctx, consolePrinter);
 }
 

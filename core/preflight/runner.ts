@@ -128,6 +128,7 @@ export class PreflightRun {
       } catch (e) {
         outcome = { warnings: [], errors: [errorMessage(e)] };
       }
+      outcome = downgradeAccessDenials(outcome);
       const ignored = this.#ignore.has(check.name) && outcome.errors.length > 0;
       const warnings = ignored ? [...outcome.warnings, ...outcome.errors] : outcome.warnings;
       const errors = ignored ? [] : outcome.errors;
@@ -195,4 +196,26 @@ export class PreflightRun {
     this.#printed = true;
     this.#opts.out.info(JSON.stringify(this.report(), null, 2));
   }
+}
+
+/**
+ * A runtime that was not given access to part of the host (Deno's `NotCapable`: "Requires run
+ * access to ...") cannot inspect it. That is not a finding about the host, so it becomes a
+ * warning saying the check could not be made, never an error (dry runs run with narrow
+ * permissions).
+ */
+export function downgradeAccessDenials(outcome: CheckOutcome): CheckOutcome {
+  const denied = (text: string) =>
+    /Requires (\w+ )?access to .*run again with the --allow-\w+ flag/.test(text);
+  const errors = outcome.errors.filter((e) => !denied(e));
+  if (errors.length === outcome.errors.length && !outcome.warnings.some(denied)) return outcome;
+  const notChecked = (text: string) => `could not be checked without more permissions: ${text}`;
+  return {
+    ...outcome,
+    errors,
+    warnings: [
+      ...outcome.warnings.map((w) => denied(w) ? notChecked(w) : w),
+      ...outcome.errors.filter(denied).map(notChecked),
+    ],
+  };
 }

@@ -109,7 +109,9 @@ export class DenoPreflightHost implements PreflightHost {
   async readSystemFile(path: string): Promise<Uint8Array | undefined> {
     try {
       return await Deno.readFile(path);
-    } catch {
+    } catch (e) {
+      // Not being allowed to look is not the same as the file being absent.
+      if (e instanceof Deno.errors.NotCapable) throw e;
       return undefined;
     }
   }
@@ -170,6 +172,7 @@ export class DenoPreflightHost implements PreflightHost {
         return Promise.resolve(true);
       } catch (e) {
         if (e instanceof Deno.errors.AddrInUse) return Promise.resolve(false);
+        if (e instanceof Deno.errors.NotCapable) return Promise.reject(e);
       }
     }
     return Promise.resolve(false);

@@ -5,7 +5,12 @@
  * @module
  */
 import type { ResolvedInitConfig } from "../../core/config/types.ts";
-import type { HostFacts, InitData } from "../../core/phases/init/data.ts";
+import type {
+  ClusterAccess,
+  HealthProbe,
+  HostFacts,
+  InitData,
+} from "../../core/phases/init/data.ts";
 import { systemClock, webRandom } from "../../core/host/ports.ts";
 import { initConfigFixture } from "./init_config_fixture.ts";
 import { MemoryFileSystem } from "./memory_fs.ts";
@@ -18,6 +23,9 @@ export interface InitDataFixtureOptions {
   patchesDir?: string;
   dryRun?: boolean;
   host?: Partial<HostFacts>;
+  /** Health probe (default: everything answers 200). */
+  health?: HealthProbe;
+  cluster?: ClusterAccess;
 }
 
 /** An InitData for `cp-1` on a host named `cp-1` with no CA-trust dirs and no proxy. */
@@ -44,6 +52,9 @@ export function initDataFixture(opts: InitDataFixtureOptions = {}): {
       existingDirs: opts.host?.existingDirs ?? new Set(),
       proxyEnv: opts.host?.proxyEnv ?? {},
     },
+    sleep: () => Promise.resolve(),
+    health: opts.health ?? { get: () => Promise.resolve({ status: 200 }) },
+    cluster: opts.cluster,
   };
   return { data, out, files };
 }

@@ -3,12 +3,19 @@
  *
  * This is the TypeScript counterpart of upstream's `InitData` interface. Phases read the
  * node's files and write their planned files only through {@link InitData.files}; in dry-run
- * the runtime hands in a recording overlay instead of the real file system.
+ * the runtime hands in a recording overlay instead of the real file system. The phases that
+ * talk to the cluster reach it through narrow ports the runtime implements:
+ * {@link ClusterAccess} (the admin client), {@link HealthProbe} (health endpoints) and
+ * {@link KubeletService} (stop/restart the kubelet).
  *
  * @module
  */
 import type { ResolvedInitConfig } from "../../config/types.ts";
 import type { Clock, FileSystem, Printer, RandomSource } from "../../host/ports.ts";
+import type { KubeClient } from "../../kube/client.ts";
+import type { Sleep } from "../../kube/transport.ts";
+import type { Kubeconfig } from "../../kubeconfig/kubeconfig.ts";
+import type { PreflightHost } from "../../preflight/host.ts";
 
 /** Facts about the host that shape generated files (read by the runtime, passed in). */
 export interface HostFacts {
@@ -18,6 +25,48 @@ export interface HostFacts {
   existingDirs: ReadonlySet<string>;
   /** `*_proxy` environment variables (name → value), copied into control-plane Pods. */
   proxyEnv: Readonly<Record<string, string>>;
+}
+
+/** The cluster as kubeadm's admin identity sees it; connects on first use. */
+export interface ClusterAccess {
+  /** Node path of the admin kubeconfig (`/etc/kubernetes/admin.conf`). */
+  readonly kubeconfigPath: string;
+  /** The parsed admin kubeconfig (cluster-info and join command come from it). */
+  kubeconfig(): Promise<Kubeconfig>;
+  /**
+   * The admin client. In a real run the first call makes sure the `kubeadm:cluster-admins`
+   * ClusterRoleBinding exists (falling back to super-admin.conf), once per run.
+   */
+  client(): Promise<KubeClient>;
+  /** Releases the connections (idempotent). */
+  close(): void;
+}
+
+/** One answer of a {@link HealthProbe}: an HTTP status, or why no answer came. */
+export type HealthResult = { status: number } | { error: string };
+
+/** Options of one probe. */
+export interface HealthProbeOptions {
+  /**
+   * Do not verify the server certificate (the control-plane components' health ports serve
+   * self-signed certificates; upstream checks them insecurely).
+   */
+  insecureSkipTLSVerify?: boolean;
+  /** Give up on this one request after this long. */
+  timeoutMs?: number;
+}
+
+/** GETs a health URL (`http://127.0.0.1:10248/healthz`, `https://127.0.0.1:10257/healthz`). */
+export interface HealthProbe {
+  get(url: string, options?: HealthProbeOptions): Promise<HealthResult>;
+}
+
+/** The host's kubelet service. */
+export interface KubeletService {
+  /** Stops it before its files change. Never fails: problems are printed as warnings. */
+  stop(): Promise<void>;
+  /** (Re)starts it. Never fails: problems are printed as warnings. */
+  restart(): Promise<void>;
 }
 
 /** Input of every init phase. */
@@ -47,4 +96,26 @@ export interface InitData {
    * work ahead of time. Absent means every phase not in `skipPhases`.
    */
   willRun?: (phasePath: string) => boolean;
+  /** Sleeps between polls (injected so tests do not wait); default `setTimeout`. */
+  sleep?: Sleep;
+  /**
+   * Health endpoints of the kubelet and the control-plane components; required by
+   * wait-control-plane (offline-only users such as a browser plan need none).
+   */
+  health?: HealthProbe;
+  /** The cluster; absent when no runtime can reach one (the phases then fail clearly). */
+  cluster?: ClusterAccess;
+  /** The machine the preflight checks inspect; absent means the preflight phase only logs. */
+  preflightHost?: PreflightHost;
+  /** The kubelet service; absent means the phases only write the kubelet's files. */
+  kubelet?: KubeletService;
+  /** `--skip-token-print`: withhold the bootstrap token in the output. */
+  skipTokenPrint?: boolean;
+  /** `--skip-certificate-key-print`: withhold the certificate key in the output. */
+  skipCertificateKeyPrint?: boolean;
+  /**
+   * Dry-run only: writes the planned files to the dry-run directory and prints the printable
+   * ones (upstream does this at wait-control-plane). Later calls print only what is new.
+   */
+  reportDryRunFiles?: () => Promise<void>;
 }

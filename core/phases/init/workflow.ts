@@ -1,9 +1,8 @@
 /**
  * The `kubeadm init` workflow: upstream's phases, in upstream's order.
  *
- * Offline phases (certs, kubeconfig, etcd, control-plane, kubelet-start) are complete here;
- * the phases that need a running control plane are declared so `--skip-phases` and help list
- * them, and are implemented in their own modules as they land.
+ * Each phase's work lives in its own module; the phases from `wait-control-plane` on talk to
+ * the cluster through the ports of {@link InitData} (`health`, `cluster`, `kubelet`).
  *
  * @module
  */
@@ -18,49 +17,75 @@ const kubeconfigs = () => import("./kubeconfig.ts");
 const controlPlane = () => import("./control_plane.ts");
 const etcd = () => import("./etcd.ts");
 const kubeletStart = () => import("./kubelet_start.ts");
+const preflight = () => import("./preflight.ts");
+const waitControlPlane = () => import("./wait_control_plane.ts");
+const uploadConfig = () => import("./upload_config.ts");
+const uploadCerts = () => import("./upload_certs.ts");
+const markControlPlane = () => import("./mark_control_plane.ts");
+const bootstrapToken = () => import("./bootstrap_token.ts");
+const kubeletFinalize = () => import("./kubelet_finalize.ts");
+const addons = () => import("./addons.ts");
+const showJoinCommand = () => import("./show_join_command.ts");
 
 /** `init phase certs` sub-phases in upstream's order, with their help text. */
 const CERT_PHASES: readonly { name: string; short: string }[] = [
-  { name: "ca", short: "Generate the self-signed Kubernetes CA to provision identities for other Kubernetes components" },
+  {
+    name: "ca",
+    short:
+      "Generate the self-signed Kubernetes CA to provision identities for other Kubernetes components",
+  },
   { name: "apiserver", short: "Generate the certificate for serving the Kubernetes API" },
-  { name: "apiserver-kubelet-client", short: "Generate the certificate for the API server to connect to kubelet" },
-  { name: "front-proxy-ca", short: "Generate the self-signed CA to provision identities for front proxy" },
+  {
+    name: "apiserver-kubelet-client",
+    short: "Generate the certificate for the API server to connect to kubelet",
+  },
+  {
+    name: "front-proxy-ca",
+    short: "Generate the self-signed CA to provision identities for front proxy",
+  },
   { name: "front-proxy-client", short: "Generate the certificate for the front proxy client" },
   { name: "etcd-ca", short: "Generate the self-signed CA to provision identities for etcd" },
   { name: "etcd-server", short: "Generate the certificate for serving etcd" },
-  { name: "etcd-peer", short: "Generate the certificate for etcd nodes to communicate with each other" },
-  { name: "etcd-healthcheck-client", short: "Generate the certificate for liveness probes to healthcheck etcd" },
-  { name: "apiserver-etcd-client", short: "Generate the certificate the apiserver uses to access etcd" },
-  { name: "sa", short: "Generate a private key for signing service account tokens along with its public key" },
+  {
+    name: "etcd-peer",
+    short: "Generate the certificate for etcd nodes to communicate with each other",
+  },
+  {
+    name: "etcd-healthcheck-client",
+    short: "Generate the certificate for liveness probes to healthcheck etcd",
+  },
+  {
+    name: "apiserver-etcd-client",
+    short: "Generate the certificate the apiserver uses to access etcd",
+  },
+  {
+    name: "sa",
+    short: "Generate a private key for signing service account tokens along with its public key",
+  },
 ];
 
 /** `init phase kubeconfig` sub-phases in upstream's order. */
 const KUBECONFIG_PHASES: readonly { name: string; short: string }[] = [
-  { name: "admin", short: "Generate a kubeconfig file for the admin to use and for kubeadm itself" },
+  {
+    name: "admin",
+    short: "Generate a kubeconfig file for the admin to use and for kubeadm itself",
+  },
   { name: "super-admin", short: "Generate a kubeconfig file for the super-admin" },
-  { name: "kubelet", short: "Generate a kubeconfig file for the kubelet to use *only* for cluster bootstrapping purposes" },
-  { name: "controller-manager", short: "Generate a kubeconfig file for the controller manager to use" },
+  {
+    name: "kubelet",
+    short:
+      "Generate a kubeconfig file for the kubelet to use *only* for cluster bootstrapping purposes",
+  },
+  {
+    name: "controller-manager",
+    short: "Generate a kubeconfig file for the controller manager to use",
+  },
   { name: "scheduler", short: "Generate a kubeconfig file for the scheduler to use" },
 ];
 
 const localEtcd = (d: InitData) => d.cfg.cluster.etcd.external === undefined;
 
 const CONFIG_FLAGS = ["config", "kubernetes-version", "rootfs", "dry-run"] as const;
-
-function needsCluster(name: string): (data: InitData) => Promise<void> {
-  return (data) => {
-    if (data.dryRun) {
-      data.out.info(`[dryrun] Would run phase "${name}" against the API server`);
-      return Promise.resolve();
-    }
-    return Promise.reject(
-      new KubeadmError(`phase "${name}" needs a running control plane`, {
-        hint: "this build only implements the offline init phases; skip it with " +
-          `--skip-phases=${name} or run the offline phases one by one with "init phase"`,
-      }),
-    );
-  };
-}
 
 const certsPhase: Phase<InitData> = {
   name: "certs",
@@ -84,7 +109,8 @@ const certsPhase: Phase<InitData> = {
 
 const kubeconfigPhase: Phase<InitData> = {
   name: "kubeconfig",
-  short: "Generate all kubeconfig files necessary to establish the control plane and the admin kubeconfig file",
+  short:
+    "Generate all kubeconfig files necessary to establish the control plane and the admin kubeconfig file",
   run: async (d) => (await kubeconfigs()).runKubeconfigHeader(d),
   phases: [
     {
@@ -108,7 +134,7 @@ export function initWorkflow(): Workflow<InitData> {
       {
         name: "preflight",
         short: "Run pre-flight checks",
-        run: needsPreflight,
+        run: runPreflightPhase,
       },
       certsPhase,
       kubeconfigPhase,
@@ -117,7 +143,8 @@ export function initWorkflow(): Workflow<InitData> {
         short: "Generate static Pod manifest file for local etcd",
         phases: [{
           name: "local",
-          short: "Generate the static Pod manifest file for a local, single-node local etcd instance",
+          short:
+            "Generate the static Pod manifest file for a local, single-node local etcd instance",
           runIf: localEtcd,
           run: async (d) => (await etcd()).runLocalEtcd(d),
         }],
@@ -152,12 +179,16 @@ export function initWorkflow(): Workflow<InitData> {
       {
         name: "kubelet-start",
         short: "Write kubelet settings and (re)start the kubelet",
-        run: async (d) => (await kubeletStart()).runKubeletStart(d),
+        run: async (d) =>
+          (await kubeletStart()).runKubeletStart(
+            d,
+            d.kubelet ? { stopKubelet: d.kubelet.stop, restartKubelet: d.kubelet.restart } : {},
+          ),
       },
       {
         name: "wait-control-plane",
         short: "Wait for the control plane to start",
-        run: needsCluster("wait-control-plane"),
+        run: async (d) => (await waitControlPlane()).runWaitControlPlane(d),
       },
       {
         name: "upload-config",
@@ -168,29 +199,29 @@ export function initWorkflow(): Workflow<InitData> {
           {
             name: "kubeadm",
             short: "Upload the kubeadm ClusterConfiguration to a ConfigMap",
-            run: needsCluster("upload-config/kubeadm"),
+            run: async (d) => (await uploadConfig()).runUploadKubeadmConfig(d),
           },
           {
             name: "kubelet",
             short: "Upload the kubelet component config to a ConfigMap",
-            run: needsCluster("upload-config/kubelet"),
+            run: async (d) => (await uploadConfig()).runUploadKubeletConfig(d),
           },
         ],
       },
       {
         name: "upload-certs",
         short: "Upload certificates to kubeadm-certs",
-        run: needsCluster("upload-certs"),
+        run: async (d) => (await uploadCerts()).runUploadCerts(d),
       },
       {
         name: "mark-control-plane",
         short: "Mark a node as a control-plane",
-        run: needsCluster("mark-control-plane"),
+        run: async (d) => (await markControlPlane()).runMarkControlPlane(d),
       },
       {
         name: "bootstrap-token",
         short: "Generates bootstrap tokens used to join a node to a cluster",
-        run: needsCluster("bootstrap-token"),
+        run: async (d) => (await bootstrapToken()).runBootstrapToken(d),
       },
       {
         name: "kubelet-finalize",
@@ -200,7 +231,7 @@ export function initWorkflow(): Workflow<InitData> {
           {
             name: "enable-client-cert-rotation",
             short: "Enable kubelet client certificate rotation",
-            run: needsCluster("kubelet-finalize/enable-client-cert-rotation"),
+            run: async (d) => (await kubeletFinalize()).runEnableClientCertRotation(d),
           },
         ],
       },
@@ -212,25 +243,32 @@ export function initWorkflow(): Workflow<InitData> {
           {
             name: "coredns",
             short: "Install the CoreDNS addon to a Kubernetes cluster",
-            run: needsCluster("addon/coredns"),
+            runIf: (d) => !d.cfg.cluster.dns.disabled,
+            run: async (d) => (await addons()).runCoreDNSAddon(d),
           },
           {
             name: "kube-proxy",
             short: "Install the kube-proxy addon to a Kubernetes cluster",
-            run: needsCluster("addon/kube-proxy"),
+            runIf: (d) => !d.cfg.cluster.proxy.disabled,
+            run: async (d) => (await addons()).runKubeProxyAddon(d),
           },
         ],
       },
       {
         name: "show-join-command",
         short: "Show the join command for control-plane and worker node",
-        run: needsCluster("show-join-command"),
+        run: async (d) => (await showJoinCommand()).runShowJoinCommand(d),
       },
     ],
   };
 }
 
-function needsPreflight(data: InitData): Promise<void> {
-  data.out.info("[preflight] Running pre-flight checks");
-  return Promise.resolve();
+async function runPreflightPhase(data: InitData): Promise<void> {
+  if (!data.preflightHost) {
+    throw new KubeadmError("the preflight phase needs a host to inspect", {
+      hint: "the runtime did not provide one; skip it with --skip-phases=preflight",
+    });
+  }
+  // `--ignore-preflight-errors` is already merged into nodeRegistration by the resolver.
+  await (await preflight()).runInitPreflight(data, data.preflightHost, { ignore: [] });
 }

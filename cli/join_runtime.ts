@@ -1,0 +1,275 @@
+/**
+ * Assembles a `kubeadm join` run on this host: reads the config file, detects host facts,
+ * resolves the JoinConfiguration, picks the file system (real, under `--rootfs`, or a dry-run
+ * recording), and supplies the join phases' ports: discovery transports over `node:https`
+ * (anonymous; insecure for the first token-discovery fetch, otherwise verifying against
+ * exactly the given CA), HTTPS discovery URLs verified against the host's CA bundle, the
+ * kubelet service through systemd, health probes, the etcd gateway client and the preflight
+ * checks.
+ *
+ * @module
+ */
+import { KUBELET_RUN_DIR, KubeconfigFile, KUBERNETES_DIR, MANIFESTS_DIR } from "../core/constants.ts";
+import { FlagError, KubeadmError } from "../core/errors.ts";
+import type { Printer } from "../core/host/ports.ts";
+import { systemClock, toBytes, utf8, webRandom } from "../core/host/ports.ts";
+import { RecordingFileSystem } from "../core/host/recording_fs.ts";
+import type { ConnectionParams } from "../core/kube/transport.ts";
+import { realSleep } from "../core/kube/transport.ts";
+import type { JoinFlagOverrides } from "../core/config/join.ts";
+import type { JoinData, JoinHost } from "../core/phases/join/data.ts";
+import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
+import { detectDefaultAddress, readHostFacts } from "../runtime/host/facts.ts";
+import { canWrite, envGet } from "../runtime/host/env.ts";
+import { createNodeHttpsTransport } from "../runtime/kube/node_https_transport.ts";
+import { createDenoTransport } from "../runtime/kube/transport.ts";
+import { EtcdGatewayClient } from "../runtime/etcd/gateway_client.ts";
+
+/** A prepared join run. */
+export interface JoinContext {
+  data: JoinData;
+  host: HostFileSystem;
+  /** Set in dry-run: the planned writes. */
+  recording?: RecordingFileSystem;
+}
+
+/** Options of {@link prepareJoin} that depend on the command. */
+export interface PrepareJoinOptions {
+  /** Names of the flags the user set (for the `--config` mixing check). */
+  setFlags: string[];
+  /**
+   * False for `join phase` commands without discovery flags: they use this node's admin.conf
+   * as file discovery, as upstream does.
+   */
+  hasDiscoveryFlags: boolean;
+}
+
+async function readConfigFile(path: string): Promise<string> {
+  try {
+    return await Deno.readTextFile(path);
+  } catch (e) {
+    throw new FlagError(`unable to read config from "${path}"`, {
+      field: "--config",
+      value: path,
+      hint: e instanceof Deno.errors.NotFound ? "the file does not exist" : String(e),
+      cause: e,
+    });
+  }
+}
+
+function fileExists(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}
+
+/** Go's system CA bundle locations (crypto/x509 root_linux.go), `SSL_CERT_FILE` first. */
+const CA_BUNDLE_FILES = [
+  "/etc/ssl/certs/ca-certificates.crt",
+  "/etc/pki/tls/certs/ca-bundle.crt",
+  "/etc/ssl/ca-bundle.pem",
+  "/etc/pki/tls/cacert.pem",
+  "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",
+  "/etc/ssl/cert.pem",
+];
+
+/** The host's trust store as PEM (`SSL_CERT_FILE`, else the first standard bundle). */
+export function hostCaBundle(): string | undefined {
+  const override = envGet("SSL_CERT_FILE");
+  for (const path of override ? [override] : CA_BUNDLE_FILES) {
+    try {
+      return Deno.readTextFileSync(path);
+    } catch {
+      // next
+    }
+  }
+  return undefined;
+}
+
+/** GETs an https:// discovery URL, verified against the host's CA bundle; returns the body. */
+export async function fetchDiscoveryUrl(url: string): Promise<Uint8Array> {
+  const u = new URL(url);
+  const transport = createNodeHttpsTransport({
+    server: `${u.protocol}//${u.host}`,
+    caPem: hostCaBundle(),
+  }, { timeoutMs: 30_000 });
+  const res = await transport(new Request(url));
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+/** Discovery transports: `node:https`, so the CA given is the only trusted root. */
+export function discoveryTransport(params: ConnectionParams) {
+  return createNodeHttpsTransport(params, { timeoutMs: 10_000 });
+}
+
+/** API client transports: `fetch` with a TLS client (HTTP/2, pooled). */
+export function clientTransport(params: ConnectionParams) {
+  if (params.insecureSkipTLSVerify || params.tlsServerName) {
+    return createNodeHttpsTransport(params);
+  }
+  return createDenoTransport(params).transport;
+}
+
+async function httpStatus(
+  url: string,
+  options: { insecure?: boolean; timeoutMs: number },
+): Promise<number> {
+  const { createHealthProbe } = await import("../runtime/kube/health.ts");
+  const r = await createHealthProbe().get(url, {
+    insecureSkipTLSVerify: options.insecure ?? false,
+    timeoutMs: options.timeoutMs,
+  });
+  if ("error" in r) throw new Error(r.error);
+  return r.status;
+}
+
+/** Resolves flags + config file + host facts into {@link JoinData}. */
+export async function prepareJoin(
+  flags: JoinFlagOverrides & { config?: string; rootfs?: string },
+  options: PrepareJoinOptions,
+  out: Printer,
+): Promise<JoinContext> {
+  const { resolveJoinConfig } = await import("../core/config/join.ts");
+  const { validateMixedArguments } = await import("../core/config/mixed_flags.ts");
+  const { createJoinData } = await import("../core/phases/join/data.ts");
+  const { parseKubeconfig } = await import("../core/kubeconfig/kubeconfig.ts");
+  if (flags.config) validateMixedArguments(options.setFlags);
+  const rootfs = flags.rootfs ?? "/";
+  const text = flags.config ? await readConfigFile(flags.config) : undefined;
+  const facts = readHostFacts(rootfs);
+  const adminConf = underRoot(rootfs, `${KUBERNETES_DIR}/${KubeconfigFile.admin}`);
+  let discoveryFallbackFile: string | undefined;
+  if (!options.hasDiscoveryFlags) {
+    if (!fileExists(adminConf)) {
+      throw new KubeadmError(
+        `File ${KUBERNETES_DIR}/${KubeconfigFile.admin} does not exists. Please use 'kubeadm join phase control-plane-prepare' subcommands to generate it.`,
+      );
+    }
+    discoveryFallbackFile = adminConf;
+  }
+  const defaultAdvertiseAddress = flags.advertiseAddress ?? detectDefaultAddress() ?? "";
+  const { config, warnings } = resolveJoinConfig({
+    text,
+    source: flags.config,
+    flags,
+    host: {
+      hostname: facts.hostname,
+      defaultAdvertiseAddress,
+      systemdResolvedActive: fileExists("/run/systemd/resolve/resolv.conf"),
+    },
+    fileExists,
+    discoveryFallbackFile,
+  });
+  for (const w of warnings) out.warn(w);
+
+  const host = new HostFileSystem(rootfs);
+  const dryRun = flags.dryRun ?? config.dryRun ?? false;
+  const recording = dryRun ? new RecordingFileSystem(host) : undefined;
+  const files = recording ?? host;
+
+  // Upstream: an existing admin.conf on a control-plane node replaces discovery.
+  let tlsBootstrapOverride;
+  if (config.controlPlane && fileExists(adminConf)) {
+    tlsBootstrapOverride = parseKubeconfig(await Deno.readTextFile(adminConf), adminConf);
+  }
+
+  const { createKubeletService } = await import("../runtime/host/kubelet_service.ts");
+  const service = createKubeletService({ out, rootfs: flags.rootfs });
+  const ports: JoinHost = {
+    transportFor: discoveryTransport,
+    clientTransportFor: clientTransport,
+    hostFiles: new HostFileSystem("/"),
+    fetchUrl: fetchDiscoveryUrl,
+    sleep: realSleep,
+    async preflight(d) {
+      const { runJoinPreflight } = await import("../core/preflight/join.ts");
+      const { DenoPreflightHost } = await import("../runtime/host/preflight_host.ts");
+      await runJoinPreflight({
+        nodeName: d.cfg.nodeRegistration.name,
+        criSocket: d.cfg.nodeRegistration.criSocket,
+        caCertPath: d.cfg.caCertPath,
+        controlPlane: d.cfg.controlPlane !== undefined,
+        discoveryEndpoint: d.cfg.discovery.bootstrapToken?.apiServerEndpoint,
+        ignorePreflightErrors: [],
+        certificateKey: d.cfg.controlPlane?.certificateKey,
+        dryRun: d.dryRun,
+      }, new DenoPreflightHost({ root: rootfs }), {
+        ignore: d.cfg.nodeRegistration.ignorePreflightErrors,
+        out: d.out,
+        controlPlaneConfig: () => d.initCfg(),
+      });
+    },
+    stopKubelet: () => service.stop(),
+    startKubelet: () => service.restart(),
+    httpStatus,
+    async removeFile(path) {
+      if (dryRun) return;
+      await Deno.remove(underRoot(rootfs, path)).catch((e) => {
+        if (!(e instanceof Deno.errors.NotFound)) throw e;
+      });
+    },
+    async ensureDir(path, mode) {
+      if (dryRun) return;
+      await Deno.mkdir(underRoot(rootfs, path), { recursive: true, mode });
+    },
+    etcd: (tls) => (endpoints) => new EtcdGatewayClient(endpoints, tls),
+  };
+  const data = createJoinData({
+    cfg: config,
+    files,
+    out,
+    clock: systemClock,
+    sleep: realSleep,
+    random: webRandom,
+    startTime: new Date(),
+    dryRun,
+    kubeconfigDir: KUBERNETES_DIR,
+    manifestDir: MANIFESTS_DIR,
+    kubeletDir: KUBELET_RUN_DIR,
+    patchesDir: flags.patchesDir ?? config.patches?.directory,
+    host: {
+      ...facts,
+      defaultAdvertiseAddress,
+      systemdResolvedActive: fileExists("/run/systemd/resolve/resolv.conf"),
+    },
+    ports,
+    tlsBootstrapOverride,
+  });
+  return { data, host, recording };
+}
+
+const PRINTABLE_KINDS = new Set(["manifest", "kubelet-config", "env"]);
+
+/** After the workflow: in dry-run, report the plan and write it under the dry-run directory. */
+export async function finishJoin(ctx: JoinContext, out: Printer): Promise<void> {
+  if (!ctx.recording) return;
+  const planned = ctx.recording.planned;
+  let dir = envGet("KUBEADM_JOIN_DRYRUN_DIR");
+  if (!dir) {
+    const tmp = envGet("TMPDIR") ?? "/tmp";
+    if (canWrite(tmp)) dir = await Deno.makeTempDir({ dir: tmp, prefix: "kubeadm-join-dryrun" });
+  }
+  out.info(`[dryrun] ${planned.length} files would be written:`);
+  for (const f of planned) {
+    out.info(
+      `[dryrun] Would write file "${f.path}" (${f.kind}, mode ${
+        f.mode.toString(8).padStart(4, "0")
+      }, ${toBytes(f.data).length} bytes)`,
+    );
+  }
+  if (dir && canWrite(dir)) {
+    for (const f of planned) {
+      await new HostFileSystem("/").write({ ...f, path: underRoot(dir, f.path) });
+    }
+    out.info(`[dryrun] Please examine the "${dir}" directory for details about what would be written`);
+  } else {
+    out.info("[dryrun] No writable dry-run directory (no write permission); nothing was written");
+  }
+  for (const f of planned) {
+    if (!PRINTABLE_KINDS.has(f.kind)) continue;
+    out.info(`[dryrun] Would write file "${f.path}" with content:`);
+    for (const line of utf8(toBytes(f.data)).replace(/\n$/, "").split("\n")) out.info(`\t${line}`);
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * The runtime side of `kubeadm token create|list|delete`: finding the kubeconfig (upstream's
+ * search: `--kubeconfig`, else the first existing of `$KUBECONFIG`'s entries or
+ * `~/.kube/config`, then `/etc/kubernetes/admin.conf`), and building the client over it (the
+ * Deno transport, or in `--dry-run` the recording dry-run transport).
+ *
+ * With `--rootfs`, the searched paths resolve under the node's root, as upstream's chroot
+ * would; an explicit `--kubeconfig` is a path on this machine, like `--config`.
+ *
+ * @module
+ */
+import { KubeconfigFile, KUBERNETES_DIR } from "../core/constants.ts";
+import { KubeadmError } from "../core/errors.ts";
+import type { Printer } from "../core/host/ports.ts";
+import { KubeClient } from "../core/kube/client.ts";
+import { createDryRunTransport } from "../core/kube/dry_run.ts";
+import { connectionFromKubeconfig } from "../core/kube/kubeconfig_connection.ts";
+import type { Transport } from "../core/kube/transport.ts";
+import { type Kubeconfig, parseKubeconfig } from "../core/kubeconfig/kubeconfig.ts";
+import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
+import { envGet } from "../runtime/host/env.ts";
+import { createDenoTransport } from "../runtime/kube/transport.ts";
+
+/** Flags every `token` sub-command shares. */
+export interface TokenCommonFlags {
+  kubeconfig?: string;
+  dryRun?: boolean;
+  rootfs?: string;
+}
+
+/** A connected token command. */
+export interface TokenConnection {
+  client: KubeClient;
+  kubeconfig: Kubeconfig;
+  /** The kubeconfig path used (as searched, i.e. under `--rootfs` when given). */
+  path: string;
+  close(): void;
+}
+
+function exists(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}
+
+/** Upstream's `GetKubeConfigPath`: the kubeconfig a token command uses. */
+export function findKubeconfig(flags: TokenCommonFlags): string {
+  if (flags.kubeconfig) return flags.kubeconfig;
+  const root = flags.rootfs ?? "/";
+  const env = envGet("KUBECONFIG");
+  const home = envGet("HOME");
+  const precedence = env
+    ? env.split(":").filter((p) => p !== "")
+    : home
+    ? [`${home.replace(/\/+$/, "")}/.kube/config`]
+    : [];
+  precedence.push(`${KUBERNETES_DIR}/${KubeconfigFile.admin}`);
+  const candidates = precedence.map((p) => underRoot(root, p));
+  return candidates.find(exists) ?? candidates[0];
+}
+
+function netGranted(): boolean {
+  try {
+    return Deno.permissions.querySync({ name: "net" }).state === "granted";
+  } catch {
+    return false;
+  }
+}
+
+/** Reads the kubeconfig and connects (see the module documentation). */
+export async function connectToken(
+  flags: TokenCommonFlags,
+  out: Printer,
+): Promise<TokenConnection> {
+  const path = findKubeconfig(flags);
+  let text: Uint8Array;
+  try {
+    text = await Deno.readFile(path);
+  } catch (e) {
+    const reason = e instanceof Deno.errors.NotFound ? "no such file or directory" : String(e);
+    throw new KubeadmError(`failed to load admin kubeconfig: open ${path}: ${reason}`, {
+      field: "--kubeconfig",
+      hint: "point --kubeconfig at the cluster's admin.conf",
+    });
+  }
+  const kubeconfig = parseKubeconfig(text, path);
+  const params = await connectionFromKubeconfig(kubeconfig, {
+    files: new HostFileSystem(flags.kubeconfig ? "/" : flags.rootfs ?? "/"),
+  });
+  let transport: Transport;
+  let close = () => {};
+  if (flags.dryRun) {
+    // Writes are recorded and printed; reads go to the cluster when the network is allowed
+    // (the launcher grants none in dry-run), else to the empty simulated cluster.
+    const dry = createDryRunTransport({ out });
+    const real = netGranted() ? createDenoTransport(params) : undefined;
+    close = () => real?.close();
+    transport = (req) => req.method === "GET" && real ? real.transport(req) : dry.transport(req);
+  } else {
+    const real = createDenoTransport(params);
+    transport = real.transport;
+    close = real.close;
+  }
+  return {
+    client: new KubeClient({ server: params.server, transport }),
+    kubeconfig,
+    path,
+    close,
+  };
+}

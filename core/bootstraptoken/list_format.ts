@@ -1,0 +1,111 @@
+/**
+ * What `kubeadm token list` prints: the text table (upstream `tokenTextPrinter`), and the
+ * `output.kubeadm.k8s.io/v1alpha3` `BootstrapToken` objects of `-o json` / `-o yaml`.
+ *
+ * Upstream renders each token row with a fresh tabwriter and emits the header only with the
+ * first row; TTL, USAGES and DESCRIPTION are pre-padded (`%-9s`, `%-22s`, `%-56s`) to keep
+ * rows aligned across writers. With no tokens nothing at all is printed.
+ *
+ * @module
+ */
+import type { BootstrapToken } from "../config/types.ts";
+import { tabwriterFormat } from "../text/tabwriter.ts";
+import { shortHumanDuration } from "../text/human_duration.ts";
+import { toKubeYaml } from "../yaml/kube_yaml.ts";
+import { formatRFC3339 } from "./secret.ts";
+
+/** The table's columns. */
+export const TOKEN_LIST_COLUMNS: readonly string[] = [
+  "TOKEN",
+  "TTL",
+  "EXPIRES",
+  "USAGES",
+  "DESCRIPTION",
+  "EXTRA GROUPS",
+];
+
+/** API version of the structured output. */
+export const OUTPUT_API_VERSION = "output.kubeadm.k8s.io/v1alpha3";
+
+/** Output formats `token list -o` accepts. */
+export const TOKEN_LIST_FORMATS: readonly string[] = ["json", "text", "yaml"];
+
+/** A token as `-o json|yaml` prints it (empty fields omitted; `ttl` is never filled). */
+export interface OutputBootstrapToken {
+  kind: "BootstrapToken";
+  apiVersion: typeof OUTPUT_API_VERSION;
+  token: string;
+  description?: string;
+  expires?: string;
+  usages?: string[];
+  groups?: string[];
+}
+
+function padRight(text: string, width: number): string {
+  const n = [...text].length;
+  return n >= width ? text : text + " ".repeat(width - n);
+}
+
+/** The cells of one token row (TTL relative to `now`). */
+export function tokenListCells(token: BootstrapToken, now: Date): string[] {
+  let ttl = "<forever>";
+  let expires = "<never>";
+  if (token.expires) {
+    const at = new Date(token.expires);
+    ttl = shortHumanDuration(at.getTime() - now.getTime());
+    expires = formatRFC3339(at);
+  }
+  const usages = token.usages?.length ? token.usages.join(",") : "<none>";
+  const description = token.description ? token.description : "<none>";
+  const groups = token.groups?.length ? token.groups.join(",") : "<none>";
+  return [
+    token.token ?? "",
+    padRight(ttl, 9),
+    expires,
+    padRight(usages, 22),
+    padRight(description, 56),
+    groups,
+  ];
+}
+
+/** One row as upstream prints it: its own tabwriter, with the header when `withHeader`. */
+export function tokenListRow(token: BootstrapToken, now: Date, withHeader: boolean): string {
+  let text = withHeader ? `${TOKEN_LIST_COLUMNS.join("\t")}\n` : "";
+  text += `${tokenListCells(token, now).join("\t")}\n`;
+  return tabwriterFormat(text);
+}
+
+/** The whole text output for a list of tokens (empty string when there are none). */
+export function formatTokenListText(tokens: readonly BootstrapToken[], now: Date): string {
+  return tokens.map((t, i) => tokenListRow(t, now, i === 0)).join("");
+}
+
+/** A token as a structured output object. */
+export function outputToken(token: BootstrapToken): OutputBootstrapToken {
+  const out: OutputBootstrapToken = {
+    kind: "BootstrapToken",
+    apiVersion: OUTPUT_API_VERSION,
+    token: token.token ?? "",
+  };
+  if (token.description) out.description = token.description;
+  if (token.expires) out.expires = formatRFC3339(new Date(token.expires));
+  if (token.usages?.length) out.usages = [...token.usages];
+  if (token.groups?.length) out.groups = [...token.groups];
+  return out;
+}
+
+/** Go's `json.MarshalIndent(v, "", "    ")`, HTML-safe escapes included. */
+function goJsonIndent(value: unknown): string {
+  return JSON.stringify(value, null, 4)
+    .replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** `-o json`: one indented JSON object per token, each followed by a newline. */
+export function formatTokenListJson(tokens: readonly BootstrapToken[]): string {
+  return tokens.map((t) => `${goJsonIndent(outputToken(t))}\n`).join("");
+}
+
+/** `-o yaml`: one YAML document per token, separated by `---`. */
+export function formatTokenListYaml(tokens: readonly BootstrapToken[]): string {
+  return tokens.map((t) => toKubeYaml(outputToken(t))).join("---\n");
+}

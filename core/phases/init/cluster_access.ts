@@ -1,0 +1,164 @@
+/**
+ * The admin connection of `kubeadm init`: {@link ClusterAccess} over `admin.conf`.
+ *
+ * Mirrors upstream's `initData.Client()`: on first use the admin kubeconfig is read (through
+ * the node's file port), turned into connection parameters, and handed to a transport factory
+ * the runtime injects (the Deno mTLS transport in a real run, the dry-run transport in
+ * `--dry-run`). In a real run the `kubeadm:cluster-admins` ClusterRoleBinding is then ensured
+ * once, with the super-admin.conf fallback; a dry run skips that bootstrap, as upstream does.
+ *
+ * @module
+ */
+import { KubeconfigFile } from "../../constants.ts";
+import { errorMessage, KubeadmError } from "../../errors.ts";
+import type { Clock, FileReader } from "../../host/ports.ts";
+import { KubeClient } from "../../kube/client.ts";
+import { connectionFromKubeconfig } from "../../kube/kubeconfig_connection.ts";
+import { API_CALL_RETRY_INTERVAL_MS, poll } from "../../kube/retry.ts";
+import { isForbidden } from "../../kube/status.ts";
+import type { ConnectionParams, Sleep, Transport } from "../../kube/transport.ts";
+import { type Kubeconfig, parseKubeconfig } from "../../kubeconfig/kubeconfig.ts";
+import { ensureClusterAdminsBinding } from "../../cluster/cluster_admins.ts";
+import type { ClusterAccess } from "./data.ts";
+
+/** A transport for one set of connection parameters, and how to release it. */
+export interface TransportHandle {
+  transport: Transport;
+  close?(): void;
+}
+
+/** Builds transports; supplied by the runtime. */
+export type TransportFactory = (params: ConnectionParams) => TransportHandle;
+
+/** Options of {@link createClusterAccess}. */
+export interface ClusterAccessOptions {
+  /** Reads admin.conf, super-admin.conf and files they reference. */
+  files: FileReader;
+  /** `/etc/kubernetes`. */
+  kubeconfigDir: string;
+  /** Transport factory (real or dry-run). */
+  transportFor: TransportFactory;
+  /** Ensure the `kubeadm:cluster-admins` binding on first use (false in dry-run). */
+  bootstrapClusterAdmins: boolean;
+  clock: Clock;
+  sleep: Sleep;
+  /** `timeouts.kubernetesAPICall` in milliseconds: the retry bound of every call. */
+  apiCallTimeoutMs: number;
+}
+
+/** Reads and parses a kubeconfig through the file port; `undefined` when missing. */
+async function readKubeconfig(files: FileReader, path: string): Promise<Kubeconfig | undefined> {
+  const data = await files.read(path);
+  return data === undefined ? undefined : parseKubeconfig(data, path);
+}
+
+/** A {@link ClusterAccess} for `<kubeconfigDir>/admin.conf`. */
+export function createClusterAccess(o: ClusterAccessOptions): ClusterAccess {
+  const dir = o.kubeconfigDir.replace(/\/+$/, "");
+  const adminPath = `${dir}/${KubeconfigFile.admin}`;
+  const superAdminPath = `${dir}/${KubeconfigFile.superAdmin}`;
+  const handles: TransportHandle[] = [];
+  let kubeconfig: Promise<Kubeconfig> | undefined;
+  let client: Promise<KubeClient> | undefined;
+
+  const loadAdmin = async (): Promise<Kubeconfig> => {
+    const cfg = await readKubeconfig(o.files, adminPath);
+    if (!cfg) {
+      throw new KubeadmError(
+        `couldn't create a Kubernetes client from file ${
+          JSON.stringify(adminPath)
+        }: failed to load admin kubeconfig: open ${adminPath}: no such file or directory`,
+        { hint: 'generate it with "kubeadm init phase kubeconfig admin"' },
+      );
+    }
+    return cfg;
+  };
+
+  const clientFor = async (cfg: Kubeconfig, path: string): Promise<KubeClient> => {
+    let params: ConnectionParams;
+    try {
+      params = await connectionFromKubeconfig(cfg, { files: o.files });
+    } catch (e) {
+      throw new KubeadmError(
+        `couldn't create a Kubernetes client from file ${JSON.stringify(path)}: ${errorMessage(e)}`,
+        { cause: e },
+      );
+    }
+    const handle = o.transportFor(params);
+    handles.push(handle);
+    return new KubeClient({
+      server: params.server,
+      transport: handle.transport,
+      clock: o.clock,
+      sleep: o.sleep,
+      retry: { timeoutMs: o.apiCallTimeoutMs },
+    });
+  };
+
+  const connect = async (): Promise<KubeClient> => {
+    const admin = await clientFor(await access.kubeconfig(), adminPath);
+    if (!o.bootstrapClusterAdmins) return admin;
+    const superCfg = await readKubeconfig(o.files, superAdminPath);
+    const superAdmin = superCfg ? await clientFor(superCfg, superAdminPath) : undefined;
+    await ensureClusterAdminsBinding(admin, superAdmin);
+    // A binding created through super-admin.conf reaches the authorizer's cache a moment
+    // later; wait until admin.conf is no longer forbidden before handing the client out.
+    await poll<true>(async () => {
+      try {
+        await admin.tryGet({ kind: "Namespace", name: "kube-system" });
+        return { done: true, value: true };
+      } catch (e) {
+        if (isForbidden(e)) return { done: false, error: e };
+        throw e;
+      }
+    }, {
+      clock: o.clock,
+      sleep: o.sleep,
+      intervalMs: API_CALL_RETRY_INTERVAL_MS,
+      timeoutMs: o.apiCallTimeoutMs,
+    });
+    return admin;
+  };
+
+  const access: ClusterAccess = {
+    kubeconfigPath: adminPath,
+    kubeconfig() {
+      kubeconfig ??= loadAdmin().catch((e) => {
+        kubeconfig = undefined;
+        throw e;
+      });
+      return kubeconfig;
+    },
+    client() {
+      client ??= connect().catch((e) => {
+        client = undefined;
+        throw e;
+      });
+      return client;
+    },
+    close() {
+      for (const h of handles.splice(0)) h.close?.();
+    },
+  };
+  return access;
+}
+
+/** The admin client of a phase, or a clear error when the runtime provides no cluster. */
+export async function clusterClient(cluster: ClusterAccess | undefined): Promise<KubeClient> {
+  if (!cluster) {
+    throw new KubeadmError("this phase needs access to the cluster, but none is configured", {
+      hint: "run it through the kubeadm command line, which connects with admin.conf",
+    });
+  }
+  return await cluster.client();
+}
+
+/** The admin kubeconfig of a phase (see {@link clusterClient}). */
+export async function adminKubeconfig(cluster: ClusterAccess | undefined): Promise<Kubeconfig> {
+  if (!cluster) {
+    throw new KubeadmError("this phase needs the admin kubeconfig, but no cluster is configured", {
+      hint: "run it through the kubeadm command line",
+    });
+  }
+  return await cluster.kubeconfig();
+}

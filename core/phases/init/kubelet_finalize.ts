@@ -1,0 +1,50 @@
+/**
+ * `kubeadm init phase kubelet-finalize enable-client-cert-rotation`: once the kubelet has a
+ * rotatable client certificate (`<kubelet cert dir>/kubelet-client-current.pem`, the cert dir
+ * being `/var/lib/kubelet/pki` or the kubelet's `cert-dir` extra argument), rewrites
+ * `/etc/kubernetes/kubelet.conf` to point at it and restarts the kubelet. Without the file it
+ * does nothing; in dry-run it only prints the line.
+ *
+ * @module
+ */
+import {
+  KUBELET_CLIENT_CURRENT_PEM,
+  kubeletFinalizeMessage,
+  pointToRotatableClientCert,
+} from "../../cluster/kubelet_finalize.ts";
+import { KubeconfigFile } from "../../constants.ts";
+import { KubeadmError } from "../../errors.ts";
+import { parseKubeconfig, serializeKubeconfig } from "../../kubeconfig/kubeconfig.ts";
+import { getArgValue } from "../../manifests/arguments.ts";
+import type { InitData } from "./data.ts";
+
+/** The kubelet's current client certificate path, honouring a `cert-dir` kubelet argument. */
+export function kubeletClientCertPath(data: InitData): string {
+  const certDir = getArgValue(data.cfg.init.nodeRegistration.kubeletExtraArgs, "cert-dir");
+  return certDir === undefined
+    ? KUBELET_CLIENT_CURRENT_PEM
+    : `${certDir.replace(/\/+$/, "")}/kubelet-client-current.pem`;
+}
+
+/** `kubelet-finalize/enable-client-cert-rotation`. */
+export async function runEnableClientCertRotation(data: InitData): Promise<void> {
+  const pemPath = kubeletClientCertPath(data);
+  if (await data.files.read(pemPath) === undefined) return;
+  const kubeconfigPath = `${data.kubeconfigDir.replace(/\/+$/, "")}/${KubeconfigFile.kubelet}`;
+  data.out.info(kubeletFinalizeMessage(kubeconfigPath));
+  if (data.dryRun) return;
+  const bytes = await data.files.read(kubeconfigPath);
+  if (bytes === undefined) {
+    throw new KubeadmError(`could not load kubeconfig file ${JSON.stringify(kubeconfigPath)}`, {
+      hint: 'generate it with "kubeadm init phase kubeconfig kubelet"',
+    });
+  }
+  const updated = pointToRotatableClientCert(parseKubeconfig(bytes, kubeconfigPath), pemPath);
+  await data.files.write({
+    path: kubeconfigPath,
+    data: serializeKubeconfig(updated),
+    mode: 0o600,
+    kind: "kubeconfig",
+  });
+  await data.kubelet?.restart();
+}

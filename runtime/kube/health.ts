@@ -1,0 +1,42 @@
+/**
+ * The Deno {@link HealthProbe}: one GET of a health URL. Plain HTTP (the kubelet's
+ * `127.0.0.1:10248/healthz`) and verified HTTPS use `fetch`; HTTPS without verification (the
+ * control-plane components' self-signed serving certificates) uses `node:https`, since Deno's
+ * `fetch` cannot skip verification per request. Failures come back as Go-like texts
+ * (`Get "https://127.0.0.1:10257/healthz": dial tcp 127.0.0.1:10257: connect: connection
+ * refused`).
+ *
+ * @module
+ */
+import type { HealthProbe, HealthResult } from "../../core/phases/init/data.ts";
+import { createNodeHttpsTransport } from "./node_https_transport.ts";
+import { transportError } from "./transport_errors.ts";
+
+/** Default bound of one probe. */
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** Builds the probe. */
+export function createHealthProbe(): HealthProbe {
+  return {
+    async get(url, options = {}): Promise<HealthResult> {
+      const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+      const request = new Request(url, { method: "GET" });
+      try {
+        if (url.startsWith("https:") && options.insecureSkipTLSVerify) {
+          const transport = createNodeHttpsTransport(
+            { server: new URL(url).origin, insecureSkipTLSVerify: true },
+            { timeoutMs },
+          );
+          const res = await transport(request);
+          await res.body?.cancel();
+          return { status: res.status };
+        }
+        const res = await fetch(request, { signal: AbortSignal.timeout(timeoutMs) });
+        await res.body?.cancel();
+        return { status: res.status };
+      } catch (e) {
+        return { error: transportError(e, request).message };
+      }
+    },
+  };
+}

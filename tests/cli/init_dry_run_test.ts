@@ -1,0 +1,67 @@
+// `kubeadm init --dry-run` through the launcher (read-only permissions, no network): the whole
+// workflow runs, API calls are printed instead of sent, and the node is not touched.
+import assert from "node:assert/strict";
+import { repoRoot } from "../support/repo.ts";
+
+Deno.test("init --dry-run runs every phase with the dry-run transport and writes nothing", async () => {
+  const rootfs = await Deno.makeTempDir({ prefix: "kts-init-dry-root-" });
+  const out = await Deno.makeTempDir({ prefix: "kts-init-dry-out-" });
+  const config = `${out}.yaml`;
+  await Deno.writeTextFile(
+    config,
+    `apiVersion: kubeadm.k8s.io/v1beta4
+kind: InitConfiguration
+bootstrapTokens:
+- token: abcdef.0123456789abcdef
+localAPIEndpoint:
+  advertiseAddress: 192.0.2.10
+nodeRegistration:
+  name: cp1
+---
+apiVersion: kubeadm.k8s.io/v1beta4
+kind: ClusterConfiguration
+encryptionAlgorithm: ECDSA-P256
+controlPlaneEndpoint: cp.example:6443
+`,
+  );
+  try {
+    const r = await new Deno.Command(`${repoRoot}/scripts/kubeadm`, {
+      args: ["init", "--dry-run", "--rootfs", rootfs, "--config", config, "--upload-certs"],
+      env: { KUBEADM_INIT_DRYRUN_DIR: out },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stdout = new TextDecoder().decode(r.stdout);
+    const stderr = new TextDecoder().decode(r.stderr);
+    assert.equal(r.code, 0, `${stdout}\n${stderr}`);
+    assert.deepEqual([...Deno.readDirSync(rootfs)], [], "the node's root stays empty");
+    const lines = stdout.split("\n");
+    const at = (s: string) => lines.findIndex((l) => l.startsWith(s));
+    // Files are reported once, at wait-control-plane, as upstream does.
+    assert.equal(lines.filter((l) => / files would be written:$/.test(l)).length, 1);
+    assert.ok(at("[dryrun] Wrote certificates") < at("[wait-control-plane]"));
+    assert.ok(at("[kubelet-start] Writing kubelet") < at("[dryrun] Wrote certificates"));
+    for (
+      const want of [
+        "[dryrun] Would make sure the kubelet returns 'ok' at http://127.0.0.1:10248/healthz",
+        "[dryrun] Would create ConfigMap kube-system/kubeadm-config",
+        '[upload-certs] Storing the certificates in Secret "kubeadm-certs" in the "kube-system" Namespace',
+        "[dryrun] Would create Secret kube-system/kubeadm-certs",
+        "[dryrun] Would patch Node cp1",
+        "[bootstrap-token] Using token: abcdef.0123456789abcdef",
+        "[dryrun] Would create ConfigMap kube-public/cluster-info",
+        "[addons] Applied essential addon: kube-proxy",
+        "You can now join any number of control-plane nodes running the following command on each as root:",
+      ]
+    ) assert.ok(lines.includes(want), `missing: ${want}\n${stdout}`);
+    assert.ok(!stdout.includes("kubeadm:cluster-admins"), "no admin bootstrap in dry-run");
+    assert.match(stdout, /kubeadm join cp\.example:6443 --token abcdef\.0123456789abcdef \\/);
+    assert.match(stdout, /--control-plane --certificate-key [0-9a-f]{64}\n/);
+    // The plan was written under the dry-run directory instead.
+    await Deno.stat(`${out}/etc/kubernetes/admin.conf`);
+  } finally {
+    await Deno.remove(rootfs, { recursive: true });
+    await Deno.remove(out, { recursive: true });
+    await Deno.remove(config);
+  }
+});

@@ -1,0 +1,346 @@
+// `kubeadm token create|list|delete` through the launcher, against the fake API server served
+// over mutual TLS (the real Deno transport, a kubeconfig with embedded credentials).
+import assert from "node:assert/strict";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Secret } from "kubernetes-types/core/v1.d.ts";
+import { tokenToSecret } from "../../core/bootstraptoken/secret.ts";
+import { opensslSpkiSha256 } from "../support/openssl.ts";
+import { FakeKubeApi } from "../support/fake_kube_api.ts";
+import { repoRoot } from "../support/repo.ts";
+import {
+  makeTlsFixtures,
+  startHttpsServer,
+  type TestHttpsServer,
+} from "../support/tls_fixtures.ts";
+
+const tls = await makeTlsFixtures();
+const b64 = (s: string) => btoa(s);
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function kubeadm(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  const out = await new Deno.Command(`${repoRoot}/scripts/kubeadm`, {
+    args,
+    env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+/** Serves a FakeKubeApi over HTTPS (client certificate required). */
+async function serve(api: FakeKubeApi): Promise<TestHttpsServer> {
+  return await startHttpsServer(tls, { requireClientCert: true }, (req, res) => {
+    void bridge(api, req, res);
+  });
+}
+
+async function bridge(api: FakeKubeApi, req: IncomingMessage, res: ServerResponse) {
+  const chunks: Uint8Array[] = [];
+  for await (const c of req) chunks.push(c as Uint8Array);
+  const body = chunks.length ? new TextDecoder().decode(concat(chunks)) : undefined;
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
+  const response = await api.transport(
+    new Request(`https://127.0.0.1${req.url}`, { method: req.method, headers, body }),
+  );
+  res.writeHead(response.status, { "Content-Type": "application/json" });
+  res.end(await response.text());
+}
+
+function concat(chunks: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let off = 0;
+  for (const c of chunks) {
+    out.set(c, off);
+    off += c.length;
+  }
+  return out;
+}
+
+function kubeconfig(server: string): string {
+  return `apiVersion: v1
+kind: Config
+clusters:
+- cluster:
+    certificate-authority-data: ${b64(tls.caCert)}
+    server: ${server}
+  name: kubernetes
+contexts:
+- context:
+    cluster: kubernetes
+    user: kubernetes-admin
+  name: kubernetes-admin@kubernetes
+current-context: kubernetes-admin@kubernetes
+users:
+- name: kubernetes-admin
+  user:
+    client-certificate-data: ${b64(tls.clientCert)}
+    client-key-data: ${b64(tls.clientKey)}
+`;
+}
+
+async function withCluster(
+  fn: (
+    ctx: { api: FakeKubeApi; server: TestHttpsServer; kc: string; dir: string },
+  ) => Promise<void>,
+) {
+  const api = new FakeKubeApi();
+  const server = await serve(api);
+  const dir = await Deno.makeTempDir({ prefix: "kts-token-" });
+  const kc = `${dir}/admin.conf`;
+  await Deno.writeTextFile(kc, kubeconfig(server.url));
+  try {
+    await fn({ api, server, kc, dir });
+  } finally {
+    await server.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+const decode = (s: Secret, k: string) => atob(s.data![k]);
+
+Deno.test("token create: stores the Secret, prints the token; an existing id is refused", async () => {
+  await withCluster(async ({ api, kc }) => {
+    const r = await kubeadm([
+      "token",
+      "create",
+      "abcdef.0123456789abcdef",
+      "--description",
+      "for CI",
+      "--ttl",
+      "2h",
+      "--kubeconfig",
+      kc,
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, "abcdef.0123456789abcdef\n");
+    const s = api.get<Secret>("Secret", "kube-system", "bootstrap-token-abcdef")!;
+    assert.equal(s.type, "bootstrap.kubernetes.io/token");
+    assert.equal(decode(s, "description"), "for CI");
+    assert.equal(decode(s, "usage-bootstrap-authentication"), "true");
+    assert.equal(decode(s, "auth-extra-groups"), "system:bootstrappers:kubeadm:default-node-token");
+    const ttl = Date.parse(decode(s, "expiration")) - Date.now();
+    assert.ok(ttl > 7_100_000 && ttl <= 7_200_000, `expiration ~2h ahead, got ${ttl}ms`);
+
+    const again = await kubeadm(["token", "create", "abcdef.0123456789abcdef", "--kubeconfig", kc]);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /a token with id "abcdef" already exists/);
+    assert.doesNotMatch(again.stderr, /0123456789abcdef/);
+  });
+});
+
+Deno.test("token create --print-join-command: one line with the CA pin (and the control-plane form)", async () => {
+  await withCluster(async ({ server, kc }) => {
+    const pin = `sha256:${await opensslSpkiSha256(tls.caCert)}`;
+    const hostPort = server.url.replace("https://", "");
+    const worker = await kubeadm([
+      "token",
+      "create",
+      "qwerty.0123456789abcdef",
+      "--print-join-command",
+      "--kubeconfig",
+      kc,
+    ]);
+    assert.equal(worker.code, 0, worker.stderr);
+    assert.equal(
+      worker.stdout,
+      `kubeadm join ${hostPort} --token qwerty.0123456789abcdef --discovery-token-ca-cert-hash ${pin} \n`,
+    );
+    const key = "b".repeat(64);
+    const cp = await kubeadm([
+      "token",
+      "create",
+      "--print-join-command",
+      `--certificate-key=${key}`,
+      "--kubeconfig",
+      kc,
+    ]);
+    assert.equal(cp.code, 0, cp.stderr);
+    assert.match(
+      cp.stdout,
+      new RegExp(
+        `^kubeadm join ${hostPort} --token [a-z0-9]{6}\\.[a-z0-9]{16} --discovery-token-ca-cert-hash ${pin} --control-plane --certificate-key ${key}\\n$`,
+      ),
+    );
+  });
+});
+
+Deno.test("token create --config creates every bootstrapTokens entry and prints the first", async () => {
+  await withCluster(async ({ api, kc, dir }) => {
+    const config = `${dir}/kubeadm.yaml`;
+    await Deno.writeTextFile(
+      config,
+      `apiVersion: kubeadm.k8s.io/v1beta4
+kind: InitConfiguration
+localAPIEndpoint:
+  advertiseAddress: 192.0.2.10
+bootstrapTokens:
+- token: aaaaaa.0123456789abcdef
+  description: first
+- token: bbbbbb.0123456789abcdef
+  ttl: "0"
+`,
+    );
+    const r = await kubeadm(["token", "create", "--config", config, "--kubeconfig", kc]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, "aaaaaa.0123456789abcdef\n");
+    assert.equal(
+      decode(api.get<Secret>("Secret", "kube-system", "bootstrap-token-aaaaaa")!, "description"),
+      "first",
+    );
+    const second = api.get<Secret>("Secret", "kube-system", "bootstrap-token-bbbbbb")!;
+    assert.equal(second.data!.expiration, undefined, "ttl 0 never expires");
+    const mixed = await kubeadm(["token", "create", "--config", config, "--ttl", "1h"]);
+    assert.notEqual(mixed.code, 0);
+    assert.match(mixed.stderr, /can not mix '--config' with arguments \[ttl\]/);
+  });
+});
+
+Deno.test("token create --certificate-key without --print-join-command is refused before any call", async () => {
+  const r = await kubeadm([
+    "token",
+    "create",
+    "--certificate-key",
+    "c".repeat(64),
+    "--kubeconfig",
+    "/nonexistent/admin.conf",
+  ]);
+  assert.equal(r.code, 1);
+  assert.equal(r.stderr, "cannot use --certificate-key without --print-join-command\n");
+  assert.equal(r.stdout, "");
+});
+
+Deno.test("token list: upstream's table, json and yaml; undecodable Secrets reported and skipped", async () => {
+  await withCluster(async ({ api, kc }) => {
+    const now = new Date();
+    api.put(tokenToSecret({
+      token: "abcdef.0123456789abcdef",
+      ttl: "24h",
+      usages: ["signing", "authentication"],
+      groups: ["system:bootstrappers:kubeadm:default-node-token"],
+    }, now));
+    api.put(tokenToSecret({ token: "zzzzzz.0123456789abcdef", description: "forever" }, now));
+    api.put({
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "bootstrap-token-broken", namespace: "kube-system" },
+      type: "bootstrap.kubernetes.io/token",
+      data: {},
+    } as Secret);
+    api.put({
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "other", namespace: "kube-system" },
+      type: "Opaque",
+    } as Secret);
+
+    const text = await kubeadm(["token", "list", "--kubeconfig", kc]);
+    assert.equal(text.code, 0, text.stderr);
+    const lines = text.stdout.split("\n");
+    assert.equal(
+      lines[0],
+      "TOKEN                     TTL         EXPIRES                USAGES                   DESCRIPTION                                                EXTRA GROUPS",
+    );
+    assert.match(
+      lines[1],
+      /^abcdef\.0123456789abcdef {3}23h {9}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ {3}authentication,signing {3}<none> {53}system:bootstrappers:kubeadm:default-node-token$/,
+    );
+    assert.match(
+      lines[2],
+      /^zzzzzz\.0123456789abcdef {3}<forever> {3}<never> {3}<none> {19}forever {52}<none>$/,
+    );
+    assert.equal(lines.length, 4);
+    // Upstream prints the decoding error without a newline.
+    assert.equal(
+      text.stderr,
+      "bootstrap Token Secret has no token-id data: bootstrap-token-broken",
+    );
+
+    const json = await kubeadm(["token", "list", "-o", "json", "--kubeconfig", kc]);
+    assert.equal(json.code, 0);
+    const objects = json.stdout.split(/\n(?=\{)/).map((s) => JSON.parse(s));
+    assert.deepEqual(objects.map((o) => [o.kind, o.apiVersion, o.token]), [
+      ["BootstrapToken", "output.kubeadm.k8s.io/v1alpha3", "abcdef.0123456789abcdef"],
+      ["BootstrapToken", "output.kubeadm.k8s.io/v1alpha3", "zzzzzz.0123456789abcdef"],
+    ]);
+    const yaml = await kubeadm(["token", "list", "--output=yaml", "--kubeconfig", kc]);
+    assert.equal(yaml.code, 0);
+    assert.equal(yaml.stdout.split("---\n").length, 2);
+    assert.match(
+      yaml.stdout,
+      /^apiVersion: output\.kubeadm\.k8s\.io\/v1alpha3\ndescription: forever\n/m,
+    );
+  });
+});
+
+Deno.test("token delete: by id or full token, stops at the first failure; --dry-run deletes nothing", async () => {
+  await withCluster(async ({ api, kc }) => {
+    for (const t of ["abcdef.0123456789abcdef", "zzzzzz.0123456789abcdef"]) {
+      api.put(tokenToSecret({ token: t, ttl: "1h" }, new Date()));
+    }
+    const dry = await kubeadm(["token", "delete", "abcdef", "--dry-run", "--kubeconfig", kc]);
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.equal(
+      dry.stdout,
+      '[dryrun] Would delete Secret kube-system/bootstrap-token-abcdef\nbootstrap token "abcdef" deleted\n',
+    );
+    assert.ok(api.get("Secret", "kube-system", "bootstrap-token-abcdef"));
+
+    const r = await kubeadm([
+      "token",
+      "delete",
+      "abcdef",
+      "zzzzzz.0123456789abcdef",
+      "qqqqqq",
+      "--kubeconfig",
+      kc,
+    ]);
+    assert.equal(r.code, 1);
+    assert.equal(
+      r.stdout,
+      'bootstrap token "abcdef" deleted\nbootstrap token "zzzzzz" deleted\n',
+    );
+    assert.match(r.stderr, /^failed to delete bootstrap token "qqqqqq": .*not found/);
+    assert.equal(api.get("Secret", "kube-system", "bootstrap-token-abcdef"), undefined);
+  });
+});
+
+Deno.test("token commands find <rootfs>/etc/kubernetes/admin.conf when nothing else exists", async () => {
+  await withCluster(async ({ api, server, dir }) => {
+    const rootfs = `${dir}/node`;
+    await Deno.mkdir(`${rootfs}/etc/kubernetes`, { recursive: true });
+    await Deno.writeTextFile(`${rootfs}/etc/kubernetes/admin.conf`, kubeconfig(server.url));
+    api.put(tokenToSecret({ token: "abcdef.0123456789abcdef" }, new Date()));
+    const r = await kubeadm(["token", "list", "--rootfs", rootfs], {
+      HOME: `${dir}/home`,
+      KUBECONFIG: "",
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^abcdef\.0123456789abcdef {3}<forever>/m);
+    const missing = await kubeadm(["token", "list", "--rootfs", `${dir}/empty`], {
+      HOME: `${dir}/home`,
+      KUBECONFIG: "",
+    });
+    assert.equal(missing.code, 1);
+    assert.match(
+      missing.stderr,
+      /failed to load admin kubeconfig: open .*\/home\/\.kube\/config: no such file/,
+    );
+  });
+});
+
+Deno.test("token without a sub-command, or with an unknown one, fails", async () => {
+  const none = await kubeadm(["token"]);
+  assert.equal(none.code, 1);
+  assert.match(none.stderr, /missing subcommand; "token" is not meant to be run on its own/);
+  const bad = await kubeadm(["token", "frobnicate"]);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /invalid subcommand: "frobnicate"/);
+});
