@@ -133,7 +133,7 @@ export function kubeProxyDaemonSet(
             securityContext: { privileged: true },
             volumeMounts: [
               { mountPath: "/var/lib/kube-proxy", name: "kube-proxy" },
-              { mountPath: "/run/xtables.lock", name: "xtables-lock", readOnly: false },
+              { mountPath: "/run/xtables.lock", name: "xtables-lock" },
               { mountPath: "/lib/modules", name: "lib-modules", readOnly: true },
             ],
             env: [
@@ -155,6 +155,13 @@ export function kubeProxyDaemonSet(
           nodeSelector: { "kubernetes.io/os": "linux" },
         },
       },
+    },
+    // Upstream sends the typed object, whose status counters have no omitempty.
+    status: {
+      currentNumberScheduled: 0,
+      desiredNumberScheduled: 0,
+      numberMisscheduled: 0,
+      numberReady: 0,
     },
   };
 }

@@ -1,6 +1,7 @@
 /**
  * Dry-run for API calls: a {@link Transport} that records what would be sent instead of
- * sending it, prints `[dryrun] Would create ConfigMap kube-system/kubeadm-config`-style lines,
+ * sending it, prints upstream's `[dryrun] Would perform action CREATE on resource "configmaps" in
+ * API group "core/v1"` lines with the attached object,
  * and answers like an empty API server that accepts every write.
  *
  * Writes are kept in memory, so a later GET of an object "created" earlier in the same run
@@ -14,6 +15,7 @@
 import type { Status } from "kubernetes-types/meta/v1.d.ts";
 import { KUBERNETES_VERSION } from "../constants.ts";
 import type { Printer } from "../host/ports.ts";
+import { toKubeYaml } from "../yaml/kube_yaml.ts";
 import type { KubeObject } from "./client.ts";
 import { applyMergePatch } from "./merge_patch.ts";
 import { describeObject, parseResourcePath, resourceFor, type ResourceInfo } from "./resources.ts";
@@ -21,6 +23,8 @@ import type { Transport } from "./transport.ts";
 
 /** One recorded call. */
 export interface DryRunAction {
+  /** API resource (`configmaps`) and group/version as upstream names it (`core/v1`). */
+  resource?: { plural: string; groupVersion: string };
   verb: "get" | "list" | "create" | "update" | "patch" | "delete";
   kind: string;
   namespace?: string;
@@ -47,15 +51,6 @@ export interface DryRunTransport {
   /** Every call, in order. */
   actions: DryRunAction[];
 }
-
-const VERB_TEXT: Record<DryRunAction["verb"], string> = {
-  get: "get",
-  list: "list",
-  create: "create",
-  update: "update",
-  patch: "patch",
-  delete: "delete",
-};
 
 function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), {
@@ -111,12 +106,33 @@ export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransp
   for (const obj of options.objects ?? []) {
     remember(resourceFor(obj.kind ?? "", obj.apiVersion), obj);
   }
+  // Upstream's dry-run client prints every action, then the object it carries, in this form.
   const say = (a: DryRunAction) => {
-    if (a.verb === "get" || a.verb === "list") return;
-    options.out?.info(
-      `[dryrun] Would ${VERB_TEXT[a.verb]} ${describeObject(a.kind, a.namespace, a.name)}`,
-    );
+    const out = options.out;
+    if (!out) return;
+    const what = a.resource
+      ? `resource ${JSON.stringify(a.resource.plural)} in API group ${
+        JSON.stringify(a.resource.groupVersion)
+      }`
+      : describeObject(a.kind, a.namespace, a.name);
+    out.info(`[dryrun] Would perform action ${a.verb.toUpperCase()} on ${what}`);
+    if (a.verb !== "create") {
+      out.info(
+        `[dryrun] Resource name ${JSON.stringify(a.name ?? "")}, namespace ${
+          JSON.stringify(a.namespace ?? "")
+        }`,
+      );
+    }
+    const attached = a.object ?? a.patch;
+    if (attached !== undefined && a.verb !== "get" && a.verb !== "list") {
+      out.info("[dryrun] Attached object:");
+      out.info(`${toKubeYaml(attached)}`);
+    }
   };
+  const resourceOf = (info: ResourceInfo) => ({
+    plural: info.plural,
+    groupVersion: info.apiVersion.includes("/") ? info.apiVersion : `core/${info.apiVersion}`,
+  });
 
   const transport: Transport = async (request) => {
     const url = new URL(request.url);
@@ -135,14 +151,29 @@ export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransp
     switch (request.method) {
       case "GET": {
         if (parsed.name === undefined) {
-          actions.push({ verb: "list", kind: info.kind, namespace });
+          const list: DryRunAction = {
+            verb: "list",
+            kind: info.kind,
+            namespace,
+            resource: resourceOf(info),
+          };
+          actions.push(list);
+          say(list);
           const items = [...store.values()].filter((o) =>
             o.kind === info.kind && (!info.namespaced || o.metadata?.namespace === namespace) &&
             matchesLabels(o, url.searchParams.get("labelSelector"))
           );
           return json(200, { kind: `${info.kind}List`, apiVersion: info.apiVersion, items });
         }
-        actions.push({ verb: "get", kind: info.kind, namespace, name });
+        const get: DryRunAction = {
+          verb: "get",
+          kind: info.kind,
+          namespace,
+          name,
+          resource: resourceOf(info),
+        };
+        actions.push(get);
+        say(get);
         const found = store.get(key);
         if (found) return json(200, found);
         if (info.kind === "Node" && options.synthesizeNodes !== false) {
@@ -157,7 +188,14 @@ export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransp
       case "POST":
       case "PUT": {
         const verb = request.method === "POST" ? "create" : "update";
-        const action: DryRunAction = { verb, kind: info.kind, namespace, name, object: body };
+        const action: DryRunAction = {
+          verb,
+          kind: info.kind,
+          namespace,
+          name,
+          object: body,
+          resource: resourceOf(info),
+        };
         actions.push(action);
         say(action);
         return json(request.method === "POST" ? 201 : 200, remember(info, body));
@@ -169,6 +207,7 @@ export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransp
           namespace,
           name,
           patch: body,
+          resource: resourceOf(info),
         };
         actions.push(action);
         say(action);
@@ -178,7 +217,13 @@ export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransp
         return json(200, remember(info, patched));
       }
       case "DELETE": {
-        const action: DryRunAction = { verb: "delete", kind: info.kind, namespace, name };
+        const action: DryRunAction = {
+          verb: "delete",
+          kind: info.kind,
+          namespace,
+          name,
+          resource: resourceOf(info),
+        };
         actions.push(action);
         say(action);
         store.delete(key);

@@ -1,5 +1,6 @@
 // `kubeadm init --dry-run` through the launcher (read-only permissions, no network): the whole
 // workflow runs, API calls are printed instead of sent, and the node is not touched.
+import { describeActions } from "../support/dry_run_output.ts";
 import assert from "node:assert/strict";
 import { repoRoot } from "../support/repo.ts";
 
@@ -44,16 +45,21 @@ controlPlaneEndpoint: cp.example:6443
     for (
       const want of [
         "[dryrun] Would make sure the kubelet returns 'ok' at http://127.0.0.1:10248/healthz",
-        "[dryrun] Would create ConfigMap kube-system/kubeadm-config",
         '[upload-certs] Storing the certificates in Secret "kubeadm-certs" in the "kube-system" Namespace',
-        "[dryrun] Would create Secret kube-system/kubeadm-certs",
-        "[dryrun] Would patch Node cp1",
         "[bootstrap-token] Using token: abcdef.0123456789abcdef",
-        "[dryrun] Would create ConfigMap kube-public/cluster-info",
         "[addons] Applied essential addon: kube-proxy",
         "You can now join any number of control-plane nodes running the following command on each as root:",
       ]
     ) assert.ok(lines.includes(want), `missing: ${want}\n${stdout}`);
+    const printed = describeActions(stdout);
+    for (
+      const action of [
+        "CREATE ConfigMap kube-system/kubeadm-config",
+        "CREATE Secret kube-system/kubeadm-certs",
+        "PATCH nodes cp1",
+        "CREATE ConfigMap kube-public/cluster-info",
+      ]
+    ) assert.ok(printed.includes(action), `${action} in ${printed.join(", ")}`);
     assert.ok(!stdout.includes("kubeadm:cluster-admins"), "no admin bootstrap in dry-run");
     assert.match(stdout, /kubeadm join cp\.example:6443 --token abcdef\.0123456789abcdef \\/);
     assert.match(stdout, /--control-plane --certificate-key [0-9a-f]{64}\n/);

@@ -289,7 +289,9 @@ Deno.test("token delete: by id or full token, stops at the first failure; --dry-
     assert.equal(dry.code, 0, dry.stderr);
     assert.equal(
       dry.stdout,
-      '[dryrun] Would delete Secret kube-system/bootstrap-token-abcdef\nbootstrap token "abcdef" deleted\n',
+      '[dryrun] Would perform action DELETE on resource "secrets" in API group "core/v1"\n' +
+        '[dryrun] Resource name "bootstrap-token-abcdef", namespace "kube-system"\n' +
+        'bootstrap token "abcdef" deleted\n',
     );
     assert.ok(api.get("Secret", "kube-system", "bootstrap-token-abcdef"));
 

@@ -94,7 +94,7 @@ Deno.test("DaemonSet kube-proxy", () => {
   assert.deepEqual(c.securityContext, { privileged: true });
   assert.deepEqual(c.volumeMounts, [
     { mountPath: "/var/lib/kube-proxy", name: "kube-proxy" },
-    { mountPath: "/run/xtables.lock", name: "xtables-lock", readOnly: false },
+    { mountPath: "/run/xtables.lock", name: "xtables-lock" },
     { mountPath: "/lib/modules", name: "lib-modules", readOnly: true },
   ]);
   assert.deepEqual(pod.volumes, [

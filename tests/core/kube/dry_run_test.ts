@@ -1,3 +1,4 @@
+import { parseDryRunActions } from "../../support/dry_run_output.ts";
 import assert from "node:assert/strict";
 import type { ConfigMap, Node, Secret } from "kubernetes-types/core/v1.d.ts";
 import { KubeClient } from "../../../core/kube/client.ts";
@@ -30,11 +31,18 @@ Deno.test("dry-run records and prints writes instead of sending them", async () 
     "strategic",
   );
   await client.delete({ kind: "Secret", namespace: "kube-system", name: "s" });
-  assert.deepEqual(out.lines, [
-    "[dryrun] Would create ConfigMap kube-system/kubeadm-config",
-    "[dryrun] Would patch Node n1",
-    "[dryrun] Would delete Secret kube-system/s",
+  const text = out.lines.join("\n");
+  assert.deepEqual(parseDryRunActions(text).map((a) => `${a.verb} ${a.resource} ${a.name}`), [
+    "CREATE configmaps kubeadm-config",
+    "PATCH nodes n1",
+    "DELETE secrets s",
   ]);
+  assert.ok(
+    out.lines.includes(
+      '[dryrun] Would perform action CREATE on resource "configmaps" in API group "core/v1"',
+    ),
+  );
+  assert.deepEqual(parseDryRunActions(text)[0].object?.data, cm.data, "the object is printed");
   assert.deepEqual(dry.actions.map((a) => a.verb), ["create", "patch", "delete"]);
   assert.deepEqual(dry.actions[0].object?.metadata?.name, "kubeadm-config");
 });
@@ -64,7 +72,10 @@ Deno.test("dry-run seeds, lists and raw endpoints", async () => {
   const { client, out } = setup([cm]);
   const kept = await client.createOrRetain({ ...cm, data: { other: "1" } });
   assert.equal(kept.action, "retained");
-  assert.deepEqual(out.lines, [], "reads are not printed");
+  assert.deepEqual(out.lines, [
+    '[dryrun] Would perform action GET on resource "configmaps" in API group "core/v1"',
+    '[dryrun] Resource name "kubeadm-config", namespace "kube-system"',
+  ], "reads are printed as upstream does, without an attached object");
   assert.equal((await client.list("ConfigMap", { namespace: "kube-system" })).length, 1);
   assert.equal(await client.healthy("readyz"), true);
   assert.equal((await client.version()).minor, "34");

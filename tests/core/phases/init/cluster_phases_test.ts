@@ -1,5 +1,6 @@
 // The init phases that talk to the cluster, run through the real workflow against the fake
 // API server: objects and names, phase order, the cluster-admins bootstrap, dry-run.
+import { describeActions } from "../../../support/dry_run_output.ts";
 import { FakePreflightHost } from "../../../support/fake_preflight_host.ts";
 import assert from "node:assert/strict";
 import type { Deployment } from "kubernetes-types/apps/v1.d.ts";
@@ -276,14 +277,19 @@ Deno.test("init --dry-run: API calls go to the dry-run transport, nothing is cre
   for (
     const line of [
       "[dryrun] Would make sure the kubelet returns 'ok' at http://127.0.0.1:10248/healthz",
-      "[dryrun] Would create ConfigMap kube-system/kubeadm-config",
-      "[dryrun] Would create Secret kube-system/bootstrap-token-abcdef",
-      "[dryrun] Would patch Node cp-1",
-      "[dryrun] Would create Deployment kube-system/coredns",
-      "[dryrun] Would create DaemonSet kube-system/kube-proxy",
       "Your Kubernetes control-plane has initialized successfully!",
     ]
   ) assert.ok(out.lines.includes(line), line);
+  const printed = describeActions(out.lines.join("\n"));
+  for (
+    const action of [
+      "CREATE ConfigMap kube-system/kubeadm-config",
+      "CREATE Secret kube-system/bootstrap-token-abcdef",
+      "PATCH nodes cp-1",
+      "CREATE Deployment kube-system/coredns",
+      "CREATE DaemonSet kube-system/kube-proxy",
+    ]
+  ) assert.ok(printed.includes(action), `${action} in ${printed.join(", ")}`);
 });
 
 Deno.test("upload-certs with --upload-certs: kubeadm-certs owned by a 2h token; key printed or withheld", async () => {
