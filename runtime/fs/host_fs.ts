@@ -43,12 +43,29 @@ export class HostFileSystem implements FileSystem {
     return underRoot(this.root, path);
   }
 
+  /** File content, or `undefined` when the path does not exist or is not a regular file. */
   async read(path: string): Promise<Uint8Array | undefined> {
+    const p = this.resolve(path);
     try {
-      return await Deno.readFile(this.resolve(path));
+      return await Deno.readFile(p);
     } catch (e) {
-      if (e instanceof Deno.errors.NotFound) return undefined;
+      if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) {
+        return undefined;
+      }
+      // Reading a directory fails with EISDIR: not a file.
+      const st = await Deno.stat(p).catch(() => undefined);
+      if (st?.isDirectory) return undefined;
       throw e;
+    }
+  }
+
+  /** Whether anything (file, directory, resolvable symlink) exists at the path. */
+  async exists(path: string): Promise<boolean> {
+    try {
+      await Deno.stat(this.resolve(path));
+      return true;
+    } catch {
+      return false;
     }
   }
 
