@@ -9,7 +9,12 @@
  *
  * @module
  */
-import { KUBELET_RUN_DIR, KubeconfigFile, KUBERNETES_DIR, MANIFESTS_DIR } from "../core/constants.ts";
+import {
+  KubeconfigFile,
+  KUBELET_RUN_DIR,
+  KUBERNETES_DIR,
+  MANIFESTS_DIR,
+} from "../core/constants.ts";
 import { FlagError, KubeadmError } from "../core/errors.ts";
 import type { Printer } from "../core/host/ports.ts";
 import { systemClock, toBytes, utf8, webRandom } from "../core/host/ports.ts";
@@ -136,6 +141,16 @@ export async function prepareJoin(
   const { createJoinData } = await import("../core/phases/join/data.ts");
   const { parseKubeconfig } = await import("../core/kubeconfig/kubeconfig.ts");
   if (flags.config) validateMixedArguments(options.setFlags);
+  if (Deno.permissions.querySync({ name: "net" }).state !== "granted") {
+    // Discovery and every later step talk to the API server (a dry run only reads).
+    throw new KubeadmError(
+      "kubeadm join needs network access to reach the API server, but this process may not use the network",
+      {
+        hint:
+          "run Deno with --allow-net (the scripts/kubeadm launcher must grant it to join, also with --dry-run)",
+      },
+    );
+  }
   const rootfs = flags.rootfs ?? "/";
   const text = flags.config ? await readConfigFile(flags.config) : undefined;
   const facts = readHostFacts(rootfs);
@@ -186,20 +201,24 @@ export async function prepareJoin(
     async preflight(d) {
       const { runJoinPreflight } = await import("../core/preflight/join.ts");
       const { DenoPreflightHost } = await import("../runtime/host/preflight_host.ts");
-      await runJoinPreflight({
-        nodeName: d.cfg.nodeRegistration.name,
-        criSocket: d.cfg.nodeRegistration.criSocket,
-        caCertPath: d.cfg.caCertPath,
-        controlPlane: d.cfg.controlPlane !== undefined,
-        discoveryEndpoint: d.cfg.discovery.bootstrapToken?.apiServerEndpoint,
-        ignorePreflightErrors: [],
-        certificateKey: d.cfg.controlPlane?.certificateKey,
-        dryRun: d.dryRun,
-      }, new DenoPreflightHost({ root: rootfs }), {
-        ignore: d.cfg.nodeRegistration.ignorePreflightErrors,
-        out: d.out,
-        controlPlaneConfig: () => d.initCfg(),
-      });
+      await runJoinPreflight(
+        {
+          nodeName: d.cfg.nodeRegistration.name,
+          criSocket: d.cfg.nodeRegistration.criSocket,
+          caCertPath: d.cfg.caCertPath,
+          controlPlane: d.cfg.controlPlane !== undefined,
+          discoveryEndpoint: d.cfg.discovery.bootstrapToken?.apiServerEndpoint,
+          ignorePreflightErrors: [],
+          certificateKey: d.cfg.controlPlane?.certificateKey,
+          dryRun: d.dryRun,
+        },
+        new DenoPreflightHost({ root: rootfs }),
+        {
+          ignore: d.cfg.nodeRegistration.ignorePreflightErrors,
+          out: d.out,
+          controlPlaneConfig: () => d.initCfg(),
+        },
+      );
     },
     stopKubelet: () => service.stop(),
     startKubelet: () => service.restart(),
@@ -263,7 +282,9 @@ export async function finishJoin(ctx: JoinContext, out: Printer): Promise<void> 
     for (const f of planned) {
       await new HostFileSystem("/").write({ ...f, path: underRoot(dir, f.path) });
     }
-    out.info(`[dryrun] Please examine the "${dir}" directory for details about what would be written`);
+    out.info(
+      `[dryrun] Please examine the "${dir}" directory for details about what would be written`,
+    );
   } else {
     out.info("[dryrun] No writable dry-run directory (no write permission); nothing was written");
   }

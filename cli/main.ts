@@ -16,7 +16,8 @@ import { BOOL_FLAGS as INIT_BOOL_FLAGS, registerInit } from "./commands/init.ts"
 import { registerToken } from "./commands/token.ts";
 import { registerConfig } from "./commands/config.ts";
 import { registerReset } from "./commands/reset.ts";
-import { registerJoinPreflight } from "./commands/join_preflight.ts";
+import { registerJoin } from "./commands/join.ts";
+import { registerDiscoveryCheck } from "./commands/discovery_check.ts";
 
 /** Builds the root command with every sub-command registered. */
 export function buildProgram(): Command {
@@ -32,7 +33,8 @@ export function buildProgram(): Command {
     .option("-v, --v <level>", "number for the log level verbosity", "0");
   registerInit(program);
   registerToken(program);
-  registerJoinPreflight(program);
+  registerJoin(program);
+  registerDiscoveryCheck(program);
   registerReset(program);
   registerConfig(program);
   registerVersion(program);

@@ -11,7 +11,8 @@ import type { Command } from "commander";
 import { collectList } from "../flags.ts";
 import { stdout } from "../output.ts";
 
-interface Opts {
+/** The command's options. */
+export interface DiscoveryCheckOptions {
   clusterInfo?: string;
   token?: string;
   discoveryTokenCaCertHash?: string[];
@@ -67,8 +68,11 @@ async function readClusterInfo(source: string): Promise<string> {
   }
 }
 
-/** Runs the check and returns the exit status. */
-export async function runDiscoveryCheck(opts: Opts): Promise<number> {
+/** Runs the check, prints the verdict (through `print`) and returns the exit status. */
+export async function runDiscoveryCheck(
+  opts: DiscoveryCheckOptions,
+  print: (line: string) => void = stdout,
+): Promise<number> {
   const { FlagError } = await import("../../core/errors.ts");
   const { checkClusterInfo } = await import("../../core/discovery/verdict.ts");
   const output = opts.output ?? "text";
@@ -92,14 +96,12 @@ export async function runDiscoveryCheck(opts: Opts): Promise<number> {
     unsafeSkipCAVerification: opts.discoveryTokenUnsafeSkipCaVerification ?? false,
   });
   if (output === "json") {
-    stdout(JSON.stringify(verdict, null, 2));
+    print(JSON.stringify(verdict, null, 2));
   } else {
-    stdout(`${verdict.verdict.toUpperCase()}: ${verdict.reason}`);
-    for (const c of verdict.checks) {
-      stdout(`  [${c.status}] ${c.name}: ${c.message}`);
-    }
+    print(`${verdict.verdict.toUpperCase()}: ${verdict.reason}`);
+    for (const c of verdict.checks) print(`  [${c.status}] ${c.name}: ${c.message}`);
     if (verdict.ca) {
-      stdout(
+      print(
         `CA: ${verdict.ca.subject} (serial ${verdict.ca.serialNumber}, valid ${verdict.ca.notBefore} to ${verdict.ca.notAfter}) ${verdict.ca.pin}${
           verdict.ca.pinned ? " (pinned)" : ""
         }`,
@@ -130,8 +132,9 @@ export function registerDiscoveryCheck(program: Command): void {
       "--discovery-token-unsafe-skip-ca-verification",
       "Accept a signed cluster-info without checking the CA against a hash.",
     )
+    .option("--no-discovery-token-unsafe-skip-ca-verification", "(pflag compatibility)")
     .option("-o, --output <format>", "Output format: text or json.", "text")
-    .action(async (opts: Opts) => {
+    .action(async (opts: DiscoveryCheckOptions) => {
       const code = await runDiscoveryCheck(opts);
       if (code !== 0) {
         const { DiscoveryError } = await import("../../core/errors.ts");

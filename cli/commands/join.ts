@@ -212,34 +212,40 @@ async function runJoin(
     if (!Number.isInteger(bindPort)) {
       const { FlagError } = await import("../../core/errors.ts");
       throw new FlagError(
-        `invalid argument ${JSON.stringify(f.apiserverBindPort)} for "--apiserver-bind-port" flag: strconv.ParseInt: parsing ${
+        `invalid argument ${
+          JSON.stringify(f.apiserverBindPort)
+        } for "--apiserver-bind-port" flag: strconv.ParseInt: parsing ${
           JSON.stringify(f.apiserverBindPort)
         }: invalid syntax`,
         { field: "--apiserver-bind-port", value: f.apiserverBindPort },
       );
     }
   }
-  const ctx = await prepareJoin({
-    config: f.config,
-    rootfs: f.rootfs,
-    apiServerEndpoint: endpoint,
-    token: f.token,
-    discoveryToken: f.discoveryToken,
-    tlsBootstrapToken: f.tlsBootstrapToken,
-    caCertHashes: f.discoveryTokenCaCertHash,
-    unsafeSkipCAVerification: f.discoveryTokenUnsafeSkipCaVerification,
-    discoveryFile: f.discoveryFile,
-    nodeName: f.nodeName,
-    criSocket: f.criSocket,
-    controlPlane: f.controlPlane,
-    certificateKey: f.certificateKey,
-    advertiseAddress: f.apiserverAdvertiseAddress,
-    bindPort,
-    ignorePreflightErrors: f.ignorePreflightErrors,
-    skipPhases: f.skipPhases,
-    patchesDir: f.patches,
-    dryRun: f.dryRun,
-  }, { setFlags: setFlagNames(cmd), hasDiscoveryFlags: hasDiscoveryFlags(cmd) }, consolePrinter);
+  const ctx = await prepareJoin(
+    {
+      config: f.config,
+      rootfs: f.rootfs,
+      apiServerEndpoint: endpoint,
+      token: f.token,
+      discoveryToken: f.discoveryToken,
+      tlsBootstrapToken: f.tlsBootstrapToken,
+      caCertHashes: f.discoveryTokenCaCertHash,
+      unsafeSkipCAVerification: f.discoveryTokenUnsafeSkipCaVerification,
+      discoveryFile: f.discoveryFile,
+      nodeName: f.nodeName,
+      criSocket: f.criSocket,
+      controlPlane: f.controlPlane,
+      certificateKey: f.certificateKey,
+      advertiseAddress: f.apiserverAdvertiseAddress,
+      bindPort,
+      ignorePreflightErrors: f.ignorePreflightErrors,
+      skipPhases: f.skipPhases,
+      patchesDir: f.patches,
+      dryRun: f.dryRun,
+    },
+    { setFlags: setFlagNames(cmd), hasDiscoveryFlags: hasDiscoveryFlags(cmd) },
+    consolePrinter,
+  );
   const effectiveSkip = only
     ? []
     : skip.length > 0

@@ -5,6 +5,12 @@
  * kubeadm first tries with admin.conf (works when the binding already exists) and on Forbidden
  * creates it with super-admin.conf (`system:masters`), then continues with admin.conf.
  *
+ * Each of the two steps polls every 500ms for `timeouts.kubernetesAPICall`, as upstream does;
+ * every attempt is a single request (the client's own retries are off inside the poll, so the
+ * step cannot outlast the timeout). Unlike upstream, a TLS failure (the server's certificate
+ * not signed by the kubeconfig's CA, a name mismatch, a rejected client certificate) ends the
+ * step at once: no retry can cure it.
+ *
  * @module
  */
 import type { ClusterRoleBinding } from "kubernetes-types/rbac/v1.d.ts";
@@ -12,7 +18,7 @@ import { Identity, KubeconfigFile } from "../constants.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { API_CALL_RETRY_INTERVAL_MS, poll } from "../kube/retry.ts";
-import { isAlreadyExists, isForbidden } from "../kube/status.ts";
+import { isAlreadyExists, isForbidden, isUnrecoverableTransportError } from "../kube/status.ts";
 import { clusterRoleBinding, groupSubject } from "./rbac.ts";
 
 /** The built-in ClusterRole bound to the group. */
@@ -48,13 +54,16 @@ export async function ensureClusterAdminsBinding(
     timeoutMs: options.timeoutMs ?? admin.retry.timeoutMs,
   };
   const binding = clusterAdminsBinding();
+  const once = { timeoutMs: 0 };
+  const adminOnce = admin.withRetry(once);
   const viaAdmin = await poll<"exists" | "forbidden">(async () => {
     try {
-      await admin.create(binding);
+      await adminOnce.create(binding);
       return { done: true, value: "exists" };
     } catch (e) {
       if (isForbidden(e)) return { done: true, value: "forbidden" };
       if (isAlreadyExists(e)) return { done: true, value: "exists" };
+      if (isUnrecoverableTransportError(e)) throw e;
       return { done: false, error: e };
     }
   }, timing);
@@ -68,13 +77,15 @@ export async function ensureClusterAdminsBinding(
       },
     );
   }
+  const superAdminOnce = superAdmin.withRetry(once);
   try {
     await poll<true>(async () => {
       try {
-        await superAdmin.create(binding);
+        await superAdminOnce.create(binding);
         return { done: true, value: true };
       } catch (e) {
         if (isAlreadyExists(e)) return { done: true, value: true };
+        if (isUnrecoverableTransportError(e)) throw e;
         return { done: false, error: e };
       }
     }, timing);

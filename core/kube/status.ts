@@ -156,6 +156,15 @@ const TRANSIENT_TRANSPORT_REASONS = new Set([
   "ConnectionFailed",
 ]);
 
+/**
+ * A transport failure no retry can cure: the connection was made but TLS failed (the server's
+ * certificate is not trusted or not valid for the name, the client certificate was rejected).
+ * Retry loops that otherwise retry every error (upstream's polls) stop at these.
+ */
+export function isUnrecoverableTransportError(e: unknown): boolean {
+  return e instanceof ApiError && e.status === 0 && !TRANSIENT_TRANSPORT_REASONS.has(e.reason);
+}
+
 /** Server messages that mean "etcd hiccup, try again". */
 const TRANSIENT_MESSAGES = [
   "etcdserver: request timed out",

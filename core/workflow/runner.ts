@@ -165,5 +165,7 @@ export async function runWorkflow<D>(
     await runOne(parentEntry.phase, parentEntry.path, data, opts);
   }
   await runOne(entry.phase, entry.path, data, opts);
-  if (entry.phase.phases) await runTree(entry.phase.phases, entry.path, data, { ...opts, skip: [] });
+  if (entry.phase.phases) {
+    await runTree(entry.phase.phases, entry.path, data, { ...opts, skip: [] });
+  }
 }

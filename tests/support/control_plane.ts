@@ -50,17 +50,109 @@ export interface TestNode {
   nodeName: string;
   binDir: string;
   /** `scripts/kubeadm <args> --rootfs <rootfs>` inside the namespace. */
-  kubeadm(args: string[], opts?: { stdin?: string }): Promise<RunResult>;
+  kubeadm(
+    args: string[],
+    opts?: { stdin?: string; env?: Record<string, string> },
+  ): Promise<RunResult>;
   /** `kubectl --kubeconfig <rootfs>/etc/kubernetes/<kubeconfig> <args>` inside the namespace. */
   kubectl(args: string[], kubeconfig?: string): Promise<RunResult>;
+  /**
+   * kubectl with a kubeconfig given by its NODE path whose file references (certificate
+   * authority, client certificate and key) are node paths too, as the kubelet's kubelet.conf
+   * (`/var/lib/kubelet/pki/kubelet-client-current.pem`): they are mapped under the root.
+   */
+  kubectlNode(args: string[], kubeconfigNodePath: string): Promise<RunResult>;
   /** Starts the kubelet stand-in for this node. */
   startStandin(): Promise<void>;
+  /**
+   * Connects this node's namespace directly to another node's with a veth pair and host
+   * routes between their addresses (traffic never leaves the two test namespaces).
+   */
+  link(other: TestNode): Promise<void>;
   /** Kills everything and removes the namespace and the root dir. */
   stop(): Promise<void>;
 }
 
+/** Options of {@link createTestNode}. */
+export interface TestNodeOptions {
+  /** Nodes whose namespaces this node's namespace is linked to (see {@link TestNode.link}). */
+  linkTo?: TestNode[];
+}
+
+/**
+ * The kubeadm launcher the nodes run: `scripts/kubeadm`, or `$KUBEADM_TS_LAUNCHER` (another
+ * build of the CLI with the same command line).
+ */
+export function kubeadmLauncher(): string {
+  return Deno.env.get("KUBEADM_TS_LAUNCHER") ?? `${repoRoot}/scripts/kubeadm`;
+}
+
+let linkCounter = 0;
+
+async function sh(args: string[]): Promise<void> {
+  const out = await new Deno.Command(args[0], {
+    args: args.slice(1),
+    stdout: "null",
+    stderr: "piped",
+  })
+    .output();
+  if (!out.success) {
+    throw new Error(`${args.join(" ")} failed: ${new TextDecoder().decode(out.stderr)}`);
+  }
+}
+
+/** Links two namespaces with a veth pair and /32 routes to each other's address. */
+async function linkNamespaces(a: NetNamespace, b: NetNamespace): Promise<void> {
+  const n = ++linkCounter;
+  const ifA = `kl${Deno.pid % 100000}a${n}`;
+  const ifB = `kl${Deno.pid % 100000}b${n}`;
+  await sh([
+    "ip",
+    "link",
+    "add",
+    ifA,
+    "netns",
+    a.name,
+    "type",
+    "veth",
+    "peer",
+    "name",
+    ifB,
+    "netns",
+    b.name,
+  ]);
+  await sh([...a.exec, "ip", "link", "set", ifA, "up"]);
+  await sh([...b.exec, "ip", "link", "set", ifB, "up"]);
+  await sh([...a.exec, "ip", "route", "add", `${b.address}/32`, "dev", ifA, "src", a.address]);
+  await sh([...b.exec, "ip", "route", "add", `${a.address}/32`, "dev", ifB, "src", b.address]);
+}
+
+/** A copy of a kubeconfig whose absolute file references are mapped under `rootfs`. */
+export async function mappedKubeconfig(rootfs: string, nodePath: string): Promise<string> {
+  const { parseKubeYamlOne, toKubeYaml } = await import("../../core/yaml/kube_yaml.ts");
+  const { underRoot } = await import("../../runtime/fs/host_fs.ts");
+  const doc = parseKubeYamlOne(await Deno.readTextFile(underRoot(rootfs, nodePath))) as {
+    clusters?: { cluster: Record<string, unknown> }[];
+    users?: { user: Record<string, unknown> }[];
+  };
+  const map = (o: Record<string, unknown>, keys: string[]) => {
+    for (const k of keys) {
+      const v = o[k];
+      if (typeof v === "string" && v.startsWith("/")) o[k] = underRoot(rootfs, v);
+    }
+  };
+  for (const c of doc.clusters ?? []) map(c.cluster, ["certificate-authority"]);
+  for (const u of doc.users ?? []) map(u.user, ["client-certificate", "client-key", "tokenFile"]);
+  const out = await Deno.makeTempFile({ prefix: "kts-kubeconfig-", suffix: ".yaml" });
+  await Deno.writeTextFile(out, toKubeYaml(doc));
+  return out;
+}
+
 /** Creates a node: a namespace and an empty root dir (nothing started yet). */
-export async function createTestNode(nodeName: string): Promise<TestNode> {
+export async function createTestNode(
+  nodeName: string,
+  options: TestNodeOptions = {},
+): Promise<TestNode> {
   const binDir = await k8sBinDir();
   const ns = await createNetNamespace();
   const rootfs = await Deno.makeTempDir({ prefix: `kts-${nodeName}-` });
@@ -71,7 +163,11 @@ export async function createTestNode(nodeName: string): Promise<TestNode> {
     nodeName,
     binDir,
     kubeadm: (args, opts) =>
-      run([`${repoRoot}/scripts/kubeadm`, ...args, "--rootfs", rootfs], { ns, stdin: opts?.stdin }),
+      run([kubeadmLauncher(), ...args, "--rootfs", rootfs], {
+        ns,
+        stdin: opts?.stdin,
+        env: opts?.env,
+      }),
     kubectl: (args, kubeconfig = "admin.conf") =>
       run([
         `${binDir}/kubectl`,
@@ -80,6 +176,18 @@ export async function createTestNode(nodeName: string): Promise<TestNode> {
         "--request-timeout=20s",
         ...args,
       ], { ns }),
+    async kubectlNode(args, kubeconfigNodePath) {
+      const path = await mappedKubeconfig(rootfs, kubeconfigNodePath);
+      try {
+        return await run(
+          [`${binDir}/kubectl`, "--kubeconfig", path, "--request-timeout=20s", ...args],
+          { ns },
+        );
+      } finally {
+        await Deno.remove(path).catch(() => {});
+      }
+    },
+    link: (other) => linkNamespaces(ns, other.ns),
     startStandin() {
       standin = new Deno.Command("ip", {
         args: [
@@ -118,6 +226,12 @@ export async function createTestNode(nodeName: string): Promise<TestNode> {
       await Deno.remove(rootfs, { recursive: true }).catch(() => {});
     },
   };
+  try {
+    for (const other of options.linkTo ?? []) await node.link(other);
+  } catch (e) {
+    await node.stop();
+    throw e;
+  }
   return node;
 }
 

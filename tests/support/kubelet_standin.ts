@@ -1,12 +1,18 @@
 /**
  * A kubelet stand-in for end-to-end tests.
  *
- * It does what the kubelet does for a kubeadm control plane, minus containers: it watches the
- * node's `/etc/kubernetes/manifests` (under `--rootfs`), starts each static Pod's container
- * command as a host process with its hostPath volumes mapped under the root, restarts it when
- * the manifest changes, serves the kubelet health endpoint on 127.0.0.1:10248 and registers the
- * Node object with the node's own credentials once `kubelet.conf` exists. It is meant to run
- * inside a test's network namespace (see netns.ts), as its own process:
+ * It does what the kubelet does for a kubeadm node, minus containers: it watches the node's
+ * `/etc/kubernetes/manifests` (under `--rootfs`), starts each static Pod's container command as
+ * a host process with its hostPath volumes mapped under the root, restarts it when the manifest
+ * changes or (with a back-off) when it exits, and serves the kubelet health endpoint on
+ * 127.0.0.1:10248. When `bootstrap-kubelet.conf` exists and `kubelet.conf` does not, it runs
+ * the kubelet's TLS bootstrap (core/tlsbootstrap: the real controller-manager approves and
+ * signs the CSR) and writes `kubelet.conf` + `kubelet-client-current.pem` as the kubelet does.
+ * Once `kubelet.conf` exists it registers the Node with the node's own credentials (files the
+ * kubeconfig refers to are read under the root), keeps it Ready, and mirrors the static Pods
+ * into the API server (with the kubelet's mirror annotation, owned by the Node, Ready), which
+ * is how kubeadm finds the etcd endpoints. It is meant to run inside a test's network namespace
+ * (see netns.ts), as its own process:
  *
  *   ip netns exec NS deno run -A tests/support/kubelet_standin.ts --rootfs DIR --bin-dir DIR \
  *     --node-name NAME --node-ip IP --log-dir DIR
@@ -15,7 +21,12 @@
  */
 import type { Pod } from "kubernetes-types/core/v1.d.ts";
 import { parseKubeYamlOne } from "../../core/yaml/kube_yaml.ts";
-import { underRoot } from "../../runtime/fs/host_fs.ts";
+import { KubeClient, type KubeObject } from "../../core/kube/client.ts";
+import { connectionFromKubeconfig } from "../../core/kube/kubeconfig_connection.ts";
+import { parseKubeconfig } from "../../core/kubeconfig/kubeconfig.ts";
+import { runKubeletTlsBootstrap } from "../../core/tlsbootstrap/bootstrap.ts";
+import { HostFileSystem, underRoot } from "../../runtime/fs/host_fs.ts";
+import { createDenoTransport } from "../../runtime/kube/transport.ts";
 
 /** Settings of one stand-in. */
 export interface StandinOptions {
@@ -68,7 +79,13 @@ export function podCommand(pod: Pod, rootfs: string, binDir: string): {
 
 interface Running {
   text: string;
+  pod: Pod;
   child: Deno.ChildProcess;
+  /** When the process exited on its own (epoch ms). */
+  exitedAt?: number;
+  startedAt: number;
+  /** Back-off before the next restart. */
+  backoffMs: number;
 }
 
 /** Runs the stand-in until SIGTERM/SIGINT. */
@@ -82,7 +99,7 @@ export async function runStandin(opts: StandinOptions): Promise<void> {
     () => new Response("ok"),
   );
 
-  const start = (file: string, text: string) => {
+  const start = (file: string, text: string, backoffMs = 1000) => {
     const pod = parseKubeYamlOne(text, file) as Pod;
     const { argv, env } = podCommand(pod, opts.rootfs, opts.binDir);
     const log = `${opts.logDir}/${file.replace(/\.yaml$/, "")}.log`;
@@ -95,7 +112,9 @@ export async function runStandin(opts: StandinOptions): Promise<void> {
       env,
       stdin: "null",
     }).spawn();
-    running.set(file, { text, child });
+    const entry: Running = { text, pod, child, startedAt: Date.now(), backoffMs };
+    child.status.then(() => (entry.exitedAt = Date.now()));
+    running.set(file, entry);
   };
   const stop = async (file: string) => {
     const r = running.get(file);
@@ -125,7 +144,15 @@ export async function runStandin(opts: StandinOptions): Promise<void> {
         seen.add(e.name);
         const text = await Deno.readTextFile(`${manifests}/${e.name}`);
         const cur = running.get(e.name);
-        if (cur && cur.text === text) continue;
+        if (cur && cur.text === text) {
+          // Crash-looping containers are restarted with a growing back-off, as the kubelet does.
+          if (cur.exitedAt !== undefined && Date.now() - cur.exitedAt >= cur.backoffMs) {
+            const ranLong = cur.exitedAt - cur.startedAt > 30_000;
+            running.delete(e.name);
+            start(e.name, text, ranLong ? 1000 : Math.min(cur.backoffMs * 2, 10_000));
+          }
+          continue;
+        }
         if (cur) await stop(e.name);
         try {
           start(e.name, text);
@@ -137,7 +164,7 @@ export async function runStandin(opts: StandinOptions): Promise<void> {
       if (!(e instanceof Deno.errors.NotFound)) throw e;
     }
     for (const f of [...running.keys()]) if (!seen.has(f)) await stop(f);
-    if (!heartbeat) heartbeat = keepNodeAlive(opts);
+    if (!heartbeat) heartbeat = keepNodeAlive(opts, () => [...running.values()]);
     await new Promise((r) => setTimeout(r, 300));
   }
   // deno-lint-ignore no-unreachable
@@ -145,86 +172,236 @@ export async function runStandin(opts: StandinOptions): Promise<void> {
 }
 
 /**
- * Registers the Node once its kubeconfig exists, then keeps it Ready the way a kubelet does:
- * renewing its Lease in kube-node-lease and re-posting the Ready condition every few seconds.
+ * Bootstraps the kubelet's client certificate when needed, then registers the Node once its
+ * kubeconfig exists and keeps it Ready the way a kubelet does: renewing its Lease in
+ * kube-node-lease, re-posting the Ready condition and mirroring the static Pods every few
+ * seconds.
  */
-async function keepNodeAlive(opts: StandinOptions): Promise<void> {
+async function keepNodeAlive(opts: StandinOptions, pods: () => Running[]): Promise<void> {
+  const log = (line: string) =>
+    Deno.writeTextFile(`${opts.logDir}/standin.log`, `${new Date().toISOString()} ${line}\n`, {
+      append: true,
+    }).catch(() => {});
   while (true) {
-    await registerNode(opts).catch(() => false);
-    await new Promise((r) => setTimeout(r, 5000));
+    try {
+      await bootstrapIfNeeded(opts, log);
+      const api = await nodeApi(opts);
+      if (api) await syncNode(api, opts, pods(), log);
+    } catch (e) {
+      await log(`sync: ${e instanceof Error ? e.message : e}`);
+    }
+    await new Promise((r) => setTimeout(r, 3000));
   }
 }
 
-/** Creates the Node object (if needed), its Lease, and posts a Ready status, via kubectl. */
-async function registerNode(opts: StandinOptions): Promise<boolean> {
-  const kubeconfig = underRoot(opts.rootfs, opts.kubeconfig ?? "/etc/kubernetes/kubelet.conf");
-  try {
-    await Deno.stat(kubeconfig);
-  } catch {
-    return false;
+const BOOTSTRAP_KUBECONFIG = "/etc/kubernetes/bootstrap-kubelet.conf";
+
+/** The kubelet's TLS bootstrap: bootstrap-kubelet.conf present, kubelet.conf absent. */
+async function bootstrapIfNeeded(opts: StandinOptions, log: (l: string) => void) {
+  const files = new HostFileSystem(opts.rootfs);
+  const kubeconfig = opts.kubeconfig ?? "/etc/kubernetes/kubelet.conf";
+  if ((await files.read(kubeconfig)) !== undefined) return;
+  if ((await files.read(BOOTSTRAP_KUBECONFIG)) === undefined) return;
+  log("bootstrap-kubelet.conf found: running the TLS bootstrap");
+  const result = await runKubeletTlsBootstrap({
+    files,
+    nodeName: opts.nodeName,
+    transportFor: (params) => createDenoTransport(params, { timeoutMs: 10_000 }).transport,
+    kubeconfig,
+    timeoutMs: 120_000,
+    log,
+  });
+  log(`TLS bootstrap done: ${result.csrName} against ${result.server}`);
+}
+
+/** A raw request helper and client for the node's own identity. */
+interface NodeApi {
+  client: KubeClient;
+  send(method: string, path: string, body?: unknown, contentType?: string): Promise<Response>;
+}
+
+let cachedApi: { text: string; api: NodeApi } | undefined;
+
+async function nodeApi(opts: StandinOptions): Promise<NodeApi | undefined> {
+  const files = new HostFileSystem(opts.rootfs);
+  const path = opts.kubeconfig ?? "/etc/kubernetes/kubelet.conf";
+  const raw = await files.read(path);
+  if (raw === undefined) return undefined;
+  const text = new TextDecoder().decode(raw);
+  if (cachedApi?.text === text) return cachedApi.api;
+  // Files the kubeconfig refers to (kubelet-client-current.pem) are node paths: read them
+  // under the root.
+  const params = await connectionFromKubeconfig(parseKubeconfig(text, path), { files });
+  const { transport } = createDenoTransport(params, { timeoutMs: 10_000 });
+  const api: NodeApi = {
+    client: new KubeClient({ server: params.server, transport, retry: { timeoutMs: 0 } }),
+    send: (method, p, body, contentType = "application/json") =>
+      transport(
+        new Request(`${params.server}${p}`, {
+          method,
+          headers: { "content-type": contentType, accept: "application/json" },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        }),
+      ),
+  };
+  cachedApi = { text, api };
+  return api;
+}
+
+async function ok(res: Promise<Response>, what: string, allowed: number[] = []): Promise<void> {
+  const r = await res;
+  const body = await r.text();
+  if (!r.ok && !allowed.includes(r.status)) {
+    throw new Error(`${what}: ${r.status} ${body.slice(0, 300)}`);
   }
-  const kubectl = (args: string[], input?: "piped") =>
-    new Deno.Command(`${opts.binDir}/kubectl`, {
-      args: ["--kubeconfig", kubeconfig, "--request-timeout=5s", ...args],
-      stdin: input ?? "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-  const node = {
-    apiVersion: "v1",
-    kind: "Node",
-    metadata: {
-      name: opts.nodeName,
-      labels: {
-        "kubernetes.io/hostname": opts.nodeName,
-        "kubernetes.io/os": "linux",
-        "kubernetes.io/arch": "amd64",
+}
+
+/** Creates the Node (if needed), renews its Lease, posts Ready, mirrors the static Pods. */
+async function syncNode(
+  api: NodeApi,
+  opts: StandinOptions,
+  pods: Running[],
+  log: (l: string) => void,
+): Promise<void> {
+  const name = opts.nodeName;
+  await ok(
+    api.send("POST", "/api/v1/nodes", {
+      apiVersion: "v1",
+      kind: "Node",
+      metadata: {
+        name,
+        labels: {
+          "kubernetes.io/hostname": name,
+          "kubernetes.io/os": "linux",
+          "kubernetes.io/arch": "amd64",
+        },
       },
-    },
-  };
-  const apply = async (obj: unknown, verb = "create") => {
-    const p = kubectl([verb, "-f", "-"], "piped");
-    const w = p.stdin.getWriter();
-    await w.write(new TextEncoder().encode(JSON.stringify(obj)));
-    await w.close();
-    const res = await p.output();
-    return res.success || /AlreadyExists/.test(new TextDecoder().decode(res.stderr));
-  };
-  if (!await apply(node)) return false;
-  const renewTime = new Date().toISOString().replace(/Z$/, "000Z").replace(/(\.\d{6})\d*Z$/, "$1Z");
-  await apply({
+    }),
+    "create node",
+    [409],
+  );
+  const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+  const renewTime = new Date().toISOString().replace(/Z$/, "000Z").replace(
+    /(\.\d{6})\d*Z$/,
+    "$1Z",
+  );
+  const leasePath = `/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${name}`;
+  const lease = {
     apiVersion: "coordination.k8s.io/v1",
     kind: "Lease",
-    metadata: { name: opts.nodeName, namespace: "kube-node-lease" },
-    spec: { holderIdentity: opts.nodeName, leaseDurationSeconds: 40, renewTime },
-  }, "apply");
-  const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
-  const status = {
-    status: {
-      addresses: [{ type: "InternalIP", address: opts.nodeIP }, {
-        type: "Hostname",
-        address: opts.nodeName,
-      }],
-      conditions: [{
-        type: "Ready",
-        status: "True",
-        reason: "KubeletReady",
-        message: "kubelet stand-in is posting ready status",
-        lastHeartbeatTime: now,
-        lastTransitionTime: now,
-      }],
-    },
+    metadata: { name, namespace: "kube-node-lease" },
+    spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime },
   };
-  const patch = await kubectl([
-    "patch",
-    "node",
-    opts.nodeName,
-    "--subresource=status",
-    "--type=merge",
-    "-p",
-    JSON.stringify(status),
-  ]).output();
-  return patch.success;
+  const created = await api.send(
+    "POST",
+    "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases",
+    lease,
+  );
+  await created.body?.cancel();
+  if (created.status === 409) {
+    await ok(
+      api.send("PATCH", leasePath, { spec: lease.spec }, "application/merge-patch+json"),
+      "renew lease",
+    );
+  }
+  await ok(
+    api.send("PATCH", `/api/v1/nodes/${name}/status`, {
+      status: {
+        addresses: [{ type: "InternalIP", address: opts.nodeIP }, {
+          type: "Hostname",
+          address: name,
+        }],
+        conditions: [{
+          type: "Ready",
+          status: "True",
+          reason: "KubeletReady",
+          message: "kubelet stand-in is posting ready status",
+          lastHeartbeatTime: now,
+          lastTransitionTime: now,
+        }],
+      },
+    }, "application/merge-patch+json"),
+    "post node status",
+  );
+  const node = await api.client.get<{ metadata?: { uid?: string } } & KubeObject>({
+    kind: "Node",
+    name,
+  });
+  for (const r of pods) {
+    await mirrorPod(api, r, name, node.metadata?.uid ?? "", now).catch((e) =>
+      log(`mirror pod ${r.pod.metadata?.name}: ${e instanceof Error ? e.message : e}`)
+    );
+  }
+}
+
+/** The mirror Pod of a static Pod, as the kubelet creates it. */
+async function mirrorPod(
+  api: NodeApi,
+  r: Running,
+  nodeName: string,
+  nodeUID: string,
+  now: string,
+): Promise<void> {
+  const base = r.pod.metadata?.name ?? "static";
+  const name = `${base}-${nodeName}`;
+  const ns = r.pod.metadata?.namespace ?? "kube-system";
+  const digest = new Uint8Array(
+    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(r.text)),
+  );
+  const hash = Array.from(digest.slice(0, 16), (b) => b.toString(16).padStart(2, "0")).join("");
+  const path = `/api/v1/namespaces/${ns}/pods`;
+  const existing = await api.send("GET", `${path}/${name}`);
+  const current = existing.ok ? await existing.json() : (await existing.body?.cancel(), undefined);
+  if (current && current.metadata?.annotations?.["kubernetes.io/config.hash"] !== hash) {
+    await ok(api.send("DELETE", `${path}/${name}`, { gracePeriodSeconds: 0 }), "delete", [404]);
+  }
+  if (!current || current.metadata?.annotations?.["kubernetes.io/config.hash"] !== hash) {
+    const pod = structuredClone(r.pod);
+    pod.metadata = {
+      ...pod.metadata,
+      name,
+      namespace: ns,
+      annotations: {
+        ...pod.metadata?.annotations,
+        "kubernetes.io/config.hash": hash,
+        "kubernetes.io/config.mirror": hash,
+        "kubernetes.io/config.source": "file",
+        "kubernetes.io/config.seen": now,
+      },
+      ownerReferences: [{
+        apiVersion: "v1",
+        kind: "Node",
+        name: nodeName,
+        uid: nodeUID,
+        controller: true,
+      }],
+    };
+    pod.spec = { ...pod.spec!, nodeName };
+    const { status: _status, ...body } = pod;
+    await ok(api.send("POST", path, body), "create mirror pod", [409]);
+  }
+  const up = r.exitedAt === undefined;
+  const cond = (type: string) => ({
+    type,
+    status: up ? "True" : "False",
+    lastTransitionTime: now,
+  });
+  await ok(
+    api.send("PATCH", `${path}/${name}/status`, {
+      status: {
+        phase: "Running",
+        conditions: [
+          cond("Initialized"),
+          cond("Ready"),
+          cond("ContainersReady"),
+          cond(
+            "PodScheduled",
+          ),
+        ],
+      },
+    }, "application/merge-patch+json"),
+    "mirror pod status",
+  );
 }
 
 function arg(name: string): string {

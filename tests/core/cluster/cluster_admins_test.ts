@@ -4,6 +4,7 @@ import {
   clusterAdminsBinding,
   ensureClusterAdminsBinding,
 } from "../../../core/cluster/cluster_admins.ts";
+import { ApiError } from "../../../core/errors.ts";
 import { KubeClient } from "../../../core/kube/client.ts";
 import { FakeClock } from "../../support/fake_clock.ts";
 import { FakeKubeApi, requestMatching } from "../../support/fake_kube_api.ts";
@@ -108,4 +109,47 @@ Deno.test("super-admin AlreadyExists is fine; persistent super-admin failures ar
     /unable to create the kubeadm:cluster-admins ClusterRoleBinding by using super-admin.conf: unable to create ClusterRoleBinding kubeadm:cluster-admins: the server could not find the requested resource/,
   );
   assert.equal(t.superCalls.length, 5, "retried every 500ms for 2s");
+});
+
+Deno.test("an unreachable server: single attempts every 500ms, bounded by the timeout", async () => {
+  const t = setup();
+  t.allowAdmin();
+  const refused = new ApiError("dial tcp h:6443: connect: connection refused", {
+    status: 0,
+    reason: "ConnectionRefused",
+  });
+  t.api.failNext({ match: requestMatching("POST"), error: refused, times: 1000 });
+  const start = t.clock.now().getTime();
+  await assert.rejects(
+    () => ensureClusterAdminsBinding(t.admin, t.superAdmin, { timeoutMs: 10_000 }),
+    /unable to create ClusterRoleBinding kubeadm:cluster-admins: dial tcp h:6443: connect: connection refused/,
+  );
+  // No client-level backoff nested in the poll: it ends at the timeout, not 1.5x past it.
+  assert.ok(t.clock.now().getTime() - start <= 10_000);
+  assert.equal(t.adminCalls.length, 21);
+  assert.ok(t.clock.sleeps.every((ms) => ms === 500), `sleeps: ${t.clock.sleeps}`);
+});
+
+Deno.test("a TLS trust failure is not retried (admin.conf and super-admin.conf)", async () => {
+  const untrusted = new ApiError(
+    'Post "https://h:6443/apis/rbac.authorization.k8s.io/v1/clusterrolebindings": tls: failed to verify certificate: x509: certificate signed by unknown authority',
+    { status: 0, reason: "UnknownAuthority" },
+  );
+  const a = setup();
+  a.allowAdmin();
+  a.api.failNext({ match: requestMatching("POST"), error: untrusted, times: 1000 });
+  await assert.rejects(
+    () => ensureClusterAdminsBinding(a.admin, a.superAdmin),
+    /certificate signed by unknown authority/,
+  );
+  assert.equal(a.adminCalls.length, 1);
+  assert.deepEqual(a.clock.sleeps, []);
+
+  const s = setup(); // admin.conf forbidden, super-admin.conf hits the TLS failure
+  s.api.failNext({ match: requestMatching("POST"), error: untrusted, times: 1000 });
+  await assert.rejects(
+    () => ensureClusterAdminsBinding(s.admin, s.superAdmin),
+    /unable to create the kubeadm:cluster-admins ClusterRoleBinding by using super-admin.conf: .*certificate signed by unknown authority/,
+  );
+  assert.equal(s.superCalls.length, 1);
 });

@@ -1,0 +1,483 @@
+/**
+ * The `kubeadm join` configuration: a JoinConfiguration from `--config`, or one built from
+ * the join flags, statically and dynamically defaulted and validated as upstream v1beta4 does
+ * (`SetDefaults_JoinConfiguration`, `SetJoinDynamicDefaults`, `ValidateJoinConfiguration`).
+ *
+ * Flags follow upstream's `newJoinData`: `--token` fills the discovery and TLS-bootstrap
+ * tokens where those are empty; without a positional API server endpoint the token discovery
+ * object is dropped; without `--discovery-file` the file discovery object is dropped; without
+ * `--control-plane` the control-plane section is dropped (with upstream's warning when
+ * control-plane flags were given anyway). With `--config`, only the node name, CRI socket,
+ * ignored preflight errors, dry-run and skipped phases come from flags.
+ *
+ * Everything secret (tokens, the certificate key) is redacted in errors.
+ *
+ * @module
+ */
+import { isValidToken, redactToken } from "../bootstraptoken/token.ts";
+import {
+  DEFAULT_API_SERVER_PORT,
+  DEFAULT_CERTIFICATES_DIR,
+  DEFAULT_CRI_SOCKET,
+} from "../constants.ts";
+import { ConfigError, type FieldError, ValidationError } from "../errors.ts";
+import { splitHostPort } from "../net/host_port.ts";
+import { clone } from "./component_merge.ts";
+import {
+  CONTROL_PLANE_TAINT,
+  CRI_SOCKET_SCHEME,
+  defaultTimeouts,
+  type InitHostFacts,
+  resolveAdvertiseAddress,
+} from "./defaults.ts";
+import { isDuration, normalizeDuration } from "./duration.ts";
+import { KUBEADM_GROUP, loadConfigDocuments } from "./parse.ts";
+import type {
+  Discovery,
+  JoinConfiguration,
+  NodeRegistrationOptions,
+  Patches,
+  Taint,
+  Timeouts,
+} from "./types.ts";
+import { KUBEADM_API_VERSION } from "./types.ts";
+import {
+  validateAPIEndpoint,
+  validateCertificateKey,
+  validateIgnorePreflightErrors,
+  validateNodeRegistration,
+  validateTimeouts,
+} from "./validate.ts";
+
+/** Default `caCertPath`. */
+export const DEFAULT_CA_CERT_PATH = `${DEFAULT_CERTIFICATES_DIR}/ca.crt`;
+
+/** The flags that only matter for a control-plane join (upstream's warning lists them). */
+export const JOIN_CONTROL_PLANE_FLAGS: readonly string[] = [
+  "certificate-key",
+  "apiserver-advertise-address",
+  "apiserver-bind-port",
+];
+
+/** A fully defaulted and validated JoinConfiguration: the input of every join phase. */
+export interface ResolvedJoinConfig extends JoinConfiguration {
+  apiVersion: string;
+  kind: "JoinConfiguration";
+  caCertPath: string;
+  discovery: Discovery;
+  nodeRegistration: NodeRegistrationOptions & {
+    name: string;
+    criSocket: string;
+    /** Resolved taints: the control-plane taint for control-plane joins when unset. */
+    taints: Taint[];
+    imagePullPolicy: "Always" | "IfNotPresent" | "Never";
+    imagePullSerial: boolean;
+    ignorePreflightErrors: string[];
+  };
+  /** Present for `--control-plane` joins. */
+  controlPlane?: {
+    localAPIEndpoint: { advertiseAddress: string; bindPort: number };
+    certificateKey?: string;
+  };
+  timeouts: Required<Timeouts>;
+  skipPhases?: string[];
+  patches?: Patches;
+  dryRun?: boolean;
+}
+
+/**
+ * Values from `kubeadm join` flags. Pass only what the user set; `apiServerEndpoint` is the
+ * positional argument.
+ */
+export interface JoinFlagOverrides {
+  /** `[api-server-endpoint]`. */
+  apiServerEndpoint?: string;
+  /** `--token` (secret). */
+  token?: string;
+  /** `--discovery-token` (secret). */
+  discoveryToken?: string;
+  /** `--tls-bootstrap-token` (secret). */
+  tlsBootstrapToken?: string;
+  /** `--discovery-token-ca-cert-hash` (repeatable). */
+  caCertHashes?: string[];
+  /** `--discovery-token-unsafe-skip-ca-verification`. */
+  unsafeSkipCAVerification?: boolean;
+  /** `--discovery-file` (path or https URL). */
+  discoveryFile?: string;
+  /** `--node-name`. */
+  nodeName?: string;
+  /** `--cri-socket`. */
+  criSocket?: string;
+  /** `--control-plane`. */
+  controlPlane?: boolean;
+  /** `--certificate-key` (secret). */
+  certificateKey?: string;
+  /** `--apiserver-advertise-address`. */
+  advertiseAddress?: string;
+  /** `--apiserver-bind-port`. */
+  bindPort?: number;
+  /** `--ignore-preflight-errors` (merged with the config's list). */
+  ignorePreflightErrors?: string[];
+  /** `--skip-phases` (wins over the config's `skipPhases`). */
+  skipPhases?: string[];
+  /** `--patches` (wins over `patches.directory`). */
+  patchesDir?: string;
+  /** `--dry-run`. */
+  dryRun?: boolean;
+}
+
+/** Input of {@link resolveJoinConfig}. */
+export interface ResolveJoinOptions {
+  /** Content of the `--config` file, if any. */
+  text?: string;
+  /** Name of the config file, for messages. */
+  source?: string;
+  flags?: JoinFlagOverrides;
+  /** Host facts: hostname, default advertise address, detected CRI socket. */
+  host: InitHostFacts;
+  /**
+   * Whether a discovery file path exists on this machine (upstream validation stats it).
+   * Without it, any path is accepted.
+   */
+  fileExists?: (path: string) => boolean;
+  /**
+   * For phase commands without discovery flags (upstream: the command has no
+   * `--discovery-file`): use this kubeconfig (admin.conf) as file discovery instead.
+   */
+  discoveryFallbackFile?: string;
+  /** Unknown fields are errors (default) or warnings. */
+  strict?: boolean;
+}
+
+/** Output of {@link resolveJoinConfig}. */
+export interface ResolveJoinResult {
+  config: ResolvedJoinConfig;
+  /** Warnings for the user, in order. */
+  warnings: string[];
+}
+
+function invalid(field: string, value: string, detail: string): FieldError {
+  return { field, value, detail };
+}
+
+/** Builds the versioned JoinConfiguration from flags alone (upstream `newJoinData`). */
+export function joinConfigurationFromFlags(
+  f: JoinFlagOverrides,
+  warnings: string[] = [],
+): JoinConfiguration {
+  const cfg: JoinConfiguration = {
+    apiVersion: KUBEADM_API_VERSION,
+    kind: "JoinConfiguration",
+    nodeRegistration: {},
+    discovery: {},
+  };
+  const discovery = cfg.discovery!;
+  if (f.tlsBootstrapToken) discovery.tlsBootstrapToken = f.tlsBootstrapToken;
+  const bootstrapToken = {
+    token: f.discoveryToken ?? "",
+    caCertHashes: [...(f.caCertHashes ?? [])],
+    unsafeSkipCAVerification: f.unsafeSkipCAVerification ?? false,
+    apiServerEndpoint: "",
+  };
+  if (f.token) {
+    if (!discovery.tlsBootstrapToken) discovery.tlsBootstrapToken = f.token;
+    if (!bootstrapToken.token) bootstrapToken.token = f.token;
+  }
+  if (f.discoveryFile) discovery.file = { kubeConfigPath: f.discoveryFile };
+  if (f.apiServerEndpoint !== undefined) {
+    bootstrapToken.apiServerEndpoint = f.apiServerEndpoint;
+    discovery.bootstrapToken = bootstrapToken;
+  }
+  if (f.nodeName) cfg.nodeRegistration!.name = f.nodeName;
+  if (f.criSocket) cfg.nodeRegistration!.criSocket = f.criSocket;
+  if (f.controlPlane) {
+    cfg.controlPlane = {
+      localAPIEndpoint: {
+        advertiseAddress: f.advertiseAddress ?? "",
+        bindPort: f.bindPort ?? DEFAULT_API_SERVER_PORT,
+      },
+      ...(f.certificateKey ? { certificateKey: f.certificateKey } : {}),
+    };
+  } else if (
+    f.certificateKey || f.advertiseAddress ||
+    (f.bindPort !== undefined && f.bindPort !== DEFAULT_API_SERVER_PORT)
+  ) {
+    warnings.push(
+      `[preflight] WARNING: --control-plane is also required when passing control-plane related flags such as [${
+        JOIN_CONTROL_PLANE_FLAGS.join(", ")
+      }]`,
+    );
+  }
+  if (f.skipPhases !== undefined) cfg.skipPhases = [...f.skipPhases];
+  if (f.patchesDir !== undefined) cfg.patches = { directory: f.patchesDir };
+  if (f.dryRun) cfg.dryRun = true;
+  return cfg;
+}
+
+function canonicalDuration(v: string | undefined): string | undefined {
+  return v !== undefined && isDuration(v) ? normalizeDuration(v) : v;
+}
+
+/**
+ * Static defaults (`SetDefaults_JoinConfiguration`): `caCertPath`, the control plane's bind
+ * port, the TLS-bootstrap token from the discovery token, `file://` discovery URLs as paths,
+ * image pull policy and serial pulls, every timeout.
+ */
+export function applyJoinStaticDefaults(input: JoinConfiguration): JoinConfiguration {
+  const cfg = clone(input);
+  cfg.apiVersion = KUBEADM_API_VERSION;
+  cfg.kind = "JoinConfiguration";
+  if (!cfg.caCertPath) cfg.caCertPath = DEFAULT_CA_CERT_PATH;
+  if (cfg.controlPlane) {
+    const ep = { ...cfg.controlPlane.localAPIEndpoint };
+    if (!ep.bindPort) ep.bindPort = DEFAULT_API_SERVER_PORT;
+    cfg.controlPlane = { ...cfg.controlPlane, localAPIEndpoint: ep };
+  }
+  const d: Discovery = { ...cfg.discovery };
+  if (!d.tlsBootstrapToken && d.bootstrapToken) d.tlsBootstrapToken = d.bootstrapToken.token;
+  if (d.file?.kubeConfigPath) {
+    const m = /^file:\/\/[^/]*(\/.*)$/.exec(d.file.kubeConfigPath);
+    if (m) d.file = { ...d.file, kubeConfigPath: decodeURIComponent(m[1]) };
+  }
+  cfg.discovery = d;
+  const nr = { ...cfg.nodeRegistration };
+  if (!nr.imagePullPolicy) nr.imagePullPolicy = "IfNotPresent";
+  if (nr.imagePullSerial === undefined) nr.imagePullSerial = true;
+  cfg.nodeRegistration = nr;
+  const timeouts: Record<string, string | undefined> = {
+    ...defaultTimeouts(),
+    ...Object.fromEntries(
+      Object.entries(cfg.timeouts ?? {}).filter(([, v]) => v !== undefined && v !== null),
+    ),
+  };
+  for (const k of Object.keys(timeouts)) timeouts[k] = canonicalDuration(timeouts[k]);
+  cfg.timeouts = timeouts as Timeouts;
+  return cfg;
+}
+
+/**
+ * Dynamic defaults (`SetJoinDynamicDefaults`): node name from the hostname (lowercased), the
+ * control-plane taint for control-plane joins when taints are unset, the CRI socket (with
+ * `unix://` prepended, warning), and the control plane's advertise address.
+ */
+export function applyJoinDynamicDefaults(
+  input: JoinConfiguration,
+  host: InitHostFacts,
+  warnings: string[] = [],
+): JoinConfiguration {
+  const cfg = clone(input);
+  const nr = { ...cfg.nodeRegistration };
+  const name = (nr.name || host.hostname || "").trim();
+  if (name === "") {
+    throw new ConfigError("empty hostname is invalid", {
+      field: "nodeRegistration.name",
+      hint: "set --node-name or nodeRegistration.name",
+    });
+  }
+  nr.name = name.toLowerCase();
+  if (nr.taints === undefined || nr.taints === null) {
+    nr.taints = cfg.controlPlane ? [{ ...CONTROL_PLANE_TAINT }] : [];
+  }
+  if (!nr.criSocket) {
+    nr.criSocket = host.criSocket || DEFAULT_CRI_SOCKET;
+  } else if (!nr.criSocket.startsWith(CRI_SOCKET_SCHEME) && !nr.criSocket.includes("://")) {
+    warnings.push(
+      `Usage of CRI endpoints without URL scheme is deprecated and can cause kubelet errors in the future. Automatically prepending scheme ${
+        JSON.stringify(CRI_SOCKET_SCHEME)
+      } to the "criSocket" with value ${
+        JSON.stringify(nr.criSocket)
+      }. Please update your configuration!`,
+    );
+    nr.criSocket = `${CRI_SOCKET_SCHEME}://${nr.criSocket}`;
+  }
+  cfg.nodeRegistration = nr;
+  if (cfg.controlPlane) {
+    const ep = { ...cfg.controlPlane.localAPIEndpoint };
+    ep.advertiseAddress = resolveAdvertiseAddress(ep.advertiseAddress ?? "", host);
+    cfg.controlPlane = { ...cfg.controlPlane, localAPIEndpoint: ep };
+  }
+  return cfg;
+}
+
+function validateToken(token: string | undefined, field: string): FieldError[] {
+  if (isValidToken(token ?? "")) return [];
+  return [invalid(field, redactToken(token ?? ""), "the bootstrap token is invalid")];
+}
+
+/** Upstream `ValidateDiscoveryKubeConfigPath`: a file on disk, or an `https://` URL. */
+function validateDiscoveryFile(
+  path: string,
+  field: string,
+  fileExists?: (path: string) => boolean,
+): FieldError[] {
+  const m = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(path);
+  if (!m) {
+    if (fileExists && !fileExists(path)) {
+      return [invalid(field, path, "not a valid HTTPS URL or a file on disk")];
+    }
+    return [];
+  }
+  if (m[1].toLowerCase() !== "https") {
+    return [invalid(field, path, "if a URL is used, the scheme must be https")];
+  }
+  try {
+    new URL(path);
+  } catch {
+    return [invalid(field, path, "not a valid HTTPS URL or a file on disk")];
+  }
+  return [];
+}
+
+/** Upstream `ValidateDiscovery`. */
+export function validateDiscovery(
+  d: Discovery,
+  fileExists?: (path: string) => boolean,
+  path = "discovery",
+): FieldError[] {
+  const errs: FieldError[] = [];
+  if (!d.bootstrapToken && !d.file) {
+    errs.push(invalid(path, "", "bootstrapToken or file must be set"));
+  }
+  if (d.bootstrapToken && d.file) {
+    errs.push(invalid(path, "", "bootstrapToken and file cannot both be set"));
+  }
+  if (d.bootstrapToken) {
+    const b = d.bootstrapToken;
+    const p = `${path}.bootstrapToken`;
+    if (!b.apiServerEndpoint) {
+      errs.push({ field: p, detail: "Required value: APIServerEndpoint is not set" });
+    }
+    if ((b.caCertHashes ?? []).length === 0 && !b.unsafeSkipCAVerification) {
+      errs.push(
+        invalid(
+          `${p}.caCertHashes`,
+          "",
+          "using token-based discovery without caCertHashes can be unsafe. Set unsafeSkipCAVerification as true in your kubeadm config file or pass --discovery-token-unsafe-skip-ca-verification flag to continue",
+        ),
+      );
+    }
+    errs.push(...validateToken(b.token, `${p}.token`));
+    try {
+      splitHostPort(b.apiServerEndpoint ?? "");
+    } catch (e) {
+      errs.push(invalid(`${p}.apiServerEndpoint`, b.apiServerEndpoint ?? "", (e as Error).message));
+    }
+    errs.push(...validateToken(d.tlsBootstrapToken, `${path}.tlsBootstrapToken`));
+  }
+  if (d.file) {
+    errs.push(
+      ...validateDiscoveryFile(
+        d.file.kubeConfigPath ?? "",
+        `${path}.file.kubeConfigPath`,
+        fileExists,
+      ),
+    );
+    if (d.tlsBootstrapToken) {
+      errs.push(...validateToken(d.tlsBootstrapToken, `${path}.tlsBootstrapToken`));
+    }
+  }
+  return errs;
+}
+
+/** Upstream `ValidateJoinConfiguration` over a defaulted configuration. */
+export function validateJoinConfiguration(
+  cfg: JoinConfiguration,
+  fileExists?: (path: string) => boolean,
+): FieldError[] {
+  const errs: FieldError[] = [];
+  errs.push(...validateDiscovery(cfg.discovery ?? {}, fileExists));
+  errs.push(...validateNodeRegistration(cfg.nodeRegistration ?? {}));
+  if (cfg.controlPlane) {
+    errs.push(
+      ...validateAPIEndpoint(
+        cfg.controlPlane.localAPIEndpoint ?? {},
+        "controlPlane.localAPIEndpoint",
+      ),
+    );
+    errs.push(
+      ...validateCertificateKey(cfg.controlPlane.certificateKey, "controlPlane.certificateKey"),
+    );
+  }
+  const ca = cfg.caCertPath ?? "";
+  if (!ca.startsWith("/") || !ca.endsWith(".crt")) {
+    errs.push(invalid("caCertPath", ca, "the ca certificate path must be an absolute path"));
+  }
+  errs.push(
+    ...validateTimeouts(cfg.timeouts as Record<string, string | undefined> | undefined),
+  );
+  return errs;
+}
+
+/**
+ * Parses (or builds from flags), defaults and validates the `kubeadm join` configuration.
+ * Throws `ConfigError` for bad documents and `ValidationError` for invalid values (exit 3).
+ */
+export function resolveJoinConfig(options: ResolveJoinOptions): ResolveJoinResult {
+  const flags = options.flags ?? {};
+  const warnings: string[] = [];
+  let cfg: JoinConfiguration;
+  if (options.text !== undefined) {
+    const loaded = loadConfigDocuments(options.text, {
+      source: options.source,
+      strict: options.strict,
+    });
+    warnings.push(...loaded.warnings);
+    for (const info of loaded.documents) {
+      if (info.group === KUBEADM_GROUP && info.kind !== "JoinConfiguration") {
+        warnings.push(
+          `[config] WARNING: Ignored configuration document with GroupVersionKind ${info.gvk}`,
+        );
+      }
+    }
+    if (!loaded.join) {
+      throw new ConfigError(
+        `${options.source ?? "<config>"}: no JoinConfiguration found in the supplied config`,
+        { field: "kind", hint: "add a kubeadm.k8s.io/v1beta4 JoinConfiguration document" },
+      );
+    }
+    cfg = clone(loaded.join);
+    const nr = { ...cfg.nodeRegistration };
+    if (flags.nodeName) nr.name = flags.nodeName;
+    if (flags.criSocket) nr.criSocket = flags.criSocket;
+    cfg.nodeRegistration = nr;
+    if (flags.skipPhases !== undefined && flags.skipPhases.length > 0) {
+      cfg.skipPhases = [...flags.skipPhases];
+    }
+    if (flags.patchesDir !== undefined) cfg.patches = { directory: flags.patchesDir };
+    if (flags.dryRun) cfg.dryRun = true;
+  } else {
+    cfg = joinConfigurationFromFlags(flags, warnings);
+  }
+  if (options.discoveryFallbackFile) {
+    cfg.discovery = {
+      ...cfg.discovery,
+      file: { kubeConfigPath: options.discoveryFallbackFile },
+    };
+    delete cfg.discovery.bootstrapToken;
+  }
+
+  cfg = applyJoinStaticDefaults(cfg);
+  cfg = applyJoinDynamicDefaults(cfg, options.host, warnings);
+
+  const errors: FieldError[] = [];
+  const preflight = validateIgnorePreflightErrors(
+    flags.ignorePreflightErrors ?? [],
+    cfg.nodeRegistration?.ignorePreflightErrors ?? [],
+  );
+  errors.push(...preflight.errors);
+  cfg.nodeRegistration = { ...cfg.nodeRegistration, ignorePreflightErrors: preflight.ignored };
+  errors.push(...validateJoinConfiguration(cfg, options.fileExists));
+  if (errors.length > 0) {
+    throw new ValidationError(errors, {
+      hint: "fix the listed fields in the configuration file or flags",
+    });
+  }
+  if (cfg.skipPhases?.length === 0) delete cfg.skipPhases;
+  return { config: cfg as ResolvedJoinConfig, warnings };
+}
+
+/** Whether the join uses token discovery without CA pinning (the unsafe mode). */
+export function isUnsafeTokenDiscovery(cfg: JoinConfiguration): boolean {
+  const b = cfg.discovery?.bootstrapToken;
+  return b !== undefined && (b.caCertHashes ?? []).length === 0;
+}

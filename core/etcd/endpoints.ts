@@ -1,0 +1,94 @@
+/**
+ * Finding the stacked etcd cluster from the API server (upstream `etcdutil.NewFromCluster`):
+ * the `kubeadm.kubernetes.io/etcd.advertise-client-urls` annotation of every etcd mirror Pod
+ * (`component=etcd,tier=control-plane` in `kube-system`) gives a first endpoint list, retried
+ * until every etcd Pod has the annotation; the member list then gives the authoritative
+ * client URLs ("sync").
+ *
+ * @module
+ */
+import type { Pod } from "kubernetes-types/core/v1.d.ts";
+import { DefaultTimeouts, ETCD_ENDPOINT_ANNOTATION } from "../constants.ts";
+import { errorMessage, KubeadmError } from "../errors.ts";
+import type { KubeClient } from "../kube/client.ts";
+import { API_CALL_RETRY_INTERVAL_MS, poll } from "../kube/retry.ts";
+import type { EtcdJoinClient, EtcdJoinConnect } from "./client.ts";
+import type { EtcdTiming } from "./timing.ts";
+
+/** Label selector of the etcd static Pods. */
+export const ETCD_POD_SELECTOR = "component=etcd,tier=control-plane";
+
+/** The annotated client URLs of etcd Pods, and how many etcd Pods there are. */
+export function etcdEndpointsFromPods(
+  pods: readonly Pod[],
+): { endpoints: string[]; total: number } {
+  const endpoints: string[] = [];
+  for (const pod of pods) {
+    const url = pod.metadata?.annotations?.[ETCD_ENDPOINT_ANNOTATION];
+    if (url) endpoints.push(url);
+  }
+  return { endpoints, total: pods.length };
+}
+
+/**
+ * Lists the etcd Pods until each carries the annotation (retried every 500 ms up to
+ * `timeouts.kubernetesAPICall`); throws `could not retrieve the list of etcd endpoints`.
+ */
+export async function etcdEndpointsFromCluster(
+  client: KubeClient,
+  timeoutMs: number = DefaultTimeouts.kubernetesAPICall,
+): Promise<string[]> {
+  try {
+    return await poll<string[]>(async () => {
+      let pods: Pod[];
+      try {
+        pods = await client.withRetry({ timeoutMs: 0 }).list<Pod>("Pod", {
+          namespace: "kube-system",
+          labelSelector: ETCD_POD_SELECTOR,
+        });
+      } catch (e) {
+        return { done: false, error: e };
+      }
+      const { endpoints, total } = etcdEndpointsFromPods(pods);
+      if (endpoints.length === 0 || endpoints.length !== total) {
+        return {
+          done: false,
+          error: new Error(
+            `found a total of ${total} etcd pods and the following endpoints: [${
+              endpoints.join(" ")
+            }]`,
+          ),
+        };
+      }
+      return { done: true, value: endpoints };
+    }, { ...client.timing, intervalMs: API_CALL_RETRY_INTERVAL_MS, timeoutMs });
+  } catch (e) {
+    throw new KubeadmError(`could not retrieve the list of etcd endpoints: ${errorMessage(e)}`, {
+      cause: e,
+      hint: "the etcd static Pods must be mirrored into the API server (the kubelet does this)",
+    });
+  }
+}
+
+/**
+ * Connects to the given endpoints and replaces them with the client URLs every member
+ * advertises (upstream `Sync`), retried until the etcd API timeout.
+ */
+export async function syncEtcdClient(
+  connect: EtcdJoinConnect,
+  endpoints: readonly string[],
+  t: EtcdTiming,
+): Promise<EtcdJoinClient> {
+  const first = connect(endpoints);
+  const urls = await poll<string[]>(async () => {
+    try {
+      const members = await first.listMembers();
+      return { done: true, value: members.flatMap((m) => m.clientURLs) };
+    } catch (e) {
+      return { done: false, error: e };
+    }
+  }, t).catch((e) => {
+    throw new KubeadmError(`error syncing endpoints with etcd: ${errorMessage(e)}`, { cause: e });
+  });
+  return urls.length > 0 ? connect([...new Set(urls)]) : first;
+}

@@ -1,0 +1,216 @@
+/**
+ * Adding this control-plane node's etcd member to the stacked etcd cluster, as upstream 1.34
+ * does (`CreateStackedEtcdStaticPodManifestFile` with `AddMemberAsLearner`, `MemberPromote`,
+ * `WaitForClusterAvailable`):
+ *
+ * 1. add `https://<advertiseAddress>:2380` as a **learner** (a member with that peer URL already
+ *    present is reused: a retried join converges), and compute `--initial-cluster` from the
+ *    returned list (this node under its own name, unnamed members under their hex ID);
+ * 2. the caller writes `etcd.yaml` with that initial cluster and `--initial-cluster-state=existing`;
+ * 3. wait until the learner has started (etcd reports its name), promote it to a voting member
+ *    (retried while etcd says it is not in sync yet), then wait until every endpoint answers.
+ *
+ * @module
+ */
+import { errorMessage, KubeadmError } from "../errors.ts";
+import { poll } from "../kube/retry.ts";
+import type { EtcdMember } from "../manifests/etcd.ts";
+import type { EtcdJoinClient, EtcdMemberInfo } from "./client.ts";
+import type { EtcdTiming } from "./timing.ts";
+
+/** Retries of the final availability check (upstream `etcdHealthyCheckRetries`). */
+export const ETCD_HEALTHY_CHECK_RETRIES = 8;
+/** Interval of the final availability check (upstream `etcdHealthyCheckInterval`). */
+export const ETCD_HEALTHY_CHECK_INTERVAL_MS = 5_000;
+
+/** A member ID (decimal uint64 string) in etcd's usual hexadecimal form. */
+export function memberIdHex(id: string): string {
+  try {
+    return BigInt(id).toString(16);
+  } catch {
+    return id;
+  }
+}
+
+/**
+ * The `--initial-cluster` members from a member list after adding `peerURL`: the new member
+ * under `name`, the others under their name, or their hex ID while they have none.
+ */
+export function initialClusterFor(
+  members: readonly EtcdMemberInfo[],
+  name: string,
+  peerURL: string,
+): EtcdMember[] {
+  const out: EtcdMember[] = [];
+  for (const m of members) {
+    const url = m.peerURLs[0];
+    if (url === undefined) continue;
+    if (url === peerURL) out.push({ name, peerURL });
+    else out.push({ name: m.name || memberIdHex(m.id), peerURL: url });
+  }
+  // A member list read before the change was applied everywhere may lack the new member.
+  if (!out.some((m) => m.peerURL === peerURL)) out.push({ name, peerURL });
+  return out;
+}
+
+function isPeerExists(e: unknown): boolean {
+  return /peer ?urls? already exists/i.test(errorMessage(e));
+}
+
+/**
+ * Adds this node as a learner (or finds it already added) and returns the initial cluster for
+ * its manifest. Transient failures are retried until the etcd API timeout; the last error is
+ * reported.
+ */
+export async function addLearnerMember(
+  client: EtcdJoinClient,
+  name: string,
+  peerURL: string,
+  t: EtcdTiming,
+  log: (line: string) => void = () => {},
+): Promise<EtcdMember[]> {
+  const members = await poll<EtcdMemberInfo[]>(async () => {
+    let list: EtcdMemberInfo[];
+    try {
+      list = await client.listMembers();
+    } catch (e) {
+      return { done: false, error: e };
+    }
+    if (list.some((m) => m.peerURLs[0] === peerURL)) {
+      log(
+        `[etcd] The peer URL ${JSON.stringify(peerURL)} is already a member; not adding it again`,
+      );
+      return { done: true, value: list };
+    }
+    try {
+      log(`[etcd] Adding etcd member ${JSON.stringify(peerURL)} as learner`);
+      return { done: true, value: (await client.addMember([peerURL], true)).members };
+    } catch (e) {
+      if (isPeerExists(e)) {
+        try {
+          return { done: true, value: await client.listMembers() };
+        } catch (e2) {
+          return { done: false, error: e2 };
+        }
+      }
+      return { done: false, error: e };
+    }
+  }, t).catch((e) => {
+    throw new KubeadmError(`error adding the etcd member ${peerURL}: ${errorMessage(e)}`, {
+      cause: e,
+    });
+  });
+  return initialClusterFor(members, name, peerURL);
+}
+
+/** The member whose first peer URL is `peerURL` (upstream `GetMemberID`). */
+export async function memberByPeerURL(
+  client: EtcdJoinClient,
+  peerURL: string,
+  t: EtcdTiming,
+): Promise<EtcdMemberInfo> {
+  const members = await poll<EtcdMemberInfo[]>(async () => {
+    try {
+      return { done: true, value: await client.listMembers() };
+    } catch (e) {
+      return { done: false, error: e };
+    }
+  }, t);
+  const m = members.find((x) => x.peerURLs[0] === peerURL);
+  if (!m) throw new KubeadmError(`no member ID found for peer URL ${peerURL}`);
+  return m;
+}
+
+/**
+ * Waits for the learner to start, then promotes it (upstream `MemberPromote`); a member that
+ * is already a voter is left alone.
+ */
+export async function promoteLearner(
+  client: EtcdJoinClient,
+  id: string,
+  t: EtcdTiming,
+  log: (line: string) => void = () => {},
+): Promise<void> {
+  const hex = memberIdHex(id);
+  const ready = await poll<boolean>(async () => {
+    let m: EtcdMemberInfo | undefined;
+    try {
+      m = (await client.listMembers()).find((x) => x.id === id);
+    } catch (e) {
+      return {
+        done: false,
+        error: new Error(`failed to get member ${hex} status: ${errorMessage(e)}`),
+      };
+    }
+    if (!m) return { done: false, error: new Error(`member ${hex} not found`) };
+    if (!m.isLearner) return { done: true, value: false };
+    if (m.name === "") {
+      return { done: false, error: new Error(`the etcd member ${hex} is not started`) };
+    }
+    return { done: true, value: true };
+  }, t).catch((e) => {
+    throw new KubeadmError(errorMessage(e), { cause: e });
+  });
+  if (!ready) {
+    log(`[etcd] Member ${hex} was already promoted`);
+    return;
+  }
+  log(`[etcd] Promoting the learner ${hex} to a voting member`);
+  await poll<true>(async () => {
+    try {
+      await client.promoteMember(id);
+      return { done: true, value: true };
+    } catch (e) {
+      // "can only promote a learner member which is in sync with leader": retry.
+      return { done: false, error: e };
+    }
+  }, t).catch((e) => {
+    throw new KubeadmError(`error promoting the etcd learner ${hex}: ${errorMessage(e)}`, {
+      cause: e,
+    });
+  });
+}
+
+/** Every endpoint answers a status request once (upstream `CheckClusterHealth`, one pass). */
+export async function checkClusterHealth(client: EtcdJoinClient, t: EtcdTiming): Promise<void> {
+  for (const ep of client.endpoints) {
+    await poll<true>(async () => {
+      try {
+        await client.status(ep);
+        return { done: true, value: true };
+      } catch (e) {
+        return { done: false, error: e };
+      }
+    }, t).catch((e) => {
+      throw new KubeadmError(`etcd cluster is not healthy: ${ep}: ${errorMessage(e)}`, {
+        cause: e,
+      });
+    });
+  }
+}
+
+/**
+ * Retries up to {@link ETCD_HEALTHY_CHECK_RETRIES} times, {@link ETCD_HEALTHY_CHECK_INTERVAL_MS}
+ * apart, until every endpoint answers (upstream `WaitForClusterAvailable`).
+ */
+export async function waitForClusterAvailable(
+  client: EtcdJoinClient,
+  t: EtcdTiming,
+  retries = ETCD_HEALTHY_CHECK_RETRIES,
+  intervalMs = ETCD_HEALTHY_CHECK_INTERVAL_MS,
+): Promise<void> {
+  let last: unknown;
+  for (let i = 0; i < retries; i++) {
+    if (i > 0) await t.sleep(intervalMs);
+    try {
+      for (const ep of client.endpoints) await client.status(ep);
+      return;
+    } catch (e) {
+      last = e;
+    }
+  }
+  throw new KubeadmError(
+    `timeout waiting for etcd cluster to be available${last ? `: ${errorMessage(last)}` : ""}`,
+    { cause: last },
+  );
+}

@@ -1,0 +1,184 @@
+/**
+ * The cluster's configuration as a joining node sees it (upstream
+ * `fetchInitConfigurationFromJoinConfiguration`): the ClusterConfiguration from
+ * `kube-system/kubeadm-config`, the KubeletConfiguration from `kube-system/kubelet-config` and
+ * the KubeProxyConfiguration from `kube-system/kube-proxy` (optional), read with the bootstrap
+ * token identity, then defaulted as an init configuration for THIS node: its
+ * `nodeRegistration` from the JoinConfiguration and, for control-plane joins, its
+ * `localAPIEndpoint`.
+ *
+ * The KubeletConfiguration is kept exactly as stored in the cluster (upstream does not
+ * re-default it), so every node gets the same `config.yaml`.
+ *
+ * @module
+ */
+import type { ConfigMap } from "kubernetes-types/core/v1.d.ts";
+import type { ResolvedJoinConfig } from "../../config/join.ts";
+import { resolveInitConfig } from "../../config/resolve.ts";
+import type { KubeletConfiguration, ResolvedInitConfig } from "../../config/types.ts";
+import { KUBEADM_API_VERSION } from "../../config/types.ts";
+import { errorMessage, KubeadmError } from "../../errors.ts";
+import type { Printer, RandomSource } from "../../host/ports.ts";
+import type { KubeClient } from "../../kube/client.ts";
+import { isForbidden, isNotFound } from "../../kube/status.ts";
+import { parseKubeYaml, toKubeYaml } from "../../yaml/kube_yaml.ts";
+import {
+  CLUSTER_CONFIGURATION_KEY,
+  KUBE_SYSTEM,
+  KUBEADM_CONFIG_CONFIGMAP,
+  KUBELET_CONFIG_CONFIGMAP,
+  KUBELET_CONFIG_KEY,
+} from "../../cluster/upload_config.ts";
+
+/** The kube-proxy ConfigMap and its key. */
+const KUBE_PROXY_CONFIGMAP = "kube-proxy";
+const KUBE_PROXY_CONFIG_KEY = "config.conf";
+
+/** The raw documents read from the cluster. */
+export interface ClusterConfigDocuments {
+  /** `ClusterConfiguration` YAML from `kubeadm-config`. */
+  clusterConfiguration: string;
+  /** `kubelet` YAML from `kubelet-config`. */
+  kubelet: string;
+  /** `config.conf` YAML from `kube-proxy`, when readable. */
+  kubeProxy?: string;
+}
+
+async function getConfigMap(client: KubeClient, name: string): Promise<ConfigMap> {
+  return await client.get<ConfigMap>({ kind: "ConfigMap", namespace: KUBE_SYSTEM, name });
+}
+
+/** Reads the three ConfigMaps; prints upstream's `[preflight] Reading configuration ...` lines. */
+export async function fetchClusterConfigDocuments(
+  client: KubeClient,
+  out: Printer,
+): Promise<ClusterConfigDocuments> {
+  out.info(
+    `[preflight] Reading configuration from the ${
+      JSON.stringify(KUBEADM_CONFIG_CONFIGMAP)
+    } ConfigMap in namespace ${JSON.stringify(KUBE_SYSTEM)}...`,
+  );
+  out.info(
+    "[preflight] Use 'kubeadm init phase upload-config kubeadm --config your-config-file' to re-upload it.",
+  );
+  let kubeadmConfig: ConfigMap;
+  try {
+    kubeadmConfig = await getConfigMap(client, KUBEADM_CONFIG_CONFIGMAP);
+  } catch (e) {
+    throw new KubeadmError(
+      `unable to fetch the kubeadm-config ConfigMap: failed to get config map: ${errorMessage(e)}`,
+      { cause: e },
+    );
+  }
+  const clusterConfiguration = kubeadmConfig.data?.[CLUSTER_CONFIGURATION_KEY];
+  if (clusterConfiguration === undefined) {
+    throw new KubeadmError(
+      `unable to fetch the kubeadm-config ConfigMap: unexpected error when reading kubeadm-config ConfigMap: ${CLUSTER_CONFIGURATION_KEY} key value pair missing`,
+    );
+  }
+  let kubelet: string | undefined;
+  try {
+    kubelet = (await getConfigMap(client, KUBELET_CONFIG_CONFIGMAP)).data?.[KUBELET_CONFIG_KEY];
+  } catch (e) {
+    throw new KubeadmError(
+      `unable to fetch the kubeadm-config ConfigMap: failed to get component configs: could not download the kubelet configuration from ConfigMap ${
+        JSON.stringify(KUBELET_CONFIG_CONFIGMAP)
+      }: ${errorMessage(e)}`,
+      { cause: e },
+    );
+  }
+  if (kubelet === undefined) {
+    throw new KubeadmError(
+      `unable to fetch the kubeadm-config ConfigMap: failed to get component configs: unexpected error when reading ${KUBELET_CONFIG_CONFIGMAP} ConfigMap: ${KUBELET_CONFIG_KEY} key value pair missing`,
+    );
+  }
+  let kubeProxy: string | undefined;
+  try {
+    kubeProxy = (await getConfigMap(client, KUBE_PROXY_CONFIGMAP)).data?.[KUBE_PROXY_CONFIG_KEY];
+  } catch (e) {
+    if (!isNotFound(e) && !isForbidden(e)) {
+      throw new KubeadmError(
+        `unable to fetch the kubeadm-config ConfigMap: failed to get component configs: ${
+          errorMessage(e)
+        }`,
+        { cause: e },
+      );
+    }
+  }
+  return { clusterConfiguration, kubelet, kubeProxy };
+}
+
+/** Host facts defaulting needs (hostname, default address, systemd-resolved). */
+export interface NodeConfigHost {
+  hostname: string;
+  defaultAdvertiseAddress: string;
+  systemdResolvedActive?: boolean;
+}
+
+function documentOf(yaml: string, kind: string): Record<string, unknown> {
+  const docs = parseKubeYaml(yaml, kind);
+  const doc = docs.find((d) => (d.value as { kind?: string } | null)?.kind === kind) ?? docs[0];
+  if (!doc || typeof doc.value !== "object" || doc.value === null) {
+    throw new KubeadmError(`the ${kind} in the cluster is empty or not a mapping`);
+  }
+  return doc.value as Record<string, unknown>;
+}
+
+/**
+ * The init configuration of this node: the cluster's documents defaulted with this node's
+ * registration and endpoint. Throws when the cluster's configuration does not validate.
+ */
+export function nodeInitConfig(
+  docs: ClusterConfigDocuments,
+  join: ResolvedJoinConfig,
+  host: NodeConfigHost,
+  random: RandomSource,
+): ResolvedInitConfig {
+  const kubelet = documentOf(docs.kubelet, "KubeletConfiguration") as KubeletConfiguration;
+  const init = {
+    apiVersion: KUBEADM_API_VERSION,
+    kind: "InitConfiguration",
+    nodeRegistration: {
+      name: join.nodeRegistration.name,
+      criSocket: join.nodeRegistration.criSocket,
+      taints: join.nodeRegistration.taints,
+    },
+    ...(join.controlPlane ? { localAPIEndpoint: join.controlPlane.localAPIEndpoint } : {}),
+  };
+  const text = [
+    toKubeYaml(init),
+    docs.clusterConfiguration,
+    toKubeYaml(kubelet),
+    ...(docs.kubeProxy ? [docs.kubeProxy] : []),
+  ].map((d) => d.replace(/\n*$/, "\n")).join("---\n");
+  let config: ResolvedInitConfig;
+  try {
+    ({ config } = resolveInitConfig({
+      text,
+      source: "kubeadm-config",
+      strict: false,
+      host: {
+        hostname: join.nodeRegistration.name,
+        defaultAdvertiseAddress: join.controlPlane?.localAPIEndpoint.advertiseAddress ??
+          host.defaultAdvertiseAddress,
+        systemdResolvedActive: host.systemdResolvedActive,
+      },
+      random,
+    }));
+  } catch (e) {
+    throw new KubeadmError(
+      `unable to fetch the kubeadm-config ConfigMap: the cluster's configuration is invalid: ${
+        errorMessage(e)
+      }`,
+      { cause: e },
+    );
+  }
+  // This node's registration is the JoinConfiguration's, as upstream injects it.
+  config.init.nodeRegistration = {
+    ...join.nodeRegistration,
+    taints: join.nodeRegistration.taints,
+  } as ResolvedInitConfig["init"]["nodeRegistration"];
+  config.init.timeouts = { ...join.timeouts };
+  config.kubelet = kubelet;
+  return config;
+}

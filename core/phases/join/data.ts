@@ -1,0 +1,214 @@
+/**
+ * Everything a `join` phase may use (upstream's `JoinData`): the resolved JoinConfiguration,
+ * the node's files, output, and — computed once, on first use — the discovered TLS-bootstrap
+ * kubeconfig, the cluster's configuration for this node, and API clients.
+ *
+ * The outside world comes in through {@link JoinHost}: discovery transports, the service
+ * manager, plain HTTP health probes, file removal and directories, and the etcd client. Tests
+ * hand in fakes; the Deno CLI hands in `cli/join_runtime.ts`.
+ *
+ * @module
+ */
+import { KubeconfigFile } from "../../constants.ts";
+import type { ResolvedJoinConfig } from "../../config/join.ts";
+import type { ResolvedInitConfig } from "../../config/types.ts";
+import { DEFAULT_CLUSTER_NAME } from "../../constants.ts";
+import type { EtcdJoinConnect } from "../../etcd/client.ts";
+import { KubeadmError } from "../../errors.ts";
+import type { Clock, FileSystem, Printer, RandomSource } from "../../host/ports.ts";
+import { utf8 } from "../../host/ports.ts";
+import { KubeClient } from "../../kube/client.ts";
+import { connectionFromKubeconfig } from "../../kube/kubeconfig_connection.ts";
+import type { Sleep } from "../../kube/transport.ts";
+import type { TransportFactory } from "../../discovery/fetch.ts";
+import { type Kubeconfig, parseKubeconfig } from "../../kubeconfig/kubeconfig.ts";
+import type { HostFacts, InitData } from "../init/data.ts";
+import { fetchClusterConfigDocuments, nodeInitConfig } from "./cluster_config.ts";
+import { discoverCluster, type DiscoveryPorts, type JoinDiscovery } from "./discovery.ts";
+
+/** The machine, as the join phases reach it. */
+export interface JoinHost extends DiscoveryPorts {
+  /**
+   * Runs the preflight checks (root, node, and for control-plane joins the init-node checks and
+   * image pull); `controlPlaneConfig` gives the cluster's configuration for this node.
+   */
+  preflight(data: JoinData): Promise<void>;
+  /** Stops the kubelet service before its files change (best effort, prints its own notes). */
+  stopKubelet(): Promise<void>;
+  /** (Re)starts the kubelet service (best effort, prints its own notes). */
+  startKubelet(): Promise<void>;
+  /**
+   * GETs a URL and returns the HTTP status; rejects on transport failures. `insecure` skips
+   * TLS verification (component health endpoints, as upstream).
+   */
+  httpStatus(url: string, options: { insecure?: boolean; timeoutMs: number }): Promise<number>;
+  /** Removes a node file; a missing file is not an error. */
+  removeFile(path: string): Promise<void>;
+  /** Creates a node directory (and parents) with the mode. */
+  ensureDir(path: string, mode: number): Promise<void>;
+  /** An etcd client for endpoints, authenticated with the given PEM material. */
+  etcd(tls: { caPem: string; certPem: string; keyPem: string }): EtcdJoinConnect;
+  /**
+   * Transports of the API clients built from kubeconfigs (bootstrap, admin, kubelet);
+   * discovery's {@link DiscoveryPorts.transportFor} when absent.
+   */
+  clientTransportFor?: TransportFactory;
+}
+
+/** Input of every join phase. */
+export interface JoinData {
+  cfg: ResolvedJoinConfig;
+  /** The node's files (real, or a dry-run recording overlay). */
+  files: FileSystem;
+  out: Printer;
+  clock: Clock;
+  sleep: Sleep;
+  random: RandomSource;
+  /** Process start time (certificate validity). */
+  startTime: Date;
+  dryRun: boolean;
+  /** `/etc/kubernetes`. */
+  kubeconfigDir: string;
+  /** `/etc/kubernetes/manifests`. */
+  manifestDir: string;
+  /** `/var/lib/kubelet`. */
+  kubeletDir: string;
+  /** `--patches` (flag) or `patches.directory`. */
+  patchesDir?: string;
+  /** Host facts for manifests and kubelet flags. */
+  host: HostFacts & { systemdResolvedActive?: boolean; defaultAdvertiseAddress?: string };
+  ports: JoinHost;
+  /** The discovered TLS-bootstrap kubeconfig (discovery runs on first call). */
+  tlsBootstrapCfg(): Promise<Kubeconfig>;
+  /** The cluster's configuration for this node (fetched on first call). */
+  initCfg(): Promise<ResolvedInitConfig>;
+  /** A client with the TLS-bootstrap identity. */
+  bootstrapClient(): Promise<KubeClient>;
+  /** A client from this node's `admin.conf`. */
+  client(): Promise<KubeClient>;
+  /** A client from any kubeconfig (node paths resolved through `files`). */
+  clientFor(kubeconfig: Kubeconfig): Promise<KubeClient>;
+  /** The init-phase view of this join (for the reused certs/kubeconfig/manifest phases). */
+  initData(): Promise<InitData>;
+  /** Which phase paths this run executes (absent: all not skipped). */
+  willRun?: (phasePath: string) => boolean;
+}
+
+/** Inputs of {@link createJoinData}. */
+export interface JoinDataInput {
+  cfg: ResolvedJoinConfig;
+  files: FileSystem;
+  out: Printer;
+  clock: Clock;
+  sleep: Sleep;
+  random: RandomSource;
+  startTime?: Date;
+  dryRun: boolean;
+  kubeconfigDir: string;
+  manifestDir: string;
+  kubeletDir: string;
+  patchesDir?: string;
+  host: JoinData["host"];
+  ports: JoinHost;
+  /**
+   * A kubeconfig to use instead of discovery (upstream: an existing `admin.conf` on a
+   * control-plane node).
+   */
+  tlsBootstrapOverride?: Kubeconfig;
+}
+
+function once<T>(fn: () => Promise<T>): () => Promise<T> {
+  let p: Promise<T> | undefined;
+  return () => {
+    if (!p) {
+      p = fn();
+      p.catch(() => (p = undefined));
+    }
+    return p;
+  };
+}
+
+/** Renames the bootstrap kubeconfig's cluster to the cluster's name (as upstream does). */
+export function renameBootstrapCluster(config: Kubeconfig, clusterName: string): void {
+  const ctx = config.contexts.find((c) => c.name === config["current-context"]);
+  const entry = config.clusters.find((c) => c.name === ctx?.context.cluster);
+  if (!ctx || !entry || entry.name === clusterName) return;
+  config.clusters = [{ name: clusterName, cluster: entry.cluster }];
+  ctx.context = { ...ctx.context, cluster: clusterName };
+}
+
+/** Builds the {@link JoinData} of a run. */
+export function createJoinData(input: JoinDataInput): JoinData {
+  let discovery: JoinDiscovery | undefined;
+  const data: JoinData = {
+    cfg: input.cfg,
+    files: input.files,
+    out: input.out,
+    clock: input.clock,
+    sleep: input.sleep,
+    random: input.random,
+    startTime: input.startTime ?? input.clock.now(),
+    dryRun: input.dryRun,
+    kubeconfigDir: input.kubeconfigDir,
+    manifestDir: input.manifestDir,
+    kubeletDir: input.kubeletDir,
+    patchesDir: input.patchesDir,
+    host: input.host,
+    ports: input.ports,
+    tlsBootstrapCfg: once(async () => {
+      if (input.tlsBootstrapOverride) return input.tlsBootstrapOverride;
+      discovery = await discoverCluster(input.cfg, input.ports, input.out);
+      return discovery.tlsBootstrap;
+    }),
+    initCfg: once(async () => {
+      const tls = await data.tlsBootstrapCfg();
+      const client = await data.bootstrapClient();
+      const docs = await fetchClusterConfigDocuments(client, input.out);
+      const cfg = nodeInitConfig(docs, input.cfg, {
+        hostname: input.host.hostname,
+        defaultAdvertiseAddress: input.host.defaultAdvertiseAddress ?? "",
+        systemdResolvedActive: input.host.systemdResolvedActive,
+      }, input.random);
+      renameBootstrapCluster(tls, cfg.cluster.clusterName || DEFAULT_CLUSTER_NAME);
+      return cfg;
+    }),
+    bootstrapClient: once(async () => data.clientFor(await data.tlsBootstrapCfg())),
+    client: once(async () => {
+      const path = `${input.kubeconfigDir}/${KubeconfigFile.admin}`;
+      const raw = await input.files.read(path);
+      if (raw === undefined) {
+        throw new KubeadmError(
+          `[preflight] couldn't create Kubernetes client: open ${path}: no such file or directory`,
+        );
+      }
+      return await data.clientFor(parseKubeconfig(utf8(raw), path));
+    }),
+    async clientFor(kubeconfig) {
+      const params = await connectionFromKubeconfig(kubeconfig, { files: input.files });
+      return new KubeClient({
+        server: params.server,
+        transport: await (input.ports.clientTransportFor ?? input.ports.transportFor)(params),
+        clock: input.clock,
+        sleep: input.sleep,
+      });
+    },
+    initData: once(async () => {
+      const cfg = await data.initCfg();
+      const view: InitData = {
+        cfg,
+        files: input.files,
+        out: input.out,
+        clock: input.clock,
+        random: input.random,
+        startTime: data.startTime,
+        dryRun: input.dryRun,
+        kubeconfigDir: input.kubeconfigDir,
+        manifestDir: input.manifestDir,
+        patchesDir: input.patchesDir,
+        host: input.host,
+      };
+      return view;
+    }),
+  };
+  return data;
+}

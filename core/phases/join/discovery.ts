@@ -1,0 +1,145 @@
+/**
+ * Discovery for `kubeadm join` (upstream `discovery.For`): token discovery against the
+ * positional endpoint, or file / HTTPS discovery from `discovery.file.kubeConfigPath`, then
+ * the TLS-bootstrap kubeconfig (`bootstrap-kubelet.conf` content) built from what was learnt.
+ *
+ * The network and the discovery file come in through {@link DiscoveryPorts}. A discovery that
+ * did not pin the CA (`unsafeSkipCAVerification`) is reported with a loud warning.
+ *
+ * @module
+ */
+import { parseDuration } from "../../config/duration.ts";
+import type { ResolvedJoinConfig } from "../../config/join.ts";
+import {
+  clusterInfoFetcher,
+  clusterInfoFetcherWithKubeconfig,
+  type TransportFactory,
+} from "../../discovery/fetch.ts";
+import {
+  discoverWithFile,
+  fetchDiscoveryKubeconfig,
+  type FetchDiscoveryUrl,
+} from "../../discovery/file.ts";
+import { tlsBootstrapKubeconfigFor } from "../../discovery/tls_bootstrap.ts";
+import { discoverWithToken } from "../../discovery/token.ts";
+import { DiscoveryError, errorMessage } from "../../errors.ts";
+import type { Clock, FileReader, Printer } from "../../host/ports.ts";
+import type { Kubeconfig } from "../../kubeconfig/kubeconfig.ts";
+import type { Sleep } from "../../kube/transport.ts";
+import { utf8 } from "../../host/ports.ts";
+
+/** What discovery needs from the runtime. */
+export interface DiscoveryPorts {
+  /**
+   * Transports for discovery requests: anonymous; `insecureSkipTLSVerify` for the first
+   * token-discovery fetch; otherwise verifying the server against exactly `caPem`.
+   */
+  transportFor: TransportFactory;
+  /** Reads the discovery file and the files it refers to (the host's, not the node's). */
+  hostFiles: FileReader;
+  /** GETs an `https://` discovery URL with the host's trust store. */
+  fetchUrl: FetchDiscoveryUrl;
+  clock?: Clock;
+  sleep?: Sleep;
+}
+
+/** The warning printed when token discovery does not pin the CA. */
+export const UNSAFE_DISCOVERY_WARNING = [
+  "[discovery] WARNING: ************************************************************************",
+  "[discovery] WARNING: The cluster CA was NOT verified: --discovery-token-unsafe-skip-ca-verification",
+  "[discovery] WARNING: (unsafeSkipCAVerification) is set and no --discovery-token-ca-cert-hash was",
+  "[discovery] WARNING: given. Anyone who can intercept the connection to the API server endpoint and",
+  "[discovery] WARNING: knows the token can impersonate the control plane to this node. Pass",
+  "[discovery] WARNING: --discovery-token-ca-cert-hash sha256:<hash of the cluster CA public key>.",
+  "[discovery] WARNING: ************************************************************************",
+];
+
+/** What discovery settled on. */
+export interface JoinDiscovery {
+  /** The TLS-bootstrap kubeconfig (server, CA and bootstrap credentials). */
+  tlsBootstrap: Kubeconfig;
+  /** `token` or `file`. */
+  method: "token" | "file";
+  /** False for token discovery without CA pins. */
+  pinned: boolean;
+}
+
+function isHttpsURL(path: string): boolean {
+  return /^https:\/\//i.test(path);
+}
+
+/** Runs the configured discovery. Throws a {@link DiscoveryError}. */
+export async function discoverCluster(
+  cfg: ResolvedJoinConfig,
+  ports: DiscoveryPorts,
+  out: Printer,
+): Promise<JoinDiscovery> {
+  const timeoutMs = parseDuration(cfg.timeouts.discovery);
+  const d = cfg.discovery;
+  // Upstream logs discovery progress at -v=1 only.
+  const log = (_line: string) => {};
+  if (d.file?.kubeConfigPath) {
+    const path = d.file.kubeConfigPath;
+    let kubeconfig: Kubeconfig | string;
+    if (isHttpsURL(path)) {
+      try {
+        kubeconfig = await fetchDiscoveryKubeconfig(path, ports.fetchUrl);
+      } catch (e) {
+        throw new DiscoveryError(
+          `couldn't validate the identity of the API Server: ${errorMessage(e)}`,
+          {
+            cause: e,
+            hint: "check the discovery URL and that its certificate is trusted by this host",
+          },
+        );
+      }
+    } else {
+      const data = await ports.hostFiles.read(path);
+      if (data === undefined) {
+        throw new DiscoveryError(
+          `couldn't validate the identity of the API Server: open ${path}: no such file or directory`,
+          { field: "discovery.file.kubeConfigPath", value: path },
+        );
+      }
+      kubeconfig = utf8(data);
+    }
+    const result = await discoverWithFile({
+      kubeconfig,
+      files: ports.hostFiles,
+      fetchClusterInfo: clusterInfoFetcherWithKubeconfig(ports.transportFor),
+      clock: ports.clock,
+      sleep: ports.sleep,
+      timeoutMs,
+      log,
+      warn: (l) => out.warn(l),
+    });
+    return {
+      tlsBootstrap: tlsBootstrapKubeconfigFor(result.kubeconfig, d.tlsBootstrapToken) as Kubeconfig,
+      method: "file",
+      pinned: true,
+    };
+  }
+  if (d.bootstrapToken) {
+    const b = d.bootstrapToken;
+    const endpoint = b.apiServerEndpoint ?? "";
+    const result = await discoverWithToken({
+      token: b.token ?? "",
+      caCertHashes: b.caCertHashes ?? [],
+      fetchClusterInfo: clusterInfoFetcher(endpoint, ports.transportFor),
+      clock: ports.clock,
+      sleep: ports.sleep,
+      timeoutMs,
+      log,
+      endpoint,
+    });
+    if (!result.pinned) { for (const line of UNSAFE_DISCOVERY_WARNING) out.warn(line); }
+    return {
+      tlsBootstrap: tlsBootstrapKubeconfigFor(result.kubeconfig, d.tlsBootstrapToken) as Kubeconfig,
+      method: "token",
+      pinned: result.pinned,
+    };
+  }
+  throw new DiscoveryError(
+    "couldn't validate the identity of the API Server: couldn't find a valid discovery configuration",
+  );
+}

@@ -1,0 +1,162 @@
+// Stacked-etcd join decisions over a fake etcd: learner add (idempotent), initial cluster,
+// promotion only once the learner started, endpoints from the etcd mirror Pods.
+import assert from "node:assert/strict";
+import type { Pod } from "kubernetes-types/core/v1.d.ts";
+import {
+  addLearnerMember,
+  etcdEndpointsFromPods,
+  type EtcdJoinClient,
+  type EtcdMemberInfo,
+  EtcdRequestError,
+  etcdTiming,
+  initialClusterFor,
+  memberIdHex,
+  promoteLearner,
+  waitForClusterAvailable,
+} from "../../../core/etcd/mod.ts";
+import { FakeClock } from "../../support/fake_clock.ts";
+
+class FakeEtcd implements EtcdJoinClient {
+  endpoints = ["https://10.0.0.1:2379"];
+  members: EtcdMemberInfo[] = [{
+    id: "10276657743932975437",
+    name: "cp1",
+    peerURLs: ["https://10.0.0.1:2380"],
+    clientURLs: ["https://10.0.0.1:2379"],
+    isLearner: false,
+  }];
+  calls: string[] = [];
+  /** Fail the next N promote calls as etcd does while the learner catches up. */
+  promoteFailures = 0;
+  /** The learner "starts" after this many list calls. */
+  startsAfterLists = 0;
+  #lists = 0;
+
+  listMembers(): Promise<EtcdMemberInfo[]> {
+    this.calls.push("list");
+    if (++this.#lists > this.startsAfterLists) {
+      for (const m of this.members) if (m.isLearner && m.name === "") m.name = "cp2";
+    }
+    return Promise.resolve(structuredClone(this.members));
+  }
+  addMember(peerURLs: readonly string[], isLearner: boolean) {
+    this.calls.push(`add ${peerURLs.join(",")} learner=${isLearner}`);
+    const member = {
+      id: "42",
+      name: "",
+      peerURLs: [...peerURLs],
+      clientURLs: [],
+      isLearner,
+    };
+    this.members.push(member);
+    return Promise.resolve({ member, members: structuredClone(this.members) });
+  }
+  promoteMember(id: string) {
+    this.calls.push(`promote ${id}`);
+    if (this.promoteFailures-- > 0) {
+      return Promise.reject(
+        new EtcdRequestError(
+          "etcdserver: can only promote a learner member which is in sync with leader",
+          { grpcCode: 9 },
+        ),
+      );
+    }
+    for (const m of this.members) if (m.id === id) m.isLearner = false;
+    return Promise.resolve(structuredClone(this.members));
+  }
+  status() {
+    return Promise.resolve();
+  }
+}
+
+function timing() {
+  const clock = new FakeClock();
+  return { clock, t: etcdTiming({ clock, sleep: clock.sleep }) };
+}
+
+Deno.test("a new member is added as a learner; a retried join does not add it twice", async () => {
+  const etcd = new FakeEtcd();
+  const { t } = timing();
+  const initial = await addLearnerMember(etcd, "cp2", "https://10.0.0.2:2380", t);
+  assert.deepEqual(initial, [
+    { name: "cp1", peerURL: "https://10.0.0.1:2380" },
+    { name: "cp2", peerURL: "https://10.0.0.2:2380" },
+  ]);
+  assert.deepEqual(await addLearnerMember(etcd, "cp2", "https://10.0.0.2:2380", t), initial);
+  assert.deepEqual(etcd.calls.filter((c) => c.startsWith("add")), [
+    "add https://10.0.0.2:2380 learner=true",
+  ]);
+});
+
+Deno.test("unnamed members appear under their hex ID in the initial cluster", () => {
+  assert.equal(memberIdHex("10276657743932975437"), "8e9e05c52164694d");
+  assert.deepEqual(
+    initialClusterFor(
+      [
+        {
+          id: "10276657743932975437",
+          name: "",
+          peerURLs: ["https://a:2380"],
+          clientURLs: [],
+          isLearner: false,
+        },
+      ],
+      "cp3",
+      "https://c:2380",
+    ),
+    [{ name: "8e9e05c52164694d", peerURL: "https://a:2380" }, {
+      name: "cp3",
+      peerURL: "https://c:2380",
+    }],
+  );
+});
+
+Deno.test("promotion waits for the learner to start and retries until it is in sync", async () => {
+  const etcd = new FakeEtcd();
+  const { clock, t } = timing();
+  await addLearnerMember(etcd, "cp2", "https://10.0.0.2:2380", t);
+  etcd.startsAfterLists = 4;
+  etcd.promoteFailures = 3;
+  await promoteLearner(etcd, "42", t);
+  assert.equal(etcd.members.find((m) => m.id === "42")!.isLearner, false);
+  assert.equal(etcd.calls.filter((c) => c === "promote 42").length, 4);
+  assert.ok(clock.sleeps.every((s) => s === 500));
+  // Already a voter: nothing to do.
+  etcd.calls = [];
+  await promoteLearner(etcd, "42", t);
+  assert.deepEqual(etcd.calls, ["list"]);
+});
+
+Deno.test("a learner that never starts fails after the etcd API timeout", async () => {
+  const etcd = new FakeEtcd();
+  const { t } = timing();
+  await addLearnerMember(etcd, "cp2", "https://10.0.0.2:2380", t);
+  etcd.startsAfterLists = Infinity;
+  await assert.rejects(() => promoteLearner(etcd, "42", t), /the etcd member 2a is not started/);
+});
+
+Deno.test("cluster availability: retries, then a timeout error", async () => {
+  const etcd = new FakeEtcd();
+  const { t } = timing();
+  let fails = 3;
+  etcd.status = () => fails-- > 0 ? Promise.reject(new Error("unavailable")) : Promise.resolve();
+  await waitForClusterAvailable(etcd, t, 8, 5000);
+  etcd.status = () => Promise.reject(new Error("unavailable"));
+  await assert.rejects(
+    () => waitForClusterAvailable(etcd, t, 2, 5000),
+    /timeout waiting for etcd cluster to be available: unavailable/,
+  );
+});
+
+Deno.test("etcd endpoints come from the mirror Pods' annotation", () => {
+  const pod = (url?: string): Pod => ({
+    metadata: {
+      name: "etcd-x",
+      annotations: url ? { "kubeadm.kubernetes.io/etcd.advertise-client-urls": url } : {},
+    },
+  });
+  assert.deepEqual(etcdEndpointsFromPods([pod("https://10.0.0.1:2379"), pod()]), {
+    endpoints: ["https://10.0.0.1:2379"],
+    total: 2,
+  });
+});
