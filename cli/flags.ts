@@ -29,3 +29,21 @@ export function normaliseBoolFlags(argv: string[], boolFlags: ReadonlySet<string
     return on ? `--${m[1]}` : `--no-${m[1]}`;
   });
 }
+
+/** The `-o, --output` flag of the `preflight` phases (a JSON report of every check). */
+export const PREFLIGHT_OUTPUT_FLAG = {
+  flags: "-o, --output <format>",
+  description: "Output format: text or json (a report of every check).",
+} as const;
+
+/** Checks a preflight `--output` value (`text` when absent). */
+export async function parsePreflightOutput(value: string | undefined): Promise<"text" | "json"> {
+  const output = value ?? "text";
+  if (output === "text" || output === "json") return output;
+  const { FlagError } = await import("../core/errors.ts");
+  throw new FlagError(`invalid output format ${JSON.stringify(output)}`, {
+    field: "--output",
+    value: output,
+    hint: "use text or json",
+  });
+}

@@ -25,7 +25,7 @@ import { createKubeletService } from "../runtime/host/kubelet_service.ts";
 import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
 import { detectDefaultAddress, readHostFacts } from "../runtime/host/facts.ts";
 import { canWrite, envGet } from "../runtime/host/env.ts";
-import type { InitFlags } from "./commands/init.ts";
+import type { InitCommandDeps, InitFlags } from "./commands/init.ts";
 
 /** A prepared init run. */
 export interface InitContext {
@@ -63,7 +63,10 @@ export async function prepareInit(
   flags: InitFlags,
   setFlags: string[],
   out: Printer,
+  deps: Pick<InitCommandDeps, "preflightHost"> = {},
 ): Promise<InitContext> {
+  const { parsePreflightOutput } = await import("./flags.ts");
+  const preflightOutput = await parsePreflightOutput(flags.output);
   const { resolveInitConfig } = await import("../core/config/resolve.ts");
   const { validateMixedArguments } = await import("../core/config/mixed_flags.ts");
   const { parseFeatureGates } = await import("../core/config/features.ts");
@@ -140,7 +143,9 @@ export async function prepareInit(
       sleep: realSleep,
       apiCallTimeoutMs: apiCallTimeout(config.init.timeouts.kubernetesAPICall),
     }),
-    preflightHost: new DenoPreflightHost({ root: flags.rootfs ?? "/" }),
+    preflightHost: deps.preflightHost?.(flags.rootfs ?? "/") ??
+      new DenoPreflightHost({ root: flags.rootfs ?? "/" }),
+    preflightOutput,
     kubelet: dryRun ? undefined : createKubeletService({ out, rootfs: flags.rootfs }),
     skipTokenPrint: flags.skipTokenPrint ?? false,
     skipCertificateKeyPrint: flags.skipCertificateKeyPrint ?? false,

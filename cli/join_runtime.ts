@@ -23,12 +23,13 @@ import type { ConnectionParams } from "../core/kube/transport.ts";
 import { realSleep } from "../core/kube/transport.ts";
 import type { JoinFlagOverrides } from "../core/config/join.ts";
 import type { JoinData, JoinHost } from "../core/phases/join/data.ts";
+import type { PreflightHost } from "../core/preflight/host.ts";
 import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
 import { detectDefaultAddress, readHostFacts } from "../runtime/host/facts.ts";
 import { canWrite, envGet } from "../runtime/host/env.ts";
 import { createNodeHttpsTransport } from "../runtime/kube/node_https_transport.ts";
 import { createDenoTransport } from "../runtime/kube/transport.ts";
-import { EtcdGatewayClient } from "../runtime/etcd/gateway_client.ts";
+import { EtcdGatewayClient } from "../runtime/etcd/client.ts";
 
 /** A prepared join run. */
 export interface JoinContext {
@@ -47,6 +48,12 @@ export interface PrepareJoinOptions {
    * as file discovery, as upstream does.
    */
   hasDiscoveryFlags: boolean;
+  /** `join phase preflight -o` (default text). */
+  preflightOutput?: "text" | "json";
+  /** The machine the preflight checks inspect (default: the Deno host under `--rootfs`). */
+  preflightHost?: (rootfs: string) => PreflightHost;
+  /** Replaces some of the ports (tests: discovery transports). */
+  ports?: Partial<JoinHost>;
 }
 
 async function readConfigFile(path: string): Promise<string> {
@@ -200,7 +207,10 @@ export async function prepareJoin(
     sleep: realSleep,
     async preflight(d) {
       const { runJoinPreflight } = await import("../core/preflight/join.ts");
-      const { DenoPreflightHost } = await import("../runtime/host/preflight_host.ts");
+      const host = options.preflightHost?.(rootfs) ??
+        new (await import("../runtime/host/preflight_host.ts")).DenoPreflightHost({
+          root: rootfs,
+        });
       await runJoinPreflight(
         {
           nodeName: d.cfg.nodeRegistration.name,
@@ -212,10 +222,11 @@ export async function prepareJoin(
           certificateKey: d.cfg.controlPlane?.certificateKey,
           dryRun: d.dryRun,
         },
-        new DenoPreflightHost({ root: rootfs }),
+        host,
         {
           ignore: d.cfg.nodeRegistration.ignorePreflightErrors,
           out: d.out,
+          output: d.preflightOutput,
           controlPlaneConfig: () => d.initCfg(),
         },
       );
@@ -234,6 +245,7 @@ export async function prepareJoin(
       await Deno.mkdir(underRoot(rootfs, path), { recursive: true, mode });
     },
     etcd: (tls) => (endpoints) => new EtcdGatewayClient(endpoints, tls),
+    ...options.ports,
   };
   const data = createJoinData({
     cfg: config,
@@ -254,6 +266,7 @@ export async function prepareJoin(
       systemdResolvedActive: fileExists("/run/systemd/resolve/resolv.conf"),
     },
     ports,
+    preflightOutput: options.preflightOutput,
     tlsBootstrapOverride,
   });
   return { data, host, recording };

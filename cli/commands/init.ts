@@ -4,9 +4,11 @@
  * @module
  */
 import type { Command } from "commander";
-import { collectList } from "../flags.ts";
+import { collectList, PREFLIGHT_OUTPUT_FLAG } from "../flags.ts";
 import { consolePrinter, stdout } from "../output.ts";
+import type { Printer } from "../../core/host/ports.ts";
 import type { InitData } from "../../core/phases/init/data.ts";
+import type { PreflightHost } from "../../core/preflight/host.ts";
 import type { Phase } from "../../core/workflow/phase.ts";
 import { initWorkflow } from "../../core/phases/init/workflow.ts";
 
@@ -52,6 +54,16 @@ export interface InitFlags {
   tokenTtl?: string;
   uploadCerts?: boolean;
   rootfs?: string;
+  /** `init phase preflight -o`. */
+  output?: string;
+}
+
+/** What a test can hand to {@link registerInit} instead of this machine. */
+export interface InitCommandDeps {
+  /** Progress and warnings (default: the process's stdout and stderr). */
+  out?: Printer;
+  /** The machine the preflight checks inspect (default: the Deno host under `--rootfs`). */
+  preflightHost?: (rootfs: string) => PreflightHost;
 }
 
 /** Adds upstream's init flags to a command. */
@@ -156,12 +168,13 @@ function setFlagNames(cmd: Command): string[] {
   const names: string[] = [];
   for (const opt of cmd.options) {
     const key = opt.attributeName();
+    if (key === "output") continue; // not a configuration value
     if (cmd.getOptionValueSource(key) === "cli") names.push(opt.long!.replace(/^--(no-)?/, ""));
   }
   return names;
 }
 
-async function runInit(cmd: Command, only?: string): Promise<void> {
+async function runInit(cmd: Command, deps: InitCommandDeps, only?: string): Promise<void> {
   const { prepareInit, finishInit } = await import("../init_runtime.ts");
   const { phaseSelector, runWorkflow, resolveSkipPhases } = await import(
     "../../core/workflow/runner.ts"
@@ -169,7 +182,8 @@ async function runInit(cmd: Command, only?: string): Promise<void> {
   const flags = flagsOf(cmd);
   const workflow = initWorkflow();
   const skip = only ? [] : resolveSkipPhases(workflow, flags.skipPhases ?? []);
-  const ctx = await prepareInit(flags, setFlagNames(cmd), consolePrinter);
+  const out = deps.out ?? consolePrinter;
+  const ctx = await prepareInit(flags, setFlagNames(cmd), out, deps);
   const effectiveSkip = only
     ? []
     : skip.length > 0
@@ -178,7 +192,7 @@ async function runInit(cmd: Command, only?: string): Promise<void> {
   const runOpts = { skip: effectiveSkip, only };
   ctx.data.willRun = phaseSelector(workflow, runOpts);
   if (!only) {
-    consolePrinter.info(
+    out.info(
       `[init] Using Kubernetes version: ${ctx.data.cfg.cluster.kubernetesVersion}`,
     );
   }
@@ -187,17 +201,22 @@ async function runInit(cmd: Command, only?: string): Promise<void> {
   } finally {
     ctx.data.cluster?.close();
   }
-  await finishInit(ctx, consolePrinter);
+  await finishInit(ctx, out);
 }
 
-function addPhaseCommands(parent: Command, phases: readonly Phase<InitData>[], prefix: string) {
+function addPhaseCommands(
+  parent: Command,
+  phases: readonly Phase<InitData>[],
+  prefix: string,
+  deps: InitCommandDeps,
+) {
   for (const phase of phases) {
     const path = prefix ? `${prefix}/${phase.name}` : phase.name;
     const cmd = parent.command(phase.name).description(phase.short);
     for (const alias of phase.aliases ?? []) cmd.alias(alias);
     if (phase.long) cmd.summary(phase.short).description(phase.long);
     if (phase.phases && phase.phases.length > 0) {
-      addPhaseCommands(cmd, phase.phases, path);
+      addPhaseCommands(cmd, phase.phases, path, deps);
       if (!phase.run) {
         cmd.action(() => {
           stdout(
@@ -208,20 +227,24 @@ function addPhaseCommands(parent: Command, phases: readonly Phase<InitData>[], p
         continue;
       }
     }
-    addInitFlags(cmd).action(async (_opts: unknown, c: Command) => await runInit(c, path));
+    addInitFlags(cmd);
+    if (path === "preflight") {
+      cmd.option(PREFLIGHT_OUTPUT_FLAG.flags, PREFLIGHT_OUTPUT_FLAG.description);
+    }
+    cmd.action(async (_opts: unknown, c: Command) => await runInit(c, deps, path));
   }
 }
 
 /** Registers `init` and its generated `init phase …` tree. */
-export function registerInit(program: Command): void {
+export function registerInit(program: Command, deps: InitCommandDeps = {}): void {
   const init = addInitFlags(
     program.command("init").description(
       "Run this command in order to set up the Kubernetes control plane",
     ),
-  ).action(async (_opts: unknown, c: Command) => await runInit(c));
+  ).action(async (_opts: unknown, c: Command) => await runInit(c, deps));
   const phase = init.command("phase").description(
     "Use this command to invoke single phase of the init workflow",
   );
   // The workflow module only declares phases; implementations load lazily when a phase runs.
-  addPhaseCommands(phase, initWorkflow().phases, "");
+  addPhaseCommands(phase, initWorkflow().phases, "", deps);
 }

@@ -5,9 +5,11 @@
  * @module
  */
 import type { Command } from "commander";
-import { collectList } from "../flags.ts";
+import { collectList, PREFLIGHT_OUTPUT_FLAG } from "../flags.ts";
 import { consolePrinter, stdout } from "../output.ts";
-import type { JoinData } from "../../core/phases/join/data.ts";
+import type { Printer } from "../../core/host/ports.ts";
+import type { JoinData, JoinHost } from "../../core/phases/join/data.ts";
+import type { PreflightHost } from "../../core/preflight/host.ts";
 import type { Phase } from "../../core/workflow/phase.ts";
 import { DISCOVERY_FLAG_NAMES, joinWorkflow } from "../../core/phases/join/workflow.ts";
 
@@ -79,6 +81,18 @@ export interface JoinFlags {
   tlsBootstrapToken?: string;
   token?: string;
   rootfs?: string;
+  /** `join phase preflight -o`. */
+  output?: string;
+}
+
+/** What a test can hand to {@link registerJoin} instead of this machine and network. */
+export interface JoinCommandDeps {
+  /** Progress and warnings (default: the process's stdout and stderr). */
+  out?: Printer;
+  /** The machine the preflight checks inspect (default: the Deno host under `--rootfs`). */
+  preflightHost?: (rootfs: string) => PreflightHost;
+  /** Replaces some of the join phases' ports (e.g. discovery transports). */
+  ports?: Partial<JoinHost>;
 }
 
 type FlagAdder = (cmd: Command) => Command;
@@ -183,6 +197,7 @@ function flagsOf(cmd: Command): JoinFlags {
 function setFlagNames(cmd: Command): string[] {
   const names: string[] = [];
   for (const opt of cmd.options) {
+    if (opt.attributeName() === "output") continue; // not a configuration value
     if (cmd.getOptionValueSource(opt.attributeName()) === "cli") {
       names.push(opt.long!.replace(/^--(no-)?/, ""));
     }
@@ -197,12 +212,15 @@ function hasDiscoveryFlags(cmd: Command): boolean {
 async function runJoin(
   cmd: Command,
   endpoint: string | undefined,
+  deps: JoinCommandDeps,
   only?: string,
 ): Promise<void> {
   const { prepareJoin, finishJoin } = await import("../join_runtime.ts");
   const { phaseSelector, runWorkflow, resolveSkipPhases } = await import(
     "../../core/workflow/runner.ts"
   );
+  const { parsePreflightOutput } = await import("../flags.ts");
+  const out = deps.out ?? consolePrinter;
   const f = flagsOf(cmd);
   const workflow = joinWorkflow();
   const skip = only ? [] : resolveSkipPhases(workflow, f.skipPhases ?? []);
@@ -243,8 +261,14 @@ async function runJoin(
       patchesDir: f.patches,
       dryRun: f.dryRun,
     },
-    { setFlags: setFlagNames(cmd), hasDiscoveryFlags: hasDiscoveryFlags(cmd) },
-    consolePrinter,
+    {
+      setFlags: setFlagNames(cmd),
+      hasDiscoveryFlags: hasDiscoveryFlags(cmd),
+      preflightOutput: await parsePreflightOutput(f.output),
+      preflightHost: deps.preflightHost,
+      ports: deps.ports,
+    },
+    out,
   );
   const effectiveSkip = only
     ? []
@@ -254,16 +278,16 @@ async function runJoin(
   const runOpts = { skip: effectiveSkip, only };
   ctx.data.willRun = phaseSelector(workflow, runOpts);
   await runWorkflow(workflow, ctx.data, runOpts);
-  await finishJoin(ctx, consolePrinter);
+  await finishJoin(ctx, out);
   if (only) return;
   const { joinControlPlaneDoneMessage, joinWorkerDoneMessage } = await import(
     "../../core/phases/join/messages.ts"
   );
   if (ctx.data.cfg.controlPlane) {
     const cfg = await ctx.data.initCfg();
-    stdout(joinControlPlaneDoneMessage(cfg.cluster.etcd.external === undefined));
+    out.info(joinControlPlaneDoneMessage(cfg.cluster.etcd.external === undefined));
   } else {
-    stdout(joinWorkerDoneMessage());
+    out.info(joinWorkerDoneMessage());
   }
 }
 
@@ -271,6 +295,7 @@ function addPhaseCommands(
   parent: Command,
   phases: readonly Phase<JoinData>[],
   prefix: string,
+  deps: JoinCommandDeps,
 ): void {
   for (const phase of phases) {
     const path = prefix ? `${prefix}/${phase.name}` : phase.name;
@@ -278,7 +303,7 @@ function addPhaseCommands(
     const cmd = parent.command(phase.name, { hidden: phase.hidden }).description(phase.short);
     if (phase.long) cmd.summary(phase.short).description(phase.long);
     if (phase.phases && phase.phases.length > 0) {
-      addPhaseCommands(cmd, phase.phases, path);
+      addPhaseCommands(cmd, phase.phases, path, deps);
       if (!phase.run) {
         cmd.action(() => {
           stdout(
@@ -292,20 +317,20 @@ function addPhaseCommands(
     const takesEndpoint = phase.argsUsage !== undefined ||
       (phase.flags ?? []).some((f) => DISCOVERY_FLAG_NAMES.includes(f) && f !== "config");
     if (takesEndpoint) cmd.argument("[api-server-endpoint]");
-    addJoinFlags(cmd, phase.flags ?? []).action(async (...args: unknown[]) => {
+    addJoinFlags(cmd, phase.flags ?? []);
+    if (path === "preflight") {
+      cmd.option(PREFLIGHT_OUTPUT_FLAG.flags, PREFLIGHT_OUTPUT_FLAG.description);
+    }
+    cmd.action(async (...args: unknown[]) => {
       const c = args[args.length - 1] as Command;
       const endpoint = takesEndpoint ? args[0] as string | undefined : undefined;
-      await runJoin(c, endpoint, path);
+      await runJoin(c, endpoint, deps, path);
     });
   }
 }
 
-/**
- * Registers `join [api-server-endpoint]` and its generated `join phase …` tree. A `join` or
- * `join phase` command registered earlier (e.g. by `registerJoinPreflight`) is completed, and
- * phase commands that already exist are kept.
- */
-export function registerJoin(program: Command): void {
+/** Registers `join [api-server-endpoint]` and its generated `join phase …` tree. */
+export function registerJoin(program: Command, deps: JoinCommandDeps = {}): void {
   let join = program.commands.find((c) => c.name() === "join");
   if (!join) join = program.command("join");
   join.summary("Run this on any machine you wish to join an existing cluster")
@@ -313,7 +338,7 @@ export function registerJoin(program: Command): void {
     .argument("[api-server-endpoint]");
   addJoinFlags(join).option("--skip-phases <phases>", "List of phases to be skipped", collectList)
     .action(async (endpoint: string | undefined, _opts: unknown, c: Command) =>
-      await runJoin(c, endpoint)
+      await runJoin(c, endpoint, deps)
     );
   let phase = join.commands.find((c) => c.name() === "phase");
   if (!phase) {
@@ -321,5 +346,5 @@ export function registerJoin(program: Command): void {
       'Use this command to invoke single phase of the "join" workflow',
     );
   }
-  addPhaseCommands(phase, joinWorkflow().phases, "");
+  addPhaseCommands(phase, joinWorkflow().phases, "", deps);
 }

@@ -9,7 +9,7 @@
 import type { Deployment } from "kubernetes-types/apps/v1.d.ts";
 import type { ConfigMap, Service, ServiceAccount } from "kubernetes-types/core/v1.d.ts";
 import type { ClusterRole, ClusterRoleBinding } from "kubernetes-types/rbac/v1.d.ts";
-import { clusterDNSIP } from "../config/addresses.ts";
+import { clusterDNSIPOrUndefined } from "../net/service_ip.ts";
 import type { ClusterConfiguration } from "../config/types.ts";
 import { CONTROL_PLANE_LABEL, COREDNS_VERSION, DEFAULT_IMAGE_REPOSITORY } from "../constants.ts";
 import { KubeadmError } from "../errors.ts";
@@ -45,7 +45,7 @@ export function coreDNSImage(cluster: ClusterConfiguration): string {
 
 /** The cluster DNS Service IP: the 10th address of the first service CIDR. */
 export function dnsServiceIP(serviceSubnet: string): string {
-  const ip = clusterDNSIP(serviceSubnet);
+  const ip = clusterDNSIPOrUndefined(serviceSubnet);
   if (!ip) {
     throw new KubeadmError(
       `unable to get the tenth IP address from service subnet CIDR ${serviceSubnet}`,

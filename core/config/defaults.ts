@@ -28,14 +28,8 @@ import {
 import { ConfigError } from "../errors.ts";
 import type { RandomSource } from "../host/ports.ts";
 import { DEFAULT_TOKEN_TTL, DEFAULT_TOKEN_USAGES, generateToken } from "../bootstraptoken/token.ts";
-import {
-  formatIP,
-  isLoopback,
-  isUnspecified,
-  joinHostPort,
-  parseHostPort,
-  parseIP,
-} from "./addresses.ts";
+import { formatIP, isLoopbackIP, isUnspecifiedIP, parseIP } from "../net/ip.ts";
+import { joinHostPort, parseHostPort } from "../net/host_port.ts";
 import { clone } from "./component_merge.ts";
 import { formatDuration, isDuration, normalizeDuration } from "./duration.ts";
 import type {
@@ -285,7 +279,7 @@ export function resolveAdvertiseAddress(given: string, host: InitHostFacts): str
       { field: "localAPIEndpoint.advertiseAddress", value: given },
     );
   }
-  if (ip && isLoopback(ip)) {
+  if (ip && isLoopbackIP(ip)) {
     if (host.loopbackAdvertiseAddress) return host.loopbackAdvertiseAddress;
     throw new ConfigError("unable to resolve link-local addresses", {
       field: "localAPIEndpoint.advertiseAddress",
@@ -293,7 +287,7 @@ export function resolveAdvertiseAddress(given: string, host: InitHostFacts): str
       hint: "no global unicast address was found on the loopback interface",
     });
   }
-  if (ip && !isUnspecified(ip)) return formatIP(ip);
+  if (ip && !isUnspecifiedIP(ip)) return formatIP(ip);
   const detected = parseIP(host.defaultAdvertiseAddress);
   if (!detected) {
     throw new ConfigError(

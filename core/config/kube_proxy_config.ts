@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { isIPv4Like, parseIP } from "./addresses.ts";
+import { parseIP } from "../net/ip.ts";
 import {
   type JsonObject,
   normalizeDurations,
@@ -122,7 +122,8 @@ export interface KubeProxyDefaultsInput {
 /** The bind address kubeadm recommends for an advertise address. */
 export function kubeProxyBindAddress(advertiseAddress: string | undefined): string {
   const ip = advertiseAddress ? parseIP(advertiseAddress) : undefined;
-  return ip && isIPv4Like(ip) ? KUBE_PROXY_BIND_ADDRESS_V4 : KUBE_PROXY_BIND_ADDRESS_V6;
+  // IPv4-mapped IPv6 addresses parse to 4 bytes (Go: `To4() != nil`).
+  return ip && ip.length === 4 ? KUBE_PROXY_BIND_ADDRESS_V4 : KUBE_PROXY_BIND_ADDRESS_V6;
 }
 
 /**

@@ -16,7 +16,7 @@ import {
   KUBELET_HEALTHZ_PORT,
   MANIFESTS_DIR,
 } from "../constants.ts";
-import { clusterDNSIP } from "./addresses.ts";
+import { clusterDNSIPOrUndefined } from "../net/service_ip.ts";
 import {
   getPath,
   type JsonObject,
@@ -125,7 +125,7 @@ export function defaultKubeletConfiguration(
   if (!staticPodPath) cfg.staticPodPath = MANIFESTS_DIR;
   else if (staticPodPath !== MANIFESTS_DIR) warn("staticPodPath", MANIFESTS_DIR, staticPodPath);
 
-  const dnsIP = clusterDNSIP(input.serviceSubnet ?? DEFAULT_SERVICE_SUBNET) ??
+  const dnsIP = clusterDNSIPOrUndefined(input.serviceSubnet ?? DEFAULT_SERVICE_SUBNET) ??
     DEFAULT_CLUSTER_DNS_IP;
   const clusterDNS = cfg.clusterDNS;
   if (clusterDNS === undefined || clusterDNS === null) cfg.clusterDNS = [dnsIP];

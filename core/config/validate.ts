@@ -29,15 +29,15 @@ import {
   cidrContains,
   formatCIDR,
   isDualStack,
-  isIP,
   parseCIDR,
   parseCIDRList,
-  parseHostPort,
   rangeSize,
-} from "./addresses.ts";
+} from "../net/cidr.ts";
+import { isIP } from "../net/ip.ts";
+import { parseHostPort } from "../net/host_port.ts";
+import { dns1123SubdomainErrors, wildcardDNS1123SubdomainErrors } from "../net/dns_name.ts";
 import { parseDuration, parseDurationNs } from "./duration.ts";
 import { INIT_FEATURE_GATES, isKnownFeature } from "./features.ts";
-import { isDNS1123Subdomain, isWildcardDNS1123Subdomain } from "./names.ts";
 import type {
   Arg,
   BootstrapToken,
@@ -208,7 +208,9 @@ export function validateNodeRegistration(
       ),
     );
   } else {
-    for (const msg of isDNS1123Subdomain(nr.name)) errs.push(invalid(`${path}.name`, nr.name, msg));
+    for (const msg of dns1123SubdomainErrors(nr.name)) {
+      errs.push(invalid(`${path}.name`, nr.name, msg));
+    }
   }
   errs.push(...validateSocketPath(nr.criSocket ?? "", `${path}.criSocket`));
   errs.push(...validateExtraArgs(nr.kubeletExtraArgs, `${path}.kubeletExtraArgs`));
@@ -254,7 +256,7 @@ export function validateTaints(taints: readonly Taint[], path: string): FieldErr
       const slash = key.lastIndexOf("/");
       const prefix = slash >= 0 ? key.slice(0, slash) : "";
       const name = slash >= 0 ? key.slice(slash + 1) : key;
-      const bad = (slash >= 0 && isDNS1123Subdomain(prefix).length > 0) || name.length > 63 ||
+      const bad = (slash >= 0 && dns1123SubdomainErrors(prefix).length > 0) || name.length > 63 ||
         !QUALIFIED_NAME_RE.test(name);
       if (bad) {
         errs.push(
@@ -370,7 +372,8 @@ export function validateIPNetList(text: string, minAddresses: number, path: stri
   warnings: string[];
   cidrs?: CIDR[];
 } {
-  const cidrs = parseCIDRList(text);
+  // Go's ParseCIDRs does not trim: " fd00::/108" is invalid.
+  const cidrs = /\s/.test(text) ? undefined : parseCIDRList(text);
   if (!cidrs) return { errors: [invalid(path, text, "couldn't parse subnet")], warnings: [] };
   const errors: FieldError[] = [];
   const warnings: string[] = [];
@@ -391,7 +394,7 @@ export function validateIPNetList(text: string, minAddresses: number, path: stri
       );
     }
     if (
-      c.family === 6 && (cidrContains(SITE_LOCAL, c.network) || cidrContains(c, SITE_LOCAL.network))
+      c.bits === 128 && (cidrContains(SITE_LOCAL, c.ip) || cidrContains(c, SITE_LOCAL.ip))
     ) {
       warnings.push(
         `the subnet ${
@@ -420,7 +423,7 @@ export function validateNetworking(
   const warnings: string[] = [];
   const net = cluster.networking ?? {};
   const domain = net.dnsDomain ?? "";
-  for (const msg of isDNS1123Subdomain(domain)) {
+  for (const msg of dns1123SubdomainErrors(domain)) {
     errors.push(invalid(`${path}.dnsDomain`, domain, msg));
   }
 
@@ -433,7 +436,7 @@ export function validateNetworking(
     errors.push(...r.errors);
     warnings.push(...r.warnings);
     for (const c of r.cidrs ?? []) {
-      const bits = c.family === 4 ? 32 : 128;
+      const bits = c.bits;
       if (bits - c.prefix > MAX_BITS_FOR_SERVICE_SUBNET) {
         errors.push(
           invalid(
@@ -454,9 +457,9 @@ export function validateNetworking(
     const cmArgs = cluster.controllerManager?.extraArgs;
     if (argValue(cmArgs, "allocate-node-cidrs") !== "false") {
       for (const c of r.cidrs ?? []) {
-        const argName = c.family === 6 ? "node-cidr-mask-size-ipv6" : "node-cidr-mask-size-ipv4";
+        const argName = c.bits === 128 ? "node-cidr-mask-size-ipv6" : "node-cidr-mask-size-ipv4";
         const given = argValue(cmArgs, argName);
-        let nodeMask = c.family === 6 ? 64 : 24;
+        let nodeMask = c.bits === 128 ? 64 : 24;
         if (given !== undefined && given !== "") {
           if (!/^[+-]?\d+$/.test(given)) {
             errors.push(
@@ -497,9 +500,9 @@ export function validateNetworking(
 export function validateCertSANs(sans: readonly string[] | undefined, path: string): FieldError[] {
   const errs: FieldError[] = [];
   for (const san of sans ?? []) {
-    const e1 = isDNS1123Subdomain(san);
+    const e1 = dns1123SubdomainErrors(san);
     if (e1.length === 0) continue;
-    const e2 = isWildcardDNS1123Subdomain(san);
+    const e2 = wildcardDNS1123SubdomainErrors(san);
     if (e2.length === 0 || isIP(san)) continue;
     errs.push(
       invalid(

@@ -28,8 +28,9 @@ export class EtcdRequestError extends Error {
   readonly unreachable: boolean;
 
   constructor(message: string, options: { grpcCode?: number; unreachable?: boolean } = {}) {
+    // `name` stays "Error" (String(e) is "Error: <message>", as for any other failure);
+    // `instanceof EtcdRequestError` tells these apart.
     super(message);
-    this.name = "EtcdRequestError";
     this.grpcCode = options.grpcCode;
     this.unreachable = options.unreachable ?? false;
   }

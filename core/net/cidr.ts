@@ -119,3 +119,20 @@ export function cidrNthAddress(c: CIDR | string, n: number | bigint): string {
   }
   return formatIP(fromBigInt(toBigInt(cidr.ip) + index, cidr.ip.length));
 }
+
+/**
+ * Number of addresses in a CIDR with `netutils.RangeSize`'s special cases: 0 for /0–/1 (IPv4)
+ * and /0–/1 (IPv6) ranges, capped at 2^63-1.
+ */
+export function rangeSize(c: CIDR | string): bigint {
+  const cidr = asCIDR(c);
+  const hostBits = cidr.bits - cidr.prefix;
+  if ((cidr.bits === 32 && hostBits >= 31) || (cidr.bits === 128 && hostBits >= 127)) return 0n;
+  if (hostBits >= 63) return (1n << 63n) - 1n;
+  return 1n << BigInt(hostBits);
+}
+
+/** Whether exactly one IPv4 and one IPv6 CIDR are given (`netutils.IsDualStackCIDRs`). */
+export function isDualStack(cidrs: readonly CIDR[]): boolean {
+  return cidrs.length === 2 && cidrs[0].bits !== cidrs[1].bits;
+}

@@ -20,3 +20,61 @@ export function isDNS1123Subdomain(s: string): boolean {
 export function isWildcardDNS1123Subdomain(s: string): boolean {
   return s.length <= DNS1123_SUBDOMAIN_MAX_LENGTH && WILDCARD_RE.test(s);
 }
+
+const DNS1123_SUBDOMAIN = `${LABEL}(\\.${LABEL})*`;
+const LABEL_RE = new RegExp(`^${LABEL}$`);
+
+/** Maximum length of a DNS-1123 label. */
+export const DNS1123_LABEL_MAX_LENGTH = 63;
+
+/**
+ * Problems with `value` as a lowercase RFC 1123 subdomain (`example.com`), in upstream's words
+ * (`validation.IsDNS1123Subdomain`); empty when valid.
+ */
+export function dns1123SubdomainErrors(value: string): string[] {
+  const errs: string[] = [];
+  if (value.length > DNS1123_SUBDOMAIN_MAX_LENGTH) {
+    errs.push(`must be no more than ${DNS1123_SUBDOMAIN_MAX_LENGTH} characters`);
+  }
+  if (!SUBDOMAIN_RE.test(value)) {
+    errs.push(
+      "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' " +
+        "or '.', and must start and end with an alphanumeric character (e.g. 'example.com', " +
+        `regex used for validation is '${DNS1123_SUBDOMAIN}')`,
+    );
+  }
+  return errs;
+}
+
+/** Problems with `value` as a lowercase RFC 1123 label (`my-name`); empty when valid. */
+export function dns1123LabelErrors(value: string): string[] {
+  const errs: string[] = [];
+  if (value.length > DNS1123_LABEL_MAX_LENGTH) {
+    errs.push(`must be no more than ${DNS1123_LABEL_MAX_LENGTH} characters`);
+  }
+  if (!LABEL_RE.test(value)) {
+    errs.push(
+      "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', " +
+        "and must start and end with an alphanumeric character (e.g. 'my-name',  or " +
+        `'123-abc', regex used for validation is '${LABEL}')`,
+    );
+  }
+  return errs;
+}
+
+/** Problems with `value` as a wildcard subdomain (`*.example.com`); empty when valid. */
+export function wildcardDNS1123SubdomainErrors(value: string): string[] {
+  const errs: string[] = [];
+  if (value.length > DNS1123_SUBDOMAIN_MAX_LENGTH) {
+    errs.push(`must be no more than ${DNS1123_SUBDOMAIN_MAX_LENGTH} characters`);
+  }
+  if (!WILDCARD_RE.test(value)) {
+    errs.push(
+      "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, " +
+        "which must consist of lower case alphanumeric characters, '-' or '.' and end with an " +
+        `alphanumeric character (e.g. '*.example.com', regex used for validation is ` +
+        `'\\*\\.${DNS1123_SUBDOMAIN}')`,
+    );
+  }
+  return errs;
+}

@@ -152,3 +152,8 @@ export function isLoopbackIP(ip: Uint8Array): boolean {
 export function isUnspecifiedIP(ip: Uint8Array): boolean {
   return ip.every((v) => v === 0);
 }
+
+/** Whether `s` is an IPv4 or IPv6 address (no zone, no brackets). */
+export function isIP(s: string): boolean {
+  return parseIP(s) !== undefined;
+}

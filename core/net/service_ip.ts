@@ -45,3 +45,24 @@ export function apiServerVirtualIP(serviceSubnet: string): string {
 export function clusterDNSIP(serviceSubnet: string): string {
   return indexed(serviceSubnet, 10);
 }
+
+/** {@link apiServerVirtualIP}, or `undefined` when the subnet list is invalid or too small. */
+export function apiServerVirtualIPOrUndefined(serviceSubnet: string): string | undefined {
+  try {
+    return apiServerVirtualIP(serviceSubnet);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * {@link clusterDNSIP}, or `undefined` when the subnet list is invalid or too small (callers
+ * fall back to `10.96.0.10`, as upstream).
+ */
+export function clusterDNSIPOrUndefined(serviceSubnet: string): string | undefined {
+  try {
+    return clusterDNSIP(serviceSubnet);
+  } catch {
+    return undefined;
+  }
+}

@@ -14,7 +14,7 @@ import type { EtcdClusterClient, ResetHost } from "../../core/phases/reset/host.
 import type { ContainerRuntime, InitSystem, TlsClientMaterial } from "../../core/preflight/host.ts";
 import { errorMessage } from "../../core/errors.ts";
 import { CriSocketRuntime } from "./container_runtime.ts";
-import { HttpEtcdClient } from "./etcd_client.ts";
+import { EtcdGatewayClient } from "../etcd/client.ts";
 import { runCommand } from "./exec.ts";
 import { detectInitSystem } from "./init_system.ts";
 import { RootedNodeFiles } from "./node_files.ts";
@@ -213,6 +213,7 @@ export class DenoResetHost implements ResetHost {
   }
 
   etcdClient(endpoints: readonly string[], tls: TlsClientMaterial): EtcdClusterClient {
-    return new HttpEtcdClient(endpoints, tls);
+    // Upstream's etcd client for reset: 10s requests, transient failures retried for 2m.
+    return new EtcdGatewayClient(endpoints, tls, 10_000, 120_000);
   }
 }

@@ -568,6 +568,61 @@ Deno.test({
           /File \/etc\/kubernetes\/admin.conf does not exists\. Please use 'kubeadm join phase control-plane-prepare' subcommands to generate it\./,
         );
       });
+
+      await t.step("reset --force on cp2 removes its etcd member; cp1 keeps serving", async () => {
+        const r = await cp2.kubeadm(["reset", "--force"]);
+        assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+        const pki = `${cp1.rootfs}/etc/kubernetes/pki`;
+        const list = await run([
+          `${cp1.binDir}/etcdctl`,
+          `--endpoints=https://${cp1.ns.address}:2379`,
+          `--cacert=${pki}/etcd/ca.crt`,
+          `--cert=${pki}/etcd/healthcheck-client.crt`,
+          `--key=${pki}/etcd/healthcheck-client.key`,
+          "member",
+          "list",
+          "-w",
+          "json",
+        ], { ns: cp1.ns });
+        assert.equal(list.code, 0, list.stderr);
+        const members = JSON.parse(list.stdout).members as {
+          name: string;
+          isLearner?: boolean;
+          peerURLs: string[];
+        }[];
+        assert.deepEqual(
+          members.map((m) => [m.name, m.isLearner ?? false, m.peerURLs[0]]),
+          [["cp1", false, `https://${cp1.ns.address}:2380`]],
+        );
+        const ready = await run([
+          `${cp1.binDir}/kubectl`,
+          "--kubeconfig",
+          `${cp1.rootfs}/etc/kubernetes/admin.conf`,
+          "--server",
+          `https://${cp1.ns.address}:6443`,
+          "get",
+          "--raw",
+          "/readyz",
+        ], { ns: cp1.ns });
+        assert.equal(ready.code, 0, ready.stderr);
+        assert.equal(ready.stdout.trim(), "ok");
+        const manifests: string[] = [];
+        try {
+          for (const e of Deno.readDirSync(`${cp2.rootfs}/etc/kubernetes/manifests`)) {
+            if (e.name.endsWith(".yaml")) manifests.push(e.name);
+          }
+        } catch (e) {
+          if (!(e instanceof Deno.errors.NotFound)) throw e;
+        }
+        assert.deepEqual(manifests, []);
+        const etcdData: string[] = [];
+        try {
+          for (const e of Deno.readDirSync(`${cp2.rootfs}/var/lib/etcd`)) etcdData.push(e.name);
+        } catch (e) {
+          if (!(e instanceof Deno.errors.NotFound)) throw e;
+        }
+        assert.deepEqual(etcdData, []);
+      });
     } finally {
       for (const n of nodes.reverse()) await n.stop();
     }

@@ -107,6 +107,8 @@ export interface InitData {
   cluster?: ClusterAccess;
   /** The machine the preflight checks inspect; absent means the preflight phase only logs. */
   preflightHost?: PreflightHost;
+  /** `init phase preflight -o`: `text` (default) or `json` (one report of every check). */
+  preflightOutput?: "text" | "json";
   /** The kubelet service; absent means the phases only write the kubelet's files. */
   kubelet?: KubeletService;
   /** `--skip-token-print`: withhold the bootstrap token in the output. */

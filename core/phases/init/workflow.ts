@@ -270,5 +270,8 @@ async function runPreflightPhase(data: InitData): Promise<void> {
     });
   }
   // `--ignore-preflight-errors` is already merged into nodeRegistration by the resolver.
-  await (await preflight()).runInitPreflight(data, data.preflightHost, { ignore: [] });
+  await (await preflight()).runInitPreflight(data, data.preflightHost, {
+    ignore: [],
+    output: data.preflightOutput,
+  });
 }

@@ -78,6 +78,8 @@ export interface JoinData {
   /** Host facts for manifests and kubelet flags. */
   host: HostFacts & { systemdResolvedActive?: boolean; defaultAdvertiseAddress?: string };
   ports: JoinHost;
+  /** `join phase preflight -o`: `text` (default) or `json` (one report of every check). */
+  preflightOutput?: "text" | "json";
   /** The discovered TLS-bootstrap kubeconfig (discovery runs on first call). */
   tlsBootstrapCfg(): Promise<Kubeconfig>;
   /** The cluster's configuration for this node (fetched on first call). */
@@ -110,6 +112,8 @@ export interface JoinDataInput {
   patchesDir?: string;
   host: JoinData["host"];
   ports: JoinHost;
+  /** `join phase preflight -o`: `text` (default) or `json`. */
+  preflightOutput?: "text" | "json";
   /**
    * A kubeconfig to use instead of discovery (upstream: an existing `admin.conf` on a
    * control-plane node).
@@ -155,6 +159,7 @@ export function createJoinData(input: JoinDataInput): JoinData {
     patchesDir: input.patchesDir,
     host: input.host,
     ports: input.ports,
+    preflightOutput: input.preflightOutput,
     tlsBootstrapCfg: once(async () => {
       if (input.tlsBootstrapOverride) return input.tlsBootstrapOverride;
       discovery = await discoverCluster(input.cfg, input.ports, input.out);

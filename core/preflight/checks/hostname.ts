@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { isDNS1123Subdomain } from "../../config/names.ts";
+import { dns1123SubdomainErrors } from "../../net/dns_name.ts";
 import { errorMessage } from "../../errors.ts";
 import { type Check, pass } from "../check.ts";
 
@@ -29,7 +29,7 @@ export function qualifiedNameProblems(value: string): string[] {
     const [prefix, n] = parts;
     name = n;
     if (prefix.length === 0) errs.push("prefix part must be non-empty");
-    else for (const msg of isDNS1123Subdomain(prefix)) errs.push(`prefix part ${msg}`);
+    else for (const msg of dns1123SubdomainErrors(prefix)) errs.push(`prefix part ${msg}`);
   } else {
     return [
       `a qualified name ${QUALIFIED_NAME_ERR} with an optional DNS subdomain prefix and '/' ` +

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { buildResetData } from "../../../core/phases/reset/data.ts";
 import { runReset } from "../../../core/phases/reset/workflow.ts";
-import { HttpEtcdClient } from "../../../runtime/host/etcd_client.ts";
+import { EtcdGatewayClient } from "../../../runtime/etcd/client.ts";
 import { DenoResetHost } from "../../../runtime/host/reset_host.ts";
 import { DenoPreflightHost } from "../../../runtime/host/preflight_host.ts";
 import { EtcdMemberNotFound } from "../../../core/phases/reset/host.ts";
@@ -53,7 +53,7 @@ Deno.test({
         certPem: await Deno.readTextFile(cluster.pki.clientCrt),
         keyPem: await Deno.readTextFile(cluster.pki.clientKey),
       };
-      const client = new HttpEtcdClient([m1.clientURL], tls);
+      const client = new EtcdGatewayClient([m1.clientURL], tls, 10_000, 120_000);
       assert.deepEqual((await client.listMembers()).map((m) => m.name).sort(), ["m1", "m2"]);
       await assert.rejects(() => client.removeMember("12345"), EtcdMemberNotFound);
 
@@ -88,7 +88,7 @@ Deno.test("the etcd client reports unreachable endpoints after a short grace per
   const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (l.addr as Deno.NetAddr).port;
   l.close();
-  const client = new HttpEtcdClient([`https://127.0.0.1:${port}`], {}, 1000, 1000);
+  const client = new EtcdGatewayClient([`https://127.0.0.1:${port}`], {}, 1000, 1000);
   await assert.rejects(
     () => client.listMembers(),
     /^Error: no etcd endpoint answered: https:\/\/127\.0\.0\.1:\d+\/v3\/cluster\/member\/list: /,

@@ -1,17 +1,18 @@
 import assert from "node:assert/strict";
+// Cases that came with the config API's own address helpers (now core/net).
 import {
-  apiServerServiceIP,
-  clusterDNSIP,
   formatCIDR,
-  formatIP,
   isDualStack,
-  joinHostPort,
   parseCIDR,
   parseCIDRList,
-  parseHostPort,
-  parseIP,
   rangeSize,
-} from "../../../core/config/addresses.ts";
+} from "../../../core/net/cidr.ts";
+import { formatIP, parseIP } from "../../../core/net/ip.ts";
+import { joinHostPort, parseHostPort } from "../../../core/net/host_port.ts";
+import {
+  apiServerVirtualIPOrUndefined as apiServerServiceIP,
+  clusterDNSIPOrUndefined as clusterDNSIP,
+} from "../../../core/net/service_ip.ts";
 
 Deno.test("parses and formats IPs like Go", () => {
   assert.equal(formatIP(parseIP("10.0.0.1")!), "10.0.0.1");

@@ -2,7 +2,7 @@
 // new member as a learner through the gateway, start it with the computed initial cluster,
 // promote it, and see two voting members.
 import assert from "node:assert/strict";
-import { EtcdGatewayClient } from "../../../runtime/etcd/gateway_client.ts";
+import { EtcdGatewayClient } from "../../../runtime/etcd/client.ts";
 import {
   addLearnerMember,
   checkClusterHealth,

@@ -1,0 +1,195 @@
+/**
+ * The etcd client of the Deno runtime, over etcd's v3 HTTP/JSON gateway
+ * (`POST /v3/cluster/member/{list,add,promote,remove}`, `/v3/maintenance/status`) with
+ * client-certificate TLS (the etcd client certificates: `apiserver-etcd-client` or
+ * `etcd/healthcheck-client`). It implements both core ports: {@link EtcdJoinClient} (a
+ * control-plane node joining stacked etcd: list, add as learner, promote, status) and
+ * {@link EtcdClusterClient} (reset's remove-etcd-member: list, remove).
+ *
+ * Endpoints are tried in order while they cannot be reached; an answer from etcd (success or
+ * error) ends the attempt. By default a call is one attempt (join: retrying is the core's
+ * business, `core/etcd`). With `retryForMs`, like upstream's etcd client for reset, calls are
+ * retried every 500 ms until then while etcd answers "unavailable" (e.g. `etcdserver:
+ * unhealthy cluster` right after a member started), and for a short grace period while no
+ * endpoint answers (so reset does not hang on a dead node).
+ *
+ * Member IDs are uint64 values and travel as decimal strings in the gateway's JSON; they are
+ * kept as strings.
+ *
+ * @module
+ */
+import {
+  type EtcdJoinClient,
+  type EtcdMemberInfo,
+  EtcdRequestError,
+} from "../../core/etcd/client.ts";
+import { errorMessage } from "../../core/errors.ts";
+import { type EtcdClusterClient, EtcdMemberNotFound } from "../../core/phases/reset/host.ts";
+import type { TlsClientMaterial } from "../../core/preflight/host.ts";
+
+/** PEM material of the etcd client (CA, client certificate and key). */
+export type EtcdClientTls = TlsClientMaterial;
+
+interface GatewayMember {
+  ID?: string | number;
+  name?: string;
+  peerURLs?: string[];
+  clientURLs?: string[];
+  isLearner?: boolean;
+}
+
+function toMember(m: GatewayMember): EtcdMemberInfo {
+  return {
+    id: String(m.ID ?? ""),
+    name: m.name ?? "",
+    peerURLs: m.peerURLs ?? [],
+    clientURLs: m.clientURLs ?? [],
+    isLearner: m.isLearner === true,
+  };
+}
+
+function toMembers(json: Record<string, unknown>): EtcdMemberInfo[] {
+  return ((json.members ?? []) as GatewayMember[]).map(toMember);
+}
+
+/** gRPC "not found" (5), as the gateway reports an unknown member ID. */
+const GRPC_NOT_FOUND = 5;
+/** gRPC "unavailable" (14), as the gateway reports an unhealthy cluster or a lost leader. */
+const GRPC_UNAVAILABLE = 14;
+const RETRY_INTERVAL_MS = 500;
+const UNREACHABLE_GRACE_MS = 10_000;
+
+/** An etcd client over the gateway (both the join and the reset port). */
+export class EtcdGatewayClient implements EtcdJoinClient, EtcdClusterClient {
+  readonly endpoints: readonly string[];
+  readonly #tls: EtcdClientTls;
+  readonly #timeoutMs: number;
+  readonly #retryForMs: number;
+
+  /**
+   * @param timeoutMs per request (upstream's etcd dial/request timeout is 20s)
+   * @param retryForMs how long transient failures are retried (0: one attempt; reset uses
+   *   upstream's etcdAPICall, 2m)
+   */
+  constructor(
+    endpoints: readonly string[],
+    tls: EtcdClientTls,
+    timeoutMs = 20_000,
+    retryForMs = 0,
+  ) {
+    if (endpoints.length === 0) throw new EtcdRequestError("no etcd endpoints");
+    this.endpoints = [...endpoints];
+    this.#tls = tls;
+    this.#timeoutMs = timeoutMs;
+    this.#retryForMs = retryForMs;
+  }
+
+  async #call(path: string, body: unknown, only?: string): Promise<Record<string, unknown>> {
+    const start = Date.now();
+    for (;;) {
+      try {
+        return await this.#post(path, body, only);
+      } catch (e) {
+        if (!(e instanceof EtcdRequestError)) throw e;
+        // An unhealthy cluster gets the whole retry period; unreachable endpoints (etcd not
+        // running) only a short grace period.
+        const limit = e.unreachable
+          ? Math.min(this.#retryForMs, UNREACHABLE_GRACE_MS)
+          : e.grpcCode === GRPC_UNAVAILABLE
+          ? this.#retryForMs
+          : 0;
+        if (Date.now() + RETRY_INTERVAL_MS > start + limit) throw e;
+      }
+      await new Promise((r) => setTimeout(r, RETRY_INTERVAL_MS));
+    }
+  }
+
+  async #post(path: string, body: unknown, only?: string): Promise<Record<string, unknown>> {
+    const client = Deno.createHttpClient({
+      ...(this.#tls.caPem ? { caCerts: [this.#tls.caPem] } : {}),
+      ...(this.#tls.certPem && this.#tls.keyPem
+        ? { cert: this.#tls.certPem, key: this.#tls.keyPem }
+        : {}),
+    });
+    const failures: string[] = [];
+    try {
+      for (const endpoint of only ? [only] : this.endpoints) {
+        const url = `${endpoint.replace(/\/+$/, "")}${path}`;
+        let res: Response;
+        try {
+          const init = {
+            client,
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify(body),
+            signal: AbortSignal.timeout(this.#timeoutMs),
+          };
+          res = await fetch(url, init as RequestInit & { client: Deno.HttpClient });
+        } catch (e) {
+          const cause = e instanceof Error && e.cause instanceof Error ? e.cause : e;
+          failures.push(`${url}: ${errorMessage(cause)}`);
+          continue;
+        }
+        const text = await res.text();
+        let json: Record<string, unknown>;
+        try {
+          json = text === "" ? {} : JSON.parse(text);
+        } catch {
+          json = { message: text };
+        }
+        if (res.ok) return json;
+        const grpcCode = typeof json.code === "number"
+          ? json.code
+          : res.status === 503
+          ? GRPC_UNAVAILABLE
+          : undefined;
+        throw new EtcdRequestError(
+          String(json.message ?? json.error ?? `${res.status} ${res.statusText}`),
+          { grpcCode },
+        );
+      }
+    } finally {
+      client.close();
+    }
+    throw new EtcdRequestError(`no etcd endpoint answered: ${failures.join("; ")}`, {
+      unreachable: true,
+    });
+  }
+
+  async listMembers(): Promise<EtcdMemberInfo[]> {
+    return toMembers(await this.#call("/v3/cluster/member/list", { linearizable: true }));
+  }
+
+  async addMember(
+    peerURLs: readonly string[],
+    isLearner: boolean,
+  ): Promise<{ member: EtcdMemberInfo; members: EtcdMemberInfo[] }> {
+    const json = await this.#call("/v3/cluster/member/add", { peerURLs, isLearner });
+    return { member: toMember((json.member ?? {}) as GatewayMember), members: toMembers(json) };
+  }
+
+  async promoteMember(id: string): Promise<EtcdMemberInfo[]> {
+    // The ID is a uint64: sent as a JSON string, which the gateway accepts for 64-bit ints.
+    return toMembers(await this.#call("/v3/cluster/member/promote", { ID: id }));
+  }
+
+  async removeMember(id: string): Promise<EtcdMemberInfo[]> {
+    try {
+      return toMembers(await this.#call("/v3/cluster/member/remove", { ID: id }));
+    } catch (e) {
+      if (
+        e instanceof EtcdRequestError &&
+        (e.grpcCode === GRPC_NOT_FOUND || /member not found/.test(e.message))
+      ) {
+        throw new EtcdMemberNotFound(id);
+      }
+      throw e;
+    }
+  }
+
+  async status(endpoint: string): Promise<void> {
+    const json = await this.#call("/v3/maintenance/status", {}, endpoint);
+    const errors = (json.errors ?? []) as string[];
+    if (errors.length > 0) throw new EtcdRequestError(errors.join("; "));
+  }
+}
