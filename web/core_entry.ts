@@ -6,6 +6,12 @@
  * @module
  */
 
+import {
+  type Kubeconfig,
+  parseKubeconfig,
+  serializeKubeconfig,
+} from "../core/kubeconfig/kubeconfig.ts";
+
 // Discovery: JWS, cluster-info, token/file discovery, the offline verdict, TLS bootstrap.
 export {
   base64UrlEncode,
@@ -25,13 +31,24 @@ export {
 export {
   certificateAuthorityPem,
   clusterFromKubeconfig,
+  embedData as encodeKubeconfigData,
   emptyKubeconfig,
-  encodeKubeconfigData,
   type Kubeconfig,
-  loadKubeconfig,
   type NamedCluster,
-  writeKubeconfig,
-} from "../core/discovery/cluster_kubeconfig.ts";
+} from "../core/kubeconfig/kubeconfig.ts";
+
+/**
+ * Kubeconfig text (YAML or JSON) loaded with `clientcmd.Load`'s rules: empty text is an empty
+ * config, `*-data` must be base64, `apiVersion` must be `v1`. Throws an `Error` with the reason.
+ */
+export function loadKubeconfig(text: string): Kubeconfig {
+  return parseKubeconfig(text, "kubeconfig", { clientcmd: true });
+}
+
+/** A kubeconfig serialised exactly as `clientcmd.Write` does (empty lists as `null`). */
+export function writeKubeconfig(config: Kubeconfig): string {
+  return serializeKubeconfig(config, { nullEmptyLists: true });
+}
 export {
   type CaCertSummary,
   summarizeCaBundle,

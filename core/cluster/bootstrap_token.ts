@@ -14,7 +14,7 @@ import { Identity } from "../constants.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
 import type { Printer } from "../host/ports.ts";
 import type { KubeClient } from "../kube/client.ts";
-import type { KubeconfigView } from "../kube/kubeconfig_connection.ts";
+import type { Kubeconfig } from "../kubeconfig/kubeconfig.ts";
 import { applyClusterInfo, CLUSTER_INFO_CONFIGMAP, KUBE_PUBLIC } from "./cluster_info.ts";
 import { clusterRole, clusterRoleBinding, groupSubject } from "./rbac.ts";
 
@@ -103,7 +103,7 @@ export interface BootstrapTokenPhaseInput {
   /** Reference time for TTL-based expiration. */
   now: Date;
   /** The admin kubeconfig; its current cluster goes into cluster-info. */
-  admin: KubeconfigView;
+  admin: Kubeconfig;
   /** `--skip-token-print`. */
   skipTokenPrint?: boolean;
 }

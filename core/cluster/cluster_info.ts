@@ -12,13 +12,14 @@
 import type { ConfigMap } from "kubernetes-types/core/v1.d.ts";
 import type { Role, RoleBinding } from "kubernetes-types/rbac/v1.d.ts";
 import type { KubeClient } from "../kube/client.ts";
+import { selectedCluster } from "../kube/kubeconfig_connection.ts";
 import {
-  currentCluster,
-  type KubeconfigClusterView,
-  type KubeconfigView,
-} from "../kube/kubeconfig_connection.ts";
+  emptyKubeconfig,
+  type Kubeconfig,
+  type KubeconfigCluster,
+  serializeKubeconfig,
+} from "../kubeconfig/kubeconfig.ts";
 import { base64Decode, base64Encode } from "../pki/pem.ts";
-import { toKubeYaml } from "../yaml/kube_yaml.ts";
 import { getOneObjectRole, roleBinding, userSubject } from "./rbac.ts";
 
 /** `kube-public`. */
@@ -45,7 +46,7 @@ const CLUSTER_FIELDS = [
 ] as const;
 
 /** The cluster entry as client-go would re-serialize it (known fields, empty ones omitted). */
-function normalizedCluster(cluster: KubeconfigClusterView): Record<string, unknown> {
+function normalizedCluster(cluster: KubeconfigCluster): Record<string, unknown> {
   const out: Record<string, unknown> = { server: cluster.server ?? "" };
   for (const field of CLUSTER_FIELDS) {
     const v = cluster[field];
@@ -57,20 +58,16 @@ function normalizedCluster(cluster: KubeconfigClusterView): Record<string, unkno
 }
 
 /** The cluster-info kubeconfig text built from admin.conf's current cluster. */
-export function clusterInfoKubeconfig(admin: KubeconfigView): string {
-  const cluster = normalizedCluster(currentCluster(admin));
-  return toKubeYaml({
-    apiVersion: "v1",
-    clusters: [{ cluster, name: "" }],
-    contexts: null,
-    "current-context": "",
-    kind: "Config",
-    users: null,
-  });
+export function clusterInfoKubeconfig(admin: Kubeconfig): string {
+  const cluster = normalizedCluster(selectedCluster(admin)) as KubeconfigCluster;
+  return serializeKubeconfig(
+    { ...emptyKubeconfig(), clusters: [{ name: "", cluster }] },
+    { nullEmptyLists: true },
+  );
 }
 
 /** ConfigMap `kube-public/cluster-info`. */
-export function clusterInfoConfigMap(admin: KubeconfigView): ConfigMap {
+export function clusterInfoConfigMap(admin: Kubeconfig): ConfigMap {
   return {
     apiVersion: "v1",
     kind: "ConfigMap",
@@ -97,7 +94,7 @@ export function clusterInfoRoleBinding(): RoleBinding {
 }
 
 /** Creates or updates the cluster-info ConfigMap, then its Role and RoleBinding. */
-export async function applyClusterInfo(client: KubeClient, admin: KubeconfigView): Promise<void> {
+export async function applyClusterInfo(client: KubeClient, admin: Kubeconfig): Promise<void> {
   await client.createOrUpdate(clusterInfoConfigMap(admin));
   await client.createOrUpdate(clusterInfoRole());
   await client.createOrUpdate(clusterInfoRoleBinding());

@@ -13,7 +13,8 @@
  */
 import { errorMessage, KubeadmError } from "../errors.ts";
 import type { Printer } from "../host/ports.ts";
-import { currentCluster, type KubeconfigView } from "../kube/kubeconfig_connection.ts";
+import { selectedCluster } from "../kube/kubeconfig_connection.ts";
+import type { Kubeconfig } from "../kubeconfig/kubeconfig.ts";
 import { parseCertificatesPEM } from "../pki/cert.ts";
 import { base64Decode } from "../pki/pem.ts";
 import { certificatePin } from "../pki/pin.ts";
@@ -80,10 +81,10 @@ export type KubeconfigJoinOptions = Omit<JoinCommandInput, "server" | "caPins">;
 
 /** The join command for the current cluster of a kubeconfig with embedded CA data. */
 export async function joinCommandFromKubeconfig(
-  config: KubeconfigView,
+  config: Kubeconfig,
   options: KubeconfigJoinOptions,
 ): Promise<string> {
-  const cluster = currentCluster(config);
+  const cluster = selectedCluster(config);
   const caData = cluster["certificate-authority-data"];
   if (!caData) {
     throw new KubeadmError("no CA certificates found in kubeconfig", {

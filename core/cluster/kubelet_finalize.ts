@@ -8,7 +8,8 @@
  */
 import { KUBELET_PKI_DIR } from "../constants.ts";
 import { KubeadmError } from "../errors.ts";
-import { currentContext, type KubeconfigView } from "../kube/kubeconfig_connection.ts";
+import { selectedContext } from "../kube/kubeconfig_connection.ts";
+import type { Kubeconfig } from "../kubeconfig/kubeconfig.ts";
 
 /** `/var/lib/kubelet/pki/kubelet-client-current.pem`. */
 export const KUBELET_CLIENT_CURRENT_PEM = `${KUBELET_PKI_DIR}/kubelet-client-current.pem`;
@@ -24,12 +25,12 @@ export function kubeletFinalizeMessage(kubeletConfPath: string): string {
  * A copy of the kubeconfig whose current user refers to `pemPath` for both certificate and key
  * instead of embedding them.
  */
-export function pointToRotatableClientCert<T extends KubeconfigView>(
-  config: T,
+export function pointToRotatableClientCert(
+  config: Kubeconfig,
   pemPath: string = KUBELET_CLIENT_CURRENT_PEM,
-): T {
+): Kubeconfig {
   const out = structuredClone(config);
-  const { context } = currentContext(out);
+  const { context } = selectedContext(out);
   const entry = out.users?.find((u) => u.name === context.user);
   if (!entry) {
     throw new KubeadmError(

@@ -16,7 +16,7 @@ import {
   certificateAuthorityPem,
   clusterFromKubeconfig,
   type Kubeconfig,
-} from "./cluster_kubeconfig.ts";
+} from "../kubeconfig/kubeconfig.ts";
 import type { FetchClusterInfoWith } from "./file.ts";
 import type { ClusterInfoFetchMode, FetchClusterInfo } from "./token.ts";
 

@@ -25,11 +25,11 @@ import { realSleep, type Sleep } from "../kube/transport.ts";
 import type { ClusterInfoConfigMap } from "./cluster_info.ts";
 import {
   clusterFromKubeconfig,
-  encodeKubeconfigData,
+  embedData,
   type Kubeconfig,
   type KubeconfigUser,
-  loadKubeconfig,
-} from "./cluster_kubeconfig.ts";
+  parseKubeconfig,
+} from "../kubeconfig/kubeconfig.ts";
 
 /**
  * GETs `kube-public/cluster-info` with the discovery kubeconfig (its CA, its credentials).
@@ -201,14 +201,18 @@ export async function fetchDiscoveryKubeconfig(
   fetchUrl: FetchDiscoveryUrl,
 ): Promise<Kubeconfig> {
   const body = await fetchUrl(url);
-  return loadKubeconfig(typeof body === "string" ? body : utf8(body));
+  return parseKubeconfig(typeof body === "string" ? body : utf8(body), "kubeconfig", {
+    clientcmd: true,
+  });
 }
 
 async function validateConfigInfo(o: FileDiscoveryOptions): Promise<FileDiscoveryResult> {
   const log = o.log ?? (() => {});
   const warn = o.warn ?? (() => {});
   const config: Kubeconfig = structuredClone(
-    typeof o.kubeconfig === "string" ? loadKubeconfig(o.kubeconfig) : o.kubeconfig,
+    typeof o.kubeconfig === "string"
+      ? parseKubeconfig(o.kubeconfig, "kubeconfig", { clientcmd: true })
+      : o.kubeconfig,
   );
   if ((config.clusters ?? []).length < 1) {
     throw new Error("the provided kubeconfig file must have at least one Cluster defined");
@@ -225,7 +229,7 @@ async function validateConfigInfo(o: FileDiscoveryOptions): Promise<FileDiscover
   const cluster = current.cluster;
   if (!cluster["certificate-authority-data"] && cluster["certificate-authority"]) {
     try {
-      cluster["certificate-authority-data"] = encodeKubeconfigData(
+      cluster["certificate-authority-data"] = embedData(
         await readEmbedded(o.files, cluster["certificate-authority"]),
       );
       delete cluster["certificate-authority"];
@@ -251,7 +255,7 @@ async function validateConfigInfo(o: FileDiscoveryOptions): Promise<FileDiscover
       const path = user[file];
       if (!user[data] && path) {
         try {
-          user[data] = encodeKubeconfigData(await readEmbedded(o.files, path));
+          user[data] = embedData(await readEmbedded(o.files, path));
           delete user[file];
         } catch (e) {
           throw new Error(
@@ -320,7 +324,7 @@ async function validateConfigInfo(o: FileDiscoveryOptions): Promise<FileDiscover
   }
   let refreshed: Kubeconfig;
   try {
-    refreshed = loadKubeconfig(refreshedText);
+    refreshed = parseKubeconfig(refreshedText, "kubeconfig", { clientcmd: true });
   } catch (e) {
     log(
       `[discovery] The ${CLUSTER_INFO_CONFIGMAP} ConfigMap isn't set up properly (couldn't parse the kubeconfig file in the ${CLUSTER_INFO_CONFIGMAP} ConfigMap: ${

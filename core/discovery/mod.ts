@@ -7,7 +7,6 @@
  */
 export * from "./ca_bundle.ts";
 export * from "./cluster_info.ts";
-export * from "./cluster_kubeconfig.ts";
 export * from "./fetch.ts";
 export * from "./file.ts";
 export * from "./jws.ts";

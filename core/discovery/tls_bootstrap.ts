@@ -20,11 +20,11 @@ import { type CaCertSummary, summarizeCertificate } from "./ca_bundle.ts";
 import {
   certificateAuthorityPem,
   clusterFromKubeconfig,
+  createKubeconfigWithToken,
   type Kubeconfig,
-  writeKubeconfig,
-} from "./cluster_kubeconfig.ts";
+  serializeKubeconfig,
+} from "../kubeconfig/kubeconfig.ts";
 import { hasAuthenticationCredentials } from "./file.ts";
-import { createKubeconfigWithToken } from "../kubeconfig/kubeconfig.ts";
 
 /**
  * The TLS-bootstrap kubeconfig (upstream `CreateWithToken`): cluster `kubernetes` with the
@@ -99,7 +99,7 @@ export async function bootstrapCaSummary(kubeconfig: Kubeconfig): Promise<CaCert
 export function bootstrapKubeletConfFile(kubeconfig: Kubeconfig): PlannedFile {
   return {
     path: `${KUBERNETES_DIR}/${KubeconfigFile.bootstrapKubelet}`,
-    data: writeKubeconfig(kubeconfig),
+    data: serializeKubeconfig(kubeconfig, { nullEmptyLists: true }),
     mode: 0o600,
     kind: "kubeconfig",
   };

@@ -42,8 +42,8 @@ import {
   certificateAuthorityPem,
   clusterFromKubeconfig,
   type Kubeconfig,
-  loadKubeconfig,
-} from "./cluster_kubeconfig.ts";
+  parseKubeconfig,
+} from "../kubeconfig/kubeconfig.ts";
 
 /** How to reach the API server for one cluster-info fetch. */
 export type ClusterInfoFetchMode =
@@ -170,7 +170,7 @@ async function getClusterInfo(
 
 function loadClusterInfoKubeconfig(text: string): Kubeconfig {
   try {
-    return loadKubeconfig(text);
+    return parseKubeconfig(text, "kubeconfig", { clientcmd: true });
   } catch (e) {
     throw new Error(
       `couldn't parse the kubeconfig file in the ${CLUSTER_INFO_CONFIGMAP} ConfigMap: ${

@@ -29,8 +29,8 @@ import {
 import {
   certificateAuthorityPem,
   clusterFromKubeconfig,
-  loadKubeconfig,
-} from "./cluster_kubeconfig.ts";
+  parseKubeconfig,
+} from "../kubeconfig/kubeconfig.ts";
 import { detachedTokenIsValid } from "./jws.ts";
 
 /** Outcome of one check. `warning` does not reject; `skipped` was not run. */
@@ -235,7 +235,7 @@ export async function checkClusterInfo(input: VerdictInput): Promise<DiscoveryVe
     try {
       const config = (() => {
         try {
-          return loadKubeconfig(kubeconfigText!);
+          return parseKubeconfig(kubeconfigText!, "kubeconfig", { clientcmd: true });
         } catch (e) {
           throw new Error(
             `couldn't parse the kubeconfig file in the ${CLUSTER_INFO_CONFIGMAP} ConfigMap: ${

@@ -4,93 +4,17 @@
  * bearer token. Embedded `*-data` fields are decoded; file references (`certificate-authority`,
  * `client-certificate`, `client-key`, `tokenFile`) are read through an injected reader.
  *
- * The functions take a {@link KubeconfigView}: the read-only subset of a kubeconfig they look
- * at, which both `core/kubeconfig`'s `Kubeconfig` (the canonical type, from `parseKubeconfig`)
- * and the looser {@link Kubeconfig} below satisfy. The looser types predate `core/kubeconfig/`
- * and stay because other modules (join discovery) build on them.
+ * The kubeconfig model (types, parsing, serialization) is `core/kubeconfig/kubeconfig.ts`;
+ * this module only selects the context a connection uses (with an optional `--context`
+ * override) and resolves its credentials.
  *
  * @module
  */
 import { KubeadmError } from "../errors.ts";
 import type { FileReader } from "../host/ports.ts";
+import type { Kubeconfig, KubeconfigCluster, KubeconfigContext } from "../kubeconfig/kubeconfig.ts";
 import { base64Decode } from "../pki/pem.ts";
 import type { ConnectionParams } from "./transport.ts";
-
-/** A `clusters[].cluster` entry. */
-export interface KubeconfigCluster {
-  server: string;
-  "certificate-authority"?: string;
-  "certificate-authority-data"?: string;
-  "insecure-skip-tls-verify"?: boolean;
-  "tls-server-name"?: string;
-  [key: string]: unknown;
-}
-
-/** A `users[].user` entry. */
-export interface KubeconfigUser {
-  "client-certificate"?: string;
-  "client-certificate-data"?: string;
-  "client-key"?: string;
-  "client-key-data"?: string;
-  token?: string;
-  tokenFile?: string;
-  [key: string]: unknown;
-}
-
-/** A `contexts[].context` entry. */
-export interface KubeconfigContext {
-  cluster: string;
-  user: string;
-  namespace?: string;
-  [key: string]: unknown;
-}
-
-/** A kubeconfig document (`kind: Config`). */
-export interface Kubeconfig {
-  apiVersion?: string;
-  kind?: string;
-  clusters?: { name: string; cluster: KubeconfigCluster }[] | null;
-  users?: { name: string; user: KubeconfigUser }[] | null;
-  contexts?: { name: string; context: KubeconfigContext }[] | null;
-  "current-context"?: string;
-  [key: string]: unknown;
-}
-
-/** The cluster fields this module reads (no index signature, so any kubeconfig type fits). */
-export interface KubeconfigClusterView {
-  server?: string;
-  "certificate-authority"?: string;
-  "certificate-authority-data"?: string;
-  "insecure-skip-tls-verify"?: boolean;
-  "tls-server-name"?: string;
-  "proxy-url"?: string;
-  "disable-compression"?: boolean;
-  extensions?: unknown;
-}
-
-/** The user fields this module reads. */
-export interface KubeconfigUserView {
-  "client-certificate"?: string;
-  "client-certificate-data"?: string;
-  "client-key"?: string;
-  "client-key-data"?: string;
-  token?: string;
-  tokenFile?: string;
-}
-
-/** The context fields this module reads. */
-export interface KubeconfigContextView {
-  cluster: string;
-  user: string;
-}
-
-/** A read-only view of any kubeconfig document. */
-export interface KubeconfigView {
-  clusters?: readonly { name: string; cluster: KubeconfigClusterView }[] | null;
-  users?: readonly { name: string; user: KubeconfigUserView }[] | null;
-  contexts?: readonly { name: string; context: KubeconfigContextView }[] | null;
-  "current-context"?: string;
-}
 
 function decodeData(b64: string, what: string): string {
   try {
@@ -100,11 +24,15 @@ function decodeData(b64: string, what: string): string {
   }
 }
 
-/** The context entry in use (`current-context` unless `contextName` is given). */
-export function currentContext(
-  config: KubeconfigView,
+/**
+ * The context entry a connection uses: `current-context` unless `contextName` is given. Unlike
+ * `core/kubeconfig`'s `currentContext` (upstream kubeadm's words), errors here are
+ * {@link KubeadmError}s in kubectl's terms.
+ */
+export function selectedContext(
+  config: Kubeconfig,
   contextName?: string,
-): { name: string; context: KubeconfigContextView } {
+): { name: string; context: KubeconfigContext } {
   const name = contextName ?? config["current-context"];
   if (!name) {
     throw new KubeadmError("kubeconfig has no current-context", {
@@ -118,12 +46,12 @@ export function currentContext(
   return entry;
 }
 
-/** The cluster entry of the current (or named) context. */
-export function currentCluster(
-  config: KubeconfigView,
+/** The cluster entry of the selected context (see {@link selectedContext}). */
+export function selectedCluster(
+  config: Kubeconfig,
   contextName?: string,
-): KubeconfigClusterView {
-  const { context } = currentContext(config, contextName);
+): KubeconfigCluster {
+  const { context } = selectedContext(config, contextName);
   const cluster = config.clusters?.find((c) => c.name === context.cluster)?.cluster;
   if (!cluster) {
     throw new KubeadmError(`kubeconfig: cluster ${JSON.stringify(context.cluster)} not found`);
@@ -158,11 +86,11 @@ async function readRef(
 
 /** Resolves the connection parameters of a kubeconfig's current (or named) context. */
 export async function connectionFromKubeconfig(
-  config: KubeconfigView,
+  config: Kubeconfig,
   options: KubeconfigConnectionOptions = {},
 ): Promise<ConnectionParams> {
-  const { context } = currentContext(config, options.context);
-  const cluster = currentCluster(config, options.context);
+  const { context } = selectedContext(config, options.context);
+  const cluster = selectedCluster(config, options.context);
   if (!cluster.server) throw new KubeadmError("kubeconfig: the cluster has no server URL");
   const user = config.users?.find((u) => u.name === context.user)?.user;
   if (!user) {

@@ -1,7 +1,9 @@
 /**
- * Kubeconfig files (client-go's `clientcmd/api/v1.Config`): types, the constructors kubeadm
- * uses (`CreateBasic`, `CreateWithCerts`, `CreateWithToken`), serialization in the layout
- * client-go writes, and parsing with validation of the current context.
+ * Kubeconfig files (client-go's `clientcmd/api/v1.Config`): the one kubeconfig model of the
+ * codebase. Types, the constructors kubeadm uses (`CreateBasic`, `CreateWithCerts`,
+ * `CreateWithToken`), serialization in the layout client-go writes (optionally with
+ * `clientcmd.Write`'s `null` empty lists), parsing (optionally with `clientcmd.Load`'s rules),
+ * the current context and the cluster kubeadm picks (`GetClusterFromKubeConfig`).
  *
  * Embedded data (`certificate-authority-data`, `client-certificate-data`, `client-key-data`)
  * holds PEM text, base64-encoded in the file as client-go does.
@@ -9,10 +11,10 @@
  * @module
  */
 import { ConfigError, errorMessage } from "../errors.ts";
-import { parseKubeYamlOne, toKubeYaml } from "../yaml/kube_yaml.ts";
+import { parseKubeYaml, parseKubeYamlOne, toKubeYaml } from "../yaml/kube_yaml.ts";
 import { base64Decode, base64Encode } from "../pki/pem.ts";
 
-/** `clusters[].cluster`. */
+/** `clusters[].cluster`. Parsed documents keep fields this type does not name. */
 export interface KubeconfigCluster {
   server: string;
   "certificate-authority-data"?: string;
@@ -22,6 +24,7 @@ export interface KubeconfigCluster {
   "proxy-url"?: string;
   "disable-compression"?: boolean;
   extensions?: unknown[];
+  [key: string]: unknown;
 }
 
 /** `users[].user`. */
@@ -39,11 +42,12 @@ export interface KubeconfigUser {
   [key: string]: unknown;
 }
 
-/** `contexts[].context`. */
+/** `contexts[].context`. Parsed documents keep fields this type does not name. */
 export interface KubeconfigContext {
   cluster: string;
   user: string;
   namespace?: string;
+  [key: string]: unknown;
 }
 
 /** A `kind: Config` document. */
@@ -73,6 +77,19 @@ export function embeddedBytes(data: string): Uint8Array {
 /** Decodes embedded base64 data back to text. */
 export function embeddedText(data: string): string {
   return dec.decode(base64Decode(data));
+}
+
+/** An empty `kind: Config` (what `clientcmd.Load` gives for empty text). */
+export function emptyKubeconfig(): Kubeconfig {
+  return {
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [],
+    contexts: [],
+    "current-context": "",
+    preferences: {},
+    users: [],
+  };
 }
 
 /** Context name kubeadm uses: `<user>@<cluster>`. */
@@ -136,13 +153,40 @@ export function createKubeconfigWithToken(
   return cfg;
 }
 
+/** Options of {@link serializeKubeconfig}. */
+export interface SerializeKubeconfigOptions {
+  /**
+   * Write empty `clusters`, `contexts` and `users` as `null`, as `clientcmd.Write` does
+   * (upstream's `expected-kubeconfig.yaml` has `users: null`); `apiVersion`, `kind` and
+   * `current-context` are always written.
+   */
+  nullEmptyLists?: boolean;
+}
+
 /**
  * Serializes a kubeconfig in client-go 1.34's layout: sorted keys, and no `preferences` key
- * when it is empty (client-go omits the empty struct since 1.34).
+ * when it is empty (client-go omits the empty struct since 1.34). With
+ * {@link SerializeKubeconfigOptions.nullEmptyLists}, exactly `clientcmd.Write`'s bytes.
  */
-export function serializeKubeconfig(cfg: Kubeconfig): string {
+export function serializeKubeconfig(
+  cfg: Kubeconfig,
+  options: SerializeKubeconfigOptions = {},
+): string {
   const { preferences, ...rest } = cfg;
-  return toKubeYaml(Object.keys(preferences ?? {}).length > 0 ? cfg : rest);
+  if (!options.nullEmptyLists) {
+    return toKubeYaml(Object.keys(preferences ?? {}).length > 0 ? cfg : rest);
+  }
+  const list = <T>(l: T[] | null | undefined) => (l && l.length > 0 ? l : null);
+  return toKubeYaml({
+    ...rest,
+    ...(preferences && Object.keys(preferences).length > 0 ? { preferences } : {}),
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: list(cfg.clusters),
+    contexts: list(cfg.contexts),
+    "current-context": cfg["current-context"] ?? "",
+    users: list(cfg.users),
+  });
 }
 
 function asRecord(v: unknown, what: string, source: string): Record<string, unknown> {
@@ -172,14 +216,35 @@ function namedList<T>(
   });
 }
 
+/** Options of {@link parseKubeconfig}. */
+export interface ParseKubeconfigOptions {
+  /**
+   * `clientcmd.Load`'s rules, which discovery needs: empty text is an empty config;
+   * `kind`/`apiVersion`, when set, must be `Config`/`v1`; every `cluster` must be a mapping
+   * and the `*-data` fields base64. Errors are then plain `Error`s carrying only the reason
+   * (callers wrap them with their context), in client-go's words where it has them.
+   */
+  clientcmd?: boolean;
+}
+
 /**
  * Parses a kubeconfig file (YAML or JSON). Missing lists read as empty, like client-go; a
- * document that is not a mapping, or has malformed entries, is a {@link ConfigError}.
+ * document that is not a mapping, or has malformed entries, is a {@link ConfigError}. See
+ * {@link ParseKubeconfigOptions.clientcmd} for `clientcmd.Load`'s stricter rules.
  */
-export function parseKubeconfig(text: string | Uint8Array, source = "<kubeconfig>"): Kubeconfig {
+export function parseKubeconfig(
+  text: string | Uint8Array,
+  source = "<kubeconfig>",
+  options: ParseKubeconfigOptions = {},
+): Kubeconfig {
+  const str = typeof text === "string" ? text : dec.decode(text);
+  return options.clientcmd ? clientcmdLoad(str, source) : decodeKubeconfig(str, source);
+}
+
+function decodeKubeconfig(text: string, source: string): Kubeconfig {
   let doc: unknown;
   try {
-    doc = parseKubeYamlOne(typeof text === "string" ? text : dec.decode(text), source);
+    doc = parseKubeYamlOne(text, source);
   } catch (e) {
     throw new ConfigError(`${source}: couldn't load kubeconfig: ${errorMessage(e)}`, {
       field: source,
@@ -214,6 +279,63 @@ export function parseKubeconfig(text: string | Uint8Array, source = "<kubeconfig
       user: u.value,
     })),
   };
+}
+
+function checkBase64(v: unknown, field: string): void {
+  if (v === undefined || v === null || v === "") return;
+  if (typeof v !== "string") throw new Error(`${field}: expected a base64 string`);
+  try {
+    base64Decode(v);
+  } catch {
+    throw new Error(`${field}: illegal base64 data`);
+  }
+}
+
+/** `clientcmd.Load`: see {@link ParseKubeconfigOptions.clientcmd}. */
+function clientcmdLoad(text: string, source: string): Kubeconfig {
+  const docs = parseKubeYaml(text, source);
+  if (docs.length === 0) return emptyKubeconfig();
+  const value = docs[0].value;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new Error(
+      `couldn't get version/kind; json parse error: expected a mapping, got ${
+        Array.isArray(value) ? "a list" : JSON.stringify(value)
+      }`,
+    );
+  }
+  const rec = value as Record<string, unknown>;
+  if (rec.kind !== undefined && rec.kind !== "" && rec.kind !== "Config") {
+    throw new Error(`no kind ${JSON.stringify(rec.kind)} is registered for version "v1"`);
+  }
+  if (rec.apiVersion !== undefined && rec.apiVersion !== "" && rec.apiVersion !== "v1") {
+    throw new Error(
+      `no kind "Config" is registered for version ${JSON.stringify(rec.apiVersion)}`,
+    );
+  }
+  let config: Kubeconfig;
+  try {
+    config = decodeKubeconfig(text, source);
+  } catch (e) {
+    const prefix = `${source}: `;
+    const message = errorMessage(e);
+    throw new Error(message.startsWith(prefix) ? message.slice(prefix.length) : message, {
+      cause: e,
+    });
+  }
+  config.clusters.forEach((c, i) => {
+    if (typeof c.cluster !== "object" || c.cluster === null || Array.isArray(c.cluster)) {
+      throw new Error(`clusters[${i}].cluster: expected an object`);
+    }
+    checkBase64(
+      c.cluster["certificate-authority-data"],
+      `clusters[${i}].certificate-authority-data`,
+    );
+  });
+  config.users.forEach((u, i) => {
+    checkBase64(u.user?.["client-certificate-data"], `users[${i}].client-certificate-data`);
+    checkBase64(u.user?.["client-key-data"], `users[${i}].client-key-data`);
+  });
+  return config;
 }
 
 /** The current context with its cluster and user entries. */
@@ -262,4 +384,49 @@ export function currentContext(cfg: Kubeconfig, source = "<kubeconfig>"): Curren
 export function currentCAData(cfg: Kubeconfig, source?: string): string {
   const data = currentContext(cfg, source).cluster["certificate-authority-data"];
   return data ? embeddedText(data).trim() : "";
+}
+
+/** A cluster entry with its name. */
+export interface NamedCluster {
+  name: string;
+  cluster: KubeconfigCluster;
+}
+
+/**
+ * The cluster kubeadm uses from a kubeconfig (upstream `GetClusterFromKubeConfig`): the
+ * cluster named `""` when there is one, else the current context's cluster. Throws a plain
+ * `Error` when the current context or its cluster is missing.
+ */
+export function clusterFromKubeconfig(config: Kubeconfig): NamedCluster {
+  const clusters = config.clusters ?? [];
+  const unnamed = clusters.find((c) => (c.name ?? "") === "" && c.cluster);
+  if (unnamed) return { name: "", cluster: unnamed.cluster };
+  const current = config["current-context"] ?? "";
+  const context = (config.contexts ?? []).find((c) => (c.name ?? "") === current)?.context;
+  if (!context) {
+    throw new Error(
+      `the current context ${JSON.stringify(current)} is not defined in the kubeconfig`,
+    );
+  }
+  const name = context.cluster ?? "";
+  const cluster = clusters.find((c) => (c.name ?? "") === name)?.cluster;
+  if (!cluster) {
+    throw new Error(
+      `the cluster ${JSON.stringify(name)} of the current context ${
+        JSON.stringify(current)
+      } is not defined in the kubeconfig`,
+    );
+  }
+  return { name, cluster };
+}
+
+/** The PEM text of a cluster's `certificate-authority-data` (empty when absent). */
+export function certificateAuthorityPem(cluster: KubeconfigCluster): string {
+  const data = cluster["certificate-authority-data"];
+  if (!data) return "";
+  try {
+    return embeddedText(data);
+  } catch (e) {
+    throw new Error(`certificate-authority-data: ${errorMessage(e)}`);
+  }
 }

@@ -15,8 +15,11 @@
 import { KubeconfigFile, KUBELET_PKI_DIR, KUBERNETES_DIR } from "../constants.ts";
 import { KubeadmError } from "../errors.ts";
 import type { PlannedFile } from "../host/ports.ts";
-import type { Kubeconfig, KubeconfigCluster } from "../kubeconfig/kubeconfig.ts";
-import { writeKubeconfig } from "../discovery/cluster_kubeconfig.ts";
+import {
+  type Kubeconfig,
+  type KubeconfigCluster,
+  serializeKubeconfig,
+} from "../kubeconfig/kubeconfig.ts";
 import { decodePem, encodePem } from "../pki/pem.ts";
 
 /** `/etc/kubernetes/bootstrap-kubelet.conf`. */
@@ -103,7 +106,7 @@ export function kubeletBootstrapFiles(
     { path: pem, data: kubeletClientPemContent(certPem, keyPem), mode: 0o600, kind: "key" },
     {
       path: paths.kubeconfig ?? KUBELET_CONF,
-      data: writeKubeconfig(kubeletKubeconfig(cluster, pem)),
+      data: serializeKubeconfig(kubeletKubeconfig(cluster, pem), { nullEmptyLists: true }),
       mode: 0o600,
       kind: "kubeconfig",
     },

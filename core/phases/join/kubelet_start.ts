@@ -27,7 +27,6 @@ import {
 } from "../../constants.ts";
 import { CRI_SOCKET_ANNOTATION } from "../../cluster/upload_config.ts";
 import { patchNode } from "../../cluster/node_patch.ts";
-import { writeKubeconfig } from "../../discovery/cluster_kubeconfig.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
 import { utf8 } from "../../host/ports.ts";
 import { connectionFromKubeconfig } from "../../kube/kubeconfig_connection.ts";
@@ -39,18 +38,19 @@ import {
   kubeletInstanceConfigContent,
 } from "../../kubelet/config_file.ts";
 import { kubeletFlagsEnv, kubeletNodeName } from "../../kubelet/flags_env.ts";
-import type { Kubeconfig } from "../../kubeconfig/kubeconfig.ts";
-import { parseKubeconfig } from "../../kubeconfig/kubeconfig.ts";
+import {
+  certificateAuthorityPem,
+  clusterFromKubeconfig,
+  type Kubeconfig,
+  parseKubeconfig,
+  serializeKubeconfig,
+} from "../../kubeconfig/kubeconfig.ts";
 import { pauseImage } from "../../manifests/images.ts";
 import { localAPIEndpointURL } from "../../net/endpoint.ts";
 import { joinHostPort } from "../../net/host_port.ts";
 import { patchManagerFor } from "../../patches/patch_manager.ts";
 import { kubeletConfigurationSchema } from "../../patches/patch_schemas.ts";
 import { BOOTSTRAP_KUBELET_CONF, KUBELET_CONF } from "../../tlsbootstrap/kubelet_conf.ts";
-import {
-  certificateAuthorityPem,
-  clusterFromKubeconfig,
-} from "../../discovery/cluster_kubeconfig.ts";
 import type { JoinData } from "./data.ts";
 
 /** Upstream's help text when the kubelet does not come up. */
@@ -138,7 +138,7 @@ export async function runKubeletStart(d: JoinData): Promise<void> {
     }
     await d.files.write({
       path: bootstrapPath,
-      data: writeKubeconfig(tls),
+      data: serializeKubeconfig(tls, { nullEmptyLists: true }),
       mode: 0o600,
       kind: "kubeconfig",
     }).catch((e) => {

@@ -13,7 +13,7 @@ import {
 } from "../../../core/cluster/bootstrap_token.ts";
 import { clusterInfoKubeconfig } from "../../../core/cluster/cluster_info.ts";
 import { KubeClient } from "../../../core/kube/client.ts";
-import type { Kubeconfig } from "../../../core/kube/kubeconfig_connection.ts";
+import type { Kubeconfig } from "../../../core/kubeconfig/kubeconfig.ts";
 import { FakeClock } from "../../support/fake_clock.ts";
 import { FakeKubeApi } from "../../support/fake_kube_api.ts";
 import { RecordingPrinter } from "../../support/recording_printer.ts";

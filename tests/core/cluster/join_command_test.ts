@@ -6,7 +6,7 @@ import {
   joinCommandFromKubeconfig,
   printLines,
 } from "../../../core/cluster/join_command.ts";
-import type { Kubeconfig } from "../../../core/kube/kubeconfig_connection.ts";
+import type { Kubeconfig } from "../../../core/kubeconfig/kubeconfig.ts";
 import { RecordingPrinter } from "../../support/recording_printer.ts";
 
 const CERT1 = Deno.readTextFileSync(new URL("./testdata/pin-test-cert.pem", import.meta.url));
@@ -52,6 +52,9 @@ Deno.test("control-plane join command with key, without key, and withheld values
 
 Deno.test("join command from an admin kubeconfig pins every CA certificate (upstream pin vectors)", async () => {
   const admin: Kubeconfig = {
+    apiVersion: "v1",
+    kind: "Config",
+    preferences: {},
     clusters: [{
       name: "kubernetes",
       cluster: {

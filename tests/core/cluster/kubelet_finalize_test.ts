@@ -3,12 +3,13 @@ import {
   kubeletFinalizeMessage,
   pointToRotatableClientCert,
 } from "../../../core/cluster/kubelet_finalize.ts";
-import type { Kubeconfig } from "../../../core/kube/kubeconfig_connection.ts";
+import type { Kubeconfig } from "../../../core/kubeconfig/kubeconfig.ts";
 
 function kubeletConf(): Kubeconfig {
   return {
     apiVersion: "v1",
     kind: "Config",
+    preferences: {},
     clusters: [{
       name: "kubernetes",
       cluster: { server: "https://10.0.0.1:6443", "certificate-authority-data": "Q0E=" },

@@ -10,10 +10,7 @@ import {
 import { computeDetachedSignature } from "../../../core/discovery/jws.ts";
 import { discoverWithToken } from "../../../core/discovery/token.ts";
 import { discoverWithFile } from "../../../core/discovery/file.ts";
-import {
-  encodeKubeconfigData,
-  loadKubeconfig,
-} from "../../../core/discovery/cluster_kubeconfig.ts";
+import { embedData, parseKubeconfig } from "../../../core/kubeconfig/kubeconfig.ts";
 import type { ConnectionParams } from "../../../core/kube/transport.ts";
 import { FakeClock } from "../../support/fake_clock.ts";
 import { FakeKubeApi, requestMatching } from "../../support/fake_kube_api.ts";
@@ -115,14 +112,15 @@ Deno.test("file discovery fetches with the file's CA and credentials", async () 
   const api = new FakeKubeApi({ clock });
   api.failNext({ match: requestMatching("GET", "ConfigMap"), status: 403, reason: "Forbidden" });
   const params: ConnectionParams[] = [];
-  const config = loadKubeconfig(`
+  const config = parseKubeconfig(
+    `
 apiVersion: v1
 kind: Config
 clusters:
 - name: k
   cluster:
     server: https://lb.example:6443
-    certificate-authority-data: ${encodeKubeconfigData(DISCOVERY_CA_CERT)}
+    certificate-authority-data: ${embedData(DISCOVERY_CA_CERT)}
 contexts:
 - name: c
   context: {cluster: k, user: u}
@@ -130,7 +128,10 @@ current-context: c
 users:
 - name: u
   user: {token: ${DISCOVERY_TOKEN}}
-`);
+`,
+    "kubeconfig",
+    { clientcmd: true },
+  );
   const r = await discoverWithFile({
     kubeconfig: config,
     fetchClusterInfo: clusterInfoFetcherWithKubeconfig((p) => {

@@ -7,17 +7,17 @@ import {
   validateKubeconfig,
 } from "../../../core/discovery/file.ts";
 import {
+  embedData,
   emptyKubeconfig,
-  encodeKubeconfigData,
   type Kubeconfig,
-  loadKubeconfig,
-} from "../../../core/discovery/cluster_kubeconfig.ts";
+  parseKubeconfig,
+} from "../../../core/kubeconfig/kubeconfig.ts";
 import { ApiError, DiscoveryError } from "../../../core/errors.ts";
 import { FakeClock } from "../../support/fake_clock.ts";
 import { MemoryFileSystem } from "../../support/memory_fs.ts";
 import { DISCOVERY_CA_CERT, EXPECTED_KUBECONFIG } from "../../support/upstream_discovery_data.ts";
 
-const CA_DATA = encodeKubeconfigData(DISCOVERY_CA_CERT);
+const CA_DATA = embedData(DISCOVERY_CA_CERT);
 
 function fileConfig(
   extra: Partial<Kubeconfig> = {},
@@ -131,8 +131,8 @@ Deno.test("referenced CA and client files are embedded before use", async () => 
   assert.equal(cluster["certificate-authority-data"], CA_DATA);
   assert.equal(cluster["certificate-authority"], undefined);
   const user = r.kubeconfig.users![0].user;
-  assert.equal(user["client-certificate-data"], encodeKubeconfigData("CERT"));
-  assert.equal(user["client-key-data"], encodeKubeconfigData("KEY"));
+  assert.equal(user["client-certificate-data"], embedData("CERT"));
+  assert.equal(user["client-key-data"], embedData("KEY"));
   assert.equal(user["client-key"], undefined);
   assert.equal(
     seen[0].clusters![0].cluster["certificate-authority-data"],
@@ -183,7 +183,7 @@ Deno.test("validateKubeconfig aggregates like client-go", () => {
   );
   assert.equal(validateKubeconfig(fileConfig()), undefined);
   assert.equal(
-    validateKubeconfig(loadKubeconfig(EXPECTED_KUBECONFIG)),
+    validateKubeconfig(parseKubeconfig(EXPECTED_KUBECONFIG, "kubeconfig", { clientcmd: true })),
     'invalid configuration: user "token-bootstrap-client" was not found for context "token-bootstrap-client@somecluster"',
   );
 });

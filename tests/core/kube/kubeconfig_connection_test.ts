@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import {
   connectionFromKubeconfig,
-  currentCluster,
-  type Kubeconfig,
+  selectedCluster,
 } from "../../../core/kube/kubeconfig_connection.ts";
+import type { Kubeconfig } from "../../../core/kubeconfig/kubeconfig.ts";
 import { MemoryFileSystem } from "../../support/memory_fs.ts";
 
 const b64 = (s: string) => btoa(s);
@@ -12,6 +12,7 @@ function admin(): Kubeconfig {
   return {
     apiVersion: "v1",
     kind: "Config",
+    preferences: {},
     clusters: [
       {
         name: "kubernetes",
@@ -48,7 +49,7 @@ Deno.test("embedded data of the current context is decoded", async () => {
     certPem: "CERT PEM",
     keyPem: "KEY PEM",
   });
-  assert.equal(currentCluster(admin()).server, "https://10.0.0.1:6443");
+  assert.equal(selectedCluster(admin()).server, "https://10.0.0.1:6443");
 });
 
 Deno.test("a named context, insecure flag and token file read through the reader", async () => {

@@ -13,8 +13,10 @@ import {
 import { parseCSR } from "../../../core/pki/csr.ts";
 import { generateKeyPair } from "../../../core/pki/keys.ts";
 import { base64Decode, base64Encode, decodePem } from "../../../core/pki/pem.ts";
-import { createKubeconfigWithToken } from "../../../core/kubeconfig/kubeconfig.ts";
-import { writeKubeconfig } from "../../../core/discovery/cluster_kubeconfig.ts";
+import {
+  createKubeconfigWithToken,
+  serializeKubeconfig,
+} from "../../../core/kubeconfig/kubeconfig.ts";
 import { parseKubeYamlOne } from "../../../core/yaml/kube_yaml.ts";
 import {
   type CertificateSigningRequest,
@@ -98,7 +100,7 @@ Deno.test("the bootstrap sends the kubelet's CSR and writes kubelet.conf + the p
   controller(api, ca);
   const caPem = encodeCertificatePEM(ca.cert);
   const files = new MemoryFileSystem({
-    "/etc/kubernetes/bootstrap-kubelet.conf": writeKubeconfig(
+    "/etc/kubernetes/bootstrap-kubelet.conf": serializeKubeconfig(
       createKubeconfigWithToken(
         "https://10.0.0.1:6443",
         "kubernetes",
@@ -106,6 +108,7 @@ Deno.test("the bootstrap sends the kubelet's CSR and writes kubelet.conf + the p
         caPem,
         "abcdef.0123456789abcdef",
       ),
+      { nullEmptyLists: true },
     ),
   });
   const clock = new FakeClock();

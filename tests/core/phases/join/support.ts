@@ -8,8 +8,10 @@
 import type { KubeObject } from "../../../../core/kube/client.ts";
 import { webRandom } from "../../../../core/host/ports.ts";
 import { computeDetachedSignature } from "../../../../core/discovery/jws.ts";
-import { writeKubeconfig } from "../../../../core/discovery/cluster_kubeconfig.ts";
-import { createBasicKubeconfig } from "../../../../core/kubeconfig/kubeconfig.ts";
+import {
+  createBasicKubeconfig,
+  serializeKubeconfig,
+} from "../../../../core/kubeconfig/kubeconfig.ts";
 import { encodeCertificatePEM, newCertificateAuthority } from "../../../../core/pki/cert.ts";
 import { generateKeyPair } from "../../../../core/pki/keys.ts";
 import { certificatePin } from "../../../../core/pki/pin.ts";
@@ -71,7 +73,9 @@ export async function fakeCluster(): Promise<FakeCluster> {
     webRandom,
   );
   const caPem = encodeCertificatePEM(ca.cert);
-  const kubeconfig = writeKubeconfig(createBasicKubeconfig(SERVER, "", "", caPem));
+  const kubeconfig = serializeKubeconfig(createBasicKubeconfig(SERVER, "", "", caPem), {
+    nullEmptyLists: true,
+  });
   const api = new FakeKubeApi();
   const cm = (namespace: string, name: string, data: Record<string, string>): KubeObject =>
     ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace }, data }) as KubeObject;
@@ -137,10 +141,10 @@ export function fakeJoin(
       if (opts.kubeletBootstraps ?? true) {
         await files.write({
           path: "/etc/kubernetes/kubelet.conf",
-          data: writeKubeconfig({
+          data: serializeKubeconfig({
             ...createBasicKubeconfig(SERVER, "default-cluster", "default-auth", cluster.caPem),
             users: [{ name: "default-auth", user: { token: "node-token" } }],
-          }),
+          }, { nullEmptyLists: true }),
           mode: 0o600,
           kind: "kubeconfig",
         });
