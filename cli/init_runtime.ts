@@ -7,9 +7,9 @@
  *
  * @module
  */
+import { readConfigFile, systemdResolvedActive } from "./config_file.ts";
 import { DenoPreflightHost } from "../runtime/host/preflight_host.ts";
 import { KUBERNETES_DIR, MANIFESTS_DIR } from "../core/constants.ts";
-import { FlagError } from "../core/errors.ts";
 import type { PlannedFile, Printer } from "../core/host/ports.ts";
 import { systemClock, toBytes, utf8, webRandom } from "../core/host/ports.ts";
 import { RecordingFileSystem } from "../core/host/recording_fs.ts";
@@ -35,27 +35,6 @@ export interface InitContext {
   recording?: RecordingFileSystem;
   /** Dry-run: the planned files already reported, and where they were written. */
   reported?: { files: Set<PlannedFile>; dir?: string };
-}
-
-async function readConfigFile(path: string): Promise<string> {
-  try {
-    return await Deno.readTextFile(path);
-  } catch (e) {
-    throw new FlagError(`unable to read config from "${path}"`, {
-      field: "--config",
-      value: path,
-      hint: e instanceof Deno.errors.NotFound ? "the file does not exist" : String(e),
-      cause: e,
-    });
-  }
-}
-
-function fileExists(path: string): boolean {
-  try {
-    return Deno.statSync(path).isFile;
-  } catch {
-    return false;
-  }
 }
 
 /** Resolves flags + config file + host facts into {@link InitData}. */
@@ -102,7 +81,7 @@ export async function prepareInit(
     host: {
       hostname: facts.hostname,
       defaultAdvertiseAddress: flags.apiserverAdvertiseAddress ?? detectDefaultAddress() ?? "",
-      systemdResolvedActive: fileExists("/run/systemd/resolve/resolv.conf"),
+      systemdResolvedActive: systemdResolvedActive(),
     },
     random: webRandom,
   });

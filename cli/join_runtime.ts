@@ -9,13 +9,14 @@
  *
  * @module
  */
+import { fileExists, readConfigFile, systemdResolvedActive } from "./config_file.ts";
 import {
   KubeconfigFile,
   KUBELET_RUN_DIR,
   KUBERNETES_DIR,
   MANIFESTS_DIR,
 } from "../core/constants.ts";
-import { FlagError, KubeadmError } from "../core/errors.ts";
+import { KubeadmError } from "../core/errors.ts";
 import type { Printer } from "../core/host/ports.ts";
 import { systemClock, toBytes, utf8, webRandom } from "../core/host/ports.ts";
 import { RecordingFileSystem } from "../core/host/recording_fs.ts";
@@ -54,27 +55,6 @@ export interface PrepareJoinOptions {
   preflightHost?: (rootfs: string) => PreflightHost;
   /** Replaces some of the ports (tests: discovery transports). */
   ports?: Partial<JoinHost>;
-}
-
-async function readConfigFile(path: string): Promise<string> {
-  try {
-    return await Deno.readTextFile(path);
-  } catch (e) {
-    throw new FlagError(`unable to read config from "${path}"`, {
-      field: "--config",
-      value: path,
-      hint: e instanceof Deno.errors.NotFound ? "the file does not exist" : String(e),
-      cause: e,
-    });
-  }
-}
-
-function fileExists(path: string): boolean {
-  try {
-    return Deno.statSync(path).isFile;
-  } catch {
-    return false;
-  }
 }
 
 /** Go's system CA bundle locations (crypto/x509 root_linux.go), `SSL_CERT_FILE` first. */
@@ -179,7 +159,7 @@ export async function prepareJoin(
     host: {
       hostname: facts.hostname,
       defaultAdvertiseAddress,
-      systemdResolvedActive: fileExists("/run/systemd/resolve/resolv.conf"),
+      systemdResolvedActive: systemdResolvedActive(),
     },
     fileExists,
     discoveryFallbackFile,
@@ -263,7 +243,7 @@ export async function prepareJoin(
     host: {
       ...facts,
       defaultAdvertiseAddress,
-      systemdResolvedActive: fileExists("/run/systemd/resolve/resolv.conf"),
+      systemdResolvedActive: systemdResolvedActive(),
     },
     ports,
     preflightOutput: options.preflightOutput,

@@ -36,6 +36,7 @@ import type {
   ClusterConfiguration,
   ControlPlaneComponent,
   InitConfiguration,
+  NodeRegistrationOptions,
   Taint,
   Timeouts,
 } from "./types.ts";
@@ -190,6 +191,39 @@ export interface DynamicDefaultsResult {
 }
 
 /**
+ * Node name and CRI socket defaulting shared by init and join: the name falls back to the
+ * (lowercased) hostname, the socket to the detected one; a scheme-less socket path gets
+ * `unix://` with upstream's deprecation warning (another scheme is left for validation to
+ * reject, where upstream would produce `unix://tcp://x`).
+ */
+export function defaultNodeIdentity(
+  nr: NodeRegistrationOptions,
+  host: Pick<InitHostFacts, "hostname" | "criSocket">,
+  warnings: string[],
+): void {
+  const name = (nr.name || host.hostname || "").trim();
+  if (name === "") {
+    throw new ConfigError("empty hostname is invalid", {
+      field: "nodeRegistration.name",
+      hint: "set --node-name or nodeRegistration.name",
+    });
+  }
+  nr.name = name.toLowerCase();
+  if (!nr.criSocket) {
+    nr.criSocket = host.criSocket || DEFAULT_CRI_SOCKET;
+  } else if (!nr.criSocket.startsWith(CRI_SOCKET_SCHEME) && !nr.criSocket.includes("://")) {
+    warnings.push(
+      `Usage of CRI endpoints without URL scheme is deprecated and can cause kubelet errors in the future. Automatically prepending scheme ${
+        JSON.stringify(CRI_SOCKET_SCHEME)
+      } to the "criSocket" with value ${
+        JSON.stringify(nr.criSocket)
+      }. Please update your configuration!`,
+    );
+    nr.criSocket = `${CRI_SOCKET_SCHEME}://${nr.criSocket}`;
+  }
+}
+
+/**
  * Dynamic defaults (`SetInitDynamicDefaults`): random tokens where none is set, node name
  * from the hostname (lowercased), the control-plane taint when taints are unset, the CRI
  * socket (with `unix://` prepended to scheme-less values, warning), the advertise address
@@ -212,29 +246,8 @@ export function applyInitDynamicDefaults(
   );
 
   const nr = { ...init.nodeRegistration };
-  const name = (nr.name || host.hostname || "").trim();
-  if (name === "") {
-    throw new ConfigError("empty hostname is invalid", {
-      field: "nodeRegistration.name",
-      hint: "set --node-name or nodeRegistration.name",
-    });
-  }
-  nr.name = name.toLowerCase();
+  defaultNodeIdentity(nr, host, warnings);
   if (nr.taints === undefined || nr.taints === null) nr.taints = [{ ...CONTROL_PLANE_TAINT }];
-  if (!nr.criSocket) {
-    nr.criSocket = host.criSocket || DEFAULT_CRI_SOCKET;
-  } else if (!nr.criSocket.startsWith(CRI_SOCKET_SCHEME) && !nr.criSocket.includes("://")) {
-    // A scheme-less path gets `unix://`; another scheme is left for validation to reject
-    // (upstream would turn `tcp://x` into `unix://tcp://x`).
-    warnings.push(
-      `Usage of CRI endpoints without URL scheme is deprecated and can cause kubelet errors in the future. Automatically prepending scheme ${
-        JSON.stringify(CRI_SOCKET_SCHEME)
-      } to the "criSocket" with value ${
-        JSON.stringify(nr.criSocket)
-      }. Please update your configuration!`,
-    );
-    nr.criSocket = `${CRI_SOCKET_SCHEME}://${nr.criSocket}`;
-  }
   init.nodeRegistration = nr;
 
   const ep = { ...init.localAPIEndpoint };

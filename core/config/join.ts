@@ -15,17 +15,13 @@
  * @module
  */
 import { isValidToken, redactToken } from "../bootstraptoken/token.ts";
-import {
-  DEFAULT_API_SERVER_PORT,
-  DEFAULT_CERTIFICATES_DIR,
-  DEFAULT_CRI_SOCKET,
-} from "../constants.ts";
+import { DEFAULT_API_SERVER_PORT, DEFAULT_CERTIFICATES_DIR } from "../constants.ts";
 import { ConfigError, type FieldError, ValidationError } from "../errors.ts";
 import { splitHostPort } from "../net/host_port.ts";
 import { clone } from "./component_merge.ts";
 import {
   CONTROL_PLANE_TAINT,
-  CRI_SOCKET_SCHEME,
+  defaultNodeIdentity,
   defaultTimeouts,
   type InitHostFacts,
   resolveAdvertiseAddress,
@@ -267,28 +263,9 @@ export function applyJoinDynamicDefaults(
 ): JoinConfiguration {
   const cfg = clone(input);
   const nr = { ...cfg.nodeRegistration };
-  const name = (nr.name || host.hostname || "").trim();
-  if (name === "") {
-    throw new ConfigError("empty hostname is invalid", {
-      field: "nodeRegistration.name",
-      hint: "set --node-name or nodeRegistration.name",
-    });
-  }
-  nr.name = name.toLowerCase();
+  defaultNodeIdentity(nr, host, warnings);
   if (nr.taints === undefined || nr.taints === null) {
     nr.taints = cfg.controlPlane ? [{ ...CONTROL_PLANE_TAINT }] : [];
-  }
-  if (!nr.criSocket) {
-    nr.criSocket = host.criSocket || DEFAULT_CRI_SOCKET;
-  } else if (!nr.criSocket.startsWith(CRI_SOCKET_SCHEME) && !nr.criSocket.includes("://")) {
-    warnings.push(
-      `Usage of CRI endpoints without URL scheme is deprecated and can cause kubelet errors in the future. Automatically prepending scheme ${
-        JSON.stringify(CRI_SOCKET_SCHEME)
-      } to the "criSocket" with value ${
-        JSON.stringify(nr.criSocket)
-      }. Please update your configuration!`,
-    );
-    nr.criSocket = `${CRI_SOCKET_SCHEME}://${nr.criSocket}`;
   }
   cfg.nodeRegistration = nr;
   if (cfg.controlPlane) {

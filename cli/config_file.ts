@@ -1,0 +1,34 @@
+/**
+ * Reading the files a command line names: the `--config` file, and plain existence checks.
+ *
+ * @module
+ */
+import { FlagError } from "../core/errors.ts";
+
+/** Reads the `--config` file, or fails with a {@link FlagError} naming the flag and the path. */
+export async function readConfigFile(path: string): Promise<string> {
+  try {
+    return await Deno.readTextFile(path);
+  } catch (e) {
+    throw new FlagError(`unable to read config from "${path}"`, {
+      field: "--config",
+      value: path,
+      hint: e instanceof Deno.errors.NotFound ? "the file does not exist" : String(e),
+      cause: e,
+    });
+  }
+}
+
+/** Whether a regular file exists at a host path. */
+export function fileExists(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether systemd-resolved manages the host's DNS (the kubelet then needs its resolv.conf). */
+export function systemdResolvedActive(): boolean {
+  return fileExists("/run/systemd/resolve/resolv.conf");
+}
