@@ -6,10 +6,12 @@
  */
 import { type RunOptions, runWorkflow } from "../../workflow/runner.ts";
 import type { Workflow } from "../../workflow/phase.ts";
-import { runCleanupNode } from "./cleanup_node.ts";
 import type { ResetData } from "./data.ts";
-import { runResetPreflight } from "./preflight.ts";
-import { runRemoveEtcdMember } from "./remove_etcd_member.ts";
+
+// Phase implementations load when a phase runs, so building the command tree stays cheap.
+const preflight = () => import("./preflight.ts");
+const removeEtcdMember = () => import("./remove_etcd_member.ts");
+const cleanupNode = () => import("./cleanup_node.ts");
 
 /** What upstream prints after a full reset: what reset does not clean up. */
 export const RESET_CLEANUP_NOTES = [
@@ -32,21 +34,21 @@ export function resetWorkflow(): Workflow<ResetData> {
         aliases: ["pre-flight"],
         short: "Run reset pre-flight checks",
         long: "Run pre-flight checks for kubeadm reset.",
-        run: runResetPreflight,
+        run: async (d) => (await preflight()).runResetPreflight(d),
         flags: ["ignore-preflight-errors", "force", "dry-run"],
       },
       {
         name: "remove-etcd-member",
         short: "Remove a local etcd member.",
         long: "Remove a local etcd member for a control plane node.",
-        run: runRemoveEtcdMember,
+        run: async (d) => (await removeEtcdMember()).runRemoveEtcdMember(d),
         flags: ["kubeconfig", "dry-run"],
       },
       {
         name: "cleanup-node",
         aliases: ["cleanupnode"],
         short: "Run cleanup node.",
-        run: runCleanupNode,
+        run: async (d) => (await cleanupNode()).runCleanupNode(d),
         flags: ["cert-dir", "cri-socket", "cleanup-tmp-dir", "dry-run"],
       },
     ],
