@@ -15,12 +15,16 @@ import { systemClock, toBytes, utf8, webRandom } from "../core/host/ports.ts";
 import { RecordingFileSystem } from "../core/host/recording_fs.ts";
 import { createDryRunTransport } from "../core/kube/dry_run.ts";
 import { realSleep } from "../core/kube/transport.ts";
-import { createClusterAccess, type TransportFactory } from "../core/phases/init/cluster_access.ts";
+import {
+  createClusterAccess,
+  type TransportFactory,
+  type TransportHandle,
+} from "../core/phases/init/cluster_access.ts";
+import type { ConnectionParams } from "../core/kube/transport.ts";
+import type { HealthProbe } from "../core/phases/init/data.ts";
 import type { InitData } from "../core/phases/init/data.ts";
 import { parseDuration } from "../core/config/duration.ts";
 import { DefaultTimeouts } from "../core/constants.ts";
-import { createDenoTransport } from "../runtime/kube/transport.ts";
-import { createHealthProbe } from "../runtime/kube/health.ts";
 import { createKubeletService } from "../runtime/host/kubelet_service.ts";
 import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
 import { detectDefaultAddress, readHostFacts } from "../runtime/host/facts.ts";
@@ -35,6 +39,26 @@ export interface InitContext {
   recording?: RecordingFileSystem;
   /** Dry-run: the planned files already reported, and where they were written. */
   reported?: { files: Set<PlannedFile>; dir?: string };
+}
+
+// The network stack (node:https for self-signed health endpoints, fetch clients) costs tens of
+// milliseconds to load: only phases that talk to the cluster pay for it.
+
+function lazyDenoTransport(params: ConnectionParams): TransportHandle {
+  const made = import("../runtime/kube/transport.ts").then((m) => m.createDenoTransport(params));
+  return {
+    transport: async (request) => (await made).transport(request),
+    close: () => void made.then((t) => t.close()),
+  };
+}
+
+function lazyHealthProbe(): HealthProbe {
+  let probe: Promise<HealthProbe> | undefined;
+  return {
+    get: async (url, options) =>
+      (await (probe ??= import("../runtime/kube/health.ts").then((m) => m.createHealthProbe())))
+        .get(url, options),
+  };
 }
 
 /** Resolves flags + config file + host facts into {@link InitData}. */
@@ -96,7 +120,7 @@ export async function prepareInit(
     const dry = createDryRunTransport({ out });
     transportFor = () => ({ transport: dry.transport });
   } else {
-    transportFor = (params) => createDenoTransport(params);
+    transportFor = lazyDenoTransport;
   }
   const ctx: InitContext = { data: undefined as unknown as InitData, host, recording };
   const data: InitData = {
@@ -112,7 +136,7 @@ export async function prepareInit(
     patchesDir: flags.patches ?? config.init.patches?.directory,
     host: facts,
     sleep: realSleep,
-    health: createHealthProbe(),
+    health: lazyHealthProbe(),
     cluster: createClusterAccess({
       files,
       kubeconfigDir: KUBERNETES_DIR,
