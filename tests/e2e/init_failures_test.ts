@@ -22,32 +22,15 @@ const API_CALL_TIMEOUT_S = 10;
 const HEALTH_TIMEOUT_S = 5;
 
 /** The fixture config of writeInitConfig plus short `timeouts`, as `<root>/short-timeouts.yaml`. */
-async function writeShortTimeoutsConfig(node: TestNode): Promise<string> {
-  const path = `${node.rootfs}/short-timeouts.yaml`;
-  await Deno.writeTextFile(
-    path,
-    `apiVersion: kubeadm.k8s.io/v1beta4
-kind: InitConfiguration
-bootstrapTokens:
-- token: abcdef.0123456789abcdef
-localAPIEndpoint:
-  advertiseAddress: ${node.ns.address}
-  bindPort: 6443
-nodeRegistration:
-  name: ${node.nodeName}
-timeouts:
+function writeShortTimeoutsConfig(node: TestNode): Promise<string> {
+  return writeInitConfig(node, "", {
+    file: "short-timeouts.yaml",
+    initExtra: `timeouts:
   kubernetesAPICall: ${API_CALL_TIMEOUT_S}s
   kubeletHealthCheck: ${HEALTH_TIMEOUT_S}s
   controlPlaneComponentHealthCheck: ${HEALTH_TIMEOUT_S}s
----
-apiVersion: kubeadm.k8s.io/v1beta4
-kind: ClusterConfiguration
-encryptionAlgorithm: ECDSA-P256
-networking:
-  podSubnet: 10.244.0.0/16
 `,
-  );
-  return path;
+  });
 }
 
 /** `init phase <phase...> --config <config>`, timed. */

@@ -235,9 +235,16 @@ export async function createTestNode(
   return node;
 }
 
-/** Writes a kubeadm config for a control-plane node into its root dir and returns the path. */
-export async function writeInitConfig(node: TestNode, extra = ""): Promise<string> {
-  const path = `${node.rootfs}/kubeadm-config.yaml`;
+/**
+ * Writes a kubeadm config for a control-plane node into its root dir and returns the path.
+ * `extra` is appended to the ClusterConfiguration, `opts.initExtra` to the InitConfiguration.
+ */
+export async function writeInitConfig(
+  node: TestNode,
+  extra = "",
+  opts: { initExtra?: string; file?: string } = {},
+): Promise<string> {
+  const path = `${node.rootfs}/${opts.file ?? "kubeadm-config.yaml"}`;
   await Deno.writeTextFile(
     path,
     `apiVersion: kubeadm.k8s.io/v1beta4
@@ -249,7 +256,7 @@ localAPIEndpoint:
   bindPort: 6443
 nodeRegistration:
   name: ${node.nodeName}
----
+${opts.initExtra ?? ""}---
 apiVersion: kubeadm.k8s.io/v1beta4
 kind: ClusterConfiguration
 encryptionAlgorithm: ECDSA-P256
