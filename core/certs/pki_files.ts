@@ -118,26 +118,6 @@ export async function loadKey(
   }
 }
 
-/** Like {@link loadCert} but `undefined` when the file is missing. */
-export async function readCert(
-  files: FileReader,
-  certDir: string,
-  baseName: string,
-): Promise<Certificate | undefined> {
-  if (!(await fileExists(files, certPath(certDir, baseName)))) return undefined;
-  return loadCert(files, certDir, baseName);
-}
-
-/** Like {@link loadKey} but `undefined` when the file is missing. */
-export async function readKey(
-  files: FileReader,
-  certDir: string,
-  baseName: string,
-): Promise<KeyPair | undefined> {
-  if (!(await fileExists(files, keyPath(certDir, baseName)))) return undefined;
-  return loadKey(files, certDir, baseName);
-}
-
 /**
  * Loads a CA certificate and key (upstream `LoadCertificateAuthority`): both must load and the
  * certificate must be a CA.

@@ -493,24 +493,7 @@ Deno.test({
       });
 
       await t.step("etcdctl member list shows two started voting members", async () => {
-        const pki = `${cp1.rootfs}/etc/kubernetes/pki`;
-        const r = await run([
-          `${cp1.binDir}/etcdctl`,
-          `--endpoints=https://${cp1.ns.address}:2379`,
-          `--cacert=${pki}/etcd/ca.crt`,
-          `--cert=${pki}/etcd/healthcheck-client.crt`,
-          `--key=${pki}/etcd/healthcheck-client.key`,
-          "member",
-          "list",
-          "-w",
-          "json",
-        ], { ns: cp1.ns });
-        assert.equal(r.code, 0, r.stderr);
-        const members = JSON.parse(r.stdout).members as {
-          name: string;
-          isLearner?: boolean;
-          peerURLs: string[];
-        }[];
+        const members = await etcdMembers(cp1);
         assert.deepEqual(
           members.map((m) => [m.name, m.isLearner ?? false, m.peerURLs[0]]).sort(),
           [
@@ -572,24 +555,7 @@ Deno.test({
       await t.step("reset --force on cp2 removes its etcd member; cp1 keeps serving", async () => {
         const r = await cp2.kubeadm(["reset", "--force"]);
         assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
-        const pki = `${cp1.rootfs}/etc/kubernetes/pki`;
-        const list = await run([
-          `${cp1.binDir}/etcdctl`,
-          `--endpoints=https://${cp1.ns.address}:2379`,
-          `--cacert=${pki}/etcd/ca.crt`,
-          `--cert=${pki}/etcd/healthcheck-client.crt`,
-          `--key=${pki}/etcd/healthcheck-client.key`,
-          "member",
-          "list",
-          "-w",
-          "json",
-        ], { ns: cp1.ns });
-        assert.equal(list.code, 0, list.stderr);
-        const members = JSON.parse(list.stdout).members as {
-          name: string;
-          isLearner?: boolean;
-          peerURLs: string[];
-        }[];
+        const members = await etcdMembers(cp1);
         assert.deepEqual(
           members.map((m) => [m.name, m.isLearner ?? false, m.peerURLs[0]]),
           [["cp1", false, `https://${cp1.ns.address}:2380`]],
@@ -628,3 +594,25 @@ Deno.test({
     }
   },
 });
+
+/** `etcdctl member list` against a control-plane node's etcd, with its healthcheck client cert. */
+async function etcdMembers(cp: TestNode) {
+  const pki = `${cp.rootfs}/etc/kubernetes/pki`;
+  const r = await run([
+    `${cp.binDir}/etcdctl`,
+    `--endpoints=https://${cp.ns.address}:2379`,
+    `--cacert=${pki}/etcd/ca.crt`,
+    `--cert=${pki}/etcd/healthcheck-client.crt`,
+    `--key=${pki}/etcd/healthcheck-client.key`,
+    "member",
+    "list",
+    "-w",
+    "json",
+  ], { ns: cp.ns });
+  assert.equal(r.code, 0, r.stderr);
+  return JSON.parse(r.stdout).members as {
+    name: string;
+    isLearner?: boolean;
+    peerURLs: string[];
+  }[];
+}

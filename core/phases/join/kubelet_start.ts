@@ -19,12 +19,7 @@ import { Feature, featureEnabled } from "../../config/features.ts";
 import { formatDuration, parseDuration } from "../../config/duration.ts";
 import { SYSTEMD_RESOLV_CONF } from "../../config/kubelet_config.ts";
 import type { KubeletConfiguration, ResolvedInitConfig } from "../../config/types.ts";
-import {
-  KUBELET_CONFIG_FILE,
-  KUBELET_ENV_FILE,
-  KUBELET_HEALTHZ_PORT,
-  KUBELET_INSTANCE_CONFIG_FILE,
-} from "../../constants.ts";
+import { KUBELET_HEALTHZ_PORT } from "../../constants.ts";
 import { CRI_SOCKET_ANNOTATION } from "../../cluster/upload_config.ts";
 import { patchNode } from "../../cluster/node_patch.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
@@ -32,12 +27,8 @@ import { utf8 } from "../../host/ports.ts";
 import { connectionFromKubeconfig } from "../../kube/kubeconfig_connection.ts";
 import { API_CALL_RETRY_INTERVAL_MS, poll } from "../../kube/retry.ts";
 import { isNotFound } from "../../kube/status.ts";
-import {
-  KUBELET_CONFIGURATION_TARGET,
-  kubeletConfigFileContent,
-  kubeletInstanceConfigContent,
-} from "../../kubelet/config_file.ts";
-import { kubeletFlagsEnv, kubeletNodeName } from "../../kubelet/flags_env.ts";
+import { KUBELET_CONFIGURATION_TARGET } from "../../kubelet/config_file.ts";
+import { kubeletNodeName } from "../../kubelet/flags_env.ts";
 import {
   certificateAuthorityPem,
   clusterFromKubeconfig,
@@ -48,6 +39,12 @@ import {
 import { pauseImage } from "../../manifests/images.ts";
 import { localAPIEndpointURL } from "../../net/endpoint.ts";
 import { joinHostPort } from "../../net/host_port.ts";
+import {
+  wrapKubeletError as wrap,
+  writeKubeletConfigFile,
+  writeKubeletEnvFile,
+  writeKubeletInstanceConfig,
+} from "../../kubelet/files.ts";
 import { patchManagerFor } from "../../patches/patch_manager.ts";
 import { kubeletConfigurationSchema } from "../../patches/patch_schemas.ts";
 import { BOOTSTRAP_KUBELET_CONF, KUBELET_CONF } from "../../tlsbootstrap/kubelet_conf.ts";
@@ -77,13 +74,6 @@ export function kubeletLocalMode(cfg: ResolvedInitConfig): boolean {
 /** The node name the kubelet registers with. */
 export function joinNodeName(d: JoinData): string {
   return kubeletNodeName(d.cfg.nodeRegistration, d.host.hostname);
-}
-
-function wrap(message: string, e: unknown): KubeadmError {
-  return new KubeadmError(`${message}: ${errorMessage(e)}`, {
-    cause: e,
-    hint: e instanceof KubeadmError ? e.hint : undefined,
-  });
 }
 
 /** The cluster's KubeletConfiguration with upstream's `Mutate` (systemd-resolved). */
@@ -166,66 +156,19 @@ export async function runKubeletStart(d: JoinData): Promise<void> {
       initCfg.cluster.featureGates,
       Feature.NodeLocalCRISocket,
     );
-    let instanceConfig: string | undefined;
-    if (nodeLocalCRISocket) {
-      instanceConfig = kubeletInstanceConfigContent(d.cfg.nodeRegistration.criSocket);
-      d.out.info(
-        `[kubelet-start] Writing kubelet configuration to file ${
-          JSON.stringify(KUBELET_INSTANCE_CONFIG_FILE)
-        }`,
-      );
-      await d.files.write({
-        path: KUBELET_INSTANCE_CONFIG_FILE,
-        data: instanceConfig,
-        mode: 0o644,
-        kind: "kubelet-config",
-      }).catch((e) => {
-        throw wrap("error writing instance kubelet configuration to disk", e);
-      });
-    }
-
-    const out = (line: string) => d.out.info(line);
-    const patches = d.patchesDir ? await patchManagerFor(d.files, d.patchesDir, out) : undefined;
-    let content: string;
-    try {
-      content = kubeletConfigFileContent(mutatedKubeletConfig(d, initCfg), {
-        patches,
-        instanceConfig,
-        out,
-      });
-    } catch (e) {
-      throw wrap("could not apply patches to the KubeletConfiguration", e);
-    }
-    d.out.info(
-      `[kubelet-start] Writing kubelet configuration to file ${
-        JSON.stringify(KUBELET_CONFIG_FILE)
-      }`,
-    );
-    await d.files.write({
-      path: KUBELET_CONFIG_FILE,
-      data: content,
-      mode: 0o644,
-      kind: "kubelet-config",
+    const instanceConfig = nodeLocalCRISocket
+      ? await writeKubeletInstanceConfig(d.files, d.out, d.cfg.nodeRegistration.criSocket)
+      : undefined;
+    await writeKubeletConfigFile(d.files, d.out, mutatedKubeletConfig(d, initCfg), {
+      patchesDir: d.patchesDir,
+      instanceConfig,
     });
-
-    d.out.info(
-      `[kubelet-start] Writing kubelet environment file with flags to file ${
-        JSON.stringify(KUBELET_ENV_FILE)
-      }`,
-    );
-    await d.files.write({
-      path: KUBELET_ENV_FILE,
-      data: kubeletFlagsEnv({
-        nodeRegistration: d.cfg.nodeRegistration,
-        pauseImage: pauseImage(initCfg.cluster),
-        hostname: d.host.hostname,
-        registerTaintsUsingFlags: d.cfg.controlPlane === undefined,
-        nodeLocalCRISocket,
-      }),
-      mode: 0o644,
-      kind: "env",
-    }).catch((e) => {
-      throw wrap("error writing a dynamic environment file for the kubelet", e);
+    await writeKubeletEnvFile(d.files, d.out, {
+      nodeRegistration: d.cfg.nodeRegistration,
+      pauseImage: pauseImage(initCfg.cluster),
+      hostname: d.host.hostname,
+      registerTaintsUsingFlags: d.cfg.controlPlane === undefined,
+      nodeLocalCRISocket,
     });
 
     if (d.dryRun) {

@@ -4,8 +4,6 @@ import {
   loadCertificateAuthority,
   loadKey,
   periodWarning,
-  readCert,
-  readKey,
   writeCertAndKey,
 } from "../../../core/certs/pki_files.ts";
 import { createSelfSignedCACert } from "../../../core/pki/cert.ts";
@@ -33,8 +31,6 @@ Deno.test("writeCertAndKey() writes the key (0600) then the certificate (0644); 
   assert.deepEqual((await loadKey(files, PKI, "etcd/ca")).spec, key.spec);
   const ca = await loadCertificateAuthority(files, PKI, "etcd/ca");
   assert.equal(ca.cert.subject.commonName, "etcd-ca");
-  assert.equal(await readCert(files, PKI, "nope"), undefined);
-  assert.equal(await readKey(files, PKI, "nope"), undefined);
   assert.equal(
     periodWarning("etcd/ca", cert, new Date("2025-12-31T00:00:00Z")),
     "WARNING: could not validate bounds for certificate etcd/ca: the certificate is not valid yet: NotBefore: 2026-01-01 00:00:00 +0000 UTC, NotAfter: 2035-12-30 00:00:00 +0000 UTC",
