@@ -39,7 +39,7 @@ export type * from "./core/config/types.ts";
 export { resolveInitConfig } from "./core/config/resolve.ts";
 export { clusterConfigurationForUpload, printInitDefaults } from "./core/config/print.ts";
 export { migrateConfig } from "./core/config/migrate.ts";
-export { formatDuration, parseDuration } from "./core/config/duration.ts";
+export { formatDuration, parseDuration } from "./core/text/duration.ts";
 
 // PKI
 export {

@@ -15,15 +15,11 @@ import { systemClock, toBytes, utf8, webRandom } from "../core/host/ports.ts";
 import { RecordingFileSystem } from "../core/host/recording_fs.ts";
 import { createDryRunTransport } from "../core/kube/dry_run.ts";
 import { realSleep } from "../core/kube/transport.ts";
-import {
-  createClusterAccess,
-  type TransportFactory,
-  type TransportHandle,
-} from "../core/phases/init/cluster_access.ts";
-import type { ConnectionParams } from "../core/kube/transport.ts";
+import { createClusterAccess } from "../core/phases/init/cluster_access.ts";
+import type { TransportFactory } from "../core/kube/transport.ts";
 import type { HealthProbe } from "../core/phases/init/data.ts";
 import type { InitData } from "../core/phases/init/data.ts";
-import { parseDuration } from "../core/config/duration.ts";
+import { parseDuration } from "../core/text/duration.ts";
 import { DefaultTimeouts } from "../core/constants.ts";
 import { createKubeletService } from "../runtime/host/kubelet_service.ts";
 import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
@@ -39,16 +35,24 @@ export interface InitContext {
   recording?: RecordingFileSystem;
   /** Dry-run: the planned files already reported, and where they were written. */
   reported?: { files: Set<PlannedFile>; dir?: string };
+  /** Releases the cluster connections (idempotent). */
+  close(): void;
 }
 
 // The network stack (node:https for self-signed health endpoints, fetch clients) costs tens of
 // milliseconds to load: only phases that talk to the cluster pay for it.
 
-function lazyDenoTransport(params: ConnectionParams): TransportHandle {
-  const made = import("../runtime/kube/transport.ts").then((m) => m.createDenoTransport(params));
+function lazyDenoTransports(): { transportFor: TransportFactory; close(): void } {
+  const made: Promise<{ close(): void }>[] = [];
   return {
-    transport: async (request) => (await made).transport(request),
-    close: () => void made.then((t) => t.close()),
+    transportFor(params) {
+      const t = import("../runtime/kube/transport.ts").then((m) => m.createDenoTransport(params));
+      made.push(t);
+      return async (request) => (await t).transport(request);
+    },
+    close: () => {
+      for (const t of made.splice(0)) void t.then((x) => x.close());
+    },
   };
 }
 
@@ -114,15 +118,20 @@ export async function prepareInit(
   const dryRun = flags.dryRun ?? config.init.dryRun ?? false;
   const recording = dryRun ? new RecordingFileSystem(host) : undefined;
   const files = recording ?? host;
-  let transportFor: TransportFactory;
+  let transports: { transportFor: TransportFactory; close(): void };
   if (dryRun) {
     // One recording transport for the whole run: later GETs see earlier "created" objects.
     const dry = createDryRunTransport({ out });
-    transportFor = () => ({ transport: dry.transport });
+    transports = { transportFor: () => dry.transport, close: () => {} };
   } else {
-    transportFor = lazyDenoTransport;
+    transports = lazyDenoTransports();
   }
-  const ctx: InitContext = { data: undefined as unknown as InitData, host, recording };
+  const ctx: InitContext = {
+    data: undefined as unknown as InitData,
+    host,
+    recording,
+    close: transports.close,
+  };
   const data: InitData = {
     cfg: config,
     files,
@@ -140,7 +149,7 @@ export async function prepareInit(
     cluster: createClusterAccess({
       files,
       kubeconfigDir: KUBERNETES_DIR,
-      transportFor,
+      transportFor: transports.transportFor,
       bootstrapClusterAdmins: !dryRun,
       clock: systemClock,
       sleep: realSleep,
@@ -223,6 +232,6 @@ export async function reportDryRunFiles(ctx: InitContext, out: Printer): Promise
 
 /** After the workflow: releases the cluster connection and, in dry-run, reports what is left. */
 export async function finishInit(ctx: InitContext, out: Printer): Promise<void> {
-  ctx.data.cluster?.close();
+  ctx.close();
   await reportDryRunFiles(ctx, out);
 }

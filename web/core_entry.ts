@@ -77,7 +77,6 @@ export {
   clusterInfoFetcherWithKubeconfig,
   connectionFromDiscoveryKubeconfig,
   discoveryConnection,
-  type TransportFactory,
 } from "../core/discovery/fetch.ts";
 export {
   bootstrapCaSummary,
@@ -117,7 +116,7 @@ export { parseKubeYaml, parseKubeYamlOne, toKubeYaml } from "../core/yaml/kube_y
 
 // Ports, errors and constants.
 export { type Clock, systemClock, webRandom } from "../core/host/ports.ts";
-export { realSleep, type Sleep } from "../core/kube/transport.ts";
+export { realSleep, type Sleep, type TransportFactory } from "../core/kube/transport.ts";
 export {
   ApiError,
   DiscoveryError,

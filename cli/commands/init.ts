@@ -199,7 +199,7 @@ async function runInit(cmd: Command, deps: InitCommandDeps, only?: string): Prom
   try {
     await runWorkflow(workflow, ctx.data, runOpts);
   } finally {
-    ctx.data.cluster?.close();
+    ctx.close();
   }
   await finishInit(ctx, out);
 }

@@ -56,7 +56,7 @@ async function runCreate(tokenArg: string | undefined, cmd: Command): Promise<vo
   if (flags.config) {
     tokens = await tokensFromConfig(flags.config, flags.rootfs);
   } else {
-    const { tokenForCreate } = await import("../../core/bootstraptoken/create_options.ts");
+    const { tokenForCreate } = await import("../../core/config/token_create.ts");
     tokens = [tokenForCreate({
       token: tokenArg,
       ttl: flags.ttl,

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { BootstrapToken } from "../config/types.ts";
+import type { BootstrapToken } from "./token.ts";
 import { tabwriterFormat } from "../text/tabwriter.ts";
 import { shortHumanDuration } from "../text/human_duration.ts";
 import { toKubeYaml } from "../yaml/kube_yaml.ts";

@@ -9,8 +9,8 @@
  * @module
  */
 import type { Secret } from "kubernetes-types/core/v1.d.ts";
-import type { BootstrapToken } from "../config/types.ts";
-import { parseDuration } from "../config/duration.ts";
+import type { BootstrapToken } from "./token.ts";
+import { parseDuration } from "../text/duration.ts";
 import { isValidToken, tokenIdFromSecretName, tokenSecretName } from "./token.ts";
 
 /** Secret type of bootstrap tokens. */

@@ -30,6 +30,19 @@ export const DEFAULT_TOKEN_TTL = "24h0m0s";
 /** Placeholder token printed by `kubeadm config print init-defaults`. */
 export const PLACEHOLDER_TOKEN = "abcdef.0123456789abcdef";
 
+/**
+ * A bootstrap token as the configuration API carries it (upstream's `bootstraptoken/v1`
+ * type): the `<id>.<secret>` string, its lifetime (`ttl` or `expires`), usages and groups.
+ */
+export interface BootstrapToken {
+  token?: string;
+  description?: string;
+  ttl?: string;
+  expires?: string;
+  usages?: string[];
+  groups?: string[];
+}
+
 /** A parsed token: the public id and the secret. */
 export interface TokenParts {
   id: string;

@@ -9,7 +9,7 @@
  * @module
  */
 import type { ResolvedInitConfig } from "../config/types.ts";
-import { parseDuration } from "../config/duration.ts";
+import { parseDuration } from "../text/duration.ts";
 import { CERT_BACKDATE_MS, Identity } from "../constants.ts";
 import { KubeadmError } from "../errors.ts";
 import { isDNS1123Subdomain, isWildcardDNS1123Subdomain } from "../net/dns_name.ts";

@@ -9,7 +9,7 @@
 import type { Node } from "kubernetes-types/core/v1.d.ts";
 import { KubeadmError } from "../errors.ts";
 import type { KubeClient } from "../kube/client.ts";
-import { createMergePatch } from "../kube/merge_patch.ts";
+import { createMergePatch } from "../patches/merge_patch.ts";
 import { API_CALL_RETRY_INTERVAL_MS, poll } from "../kube/retry.ts";
 import { isConflict, isForbidden, isTransient, isUnauthorized } from "../kube/status.ts";
 

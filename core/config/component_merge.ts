@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { isDuration, normalizeDuration } from "./duration.ts";
+import { isDuration, normalizeDuration } from "../text/duration.ts";
 
 /** A JSON-like object. */
 export type JsonObject = Record<string, unknown>;

@@ -31,7 +31,7 @@ import { DEFAULT_TOKEN_TTL, DEFAULT_TOKEN_USAGES, generateToken } from "../boots
 import { formatIP, isLoopbackIP, isUnspecifiedIP, parseIP } from "../net/ip.ts";
 import { joinHostPort, parseHostPort } from "../net/host_port.ts";
 import { clone } from "./component_merge.ts";
-import { formatDuration, isDuration, normalizeDuration } from "./duration.ts";
+import { formatDuration, isDuration, normalizeDuration } from "../text/duration.ts";
 import type {
   ClusterConfiguration,
   ControlPlaneComponent,

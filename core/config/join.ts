@@ -26,7 +26,7 @@ import {
   type InitHostFacts,
   resolveAdvertiseAddress,
 } from "./defaults.ts";
-import { isDuration, normalizeDuration } from "./duration.ts";
+import { isDuration, normalizeDuration } from "../text/duration.ts";
 import { KUBEADM_GROUP, loadConfigDocuments } from "./parse.ts";
 import type {
   Discovery,

@@ -9,6 +9,7 @@
  * @module
  */
 import type { EnvVar } from "kubernetes-types/core/v1.d.ts";
+import type { BootstrapToken } from "../bootstraptoken/token.ts";
 
 /** `kubeadm.k8s.io/v1beta4`. */
 export const KUBEADM_API_VERSION = "kubeadm.k8s.io/v1beta4";
@@ -155,15 +156,8 @@ export interface APIEndpoint {
   bindPort?: number;
 }
 
-/** A bootstrap token in `bootstrapTokens`. */
-export interface BootstrapToken {
-  token?: string;
-  description?: string;
-  ttl?: string;
-  expires?: string;
-  usages?: string[];
-  groups?: string[];
-}
+/** A bootstrap token in `bootstrapTokens` (declared with the token format it carries). */
+export type { BootstrapToken } from "../bootstraptoken/token.ts";
 
 /** `patches`. */
 export interface Patches {

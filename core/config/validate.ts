@@ -36,7 +36,7 @@ import {
 import { isIP } from "../net/ip.ts";
 import { parseHostPort } from "../net/host_port.ts";
 import { dns1123SubdomainErrors, wildcardDNS1123SubdomainErrors } from "../net/dns_name.ts";
-import { parseDuration, parseDurationNs } from "./duration.ts";
+import { parseDuration, parseDurationNs } from "../text/duration.ts";
 import { INIT_FEATURE_GATES, isKnownFeature } from "./features.ts";
 import type {
   Arg,
@@ -57,7 +57,7 @@ import {
   parseSemVer,
 } from "./version.ts";
 import { CA_CERT_VALIDITY_HOURS, CERT_VALIDITY_HOURS } from "../constants.ts";
-import { formatDuration } from "./duration.ts";
+import { formatDuration } from "../text/duration.ts";
 
 /** Problems and warnings found by a validation pass. */
 export interface ValidationResult {

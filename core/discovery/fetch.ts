@@ -10,7 +10,7 @@ import { CLUSTER_INFO_CONFIGMAP, KUBE_PUBLIC_NAMESPACE } from "../constants.ts";
 import { utf8 } from "../host/ports.ts";
 import { KubeClient } from "../kube/client.ts";
 import { base64Decode } from "../pki/pem.ts";
-import type { ConnectionParams, Transport } from "../kube/transport.ts";
+import type { ConnectionParams, TransportFactory } from "../kube/transport.ts";
 import type { ClusterInfoConfigMap } from "./cluster_info.ts";
 import {
   certificateAuthorityPem,
@@ -19,9 +19,6 @@ import {
 } from "../kubeconfig/kubeconfig.ts";
 import type { FetchClusterInfoWith } from "./file.ts";
 import type { ClusterInfoFetchMode, FetchClusterInfo } from "./token.ts";
-
-/** Makes a transport for one set of connection parameters. */
-export type TransportFactory = (params: ConnectionParams) => Transport | Promise<Transport>;
 
 /**
  * Connection parameters of a token-discovery fetch (upstream's bootstrap kubeconfigs):

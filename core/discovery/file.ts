@@ -16,7 +16,7 @@ import {
   DefaultTimeouts,
   DISCOVERY_RETRY_INTERVAL_MS,
 } from "../constants.ts";
-import { formatDuration } from "../config/duration.ts";
+import { formatDuration } from "../text/duration.ts";
 import { DiscoveryError, errorMessage } from "../errors.ts";
 import { type Clock, type FileReader, systemClock, utf8 } from "../host/ports.ts";
 import { poll } from "../kube/retry.ts";

@@ -17,7 +17,7 @@ import { KUBERNETES_VERSION } from "../constants.ts";
 import type { Printer } from "../host/ports.ts";
 import { toKubeYaml } from "../yaml/kube_yaml.ts";
 import type { KubeObject } from "./client.ts";
-import { applyMergePatch } from "./merge_patch.ts";
+import { applyMergePatch } from "../patches/merge_patch.ts";
 import { describeObject, parseResourcePath, resourceFor, type ResourceInfo } from "./resources.ts";
 import type { Transport } from "./transport.ts";
 
@@ -213,7 +213,7 @@ export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransp
         say(action);
         const base = store.get(key) ??
           { apiVersion: info.apiVersion, kind: info.kind, metadata: { name, namespace } };
-        const patched = Array.isArray(body) ? base : applyMergePatch(base, body);
+        const patched = Array.isArray(body) ? base : applyMergePatch<KubeObject>(base, body);
         return json(200, remember(info, patched));
       }
       case "DELETE": {

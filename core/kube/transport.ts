@@ -32,6 +32,12 @@ export interface ConnectionParams {
   tlsServerName?: string;
 }
 
+/**
+ * Makes the transport for one set of connection parameters; supplied by the runtime (its
+ * lifetime, pooling and closing are the runtime's business).
+ */
+export type TransportFactory = (params: ConnectionParams) => Transport | Promise<Transport>;
+
 /** Sleeps for the given number of milliseconds (injected so tests run without waiting). */
 export type Sleep = (ms: number) => Promise<void>;
 

@@ -6,7 +6,7 @@
  * @module
  */
 import type { ResolvedInitConfig } from "../config/types.ts";
-import { parseDuration } from "../config/duration.ts";
+import { parseDuration } from "../text/duration.ts";
 import { Identity, KubeconfigFile } from "../constants.ts";
 import { KubeadmError } from "../errors.ts";
 import { controlPlaneEndpointURL, localAPIEndpointURL } from "../net/endpoint.ts";

@@ -8,7 +8,7 @@
  * @module
  */
 import type { ResolvedInitConfig } from "../config/types.ts";
-import { parseDuration } from "../config/duration.ts";
+import { parseDuration } from "../text/duration.ts";
 import { DefaultTimeouts } from "../constants.ts";
 
 /** Input of every static Pod builder. */

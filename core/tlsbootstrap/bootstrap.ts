@@ -13,7 +13,7 @@ import { utf8 } from "../host/ports.ts";
 import { KubeClient } from "../kube/client.ts";
 import { connectionFromKubeconfig } from "../kube/kubeconfig_connection.ts";
 import type { Sleep } from "../kube/transport.ts";
-import type { TransportFactory } from "../discovery/fetch.ts";
+import type { TransportFactory } from "../kube/transport.ts";
 import { parseKubeconfig } from "../kubeconfig/kubeconfig.ts";
 import {
   BOOTSTRAP_KUBELET_CONF,

@@ -13,7 +13,7 @@
 import type { Status } from "kubernetes-types/meta/v1.d.ts";
 import type { Clock } from "../../core/host/ports.ts";
 import type { KubeObject } from "../../core/kube/client.ts";
-import { applyMergePatch } from "../../core/kube/merge_patch.ts";
+import { applyMergePatch } from "../../core/patches/merge_patch.ts";
 import {
   parseResourcePath,
   resourceFor,

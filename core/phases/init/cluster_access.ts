@@ -16,19 +16,10 @@ import { KubeClient } from "../../kube/client.ts";
 import { connectionFromKubeconfig } from "../../kube/kubeconfig_connection.ts";
 import { API_CALL_RETRY_INTERVAL_MS, poll } from "../../kube/retry.ts";
 import { isForbidden } from "../../kube/status.ts";
-import type { ConnectionParams, Sleep, Transport } from "../../kube/transport.ts";
+import type { ConnectionParams, Sleep, TransportFactory } from "../../kube/transport.ts";
 import { type Kubeconfig, parseKubeconfig } from "../../kubeconfig/kubeconfig.ts";
 import { ensureClusterAdminsBinding } from "../../cluster/cluster_admins.ts";
 import type { ClusterAccess } from "./data.ts";
-
-/** A transport for one set of connection parameters, and how to release it. */
-export interface TransportHandle {
-  transport: Transport;
-  close?(): void;
-}
-
-/** Builds transports; supplied by the runtime. */
-export type TransportFactory = (params: ConnectionParams) => TransportHandle;
 
 /** Options of {@link createClusterAccess}. */
 export interface ClusterAccessOptions {
@@ -57,7 +48,6 @@ export function createClusterAccess(o: ClusterAccessOptions): ClusterAccess {
   const dir = o.kubeconfigDir.replace(/\/+$/, "");
   const adminPath = `${dir}/${KubeconfigFile.admin}`;
   const superAdminPath = `${dir}/${KubeconfigFile.superAdmin}`;
-  const handles: TransportHandle[] = [];
   let kubeconfig: Promise<Kubeconfig> | undefined;
   let client: Promise<KubeClient> | undefined;
 
@@ -84,11 +74,9 @@ export function createClusterAccess(o: ClusterAccessOptions): ClusterAccess {
         { cause: e },
       );
     }
-    const handle = o.transportFor(params);
-    handles.push(handle);
     return new KubeClient({
       server: params.server,
-      transport: handle.transport,
+      transport: await o.transportFor(params),
       clock: o.clock,
       sleep: o.sleep,
       retry: { timeoutMs: o.apiCallTimeoutMs },
@@ -135,9 +123,6 @@ export function createClusterAccess(o: ClusterAccessOptions): ClusterAccess {
         throw e;
       });
       return client;
-    },
-    close() {
-      for (const h of handles.splice(0)) h.close?.();
     },
   };
   return access;

@@ -38,8 +38,6 @@ export interface ClusterAccess {
    * ClusterRoleBinding exists (falling back to super-admin.conf), once per run.
    */
   client(): Promise<KubeClient>;
-  /** Releases the connections (idempotent). */
-  close(): void;
 }
 
 /** One answer of a {@link HealthProbe}: an HTTP status, or why no answer came. */

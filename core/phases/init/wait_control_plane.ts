@@ -18,7 +18,7 @@
  * @module
  */
 import type { Pod } from "kubernetes-types/core/v1.d.ts";
-import { formatDuration, parseDuration } from "../../config/duration.ts";
+import { formatDuration, parseDuration } from "../../text/duration.ts";
 import { Feature, featureEnabled } from "../../config/features.ts";
 import {
   Component,

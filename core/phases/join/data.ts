@@ -20,7 +20,7 @@ import { utf8 } from "../../host/ports.ts";
 import { KubeClient } from "../../kube/client.ts";
 import { connectionFromKubeconfig } from "../../kube/kubeconfig_connection.ts";
 import type { Sleep } from "../../kube/transport.ts";
-import type { TransportFactory } from "../../discovery/fetch.ts";
+import type { TransportFactory } from "../../kube/transport.ts";
 import { type Kubeconfig, parseKubeconfig } from "../../kubeconfig/kubeconfig.ts";
 import type { HostFacts, InitData } from "../init/data.ts";
 import { fetchClusterConfigDocuments, nodeInitConfig } from "./cluster_config.ts";

@@ -8,13 +8,9 @@
  *
  * @module
  */
-import { parseDuration } from "../../config/duration.ts";
+import { parseDuration } from "../../text/duration.ts";
 import type { ResolvedJoinConfig } from "../../config/join.ts";
-import {
-  clusterInfoFetcher,
-  clusterInfoFetcherWithKubeconfig,
-  type TransportFactory,
-} from "../../discovery/fetch.ts";
+import { clusterInfoFetcher, clusterInfoFetcherWithKubeconfig } from "../../discovery/fetch.ts";
 import {
   discoverWithFile,
   fetchDiscoveryKubeconfig,
@@ -25,7 +21,7 @@ import { discoverWithToken } from "../../discovery/token.ts";
 import { DiscoveryError, errorMessage } from "../../errors.ts";
 import type { Clock, FileReader, Printer } from "../../host/ports.ts";
 import type { Kubeconfig } from "../../kubeconfig/kubeconfig.ts";
-import type { Sleep } from "../../kube/transport.ts";
+import type { Sleep, TransportFactory } from "../../kube/transport.ts";
 import { utf8 } from "../../host/ports.ts";
 
 /** What discovery needs from the runtime. */

@@ -24,7 +24,7 @@ import {
   waitForClusterAvailable,
 } from "../../etcd/member_join.ts";
 import { etcdTiming } from "../../etcd/timing.ts";
-import { formatDuration, parseDuration } from "../../config/duration.ts";
+import { formatDuration, parseDuration } from "../../text/duration.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
 import { utf8 } from "../../host/ports.ts";
 import type { EtcdMember } from "../../manifests/etcd.ts";

@@ -16,7 +16,7 @@
  */
 import type { Node } from "kubernetes-types/core/v1.d.ts";
 import { Feature, featureEnabled } from "../../config/features.ts";
-import { formatDuration, parseDuration } from "../../config/duration.ts";
+import { formatDuration, parseDuration } from "../../text/duration.ts";
 import { SYSTEMD_RESOLV_CONF } from "../../config/kubelet_config.ts";
 import type { KubeletConfiguration, ResolvedInitConfig } from "../../config/types.ts";
 import { KUBELET_HEALTHZ_PORT } from "../../constants.ts";

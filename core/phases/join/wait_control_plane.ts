@@ -15,7 +15,7 @@ import {
   KubeconfigFile,
   SCHEDULER_PORT,
 } from "../../constants.ts";
-import { formatDuration, parseDuration } from "../../config/duration.ts";
+import { formatDuration, parseDuration } from "../../text/duration.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
 import { utf8 } from "../../host/ports.ts";
 import { API_CALL_RETRY_INTERVAL_MS, poll } from "../../kube/retry.ts";

@@ -8,10 +8,8 @@ import type { ConfigMap, Node, Secret } from "kubernetes-types/core/v1.d.ts";
 import { createDryRunTransport } from "../../../../core/kube/dry_run.ts";
 import type { Transport } from "../../../../core/kube/transport.ts";
 import { RecordingFileSystem } from "../../../../core/host/recording_fs.ts";
-import {
-  createClusterAccess,
-  type TransportFactory,
-} from "../../../../core/phases/init/cluster_access.ts";
+import { createClusterAccess } from "../../../../core/phases/init/cluster_access.ts";
+import type { TransportFactory } from "../../../../core/kube/transport.ts";
 import type { InitData, KubeletService } from "../../../../core/phases/init/data.ts";
 import { initWorkflow } from "../../../../core/phases/init/workflow.ts";
 import { runWorkflow } from "../../../../core/workflow/runner.ts";
@@ -96,7 +94,7 @@ async function harness(opts: { files?: MemoryFileSystem } = {}): Promise<Harness
     transports.push(params.server);
     // The first connection is admin.conf (forbidden to bootstrap), the second super-admin.conf.
     const t = transports.length === 1 ? forbidClusterAdmins(api.transport, denied) : api.transport;
-    return { transport: t };
+    return t;
   };
   const fx = initDataFixture({
     files,
@@ -249,7 +247,7 @@ Deno.test("init --dry-run: API calls go to the dry-run transport, nothing is cre
   data.cluster = createClusterAccess({
     files: recording,
     kubeconfigDir: "/etc/kubernetes",
-    transportFor: (p) => (servers.push(p.server), { transport: dry.transport }),
+    transportFor: (p) => (servers.push(p.server), dry.transport),
     bootstrapClusterAdmins: false,
     clock: data.clock,
     sleep: () => Promise.resolve(),

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { tokenForCreate } from "../../../core/bootstraptoken/create_options.ts";
+import { tokenForCreate } from "../../../core/config/token_create.ts";
 import { KubeadmError, ValidationError } from "../../../core/errors.ts";
 import { webRandom } from "../../../core/host/ports.ts";
 

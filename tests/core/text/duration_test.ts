@@ -6,7 +6,7 @@ import {
   normalizeDuration,
   parseDuration,
   parseDurationNs,
-} from "../../../core/config/duration.ts";
+} from "../../../core/text/duration.ts";
 
 Deno.test("formats like Go's Duration.String", () => {
   const h = 3_600_000;

@@ -6,13 +6,18 @@
  *
  * @module
  */
-import { normalizeDuration } from "../config/duration.ts";
-import type { BootstrapToken } from "../config/types.ts";
-import { validateBootstrapTokens } from "../config/validate.ts";
+import { normalizeDuration } from "../text/duration.ts";
+import type { BootstrapToken } from "./types.ts";
+import { validateBootstrapTokens } from "./validate.ts";
 import { Identity } from "../constants.ts";
 import { KubeadmError, ValidationError } from "../errors.ts";
 import type { RandomSource } from "../host/ports.ts";
-import { DEFAULT_TOKEN_TTL, DEFAULT_TOKEN_USAGES, generateToken, parseToken } from "./token.ts";
+import {
+  DEFAULT_TOKEN_TTL,
+  DEFAULT_TOKEN_USAGES,
+  generateToken,
+  parseToken,
+} from "../bootstraptoken/token.ts";
 
 /** `token create`'s argument and flags (unset ones take upstream's defaults). */
 export interface TokenCreateOptions {
