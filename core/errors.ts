@@ -93,6 +93,20 @@ export class FlagError extends KubeadmError {
   override readonly exitCode = ExitCode.validation;
 }
 
+/**
+ * A value that does not parse (a feature-gate list, a duration), worded as upstream's plain Go
+ * error. Its `name` is `Error`: callers embed it in their own messages (`invalid argument ...
+ * for "--feature-gates" flag: <this>`), and on its own it reads like any other failure.
+ */
+export class ValueError extends KubeadmError {
+  override readonly code = "ERR_VALUE";
+
+  constructor(message: string, options: KubeadmErrorOptions = {}) {
+    super(message, options);
+    this.name = "Error";
+  }
+}
+
 /** Existing files on disk that kubeadm cannot reuse (wrong CA, not a CA, bad key). */
 export class ExistingFileError extends KubeadmError {
   override readonly code = "ERR_EXISTING_FILE";

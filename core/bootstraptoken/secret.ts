@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { KubeadmError } from "../errors.ts";
 import type { Secret } from "kubernetes-types/core/v1.d.ts";
 import type { BootstrapToken } from "./token.ts";
 import { parseDuration } from "../text/duration.ts";
@@ -29,7 +30,7 @@ export function formatRFC3339(date: Date): string {
  */
 export function encodeTokenSecretData(token: BootstrapToken, now: Date): Record<string, string> {
   if (!token.token || !isValidToken(token.token)) {
-    throw new Error("cannot encode a bootstrap token Secret without a valid token");
+    throw new KubeadmError("cannot encode a bootstrap token Secret without a valid token");
   }
   const [id, secret] = token.token.split(".");
   const data: Record<string, string> = { "token-id": id, "token-secret": secret };
@@ -84,26 +85,30 @@ export function tokenFromSecret(secret: Secret): BootstrapToken {
   for (const [k, v] of Object.entries(secret.data ?? {})) raw[k] = unb64(v);
   for (const [k, v] of Object.entries(secret.stringData ?? {})) raw[k] = v;
   const id = raw["token-id"];
-  if (!id) throw new Error(`bootstrap Token Secret has no token-id data: ${name}`);
+  if (!id) throw new KubeadmError(`bootstrap Token Secret has no token-id data: ${name}`);
   if (tokenIdFromSecretName(name) !== id) {
-    throw new Error(
+    throw new KubeadmError(
       `bootstrap token name is not of the form '${tokenSecretName("(token-id)")}'. Actual: ${
         JSON.stringify(name)
       }. Expected: ${JSON.stringify(tokenSecretName(id))}`,
     );
   }
   const tokenSecret = raw["token-secret"];
-  if (!tokenSecret) throw new Error(`bootstrap Token Secret has no token-secret data: ${name}`);
+  if (!tokenSecret) {
+    throw new KubeadmError(`bootstrap Token Secret has no token-secret data: ${name}`);
+  }
   const token = `${id}.${tokenSecret}`;
   if (!isValidToken(token)) {
-    throw new Error(`bootstrap Token Secret ${name} does not hold a valid bootstrap token`);
+    throw new KubeadmError(`bootstrap Token Secret ${name} does not hold a valid bootstrap token`);
   }
   const out: BootstrapToken = { token };
   if (raw.description) out.description = raw.description;
   if (raw.expiration) {
     const t = Date.parse(raw.expiration);
     if (Number.isNaN(t) || !/^\d{4}-\d{2}-\d{2}T/.test(raw.expiration)) {
-      throw new Error(`can't parse expiration time of bootstrap token ${JSON.stringify(name)}`);
+      throw new KubeadmError(
+        `can't parse expiration time of bootstrap token ${JSON.stringify(name)}`,
+      );
     }
     out.expires = formatRFC3339(new Date(t));
   }

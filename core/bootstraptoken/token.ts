@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { KubeadmError } from "../errors.ts";
 import type { RandomSource } from "../host/ports.ts";
 
 /** Upstream's full-token pattern, exactly as it prints it in error messages (Go syntax). */
@@ -66,7 +67,7 @@ export function isValidTokenId(id: string): boolean {
 export function parseToken(token: string): TokenParts {
   const m = TOKEN_REGEXP.exec(token);
   if (!m) {
-    throw new Error(
+    throw new KubeadmError(
       `the bootstrap token ${JSON.stringify(redactToken(token))} was not of the form ${
         JSON.stringify(TOKEN_PATTERN_TEXT)
       }`,

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { ValueError } from "../errors.ts";
 
 /** Maturity of a gate. */
 export type FeatureStage = "Alpha" | "Beta" | "GA" | "Deprecated";
@@ -78,13 +79,13 @@ export function parseFeatureGates(text: string): Record<string, boolean> {
   for (const item of text.split(",")) {
     if (item.length === 0) continue;
     const eq = item.indexOf("=");
-    if (eq < 0) throw new Error(`missing bool value for feature-gate key:${item}`);
+    if (eq < 0) throw new ValueError(`missing bool value for feature-gate key:${item}`);
     const key = item.slice(0, eq).trim();
     const value = item.slice(eq + 1).trim();
-    if (!isKnownFeature(key)) throw new Error(`unrecognized feature-gate key: ${key}`);
+    if (!isKnownFeature(key)) throw new ValueError(`unrecognized feature-gate key: ${key}`);
     const b = parseGoBool(value);
     if (b === undefined) {
-      throw new Error(
+      throw new ValueError(
         `invalid value ${value} for feature-gate key: ${key}, use true|false instead`,
       );
     }

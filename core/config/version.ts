@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { KubeadmError } from "../errors.ts";
 import { KUBEADM_MINOR, KUBERNETES_VERSION } from "../constants.ts";
 
 /** A parsed semantic version. */
@@ -104,11 +105,11 @@ export interface ResolvedVersion {
  */
 export function resolveKubernetesVersion(text: string): ResolvedVersion {
   const bucket = BUCKET_RE.exec(text);
-  if (!bucket) throw new Error(`invalid version ${JSON.stringify(text)}`);
+  if (!bucket) throw new KubeadmError(`invalid version ${JSON.stringify(text)}`);
   const isCI = (bucket[2] ?? "").startsWith("ci");
   const label = bucket[3];
   if (isCI) {
-    throw new Error(
+    throw new KubeadmError(
       `CI version ${
         JSON.stringify(text)
       } needs the CI image repository and network access, which kubeadm-ts does not support; use a release version such as ${KUBERNETES_VERSION}`,
@@ -118,7 +119,7 @@ export function resolveKubernetesVersion(text: string): ResolvedVersion {
     return { version: label.startsWith("v") ? label : `v${label}`, warnings: [] };
   }
   if (!LABEL_RE.test(label)) {
-    throw new Error(
+    throw new KubeadmError(
       `version ${
         JSON.stringify(text)
       } doesn't match patterns for neither semantic version nor labels (stable, latest, ...)`,
@@ -126,7 +127,7 @@ export function resolveKubernetesVersion(text: string): ResolvedVersion {
   }
   const pinned = /-1\.(\d+)$/.exec(label);
   if (pinned && Number(pinned[1]) !== KUBEADM_MINOR) {
-    throw new Error(
+    throw new KubeadmError(
       `cannot resolve version label ${
         JSON.stringify(text)
       } without network access; specify an explicit version such as v1.${pinned[1]}.0`,

@@ -6,7 +6,7 @@
  * @module
  */
 import * as asn1js from "asn1js";
-import { errorMessage } from "../errors.ts";
+import { DiscoveryError, errorMessage } from "../errors.ts";
 import { type Certificate, parseCertificatesPEM } from "../pki/cert.ts";
 import { formatName } from "../pki/name.ts";
 import { OID } from "../pki/oid.ts";
@@ -96,7 +96,7 @@ export async function validateClusterCA(caPem: string, pins: PinSet): Promise<Ce
   try {
     certs = parseCertificatesPEM(caPem);
   } catch (e) {
-    throw new Error(
+    throw new DiscoveryError(
       `failed to parse cluster CA from the cluster-info ConfigMap: ${errorMessage(e)}`,
       { cause: e },
     );
@@ -104,9 +104,12 @@ export async function validateClusterCA(caPem: string, pins: PinSet): Promise<Ce
   try {
     await pins.checkAny(certs);
   } catch (e) {
-    throw new Error(`cluster CA found in cluster-info ConfigMap is invalid: ${errorMessage(e)}`, {
-      cause: e,
-    });
+    throw new DiscoveryError(
+      `cluster CA found in cluster-info ConfigMap is invalid: ${errorMessage(e)}`,
+      {
+        cause: e,
+      },
+    );
   }
   return certs;
 }

@@ -10,7 +10,7 @@ import {
   CLUSTER_INFO_KUBECONFIG_KEY,
   JWS_SIGNATURE_KEY_PREFIX,
 } from "../constants.ts";
-import { errorMessage } from "../errors.ts";
+import { DiscoveryError, errorMessage } from "../errors.ts";
 import { parseKubeYaml } from "../yaml/kube_yaml.ts";
 import { detachedTokenIsValid } from "./jws.ts";
 
@@ -49,29 +49,31 @@ export function parseClusterInfo(input: unknown): ClusterInfoConfigMap {
   if (typeof input === "string") {
     const docs = parseKubeYaml(input, CLUSTER_INFO_CONFIGMAP);
     if (docs.length !== 1) {
-      throw new Error(`expected one ConfigMap document, found ${docs.length}`);
+      throw new DiscoveryError(`expected one ConfigMap document, found ${docs.length}`);
     }
     value = docs[0].value;
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new Error("expected a ConfigMap object");
+    throw new DiscoveryError("expected a ConfigMap object");
   }
   let cm = value as ClusterInfoConfigMap;
   if (cm.kind === "List" && Array.isArray(cm.items)) {
     if (cm.items.length !== 1) {
-      throw new Error(`expected a List with one ConfigMap, found ${cm.items.length} items`);
+      throw new DiscoveryError(
+        `expected a List with one ConfigMap, found ${cm.items.length} items`,
+      );
     }
     cm = cm.items[0] as ClusterInfoConfigMap;
   }
   if (cm.kind !== undefined && cm.kind !== "ConfigMap") {
-    throw new Error(`expected kind ConfigMap, found ${JSON.stringify(cm.kind)}`);
+    throw new DiscoveryError(`expected kind ConfigMap, found ${JSON.stringify(cm.kind)}`);
   }
   if (cm.data !== undefined && cm.data !== null) {
     if (typeof cm.data !== "object" || Array.isArray(cm.data)) {
-      throw new Error("data: expected a map of strings");
+      throw new DiscoveryError("data: expected a map of strings");
     }
     for (const [k, v] of Object.entries(cm.data)) {
-      if (typeof v !== "string") throw new Error(`data.${k}: expected a string`);
+      if (typeof v !== "string") throw new DiscoveryError(`data.${k}: expected a string`);
     }
   }
   return cm;
@@ -100,20 +102,20 @@ export async function validateClusterInfoToken(
 ): Promise<string> {
   const kubeconfig = cm.data?.[CLUSTER_INFO_KUBECONFIG_KEY];
   if (!kubeconfig) {
-    throw new Error(
+    throw new DiscoveryError(
       `there is no ${CLUSTER_INFO_KUBECONFIG_KEY} key in the ${CLUSTER_INFO_CONFIGMAP} ConfigMap. This API Server isn't set up for token bootstrapping, can't connect`,
     );
   }
   const signature = cm.data?.[signatureKey(tokenId)];
   if (!signature) {
-    throw new Error(
+    throw new DiscoveryError(
       `token id ${
         JSON.stringify(tokenId)
       } is invalid for this cluster or it has expired. Use "kubeadm token create" on the control-plane node to create a new valid token`,
     );
   }
   if (!await detachedTokenIsValid(signature, kubeconfig, tokenId, tokenSecret)) {
-    throw new Error(
+    throw new DiscoveryError(
       "failed to verify JWS signature of received cluster info object, can't trust this API Server",
     );
   }

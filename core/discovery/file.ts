@@ -188,7 +188,7 @@ function currentUser(config: Kubeconfig): KubeconfigUser | undefined {
 
 async function readEmbedded(files: FileReader | undefined, path: string): Promise<string> {
   const data = files ? await files.read(path) : undefined;
-  if (data === undefined) throw new Error(`open ${path}: no such file or directory`);
+  if (data === undefined) throw new DiscoveryError(`open ${path}: no such file or directory`);
   return utf8(data);
 }
 
@@ -215,16 +215,18 @@ async function validateConfigInfo(o: FileDiscoveryOptions): Promise<FileDiscover
       : o.kubeconfig,
   );
   if ((config.clusters ?? []).length < 1) {
-    throw new Error("the provided kubeconfig file must have at least one Cluster defined");
+    throw new DiscoveryError("the provided kubeconfig file must have at least one Cluster defined");
   }
   let current;
   try {
     current = clusterFromKubeconfig(config);
   } catch (e) {
-    throw new Error(`the provided kubeconfig file is malformed: ${errorMessage(e)}`, { cause: e });
+    throw new DiscoveryError(`the provided kubeconfig file is malformed: ${errorMessage(e)}`, {
+      cause: e,
+    });
   }
   const invalid = validateKubeconfig(config);
-  if (invalid) throw new Error(invalid);
+  if (invalid) throw new DiscoveryError(invalid);
 
   const cluster = current.cluster;
   if (!cluster["certificate-authority-data"] && cluster["certificate-authority"]) {
@@ -234,7 +236,7 @@ async function validateConfigInfo(o: FileDiscoveryOptions): Promise<FileDiscover
       );
       delete cluster["certificate-authority"];
     } catch (e) {
-      throw new Error(
+      throw new DiscoveryError(
         `error while reading certificate authority file defined in kubeconfig: ${errorMessage(e)}`,
         { cause: e },
       );
@@ -258,7 +260,7 @@ async function validateConfigInfo(o: FileDiscoveryOptions): Promise<FileDiscover
           user[data] = embedData(await readEmbedded(o.files, path));
           delete user[file];
         } catch (e) {
-          throw new Error(
+          throw new DiscoveryError(
             `error while reading ${what} file defined in kubeconfig: ${errorMessage(e)}`,
             { cause: e },
           );
@@ -279,7 +281,7 @@ async function validateConfigInfo(o: FileDiscoveryOptions): Promise<FileDiscover
       try {
         r = await o.fetchClusterInfo(config);
       } catch (e) {
-        r = e instanceof Error ? e : new Error(String(e));
+        r = e instanceof Error ? e : new DiscoveryError(String(e));
       }
       if (!(r instanceof Error)) return { done: true, value: r };
       if (isForbidden(r)) {
@@ -299,7 +301,7 @@ async function validateConfigInfo(o: FileDiscoveryOptions): Promise<FileDiscover
       intervalMs: Math.min(o.intervalMs ?? DISCOVERY_RETRY_INTERVAL_MS, timeoutMs),
     });
   } catch (e) {
-    throw new Error(
+    throw new DiscoveryError(
       `Abort reading the ${CLUSTER_INFO_CONFIGMAP} ConfigMap after timeout of ${
         formatDuration(timeoutMs)
       }: ${errorMessage(e)}`,
@@ -337,7 +339,7 @@ async function validateConfigInfo(o: FileDiscoveryOptions): Promise<FileDiscover
   try {
     refreshedCluster = clusterFromKubeconfig(refreshed).cluster;
   } catch (e) {
-    throw new Error(
+    throw new DiscoveryError(
       `malformed kubeconfig in the ${CLUSTER_INFO_CONFIGMAP} ConfigMap: ${errorMessage(e)}`,
       { cause: e },
     );

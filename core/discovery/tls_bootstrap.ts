@@ -85,7 +85,7 @@ export function tlsBootstrapKubeconfigFor(
 export async function bootstrapCaSummary(kubeconfig: Kubeconfig): Promise<CaCertSummary> {
   try {
     const pem = certificateAuthorityPem(clusterFromKubeconfig(kubeconfig).cluster);
-    if (!pem) throw new Error("no CA certificate found in CertificateAuthorityData");
+    if (!pem) throw new DiscoveryError("no CA certificate found in CertificateAuthorityData");
     return await summarizeCertificate(parseCertificatesPEM(pem)[0]);
   } catch (e) {
     throw new DiscoveryError(

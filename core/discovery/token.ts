@@ -106,7 +106,7 @@ function parseTokenForDiscovery(token: string): TokenParts {
   try {
     return parseToken(token);
   } catch (e) {
-    throw new Error(
+    throw new DiscoveryError(
       `could not construct token string for token: ${redactToken(token)}: ${errorMessage(e)}`,
       { cause: e },
     );
@@ -139,10 +139,10 @@ async function getClusterInfo(
     try {
       cm = await fetchClusterInfo(mode);
     } catch (e) {
-      cm = e instanceof Error ? e : new Error(String(e));
+      cm = e instanceof Error ? e : new DiscoveryError(String(e));
     }
     if (cm instanceof Error) {
-      const error = new Error(
+      const error = new DiscoveryError(
         `failed to request the ${CLUSTER_INFO_CONFIGMAP} ConfigMap: ${errorMessage(cm)}`,
         { cause: cm },
       );
@@ -150,7 +150,7 @@ async function getClusterInfo(
       return { done: false, error };
     }
     if (!hasSignatureFor(cm, id)) {
-      const error = new Error(
+      const error = new DiscoveryError(
         `could not find a JWS signature in the ${CLUSTER_INFO_CONFIGMAP} ConfigMap for token ID ${
           JSON.stringify(id)
         }`,
@@ -164,7 +164,8 @@ async function getClusterInfo(
     sleep: t.sleep,
     intervalMs: t.intervalMs,
     timeoutMs: t.timeoutMs,
-    timeoutError: () => new Error(`timed out waiting for the ${CLUSTER_INFO_CONFIGMAP} ConfigMap`),
+    timeoutError: () =>
+      new DiscoveryError(`timed out waiting for the ${CLUSTER_INFO_CONFIGMAP} ConfigMap`),
   });
 }
 
@@ -172,7 +173,7 @@ function loadClusterInfoKubeconfig(text: string): Kubeconfig {
   try {
     return parseKubeconfig(text, "kubeconfig", { clientcmd: true });
   } catch (e) {
-    throw new Error(
+    throw new DiscoveryError(
       `couldn't parse the kubeconfig file in the ${CLUSTER_INFO_CONFIGMAP} ConfigMap: ${
         errorMessage(e)
       }`,
@@ -208,7 +209,7 @@ async function retrieveValidatedClusterInfo(
   try {
     pins.allow(...(o.caCertHashes ?? []));
   } catch (e) {
-    throw new Error(`invalid discovery token CA certificate hash: ${errorMessage(e)}`, {
+    throw new DiscoveryError(`invalid discovery token CA certificate hash: ${errorMessage(e)}`, {
       cause: e,
     });
   }
@@ -221,7 +222,7 @@ async function retrieveValidatedClusterInfo(
     named = clusterFromKubeconfig(insecureConfig);
     caPem = certificateAuthorityPem(named.cluster);
   } catch (e) {
-    throw new Error(
+    throw new DiscoveryError(
       `malformed kubeconfig in the ${CLUSTER_INFO_CONFIGMAP} ConfigMap: ${errorMessage(e)}`,
       { cause: e },
     );
@@ -261,7 +262,7 @@ async function retrieveValidatedClusterInfo(
   );
   const secureText = secure.data?.[CLUSTER_INFO_KUBECONFIG_KEY] ?? "";
   if (secureText !== insecureText) {
-    throw new Error(
+    throw new DiscoveryError(
       `the second kubeconfig from the ${CLUSTER_INFO_CONFIGMAP} ConfigMap (using validated TLS) was different from the first`,
     );
   }

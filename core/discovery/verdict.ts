@@ -15,7 +15,7 @@
  * @module
  */
 import { CLUSTER_INFO_CONFIGMAP, CLUSTER_INFO_KUBECONFIG_KEY } from "../constants.ts";
-import { errorMessage } from "../errors.ts";
+import { DiscoveryError, errorMessage } from "../errors.ts";
 import { parseToken, redactToken } from "../bootstraptoken/token.ts";
 import { type Certificate, parseCertificatesPEM } from "../pki/cert.ts";
 import { PinSet } from "../pki/pin.ts";
@@ -97,7 +97,7 @@ export interface VerdictInput {
   now?: Date;
 }
 
-class Fail extends Error {}
+class Fail extends DiscoveryError {}
 
 function describeCa(c: CaCertSummary, pinned: boolean): VerdictCa {
   return {
@@ -237,7 +237,7 @@ export async function checkClusterInfo(input: VerdictInput): Promise<DiscoveryVe
         try {
           return parseKubeconfig(kubeconfigText!, "kubeconfig", { clientcmd: true });
         } catch (e) {
-          throw new Error(
+          throw new DiscoveryError(
             `couldn't parse the kubeconfig file in the ${CLUSTER_INFO_CONFIGMAP} ConfigMap: ${
               errorMessage(e)
             }`,
@@ -249,7 +249,7 @@ export async function checkClusterInfo(input: VerdictInput): Promise<DiscoveryVe
         named = clusterFromKubeconfig(config);
         caPem = certificateAuthorityPem(named.cluster);
       } catch (e) {
-        throw new Error(
+        throw new DiscoveryError(
           `malformed kubeconfig in the ${CLUSTER_INFO_CONFIGMAP} ConfigMap: ${errorMessage(e)}`,
         );
       }

@@ -53,7 +53,7 @@ export async function etcdEndpointsFromCluster(
       if (endpoints.length === 0 || endpoints.length !== total) {
         return {
           done: false,
-          error: new Error(
+          error: new KubeadmError(
             `found a total of ${total} etcd pods and the following endpoints: [${
               endpoints.join(" ")
             }]`,

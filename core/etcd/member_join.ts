@@ -139,13 +139,13 @@ export async function promoteLearner(
     } catch (e) {
       return {
         done: false,
-        error: new Error(`failed to get member ${hex} status: ${errorMessage(e)}`),
+        error: new KubeadmError(`failed to get member ${hex} status: ${errorMessage(e)}`),
       };
     }
-    if (!m) return { done: false, error: new Error(`member ${hex} not found`) };
+    if (!m) return { done: false, error: new KubeadmError(`member ${hex} not found`) };
     if (!m.isLearner) return { done: true, value: false };
     if (m.name === "") {
-      return { done: false, error: new Error(`the etcd member ${hex} is not started`) };
+      return { done: false, error: new KubeadmError(`the etcd member ${hex} is not started`) };
     }
     return { done: true, value: true };
   }, t).catch((e) => {

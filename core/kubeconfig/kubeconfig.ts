@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { ConfigError, errorMessage } from "../errors.ts";
+import { ConfigError, errorMessage, KubeadmError } from "../errors.ts";
 import { parseKubeYaml, parseKubeYamlOne, toKubeYaml } from "../yaml/kube_yaml.ts";
 import { base64Decode, base64Encode } from "../pki/pem.ts";
 
@@ -283,11 +283,11 @@ function decodeKubeconfig(text: string, source: string): Kubeconfig {
 
 function checkBase64(v: unknown, field: string): void {
   if (v === undefined || v === null || v === "") return;
-  if (typeof v !== "string") throw new Error(`${field}: expected a base64 string`);
+  if (typeof v !== "string") throw new KubeadmError(`${field}: expected a base64 string`);
   try {
     base64Decode(v);
   } catch {
-    throw new Error(`${field}: illegal base64 data`);
+    throw new KubeadmError(`${field}: illegal base64 data`);
   }
 }
 
@@ -297,7 +297,7 @@ function clientcmdLoad(text: string, source: string): Kubeconfig {
   if (docs.length === 0) return emptyKubeconfig();
   const value = docs[0].value;
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new Error(
+    throw new KubeadmError(
       `couldn't get version/kind; json parse error: expected a mapping, got ${
         Array.isArray(value) ? "a list" : JSON.stringify(value)
       }`,
@@ -305,10 +305,10 @@ function clientcmdLoad(text: string, source: string): Kubeconfig {
   }
   const rec = value as Record<string, unknown>;
   if (rec.kind !== undefined && rec.kind !== "" && rec.kind !== "Config") {
-    throw new Error(`no kind ${JSON.stringify(rec.kind)} is registered for version "v1"`);
+    throw new KubeadmError(`no kind ${JSON.stringify(rec.kind)} is registered for version "v1"`);
   }
   if (rec.apiVersion !== undefined && rec.apiVersion !== "" && rec.apiVersion !== "v1") {
-    throw new Error(
+    throw new KubeadmError(
       `no kind "Config" is registered for version ${JSON.stringify(rec.apiVersion)}`,
     );
   }
@@ -318,13 +318,13 @@ function clientcmdLoad(text: string, source: string): Kubeconfig {
   } catch (e) {
     const prefix = `${source}: `;
     const message = errorMessage(e);
-    throw new Error(message.startsWith(prefix) ? message.slice(prefix.length) : message, {
+    throw new KubeadmError(message.startsWith(prefix) ? message.slice(prefix.length) : message, {
       cause: e,
     });
   }
   config.clusters.forEach((c, i) => {
     if (typeof c.cluster !== "object" || c.cluster === null || Array.isArray(c.cluster)) {
-      throw new Error(`clusters[${i}].cluster: expected an object`);
+      throw new KubeadmError(`clusters[${i}].cluster: expected an object`);
     }
     checkBase64(
       c.cluster["certificate-authority-data"],
@@ -404,14 +404,14 @@ export function clusterFromKubeconfig(config: Kubeconfig): NamedCluster {
   const current = config["current-context"] ?? "";
   const context = (config.contexts ?? []).find((c) => (c.name ?? "") === current)?.context;
   if (!context) {
-    throw new Error(
+    throw new KubeadmError(
       `the current context ${JSON.stringify(current)} is not defined in the kubeconfig`,
     );
   }
   const name = context.cluster ?? "";
   const cluster = clusters.find((c) => (c.name ?? "") === name)?.cluster;
   if (!cluster) {
-    throw new Error(
+    throw new KubeadmError(
       `the cluster ${JSON.stringify(name)} of the current context ${
         JSON.stringify(current)
       } is not defined in the kubeconfig`,
@@ -427,6 +427,6 @@ export function certificateAuthorityPem(cluster: KubeconfigCluster): string {
   try {
     return embeddedText(data);
   } catch (e) {
-    throw new Error(`certificate-authority-data: ${errorMessage(e)}`);
+    throw new KubeadmError(`certificate-authority-data: ${errorMessage(e)}`);
   }
 }

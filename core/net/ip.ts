@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { KubeadmError } from "../errors.ts";
 
 function parseIPv4(s: string): Uint8Array | undefined {
   const parts = s.split(".");
@@ -87,7 +88,7 @@ export function parseIP(s: string): Uint8Array | undefined {
 /** Prints an address as Go does: dotted quad for IPv4, RFC 5952 compressed form for IPv6. */
 export function formatIP(ip: Uint8Array): string {
   if (ip.length === 4) return Array.from(ip).join(".");
-  if (ip.length !== 16) throw new RangeError(`invalid IP length ${ip.length}`);
+  if (ip.length !== 16) throw new KubeadmError(`invalid IP length ${ip.length}`);
   if (isV4Mapped(ip)) return Array.from(ip.slice(12)).join(".");
   const groups: number[] = [];
   for (let i = 0; i < 16; i += 2) groups.push((ip[i] << 8) | ip[i + 1]);

@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { KubeadmError } from "../errors.ts";
 import {
   isJsonObject,
   jsonKind,
@@ -37,7 +38,7 @@ export interface SmpSchema {
 }
 
 /** A strategic merge patch could not be applied. */
-export class StrategicMergeError extends Error {}
+export class StrategicMergeError extends KubeadmError {}
 
 const DIRECTIVE = "$patch";
 const RETAIN_KEYS = "$retainKeys";

@@ -235,7 +235,7 @@ export function parseCertificate(der: Uint8Array): Certificate {
   try {
     const r = asn1js.fromBER(der.slice());
     if (r.offset === -1 || !(r.result instanceof asn1js.Sequence)) {
-      throw new Error("not a sequence");
+      throw new PkiError("x509: malformed certificate");
     }
     const [tbsBlock, sigAlgBlock, sigBlock] = children(r.result);
     const tbsItems = children(tbsBlock);

@@ -82,7 +82,7 @@ export function parseCSR(input: Uint8Array | string): CertificateRequest {
   try {
     const r = asn1js.fromBER(der.slice());
     if (r.offset === -1 || !(r.result instanceof asn1js.Sequence)) {
-      throw new Error("not a sequence");
+      throw new PkiError("x509: malformed certificate request");
     }
     const [infoBlock, algBlock, sigBlock] = children(r.result);
     const [, subjectBlock, spkiBlock, attrsBlock] = children(infoBlock);

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { PkiError } from "../errors.ts";
 
 /** Concatenates byte arrays. */
 export function concatBytes(...parts: Uint8Array[]): Uint8Array {
@@ -64,7 +65,7 @@ export function nullValue(): Uint8Array {
 
 /** Minimal two's-complement bytes of a non-negative integer. */
 export function unsignedIntegerBytes(v: bigint): Uint8Array {
-  if (v < 0n) throw new RangeError("negative integers are not supported");
+  if (v < 0n) throw new PkiError("negative integers are not supported");
   const bytes: number[] = [];
   do {
     bytes.unshift(Number(v & 0xffn));

@@ -227,14 +227,14 @@ export async function waitForKubelet(d: JoinData, url: string, timeoutMs: number
         if (status === 200) return { done: true, value: true };
         return {
           done: false,
-          error: new Error(
+          error: new KubeadmError(
             `The HTTP call equal to 'curl -sSL ${url}' returned status code: ${status}`,
           ),
         };
       } catch (e) {
         return {
           done: false,
-          error: new Error(
+          error: new KubeadmError(
             `The HTTP call equal to 'curl -sSL ${url}' returned error: ${errorMessage(e)}`,
           ),
         };

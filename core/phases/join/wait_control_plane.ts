@@ -139,13 +139,13 @@ export async function runJoinWaitControlPlane(d: JoinData): Promise<void> {
         } catch (e) {
           return {
             done: false,
-            error: new Error(`${p.name} check failed at ${url}: ${errorMessage(e)}`),
+            error: new KubeadmError(`${p.name} check failed at ${url}: ${errorMessage(e)}`),
           };
         }
         if (status !== 200) {
           return {
             done: false,
-            error: new Error(`${p.name} check failed at ${url} with status: ${status}`),
+            error: new KubeadmError(`${p.name} check failed at ${url} with status: ${status}`),
           };
         }
         return { done: true, value: true };

@@ -126,7 +126,7 @@ async function resetConfigDir(d: ResetData, dirs: readonly string[]): Promise<vo
     for (const dir of dirs) {
       const problem = cleanupDirProblem(dir);
       try {
-        if (problem !== undefined) throw new Error(problem);
+        if (problem !== undefined) throw new KubeadmError(problem);
         await d.host.cleanDir(dir);
       } catch (e) {
         d.out.warn(

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { KubeadmError } from "../../errors.ts";
 import { parseKubeYamlOne } from "../../yaml/kube_yaml.ts";
 
 /** The etcd settings found in the manifest. */
@@ -34,7 +35,7 @@ export function parseEtcdManifest(text: string, source: string): LocalEtcdManife
     };
   };
   const dataDir = pod?.spec?.volumes?.find((v) => v?.name === "etcd-data")?.hostPath?.path ?? "";
-  if (dataDir === "") throw new Error("invalid etcd pod manifest");
+  if (dataDir === "") throw new KubeadmError("invalid etcd pod manifest");
   const container = pod.spec?.containers?.find((c) => c?.name === "etcd") ??
     pod.spec?.containers?.[0];
   const flags = new Map<string, string>();

@@ -13,7 +13,7 @@
  * @module
  */
 import { DEFAULT_ETCD_DATA_DIR, MANIFESTS_DIR } from "../../constants.ts";
-import { errorMessage } from "../../errors.ts";
+import { errorMessage, KubeadmError } from "../../errors.ts";
 import { utf8 } from "../../host/ports.ts";
 import type { TlsClientMaterial } from "../../preflight/host.ts";
 import type { ResetData } from "./data.ts";
@@ -71,13 +71,13 @@ function memberTarget(
 async function etcdClientTLS(d: ResetData): Promise<TlsClientMaterial> {
   const dir = d.certificatesDir;
   const ca = await d.host.files.read(`${dir}/etcd/ca.crt`);
-  if (ca === undefined) throw new Error(`could not read the etcd CA ${dir}/etcd/ca.crt`);
+  if (ca === undefined) throw new KubeadmError(`could not read the etcd CA ${dir}/etcd/ca.crt`);
   for (const base of ["apiserver-etcd-client", "etcd/healthcheck-client"]) {
     const cert = await d.host.files.read(`${dir}/${base}.crt`);
     const key = await d.host.files.read(`${dir}/${base}.key`);
     if (cert && key) return { caPem: utf8(ca), certPem: utf8(cert), keyPem: utf8(key) };
   }
-  throw new Error(
+  throw new KubeadmError(
     `no etcd client certificate found in ${dir} (apiserver-etcd-client or etcd/healthcheck-client)`,
   );
 }
@@ -119,7 +119,7 @@ export async function runRemoveEtcdMember(d: ResetData): Promise<void> {
       manifest = await readManifest(d);
       // A missing manifest (removed by an earlier cleanup-node run) means the default.
       dataDir = manifest?.dataDir ?? DEFAULT_ETCD_DATA_DIR;
-      if (d.cluster?.etcd?.external) throw new Error("external etcd");
+      if (d.cluster?.etcd?.external) throw new KubeadmError("external etcd");
     }
   } catch {
     d.out.info("[reset] No etcd config found. Assuming external etcd");

@@ -8,7 +8,7 @@
  */
 import type { ExternalEtcd } from "../../config/types.ts";
 import { compareSemVer, parseSemVer } from "../../config/version.ts";
-import { errorMessage } from "../../errors.ts";
+import { errorMessage, KubeadmError } from "../../errors.ts";
 import { type Check, pass } from "../check.ts";
 import type { HttpResult, PreflightHost, TlsClientMaterial } from "../host.ts";
 
@@ -36,11 +36,13 @@ async function getWithRetries(
     try {
       res = await host.httpGet(url, tls, REQUEST_TIMEOUT_MS);
     } catch (e) {
-      lastError = new Error(`Get ${JSON.stringify(url)}: ${errorMessage(e)}`);
+      lastError = new KubeadmError(`Get ${JSON.stringify(url)}: ${errorMessage(e)}`);
       continue;
     }
     if (res.status >= 500 && res.status <= 599) {
-      lastError = new Error(`server responded with non-successful status: ${res.statusText}`);
+      lastError = new KubeadmError(
+        `server responded with non-successful status: ${res.statusText}`,
+      );
       continue;
     }
     return res;

@@ -6,7 +6,7 @@
  */
 import { KUBEADM_MINOR, KUBERNETES_VERSION } from "../../constants.ts";
 import { compareSemVer, formatSemVer, parseSemVer, type SemVer } from "../../config/version.ts";
-import { errorMessage } from "../../errors.ts";
+import { errorMessage, KubeadmError } from "../../errors.ts";
 import { type Check, fail, pass, warn } from "../check.ts";
 
 /** Oldest kubelet this kubeadm supports (upstream's `MinimumKubeletVersion`: minor − 3). */
@@ -24,7 +24,7 @@ const KUBELET_VERSION_RE =
 
 function parse(text: string): SemVer {
   const v = parseSemVer(text.trim());
-  if (!v) throw new Error(`could not parse ${JSON.stringify(text)} as version`);
+  if (!v) throw new KubeadmError(`could not parse ${JSON.stringify(text)} as version`);
   return v;
 }
 
@@ -85,7 +85,7 @@ export function parseKubeletVersion(output: string): SemVer {
   const clean = output.trim();
   const m = KUBELET_VERSION_RE.exec(clean);
   const v = m ? parseSemVer(m[1]) : undefined;
-  if (!v) throw new Error(`Unable to parse output from Kubelet: ${JSON.stringify(clean)}`);
+  if (!v) throw new KubeadmError(`Unable to parse output from Kubelet: ${JSON.stringify(clean)}`);
   return v;
 }
 

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { errorMessage } from "../../errors.ts";
+import { errorMessage, KubeadmError } from "../../errors.ts";
 import type { PreflightHost } from "../host.ts";
 import type { ValidationReport } from "./report.ts";
 import type { KernelConfig, KernelSpec } from "./spec.ts";
@@ -62,7 +62,7 @@ async function readKernelConfig(host: PreflightHost, release: string): Promise<s
     const bytes = path.endsWith(".gz") ? await gunzip(data) : data;
     return new TextDecoder().decode(bytes);
   }
-  throw new Error(`no config path in [${paths.join(" ")}] is available`);
+  throw new KubeadmError(`no config path in [${paths.join(" ")}] is available`);
 }
 
 /** Checks the options in `config` against the spec, reporting each; returns the bad ones. */
