@@ -83,8 +83,8 @@ export class ValidationError extends KubeadmError {
 
 /** A malformed configuration document: bad YAML, missing kind, unknown kind or field. */
 export class ConfigError extends KubeadmError {
-  override readonly code = "ERR_CONFIG";
-  override readonly exitCode = ExitCode.validation;
+  override readonly code: string = "ERR_CONFIG";
+  override readonly exitCode: number = ExitCode.validation;
 }
 
 /** A bad command-line flag or argument. */

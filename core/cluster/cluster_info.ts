@@ -12,11 +12,11 @@
 import type { ConfigMap } from "kubernetes-types/core/v1.d.ts";
 import type { Role, RoleBinding } from "kubernetes-types/rbac/v1.d.ts";
 import type { KubeClient } from "../kube/client.ts";
-import { selectedCluster } from "../kube/kubeconfig_connection.ts";
 import {
   emptyKubeconfig,
   type Kubeconfig,
   type KubeconfigCluster,
+  resolveContext,
   serializeKubeconfig,
 } from "../kubeconfig/kubeconfig.ts";
 import { base64Decode, base64Encode } from "../pki/pem.ts";
@@ -59,7 +59,7 @@ function normalizedCluster(cluster: KubeconfigCluster): Record<string, unknown> 
 
 /** The cluster-info kubeconfig text built from admin.conf's current cluster. */
 export function clusterInfoKubeconfig(admin: Kubeconfig): string {
-  const cluster = normalizedCluster(selectedCluster(admin)) as KubeconfigCluster;
+  const cluster = normalizedCluster(resolveContext(admin).cluster) as KubeconfigCluster;
   return serializeKubeconfig(
     { ...emptyKubeconfig(), clusters: [{ name: "", cluster }] },
     { nullEmptyLists: true },

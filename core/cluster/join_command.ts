@@ -13,8 +13,7 @@
  */
 import { errorMessage, KubeadmError } from "../errors.ts";
 import type { Printer } from "../host/ports.ts";
-import { selectedCluster } from "../kube/kubeconfig_connection.ts";
-import type { Kubeconfig } from "../kubeconfig/kubeconfig.ts";
+import { type Kubeconfig, resolveContext } from "../kubeconfig/kubeconfig.ts";
 import { parseCertificatesPEM } from "../pki/cert.ts";
 import { base64Decode } from "../pki/pem.ts";
 import { certificatePin } from "../pki/pin.ts";
@@ -84,7 +83,7 @@ export async function joinCommandFromKubeconfig(
   config: Kubeconfig,
   options: KubeconfigJoinOptions,
 ): Promise<string> {
-  const cluster = selectedCluster(config);
+  const { cluster } = resolveContext(config);
   const caData = cluster["certificate-authority-data"];
   if (!caData) {
     throw new KubeadmError("no CA certificates found in kubeconfig", {

@@ -7,9 +7,7 @@
  * @module
  */
 import { KUBELET_PKI_DIR } from "../constants.ts";
-import { KubeadmError } from "../errors.ts";
-import { selectedContext } from "../kube/kubeconfig_connection.ts";
-import type { Kubeconfig } from "../kubeconfig/kubeconfig.ts";
+import { type Kubeconfig, resolveContext } from "../kubeconfig/kubeconfig.ts";
 
 /** `/var/lib/kubelet/pki/kubelet-client-current.pem`. */
 export const KUBELET_CLIENT_CURRENT_PEM = `${KUBELET_PKI_DIR}/kubelet-client-current.pem`;
@@ -30,14 +28,7 @@ export function pointToRotatableClientCert(
   pemPath: string = KUBELET_CLIENT_CURRENT_PEM,
 ): Kubeconfig {
   const out = structuredClone(config);
-  const { context } = selectedContext(out);
-  const entry = out.users?.find((u) => u.name === context.user);
-  if (!entry) {
-    throw new KubeadmError(
-      `the kubeconfig user ${JSON.stringify(context.user)} of the current context does not exist`,
-    );
-  }
-  const user = entry.user as Record<string, unknown>;
+  const user = resolveContext(out, { requireUser: true }).user as Record<string, unknown>;
   delete user["client-certificate-data"];
   delete user["client-key-data"];
   user["client-certificate"] = pemPath;

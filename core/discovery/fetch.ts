@@ -16,6 +16,7 @@ import {
   certificateAuthorityPem,
   clusterFromKubeconfig,
   type Kubeconfig,
+  lookupContext,
 } from "../kubeconfig/kubeconfig.ts";
 import type { FetchClusterInfoWith } from "./file.ts";
 import type { ClusterInfoFetchMode, FetchClusterInfo } from "./token.ts";
@@ -71,9 +72,7 @@ export function connectionFromDiscoveryKubeconfig(config: Kubeconfig): Connectio
   if (caPem) params.caPem = caPem;
   if (cluster["insecure-skip-tls-verify"]) params.insecureSkipTLSVerify = true;
   if (cluster["tls-server-name"]) params.tlsServerName = cluster["tls-server-name"];
-  const contextName = config["current-context"];
-  const userName = config.contexts?.find((c) => c.name === contextName)?.context?.user;
-  const user = config.users?.find((u) => u.name === userName)?.user;
+  const { user } = lookupContext(config);
   if (user?.token) params.token = user.token;
   const decode = (b64: string) => utf8(base64Decode(b64));
   if (user?.["client-certificate-data"] && user["client-key-data"]) {

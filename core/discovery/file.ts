@@ -28,6 +28,7 @@ import {
   embedData,
   type Kubeconfig,
   type KubeconfigUser,
+  lookupContext,
   parseKubeconfig,
 } from "../kubeconfig/kubeconfig.ts";
 
@@ -179,11 +180,7 @@ export function hasAuthenticationCredentials(config: Kubeconfig): boolean {
 }
 
 function currentUser(config: Kubeconfig): KubeconfigUser | undefined {
-  const current = config["current-context"];
-  if (!current) return undefined;
-  const name = config.contexts?.find((c) => c.name === current)?.context?.user;
-  if (!name) return undefined;
-  return config.users?.find((u) => u.name === name)?.user;
+  return config["current-context"] ? lookupContext(config).user : undefined;
 }
 
 async function readEmbedded(files: FileReader | undefined, path: string): Promise<string> {

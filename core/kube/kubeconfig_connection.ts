@@ -4,15 +4,14 @@
  * bearer token. Embedded `*-data` fields are decoded; file references (`certificate-authority`,
  * `client-certificate`, `client-key`, `tokenFile`) are read through an injected reader.
  *
- * The kubeconfig model (types, parsing, serialization) is `core/kubeconfig/kubeconfig.ts`;
- * this module only selects the context a connection uses (with an optional `--context`
- * override) and resolves its credentials.
+ * The kubeconfig model (types, parsing, serialization, context resolution) is
+ * `core/kubeconfig/kubeconfig.ts`; this module only resolves a context's credentials.
  *
  * @module
  */
 import { KubeadmError } from "../errors.ts";
 import type { FileReader } from "../host/ports.ts";
-import type { Kubeconfig, KubeconfigCluster, KubeconfigContext } from "../kubeconfig/kubeconfig.ts";
+import { type Kubeconfig, resolveContext } from "../kubeconfig/kubeconfig.ts";
 import { base64Decode } from "../pki/pem.ts";
 import type { ConnectionParams } from "./transport.ts";
 
@@ -22,41 +21,6 @@ function decodeData(b64: string, what: string): string {
   } catch (e) {
     throw new KubeadmError(`kubeconfig: ${what} is not valid base64`, { cause: e });
   }
-}
-
-/**
- * The context entry a connection uses: `current-context` unless `contextName` is given. Unlike
- * `core/kubeconfig`'s `currentContext` (upstream kubeadm's words), errors here are
- * {@link KubeadmError}s in kubectl's terms.
- */
-export function selectedContext(
-  config: Kubeconfig,
-  contextName?: string,
-): { name: string; context: KubeconfigContext } {
-  const name = contextName ?? config["current-context"];
-  if (!name) {
-    throw new KubeadmError("kubeconfig has no current-context", {
-      hint: "set current-context in the kubeconfig",
-    });
-  }
-  const entry = config.contexts?.find((c) => c.name === name);
-  if (!entry) {
-    throw new KubeadmError(`kubeconfig: context ${JSON.stringify(name)} not found`);
-  }
-  return entry;
-}
-
-/** The cluster entry of the selected context (see {@link selectedContext}). */
-export function selectedCluster(
-  config: Kubeconfig,
-  contextName?: string,
-): KubeconfigCluster {
-  const { context } = selectedContext(config, contextName);
-  const cluster = config.clusters?.find((c) => c.name === context.cluster)?.cluster;
-  if (!cluster) {
-    throw new KubeadmError(`kubeconfig: cluster ${JSON.stringify(context.cluster)} not found`);
-  }
-  return cluster;
 }
 
 /** Options of {@link connectionFromKubeconfig}. */
@@ -89,13 +53,12 @@ export async function connectionFromKubeconfig(
   config: Kubeconfig,
   options: KubeconfigConnectionOptions = {},
 ): Promise<ConnectionParams> {
-  const { context } = selectedContext(config, options.context);
-  const cluster = selectedCluster(config, options.context);
+  const { cluster, user: found } = resolveContext(config, {
+    context: options.context,
+    requireUser: true,
+  });
+  const user = found!;
   if (!cluster.server) throw new KubeadmError("kubeconfig: the cluster has no server URL");
-  const user = config.users?.find((u) => u.name === context.user)?.user;
-  if (!user) {
-    throw new KubeadmError(`kubeconfig: user ${JSON.stringify(context.user)} not found`);
-  }
   const params: ConnectionParams = { server: cluster.server };
   if (cluster["certificate-authority-data"]) {
     params.caPem = decodeData(cluster["certificate-authority-data"], "certificate-authority-data");

@@ -10,7 +10,13 @@
  *
  * @module
  */
-import { ConfigError, errorMessage, KubeadmError } from "../errors.ts";
+import {
+  ConfigError,
+  errorMessage,
+  ExitCode,
+  KubeadmError,
+  type KubeadmErrorOptions,
+} from "../errors.ts";
 import { parseKubeYaml, parseKubeYamlOne, toKubeYaml } from "../yaml/kube_yaml.ts";
 import { base64Decode, base64Encode } from "../pki/pem.ts";
 
@@ -338,7 +344,7 @@ function clientcmdLoad(text: string, source: string): Kubeconfig {
   return config;
 }
 
-/** The current context with its cluster and user entries. */
+/** A context with its cluster and user entries. */
 export interface CurrentContext {
   name: string;
   context: KubeconfigContext;
@@ -348,42 +354,128 @@ export interface CurrentContext {
   user?: KubeconfigUser;
 }
 
-/**
- * Resolves `current-context` to its cluster (and user, when present). Throws a
- * {@link ConfigError} in upstream's words when the context or its cluster is missing.
- */
-export function currentContext(cfg: Kubeconfig, source = "<kubeconfig>"): CurrentContext {
-  const ctx = cfg.contexts.find((c) => c.name === cfg["current-context"]);
-  if (!ctx) {
-    throw new ConfigError(
-      `failed to find CurrentContext in Contexts of the kubeconfig file ${source}`,
-      {
-        field: source,
-        value: cfg["current-context"],
-      },
-    );
-  }
-  const cluster = cfg.clusters.find((c) => c.name === ctx.context.cluster);
-  if (!cluster) {
-    throw new ConfigError(
-      `failed to find the given CurrentContext Cluster in Clusters of the kubeconfig file ${source}`,
-      { field: source, value: ctx.context.cluster },
-    );
-  }
-  return {
-    name: ctx.name,
-    context: ctx.context,
-    clusterName: cluster.name,
-    cluster: cluster.cluster,
-    userName: ctx.context.user,
-    user: cfg.users.find((u) => u.name === ctx.context.user)?.user,
-  };
+/** What a context lookup found: every part that exists. */
+export interface ContextLookup {
+  /** The context looked up (`current-context`, or the one asked for). */
+  name: string;
+  /** True when the name came from `current-context`. */
+  current: boolean;
+  context?: KubeconfigContext;
+  cluster?: KubeconfigCluster;
+  user?: KubeconfigUser;
 }
 
-/** The current cluster's embedded CA as whitespace-trimmed text ("" when none). */
-export function currentCAData(cfg: Kubeconfig, source?: string): string {
-  const data = currentContext(cfg, source).cluster["certificate-authority-data"];
-  return data ? embeddedText(data).trim() : "";
+/**
+ * Looks up a kubeconfig's current (or named) context and the cluster and user it refers to,
+ * without judging: parts that do not exist are absent. Every context resolution of the
+ * codebase goes through here ({@link resolveContext} for the throwing form).
+ */
+export function lookupContext(config: Kubeconfig, contextName?: string): ContextLookup {
+  const name = contextName ?? config["current-context"] ?? "";
+  const context = (config.contexts ?? []).find((c) => (c.name ?? "") === name)?.context;
+  const found: ContextLookup = { name, current: contextName === undefined, context };
+  if (!context) return found;
+  found.cluster = (config.clusters ?? []).find((c) => (c.name ?? "") === (context.cluster ?? ""))
+    ?.cluster;
+  found.user = (config.users ?? []).find((u) => (u.name ?? "") === (context.user ?? ""))?.user;
+  return found;
+}
+
+/** Which part of a context could not be resolved. */
+export type ContextProblem = "context" | "cluster" | "user";
+
+/**
+ * A kubeconfig whose context, or the cluster or user it refers to, is missing (exit status 1:
+ * a broken file, not an invalid configuration).
+ */
+export class KubeconfigContextError extends ConfigError {
+  override readonly code = "ERR_KUBECONFIG_CONTEXT";
+  override readonly exitCode = ExitCode.generic;
+  /** What is missing. */
+  readonly problem: ContextProblem;
+
+  constructor(problem: ContextProblem, message: string, options: KubeadmErrorOptions = {}) {
+    super(message, options);
+    this.problem = problem;
+  }
+}
+
+/** Options of {@link resolveContext}. */
+export interface ResolveContextOptions {
+  /** Resolve this context instead of `current-context`. */
+  context?: string;
+  /** The file's name, for messages. */
+  source?: string;
+  /** Also require the context's user entry. */
+  requireUser?: boolean;
+  /**
+   * `kubeadm`: upstream kubeadm's words for a missing context or cluster when it validates a
+   * kubeconfig file it wrote (`failed to find CurrentContext in Contexts of the kubeconfig file
+   * <source>`); `client` (default): client-side words naming the missing entry.
+   */
+  wording?: "kubeadm" | "client";
+}
+
+function contextError(
+  found: ContextLookup,
+  problem: ContextProblem,
+  config: Kubeconfig,
+  o: ResolveContextOptions,
+): KubeconfigContextError {
+  const source = o.source ?? "<kubeconfig>";
+  const ctx = `${found.current ? "current " : ""}context ${JSON.stringify(found.name)}`;
+  const clusterName = found.context?.cluster ?? "";
+  const userName = found.context?.user ?? "";
+  let message: string;
+  if (o.wording === "kubeadm" && problem === "context") {
+    message = `failed to find CurrentContext in Contexts of the kubeconfig file ${source}`;
+  } else if (o.wording === "kubeadm" && problem === "cluster") {
+    message =
+      `failed to find the given CurrentContext Cluster in Clusters of the kubeconfig file ${source}`;
+  } else if (problem === "context") {
+    message = !found.current
+      ? `context ${JSON.stringify(found.name)} not found in the kubeconfig`
+      : found.name === ""
+      ? 'the current context "" is not defined in the kubeconfig: it has no current-context'
+      : `the ${ctx} is not defined in the kubeconfig`;
+  } else if (problem === "cluster") {
+    message = `the cluster ${
+      JSON.stringify(clusterName)
+    } of the ${ctx} is not defined in the kubeconfig`;
+  } else {
+    const of = found.current ? "the current context" : `context ${JSON.stringify(found.name)}`;
+    message = `user ${JSON.stringify(userName)} not found: the kubeconfig user ${
+      JSON.stringify(userName)
+    } of ${of} does not exist`;
+  }
+  const value = problem === "context"
+    ? found.name || config["current-context"]
+    : problem === "cluster"
+    ? clusterName
+    : userName;
+  return new KubeconfigContextError(problem, message, { field: o.source, value });
+}
+
+/**
+ * Resolves a kubeconfig's current (or named) context to its cluster (and user, required only
+ * with `requireUser`). Throws a {@link KubeconfigContextError} naming what is missing.
+ */
+export function resolveContext(
+  config: Kubeconfig,
+  options: ResolveContextOptions = {},
+): CurrentContext {
+  const found = lookupContext(config, options.context);
+  if (!found.context) throw contextError(found, "context", config, options);
+  if (!found.cluster) throw contextError(found, "cluster", config, options);
+  if (options.requireUser && !found.user) throw contextError(found, "user", config, options);
+  return {
+    name: found.name,
+    context: found.context,
+    clusterName: found.context.cluster ?? "",
+    cluster: found.cluster,
+    userName: found.context.user ?? "",
+    user: found.user,
+  };
 }
 
 /** A cluster entry with its name. */
@@ -394,30 +486,13 @@ export interface NamedCluster {
 
 /**
  * The cluster kubeadm uses from a kubeconfig (upstream `GetClusterFromKubeConfig`): the
- * cluster named `""` when there is one, else the current context's cluster. Throws a plain
- * `Error` when the current context or its cluster is missing.
+ * cluster named `""` when there is one, else the current context's cluster.
  */
 export function clusterFromKubeconfig(config: Kubeconfig): NamedCluster {
-  const clusters = config.clusters ?? [];
-  const unnamed = clusters.find((c) => (c.name ?? "") === "" && c.cluster);
+  const unnamed = (config.clusters ?? []).find((c) => (c.name ?? "") === "" && c.cluster);
   if (unnamed) return { name: "", cluster: unnamed.cluster };
-  const current = config["current-context"] ?? "";
-  const context = (config.contexts ?? []).find((c) => (c.name ?? "") === current)?.context;
-  if (!context) {
-    throw new KubeadmError(
-      `the current context ${JSON.stringify(current)} is not defined in the kubeconfig`,
-    );
-  }
-  const name = context.cluster ?? "";
-  const cluster = clusters.find((c) => (c.name ?? "") === name)?.cluster;
-  if (!cluster) {
-    throw new KubeadmError(
-      `the cluster ${JSON.stringify(name)} of the current context ${
-        JSON.stringify(current)
-      } is not defined in the kubeconfig`,
-    );
-  }
-  return { name, cluster };
+  const { clusterName, cluster } = resolveContext(config);
+  return { name: clusterName, cluster };
 }
 
 /** The PEM text of a cluster's `certificate-authority-data` (empty when absent). */

@@ -18,6 +18,7 @@ import type { PlannedFile } from "../host/ports.ts";
 import {
   type Kubeconfig,
   type KubeconfigCluster,
+  resolveContext,
   serializeKubeconfig,
 } from "../kubeconfig/kubeconfig.ts";
 import { decodePem, encodePem } from "../pki/pem.ts";
@@ -41,9 +42,8 @@ export interface BootstrapCluster {
 
 /** The current cluster of a bootstrap kubeconfig. */
 export function bootstrapClusterOf(config: Kubeconfig): BootstrapCluster {
-  const ctx = config.contexts.find((c) => c.name === config["current-context"]);
-  const cluster = config.clusters.find((c) => c.name === ctx?.context.cluster)?.cluster;
-  if (!cluster?.server) {
+  const { cluster } = resolveContext(config, { source: BOOTSTRAP_KUBELET_CONF });
+  if (!cluster.server) {
     throw new KubeadmError(
       "the bootstrap kubeconfig has no current cluster with a server",
       { field: BOOTSTRAP_KUBELET_CONF },

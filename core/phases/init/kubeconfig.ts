@@ -22,10 +22,10 @@ import { utf8 } from "../../host/ports.ts";
 import { controlPlaneEndpointURL } from "../../net/endpoint.ts";
 import {
   createBasicKubeconfig,
-  currentContext,
   embeddedText,
   type Kubeconfig,
   parseKubeconfig,
+  resolveContext,
   serializeKubeconfig,
 } from "../../kubeconfig/kubeconfig.ts";
 import {
@@ -203,10 +203,10 @@ async function validateExisting(
       },
     );
   }
-  const want = currentContext(expected);
+  const want = resolveContext(expected, { wording: "kubeadm" });
   let have;
   try {
-    have = currentContext(current, path);
+    have = resolveContext(current, { source: path, wording: "kubeadm" });
   } catch (e) {
     throw new ExistingFileError(errorMessage(e), { field: path, cause: e });
   }

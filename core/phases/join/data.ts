@@ -21,7 +21,7 @@ import { KubeClient } from "../../kube/client.ts";
 import { connectionFromKubeconfig } from "../../kube/kubeconfig_connection.ts";
 import type { Sleep } from "../../kube/transport.ts";
 import type { TransportFactory } from "../../kube/transport.ts";
-import { type Kubeconfig, parseKubeconfig } from "../../kubeconfig/kubeconfig.ts";
+import { type Kubeconfig, lookupContext, parseKubeconfig } from "../../kubeconfig/kubeconfig.ts";
 import type { HostFacts, InitData } from "../init/data.ts";
 import { fetchClusterConfigDocuments, nodeInitConfig } from "./cluster_config.ts";
 import { discoverCluster, type DiscoveryPorts, type JoinDiscovery } from "./discovery.ts";
@@ -134,11 +134,10 @@ function once<T>(fn: () => Promise<T>): () => Promise<T> {
 
 /** Renames the bootstrap kubeconfig's cluster to the cluster's name (as upstream does). */
 export function renameBootstrapCluster(config: Kubeconfig, clusterName: string): void {
-  const ctx = config.contexts.find((c) => c.name === config["current-context"]);
-  const entry = config.clusters.find((c) => c.name === ctx?.context.cluster);
-  if (!ctx || !entry || entry.name === clusterName) return;
-  config.clusters = [{ name: clusterName, cluster: entry.cluster }];
-  ctx.context = { ...ctx.context, cluster: clusterName };
+  const found = lookupContext(config);
+  if (!found.context || !found.cluster || found.context.cluster === clusterName) return;
+  config.clusters = [{ name: clusterName, cluster: found.cluster }];
+  found.context.cluster = clusterName;
 }
 
 /** Builds the {@link JoinData} of a run. */

@@ -1,9 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  connectionFromKubeconfig,
-  selectedCluster,
-} from "../../../core/kube/kubeconfig_connection.ts";
-import type { Kubeconfig } from "../../../core/kubeconfig/kubeconfig.ts";
+import { connectionFromKubeconfig } from "../../../core/kube/kubeconfig_connection.ts";
+import { type Kubeconfig, resolveContext } from "../../../core/kubeconfig/kubeconfig.ts";
 import { MemoryFileSystem } from "../../support/memory_fs.ts";
 
 const b64 = (s: string) => btoa(s);
@@ -49,7 +46,7 @@ Deno.test("embedded data of the current context is decoded", async () => {
     certPem: "CERT PEM",
     keyPem: "KEY PEM",
   });
-  assert.equal(selectedCluster(admin()).server, "https://10.0.0.1:6443");
+  assert.equal(resolveContext(admin()).cluster.server, "https://10.0.0.1:6443");
 });
 
 Deno.test("a named context, insecure flag and token file read through the reader", async () => {

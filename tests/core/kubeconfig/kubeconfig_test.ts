@@ -3,11 +3,10 @@ import {
   createBasicKubeconfig,
   createKubeconfigWithCerts,
   createKubeconfigWithToken,
-  currentCAData,
-  currentContext,
   embedData,
   embeddedText,
   parseKubeconfig,
+  resolveContext,
   serializeKubeconfig,
 } from "../../../core/kubeconfig/kubeconfig.ts";
 import { ConfigError } from "../../../core/errors.ts";
@@ -74,17 +73,17 @@ Deno.test("parseKubeconfig() round-trips and resolves the current context", () =
   );
   const back = parseKubeconfig(serializeKubeconfig(cfg), "/etc/kubernetes/admin.conf");
   assert.deepEqual(back, cfg);
-  const cur = currentContext(back);
+  const cur = resolveContext(back);
   assert.equal(cur.cluster.server, "https://10.0.0.1:6443");
   assert.equal(embeddedText(cur.user!["client-key-data"]!), "KEY");
-  assert.equal(currentCAData(back), CA.trim());
+  assert.equal(embeddedText(cur.cluster["certificate-authority-data"]!).trim(), CA.trim());
 });
 
-Deno.test("currentContext() and parseKubeconfig() report broken files in upstream's words", () => {
+Deno.test("resolveContext() and parseKubeconfig() report broken files in upstream's words", () => {
   const cfg = createBasicKubeconfig("https://x:6443", "c", "u", CA);
   cfg["current-context"] = "nope";
   assert.throws(
-    () => currentContext(cfg, "/k.conf"),
+    () => resolveContext(cfg, { source: "/k.conf", wording: "kubeadm" }),
     (e: unknown) =>
       e instanceof ConfigError &&
       e.message === "failed to find CurrentContext in Contexts of the kubeconfig file /k.conf",
@@ -92,7 +91,7 @@ Deno.test("currentContext() and parseKubeconfig() report broken files in upstrea
   const noCluster = createBasicKubeconfig("https://x:6443", "c", "u", CA);
   noCluster.clusters = [];
   assert.throws(
-    () => currentContext(noCluster, "/k.conf"),
+    () => resolveContext(noCluster, { source: "/k.conf", wording: "kubeadm" }),
     /failed to find the given CurrentContext Cluster in Clusters of the kubeconfig file \/k\.conf/,
   );
   assert.throws(

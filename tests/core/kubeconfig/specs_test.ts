@@ -7,7 +7,7 @@ import {
 } from "../../../core/kubeconfig/specs.ts";
 import { createSelfSignedCACert, parseCertificatesPEM } from "../../../core/pki/cert.ts";
 import { generateKeyPair } from "../../../core/pki/keys.ts";
-import { currentContext, embeddedText } from "../../../core/kubeconfig/kubeconfig.ts";
+import { embeddedText, resolveContext } from "../../../core/kubeconfig/kubeconfig.ts";
 import { initConfigFixture } from "../../support/init_config_fixture.ts";
 import { seededRandom } from "../../support/fixed_random.ts";
 
@@ -84,7 +84,7 @@ Deno.test("buildClientCertKubeconfig() embeds the CA, a clientAuth cert and its 
     seededRandom(4),
     { notAfter },
   );
-  const cur = currentContext(kubeconfig);
+  const cur = resolveContext(kubeconfig);
   assert.equal(cur.name, "kubernetes-admin@kubernetes");
   const [embedded] = parseCertificatesPEM(embeddedText(cur.user!["client-certificate-data"]!));
   assert.deepEqual(embedded.der, clientCert.der);

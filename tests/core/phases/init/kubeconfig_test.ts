@@ -4,9 +4,9 @@ import { runAllKubeconfigs, runKubeconfig } from "../../../../core/phases/init/k
 import { ExistingFileError, PkiError } from "../../../../core/errors.ts";
 import {
   createBasicKubeconfig,
-  currentContext,
   embeddedText,
   parseKubeconfig,
+  resolveContext,
   serializeKubeconfig,
 } from "../../../../core/kubeconfig/kubeconfig.ts";
 import {
@@ -85,7 +85,7 @@ Deno.test("runAllKubeconfigs() writes the five files kubectl loads, with the rig
     assert.equal(json.clusters[0].cluster.server, server);
     assert.equal(json.users[0].name, cn);
     const kc = parseKubeconfig(files.text(path)!, path);
-    const cur = currentContext(kc, path);
+    const cur = resolveContext(kc, { source: path });
     assert.equal(embeddedText(cur.cluster["certificate-authority-data"]!), caPem);
     const certPem = embeddedText(cur.user!["client-certificate-data"]!);
     const keyPem = embeddedText(cur.user!["client-key-data"]!);
@@ -225,7 +225,7 @@ Deno.test("controlPlaneEndpoint: admin uses it (port warning); kubelet (local mo
   data.cfg.cluster.controlPlaneEndpoint = "[fd00::100]:8443";
   await runAllKubeconfigs(data);
   const server = (f: string) =>
-    currentContext(parseKubeconfig(files.text(`${K}/${f}`)!)).cluster.server;
+    resolveContext(parseKubeconfig(files.text(`${K}/${f}`)!)).cluster.server;
   assert.equal(server("admin.conf"), "https://[fd00::100]:8443");
   assert.equal(server("kubelet.conf"), "https://192.168.0.10:6443");
   assert.equal(server("scheduler.conf"), "https://192.168.0.10:6443");
