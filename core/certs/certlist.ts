@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { ResolvedInitConfig } from "../config/types.ts";
+import type { ResolvedConfig } from "../config/types.ts";
 import { parseDuration } from "../text/duration.ts";
 import { CERT_BACKDATE_MS, Identity } from "../constants.ts";
 import { KubeadmError } from "../errors.ts";
@@ -184,7 +184,7 @@ export const CERTS_WITHOUT_ETCD: readonly CertSpec[] = KUBEADM_CERTS.filter((c) 
 );
 
 /** The inventory for a configuration: all certificates, or the external-etcd subset. */
-export function certListFor(cfg: ResolvedInitConfig): readonly CertSpec[] {
+export function certListFor(cfg: ResolvedConfig): readonly CertSpec[] {
   return cfg.cluster.etcd.external ? CERTS_WITHOUT_ETCD : KUBEADM_CERTS;
 }
 
@@ -226,7 +226,7 @@ export function appendSANs(
   }
 }
 
-function advertiseIP(cfg: ResolvedInitConfig): string {
+function advertiseIP(cfg: ResolvedConfig): string {
   const addr = cfg.init.localAPIEndpoint.advertiseAddress;
   const ip = canonicalIP(addr);
   if (!ip) {
@@ -240,7 +240,7 @@ function advertiseIP(cfg: ResolvedInitConfig): string {
 
 /** apiserver SANs (upstream `GetAPIServerAltNames`). */
 export function apiServerAltNames(
-  cfg: ResolvedInitConfig,
+  cfg: ResolvedConfig,
   warn: (line: string) => void = () => {},
 ): AltNames {
   const advertise = advertiseIP(cfg);
@@ -278,7 +278,7 @@ export function apiServerAltNames(
 
 /** etcd server/peer SANs (upstream `GetEtcdAltNames` / `GetEtcdPeerAltNames`). */
 export function etcdAltNames(
-  cfg: ResolvedInitConfig,
+  cfg: ResolvedConfig,
   which: "server" | "peer",
   warn: (line: string) => void = () => {},
 ): AltNames {
@@ -297,7 +297,7 @@ export function etcdAltNames(
 /** The SANs a certificate should carry for this configuration (empty for CAs and clients). */
 export function altNamesFor(
   spec: CertSpec,
-  cfg: ResolvedInitConfig,
+  cfg: ResolvedConfig,
   warn: (line: string) => void = () => {},
 ): AltNames {
   switch (spec.altNames) {
@@ -331,7 +331,7 @@ function durationMs(text: string, field: string): number {
  */
 export function certConfigFor(
   spec: CertSpec,
-  cfg: ResolvedInitConfig,
+  cfg: ResolvedConfig,
   startTime: Date,
   warn: (line: string) => void = () => {},
 ): CertConfig {

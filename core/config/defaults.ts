@@ -33,10 +33,15 @@ import { joinHostPort, parseHostPort } from "../net/host_port.ts";
 import { clone } from "./component_merge.ts";
 import { formatDuration, isDuration, normalizeDuration } from "../text/duration.ts";
 import type {
+  APIEndpoint,
+  BootstrapToken,
   ClusterConfiguration,
   ControlPlaneComponent,
+  Etcd,
   InitConfiguration,
   NodeRegistrationOptions,
+  ResolvedClusterConfiguration,
+  ResolvedInitConfiguration,
   Taint,
   Timeouts,
 } from "./types.ts";
@@ -80,52 +85,84 @@ export function defaultTimeouts(): Required<Timeouts> {
   };
 }
 
+const TIMEOUT_KEYS: readonly (keyof Timeouts)[] = [
+  "controlPlaneComponentHealthCheck",
+  "kubeletHealthCheck",
+  "kubernetesAPICall",
+  "etcdAPICall",
+  "tlsBootstrap",
+  "discovery",
+  "upgradeManifests",
+];
+
+/**
+ * `timeouts` with upstream's defaults for the unset ones and the set ones in Go's canonical
+ * form (shared by init and join).
+ */
+export function withDefaultTimeouts(user: Timeouts | undefined): Required<Timeouts> {
+  const out = defaultTimeouts();
+  for (const key of TIMEOUT_KEYS) {
+    const v = user?.[key];
+    if (v !== undefined && v !== null) out[key] = canonicalDuration(v);
+  }
+  return out;
+}
+
+/** Go re-renders durations it decoded (`3m` → `3m0s`); invalid ones are left for validation. */
+export function canonicalDuration(v: string): string {
+  return isDuration(v) ? normalizeDuration(v) : v;
+}
+
+/** An InitConfiguration after static defaulting: what needs no host facts is set. */
+export interface StaticInitConfiguration extends InitConfiguration {
+  apiVersion: string;
+  kind: "InitConfiguration";
+  bootstrapTokens: (BootstrapToken & { usages: string[]; groups: string[] })[];
+  localAPIEndpoint: APIEndpoint & { bindPort: number };
+  nodeRegistration: NodeRegistrationOptions & {
+    imagePullPolicy: "Always" | "IfNotPresent" | "Never";
+    imagePullSerial: boolean;
+    taints: Taint[] | null;
+  };
+  timeouts: Required<Timeouts>;
+}
+
 /**
  * Static defaults of an InitConfiguration (`SetDefaults_InitConfiguration`): one bootstrap
  * token when none is given (ttl 24h, default usages and group; the token value itself is a
  * dynamic default), bindPort 6443, image pull policy and serial pulls, every timeout.
  */
-export function applyInitStaticDefaults(input: InitConfiguration): InitConfiguration {
+export function applyInitStaticDefaults(input: InitConfiguration): StaticInitConfiguration {
   const cfg = clone(input);
-  cfg.apiVersion = KUBEADM_API_VERSION;
-  cfg.kind = "InitConfiguration";
-  if (!cfg.bootstrapTokens || cfg.bootstrapTokens.length === 0) cfg.bootstrapTokens = [{}];
-  cfg.bootstrapTokens = cfg.bootstrapTokens.map((bt) => {
-    const t = { ...bt };
-    // Upstream defaults the TTL unconditionally, which would make `expires` always clash with
-    // it in validation; only an unset pair gets the default TTL here.
-    if (t.ttl === undefined && t.expires === undefined) t.ttl = DEFAULT_TOKEN_TTL;
-    t.ttl = canonicalDuration(t.ttl);
-    if (!t.usages || t.usages.length === 0) t.usages = [...DEFAULT_TOKEN_USAGES];
-    if (!t.groups || t.groups.length === 0) t.groups = [Identity.bootstrapDefaultGroup];
-    return t;
-  });
-  cfg.localAPIEndpoint = { ...cfg.localAPIEndpoint };
-  if (!cfg.localAPIEndpoint.bindPort) cfg.localAPIEndpoint.bindPort = DEFAULT_API_SERVER_PORT;
-  cfg.nodeRegistration = { ...cfg.nodeRegistration };
-  if (!cfg.nodeRegistration.imagePullPolicy) cfg.nodeRegistration.imagePullPolicy = "IfNotPresent";
-  if (cfg.nodeRegistration.imagePullSerial === undefined) {
-    cfg.nodeRegistration.imagePullSerial = true;
-  }
-  if (cfg.nodeRegistration.taints === undefined) cfg.nodeRegistration.taints = null;
-  const timeouts: Record<string, string | undefined> = {
-    ...defaultTimeouts(),
-    ...dropUndefined(cfg.timeouts ?? {}),
+  const tokens = cfg.bootstrapTokens && cfg.bootstrapTokens.length > 0 ? cfg.bootstrapTokens : [{}];
+  const nr = cfg.nodeRegistration ?? {};
+  return {
+    ...cfg,
+    apiVersion: KUBEADM_API_VERSION,
+    kind: "InitConfiguration",
+    bootstrapTokens: tokens.map((bt) => {
+      // Upstream defaults the TTL unconditionally, which would make `expires` always clash
+      // with it in validation; only an unset pair gets the default TTL here.
+      const ttl = bt.ttl === undefined && bt.expires === undefined ? DEFAULT_TOKEN_TTL : bt.ttl;
+      return {
+        ...bt,
+        ttl: ttl === undefined ? undefined : canonicalDuration(ttl),
+        usages: bt.usages && bt.usages.length > 0 ? bt.usages : [...DEFAULT_TOKEN_USAGES],
+        groups: bt.groups && bt.groups.length > 0 ? bt.groups : [Identity.bootstrapDefaultGroup],
+      };
+    }),
+    localAPIEndpoint: {
+      ...cfg.localAPIEndpoint,
+      bindPort: cfg.localAPIEndpoint?.bindPort || DEFAULT_API_SERVER_PORT,
+    },
+    nodeRegistration: {
+      ...nr,
+      imagePullPolicy: nr.imagePullPolicy || "IfNotPresent",
+      imagePullSerial: nr.imagePullSerial === undefined ? true : nr.imagePullSerial,
+      taints: nr.taints === undefined ? null : nr.taints,
+    },
+    timeouts: withDefaultTimeouts(cfg.timeouts),
   };
-  for (const k of Object.keys(timeouts)) timeouts[k] = canonicalDuration(timeouts[k]);
-  cfg.timeouts = timeouts as Timeouts;
-  return cfg;
-}
-
-/** Go re-renders durations it decoded (`3m` → `3m0s`); invalid ones are left for validation. */
-function canonicalDuration(v: string | undefined): string | undefined {
-  return v !== undefined && isDuration(v) ? normalizeDuration(v) : v;
-}
-
-function dropUndefined<T extends object>(o: T): T {
-  return Object.fromEntries(
-    Object.entries(o).filter(([, v]) => v !== undefined && v !== null),
-  ) as T;
 }
 
 function defaultEnvVars<T extends ControlPlaneComponent>(c: T | undefined): T {
@@ -140,54 +177,57 @@ function defaultEnvVars<T extends ControlPlaneComponent>(c: T | undefined): T {
   return out;
 }
 
+function defaultedEtcd(input: Etcd | undefined): Etcd {
+  const etcd: Etcd = { ...input };
+  if (!etcd.local && !etcd.external) etcd.local = {};
+  if (etcd.local) {
+    etcd.local = { ...etcd.local };
+    if (!etcd.local.dataDir) etcd.local.dataDir = DEFAULT_ETCD_DATA_DIR;
+    if (etcd.local.extraEnvs) {
+      etcd.local.extraEnvs = defaultEnvVars({ extraEnvs: etcd.local.extraEnvs }).extraEnvs;
+    }
+  }
+  return etcd;
+}
+
 /**
  * Static defaults of a ClusterConfiguration (`SetDefaults_ClusterConfiguration`):
  * kubernetesVersion `stable-1`, service subnet, DNS domain, certificates dir, image
  * repository, cluster name, encryption algorithm, certificate validity periods, local etcd
  * with its data dir when no etcd is configured, and `fieldRef.apiVersion: v1` in extraEnvs.
+ * The Kubernetes version label is resolved by the caller.
  */
-export function applyClusterStaticDefaults(input: ClusterConfiguration): ClusterConfiguration {
+export function applyClusterStaticDefaults(
+  input: ClusterConfiguration,
+): ResolvedClusterConfiguration {
   const cfg = clone(input);
-  cfg.apiVersion = KUBEADM_API_VERSION;
-  cfg.kind = "ClusterConfiguration";
-  if (!cfg.kubernetesVersion) cfg.kubernetesVersion = DEFAULT_KUBERNETES_VERSION_LABEL;
-  cfg.networking = { ...cfg.networking };
-  if (!cfg.networking.serviceSubnet) cfg.networking.serviceSubnet = DEFAULT_SERVICE_SUBNET;
-  if (!cfg.networking.dnsDomain) cfg.networking.dnsDomain = DEFAULT_DNS_DOMAIN;
-  if (!cfg.certificatesDir) cfg.certificatesDir = DEFAULT_CERTIFICATES_DIR;
-  if (!cfg.imageRepository) cfg.imageRepository = DEFAULT_IMAGE_REPOSITORY;
-  if (!cfg.clusterName) cfg.clusterName = DEFAULT_CLUSTER_NAME;
-  if (!cfg.encryptionAlgorithm) cfg.encryptionAlgorithm = "RSA-2048";
-  cfg.certificateValidityPeriod = canonicalDuration(cfg.certificateValidityPeriod);
-  cfg.caCertificateValidityPeriod = canonicalDuration(cfg.caCertificateValidityPeriod);
-  if (!cfg.certificateValidityPeriod) {
-    cfg.certificateValidityPeriod = formatDuration(CERT_VALIDITY_HOURS * 3_600_000);
-  }
-  if (!cfg.caCertificateValidityPeriod) {
-    cfg.caCertificateValidityPeriod = formatDuration(CA_CERT_VALIDITY_HOURS * 3_600_000);
-  }
-  cfg.etcd = { ...cfg.etcd };
-  if (!cfg.etcd.local && !cfg.etcd.external) cfg.etcd.local = {};
-  if (cfg.etcd.local) {
-    cfg.etcd.local = { ...cfg.etcd.local };
-    if (!cfg.etcd.local.dataDir) cfg.etcd.local.dataDir = DEFAULT_ETCD_DATA_DIR;
-    if (cfg.etcd.local.extraEnvs) {
-      cfg.etcd.local.extraEnvs = defaultEnvVars({ extraEnvs: cfg.etcd.local.extraEnvs }).extraEnvs;
-    }
-  }
-  cfg.apiServer = defaultEnvVars(cfg.apiServer);
-  cfg.controllerManager = defaultEnvVars(cfg.controllerManager);
-  cfg.scheduler = defaultEnvVars(cfg.scheduler);
-  cfg.dns = { ...cfg.dns };
-  cfg.proxy = { ...cfg.proxy };
-  return cfg;
-}
-
-/** Result of dynamic defaulting: the updated documents and warnings. */
-export interface DynamicDefaultsResult {
-  init: InitConfiguration;
-  cluster: ClusterConfiguration;
-  warnings: string[];
+  return {
+    ...cfg,
+    apiVersion: KUBEADM_API_VERSION,
+    kind: "ClusterConfiguration",
+    kubernetesVersion: cfg.kubernetesVersion || DEFAULT_KUBERNETES_VERSION_LABEL,
+    networking: {
+      ...cfg.networking,
+      serviceSubnet: cfg.networking?.serviceSubnet || DEFAULT_SERVICE_SUBNET,
+      dnsDomain: cfg.networking?.dnsDomain || DEFAULT_DNS_DOMAIN,
+    },
+    certificatesDir: cfg.certificatesDir || DEFAULT_CERTIFICATES_DIR,
+    imageRepository: cfg.imageRepository || DEFAULT_IMAGE_REPOSITORY,
+    clusterName: cfg.clusterName || DEFAULT_CLUSTER_NAME,
+    encryptionAlgorithm: cfg.encryptionAlgorithm || "RSA-2048",
+    certificateValidityPeriod: cfg.certificateValidityPeriod
+      ? canonicalDuration(cfg.certificateValidityPeriod)
+      : formatDuration(CERT_VALIDITY_HOURS * 3_600_000),
+    caCertificateValidityPeriod: cfg.caCertificateValidityPeriod
+      ? canonicalDuration(cfg.caCertificateValidityPeriod)
+      : formatDuration(CA_CERT_VALIDITY_HOURS * 3_600_000),
+    etcd: defaultedEtcd(cfg.etcd),
+    apiServer: defaultEnvVars(cfg.apiServer),
+    controllerManager: defaultEnvVars(cfg.controllerManager),
+    scheduler: defaultEnvVars(cfg.scheduler),
+    dns: { ...cfg.dns },
+    proxy: { ...cfg.proxy },
+  };
 }
 
 /**
@@ -200,7 +240,7 @@ export function defaultNodeIdentity(
   nr: NodeRegistrationOptions,
   host: Pick<InitHostFacts, "hostname" | "criSocket">,
   warnings: string[],
-): void {
+): { name: string; criSocket: string } {
   const name = (nr.name || host.hostname || "").trim();
   if (name === "") {
     throw new ConfigError("empty hostname is invalid", {
@@ -208,10 +248,10 @@ export function defaultNodeIdentity(
       hint: "set --node-name or nodeRegistration.name",
     });
   }
-  nr.name = name.toLowerCase();
   if (!nr.criSocket) {
-    nr.criSocket = host.criSocket || DEFAULT_CRI_SOCKET;
-  } else if (!nr.criSocket.startsWith(CRI_SOCKET_SCHEME) && !nr.criSocket.includes("://")) {
+    return { name: name.toLowerCase(), criSocket: host.criSocket || DEFAULT_CRI_SOCKET };
+  }
+  if (!nr.criSocket.startsWith(CRI_SOCKET_SCHEME) && !nr.criSocket.includes("://")) {
     warnings.push(
       `Usage of CRI endpoints without URL scheme is deprecated and can cause kubelet errors in the future. Automatically prepending scheme ${
         JSON.stringify(CRI_SOCKET_SCHEME)
@@ -219,8 +259,16 @@ export function defaultNodeIdentity(
         JSON.stringify(nr.criSocket)
       }. Please update your configuration!`,
     );
-    nr.criSocket = `${CRI_SOCKET_SCHEME}://${nr.criSocket}`;
+    return { name: name.toLowerCase(), criSocket: `${CRI_SOCKET_SCHEME}://${nr.criSocket}` };
   }
+  return { name: name.toLowerCase(), criSocket: nr.criSocket };
+}
+
+/** Result of dynamic defaulting: the resolved documents and warnings. */
+export interface DynamicDefaultsResult {
+  init: ResolvedInitConfiguration;
+  cluster: ResolvedClusterConfiguration;
+  warnings: string[];
 }
 
 /**
@@ -232,27 +280,31 @@ export function defaultNodeIdentity(
  * Throws {@link ConfigError} where upstream's dynamic defaulting fails.
  */
 export function applyInitDynamicDefaults(
-  initInput: InitConfiguration,
-  clusterInput: ClusterConfiguration,
+  initInput: StaticInitConfiguration,
+  clusterInput: ResolvedClusterConfiguration,
   host: InitHostFacts,
   random: RandomSource,
 ): DynamicDefaultsResult {
   const init = clone(initInput);
   const cluster = clone(clusterInput);
   const warnings: string[] = [];
-
-  init.bootstrapTokens = (init.bootstrapTokens ?? []).map((bt) =>
-    bt.token ? bt : { ...bt, token: generateToken(random) }
-  );
-
-  const nr = { ...init.nodeRegistration };
-  defaultNodeIdentity(nr, host, warnings);
-  if (nr.taints === undefined || nr.taints === null) nr.taints = [{ ...CONTROL_PLANE_TAINT }];
-  init.nodeRegistration = nr;
-
-  const ep = { ...init.localAPIEndpoint };
-  ep.advertiseAddress = resolveAdvertiseAddress(ep.advertiseAddress ?? "", host);
-  init.localAPIEndpoint = ep;
+  const nr = init.nodeRegistration;
+  const resolved: ResolvedInitConfiguration = {
+    ...init,
+    bootstrapTokens: init.bootstrapTokens.map((bt) => ({
+      ...bt,
+      token: bt.token || generateToken(random),
+    })),
+    nodeRegistration: {
+      ...nr,
+      ...defaultNodeIdentity(nr, host, warnings),
+      taints: nr.taints ?? [{ ...CONTROL_PLANE_TAINT }],
+    },
+    localAPIEndpoint: {
+      ...init.localAPIEndpoint,
+      advertiseAddress: resolveAdvertiseAddress(init.localAPIEndpoint.advertiseAddress ?? "", host),
+    },
+  };
 
   if (cluster.controlPlaneEndpoint) {
     let parsed: { host: string; port: string } | undefined;
@@ -264,17 +316,17 @@ export function applyInitDynamicDefaults(
     if (parsed && parsed.port === "") {
       cluster.controlPlaneEndpoint = joinHostPort(
         parsed.host,
-        ep.bindPort ?? DEFAULT_API_SERVER_PORT,
+        resolved.localAPIEndpoint.bindPort,
       );
     }
   }
-  if (cluster.apiServer?.certSANs) {
+  if (cluster.apiServer.certSANs) {
     cluster.apiServer = {
       ...cluster.apiServer,
       certSANs: cluster.apiServer.certSANs.map((s) => s.toLowerCase()),
     };
   }
-  return { init, cluster, warnings };
+  return { init: resolved, cluster, warnings };
 }
 
 /**

@@ -22,18 +22,20 @@ import { clone } from "./component_merge.ts";
 import {
   CONTROL_PLANE_TAINT,
   defaultNodeIdentity,
-  defaultTimeouts,
   type InitHostFacts,
   resolveAdvertiseAddress,
+  withDefaultTimeouts,
 } from "./defaults.ts";
 import { isDuration, normalizeDuration } from "../text/duration.ts";
 import { KUBEADM_GROUP, loadConfigDocuments } from "./parse.ts";
 import type {
+  APIEndpoint,
   Discovery,
   JoinConfiguration,
   NodeRegistrationOptions,
   Patches,
-  Taint,
+  ResolvedAPIEndpoint,
+  ResolvedNodeRegistration,
   Timeouts,
 } from "./types.ts";
 import { KUBEADM_API_VERSION } from "./types.ts";
@@ -61,20 +63,10 @@ export interface ResolvedJoinConfig extends JoinConfiguration {
   kind: "JoinConfiguration";
   caCertPath: string;
   discovery: Discovery;
-  nodeRegistration: NodeRegistrationOptions & {
-    name: string;
-    criSocket: string;
-    /** Resolved taints: the control-plane taint for control-plane joins when unset. */
-    taints: Taint[];
-    imagePullPolicy: "Always" | "IfNotPresent" | "Never";
-    imagePullSerial: boolean;
-    ignorePreflightErrors: string[];
-  };
+  /** Taints resolve to the control-plane taint for control-plane joins when unset. */
+  nodeRegistration: ResolvedNodeRegistration & { ignorePreflightErrors: string[] };
   /** Present for `--control-plane` joins. */
-  controlPlane?: {
-    localAPIEndpoint: { advertiseAddress: string; bindPort: number };
-    certificateKey?: string;
-  };
+  controlPlane?: { localAPIEndpoint: ResolvedAPIEndpoint; certificateKey?: string };
   timeouts: Required<Timeouts>;
   skipPhases?: string[];
   patches?: Patches;
@@ -210,45 +202,62 @@ export function joinConfigurationFromFlags(
   return cfg;
 }
 
-function canonicalDuration(v: string | undefined): string | undefined {
-  return v !== undefined && isDuration(v) ? normalizeDuration(v) : v;
+/** A JoinConfiguration after static defaulting: what needs no host facts is set. */
+interface StaticJoinConfiguration extends JoinConfiguration {
+  apiVersion: string;
+  kind: "JoinConfiguration";
+  caCertPath: string;
+  discovery: Discovery;
+  nodeRegistration: NodeRegistrationOptions & {
+    imagePullPolicy: "Always" | "IfNotPresent" | "Never";
+    imagePullSerial: boolean;
+  };
+  controlPlane?: { localAPIEndpoint: APIEndpoint & { bindPort: number }; certificateKey?: string };
+  timeouts: Required<Timeouts>;
 }
+
+/** A JoinConfiguration after dynamic defaulting (preflight errors still to merge). */
+type DynamicJoinConfiguration = Omit<ResolvedJoinConfig, "nodeRegistration"> & {
+  nodeRegistration: ResolvedNodeRegistration;
+};
 
 /**
  * Static defaults (`SetDefaults_JoinConfiguration`): `caCertPath`, the control plane's bind
  * port, the TLS-bootstrap token from the discovery token, `file://` discovery URLs as paths,
  * image pull policy and serial pulls, every timeout.
  */
-export function applyJoinStaticDefaults(input: JoinConfiguration): JoinConfiguration {
+function applyJoinStaticDefaults(input: JoinConfiguration): StaticJoinConfiguration {
   const cfg = clone(input);
-  cfg.apiVersion = KUBEADM_API_VERSION;
-  cfg.kind = "JoinConfiguration";
-  if (!cfg.caCertPath) cfg.caCertPath = DEFAULT_CA_CERT_PATH;
-  if (cfg.controlPlane) {
-    const ep = { ...cfg.controlPlane.localAPIEndpoint };
-    if (!ep.bindPort) ep.bindPort = DEFAULT_API_SERVER_PORT;
-    cfg.controlPlane = { ...cfg.controlPlane, localAPIEndpoint: ep };
-  }
   const d: Discovery = { ...cfg.discovery };
   if (!d.tlsBootstrapToken && d.bootstrapToken) d.tlsBootstrapToken = d.bootstrapToken.token;
   if (d.file?.kubeConfigPath) {
     const m = /^file:\/\/[^/]*(\/.*)$/.exec(d.file.kubeConfigPath);
     if (m) d.file = { ...d.file, kubeConfigPath: decodeURIComponent(m[1]) };
   }
-  cfg.discovery = d;
-  const nr = { ...cfg.nodeRegistration };
-  if (!nr.imagePullPolicy) nr.imagePullPolicy = "IfNotPresent";
-  if (nr.imagePullSerial === undefined) nr.imagePullSerial = true;
-  cfg.nodeRegistration = nr;
-  const timeouts: Record<string, string | undefined> = {
-    ...defaultTimeouts(),
-    ...Object.fromEntries(
-      Object.entries(cfg.timeouts ?? {}).filter(([, v]) => v !== undefined && v !== null),
-    ),
+  const { controlPlane: cp, ...rest } = cfg;
+  const nr = cfg.nodeRegistration ?? {};
+  return {
+    ...rest,
+    apiVersion: KUBEADM_API_VERSION,
+    kind: "JoinConfiguration",
+    caCertPath: cfg.caCertPath || DEFAULT_CA_CERT_PATH,
+    discovery: d,
+    nodeRegistration: {
+      ...nr,
+      imagePullPolicy: nr.imagePullPolicy || "IfNotPresent",
+      imagePullSerial: nr.imagePullSerial === undefined ? true : nr.imagePullSerial,
+    },
+    ...(cp && {
+      controlPlane: {
+        ...cp,
+        localAPIEndpoint: {
+          ...cp.localAPIEndpoint,
+          bindPort: cp.localAPIEndpoint?.bindPort || DEFAULT_API_SERVER_PORT,
+        },
+      },
+    }),
+    timeouts: withDefaultTimeouts(cfg.timeouts),
   };
-  for (const k of Object.keys(timeouts)) timeouts[k] = canonicalDuration(timeouts[k]);
-  cfg.timeouts = timeouts as Timeouts;
-  return cfg;
 }
 
 /**
@@ -256,24 +265,33 @@ export function applyJoinStaticDefaults(input: JoinConfiguration): JoinConfigura
  * control-plane taint for control-plane joins when taints are unset, the CRI socket (with
  * `unix://` prepended, warning), and the control plane's advertise address.
  */
-export function applyJoinDynamicDefaults(
-  input: JoinConfiguration,
+function applyJoinDynamicDefaults(
+  input: StaticJoinConfiguration,
   host: InitHostFacts,
-  warnings: string[] = [],
-): JoinConfiguration {
-  const cfg = clone(input);
-  const nr = { ...cfg.nodeRegistration };
-  defaultNodeIdentity(nr, host, warnings);
-  if (nr.taints === undefined || nr.taints === null) {
-    nr.taints = cfg.controlPlane ? [{ ...CONTROL_PLANE_TAINT }] : [];
-  }
-  cfg.nodeRegistration = nr;
-  if (cfg.controlPlane) {
-    const ep = { ...cfg.controlPlane.localAPIEndpoint };
-    ep.advertiseAddress = resolveAdvertiseAddress(ep.advertiseAddress ?? "", host);
-    cfg.controlPlane = { ...cfg.controlPlane, localAPIEndpoint: ep };
-  }
-  return cfg;
+  warnings: string[],
+): DynamicJoinConfiguration {
+  const { controlPlane: cp, ...cfg } = clone(input);
+  const nr = cfg.nodeRegistration;
+  return {
+    ...cfg,
+    nodeRegistration: {
+      ...nr,
+      ...defaultNodeIdentity(nr, host, warnings),
+      taints: nr.taints ?? (cp ? [{ ...CONTROL_PLANE_TAINT }] : []),
+    },
+    ...(cp && {
+      controlPlane: {
+        ...cp,
+        localAPIEndpoint: {
+          ...cp.localAPIEndpoint,
+          advertiseAddress: resolveAdvertiseAddress(
+            cp.localAPIEndpoint.advertiseAddress ?? "",
+            host,
+          ),
+        },
+      },
+    }),
+  };
 }
 
 function validateToken(token: string | undefined, field: string): FieldError[] {
@@ -433,24 +451,26 @@ export function resolveJoinConfig(options: ResolveJoinOptions): ResolveJoinResul
     delete cfg.discovery.bootstrapToken;
   }
 
-  cfg = applyJoinStaticDefaults(cfg);
-  cfg = applyJoinDynamicDefaults(cfg, options.host, warnings);
+  const defaulted = applyJoinDynamicDefaults(applyJoinStaticDefaults(cfg), options.host, warnings);
 
   const errors: FieldError[] = [];
   const preflight = validateIgnorePreflightErrors(
     flags.ignorePreflightErrors ?? [],
-    cfg.nodeRegistration?.ignorePreflightErrors ?? [],
+    defaulted.nodeRegistration.ignorePreflightErrors ?? [],
   );
   errors.push(...preflight.errors);
-  cfg.nodeRegistration = { ...cfg.nodeRegistration, ignorePreflightErrors: preflight.ignored };
-  errors.push(...validateJoinConfiguration(cfg, options.fileExists));
+  const config: ResolvedJoinConfig = {
+    ...defaulted,
+    nodeRegistration: { ...defaulted.nodeRegistration, ignorePreflightErrors: preflight.ignored },
+  };
+  errors.push(...validateJoinConfiguration(config, options.fileExists));
   if (errors.length > 0) {
     throw new ValidationError(errors, {
       hint: "fix the listed fields in the configuration file or flags",
     });
   }
-  if (cfg.skipPhases?.length === 0) delete cfg.skipPhases;
-  return { config: cfg as ResolvedJoinConfig, warnings };
+  if (config.skipPhases?.length === 0) delete config.skipPhases;
+  return { config, warnings };
 }
 
 /** Whether the join uses token discovery without CA pinning (the unsafe mode). */

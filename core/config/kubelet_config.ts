@@ -9,14 +9,8 @@
  *
  * @module
  */
-import {
-  DEFAULT_CERTIFICATES_DIR,
-  DEFAULT_DNS_DOMAIN,
-  DEFAULT_SERVICE_SUBNET,
-  KUBELET_HEALTHZ_PORT,
-  MANIFESTS_DIR,
-} from "../constants.ts";
-import { clusterDNSIPOrUndefined } from "../net/service_ip.ts";
+import { KUBELET_HEALTHZ_PORT, MANIFESTS_DIR } from "../constants.ts";
+import { clusterDNSIP } from "../net/service_ip.ts";
 import {
   getPath,
   type JsonObject,
@@ -27,8 +21,6 @@ import {
 } from "./component_merge.ts";
 import { KUBELET_API_VERSION, type KubeletConfiguration } from "./types.ts";
 
-/** Fallback cluster DNS address when the service subnet cannot be used. */
-export const DEFAULT_CLUSTER_DNS_IP = "10.96.0.10";
 /** resolv.conf the kubelet should use when systemd-resolved is active. */
 export const SYSTEMD_RESOLV_CONF = "/run/systemd/resolve/resolv.conf";
 /** Default cgroup driver kubeadm sets when the user leaves it empty. */
@@ -89,14 +81,12 @@ const DURATION_FIELDS = [
   "volumeStatsAggPeriod",
 ];
 
-/** What the kubelet defaulting depends on. */
+/** What the kubelet defaulting depends on: the defaulted, validated cluster configuration. */
 export interface KubeletDefaultsInput {
-  /** `networking.serviceSubnet` (for `clusterDNS`). */
-  serviceSubnet?: string;
-  /** `networking.dnsDomain` (for `clusterDomain`). */
-  dnsDomain?: string;
+  /** `networking`: the service subnet gives `clusterDNS`, the DNS domain `clusterDomain`. */
+  networking: { serviceSubnet: string; dnsDomain: string };
   /** `certificatesDir` (for `authentication.x509.clientCAFile`). */
-  certificatesDir?: string;
+  certificatesDir: string;
   /** Whether systemd-resolved is active on the host (then `resolvConf` is set). */
   systemdResolvedActive?: boolean;
 }
@@ -125,21 +115,20 @@ export function defaultKubeletConfiguration(
   if (!staticPodPath) cfg.staticPodPath = MANIFESTS_DIR;
   else if (staticPodPath !== MANIFESTS_DIR) warn("staticPodPath", MANIFESTS_DIR, staticPodPath);
 
-  const dnsIP = clusterDNSIPOrUndefined(input.serviceSubnet ?? DEFAULT_SERVICE_SUBNET) ??
-    DEFAULT_CLUSTER_DNS_IP;
+  const dnsIP = clusterDNSIP(input.networking.serviceSubnet);
   const clusterDNS = cfg.clusterDNS;
   if (clusterDNS === undefined || clusterDNS === null) cfg.clusterDNS = [dnsIP];
   else if (!Array.isArray(clusterDNS) || clusterDNS.length !== 1 || clusterDNS[0] !== dnsIP) {
     warn("clusterDNS", [dnsIP], clusterDNS);
   }
 
-  const dnsDomain = input.dnsDomain ?? DEFAULT_DNS_DOMAIN;
+  const dnsDomain = input.networking.dnsDomain;
   if (!cfg.clusterDomain) cfg.clusterDomain = dnsDomain;
   else if (dnsDomain && cfg.clusterDomain !== dnsDomain) {
     warn("clusterDomain", dnsDomain, cfg.clusterDomain);
   }
 
-  const clientCAFile = `${input.certificatesDir ?? DEFAULT_CERTIFICATES_DIR}/ca.crt`;
+  const clientCAFile = `${input.certificatesDir}/ca.crt`;
   const ca = getPath(cfg, "authentication.x509.clientCAFile");
   if (!ca) setPath(cfg, "authentication.x509.clientCAFile", clientCAFile);
   else if (ca !== clientCAFile) warn("authentication.x509.clientCAFile", clientCAFile, ca);

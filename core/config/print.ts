@@ -257,14 +257,13 @@ export function staticInitDefaults(systemdResolvedActive = false): {
     kubernetesVersion: CURRENT_KUBERNETES_VERSION.replace(/^v/, ""),
   });
   const kubelet = defaultKubeletConfiguration(undefined, {
-    serviceSubnet: cluster.networking?.serviceSubnet,
-    dnsDomain: cluster.networking?.dnsDomain,
+    networking: cluster.networking,
     certificatesDir: cluster.certificatesDir,
     systemdResolvedActive,
   }).config;
   const kubeProxy = defaultKubeProxyConfiguration(undefined, {
-    advertiseAddress: init.localAPIEndpoint?.advertiseAddress,
-    podSubnet: cluster.networking?.podSubnet,
+    advertiseAddress: init.localAPIEndpoint.advertiseAddress,
+    podSubnet: cluster.networking.podSubnet,
   }).config;
   return { init, cluster, kubelet, kubeProxy };
 }

@@ -1,6 +1,6 @@
 /**
  * The one call that turns `kubeadm init`'s inputs — an optional config file, the flags the
- * user set, host facts and a random source — into a {@link ResolvedInitConfig}.
+ * user set, host facts and a random source — into a {@link ResolvedConfig}.
  *
  * Pipeline (as upstream): parse and convert documents → apply flag overrides → static
  * defaults → dynamic defaults (host) → Kubernetes version resolution → component configs →
@@ -9,7 +9,6 @@
  *
  * @module
  */
-import { KUBERNETES_VERSION } from "../constants.ts";
 import { type FieldError, ValidationError } from "../errors.ts";
 import type { RandomSource } from "../host/ports.ts";
 import { clone } from "./component_merge.ts";
@@ -27,7 +26,7 @@ import type {
   ClusterConfiguration,
   EncryptionAlgorithm,
   InitConfiguration,
-  ResolvedInitConfig,
+  ResolvedConfig,
 } from "./types.ts";
 import { validateIgnorePreflightErrors, validateInitConfiguration } from "./validate.ts";
 import { resolveKubernetesVersion } from "./version.ts";
@@ -103,7 +102,7 @@ export interface ResolveInitOptions {
 
 /** Output of {@link resolveInitConfig}. */
 export interface ResolveInitResult {
-  config: ResolvedInitConfig;
+  config: ResolvedConfig;
   /** Warnings for the user, in the order they arose. */
   warnings: string[];
 }
@@ -197,9 +196,12 @@ export function resolveInitConfig(options: ResolveInitOptions): ResolveInitResul
   const cluster: ClusterConfiguration = clone(loaded.cluster ?? {});
   applyFlags(init, cluster, flags);
 
-  const staticInit = applyInitStaticDefaults(init);
-  const staticCluster = applyClusterStaticDefaults(cluster);
-  const dyn = applyInitDynamicDefaults(staticInit, staticCluster, options.host, options.random);
+  const dyn = applyInitDynamicDefaults(
+    applyInitStaticDefaults(init),
+    applyClusterStaticDefaults(cluster),
+    options.host,
+    options.random,
+  );
   warnings.push(...dyn.warnings);
   const initCfg = dyn.init;
   const clusterCfg = dyn.cluster;
@@ -207,7 +209,7 @@ export function resolveInitConfig(options: ResolveInitOptions): ResolveInitResul
   const errors: FieldError[] = [];
   let versionResolved = true;
   try {
-    const v = resolveKubernetesVersion(clusterCfg.kubernetesVersion ?? KUBERNETES_VERSION);
+    const v = resolveKubernetesVersion(clusterCfg.kubernetesVersion);
     clusterCfg.kubernetesVersion = v.version;
     warnings.push(...v.warnings);
   } catch (e) {
@@ -225,24 +227,12 @@ export function resolveInitConfig(options: ResolveInitOptions): ResolveInitResul
   if (ecdsa !== undefined) clusterCfg.encryptionAlgorithm = ecdsa ? "ECDSA-P256" : "RSA-2048";
   warnings.push(...deprecatedFeatureWarnings(clusterCfg.featureGates ?? {}));
 
-  const kubelet = defaultKubeletConfiguration(loaded.kubelet, {
-    serviceSubnet: clusterCfg.networking?.serviceSubnet,
-    dnsDomain: clusterCfg.networking?.dnsDomain,
-    certificatesDir: clusterCfg.certificatesDir,
-    systemdResolvedActive: options.host.systemdResolvedActive,
-  });
-  const kubeProxy = defaultKubeProxyConfiguration(loaded.kubeProxy, {
-    advertiseAddress: initCfg.localAPIEndpoint?.advertiseAddress,
-    podSubnet: clusterCfg.networking?.podSubnet,
-  });
-  warnings.push(...kubelet.warnings, ...kubeProxy.warnings);
-
   initCfg.skipPhases = manageSkippedAddons(clusterCfg, initCfg.skipPhases ?? []);
   if (initCfg.skipPhases.length === 0) delete initCfg.skipPhases;
 
   const preflight = validateIgnorePreflightErrors(
     flags.ignorePreflightErrors ?? [],
-    initCfg.nodeRegistration?.ignorePreflightErrors ?? [],
+    initCfg.nodeRegistration.ignorePreflightErrors ?? [],
   );
   errors.push(...preflight.errors);
   if (preflight.ignored.length > 0) {
@@ -262,14 +252,25 @@ export function resolveInitConfig(options: ResolveInitOptions): ResolveInitResul
   errors.push(
     ...validation.errors.filter((e) => versionResolved || e.field !== "kubernetesVersion"),
   );
-  warnings.push(...validation.warnings);
   if (errors.length > 0) {
     throw new ValidationError(errors, {
       hint: "fix the listed fields in the configuration file or flags",
     });
   }
 
-  const config = {
+  // The component configs derive from the validated cluster configuration.
+  const kubelet = defaultKubeletConfiguration(loaded.kubelet, {
+    networking: clusterCfg.networking,
+    certificatesDir: clusterCfg.certificatesDir,
+    systemdResolvedActive: options.host.systemdResolvedActive,
+  });
+  const kubeProxy = defaultKubeProxyConfiguration(loaded.kubeProxy, {
+    advertiseAddress: initCfg.localAPIEndpoint.advertiseAddress,
+    podSubnet: clusterCfg.networking.podSubnet,
+  });
+  warnings.push(...kubelet.warnings, ...kubeProxy.warnings, ...validation.warnings);
+
+  const config: ResolvedConfig = {
     init: initCfg,
     cluster: clusterCfg,
     kubelet: kubelet.config,
@@ -279,6 +280,6 @@ export function resolveInitConfig(options: ResolveInitOptions): ResolveInitResul
       kubeProxy: loaded.kubeProxy !== undefined,
     },
     uploadCerts,
-  } as ResolvedInitConfig;
+  };
   return { config, warnings };
 }

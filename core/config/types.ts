@@ -3,7 +3,7 @@
  *
  * Field names and JSON shapes are upstream's (`cmd/kubeadm/app/apis/kubeadm/v1beta4/types.go`)
  * so documents round-trip unchanged. Durations stay in their Go string form (`24h0m0s`).
- * The {@link ResolvedInitConfig} at the end is what the core works with after parsing,
+ * The {@link ResolvedConfig} at the end is what the core works with after parsing,
  * defaulting and validation: every field filled in.
  *
  * @module
@@ -262,42 +262,68 @@ export type KubeProxyConfiguration = Record<string, unknown> & {
   kind?: "KubeProxyConfiguration";
 };
 
+/** A bootstrap token after defaulting: its value, usages and groups are always set. */
+export interface ResolvedBootstrapToken extends BootstrapToken {
+  token: string;
+  usages: string[];
+  groups: string[];
+}
+
+/** `nodeRegistration` after defaulting (init and join alike). */
+export interface ResolvedNodeRegistration extends NodeRegistrationOptions {
+  name: string;
+  criSocket: string;
+  /** Resolved taints: the control-plane taint when the user left `taints` unset. */
+  taints: Taint[];
+  imagePullPolicy: "Always" | "IfNotPresent" | "Never";
+  imagePullSerial: boolean;
+}
+
+/** A node's API server endpoint after defaulting. */
+export interface ResolvedAPIEndpoint {
+  advertiseAddress: string;
+  bindPort: number;
+}
+
+/** An InitConfiguration after static and dynamic defaulting. */
+export interface ResolvedInitConfiguration extends InitConfiguration {
+  apiVersion: string;
+  kind: "InitConfiguration";
+  bootstrapTokens: ResolvedBootstrapToken[];
+  nodeRegistration: ResolvedNodeRegistration;
+  localAPIEndpoint: ResolvedAPIEndpoint;
+  timeouts: Required<Timeouts>;
+}
+
+/** A ClusterConfiguration after defaulting (and Kubernetes version resolution). */
+export interface ResolvedClusterConfiguration extends ClusterConfiguration {
+  apiVersion: string;
+  kind: "ClusterConfiguration";
+  etcd: Etcd;
+  networking: { serviceSubnet: string; podSubnet?: string; dnsDomain: string };
+  kubernetesVersion: string;
+  apiServer: APIServer;
+  controllerManager: ControlPlaneComponent;
+  scheduler: ControlPlaneComponent;
+  dns: DNS;
+  proxy: Proxy;
+  certificatesDir: string;
+  imageRepository: string;
+  clusterName: string;
+  encryptionAlgorithm: EncryptionAlgorithm;
+  certificateValidityPeriod: string;
+  caCertificateValidityPeriod: string;
+}
+
 /**
- * A fully parsed, defaulted and validated `init` configuration: the single input of every
- * init phase. Optional fields of the API types are filled in where upstream defaults them.
+ * A fully parsed, defaulted and validated configuration of one node in one cluster: what
+ * `init` resolves from its flags and file, and what `join` (and later `upgrade`) resolve from
+ * the cluster's stored configuration for this node. Every field the core reads is set; it is
+ * produced once, by `resolveInitConfig`.
  */
-export interface ResolvedInitConfig {
-  init: InitConfiguration & {
-    bootstrapTokens:
-      & Required<Pick<BootstrapToken, "token" | "ttl" | "usages" | "groups">>[]
-      & BootstrapToken[];
-    nodeRegistration: NodeRegistrationOptions & {
-      name: string;
-      criSocket: string;
-      /** Resolved taints: the control-plane taint when the user left `taints` unset. */
-      taints: Taint[];
-      imagePullPolicy: "Always" | "IfNotPresent" | "Never";
-      imagePullSerial: boolean;
-    };
-    localAPIEndpoint: { advertiseAddress: string; bindPort: number };
-    timeouts: Required<Timeouts>;
-  };
-  cluster: ClusterConfiguration & {
-    etcd: Etcd;
-    networking: { serviceSubnet: string; podSubnet?: string; dnsDomain: string };
-    kubernetesVersion: string;
-    apiServer: APIServer;
-    controllerManager: ControlPlaneComponent;
-    scheduler: ControlPlaneComponent;
-    dns: DNS;
-    proxy: Proxy;
-    certificatesDir: string;
-    imageRepository: string;
-    clusterName: string;
-    encryptionAlgorithm: EncryptionAlgorithm;
-    certificateValidityPeriod: string;
-    caCertificateValidityPeriod: string;
-  };
+export interface ResolvedConfig {
+  init: ResolvedInitConfiguration;
+  cluster: ResolvedClusterConfiguration;
   /** The KubeletConfiguration after kubeadm's defaults (component config). */
   kubelet: KubeletConfiguration;
   /** The KubeProxyConfiguration after kubeadm's defaults (component config). */

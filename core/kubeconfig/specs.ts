@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { ResolvedInitConfig } from "../config/types.ts";
+import type { ResolvedConfig } from "../config/types.ts";
 import { parseDuration } from "../text/duration.ts";
 import { Identity, KubeconfigFile } from "../constants.ts";
 import { KubeadmError } from "../errors.ts";
@@ -105,7 +105,7 @@ export interface ResolvedKubeconfigSpec {
 /** Resolves client name and server URL; `warn` gets the controlPlaneEndpoint port warning. */
 export function resolveKubeconfigSpec(
   spec: KubeconfigSpec,
-  cfg: ResolvedInitConfig,
+  cfg: ResolvedConfig,
   warn?: (line: string) => void,
 ): ResolvedKubeconfigSpec {
   const local = cfg.init.localAPIEndpoint;
@@ -134,7 +134,7 @@ export interface ClientCertValidity {
 }
 
 /** NotAfter = start + certificateValidityPeriod (NotBefore left to the CA's, as upstream). */
-export function clientCertValidity(cfg: ResolvedInitConfig, startTime: Date): ClientCertValidity {
+export function clientCertValidity(cfg: ResolvedConfig, startTime: Date): ClientCertValidity {
   return {
     notAfter: new Date(startTime.getTime() + parseDuration(cfg.cluster.certificateValidityPeriod)),
   };

@@ -7,14 +7,14 @@
  *
  * @module
  */
-import type { ResolvedInitConfig } from "../config/types.ts";
+import type { ResolvedConfig } from "../config/types.ts";
 import { parseDuration } from "../text/duration.ts";
 import { DefaultTimeouts } from "../constants.ts";
 
 /** Input of every static Pod builder. */
 export interface ManifestInput {
   /** The defaulted ClusterConfiguration. */
-  cluster: ResolvedInitConfig["cluster"];
+  cluster: ResolvedConfig["cluster"];
   /** This node's API server endpoint (`localAPIEndpoint`). */
   localAPIEndpoint: { advertiseAddress: string; bindPort: number };
   /** This node's name (etcd member name). */
@@ -33,7 +33,7 @@ export interface ManifestInput {
 
 /** Builds a {@link ManifestInput} from a resolved init configuration and host facts. */
 export function manifestInputFromInit(
-  cfg: ResolvedInitConfig,
+  cfg: ResolvedConfig,
   extra: Omit<
     ManifestInput,
     "cluster" | "localAPIEndpoint" | "nodeName" | "controlPlaneComponentHealthCheck"

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ResolvedInitConfig } from "../config/types.ts";
+import type { ResolvedConfig } from "../config/types.ts";
 import {
   CONTROLLER_MANAGER_PORT,
   DEFAULT_API_SERVER_PORT,
@@ -129,7 +129,7 @@ export interface InitCheckOptions {
 }
 
 /** The checks of a control-plane node (upstream's `InitNodeChecks`). */
-export function initNodeChecks(cfg: ResolvedInitConfig, opts: InitCheckOptions = {}): Check[] {
+export function initNodeChecks(cfg: ResolvedConfig, opts: InitCheckOptions = {}): Check[] {
   const { init, cluster } = cfg;
   const bindPort = init.localAPIEndpoint.bindPort;
   const checks: Check[] = [
@@ -186,7 +186,7 @@ export function initNodeChecks(cfg: ResolvedInitConfig, opts: InitCheckOptions =
 }
 
 /** The image pull of a control-plane node (upstream's `RunPullImagesCheck`). */
-export function imagePullChecks(cfg: ResolvedInitConfig): Check[] {
+export function imagePullChecks(cfg: ResolvedConfig): Check[] {
   const reg = cfg.init.nodeRegistration;
   return [imagePullCheck({
     socket: reg.criSocket,

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { ResolvedInitConfig } from "../config/types.ts";
+import type { ResolvedConfig } from "../config/types.ts";
 import { KubeadmError } from "../errors.ts";
 import type { Printer } from "../host/ports.ts";
 import {
@@ -42,7 +42,7 @@ export interface JoinPreflightOptions {
    * The cluster's configuration as an init configuration for this node (after discovery), for
    * `--control-plane` joins. Called only for control-plane joins, after the node checks.
    */
-  controlPlaneConfig?: () => Promise<ResolvedInitConfig>;
+  controlPlaneConfig?: () => Promise<ResolvedConfig>;
 }
 
 const NOT_READY_HEADER =
@@ -54,7 +54,7 @@ const NOT_READY_FOOTER = [
 ];
 
 /** The certificates every control-plane instance shares (relative to the certificates dir). */
-export function sharedCertificateFiles(cfg: ResolvedInitConfig): string[] {
+export function sharedCertificateFiles(cfg: ResolvedConfig): string[] {
   const files = [
     "ca.crt",
     "ca.key",
@@ -73,7 +73,7 @@ export function sharedCertificateFiles(cfg: ResolvedInitConfig): string[] {
  * on this node.
  */
 export async function checkReadyForAdditionalControlPlane(
-  cfg: ResolvedInitConfig,
+  cfg: ResolvedConfig,
   hasCertificateKey: boolean,
   host: PreflightHost,
 ): Promise<void> {

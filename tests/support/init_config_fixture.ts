@@ -1,11 +1,11 @@
 /**
- * A hand-built {@link ResolvedInitConfig}: what `kubeadm init` resolves for a default v1beta4
+ * A hand-built {@link ResolvedConfig}: what `kubeadm init` resolves for a default v1beta4
  * configuration on a node `cp-1` advertising `192.168.0.10:6443`, Kubernetes v1.34.4.
  * Tests take a fresh deep copy and edit the fields they care about.
  *
  * @module
  */
-import type { KubeletConfiguration, ResolvedInitConfig } from "../../core/config/types.ts";
+import type { KubeletConfiguration, ResolvedConfig } from "../../core/config/types.ts";
 
 /** The KubeletConfiguration kubeadm v1.34 writes for the default configuration. */
 export function kubeletConfigFixture(): KubeletConfiguration {
@@ -54,7 +54,7 @@ export function kubeletConfigFixture(): KubeletConfiguration {
 }
 
 /** A fresh default resolved init configuration. */
-export function initConfigFixture(): ResolvedInitConfig {
+export function initConfigFixture(): ResolvedConfig {
   return {
     init: {
       apiVersion: "kubeadm.k8s.io/v1beta4",

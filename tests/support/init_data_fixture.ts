@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ResolvedInitConfig } from "../../core/config/types.ts";
+import type { ResolvedConfig } from "../../core/config/types.ts";
 import type {
   ClusterAccess,
   HealthProbe,
@@ -18,7 +18,7 @@ import { RecordingPrinter } from "./recording_printer.ts";
 
 /** Options of {@link initDataFixture}. */
 export interface InitDataFixtureOptions {
-  cfg?: ResolvedInitConfig;
+  cfg?: ResolvedConfig;
   files?: MemoryFileSystem;
   patchesDir?: string;
   dryRun?: boolean;

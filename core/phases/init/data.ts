@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { ResolvedInitConfig } from "../../config/types.ts";
+import type { ResolvedConfig } from "../../config/types.ts";
 import type { Clock, FileSystem, Printer, RandomSource } from "../../host/ports.ts";
 import type { KubeClient } from "../../kube/client.ts";
 import type { Sleep } from "../../kube/transport.ts";
@@ -70,7 +70,7 @@ export interface KubeletService {
 /** Input of every init phase. */
 export interface InitData {
   /** Parsed, defaulted, validated configuration. */
-  cfg: ResolvedInitConfig;
+  cfg: ResolvedConfig;
   /** The node's files (real, or a dry-run overlay). */
   files: FileSystem;
   /** Progress and warning output. */

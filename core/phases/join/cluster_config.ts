@@ -15,7 +15,7 @@
 import type { ConfigMap } from "kubernetes-types/core/v1.d.ts";
 import type { ResolvedJoinConfig } from "../../config/join.ts";
 import { resolveInitConfig } from "../../config/resolve.ts";
-import type { KubeletConfiguration, ResolvedInitConfig } from "../../config/types.ts";
+import type { KubeletConfiguration, ResolvedConfig } from "../../config/types.ts";
 import { KUBEADM_API_VERSION } from "../../config/types.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
 import type { Printer, RandomSource } from "../../host/ports.ts";
@@ -133,7 +133,7 @@ export function nodeInitConfig(
   join: ResolvedJoinConfig,
   host: NodeConfigHost,
   random: RandomSource,
-): ResolvedInitConfig {
+): ResolvedConfig {
   const kubelet = documentOf(docs.kubelet, "KubeletConfiguration") as KubeletConfiguration;
   const init = {
     apiVersion: KUBEADM_API_VERSION,
@@ -151,7 +151,7 @@ export function nodeInitConfig(
     toKubeYaml(kubelet),
     ...(docs.kubeProxy ? [docs.kubeProxy] : []),
   ].map((d) => d.replace(/\n*$/, "\n")).join("---\n");
-  let config: ResolvedInitConfig;
+  let config: ResolvedConfig;
   try {
     ({ config } = resolveInitConfig({
       text,
@@ -174,10 +174,7 @@ export function nodeInitConfig(
     );
   }
   // This node's registration is the JoinConfiguration's, as upstream injects it.
-  config.init.nodeRegistration = {
-    ...join.nodeRegistration,
-    taints: join.nodeRegistration.taints,
-  } as ResolvedInitConfig["init"]["nodeRegistration"];
+  config.init.nodeRegistration = { ...join.nodeRegistration };
   config.init.timeouts = { ...join.timeouts };
   config.kubelet = kubelet;
   return config;

@@ -11,7 +11,7 @@
  */
 import { KubeconfigFile } from "../../constants.ts";
 import type { ResolvedJoinConfig } from "../../config/join.ts";
-import type { ResolvedInitConfig } from "../../config/types.ts";
+import type { ResolvedConfig } from "../../config/types.ts";
 import { DEFAULT_CLUSTER_NAME } from "../../constants.ts";
 import type { EtcdJoinConnect } from "../../etcd/client.ts";
 import { KubeadmError } from "../../errors.ts";
@@ -83,7 +83,7 @@ export interface JoinData {
   /** The discovered TLS-bootstrap kubeconfig (discovery runs on first call). */
   tlsBootstrapCfg(): Promise<Kubeconfig>;
   /** The cluster's configuration for this node (fetched on first call). */
-  initCfg(): Promise<ResolvedInitConfig>;
+  initCfg(): Promise<ResolvedConfig>;
   /** A client with the TLS-bootstrap identity. */
   bootstrapClient(): Promise<KubeClient>;
   /** A client from this node's `admin.conf`. */

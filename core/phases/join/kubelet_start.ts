@@ -18,7 +18,7 @@ import type { Node } from "kubernetes-types/core/v1.d.ts";
 import { Feature, featureEnabled } from "../../config/features.ts";
 import { formatDuration, parseDuration } from "../../text/duration.ts";
 import { SYSTEMD_RESOLV_CONF } from "../../config/kubelet_config.ts";
-import type { KubeletConfiguration, ResolvedInitConfig } from "../../config/types.ts";
+import type { KubeletConfiguration, ResolvedConfig } from "../../config/types.ts";
 import { KUBELET_HEALTHZ_PORT } from "../../constants.ts";
 import { CRI_SOCKET_ANNOTATION } from "../../cluster/upload_config.ts";
 import { patchNode } from "../../cluster/node_patch.ts";
@@ -67,7 +67,7 @@ export const KUBELET_FAIL_MESSAGE = [
 export const TLS_BOOTSTRAP_RETRY_INTERVAL_MS = 1_000;
 
 /** Whether the cluster runs with `ControlPlaneKubeletLocalMode` (on by default in 1.34). */
-export function kubeletLocalMode(cfg: ResolvedInitConfig): boolean {
+export function kubeletLocalMode(cfg: ResolvedConfig): boolean {
   return featureEnabled(cfg.cluster.featureGates, Feature.ControlPlaneKubeletLocalMode);
 }
 
@@ -77,7 +77,7 @@ export function joinNodeName(d: JoinData): string {
 }
 
 /** The cluster's KubeletConfiguration with upstream's `Mutate` (systemd-resolved). */
-function mutatedKubeletConfig(d: JoinData, cfg: ResolvedInitConfig): KubeletConfiguration {
+function mutatedKubeletConfig(d: JoinData, cfg: ResolvedConfig): KubeletConfiguration {
   const kubelet = structuredClone(cfg.kubelet);
   if (d.host.systemdResolvedActive) {
     if (kubelet.resolvConf === undefined || kubelet.resolvConf === null) {
@@ -188,7 +188,7 @@ export async function runKubeletStart(d: JoinData): Promise<void> {
 }
 
 /** The kubelet's healthz address and port after `--patches` (for the wait). */
-async function kubeletHealthz(d: JoinData, cfg: ResolvedInitConfig): Promise<string | undefined> {
+async function kubeletHealthz(d: JoinData, cfg: ResolvedConfig): Promise<string | undefined> {
   let kubelet: Record<string, unknown> = cfg.kubelet;
   if (d.patchesDir) {
     const manager = await patchManagerFor(d.files, d.patchesDir, () => {});
@@ -268,7 +268,7 @@ async function kubeletConfReady(d: JoinData): Promise<boolean> {
 }
 
 /** Waits for the kubelet and its TLS bootstrap; removes bootstrap-kubelet.conf afterwards. */
-async function waitForBootstrap(d: JoinData, cfg: ResolvedInitConfig): Promise<void> {
+async function waitForBootstrap(d: JoinData, cfg: ResolvedConfig): Promise<void> {
   const url = await kubeletHealthz(d, cfg);
   if (url === undefined) {
     d.out.info(

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ResolvedInitConfig } from "../../config/types.ts";
+import type { ResolvedConfig } from "../../config/types.ts";
 import { errorMessage } from "../../errors.ts";
 import { dnsImage, etcdImage, kubernetesImage, pauseImage } from "../../manifests/images.ts";
 import { type Check, fail, pass, warn } from "../check.ts";
@@ -17,7 +17,7 @@ export type PullPolicy = "Always" | "IfNotPresent" | "Never";
  * controller manager, scheduler, kube-proxy, CoreDNS, pause, etcd (local etcd only). Disabled
  * addons are left out.
  */
-export function controlPlaneImages(cluster: ResolvedInitConfig["cluster"]): string[] {
+export function controlPlaneImages(cluster: ResolvedConfig["cluster"]): string[] {
   const out = ["kube-apiserver", "kube-controller-manager", "kube-scheduler"].map((n) =>
     kubernetesImage(n, cluster)
   );

@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { defaultKubeletConfiguration } from "../../../core/config/kubelet_config.ts";
+import { applyClusterStaticDefaults } from "../../../core/config/defaults.ts";
 import { toKubeYaml } from "../../../core/yaml/kube_yaml.ts";
 import { resolveForTest } from "../../support/config.ts";
+
+/** The kubelet defaulting inputs of a defaulted ClusterConfiguration. */
+function clusterInputs() {
+  const cluster = applyClusterStaticDefaults({});
+  return { networking: cluster.networking, certificatesDir: cluster.certificatesDir };
+}
 
 /** What upstream kubeadm 1.3x writes to /var/lib/kubelet/config.yaml by default. */
 const UPSTREAM_CONFIG_YAML = `apiVersion: kubelet.config.k8s.io/v1beta1
@@ -57,6 +64,7 @@ volumeStatsAggPeriod: 0s
 
 Deno.test("default kubelet config matches what upstream writes", () => {
   const { config, warnings } = defaultKubeletConfiguration(undefined, {
+    ...clusterInputs(),
     systemdResolvedActive: true,
   });
   assert.equal(toKubeYaml(config), UPSTREAM_CONFIG_YAML);
@@ -91,7 +99,7 @@ Deno.test("user values are kept, warned about when they differ from kubeadm's", 
       syncFrequency: "1m",
       maxPods: 50,
     },
-    {},
+    clusterInputs(),
   );
   assert.equal(config.cgroupDriver, "cgroupfs");
   assert.equal(config.staticPodPath, "/etc/other");
