@@ -8,7 +8,7 @@
  * @module
  */
 import { readConfigFile, systemdResolvedActive } from "./config_file.ts";
-import { DenoPreflightHost } from "../runtime/host/preflight_host.ts";
+import { DenoMachine } from "../runtime/host/machine.ts";
 import { KUBERNETES_DIR, MANIFESTS_DIR } from "../core/constants.ts";
 import type { PlannedFile, Printer } from "../core/host/ports.ts";
 import { systemClock, toBytes, utf8, webRandom } from "../core/host/ports.ts";
@@ -156,7 +156,7 @@ export async function prepareInit(
       apiCallTimeoutMs: apiCallTimeout(config.init.timeouts.kubernetesAPICall),
     }),
     preflightHost: deps.preflightHost?.(flags.rootfs ?? "/") ??
-      new DenoPreflightHost({ root: flags.rootfs ?? "/" }),
+      new DenoMachine({ root: flags.rootfs ?? "/" }),
     preflightOutput,
     kubelet: dryRun ? undefined : createKubeletService({ out, rootfs: flags.rootfs }),
     skipTokenPrint: flags.skipTokenPrint ?? false,

@@ -24,7 +24,7 @@ import type { ConnectionParams } from "../core/kube/transport.ts";
 import { realSleep } from "../core/kube/transport.ts";
 import type { JoinFlagOverrides } from "../core/config/join.ts";
 import type { JoinData, JoinHost } from "../core/phases/join/data.ts";
-import type { PreflightHost } from "../core/preflight/host.ts";
+import type { Machine } from "../core/host/machine.ts";
 import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
 import { detectDefaultAddress, readHostFacts } from "../runtime/host/facts.ts";
 import { canWrite, envGet } from "../runtime/host/env.ts";
@@ -52,7 +52,7 @@ export interface PrepareJoinOptions {
   /** `join phase preflight -o` (default text). */
   preflightOutput?: "text" | "json";
   /** The machine the preflight checks inspect (default: the Deno host under `--rootfs`). */
-  preflightHost?: (rootfs: string) => PreflightHost;
+  preflightHost?: (rootfs: string) => Machine;
   /** Replaces some of the ports (tests: discovery transports). */
   ports?: Partial<JoinHost>;
 }
@@ -188,7 +188,7 @@ export async function prepareJoin(
     async preflight(d) {
       const { runJoinPreflight } = await import("../core/preflight/join.ts");
       const host = options.preflightHost?.(rootfs) ??
-        new (await import("../runtime/host/preflight_host.ts")).DenoPreflightHost({
+        new (await import("../runtime/host/machine.ts")).DenoMachine({
           root: rootfs,
         });
       await runJoinPreflight(
@@ -224,7 +224,7 @@ export async function prepareJoin(
       if (dryRun) return;
       await Deno.mkdir(underRoot(rootfs, path), { recursive: true, mode });
     },
-    etcd: (tls) => (endpoints) => new EtcdGatewayClient(endpoints, tls),
+    etcd: (endpoints, tls) => new EtcdGatewayClient(endpoints, tls),
     ...options.ports,
   };
   const data = createJoinData({

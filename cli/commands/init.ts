@@ -8,7 +8,7 @@ import { collectList, PREFLIGHT_OUTPUT_FLAG } from "../flags.ts";
 import { consolePrinter, stdout } from "../output.ts";
 import type { Printer } from "../../core/host/ports.ts";
 import type { InitData } from "../../core/phases/init/data.ts";
-import type { PreflightHost } from "../../core/preflight/host.ts";
+import type { Machine } from "../../core/host/machine.ts";
 import type { Phase } from "../../core/workflow/phase.ts";
 import { initWorkflow } from "../../core/phases/init/workflow.ts";
 
@@ -63,7 +63,7 @@ export interface InitCommandDeps {
   /** Progress and warnings (default: the process's stdout and stderr). */
   out?: Printer;
   /** The machine the preflight checks inspect (default: the Deno host under `--rootfs`). */
-  preflightHost?: (rootfs: string) => PreflightHost;
+  preflightHost?: (rootfs: string) => Machine;
 }
 
 /** Adds upstream's init flags to a command. */

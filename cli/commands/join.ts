@@ -9,7 +9,7 @@ import { collectList, PREFLIGHT_OUTPUT_FLAG } from "../flags.ts";
 import { consolePrinter, stdout } from "../output.ts";
 import type { Printer } from "../../core/host/ports.ts";
 import type { JoinData, JoinHost } from "../../core/phases/join/data.ts";
-import type { PreflightHost } from "../../core/preflight/host.ts";
+import type { Machine } from "../../core/host/machine.ts";
 import type { Phase } from "../../core/workflow/phase.ts";
 import { DISCOVERY_FLAG_NAMES, joinWorkflow } from "../../core/phases/join/workflow.ts";
 
@@ -90,7 +90,7 @@ export interface JoinCommandDeps {
   /** Progress and warnings (default: the process's stdout and stderr). */
   out?: Printer;
   /** The machine the preflight checks inspect (default: the Deno host under `--rootfs`). */
-  preflightHost?: (rootfs: string) => PreflightHost;
+  preflightHost?: (rootfs: string) => Machine;
   /** Replaces some of the join phases' ports (e.g. discovery transports). */
   ports?: Partial<JoinHost>;
 }

@@ -11,7 +11,7 @@ import type { ResetClusterConfig, ResetFlags } from "../../core/phases/reset/dat
 import type { Printer } from "../../core/host/ports.ts";
 import type { ResetConfiguration } from "../../core/config/types.ts";
 import type { ResetHost } from "../../core/phases/reset/host.ts";
-import type { PreflightHost } from "../../core/preflight/host.ts";
+import type { Machine } from "../../core/host/machine.ts";
 
 /** What `reset` can be given from outside the CLI (tests, or the cluster client once wired). */
 export interface ResetDeps {
@@ -27,7 +27,7 @@ export interface ResetDeps {
   /** Reads one line of user input after printing `prompt`; default: stdin. */
   confirm?: (prompt: string) => Promise<string | undefined>;
   /** Overrides the machine ports (tests). */
-  hosts?: (rootfs: string) => Promise<{ host: ResetHost; preflightHost: PreflightHost }>;
+  hosts?: (rootfs: string) => Promise<{ host: ResetHost; preflightHost: Machine }>;
 }
 
 /** Boolean flags of reset that accept pflag's `--flag=false` form. */
@@ -177,10 +177,10 @@ async function runResetCommand(cmd: Command, deps: ResetDeps, only?: string): Pr
     hosts = await deps.hosts(rootfs);
   } else {
     const { DenoResetHost } = await import("../../runtime/host/reset_host.ts");
-    const { DenoPreflightHost } = await import("../../runtime/host/preflight_host.ts");
+    const { DenoMachine } = await import("../../runtime/host/machine.ts");
     hosts = {
       host: new DenoResetHost({ root: rootfs }),
-      preflightHost: new DenoPreflightHost({ root: rootfs }),
+      preflightHost: new DenoMachine({ root: rootfs }),
     };
   }
   const cluster = await deps.fetchClusterConfig?.(

@@ -12,7 +12,7 @@ import { DefaultTimeouts, ETCD_ENDPOINT_ANNOTATION } from "../constants.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { API_CALL_RETRY_INTERVAL_MS, poll } from "../kube/retry.ts";
-import type { EtcdJoinClient, EtcdJoinConnect } from "./client.ts";
+import type { EtcdClient } from "../host/etcd.ts";
 import type { EtcdTiming } from "./timing.ts";
 
 /** Label selector of the etcd static Pods. */
@@ -75,10 +75,10 @@ export async function etcdEndpointsFromCluster(
  * advertises (upstream `Sync`), retried until the etcd API timeout.
  */
 export async function syncEtcdClient(
-  connect: EtcdJoinConnect,
+  connect: (endpoints: readonly string[]) => EtcdClient,
   endpoints: readonly string[],
   t: EtcdTiming,
-): Promise<EtcdJoinClient> {
+): Promise<EtcdClient> {
   const first = connect(endpoints);
   const urls = await poll<string[]>(async () => {
     try {

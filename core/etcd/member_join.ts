@@ -14,8 +14,8 @@
  */
 import { errorMessage, KubeadmError } from "../errors.ts";
 import { poll } from "../kube/retry.ts";
-import type { EtcdMember } from "../manifests/etcd.ts";
-import type { EtcdJoinClient, EtcdMemberInfo } from "./client.ts";
+import type { InitialClusterMember } from "../manifests/etcd.ts";
+import type { EtcdClient, EtcdMember } from "../host/etcd.ts";
 import type { EtcdTiming } from "./timing.ts";
 
 /** Retries of the final availability check (upstream `etcdHealthyCheckRetries`). */
@@ -37,11 +37,11 @@ export function memberIdHex(id: string): string {
  * under `name`, the others under their name, or their hex ID while they have none.
  */
 export function initialClusterFor(
-  members: readonly EtcdMemberInfo[],
+  members: readonly EtcdMember[],
   name: string,
   peerURL: string,
-): EtcdMember[] {
-  const out: EtcdMember[] = [];
+): InitialClusterMember[] {
+  const out: InitialClusterMember[] = [];
   for (const m of members) {
     const url = m.peerURLs[0];
     if (url === undefined) continue;
@@ -63,14 +63,14 @@ function isPeerExists(e: unknown): boolean {
  * reported.
  */
 export async function addLearnerMember(
-  client: EtcdJoinClient,
+  client: EtcdClient,
   name: string,
   peerURL: string,
   t: EtcdTiming,
   log: (line: string) => void = () => {},
-): Promise<EtcdMember[]> {
-  const members = await poll<EtcdMemberInfo[]>(async () => {
-    let list: EtcdMemberInfo[];
+): Promise<InitialClusterMember[]> {
+  const members = await poll<EtcdMember[]>(async () => {
+    let list: EtcdMember[];
     try {
       list = await client.listMembers();
     } catch (e) {
@@ -105,11 +105,11 @@ export async function addLearnerMember(
 
 /** The member whose first peer URL is `peerURL` (upstream `GetMemberID`). */
 export async function memberByPeerURL(
-  client: EtcdJoinClient,
+  client: EtcdClient,
   peerURL: string,
   t: EtcdTiming,
-): Promise<EtcdMemberInfo> {
-  const members = await poll<EtcdMemberInfo[]>(async () => {
+): Promise<EtcdMember> {
+  const members = await poll<EtcdMember[]>(async () => {
     try {
       return { done: true, value: await client.listMembers() };
     } catch (e) {
@@ -126,14 +126,14 @@ export async function memberByPeerURL(
  * is already a voter is left alone.
  */
 export async function promoteLearner(
-  client: EtcdJoinClient,
+  client: EtcdClient,
   id: string,
   t: EtcdTiming,
   log: (line: string) => void = () => {},
 ): Promise<void> {
   const hex = memberIdHex(id);
   const ready = await poll<boolean>(async () => {
-    let m: EtcdMemberInfo | undefined;
+    let m: EtcdMember | undefined;
     try {
       m = (await client.listMembers()).find((x) => x.id === id);
     } catch (e) {
@@ -172,7 +172,7 @@ export async function promoteLearner(
 }
 
 /** Every endpoint answers a status request once (upstream `CheckClusterHealth`, one pass). */
-export async function checkClusterHealth(client: EtcdJoinClient, t: EtcdTiming): Promise<void> {
+export async function checkClusterHealth(client: EtcdClient, t: EtcdTiming): Promise<void> {
   for (const ep of client.endpoints) {
     await poll<true>(async () => {
       try {
@@ -194,7 +194,7 @@ export async function checkClusterHealth(client: EtcdJoinClient, t: EtcdTiming):
  * apart, until every endpoint answers (upstream `WaitForClusterAvailable`).
  */
 export async function waitForClusterAvailable(
-  client: EtcdJoinClient,
+  client: EtcdClient,
   t: EtcdTiming,
   retries = ETCD_HEALTHY_CHECK_RETRIES,
   intervalMs = ETCD_HEALTHY_CHECK_INTERVAL_MS,

@@ -41,6 +41,12 @@ export interface FileReader {
   list(path: string): Promise<string[] | undefined>;
 }
 
+/** Read access to kubeadm's files on the node with existence checks (preflight, reset). */
+export interface NodeFiles extends FileReader {
+  /** Whether anything (file, directory, resolvable symlink) exists at the path (Go's `os.Stat`). */
+  exists(path: string): Promise<boolean>;
+}
+
 /** Read and write access to the node's files. Writes are atomic in real adapters. */
 export interface FileSystem extends FileReader {
   /** Writes (creating parent directories with mode 0700 where missing) atomically. */

@@ -34,7 +34,7 @@ import {
 } from "./static_pod.ts";
 
 /** An existing etcd member (name and peer URL), for a joining member's `initial-cluster`. */
-export interface EtcdMember {
+export interface InitialClusterMember {
   name: string;
   peerURL: string;
 }
@@ -113,7 +113,7 @@ export function etcdProbeEndpoint(
  */
 export function etcdCommand(
   input: ManifestInput,
-  initialCluster: readonly EtcdMember[] = [],
+  initialCluster: readonly InitialClusterMember[] = [],
 ): string[] {
   const { cluster, localAPIEndpoint, nodeName } = input;
   const pki = cluster.certificatesDir;
@@ -174,7 +174,10 @@ export const ETCD_DATA_VOLUME = "etcd-data";
 export const ETCD_CERTS_VOLUME = "etcd-certs";
 
 /** The local etcd static Pod. */
-export function etcdPod(input: ManifestInput, initialCluster: readonly EtcdMember[] = []): Pod {
+export function etcdPod(
+  input: ManifestInput,
+  initialCluster: readonly InitialClusterMember[] = [],
+): Pod {
   const { cluster, localAPIEndpoint } = input;
   const dataDir = cluster.etcd?.local?.dataDir || DEFAULT_ETCD_DATA_DIR;
   const certsDir = `${cluster.certificatesDir}/etcd`;

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { PreflightHost } from "./host.ts";
+import type { Machine } from "../host/machine.ts";
 
 /** What a failing check usually is: fatal (`error`) or advisory (`warning`). */
 export type Severity = "error" | "warning";
@@ -30,7 +30,7 @@ export interface Check {
   /** Severity of the check's usual failure (for listings and JSON output). */
   readonly severity: Severity;
   /** Inspects the host. */
-  run(host: PreflightHost): Promise<CheckOutcome>;
+  run(host: Machine): Promise<CheckOutcome>;
 }
 
 /** An outcome with nothing found. */

@@ -16,7 +16,7 @@ import {
   KNOWN_CHECK_NAMES,
   rootChecks,
 } from "./catalog.ts";
-import type { PreflightHost } from "./host.ts";
+import type { Machine } from "../host/machine.ts";
 import { resolveIgnoreSet } from "./ignore.ts";
 import { type PreflightOutput, type PreflightReport, PreflightRun } from "./runner.ts";
 
@@ -75,7 +75,7 @@ export function sharedCertificateFiles(cfg: ResolvedConfig): string[] {
 export async function checkReadyForAdditionalControlPlane(
   cfg: ResolvedConfig,
   hasCertificateKey: boolean,
-  host: PreflightHost,
+  host: Machine,
 ): Promise<void> {
   let problem: string | undefined;
   if (!cfg.cluster.controlPlaneEndpoint) {
@@ -104,7 +104,7 @@ export async function checkReadyForAdditionalControlPlane(
 /** Runs kubeadm join's preflight; throws a `PreflightError` when a check fails. */
 export async function runJoinPreflight(
   cfg: JoinPreflightConfig,
-  host: PreflightHost,
+  host: Machine,
   opts: JoinPreflightOptions,
 ): Promise<PreflightReport> {
   const nodeChecks = joinNodeChecks(cfg);

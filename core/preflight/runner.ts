@@ -17,7 +17,7 @@
 import { errorMessage, PreflightError } from "../errors.ts";
 import type { Printer } from "../host/ports.ts";
 import type { Check, CheckOutcome, Severity } from "./check.ts";
-import type { PreflightHost } from "./host.ts";
+import type { Machine } from "../host/machine.ts";
 import { IGNORE_NOTHING, type IgnoreSet } from "./ignore.ts";
 import { stripColours } from "./system/report.ts";
 
@@ -86,14 +86,14 @@ export const IGNORE_HINT = "[preflight] If you know what you are doing, you can 
 
 /** A sequence of check groups sharing one ignore set, output mode and report. */
 export class PreflightRun {
-  readonly #host: PreflightHost;
+  readonly #host: Machine;
   readonly #opts: PreflightRunOptions;
   readonly #ignore: IgnoreSet;
   readonly #results: CheckResult[] = [];
   #failed = false;
   #printed = false;
 
-  constructor(host: PreflightHost, opts: PreflightRunOptions) {
+  constructor(host: Machine, opts: PreflightRunOptions) {
     this.#host = host;
     this.#opts = opts;
     this.#ignore = opts.ignore ?? IGNORE_NOTHING;

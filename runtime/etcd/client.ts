@@ -2,9 +2,9 @@
  * The etcd client of the Deno runtime, over etcd's v3 HTTP/JSON gateway
  * (`POST /v3/cluster/member/{list,add,promote,remove}`, `/v3/maintenance/status`) with
  * client-certificate TLS (the etcd client certificates: `apiserver-etcd-client` or
- * `etcd/healthcheck-client`). It implements both core ports: {@link EtcdJoinClient} (a
- * control-plane node joining stacked etcd: list, add as learner, promote, status) and
- * {@link EtcdClusterClient} (reset's remove-etcd-member: list, remove).
+ * `etcd/healthcheck-client`). It implements the core's {@link EtcdClient} port: a
+ * control-plane node joining stacked etcd lists, adds as a learner, promotes and checks
+ * status; reset's remove-etcd-member lists and removes.
  *
  * Endpoints are tried in order while they cannot be reached; an answer from etcd (success or
  * error) ends the attempt. By default a call is one attempt (join: retrying is the core's
@@ -19,13 +19,13 @@
  * @module
  */
 import {
-  type EtcdJoinClient,
-  type EtcdMemberInfo,
+  type EtcdClient,
+  type EtcdMember,
+  EtcdMemberNotFound,
   EtcdRequestError,
-} from "../../core/etcd/client.ts";
+} from "../../core/host/etcd.ts";
 import { errorMessage } from "../../core/errors.ts";
-import { type EtcdClusterClient, EtcdMemberNotFound } from "../../core/phases/reset/host.ts";
-import type { TlsClientMaterial } from "../../core/preflight/host.ts";
+import type { TlsClientMaterial } from "../../core/host/http.ts";
 
 /** PEM material of the etcd client (CA, client certificate and key). */
 export type EtcdClientTls = TlsClientMaterial;
@@ -38,7 +38,7 @@ interface GatewayMember {
   isLearner?: boolean;
 }
 
-function toMember(m: GatewayMember): EtcdMemberInfo {
+function toMember(m: GatewayMember): EtcdMember {
   return {
     id: String(m.ID ?? ""),
     name: m.name ?? "",
@@ -48,7 +48,7 @@ function toMember(m: GatewayMember): EtcdMemberInfo {
   };
 }
 
-function toMembers(json: Record<string, unknown>): EtcdMemberInfo[] {
+function toMembers(json: Record<string, unknown>): EtcdMember[] {
   return ((json.members ?? []) as GatewayMember[]).map(toMember);
 }
 
@@ -60,7 +60,7 @@ const RETRY_INTERVAL_MS = 500;
 const UNREACHABLE_GRACE_MS = 10_000;
 
 /** An etcd client over the gateway (both the join and the reset port). */
-export class EtcdGatewayClient implements EtcdJoinClient, EtcdClusterClient {
+export class EtcdGatewayClient implements EtcdClient {
   readonly endpoints: readonly string[];
   readonly #tls: EtcdClientTls;
   readonly #timeoutMs: number;
@@ -156,24 +156,24 @@ export class EtcdGatewayClient implements EtcdJoinClient, EtcdClusterClient {
     });
   }
 
-  async listMembers(): Promise<EtcdMemberInfo[]> {
+  async listMembers(): Promise<EtcdMember[]> {
     return toMembers(await this.#call("/v3/cluster/member/list", { linearizable: true }));
   }
 
   async addMember(
     peerURLs: readonly string[],
     isLearner: boolean,
-  ): Promise<{ member: EtcdMemberInfo; members: EtcdMemberInfo[] }> {
+  ): Promise<{ member: EtcdMember; members: EtcdMember[] }> {
     const json = await this.#call("/v3/cluster/member/add", { peerURLs, isLearner });
     return { member: toMember((json.member ?? {}) as GatewayMember), members: toMembers(json) };
   }
 
-  async promoteMember(id: string): Promise<EtcdMemberInfo[]> {
+  async promoteMember(id: string): Promise<EtcdMember[]> {
     // The ID is a uint64: sent as a JSON string, which the gateway accepts for 64-bit ints.
     return toMembers(await this.#call("/v3/cluster/member/promote", { ID: id }));
   }
 
-  async removeMember(id: string): Promise<EtcdMemberInfo[]> {
+  async removeMember(id: string): Promise<EtcdMember[]> {
     try {
       return toMembers(await this.#call("/v3/cluster/member/remove", { ID: id }));
     } catch (e) {

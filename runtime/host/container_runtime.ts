@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { ContainerRuntime } from "../../core/preflight/host.ts";
+import type { ContainerRuntime } from "../../core/host/containers.ts";
 import { errorMessage } from "../../core/errors.ts";
 import { lookPath, runCommand } from "./exec.ts";
 

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { InitSystem } from "../../core/preflight/host.ts";
+import type { InitSystem } from "../../core/host/services.ts";
 import { exitStatus, lookPath, runCommand } from "./exec.ts";
 
 /** systemd via `systemctl`. */
@@ -35,6 +35,14 @@ export class SystemdInitSystem implements InitSystem {
     const r = await runCommand("systemctl", ["stop", service]);
     if (r.code !== 0) throw new Error(exitStatus(r));
   }
+
+  async serviceRestart(service: string): Promise<void> {
+    // As upstream: reload the unit files (kubeadm may have changed the drop-ins) first.
+    const reload = await runCommand("systemctl", ["daemon-reload"], { timeoutMs: 60_000 });
+    if (reload.code !== 0) throw new Error(`failed to reload systemd: ${exitStatus(reload)}`);
+    const r = await runCommand("systemctl", ["restart", service], { timeoutMs: 60_000 });
+    if (r.code !== 0) throw new Error(exitStatus(r));
+  }
 }
 
 /** OpenRC via `rc-service` and `rc-update`. */
@@ -60,6 +68,11 @@ export class OpenRCInitSystem implements InitSystem {
 
   async serviceStop(service: string): Promise<void> {
     const r = await runCommand("rc-service", [service, "stop"]);
+    if (r.code !== 0) throw new Error(exitStatus(r));
+  }
+
+  async serviceRestart(service: string): Promise<void> {
+    const r = await runCommand("rc-service", [service, "restart"], { timeoutMs: 60_000 });
     if (r.code !== 0) throw new Error(exitStatus(r));
   }
 }

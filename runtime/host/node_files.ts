@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { NodeFiles } from "../../core/preflight/host.ts";
+import type { NodeFiles } from "../../core/host/ports.ts";
 import { HostFileSystem } from "../fs/host_fs.ts";
 
 /** {@link NodeFiles} over the node's real files, rooted at `root` (`/` = the real root). */

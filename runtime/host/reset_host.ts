@@ -10,15 +10,18 @@
  * @module
  */
 import { cleanupDirProblem } from "../../core/phases/reset/safety.ts";
-import type { EtcdClusterClient, ResetHost } from "../../core/phases/reset/host.ts";
-import type { ContainerRuntime, InitSystem, TlsClientMaterial } from "../../core/preflight/host.ts";
+import type { EtcdClient } from "../../core/host/etcd.ts";
+import type { ResetHost } from "../../core/phases/reset/host.ts";
+import type { ContainerRuntime } from "../../core/host/containers.ts";
+import type { InitSystem } from "../../core/host/services.ts";
+import type { TlsClientMaterial } from "../../core/host/http.ts";
 import { errorMessage } from "../../core/errors.ts";
 import { CriSocketRuntime } from "./container_runtime.ts";
 import { EtcdGatewayClient } from "../etcd/client.ts";
 import { runCommand } from "./exec.ts";
 import { detectInitSystem } from "./init_system.ts";
 import { RootedNodeFiles } from "./node_files.ts";
-import { unescapeMountPath } from "./preflight_host.ts";
+import { unescapeMountPath } from "./machine.ts";
 
 /** Options of {@link DenoResetHost}. */
 export interface DenoResetHostOptions {
@@ -212,7 +215,7 @@ export class DenoResetHost implements ResetHost {
     return this.#opts.containerRuntime?.(socket) ?? new CriSocketRuntime(socket);
   }
 
-  etcdClient(endpoints: readonly string[], tls: TlsClientMaterial): EtcdClusterClient {
+  etcdClient(endpoints: readonly string[], tls: TlsClientMaterial): EtcdClient {
     // Upstream's etcd client for reset: 10s requests, transient failures retried for 2m.
     return new EtcdGatewayClient(endpoints, tls, 10_000, 120_000);
   }

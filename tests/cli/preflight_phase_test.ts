@@ -7,7 +7,7 @@ import { BOOL_FLAGS as INIT_BOOL_FLAGS, registerInit } from "../../cli/commands/
 import { normaliseBoolFlags } from "../../cli/flags.ts";
 import { PhaseError, PreflightError } from "../../core/errors.ts";
 import type { KubeObject } from "../../core/kube/client.ts";
-import { CapturePrinter, FakePreflightHost } from "../support/fake_preflight_host.ts";
+import { CapturePrinter, FakeMachine } from "../support/fake_machine.ts";
 import { type FakeCluster, fakeCluster } from "../core/phases/join/support.ts";
 
 const DISCOVERY = [
@@ -19,7 +19,7 @@ const DISCOVERY = [
 
 async function kubeadm(
   args: string[],
-  host = new FakePreflightHost(),
+  host = new FakeMachine(),
   cluster?: FakeCluster,
 ) {
   const out = new CapturePrinter();
@@ -55,8 +55,8 @@ async function kubeadm(
   return { out, error, roots, host };
 }
 
-function healthy(): FakePreflightHost {
-  const h = new FakePreflightHost();
+function healthy(): FakeMachine {
+  const h = new FakeMachine();
   h.dns.set("worker-1", ["192.168.0.20"]);
   return h;
 }

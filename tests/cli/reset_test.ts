@@ -5,13 +5,9 @@ import { Command } from "commander";
 import { registerReset, RESET_BOOL_FLAGS } from "../../cli/commands/reset.ts";
 import { normaliseBoolFlags } from "../../cli/flags.ts";
 import { DenoResetHost } from "../../runtime/host/reset_host.ts";
-import { DenoPreflightHost } from "../../runtime/host/preflight_host.ts";
+import { DenoMachine } from "../../runtime/host/machine.ts";
 import { FlagError, PhaseError } from "../../core/errors.ts";
-import {
-  CapturePrinter,
-  FakeContainerRuntime,
-  FakeInitSystem,
-} from "../support/fake_preflight_host.ts";
+import { CapturePrinter, FakeContainerRuntime, FakeInitSystem } from "../support/fake_machine.ts";
 
 interface Run {
   out: CapturePrinter;
@@ -38,7 +34,7 @@ async function kubeadm(args: string[], answers: (string | undefined)[] = []): Pr
           initSystem: () => Promise.resolve(init),
           containerRuntime: (s) => new FakeContainerRuntime(s),
         }),
-        preflightHost: new DenoPreflightHost({ root }),
+        preflightHost: new DenoMachine({ root }),
       }),
   });
   let error: unknown;

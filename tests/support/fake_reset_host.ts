@@ -4,14 +4,12 @@
  *
  * @module
  */
-import {
-  type EtcdClusterClient,
-  type EtcdMember,
-  EtcdMemberNotFound,
-  type ResetHost,
-} from "../../core/phases/reset/host.ts";
-import type { ContainerRuntime, InitSystem, TlsClientMaterial } from "../../core/preflight/host.ts";
-import { FakeContainerRuntime, FakeInitSystem, FakeNodeFiles } from "./fake_preflight_host.ts";
+import { type EtcdClient, type EtcdMember, EtcdMemberNotFound } from "../../core/host/etcd.ts";
+import { type ResetHost } from "../../core/phases/reset/host.ts";
+import type { ContainerRuntime } from "../../core/host/containers.ts";
+import type { InitSystem } from "../../core/host/services.ts";
+import type { TlsClientMaterial } from "../../core/host/http.ts";
+import { FakeContainerRuntime, FakeInitSystem, FakeNodeFiles } from "./fake_machine.ts";
 
 /** An in-memory etcd cluster. */
 export class FakeEtcd {
@@ -23,7 +21,7 @@ export class FakeEtcd {
   /** IDs removed. */
   readonly removed: string[] = [];
 
-  client(endpoints: readonly string[], tls: TlsClientMaterial): EtcdClusterClient {
+  client(endpoints: readonly string[], tls: TlsClientMaterial): EtcdClient {
     this.clients.push({ endpoints, tls });
     return {
       endpoints,
@@ -38,6 +36,9 @@ export class FakeEtcd {
         this.members = this.members.filter((m) => m.id !== id);
         return Promise.resolve([...this.members]);
       },
+      addMember: () => Promise.reject(new Error("reset adds no member")),
+      promoteMember: () => Promise.reject(new Error("reset promotes no member")),
+      status: () => Promise.resolve(),
     };
   }
 }
@@ -114,7 +115,7 @@ export class FakeResetHost implements ResetHost {
     return this.runtime;
   }
 
-  etcdClient(endpoints: readonly string[], tls: TlsClientMaterial): EtcdClusterClient {
+  etcdClient(endpoints: readonly string[], tls: TlsClientMaterial): EtcdClient {
     return this.etcd.client(endpoints, tls);
   }
 }

@@ -15,7 +15,7 @@ import type { Clock, FileSystem, Printer, RandomSource } from "../../host/ports.
 import type { KubeClient } from "../../kube/client.ts";
 import type { Sleep } from "../../kube/transport.ts";
 import type { Kubeconfig } from "../../kubeconfig/kubeconfig.ts";
-import type { PreflightHost } from "../../preflight/host.ts";
+import type { Machine } from "../../host/machine.ts";
 
 /** Facts about the host that shape generated files (read by the runtime, passed in). */
 export interface HostFacts {
@@ -104,7 +104,7 @@ export interface InitData {
   /** The cluster; absent when no runtime can reach one (the phases then fail clearly). */
   cluster?: ClusterAccess;
   /** The machine the preflight checks inspect; absent means the preflight phase only logs. */
-  preflightHost?: PreflightHost;
+  preflightHost?: Machine;
   /** `init phase preflight -o`: `text` (default) or `json` (one report of every check). */
   preflightOutput?: "text" | "json";
   /** The kubelet service; absent means the phases only write the kubelet's files. */

@@ -13,7 +13,7 @@ import {
   KNOWN_CHECK_NAMES,
   rootChecks,
 } from "../../preflight/catalog.ts";
-import type { PreflightHost } from "../../preflight/host.ts";
+import type { Machine } from "../../host/machine.ts";
 import { resolveIgnoreSet } from "../../preflight/ignore.ts";
 import {
   type PreflightOutput,
@@ -33,7 +33,7 @@ export interface InitPreflightOptions {
 /** Runs kubeadm init's preflight checks; throws a `PreflightError` when one fails. */
 export async function runInitPreflight(
   data: InitData,
-  host: PreflightHost,
+  host: Machine,
   opts: InitPreflightOptions,
 ): Promise<PreflightReport> {
   const nodeChecks = initNodeChecks(data.cfg);

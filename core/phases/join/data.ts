@@ -13,7 +13,7 @@ import { KubeconfigFile } from "../../constants.ts";
 import type { ResolvedJoinConfig } from "../../config/join.ts";
 import type { ResolvedConfig } from "../../config/types.ts";
 import { DEFAULT_CLUSTER_NAME } from "../../constants.ts";
-import type { EtcdJoinConnect } from "../../etcd/client.ts";
+import type { EtcdConnect } from "../../host/etcd.ts";
 import { KubeadmError } from "../../errors.ts";
 import type { Clock, FileSystem, Printer, RandomSource } from "../../host/ports.ts";
 import { utf8 } from "../../host/ports.ts";
@@ -47,7 +47,7 @@ export interface JoinHost extends DiscoveryPorts {
   /** Creates a node directory (and parents) with the mode. */
   ensureDir(path: string, mode: number): Promise<void>;
   /** An etcd client for endpoints, authenticated with the given PEM material. */
-  etcd(tls: { caPem: string; certPem: string; keyPem: string }): EtcdJoinConnect;
+  etcd: EtcdConnect;
   /**
    * Transports of the API clients built from kubeconfigs (bootstrap, admin, kubelet);
    * discovery's {@link DiscoveryPorts.transportFor} when absent.

@@ -12,7 +12,7 @@
  * @module
  */
 import { Component, DEFAULT_ETCD_DATA_DIR } from "../../constants.ts";
-import type { EtcdJoinClient } from "../../etcd/client.ts";
+import type { EtcdClient } from "../../host/etcd.ts";
 import { etcdEndpointsFromCluster, syncEtcdClient } from "../../etcd/endpoints.ts";
 import {
   addLearnerMember,
@@ -27,7 +27,7 @@ import { etcdTiming } from "../../etcd/timing.ts";
 import { formatDuration, parseDuration } from "../../text/duration.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
 import { utf8 } from "../../host/ports.ts";
-import type { EtcdMember } from "../../manifests/etcd.ts";
+import type { InitialClusterMember } from "../../manifests/etcd.ts";
 import { etcdClientURL, etcdPeerURL, etcdPod } from "../../manifests/etcd.ts";
 import { initManifestInput, writeStaticPodManifest } from "../init/control_plane.ts";
 import type { JoinData } from "./data.ts";
@@ -52,7 +52,7 @@ async function readPem(d: JoinData, path: string): Promise<string> {
 }
 
 /** A synced etcd client for the cluster's stacked etcd (upstream `NewFromCluster`). */
-export async function etcdClientFromCluster(d: JoinData): Promise<EtcdJoinClient> {
+export async function etcdClientFromCluster(d: JoinData): Promise<EtcdClient> {
   const cfg = await d.initCfg();
   const dir = cfg.cluster.certificatesDir;
   const tls = await etcdTls(d, dir);
@@ -61,7 +61,7 @@ export async function etcdClientFromCluster(d: JoinData): Promise<EtcdJoinClient
     client,
     parseDuration(d.cfg.timeouts.kubernetesAPICall),
   );
-  return await syncEtcdClient(d.ports.etcd(tls), endpoints, timing(d));
+  return await syncEtcdClient((e) => d.ports.etcd(e, tls), endpoints, timing(d));
 }
 
 /** The hidden `check-etcd` phase. */
@@ -104,8 +104,8 @@ export async function runEtcdMemberJoin(d: JoinData): Promise<void> {
   const peerURL = etcdPeerURL(advertise);
   const t = timing(d);
   const log = () => {};
-  let members: EtcdMember[] = [];
-  let client: EtcdJoinClient | undefined;
+  let members: InitialClusterMember[] = [];
+  let client: EtcdClient | undefined;
   try {
     if (d.dryRun) {
       d.out.info(`[etcd] Would add etcd member: ${peerURL}`);
@@ -134,7 +134,7 @@ export async function runEtcdMemberJoin(d: JoinData): Promise<void> {
     );
     const endpoints = [...new Set([...client.endpoints, etcdClientURL(advertise)])];
     const cfgTls = await etcdTls(d, cfg.cluster.certificatesDir);
-    await waitForClusterAvailable(d.ports.etcd(cfgTls)(endpoints), t);
+    await waitForClusterAvailable(d.ports.etcd(endpoints, cfgTls), t);
   } catch (e) {
     throw new KubeadmError(
       `error creating local etcd static pod manifest file: ${errorMessage(e)}`,

@@ -13,7 +13,7 @@ import { DEFAULT_CERTIFICATES_DIR, DEFAULT_CRI_SOCKET } from "../../constants.ts
 import { ValidationError } from "../../errors.ts";
 import type { Printer } from "../../host/ports.ts";
 import { KNOWN_CHECK_NAMES } from "../../preflight/catalog.ts";
-import type { PreflightHost } from "../../preflight/host.ts";
+import type { Machine } from "../../host/machine.ts";
 import { type IgnoreSet, resolveIgnoreSet } from "../../preflight/ignore.ts";
 import type { ResetHost } from "./host.ts";
 import { assertSafeCleanupDir } from "./safety.ts";
@@ -44,7 +44,7 @@ export interface ResetData {
   /** Where files are removed, services stopped, etcd reached. */
   host: ResetHost;
   /** For the `IsPrivilegedUser` check. */
-  preflightHost: PreflightHost;
+  preflightHost: Machine;
   dryRun: boolean;
   /** `--force`: no confirmation prompt. */
   force: boolean;
@@ -86,7 +86,7 @@ export interface ResetDataInput {
   cluster?: ResetClusterConfig;
   out: Printer;
   host: ResetHost;
-  preflightHost: PreflightHost;
+  preflightHost: Machine;
   confirm(prompt: string): Promise<string | undefined>;
 }
 

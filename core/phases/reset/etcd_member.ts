@@ -8,7 +8,7 @@
 import { ETCD_CLIENT_PORT, ETCD_PEER_PORT } from "../../constants.ts";
 import { joinHostPort } from "../../net/host_port.ts";
 import type { LocalEtcdManifest } from "./etcd_manifest.ts";
-import { type EtcdClusterClient, EtcdMemberNotFound } from "./host.ts";
+import { type EtcdClient, EtcdMemberNotFound } from "../../host/etcd.ts";
 
 /** What happened to this node's member. */
 export type MemberRemoval = "removed" | "last-member" | "not-a-member";
@@ -43,9 +43,6 @@ export function endpointsFromManifest(m: LocalEtcdManifest): string[] {
   return [...out];
 }
 
-/** Creates a client for a set of endpoints. */
-export type EtcdConnect = (endpoints: readonly string[]) => EtcdClusterClient;
-
 /**
  * Removes the member whose peer URLs include `peerURL`. `clientURL` is this member's client
  * URL: when it is the only member left and the client talks to it, it is kept. The removal is
@@ -53,7 +50,7 @@ export type EtcdConnect = (endpoints: readonly string[]) => EtcdClusterClient;
  * may stop before answering), and a lost answer is checked against a fresh member list.
  */
 export async function removeEtcdMember(
-  connect: EtcdConnect,
+  connect: (endpoints: readonly string[]) => EtcdClient,
   endpoints: readonly string[],
   peerURL: string,
   clientURL: string,

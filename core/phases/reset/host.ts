@@ -7,40 +7,11 @@
  *
  * @module
  */
-import type {
-  ContainerRuntime,
-  InitSystem,
-  NodeFiles,
-  TlsClientMaterial,
-} from "../../preflight/host.ts";
-
-/** One member of an etcd cluster (the v3 API's `Member`). */
-export interface EtcdMember {
-  /** Member ID (a uint64, kept as decimal text). */
-  id: string;
-  /** Member name; empty while the member has not started. */
-  name: string;
-  peerURLs: string[];
-  clientURLs: string[];
-}
-
-/** An etcd v3 cluster client bound to a set of endpoints (tried in order). */
-export interface EtcdClusterClient {
-  /** The endpoints the client talks to. */
-  readonly endpoints: readonly string[];
-  /** The cluster's members. */
-  listMembers(): Promise<EtcdMember[]>;
-  /** Removes a member; resolves to the members left. Rejects with {@link EtcdMemberNotFound}. */
-  removeMember(id: string): Promise<EtcdMember[]>;
-}
-
-/** etcd answered that the member does not exist (already removed). */
-export class EtcdMemberNotFound extends Error {
-  constructor(id: string) {
-    super(`etcd member ${id} not found`);
-    this.name = "EtcdMemberNotFound";
-  }
-}
+import type { EtcdClient } from "../../host/etcd.ts";
+import type { ContainerRuntime } from "../../host/containers.ts";
+import type { InitSystem } from "../../host/services.ts";
+import type { NodeFiles } from "../../host/ports.ts";
+import type { TlsClientMaterial } from "../../host/http.ts";
 
 /** Everything `reset` changes the node through. */
 export interface ResetHost {
@@ -67,5 +38,5 @@ export interface ResetHost {
   /** The container runtime behind a CRI endpoint. */
   containerRuntime(socket: string): ContainerRuntime;
   /** An etcd client for the given endpoints and client TLS material. */
-  etcdClient(endpoints: readonly string[], tls: TlsClientMaterial): EtcdClusterClient;
+  etcdClient(endpoints: readonly string[], tls: TlsClientMaterial): EtcdClient;
 }

@@ -15,7 +15,7 @@
 import { DEFAULT_ETCD_DATA_DIR, MANIFESTS_DIR } from "../../constants.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
 import { utf8 } from "../../host/ports.ts";
-import type { TlsClientMaterial } from "../../preflight/host.ts";
+import type { TlsClientMaterial } from "../../host/http.ts";
 import type { ResetData } from "./data.ts";
 import { type LocalEtcdManifest, parseEtcdManifest } from "./etcd_manifest.ts";
 import {

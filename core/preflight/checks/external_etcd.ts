@@ -10,7 +10,8 @@ import type { ExternalEtcd } from "../../config/types.ts";
 import { compareSemVer, parseSemVer } from "../../config/version.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
 import { type Check, pass } from "../check.ts";
-import type { HttpResult, PreflightHost, TlsClientMaterial } from "../host.ts";
+import type { HttpResult, TlsClientMaterial } from "../../host/http.ts";
+import type { Machine } from "../../host/machine.ts";
 
 /** Oldest external etcd this kubeadm accepts (upstream's `MinExternalEtcdVersion`). */
 export const MIN_EXTERNAL_ETCD_VERSION = "3.5.24-0";
@@ -25,7 +26,7 @@ function normalizeVersionURL(endpoint: string): string {
 }
 
 async function getWithRetries(
-  host: PreflightHost,
+  host: Machine,
   url: string,
   tls: TlsClientMaterial,
 ): Promise<HttpResult> {

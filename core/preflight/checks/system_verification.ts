@@ -8,7 +8,7 @@
  */
 import { errorMessage } from "../../errors.ts";
 import type { Check, CheckOutcome } from "../check.ts";
-import type { PreflightHost } from "../host.ts";
+import type { Machine } from "../../host/machine.ts";
 import { validateCgroups } from "../system/cgroups.ts";
 import { validateKernel, type ValidatorOutcome } from "../system/kernel.ts";
 import { ValidationReport } from "../system/report.ts";
@@ -19,7 +19,7 @@ export const SYSTEM_VERIFICATION_FAILED =
   "[preflight] The system verification failed. Printing the output from the verification:";
 
 async function validateOS(
-  host: PreflightHost,
+  host: Machine,
   spec: SysSpec,
   report: ValidationReport,
 ): Promise<ValidatorOutcome> {

@@ -6,7 +6,7 @@
  * @module
  */
 import { errorMessage } from "../../errors.ts";
-import type { PreflightHost } from "../host.ts";
+import type { Machine } from "../../host/machine.ts";
 import type { ValidatorOutcome } from "./kernel.ts";
 import type { ValidationReport } from "./report.ts";
 import type { SysSpec } from "./spec.ts";
@@ -47,7 +47,7 @@ function validateSubsystems(
 
 /** Runs the cgroups validator. */
 export async function validateCgroups(
-  host: PreflightHost,
+  host: Machine,
   spec: SysSpec,
   report: ValidationReport,
 ): Promise<ValidatorOutcome> {

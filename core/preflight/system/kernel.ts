@@ -10,7 +10,7 @@
  * @module
  */
 import { errorMessage, KubeadmError } from "../../errors.ts";
-import type { PreflightHost } from "../host.ts";
+import type { Machine } from "../../host/machine.ts";
 import type { ValidationReport } from "./report.ts";
 import type { KernelConfig, KernelSpec } from "./spec.ts";
 
@@ -54,7 +54,7 @@ export function parseKernelConfig(text: string): Map<string, string> {
   return out;
 }
 
-async function readKernelConfig(host: PreflightHost, release: string): Promise<string> {
+async function readKernelConfig(host: Machine, release: string): Promise<string> {
   const paths = kernelConfigPaths(release);
   for (const path of paths) {
     const data = await host.readSystemFile(path);
@@ -106,7 +106,7 @@ export function validateKernelConfig(
 
 /** Runs the kernel validator. */
 export async function validateKernel(
-  host: PreflightHost,
+  host: Machine,
   spec: KernelSpec,
   report: ValidationReport,
 ): Promise<ValidatorOutcome> {

@@ -4,21 +4,19 @@ import assert from "node:assert/strict";
 import type { Pod } from "kubernetes-types/core/v1.d.ts";
 import {
   addLearnerMember,
-  etcdEndpointsFromPods,
-  type EtcdJoinClient,
-  type EtcdMemberInfo,
-  EtcdRequestError,
-  etcdTiming,
   initialClusterFor,
   memberIdHex,
   promoteLearner,
   waitForClusterAvailable,
-} from "../../../core/etcd/mod.ts";
+} from "../../../core/etcd/member_join.ts";
+import { etcdEndpointsFromPods } from "../../../core/etcd/endpoints.ts";
+import { type EtcdClient, type EtcdMember, EtcdRequestError } from "../../../core/host/etcd.ts";
+import { etcdTiming } from "../../../core/etcd/timing.ts";
 import { FakeClock } from "../../support/fake_clock.ts";
 
-class FakeEtcd implements EtcdJoinClient {
+class FakeEtcd implements EtcdClient {
   endpoints = ["https://10.0.0.1:2379"];
-  members: EtcdMemberInfo[] = [{
+  members: EtcdMember[] = [{
     id: "10276657743932975437",
     name: "cp1",
     peerURLs: ["https://10.0.0.1:2380"],
@@ -32,7 +30,7 @@ class FakeEtcd implements EtcdJoinClient {
   startsAfterLists = 0;
   #lists = 0;
 
-  listMembers(): Promise<EtcdMemberInfo[]> {
+  listMembers(): Promise<EtcdMember[]> {
     this.calls.push("list");
     if (++this.#lists > this.startsAfterLists) {
       for (const m of this.members) if (m.isLearner && m.name === "") m.name = "cp2";
@@ -66,6 +64,9 @@ class FakeEtcd implements EtcdJoinClient {
   }
   status() {
     return Promise.resolve();
+  }
+  removeMember(): Promise<EtcdMember[]> {
+    return Promise.reject(new Error("a joining member removes nobody"));
   }
 }
 

@@ -32,7 +32,7 @@ import {
 import { resolveIgnoreSet } from "../../../core/preflight/ignore.ts";
 import { PreflightRun } from "../../../core/preflight/runner.ts";
 import { PreflightError } from "../../../core/errors.ts";
-import { CapturePrinter, FakePreflightHost } from "../../support/fake_preflight_host.ts";
+import { CapturePrinter, FakeMachine } from "../../support/fake_machine.ts";
 
 const SOCKET = "unix:///var/run/containerd/containerd.sock";
 const ETCD = {
@@ -47,9 +47,9 @@ interface Case {
   name: string;
   check: () => Check;
   /** Prepares a healthy host for the check (extra state the default host lacks). */
-  healthy?: (h: FakePreflightHost) => void;
+  healthy?: (h: FakeMachine) => void;
   /** Makes the check find a problem. */
-  breakIt: (h: FakePreflightHost) => void;
+  breakIt: (h: FakeMachine) => void;
   level: "error" | "warning";
   message: string | RegExp;
 }
@@ -258,8 +258,8 @@ const CASES: Case[] = [
   },
 ];
 
-function healthyHost(c: Case): FakePreflightHost {
-  const h = new FakePreflightHost();
+function healthyHost(c: Case): FakeMachine {
+  const h = new FakeMachine();
   c.healthy?.(h);
   return h;
 }
@@ -268,7 +268,7 @@ function matches(text: string, expected: string | RegExp): boolean {
   return typeof expected === "string" ? text === expected : expected.test(text);
 }
 
-async function runOne(host: FakePreflightHost, check: Check, ignore: string[] = []) {
+async function runOne(host: FakeMachine, check: Check, ignore: string[] = []) {
   const out = new CapturePrinter();
   const run = new PreflightRun(host, {
     command: "test",
@@ -344,7 +344,7 @@ for (const c of CASES) {
 }
 
 Deno.test("IsPrivilegedUser only accepts uid 0", async () => {
-  const h = new FakePreflightHost();
+  const h = new FakeMachine();
   for (const uid of [1, 65534]) {
     h.uidValue = uid;
     assert.deepEqual((await isPrivilegedUserCheck().run(h)).errors, [
@@ -354,7 +354,7 @@ Deno.test("IsPrivilegedUser only accepts uid 0", async () => {
 });
 
 Deno.test("Mem reports a host that cannot tell its memory", async () => {
-  const h = new FakePreflightHost();
+  const h = new FakeMachine();
   h.memMiB = new Error("sysinfo: not permitted");
   assert.deepEqual((await memCheck().run(h)).errors, [
     "failed to get system info: sysinfo: not permitted",
@@ -366,7 +366,7 @@ Deno.test("Mem reports a host that cannot tell its memory", async () => {
 });
 
 Deno.test("KubernetesVersion: boundaries and parse failures", async () => {
-  const h = new FakePreflightHost();
+  const h = new FakeMachine();
   const outcome = async (v: string, kubeadm?: string) =>
     await kubernetesVersionCheck(v, kubeadm).run(h);
   assert.deepEqual((await outcome("v1.34.99")).warnings, []);
@@ -384,7 +384,7 @@ Deno.test("KubernetesVersion: boundaries and parse failures", async () => {
 });
 
 Deno.test("KubeletVersion: execution, parsing and skew errors", async () => {
-  const h = new FakePreflightHost();
+  const h = new FakeMachine();
   const errors = async (output: string | Error, cp = "v1.34.4") => {
     h.kubeletOutput = output;
     return (await kubeletVersionCheck(cp).run(h)).errors;
@@ -413,12 +413,12 @@ Deno.test("KubeletVersion: execution, parsing and skew errors", async () => {
 });
 
 Deno.test("Service-Kubelet and Firewalld without an init system, or with a missing unit", async () => {
-  const h = new FakePreflightHost();
+  const h = new FakeMachine();
   h.init = undefined;
   const none = "no supported init system detected, skipping checking for services";
   assert.deepEqual((await serviceCheck("kubelet").run(h)).warnings, [none]);
   assert.deepEqual((await firewalldCheck([6443, 10250]).run(h)).warnings, [none]);
-  const h2 = new FakePreflightHost();
+  const h2 = new FakeMachine();
   h2.init!.services.delete("kubelet");
   assert.deepEqual((await serviceCheck("kubelet").run(h2)).warnings, [
     "kubelet service does not exist",
@@ -434,7 +434,7 @@ Deno.test("Service-Kubelet and Firewalld without an init system, or with a missi
 });
 
 Deno.test("Hostname warns about invalid names and lookup errors, in upstream's order", async () => {
-  const h = new FakePreflightHost();
+  const h = new FakeMachine();
   const outcome = await hostnameCheck("Bad_Name_").run(h);
   assert.deepEqual(outcome.warnings, [
     'invalid node name format "Bad_Name_": name part must consist of alphanumeric characters, ' +
@@ -449,7 +449,7 @@ Deno.test("Hostname warns about invalid names and lookup errors, in upstream's o
 });
 
 Deno.test("HTTPProxy: IPv6 hosts get a dummy port; NO_PROXY and loopback bypass the proxy", async () => {
-  const h = new FakePreflightHost();
+  const h = new FakeMachine();
   h.envVars.HTTPS_PROXY = "http://proxy:3128";
   assert.deepEqual((await httpProxyCheck("fd00::10").run(h)).warnings, [
     'Connection to "https://[fd00::10]:1234" uses proxy "http://proxy:3128". If that is not ' +
@@ -459,13 +459,13 @@ Deno.test("HTTPProxy: IPv6 hosts get a dummy port; NO_PROXY and loopback bypass 
   h.envVars.NO_PROXY = "192.168.0.0/16";
   assert.deepEqual((await httpProxyCheck("192.168.0.10").run(h)).warnings, []);
   // only HTTPS_PROXY matters for https URLs
-  const h2 = new FakePreflightHost();
+  const h2 = new FakeMachine();
   h2.envVars.HTTP_PROXY = "http://proxy:3128";
   assert.deepEqual((await httpProxyCheck("192.168.0.10").run(h2)).warnings, []);
 });
 
 Deno.test("HTTPProxyCIDR: empty passes, bad CIDR fails, uses the first address", async () => {
-  const h = new FakePreflightHost();
+  const h = new FakeMachine();
   h.envVars.HTTPS_PROXY = "http://proxy:3128";
   assert.deepEqual(await httpProxyCIDRCheck("").run(h), { warnings: [], errors: [] });
   assert.deepEqual((await httpProxyCIDRCheck("10.96.0.0/33").run(h)).errors, [
@@ -478,7 +478,7 @@ Deno.test("HTTPProxyCIDR: empty passes, bad CIDR fails, uses the first address",
 });
 
 Deno.test("CRI: a runtime that does not answer is a warning, not an error", async () => {
-  const h = new FakePreflightHost();
+  const h = new FakeMachine();
   h.runtime(SOCKET).connectError = new Error(
     "dial unix /run/x.sock: connect: no such file or directory",
   );
@@ -495,7 +495,7 @@ Deno.test("ImagePull: policies, present images, pull errors, sandbox image", asy
   const images = ["a:1", "b:1", "c:1"];
   const check = (policy: string, serial = true) =>
     imagePullCheck({ socket: SOCKET, images, sandboxImage: "pause:3.10.1", policy, serial });
-  const h = new FakePreflightHost();
+  const h = new FakeMachine();
   const rt = h.runtime(SOCKET);
   rt.images.add("b:1");
   rt.pullErrors.set("c:1", "manifest unknown");
@@ -519,7 +519,7 @@ Deno.test("ImagePull: policies, present images, pull errors, sandbox image", asy
 });
 
 Deno.test("ExternalEtcdVersion: TLS material, retries on 5xx and connection errors", async () => {
-  const h = new FakePreflightHost();
+  const h = new FakeMachine();
   h.files.put(ETCD.caFile, "CA").put(ETCD.certFile, "CERT").put(ETCD.keyFile, "KEY");
   let calls = 0;
   h.http = () => {
@@ -536,7 +536,7 @@ Deno.test("ExternalEtcdVersion: TLS material, retries on 5xx and connection erro
   assert.equal(h.httpCalls[0].url, "https://10.0.0.5:2379/version");
   assert.deepEqual(h.httpCalls[0].tls, { caPem: "CA", certPem: "CERT", keyPem: "KEY" });
 
-  const down = new FakePreflightHost();
+  const down = new FakeMachine();
   down.files.put(ETCD.caFile, "CA").put(ETCD.certFile, "CERT").put(ETCD.keyFile, "KEY");
   down.http = () => new Error("connection refused");
   assert.deepEqual((await externalEtcdVersionCheck(ETCD).run(down)).errors, [
@@ -544,7 +544,7 @@ Deno.test("ExternalEtcdVersion: TLS material, retries on 5xx and connection erro
   ]);
   assert.equal(down.httpCalls.length, 4);
 
-  const noCA = new FakePreflightHost();
+  const noCA = new FakeMachine();
   assert.deepEqual((await externalEtcdVersionCheck(ETCD).run(noCA)).errors, [
     "couldn't load external etcd's server certificate /etc/etcd/ca.crt: open /etc/etcd/ca.crt: no such file or directory",
   ]);
@@ -555,19 +555,19 @@ Deno.test("ExternalEtcdVersion: TLS material, retries on 5xx and connection erro
 });
 
 Deno.test("DirAvailable: missing and empty directories pass; a file in its place fails", async () => {
-  const h = new FakePreflightHost();
+  const h = new FakeMachine();
   const check = dirAvailableCheck("/var/lib/etcd");
   assert.deepEqual((await check.run(h)).errors, []);
   h.files.mkdir("/var/lib/etcd");
   assert.deepEqual((await check.run(h)).errors, []);
-  const h2 = new FakePreflightHost();
+  const h2 = new FakeMachine();
   h2.files.put("/var/lib/etcd", "not a directory");
   assert.deepEqual((await check.run(h2)).errors, ["/var/lib/etcd is not empty"]);
   assert.equal(dirAvailableCheck("/data/etcd").name, "DirAvailable--data-etcd");
 });
 
 Deno.test("FileExisting warns instead of failing for optional tools, with a suggestion", async () => {
-  const h = new FakePreflightHost();
+  const h = new FakeMachine();
   assert.deepEqual(await inPathCheck("socat", false, "install socat").run(h), {
     warnings: ["socat not found in system path\nSuggestion: install socat"],
     errors: [],

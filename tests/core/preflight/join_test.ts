@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { runJoinPreflight } from "../../../core/preflight/join.ts";
 import { KubeadmError, PreflightError, ValidationError } from "../../../core/errors.ts";
 import { initConfigFixture } from "../../support/init_config_fixture.ts";
-import { CapturePrinter, FakePreflightHost } from "../../support/fake_preflight_host.ts";
+import { CapturePrinter, FakeMachine } from "../../support/fake_machine.ts";
 
 const BASE = {
   nodeName: "w-1",
@@ -14,8 +14,8 @@ const BASE = {
   dryRun: false,
 };
 
-function host(): FakePreflightHost {
-  const h = new FakePreflightHost();
+function host(): FakeMachine {
+  const h = new FakeMachine();
   h.dns.set("w-1", ["192.168.0.20"]).set("cp-1", ["192.168.0.10"]);
   return h;
 }

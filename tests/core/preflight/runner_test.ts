@@ -4,7 +4,7 @@ import type { Check } from "../../../core/preflight/check.ts";
 import { resolveIgnoreSet } from "../../../core/preflight/ignore.ts";
 import { IGNORE_HINT, PreflightRun } from "../../../core/preflight/runner.ts";
 import { PreflightError } from "../../../core/errors.ts";
-import { CapturePrinter, FakePreflightHost } from "../../support/fake_preflight_host.ts";
+import { CapturePrinter, FakeMachine } from "../../support/fake_machine.ts";
 
 function check(name: string, warnings: string[], errors: string[], stdout?: string[]): Check {
   return {
@@ -24,7 +24,7 @@ const NAMES = CHECKS.map((c) => c.name);
 
 Deno.test("warnings print as they come; errors are grouped in the fatal block", async () => {
   const out = new CapturePrinter();
-  const run = new PreflightRun(new FakePreflightHost(), { command: "init", out });
+  const run = new PreflightRun(new FakeMachine(), { command: "init", out });
   await assert.rejects(() => run.run(CHECKS), (e: unknown) => {
     assert.ok(e instanceof PreflightError);
     assert.equal(e.message, "preflight checks failed");
@@ -47,7 +47,7 @@ Deno.test("warnings print as they come; errors are grouped in the fatal block", 
 
 Deno.test("ignored checks show their errors as warnings, after their own warnings", async () => {
   const out = new CapturePrinter();
-  const run = new PreflightRun(new FakePreflightHost(), {
+  const run = new PreflightRun(new FakeMachine(), {
     command: "init",
     out,
     ignore: resolveIgnoreSet(["beta", "DELTA"], [], NAMES),
@@ -66,7 +66,7 @@ Deno.test("ignored checks show their errors as warnings, after their own warning
 
 Deno.test("dry-run reports errors as prefixed warnings and does not fail", async () => {
   const out = new CapturePrinter();
-  const run = new PreflightRun(new FakePreflightHost(), { command: "init", out, dryRun: true });
+  const run = new PreflightRun(new FakeMachine(), { command: "init", out, dryRun: true });
   await run.run(CHECKS);
   assert.deepEqual(out.stderr.slice(2), [
     "[preflight] dry-run: [ERROR Beta]: beta broke",
@@ -85,14 +85,14 @@ Deno.test("a check that throws counts as an error of that check", async () => {
     severity: "error",
     run: () => Promise.reject(new Error("kaput")),
   };
-  const run = new PreflightRun(new FakePreflightHost(), { command: "init", out });
+  const run = new PreflightRun(new FakeMachine(), { command: "init", out });
   await assert.rejects(() => run.run([boom]), PreflightError);
   assert.ok(out.stderr.includes("\t[ERROR Boom]: kaput"));
 });
 
 Deno.test("check stdout lines (the verification report) go to stdout before its warnings", async () => {
   const out = new CapturePrinter();
-  const run = new PreflightRun(new FakePreflightHost(), {
+  const run = new PreflightRun(new FakeMachine(), {
     command: "init",
     out,
     ignore: resolveIgnoreSet(["all"], [], []),
@@ -111,7 +111,7 @@ Deno.test("check stdout lines (the verification report) go to stdout before its 
 
 Deno.test("JSON output lists every check once, prints nothing else, also on failure", async () => {
   const out = new CapturePrinter();
-  const run = new PreflightRun(new FakePreflightHost(), { command: "join", out, output: "json" });
+  const run = new PreflightRun(new FakeMachine(), { command: "join", out, output: "json" });
   run.info("[preflight] Running pre-flight checks");
   await assert.rejects(() => run.run(CHECKS), PreflightError);
   assert.deepEqual(out.stderr, []);
@@ -137,7 +137,7 @@ Deno.test("JSON output lists every check once, prints nothing else, also on fail
 
 Deno.test("JSON output on success is printed by finish()", async () => {
   const out = new CapturePrinter();
-  const run = new PreflightRun(new FakePreflightHost(), { command: "init", out, output: "json" });
+  const run = new PreflightRun(new FakeMachine(), { command: "init", out, output: "json" });
   await run.run([check("Gamma", [], [])]);
   assert.deepEqual(out.stdout, []);
   const report = run.finish();

@@ -4,7 +4,7 @@ import { systemVerificationCheck } from "../../../core/preflight/checks/system_v
 import { CGROUP_V1_WARNING, parseProcCgroups } from "../../../core/preflight/system/cgroups.ts";
 import { parseKernelConfig } from "../../../core/preflight/system/kernel.ts";
 import { stripColours } from "../../../core/preflight/system/report.ts";
-import { completeKernelConfig, FakePreflightHost } from "../../support/fake_preflight_host.ts";
+import { completeKernelConfig, FakeMachine } from "../../support/fake_machine.ts";
 
 async function gzip(text: string): Promise<Uint8Array> {
   const stream = new Blob([new TextEncoder().encode(text)]).stream().pipeThrough(
@@ -14,12 +14,12 @@ async function gzip(text: string): Promise<Uint8Array> {
 }
 
 Deno.test("a supported node passes silently and prints no report", async () => {
-  const outcome = await systemVerificationCheck().run(new FakePreflightHost());
+  const outcome = await systemVerificationCheck().run(new FakeMachine());
   assert.deepEqual(outcome, { warnings: [], errors: [] });
 });
 
 Deno.test("an old kernel release is a warning with upstream's note (v1.34)", async () => {
-  const h = new FakePreflightHost();
+  const h = new FakeMachine();
   h.kernel = "4.19.0-21-amd64";
   h.setSystemFile("/boot/config-4.19.0-21-amd64", completeKernelConfig());
   const outcome = await systemVerificationCheck().run(h);
@@ -40,7 +40,7 @@ Deno.test("an old kernel release is a warning with upstream's note (v1.34)", asy
 });
 
 Deno.test("missing kernel options fail and the coloured report is printed", async () => {
-  const h = new FakePreflightHost();
+  const h = new FakeMachine();
   h.cgroup = 1;
   h.setSystemFile(
     "/boot/config-6.8.0-45-generic",
@@ -80,7 +80,7 @@ Deno.test("missing kernel options fail and the coloured report is printed", asyn
 });
 
 Deno.test("cgroup v2 hosts also need the cgroup kernel options", async () => {
-  const h = new FakePreflightHost();
+  const h = new FakeMachine();
   const k = completeKernelConfig().replace("CONFIG_CGROUP_BPF=y\n", "");
   h.setSystemFile("/boot/config-6.8.0-45-generic", k);
   const outcome = await systemVerificationCheck().run(h);
@@ -88,14 +88,14 @@ Deno.test("cgroup v2 hosts also need the cgroup kernel options", async () => {
 });
 
 Deno.test("the kernel config is read from /proc/config.gz first", async () => {
-  const h = new FakePreflightHost();
+  const h = new FakeMachine();
   h.setSystemFile("/proc/config.gz", await gzip("CONFIG_NAMESPACES=y\n"));
   const outcome = await systemVerificationCheck().run(h);
   assert.match(outcome.errors[0], /^unexpected kernel config: CONFIG_NET_NS /);
 });
 
 Deno.test("no kernel config anywhere is an error naming the paths", async () => {
-  const h = new FakePreflightHost();
+  const h = new FakeMachine();
   h.systemFiles.delete("/boot/config-6.8.0-45-generic");
   const outcome = await systemVerificationCheck().run(h);
   assert.equal(outcome.errors.length, 1);
@@ -106,14 +106,14 @@ Deno.test("no kernel config anywhere is an error naming the paths", async () => 
 });
 
 Deno.test("a non-Linux OS and an unreadable kernel release are errors", async () => {
-  const h = new FakePreflightHost();
+  const h = new FakeMachine();
   h.os = "Darwin";
   assert.ok(
     (await systemVerificationCheck().run(h)).errors.includes(
       "unsupported operating system: Darwin",
     ),
   );
-  const h2 = new FakePreflightHost();
+  const h2 = new FakeMachine();
   h2.kernel = new Error("uname failed");
   assert.ok(
     (await systemVerificationCheck().run(h2)).errors.includes(
@@ -123,13 +123,13 @@ Deno.test("a non-Linux OS and an unreadable kernel release are errors", async ()
 });
 
 Deno.test("cgroups: required and optional controllers, v1 and v2", async () => {
-  const h = new FakePreflightHost();
+  const h = new FakeMachine();
   h.setSystemFile("/sys/fs/cgroup/cgroup.controllers", "cpuset cpu memory pids\n");
   const v2 = await systemVerificationCheck().run(h);
   assert.deepEqual(v2.errors, []);
   assert.deepEqual(v2.warnings, ["missing optional cgroups: hugetlb io"]);
 
-  const v1 = new FakePreflightHost();
+  const v1 = new FakeMachine();
   v1.cgroup = 1;
   v1.setSystemFile(
     "/proc/cgroups",
@@ -141,7 +141,7 @@ Deno.test("cgroups: required and optional controllers, v1 and v2", async () => {
   ]);
   assert.deepEqual(out.warnings, [CGROUP_V1_WARNING, "missing optional cgroups: hugetlb blkio"]);
 
-  const broken = new FakePreflightHost();
+  const broken = new FakeMachine();
   broken.cgroup = new Error("no such file or directory");
   assert.ok(
     (await systemVerificationCheck().run(broken)).errors.includes(

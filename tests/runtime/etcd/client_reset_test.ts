@@ -5,10 +5,10 @@ import { buildResetData } from "../../../core/phases/reset/data.ts";
 import { runReset } from "../../../core/phases/reset/workflow.ts";
 import { EtcdGatewayClient } from "../../../runtime/etcd/client.ts";
 import { DenoResetHost } from "../../../runtime/host/reset_host.ts";
-import { DenoPreflightHost } from "../../../runtime/host/preflight_host.ts";
-import { EtcdMemberNotFound } from "../../../core/phases/reset/host.ts";
+import { DenoMachine } from "../../../runtime/host/machine.ts";
+import { EtcdMemberNotFound } from "../../../core/host/etcd.ts";
 import { startEtcdCluster } from "../../support/etcd_cluster.ts";
-import { CapturePrinter } from "../../support/fake_preflight_host.ts";
+import { CapturePrinter } from "../../support/fake_machine.ts";
 
 Deno.test({
   name: "reset removes this node's member from a real two-member etcd cluster",
@@ -62,7 +62,7 @@ Deno.test({
         flags: { force: true },
         out,
         host: new DenoResetHost({ root }),
-        preflightHost: new DenoPreflightHost({ root }),
+        preflightHost: new DenoMachine({ root }),
         confirm: () => Promise.resolve(undefined),
       });
       await runReset(data, { only: "remove-etcd-member" });

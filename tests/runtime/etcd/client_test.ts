@@ -6,11 +6,11 @@ import { EtcdGatewayClient } from "../../../runtime/etcd/client.ts";
 import {
   addLearnerMember,
   checkClusterHealth,
-  etcdTiming,
   memberByPeerURL,
   promoteLearner,
   waitForClusterAvailable,
-} from "../../../core/etcd/mod.ts";
+} from "../../../core/etcd/member_join.ts";
+import { etcdTiming } from "../../../core/etcd/timing.ts";
 import { startEtcdCluster } from "../../support/etcd_cluster.ts";
 import { k8sBinDir } from "../../support/k8s_bins.ts";
 

@@ -5,13 +5,13 @@ import assert from "node:assert/strict";
 import { buildResetData } from "../../../core/phases/reset/data.ts";
 import { runReset } from "../../../core/phases/reset/workflow.ts";
 import { DenoResetHost } from "../../../runtime/host/reset_host.ts";
-import { DenoPreflightHost } from "../../../runtime/host/preflight_host.ts";
+import { DenoMachine } from "../../../runtime/host/machine.ts";
 import { FlagError } from "../../../core/errors.ts";
 import {
   CapturePrinter,
   FakeContainerRuntime,
   FakeInitSystem,
-} from "../../support/fake_preflight_host.ts";
+} from "../../support/fake_machine.ts";
 
 const ETCD_YAML = `apiVersion: v1
 kind: Pod
@@ -108,7 +108,7 @@ function resetData(
       initSystem: () => Promise.resolve(init),
       containerRuntime: (s) => new FakeContainerRuntime(s),
     }),
-    preflightHost: new DenoPreflightHost({ root }),
+    preflightHost: new DenoMachine({ root }),
     confirm: () => Promise.resolve(undefined),
   });
   return { data, out, init };

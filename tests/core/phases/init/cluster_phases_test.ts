@@ -1,7 +1,7 @@
 // The init phases that talk to the cluster, run through the real workflow against the fake
 // API server: objects and names, phase order, the cluster-admins bootstrap, dry-run.
 import { describeActions } from "../../../support/dry_run_output.ts";
-import { FakePreflightHost } from "../../../support/fake_preflight_host.ts";
+import { FakeMachine } from "../../../support/fake_machine.ts";
 import assert from "node:assert/strict";
 import type { Deployment } from "kubernetes-types/apps/v1.d.ts";
 import type { ConfigMap, Node, Secret } from "kubernetes-types/core/v1.d.ts";
@@ -68,8 +68,8 @@ interface Harness {
 }
 
 /** A fake host on which every init preflight check passes. */
-function healthyPreflightHost(): FakePreflightHost {
-  const host = new FakePreflightHost();
+function healthyPreflightHost(): FakeMachine {
+  const host = new FakeMachine();
   host.dns.set("cp-1", ["192.168.0.10"]);
   host.systemFiles.set("/proc/sys/net/ipv4/ip_forward", new TextEncoder().encode("1\n"));
   return host;

@@ -3,10 +3,10 @@ import assert from "node:assert/strict";
 import { runInitPreflight } from "../../../../core/phases/init/preflight.ts";
 import { PreflightError, ValidationError } from "../../../../core/errors.ts";
 import { initDataFixture } from "../../../support/init_data_fixture.ts";
-import { FakePreflightHost } from "../../../support/fake_preflight_host.ts";
+import { FakeMachine } from "../../../support/fake_machine.ts";
 
-function healthy(): FakePreflightHost {
-  const h = new FakePreflightHost();
+function healthy(): FakeMachine {
+  const h = new FakeMachine();
   h.dns.set("cp-1", ["192.168.0.10"]);
   return h;
 }

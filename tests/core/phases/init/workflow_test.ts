@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { initWorkflow } from "../../../../core/phases/init/workflow.ts";
 import { listPhases, runWorkflow } from "../../../../core/workflow/runner.ts";
-import { FakePreflightHost } from "../../../support/fake_preflight_host.ts";
+import { FakeMachine } from "../../../support/fake_machine.ts";
 import { initDataFixture } from "../../../support/init_data_fixture.ts";
 
 Deno.test("init workflow: upstream's phases and sub-phases, in order (facts §5.1)", () => {
@@ -62,7 +62,7 @@ Deno.test("the preflight phase runs the checks on the InitData's preflight host"
     "no host: a clear error, never a silent pass",
   );
 
-  const host = new FakePreflightHost();
+  const host = new FakeMachine();
   host.dns.set("cp-1", ["192.168.0.10"]);
   host.busyPorts.add(6443);
   const f = initDataFixture();

@@ -163,7 +163,7 @@ export function fakeJoin(
       events.push(`mkdir ${path}`);
       return Promise.resolve();
     },
-    etcd: () => () => {
+    etcd: () => {
       throw new Error("no etcd in worker tests");
     },
     clock,

@@ -6,7 +6,7 @@ import {
 } from "../../../../core/phases/reset/data.ts";
 import type { ResetConfiguration } from "../../../../core/config/types.ts";
 import type { ResetClusterConfig } from "../../../../core/phases/reset/data.ts";
-import { CapturePrinter, FakePreflightHost } from "../../../support/fake_preflight_host.ts";
+import { CapturePrinter, FakeMachine } from "../../../support/fake_machine.ts";
 import { FakeResetHost } from "../../../support/fake_reset_host.ts";
 
 /** The etcd manifest of member `cp-1` at 192.168.0.10 in a two-member cluster. */
@@ -67,13 +67,13 @@ export interface ResetFixtureOptions {
 export function resetFixture(opts: ResetFixtureOptions = {}): {
   data: ResetData & { skipPhases: string[] };
   host: FakeResetHost;
-  preflight: FakePreflightHost;
+  preflight: FakeMachine;
   out: CapturePrinter;
   prompts: string[];
 } {
   const host = new FakeResetHost();
   if (opts.seed ?? true) seedInitNode(host);
-  const preflight = new FakePreflightHost();
+  const preflight = new FakeMachine();
   const out = new CapturePrinter();
   const prompts: string[] = [];
   const answers = [...(opts.answers ?? [])];

@@ -3,10 +3,10 @@
 import assert from "node:assert/strict";
 import {
   countCPUList,
-  DenoPreflightHost,
+  DenoMachine,
   hostsFileAddresses,
   unescapeMountPath,
-} from "../../../runtime/host/preflight_host.ts";
+} from "../../../runtime/host/machine.ts";
 import { criSocketPath, CriSocketRuntime } from "../../../runtime/host/container_runtime.ts";
 import { lookPath } from "../../../runtime/host/exec.ts";
 import { runInitPreflight } from "../../../core/phases/init/preflight.ts";
@@ -26,7 +26,7 @@ function heldPort(): { port: number; close(): void } {
 }
 
 Deno.test("host facts match the OS tools", async () => {
-  const host = new DenoPreflightHost();
+  const host = new DenoMachine();
   const nproc = Number(await sh("nproc"));
   assert.equal(await host.numCPU(), nproc);
   assert.equal(navigator.hardwareConcurrency, nproc);
@@ -44,7 +44,7 @@ Deno.test("host facts match the OS tools", async () => {
 });
 
 Deno.test("a port held by the test is in use; once closed it is free", async () => {
-  const host = new DenoPreflightHost();
+  const host = new DenoMachine();
   const held = heldPort();
   try {
     assert.equal(await host.isPortFree(held.port), false);
@@ -63,7 +63,7 @@ Deno.test("init preflight with the Deno host under --rootfs (dry-run, JSON)", as
     const { data, out } = initDataFixture({ dryRun: true });
     data.cfg.init.localAPIEndpoint.bindPort = held.port;
     data.cfg.init.nodeRegistration.name = "localhost";
-    const report = await runInitPreflight(data, new DenoPreflightHost({ root }), {
+    const report = await runInitPreflight(data, new DenoMachine({ root }), {
       ignore: [],
       output: "json",
     });
@@ -116,7 +116,7 @@ Deno.test("init preflight text output for a held port, with the fatal block (not
     data.cfg.init.nodeRegistration.name = "localhost";
     let report: PreflightReport | undefined;
     await assert.rejects(async () => {
-      report = await runInitPreflight(data, new DenoPreflightHost({ root }), { ignore: [] });
+      report = await runInitPreflight(data, new DenoMachine({ root }), { ignore: [] });
     }, /preflight checks failed/);
     assert.equal(report, undefined);
     assert.ok(out.warnings.includes("[preflight] Some fatal errors occurred:"));
@@ -128,7 +128,7 @@ Deno.test("init preflight text output for a held port, with the fatal block (not
 });
 
 Deno.test("lookPath, kubelet --version, hosts file and DNS", async () => {
-  const host = new DenoPreflightHost();
+  const host = new DenoMachine();
   assert.equal(await lookPath("sh"), await sh("sh", "-c", "command -v sh"));
   assert.equal(await host.lookPath("definitely-not-a-command-xyz"), undefined);
   assert.deepEqual(

@@ -1,5 +1,5 @@
 /**
- * The real machine as a {@link PreflightHost}: Linux `/proc` and `/sys`, `$PATH`, TCP
+ * The real machine as a {@link Machine}: Linux `/proc` and `/sys`, `$PATH`, TCP
  * listeners, systemd/OpenRC, DNS, the environment, the CRI socket, HTTPS with client
  * certificates.
  *
@@ -8,13 +8,10 @@
  *
  * @module
  */
-import type {
-  ContainerRuntime,
-  HttpResult,
-  InitSystem,
-  PreflightHost,
-  TlsClientMaterial,
-} from "../../core/preflight/host.ts";
+import type { ContainerRuntime } from "../../core/host/containers.ts";
+import type { HttpResult, TlsClientMaterial } from "../../core/host/http.ts";
+import type { InitSystem } from "../../core/host/services.ts";
+import type { Machine } from "../../core/host/machine.ts";
 import { errorMessage } from "../../core/errors.ts";
 import { CriSocketRuntime } from "./container_runtime.ts";
 import { exitStatus, lookPath, runCommand } from "./exec.ts";
@@ -61,8 +58,8 @@ export function hostsFileAddresses(text: string, name: string): string[] {
   return out;
 }
 
-/** Options of {@link DenoPreflightHost}. */
-export interface DenoPreflightHostOptions {
+/** Options of {@link DenoMachine}. */
+export interface DenoMachineOptions {
   /** `--rootfs` (default `/`). */
   root?: string;
   /** Replaces init-system detection (tests). */
@@ -70,11 +67,11 @@ export interface DenoPreflightHostOptions {
 }
 
 /** The running machine. */
-export class DenoPreflightHost implements PreflightHost {
+export class DenoMachine implements Machine {
   readonly files: RootedNodeFiles;
   readonly #initSystem: () => Promise<InitSystem | undefined>;
 
-  constructor(opts: DenoPreflightHostOptions = {}) {
+  constructor(opts: DenoMachineOptions = {}) {
     this.files = new RootedNodeFiles(opts.root ?? "/");
     this.#initSystem = opts.initSystem ?? detectInitSystem;
   }

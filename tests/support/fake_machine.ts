@@ -1,19 +1,16 @@
 /**
- * A scriptable {@link PreflightHost} for tests. Its defaults describe a healthy node on which
+ * A scriptable {@link Machine} for tests. Its defaults describe a healthy node on which
  * every init and join check passes (root, 4 CPUs, 8 GiB, Linux 6.8 with a complete kernel
  * config, cgroup v2, forwarding on, no swap, kubelet v1.34.4 installed and enabled, a CRI
  * runtime answering); each test changes the one thing it is about.
  *
  * @module
  */
-import type {
-  ContainerRuntime,
-  HttpResult,
-  InitSystem,
-  NodeFiles,
-  PreflightHost,
-  TlsClientMaterial,
-} from "../../core/preflight/host.ts";
+import type { ContainerRuntime } from "../../core/host/containers.ts";
+import type { HttpResult, TlsClientMaterial } from "../../core/host/http.ts";
+import type { InitSystem } from "../../core/host/services.ts";
+import type { NodeFiles } from "../../core/host/ports.ts";
+import type { Machine } from "../../core/host/machine.ts";
 import { DEFAULT_SYS_SPEC } from "../../core/preflight/system/spec.ts";
 import { toBytes } from "../../core/host/ports.ts";
 import type { Printer } from "../../core/host/ports.ts";
@@ -77,6 +74,8 @@ export class FakeInitSystem implements InitSystem {
   stopError?: Error;
   /** Services stopped, in order. */
   readonly stopped: string[] = [];
+  /** Services restarted, in order. */
+  readonly restarted: string[] = [];
 
   enableCommand(service: string): string {
     return `systemctl enable ${service}.service`;
@@ -93,6 +92,10 @@ export class FakeInitSystem implements InitSystem {
   serviceStop(service: string): Promise<void> {
     this.stopped.push(service);
     return this.stopError ? Promise.reject(this.stopError) : Promise.resolve();
+  }
+  serviceRestart(service: string): Promise<void> {
+    this.restarted.push(service);
+    return Promise.resolve();
   }
 }
 
@@ -148,7 +151,7 @@ export class FakeContainerRuntime implements ContainerRuntime {
 }
 
 /** The fake host. */
-export class FakePreflightHost implements PreflightHost {
+export class FakeMachine implements Machine {
   uidValue = 0;
   cpus = 4;
   memMiB: number | Error = 8192;
