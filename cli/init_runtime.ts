@@ -8,7 +8,6 @@
  * @module
  */
 import { readConfigFile, systemdResolvedActive } from "./config_file.ts";
-import { DenoMachine } from "../runtime/host/machine.ts";
 import { KUBERNETES_DIR, MANIFESTS_DIR } from "../core/constants.ts";
 import type { PlannedFile, Printer } from "../core/host/ports.ts";
 import { systemClock, toBytes, utf8, webRandom } from "../core/host/ports.ts";
@@ -17,15 +16,14 @@ import { createDryRunTransport } from "../core/kube/dry_run.ts";
 import { realSleep } from "../core/kube/transport.ts";
 import { createClusterAccess } from "../core/phases/init/cluster_access.ts";
 import type { TransportFactory } from "../core/kube/transport.ts";
-import type { HealthProbe } from "../core/phases/init/data.ts";
 import type { InitData } from "../core/phases/init/data.ts";
 import { parseDuration } from "../core/text/duration.ts";
 import { DefaultTimeouts } from "../core/constants.ts";
-import { createKubeletService } from "../runtime/host/kubelet_service.ts";
 import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
 import { detectDefaultAddress, readHostFacts } from "../runtime/host/facts.ts";
 import { canWrite, envGet } from "../runtime/host/env.ts";
 import type { InitCommandDeps, InitFlags } from "./commands/init.ts";
+import { DenoNodeHost } from "../runtime/host/node_host.ts";
 
 /** A prepared init run. */
 export interface InitContext {
@@ -56,21 +54,12 @@ function lazyDenoTransports(): { transportFor: TransportFactory; close(): void }
   };
 }
 
-function lazyHealthProbe(): HealthProbe {
-  let probe: Promise<HealthProbe> | undefined;
-  return {
-    get: async (url, options) =>
-      (await (probe ??= import("../runtime/kube/health.ts").then((m) => m.createHealthProbe())))
-        .get(url, options),
-  };
-}
-
 /** Resolves flags + config file + host facts into {@link InitData}. */
 export async function prepareInit(
   flags: InitFlags,
   setFlags: string[],
   out: Printer,
-  deps: Pick<InitCommandDeps, "preflightHost"> = {},
+  deps: Pick<InitCommandDeps, "node"> = {},
 ): Promise<InitContext> {
   const { parsePreflightOutput } = await import("./flags.ts");
   const preflightOutput = await parsePreflightOutput(flags.output);
@@ -145,7 +134,7 @@ export async function prepareInit(
     patchesDir: flags.patches ?? config.init.patches?.directory,
     host: facts,
     sleep: realSleep,
-    health: lazyHealthProbe(),
+    node: deps.node?.(flags.rootfs ?? "/") ?? new DenoNodeHost({ root: flags.rootfs ?? "/" }),
     cluster: createClusterAccess({
       files,
       kubeconfigDir: KUBERNETES_DIR,
@@ -155,10 +144,7 @@ export async function prepareInit(
       sleep: realSleep,
       apiCallTimeoutMs: apiCallTimeout(config.init.timeouts.kubernetesAPICall),
     }),
-    preflightHost: deps.preflightHost?.(flags.rootfs ?? "/") ??
-      new DenoMachine({ root: flags.rootfs ?? "/" }),
     preflightOutput,
-    kubelet: dryRun ? undefined : createKubeletService({ out, rootfs: flags.rootfs }),
     skipTokenPrint: flags.skipTokenPrint ?? false,
     skipCertificateKeyPrint: flags.skipCertificateKeyPrint ?? false,
     reportDryRunFiles: recording ? () => reportDryRunFiles(ctx, out) : undefined,

@@ -23,14 +23,14 @@ import { RecordingFileSystem } from "../core/host/recording_fs.ts";
 import type { ConnectionParams } from "../core/kube/transport.ts";
 import { realSleep } from "../core/kube/transport.ts";
 import type { JoinFlagOverrides } from "../core/config/join.ts";
-import type { JoinData, JoinHost } from "../core/phases/join/data.ts";
-import type { Machine } from "../core/host/machine.ts";
+import type { JoinData, JoinPorts } from "../core/phases/join/data.ts";
+import type { NodeHost } from "../core/host/node.ts";
 import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
 import { detectDefaultAddress, readHostFacts } from "../runtime/host/facts.ts";
 import { canWrite, envGet } from "../runtime/host/env.ts";
 import { createNodeHttpsTransport } from "../runtime/kube/node_https_transport.ts";
 import { createDenoTransport } from "../runtime/kube/transport.ts";
-import { EtcdGatewayClient } from "../runtime/etcd/client.ts";
+import { DenoNodeHost } from "../runtime/host/node_host.ts";
 
 /** A prepared join run. */
 export interface JoinContext {
@@ -51,10 +51,10 @@ export interface PrepareJoinOptions {
   hasDiscoveryFlags: boolean;
   /** `join phase preflight -o` (default text). */
   preflightOutput?: "text" | "json";
-  /** The machine the preflight checks inspect (default: the Deno host under `--rootfs`). */
-  preflightHost?: (rootfs: string) => Machine;
-  /** Replaces some of the ports (tests: discovery transports). */
-  ports?: Partial<JoinHost>;
+  /** The node (default: this machine under `--rootfs`). */
+  node?: (rootfs: string) => NodeHost;
+  /** Replaces some of the network ports (tests: discovery transports). */
+  ports?: Partial<JoinPorts>;
 }
 
 /** Go's system CA bundle locations (crypto/x509 root_linux.go), `SSL_CERT_FILE` first. */
@@ -102,19 +102,6 @@ export function clientTransport(params: ConnectionParams) {
     return createNodeHttpsTransport(params);
   }
   return createDenoTransport(params).transport;
-}
-
-async function httpStatus(
-  url: string,
-  options: { insecure?: boolean; timeoutMs: number },
-): Promise<number> {
-  const { createHealthProbe } = await import("../runtime/kube/health.ts");
-  const r = await createHealthProbe().get(url, {
-    insecureSkipTLSVerify: options.insecure ?? false,
-    timeoutMs: options.timeoutMs,
-  });
-  if ("error" in r) throw new Error(r.error);
-  return r.status;
 }
 
 /** Resolves flags + config file + host facts into {@link JoinData}. */
@@ -177,54 +164,15 @@ export async function prepareJoin(
     tlsBootstrapOverride = parseKubeconfig(await Deno.readTextFile(adminConf), adminConf);
   }
 
-  const { createKubeletService } = await import("../runtime/host/kubelet_service.ts");
-  const service = createKubeletService({ out, rootfs: flags.rootfs });
-  const ports: JoinHost = {
+  const node = options.node?.(rootfs) ?? new DenoNodeHost({ root: rootfs });
+  const { runJoinNodePreflight } = await import("../core/phases/join/preflight.ts");
+  const ports: JoinPorts = {
     transportFor: discoveryTransport,
     clientTransportFor: clientTransport,
     hostFiles: new HostFileSystem("/"),
     fetchUrl: fetchDiscoveryUrl,
     sleep: realSleep,
-    async preflight(d) {
-      const { runJoinPreflight } = await import("../core/preflight/join.ts");
-      const host = options.preflightHost?.(rootfs) ??
-        new (await import("../runtime/host/machine.ts")).DenoMachine({
-          root: rootfs,
-        });
-      await runJoinPreflight(
-        {
-          nodeName: d.cfg.nodeRegistration.name,
-          criSocket: d.cfg.nodeRegistration.criSocket,
-          caCertPath: d.cfg.caCertPath,
-          controlPlane: d.cfg.controlPlane !== undefined,
-          discoveryEndpoint: d.cfg.discovery.bootstrapToken?.apiServerEndpoint,
-          ignorePreflightErrors: [],
-          certificateKey: d.cfg.controlPlane?.certificateKey,
-          dryRun: d.dryRun,
-        },
-        host,
-        {
-          ignore: d.cfg.nodeRegistration.ignorePreflightErrors,
-          out: d.out,
-          output: d.preflightOutput,
-          controlPlaneConfig: () => d.initCfg(),
-        },
-      );
-    },
-    stopKubelet: () => service.stop(),
-    startKubelet: () => service.restart(),
-    httpStatus,
-    async removeFile(path) {
-      if (dryRun) return;
-      await Deno.remove(underRoot(rootfs, path)).catch((e) => {
-        if (!(e instanceof Deno.errors.NotFound)) throw e;
-      });
-    },
-    async ensureDir(path, mode) {
-      if (dryRun) return;
-      await Deno.mkdir(underRoot(rootfs, path), { recursive: true, mode });
-    },
-    etcd: (endpoints, tls) => new EtcdGatewayClient(endpoints, tls),
+    preflight: (d) => runJoinNodePreflight(d, node.machine),
     ...options.ports,
   };
   const data = createJoinData({
@@ -245,6 +193,7 @@ export async function prepareJoin(
       defaultAdvertiseAddress,
       systemdResolvedActive: systemdResolvedActive(),
     },
+    node,
     ports,
     preflightOutput: options.preflightOutput,
     tlsBootstrapOverride,

@@ -8,7 +8,7 @@ import { collectList, PREFLIGHT_OUTPUT_FLAG } from "../flags.ts";
 import { consolePrinter, stdout } from "../output.ts";
 import type { Printer } from "../../core/host/ports.ts";
 import type { InitData } from "../../core/phases/init/data.ts";
-import type { Machine } from "../../core/host/machine.ts";
+import type { NodeHost } from "../../core/host/node.ts";
 import type { Phase } from "../../core/workflow/phase.ts";
 import { initWorkflow } from "../../core/phases/init/workflow.ts";
 
@@ -62,8 +62,8 @@ export interface InitFlags {
 export interface InitCommandDeps {
   /** Progress and warnings (default: the process's stdout and stderr). */
   out?: Printer;
-  /** The machine the preflight checks inspect (default: the Deno host under `--rootfs`). */
-  preflightHost?: (rootfs: string) => Machine;
+  /** The node (default: this machine under `--rootfs`). */
+  node?: (rootfs: string) => NodeHost;
 }
 
 /** Adds upstream's init flags to a command. */

@@ -8,8 +8,8 @@ import type { Command } from "commander";
 import { collectList, PREFLIGHT_OUTPUT_FLAG } from "../flags.ts";
 import { consolePrinter, stdout } from "../output.ts";
 import type { Printer } from "../../core/host/ports.ts";
-import type { JoinData, JoinHost } from "../../core/phases/join/data.ts";
-import type { Machine } from "../../core/host/machine.ts";
+import type { JoinData, JoinPorts } from "../../core/phases/join/data.ts";
+import type { NodeHost } from "../../core/host/node.ts";
 import type { Phase } from "../../core/workflow/phase.ts";
 import { DISCOVERY_FLAG_NAMES, joinWorkflow } from "../../core/phases/join/workflow.ts";
 
@@ -89,10 +89,10 @@ export interface JoinFlags {
 export interface JoinCommandDeps {
   /** Progress and warnings (default: the process's stdout and stderr). */
   out?: Printer;
-  /** The machine the preflight checks inspect (default: the Deno host under `--rootfs`). */
-  preflightHost?: (rootfs: string) => Machine;
-  /** Replaces some of the join phases' ports (e.g. discovery transports). */
-  ports?: Partial<JoinHost>;
+  /** The node (default: this machine under `--rootfs`). */
+  node?: (rootfs: string) => NodeHost;
+  /** Replaces some of the join phases' network ports (e.g. discovery transports). */
+  ports?: Partial<JoinPorts>;
 }
 
 type FlagAdder = (cmd: Command) => Command;
@@ -265,7 +265,7 @@ async function runJoin(
       setFlags: setFlagNames(cmd),
       hasDiscoveryFlags: hasDiscoveryFlags(cmd),
       preflightOutput: await parsePreflightOutput(f.output),
-      preflightHost: deps.preflightHost,
+      node: deps.node,
       ports: deps.ports,
     },
     out,

@@ -10,8 +10,7 @@ import { resetWorkflow } from "../../core/phases/reset/workflow.ts";
 import type { ResetClusterConfig, ResetFlags } from "../../core/phases/reset/data.ts";
 import type { Printer } from "../../core/host/ports.ts";
 import type { ResetConfiguration } from "../../core/config/types.ts";
-import type { ResetHost } from "../../core/phases/reset/host.ts";
-import type { Machine } from "../../core/host/machine.ts";
+import type { NodeHost } from "../../core/host/node.ts";
 
 /** What `reset` can be given from outside the CLI (tests, or the cluster client once wired). */
 export interface ResetDeps {
@@ -26,8 +25,8 @@ export interface ResetDeps {
   ) => Promise<ResetClusterConfig | undefined>;
   /** Reads one line of user input after printing `prompt`; default: stdin. */
   confirm?: (prompt: string) => Promise<string | undefined>;
-  /** Overrides the machine ports (tests). */
-  hosts?: (rootfs: string) => Promise<{ host: ResetHost; preflightHost: Machine }>;
+  /** The node (default: this machine under `--rootfs`). */
+  node?: (rootfs: string) => NodeHost;
 }
 
 /** Boolean flags of reset that accept pflag's `--flag=false` form. */
@@ -172,16 +171,13 @@ async function runResetCommand(cmd: Command, deps: ResetDeps, only?: string): Pr
     config = loaded.reset;
   }
 
-  let hosts;
-  if (deps.hosts) {
-    hosts = await deps.hosts(rootfs);
+  let node;
+  if (deps.node) {
+    node = deps.node(rootfs);
   } else {
-    const { DenoResetHost } = await import("../../runtime/host/reset_host.ts");
-    const { DenoMachine } = await import("../../runtime/host/machine.ts");
-    hosts = {
-      host: new DenoResetHost({ root: rootfs }),
-      preflightHost: new DenoMachine({ root: rootfs }),
-    };
+    const { DenoNodeHost } = await import("../../runtime/host/node_host.ts");
+    // Upstream's etcd client for reset: 10s requests, transient failures retried for 2m.
+    node = new DenoNodeHost({ root: rootfs, etcd: { timeoutMs: 10_000, retryForMs: 120_000 } });
   }
   const cluster = await deps.fetchClusterConfig?.(
     opts.kubeconfig ?? "/etc/kubernetes/admin.conf",
@@ -209,7 +205,7 @@ async function runResetCommand(cmd: Command, deps: ResetDeps, only?: string): Pr
     config,
     cluster,
     out,
-    ...hosts,
+    node,
     confirm: deps.confirm ?? readAnswer,
   });
   const workflow = resetWorkflow();

@@ -26,7 +26,6 @@ import {
   resolveAdvertiseAddress,
   withDefaultTimeouts,
 } from "./defaults.ts";
-import { isDuration, normalizeDuration } from "../text/duration.ts";
 import { KUBEADM_GROUP, loadConfigDocuments } from "./parse.ts";
 import type {
   APIEndpoint,

@@ -8,7 +8,6 @@
  * @module
  */
 import { KubeadmError, type KubeadmErrorOptions } from "../errors.ts";
-import type { TlsClientMaterial } from "./http.ts";
 
 /** One member as etcd reports it. */
 export interface EtcdMember {
@@ -40,9 +39,6 @@ export interface EtcdClient {
   /** `Status` of one endpoint; rejects when it does not answer healthily. */
   status(endpoint: string): Promise<void>;
 }
-
-/** Creates a client for endpoints, authenticated with the given PEM material. */
-export type EtcdConnect = (endpoints: readonly string[], tls: TlsClientMaterial) => EtcdClient;
 
 /** Options of an {@link EtcdRequestError}. */
 export interface EtcdRequestErrorOptions extends KubeadmErrorOptions {

@@ -62,18 +62,22 @@ export function hostsFileAddresses(text: string, name: string): string[] {
 export interface DenoMachineOptions {
   /** `--rootfs` (default `/`). */
   root?: string;
-  /** Replaces init-system detection (tests). */
+  /** Replaces init-system detection (tests: never touch the machine's services). */
   initSystem?: () => Promise<InitSystem | undefined>;
+  /** Replaces the CRI runtime factory. */
+  containerRuntime?: (socket: string) => ContainerRuntime;
 }
 
 /** The running machine. */
 export class DenoMachine implements Machine {
   readonly files: RootedNodeFiles;
   readonly #initSystem: () => Promise<InitSystem | undefined>;
+  readonly #containerRuntime: (socket: string) => ContainerRuntime;
 
   constructor(opts: DenoMachineOptions = {}) {
     this.files = new RootedNodeFiles(opts.root ?? "/");
     this.#initSystem = opts.initSystem ?? detectInitSystem;
+    this.#containerRuntime = opts.containerRuntime ?? ((s) => new CriSocketRuntime(s));
   }
 
   async uid(): Promise<number> {
@@ -211,7 +215,7 @@ export class DenoMachine implements Machine {
   }
 
   containerRuntime(socket: string): ContainerRuntime {
-    return new CriSocketRuntime(socket);
+    return this.#containerRuntime(socket);
   }
 
   async httpGet(url: string, tls: TlsClientMaterial, timeoutMs: number): Promise<HttpResult> {

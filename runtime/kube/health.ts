@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { HealthProbe, HealthResult } from "../../core/phases/init/data.ts";
+import type { HealthProbe, HealthResult } from "../../core/host/http.ts";
 import { createNodeHttpsTransport } from "./node_https_transport.ts";
 import { transportError } from "./transport_errors.ts";
 

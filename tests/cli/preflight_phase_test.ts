@@ -8,6 +8,7 @@ import { normaliseBoolFlags } from "../../cli/flags.ts";
 import { PhaseError, PreflightError } from "../../core/errors.ts";
 import type { KubeObject } from "../../core/kube/client.ts";
 import { CapturePrinter, FakeMachine } from "../support/fake_machine.ts";
+import { FakeNodeHost } from "../support/fake_node_host.ts";
 import { type FakeCluster, fakeCluster } from "../core/phases/join/support.ts";
 
 const DISCOVERY = [
@@ -25,15 +26,15 @@ async function kubeadm(
   const out = new CapturePrinter();
   const program = new Command("kubeadm").exitOverride().option("--rootfs <dir>");
   const roots: string[] = [];
-  const preflightHost = (root: string) => {
+  const node = (root: string) => {
     roots.push(root);
-    return host;
+    return new FakeNodeHost(host);
   };
-  registerInit(program, { out, preflightHost });
+  registerInit(program, { out, node });
   const api = (cluster ?? await fakeCluster()).api;
   registerJoin(program, {
     out,
-    preflightHost,
+    node,
     ports: { transportFor: () => api.transport, clientTransportFor: () => api.transport },
   });
   let error: unknown;

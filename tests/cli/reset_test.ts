@@ -4,8 +4,7 @@ import assert from "node:assert/strict";
 import { Command } from "commander";
 import { registerReset, RESET_BOOL_FLAGS } from "../../cli/commands/reset.ts";
 import { normaliseBoolFlags } from "../../cli/flags.ts";
-import { DenoResetHost } from "../../runtime/host/reset_host.ts";
-import { DenoMachine } from "../../runtime/host/machine.ts";
+import { DenoNodeHost } from "../../runtime/host/node_host.ts";
 import { FlagError, PhaseError } from "../../core/errors.ts";
 import { CapturePrinter, FakeContainerRuntime, FakeInitSystem } from "../support/fake_machine.ts";
 
@@ -27,14 +26,11 @@ async function kubeadm(args: string[], answers: (string | undefined)[] = []): Pr
       prompts.push(p);
       return Promise.resolve(answers.shift());
     },
-    hosts: (root) =>
-      Promise.resolve({
-        host: new DenoResetHost({
-          root,
-          initSystem: () => Promise.resolve(init),
-          containerRuntime: (s) => new FakeContainerRuntime(s),
-        }),
-        preflightHost: new DenoMachine({ root }),
+    node: (root) =>
+      new DenoNodeHost({
+        root,
+        initSystem: () => Promise.resolve(init),
+        containerRuntime: (s) => new FakeContainerRuntime(s),
       }),
   });
   let error: unknown;

@@ -5,12 +5,10 @@
  * @module
  */
 import type { ResolvedConfig } from "../../core/config/types.ts";
-import type {
-  ClusterAccess,
-  HealthProbe,
-  HostFacts,
-  InitData,
-} from "../../core/phases/init/data.ts";
+import type { ClusterAccess, HostFacts, InitData } from "../../core/phases/init/data.ts";
+import type { HealthProbe } from "../../core/host/http.ts";
+import type { FakeMachine } from "./fake_machine.ts";
+import { FakeNodeHost } from "./fake_node_host.ts";
 import { systemClock, webRandom } from "../../core/host/ports.ts";
 import { initConfigFixture } from "./init_config_fixture.ts";
 import { MemoryFileSystem } from "./memory_fs.ts";
@@ -23,12 +21,17 @@ export interface InitDataFixtureOptions {
   patchesDir?: string;
   dryRun?: boolean;
   host?: Partial<HostFacts>;
-  /** Health probe (default: everything answers 200). */
+  /** Health probe of the node (a node is given when this or `machine` is). */
   health?: HealthProbe;
+  /** The node's machine (a node is given when this or `health` is). */
+  machine?: FakeMachine;
   cluster?: ClusterAccess;
 }
 
-/** An InitData for `cp-1` on a host named `cp-1` with no CA-trust dirs and no proxy. */
+/**
+ * An InitData for `cp-1` on a host named `cp-1` with no CA-trust dirs and no proxy; with a
+ * fake node when a health probe or a machine is given.
+ */
 export function initDataFixture(opts: InitDataFixtureOptions = {}): {
   data: InitData;
   out: RecordingPrinter;
@@ -53,8 +56,14 @@ export function initDataFixture(opts: InitDataFixtureOptions = {}): {
       proxyEnv: opts.host?.proxyEnv ?? {},
     },
     sleep: () => Promise.resolve(),
-    health: opts.health ?? { get: () => Promise.resolve({ status: 200 }) },
+    node: opts.health || opts.machine ? fakeNode(opts.health, opts.machine) : undefined,
     cluster: opts.cluster,
   };
   return { data, out, files };
+}
+
+function fakeNode(health: HealthProbe | undefined, machine: FakeMachine | undefined) {
+  const node = new FakeNodeHost(machine);
+  if (health) node.health = health;
+  return node;
 }

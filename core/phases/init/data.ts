@@ -5,8 +5,8 @@
  * node's files and write their planned files only through {@link InitData.files}; in dry-run
  * the runtime hands in a recording overlay instead of the real file system. The phases that
  * talk to the cluster reach it through narrow ports the runtime implements:
- * {@link ClusterAccess} (the admin client), {@link HealthProbe} (health endpoints) and
- * {@link KubeletService} (stop/restart the kubelet).
+ * {@link ClusterAccess} (the admin client) and the node's ports ({@link NodeHost}: health
+ * endpoints, the kubelet service, the machine preflight inspects).
  *
  * @module
  */
@@ -15,7 +15,7 @@ import type { Clock, FileSystem, Printer, RandomSource } from "../../host/ports.
 import type { KubeClient } from "../../kube/client.ts";
 import type { Sleep } from "../../kube/transport.ts";
 import type { Kubeconfig } from "../../kubeconfig/kubeconfig.ts";
-import type { Machine } from "../../host/machine.ts";
+import type { NodeHost } from "../../host/node.ts";
 
 /** Facts about the host that shape generated files (read by the runtime, passed in). */
 export interface HostFacts {
@@ -38,33 +38,6 @@ export interface ClusterAccess {
    * ClusterRoleBinding exists (falling back to super-admin.conf), once per run.
    */
   client(): Promise<KubeClient>;
-}
-
-/** One answer of a {@link HealthProbe}: an HTTP status, or why no answer came. */
-export type HealthResult = { status: number } | { error: string };
-
-/** Options of one probe. */
-export interface HealthProbeOptions {
-  /**
-   * Do not verify the server certificate (the control-plane components' health ports serve
-   * self-signed certificates; upstream checks them insecurely).
-   */
-  insecureSkipTLSVerify?: boolean;
-  /** Give up on this one request after this long. */
-  timeoutMs?: number;
-}
-
-/** GETs a health URL (`http://127.0.0.1:10248/healthz`, `https://127.0.0.1:10257/healthz`). */
-export interface HealthProbe {
-  get(url: string, options?: HealthProbeOptions): Promise<HealthResult>;
-}
-
-/** The host's kubelet service. */
-export interface KubeletService {
-  /** Stops it before its files change. Never fails: problems are printed as warnings. */
-  stop(): Promise<void>;
-  /** (Re)starts it. Never fails: problems are printed as warnings. */
-  restart(): Promise<void>;
 }
 
 /** Input of every init phase. */
@@ -97,18 +70,15 @@ export interface InitData {
   /** Sleeps between polls (injected so tests do not wait); default `setTimeout`. */
   sleep?: Sleep;
   /**
-   * Health endpoints of the kubelet and the control-plane components; required by
-   * wait-control-plane (offline-only users such as a browser plan need none).
+   * The node's ports (machine, health endpoints, kubelet service). Offline-only users (a
+   * browser plan) have none: the phases that need the node then fail clearly, and
+   * kubelet-start only writes the kubelet's files.
    */
-  health?: HealthProbe;
+  node?: NodeHost;
   /** The cluster; absent when no runtime can reach one (the phases then fail clearly). */
   cluster?: ClusterAccess;
-  /** The machine the preflight checks inspect; absent means the preflight phase only logs. */
-  preflightHost?: Machine;
   /** `init phase preflight -o`: `text` (default) or `json` (one report of every check). */
   preflightOutput?: "text" | "json";
-  /** The kubelet service; absent means the phases only write the kubelet's files. */
-  kubelet?: KubeletService;
   /** `--skip-token-print`: withhold the bootstrap token in the output. */
   skipTokenPrint?: boolean;
   /** `--skip-certificate-key-print`: withhold the certificate key in the output. */

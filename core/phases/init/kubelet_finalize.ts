@@ -16,6 +16,7 @@ import { KubeconfigFile } from "../../constants.ts";
 import { KubeadmError } from "../../errors.ts";
 import { parseKubeconfig, serializeKubeconfig } from "../../kubeconfig/kubeconfig.ts";
 import { getArgValue } from "../../manifests/arguments.ts";
+import { kubeletControl } from "../../kubelet/service.ts";
 import type { InitData } from "./data.ts";
 
 /** The kubelet's current client certificate path, honouring a `cert-dir` kubelet argument. */
@@ -46,5 +47,5 @@ export async function runEnableClientCertRotation(data: InitData): Promise<void>
     mode: 0o600,
     kind: "kubeconfig",
   });
-  await data.kubelet?.restart();
+  if (data.node) await kubeletControl(data.node, data.out).restart();
 }

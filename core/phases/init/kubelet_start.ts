@@ -13,6 +13,7 @@ import {
   writeKubeletInstanceConfig,
 } from "../../kubelet/files.ts";
 import { pauseImage } from "../../manifests/images.ts";
+import { kubeletControl } from "../../kubelet/service.ts";
 import type { InitData } from "./data.ts";
 
 /** Service-manager hooks; without them the phase only writes files. */
@@ -23,15 +24,24 @@ export interface KubeletStartHooks {
   restartKubelet?: () => Promise<void>;
 }
 
+function kubeletHooks(data: InitData): KubeletStartHooks {
+  if (!data.node) return {};
+  const kubelet = kubeletControl(data.node, data.out);
+  return { stopKubelet: kubelet.stop, restartKubelet: kubelet.restart };
+}
+
 /** True when the `NodeLocalCRISocket` feature gate is on. */
 export function nodeLocalCRISocketEnabled(data: InitData): boolean {
   return featureEnabled(data.cfg.cluster.featureGates, Feature.NodeLocalCRISocket);
 }
 
-/** Writes the kubelet's flags and configuration files, then runs the restart hook if given. */
+/**
+ * Writes the kubelet's flags and configuration files, then (re)starts the kubelet through
+ * `hooks`: by default the node's kubelet service; without a node only the files are written.
+ */
 export async function runKubeletStart(
   data: InitData,
-  hooks: KubeletStartHooks = {},
+  hooks: KubeletStartHooks = kubeletHooks(data),
 ): Promise<void> {
   const { cfg } = data;
   const localCRISocket = nodeLocalCRISocketEnabled(data);

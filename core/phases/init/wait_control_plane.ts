@@ -144,7 +144,7 @@ async function waitForTargets(
   targets: readonly HealthTarget[],
   o: WaitOptions,
 ): Promise<WaitOutcome> {
-  const health = data.health;
+  const health = data.node?.health;
   if (!health) {
     throw new KubeadmError("wait-control-plane needs a health probe, but none is configured", {
       hint: "run it through the kubeadm command line",

@@ -179,11 +179,7 @@ export function initWorkflow(): Workflow<InitData> {
       {
         name: "kubelet-start",
         short: "Write kubelet settings and (re)start the kubelet",
-        run: async (d) =>
-          (await kubeletStart()).runKubeletStart(
-            d,
-            d.kubelet ? { stopKubelet: d.kubelet.stop, restartKubelet: d.kubelet.restart } : {},
-          ),
+        run: async (d) => (await kubeletStart()).runKubeletStart(d),
       },
       {
         name: "wait-control-plane",
@@ -264,13 +260,13 @@ export function initWorkflow(): Workflow<InitData> {
 }
 
 async function runPreflightPhase(data: InitData): Promise<void> {
-  if (!data.preflightHost) {
+  if (!data.node) {
     throw new KubeadmError("the preflight phase needs a host to inspect", {
       hint: "the runtime did not provide one; skip it with --skip-phases=preflight",
     });
   }
   // `--ignore-preflight-errors` is already merged into nodeRegistration by the resolver.
-  await (await preflight()).runInitPreflight(data, data.preflightHost, {
+  await (await preflight()).runInitPreflight(data, data.node.machine, {
     ignore: [],
     output: data.preflightOutput,
   });

@@ -3,9 +3,10 @@
  * the node's files, output, and — computed once, on first use — the discovered TLS-bootstrap
  * kubeconfig, the cluster's configuration for this node, and API clients.
  *
- * The outside world comes in through {@link JoinHost}: discovery transports, the service
- * manager, plain HTTP health probes, file removal and directories, and the etcd client. Tests
- * hand in fakes; the Deno CLI hands in `cli/join_runtime.ts`.
+ * The outside world comes in through the node's ports ({@link NodeHost}: the kubelet service,
+ * health probes, file removal and directories, the etcd client) and {@link JoinPorts}
+ * (discovery and API transports). Tests hand in fakes; the Deno CLI hands in
+ * `cli/join_runtime.ts`.
  *
  * @module
  */
@@ -13,7 +14,7 @@ import { KubeconfigFile } from "../../constants.ts";
 import type { ResolvedJoinConfig } from "../../config/join.ts";
 import type { ResolvedConfig } from "../../config/types.ts";
 import { DEFAULT_CLUSTER_NAME } from "../../constants.ts";
-import type { EtcdConnect } from "../../host/etcd.ts";
+import type { NodeHost } from "../../host/node.ts";
 import { KubeadmError } from "../../errors.ts";
 import type { Clock, FileSystem, Printer, RandomSource } from "../../host/ports.ts";
 import { utf8 } from "../../host/ports.ts";
@@ -26,28 +27,13 @@ import type { HostFacts, InitData } from "../init/data.ts";
 import { fetchClusterConfigDocuments, nodeInitConfig } from "./cluster_config.ts";
 import { discoverCluster, type DiscoveryPorts, type JoinDiscovery } from "./discovery.ts";
 
-/** The machine, as the join phases reach it. */
-export interface JoinHost extends DiscoveryPorts {
+/** The network, as the join phases reach it: discovery and the API clients' transports. */
+export interface JoinPorts extends DiscoveryPorts {
   /**
-   * Runs the preflight checks (root, node, and for control-plane joins the init-node checks and
-   * image pull); `controlPlaneConfig` gives the cluster's configuration for this node.
+   * Runs the preflight checks on this node (`runJoinNodePreflight` over the node's machine);
+   * a runtime without a machine to inspect supplies its own.
    */
   preflight(data: JoinData): Promise<void>;
-  /** Stops the kubelet service before its files change (best effort, prints its own notes). */
-  stopKubelet(): Promise<void>;
-  /** (Re)starts the kubelet service (best effort, prints its own notes). */
-  startKubelet(): Promise<void>;
-  /**
-   * GETs a URL and returns the HTTP status; rejects on transport failures. `insecure` skips
-   * TLS verification (component health endpoints, as upstream).
-   */
-  httpStatus(url: string, options: { insecure?: boolean; timeoutMs: number }): Promise<number>;
-  /** Removes a node file; a missing file is not an error. */
-  removeFile(path: string): Promise<void>;
-  /** Creates a node directory (and parents) with the mode. */
-  ensureDir(path: string, mode: number): Promise<void>;
-  /** An etcd client for endpoints, authenticated with the given PEM material. */
-  etcd: EtcdConnect;
   /**
    * Transports of the API clients built from kubeconfigs (bootstrap, admin, kubelet);
    * discovery's {@link DiscoveryPorts.transportFor} when absent.
@@ -77,7 +63,10 @@ export interface JoinData {
   patchesDir?: string;
   /** Host facts for manifests and kubelet flags. */
   host: HostFacts & { systemdResolvedActive?: boolean; defaultAdvertiseAddress?: string };
-  ports: JoinHost;
+  /** The node's ports (machine, kubelet service, health endpoints, etcd, file tree). */
+  node: NodeHost;
+  /** Discovery and API transports. */
+  ports: JoinPorts;
   /** `join phase preflight -o`: `text` (default) or `json` (one report of every check). */
   preflightOutput?: "text" | "json";
   /** The discovered TLS-bootstrap kubeconfig (discovery runs on first call). */
@@ -111,7 +100,8 @@ export interface JoinDataInput {
   kubeletDir: string;
   patchesDir?: string;
   host: JoinData["host"];
-  ports: JoinHost;
+  node: NodeHost;
+  ports: JoinPorts;
   /** `join phase preflight -o`: `text` (default) or `json`. */
   preflightOutput?: "text" | "json";
   /**
@@ -157,6 +147,7 @@ export function createJoinData(input: JoinDataInput): JoinData {
     kubeletDir: input.kubeletDir,
     patchesDir: input.patchesDir,
     host: input.host,
+    node: input.node,
     ports: input.ports,
     preflightOutput: input.preflightOutput,
     tlsBootstrapCfg: once(async () => {

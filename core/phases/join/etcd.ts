@@ -61,7 +61,7 @@ export async function etcdClientFromCluster(d: JoinData): Promise<EtcdClient> {
     client,
     parseDuration(d.cfg.timeouts.kubernetesAPICall),
   );
-  return await syncEtcdClient((e) => d.ports.etcd(e, tls), endpoints, timing(d));
+  return await syncEtcdClient((e) => d.node.etcdClient(e, tls), endpoints, timing(d));
 }
 
 /** The hidden `check-etcd` phase. */
@@ -98,7 +98,7 @@ export async function runEtcdMemberJoin(d: JoinData): Promise<void> {
       `[control-plane-join] Would ensure that ${JSON.stringify(dataDir)} directory is present`,
     );
   } else {
-    await d.ports.ensureDir(dataDir, 0o700);
+    await d.node.ensureDir(dataDir, 0o700);
   }
   const advertise = d.cfg.controlPlane.localAPIEndpoint.advertiseAddress;
   const peerURL = etcdPeerURL(advertise);
@@ -134,7 +134,7 @@ export async function runEtcdMemberJoin(d: JoinData): Promise<void> {
     );
     const endpoints = [...new Set([...client.endpoints, etcdClientURL(advertise)])];
     const cfgTls = await etcdTls(d, cfg.cluster.certificatesDir);
-    await waitForClusterAvailable(d.ports.etcd(endpoints, cfgTls), t);
+    await waitForClusterAvailable(d.node.etcdClient(endpoints, cfgTls), t);
   } catch (e) {
     throw new KubeadmError(
       `error creating local etcd static pod manifest file: ${errorMessage(e)}`,

@@ -37,6 +37,7 @@ import {
   serializeKubeconfig,
 } from "../../kubeconfig/kubeconfig.ts";
 import { pauseImage } from "../../manifests/images.ts";
+import { kubeletControl } from "../../kubelet/service.ts";
 import { localAPIEndpointURL } from "../../net/endpoint.ts";
 import { joinHostPort } from "../../net/host_port.ts";
 import {
@@ -150,7 +151,7 @@ export async function runKubeletStart(d: JoinData): Promise<void> {
     await checkNoReadyNode(d, nodeName);
 
     if (d.dryRun) d.out.info("[kubelet-start] Would stop the kubelet");
-    else await d.ports.stopKubelet();
+    else await kubeletControl(d.node, d.out).stop();
 
     const nodeLocalCRISocket = featureEnabled(
       initCfg.cluster.featureGates,
@@ -177,13 +178,13 @@ export async function runKubeletStart(d: JoinData): Promise<void> {
       return;
     }
     d.out.info("[kubelet-start] Starting the kubelet");
-    await d.ports.startKubelet();
+    await kubeletControl(d.node, d.out).restart();
     if (!localMode) await waitForBootstrap(d, initCfg);
     ok = true;
   } finally {
     // Without the local mode the bootstrap credential leaves the disk now, success or not;
     // with it, kubelet-wait-bootstrap removes it.
-    if (!d.dryRun && (!localMode || !ok)) await d.ports.removeFile(bootstrapPath);
+    if (!d.dryRun && (!localMode || !ok)) await d.node.removeFile(bootstrapPath);
   }
 }
 
@@ -223,7 +224,9 @@ export async function waitForKubelet(d: JoinData, url: string, timeoutMs: number
   try {
     await poll<true>(async () => {
       try {
-        const status = await d.ports.httpStatus(url, { timeoutMs: 5_000 });
+        const r = await d.node.health.get(url, { timeoutMs: 5_000 });
+        if ("error" in r) throw new KubeadmError(r.error);
+        const status = r.status;
         if (status === 200) return { done: true, value: true };
         return {
           done: false,
@@ -333,6 +336,6 @@ export async function runKubeletWaitBootstrap(d: JoinData): Promise<void> {
   try {
     await waitForBootstrap(d, cfg);
   } finally {
-    await d.ports.removeFile(bootstrapPath);
+    await d.node.removeFile(bootstrapPath);
   }
 }

@@ -95,6 +95,12 @@ export function controlPlaneProbes(
   ];
 }
 
+async function probeStatus(d: JoinData, url: string): Promise<number> {
+  const r = await d.node.health.get(url, { insecureSkipTLSVerify: true, timeoutMs: 10_000 });
+  if ("error" in r) throw new KubeadmError(r.error);
+  return r.status;
+}
+
 /** Runs the phase; a no-op for worker joins and in dry-run. */
 export async function runJoinWaitControlPlane(d: JoinData): Promise<void> {
   const cp = d.cfg.controlPlane;
@@ -135,7 +141,7 @@ export async function runJoinWaitControlPlane(d: JoinData): Promise<void> {
         try {
           status = p.name === Component.apiServer
             ? (await client.getRaw(`/${p.endpoint}`)).status
-            : await d.ports.httpStatus(url, { insecure: true, timeoutMs: 10_000 });
+            : await probeStatus(d, url);
         } catch (e) {
           return {
             done: false,

@@ -33,7 +33,7 @@ export const RESET_KUBECONFIG_FILES: readonly string[] = [
 ].map((f) => `${KUBERNETES_DIR}/${f}`);
 
 async function stopKubelet(d: ResetData): Promise<void> {
-  const init = await d.host.initSystem();
+  const init = await d.node.machine.initSystem();
   if (!init) {
     d.out.warn(
       "[reset] The kubelet service could not be stopped by kubeadm. Unable to detect a supported init system!",
@@ -62,7 +62,7 @@ async function unmountKubeletDir(d: ResetData): Promise<string | undefined> {
   }
   let dir: string;
   try {
-    dir = await d.host.realDir(KUBELET_RUN_DIR);
+    dir = await d.node.realDir(KUBELET_RUN_DIR);
   } catch (e) {
     d.out.warn(
       `[reset] Skipping unmount of directories in ${JSON.stringify(KUBELET_RUN_DIR)}: ${
@@ -83,11 +83,11 @@ async function unmountKubeletDir(d: ResetData): Promise<string | undefined> {
   d.out.info(`[reset] Unmounting mounted directories in ${JSON.stringify(KUBELET_RUN_DIR)}`);
   const prefix = `${dir}/`;
   // Innermost (most recently mounted) first, so nested mounts come off cleanly.
-  const mounts = (await d.host.mountPoints()).filter((m) => m.startsWith(prefix)).reverse();
+  const mounts = (await d.node.mountPoints()).filter((m) => m.startsWith(prefix)).reverse();
   const errors: string[] = [];
   for (const m of mounts) {
     try {
-      await d.host.unmount(m, d.unmountFlags);
+      await d.node.unmount(m, d.unmountFlags);
     } catch (e) {
       errors.push(`failed to unmount ${JSON.stringify(m)}: ${errorMessage(e)}`);
     }
@@ -109,7 +109,7 @@ async function removeContainers(d: ResetData): Promise<void> {
     return;
   }
   try {
-    const rt = d.host.containerRuntime(d.criSocket);
+    const rt = d.node.machine.containerRuntime(d.criSocket);
     await rt.connect();
     await rt.removePods(await rt.listKubePods());
   } catch (e) {
@@ -127,7 +127,7 @@ async function resetConfigDir(d: ResetData, dirs: readonly string[]): Promise<vo
       const problem = cleanupDirProblem(dir);
       try {
         if (problem !== undefined) throw new KubeadmError(problem);
-        await d.host.cleanDir(dir);
+        await d.node.cleanDir(dir);
       } catch (e) {
         d.out.warn(
           `[reset] Failed to delete contents of ${JSON.stringify(dir)} directory: ${
@@ -145,7 +145,7 @@ async function resetConfigDir(d: ResetData, dirs: readonly string[]): Promise<vo
   d.out.info(`[reset] Deleting files: ${files}`);
   for (const file of RESET_KUBECONFIG_FILES) {
     try {
-      await d.host.removeFile(file);
+      await d.node.removeFile(file);
     } catch (e) {
       d.out.warn(`[reset] Failed to remove file: ${JSON.stringify(file)} [${errorMessage(e)}]`);
     }

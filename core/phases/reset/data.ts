@@ -13,9 +13,8 @@ import { DEFAULT_CERTIFICATES_DIR, DEFAULT_CRI_SOCKET } from "../../constants.ts
 import { ValidationError } from "../../errors.ts";
 import type { Printer } from "../../host/ports.ts";
 import { KNOWN_CHECK_NAMES } from "../../preflight/catalog.ts";
-import type { Machine } from "../../host/machine.ts";
+import type { NodeHost } from "../../host/node.ts";
 import { type IgnoreSet, resolveIgnoreSet } from "../../preflight/ignore.ts";
-import type { ResetHost } from "./host.ts";
 import { assertSafeCleanupDir } from "./safety.ts";
 
 /** Unmount flags accepted in `ResetConfiguration.unmountFlags`. */
@@ -41,10 +40,8 @@ export interface ResetClusterConfig {
 /** Input of every reset phase. */
 export interface ResetData {
   out: Printer;
-  /** Where files are removed, services stopped, etcd reached. */
-  host: ResetHost;
-  /** For the `IsPrivilegedUser` check. */
-  preflightHost: Machine;
+  /** The node: its files, services, containers, mounts and etcd. */
+  node: NodeHost;
   dryRun: boolean;
   /** `--force`: no confirmation prompt. */
   force: boolean;
@@ -85,8 +82,7 @@ export interface ResetDataInput {
   config?: ResetConfiguration;
   cluster?: ResetClusterConfig;
   out: Printer;
-  host: ResetHost;
-  preflightHost: Machine;
+  node: NodeHost;
   confirm(prompt: string): Promise<string | undefined>;
 }
 
@@ -121,8 +117,7 @@ export function buildResetData(input: ResetDataInput): ResetData & { skipPhases:
   );
   return {
     out: input.out,
-    host: input.host,
-    preflightHost: input.preflightHost,
+    node: input.node,
     confirm: input.confirm,
     cluster,
     dryRun: flags.dryRun ?? config.dryRun ?? false,

@@ -26,7 +26,7 @@ export async function runResetPreflight(d: ResetData): Promise<void> {
     }
   }
   d.out.info("[preflight] Running pre-flight checks");
-  const run = new PreflightRun(d.preflightHost, {
+  const run = new PreflightRun(d.node.machine, {
     command: "reset",
     ignore: d.ignore,
     out: d.out,

@@ -36,7 +36,7 @@ interface MemberTarget {
 }
 
 async function readManifest(d: ResetData): Promise<LocalEtcdManifest | undefined> {
-  const data = await d.host.files.read(ETCD_MANIFEST);
+  const data = await d.node.machine.files.read(ETCD_MANIFEST);
   return data === undefined ? undefined : parseEtcdManifest(utf8(data), ETCD_MANIFEST);
 }
 
@@ -70,11 +70,11 @@ function memberTarget(
 /** The etcd client certificate: `apiserver-etcd-client`, else `etcd/healthcheck-client`. */
 async function etcdClientTLS(d: ResetData): Promise<TlsClientMaterial> {
   const dir = d.certificatesDir;
-  const ca = await d.host.files.read(`${dir}/etcd/ca.crt`);
+  const ca = await d.node.machine.files.read(`${dir}/etcd/ca.crt`);
   if (ca === undefined) throw new KubeadmError(`could not read the etcd CA ${dir}/etcd/ca.crt`);
   for (const base of ["apiserver-etcd-client", "etcd/healthcheck-client"]) {
-    const cert = await d.host.files.read(`${dir}/${base}.crt`);
-    const key = await d.host.files.read(`${dir}/${base}.key`);
+    const cert = await d.node.machine.files.read(`${dir}/${base}.crt`);
+    const key = await d.node.machine.files.read(`${dir}/${base}.key`);
     if (cert && key) return { caPem: utf8(ca), certPem: utf8(cert), keyPem: utf8(key) };
   }
   throw new KubeadmError(
@@ -93,7 +93,7 @@ async function cleanDataDir(d: ResetData, dir: string): Promise<void> {
     return;
   }
   try {
-    await d.host.cleanDir(dir);
+    await d.node.cleanDir(dir);
     d.out.info(`[reset] Deleted contents of the etcd data directory: ${dir}`);
   } catch (e) {
     d.out.warn(
@@ -138,7 +138,7 @@ export async function runRemoveEtcdMember(d: ResetData): Promise<void> {
       try {
         const tls = await etcdClientTLS(d);
         await removeEtcdMember(
-          (endpoints) => d.host.etcdClient(endpoints, tls),
+          (endpoints) => d.node.etcdClient(endpoints, tls),
           target.endpoints,
           target.peerURL,
           target.clientURL,
@@ -160,7 +160,7 @@ export async function runRemoveEtcdMember(d: ResetData): Promise<void> {
   // Also when the member could not be handled (or cleanup-node ran first): stale data would
   // break the next init or join.
   if (!d.dryRun && !cleaned) {
-    const entries = await d.host.files.list(dataDir);
+    const entries = await d.node.machine.files.list(dataDir);
     if (entries !== undefined && entries.length > 0) await cleanDataDir(d, dataDir);
   }
 }

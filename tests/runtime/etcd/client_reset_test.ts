@@ -4,8 +4,7 @@ import assert from "node:assert/strict";
 import { buildResetData } from "../../../core/phases/reset/data.ts";
 import { runReset } from "../../../core/phases/reset/workflow.ts";
 import { EtcdGatewayClient } from "../../../runtime/etcd/client.ts";
-import { DenoResetHost } from "../../../runtime/host/reset_host.ts";
-import { DenoMachine } from "../../../runtime/host/machine.ts";
+import { DenoNodeHost } from "../../../runtime/host/node_host.ts";
 import { EtcdMemberNotFound } from "../../../core/host/etcd.ts";
 import { startEtcdCluster } from "../../support/etcd_cluster.ts";
 import { CapturePrinter } from "../../support/fake_machine.ts";
@@ -61,8 +60,7 @@ Deno.test({
       const data = buildResetData({
         flags: { force: true },
         out,
-        host: new DenoResetHost({ root }),
-        preflightHost: new DenoMachine({ root }),
+        node: new DenoNodeHost({ root, etcd: { timeoutMs: 10_000, retryForMs: 120_000 } }),
         confirm: () => Promise.resolve(undefined),
       });
       await runReset(data, { only: "remove-etcd-member" });

@@ -10,7 +10,7 @@ import type { Transport } from "../../../../core/kube/transport.ts";
 import { RecordingFileSystem } from "../../../../core/host/recording_fs.ts";
 import { createClusterAccess } from "../../../../core/phases/init/cluster_access.ts";
 import type { TransportFactory } from "../../../../core/kube/transport.ts";
-import type { InitData, KubeletService } from "../../../../core/phases/init/data.ts";
+import type { InitData } from "../../../../core/phases/init/data.ts";
 import { initWorkflow } from "../../../../core/phases/init/workflow.ts";
 import { runWorkflow } from "../../../../core/workflow/runner.ts";
 import { parseCertificatesPEM } from "../../../../core/pki/cert.ts";
@@ -67,9 +67,15 @@ interface Harness {
   denied: string[];
 }
 
-/** A fake host on which every init preflight check passes. */
-function healthyPreflightHost(): FakeMachine {
+/**
+ * A fake host on which every init preflight check passes; its kubelet service records "stop"
+ * and "restart" in `kubelet`.
+ */
+function healthyPreflightHost(kubelet: string[] = []): FakeMachine {
   const host = new FakeMachine();
+  const init = host.init!;
+  init.serviceStop = () => Promise.resolve(void kubelet.push("stop"));
+  init.serviceRestart = () => Promise.resolve(void kubelet.push("restart"));
   host.dns.set("cp-1", ["192.168.0.10"]);
   host.systemFiles.set("/proc/sys/net/ipv4/ip_forward", new TextEncoder().encode("1\n"));
   return host;
@@ -99,16 +105,11 @@ async function harness(opts: { files?: MemoryFileSystem } = {}): Promise<Harness
   const fx = initDataFixture({
     files,
     health: { get: (url) => (probes.push(url), Promise.resolve({ status: 200 })) },
+    machine: healthyPreflightHost(kubelet),
   });
-  fx.data.preflightHost = healthyPreflightHost();
-  const service: KubeletService = {
-    stop: () => Promise.resolve(void kubelet.push("stop")),
-    restart: () => Promise.resolve(void kubelet.push("restart")),
-  };
   Object.assign(fx.data, {
     clock,
     sleep: clock.sleep,
-    kubelet: service,
     cluster: createClusterAccess({
       files,
       kubeconfigDir: "/etc/kubernetes",
@@ -236,11 +237,16 @@ Deno.test("full init workflow against the fake API: every phase, in order, every
 Deno.test("init --dry-run: API calls go to the dry-run transport, nothing is created or probed", async () => {
   const base = new MemoryFileSystem();
   const recording = new RecordingFileSystem(base);
-  const { data, out } = initDataFixture({ files: base, dryRun: true });
+  const probes: string[] = [];
+  const kubelet: string[] = [];
+  const { data, out } = initDataFixture({
+    files: base,
+    dryRun: true,
+    health: { get: (url) => (probes.push(url), Promise.resolve({ status: 200 })) },
+    machine: healthyPreflightHost(kubelet),
+  });
   data.files = recording;
   data.cfg.cluster.encryptionAlgorithm = "ECDSA-P256";
-  const probes: string[] = [];
-  data.health = { get: (url) => (probes.push(url), Promise.resolve({ status: 200 })) };
   const api = new FakeKubeApi();
   const dry = createDryRunTransport({ out });
   const servers: string[] = [];
@@ -253,14 +259,8 @@ Deno.test("init --dry-run: API calls go to the dry-run transport, nothing is cre
     sleep: () => Promise.resolve(),
     apiCallTimeoutMs: 60_000,
   });
-  const kubelet: string[] = [];
-  data.kubelet = {
-    stop: () => Promise.resolve(void kubelet.push("stop")),
-    restart: () => Promise.resolve(void kubelet.push("restart")),
-  };
   let reports = 0;
   data.reportDryRunFiles = () => Promise.resolve(void reports++);
-  data.preflightHost = healthyPreflightHost();
   await runWorkflow(initWorkflow(), data);
 
   assert.equal(base.writes.length, 0, "nothing written to the node");

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { HealthProbe, HealthResult } from "../../../../core/phases/init/data.ts";
+import type { HealthProbe, HealthResult } from "../../../../core/host/http.ts";
 import {
   controlPlaneHealthTargets,
   runWaitControlPlane,

@@ -65,8 +65,7 @@ Deno.test("the preflight phase runs the checks on the InitData's preflight host"
   const host = new FakeMachine();
   host.dns.set("cp-1", ["192.168.0.10"]);
   host.busyPorts.add(6443);
-  const f = initDataFixture();
-  f.data.preflightHost = host;
+  const f = initDataFixture({ machine: host });
   await assert.rejects(
     () => runWorkflow(initWorkflow(), f.data, { only: "preflight" }),
     /error execution phase preflight/,

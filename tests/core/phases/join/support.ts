@@ -1,6 +1,6 @@
 /**
  * Fakes for join phase tests: an in-memory API server holding a signed cluster-info, the
- * kubeadm-config and kubelet-config ConfigMaps; a memory file system; and a {@link JoinHost}
+ * kubeadm-config and kubelet-config ConfigMaps; a memory file system; and a fake node
  * whose "kubelet" writes kubelet.conf when started (as a real kubelet's TLS bootstrap would).
  *
  * @module
@@ -17,7 +17,12 @@ import { generateKeyPair } from "../../../../core/pki/keys.ts";
 import { certificatePin } from "../../../../core/pki/pin.ts";
 import { resolveJoinConfig } from "../../../../core/config/join.ts";
 import type { JoinFlagOverrides } from "../../../../core/config/join.ts";
-import { createJoinData, type JoinData, type JoinHost } from "../../../../core/phases/join/data.ts";
+import {
+  createJoinData,
+  type JoinData,
+  type JoinPorts,
+} from "../../../../core/phases/join/data.ts";
+import { FakeNodeHost } from "../../../support/fake_node_host.ts";
 import type { FileSystem } from "../../../../core/host/ports.ts";
 import { FakeKubeApi } from "../../../support/fake_kube_api.ts";
 import { FakeClock } from "../../../support/fake_clock.ts";
@@ -124,7 +129,7 @@ export function fakeJoin(
     flags,
     host: { hostname: "worker-1", defaultAdvertiseAddress: "10.0.0.2" },
   });
-  const ports: JoinHost = {
+  const ports: JoinPorts = {
     transportFor: () => cluster.api.transport,
     hostFiles: new MemoryFileSystem(),
     fetchUrl: () => Promise.reject(new Error("no network")),
@@ -132,42 +137,46 @@ export function fakeJoin(
       events.push("preflight");
       return Promise.resolve();
     },
-    stopKubelet: () => {
-      events.push("stop kubelet");
-      return Promise.resolve();
-    },
-    startKubelet: async () => {
-      events.push("start kubelet");
-      if (opts.kubeletBootstraps ?? true) {
-        await files.write({
-          path: "/etc/kubernetes/kubelet.conf",
-          data: serializeKubeconfig({
-            ...createBasicKubeconfig(SERVER, "default-cluster", "default-auth", cluster.caPem),
-            users: [{ name: "default-auth", user: { token: "node-token" } }],
-          }, { nullEmptyLists: true }),
-          mode: 0o600,
-          kind: "kubeconfig",
-        });
-      }
-    },
-    httpStatus: (url) => {
-      events.push(`probe ${url}`);
-      return Promise.resolve(200);
-    },
-    removeFile: (path) => {
-      events.push(`remove ${path}`);
-      files.remove(path);
-      return Promise.resolve();
-    },
-    ensureDir: (path) => {
-      events.push(`mkdir ${path}`);
-      return Promise.resolve();
-    },
-    etcd: () => {
-      throw new Error("no etcd in worker tests");
-    },
     clock,
     sleep: clock.sleep,
+  };
+  const node = new FakeNodeHost();
+  const kubelet = node.machine.init!;
+  kubelet.serviceStop = () => {
+    events.push("stop kubelet");
+    return Promise.resolve();
+  };
+  kubelet.serviceRestart = async () => {
+    events.push("start kubelet");
+    if (opts.kubeletBootstraps ?? true) {
+      await files.write({
+        path: "/etc/kubernetes/kubelet.conf",
+        data: serializeKubeconfig({
+          ...createBasicKubeconfig(SERVER, "default-cluster", "default-auth", cluster.caPem),
+          users: [{ name: "default-auth", user: { token: "node-token" } }],
+        }, { nullEmptyLists: true }),
+        mode: 0o600,
+        kind: "kubeconfig",
+      });
+    }
+  };
+  node.health = {
+    get: (url) => {
+      events.push(`probe ${url}`);
+      return Promise.resolve({ status: 200 });
+    },
+  };
+  node.removeFile = (path) => {
+    events.push(`remove ${path}`);
+    files.remove(path);
+    return Promise.resolve();
+  };
+  node.ensureDir = (path) => {
+    events.push(`mkdir ${path}`);
+    return Promise.resolve();
+  };
+  node.etcdClient = () => {
+    throw new Error("no etcd in worker tests");
   };
   const data = createJoinData({
     cfg: config,
@@ -186,6 +195,7 @@ export function fakeJoin(
       proxyEnv: {},
       defaultAdvertiseAddress: "10.0.0.2",
     },
+    node,
     ports,
   });
   return { data, files, out, clock, events };

@@ -7,7 +7,7 @@ import {
   etcdPeerURL,
   removeEtcdMember,
 } from "../../../../core/phases/reset/etcd_member.ts";
-import { FakeEtcd } from "../../../support/fake_reset_host.ts";
+import { FakeEtcd } from "../../../support/fake_node_host.ts";
 import { ETCD_MANIFEST } from "./support.ts";
 
 Deno.test("the manifest's data dir, URLs and initial cluster", () => {

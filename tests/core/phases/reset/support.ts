@@ -6,8 +6,8 @@ import {
 } from "../../../../core/phases/reset/data.ts";
 import type { ResetConfiguration } from "../../../../core/config/types.ts";
 import type { ResetClusterConfig } from "../../../../core/phases/reset/data.ts";
-import { CapturePrinter, FakeMachine } from "../../../support/fake_machine.ts";
-import { FakeResetHost } from "../../../support/fake_reset_host.ts";
+import { CapturePrinter, type FakeMachine } from "../../../support/fake_machine.ts";
+import { FakeNodeHost } from "../../../support/fake_node_host.ts";
 
 /** The etcd manifest of member `cp-1` at 192.168.0.10 in a two-member cluster. */
 export const ETCD_MANIFEST = `apiVersion: v1
@@ -33,7 +33,7 @@ spec:
 `;
 
 /** Seeds the files `kubeadm init` leaves on a control-plane node. */
-export function seedInitNode(host: FakeResetHost): void {
+export function seedInitNode(host: FakeNodeHost): void {
   const f = host.files;
   for (const m of ["kube-apiserver", "kube-controller-manager", "kube-scheduler"]) {
     f.put(`/etc/kubernetes/manifests/${m}.yaml`, "kind: Pod\n");
@@ -66,14 +66,14 @@ export interface ResetFixtureOptions {
 /** A reset run on a seeded fake node; `prompts` records what was asked. */
 export function resetFixture(opts: ResetFixtureOptions = {}): {
   data: ResetData & { skipPhases: string[] };
-  host: FakeResetHost;
+  host: FakeNodeHost;
   preflight: FakeMachine;
   out: CapturePrinter;
   prompts: string[];
 } {
-  const host = new FakeResetHost();
+  const host = new FakeNodeHost();
   if (opts.seed ?? true) seedInitNode(host);
-  const preflight = new FakeMachine();
+  const preflight = host.machine;
   const out = new CapturePrinter();
   const prompts: string[] = [];
   const answers = [...(opts.answers ?? [])];
@@ -82,8 +82,7 @@ export function resetFixture(opts: ResetFixtureOptions = {}): {
     config: opts.config,
     cluster: opts.cluster,
     out,
-    host,
-    preflightHost: preflight,
+    node: host,
     confirm: (prompt) => {
       prompts.push(prompt);
       return Promise.resolve(answers.shift());

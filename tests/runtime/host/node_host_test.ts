@@ -4,8 +4,7 @@
 import assert from "node:assert/strict";
 import { buildResetData } from "../../../core/phases/reset/data.ts";
 import { runReset } from "../../../core/phases/reset/workflow.ts";
-import { DenoResetHost } from "../../../runtime/host/reset_host.ts";
-import { DenoMachine } from "../../../runtime/host/machine.ts";
+import { DenoNodeHost } from "../../../runtime/host/node_host.ts";
 import { FlagError } from "../../../core/errors.ts";
 import {
   CapturePrinter,
@@ -103,12 +102,11 @@ function resetData(
   const data = buildResetData({
     flags,
     out,
-    host: new DenoResetHost({
+    node: new DenoNodeHost({
       root,
       initSystem: () => Promise.resolve(init),
       containerRuntime: (s) => new FakeContainerRuntime(s),
     }),
-    preflightHost: new DenoMachine({ root }),
     confirm: () => Promise.resolve(undefined),
   });
   return { data, out, init };
@@ -218,10 +216,10 @@ Deno.test("mounts under the kubelet directory are unmounted before it is emptied
   }
 });
 
-Deno.test("DenoResetHost: realDir, mountPoints and removeFile stay inside the root", async () => {
+Deno.test("DenoNodeHost: realDir, mountPoints and removeFile stay inside the root", async () => {
   const node = await initNode();
   try {
-    const host = new DenoResetHost({ root: node.root });
+    const host = new DenoNodeHost({ root: node.root });
     assert.equal(await host.realDir("/var/lib/kubelet"), "/var/lib/kubelet");
     await Deno.rename(`${node.root}/var/lib/kubelet`, `${node.root}/var/lib/kubelet-real`);
     await Deno.symlink(`${node.root}/var/lib/kubelet-real`, `${node.root}/var/lib/kubelet`);
@@ -248,7 +246,7 @@ Deno.test("DenoResetHost: realDir, mountPoints and removeFile stay inside the ro
       table,
       `proc /proc proc rw 0 0\ntmpfs ${node.root}/var/lib/kubelet/pods/a\\040b tmpfs rw 0 0\n`,
     );
-    const withTable = new DenoResetHost({ root: node.root, mountsFile: table });
+    const withTable = new DenoNodeHost({ root: node.root, mountsFile: table });
     assert.deepEqual(await withTable.mountPoints(), ["/var/lib/kubelet/pods/a b"]);
   } finally {
     await node.cleanup();

@@ -1,6 +1,8 @@
 /**
- * The real machine as a {@link ResetHost}: removes kubeadm's files under `--rootfs`, unmounts
- * with `umount`, stops services through systemd/OpenRC, talks to etcd over HTTPS.
+ * The node as the Deno runtime reaches it (the {@link NodeHost} every workflow acts on): the
+ * machine ({@link DenoMachine}), health probes, the etcd gateway client, and kubeadm's file
+ * tree under `--rootfs` (creating directories, removing files, emptying directories,
+ * unmounting).
  *
  * Removal is defensive: a directory is emptied entry by entry with `lstat`, so a symlink inside
  * it is removed as a link and never followed; a directory on another file system (a mount
@@ -10,29 +12,32 @@
  * @module
  */
 import { cleanupDirProblem } from "../../core/phases/reset/safety.ts";
-import type { EtcdClient } from "../../core/host/etcd.ts";
-import type { ResetHost } from "../../core/phases/reset/host.ts";
 import type { ContainerRuntime } from "../../core/host/containers.ts";
+import type { EtcdClient } from "../../core/host/etcd.ts";
+import type { HealthProbe, TlsClientMaterial } from "../../core/host/http.ts";
+import type { NodeHost } from "../../core/host/node.ts";
 import type { InitSystem } from "../../core/host/services.ts";
-import type { TlsClientMaterial } from "../../core/host/http.ts";
 import { errorMessage } from "../../core/errors.ts";
-import { CriSocketRuntime } from "./container_runtime.ts";
 import { EtcdGatewayClient } from "../etcd/client.ts";
 import { runCommand } from "./exec.ts";
-import { detectInitSystem } from "./init_system.ts";
-import { RootedNodeFiles } from "./node_files.ts";
-import { unescapeMountPath } from "./machine.ts";
+import { DenoMachine, unescapeMountPath } from "./machine.ts";
+import type { RootedNodeFiles } from "./node_files.ts";
 
-/** Options of {@link DenoResetHost}. */
-export interface DenoResetHostOptions {
+/** Options of {@link DenoNodeHost}. */
+export interface DenoNodeHostOptions {
   /** `--rootfs` (default `/`). */
   root?: string;
-  /** Replaces init-system detection (tests: never stop the machine's kubelet). */
+  /** Replaces init-system detection (tests: never touch the machine's services). */
   initSystem?: () => Promise<InitSystem | undefined>;
   /** Replaces the CRI runtime factory. */
   containerRuntime?: (socket: string) => ContainerRuntime;
   /** The mount table to read (default `/proc/mounts`). */
   mountsFile?: string;
+  /**
+   * etcd requests: per-request timeout (default 20s) and how long transient failures are
+   * retried (default 0: one attempt; reset uses upstream's 2m).
+   */
+  etcd?: { timeoutMs?: number; retryForMs?: number };
 }
 
 const UMOUNT_ARGS: Readonly<Record<string, string | undefined>> = {
@@ -46,15 +51,29 @@ function notFound(e: unknown): boolean {
   return e instanceof Deno.errors.NotFound;
 }
 
-/** The machine, rooted at `--rootfs`. */
-export class DenoResetHost implements ResetHost {
-  readonly files: RootedNodeFiles;
-  readonly #opts: DenoResetHostOptions;
+/** The node, rooted at `--rootfs`. */
+export class DenoNodeHost implements NodeHost {
+  readonly machine: DenoMachine;
+  readonly health: HealthProbe;
+  readonly foreignRoot?: string;
+  readonly #opts: DenoNodeHostOptions;
   #rootReal?: string;
 
-  constructor(opts: DenoResetHostOptions = {}) {
+  constructor(opts: DenoNodeHostOptions = {}) {
     this.#opts = opts;
-    this.files = new RootedNodeFiles(opts.root ?? "/");
+    const root = opts.root ?? "/";
+    this.machine = new DenoMachine({
+      root,
+      initSystem: opts.initSystem,
+      containerRuntime: opts.containerRuntime,
+    });
+    if (root.replace(/\/+$/, "") !== "") this.foreignRoot = root;
+    this.health = lazyHealthProbe();
+  }
+
+  /** kubeadm's files under the root (read side). */
+  get files(): RootedNodeFiles {
+    return this.machine.files;
   }
 
   /** The host path of a node path. */
@@ -65,6 +84,15 @@ export class DenoResetHost implements ResetHost {
   async #root(): Promise<string> {
     this.#rootReal ??= await Deno.realPath(this.files.root);
     return this.#rootReal;
+  }
+
+  etcdClient(endpoints: readonly string[], tls: TlsClientMaterial): EtcdClient {
+    const { timeoutMs, retryForMs } = this.#opts.etcd ?? {};
+    return new EtcdGatewayClient(endpoints, tls, timeoutMs, retryForMs);
+  }
+
+  async ensureDir(path: string, mode: number): Promise<void> {
+    await Deno.mkdir(this.resolve(path), { recursive: true, mode });
   }
 
   /** The node path of a resolved host path, or `undefined` when it lies outside the root. */
@@ -206,17 +234,15 @@ export class DenoResetHost implements ResetHost {
     await this.#removeTree(host, st.dev, errors);
     if (errors.length > 0) throw new Error(errors.join("; "));
   }
+}
 
-  initSystem(): Promise<InitSystem | undefined> {
-    return (this.#opts.initSystem ?? detectInitSystem)();
-  }
-
-  containerRuntime(socket: string): ContainerRuntime {
-    return this.#opts.containerRuntime?.(socket) ?? new CriSocketRuntime(socket);
-  }
-
-  etcdClient(endpoints: readonly string[], tls: TlsClientMaterial): EtcdClient {
-    // Upstream's etcd client for reset: 10s requests, transient failures retried for 2m.
-    return new EtcdGatewayClient(endpoints, tls, 10_000, 120_000);
-  }
+// The network stack (node:https for self-signed health endpoints) costs tens of milliseconds
+// to load: only runs that probe health pay for it.
+function lazyHealthProbe(): HealthProbe {
+  let probe: Promise<HealthProbe> | undefined;
+  return {
+    get: async (url, options) =>
+      (await (probe ??= import("../kube/health.ts").then((m) => m.createHealthProbe())))
+        .get(url, options),
+  };
 }

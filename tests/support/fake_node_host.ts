@@ -1,15 +1,19 @@
 /**
- * A scriptable {@link ResetHost} over {@link FakeNodeFiles}, recording what reset did, and a
- * fake etcd cluster.
+ * A scriptable {@link NodeHost} over a {@link FakeMachine}, recording what the workflows did to
+ * the node (directories emptied, files removed, unmounts), with a fake etcd cluster and a
+ * health probe that answers 200 unless told otherwise.
  *
  * @module
  */
 import { type EtcdClient, type EtcdMember, EtcdMemberNotFound } from "../../core/host/etcd.ts";
-import { type ResetHost } from "../../core/phases/reset/host.ts";
-import type { ContainerRuntime } from "../../core/host/containers.ts";
-import type { InitSystem } from "../../core/host/services.ts";
-import type { TlsClientMaterial } from "../../core/host/http.ts";
-import { FakeContainerRuntime, FakeInitSystem, FakeNodeFiles } from "./fake_machine.ts";
+import type { HealthProbe, TlsClientMaterial } from "../../core/host/http.ts";
+import type { NodeHost } from "../../core/host/node.ts";
+import {
+  FakeContainerRuntime,
+  type FakeInitSystem,
+  FakeMachine,
+  type FakeNodeFiles,
+} from "./fake_machine.ts";
 
 /** An in-memory etcd cluster. */
 export class FakeEtcd {
@@ -43,9 +47,12 @@ export class FakeEtcd {
   }
 }
 
-/** The fake host. */
-export class FakeResetHost implements ResetHost {
-  readonly files = new FakeNodeFiles();
+/** The fake node. */
+export class FakeNodeHost implements NodeHost {
+  readonly machine: FakeMachine;
+  /** Answers every probe with 200 (replace to script health endpoints). */
+  health: HealthProbe = { get: () => Promise.resolve({ status: 200 }) };
+  foreignRoot?: string;
   /** Node path → what it resolves to (default: itself when it exists). */
   readonly links = new Map<string, string>();
   /** Mount points (node paths), in mount order. */
@@ -60,11 +67,42 @@ export class FakeResetHost implements ResetHost {
   readonly cleanErrors = new Map<string, string>();
   /** Files removed, in order. */
   readonly removedFiles: string[] = [];
-  init: FakeInitSystem | undefined = new FakeInitSystem();
+  /** Directories created, in order. */
+  readonly createdDirs: string[] = [];
+  /** The container runtime behind every socket. */
   readonly runtime = new FakeContainerRuntime("unix:///var/run/containerd/containerd.sock");
   readonly etcd = new FakeEtcd();
-  /** Every mutating call, in order (`unmount /x`, `clean /d`, `remove /f`). */
+  /** Every mutating call, in order (`unmount /x`, `clean /d`, `remove /f`, `mkdir /d`). */
   readonly actions: string[] = [];
+
+  constructor(machine: FakeMachine = new FakeMachine()) {
+    this.machine = machine;
+    this.machine.containerRuntime = () => this.runtime;
+  }
+
+  /** kubeadm's files on the node (the machine's). */
+  get files(): FakeNodeFiles {
+    return this.machine.files;
+  }
+
+  /** The machine's service manager (`undefined`: none). */
+  get init(): FakeInitSystem | undefined {
+    return this.machine.init;
+  }
+  set init(value: FakeInitSystem | undefined) {
+    this.machine.init = value;
+  }
+
+  etcdClient(endpoints: readonly string[], tls: TlsClientMaterial): EtcdClient {
+    return this.etcd.client(endpoints, tls);
+  }
+
+  ensureDir(path: string): Promise<void> {
+    this.createdDirs.push(path);
+    this.actions.push(`mkdir ${path}`);
+    this.files.mkdir(path);
+    return Promise.resolve();
+  }
 
   async realDir(path: string): Promise<string> {
     const target = this.links.get(path) ?? path;
@@ -105,17 +143,5 @@ export class FakeResetHost implements ResetHost {
     this.actions.push(`remove ${path}`);
     this.files.files.delete(path);
     return Promise.resolve();
-  }
-
-  initSystem(): Promise<InitSystem | undefined> {
-    return Promise.resolve(this.init);
-  }
-
-  containerRuntime(_socket: string): ContainerRuntime {
-    return this.runtime;
-  }
-
-  etcdClient(endpoints: readonly string[], tls: TlsClientMaterial): EtcdClient {
-    return this.etcd.client(endpoints, tls);
   }
 }
