@@ -11,7 +11,7 @@
 import { errorMessage, KubeadmError } from "../../errors.ts";
 import { Component, DEFAULT_ETCD_DATA_DIR } from "../../constants.ts";
 import { etcdPod } from "../../manifests/etcd.ts";
-import { initManifestInput, writeStaticPodManifest } from "./control_plane.ts";
+import { nodeManifestInput, writeStaticPodManifest } from "../../manifests/write.ts";
 import type { InitData } from "./data.ts";
 
 /** Upstream's verbose-only note for external etcd (not printed by default). */
@@ -30,7 +30,7 @@ export async function runLocalEtcd(data: InitData): Promise<void> {
     `[etcd] Creating static Pod manifest for local etcd in ${JSON.stringify(data.manifestDir)}`,
   );
   try {
-    const pod = etcdPod(await initManifestInput(data));
+    const pod = etcdPod(await nodeManifestInput(data));
     await writeStaticPodManifest(data, Component.etcd, pod);
   } catch (e) {
     throw new KubeadmError(

@@ -6,29 +6,24 @@
  * join), and the control-plane static Pod manifests. Every sub-phase is a no-op for worker
  * joins.
  *
- * The certificate, kubeconfig and manifest work reuses the init phases, run on the cluster's
- * configuration for this node.
+ * The certificates, kubeconfig files and manifests come from the same domain modules as
+ * init's (`core/certs/tree.ts`, `core/kubeconfig/files.ts`, `core/manifests/write.ts`), on
+ * the cluster's configuration for this node.
  *
  * @module
  */
 import { certListFor } from "../../certs/certlist.ts";
+import { certificateDirLine, ensureCert, prefetchKeys } from "../../certs/tree.ts";
 import { downloadCerts } from "../../cluster/upload_certs.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
+import { ensureKubeconfigFile, kubeconfigDirLine } from "../../kubeconfig/files.ts";
+import { kubeconfigSpec } from "../../kubeconfig/specs.ts";
 import { CONTROL_PLANE_COMPONENTS } from "../../manifests/manifest_file.ts";
-import type { InitData } from "../init/data.ts";
+import { manifestDirLine, writeControlPlaneManifest } from "../../manifests/write.ts";
 import type { JoinData } from "./data.ts";
 
 /** The kubeconfig files a joining control-plane node gets, in upstream's order. */
 export const JOIN_CONTROL_PLANE_KUBECONFIGS = ["admin", "controller-manager", "scheduler"] as const;
-
-/** The init view restricted to what a control-plane join generates. */
-async function joinInitData(d: JoinData): Promise<InitData> {
-  const view = await d.initData();
-  view.willRun ??= (path) =>
-    path.startsWith("certs/") ||
-    JOIN_CONTROL_PLANE_KUBECONFIGS.some((k) => path === `kubeconfig/${k}`);
-  return view;
-}
 
 /** `control-plane-prepare/download-certs`. */
 export async function runDownloadCerts(d: JoinData): Promise<void> {
@@ -55,27 +50,31 @@ export async function runDownloadCerts(d: JoinData): Promise<void> {
 /** `control-plane-prepare/certs`: every certificate this node needs, then the SA key pair. */
 export async function runJoinCerts(d: JoinData): Promise<void> {
   if (!d.cfg.controlPlane) return;
-  const view = await joinInitData(d);
-  const certs = await import("../init/certs.ts");
-  await certs.runCertsHeader(view);
-  for (const spec of certListFor(view.cfg)) await certs.runCert(view, spec.name);
+  const ctx = await d.nodeContext();
+  const certs = certListFor(ctx.cfg);
+  ctx.out.info(certificateDirLine(ctx));
+  await prefetchKeys(ctx, {
+    certs: [...certs.map((s) => s.name), "sa"],
+    kubeconfigs: JOIN_CONTROL_PLANE_KUBECONFIGS.map((k) => kubeconfigSpec(k).fileName),
+    kubeconfigDir: ctx.kubeconfigDir,
+  });
+  for (const spec of certs) await ensureCert(ctx, spec.name);
   d.out.info(
     `[certs] Valid certificates and keys now exist in ${
-      JSON.stringify(view.cfg.cluster.certificatesDir)
+      JSON.stringify(ctx.cfg.cluster.certificatesDir)
     }`,
   );
-  await certs.runCert(view, "sa");
+  await ensureCert(ctx, "sa");
 }
 
 /** `control-plane-prepare/kubeconfig`: admin, controller-manager and scheduler kubeconfigs. */
 export async function runJoinKubeconfigs(d: JoinData): Promise<void> {
   if (!d.cfg.controlPlane) return;
-  const view = await joinInitData(d);
-  const kubeconfigs = await import("../init/kubeconfig.ts");
+  const ctx = await d.nodeContext();
   d.out.info("[kubeconfig] Generating kubeconfig files");
-  d.out.info(`[kubeconfig] Using kubeconfig folder ${JSON.stringify(d.kubeconfigDir)}`);
+  d.out.info(kubeconfigDirLine(d.kubeconfigDir));
   try {
-    for (const name of JOIN_CONTROL_PLANE_KUBECONFIGS) await kubeconfigs.runKubeconfig(view, name);
+    for (const name of JOIN_CONTROL_PLANE_KUBECONFIGS) await ensureKubeconfigFile(ctx, name);
   } catch (e) {
     throw new KubeadmError(`error generating kubeconfig files: ${errorMessage(e)}`, {
       cause: e,
@@ -87,10 +86,9 @@ export async function runJoinKubeconfigs(d: JoinData): Promise<void> {
 /** `control-plane-prepare/control-plane`: the three control-plane static Pod manifests. */
 export async function runJoinControlPlaneManifests(d: JoinData): Promise<void> {
   if (!d.cfg.controlPlane) return;
-  const view = await joinInitData(d);
-  const controlPlane = await import("../init/control_plane.ts");
-  await controlPlane.runControlPlaneHeader(view);
+  const ctx = await d.nodeContext();
+  d.out.info(manifestDirLine(ctx.manifestDir));
   for (const component of CONTROL_PLANE_COMPONENTS) {
-    await controlPlane.runControlPlane(view, component);
+    await writeControlPlaneManifest(ctx, component);
   }
 }

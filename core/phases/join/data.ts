@@ -23,7 +23,11 @@ import { connectionFromKubeconfig } from "../../kube/kubeconfig_connection.ts";
 import type { Sleep } from "../../kube/transport.ts";
 import type { TransportFactory } from "../../kube/transport.ts";
 import { type Kubeconfig, lookupContext, parseKubeconfig } from "../../kubeconfig/kubeconfig.ts";
-import type { HostFacts, InitData } from "../init/data.ts";
+import type { HostFacts } from "../init/data.ts";
+import type { CertTreeContext } from "../../certs/tree.ts";
+import type { KubeconfigFileContext } from "../../kubeconfig/files.ts";
+import type { ManifestWriteContext } from "../../manifests/write.ts";
+import { keyPoolFor } from "../../pki/key_pool.ts";
 import { fetchClusterConfigDocuments, nodeInitConfig } from "./cluster_config.ts";
 import { discoverCluster, type DiscoveryPorts, type JoinDiscovery } from "./discovery.ts";
 
@@ -40,6 +44,9 @@ export interface JoinPorts extends DiscoveryPorts {
    */
   clientTransportFor?: TransportFactory;
 }
+
+/** What the certificate, kubeconfig and manifest writers need of a joining control-plane node. */
+export type JoinNodeContext = CertTreeContext & KubeconfigFileContext & ManifestWriteContext;
 
 /** Input of every join phase. */
 export interface JoinData {
@@ -79,8 +86,11 @@ export interface JoinData {
   client(): Promise<KubeClient>;
   /** A client from any kubeconfig (node paths resolved through `files`). */
   clientFor(kubeconfig: Kubeconfig): Promise<KubeClient>;
-  /** The init-phase view of this join (for the reused certs/kubeconfig/manifest phases). */
-  initData(): Promise<InitData>;
+  /**
+   * This node as the certificate, kubeconfig and manifest writers see it (a control-plane
+   * join): the cluster's configuration for this node, the node's files and this run's keys.
+   */
+  nodeContext(): Promise<JoinNodeContext>;
   /** Which phase paths this run executes (absent: all not skipped). */
   willRun?: (phasePath: string) => boolean;
 }
@@ -187,23 +197,19 @@ export function createJoinData(input: JoinDataInput): JoinData {
         sleep: input.sleep,
       });
     },
-    initData: once(async () => {
-      const cfg = await data.initCfg();
-      const view: InitData = {
-        cfg,
-        files: input.files,
-        out: input.out,
-        clock: input.clock,
-        random: input.random,
-        startTime: data.startTime,
-        dryRun: input.dryRun,
-        kubeconfigDir: input.kubeconfigDir,
-        manifestDir: input.manifestDir,
-        patchesDir: input.patchesDir,
-        host: input.host,
-      };
-      return view;
-    }),
+    nodeContext: once(async () => ({
+      cfg: await data.initCfg(),
+      files: input.files,
+      out: input.out,
+      clock: input.clock,
+      random: input.random,
+      startTime: data.startTime,
+      keys: keyPoolFor(data),
+      kubeconfigDir: input.kubeconfigDir,
+      manifestDir: input.manifestDir,
+      patchesDir: input.patchesDir,
+      host: input.host,
+    })),
   };
   return data;
 }

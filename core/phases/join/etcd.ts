@@ -29,7 +29,7 @@ import { errorMessage, KubeadmError } from "../../errors.ts";
 import { utf8 } from "../../host/ports.ts";
 import type { InitialClusterMember } from "../../manifests/etcd.ts";
 import { etcdClientURL, etcdPeerURL, etcdPod } from "../../manifests/etcd.ts";
-import { initManifestInput, writeStaticPodManifest } from "../init/control_plane.ts";
+import { nodeManifestInput, writeStaticPodManifest } from "../../manifests/write.ts";
 import type { JoinData } from "./data.ts";
 import { kubeletLocalMode } from "./kubelet_start.ts";
 
@@ -115,11 +115,11 @@ export async function runEtcdMemberJoin(d: JoinData): Promise<void> {
       d.out.info("[etcd] Announced new etcd member joining to the existing etcd cluster");
     }
     d.out.info(`[etcd] Creating static Pod manifest for ${JSON.stringify(Component.etcd)}`);
-    const view = await d.initData();
+    const ctx = await d.nodeContext();
     await writeStaticPodManifest(
-      view,
+      ctx,
       Component.etcd,
-      etcdPod(await initManifestInput(view), members),
+      etcdPod(await nodeManifestInput(ctx), members),
     );
     if (d.dryRun || !client) {
       d.out.info("[etcd] Would wait for the new etcd member to join the cluster");

@@ -16,16 +16,21 @@
  */
 import type { Node } from "kubernetes-types/core/v1.d.ts";
 import { Feature, featureEnabled } from "../../config/features.ts";
-import { formatDuration, parseDuration } from "../../text/duration.ts";
+import { parseDuration } from "../../text/duration.ts";
+import {
+  KUBELET_HEALTHZ_OFF,
+  kubeletHealthzURL,
+  kubeletHelpLines,
+  waitForKubelet,
+} from "../../controlplane/health.ts";
 import { SYSTEMD_RESOLV_CONF } from "../../config/kubelet_config.ts";
 import type { KubeletConfiguration, ResolvedConfig } from "../../config/types.ts";
-import { KUBELET_HEALTHZ_PORT } from "../../constants.ts";
 import { CRI_SOCKET_ANNOTATION } from "../../cluster/upload_config.ts";
 import { patchNode } from "../../cluster/node_patch.ts";
-import { errorMessage, KubeadmError } from "../../errors.ts";
+import { KubeadmError } from "../../errors.ts";
 import { utf8 } from "../../host/ports.ts";
 import { connectionFromKubeconfig } from "../../kube/kubeconfig_connection.ts";
-import { API_CALL_RETRY_INTERVAL_MS, poll } from "../../kube/retry.ts";
+import { poll } from "../../kube/retry.ts";
 import { isNotFound } from "../../kube/status.ts";
 import { KUBELET_CONFIGURATION_TARGET } from "../../kubelet/config_file.ts";
 import { kubeletNodeName } from "../../kubelet/flags_env.ts";
@@ -39,7 +44,6 @@ import {
 import { pauseImage } from "../../manifests/images.ts";
 import { kubeletControl } from "../../kubelet/service.ts";
 import { localAPIEndpointURL } from "../../net/endpoint.ts";
-import { joinHostPort } from "../../net/host_port.ts";
 import {
   wrapKubeletError as wrap,
   writeKubeletConfigFile,
@@ -52,17 +56,15 @@ import { BOOTSTRAP_KUBELET_CONF, KUBELET_CONF } from "../../tlsbootstrap/kubelet
 import type { JoinData } from "./data.ts";
 
 /** Upstream's help text when the kubelet does not come up. */
-export const KUBELET_FAIL_MESSAGE = [
-  "",
-  "Unfortunately, an error has occurred, likely caused by:",
-  "\t- The kubelet is not running",
-  "\t- The kubelet is unhealthy due to a misconfiguration of the node in some way (required cgroups disabled)",
-  "",
-  "If you are on a systemd-powered system, you can try to troubleshoot the error with the following commands:",
-  "\t- 'systemctl status kubelet'",
-  "\t- 'journalctl -xeu kubelet'",
-  "",
-];
+function printKubeletHelp(d: JoinData): void {
+  for (
+    const line of [
+      "",
+      "Unfortunately, an error has occurred, likely caused by:",
+      ...kubeletHelpLines(),
+    ]
+  ) d.out.info(line);
+}
 
 /** Interval of the wait for kubelet.conf (upstream `TLSBootstrapRetryInterval`). */
 export const TLS_BOOTSTRAP_RETRY_INTERVAL_MS = 1_000;
@@ -188,72 +190,18 @@ export async function runKubeletStart(d: JoinData): Promise<void> {
   }
 }
 
-/** The kubelet's healthz address and port after `--patches` (for the wait). */
+/** The kubelet's health URL after `--patches` (for the wait); none when its port is 0. */
 async function kubeletHealthz(d: JoinData, cfg: ResolvedConfig): Promise<string | undefined> {
-  let kubelet: Record<string, unknown> = cfg.kubelet;
+  let kubelet: KubeletConfiguration = cfg.kubelet;
   if (d.patchesDir) {
     const manager = await patchManagerFor(d.files, d.patchesDir, () => {});
     kubelet = manager.apply(
       KUBELET_CONFIGURATION_TARGET,
       kubelet,
       kubeletConfigurationSchema,
-    ) as Record<string, unknown>;
+    ) as KubeletConfiguration;
   }
-  const port = kubelet.healthzPort === undefined || kubelet.healthzPort === null
-    ? KUBELET_HEALTHZ_PORT
-    : Number(kubelet.healthzPort);
-  if (port === 0) return undefined;
-  const address = typeof kubelet.healthzBindAddress === "string" && kubelet.healthzBindAddress
-    ? kubelet.healthzBindAddress
-    : "127.0.0.1";
-  return `http://${joinHostPort(address, port)}/healthz`;
-}
-
-function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(3).replace(/\.?0+$/, "")}s`;
-}
-
-/** Upstream `WaitForKubelet`: polls the kubelet's healthz every 500ms. */
-export async function waitForKubelet(d: JoinData, url: string, timeoutMs: number): Promise<void> {
-  d.out.info(
-    `[kubelet-check] Waiting for a healthy kubelet at ${url}. This can take up to ${
-      formatDuration(timeoutMs)
-    }`,
-  );
-  const start = d.clock.now().getTime();
-  try {
-    await poll<true>(async () => {
-      try {
-        const r = await d.node.health.get(url, { timeoutMs: 5_000 });
-        if ("error" in r) throw new KubeadmError(r.error);
-        const status = r.status;
-        if (status === 200) return { done: true, value: true };
-        return {
-          done: false,
-          error: new KubeadmError(
-            `The HTTP call equal to 'curl -sSL ${url}' returned status code: ${status}`,
-          ),
-        };
-      } catch (e) {
-        return {
-          done: false,
-          error: new KubeadmError(
-            `The HTTP call equal to 'curl -sSL ${url}' returned error: ${errorMessage(e)}`,
-          ),
-        };
-      }
-    }, { clock: d.clock, sleep: d.sleep, intervalMs: API_CALL_RETRY_INTERVAL_MS, timeoutMs });
-  } catch (e) {
-    d.out.info(
-      `[kubelet-check] The kubelet is not healthy after ${
-        seconds(d.clock.now().getTime() - start)
-      }`,
-    );
-    throw e;
-  }
-  d.out.info(
-    `[kubelet-check] The kubelet is healthy after ${seconds(d.clock.now().getTime() - start)}`,
-  );
+  return kubeletHealthzURL(kubelet);
 }
 
 /** Whether a usable kubelet.conf exists: parseable, with its credentials readable. */
@@ -274,15 +222,20 @@ async function kubeletConfReady(d: JoinData): Promise<boolean> {
 async function waitForBootstrap(d: JoinData, cfg: ResolvedConfig): Promise<void> {
   const url = await kubeletHealthz(d, cfg);
   if (url === undefined) {
-    d.out.info(
-      "[kubelet-check] Skipping the kubelet health check because the healthz port is set to 0",
-    );
+    d.out.info(KUBELET_HEALTHZ_OFF);
   } else {
-    try {
-      await waitForKubelet(d, url, parseDuration(d.cfg.timeouts.kubeletHealthCheck));
-    } catch (e) {
-      for (const line of KUBELET_FAIL_MESSAGE) d.out.info(line);
-      throw wrap("failed while waiting for the kubelet to start", e);
+    const ctx = { health: d.node.health, clock: d.clock, sleep: d.sleep, out: d.out };
+    const outcome = await waitForKubelet(
+      ctx,
+      url,
+      parseDuration(d.cfg.timeouts.kubeletHealthCheck),
+    );
+    if (outcome.pending.length > 0) {
+      printKubeletHelp(d);
+      throw wrap(
+        "failed while waiting for the kubelet to start",
+        new KubeadmError([...outcome.errors.values()].join("; ")),
+      );
     }
   }
   d.out.info("[kubelet-start] Waiting for the kubelet to perform the TLS Bootstrap");
@@ -301,7 +254,7 @@ async function waitForBootstrap(d: JoinData, cfg: ResolvedConfig): Promise<void>
       },
     );
   } catch (e) {
-    for (const line of KUBELET_FAIL_MESSAGE) d.out.info(line);
+    printKubeletHelp(d);
     throw wrap("failed while waiting for TLS bootstrap", e);
   }
   if (!featureEnabled(cfg.cluster.featureGates, Feature.NodeLocalCRISocket)) {

@@ -4,7 +4,8 @@ import {
   usingExternalEtcdCA,
   usingExternalFrontProxyCA,
 } from "../../../core/certs/external_ca.ts";
-import { runAllCerts } from "../../../core/phases/init/certs.ts";
+import { initWorkflow } from "../../../core/phases/init/workflow.ts";
+import { runWorkflow } from "../../../core/workflow/runner.ts";
 import { ExistingFileError } from "../../../core/errors.ts";
 import { initDataFixture } from "../../support/init_data_fixture.ts";
 import { seededRandom } from "../../support/fixed_random.ts";
@@ -19,7 +20,7 @@ async function pki() {
   f.data.clock = { now: () => NOW };
   f.data.random = seededRandom(5);
   f.data.cfg.init.skipPhases = ["kubeconfig"];
-  await runAllCerts(f.data);
+  await runWorkflow(initWorkflow(), f.data, { only: "certs/all" });
   return f.files;
 }
 

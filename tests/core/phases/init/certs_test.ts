@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
-import {
-  prefetchKeys,
-  runAllCerts,
-  runCert,
-  runCertsHeader,
-} from "../../../../core/phases/init/certs.ts";
+import { prefetchKeys, runCert, runCertsHeader } from "../../../../core/phases/init/certs.ts";
+import { initWorkflow } from "../../../../core/phases/init/workflow.ts";
+import { runWorkflow } from "../../../../core/workflow/runner.ts";
+import type { InitData } from "../../../../core/phases/init/data.ts";
+
+/** `init phase certs all`. */
+const runAllCerts = (data: InitData) => runWorkflow(initWorkflow(), data, { only: "certs/all" });
 import { ExistingFileError, PkiError } from "../../../../core/errors.ts";
 import { keyPoolFor } from "../../../../core/pki/key_pool.ts";
 import {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { runControlPlane, usingExternalCA } from "../../../../core/phases/init/control_plane.ts";
+import { runControlPlane } from "../../../../core/phases/init/control_plane.ts";
+import { keylessCA as usingExternalCA } from "../../../../core/certs/tree.ts";
 import { parseKubeYamlOne } from "../../../../core/yaml/kube_yaml.ts";
 import { initDataFixture } from "../../../support/init_data_fixture.ts";
 import { MemoryFileSystem } from "../../../support/memory_fs.ts";

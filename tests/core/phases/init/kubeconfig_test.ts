@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { runCert } from "../../../../core/phases/init/certs.ts";
-import { runAllKubeconfigs, runKubeconfig } from "../../../../core/phases/init/kubeconfig.ts";
+import { runKubeconfig } from "../../../../core/phases/init/kubeconfig.ts";
+import { initWorkflow } from "../../../../core/phases/init/workflow.ts";
+import { runWorkflow } from "../../../../core/workflow/runner.ts";
+import type { InitData } from "../../../../core/phases/init/data.ts";
+
+/** `init phase kubeconfig all`. */
+const runAllKubeconfigs = (data: InitData) =>
+  runWorkflow(initWorkflow(), data, { only: "kubeconfig/all" });
 import { ExistingFileError, PkiError } from "../../../../core/errors.ts";
 import {
   createBasicKubeconfig,

@@ -1,9 +1,17 @@
 import assert from "node:assert/strict";
 import type { HealthProbe, HealthResult } from "../../../../core/host/http.ts";
+import { runWaitControlPlane } from "../../../../core/phases/init/wait_control_plane.ts";
 import {
-  controlPlaneHealthTargets,
-  runWaitControlPlane,
-} from "../../../../core/phases/init/wait_control_plane.ts";
+  controlPlaneHealthTargets as targetsOf,
+  readControlPlanePods,
+} from "../../../../core/controlplane/health.ts";
+import type { InitData } from "../../../../core/phases/init/data.ts";
+
+/** The health targets init's wait checks: from the manifests where they set them. */
+async function controlPlaneHealthTargets(data: InitData) {
+  const pods = await readControlPlanePods(data.files, data.manifestDir, false);
+  return targetsOf(pods, data.cfg.init.localAPIEndpoint);
+}
 import { FakeClock } from "../../../support/fake_clock.ts";
 import { initDataFixture } from "../../../support/init_data_fixture.ts";
 import { MemoryFileSystem } from "../../../support/memory_fs.ts";

@@ -1,0 +1,417 @@
+/**
+ * The certificate tree on the node: the CAs, the certificates they sign and the
+ * service-account key pair, created or reused exactly as upstream's `init phase certs <name>`
+ * does. `init`'s certs phases, a control-plane `join` (and later `certs renew`) call this.
+ *
+ * Per certificate: an existing file is reused when it fits (CAs: it is a CA; leaves: it
+ * verifies against its CA and its key matches), and a file that does not fit is an
+ * {@link ExistingFileError} naming it. A CA whose key is absent is "keyless" (external CA): the
+ * certificates it would sign must already exist. Nothing is written for what is reused.
+ *
+ * Speed: {@link prefetchKeys} starts generating every key the run will need, concurrently
+ * (WebCrypto generates off the main thread); each certificate then takes its key and
+ * signs/writes in upstream's order.
+ *
+ * @module
+ */
+import type { EncryptionAlgorithm, ResolvedConfig } from "../config/types.ts";
+import { errorMessage, ExistingFileError, KubeadmError, PkiError } from "../errors.ts";
+import type { Clock, FileReader, FileSystem, Printer, RandomSource } from "../host/ports.ts";
+import {
+  caSpecOf,
+  certConfigFor,
+  certListFor,
+  certPath,
+  type CertSpec,
+  certSpec,
+  keyPath,
+  PkiFile,
+} from "./certlist.ts";
+import {
+  certOrKeyExists,
+  fileExists,
+  loadCert,
+  loadCertChain,
+  loadCertificateAuthority,
+  loadKey,
+  periodWarning,
+  writeCertAndKey,
+  writeKey,
+  writePublicKey,
+} from "./pki_files.ts";
+import {
+  type Certificate,
+  createSelfSignedCACert,
+  createSignedCert,
+  hasServerAuth,
+  keyMatchesCertificate,
+  verifyCertChain,
+  verifyHostname,
+} from "../pki/cert.ts";
+import type { KeyPool } from "../pki/key_pool.ts";
+import { parsePrivateKeyPEM } from "../pki/keys.ts";
+
+/** What creating or reusing certificates needs. */
+export interface CertTreeContext {
+  /** The configuration: certificates dir, key algorithm, validity periods, SANs, etcd mode. */
+  cfg: ResolvedConfig;
+  /** The node's files (real, or a dry-run overlay). */
+  files: FileSystem;
+  out: Printer;
+  clock: Clock;
+  random: RandomSource;
+  /** Certificates are valid from start − 5 min (as upstream). */
+  startTime: Date;
+  /** The run's pool of keys generated ahead of time. */
+  keys: KeyPool;
+}
+
+/** Pool id of the key of a certificate. */
+export function certKeyId(name: string): string {
+  return `cert:${name}`;
+}
+
+/** Pool id of the client key of a kubeconfig file. */
+export function kubeconfigKeyId(fileName: string): string {
+  return `kubeconfig:${fileName}`;
+}
+
+/** Whether a CA's certificate is on disk without its key (an external, "keyless" CA). */
+export async function keylessCA(
+  files: FileReader,
+  certificatesDir: string,
+  baseName = "ca",
+): Promise<boolean> {
+  return await fileExists(files, certPath(certificatesDir, baseName)) &&
+    !(await fileExists(files, keyPath(certificatesDir, baseName)));
+}
+
+const periodChecked = new WeakMap<object, Set<string>>();
+
+/** Prints upstream's period warning once per certificate name and run (the key pool is the run). */
+function checkPeriod(ctx: CertTreeContext, name: string, cert: Certificate): void {
+  let seen = periodChecked.get(ctx.keys);
+  if (!seen) periodChecked.set(ctx.keys, seen = new Set());
+  if (seen.has(name)) return;
+  seen.add(name);
+  const warning = periodWarning(name, cert, ctx.clock.now());
+  if (warning) ctx.out.warn(warning);
+}
+
+function certDir(ctx: CertTreeContext): string {
+  return ctx.cfg.cluster.certificatesDir;
+}
+
+function algorithm(ctx: CertTreeContext): EncryptionAlgorithm {
+  return ctx.cfg.cluster.encryptionAlgorithm;
+}
+
+function externalEtcd(ctx: CertTreeContext): boolean {
+  return ctx.cfg.cluster.etcd.external !== undefined;
+}
+
+/** The keys a run may generate ahead of time. */
+export interface KeyPlan {
+  /** Certificates (by name, `sa` included) the run will create or reuse. */
+  certs: readonly string[];
+  /** Kubeconfig files (file names in `kubeconfigDir`) the run will create or reuse. */
+  kubeconfigs: readonly string[];
+  /** `/etc/kubernetes`. */
+  kubeconfigDir: string;
+}
+
+/**
+ * Starts generating, concurrently, every key of the plan that will be created: certificates
+ * whose files are absent (and whose CA can sign: it is generated now or its key is on disk),
+ * `sa.key` when absent, and the client keys of absent kubeconfig files (signed by `ca`).
+ * Cheap when everything exists.
+ */
+export async function prefetchKeys(ctx: CertTreeContext, plan: KeyPlan): Promise<void> {
+  const dir = certDir(ctx);
+  const alg = algorithm(ctx);
+  const specs = certListFor(ctx.cfg).filter((s) => plan.certs.includes(s.name));
+  const present = await Promise.all(specs.map((s) => certOrKeyExists(ctx.files, dir, s.baseName)));
+  const has = new Map(specs.map((s, i) => [s.name, present[i]]));
+  // A CA can sign new leaves when it will be generated now, or its key is on disk.
+  const caKeyOnDisk = new Map<string, boolean>();
+  for (const s of specs.filter((s) => !s.caName)) {
+    caKeyOnDisk.set(
+      s.name,
+      !has.get(s.name) || await fileExists(ctx.files, keyPath(dir, s.baseName)),
+    );
+  }
+  const ids: string[] = [];
+  for (const s of specs) {
+    if (has.get(s.name)) continue;
+    if (s.caName && caKeyOnDisk.get(s.caName) === false) continue;
+    ids.push(certKeyId(s.name));
+  }
+  if (
+    plan.certs.includes("sa") &&
+    !(await fileExists(ctx.files, `${dir}/${PkiFile.saPrivateKey}`))
+  ) {
+    ids.push(certKeyId("sa"));
+  }
+  if (caKeyOnDisk.get("ca") !== false) {
+    for (const file of plan.kubeconfigs) {
+      if (!(await fileExists(ctx.files, `${plan.kubeconfigDir}/${file}`))) {
+        ids.push(kubeconfigKeyId(file));
+      }
+    }
+  }
+  ctx.keys.prefetchAll(ids, alg);
+}
+
+/** `[certs] Using certificateDir folder "<dir>"`. */
+export function certificateDirLine(ctx: Pick<CertTreeContext, "cfg">): string {
+  return `[certs] Using certificateDir folder ${JSON.stringify(ctx.cfg.cluster.certificatesDir)}`;
+}
+
+/**
+ * Creates or reuses one certificate of the tree (`ca`, `apiserver`, ..., or `sa`, the
+ * service-account key pair), as upstream's `init phase certs <name>` does.
+ */
+export function ensureCert(ctx: CertTreeContext, name: string): Promise<void> {
+  if (name === "sa") return ensureServiceAccountKey(ctx);
+  const spec = certSpec(name);
+  return spec.caName ? ensureLeaf(ctx, spec) : ensureCA(ctx, spec);
+}
+
+async function ensureCA(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
+  const dir = certDir(ctx);
+  if (externalEtcd(ctx) && spec.name === "etcd-ca") {
+    ctx.out.info(
+      `[certs] External etcd mode: Skipping ${spec.baseName} certificate authority generation`,
+    );
+    return;
+  }
+  const crtPath = certPath(dir, spec.baseName);
+  const kPath = keyPath(dir, spec.baseName);
+  if (await fileExists(ctx.files, crtPath)) {
+    let cert: Certificate;
+    try {
+      cert = await loadCert(ctx.files, dir, spec.baseName);
+    } catch (e) {
+      throw new ExistingFileError(
+        `failure loading ${spec.baseName} certificate: ${errorMessage(e)}`,
+        {
+          field: crtPath,
+          cause: e,
+          hint:
+            "remove the file to let kubeadm generate a new CA, or replace it with a valid PEM certificate",
+        },
+      );
+    }
+    checkPeriod(ctx, spec.baseName, cert);
+    if (!cert.isCA) {
+      throw new ExistingFileError(`certificate ${JSON.stringify(spec.name)} is not a CA`, {
+        field: crtPath,
+        hint: "the file must hold a CA certificate (basicConstraints CA:TRUE)",
+      });
+    }
+    if (!(await fileExists(ctx.files, kPath))) {
+      ctx.out.info(`[certs] Using existing ${spec.baseName} keyless certificate authority`);
+      return;
+    }
+    let key;
+    try {
+      key = await loadKey(ctx.files, dir, spec.baseName);
+    } catch (e) {
+      throw new ExistingFileError(`failure loading ${spec.baseName} key: ${errorMessage(e)}`, {
+        field: kPath,
+        cause: e,
+      });
+    }
+    if (!(await keyMatchesCertificate(key, cert))) {
+      throw new ExistingFileError(
+        `the private key file ${kPath} does not match the certificate ${crtPath}`,
+        {
+          field: kPath,
+          hint: "restore the matching pair or remove both files",
+        },
+      );
+    }
+    ctx.out.info(`[certs] Using existing ${spec.baseName} certificate authority`);
+    return;
+  }
+  if (await fileExists(ctx.files, kPath)) {
+    throw new ExistingFileError(
+      `failure loading ${spec.baseName} certificate: failed to load certificate: couldn't load the certificate file ${crtPath}: open ${crtPath}: no such file or directory`,
+      {
+        field: kPath,
+        hint: `${kPath} exists without its certificate: restore ${crtPath} or remove the key`,
+      },
+    );
+  }
+  const cfg = certConfigFor(spec, ctx.cfg, ctx.startTime, (l) => ctx.out.warn(l));
+  const key = await ctx.keys.take(certKeyId(spec.name), algorithm(ctx));
+  const cert = await createSelfSignedCACert(cfg, key, ctx.random);
+  ctx.out.info(`[certs] Generating ${JSON.stringify(spec.baseName)} certificate and key`);
+  await writeCertAndKey(ctx.files, dir, spec.baseName, cert, key);
+}
+
+function goList(items: string[]): string {
+  return `[${items.join(" ")}]`;
+}
+
+async function ensureLeaf(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
+  const dir = certDir(ctx);
+  const ca = caSpecOf(spec)!;
+  if (externalEtcd(ctx) && spec.caName === "etcd-ca") {
+    ctx.out.info(`[certs] External etcd mode: Skipping ${spec.baseName} certificate generation`);
+    return;
+  }
+  const crtPath = certPath(dir, spec.baseName);
+  const kPath = keyPath(dir, spec.baseName);
+  if (await fileExists(ctx.files, crtPath)) {
+    await reuseLeaf(ctx, spec, ca);
+    return;
+  }
+  if (await fileExists(ctx.files, kPath)) {
+    throw new ExistingFileError(
+      `failed to write or validate certificate ${
+        JSON.stringify(spec.name)
+      }: failure loading ${spec.baseName} certificate: couldn't load the certificate file ${crtPath}: open ${crtPath}: no such file or directory`,
+      {
+        field: kPath,
+        hint: `${kPath} exists without its certificate: restore ${crtPath} or remove the key`,
+      },
+    );
+  }
+  let caPair;
+  try {
+    caPair = await loadCertificateAuthority(ctx.files, dir, ca.baseName);
+  } catch (e) {
+    const keyless = await fileExists(ctx.files, certPath(dir, ca.baseName)) &&
+      !(await fileExists(ctx.files, keyPath(dir, ca.baseName)));
+    const Err = e instanceof ExistingFileError ? ExistingFileError : PkiError;
+    throw new Err(`couldn't load CA certificate ${ca.name}: ${errorMessage(e)}`, {
+      field: e instanceof KubeadmError ? e.field : undefined,
+      cause: e,
+      hint: keyless
+        ? `the ${ca.baseName} CA has no key (external CA mode): provide ${crtPath} and ${kPath} signed by it`
+        : e instanceof KubeadmError
+        ? e.hint
+        : undefined,
+    });
+  }
+  checkPeriod(ctx, ca.baseName, caPair.cert);
+  const cfg = certConfigFor(spec, ctx.cfg, ctx.startTime, (l) => ctx.out.warn(l));
+  const key = await ctx.keys.take(certKeyId(spec.name), algorithm(ctx));
+  const cert = await createSignedCert(cfg, key, caPair.cert, caPair.key, ctx.random);
+  ctx.out.info(`[certs] Generating ${JSON.stringify(spec.baseName)} certificate and key`);
+  await writeCertAndKey(ctx.files, dir, spec.baseName, cert, key);
+  if (hasServerAuth(cert)) {
+    ctx.out.info(
+      `[certs] ${spec.baseName} serving cert is signed for DNS names ${
+        goList(cert.dnsNames)
+      } and IPs ${goList(cert.ipAddresses)}`,
+    );
+  }
+}
+
+/** An existing leaf: it must chain to its CA and its key must load and match. */
+async function reuseLeaf(ctx: CertTreeContext, spec: CertSpec, ca: CertSpec): Promise<void> {
+  const dir = certDir(ctx);
+  const crtPath = certPath(dir, spec.baseName);
+  const kPath = keyPath(dir, spec.baseName);
+  let chain;
+  try {
+    chain = await loadCertChain(ctx.files, dir, spec.baseName);
+  } catch (e) {
+    throw new ExistingFileError(
+      `failure loading ${spec.baseName} certificate: ${errorMessage(e)}`,
+      {
+        field: crtPath,
+        cause: e,
+        hint:
+          "remove the file to let kubeadm generate it, or replace it with a valid PEM certificate",
+      },
+    );
+  }
+  checkPeriod(ctx, spec.baseName, chain.cert);
+  let caCert: Certificate;
+  try {
+    caCert = await loadCert(ctx.files, dir, ca.baseName);
+  } catch (e) {
+    throw new PkiError(`couldn't load CA certificate ${ca.name}: ${errorMessage(e)}`, {
+      field: certPath(dir, ca.baseName),
+      cause: e,
+    });
+  }
+  checkPeriod(ctx, ca.baseName, caCert);
+  try {
+    await verifyCertChain(chain.cert, chain.intermediates, caCert, ctx.clock.now());
+  } catch (e) {
+    throw new ExistingFileError(
+      `[certs] certificate ${spec.baseName} not signed by CA certificate ${ca.baseName}: ${
+        errorMessage(e)
+      }`,
+      {
+        field: crtPath,
+        cause: e,
+        hint: `remove ${crtPath} and ${kPath} to regenerate them with the current CA`,
+      },
+    );
+  }
+  let key;
+  try {
+    key = await loadKey(ctx.files, dir, spec.baseName);
+  } catch (e) {
+    throw new ExistingFileError(`failure loading ${spec.baseName} key: ${errorMessage(e)}`, {
+      field: kPath,
+      cause: e,
+    });
+  }
+  if (!(await keyMatchesCertificate(key, chain.cert))) {
+    throw new ExistingFileError(
+      `the private key file ${kPath} does not match the certificate ${crtPath}`,
+      {
+        field: kPath,
+        hint: "restore the matching pair or remove both files",
+      },
+    );
+  }
+  if (spec.altNames) {
+    // Upstream reuses the file as is; say so when it no longer covers the configured SANs.
+    const wanted = certConfigFor(spec, ctx.cfg, ctx.startTime);
+    for (const host of [...wanted.dnsNames ?? [], ...wanted.ips ?? []]) {
+      try {
+        verifyHostname(chain.cert, host);
+      } catch (e) {
+        ctx.out.warn(
+          `[certs] WARNING: the existing ${
+            JSON.stringify(spec.baseName)
+          } certificate is not valid for ${host} (${
+            errorMessage(e)
+          }); remove ${crtPath} and ${kPath} to regenerate it`,
+        );
+      }
+    }
+  }
+  ctx.out.info(`[certs] Using existing ${spec.baseName} certificate and key on disk`);
+}
+
+async function ensureServiceAccountKey(ctx: CertTreeContext): Promise<void> {
+  const dir = certDir(ctx);
+  const path = `${dir}/${PkiFile.saPrivateKey}`;
+  const existing = await ctx.files.read(path);
+  if (existing !== undefined) {
+    try {
+      await parsePrivateKeyPEM(existing, path);
+    } catch (e) {
+      throw new ExistingFileError(
+        `file ${PkiFile.saPrivateKey} existed but it could not be loaded properly: ${
+          errorMessage(e)
+        }`,
+        { field: path, cause: e, hint: "remove the file to let kubeadm generate a new key pair" },
+      );
+    }
+    ctx.out.info(`[certs] Using the existing ${JSON.stringify(PkiFile.saBaseName)} key`);
+    return;
+  }
+  const key = await ctx.keys.take(certKeyId("sa"), algorithm(ctx));
+  ctx.out.info(`[certs] Generating ${JSON.stringify(PkiFile.saBaseName)} key and public key`);
+  await writeKey(ctx.files, dir, PkiFile.saBaseName, key);
+  await writePublicKey(ctx.files, dir, PkiFile.saBaseName, key);
+}

@@ -1,0 +1,107 @@
+/**
+ * Writing the static Pod manifests of a control-plane node: the builder input for this node
+ * (external-CA mode detected from the certificates dir), `--patches` applied to a built Pod,
+ * and the manifest written with mode 0600. `init`'s control-plane and etcd phases and a
+ * control-plane `join` (and later `upgrade`) call this.
+ *
+ * @module
+ */
+import type { Pod } from "kubernetes-types/core/v1.d.ts";
+import type { ResolvedConfig } from "../config/types.ts";
+import { errorMessage, KubeadmError } from "../errors.ts";
+import type { FileSystem, Printer } from "../host/ports.ts";
+import { keylessCA } from "../certs/tree.ts";
+import { patchManagerFor } from "../patches/patch_manager.ts";
+import {
+  buildStaticPod,
+  CONTROL_PLANE_COMPONENTS,
+  patchStaticPod,
+  type StaticPodComponent,
+  staticPodManifestPath,
+  staticPodManifestYaml,
+} from "./manifest_file.ts";
+import { type ManifestInput, manifestInputFromInit } from "./manifest_input.ts";
+import type { ControlPlaneComponent } from "./volumes.ts";
+
+/** What writing a node's static Pod manifests needs. */
+export interface ManifestWriteContext {
+  /** The configuration of this node in its cluster. */
+  cfg: ResolvedConfig;
+  /** The node's files (real, or a dry-run overlay). */
+  files: FileSystem;
+  out: Printer;
+  /** `/etc/kubernetes/manifests`. */
+  manifestDir: string;
+  /** `--patches` directory, if any. */
+  patchesDir?: string;
+  /** Host facts the manifests depend on. */
+  host: {
+    existingDirs: ReadonlySet<string>;
+    proxyEnv: Readonly<Record<string, string>>;
+  };
+}
+
+/** `[control-plane] Using manifest folder "<dir>"`. */
+export function manifestDirLine(manifestDir: string): string {
+  return `[control-plane] Using manifest folder ${JSON.stringify(manifestDir)}`;
+}
+
+/** The builder input for this node: config, host facts, external-CA mode, warnings. */
+export async function nodeManifestInput(ctx: ManifestWriteContext): Promise<ManifestInput> {
+  return manifestInputFromInit(ctx.cfg, {
+    existingDirs: ctx.host.existingDirs,
+    proxyEnv: ctx.host.proxyEnv,
+    externalCA: await keylessCA(ctx.files, ctx.cfg.cluster.certificatesDir),
+    warn: (line) => ctx.out.warn(line),
+  });
+}
+
+/** Applies `--patches` (when set) to a built static Pod and writes its manifest (mode 0600). */
+export async function writeStaticPodManifest(
+  ctx: ManifestWriteContext,
+  component: StaticPodComponent,
+  pod: Pod,
+): Promise<void> {
+  if (ctx.patchesDir) {
+    const manager = await patchManagerFor(ctx.files, ctx.patchesDir, (l) => ctx.out.info(l));
+    try {
+      pod = patchStaticPod(pod, manager);
+    } catch (e) {
+      throw new KubeadmError(
+        `failed to patch static Pod manifest file for ${JSON.stringify(component)}: ${
+          errorMessage(e)
+        }`,
+        { cause: e, field: "patches.directory", value: ctx.patchesDir },
+      );
+    }
+  }
+  const path = staticPodManifestPath(ctx.manifestDir, component);
+  try {
+    await ctx.files.write({
+      path,
+      data: staticPodManifestYaml(pod),
+      mode: 0o600,
+      kind: "manifest",
+    });
+  } catch (e) {
+    throw new KubeadmError(
+      `failed to create static pod manifest file for ${JSON.stringify(component)}: ${
+        errorMessage(e)
+      }`,
+      { cause: e, value: path },
+    );
+  }
+}
+
+/** Writes the static Pod manifest of one control-plane component. */
+export async function writeControlPlaneManifest(
+  ctx: ManifestWriteContext,
+  component: ControlPlaneComponent,
+): Promise<void> {
+  ctx.out.info(`[control-plane] Creating static Pod manifest for ${JSON.stringify(component)}`);
+  const input = await nodeManifestInput(ctx);
+  // Upstream builds every control-plane spec for each component it writes (so warnings about
+  // the API server flags repeat per component); do the same, then keep the one asked for.
+  const specs = new Map(CONTROL_PLANE_COMPONENTS.map((c) => [c, buildStaticPod(c, input)]));
+  await writeStaticPodManifest(ctx, component, specs.get(component)!);
+}
