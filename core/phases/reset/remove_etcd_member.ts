@@ -17,13 +17,9 @@ import { errorMessage, KubeadmError } from "../../errors.ts";
 import { utf8 } from "../../host/ports.ts";
 import type { TlsClientMaterial } from "../../host/http.ts";
 import type { ResetData } from "./data.ts";
-import { type LocalEtcdManifest, parseEtcdManifest } from "./etcd_manifest.ts";
-import {
-  endpointsFromManifest,
-  etcdClientURL,
-  etcdPeerURL,
-  removeEtcdMember,
-} from "./etcd_member.ts";
+import { type LocalEtcdManifest, parseEtcdManifest } from "../../manifests/etcd_manifest.ts";
+import { endpointsFromManifest, removeEtcdMember } from "../../etcd/member_remove.ts";
+import { etcdClientURL, etcdPeerURL } from "../../manifests/etcd.ts";
 import { cleanupDirProblem } from "./safety.ts";
 
 /** The local etcd manifest. */

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { KubeadmError } from "../../errors.ts";
-import { parseKubeYamlOne } from "../../yaml/kube_yaml.ts";
+import { KubeadmError } from "../errors.ts";
+import { parseKubeYamlOne } from "../yaml/kube_yaml.ts";
 
 /** The etcd settings found in the manifest. */
 export interface LocalEtcdManifest {

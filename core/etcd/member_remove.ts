@@ -5,23 +5,12 @@
  *
  * @module
  */
-import { ETCD_CLIENT_PORT, ETCD_PEER_PORT } from "../../constants.ts";
-import { joinHostPort } from "../../net/host_port.ts";
-import type { LocalEtcdManifest } from "./etcd_manifest.ts";
-import { type EtcdClient, EtcdMemberNotFound } from "../../host/etcd.ts";
+import { ETCD_CLIENT_PORT, ETCD_PEER_PORT } from "../constants.ts";
+import type { LocalEtcdManifest } from "../manifests/etcd_manifest.ts";
+import { type EtcdClient, EtcdMemberNotFound } from "../host/etcd.ts";
 
 /** What happened to this node's member. */
 export type MemberRemoval = "removed" | "last-member" | "not-a-member";
-
-/** `https://<advertiseAddress>:2380`. */
-export function etcdPeerURL(advertiseAddress: string): string {
-  return `https://${joinHostPort(advertiseAddress, ETCD_PEER_PORT)}`;
-}
-
-/** `https://<advertiseAddress>:2379`. */
-export function etcdClientURL(advertiseAddress: string): string {
-  return `https://${joinHostPort(advertiseAddress, ETCD_CLIENT_PORT)}`;
-}
 
 /**
  * Client endpoints derived from the local manifest: this member's advertised client URLs, then

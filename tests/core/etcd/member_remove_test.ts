@@ -1,14 +1,10 @@
 // Reading the local etcd manifest and deciding which member to remove.
 import assert from "node:assert/strict";
-import { parseEtcdManifest } from "../../../../core/phases/reset/etcd_manifest.ts";
-import {
-  endpointsFromManifest,
-  etcdClientURL,
-  etcdPeerURL,
-  removeEtcdMember,
-} from "../../../../core/phases/reset/etcd_member.ts";
-import { FakeEtcd } from "../../../support/fake_node_host.ts";
-import { ETCD_MANIFEST } from "./support.ts";
+import { parseEtcdManifest } from "../../../core/manifests/etcd_manifest.ts";
+import { etcdClientURL, etcdPeerURL } from "../../../core/manifests/etcd.ts";
+import { endpointsFromManifest, removeEtcdMember } from "../../../core/etcd/member_remove.ts";
+import { FakeEtcd } from "../../support/fake_node_host.ts";
+import { ETCD_MANIFEST } from "../phases/reset/support.ts";
 
 Deno.test("the manifest's data dir, URLs and initial cluster", () => {
   const m = parseEtcdManifest(ETCD_MANIFEST, "etcd.yaml");
