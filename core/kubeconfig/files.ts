@@ -20,7 +20,9 @@ import {
   periodWarning,
 } from "../certs/pki_files.ts";
 import { keylessCA, kubeconfigKeyId } from "../certs/tree.ts";
-import { type Certificate, encodeCertificatePEM } from "../pki/cert.ts";
+import { type Certificate, createSignedCert, encodeCertificatePEM } from "../pki/cert.ts";
+import { encodePrivateKeyPEM, type KeyPair } from "../pki/keys.ts";
+import { parseDuration } from "../text/duration.ts";
 import type { KeyPool } from "../pki/key_pool.ts";
 import {
   type Clock,
@@ -32,18 +34,14 @@ import {
 import { controlPlaneEndpointURL } from "../net/endpoint.ts";
 import {
   createBasicKubeconfig,
+  createKubeconfigWithCerts,
   embeddedText,
   type Kubeconfig,
   parseKubeconfig,
   resolveContext,
   serializeKubeconfig,
 } from "./kubeconfig.ts";
-import {
-  buildClientCertKubeconfig,
-  clientCertValidity,
-  kubeconfigSpec,
-  resolveKubeconfigSpec,
-} from "./specs.ts";
+import { kubeconfigSpec, type ResolvedKubeconfigSpec, resolveKubeconfigSpec } from "./specs.ts";
 
 /** What creating or reusing kubeconfig files needs. */
 export interface KubeconfigFileContext {
@@ -60,6 +58,62 @@ export interface KubeconfigFileContext {
   kubeconfigDir: string;
   /** The run's pool of keys generated ahead of time. */
   keys: KeyPool;
+}
+
+/** Validity of kubeconfig client certificates for this run. */
+export interface ClientCertValidity {
+  /** Defaults to the CA's NotBefore (upstream's signer fallback). */
+  notBefore?: Date;
+  notAfter?: Date;
+}
+
+/** NotAfter = start + certificateValidityPeriod (NotBefore left to the CA's, as upstream). */
+export function clientCertValidity(cfg: ResolvedConfig, startTime: Date): ClientCertValidity {
+  return {
+    notAfter: new Date(startTime.getTime() + parseDuration(cfg.cluster.certificateValidityPeriod)),
+  };
+}
+
+/** A kubeconfig with its client certificate (for inspection and tests). */
+export interface BuiltKubeconfig {
+  kubeconfig: Kubeconfig;
+  clientCert: Certificate;
+}
+
+/**
+ * Builds a kubeconfig with an embedded client certificate for `clientKey`, signed by the CA
+ * (upstream `buildKubeConfigFromSpec`).
+ */
+export async function buildClientCertKubeconfig(
+  resolved: ResolvedKubeconfigSpec,
+  clusterName: string,
+  ca: { cert: Certificate; key: KeyPair },
+  clientKey: KeyPair,
+  random: RandomSource,
+  validity: ClientCertValidity = {},
+): Promise<BuiltKubeconfig> {
+  const clientCert = await createSignedCert(
+    {
+      commonName: resolved.clientName,
+      organization: resolved.organizations,
+      usages: ["clientAuth"],
+      notBefore: validity.notBefore,
+      notAfter: validity.notAfter,
+    },
+    clientKey,
+    ca.cert,
+    ca.key,
+    random,
+  );
+  const kubeconfig = createKubeconfigWithCerts(
+    resolved.serverURL,
+    clusterName,
+    resolved.clientName,
+    encodeCertificatePEM(ca.cert),
+    await encodePrivateKeyPEM(clientKey),
+    encodeCertificatePEM(clientCert),
+  );
+  return { kubeconfig, clientCert };
 }
 
 /** File mode of kubeconfig files. */

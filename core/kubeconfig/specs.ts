@@ -1,20 +1,15 @@
 /**
  * The kubeconfig files `kubeadm init` writes (upstream `getKubeConfigSpecsBase`): who each
- * one authenticates as, which API server URL it points to, and how its client certificate is
- * made (signed by `ca`, clientAuth only, key per `encryptionAlgorithm`).
+ * one authenticates as and which API server URL it points to, with the help text of its
+ * `init phase kubeconfig` sub-phase. `core/kubeconfig/files.ts` makes and writes them.
  *
  * @module
  */
 import type { ResolvedConfig } from "../config/types.ts";
-import { parseDuration } from "../text/duration.ts";
 import { Identity, KubeconfigFile } from "../constants.ts";
 import { KubeadmError } from "../errors.ts";
 import { controlPlaneEndpointURL, localAPIEndpointURL } from "../net/endpoint.ts";
 import { Feature, featureEnabled } from "../config/features.ts";
-import type { RandomSource } from "../host/ports.ts";
-import { type Certificate, createSignedCert, encodeCertificatePEM } from "../pki/cert.ts";
-import { encodePrivateKeyPEM, type KeyPair } from "../pki/keys.ts";
-import { createKubeconfigWithCerts, type Kubeconfig } from "./kubeconfig.ts";
 
 /** Names of the `init phase kubeconfig` sub-phases. */
 export type KubeconfigName =
@@ -124,60 +119,4 @@ export function resolveKubeconfigSpec(
     organizations: [...spec.organizations],
     serverURL,
   };
-}
-
-/** Validity of kubeconfig client certificates for this run. */
-export interface ClientCertValidity {
-  /** Defaults to the CA's NotBefore (upstream's signer fallback). */
-  notBefore?: Date;
-  notAfter?: Date;
-}
-
-/** NotAfter = start + certificateValidityPeriod (NotBefore left to the CA's, as upstream). */
-export function clientCertValidity(cfg: ResolvedConfig, startTime: Date): ClientCertValidity {
-  return {
-    notAfter: new Date(startTime.getTime() + parseDuration(cfg.cluster.certificateValidityPeriod)),
-  };
-}
-
-/** A kubeconfig with its client certificate (for inspection and tests). */
-export interface BuiltKubeconfig {
-  kubeconfig: Kubeconfig;
-  clientCert: Certificate;
-}
-
-/**
- * Builds a kubeconfig with an embedded client certificate for `clientKey`, signed by the CA
- * (upstream `buildKubeConfigFromSpec`).
- */
-export async function buildClientCertKubeconfig(
-  resolved: ResolvedKubeconfigSpec,
-  clusterName: string,
-  ca: { cert: Certificate; key: KeyPair },
-  clientKey: KeyPair,
-  random: RandomSource,
-  validity: ClientCertValidity = {},
-): Promise<BuiltKubeconfig> {
-  const clientCert = await createSignedCert(
-    {
-      commonName: resolved.clientName,
-      organization: resolved.organizations,
-      usages: ["clientAuth"],
-      notBefore: validity.notBefore,
-      notAfter: validity.notAfter,
-    },
-    clientKey,
-    ca.cert,
-    ca.key,
-    random,
-  );
-  const kubeconfig = createKubeconfigWithCerts(
-    resolved.serverURL,
-    clusterName,
-    resolved.clientName,
-    encodeCertificatePEM(ca.cert),
-    await encodePrivateKeyPEM(clientKey),
-    encodeCertificatePEM(clientCert),
-  );
-  return { kubeconfig, clientCert };
 }

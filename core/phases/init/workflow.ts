@@ -9,6 +9,8 @@
 import { KubeadmError } from "../../errors.ts";
 import type { Phase, Workflow } from "../../workflow/phase.ts";
 import type { InitData } from "./data.ts";
+import { CERT_SUB_PHASES } from "../../certs/certlist.ts";
+import { KUBECONFIG_SPECS } from "../../kubeconfig/specs.ts";
 
 // Phase implementations pull in the PKI and YAML stacks; load them only when a phase runs so
 // that building the command tree (and `--help`) stays cheap.
@@ -27,62 +29,6 @@ const kubeletFinalize = () => import("./kubelet_finalize.ts");
 const addons = () => import("./addons.ts");
 const showJoinCommand = () => import("./show_join_command.ts");
 
-/** `init phase certs` sub-phases in upstream's order, with their help text. */
-const CERT_PHASES: readonly { name: string; short: string }[] = [
-  {
-    name: "ca",
-    short:
-      "Generate the self-signed Kubernetes CA to provision identities for other Kubernetes components",
-  },
-  { name: "apiserver", short: "Generate the certificate for serving the Kubernetes API" },
-  {
-    name: "apiserver-kubelet-client",
-    short: "Generate the certificate for the API server to connect to kubelet",
-  },
-  {
-    name: "front-proxy-ca",
-    short: "Generate the self-signed CA to provision identities for front proxy",
-  },
-  { name: "front-proxy-client", short: "Generate the certificate for the front proxy client" },
-  { name: "etcd-ca", short: "Generate the self-signed CA to provision identities for etcd" },
-  { name: "etcd-server", short: "Generate the certificate for serving etcd" },
-  {
-    name: "etcd-peer",
-    short: "Generate the certificate for etcd nodes to communicate with each other",
-  },
-  {
-    name: "etcd-healthcheck-client",
-    short: "Generate the certificate for liveness probes to healthcheck etcd",
-  },
-  {
-    name: "apiserver-etcd-client",
-    short: "Generate the certificate the apiserver uses to access etcd",
-  },
-  {
-    name: "sa",
-    short: "Generate a private key for signing service account tokens along with its public key",
-  },
-];
-
-/** `init phase kubeconfig` sub-phases in upstream's order. */
-const KUBECONFIG_PHASES: readonly { name: string; short: string }[] = [
-  {
-    name: "admin",
-    short: "Generate a kubeconfig file for the admin to use and for kubeadm itself",
-  },
-  { name: "super-admin", short: "Generate a kubeconfig file for the super-admin" },
-  {
-    name: "kubelet",
-    short:
-      "Generate a kubeconfig file for the kubelet to use *only* for cluster bootstrapping purposes",
-  },
-  {
-    name: "controller-manager",
-    short: "Generate a kubeconfig file for the controller manager to use",
-  },
-  { name: "scheduler", short: "Generate a kubeconfig file for the scheduler to use" },
-];
-
 const localEtcd = (d: InitData) => d.cfg.cluster.etcd.external === undefined;
 
 const CONFIG_FLAGS = ["config", "kubernetes-version", "rootfs", "dry-run"] as const;
@@ -98,9 +44,10 @@ const certsPhase: Phase<InitData> = {
       runAllSiblings: true,
       flags: ["cert-dir", ...CONFIG_FLAGS],
     },
-    ...CERT_PHASES.map((c): Phase<InitData> => ({
+    ...CERT_SUB_PHASES.map((c): Phase<InitData> => ({
       name: c.name,
       short: c.short,
+      long: c.long,
       run: async (d) => (await certs()).runCert(d, c.name),
       flags: ["cert-dir", ...CONFIG_FLAGS],
     })),
@@ -118,7 +65,7 @@ const kubeconfigPhase: Phase<InitData> = {
       short: "Generate all kubeconfig files",
       runAllSiblings: true,
     },
-    ...KUBECONFIG_PHASES.map((k): Phase<InitData> => ({
+    ...KUBECONFIG_SPECS.map((k): Phase<InitData> => ({
       name: k.name,
       short: k.short,
       run: async (d) => (await kubeconfigs()).runKubeconfig(d, k.name),
