@@ -1,46 +1,485 @@
 /**
- * pflag-compatible flag handling on top of commander.
+ * The one flag registry of the command line: every flag any command or phase accepts, with
+ * its type, value name, default, help (upstream's words, per command where upstream words it
+ * differently) and parsing. Commands and phases only name the flags they accept; this module
+ * adds them to commander and reads them back, pflag-style:
  *
- * kubeadm users write `--dry-run=false`, repeat `--ignore-preflight-errors` or comma-split it,
- * and pass durations like `--token-ttl 2h`. These helpers give commander the same behaviour.
+ * - `--flag=value` and `--flag value`; booleans as `--flag`, `--flag=false` (normalised for
+ *   every command by {@link normaliseArgv}) or `--no-flag`;
+ * - string slices repeated and/or comma-separated (`--ignore-preflight-errors a,b --… c`);
+ * - typed values (`int32`, feature gates) parsed when read, a bad one failing with pflag's
+ *   `invalid argument "x" for "--flag" flag: …` as a {@link FlagError} naming the flag.
  *
  * @module
  */
+import { type Command, Option } from "commander";
+import { errorMessage, FlagError } from "../core/errors.ts";
+import { parseFeatureGates } from "../core/config/features.ts";
 
-/** Collector for repeatable, comma-splittable string-slice flags (pflag StringSlice). */
-export function collectList(value: string, previous: string[] = []): string[] {
+/** The commands whose flags come from the registry. */
+export type CommandName =
+  | "init"
+  | "join"
+  | "reset"
+  | "token"
+  | "config"
+  | "version"
+  | "discovery-check"
+  | "kubeadm";
+
+/** How a flag's value is typed (pflag's kinds). */
+export type FlagType =
+  | "string"
+  | "bool"
+  | "int32"
+  | "stringSlice"
+  | "stringArray"
+  | "featureGates";
+
+/** One flag. */
+export interface FlagSpec {
+  type: FlagType;
+  /** One-letter alias (`f` for `-f, --force`). */
+  short?: string;
+  /** Placeholder of the value in help (`ip` for `--apiserver-advertise-address <ip>`). */
+  value?: string;
+  /** Help text. */
+  help: string;
+  /** Help text for commands upstream words it differently for. */
+  helpBy?: Partial<Record<CommandName, string>>;
+  /** Default value applied by commander (most flags leave defaults to the configuration). */
+  defaultBy?: Partial<Record<CommandName, string>>;
+  /** Not a configuration value: never counted as mixed with `--config`. */
+  notConfig?: boolean;
+}
+
+const PATCHES_HELP = (targets: string) =>
+  `Path to a directory that contains files named "target[suffix][+patchtype].extension". For example, "kube-apiserver0+merge.yaml" or just "etcd.json". "target" can be one of ${targets}. "patchtype" can be one of "strategic", "merge" or "json" and they match the patch formats supported by kubectl. The default "patchtype" is "strategic". "extension" must be either "json" or "yaml". "suffix" is an optional string that can be used to determine which patches are applied first alpha-numerically.`;
+const CONTROL_PLANE_TARGETS =
+  '"kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd", "kubeletconfiguration"';
+
+/** Every flag, by name. */
+export const FLAGS = {
+  "allow-missing-template-keys": {
+    type: "bool",
+    help:
+      "If true, ignore any errors in templates when a field or map key is missing in the template. Only applies to golang and jsonpath output formats.",
+  },
+  "apiserver-advertise-address": {
+    type: "string",
+    value: "ip",
+    help:
+      "The IP address the API Server will advertise it's listening on. If not set the default network interface will be used.",
+    helpBy: {
+      join:
+        "If the node should host a new control plane instance, the IP address the API Server will advertise it's listening on. If not set the default network interface will be used.",
+    },
+  },
+  "apiserver-bind-port": {
+    type: "int32",
+    value: "port",
+    help: "Port for the API Server to bind to. (default 6443)",
+    helpBy: {
+      join:
+        "If the node should host a new control plane instance, the port for the API Server to bind to. (default 6443)",
+    },
+  },
+  "apiserver-cert-extra-sans": {
+    type: "stringSlice",
+    value: "sans",
+    help:
+      "Optional extra Subject Alternative Names (SANs) to use for the API Server serving certificate. Can be both IP addresses and DNS names.",
+  },
+  "cert-dir": {
+    type: "string",
+    value: "dir",
+    help: `The path where to save and store the certificates. (default "/etc/kubernetes/pki")`,
+    helpBy: {
+      reset:
+        `The path to the directory where the certificates are stored. If specified, clean this directory. (default "/etc/kubernetes/pki")`,
+    },
+  },
+  "certificate-key": {
+    type: "string",
+    value: "key",
+    help:
+      "Key used to encrypt the control-plane certificates in the kubeadm-certs Secret. The certificate key is a hex encoded string that is an AES key of size 32 bytes.",
+    helpBy: {
+      join:
+        "Use this key to decrypt the certificate secrets uploaded by init. The certificate key is a hex encoded string that is an AES key of size 32 bytes.",
+      token:
+        "When used together with '--print-join-command', print the full 'kubeadm join' flag needed to join the cluster as a control-plane. To create a new certificate key you must use 'kubeadm init phase upload-certs --upload-certs'.",
+    },
+  },
+  "cleanup-tmp-dir": { type: "bool", help: `Cleanup the "/etc/kubernetes/tmp" directory` },
+  "cluster-info": {
+    type: "string",
+    value: "source",
+    help:
+      "The cluster-info ConfigMap (kubectl get cm cluster-info -n kube-public -o yaml|json): a file, an https:// URL (verified against the host's CA bundle), or - for stdin.",
+  },
+  "component-configs": {
+    type: "stringSlice",
+    value: "kinds",
+    help:
+      "A comma-separated list for component config API objects to print the default values for. Available values: [KubeProxyConfiguration KubeletConfiguration]. If this flag is not set, no component configs will be printed.",
+  },
+  config: { type: "string", value: "file", help: "Path to a kubeadm configuration file." },
+  "control-plane": { type: "bool", help: "Create a new control plane instance on this node" },
+  "control-plane-endpoint": {
+    type: "string",
+    value: "endpoint",
+    help: "Specify a stable IP address or DNS name for the control plane.",
+  },
+  "cri-socket": {
+    type: "string",
+    value: "socket",
+    help:
+      "Path to the CRI socket to connect. If empty kubeadm will try to auto-detect this value; use this option only if you have more than one CRI installed or if you have non-standard CRI socket.",
+  },
+  description: {
+    type: "string",
+    value: "text",
+    help: "A human friendly description of how this token is used.",
+  },
+  "discovery-file": {
+    type: "string",
+    value: "file",
+    help: "For file-based discovery, a file or URL from which to load cluster information.",
+  },
+  "discovery-token": {
+    type: "string",
+    value: "token",
+    help:
+      "For token-based discovery, the token used to validate cluster information fetched from the API server.",
+  },
+  "discovery-token-ca-cert-hash": {
+    type: "stringSlice",
+    value: "hash",
+    help:
+      'For token-based discovery, validate that the root CA public key matches this hash (format: "<type>:<value>").',
+    helpBy: {
+      "discovery-check":
+        'The expected hash of the cluster CA public key (format: "sha256:<hex>"); repeatable.',
+    },
+  },
+  "discovery-token-unsafe-skip-ca-verification": {
+    type: "bool",
+    help:
+      "For token-based discovery, allow joining without --discovery-token-ca-cert-hash pinning.",
+    helpBy: {
+      "discovery-check": "Accept a signed cluster-info without checking the CA against a hash.",
+    },
+  },
+  "dry-run": {
+    type: "bool",
+    help: "Don't apply any changes; just output what would be done.",
+    helpBy: { token: "Whether to enable dry-run mode or not" },
+  },
+  "feature-gates": {
+    type: "featureGates",
+    value: "gates",
+    help: "A set of key=value pairs that describe feature gates for various features.",
+  },
+  force: {
+    type: "bool",
+    short: "f",
+    help: "Reset the node without prompting for confirmation.",
+  },
+  groups: {
+    type: "stringSlice",
+    value: "groups",
+    help:
+      'Extra groups that this token will authenticate as when used for authentication. Must match "\\\\Asystem:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]\\\\z" (default [system:bootstrappers:kubeadm:default-node-token])',
+  },
+  "ignore-preflight-errors": {
+    type: "stringSlice",
+    value: "checks",
+    help:
+      "A list of checks whose errors will be shown as warnings. Example: 'IsPrivilegedUser,Swap'. Value 'all' ignores errors from all checks.",
+  },
+  "image-repository": {
+    type: "string",
+    value: "repo",
+    help:
+      `Choose a container registry to pull control plane images from (default "registry.k8s.io")`,
+  },
+  kubeconfig: {
+    type: "string",
+    value: "file",
+    help:
+      "The kubeconfig file to use when talking to the cluster. If the flag is not set, a set of standard locations can be searched for an existing kubeconfig file.",
+    helpBy: {
+      reset:
+        `The kubeconfig file to use when talking to the cluster. If the flag is not set, a set of standard locations can be searched for an existing kubeconfig file. (default "/etc/kubernetes/admin.conf")`,
+    },
+  },
+  "kubernetes-version": {
+    type: "string",
+    value: "version",
+    help: `Choose a specific Kubernetes version for the control plane. (default "stable-1")`,
+  },
+  "node-name": { type: "string", value: "name", help: "Specify the node name." },
+  output: {
+    type: "string",
+    short: "o",
+    value: "format",
+    help: "Output format: text or json (a report of every check).",
+    helpBy: {
+      token: 'Output format. One of: text|json|yaml. (default "text")',
+      version: "Output format; available options are 'yaml', 'json' and 'short'",
+      "discovery-check": "Output format: text or json.",
+    },
+    defaultBy: { version: "", "discovery-check": "text" },
+    notConfig: true,
+  },
+  patches: {
+    type: "string",
+    value: "dir",
+    help: PATCHES_HELP(`${CONTROL_PLANE_TARGETS}, "corednsdeployment"`),
+    helpBy: { join: PATCHES_HELP(CONTROL_PLANE_TARGETS) },
+  },
+  "pod-network-cidr": {
+    type: "string",
+    value: "cidr",
+    help:
+      "Specify range of IP addresses for the pod network. If set, the control plane will automatically allocate CIDRs for every node.",
+  },
+  "print-join-command": {
+    type: "bool",
+    help:
+      "Instead of printing only the token, print the full 'kubeadm join' flag needed to join the cluster using the token.",
+  },
+  rootfs: {
+    type: "string",
+    value: "dir",
+    help: "The path to the 'real' host root filesystem (node paths are resolved under it)",
+  },
+  "service-cidr": {
+    type: "string",
+    value: "cidr",
+    help: `Use alternative range of IP address for service VIPs. (default "10.96.0.0/12")`,
+  },
+  "service-dns-domain": {
+    type: "string",
+    value: "domain",
+    help: `Use alternative domain for services, e.g. "myorg.internal". (default "cluster.local")`,
+  },
+  "show-managed-fields": {
+    type: "bool",
+    help: "If true, keep the managedFields when printing objects in JSON or YAML format.",
+  },
+  "skip-certificate-key-print": {
+    type: "bool",
+    help: "Don't print the key used to encrypt the control-plane certificates.",
+  },
+  "skip-phases": { type: "stringSlice", value: "phases", help: "List of phases to be skipped" },
+  "skip-token-print": {
+    type: "bool",
+    help: "Skip printing of the default bootstrap token generated by 'kubeadm init'.",
+  },
+  "tls-bootstrap-token": {
+    type: "string",
+    value: "token",
+    help:
+      "Specify the token used to temporarily authenticate with the Kubernetes Control Plane while joining the node.",
+  },
+  token: {
+    type: "string",
+    value: "token",
+    help:
+      "The token to use for establishing bidirectional trust between nodes and control-plane nodes. The format is [a-z0-9]{6}\\.[a-z0-9]{16} - e.g. abcdef.0123456789abcdef",
+    helpBy: {
+      join:
+        "Use this token for both discovery-token and tls-bootstrap-token when those values are not provided.",
+      "discovery-check": "The bootstrap token (<id>.<secret>).",
+    },
+  },
+  "token-ttl": {
+    type: "string",
+    value: "duration",
+    help:
+      "The duration before the token is automatically deleted (e.g. 1s, 2m, 3h). If set to '0', the token will never expire (default 24h0m0s)",
+  },
+  ttl: {
+    type: "string",
+    value: "duration",
+    help:
+      "The duration before the token is automatically deleted (e.g. 1s, 2m, 3h). If set to '0', the token will never expire (default 24h0m0s)",
+  },
+  "upload-certs": {
+    type: "bool",
+    help: "Upload control-plane certificates to the kubeadm-certs Secret.",
+  },
+  usages: {
+    type: "stringSlice",
+    value: "usages",
+    help:
+      "Describes the ways in which this token can be used. You can pass --usages multiple times or provide a comma separated list of options. Valid options: [signing,authentication] (default [signing,authentication])",
+  },
+  v: {
+    type: "string",
+    short: "v",
+    value: "level",
+    help: "number for the log level verbosity",
+    defaultBy: { kubeadm: "0" },
+    notConfig: true,
+  },
+} as const satisfies Record<string, FlagSpec>;
+
+/** The global flags (upstream's persistent flags), accepted by every command. */
+export const PERSISTENT_FLAGS = ["rootfs", "v"] as const;
+
+/** A flag's name, as typed after `--`. */
+export type FlagName = keyof typeof FLAGS;
+
+type ValueOf<T extends FlagType> = T extends "bool" ? boolean
+  : T extends "int32" ? number
+  : T extends "stringSlice" | "stringArray" ? string[]
+  : T extends "featureGates" ? Record<string, boolean>
+  : string;
+
+/** The values of the flags the user set (typed by the registry; unset flags are absent). */
+export type FlagValues = { [N in FlagName]?: ValueOf<(typeof FLAGS)[N]["type"]> };
+
+/** Whether a string names a flag of the registry. */
+export function isFlagName(name: string): name is FlagName {
+  return Object.hasOwn(FLAGS, name);
+}
+
+function spec(name: FlagName): FlagSpec {
+  return FLAGS[name];
+}
+
+function collectList(value: string, previous: string[] = []): string[] {
   return previous.concat(value.split(",").map((s) => s.trim()).filter((s) => s !== ""));
 }
 
-/** Collector for repeatable flags whose values are kept whole (pflag StringArray). */
-export function collectArray(value: string, previous: string[] = []): string[] {
+function collectArray(value: string, previous: string[] = []): string[] {
   return previous.concat(value);
 }
 
+/** Adds the named flags of the registry to a command, with `command`'s help texts. */
+export function addFlags(cmd: Command, names: readonly string[], command: CommandName): Command {
+  for (const name of names) {
+    if (!isFlagName(name)) {
+      throw new FlagError(`unknown flag ${JSON.stringify(name)} declared for ${command}`, {
+        field: `--${name}`,
+        hint: "declare flags that cli/flags.ts registers",
+      });
+    }
+    const s = spec(name);
+    const short = s.short ? `-${s.short}, ` : "";
+    const help = s.helpBy?.[command] ?? s.help;
+    if (s.type === "bool") {
+      cmd.addOption(new Option(`${short}--${name}`, help));
+      cmd.addOption(new Option(`--no-${name}`).hideHelp());
+      continue;
+    }
+    const option = new Option(`${short}--${name} <${s.value ?? "value"}>`, help);
+    if (s.type === "stringSlice") option.argParser(collectList);
+    if (s.type === "stringArray") option.argParser(collectArray);
+    const def = s.defaultBy?.[command];
+    if (def !== undefined) option.default(def);
+    cmd.addOption(option);
+  }
+  return cmd;
+}
+
+/** The command and its ancestors, leaf first. */
+function chain(cmd: Command): Command[] {
+  const out: Command[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) out.push(c);
+  return out;
+}
+
+function parseValue(name: FlagName, raw: unknown): unknown {
+  const s = spec(name);
+  if (s.type === "int32") {
+    const text = String(raw);
+    const n = Number(text);
+    if (!/^[+-]?\d+$/.test(text.trim()) || !Number.isInteger(n) || n < -(2 ** 31) || n >= 2 ** 31) {
+      throw new FlagError(
+        `invalid argument ${JSON.stringify(text)} for "--${name}" flag: strconv.ParseInt: parsing ${
+          JSON.stringify(text)
+        }: ${/^[+-]?\d+$/.test(text.trim()) ? "value out of range" : "invalid syntax"}`,
+        { field: `--${name}`, value: text },
+      );
+    }
+    return n;
+  }
+  if (s.type === "featureGates") {
+    try {
+      return parseFeatureGates(String(raw));
+    } catch (e) {
+      throw new FlagError(
+        `invalid argument ${JSON.stringify(String(raw))} for "--${name}" flag: ${errorMessage(e)}`,
+        { field: `--${name}`, value: String(raw), cause: e },
+      );
+    }
+  }
+  return raw;
+}
+
 /**
- * Rewrites `--flag=true|false` for the given boolean flags into commander's `--flag` /
- * `--no-flag` form, so pflag-style boolean assignments work.
+ * The values of the registry's flags the user set on the command or its ancestors (global
+ * flags such as `--rootfs` included), parsed by type. Values commander defaults (an unset
+ * `-o`) are included too.
  */
-export function normaliseBoolFlags(argv: string[], boolFlags: ReadonlySet<string>): string[] {
+export function flagValues(cmd: Command): FlagValues {
+  const out: Record<string, unknown> = {};
+  for (const c of chain(cmd)) {
+    for (const opt of c.options) {
+      const name = opt.long?.replace(/^--(no-)?/, "");
+      if (!name || !isFlagName(name) || name in out) continue;
+      const key = opt.attributeName();
+      const source = c.getOptionValueSource(key);
+      if (source === undefined) continue;
+      const value = c.getOptionValue(key);
+      if (value === undefined) continue;
+      out[name] = parseValue(name, value);
+    }
+  }
+  return out as FlagValues;
+}
+
+/**
+ * Names of the configuration flags the user set on the command line (for upstream's
+ * `--config` mixing check), from the command and its ancestors.
+ */
+export function setFlagNames(cmd: Command): string[] {
+  const names = new Set<string>();
+  for (const c of chain(cmd)) {
+    for (const opt of c.options) {
+      const name = opt.long?.replace(/^--(no-)?/, "");
+      if (!name || (isFlagName(name) && "notConfig" in spec(name))) continue;
+      if (c.getOptionValueSource(opt.attributeName()) === "cli") names.add(name);
+    }
+  }
+  return [...names];
+}
+
+const BOOL_VALUE = /^(true|false|1|0|t|f|TRUE|FALSE|True|False)$/;
+const TRUE_VALUES = new Set(["true", "1", "t", "TRUE", "True"]);
+
+/**
+ * Rewrites pflag's `--flag=true|false` for the registry's boolean flags into commander's
+ * `--flag` / `--no-flag`, for every command.
+ */
+export function normaliseArgv(argv: readonly string[]): string[] {
   return argv.map((arg) => {
-    const m = arg.match(/^--([a-z0-9-]+)=(true|false|1|0|t|f|TRUE|FALSE|True|False)$/);
-    if (!m || !boolFlags.has(m[1])) return arg;
-    const on = ["true", "1", "t", "TRUE", "True"].includes(m[2]);
-    return on ? `--${m[1]}` : `--no-${m[1]}`;
+    const m = arg.match(/^--([a-z0-9-]+)=(.*)$/);
+    if (!m || !isFlagName(m[1]) || spec(m[1]).type !== "bool" || !BOOL_VALUE.test(m[2])) {
+      return arg;
+    }
+    return TRUE_VALUES.has(m[2]) ? `--${m[1]}` : `--no-${m[1]}`;
   });
 }
 
-/** The `-o, --output` flag of the `preflight` phases (a JSON report of every check). */
-export const PREFLIGHT_OUTPUT_FLAG = {
-  flags: "-o, --output <format>",
-  description: "Output format: text or json (a report of every check).",
-} as const;
-
-/** Checks a preflight `--output` value (`text` when absent). */
-export async function parsePreflightOutput(value: string | undefined): Promise<"text" | "json"> {
-  const output = value ?? "text";
+/** A preflight phase's `-o`: `text` (default) or `json` (a report of every check). */
+export function preflightOutput(values: FlagValues): "text" | "json" {
+  const output = values.output ?? "text";
   if (output === "text" || output === "json") return output;
-  const { FlagError } = await import("../core/errors.ts");
   throw new FlagError(`invalid output format ${JSON.stringify(output)}`, {
     field: "--output",
     value: output,

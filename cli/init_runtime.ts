@@ -1,16 +1,15 @@
 /**
  * Assembles an init run on this host: reads the config file, detects host facts, resolves the
  * configuration, chooses the file system (real, under `--rootfs`, or a dry-run recording) and
- * plugs in the cluster ports: the admin connection over `<rootfs>/etc/kubernetes/admin.conf`
- * (the Deno mTLS transport, or the recording dry-run transport), the health probe and the
- * kubelet service.
+ * plugs in the node (`runtime/host/node_host.ts`) and the admin connection over
+ * `<rootfs>/etc/kubernetes/admin.conf` (the Deno mTLS transport, or the recording dry-run
+ * transport).
  *
  * @module
  */
 import { readConfigFile, systemdResolvedActive } from "./config_file.ts";
 import { KUBERNETES_DIR, MANIFESTS_DIR } from "../core/constants.ts";
-import type { PlannedFile, Printer } from "../core/host/ports.ts";
-import { systemClock, toBytes, utf8, webRandom } from "../core/host/ports.ts";
+import { systemClock, webRandom } from "../core/host/ports.ts";
 import { RecordingFileSystem } from "../core/host/recording_fs.ts";
 import { createDryRunTransport } from "../core/kube/dry_run.ts";
 import { realSleep } from "../core/kube/transport.ts";
@@ -19,23 +18,12 @@ import type { TransportFactory } from "../core/kube/transport.ts";
 import type { InitData } from "../core/phases/init/data.ts";
 import { parseDuration } from "../core/text/duration.ts";
 import { DefaultTimeouts } from "../core/constants.ts";
-import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
+import { HostFileSystem } from "../runtime/fs/host_fs.ts";
 import { detectDefaultAddress, readHostFacts } from "../runtime/host/facts.ts";
-import { canWrite, envGet } from "../runtime/host/env.ts";
-import type { InitCommandDeps, InitFlags } from "./commands/init.ts";
+import type { CommandDeps, Invocation, WorkflowRun } from "./workflow_command.ts";
+import { preflightOutput } from "./flags.ts";
+import { DryRunReport } from "./dry_run_report.ts";
 import { DenoNodeHost } from "../runtime/host/node_host.ts";
-
-/** A prepared init run. */
-export interface InitContext {
-  data: InitData;
-  host: HostFileSystem;
-  /** Set in dry-run: the planned writes. */
-  recording?: RecordingFileSystem;
-  /** Dry-run: the planned files already reported, and where they were written. */
-  reported?: { files: Set<PlannedFile>; dir?: string };
-  /** Releases the cluster connections (idempotent). */
-  close(): void;
-}
 
 // The network stack (node:https for self-signed health endpoints, fetch clients) costs tens of
 // milliseconds to load: only phases that talk to the cluster pay for it.
@@ -54,59 +42,62 @@ function lazyDenoTransports(): { transportFor: TransportFactory; close(): void }
   };
 }
 
-/** Resolves flags + config file + host facts into {@link InitData}. */
+/**
+ * Resolves flags, the config file and host facts into an init run: the {@link InitData} and
+ * its ports (the node, the admin connection, the dry-run report).
+ */
 export async function prepareInit(
-  flags: InitFlags,
-  setFlags: string[],
-  out: Printer,
-  deps: Pick<InitCommandDeps, "node"> = {},
-): Promise<InitContext> {
-  const { parsePreflightOutput } = await import("./flags.ts");
-  const preflightOutput = await parsePreflightOutput(flags.output);
+  inv: Invocation,
+  deps: CommandDeps,
+): Promise<WorkflowRun<InitData>> {
+  const { values: flags, out, rootfs } = inv;
+  const preflight = preflightOutput(flags);
   const { resolveInitConfig } = await import("../core/config/resolve.ts");
   const { validateMixedArguments } = await import("../core/config/mixed_flags.ts");
-  const { parseFeatureGates } = await import("../core/config/features.ts");
-  if (flags.config) validateMixedArguments(setFlags);
+  if (flags.config) validateMixedArguments(inv.setFlags);
   const text = flags.config ? await readConfigFile(flags.config) : undefined;
-  const facts = readHostFacts(flags.rootfs ?? "/");
+  const facts = readHostFacts(rootfs);
   const { config, warnings } = resolveInitConfig({
     text,
     source: flags.config,
     flags: {
-      advertiseAddress: flags.apiserverAdvertiseAddress,
-      bindPort: flags.apiserverBindPort === undefined ? undefined : Number(flags.apiserverBindPort),
-      certSANs: flags.apiserverCertExtraSans,
-      certificatesDir: flags.certDir,
-      certificateKey: flags.certificateKey,
-      controlPlaneEndpoint: flags.controlPlaneEndpoint,
-      criSocket: flags.criSocket,
-      featureGates: flags.featureGates ? parseFeatureGates(flags.featureGates) : undefined,
-      imageRepository: flags.imageRepository,
-      kubernetesVersion: flags.kubernetesVersion,
-      nodeName: flags.nodeName,
+      advertiseAddress: flags["apiserver-advertise-address"],
+      bindPort: flags["apiserver-bind-port"],
+      certSANs: flags["apiserver-cert-extra-sans"],
+      certificatesDir: flags["cert-dir"],
+      certificateKey: flags["certificate-key"],
+      controlPlaneEndpoint: flags["control-plane-endpoint"],
+      criSocket: flags["cri-socket"],
+      featureGates: flags["feature-gates"],
+      imageRepository: flags["image-repository"],
+      kubernetesVersion: flags["kubernetes-version"],
+      nodeName: flags["node-name"],
       patchesDir: flags.patches,
-      podSubnet: flags.podNetworkCidr,
-      serviceSubnet: flags.serviceCidr,
-      dnsDomain: flags.serviceDnsDomain,
-      skipPhases: flags.skipPhases,
+      podSubnet: flags["pod-network-cidr"],
+      serviceSubnet: flags["service-cidr"],
+      dnsDomain: flags["service-dns-domain"],
+      skipPhases: flags["skip-phases"],
       token: flags.token,
-      tokenTTL: flags.tokenTtl,
-      dryRun: flags.dryRun,
-      ignorePreflightErrors: flags.ignorePreflightErrors,
-      uploadCerts: flags.uploadCerts,
+      tokenTTL: flags["token-ttl"],
+      dryRun: flags["dry-run"],
+      ignorePreflightErrors: flags["ignore-preflight-errors"],
+      uploadCerts: flags["upload-certs"],
     },
     host: {
       hostname: facts.hostname,
-      defaultAdvertiseAddress: flags.apiserverAdvertiseAddress ?? detectDefaultAddress() ?? "",
+      defaultAdvertiseAddress: flags["apiserver-advertise-address"] ?? detectDefaultAddress() ??
+        "",
       systemdResolvedActive: systemdResolvedActive(),
     },
     random: webRandom,
   });
   for (const w of warnings) out.warn(w);
-  const host = new HostFileSystem(flags.rootfs ?? "/");
-  const dryRun = flags.dryRun ?? config.init.dryRun ?? false;
+  const host = new HostFileSystem(rootfs);
+  const dryRun = flags["dry-run"] ?? config.init.dryRun ?? false;
   const recording = dryRun ? new RecordingFileSystem(host) : undefined;
-  const files = recording ?? host;
+  const report = recording
+    ? new DryRunReport(recording, out, { command: "init", announceWrites: true })
+    : undefined;
   let transports: { transportFor: TransportFactory; close(): void };
   if (dryRun) {
     // One recording transport for the whole run: later GETs see earlier "created" objects.
@@ -115,12 +106,7 @@ export async function prepareInit(
   } else {
     transports = lazyDenoTransports();
   }
-  const ctx: InitContext = {
-    data: undefined as unknown as InitData,
-    host,
-    recording,
-    close: transports.close,
-  };
+  const files = recording ?? host;
   const data: InitData = {
     cfg: config,
     files,
@@ -134,7 +120,7 @@ export async function prepareInit(
     patchesDir: flags.patches ?? config.init.patches?.directory,
     host: facts,
     sleep: realSleep,
-    node: deps.node?.(flags.rootfs ?? "/") ?? new DenoNodeHost({ root: flags.rootfs ?? "/" }),
+    node: deps.node?.(rootfs) ?? new DenoNodeHost({ root: rootfs }),
     cluster: createClusterAccess({
       files,
       kubeconfigDir: KUBERNETES_DIR,
@@ -144,13 +130,19 @@ export async function prepareInit(
       sleep: realSleep,
       apiCallTimeoutMs: apiCallTimeout(config.init.timeouts.kubernetesAPICall),
     }),
-    preflightOutput,
-    skipTokenPrint: flags.skipTokenPrint ?? false,
-    skipCertificateKeyPrint: flags.skipCertificateKeyPrint ?? false,
-    reportDryRunFiles: recording ? () => reportDryRunFiles(ctx, out) : undefined,
+    preflightOutput: preflight,
+    skipTokenPrint: flags["skip-token-print"] ?? false,
+    skipCertificateKeyPrint: flags["skip-certificate-key-print"] ?? false,
+    reportDryRunFiles: report && (() => report.report()),
   };
-  ctx.data = data;
-  return ctx;
+  if (!inv.only) out.info(`[init] Using Kubernetes version: ${config.cluster.kubernetesVersion}`);
+  return {
+    data,
+    skipPhases: config.init.skipPhases,
+    close: transports.close,
+    // A run that stops before wait-control-plane (`init phase certs --dry-run`) reports here.
+    finish: async () => await report?.report(),
+  };
 }
 
 function apiCallTimeout(value: string | undefined): number {
@@ -159,65 +151,4 @@ function apiCallTimeout(value: string | undefined): number {
   } catch {
     return DefaultTimeouts.kubernetesAPICall;
   }
-}
-
-const PRINTABLE_KINDS = new Set(["manifest", "kubelet-config", "env"]);
-
-/**
- * Dry-run: writes the planned files not reported yet under the dry-run directory and prints
- * them (contents of the printable kinds only). Upstream does this at wait-control-plane; a
- * run that stops earlier (`init phase certs --dry-run`) reports at the end.
- */
-export async function reportDryRunFiles(ctx: InitContext, out: Printer): Promise<void> {
-  if (!ctx.recording) return;
-  if (!ctx.reported) {
-    let dir = envGet("KUBEADM_INIT_DRYRUN_DIR");
-    if (!dir) {
-      const tmp = envGet("TMPDIR") ?? "/tmp";
-      if (canWrite(tmp)) dir = await Deno.makeTempDir({ dir: tmp, prefix: "kubeadm-init-dryrun" });
-    }
-    ctx.reported = { files: new Set(), dir };
-  }
-  const { dir } = ctx.reported;
-  const planned = ctx.recording.planned.filter((f) => !ctx.reported!.files.has(f));
-  if (planned.length === 0) return;
-  for (const f of planned) ctx.reported.files.add(f);
-  out.info(`[dryrun] ${planned.length} files would be written:`);
-  for (const f of planned) {
-    out.info(
-      `[dryrun] Would write file "${f.path}" (${f.kind}, mode ${
-        f.mode.toString(8).padStart(4, "0")
-      }, ${toBytes(f.data).length} bytes)`,
-    );
-  }
-  const sensitive =
-    "[dryrun] The certificates or kubeconfig files would not be printed due to their sensitive nature";
-  if (dir && canWrite(dir)) {
-    for (const f of planned) {
-      const target = underRoot(dir, f.path);
-      await new HostFileSystem("/").write({ ...f, path: target });
-    }
-    // Upstream's order: wrote, not printed, examine.
-    out.info(
-      `[dryrun] Wrote certificates, kubeconfig files and control plane manifests to the "${dir}" directory`,
-    );
-    out.info(sensitive);
-    out.info(
-      `[dryrun] Please examine the "${dir}" directory for details about what would be written`,
-    );
-  } else {
-    out.info("[dryrun] No writable dry-run directory (no write permission); nothing was written");
-    out.info(sensitive);
-  }
-  for (const f of planned) {
-    if (!PRINTABLE_KINDS.has(f.kind)) continue;
-    out.info(`[dryrun] Would write file "${f.path}" with content:`);
-    for (const line of utf8(toBytes(f.data)).replace(/\n$/, "").split("\n")) out.info(`\t${line}`);
-  }
-}
-
-/** After the workflow: releases the cluster connection and, in dry-run, reports what is left. */
-export async function finishInit(ctx: InitContext, out: Printer): Promise<void> {
-  ctx.close();
-  await reportDryRunFiles(ctx, out);
 }

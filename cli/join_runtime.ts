@@ -17,45 +17,21 @@ import {
   MANIFESTS_DIR,
 } from "../core/constants.ts";
 import { KubeadmError } from "../core/errors.ts";
-import type { Printer } from "../core/host/ports.ts";
-import { systemClock, toBytes, utf8, webRandom } from "../core/host/ports.ts";
+import { systemClock, webRandom } from "../core/host/ports.ts";
 import { RecordingFileSystem } from "../core/host/recording_fs.ts";
 import type { ConnectionParams } from "../core/kube/transport.ts";
 import { realSleep } from "../core/kube/transport.ts";
 import type { JoinFlagOverrides } from "../core/config/join.ts";
 import type { JoinData, JoinPorts } from "../core/phases/join/data.ts";
-import type { NodeHost } from "../core/host/node.ts";
 import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
 import { detectDefaultAddress, readHostFacts } from "../runtime/host/facts.ts";
-import { canWrite, envGet } from "../runtime/host/env.ts";
+import { envGet } from "../runtime/host/env.ts";
 import { createNodeHttpsTransport } from "../runtime/kube/node_https_transport.ts";
 import { createDenoTransport } from "../runtime/kube/transport.ts";
 import { DenoNodeHost } from "../runtime/host/node_host.ts";
-
-/** A prepared join run. */
-export interface JoinContext {
-  data: JoinData;
-  host: HostFileSystem;
-  /** Set in dry-run: the planned writes. */
-  recording?: RecordingFileSystem;
-}
-
-/** Options of {@link prepareJoin} that depend on the command. */
-export interface PrepareJoinOptions {
-  /** Names of the flags the user set (for the `--config` mixing check). */
-  setFlags: string[];
-  /**
-   * False for `join phase` commands without discovery flags: they use this node's admin.conf
-   * as file discovery, as upstream does.
-   */
-  hasDiscoveryFlags: boolean;
-  /** `join phase preflight -o` (default text). */
-  preflightOutput?: "text" | "json";
-  /** The node (default: this machine under `--rootfs`). */
-  node?: (rootfs: string) => NodeHost;
-  /** Replaces some of the network ports (tests: discovery transports). */
-  ports?: Partial<JoinPorts>;
-}
+import { DryRunReport } from "./dry_run_report.ts";
+import { preflightOutput } from "./flags.ts";
+import type { CommandDeps, Invocation, WorkflowRun } from "./workflow_command.ts";
 
 /** Go's system CA bundle locations (crypto/x509 root_linux.go), `SSL_CERT_FILE` first. */
 const CA_BUNDLE_FILES = [
@@ -104,17 +80,47 @@ export function clientTransport(params: ConnectionParams) {
   return createDenoTransport(params).transport;
 }
 
-/** Resolves flags + config file + host facts into {@link JoinData}. */
+/** The join configuration's overrides from the flags the user set. */
+function joinFlags(inv: Invocation): JoinFlagOverrides {
+  const v = inv.values;
+  return {
+    apiServerEndpoint: inv.argument,
+    token: v.token,
+    discoveryToken: v["discovery-token"],
+    tlsBootstrapToken: v["tls-bootstrap-token"],
+    caCertHashes: v["discovery-token-ca-cert-hash"],
+    unsafeSkipCAVerification: v["discovery-token-unsafe-skip-ca-verification"],
+    discoveryFile: v["discovery-file"],
+    nodeName: v["node-name"],
+    criSocket: v["cri-socket"],
+    controlPlane: v["control-plane"],
+    certificateKey: v["certificate-key"],
+    advertiseAddress: v["apiserver-advertise-address"],
+    bindPort: v["apiserver-bind-port"],
+    ignorePreflightErrors: v["ignore-preflight-errors"],
+    skipPhases: v["skip-phases"],
+    patchesDir: v.patches,
+    dryRun: v["dry-run"],
+  };
+}
+
+/**
+ * Resolves flags, the config file and host facts into a join run: the {@link JoinData}, its
+ * ports, the dry-run report and upstream's closing message.
+ */
 export async function prepareJoin(
-  flags: JoinFlagOverrides & { config?: string; rootfs?: string },
-  options: PrepareJoinOptions,
-  out: Printer,
-): Promise<JoinContext> {
+  inv: Invocation,
+  deps: CommandDeps & { ports?: Partial<JoinPorts> },
+): Promise<WorkflowRun<JoinData>> {
   const { resolveJoinConfig } = await import("../core/config/join.ts");
   const { validateMixedArguments } = await import("../core/config/mixed_flags.ts");
   const { createJoinData } = await import("../core/phases/join/data.ts");
   const { parseKubeconfig } = await import("../core/kubeconfig/kubeconfig.ts");
-  if (flags.config) validateMixedArguments(options.setFlags);
+  const { out, rootfs } = inv;
+  const configFile = inv.values.config;
+  const flags = joinFlags(inv);
+  const preflight = preflightOutput(inv.values);
+  if (configFile) validateMixedArguments(inv.setFlags);
   if (Deno.permissions.querySync({ name: "net" }).state !== "granted") {
     // Discovery and every later step talk to the API server (a dry run only reads).
     throw new KubeadmError(
@@ -125,12 +131,12 @@ export async function prepareJoin(
       },
     );
   }
-  const rootfs = flags.rootfs ?? "/";
-  const text = flags.config ? await readConfigFile(flags.config) : undefined;
+  const text = configFile ? await readConfigFile(configFile) : undefined;
   const facts = readHostFacts(rootfs);
   const adminConf = underRoot(rootfs, `${KUBERNETES_DIR}/${KubeconfigFile.admin}`);
   let discoveryFallbackFile: string | undefined;
-  if (!options.hasDiscoveryFlags) {
+  // `join phase` commands without discovery flags use this node's admin.conf, as upstream.
+  if (!inv.accepts.includes("discovery-file")) {
     if (!fileExists(adminConf)) {
       throw new KubeadmError(
         `File ${KUBERNETES_DIR}/${KubeconfigFile.admin} does not exists. Please use 'kubeadm join phase control-plane-prepare' subcommands to generate it.`,
@@ -141,7 +147,7 @@ export async function prepareJoin(
   const defaultAdvertiseAddress = flags.advertiseAddress ?? detectDefaultAddress() ?? "";
   const { config, warnings } = resolveJoinConfig({
     text,
-    source: flags.config,
+    source: configFile,
     flags,
     host: {
       hostname: facts.hostname,
@@ -164,7 +170,7 @@ export async function prepareJoin(
     tlsBootstrapOverride = parseKubeconfig(await Deno.readTextFile(adminConf), adminConf);
   }
 
-  const node = options.node?.(rootfs) ?? new DenoNodeHost({ root: rootfs });
+  const node = deps.node?.(rootfs) ?? new DenoNodeHost({ root: rootfs });
   const { runJoinNodePreflight } = await import("../core/phases/join/preflight.ts");
   const ports: JoinPorts = {
     transportFor: discoveryTransport,
@@ -173,7 +179,7 @@ export async function prepareJoin(
     fetchUrl: fetchDiscoveryUrl,
     sleep: realSleep,
     preflight: (d) => runJoinNodePreflight(d, node.machine),
-    ...options.ports,
+    ...deps.ports,
   };
   const data = createJoinData({
     cfg: config,
@@ -195,44 +201,27 @@ export async function prepareJoin(
     },
     node,
     ports,
-    preflightOutput: options.preflightOutput,
+    preflightOutput: preflight,
     tlsBootstrapOverride,
   });
-  return { data, host, recording };
-}
-
-const PRINTABLE_KINDS = new Set(["manifest", "kubelet-config", "env"]);
-
-/** After the workflow: in dry-run, report the plan and write it under the dry-run directory. */
-export async function finishJoin(ctx: JoinContext, out: Printer): Promise<void> {
-  if (!ctx.recording) return;
-  const planned = ctx.recording.planned;
-  let dir = envGet("KUBEADM_JOIN_DRYRUN_DIR");
-  if (!dir) {
-    const tmp = envGet("TMPDIR") ?? "/tmp";
-    if (canWrite(tmp)) dir = await Deno.makeTempDir({ dir: tmp, prefix: "kubeadm-join-dryrun" });
-  }
-  out.info(`[dryrun] ${planned.length} files would be written:`);
-  for (const f of planned) {
-    out.info(
-      `[dryrun] Would write file "${f.path}" (${f.kind}, mode ${
-        f.mode.toString(8).padStart(4, "0")
-      }, ${toBytes(f.data).length} bytes)`,
-    );
-  }
-  if (dir && canWrite(dir)) {
-    for (const f of planned) {
-      await new HostFileSystem("/").write({ ...f, path: underRoot(dir, f.path) });
-    }
-    out.info(
-      `[dryrun] Please examine the "${dir}" directory for details about what would be written`,
-    );
-  } else {
-    out.info("[dryrun] No writable dry-run directory (no write permission); nothing was written");
-  }
-  for (const f of planned) {
-    if (!PRINTABLE_KINDS.has(f.kind)) continue;
-    out.info(`[dryrun] Would write file "${f.path}" with content:`);
-    for (const line of utf8(toBytes(f.data)).replace(/\n$/, "").split("\n")) out.info(`\t${line}`);
-  }
+  const report = recording
+    ? new DryRunReport(recording, out, { command: "join", announceWrites: false })
+    : undefined;
+  return {
+    data,
+    skipPhases: config.skipPhases,
+    finish: async () => {
+      await report?.report();
+      if (inv.only) return;
+      const { joinControlPlaneDoneMessage, joinWorkerDoneMessage } = await import(
+        "../core/phases/join/messages.ts"
+      );
+      if (config.controlPlane) {
+        const cfg = await data.initCfg();
+        out.info(joinControlPlaneDoneMessage(cfg.cluster.etcd.external === undefined));
+      } else {
+        out.info(joinWorkerDoneMessage());
+      }
+    },
+  };
 }

@@ -10,9 +10,9 @@ import { Command, CommanderError } from "commander";
 import { errorMessage, KubeadmError, redactSecrets } from "../core/errors.ts";
 import { stderr } from "./output.ts";
 import { envGet } from "../runtime/host/env.ts";
-import { normaliseBoolFlags } from "./flags.ts";
+import { addFlags, normaliseArgv, PERSISTENT_FLAGS } from "./flags.ts";
 import { registerVersion } from "./commands/version.ts";
-import { BOOL_FLAGS as INIT_BOOL_FLAGS, registerInit } from "./commands/init.ts";
+import { registerInit } from "./commands/init.ts";
 import { registerToken } from "./commands/token.ts";
 import { registerConfig } from "./commands/config.ts";
 import { registerReset } from "./commands/reset.ts";
@@ -21,16 +21,14 @@ import { registerDiscoveryCheck } from "./commands/discovery_check.ts";
 
 /** Builds the root command with every sub-command registered. */
 export function buildProgram(): Command {
+  // Positional options: a command parses exactly its own flags (a phase command rejects the
+  // flags its phase does not declare); the global flags are on every command.
   const program = new Command("kubeadm")
     .description("kubeadm: easily bootstrap a secure Kubernetes cluster")
     .showHelpAfterError()
     .exitOverride()
-    .configureOutput({ writeOut: (s) => Deno.stdout.writeSync(new TextEncoder().encode(s)) })
-    .option(
-      "--rootfs <dir>",
-      "The path to the 'real' host root filesystem (node paths are resolved under it)",
-    )
-    .option("-v, --v <level>", "number for the log level verbosity", "0");
+    .enablePositionalOptions()
+    .configureOutput({ writeOut: (s) => Deno.stdout.writeSync(new TextEncoder().encode(s)) });
   registerInit(program);
   registerToken(program);
   registerJoin(program);
@@ -38,6 +36,8 @@ export function buildProgram(): Command {
   registerReset(program);
   registerConfig(program);
   registerVersion(program);
+  const all = (c: Command): Command[] => [c, ...c.commands.flatMap(all)];
+  for (const c of all(program)) addFlags(c, PERSISTENT_FLAGS, "kubeadm");
   return program;
 }
 
@@ -45,7 +45,7 @@ export function buildProgram(): Command {
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
   try {
-    await program.parseAsync(normaliseBoolFlags(argv, INIT_BOOL_FLAGS), { from: "user" });
+    await program.parseAsync(normaliseArgv(argv), { from: "user" });
     return 0;
   } catch (e) {
     if (e instanceof CommanderError) {

@@ -8,7 +8,7 @@
  * @module
  */
 import type { Command } from "commander";
-import { collectList } from "../flags.ts";
+import { addFlags, flagValues } from "../flags.ts";
 import { stdout } from "../output.ts";
 
 /** The command's options. */
@@ -19,11 +19,6 @@ export interface DiscoveryCheckOptions {
   discoveryTokenUnsafeSkipCaVerification?: boolean;
   output?: string;
 }
-
-/** Boolean flags of discovery-check that accept pflag's `--flag=false` form. */
-export const DISCOVERY_CHECK_BOOL_FLAGS: ReadonlySet<string> = new Set([
-  "discovery-token-unsafe-skip-ca-verification",
-]);
 
 async function readStdin(): Promise<string> {
   const chunks: Uint8Array[] = [];
@@ -113,29 +108,27 @@ export async function runDiscoveryCheck(
 
 /** Registers `discovery-check`. */
 export function registerDiscoveryCheck(program: Command): void {
-  program.command("discovery-check")
+  const cmd = program.command("discovery-check")
     .summary("Check a cluster-info ConfigMap against a bootstrap token and CA hashes (offline)")
     .description(
       "Runs, without joining, the checks kubeadm join makes on the kube-public/cluster-info ConfigMap before it trusts an API server: token format, CA hash syntax, the JWS signature of the kubeconfig for the token, the kubeconfig and its CA, and the CA public key pin. Prints the verdict and its reason; exits 0 when verified and 1 when rejected.",
-    )
-    .option(
-      "--cluster-info <source>",
-      "The cluster-info ConfigMap (kubectl get cm cluster-info -n kube-public -o yaml|json): a file, an https:// URL (verified against the host's CA bundle), or - for stdin.",
-    )
-    .option("--token <token>", "The bootstrap token (<id>.<secret>).")
-    .option(
-      "--discovery-token-ca-cert-hash <hash>",
-      'The expected hash of the cluster CA public key (format: "sha256:<hex>"); repeatable.',
-      collectList,
-    )
-    .option(
-      "--discovery-token-unsafe-skip-ca-verification",
-      "Accept a signed cluster-info without checking the CA against a hash.",
-    )
-    .option("--no-discovery-token-unsafe-skip-ca-verification", "(pflag compatibility)")
-    .option("-o, --output <format>", "Output format: text or json.", "text")
-    .action(async (opts: DiscoveryCheckOptions) => {
-      const code = await runDiscoveryCheck(opts);
+    );
+  addFlags(cmd, [
+    "cluster-info",
+    "token",
+    "discovery-token-ca-cert-hash",
+    "discovery-token-unsafe-skip-ca-verification",
+    "output",
+  ], "discovery-check")
+    .action(async (_opts: unknown, c: Command) => {
+      const v = flagValues(c);
+      const code = await runDiscoveryCheck({
+        clusterInfo: v["cluster-info"],
+        token: v.token,
+        discoveryTokenCaCertHash: v["discovery-token-ca-cert-hash"],
+        discoveryTokenUnsafeSkipCaVerification: v["discovery-token-unsafe-skip-ca-verification"],
+        output: v.output,
+      });
       if (code !== 0) {
         const { DiscoveryError } = await import("../../core/errors.ts");
         throw new DiscoveryError("discovery-check: the cluster-info was rejected");

@@ -5,46 +5,29 @@
  * @module
  */
 import type { Command } from "commander";
-import { collectList } from "../flags.ts";
+import { addFlags, flagValues, setFlagNames } from "../flags.ts";
 import { consolePrinter, stdout } from "../output.ts";
 import type { TokenCommonFlags } from "../token_runtime.ts";
-
-/** Flags of `token create` (only those the user set are present). */
-interface CreateFlags extends TokenCommonFlags {
-  config?: string;
-  description?: string;
-  groups?: string[];
-  ttl?: string;
-  usages?: string[];
-  printJoinCommand?: boolean;
-  certificateKey?: string;
-}
 
 /** Upstream's token and token-id patterns, as printed in messages. */
 const TOKEN_PATTERN = "\\A([a-z0-9]{6})\\.([a-z0-9]{16})\\z";
 const TOKEN_ID_PATTERN = "\\A([a-z0-9]{6})\\z";
 
-function setFlagNames(cmd: Command): string[] {
-  const names: string[] = [];
-  for (const c of [cmd, cmd.parent, cmd.parent?.parent]) {
-    for (const opt of c?.options ?? []) {
-      if (c!.getOptionValueSource(opt.attributeName()) === "cli") {
-        names.push(opt.long!.replace(/^--(no-)?/, ""));
-      }
-    }
-  }
-  return names;
-}
-
 function commonFlags(cmd: Command): TokenCommonFlags {
-  const all = cmd.optsWithGlobals() as TokenCommonFlags & Record<string, unknown>;
-  return { kubeconfig: all.kubeconfig, dryRun: all.dryRun === true, rootfs: all.rootfs };
+  const v = flagValues(cmd);
+  return { kubeconfig: v.kubeconfig, dryRun: v["dry-run"] === true, rootfs: v.rootfs };
 }
 
 async function runCreate(tokenArg: string | undefined, cmd: Command): Promise<void> {
   const { KubeadmError } = await import("../../core/errors.ts");
   const { validateMixedArguments } = await import("../../core/config/mixed_flags.ts");
-  const flags = { ...cmd.opts(), ...commonFlags(cmd) } as CreateFlags;
+  const v = flagValues(cmd);
+  const flags = {
+    ...commonFlags(cmd),
+    config: v.config,
+    certificateKey: v["certificate-key"],
+    printJoinCommand: v["print-join-command"],
+  };
   if (flags.certificateKey && !flags.printJoinCommand) {
     throw new KubeadmError("cannot use --certificate-key without --print-join-command", {
       field: "--certificate-key",
@@ -59,10 +42,10 @@ async function runCreate(tokenArg: string | undefined, cmd: Command): Promise<vo
     const { tokenForCreate } = await import("../../core/config/token_create.ts");
     tokens = [tokenForCreate({
       token: tokenArg,
-      ttl: flags.ttl,
-      usages: flags.usages,
-      groups: flags.groups,
-      description: flags.description,
+      ttl: v.ttl,
+      usages: v.usages,
+      groups: v.groups,
+      description: v.description,
     }, webRandom)];
   }
   const { connectToken } = await import("../token_runtime.ts");
@@ -95,18 +78,8 @@ async function tokensFromConfig(path: string, rootfs: string | undefined) {
   const { resolveInitConfig } = await import("../../core/config/resolve.ts");
   const { webRandom } = await import("../../core/host/ports.ts");
   const { detectDefaultAddress, readHostFacts } = await import("../../runtime/host/facts.ts");
-  const { KubeadmError } = await import("../../core/errors.ts");
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch (e) {
-    throw new KubeadmError(`unable to read config from "${path}"`, {
-      field: "--config",
-      value: path,
-      hint: e instanceof Deno.errors.NotFound ? "the file does not exist" : String(e),
-      cause: e,
-    });
-  }
+  const { readConfigFile } = await import("../config_file.ts");
+  const text = await readConfigFile(path);
   const facts = readHostFacts(rootfs ?? "/");
   const { config, warnings } = resolveInitConfig({
     text,
@@ -124,7 +97,7 @@ async function tokensFromConfig(path: string, rootfs: string | undefined) {
 
 async function runList(cmd: Command): Promise<void> {
   const { KubeadmError } = await import("../../core/errors.ts");
-  const format = (cmd.opts().output as string | undefined) ?? "text";
+  const format = flagValues(cmd).output ?? "text";
   const list = await import("../../core/bootstraptoken/list_format.ts");
   if (!list.TOKEN_LIST_FORMATS.includes(format)) {
     throw new KubeadmError(
@@ -217,17 +190,16 @@ async function runDelete(args: string[], cmd: Command): Promise<void> {
   }
 }
 
+/** The flags of `token` that every `token` sub-command accepts too (upstream's persistent flags). */
+const TOKEN_FLAGS = ["kubeconfig", "dry-run"] as const;
+
 /** Registers `token` and its sub-commands. */
 export function registerToken(program: Command): void {
-  const token = program.command("token")
-    .description("Manage bootstrap tokens")
-    .option(
-      "--kubeconfig <file>",
-      "The kubeconfig file to use when talking to the cluster. If the flag is not set, a set of standard locations can be searched for an existing kubeconfig file.",
-    )
-    .option("--dry-run", "Whether to enable dry-run mode or not")
-    .option("--no-dry-run", "(pflag compatibility)")
-    .argument("[subcommand]")
+  const token = addFlags(
+    program.command("token").description("Manage bootstrap tokens"),
+    TOKEN_FLAGS,
+    "token",
+  ).argument("[subcommand]")
     .action(async (sub: string | undefined) => {
       const { KubeadmError } = await import("../../core/errors.ts");
       throw new KubeadmError(
@@ -237,69 +209,47 @@ export function registerToken(program: Command): void {
       );
     });
 
-  token.command("create")
-    .description("Create bootstrap tokens on the server")
-    .argument("[token]")
-    .option("--config <file>", "Path to a kubeadm configuration file.")
-    .option(
-      "--description <text>",
-      "A human friendly description of how this token is used.",
-    )
-    .option(
-      "--groups <groups>",
-      'Extra groups that this token will authenticate as when used for authentication. Must match "\\\\Asystem:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]\\\\z" (default [system:bootstrappers:kubeadm:default-node-token])',
-      collectList,
-    )
-    .option(
-      "--ttl <duration>",
-      "The duration before the token is automatically deleted (e.g. 1s, 2m, 3h). If set to '0', the token will never expire (default 24h0m0s)",
-    )
-    .option(
-      "--usages <usages>",
-      "Describes the ways in which this token can be used. You can pass --usages multiple times or provide a comma separated list of options. Valid options: [signing,authentication] (default [signing,authentication])",
-      collectList,
-    )
-    .option(
-      "--print-join-command",
-      "Instead of printing only the token, print the full 'kubeadm join' flag needed to join the cluster using the token.",
-    )
-    .option("--no-print-join-command", "(pflag compatibility)")
-    .option(
-      "--certificate-key <key>",
-      "When used together with '--print-join-command', print the full 'kubeadm join' flag needed to join the cluster as a control-plane. To create a new certificate key you must use 'kubeadm init phase upload-certs --upload-certs'.",
-    )
-    .action(async (tokenArg: string | undefined, _opts: unknown, c: Command) =>
-      await runCreate(tokenArg, c)
-    );
+  addFlags(
+    token.command("create")
+      .description("Create bootstrap tokens on the server")
+      .argument("[token]"),
+    [
+      ...TOKEN_FLAGS,
+      "config",
+      "description",
+      "groups",
+      "ttl",
+      "usages",
+      "print-join-command",
+      "certificate-key",
+    ],
+    "token",
+  ).action(async (tokenArg: string | undefined, _opts: unknown, c: Command) =>
+    await runCreate(tokenArg, c)
+  );
 
-  token.command("list")
-    .description("List bootstrap tokens on the server")
-    .option(
-      "-o, --output <format>",
-      'Output format. One of: text|json|yaml. (default "text")',
-    )
-    .option(
-      "--allow-missing-template-keys",
-      "If true, ignore any errors in templates when a field or map key is missing in the template. Only applies to golang and jsonpath output formats.",
-    )
-    .option("--no-allow-missing-template-keys", "(pflag compatibility)")
-    .option(
-      "--show-managed-fields",
-      "If true, keep the managedFields when printing objects in JSON or YAML format.",
-    )
-    .option("--no-show-managed-fields", "(pflag compatibility)")
-    .action(async (_opts: unknown, c: Command) => await runList(c));
+  addFlags(
+    token.command("list").description("List bootstrap tokens on the server"),
+    [...TOKEN_FLAGS, "output", "allow-missing-template-keys", "show-managed-fields"],
+    "token",
+  ).action(async (_opts: unknown, c: Command) => await runList(c));
 
-  token.command("delete")
-    .description("Delete bootstrap tokens on the server")
-    .argument("[token-value...]")
-    .action(async (args: string[], _opts: unknown, c: Command) => await runDelete(args, c));
+  addFlags(
+    token.command("delete")
+      .description("Delete bootstrap tokens on the server")
+      .argument("[token-value...]"),
+    TOKEN_FLAGS,
+    "token",
+  ).action(async (args: string[], _opts: unknown, c: Command) => await runDelete(args, c));
 
-  token.command("generate")
-    .description("Generate and print a bootstrap token, but do not create it on the server")
-    .action(async () => {
-      const { generateToken } = await import("../../core/bootstraptoken/token.ts");
-      const { webRandom } = await import("../../core/host/ports.ts");
-      stdout(generateToken(webRandom));
-    });
+  addFlags(
+    token.command("generate")
+      .description("Generate and print a bootstrap token, but do not create it on the server"),
+    TOKEN_FLAGS,
+    "token",
+  ).action(async () => {
+    const { generateToken } = await import("../../core/bootstraptoken/token.ts");
+    const { webRandom } = await import("../../core/host/ports.ts");
+    stdout(generateToken(webRandom));
+  });
 }

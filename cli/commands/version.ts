@@ -7,6 +7,7 @@ import type { Command } from "commander";
 import { KUBERNETES_VERSION } from "../../core/constants.ts";
 import { FlagError } from "../../core/errors.ts";
 import { stdout } from "../output.ts";
+import { addFlags, flagValues } from "../flags.ts";
 
 /** The version info object upstream prints (apimachinery version.Info). */
 export function versionInfo(): Record<string, string> {
@@ -26,41 +27,39 @@ export function versionInfo(): Record<string, string> {
 
 /** Registers `version`. */
 export function registerVersion(program: Command): void {
-  program.command("version")
-    .description("Print the version of kubeadm")
-    .option(
-      "-o, --output <format>",
-      "Output format; available options are 'yaml', 'json' and 'short'",
-      "",
-    )
-    .action(async (opts: { output: string }) => {
-      const info = versionInfo();
-      switch (opts.output) {
-        case "":
-          stdout(
-            `kubeadm version: &version.Info{${
-              Object.entries(info).map(([k, v]) => `${k[0].toUpperCase()}${k.slice(1)}:"${v}"`)
-                .join(", ")
-            }}`,
-          );
-          break;
-        case "short":
-          stdout(info.gitVersion);
-          break;
-        case "json":
-          stdout(JSON.stringify({ clientVersion: info }, null, 2));
-          break;
-        case "yaml": {
-          const { toKubeYaml } = await import("../../core/yaml/kube_yaml.ts");
-          stdout(toKubeYaml({ clientVersion: info }));
-          break;
-        }
-        default:
-          throw new FlagError(`invalid output format: ${opts.output}`, {
-            field: "--output",
-            value: opts.output,
-            hint: "use one of: yaml, json, short",
-          });
+  addFlags(
+    program.command("version").description("Print the version of kubeadm"),
+    ["output"],
+    "version",
+  ).action(async (_opts: unknown, c: Command) => {
+    const opts = { output: flagValues(c).output ?? "" };
+    const info = versionInfo();
+    switch (opts.output) {
+      case "":
+        stdout(
+          `kubeadm version: &version.Info{${
+            Object.entries(info).map(([k, v]) => `${k[0].toUpperCase()}${k.slice(1)}:"${v}"`)
+              .join(", ")
+          }}`,
+        );
+        break;
+      case "short":
+        stdout(info.gitVersion);
+        break;
+      case "json":
+        stdout(JSON.stringify({ clientVersion: info }, null, 2));
+        break;
+      case "yaml": {
+        const { toKubeYaml } = await import("../../core/yaml/kube_yaml.ts");
+        stdout(toKubeYaml({ clientVersion: info }));
+        break;
       }
-    });
+      default:
+        throw new FlagError(`invalid output format: ${opts.output}`, {
+          field: "--output",
+          value: opts.output,
+          hint: "use one of: yaml, json, short",
+        });
+    }
+  });
 }

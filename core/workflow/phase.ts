@@ -29,7 +29,10 @@ export interface Phase<D> {
   run?: (data: D) => Promise<void>;
   /** When present and false, the phase (and its sub-phases) is skipped silently. */
   runIf?: (data: D) => boolean;
-  /** Names of the command-line flags that apply to this phase (for `phase` sub-commands). */
+  /**
+   * The flags its `phase` command accepts, by name in the command line's flag registry
+   * (`cli/flags.ts`); the generated command registers exactly these.
+   */
   flags?: readonly string[];
   /** Usage of positional arguments, e.g. `[api-server-endpoint]`. */
   argsUsage?: string;

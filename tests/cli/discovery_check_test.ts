@@ -2,12 +2,8 @@
 // the token secret never printed.
 import assert from "node:assert/strict";
 import { Command } from "commander";
-import {
-  DISCOVERY_CHECK_BOOL_FLAGS,
-  registerDiscoveryCheck,
-  runDiscoveryCheck,
-} from "../../cli/commands/discovery_check.ts";
-import { normaliseBoolFlags } from "../../cli/flags.ts";
+import { registerDiscoveryCheck, runDiscoveryCheck } from "../../cli/commands/discovery_check.ts";
+import { normaliseArgv } from "../../cli/flags.ts";
 import { fakeCluster, TOKEN } from "../core/phases/join/support.ts";
 import { DiscoveryError, FlagError } from "../../core/errors.ts";
 
@@ -64,8 +60,7 @@ Deno.test("the command: required flags, bad URLs, a rejection ends with an error
   const { path } = await clusterInfoFile();
   const program = new Command("kubeadm").exitOverride();
   registerDiscoveryCheck(program);
-  const parse = (args: string[]) =>
-    program.parseAsync(normaliseBoolFlags(args, DISCOVERY_CHECK_BOOL_FLAGS), { from: "user" });
+  const parse = (args: string[]) => program.parseAsync(normaliseArgv(args), { from: "user" });
   try {
     await assert.rejects(() => parse(["discovery-check", "--token", TOKEN]), FlagError);
     await assert.rejects(

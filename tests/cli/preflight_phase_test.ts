@@ -2,9 +2,9 @@
 // against a fake host (and, for join, a fake cluster to discover).
 import assert from "node:assert/strict";
 import { Command } from "commander";
-import { JOIN_BOOL_FLAGS, registerJoin } from "../../cli/commands/join.ts";
-import { BOOL_FLAGS as INIT_BOOL_FLAGS, registerInit } from "../../cli/commands/init.ts";
-import { normaliseBoolFlags } from "../../cli/flags.ts";
+import { registerJoin } from "../../cli/commands/join.ts";
+import { registerInit } from "../../cli/commands/init.ts";
+import { normaliseArgv } from "../../cli/flags.ts";
 import { PhaseError, PreflightError } from "../../core/errors.ts";
 import type { KubeObject } from "../../core/kube/client.ts";
 import { CapturePrinter, FakeMachine } from "../support/fake_machine.ts";
@@ -43,7 +43,7 @@ async function kubeadm(
   Deno.env.set("KUBEADM_INIT_DRYRUN_DIR", dryRunDir);
   try {
     await program.parseAsync(
-      normaliseBoolFlags(args, new Set([...JOIN_BOOL_FLAGS, ...INIT_BOOL_FLAGS])),
+      normaliseArgv(args),
       { from: "user" },
     );
   } catch (e) {

@@ -2,8 +2,8 @@
 // (except the init system: the machine's kubelet is never touched).
 import assert from "node:assert/strict";
 import { Command } from "commander";
-import { registerReset, RESET_BOOL_FLAGS } from "../../cli/commands/reset.ts";
-import { normaliseBoolFlags } from "../../cli/flags.ts";
+import { registerReset } from "../../cli/commands/reset.ts";
+import { normaliseArgv } from "../../cli/flags.ts";
 import { DenoNodeHost } from "../../runtime/host/node_host.ts";
 import { FlagError, PhaseError } from "../../core/errors.ts";
 import { CapturePrinter, FakeContainerRuntime, FakeInitSystem } from "../support/fake_machine.ts";
@@ -35,7 +35,7 @@ async function kubeadm(args: string[], answers: (string | undefined)[] = []): Pr
   });
   let error: unknown;
   try {
-    await program.parseAsync(normaliseBoolFlags(args, RESET_BOOL_FLAGS), { from: "user" });
+    await program.parseAsync(normaliseArgv(args), { from: "user" });
   } catch (e) {
     error = e;
   }

@@ -1,8 +1,10 @@
 /**
  * The `kubeadm init` workflow: upstream's phases, in upstream's order.
  *
- * Each phase's work lives in its own module; the phases from `wait-control-plane` on talk to
- * the cluster through the ports of {@link InitData} (`health`, `cluster`, `kubelet`).
+ * Each phase's work lives in its own module (loaded when the phase runs), a thin caller of the
+ * domain modules; the phases from `wait-control-plane` on talk to the cluster and the node
+ * through the ports of {@link InitData} (`cluster`, `node`). Every phase declares the flags its
+ * `init phase` command accepts.
  *
  * @module
  */
@@ -31,25 +33,115 @@ const showJoinCommand = () => import("./show_join_command.ts");
 
 const localEtcd = (d: InitData) => d.cfg.cluster.etcd.external === undefined;
 
-const CONFIG_FLAGS = ["config", "kubernetes-version", "rootfs", "dry-run"] as const;
+/**
+ * The flags each `init phase` command accepts: upstream's for that phase (as far as kubeadm-ts
+ * implements them), and `--config` everywhere.
+ */
+const FLAGS = {
+  preflight: [
+    "config",
+    "cri-socket",
+    "dry-run",
+    "ignore-preflight-errors",
+    "image-repository",
+    "node-name",
+    "output",
+  ],
+  certs: ["cert-dir", "config", "dry-run", "kubernetes-version"],
+  /** The apiserver certificate (and `all`) also take the SANs' inputs. */
+  certsApiServer: [
+    "apiserver-advertise-address",
+    "apiserver-cert-extra-sans",
+    "cert-dir",
+    "config",
+    "control-plane-endpoint",
+    "dry-run",
+    "kubernetes-version",
+    "service-cidr",
+    "service-dns-domain",
+  ],
+  kubeconfig: [
+    "apiserver-advertise-address",
+    "apiserver-bind-port",
+    "cert-dir",
+    "config",
+    "control-plane-endpoint",
+    "dry-run",
+    "kubernetes-version",
+  ],
+  /** kubelet.conf (and `all`) also take the node name. */
+  kubeconfigKubelet: [
+    "apiserver-advertise-address",
+    "apiserver-bind-port",
+    "cert-dir",
+    "config",
+    "control-plane-endpoint",
+    "dry-run",
+    "kubernetes-version",
+    "node-name",
+  ],
+  etcd: ["cert-dir", "config", "dry-run", "image-repository", "patches"],
+  controlPlane: [
+    "apiserver-advertise-address",
+    "apiserver-bind-port",
+    "cert-dir",
+    "config",
+    "control-plane-endpoint",
+    "dry-run",
+    "feature-gates",
+    "image-repository",
+    "kubernetes-version",
+    "patches",
+    "pod-network-cidr",
+    "service-cidr",
+  ],
+  kubeletStart: ["config", "cri-socket", "dry-run", "image-repository", "node-name", "patches"],
+  waitControlPlane: ["config", "dry-run"],
+  uploadConfig: ["config", "cri-socket", "dry-run"],
+  uploadCerts: [
+    "certificate-key",
+    "config",
+    "dry-run",
+    "skip-certificate-key-print",
+    "upload-certs",
+  ],
+  markControlPlane: ["config", "dry-run", "node-name"],
+  bootstrapToken: ["config", "dry-run", "skip-token-print"],
+  kubeletFinalize: ["cert-dir", "config", "dry-run"],
+  addon: [
+    "apiserver-advertise-address",
+    "apiserver-bind-port",
+    "config",
+    "control-plane-endpoint",
+    "dry-run",
+    "feature-gates",
+    "image-repository",
+    "kubernetes-version",
+    "pod-network-cidr",
+    "service-cidr",
+    "service-dns-domain",
+  ],
+  showJoinCommand: ["config", "dry-run", "skip-certificate-key-print", "skip-token-print"],
+} as const satisfies Record<string, readonly string[]>;
 
 const certsPhase: Phase<InitData> = {
   name: "certs",
   short: "Certificate generation",
   run: async (d) => (await certs()).runCertsHeader(d),
+  flags: FLAGS.certsApiServer,
   phases: [
     {
       name: "all",
       short: "Generate all certificates",
       runAllSiblings: true,
-      flags: ["cert-dir", ...CONFIG_FLAGS],
+      flags: FLAGS.certsApiServer,
     },
     ...CERT_SUB_PHASES.map((c): Phase<InitData> => ({
       name: c.name,
       short: c.short,
       long: c.long,
       run: async (d) => (await certs()).runCert(d, c.name),
-      flags: ["cert-dir", ...CONFIG_FLAGS],
+      flags: c.name === "apiserver" ? FLAGS.certsApiServer : FLAGS.certs,
     })),
   ],
 };
@@ -59,16 +151,19 @@ const kubeconfigPhase: Phase<InitData> = {
   short:
     "Generate all kubeconfig files necessary to establish the control plane and the admin kubeconfig file",
   run: async (d) => (await kubeconfigs()).runKubeconfigHeader(d),
+  flags: FLAGS.kubeconfigKubelet,
   phases: [
     {
       name: "all",
       short: "Generate all kubeconfig files",
       runAllSiblings: true,
+      flags: FLAGS.kubeconfigKubelet,
     },
     ...KUBECONFIG_SPECS.map((k): Phase<InitData> => ({
       name: k.name,
       short: k.short,
       run: async (d) => (await kubeconfigs()).runKubeconfig(d, k.name),
+      flags: k.name === "kubelet" ? FLAGS.kubeconfigKubelet : FLAGS.kubeconfig,
     })),
   ],
 };
@@ -82,6 +177,7 @@ export function initWorkflow(): Workflow<InitData> {
         name: "preflight",
         short: "Run pre-flight checks",
         run: runPreflightPhase,
+        flags: FLAGS.preflight,
       },
       certsPhase,
       kubeconfigPhase,
@@ -94,32 +190,38 @@ export function initWorkflow(): Workflow<InitData> {
             "Generate the static Pod manifest file for a local, single-node local etcd instance",
           runIf: localEtcd,
           run: async (d) => (await etcd()).runLocalEtcd(d),
+          flags: FLAGS.etcd,
         }],
       },
       {
         name: "control-plane",
         short: "Generate all static Pod manifest files necessary to establish the control plane",
         run: async (d) => (await controlPlane()).runControlPlaneHeader(d),
+        flags: FLAGS.controlPlane,
         phases: [
           {
             name: "all",
             short: "Generate all static Pod manifest files",
             runAllSiblings: true,
+            flags: FLAGS.controlPlane,
           },
           {
             name: "apiserver",
             short: "Generates the kube-apiserver static Pod manifest",
             run: async (d) => (await controlPlane()).runControlPlane(d, "kube-apiserver"),
+            flags: FLAGS.controlPlane,
           },
           {
             name: "controller-manager",
             short: "Generates the kube-controller-manager static Pod manifest",
             run: async (d) => (await controlPlane()).runControlPlane(d, "kube-controller-manager"),
+            flags: FLAGS.controlPlane,
           },
           {
             name: "scheduler",
             short: "Generates the kube-scheduler static Pod manifest",
             run: async (d) => (await controlPlane()).runControlPlane(d, "kube-scheduler"),
+            flags: FLAGS.controlPlane,
           },
         ],
       },
@@ -127,27 +229,36 @@ export function initWorkflow(): Workflow<InitData> {
         name: "kubelet-start",
         short: "Write kubelet settings and (re)start the kubelet",
         run: async (d) => (await kubeletStart()).runKubeletStart(d),
+        flags: FLAGS.kubeletStart,
       },
       {
         name: "wait-control-plane",
         short: "Wait for the control plane to start",
         run: async (d) => (await waitControlPlane()).runWaitControlPlane(d),
+        flags: FLAGS.waitControlPlane,
       },
       {
         name: "upload-config",
         aliases: ["uploadconfig"],
         short: "Upload the kubeadm and kubelet configuration to a ConfigMap",
         phases: [
-          { name: "all", short: "Upload all configuration to a config map", runAllSiblings: true },
+          {
+            name: "all",
+            short: "Upload all configuration to a config map",
+            runAllSiblings: true,
+            flags: FLAGS.uploadConfig,
+          },
           {
             name: "kubeadm",
             short: "Upload the kubeadm ClusterConfiguration to a ConfigMap",
             run: async (d) => (await uploadConfig()).runUploadKubeadmConfig(d),
+            flags: FLAGS.uploadConfig,
           },
           {
             name: "kubelet",
             short: "Upload the kubelet component config to a ConfigMap",
             run: async (d) => (await uploadConfig()).runUploadKubeletConfig(d),
+            flags: FLAGS.uploadConfig,
           },
         ],
       },
@@ -155,26 +266,35 @@ export function initWorkflow(): Workflow<InitData> {
         name: "upload-certs",
         short: "Upload certificates to kubeadm-certs",
         run: async (d) => (await uploadCerts()).runUploadCerts(d),
+        flags: FLAGS.uploadCerts,
       },
       {
         name: "mark-control-plane",
         short: "Mark a node as a control-plane",
         run: async (d) => (await markControlPlane()).runMarkControlPlane(d),
+        flags: FLAGS.markControlPlane,
       },
       {
         name: "bootstrap-token",
         short: "Generates bootstrap tokens used to join a node to a cluster",
         run: async (d) => (await bootstrapToken()).runBootstrapToken(d),
+        flags: FLAGS.bootstrapToken,
       },
       {
         name: "kubelet-finalize",
         short: "Updates settings relevant to the kubelet after TLS bootstrap",
         phases: [
-          { name: "all", short: "Run all kubelet-finalize phases", runAllSiblings: true },
+          {
+            name: "all",
+            short: "Run all kubelet-finalize phases",
+            runAllSiblings: true,
+            flags: FLAGS.kubeletFinalize,
+          },
           {
             name: "enable-client-cert-rotation",
             short: "Enable kubelet client certificate rotation",
             run: async (d) => (await kubeletFinalize()).runEnableClientCertRotation(d),
+            flags: FLAGS.kubeletFinalize,
           },
         ],
       },
@@ -182,18 +302,25 @@ export function initWorkflow(): Workflow<InitData> {
         name: "addon",
         short: "Install required addons for passing conformance tests",
         phases: [
-          { name: "all", short: "Install all the addons", runAllSiblings: true },
+          {
+            name: "all",
+            short: "Install all the addons",
+            runAllSiblings: true,
+            flags: FLAGS.addon,
+          },
           {
             name: "coredns",
             short: "Install the CoreDNS addon to a Kubernetes cluster",
             runIf: (d) => !d.cfg.cluster.dns.disabled,
             run: async (d) => (await addons()).runCoreDNSAddon(d),
+            flags: FLAGS.addon,
           },
           {
             name: "kube-proxy",
             short: "Install the kube-proxy addon to a Kubernetes cluster",
             runIf: (d) => !d.cfg.cluster.proxy.disabled,
             run: async (d) => (await addons()).runKubeProxyAddon(d),
+            flags: FLAGS.addon,
           },
         ],
       },
@@ -201,6 +328,7 @@ export function initWorkflow(): Workflow<InitData> {
         name: "show-join-command",
         short: "Show the join command for control-plane and worker node",
         run: async (d) => (await showJoinCommand()).runShowJoinCommand(d),
+        flags: FLAGS.showJoinCommand,
       },
     ],
   };

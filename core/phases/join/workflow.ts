@@ -30,9 +30,6 @@ const DISCOVERY_FLAGS = [
   "token",
 ] as const;
 
-/** Flags of the discovery-using phases (they take `[api-server-endpoint]`). */
-export const DISCOVERY_FLAG_NAMES: readonly string[] = DISCOVERY_FLAGS;
-
 const API_SERVER_ENDPOINT = "[api-server-endpoint]";
 
 function cpJoinFlags(name: "all" | "etcd" | "mark-control-plane"): string[] {
@@ -133,6 +130,7 @@ export function joinWorkflow(): Workflow<JoinData> {
           "discovery-token-unsafe-skip-ca-verification",
           "certificate-key",
           "dry-run",
+          "output",
         ],
       },
       controlPlanePrepare,

@@ -62,6 +62,8 @@ export interface ResetData {
   confirm(prompt: string): Promise<string | undefined>;
   /** From the cluster, when it could be read. */
   cluster?: ResetClusterConfig;
+  /** Which phase paths this run executes (absent: all not skipped). */
+  willRun?: (phasePath: string) => boolean;
 }
 
 /** Command-line values; `undefined` means the flag was not given. */

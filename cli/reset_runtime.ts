@@ -1,0 +1,116 @@
+/**
+ * Assembles a `kubeadm reset` run on this host: the `--config` ResetConfiguration, the node
+ * (`runtime/host/node_host.ts`, with upstream's etcd retries for reset), what could be read
+ * from the cluster, and the confirmation prompt on stdin.
+ *
+ * @module
+ */
+import { ConfigError } from "../core/errors.ts";
+import type { ResetConfiguration } from "../core/config/types.ts";
+import {
+  buildResetData,
+  type ResetClusterConfig,
+  type ResetData,
+} from "../core/phases/reset/data.ts";
+import { runReset } from "../core/phases/reset/workflow.ts";
+import { readConfigFile } from "./config_file.ts";
+import type { CommandDeps, Invocation, WorkflowRun } from "./workflow_command.ts";
+
+/** What `reset` can be given from outside the CLI (tests, or the cluster client once wired). */
+export interface ResetDeps extends CommandDeps {
+  /**
+   * Best-effort read of this node's cluster configuration through `--kubeconfig`
+   * (upstream reads the `kubeadm-config` ConfigMap); `undefined` when unavailable.
+   */
+  fetchClusterConfig?: (
+    kubeconfigPath: string,
+    rootfs: string,
+  ) => Promise<ResetClusterConfig | undefined>;
+  /** Reads one line of user input after printing `prompt`; default: stdin. */
+  confirm?: (prompt: string) => Promise<string | undefined>;
+}
+
+/** Reads one line from stdin after printing `prompt` (no newline); `undefined` at end of input. */
+async function readAnswer(prompt: string): Promise<string | undefined> {
+  Deno.stdout.writeSync(new TextEncoder().encode(prompt));
+  const bytes: number[] = [];
+  const buf = new Uint8Array(1);
+  for (;;) {
+    let n: number | null;
+    try {
+      n = await Deno.stdin.read(buf);
+    } catch {
+      n = null;
+    }
+    if (n === null) {
+      return bytes.length > 0 ? new TextDecoder().decode(new Uint8Array(bytes)) : undefined;
+    }
+    if (n === 0) continue;
+    if (buf[0] === 0x0a) return new TextDecoder().decode(new Uint8Array(bytes)).replace(/\r$/, "");
+    bytes.push(buf[0]);
+  }
+}
+
+async function resetConfiguration(inv: Invocation): Promise<ResetConfiguration | undefined> {
+  const path = inv.values.config;
+  if (!path) return undefined;
+  const { loadConfigDocuments } = await import("../core/config/parse.ts");
+  const loaded = loadConfigDocuments(await readConfigFile(path), { source: path });
+  for (const w of loaded.warnings) inv.out.warn(w);
+  if (!loaded.reset) {
+    throw new ConfigError(`${path}: no ResetConfiguration found`, {
+      field: "--config",
+      hint: "kubeadm reset reads a kubeadm.k8s.io/v1beta4 ResetConfiguration document",
+    });
+  }
+  return loaded.reset;
+}
+
+/** Resolves flags, the ResetConfiguration and what the cluster says into a reset run. */
+export async function prepareReset(
+  inv: Invocation,
+  deps: ResetDeps,
+): Promise<WorkflowRun<ResetData>> {
+  const { values: v, out, rootfs } = inv;
+  const config = await resetConfiguration(inv);
+  let node;
+  if (deps.node) {
+    node = deps.node(rootfs);
+  } else {
+    const { DenoNodeHost } = await import("../runtime/host/node_host.ts");
+    // Upstream's etcd client for reset: 10s requests, transient failures retried for 2m.
+    node = new DenoNodeHost({ root: rootfs, etcd: { timeoutMs: 10_000, retryForMs: 120_000 } });
+  }
+  const cluster = await deps.fetchClusterConfig?.(
+    v.kubeconfig ?? "/etc/kubernetes/admin.conf",
+    rootfs,
+  ).catch((e) => {
+    out.warn(
+      `[reset] Unable to fetch the kubeadm-config ConfigMap from cluster: ${
+        e instanceof Error ? e.message : e
+      }`,
+    );
+    return undefined;
+  });
+  const data = buildResetData({
+    flags: {
+      certDir: v["cert-dir"],
+      cleanupTmpDir: v["cleanup-tmp-dir"],
+      criSocket: v["cri-socket"],
+      dryRun: v["dry-run"],
+      force: v.force,
+      ignorePreflightErrors: v["ignore-preflight-errors"],
+      skipPhases: v["skip-phases"],
+    },
+    config,
+    cluster,
+    out,
+    node,
+    confirm: deps.confirm ?? readAnswer,
+  });
+  return {
+    data,
+    skipPhases: data.skipPhases,
+    execute: (options) => runReset(data, options),
+  };
+}
