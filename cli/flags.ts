@@ -14,7 +14,7 @@
  */
 import { type Command, Option } from "commander";
 import { errorMessage, FlagError } from "../core/errors.ts";
-import { parseFeatureGates } from "../core/config/features.ts";
+import { knownFeatures, parseFeatureGates } from "../core/config/features.ts";
 
 /** The commands whose flags come from the registry. */
 export type CommandName =
@@ -179,7 +179,10 @@ export const FLAGS = {
   "feature-gates": {
     type: "featureGates",
     value: "gates",
-    help: "A set of key=value pairs that describe feature gates for various features.",
+    help:
+      `A set of key=value pairs that describe feature gates for various features. Options are:\n${
+        knownFeatures().join("\n")
+      }`,
   },
   force: {
     type: "bool",
@@ -359,9 +362,12 @@ function collectArray(value: string, previous: string[] = []): string[] {
   return previous.concat(value);
 }
 
-/** Adds the named flags of the registry to a command, with `command`'s help texts. */
+/**
+ * Adds the named flags of the registry to a command, with `command`'s help texts, in pflag's
+ * (alphabetical) help order.
+ */
 export function addFlags(cmd: Command, names: readonly string[], command: CommandName): Command {
-  for (const name of names) {
+  for (const name of [...new Set(names)].sort()) {
     if (!isFlagName(name)) {
       throw new FlagError(`unknown flag ${JSON.stringify(name)} declared for ${command}`, {
         field: `--${name}`,

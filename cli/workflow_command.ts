@@ -35,7 +35,10 @@ export interface CommandDeps {
 export interface Invocation {
   /** The flags the user set, typed. */
   values: FlagValues;
-  /** Names of the configuration flags the user set (for the `--config` mixing check). */
+  /**
+   * Names of the configuration flags the user set (for the `--config` mixing check); empty for
+   * `phase` commands.
+   */
   setFlags: string[];
   /** The flags this command accepts. */
   accepts: readonly string[];
@@ -94,7 +97,9 @@ async function run<D extends { willRun?: (phasePath: string) => boolean }>(
   const skip = only ? [] : resolveSkipPhases(workflow, values["skip-phases"] ?? []);
   const prepared = await spec.prepare({
     values,
-    setFlags: setFlagNames(cmd),
+    // As before the registry, only the workflow command itself checks `--config` mixing
+    // (upstream checks phase commands too; the CLI-parity work decides).
+    setFlags: only ? [] : setFlagNames(cmd),
     accepts,
     argument,
     only,

@@ -167,7 +167,5 @@ export const CLUSTER_INFO_KUBECONFIG_KEY = "kubeconfig";
 export const JWS_SIGNATURE_KEY_PREFIX = "jws-kubeconfig-";
 /** Interval between discovery attempts (upstream `DiscoveryRetryInterval`). */
 export const DISCOVERY_RETRY_INTERVAL_MS = 5_000;
-/** User of the anonymous discovery kubeconfig (upstream token `BootstrapUser`). */
-export const DISCOVERY_BOOTSTRAP_USER = "token-bootstrap-client";
 /** User of the TLS-bootstrap kubeconfig written to `bootstrap-kubelet.conf`. */
 export const TLS_BOOTSTRAP_USER = "tls-bootstrap-token-user";

@@ -76,11 +76,6 @@ export function publicKeyPath(certDir: string, baseName: string): string {
   return `${certDir.replace(/\/+$/, "")}/${baseName}.pub`;
 }
 
-/** `<dir>/<base>.csr`. */
-export function csrPath(certDir: string, baseName: string): string {
-  return `${certDir.replace(/\/+$/, "")}/${baseName}.csr`;
-}
-
 /** The full inventory in upstream's order (`GetDefaultCertList`). */
 export const KUBEADM_CERTS: readonly CertSpec[] = [
   {

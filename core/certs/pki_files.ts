@@ -16,14 +16,13 @@ import {
   encodeCertificatePEM,
   parseCertificatesPEM,
 } from "../pki/cert.ts";
-import { type CertificateRequest, encodeCSRPEM } from "../pki/csr.ts";
 import {
   encodePrivateKeyPEM,
   encodePublicKeyPEM,
   type KeyPair,
   parsePrivateKeyPEM,
 } from "../pki/keys.ts";
-import { certPath, csrPath, keyPath, publicKeyPath } from "./certlist.ts";
+import { certPath, keyPath, publicKeyPath } from "./certlist.ts";
 
 /** File mode of private keys, public keys and CSRs. */
 export const KEY_FILE_MODE = 0o600;
@@ -227,20 +226,5 @@ export async function writePublicKey(
     data: await encodePublicKeyPEM(key),
     mode: KEY_FILE_MODE,
     kind: "public-key",
-  });
-}
-
-/** Writes `<base>.csr` (0600) as `CERTIFICATE REQUEST`. */
-export async function writeCSR(
-  files: FileSystem,
-  certDir: string,
-  baseName: string,
-  csr: CertificateRequest,
-): Promise<void> {
-  await files.write({
-    path: csrPath(certDir, baseName),
-    data: encodeCSRPEM(csr),
-    mode: KEY_FILE_MODE,
-    kind: "csr",
   });
 }

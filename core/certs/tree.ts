@@ -14,9 +14,10 @@
  *
  * @module
  */
-import type { EncryptionAlgorithm, ResolvedConfig } from "../config/types.ts";
+import type { EncryptionAlgorithm } from "../config/types.ts";
+import type { RunContext } from "../workflow/context.ts";
 import { errorMessage, ExistingFileError, KubeadmError, PkiError } from "../errors.ts";
-import type { Clock, FileReader, FileSystem, Printer, RandomSource } from "../host/ports.ts";
+import type { FileReader } from "../host/ports.ts";
 import {
   caSpecOf,
   certConfigFor,
@@ -51,17 +52,11 @@ import {
 import type { KeyPool } from "../pki/key_pool.ts";
 import { parsePrivateKeyPEM } from "../pki/keys.ts";
 
-/** What creating or reusing certificates needs. */
-export interface CertTreeContext {
-  /** The configuration: certificates dir, key algorithm, validity periods, SANs, etcd mode. */
-  cfg: ResolvedConfig;
-  /** The node's files (real, or a dry-run overlay). */
-  files: FileSystem;
-  out: Printer;
-  clock: Clock;
-  random: RandomSource;
-  /** Certificates are valid from start − 5 min (as upstream). */
-  startTime: Date;
+/**
+ * What creating or reusing certificates needs: the run (its configuration gives the
+ * certificates dir, key algorithm, validity periods, SANs and etcd mode) and its key pool.
+ */
+export interface CertTreeContext extends RunContext {
   /** The run's pool of keys generated ahead of time. */
   keys: KeyPool;
 }
@@ -177,6 +172,49 @@ export function ensureCert(ctx: CertTreeContext, name: string): Promise<void> {
   return spec.caName ? ensureLeaf(ctx, spec) : ensureCA(ctx, spec);
 }
 
+/** Loads an existing certificate file; a file that does not load is an {@link ExistingFileError}. */
+async function existingCert<T>(
+  spec: CertSpec,
+  crtPath: string,
+  load: () => Promise<T>,
+  hint: string,
+): Promise<T> {
+  try {
+    return await load();
+  } catch (e) {
+    throw new ExistingFileError(
+      `failure loading ${spec.baseName} certificate: ${errorMessage(e)}`,
+      { field: crtPath, cause: e, hint },
+    );
+  }
+}
+
+/** An existing certificate's key must load and match it. */
+async function checkMatchingKey(
+  ctx: CertTreeContext,
+  spec: CertSpec,
+  cert: Certificate,
+): Promise<void> {
+  const dir = certDir(ctx);
+  const crtPath = certPath(dir, spec.baseName);
+  const kPath = keyPath(dir, spec.baseName);
+  let key;
+  try {
+    key = await loadKey(ctx.files, dir, spec.baseName);
+  } catch (e) {
+    throw new ExistingFileError(`failure loading ${spec.baseName} key: ${errorMessage(e)}`, {
+      field: kPath,
+      cause: e,
+    });
+  }
+  if (!(await keyMatchesCertificate(key, cert))) {
+    throw new ExistingFileError(
+      `the private key file ${kPath} does not match the certificate ${crtPath}`,
+      { field: kPath, hint: "restore the matching pair or remove both files" },
+    );
+  }
+}
+
 async function ensureCA(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
   const dir = certDir(ctx);
   if (externalEtcd(ctx) && spec.name === "etcd-ca") {
@@ -188,20 +226,12 @@ async function ensureCA(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
   const crtPath = certPath(dir, spec.baseName);
   const kPath = keyPath(dir, spec.baseName);
   if (await fileExists(ctx.files, crtPath)) {
-    let cert: Certificate;
-    try {
-      cert = await loadCert(ctx.files, dir, spec.baseName);
-    } catch (e) {
-      throw new ExistingFileError(
-        `failure loading ${spec.baseName} certificate: ${errorMessage(e)}`,
-        {
-          field: crtPath,
-          cause: e,
-          hint:
-            "remove the file to let kubeadm generate a new CA, or replace it with a valid PEM certificate",
-        },
-      );
-    }
+    const cert = await existingCert(
+      spec,
+      crtPath,
+      () => loadCert(ctx.files, dir, spec.baseName),
+      "remove the file to let kubeadm generate a new CA, or replace it with a valid PEM certificate",
+    );
     checkPeriod(ctx, spec.baseName, cert);
     if (!cert.isCA) {
       throw new ExistingFileError(`certificate ${JSON.stringify(spec.name)} is not a CA`, {
@@ -213,24 +243,7 @@ async function ensureCA(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
       ctx.out.info(`[certs] Using existing ${spec.baseName} keyless certificate authority`);
       return;
     }
-    let key;
-    try {
-      key = await loadKey(ctx.files, dir, spec.baseName);
-    } catch (e) {
-      throw new ExistingFileError(`failure loading ${spec.baseName} key: ${errorMessage(e)}`, {
-        field: kPath,
-        cause: e,
-      });
-    }
-    if (!(await keyMatchesCertificate(key, cert))) {
-      throw new ExistingFileError(
-        `the private key file ${kPath} does not match the certificate ${crtPath}`,
-        {
-          field: kPath,
-          hint: "restore the matching pair or remove both files",
-        },
-      );
-    }
+    await checkMatchingKey(ctx, spec, cert);
     ctx.out.info(`[certs] Using existing ${spec.baseName} certificate authority`);
     return;
   }
@@ -315,20 +328,12 @@ async function reuseLeaf(ctx: CertTreeContext, spec: CertSpec, ca: CertSpec): Pr
   const dir = certDir(ctx);
   const crtPath = certPath(dir, spec.baseName);
   const kPath = keyPath(dir, spec.baseName);
-  let chain;
-  try {
-    chain = await loadCertChain(ctx.files, dir, spec.baseName);
-  } catch (e) {
-    throw new ExistingFileError(
-      `failure loading ${spec.baseName} certificate: ${errorMessage(e)}`,
-      {
-        field: crtPath,
-        cause: e,
-        hint:
-          "remove the file to let kubeadm generate it, or replace it with a valid PEM certificate",
-      },
-    );
-  }
+  const chain = await existingCert(
+    spec,
+    crtPath,
+    () => loadCertChain(ctx.files, dir, spec.baseName),
+    "remove the file to let kubeadm generate it, or replace it with a valid PEM certificate",
+  );
   checkPeriod(ctx, spec.baseName, chain.cert);
   let caCert: Certificate;
   try {
@@ -354,24 +359,7 @@ async function reuseLeaf(ctx: CertTreeContext, spec: CertSpec, ca: CertSpec): Pr
       },
     );
   }
-  let key;
-  try {
-    key = await loadKey(ctx.files, dir, spec.baseName);
-  } catch (e) {
-    throw new ExistingFileError(`failure loading ${spec.baseName} key: ${errorMessage(e)}`, {
-      field: kPath,
-      cause: e,
-    });
-  }
-  if (!(await keyMatchesCertificate(key, chain.cert))) {
-    throw new ExistingFileError(
-      `the private key file ${kPath} does not match the certificate ${crtPath}`,
-      {
-        field: kPath,
-        hint: "restore the matching pair or remove both files",
-      },
-    );
-  }
+  await checkMatchingKey(ctx, spec, chain.cert);
   if (spec.altNames) {
     // Upstream reuses the file as is; say so when it no longer covers the configured SANs.
     const wanted = certConfigFor(spec, ctx.cfg, ctx.startTime);

@@ -15,21 +15,6 @@ import { type NodePatchOptions, patchNode } from "./node_patch.ts";
 /** Labels added to control-plane nodes, in upstream's order. */
 export const CONTROL_PLANE_LABELS: readonly string[] = [CONTROL_PLANE_LABEL, EXCLUDE_LB_LABEL];
 
-/** `node-role.kubernetes.io/control-plane:NoSchedule`. */
-export const CONTROL_PLANE_TAINT: Readonly<Taint> = {
-  key: CONTROL_PLANE_LABEL,
-  effect: "NoSchedule",
-};
-
-/**
- * The taints of a control-plane node from `nodeRegistration.taints`: absent/null means the
- * default control-plane taint, an explicit empty list means none.
- */
-export function controlPlaneTaints(configured: readonly Taint[] | null | undefined): Taint[] {
-  if (configured === null || configured === undefined) return [{ ...CONTROL_PLANE_TAINT }];
-  return configured.map((t) => ({ ...t }));
-}
-
 /** A taint as `key=value:Effect` (Go's `Taint.ToString`). */
 export function formatTaint(t: Taint): string {
   if (!t.effect) return t.value ? `${t.key}=${t.value}:` : t.key;

@@ -18,7 +18,7 @@ import type { KubeClient } from "../kube/client.ts";
 import { isNotFound } from "../kube/status.ts";
 import { base64Decode, base64Encode, decodePem } from "../pki/pem.ts";
 import { updateOrCreateTokens } from "./bootstrap_token.ts";
-import { decryptBytes, encryptBytes, fromHex } from "./cert_cipher.ts";
+import { decryptBytes, encryptBytes, parseCertificateKey } from "./cert_cipher.ts";
 import { getOneObjectRole, groupSubject, roleBinding } from "./rbac.ts";
 
 /** The Secret holding the encrypted certificates. */
@@ -117,16 +117,6 @@ export function kubeadmCertsRoleBinding(): RoleBinding {
   ]);
 }
 
-function decodeKey(certificateKey: string): Uint8Array {
-  try {
-    return fromHex(certificateKey);
-  } catch (e) {
-    throw new KubeadmError(`error decoding certificate key: ${errorMessage(e)}`, {
-      field: "--certificate-key",
-    });
-  }
-}
-
 /**
  * Reads and encrypts the shared files. A missing file is stored as an empty value (external
  * etcd without TLS, external CA without `ca.key`), as upstream does.
@@ -177,7 +167,7 @@ export async function uploadCerts(
   out.info(
     `[upload-certs] Storing the certificates in Secret "${KUBEADM_CERTS_SECRET}" in the "${KUBE_SYSTEM}" Namespace`,
   );
-  const key = decodeKey(input.certificateKey);
+  const key = parseCertificateKey(input.certificateKey);
   const token = proxyToken(input.random);
   try {
     await updateOrCreateTokens(client, [token], input.now, { failIfExists: true });
@@ -253,7 +243,7 @@ export async function downloadCerts(
   out.info(
     `[download-certs] Downloading the certificates in Secret "${KUBEADM_CERTS_SECRET}" in the "${KUBE_SYSTEM}" Namespace`,
   );
-  const key = decodeKey(input.certificateKey);
+  const key = parseCertificateKey(input.certificateKey);
   let secret: Secret;
   try {
     secret = await client.get<Secret>({

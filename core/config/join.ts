@@ -471,9 +471,3 @@ export function resolveJoinConfig(options: ResolveJoinOptions): ResolveJoinResul
   if (config.skipPhases?.length === 0) delete config.skipPhases;
   return { config, warnings };
 }
-
-/** Whether the join uses token discovery without CA pinning (the unsafe mode). */
-export function isUnsafeTokenDiscovery(cfg: JoinConfiguration): boolean {
-  const b = cfg.discovery?.bootstrapToken;
-  return b !== undefined && (b.caCertHashes ?? []).length === 0;
-}

@@ -122,8 +122,6 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-const KNOWN_KUBEADM_KINDS = Object.keys(V1BETA4_SCHEMAS);
-
 /**
  * Splits and decodes a configuration stream. Throws {@link ConfigError} (exit status 3) for
  * malformed YAML, documents without `apiVersion`/`kind`, a kind given twice, unsupported API
@@ -375,9 +373,4 @@ export function loadInitConfig(text: string | undefined, options: LoadOptions = 
     }
   }
   return loaded;
-}
-
-/** The kubeadm kinds that exist in v1beta4. */
-export function knownKubeadmKinds(): readonly string[] {
-  return KNOWN_KUBEADM_KINDS;
 }

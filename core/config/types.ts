@@ -13,8 +13,6 @@ import type { BootstrapToken } from "../bootstraptoken/token.ts";
 
 /** `kubeadm.k8s.io/v1beta4`. */
 export const KUBEADM_API_VERSION = "kubeadm.k8s.io/v1beta4";
-/** `kubeadm.k8s.io/v1beta3` (accepted, migrated). */
-export const KUBEADM_API_VERSION_V1BETA3 = "kubeadm.k8s.io/v1beta3";
 /** `kubelet.config.k8s.io/v1beta1`. */
 export const KUBELET_API_VERSION = "kubelet.config.k8s.io/v1beta1";
 /** `kubeproxy.config.k8s.io/v1alpha1`. */

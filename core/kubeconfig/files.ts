@@ -19,18 +19,11 @@ import {
   loadCertificateAuthority,
   periodWarning,
 } from "../certs/pki_files.ts";
-import { keylessCA, kubeconfigKeyId } from "../certs/tree.ts";
+import { type CertTreeContext, keylessCA, kubeconfigKeyId } from "../certs/tree.ts";
 import { type Certificate, createSignedCert, encodeCertificatePEM } from "../pki/cert.ts";
 import { encodePrivateKeyPEM, type KeyPair } from "../pki/keys.ts";
 import { parseDuration } from "../text/duration.ts";
-import type { KeyPool } from "../pki/key_pool.ts";
-import {
-  type Clock,
-  type FileSystem,
-  type Printer,
-  type RandomSource,
-  utf8,
-} from "../host/ports.ts";
+import { type RandomSource, utf8 } from "../host/ports.ts";
 import { controlPlaneEndpointURL } from "../net/endpoint.ts";
 import {
   createBasicKubeconfig,
@@ -43,21 +36,13 @@ import {
 } from "./kubeconfig.ts";
 import { kubeconfigSpec, type ResolvedKubeconfigSpec, resolveKubeconfigSpec } from "./specs.ts";
 
-/** What creating or reusing kubeconfig files needs. */
-export interface KubeconfigFileContext {
-  /** The configuration: endpoints, cluster name, certificates dir, key algorithm, node name. */
-  cfg: ResolvedConfig;
-  /** The node's files (real, or a dry-run overlay). */
-  files: FileSystem;
-  out: Printer;
-  clock: Clock;
-  random: RandomSource;
-  /** Client certificates are valid until start + certificateValidityPeriod. */
-  startTime: Date;
+/**
+ * What creating or reusing kubeconfig files needs: the certificate tree whose `ca` signs their
+ * client certificates (valid until start + certificateValidityPeriod), and where they go.
+ */
+export interface KubeconfigFileContext extends CertTreeContext {
   /** `/etc/kubernetes`. */
   kubeconfigDir: string;
-  /** The run's pool of keys generated ahead of time. */
-  keys: KeyPool;
 }
 
 /** Validity of kubeconfig client certificates for this run. */

@@ -22,7 +22,6 @@ export function isWildcardDNS1123Subdomain(s: string): boolean {
 }
 
 const DNS1123_SUBDOMAIN = `${LABEL}(\\.${LABEL})*`;
-const LABEL_RE = new RegExp(`^${LABEL}$`);
 
 /** Maximum length of a DNS-1123 label. */
 export const DNS1123_LABEL_MAX_LENGTH = 63;
@@ -41,22 +40,6 @@ export function dns1123SubdomainErrors(value: string): string[] {
       "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' " +
         "or '.', and must start and end with an alphanumeric character (e.g. 'example.com', " +
         `regex used for validation is '${DNS1123_SUBDOMAIN}')`,
-    );
-  }
-  return errs;
-}
-
-/** Problems with `value` as a lowercase RFC 1123 label (`my-name`); empty when valid. */
-export function dns1123LabelErrors(value: string): string[] {
-  const errs: string[] = [];
-  if (value.length > DNS1123_LABEL_MAX_LENGTH) {
-    errs.push(`must be no more than ${DNS1123_LABEL_MAX_LENGTH} characters`);
-  }
-  if (!LABEL_RE.test(value)) {
-    errs.push(
-      "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', " +
-        "and must start and end with an alphanumeric character (e.g. 'my-name',  or " +
-        `'123-abc', regex used for validation is '${LABEL}')`,
     );
   }
   return errs;

@@ -20,9 +20,6 @@ export const PATCH_TARGETS = [
   "corednsdeployment",
 ] as const;
 
-/** One of {@link PATCH_TARGETS}. */
-export type PatchTarget = (typeof PATCH_TARGETS)[number];
-
 /** Media type of each patch flavour, as kubeadm prints it. */
 export const PatchType = {
   json: "application/json-patch+json",

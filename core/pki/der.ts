@@ -124,11 +124,6 @@ export function printableString(s: string): Uint8Array {
   return tlv(0x13, new TextEncoder().encode(s));
 }
 
-/** IA5String. */
-export function ia5String(s: string): Uint8Array {
-  return tlv(0x16, new TextEncoder().encode(s));
-}
-
 /** True when Go would marshal the string as PrintableString (no `*`, no `&`). */
 export function isPrintableString(s: string): boolean {
   return /^[A-Za-z0-9 '()+,\-./:=?]*$/.test(s);

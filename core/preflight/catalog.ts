@@ -235,8 +235,3 @@ export function joinNodeChecks(cfg: JoinCheckConfig): Check[] {
   }
   return checks;
 }
-
-/** Check names that depend on configuration, to extend {@link KNOWN_CHECK_NAMES} for a run. */
-export function dynamicCheckNames(checks: readonly Check[]): string[] {
-  return checks.map((c) => c.name);
-}

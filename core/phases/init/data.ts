@@ -10,8 +10,7 @@
  *
  * @module
  */
-import type { ResolvedConfig } from "../../config/types.ts";
-import type { Clock, FileSystem, Printer, RandomSource } from "../../host/ports.ts";
+import type { RunContext } from "../../workflow/context.ts";
 import type { KubeClient } from "../../kube/client.ts";
 import type { Sleep } from "../../kube/transport.ts";
 import type { Kubeconfig } from "../../kubeconfig/kubeconfig.ts";
@@ -40,18 +39,8 @@ export interface ClusterAccess {
   client(): Promise<KubeClient>;
 }
 
-/** Input of every init phase. */
-export interface InitData {
-  /** Parsed, defaulted, validated configuration. */
-  cfg: ResolvedConfig;
-  /** The node's files (real, or a dry-run overlay). */
-  files: FileSystem;
-  /** Progress and warning output. */
-  out: Printer;
-  clock: Clock;
-  random: RandomSource;
-  /** Process start time: certificates are valid from start − 5 min (as upstream). */
-  startTime: Date;
+/** Input of every init phase: the run (configuration, files, output, clock, ...) and more. */
+export interface InitData extends RunContext {
   /** `--dry-run`. */
   dryRun: boolean;
   /** Directory of kubeconfig files, `/etc/kubernetes`. */

@@ -14,10 +14,6 @@ import { etcdPod } from "../../manifests/etcd.ts";
 import { nodeManifestInput, writeStaticPodManifest } from "../../manifests/write.ts";
 import type { InitData } from "./data.ts";
 
-/** Upstream's verbose-only note for external etcd (not printed by default). */
-export const EXTERNAL_ETCD_SKIP_MESSAGE =
-  "[etcd] External etcd mode. Skipping the creation of a manifest for local etcd";
-
 /** Writes `<manifestDir>/etcd.yaml` for a local etcd; does nothing with external etcd. */
 export async function runLocalEtcd(data: InitData): Promise<void> {
   const cluster = data.cfg.cluster;

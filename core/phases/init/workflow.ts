@@ -37,6 +37,17 @@ const localEtcd = (d: InitData) => d.cfg.cluster.etcd.external === undefined;
  * The flags each `init phase` command accepts: upstream's for that phase (as far as kubeadm-ts
  * implements them), and `--config` everywhere.
  */
+const CERTS = ["cert-dir", "config", "dry-run", "kubernetes-version"] as const;
+const KUBECONFIG = [
+  "apiserver-advertise-address",
+  "apiserver-bind-port",
+  "cert-dir",
+  "config",
+  "control-plane-endpoint",
+  "dry-run",
+  "kubernetes-version",
+] as const;
+const ADDON = ["config", "dry-run", "image-repository", "kubernetes-version"] as const;
 const FLAGS = {
   preflight: [
     "config",
@@ -47,50 +58,27 @@ const FLAGS = {
     "node-name",
     "output",
   ],
-  certs: ["cert-dir", "config", "dry-run", "kubernetes-version"],
-  /** The apiserver certificate (and `all`) also take the SANs' inputs. */
+  certs: CERTS,
+  /** The apiserver certificate (and `all`) also take the inputs of its SANs. */
   certsApiServer: [
+    ...CERTS,
     "apiserver-advertise-address",
     "apiserver-cert-extra-sans",
-    "cert-dir",
-    "config",
     "control-plane-endpoint",
-    "dry-run",
-    "kubernetes-version",
     "service-cidr",
     "service-dns-domain",
   ],
-  kubeconfig: [
-    "apiserver-advertise-address",
-    "apiserver-bind-port",
-    "cert-dir",
-    "config",
-    "control-plane-endpoint",
-    "dry-run",
-    "kubernetes-version",
-  ],
+  kubeconfig: KUBECONFIG,
   /** kubelet.conf (and `all`) also take the node name. */
-  kubeconfigKubelet: [
-    "apiserver-advertise-address",
-    "apiserver-bind-port",
-    "cert-dir",
-    "config",
-    "control-plane-endpoint",
-    "dry-run",
-    "kubernetes-version",
-    "node-name",
-  ],
+  kubeconfigKubelet: [...KUBECONFIG, "node-name"],
   etcd: ["cert-dir", "config", "dry-run", "image-repository", "patches"],
   controlPlane: [
+    ...CERTS,
     "apiserver-advertise-address",
     "apiserver-bind-port",
-    "cert-dir",
-    "config",
     "control-plane-endpoint",
-    "dry-run",
     "feature-gates",
     "image-repository",
-    "kubernetes-version",
     "patches",
     "pod-network-cidr",
     "service-cidr",
@@ -109,14 +97,11 @@ const FLAGS = {
   bootstrapToken: ["config", "dry-run", "skip-token-print"],
   kubeletFinalize: ["cert-dir", "config", "dry-run"],
   addon: [
+    ...ADDON,
     "apiserver-advertise-address",
     "apiserver-bind-port",
-    "config",
     "control-plane-endpoint",
-    "dry-run",
     "feature-gates",
-    "image-repository",
-    "kubernetes-version",
     "pod-network-cidr",
     "service-cidr",
     "service-dns-domain",

@@ -9,9 +9,6 @@ import { errorMessage } from "../../errors.ts";
 import { dnsImage, etcdImage, kubernetesImage, pauseImage } from "../../manifests/images.ts";
 import { type Check, fail, pass, warn } from "../check.ts";
 
-/** Image pull policies (`nodeRegistration.imagePullPolicy`). */
-export type PullPolicy = "Always" | "IfNotPresent" | "Never";
-
 /**
  * The images a control-plane node runs, in `kubeadm config images list` order: API server,
  * controller manager, scheduler, kube-proxy, CoreDNS, pause, etcd (local etcd only). Disabled

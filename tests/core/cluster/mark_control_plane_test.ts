@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import type { Node, Taint } from "kubernetes-types/core/v1.d.ts";
 import {
-  controlPlaneTaints,
   formatTaint,
   markControlPlane,
   markControlPlaneNode,
@@ -10,6 +9,18 @@ import { KubeClient } from "../../../core/kube/client.ts";
 import { FakeClock } from "../../support/fake_clock.ts";
 import { FakeKubeApi } from "../../support/fake_kube_api.ts";
 import { RecordingPrinter } from "../../support/recording_printer.ts";
+import { resolveForTest } from "../../support/config.ts";
+import { toKubeYaml } from "../../../core/yaml/kube_yaml.ts";
+
+/** The taints `init` resolves for this node from `nodeRegistration.taints`. */
+function controlPlaneTaints(taints: Taint[] | null | undefined): Taint[] {
+  const init = {
+    apiVersion: "kubeadm.k8s.io/v1beta4",
+    kind: "InitConfiguration",
+    nodeRegistration: taints === undefined ? {} : { taints },
+  };
+  return resolveForTest(toKubeYaml(init)).config.init.nodeRegistration.taints as Taint[];
+}
 
 const CP: Taint = { key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" };
 

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { ValidationError } from "../../../core/errors.ts";
 import {
-  isUnsafeTokenDiscovery,
+  type ResolvedJoinConfig,
   resolveJoinConfig,
   type ResolveJoinOptions,
 } from "../../../core/config/join.ts";
@@ -24,6 +24,12 @@ function fieldErrors(fn: () => unknown): string[] {
     return e.errors.map((x) => `${x.field}: ${x.detail}`);
   }
   assert.fail("expected a ValidationError");
+}
+
+/** Token discovery without CA pinning (the unsafe mode). */
+function isUnsafeTokenDiscovery(cfg: ResolvedJoinConfig): boolean {
+  const b = cfg.discovery.bootstrapToken;
+  return b !== undefined && (b.caCertHashes ?? []).length === 0;
 }
 
 Deno.test("flags: --token fills both tokens; defaults as upstream", () => {
