@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { parseIP } from "../net/ip.ts";
+import { isIPv4 } from "../net/ip.ts";
 import {
   type JsonObject,
   normalizeDurations,
@@ -121,9 +121,10 @@ export interface KubeProxyDefaultsInput {
 
 /** The bind address kubeadm recommends for an advertise address. */
 export function kubeProxyBindAddress(advertiseAddress: string | undefined): string {
-  const ip = advertiseAddress ? parseIP(advertiseAddress) : undefined;
-  // IPv4-mapped IPv6 addresses parse to 4 bytes (Go: `To4() != nil`).
-  return ip && ip.length === 4 ? KUBE_PROXY_BIND_ADDRESS_V4 : KUBE_PROXY_BIND_ADDRESS_V6;
+  // IPv4-mapped IPv6 addresses count as IPv4 (Go: `To4() != nil`).
+  return advertiseAddress && isIPv4(advertiseAddress)
+    ? KUBE_PROXY_BIND_ADDRESS_V4
+    : KUBE_PROXY_BIND_ADDRESS_V6;
 }
 
 /**

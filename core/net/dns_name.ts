@@ -23,9 +23,6 @@ export function isWildcardDNS1123Subdomain(s: string): boolean {
 
 const DNS1123_SUBDOMAIN = `${LABEL}(\\.${LABEL})*`;
 
-/** Maximum length of a DNS-1123 label. */
-export const DNS1123_LABEL_MAX_LENGTH = 63;
-
 /**
  * Problems with `value` as a lowercase RFC 1123 subdomain (`example.com`), in upstream's words
  * (`validation.IsDNS1123Subdomain`); empty when valid.

@@ -46,19 +46,7 @@ export function clusterDNSIP(serviceSubnet: string): string {
   return indexed(serviceSubnet, 10);
 }
 
-/** {@link apiServerVirtualIP}, or `undefined` when the subnet list is invalid or too small. */
-export function apiServerVirtualIPOrUndefined(serviceSubnet: string): string | undefined {
-  try {
-    return apiServerVirtualIP(serviceSubnet);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * {@link clusterDNSIP}, or `undefined` when the subnet list is invalid or too small (callers
- * fall back to `10.96.0.10`, as upstream).
- */
+/** {@link clusterDNSIP}, or `undefined` when the subnet list is invalid or too small. */
 export function clusterDNSIPOrUndefined(serviceSubnet: string): string | undefined {
   try {
     return clusterDNSIP(serviceSubnet);

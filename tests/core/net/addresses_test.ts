@@ -10,7 +10,7 @@ import {
 import { formatIP, parseIP } from "../../../core/net/ip.ts";
 import { joinHostPort, parseHostPort } from "../../../core/net/host_port.ts";
 import {
-  apiServerVirtualIPOrUndefined as apiServerServiceIP,
+  apiServerVirtualIP as apiServerServiceIP,
   clusterDNSIPOrUndefined as clusterDNSIP,
 } from "../../../core/net/service_ip.ts";
 

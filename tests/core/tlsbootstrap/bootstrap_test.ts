@@ -20,12 +20,11 @@ import {
 import { parseKubeYamlOne } from "../../../core/yaml/kube_yaml.ts";
 import {
   type CertificateSigningRequest,
-  KUBELET_CLIENT_PEM,
-  KUBELET_CONF,
-  kubeletCsrName,
   requestNodeClientCertificate,
-  runKubeletTlsBootstrap,
-} from "../../../core/tlsbootstrap/mod.ts";
+} from "../../../core/tlsbootstrap/request.ts";
+import { KUBELET_CLIENT_PEM, KUBELET_CONF } from "../../../core/tlsbootstrap/kubelet_conf.ts";
+import { kubeletCsrName } from "../../../core/tlsbootstrap/csr_name.ts";
+import { runKubeletTlsBootstrap } from "../../../core/tlsbootstrap/bootstrap.ts";
 import { FakeKubeApi } from "../../support/fake_kube_api.ts";
 import { FakeClock } from "../../support/fake_clock.ts";
 import { MemoryFileSystem } from "../../support/memory_fs.ts";
