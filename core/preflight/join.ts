@@ -9,7 +9,6 @@ import type { ResolvedConfig } from "../config/types.ts";
 import { KubeadmError } from "../errors.ts";
 import type { Printer } from "../host/ports.ts";
 import {
-  imagePullChecks,
   initNodeChecks,
   type JoinCheckConfig,
   joinNodeChecks,
@@ -18,6 +17,7 @@ import {
 } from "./catalog.ts";
 import type { Machine } from "../host/machine.ts";
 import { resolveIgnoreSet } from "./ignore.ts";
+import { pullImages } from "./init.ts";
 import { type PreflightOutput, type PreflightReport, PreflightRun } from "./runner.ts";
 
 /** What the join preflight needs. */
@@ -142,18 +142,7 @@ export async function runJoinPreflight(
     await run.run(
       initNodeChecks(initCfg, { isSecondaryControlPlane: true, downloadCerts: hasKey }),
     );
-    if (cfg.dryRun) {
-      run.info("[preflight] Would pull the required images (like 'kubeadm config images pull')");
-    } else {
-      run.info("[preflight] Pulling images required for setting up a Kubernetes cluster");
-      run.info(
-        "[preflight] This might take a minute or two, depending on the speed of your internet connection",
-      );
-      run.info(
-        "[preflight] You can also perform this action beforehand using 'kubeadm config images pull'",
-      );
-      await run.run(imagePullChecks(initCfg));
-    }
+    await pullImages(run, initCfg, cfg.dryRun);
   }
   return run.finish();
 }

@@ -21,7 +21,7 @@ const kubeconfigs = () => import("./kubeconfig.ts");
 const controlPlane = () => import("./control_plane.ts");
 const etcd = () => import("./etcd.ts");
 const kubeletStart = () => import("./kubelet_start.ts");
-const preflight = () => import("./preflight.ts");
+const preflight = () => import("../../preflight/init.ts");
 const waitControlPlane = () => import("./wait_control_plane.ts");
 const uploadConfig = () => import("./upload_config.ts");
 const uploadCerts = () => import("./upload_certs.ts");

@@ -9,7 +9,7 @@ import {
 } from "../../../runtime/host/machine.ts";
 import { criSocketPath, CriSocketRuntime } from "../../../runtime/host/container_runtime.ts";
 import { lookPath } from "../../../runtime/host/exec.ts";
-import { runInitPreflight } from "../../../core/phases/init/preflight.ts";
+import { runInitPreflight } from "../../../core/preflight/init.ts";
 import type { PreflightReport } from "../../../core/preflight/runner.ts";
 import { initDataFixture } from "../../support/init_data_fixture.ts";
 import { runTool } from "../../support/openssl.ts";

@@ -1,9 +1,9 @@
 // runInitPreflight: the init preflight phase against a fake host.
 import assert from "node:assert/strict";
-import { runInitPreflight } from "../../../../core/phases/init/preflight.ts";
-import { PreflightError, ValidationError } from "../../../../core/errors.ts";
-import { initDataFixture } from "../../../support/init_data_fixture.ts";
-import { FakeMachine } from "../../../support/fake_machine.ts";
+import { runInitPreflight } from "../../../core/preflight/init.ts";
+import { PreflightError, ValidationError } from "../../../core/errors.ts";
+import { initDataFixture } from "../../support/init_data_fixture.ts";
+import { FakeMachine } from "../../support/fake_machine.ts";
 
 function healthy(): FakeMachine {
   const h = new FakeMachine();
