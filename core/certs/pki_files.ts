@@ -1,10 +1,10 @@
 /**
- * Certificates, keys and CSRs on the node's disk (upstream `pkiutil` file helpers), read and
+ * Certificates and keys on the node's disk (upstream `pkiutil` file helpers), read and
  * written only through the {@link FileReader}/{@link FileSystem} ports.
  *
  * Loading distinguishes "missing" (returns `undefined` from the `read*` helpers) from "present
  * but unusable" (throws, naming the file in upstream's words). Modes follow upstream: keys,
- * public keys and CSRs 0600, certificates 0644.
+ * public keys 0600, certificates 0644.
  *
  * @module
  */
@@ -24,7 +24,7 @@ import {
 } from "../pki/keys.ts";
 import { certPath, keyPath, publicKeyPath } from "./certlist.ts";
 
-/** File mode of private keys, public keys and CSRs. */
+/** File mode of private and public keys. */
 export const KEY_FILE_MODE = 0o600;
 /** File mode of certificates. */
 export const CERT_FILE_MODE = 0o644;

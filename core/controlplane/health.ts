@@ -171,6 +171,25 @@ export function controlPlaneHelpLines(
   ];
 }
 
+/**
+ * Upstream init's troubleshooting text when the control plane does not come up: the error,
+ * then the kubelet's and the components' help lines.
+ */
+export function troubleshootingLines(error: string, criSocket: string): string[] {
+  return [
+    "",
+    "Unfortunately, an error has occurred, likely caused by:",
+    ...error.split("\n").map((l) => `\t${l}`),
+    "",
+    "This error is likely caused by:",
+    ...kubeletHelpLines(),
+    ...controlPlaneHelpLines(
+      criSocket,
+      "Additionally, a control plane component may have crashed or exited when started by the container runtime.",
+    ),
+  ];
+}
+
 /** Delay between polls (upstream's `KubernetesAPICallRetryInterval`). */
 export const HEALTH_POLL_INTERVAL_MS = 500;
 /** How often a progress line names the endpoints still pending. */

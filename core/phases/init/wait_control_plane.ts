@@ -21,14 +21,13 @@ import { formatDuration, parseDuration } from "../../text/duration.ts";
 import { Feature, featureEnabled } from "../../config/features.ts";
 import {
   controlPlaneHealthTargets,
-  controlPlaneHelpLines,
   describeComponentFailure,
   type HealthTarget,
   type HealthWaitContext,
   KUBELET_HEALTHZ_OFF,
   kubeletHealthzURL,
-  kubeletHelpLines,
   readControlPlanePods,
+  troubleshootingLines,
   waitForControlPlaneComponents,
   waitForHealthy,
   waitForKubelet,
@@ -53,25 +52,9 @@ function waitContext(data: InitData): HealthWaitContext {
   return { health, clock: data.clock, sleep: data.sleep ?? realSleep, out: data.out };
 }
 
-/** Upstream's troubleshooting text printed when the control plane does not come up. */
-export function troubleshootingMessage(error: string, criSocket: string): string[] {
-  return [
-    "",
-    "Unfortunately, an error has occurred, likely caused by:",
-    ...error.split("\n").map((l) => `\t${l}`),
-    "",
-    "This error is likely caused by:",
-    ...kubeletHelpLines(),
-    ...controlPlaneHelpLines(
-      criSocket,
-      "Additionally, a control plane component may have crashed or exited when started by the container runtime.",
-    ),
-  ];
-}
-
 function fail(data: InitData, details: string[], message: string, hint: string): never {
   const text = details.length === 1 ? details[0] : `[${details.join(", ")}]`;
-  for (const line of troubleshootingMessage(text, data.cfg.init.nodeRegistration.criSocket)) {
+  for (const line of troubleshootingLines(text, data.cfg.init.nodeRegistration.criSocket)) {
     data.out.info(line);
   }
   throw new KubeadmError(`couldn't initialize a Kubernetes cluster: ${message}`, {
