@@ -95,25 +95,28 @@ export interface JoinData {
   willRun?: (phasePath: string) => boolean;
 }
 
-/** Inputs of {@link createJoinData}. */
-export interface JoinDataInput {
-  cfg: ResolvedJoinConfig;
-  files: FileSystem;
-  out: Printer;
-  clock: Clock;
-  sleep: Sleep;
-  random: RandomSource;
+/** Inputs of {@link createJoinData}: the plain fields of {@link JoinData}. */
+export interface JoinDataInput extends
+  Pick<
+    JoinData,
+    | "cfg"
+    | "files"
+    | "out"
+    | "clock"
+    | "sleep"
+    | "random"
+    | "dryRun"
+    | "kubeconfigDir"
+    | "manifestDir"
+    | "kubeletDir"
+    | "patchesDir"
+    | "host"
+    | "node"
+    | "ports"
+    | "preflightOutput"
+  > {
+  /** Process start time (default: now). */
   startTime?: Date;
-  dryRun: boolean;
-  kubeconfigDir: string;
-  manifestDir: string;
-  kubeletDir: string;
-  patchesDir?: string;
-  host: JoinData["host"];
-  node: NodeHost;
-  ports: JoinPorts;
-  /** `join phase preflight -o`: `text` (default) or `json`. */
-  preflightOutput?: "text" | "json";
   /**
    * A kubeconfig to use instead of discovery (upstream: an existing `admin.conf` on a
    * control-plane node).
