@@ -12,7 +12,13 @@ import type { Printer } from "../host/ports.ts";
 import { imagePullChecks, initNodeChecks, KNOWN_CHECK_NAMES, rootChecks } from "./catalog.ts";
 import type { Machine } from "../host/machine.ts";
 import { resolveIgnoreSet } from "./ignore.ts";
-import { type PreflightOutput, type PreflightReport, PreflightRun } from "./runner.ts";
+import type { Check } from "./check.ts";
+import {
+  type PreflightOutput,
+  type PreflightReport,
+  PreflightRun,
+  type PreflightRunOptions,
+} from "./runner.ts";
 
 /** Options of {@link runInitPreflight}. */
 export interface InitPreflightOptions {
@@ -27,6 +33,22 @@ export interface InitPreflightRun {
   cfg: ResolvedConfig;
   out: Printer;
   dryRun: boolean;
+}
+
+/**
+ * Starts a preflight run the way `init` and `join` both do: the root check alone (fail fast),
+ * then the node's checks.
+ */
+export async function startNodePreflight(
+  host: Machine,
+  opts: PreflightRunOptions,
+  nodeChecks: readonly Check[],
+): Promise<PreflightRun> {
+  const run = new PreflightRun(host, opts);
+  run.info("[preflight] Running pre-flight checks");
+  await run.run(rootChecks());
+  await run.run(nodeChecks);
+  return run;
 }
 
 /**
@@ -64,16 +86,13 @@ export async function runInitPreflight(
     data.cfg.init.nodeRegistration.ignorePreflightErrors ?? [],
     [...KNOWN_CHECK_NAMES, ...nodeChecks.map((c) => c.name)],
   );
-  const run = new PreflightRun(host, {
+  const run = await startNodePreflight(host, {
     command: "init",
     ignore,
     out: data.out,
     dryRun: data.dryRun,
     output: opts.output,
-  });
-  run.info("[preflight] Running pre-flight checks");
-  await run.run(rootChecks());
-  await run.run(nodeChecks);
+  }, nodeChecks);
   await pullImages(run, data.cfg, data.dryRun);
   return run.finish();
 }

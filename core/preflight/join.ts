@@ -13,12 +13,11 @@ import {
   type JoinCheckConfig,
   joinNodeChecks,
   KNOWN_CHECK_NAMES,
-  rootChecks,
 } from "./catalog.ts";
 import type { Machine } from "../host/machine.ts";
 import { resolveIgnoreSet } from "./ignore.ts";
-import { pullImages } from "./init.ts";
-import { type PreflightOutput, type PreflightReport, PreflightRun } from "./runner.ts";
+import { pullImages, startNodePreflight } from "./init.ts";
+import type { PreflightOutput, PreflightReport } from "./runner.ts";
 
 /** What the join preflight needs. */
 export interface JoinPreflightConfig extends JoinCheckConfig {
@@ -116,16 +115,13 @@ export async function runJoinPreflight(
     ...nodeChecks.map((c) => c.name),
     ...(cfg.controlPlane ? [/^port-[0-9]+$/, /^diravailable-/] : []),
   ]);
-  const run = new PreflightRun(host, {
+  const run = await startNodePreflight(host, {
     command: "join",
     ignore,
     out: opts.out,
     dryRun: cfg.dryRun,
     output: opts.output,
-  });
-  run.info("[preflight] Running pre-flight checks");
-  await run.run(rootChecks());
-  await run.run(nodeChecks);
+  }, nodeChecks);
   if (cfg.controlPlane) {
     if (!opts.controlPlaneConfig) {
       throw new KubeadmError(
