@@ -47,7 +47,6 @@ const sets: Record<string, { k8s?: string; etcd?: string; bins: string[] }> = {
       "kube-scheduler",
       "kube-proxy",
       "kubelet",
-      "kubeadm",
     ],
   },
   containerd: { bins: ["containerd", "ctr", "containerd-shim-runc-v2"] },
