@@ -1,54 +1,32 @@
 // scripts/k8s-bins: every pinned set is built (scripts/test builds them) with the components
 // at the versions upstream kubeadm pairs, and the dirs it prints are the ones it checks.
 import assert from "node:assert/strict";
+import { run } from "../support/control_plane.ts";
 import { repoRoot } from "../support/repo.ts";
 
-async function k8sBins(...args: string[]) {
-  const out = await new Deno.Command(`${repoRoot}/scripts/k8s-bins`, {
-    args,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder();
-  return { code: out.code, stdout: text.decode(out.stdout), stderr: text.decode(out.stderr) };
-}
+const k8sBins = (...args: string[]) => run([`${repoRoot}/scripts/k8s-bins`, ...args]);
 
 async function version(bin: string, ...args: string[]): Promise<string> {
-  const out = await new Deno.Command(bin, { args, stdout: "piped", stderr: "piped" }).output();
-  assert.equal(out.code, 0, `${bin} ${args.join(" ")}`);
-  return new TextDecoder().decode(out.stdout);
+  const r = await run([bin, ...args]);
+  assert.equal(r.code, 0, `${bin} ${args.join(" ")}: ${r.stderr}`);
+  return r.stdout;
 }
 
+const nodeComponents = [
+  "kube-apiserver",
+  "kube-controller-manager",
+  "kube-scheduler",
+  "kube-proxy",
+  "kubelet",
+];
 const sets: Record<string, { k8s?: string; etcd?: string; bins: string[] }> = {
   "v1.34.4": {
     k8s: "v1.34.4",
     etcd: "3.6.5",
     bins: ["kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl", "kubeadm"],
   },
-  "v1.37.2": {
-    k8s: "v1.37.2",
-    etcd: "3.7.0",
-    bins: [
-      "kube-apiserver",
-      "kube-controller-manager",
-      "kube-scheduler",
-      "kube-proxy",
-      "kubelet",
-      "kubectl",
-      "kubeadm",
-    ],
-  },
-  "v1.36.3": {
-    k8s: "v1.36.3",
-    etcd: "3.7.0",
-    bins: [
-      "kube-apiserver",
-      "kube-controller-manager",
-      "kube-scheduler",
-      "kube-proxy",
-      "kubelet",
-    ],
-  },
+  "v1.37.2": { k8s: "v1.37.2", etcd: "3.7.0", bins: [...nodeComponents, "kubectl", "kubeadm"] },
+  "v1.36.3": { k8s: "v1.36.3", etcd: "3.7.0", bins: nodeComponents },
   containerd: { bins: ["containerd", "ctr", "containerd-shim-runc-v2"] },
 };
 

@@ -3,17 +3,10 @@
 // those names and whose mounted rootfs runs each binary (`--verify` starts a scratch
 // containerd with its own root, state and sockets in a temp dir).
 import assert from "node:assert/strict";
+import { run } from "../support/control_plane.ts";
 import { repoRoot } from "../support/repo.ts";
 
-async function nodeImages(...args: string[]) {
-  const out = await new Deno.Command(`${repoRoot}/scripts/node-images`, {
-    args,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder();
-  return { code: out.code, stdout: text.decode(out.stdout), stderr: text.decode(out.stderr) };
-}
+const nodeImages = (...args: string[]) => run([`${repoRoot}/scripts/node-images`, ...args]);
 
 // upstream kubeadm v1.37.2: images.GetKubernetesImage / GetEtcdImage (DefaultEtcdVersion and
 // SupportedEtcdVersion[36] are 3.7.0-0) / GetPauseImage (PauseVersion 3.10.2).

@@ -2,17 +2,13 @@
 // scripts/node-images): it stops cleanly on SIGTERM/SIGINT and, as PID 1 of a PID namespace
 // (where a Pod sandbox runs it), reaps the orphans it adopts.
 import assert from "node:assert/strict";
+import { run } from "../support/control_plane.ts";
 import { repoRoot } from "../support/repo.ts";
 
 async function pauseBinary(): Promise<string> {
-  const out = await new Deno.Command(`${repoRoot}/scripts/node-images`, {
-    args: ["--pause-bin"],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder();
-  assert.equal(out.code, 0, `scripts/node-images --pause-bin: ${text.decode(out.stderr)}`);
-  return text.decode(out.stdout).trim().split("\n").pop()!;
+  const r = await run([`${repoRoot}/scripts/node-images`, "--pause-bin"]);
+  assert.equal(r.code, 0, `scripts/node-images --pause-bin: ${r.stderr}`);
+  return r.stdout.trim().split("\n").pop()!;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -56,10 +52,9 @@ async function waitUntil(what: string, ms: number, ok: () => Promise<boolean>) {
 }
 
 Deno.test("pause -v prints its version", async () => {
-  const out = await new Deno.Command(await pauseBinary(), { args: ["-v"], stdout: "piped" })
-    .output();
-  assert.equal(out.code, 0);
-  assert.match(new TextDecoder().decode(out.stdout), /^pause \S+\n$/);
+  const r = await run([await pauseBinary(), "-v"]);
+  assert.equal(r.code, 0);
+  assert.match(r.stdout, /^pause \S+\n$/);
 });
 
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
