@@ -12,8 +12,9 @@
  *    Unlike upstream (which gives each of the two polls the whole timeout and no request a
  *    deadline), one deadline bounds the whole discovery, and each request (connect, TLS,
  *    headers, body) ends by it: a server that answers slowly cannot stretch it.
- * 2. Parse the pins; check the kubeconfig key and the signature; load the kubeconfig and pick
- *    its cluster (`""` first, else the current context's).
+ * 2. Check the kubeconfig key and the signature; load the kubeconfig and pick its cluster
+ *    (`""` first, else the current context's). (The pins are parsed before step 1, so that a
+ *    malformed one fails before any request; upstream parses them here.)
  * 3. No pins: done (the caller must warn that the CA was not verified).
  * 4. Check the CA bundle against the pins, poll again over TLS pinned to that bundle, and
  *    require the second kubeconfig to equal the first byte for byte.
@@ -214,10 +215,7 @@ async function retrieveValidatedClusterInfo(
     intervalMs: Math.min(o.intervalMs ?? DISCOVERY_RETRY_INTERVAL_MS, timeoutMs),
     log: o.log ?? (() => {}),
   };
-  const from = ` ${JSON.stringify(o.endpoint ?? "")}`;
-  t.log(`[discovery] Created cluster-info discovery client, requesting info from${from}`);
-  const insecure = await getClusterInfo(o.fetchClusterInfo, { kind: "insecure" }, o.token, t);
-
+  // Unlike upstream (after the first fetch), the pins are checked before any request.
   const pins = new PinSet();
   try {
     pins.allow(...(o.caCertHashes ?? []));
@@ -226,6 +224,10 @@ async function retrieveValidatedClusterInfo(
       cause: e,
     });
   }
+  const from = ` ${JSON.stringify(o.endpoint ?? "")}`;
+  t.log(`[discovery] Created cluster-info discovery client, requesting info from${from}`);
+  const insecure = await getClusterInfo(o.fetchClusterInfo, { kind: "insecure" }, o.token, t);
+
   const { id, secret } = parseTokenForDiscovery(o.token);
   const insecureText = await validateClusterInfoToken(insecure, id, secret);
   const insecureConfig = loadClusterInfoKubeconfig(insecureText);

@@ -436,7 +436,8 @@ const tokenDiscoveryCases: VectorCase[] = [
         e,
         'invalid discovery token CA certificate hash: invalid hash, expected "format:hex-value". Known format(s) are: sha256',
       );
-      eq(server.calls.length, 1, "detected after the first fetch");
+      // Upstream parses the pins after its first fetch; kubeadm-ts before any request.
+      eq(server.calls.length, 0, "detected before any fetch");
     },
   },
   {

@@ -283,3 +283,47 @@ Deno.test("phase commands without discovery flags use admin.conf as file discove
   });
   assert.deepEqual(config.discovery, { file: { kubeConfigPath: "/etc/kubernetes/admin.conf" } });
 });
+
+// Issue 9, finding 4: a malformed CA pin is a validation error at once, in upstream's words,
+// naming the flag or the config field it came from.
+const BAD_PINS: [string, string][] = [
+  ["sha256:zz", 'invalid hash "sha256:zz", expected a 32 byte SHA-256 hash, found 1 bytes'],
+  [
+    `sha256:${"zz".repeat(32)}`,
+    `invalid hash "sha256:${
+      "zz".repeat(32)
+    }", could not decode SHA-256 from hex: encoding/hex: invalid byte: U+007A 'z'`,
+  ],
+  [`md5:${"ab".repeat(16)}`, 'unknown hash format "md5". Known format(s) are: sha256'],
+  ["abcdef", 'invalid hash, expected "format:hex-value". Known format(s) are: sha256'],
+];
+
+Deno.test("validation: a malformed --discovery-token-ca-cert-hash names the flag", () => {
+  for (const [pin, detail] of BAD_PINS) {
+    assert.deepEqual(
+      fieldErrors(() =>
+        resolve({
+          flags: { apiServerEndpoint: "10.0.0.1:6443", token: TOKEN, caCertHashes: [PIN, pin] },
+        })
+      ),
+      [`--discovery-token-ca-cert-hash: ${detail}`],
+    );
+  }
+});
+
+Deno.test("validation: a malformed caCertHashes entry in --config names the field", () => {
+  for (const [pin, detail] of BAD_PINS) {
+    const text = `apiVersion: kubeadm.k8s.io/v1beta4
+kind: JoinConfiguration
+discovery:
+  bootstrapToken:
+    apiServerEndpoint: 10.0.0.1:6443
+    token: ${TOKEN}
+    caCertHashes: ["${PIN}", "${pin}"]
+`;
+    assert.deepEqual(
+      fieldErrors(() => resolve({ text, source: "join.yaml" })),
+      [`discovery.bootstrapToken.caCertHashes[1]: ${detail}`],
+    );
+  }
+});
