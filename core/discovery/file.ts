@@ -23,7 +23,7 @@ import { poll } from "../kube/retry.ts";
 import { isForbidden } from "../kube/status.ts";
 import { realSleep, type Sleep, type TransportLimits } from "../kube/transport.ts";
 import { discoveryAttemptLimits } from "./fetch.ts";
-import type { ClusterInfoConfigMap } from "./cluster_info.ts";
+import { clusterInfoCluster, type ClusterInfoConfigMap } from "./cluster_info.ts";
 import {
   clusterFromKubeconfig,
   embedData,
@@ -342,7 +342,7 @@ async function validateConfigInfo(o: FileDiscoveryOptions): Promise<FileDiscover
   }
   let refreshedCluster;
   try {
-    refreshedCluster = clusterFromKubeconfig(refreshed).cluster;
+    refreshedCluster = clusterInfoCluster(refreshed).cluster;
   } catch (e) {
     throw new Error(
       `malformed kubeconfig in the ${CLUSTER_INFO_CONFIGMAP} ConfigMap: ${errorMessage(e)}`,

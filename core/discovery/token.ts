@@ -12,8 +12,8 @@
  *    Unlike upstream (which gives each of the two polls the whole timeout and no request a
  *    deadline), one deadline bounds the whole discovery, and each request (connect, TLS,
  *    headers, body) ends by it: a server that answers slowly cannot stretch it.
- * 2. Check the kubeconfig key and the signature; load the kubeconfig and pick its cluster
- *    (`""` first, else the current context's). (The pins are parsed before step 1, so that a
+ * 2. Check the kubeconfig key and the signature; load the kubeconfig and take its one cluster
+ *    (exactly one is required, unlike upstream; it must be unnamed or the current context's). (The pins are parsed before step 1, so that a
  *    malformed one fails before any request; upstream parses them here.)
  * 3. No pins: done (the caller must warn that the CA was not verified).
  * 4. Check the CA bundle against the pins, poll again over TLS pinned to that bundle, and
@@ -40,16 +40,12 @@ import { discoveryAttemptLimits } from "./fetch.ts";
 import { PinSet } from "../pki/pin.ts";
 import { type CaCertSummary, summarizeCaBundle, validateClusterCA } from "./ca_bundle.ts";
 import {
+  clusterInfoCluster,
   type ClusterInfoConfigMap,
   hasSignatureFor,
   validateClusterInfoToken,
 } from "./cluster_info.ts";
-import {
-  certificateAuthorityPem,
-  clusterFromKubeconfig,
-  type Kubeconfig,
-  parseKubeconfig,
-} from "../kubeconfig/kubeconfig.ts";
+import { type Kubeconfig, parseKubeconfig } from "../kubeconfig/kubeconfig.ts";
 
 /** How to reach the API server for one cluster-info fetch. */
 export type ClusterInfoFetchMode =
@@ -232,16 +228,15 @@ async function retrieveValidatedClusterInfo(
   const insecureText = await validateClusterInfoToken(insecure, id, secret);
   const insecureConfig = loadClusterInfoKubeconfig(insecureText);
   let named;
-  let caPem: string;
   try {
-    named = clusterFromKubeconfig(insecureConfig);
-    caPem = certificateAuthorityPem(named.cluster);
+    named = clusterInfoCluster(insecureConfig);
   } catch (e) {
     throw new Error(
       `malformed kubeconfig in the ${CLUSTER_INFO_CONFIGMAP} ConfigMap: ${errorMessage(e)}`,
       { cause: e },
     );
   }
+  const caPem = named.caPem;
 
   if (pins.isEmpty()) {
     t.log(
@@ -259,19 +254,15 @@ async function retrieveValidatedClusterInfo(
     };
   }
 
-  // Upstream takes the CA data of the last cluster entry; kubeadm's cluster-info has one.
-  const clusters = insecureConfig.clusters ?? [];
-  const bundlePem = clusters.length > 0
-    ? certificateAuthorityPem(clusters[clusters.length - 1].cluster ?? { server: "" })
-    : "";
-  await validateClusterCA(bundlePem, pins);
+  // The one cluster's CA bundle (see clusterInfoCluster) is what the pins must match.
+  await validateClusterCA(caPem, pins);
 
   t.log(
     `[discovery] Requesting info from${from} again to validate TLS against the pinned public key`,
   );
   const secure = await getClusterInfo(
     o.fetchClusterInfo,
-    { kind: "pinned", caPem: bundlePem },
+    { kind: "pinned", caPem },
     o.token,
     t,
   );
@@ -285,14 +276,13 @@ async function retrieveValidatedClusterInfo(
   t.log(
     `[discovery] Cluster info signature and contents are valid and TLS certificate validates against pinned roots, will use API Server${from}`,
   );
-  const resultCa = caPem || bundlePem;
   return {
     kubeconfig: secureConfig,
     kubeconfigText: secureText,
     clusterName: named.name,
     server: named.cluster.server ?? "",
-    caPem: resultCa,
-    caCerts: await summaries(resultCa),
+    caPem,
+    caCerts: await summaries(caPem),
     pinned: true,
     tokenId: id,
   };

@@ -529,6 +529,52 @@ const tokenDiscoveryCases: VectorCase[] = [
     },
   },
   {
+    // Issue 9, finding 5: with two clusters, the server and CA used could come from one while
+    // the pin was checked against the other. kubeadm-ts requires exactly one.
+    name: "cluster-info with two clusters is rejected (discovery and verdict)",
+    run: async (api) => {
+      const text = `apiVersion: v1
+clusters:
+- cluster:
+    certificate-authority-data: ${btoa(PIN_TEST_CERT)}
+    server: https://10.6.6.6
+  name: ""
+- cluster:
+    certificate-authority-data: ${btoa(DISCOVERY_CA_CERT)}
+    server: https://127.0.0.1
+  name: somecluster
+contexts:
+- context:
+    cluster: somecluster
+    user: token-bootstrap-client
+  name: token-bootstrap-client@somecluster
+current-context: token-bootstrap-client@somecluster
+kind: Config
+users: null
+`;
+      const cm = await signedClusterInfo(api, text);
+      const clock = new FakeClock();
+      const server = fakeServer(clock, () => cm);
+      discoveryError(
+        api,
+        await rejects(discover(api, clock, server.fetch), "two clusters"),
+        "malformed kubeconfig in the cluster-info ConfigMap: it must define exactly one cluster, found 2",
+      );
+      eq(server.calls.length, 1, "no pinned fetch");
+      const v = await api.checkClusterInfo({
+        clusterInfo: cm,
+        token: DISCOVERY_TOKEN,
+        caCertHashes: [DISCOVERY_CA_HASH],
+      });
+      eq(
+        [v.verdict, v.checks.find((c) => c.status === "fail")?.name],
+        ["rejected", "kubeconfig"],
+        "verdict",
+      );
+      includes(v.reason, "it must define exactly one cluster, found 2", "reason");
+    },
+  },
+  {
     name: "token discovery: interval larger than the timeout is capped",
     run: async (api) => {
       const clock = new FakeClock();
