@@ -229,13 +229,11 @@ export async function prepareJoin(
     httpStatus,
     async removeFile(path) {
       if (dryRun) return;
-      await Deno.remove(underRoot(rootfs, path)).catch((e) => {
-        if (!(e instanceof Deno.errors.NotFound)) throw e;
-      });
+      await host.remove(path);
     },
     async ensureDir(path, mode) {
       if (dryRun) return;
-      await Deno.mkdir(underRoot(rootfs, path), { recursive: true, mode });
+      await host.ensureDir(path, mode);
     },
     etcd: (tls) => (endpoints) => new EtcdGatewayClient(endpoints, tls),
     ...options.ports,
@@ -285,9 +283,8 @@ export async function finishJoin(ctx: JoinContext, out: Printer): Promise<void> 
     );
   }
   if (dir && canWrite(dir)) {
-    for (const f of planned) {
-      await new HostFileSystem("/").write({ ...f, path: underRoot(dir, f.path) });
-    }
+    const under = new HostFileSystem(dir);
+    for (const f of planned) await under.write(f);
     out.info(
       `[dryrun] Please examine the "${dir}" directory for details about what would be written`,
     );
