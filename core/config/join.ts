@@ -21,11 +21,14 @@ import { splitHostPort } from "../net/host_port.ts";
 import { pinProblem } from "../pki/pin.ts";
 import { clone } from "./component_merge.ts";
 import {
+  ADVERTISE_ADDRESS_FLAG,
+  configField,
   CONTROL_PLANE_TAINT,
   defaultNodeIdentity,
   defaultTimeouts,
   type InitHostFacts,
   resolveAdvertiseAddress,
+  type ValueSource,
 } from "./defaults.ts";
 import { isDuration, normalizeDuration } from "./duration.ts";
 import { KUBEADM_GROUP, loadConfigDocuments } from "./parse.ts";
@@ -261,6 +264,7 @@ export function applyJoinDynamicDefaults(
   input: JoinConfiguration,
   host: InitHostFacts,
   warnings: string[] = [],
+  advertiseAddressFrom: ValueSource = ADVERTISE_ADDRESS_FLAG,
 ): JoinConfiguration {
   const cfg = clone(input);
   const nr = { ...cfg.nodeRegistration };
@@ -271,7 +275,11 @@ export function applyJoinDynamicDefaults(
   cfg.nodeRegistration = nr;
   if (cfg.controlPlane) {
     const ep = { ...cfg.controlPlane.localAPIEndpoint };
-    ep.advertiseAddress = resolveAdvertiseAddress(ep.advertiseAddress ?? "", host);
+    ep.advertiseAddress = resolveAdvertiseAddress(
+      ep.advertiseAddress ?? "",
+      host,
+      advertiseAddressFrom,
+    );
     cfg.controlPlane = { ...cfg.controlPlane, localAPIEndpoint: ep };
   }
   return cfg;
@@ -456,7 +464,14 @@ export function resolveJoinConfig(options: ResolveJoinOptions): ResolveJoinResul
   }
 
   cfg = applyJoinStaticDefaults(cfg);
-  cfg = applyJoinDynamicDefaults(cfg, options.host, warnings);
+  cfg = applyJoinDynamicDefaults(
+    cfg,
+    options.host,
+    warnings,
+    options.text === undefined
+      ? ADVERTISE_ADDRESS_FLAG
+      : configField("controlPlane.localAPIEndpoint.advertiseAddress"),
+  );
 
   const errors: FieldError[] = [];
   const preflight = validateIgnorePreflightErrors(

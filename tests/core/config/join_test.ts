@@ -1,7 +1,7 @@
 // JoinConfiguration: built from flags or read from --config, defaulted and validated as
 // upstream v1beta4 does, with upstream's messages and secrets redacted.
 import assert from "node:assert/strict";
-import { ValidationError } from "../../../core/errors.ts";
+import { ConfigError, ValidationError } from "../../../core/errors.ts";
 import {
   isUnsafeTokenDiscovery,
   resolveJoinConfig,
@@ -326,4 +326,46 @@ discovery:
       [`discovery.bootstrapToken.caCertHashes[1]: ${detail}`],
     );
   }
+});
+
+Deno.test("controlPlane advertiseAddress errors name the config field from --config and the flag from the flag", () => {
+  const text = `apiVersion: kubeadm.k8s.io/v1beta4
+kind: JoinConfiguration
+discovery:
+  bootstrapToken:
+    apiServerEndpoint: 10.0.0.1:6443
+    token: ${TOKEN}
+    caCertHashes: ["${PIN}"]
+controlPlane:
+  localAPIEndpoint:
+    advertiseAddress: not-an-ip
+`;
+  assert.throws(() => resolve({ text, source: "join.yaml" }), (e: unknown) => {
+    assert.ok(e instanceof ConfigError);
+    assert.equal(e.exitCode, 3);
+    assert.equal(e.field, "controlPlane.localAPIEndpoint.advertiseAddress");
+    assert.equal(
+      e.message,
+      `couldn't use "not-an-ip" as "controlPlane.localAPIEndpoint.advertiseAddress", must be ipv4 or ipv6 address`,
+    );
+    return true;
+  });
+  assert.throws(
+    () =>
+      resolve({
+        flags: {
+          apiServerEndpoint: "10.0.0.1:6443",
+          token: TOKEN,
+          caCertHashes: [PIN],
+          controlPlane: true,
+          advertiseAddress: "not-an-ip",
+        },
+      }),
+    (e: unknown) => {
+      assert.ok(e instanceof ConfigError);
+      assert.equal(e.field, "--apiserver-advertise-address");
+      assert.match(e.message, /as "apiserver-advertise-address"/);
+      return true;
+    },
+  );
 });
