@@ -1,6 +1,6 @@
 /**
- * The HTTPS implementation behind {@link createDenoTransport}: Deno's `node:https` with one
- * keep-alive agent per transport.
+ * The HTTPS implementation behind {@link createDenoTransport}: Deno's `node:https` with
+ * keep-alive agents pooled per TLS configuration.
  *
  * Why not `fetch` + `Deno.createHttpClient`: its `caCerts` are added to Deno's root store
  * (`DENO_CERT`, `DENO_TLS_CA_STORE`, the bundled Mozilla roots), so a server certified by any of
@@ -48,6 +48,53 @@ function formatMs(ms: number): string {
   return ms < 1000 ? `${ms}ms` : `${Number((ms / 1000).toFixed(3))}s`;
 }
 
+type TlsOptions = {
+  ca: string[];
+  cert?: string;
+  key?: string;
+  servername?: string;
+  rejectUnauthorized: boolean;
+};
+
+/**
+ * Keep-alive agents shared by every transport with the same TLS settings (trusted CA bundle,
+ * client certificate and key, server name, verification), so that repeated transports (one
+ * per discovery attempt, one per API client) reuse connections. Transports with different
+ * settings never share a connection. An agent is destroyed when the last transport using it
+ * is closed; transports that are never closed keep theirs for the process (idle sockets do
+ * not keep it alive).
+ */
+const agents = new Map<string, { agent: https.Agent; refs: number }>();
+
+function acquireAgent(tls: TlsOptions): { agent: https.Agent; release(): void } {
+  const key = JSON.stringify([tls.ca, tls.cert, tls.key, tls.servername, tls.rejectUnauthorized]);
+  let entry = agents.get(key);
+  if (!entry) {
+    entry = { agent: new https.Agent({ keepAlive: true, ...tls }), refs: 0 };
+    agents.set(key, entry);
+  }
+  entry.refs++;
+  const e = entry;
+  let released = false;
+  return {
+    agent: e.agent,
+    release() {
+      if (released) return;
+      released = true;
+      if (--e.refs === 0 && agents.get(key) === e) {
+        agents.delete(key);
+        e.agent.destroy();
+      }
+    },
+  };
+}
+
+/** Plain `http://` servers (an external etcd without TLS) get the same deadline and cap. */
+let sharedPlainAgent: http.Agent | undefined;
+function plainAgent(): http.Agent {
+  return sharedPlainAgent ??= new http.Agent({ keepAlive: true });
+}
+
 /** Builds a verified (or, when asked, unverified) HTTPS transport for one API server. */
 export function createNodeHttpsTransport(
   params: ConnectionParams,
@@ -55,7 +102,7 @@ export function createNodeHttpsTransport(
 ): TransportHandle {
   const timeoutMs = limits.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const maxBodyBytes = limits.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const tlsOptions = {
+  const tlsOptions: TlsOptions = {
     // Exactly the given bundle: never undefined, which would mean "the default roots".
     ca: params.caPem && !params.insecureSkipTLSVerify ? [params.caPem] : [],
     cert: params.certPem,
@@ -63,9 +110,8 @@ export function createNodeHttpsTransport(
     servername: params.tlsServerName,
     rejectUnauthorized: !params.insecureSkipTLSVerify,
   };
-  const agent = new https.Agent({ keepAlive: true, maxSockets: 32, ...tlsOptions });
-  // Plain `http://` servers (an external etcd without TLS) get the same deadline and cap.
-  const plainAgent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+  const pooled = acquireAgent(tlsOptions);
+  const agent = pooled.agent;
 
   const send = (request: Request, body: Uint8Array | undefined): Promise<Response> => {
     const url = new URL(request.url);
@@ -144,7 +190,7 @@ export function createNodeHttpsTransport(
         });
       };
       const req = plain
-        ? http.request({ ...target, agent: plainAgent }, onResponse)
+        ? http.request({ ...target, agent: plainAgent() }, onResponse)
         : https.request({ ...target, agent, ...tlsOptions }, onResponse);
       const onAbort = () => {
         fail(request.signal.reason ?? new DOMException("aborted", "AbortError"));
@@ -168,10 +214,7 @@ export function createNodeHttpsTransport(
   };
   return {
     transport,
-    close: () => {
-      agent.destroy();
-      plainAgent.destroy();
-    },
+    close: () => pooled.release(),
   };
 }
 

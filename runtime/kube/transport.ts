@@ -11,7 +11,7 @@
  * TLS, headers and body) and a body size cap ({@link TransportLimits}). Network and TLS
  * failures become `ApiError`s with status 0 and a clear reason (`UnknownAuthority` →
  * "certificate signed by unknown authority", `ConnectionRefused`, `Timeout`, ...), naming the
- * server. Connections are pooled per transport (keep-alive) until `close()`.
+ * server. Connections are kept alive and shared by transports with the same TLS settings.
  *
  * @module
  */
