@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import type { ServerResponse } from "node:http";
 import { kubeadmLauncher, run } from "../support/control_plane.ts";
 import { makeTlsFixtures, startHttpsServer } from "../support/tls_fixtures.ts";
+import { joinConfigurationYaml } from "../support/config.ts";
 
 const tls = await makeTlsFixtures();
 
@@ -26,18 +27,13 @@ async function joinAgainst(
     const config = `${dir}/join.yaml`;
     await Deno.writeTextFile(
       config,
-      `apiVersion: kubeadm.k8s.io/v1beta4
-kind: JoinConfiguration
-discovery:
-  bootstrapToken:
-    apiServerEndpoint: ${new URL(server.url).host}
-    token: abcdef.0123456789abcdef
-    unsafeSkipCAVerification: true
-timeouts:
-  discovery: ${discoveryTimeout}
-nodeRegistration:
-  ignorePreflightErrors: [all]
-`,
+      joinConfigurationYaml({
+        endpoint: new URL(server.url).host,
+        token: "abcdef.0123456789abcdef",
+        unsafeSkipCAVerification: true,
+        extra:
+          `timeouts:\n  discovery: ${discoveryTimeout}\nnodeRegistration:\n  ignorePreflightErrors: [all]\n`,
+      }),
     );
     const started = Date.now();
     const r = await run([

@@ -3,6 +3,7 @@
 // naming the flag or field, and the API server endpoint is never contacted.
 import assert from "node:assert/strict";
 import { kubeadmLauncher, run } from "../support/control_plane.ts";
+import { joinConfigurationYaml } from "../support/config.ts";
 
 const TOKEN = "abcdef.0123456789abcdef";
 
@@ -76,14 +77,11 @@ Deno.test("a malformed caCertHashes entry in --config fails at once, naming the 
   const api = countingListener();
   try {
     const r = await join(["--config", "$DIR/join.yaml"], {
-      "join.yaml": `apiVersion: kubeadm.k8s.io/v1beta4
-kind: JoinConfiguration
-discovery:
-  bootstrapToken:
-    apiServerEndpoint: ${api.endpoint}
-    token: ${TOKEN}
-    caCertHashes: ["md5:0123"]
-`,
+      "join.yaml": joinConfigurationYaml({
+        endpoint: api.endpoint,
+        token: TOKEN,
+        caCertHashes: ["md5:0123"],
+      }),
     });
     assert.equal(r.code, 3, r.stderr);
     assert.match(

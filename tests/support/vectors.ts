@@ -533,25 +533,13 @@ const tokenDiscoveryCases: VectorCase[] = [
     // the pin was checked against the other. kubeadm-ts requires exactly one.
     name: "cluster-info with two clusters is rejected (discovery and verdict)",
     run: async (api) => {
-      const text = `apiVersion: v1
-clusters:
-- cluster:
-    certificate-authority-data: ${btoa(PIN_TEST_CERT)}
-    server: https://10.6.6.6
-  name: ""
-- cluster:
-    certificate-authority-data: ${btoa(DISCOVERY_CA_CERT)}
-    server: https://127.0.0.1
-  name: somecluster
-contexts:
-- context:
-    cluster: somecluster
-    user: token-bootstrap-client
-  name: token-bootstrap-client@somecluster
-current-context: token-bootstrap-client@somecluster
-kind: Config
-users: null
-`;
+      // kubeadm's cluster-info plus an unnamed cluster with another CA and server.
+      const text = EXPECTED_KUBECONFIG.replace(
+        "clusters:\n",
+        `clusters:\n- cluster:\n    certificate-authority-data: ${
+          btoa(PIN_TEST_CERT)
+        }\n    server: https://10.6.6.6\n  name: ""\n`,
+      );
       const cm = await signedClusterInfo(api, text);
       const clock = new FakeClock();
       const server = fakeServer(clock, () => cm);

@@ -7,6 +7,7 @@ import {
   resolveJoinConfig,
   type ResolveJoinOptions,
 } from "../../../core/config/join.ts";
+import { joinConfigurationYaml } from "../../support/config.ts";
 
 const TOKEN = "abcdef.0123456789abcdef";
 const PIN = `sha256:${"ab".repeat(32)}`;
@@ -313,14 +314,11 @@ Deno.test("validation: a malformed --discovery-token-ca-cert-hash names the flag
 
 Deno.test("validation: a malformed caCertHashes entry in --config names the field", () => {
   for (const [pin, detail] of BAD_PINS) {
-    const text = `apiVersion: kubeadm.k8s.io/v1beta4
-kind: JoinConfiguration
-discovery:
-  bootstrapToken:
-    apiServerEndpoint: 10.0.0.1:6443
-    token: ${TOKEN}
-    caCertHashes: ["${PIN}", "${pin}"]
-`;
+    const text = joinConfigurationYaml({
+      endpoint: "10.0.0.1:6443",
+      token: TOKEN,
+      caCertHashes: [PIN, pin],
+    });
     assert.deepEqual(
       fieldErrors(() => resolve({ text, source: "join.yaml" })),
       [`discovery.bootstrapToken.caCertHashes[1]: ${detail}`],
@@ -329,17 +327,12 @@ discovery:
 });
 
 Deno.test("controlPlane advertiseAddress errors name the config field from --config and the flag from the flag", () => {
-  const text = `apiVersion: kubeadm.k8s.io/v1beta4
-kind: JoinConfiguration
-discovery:
-  bootstrapToken:
-    apiServerEndpoint: 10.0.0.1:6443
-    token: ${TOKEN}
-    caCertHashes: ["${PIN}"]
-controlPlane:
-  localAPIEndpoint:
-    advertiseAddress: not-an-ip
-`;
+  const text = joinConfigurationYaml({
+    endpoint: "10.0.0.1:6443",
+    token: TOKEN,
+    caCertHashes: [PIN],
+    extra: "controlPlane:\n  localAPIEndpoint:\n    advertiseAddress: not-an-ip\n",
+  });
   assert.throws(() => resolve({ text, source: "join.yaml" }), (e: unknown) => {
     assert.ok(e instanceof ConfigError);
     assert.equal(e.exitCode, 3);
