@@ -10,7 +10,7 @@ import {
   CLUSTER_INFO_KUBECONFIG_KEY,
   JWS_SIGNATURE_KEY_PREFIX,
 } from "../constants.ts";
-import { errorMessage } from "../errors.ts";
+import { DiscoveryError, errorMessage } from "../errors.ts";
 import {
   certificateAuthorityPem,
   clusterFromKubeconfig,
@@ -136,7 +136,14 @@ export async function validateClusterInfoToken(
  */
 export function clusterInfoCluster(config: Kubeconfig): NamedCluster & { caPem: string } {
   const count = (config.clusters ?? []).length;
-  if (count !== 1) throw new Error(`it must define exactly one cluster, found ${count}`);
+  if (count !== 1) {
+    throw new DiscoveryError(`it must define exactly one cluster, found ${count}`, {
+      field: "clusters",
+      value: String(count),
+      hint:
+        "kubeadm's cluster-info kubeconfig has exactly one cluster; this one was not made by kubeadm",
+    });
+  }
   const named = clusterFromKubeconfig(config);
   return { ...named, caPem: certificateAuthorityPem(named.cluster) };
 }
