@@ -26,7 +26,7 @@ import type { InitData } from "../core/phases/init/data.ts";
 import { parseDuration } from "../core/config/duration.ts";
 import { DefaultTimeouts } from "../core/constants.ts";
 import { createKubeletService } from "../runtime/host/kubelet_service.ts";
-import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
+import { HostFileSystem } from "../runtime/fs/host_fs.ts";
 import { detectDefaultAddress, readHostFacts } from "../runtime/host/facts.ts";
 import { canWrite, envGet } from "../runtime/host/env.ts";
 import type { InitCommandDeps, InitFlags } from "./commands/init.ts";
@@ -198,10 +198,8 @@ export async function reportDryRunFiles(ctx: InitContext, out: Printer): Promise
   const sensitive =
     "[dryrun] The certificates or kubeconfig files would not be printed due to their sensitive nature";
   if (dir && canWrite(dir)) {
-    for (const f of planned) {
-      const target = underRoot(dir, f.path);
-      await new HostFileSystem("/").write({ ...f, path: target });
-    }
+    const under = new HostFileSystem(dir);
+    for (const f of planned) await under.write(f);
     // Upstream's order: wrote, not printed, examine.
     out.info(
       `[dryrun] Wrote certificates, kubeconfig files and control plane manifests to the "${dir}" directory`,

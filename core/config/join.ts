@@ -18,13 +18,17 @@ import { isValidToken, redactToken } from "../bootstraptoken/token.ts";
 import { DEFAULT_API_SERVER_PORT, DEFAULT_CERTIFICATES_DIR } from "../constants.ts";
 import { ConfigError, type FieldError, ValidationError } from "../errors.ts";
 import { splitHostPort } from "../net/host_port.ts";
+import { pinProblem } from "../pki/pin.ts";
 import { clone } from "./component_merge.ts";
 import {
+  ADVERTISE_ADDRESS_FLAG,
+  configField,
   CONTROL_PLANE_TAINT,
   defaultNodeIdentity,
   defaultTimeouts,
   type InitHostFacts,
   resolveAdvertiseAddress,
+  type ValueSource,
 } from "./defaults.ts";
 import { isDuration, normalizeDuration } from "./duration.ts";
 import { KUBEADM_GROUP, loadConfigDocuments } from "./parse.ts";
@@ -260,6 +264,7 @@ export function applyJoinDynamicDefaults(
   input: JoinConfiguration,
   host: InitHostFacts,
   warnings: string[] = [],
+  advertiseAddressFrom: ValueSource = ADVERTISE_ADDRESS_FLAG,
 ): JoinConfiguration {
   const cfg = clone(input);
   const nr = { ...cfg.nodeRegistration };
@@ -270,7 +275,11 @@ export function applyJoinDynamicDefaults(
   cfg.nodeRegistration = nr;
   if (cfg.controlPlane) {
     const ep = { ...cfg.controlPlane.localAPIEndpoint };
-    ep.advertiseAddress = resolveAdvertiseAddress(ep.advertiseAddress ?? "", host);
+    ep.advertiseAddress = resolveAdvertiseAddress(
+      ep.advertiseAddress ?? "",
+      host,
+      advertiseAddressFrom,
+    );
     cfg.controlPlane = { ...cfg.controlPlane, localAPIEndpoint: ep };
   }
   return cfg;
@@ -305,11 +314,19 @@ function validateDiscoveryFile(
   return [];
 }
 
-/** Upstream `ValidateDiscovery`. */
+/** The flag each CA pin came from when the configuration was built from flags. */
+const CA_CERT_HASH_FLAG = "--discovery-token-ca-cert-hash";
+
+/**
+ * Upstream `ValidateDiscovery`, plus the syntax of every CA pin (upstream checks them only
+ * after its first cluster-info fetch; here a bad pin fails before any network call). With
+ * `fromFlags`, pin errors name `--discovery-token-ca-cert-hash` instead of the config field.
+ */
 export function validateDiscovery(
   d: Discovery,
   fileExists?: (path: string) => boolean,
   path = "discovery",
+  fromFlags = false,
 ): FieldError[] {
   const errs: FieldError[] = [];
   if (!d.bootstrapToken && !d.file) {
@@ -333,6 +350,15 @@ export function validateDiscovery(
         ),
       );
     }
+    (b.caCertHashes ?? []).forEach((pin, i) => {
+      const problem = pinProblem(pin);
+      if (problem) {
+        errs.push({
+          field: fromFlags ? CA_CERT_HASH_FLAG : `${p}.caCertHashes[${i}]`,
+          detail: problem,
+        });
+      }
+    });
     errs.push(...validateToken(b.token, `${p}.token`));
     try {
       splitHostPort(b.apiServerEndpoint ?? "");
@@ -356,13 +382,17 @@ export function validateDiscovery(
   return errs;
 }
 
-/** Upstream `ValidateJoinConfiguration` over a defaulted configuration. */
+/**
+ * Upstream `ValidateJoinConfiguration` over a defaulted configuration; `fromFlags` when it was
+ * built from flags (errors then name the flags where they differ from the fields).
+ */
 export function validateJoinConfiguration(
   cfg: JoinConfiguration,
   fileExists?: (path: string) => boolean,
+  fromFlags = false,
 ): FieldError[] {
   const errs: FieldError[] = [];
-  errs.push(...validateDiscovery(cfg.discovery ?? {}, fileExists));
+  errs.push(...validateDiscovery(cfg.discovery ?? {}, fileExists, "discovery", fromFlags));
   errs.push(...validateNodeRegistration(cfg.nodeRegistration ?? {}));
   if (cfg.controlPlane) {
     errs.push(
@@ -434,7 +464,14 @@ export function resolveJoinConfig(options: ResolveJoinOptions): ResolveJoinResul
   }
 
   cfg = applyJoinStaticDefaults(cfg);
-  cfg = applyJoinDynamicDefaults(cfg, options.host, warnings);
+  cfg = applyJoinDynamicDefaults(
+    cfg,
+    options.host,
+    warnings,
+    options.text === undefined
+      ? ADVERTISE_ADDRESS_FLAG
+      : configField("controlPlane.localAPIEndpoint.advertiseAddress"),
+  );
 
   const errors: FieldError[] = [];
   const preflight = validateIgnorePreflightErrors(
@@ -443,7 +480,9 @@ export function resolveJoinConfig(options: ResolveJoinOptions): ResolveJoinResul
   );
   errors.push(...preflight.errors);
   cfg.nodeRegistration = { ...cfg.nodeRegistration, ignorePreflightErrors: preflight.ignored };
-  errors.push(...validateJoinConfiguration(cfg, options.fileExists));
+  errors.push(
+    ...validateJoinConfiguration(cfg, options.fileExists, options.text === undefined),
+  );
   if (errors.length > 0) {
     throw new ValidationError(errors, {
       hint: "fix the listed fields in the configuration file or flags",

@@ -14,9 +14,11 @@ import { type FieldError, ValidationError } from "../errors.ts";
 import type { RandomSource } from "../host/ports.ts";
 import { clone } from "./component_merge.ts";
 import {
+  ADVERTISE_ADDRESS_FLAG,
   applyClusterStaticDefaults,
   applyInitDynamicDefaults,
   applyInitStaticDefaults,
+  configField,
   type InitHostFacts,
 } from "./defaults.ts";
 import { deprecatedFeatureWarnings, Feature } from "./features.ts";
@@ -199,7 +201,15 @@ export function resolveInitConfig(options: ResolveInitOptions): ResolveInitResul
 
   const staticInit = applyInitStaticDefaults(init);
   const staticCluster = applyClusterStaticDefaults(cluster);
-  const dyn = applyInitDynamicDefaults(staticInit, staticCluster, options.host, options.random);
+  const dyn = applyInitDynamicDefaults(
+    staticInit,
+    staticCluster,
+    options.host,
+    options.random,
+    flags.advertiseAddress !== undefined
+      ? ADVERTISE_ADDRESS_FLAG
+      : configField("localAPIEndpoint.advertiseAddress"),
+  );
   warnings.push(...dyn.warnings);
   const initCfg = dyn.init;
   const clusterCfg = dyn.cluster;

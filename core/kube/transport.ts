@@ -32,6 +32,17 @@ export interface ConnectionParams {
   tlsServerName?: string;
 }
 
+/**
+ * Bounds a runtime puts on each request of a transport. Both failures are `ApiError`s with
+ * status 0 naming the limit (reasons `Timeout` and `ResponseTooLarge`).
+ */
+export interface TransportLimits {
+  /** One deadline for the whole request: connect, TLS handshake, headers and body. */
+  timeoutMs?: number;
+  /** Largest response body accepted, in bytes. */
+  maxBodyBytes?: number;
+}
+
 /** Sleeps for the given number of milliseconds (injected so tests run without waiting). */
 export type Sleep = (ms: number) => Promise<void>;
 

@@ -59,7 +59,7 @@ export interface ContainerRuntime {
 
 /** PEM material for a TLS client. */
 export interface TlsClientMaterial {
-  /** Extra trusted CA certificates. */
+  /** The CA bundle the server must chain to: the only roots trusted (none given: none). */
   caPem?: string;
   /** Client certificate chain. */
   certPem?: string;

@@ -2,10 +2,11 @@
  * The real machine as a {@link ResetHost}: removes kubeadm's files under `--rootfs`, unmounts
  * with `umount`, stops services through systemd/OpenRC, talks to etcd over HTTPS.
  *
- * Removal is defensive: a directory is emptied entry by entry with `lstat`, so a symlink inside
- * it is removed as a link and never followed; a directory on another file system (a mount
- * point left behind) is not entered; a directory that is itself a symlink is followed only when
- * its target stays inside the root and is itself safe to empty.
+ * Node paths resolve inside the root as `chroot` would (`runtime/fs/rooted_path.ts`): a
+ * symlink never leads out of it. Removal is defensive: a directory is emptied entry by entry
+ * with `lstat`, so a symlink inside it is removed as a link and never followed; a directory on
+ * another file system (a mount point left behind) is not entered; a directory that is itself a
+ * symlink is followed (inside the root) only when its target is itself safe to empty.
  *
  * @module
  */
@@ -19,6 +20,7 @@ import { runCommand } from "./exec.ts";
 import { detectInitSystem } from "./init_system.ts";
 import { RootedNodeFiles } from "./node_files.ts";
 import { unescapeMountPath } from "./preflight_host.ts";
+import { nodePathOf, normalizeNodePath, resolveInRoot } from "../fs/rooted_path.ts";
 
 /** Options of {@link DenoResetHost}. */
 export interface DenoResetHostOptions {
@@ -54,7 +56,7 @@ export class DenoResetHost implements ResetHost {
     this.files = new RootedNodeFiles(opts.root ?? "/");
   }
 
-  /** The host path of a node path. */
+  /** The host path of a node path (symlinks resolved inside the root). */
   resolve(path: string): string {
     return this.files.resolve(path);
   }
@@ -64,7 +66,7 @@ export class DenoResetHost implements ResetHost {
     return this.#rootReal;
   }
 
-  /** The node path of a resolved host path, or `undefined` when it lies outside the root. */
+  /** The node path of a mount table entry (a real path), or `undefined` outside the root. */
   async #toNode(hostPath: string): Promise<string | undefined> {
     const root = await this.#root();
     if (root === "/") return hostPath;
@@ -73,18 +75,14 @@ export class DenoResetHost implements ResetHost {
   }
 
   async realDir(path: string): Promise<string> {
-    let real: string;
+    const host = await resolveInRoot(this.files.root, path);
     try {
-      real = await Deno.realPath(this.resolve(path));
+      await Deno.stat(host);
     } catch (e) {
       if (notFound(e)) throw new Error(`lstat ${path}: no such file or directory`);
       throw e;
     }
-    const node = await this.#toNode(real);
-    if (node === undefined) {
-      throw new Error(`${path} resolves to ${real}, which is outside the root ${this.files.root}`);
-    }
-    return node;
+    return nodePathOf(this.files.root, host);
   }
 
   async mountPoints(): Promise<string[]> {
@@ -116,25 +114,21 @@ export class DenoResetHost implements ResetHost {
    * itself be safe to empty.
    */
   async #dirToClean(path: string): Promise<{ dir: string; dev: number } | undefined> {
-    const host = this.resolve(path);
-    let real: string;
+    const host = await resolveInRoot(this.files.root, path);
+    let st: Deno.FileInfo;
     try {
-      real = await Deno.realPath(host);
+      st = await Deno.stat(host);
     } catch (e) {
       if (notFound(e)) return undefined; // missing (or a dangling link): nothing to empty
       throw e;
     }
-    if (real !== host) {
-      const node = await this.#toNode(real);
-      if (node === undefined) {
-        throw new Error(`${path} resolves to ${real}, outside the root; not following it`);
-      }
+    const node = nodePathOf(this.files.root, host);
+    if (node !== normalizeNodePath(path)) {
       const problem = cleanupDirProblem(node);
       if (problem !== undefined) throw new Error(`${path} resolves to ${node}: ${problem}`);
     }
-    const st = await Deno.stat(real);
     if (!st.isDirectory) throw new Error(`${path} is not a directory`);
-    return { dir: real, dev: st.dev };
+    return { dir: host, dev: st.dev };
   }
 
   async #removeTree(path: string, dev: number, errors: string[]): Promise<void> {
@@ -179,19 +173,8 @@ export class DenoResetHost implements ResetHost {
   }
 
   async removeFile(path: string): Promise<void> {
-    const mapped = this.resolve(path);
-    const slash = mapped.lastIndexOf("/");
-    let parent: string;
-    try {
-      parent = await Deno.realPath(slash <= 0 ? "/" : mapped.slice(0, slash));
-    } catch (e) {
-      if (notFound(e)) return;
-      throw e;
-    }
-    if ((await this.#toNode(parent)) === undefined) {
-      throw new Error(`the directory of ${path} resolves to ${parent}, outside the root`);
-    }
-    const host = `${parent === "/" ? "" : parent}/${mapped.slice(slash + 1)}`;
+    // The last component is not followed: a symlinked file goes as a link.
+    const host = await resolveInRoot(this.files.root, path, { followFinal: false });
     let st: Deno.FileInfo;
     try {
       st = await Deno.lstat(host);

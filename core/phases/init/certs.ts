@@ -28,6 +28,7 @@ import {
 } from "../../certs/certlist.ts";
 import {
   certOrKeyExists,
+  checkKeyMatchesCertificate,
   fileExists,
   loadCert,
   loadCertChain,
@@ -43,12 +44,16 @@ import {
   createSelfSignedCACert,
   createSignedCert,
   hasServerAuth,
-  keyMatchesCertificate,
   verifyCertChain,
   verifyHostname,
 } from "../../pki/cert.ts";
 import { keyPoolFor } from "../../pki/key_pool.ts";
-import { parsePrivateKeyPEM } from "../../pki/keys.ts";
+import {
+  exportSPKI,
+  parsePrivateKeyPEM,
+  parsePublicKeyPEM,
+  samePublicKey,
+} from "../../pki/keys.ts";
 import { KubeconfigFile } from "../../constants.ts";
 import type { InitData } from "./data.ts";
 
@@ -151,7 +156,63 @@ export async function prefetchKeys(data: InitData): Promise<void> {
  */
 export async function runCertsHeader(data: InitData): Promise<void> {
   data.out.info(`[certs] Using certificateDir folder ${JSON.stringify(certDir(data))}`);
+  await checkExistingKeyPairs(data);
   await prefetchKeys(data);
+}
+
+/**
+ * Before any certificate is written: every existing CA key (ca, front-proxy-ca, etcd/ca) must
+ * be the key of its certificate, and an existing sa.pub the public half of sa.key, so that a
+ * mismatched pair stops `certs all` before the sub-phases ahead of it write anything. Files
+ * that do not load are left to their own sub-phase, which reports them.
+ */
+async function checkExistingKeyPairs(data: InitData): Promise<void> {
+  const dir = certDir(data);
+  for (const spec of certListFor(data.cfg)) {
+    if (spec.caName || skipped(data, "certs", spec.name)) continue;
+    let pair;
+    try {
+      pair = await Promise.all([
+        loadCert(data.files, dir, spec.baseName),
+        loadKey(data.files, dir, spec.baseName),
+      ]);
+    } catch {
+      continue;
+    }
+    await checkKeyMatchesCertificate(pair[1], pair[0], dir, spec.baseName);
+  }
+  if (!skipped(data, "certs", "sa")) await checkServiceAccountPair(data);
+}
+
+/** Refuses an existing sa.pub that is not the public half of the existing sa.key. */
+async function checkServiceAccountPair(data: InitData): Promise<void> {
+  const dir = certDir(data);
+  const keyFile = `${dir}/${PkiFile.saPrivateKey}`;
+  const pubFile = `${dir}/${PkiFile.saPublicKey}`;
+  const [keyPem, pubPem] = await Promise.all([data.files.read(keyFile), data.files.read(pubFile)]);
+  if (keyPem === undefined || pubPem === undefined) return;
+  let key;
+  try {
+    key = await parsePrivateKeyPEM(keyPem, keyFile);
+  } catch {
+    return; // reported by the sa sub-phase
+  }
+  let pub: Uint8Array | undefined;
+  try {
+    pub = parsePublicKeyPEM(pubPem, pubFile);
+  } catch {
+    pub = undefined;
+  }
+  if (pub === undefined || !(await samePublicKey(await exportSPKI(key), pub))) {
+    throw new ExistingFileError(
+      `the public key file ${pubFile} does not match the private key file ${keyFile}`,
+      {
+        field: pubFile,
+        hint:
+          `service account tokens signed with ${keyFile} would not verify with ${pubFile}; restore the matching pair or remove both files to have them generated`,
+      },
+    );
+  }
 }
 
 /** Runs one `init phase certs <name>` sub-phase (`ca`, `apiserver`, ..., `sa`). */
@@ -213,15 +274,7 @@ async function runCA(data: InitData, spec: CertSpec): Promise<void> {
         cause: e,
       });
     }
-    if (!(await keyMatchesCertificate(key, cert))) {
-      throw new ExistingFileError(
-        `the private key file ${kPath} does not match the certificate ${crtPath}`,
-        {
-          field: kPath,
-          hint: "restore the matching pair or remove both files",
-        },
-      );
-    }
+    await checkKeyMatchesCertificate(key, cert, dir, spec.baseName);
     data.out.info(`[certs] Using existing ${spec.baseName} certificate authority`);
     return;
   }
@@ -354,15 +407,7 @@ async function reuseLeaf(data: InitData, spec: CertSpec, ca: CertSpec): Promise<
       cause: e,
     });
   }
-  if (!(await keyMatchesCertificate(key, chain.cert))) {
-    throw new ExistingFileError(
-      `the private key file ${kPath} does not match the certificate ${crtPath}`,
-      {
-        field: kPath,
-        hint: "restore the matching pair or remove both files",
-      },
-    );
-  }
+  await checkKeyMatchesCertificate(key, chain.cert, dir, spec.baseName);
   if (spec.altNames) {
     // Upstream reuses the file as is; say so when it no longer covers the configured SANs.
     const wanted = certConfigFor(spec, data.cfg, data.startTime);
@@ -398,6 +443,7 @@ async function runServiceAccountKey(data: InitData): Promise<void> {
         { field: path, cause: e, hint: "remove the file to let kubeadm generate a new key pair" },
       );
     }
+    await checkServiceAccountPair(data);
     data.out.info(`[certs] Using the existing ${JSON.stringify(PkiFile.saBaseName)} key`);
     return;
   }
