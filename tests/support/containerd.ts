@@ -6,43 +6,20 @@
  *
  * @module
  */
-import { repoRoot } from "./repo.ts";
+import { binSetDir } from "./k8s_bins.ts";
+import { sh } from "./netns.ts";
+import { terminate } from "./node_services.ts";
 
 /** The pause image kubeadm v1.37 expects (upstream's `constants.PauseVersion`). */
 export const PAUSE_IMAGE = "registry.k8s.io/pause:3.10.2";
 
-let cachedBinDir: string | undefined;
-
 /** The directory holding containerd, ctr and containerd-shim-runc-v2. */
-export async function containerdBinDir(): Promise<string> {
-  if (cachedBinDir) return cachedBinDir;
-  let dir = Deno.env.get("KUBEADM_TS_CONTAINERD_BIN_DIR");
-  if (!dir) {
-    const out = await new Deno.Command(`${repoRoot}/scripts/k8s-bins`, {
-      args: ["--print-dir", "--set", "containerd"],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    dir = new TextDecoder().decode(out.stdout).trim().split("\n").pop() ?? "";
-    if (!out.success || dir === "") {
-      throw new Error(
-        `scripts/k8s-bins --print-dir --set containerd failed: ${
-          new TextDecoder().decode(out.stderr).trim()
-        }`,
-      );
-    }
-  }
-  for (const bin of ["containerd", "ctr", "containerd-shim-runc-v2"]) {
-    try {
-      await Deno.stat(`${dir}/${bin}`);
-    } catch {
-      throw new Error(
-        `${dir}/${bin} is missing: run scripts/k8s-bins --set containerd (scripts/test does)`,
-      );
-    }
-  }
-  cachedBinDir = dir;
-  return dir;
+export function containerdBinDir(): Promise<string> {
+  return binSetDir("containerd", "KUBEADM_TS_CONTAINERD_BIN_DIR", [
+    "containerd",
+    "ctr",
+    "containerd-shim-runc-v2",
+  ]);
 }
 
 /** Where one containerd keeps its files. All absolute; the node harness uses the node paths. */
@@ -149,45 +126,15 @@ export async function startContainerd(opts: StartContainerdOptions): Promise<Con
   const logDone = child.stderr.pipeTo(log.writable).catch(() => {});
   const status = child.status.then(async (s) => {
     await logDone;
-    return s;
+    return s.code;
   });
   let exited = false;
   status.then(() => (exited = true));
 
-  const ctr = async (args: string[]): Promise<string> => {
-    const out = await new Deno.Command(`${bin}/ctr`, {
-      args: ["--address", paths.socket, "--namespace", "k8s.io", ...args],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const text = new TextDecoder().decode(out.stdout);
-    if (!out.success) {
-      throw new Error(`ctr ${args.join(" ")}: ${new TextDecoder().decode(out.stderr).trim()}`);
-    }
-    return text;
-  };
-  let stopped = false;
-  const stop = async () => {
-    if (stopped) return;
-    stopped = true;
-    if (!exited) {
-      try {
-        child.kill("SIGTERM");
-      } catch {
-        // already gone
-      }
-      const timer = setTimeout(() => {
-        try {
-          child.kill("SIGKILL");
-        } catch {
-          // already gone
-        }
-      }, 10_000);
-      await status;
-      clearTimeout(timer);
-    }
-    await status;
-  };
+  const ctr = (args: string[]): Promise<string> =>
+    sh([`${bin}/ctr`, "--address", paths.socket, "--namespace", "k8s.io", ...args]);
+  let stopped: Promise<void> | undefined;
+  const stop = () => stopped ??= terminate({ exited: status, kill: (s) => child.kill(s) }, 10_000);
   const running: Containerd = {
     endpoint: `unix://${paths.socket}`,
     socket: paths.socket,
