@@ -7,7 +7,9 @@
  * node's directory on the host, so tests read and write them there), over copy-on-write
  * overlays of the host's `/etc` and `/var` that absorb any other write; the sysctls the kubelet
  * rewrites are bound over with files of the node's own. `/tmp` is the host's (the node's
- * directory lives there); node processes get `TMPDIR` inside it.
+ * directory lives there); node processes get `TMPDIR` inside it. The node's `/etc/hosts` names
+ * the node; its `/etc/resolv.conf` points at its own loopback, where nothing answers, so name
+ * lookups fail at once instead of waiting for the host's unreachable name servers.
  *
  * containerd and the kubelet run as units of the node's service manager (node_services.ts),
  * the kubelet exactly as kubeadm's systemd drop-in runs it; `systemctl` on the node's PATH
@@ -56,6 +58,23 @@ export const NODE_CRI_ENDPOINT = "unix:///var/run/containerd/containerd.sock";
 /** The directory of the kubelet the nodes run (the scripts/k8s-bins set of the node images). */
 export function nodeBinDir(): Promise<string> {
   return binSetDir(NODE_IMAGE_SET, "KUBEADM_TS_NODE_BIN_DIR", ["kubelet"]);
+}
+
+/**
+ * KubeletConfiguration fields every kubelet needs on these machines (real-node-facts.md):
+ * cgroup v1 allowed, the cgroupfs driver under the node's own cgroup root, swap tolerated, no
+ * OOM score change (no CAP_SYS_RESOURCE).
+ */
+export function machineKubeletSettings(
+  node: Pick<TestNode, "cgroupRoot">,
+): Record<string, unknown> {
+  return {
+    failCgroupV1: false,
+    cgroupDriver: "cgroupfs",
+    cgroupRoot: node.cgroupRoot,
+    failSwapOn: false,
+    oomScoreAdj: 0,
+  };
 }
 
 /** Options of {@link createNode}. */
@@ -205,6 +224,9 @@ function initScript(dir: string, name: string, ip: string): string {
     ),
     `hostname ${q(name)}`,
     `printf '%s %s\\n' ${q(ip)} ${q(name)} >> /etc/hosts`,
+    // The host's name servers are unreachable from the node: make lookups fail at once
+    // (nothing answers on the node's loopback) instead of stalling ~10 s each.
+    "printf 'nameserver 127.0.0.1\\n' > /etc/resolv.conf",
     `: > ${q(`${dir}/.ready`)}`,
     // PID 1 of the node: bash reaps adopted orphans (exited shims) while it waits.
     "while :; do sleep 3600 & wait $! || true; done",
@@ -372,6 +394,12 @@ export async function createNode(opts: NodeOptions = {}): Promise<TestNode> {
       argv: string[],
       env: Record<string, string>,
     ): Promise<UnitProcess> => {
+      const logPath = `${dir}/logs/${unit}.log`;
+      await Deno.writeTextFile(
+        logPath,
+        `--- start ${new Date().toISOString()}: ${argv.join(" ")}\n`,
+        { append: true },
+      );
       const child = new Deno.Command("nsenter", {
         args: [...enter, ...argv],
         env,
@@ -380,12 +408,7 @@ export async function createNode(opts: NodeOptions = {}): Promise<TestNode> {
         stdout: "piped",
         stderr: "piped",
       }).spawn();
-      const log = await Deno.open(`${dir}/logs/${unit}.log`, { create: true, append: true });
-      const w = log.writable.getWriter();
-      await w.write(
-        new TextEncoder().encode(`--- start ${new Date().toISOString()}: ${argv.join(" ")}\n`),
-      );
-      w.releaseLock();
+      const log = await Deno.open(logPath, { append: true });
       const merged = mergeStreams(child.stdout, child.stderr);
       const piped = merged.pipeTo(log.writable).catch(() => {});
       const pid = await childPid(child.pid).catch(() => undefined);

@@ -6,6 +6,7 @@
  * @module
  */
 import { repoRoot } from "./repo.ts";
+import { CriClient } from "../../runtime/cri/client.ts";
 import type { Containerd } from "./containerd.ts";
 
 /** The image set of the Kubernetes version the nodes run. */
@@ -51,16 +52,31 @@ export async function nodeImages(set = NODE_IMAGE_SET): Promise<Map<string, stri
   return images;
 }
 
-/** Imports the named images (all of the set by default) into a containerd's `k8s.io` namespace. */
+/**
+ * Imports the named images (all of the set by default) into a containerd's `k8s.io` namespace
+ * and waits until its CRI image service (which follows containerd's image events, so it may
+ * trail `ctr` a moment) reports each of them.
+ */
 export async function importNodeImages(
   containerd: Pick<Containerd, "ctr">,
+  criEndpoint: string,
   refs?: readonly string[],
   set = NODE_IMAGE_SET,
 ): Promise<void> {
   const images = await nodeImages(set);
-  for (const ref of refs ?? [...images.keys()]) {
+  const wanted = refs ?? [...images.keys()];
+  for (const ref of wanted) {
     const archive = images.get(ref);
     if (!archive) throw new Error(`no local image ${ref} in set ${set} (${[...images.keys()]})`);
     await containerd.ctr(["images", "import", archive]);
   }
+  await CriClient.with(criEndpoint, async (cri) => {
+    const deadline = Date.now() + 30_000;
+    for (const ref of wanted) {
+      while (await cri.imageStatus(ref).catch(() => undefined) === undefined) {
+        if (Date.now() > deadline) throw new Error(`the CRI does not report ${ref} after import`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  });
 }

@@ -58,7 +58,7 @@ Deno.test({
         assert.deepEqual(await cri.runtimeConfig(), { cgroupDriver: "cgroupfs" });
 
         assert.equal(await cri.imageStatus(PAUSE_IMAGE), undefined);
-        await importNodeImages(containerd, [PAUSE_IMAGE]);
+        await importNodeImages(containerd, containerd.endpoint, [PAUSE_IMAGE]);
         const pause = await cri.imageStatus(PAUSE_IMAGE);
         assert.ok(pause, "pause image not found after import");
         assert.ok(pause.repoTags.includes(PAUSE_IMAGE), String(pause.repoTags));
@@ -88,7 +88,7 @@ Deno.test({
       await rt.connect();
       await rt.isRunning();
       assert.deepEqual(await rt.runtimeConfig(), { cgroupDriver: "cgroupfs" });
-      await importNodeImages(containerd, [PAUSE_IMAGE]);
+      await importNodeImages(containerd, containerd.endpoint, [PAUSE_IMAGE]);
       assert.equal(await rt.imageExists(PAUSE_IMAGE), true);
       assert.equal(await rt.imageExists("registry.k8s.io/pause:0.0.0"), false);
       // containerd v2 reports its sandbox image as pinned_images.sandbox, not sandboxImage.
