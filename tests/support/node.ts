@@ -236,6 +236,7 @@ function initScript(dir: string, name: string, ip: string): string {
 
 /** Creates and boots a node: namespaces, file layout, containerd running, kubelet enabled. */
 export async function createNode(opts: NodeOptions = {}): Promise<TestNode> {
+  await removeStaleNodes();
   const n = ++counter;
   const name = `kts-${Deno.pid}-${n}`;
   const ctrdBin = await containerdBinDir();
@@ -347,8 +348,14 @@ export async function createNode(opts: NodeOptions = {}): Promise<TestNode> {
     }
 
     ns = await createNetNamespace();
-    init = new Deno.Command("nsenter", {
+    // setpriv: if the test process dies, the node dies with it (unshare's --kill-child then
+    // kills the node's PID 1, and with it every process of the node).
+    init = new Deno.Command("setpriv", {
       args: [
+        "--pdeathsig",
+        "KILL",
+        "--",
+        "nsenter",
         `--net=/run/netns/${ns.name}`,
         "--",
         "unshare",
@@ -548,6 +555,42 @@ function mergeStreams(
       }
     },
   });
+}
+
+const alive = (pid: string) => Deno.stat(`/proc/${pid}`).then(() => true, () => false);
+
+/**
+ * Removes what nodes of test processes that died before tearing them down left behind: their
+ * `kts-<pid>-<n>` cgroups (rmdir only), network namespaces and directories (only when nothing
+ * is mounted under them). Their processes died with them (PID namespace, `--pdeathsig`).
+ */
+async function removeStaleNodes(): Promise<void> {
+  const stale = (name: string) => {
+    const m = /^kts-(\d+)-\d+(?:-[0-9a-f]+)?$/.exec(name);
+    return m && Number(m[1]) !== Deno.pid ? m[1] : undefined;
+  };
+  for (const h of await cgroupHierarchies()) {
+    for await (const e of Deno.readDir(h)) {
+      const pid = stale(e.name);
+      if (e.isDirectory && pid && !(await alive(pid))) {
+        await removeCgroupTree(`${h}/${e.name}`).catch(() => {});
+      }
+    }
+  }
+  for (const line of (await sh(["ip", "netns", "list"], false)).split("\n")) {
+    const name = line.split(" ")[0];
+    const pid = stale(name);
+    if (pid && !(await alive(pid))) await sh(["ip", "netns", "del", name], false);
+  }
+  const mounts = await hostMountPoints();
+  for await (const e of Deno.readDir("/tmp")) {
+    const pid = stale(e.name);
+    if (!e.isDirectory || !pid || (await alive(pid))) continue;
+    const dir = `/tmp/${e.name}`;
+    if (!(await Deno.stat(`${dir}/.overlay`).then(() => true, () => false))) continue;
+    if (mounts.some((m) => m === dir || m.startsWith(`${dir}/`))) continue;
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
 }
 
 /** Waits until no process is left in the node's cgroups (its containers). */

@@ -16,7 +16,8 @@ async function withContainerd(use: (c: Containerd) => Promise<void>): Promise<vo
   try {
     containerd = await startContainerd({
       dir,
-      prefix: ns.exec,
+      // containerd dies with the test process, whatever happens.
+      prefix: ["setpriv", "--pdeathsig", "KILL", "--", ...ns.exec],
       paths: {
         socket: `${dir}/containerd.sock`,
         root: `${dir}/root`,
