@@ -10,6 +10,9 @@
  *
  * @module
  */
+import type { ContainerRuntime } from "../host/container_runtime.ts";
+
+export type { ContainerRuntime };
 
 /** Read access to kubeadm's files on the node (paths resolved under `--rootfs`). */
 export interface NodeFiles {
@@ -35,26 +38,6 @@ export interface InitSystem {
   serviceIsActive(service: string): Promise<boolean>;
   /** Stops a service; rejects with the command's failure (`exit status 5`). */
   serviceStop(service: string): Promise<void>;
-}
-
-/** A container runtime reached through its CRI socket. */
-export interface ContainerRuntime {
-  /** The CRI endpoint (`unix:///var/run/containerd/containerd.sock`). */
-  readonly socket: string;
-  /** Opens a connection to the socket; rejects when nothing answers there. */
-  connect(): Promise<void>;
-  /** Rejects when the runtime reports it is not ready. */
-  isRunning(): Promise<void>;
-  /** Whether the image is present locally. */
-  imageExists(image: string): Promise<boolean>;
-  /** Pulls an image; rejects on failure. */
-  pullImage(image: string): Promise<void>;
-  /** The runtime's configured sandbox (pause) image, when it can tell. */
-  sandboxImage(): Promise<string | undefined>;
-  /** IDs of the Kubernetes-managed Pod sandboxes. */
-  listKubePods(): Promise<string[]>;
-  /** Stops and removes Pod sandboxes (with their containers). */
-  removePods(ids: readonly string[]): Promise<void>;
 }
 
 /** PEM material for a TLS client. */

@@ -14,6 +14,7 @@ import type {
   PreflightHost,
   TlsClientMaterial,
 } from "../../core/preflight/host.ts";
+import type { RuntimeConfig } from "../../core/host/container_runtime.ts";
 import { DEFAULT_SYS_SPEC } from "../../core/preflight/system/spec.ts";
 import { toBytes } from "../../core/host/ports.ts";
 import type { Printer } from "../../core/host/ports.ts";
@@ -110,6 +111,8 @@ export class FakeContainerRuntime implements ContainerRuntime {
   /** Images pulled, in order. */
   readonly pulled: string[] = [];
   sandbox?: string;
+  /** What `runtimeConfig` reports (`undefined`: the call is not implemented). */
+  config?: RuntimeConfig = { cgroupDriver: "systemd" };
   /** Pod sandboxes present. */
   pods: string[] = [];
   /** Pod sandboxes removed. */
@@ -123,6 +126,9 @@ export class FakeContainerRuntime implements ContainerRuntime {
   }
   isRunning(): Promise<void> {
     return this.runningError ? Promise.reject(this.runningError) : Promise.resolve();
+  }
+  runtimeConfig(): Promise<RuntimeConfig | undefined> {
+    return Promise.resolve(this.config);
   }
   imageExists(image: string): Promise<boolean> {
     return Promise.resolve(this.images.has(image));

@@ -96,7 +96,7 @@ Deno.test("the wrong CA gives 'certificate signed by unknown authority' naming t
           e.message,
           /Get "https:\/\/127\.0\.0\.1:\d+\/version": tls: failed to verify certificate: x509: certificate signed by unknown authority/,
         );
-        assert.ok(e.hint?.includes(s.url), e.hint);
+        assert.ok(e.hint?.includes(s.url), e.hint ?? "no hint");
         return true;
       });
     } finally {
