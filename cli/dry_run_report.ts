@@ -10,7 +10,7 @@
  */
 import { type PlannedFile, type Printer, toBytes, utf8 } from "../core/host/ports.ts";
 import type { RecordingFileSystem } from "../core/host/recording_fs.ts";
-import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
+import { HostFileSystem } from "../runtime/fs/host_fs.ts";
 import { canWrite, envGet } from "../runtime/host/env.ts";
 
 /** Options of {@link DryRunReport}. */
@@ -68,9 +68,9 @@ export class DryRunReport {
     const sensitive =
       "[dryrun] The certificates or kubeconfig files would not be printed due to their sensitive nature";
     if (dir && canWrite(dir)) {
-      for (const f of planned) {
-        await new HostFileSystem("/").write({ ...f, path: underRoot(dir, f.path) });
-      }
+      // Rooted at the directory: a planned path (or a symlink found there) cannot leave it.
+      const under = new HostFileSystem(dir);
+      for (const f of planned) await under.write(f);
       if (this.#options.announceWrites) {
         // Upstream's order: wrote, not printed, examine.
         out.info(

@@ -31,8 +31,10 @@ import { DenoNodeHost } from "../runtime/host/node_host.ts";
 function lazyDenoTransports(): { transportFor: TransportFactory; close(): void } {
   const made: Promise<{ close(): void }>[] = [];
   return {
-    transportFor(params) {
-      const t = import("../runtime/kube/transport.ts").then((m) => m.createDenoTransport(params));
+    transportFor(params, limits) {
+      const t = import("../runtime/kube/transport.ts").then((m) =>
+        m.createDenoTransport(params, limits)
+      );
       made.push(t);
       return async (request) => (await t).transport(request);
     },

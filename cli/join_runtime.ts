@@ -1,9 +1,10 @@
 /**
  * Assembles a `kubeadm join` run on this host: reads the config file, detects host facts,
  * resolves the JoinConfiguration, picks the file system (real, under `--rootfs`, or a dry-run
- * recording), and supplies the join phases' ports: discovery transports over `node:https`
- * (anonymous; insecure for the first token-discovery fetch, otherwise verifying against
- * exactly the given CA), HTTPS discovery URLs verified against the host's CA bundle, the
+ * recording), and supplies the join phases' ports: discovery and API client transports from
+ * the runtime's one factory (anonymous discovery; insecure for the first token-discovery fetch,
+ * otherwise verifying against exactly the given CA), HTTPS discovery URLs verified against the
+ * host's CA bundle file, the
  * kubelet service through systemd, health probes, the etcd gateway client and the preflight
  * checks.
  *
@@ -11,6 +12,8 @@
  */
 import { fileExists, readConfigFile, systemdResolvedActive } from "./config_file.ts";
 import {
+  DISCOVERY_MAX_BODY_BYTES,
+  DISCOVERY_REQUEST_TIMEOUT_MS,
   KubeconfigFile,
   KUBELET_RUN_DIR,
   KUBERNETES_DIR,
@@ -19,14 +22,13 @@ import {
 import { KubeadmError } from "../core/errors.ts";
 import { systemClock, webRandom } from "../core/host/ports.ts";
 import { RecordingFileSystem } from "../core/host/recording_fs.ts";
-import type { ConnectionParams } from "../core/kube/transport.ts";
+import type { ConnectionParams, TransportLimits } from "../core/kube/transport.ts";
 import { realSleep } from "../core/kube/transport.ts";
 import type { JoinFlagOverrides } from "../core/config/join.ts";
 import type { JoinData, JoinPorts } from "../core/phases/join/data.ts";
 import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
 import { detectDefaultAddress, readHostFacts } from "../runtime/host/facts.ts";
 import { envGet } from "../runtime/host/env.ts";
-import { createNodeHttpsTransport } from "../runtime/kube/node_https_transport.ts";
 import { createDenoTransport } from "../runtime/kube/transport.ts";
 import { DenoNodeHost } from "../runtime/host/node_host.ts";
 import { DryRunReport } from "./dry_run_report.ts";
@@ -56,28 +58,39 @@ export function hostCaBundle(): string | undefined {
   return undefined;
 }
 
-/** GETs an https:// discovery URL, verified against the host's CA bundle; returns the body. */
+/**
+ * GETs an https:// discovery URL, verified against the host's CA bundle file (the one place a
+ * public CA is meant to be trusted, as upstream's `discovery/https`); returns the body.
+ */
 export async function fetchDiscoveryUrl(url: string): Promise<Uint8Array> {
   const u = new URL(url);
-  const transport = createNodeHttpsTransport({
+  const t = createDenoTransport({
     server: `${u.protocol}//${u.host}`,
     caPem: hostCaBundle(),
-  }, { timeoutMs: 30_000 });
-  const res = await transport(new Request(url));
-  return new Uint8Array(await res.arrayBuffer());
-}
-
-/** Discovery transports: `node:https`, so the CA given is the only trusted root. */
-export function discoveryTransport(params: ConnectionParams) {
-  return createNodeHttpsTransport(params, { timeoutMs: 10_000 });
-}
-
-/** API client transports: `fetch` with a TLS client (HTTP/2, pooled). */
-export function clientTransport(params: ConnectionParams) {
-  if (params.insecureSkipTLSVerify || params.tlsServerName) {
-    return createNodeHttpsTransport(params);
+  }, { timeoutMs: DISCOVERY_REQUEST_TIMEOUT_MS, maxBodyBytes: DISCOVERY_MAX_BODY_BYTES });
+  try {
+    const res = await t.transport(new Request(url));
+    return new Uint8Array(await res.arrayBuffer());
+  } finally {
+    t.close();
   }
-  return createDenoTransport(params).transport;
+}
+
+/**
+ * Discovery transports: the CA given is the only trusted root; discovery passes its own
+ * deadline and body cap per attempt.
+ */
+export function discoveryTransport(params: ConnectionParams, limits: TransportLimits = {}) {
+  return createDenoTransport(params, {
+    timeoutMs: DISCOVERY_REQUEST_TIMEOUT_MS,
+    maxBodyBytes: DISCOVERY_MAX_BODY_BYTES,
+    ...limits,
+  }).transport;
+}
+
+/** API client transports: the kubeconfig's CA is the only trusted root; pooled connections. */
+export function clientTransport(params: ConnectionParams, limits: TransportLimits = {}) {
+  return createDenoTransport(params, limits).transport;
 }
 
 /** The join configuration's overrides from the flags the user set. */

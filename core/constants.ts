@@ -167,5 +167,15 @@ export const CLUSTER_INFO_KUBECONFIG_KEY = "kubeconfig";
 export const JWS_SIGNATURE_KEY_PREFIX = "jws-kubeconfig-";
 /** Interval between discovery attempts (upstream `DiscoveryRetryInterval`). */
 export const DISCOVERY_RETRY_INTERVAL_MS = 5_000;
+/**
+ * Deadline of one discovery request (connect, TLS, headers and body); never past the overall
+ * `timeouts.discovery`.
+ */
+export const DISCOVERY_REQUEST_TIMEOUT_MS = 10_000;
+/**
+ * Largest discovery response body accepted: a ConfigMap cannot exceed etcd's default request
+ * limit (1.5 MiB), so a bigger answer is not cluster-info.
+ */
+export const DISCOVERY_MAX_BODY_BYTES = 2 * 1024 * 1024;
 /** User of the TLS-bootstrap kubeconfig written to `bootstrap-kubelet.conf`. */
 export const TLS_BOOTSTRAP_USER = "tls-bootstrap-token-user";

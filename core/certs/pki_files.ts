@@ -14,6 +14,7 @@ import {
   type Certificate,
   certPeriodProblem,
   encodeCertificatePEM,
+  keyMatchesCertificate,
   parseCertificatesPEM,
 } from "../pki/cert.ts";
 import {
@@ -118,8 +119,8 @@ export async function loadKey(
 }
 
 /**
- * Loads a CA certificate and key (upstream `LoadCertificateAuthority`): both must load and the
- * certificate must be a CA.
+ * Loads a CA certificate and key (upstream `LoadCertificateAuthority`): both must load, the
+ * certificate must be a CA and the key must be its key (checked before anything is signed).
  */
 export async function loadCertificateAuthority(
   files: FileReader,
@@ -161,7 +162,32 @@ export async function loadCertificateAuthority(
       hint: "replace it with a CA certificate (basicConstraints CA:TRUE) or remove it",
     });
   }
+  await checkKeyMatchesCertificate(key, cert, certDir, baseName);
   return { cert, key };
+}
+
+/**
+ * Refuses a `<base>.key` that is not the key of `<base>.crt` (upstream refuses to sign with
+ * such a CA key: `x509: provided PrivateKey doesn't match parent's PublicKey`), naming both
+ * files.
+ */
+export async function checkKeyMatchesCertificate(
+  key: KeyPair,
+  cert: Certificate,
+  certDir: string,
+  baseName: string,
+): Promise<void> {
+  if (await keyMatchesCertificate(key, cert)) return;
+  const kPath = keyPath(certDir, baseName);
+  const crtPath = certPath(certDir, baseName);
+  throw new ExistingFileError(
+    `the private key file ${kPath} does not match the certificate ${crtPath}`,
+    {
+      field: kPath,
+      hint:
+        `restore the key ${crtPath} was issued for, or remove both files to have them generated`,
+    },
+  );
 }
 
 /** Upstream's period warning for a loaded certificate, or `undefined` when it is in its period. */

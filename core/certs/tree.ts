@@ -30,6 +30,7 @@ import {
 } from "./certlist.ts";
 import {
   certOrKeyExists,
+  checkKeyMatchesCertificate,
   fileExists,
   loadCert,
   loadCertChain,
@@ -45,12 +46,11 @@ import {
   createSelfSignedCACert,
   createSignedCert,
   hasServerAuth,
-  keyMatchesCertificate,
   verifyCertChain,
   verifyHostname,
 } from "../pki/cert.ts";
 import type { KeyPool } from "../pki/key_pool.ts";
-import { parsePrivateKeyPEM } from "../pki/keys.ts";
+import { exportSPKI, parsePrivateKeyPEM, parsePublicKeyPEM, samePublicKey } from "../pki/keys.ts";
 
 /**
  * What creating or reusing certificates needs: the run (its configuration gives the
@@ -163,6 +163,65 @@ export function certificateDirLine(ctx: Pick<CertTreeContext, "cfg">): string {
 }
 
 /**
+ * Before any certificate is written: of the named certificates (`sa` included), every existing
+ * CA key (ca, front-proxy-ca, etcd/ca) must be the key of its certificate, and an existing
+ * sa.pub the public half of sa.key, so that a mismatched pair stops a run before the
+ * certificates ahead of it are written. Files that do not load are left to
+ * {@link ensureCert}, which reports them.
+ */
+export async function checkExistingKeyPairs(
+  ctx: CertTreeContext,
+  certs: readonly string[],
+): Promise<void> {
+  const dir = certDir(ctx);
+  for (const spec of certListFor(ctx.cfg)) {
+    if (spec.caName || !certs.includes(spec.name)) continue;
+    let pair;
+    try {
+      pair = await Promise.all([
+        loadCert(ctx.files, dir, spec.baseName),
+        loadKey(ctx.files, dir, spec.baseName),
+      ]);
+    } catch {
+      continue;
+    }
+    await checkKeyMatchesCertificate(pair[1], pair[0], dir, spec.baseName);
+  }
+  if (certs.includes("sa")) await checkServiceAccountPair(ctx);
+}
+
+/** Refuses an existing sa.pub that is not the public half of the existing sa.key. */
+async function checkServiceAccountPair(ctx: CertTreeContext): Promise<void> {
+  const dir = certDir(ctx);
+  const keyFile = `${dir}/${PkiFile.saPrivateKey}`;
+  const pubFile = `${dir}/${PkiFile.saPublicKey}`;
+  const [keyPem, pubPem] = await Promise.all([ctx.files.read(keyFile), ctx.files.read(pubFile)]);
+  if (keyPem === undefined || pubPem === undefined) return;
+  let key;
+  try {
+    key = await parsePrivateKeyPEM(keyPem, keyFile);
+  } catch {
+    return; // reported by ensureCert(ctx, "sa")
+  }
+  let pub: Uint8Array | undefined;
+  try {
+    pub = parsePublicKeyPEM(pubPem, pubFile);
+  } catch {
+    pub = undefined;
+  }
+  if (pub === undefined || !(await samePublicKey(await exportSPKI(key), pub))) {
+    throw new ExistingFileError(
+      `the public key file ${pubFile} does not match the private key file ${keyFile}`,
+      {
+        field: pubFile,
+        hint:
+          `service account tokens signed with ${keyFile} would not verify with ${pubFile}; restore the matching pair or remove both files to have them generated`,
+      },
+    );
+  }
+}
+
+/**
  * Creates or reuses one certificate of the tree (`ca`, `apiserver`, ..., or `sa`, the
  * service-account key pair), as upstream's `init phase certs <name>` does.
  */
@@ -196,7 +255,6 @@ async function checkMatchingKey(
   cert: Certificate,
 ): Promise<void> {
   const dir = certDir(ctx);
-  const crtPath = certPath(dir, spec.baseName);
   const kPath = keyPath(dir, spec.baseName);
   let key;
   try {
@@ -207,12 +265,7 @@ async function checkMatchingKey(
       cause: e,
     });
   }
-  if (!(await keyMatchesCertificate(key, cert))) {
-    throw new ExistingFileError(
-      `the private key file ${kPath} does not match the certificate ${crtPath}`,
-      { field: kPath, hint: "restore the matching pair or remove both files" },
-    );
-  }
+  await checkKeyMatchesCertificate(key, cert, dir, spec.baseName);
 }
 
 async function ensureCA(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
@@ -395,6 +448,7 @@ async function ensureServiceAccountKey(ctx: CertTreeContext): Promise<void> {
         { field: path, cause: e, hint: "remove the file to let kubeadm generate a new key pair" },
       );
     }
+    await checkServiceAccountPair(ctx);
     ctx.out.info(`[certs] Using the existing ${JSON.stringify(PkiFile.saBaseName)} key`);
     return;
   }

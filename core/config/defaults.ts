@@ -284,6 +284,7 @@ export function applyInitDynamicDefaults(
   clusterInput: ResolvedClusterConfiguration,
   host: InitHostFacts,
   random: RandomSource,
+  advertiseAddressFrom: ValueSource,
 ): DynamicDefaultsResult {
   const init = clone(initInput);
   const cluster = clone(clusterInput);
@@ -302,7 +303,11 @@ export function applyInitDynamicDefaults(
     },
     localAPIEndpoint: {
       ...init.localAPIEndpoint,
-      advertiseAddress: resolveAdvertiseAddress(init.localAPIEndpoint.advertiseAddress ?? "", host),
+      advertiseAddress: resolveAdvertiseAddress(
+        init.localAPIEndpoint.advertiseAddress ?? "",
+        host,
+        advertiseAddressFrom,
+      ),
     },
   };
 
@@ -329,27 +334,52 @@ export function applyInitDynamicDefaults(
   return { init: resolved, cluster, warnings };
 }
 
+/** Where a value came from, for error messages: the config field or the flag. */
+export interface ValueSource {
+  /** `localAPIEndpoint.advertiseAddress`, or `--apiserver-advertise-address`. */
+  field: string;
+  /** How the message quotes it (upstream quotes the flag without dashes). */
+  label: string;
+}
+
+/** `--apiserver-advertise-address`, quoted as upstream does. */
+export const ADVERTISE_ADDRESS_FLAG: ValueSource = {
+  field: "--apiserver-advertise-address",
+  label: "apiserver-advertise-address",
+};
+
+/** A config field as a {@link ValueSource}. */
+export function configField(path: string): ValueSource {
+  return { field: path, label: path };
+}
+
 /**
  * The advertise address after dynamic defaulting: the detected address when unset or
  * unspecified, the loopback-interface address when a loopback address is given, otherwise
- * the given IP in canonical form.
+ * the given IP in canonical form. Errors about the given value name `from`: the flag, or the
+ * config field when it came from a file.
  */
-export function resolveAdvertiseAddress(given: string, host: InitHostFacts): string {
+export function resolveAdvertiseAddress(
+  given: string,
+  host: InitHostFacts,
+  from: ValueSource,
+): string {
   const ip = parseIP(given);
   if (!ip && given !== "") {
     throw new ConfigError(
-      `couldn't use ${
-        JSON.stringify(given)
-      } as "apiserver-advertise-address", must be ipv4 or ipv6 address`,
-      { field: "localAPIEndpoint.advertiseAddress", value: given },
+      `couldn't use ${JSON.stringify(given)} as ${
+        JSON.stringify(from.label)
+      }, must be ipv4 or ipv6 address`,
+      { field: from.field, value: given },
     );
   }
   if (ip && isLoopbackIP(ip)) {
     if (host.loopbackAdvertiseAddress) return host.loopbackAdvertiseAddress;
     throw new ConfigError("unable to resolve link-local addresses", {
-      field: "localAPIEndpoint.advertiseAddress",
+      field: from.field,
       value: given,
-      hint: "no global unicast address was found on the loopback interface",
+      hint:
+        `no global unicast address was found on the loopback interface; set ${from.field} to this node's address`,
     });
   }
   if (ip && !isUnspecifiedIP(ip)) return formatIP(ip);

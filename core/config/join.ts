@@ -18,12 +18,16 @@ import { isValidToken, redactToken } from "../bootstraptoken/token.ts";
 import { DEFAULT_API_SERVER_PORT, DEFAULT_CERTIFICATES_DIR } from "../constants.ts";
 import { ConfigError, type FieldError, ValidationError } from "../errors.ts";
 import { splitHostPort } from "../net/host_port.ts";
+import { pinProblem } from "../pki/pin.ts";
 import { clone } from "./component_merge.ts";
 import {
+  ADVERTISE_ADDRESS_FLAG,
+  configField,
   CONTROL_PLANE_TAINT,
   defaultNodeIdentity,
   type InitHostFacts,
   resolveAdvertiseAddress,
+  type ValueSource,
   withDefaultTimeouts,
 } from "./defaults.ts";
 import { KUBEADM_GROUP, loadConfigDocuments } from "./parse.ts";
@@ -268,6 +272,7 @@ function applyJoinDynamicDefaults(
   input: StaticJoinConfiguration,
   host: InitHostFacts,
   warnings: string[],
+  advertiseAddressFrom: ValueSource,
 ): DynamicJoinConfiguration {
   const { controlPlane: cp, ...cfg } = clone(input);
   const nr = cfg.nodeRegistration;
@@ -286,6 +291,7 @@ function applyJoinDynamicDefaults(
           advertiseAddress: resolveAdvertiseAddress(
             cp.localAPIEndpoint.advertiseAddress ?? "",
             host,
+            advertiseAddressFrom,
           ),
         },
       },
@@ -322,11 +328,19 @@ function validateDiscoveryFile(
   return [];
 }
 
-/** Upstream `ValidateDiscovery`. */
+/** The flag each CA pin came from when the configuration was built from flags. */
+const CA_CERT_HASH_FLAG = "--discovery-token-ca-cert-hash";
+
+/**
+ * Upstream `ValidateDiscovery`, plus the syntax of every CA pin (upstream checks them only
+ * after its first cluster-info fetch; here a bad pin fails before any network call). With
+ * `fromFlags`, pin errors name `--discovery-token-ca-cert-hash` instead of the config field.
+ */
 export function validateDiscovery(
   d: Discovery,
   fileExists?: (path: string) => boolean,
   path = "discovery",
+  fromFlags = false,
 ): FieldError[] {
   const errs: FieldError[] = [];
   if (!d.bootstrapToken && !d.file) {
@@ -350,6 +364,15 @@ export function validateDiscovery(
         ),
       );
     }
+    (b.caCertHashes ?? []).forEach((pin, i) => {
+      const problem = pinProblem(pin);
+      if (problem) {
+        errs.push({
+          field: fromFlags ? CA_CERT_HASH_FLAG : `${p}.caCertHashes[${i}]`,
+          detail: problem,
+        });
+      }
+    });
     errs.push(...validateToken(b.token, `${p}.token`));
     try {
       splitHostPort(b.apiServerEndpoint ?? "");
@@ -373,13 +396,17 @@ export function validateDiscovery(
   return errs;
 }
 
-/** Upstream `ValidateJoinConfiguration` over a defaulted configuration. */
+/**
+ * Upstream `ValidateJoinConfiguration` over a defaulted configuration; `fromFlags` when it was
+ * built from flags (errors then name the flags where they differ from the fields).
+ */
 export function validateJoinConfiguration(
   cfg: JoinConfiguration,
   fileExists?: (path: string) => boolean,
+  fromFlags = false,
 ): FieldError[] {
   const errs: FieldError[] = [];
-  errs.push(...validateDiscovery(cfg.discovery ?? {}, fileExists));
+  errs.push(...validateDiscovery(cfg.discovery ?? {}, fileExists, "discovery", fromFlags));
   errs.push(...validateNodeRegistration(cfg.nodeRegistration ?? {}));
   if (cfg.controlPlane) {
     errs.push(
@@ -450,7 +477,14 @@ export function resolveJoinConfig(options: ResolveJoinOptions): ResolveJoinResul
     delete cfg.discovery.bootstrapToken;
   }
 
-  const defaulted = applyJoinDynamicDefaults(applyJoinStaticDefaults(cfg), options.host, warnings);
+  const defaulted = applyJoinDynamicDefaults(
+    applyJoinStaticDefaults(cfg),
+    options.host,
+    warnings,
+    options.text === undefined
+      ? ADVERTISE_ADDRESS_FLAG
+      : configField("controlPlane.localAPIEndpoint.advertiseAddress"),
+  );
 
   const errors: FieldError[] = [];
   const preflight = validateIgnorePreflightErrors(
@@ -462,7 +496,9 @@ export function resolveJoinConfig(options: ResolveJoinOptions): ResolveJoinResul
     ...defaulted,
     nodeRegistration: { ...defaulted.nodeRegistration, ignorePreflightErrors: preflight.ignored },
   };
-  errors.push(...validateJoinConfiguration(config, options.fileExists));
+  errors.push(
+    ...validateJoinConfiguration(config, options.fileExists, options.text === undefined),
+  );
   if (errors.length > 0) {
     throw new ValidationError(errors, {
       hint: "fix the listed fields in the configuration file or flags",

@@ -13,9 +13,11 @@ import { type FieldError, ValidationError } from "../errors.ts";
 import type { RandomSource } from "../host/ports.ts";
 import { clone } from "./component_merge.ts";
 import {
+  ADVERTISE_ADDRESS_FLAG,
   applyClusterStaticDefaults,
   applyInitDynamicDefaults,
   applyInitStaticDefaults,
+  configField,
   type InitHostFacts,
 } from "./defaults.ts";
 import { deprecatedFeatureWarnings, Feature } from "./features.ts";
@@ -201,6 +203,9 @@ export function resolveInitConfig(options: ResolveInitOptions): ResolveInitResul
     applyClusterStaticDefaults(cluster),
     options.host,
     options.random,
+    flags.advertiseAddress !== undefined
+      ? ADVERTISE_ADDRESS_FLAG
+      : configField("localAPIEndpoint.advertiseAddress"),
   );
   warnings.push(...dyn.warnings);
   const initCfg = dyn.init;

@@ -11,6 +11,12 @@ import {
   JWS_SIGNATURE_KEY_PREFIX,
 } from "../constants.ts";
 import { DiscoveryError, errorMessage } from "../errors.ts";
+import {
+  certificateAuthorityPem,
+  clusterFromKubeconfig,
+  type Kubeconfig,
+  type NamedCluster,
+} from "../kubeconfig/kubeconfig.ts";
 import { parseKubeYaml } from "../yaml/kube_yaml.ts";
 import { detachedTokenIsValid } from "./jws.ts";
 
@@ -120,4 +126,26 @@ export async function validateClusterInfoToken(
     );
   }
   return kubeconfig;
+}
+
+/**
+ * The one cluster of a cluster-info kubeconfig, with its CA bundle (PEM, empty when absent).
+ * Throws when the kubeconfig defines other than exactly one cluster: with two, the server and
+ * CA used could come from one while the pin is checked against the other (upstream picks the
+ * pinned CA from whichever cluster its map iteration ends on), and kubeadm's own cluster-info
+ * always has one. Also throws, like upstream's `GetClusterFromKubeConfig`, when that cluster is
+ * neither unnamed nor the current context's.
+ */
+export function clusterInfoCluster(config: Kubeconfig): NamedCluster & { caPem: string } {
+  const count = (config.clusters ?? []).length;
+  if (count !== 1) {
+    throw new DiscoveryError(`it must define exactly one cluster, found ${count}`, {
+      field: "clusters",
+      value: String(count),
+      hint:
+        "kubeadm's cluster-info kubeconfig has exactly one cluster; this one was not made by kubeadm",
+    });
+  }
+  const named = clusterFromKubeconfig(config);
+  return { ...named, caPem: certificateAuthorityPem(named.cluster) };
 }

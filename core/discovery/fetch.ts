@@ -6,11 +6,16 @@
  *
  * @module
  */
-import { CLUSTER_INFO_CONFIGMAP, KUBE_PUBLIC_NAMESPACE } from "../constants.ts";
+import {
+  CLUSTER_INFO_CONFIGMAP,
+  DISCOVERY_MAX_BODY_BYTES,
+  DISCOVERY_REQUEST_TIMEOUT_MS,
+  KUBE_PUBLIC_NAMESPACE,
+} from "../constants.ts";
 import { utf8 } from "../host/ports.ts";
 import { KubeClient } from "../kube/client.ts";
 import { base64Decode } from "../pki/pem.ts";
-import type { ConnectionParams, TransportFactory } from "../kube/transport.ts";
+import type { ConnectionParams, TransportFactory, TransportLimits } from "../kube/transport.ts";
 import type { ClusterInfoConfigMap } from "./cluster_info.ts";
 import {
   certificateAuthorityPem,
@@ -20,6 +25,18 @@ import {
 } from "../kubeconfig/kubeconfig.ts";
 import type { FetchClusterInfoWith } from "./file.ts";
 import type { ClusterInfoFetchMode, FetchClusterInfo } from "./token.ts";
+
+/**
+ * The bounds of one discovery request made at `nowMs` under the overall discovery deadline:
+ * never past that deadline (at most {@link DISCOVERY_REQUEST_TIMEOUT_MS}), body capped at
+ * {@link DISCOVERY_MAX_BODY_BYTES}.
+ */
+export function discoveryAttemptLimits(deadlineMs: number, nowMs: number): TransportLimits {
+  return {
+    timeoutMs: Math.max(1, Math.min(DISCOVERY_REQUEST_TIMEOUT_MS, deadlineMs - nowMs)),
+    maxBodyBytes: DISCOVERY_MAX_BODY_BYTES,
+  };
+}
 
 /**
  * Connection parameters of a token-discovery fetch (upstream's bootstrap kubeconfigs):
@@ -39,10 +56,11 @@ export function discoveryConnection(
 async function getClusterInfo(
   params: ConnectionParams,
   transportFor: TransportFactory,
+  limits: TransportLimits | undefined,
 ): Promise<ClusterInfoConfigMap> {
   const client = new KubeClient({
     server: params.server,
-    transport: await transportFor(params),
+    transport: await transportFor(params, limits),
     // Discovery polls on its own schedule: no retries inside one attempt.
     retry: { timeoutMs: 0 },
   });
@@ -58,7 +76,8 @@ export function clusterInfoFetcher(
   endpoint: string,
   transportFor: TransportFactory,
 ): FetchClusterInfo {
-  return (mode) => getClusterInfo(discoveryConnection(endpoint, mode), transportFor);
+  return (mode, limits) =>
+    getClusterInfo(discoveryConnection(endpoint, mode), transportFor, limits);
 }
 
 /**
@@ -86,5 +105,6 @@ export function connectionFromDiscoveryKubeconfig(config: Kubeconfig): Connectio
 export function clusterInfoFetcherWithKubeconfig(
   transportFor: TransportFactory,
 ): FetchClusterInfoWith {
-  return (config) => getClusterInfo(connectionFromDiscoveryKubeconfig(config), transportFor);
+  return (config, limits) =>
+    getClusterInfo(connectionFromDiscoveryKubeconfig(config), transportFor, limits);
 }

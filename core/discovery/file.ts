@@ -21,8 +21,9 @@ import { DiscoveryError, errorMessage } from "../errors.ts";
 import { type Clock, type FileReader, systemClock, utf8 } from "../host/ports.ts";
 import { poll } from "../kube/retry.ts";
 import { isForbidden } from "../kube/status.ts";
-import { realSleep, type Sleep } from "../kube/transport.ts";
-import type { ClusterInfoConfigMap } from "./cluster_info.ts";
+import { realSleep, type Sleep, type TransportLimits } from "../kube/transport.ts";
+import { discoveryAttemptLimits } from "./fetch.ts";
+import { clusterInfoCluster, type ClusterInfoConfigMap } from "./cluster_info.ts";
 import {
   clusterFromKubeconfig,
   embedData,
@@ -39,6 +40,7 @@ import {
  */
 export type FetchClusterInfoWith = (
   kubeconfig: Kubeconfig,
+  limits?: TransportLimits,
 ) => Promise<ClusterInfoConfigMap | Error>;
 
 /** GETs an `https://` URL with the host's trust store and returns the body (any status). */
@@ -271,12 +273,17 @@ async function validateConfigInfo(o: FileDiscoveryOptions): Promise<FileDiscover
   }
 
   const timeoutMs = o.timeoutMs ?? DefaultTimeouts.discovery;
+  const clock = o.clock ?? systemClock;
+  const deadline = clock.now().getTime() + timeoutMs;
   let clusterInfo: ClusterInfoConfigMap | undefined;
   try {
     clusterInfo = await poll<ClusterInfoConfigMap | undefined>(async () => {
       let r: ClusterInfoConfigMap | Error;
       try {
-        r = await o.fetchClusterInfo(config);
+        r = await o.fetchClusterInfo(
+          config,
+          discoveryAttemptLimits(deadline, clock.now().getTime()),
+        );
       } catch (e) {
         r = e instanceof Error ? e : new DiscoveryError(String(e));
       }
@@ -292,7 +299,7 @@ async function validateConfigInfo(o: FileDiscoveryOptions): Promise<FileDiscover
       );
       return { done: false, error: r };
     }, {
-      clock: o.clock ?? systemClock,
+      clock,
       sleep: o.sleep ?? realSleep,
       timeoutMs,
       intervalMs: Math.min(o.intervalMs ?? DISCOVERY_RETRY_INTERVAL_MS, timeoutMs),
@@ -334,7 +341,7 @@ async function validateConfigInfo(o: FileDiscoveryOptions): Promise<FileDiscover
   }
   let refreshedCluster;
   try {
-    refreshedCluster = clusterFromKubeconfig(refreshed).cluster;
+    refreshedCluster = clusterInfoCluster(refreshed).cluster;
   } catch (e) {
     throw new DiscoveryError(
       `malformed kubeconfig in the ${CLUSTER_INFO_CONFIGMAP} ConfigMap: ${errorMessage(e)}`,

@@ -9,8 +9,12 @@
  *
  * 1. Poll (immediately, then every 5s until the 5m timeout) an insecure GET of cluster-info
  *    until it has a `jws-kubeconfig-<id>` key; on timeout return the last error seen.
- * 2. Parse the pins; check the kubeconfig key and the signature; load the kubeconfig and pick
- *    its cluster (`""` first, else the current context's).
+ *    Unlike upstream (which gives each of the two polls the whole timeout and no request a
+ *    deadline), one deadline bounds the whole discovery, and each request (connect, TLS,
+ *    headers, body) ends by it: a server that answers slowly cannot stretch it.
+ * 2. Check the kubeconfig key and the signature; load the kubeconfig and take its one cluster
+ *    (exactly one is required, unlike upstream; it must be unnamed or the current context's). (The pins are parsed before step 1, so that a
+ *    malformed one fails before any request; upstream parses them here.)
  * 3. No pins: done (the caller must warn that the CA was not verified).
  * 4. Check the CA bundle against the pins, poll again over TLS pinned to that bundle, and
  *    require the second kubeconfig to equal the first byte for byte.
@@ -26,24 +30,22 @@ import {
   DefaultTimeouts,
   DISCOVERY_RETRY_INTERVAL_MS,
 } from "../constants.ts";
+import { formatDuration } from "../text/duration.ts";
 import { DiscoveryError, errorMessage } from "../errors.ts";
 import { type Clock, systemClock } from "../host/ports.ts";
 import { parseToken, redactToken, type TokenParts } from "../bootstraptoken/token.ts";
 import { poll } from "../kube/retry.ts";
-import { realSleep, type Sleep } from "../kube/transport.ts";
+import { realSleep, type Sleep, type TransportLimits } from "../kube/transport.ts";
+import { discoveryAttemptLimits } from "./fetch.ts";
 import { PinSet } from "../pki/pin.ts";
 import { type CaCertSummary, summarizeCaBundle, validateClusterCA } from "./ca_bundle.ts";
 import {
+  clusterInfoCluster,
   type ClusterInfoConfigMap,
   hasSignatureFor,
   validateClusterInfoToken,
 } from "./cluster_info.ts";
-import {
-  certificateAuthorityPem,
-  clusterFromKubeconfig,
-  type Kubeconfig,
-  parseKubeconfig,
-} from "../kubeconfig/kubeconfig.ts";
+import { type Kubeconfig, parseKubeconfig } from "../kubeconfig/kubeconfig.ts";
 
 /** How to reach the API server for one cluster-info fetch. */
 export type ClusterInfoFetchMode =
@@ -58,6 +60,7 @@ export type ClusterInfoFetchMode =
  */
 export type FetchClusterInfo = (
   mode: ClusterInfoFetchMode,
+  limits?: TransportLimits,
 ) => Promise<ClusterInfoConfigMap | Error>;
 
 /** Inputs of {@link discoverWithToken}. */
@@ -70,7 +73,10 @@ export interface TokenDiscoveryOptions {
   fetchClusterInfo: FetchClusterInfo;
   clock?: Clock;
   sleep?: Sleep;
-  /** Overall bound of each polling phase (upstream `timeouts.discovery`, 5m). */
+  /**
+   * Overall bound of the whole discovery, both fetches and every request's connect, TLS,
+   * headers and body included (`timeouts.discovery`, 5m).
+   */
   timeoutMs?: number;
   /** Delay between attempts (5s; capped at the timeout). */
   intervalMs?: number;
@@ -116,7 +122,8 @@ function parseTokenForDiscovery(token: string): TokenParts {
 interface PollTiming {
   clock: Clock;
   sleep: Sleep;
-  timeoutMs: number;
+  /** Epoch milliseconds by which the whole discovery must be over. */
+  deadline: number;
   intervalMs: number;
   log: (line: string) => void;
 }
@@ -137,7 +144,10 @@ async function getClusterInfo(
     );
     let cm: ClusterInfoConfigMap | Error;
     try {
-      cm = await fetchClusterInfo(mode);
+      cm = await fetchClusterInfo(
+        mode,
+        discoveryAttemptLimits(t.deadline, t.clock.now().getTime()),
+      );
     } catch (e) {
       cm = e instanceof Error ? e : new DiscoveryError(String(e));
     }
@@ -163,7 +173,7 @@ async function getClusterInfo(
     clock: t.clock,
     sleep: t.sleep,
     intervalMs: t.intervalMs,
-    timeoutMs: t.timeoutMs,
+    timeoutMs: Math.max(0, t.deadline - t.clock.now().getTime()),
     timeoutError: () =>
       new DiscoveryError(`timed out waiting for the ${CLUSTER_INFO_CONFIGMAP} ConfigMap`),
   });
@@ -194,17 +204,15 @@ async function retrieveValidatedClusterInfo(
   o: TokenDiscoveryOptions,
 ): Promise<DiscoveredClusterInfo> {
   const timeoutMs = o.timeoutMs ?? DefaultTimeouts.discovery;
+  const clock = o.clock ?? systemClock;
   const t: PollTiming = {
-    clock: o.clock ?? systemClock,
+    clock,
     sleep: o.sleep ?? realSleep,
-    timeoutMs,
+    deadline: clock.now().getTime() + timeoutMs,
     intervalMs: Math.min(o.intervalMs ?? DISCOVERY_RETRY_INTERVAL_MS, timeoutMs),
     log: o.log ?? (() => {}),
   };
-  const from = ` ${JSON.stringify(o.endpoint ?? "")}`;
-  t.log(`[discovery] Created cluster-info discovery client, requesting info from${from}`);
-  const insecure = await getClusterInfo(o.fetchClusterInfo, { kind: "insecure" }, o.token, t);
-
+  // Unlike upstream (after the first fetch), the pins are checked before any request.
   const pins = new PinSet();
   try {
     pins.allow(...(o.caCertHashes ?? []));
@@ -213,20 +221,23 @@ async function retrieveValidatedClusterInfo(
       cause: e,
     });
   }
+  const from = ` ${JSON.stringify(o.endpoint ?? "")}`;
+  t.log(`[discovery] Created cluster-info discovery client, requesting info from${from}`);
+  const insecure = await getClusterInfo(o.fetchClusterInfo, { kind: "insecure" }, o.token, t);
+
   const { id, secret } = parseTokenForDiscovery(o.token);
   const insecureText = await validateClusterInfoToken(insecure, id, secret);
   const insecureConfig = loadClusterInfoKubeconfig(insecureText);
   let named;
-  let caPem: string;
   try {
-    named = clusterFromKubeconfig(insecureConfig);
-    caPem = certificateAuthorityPem(named.cluster);
+    named = clusterInfoCluster(insecureConfig);
   } catch (e) {
     throw new DiscoveryError(
       `malformed kubeconfig in the ${CLUSTER_INFO_CONFIGMAP} ConfigMap: ${errorMessage(e)}`,
       { cause: e },
     );
   }
+  const caPem = named.caPem;
 
   if (pins.isEmpty()) {
     t.log(
@@ -244,19 +255,15 @@ async function retrieveValidatedClusterInfo(
     };
   }
 
-  // Upstream takes the CA data of the last cluster entry; kubeadm's cluster-info has one.
-  const clusters = insecureConfig.clusters ?? [];
-  const bundlePem = clusters.length > 0
-    ? certificateAuthorityPem(clusters[clusters.length - 1].cluster ?? { server: "" })
-    : "";
-  await validateClusterCA(bundlePem, pins);
+  // The one cluster's CA bundle (see clusterInfoCluster) is what the pins must match.
+  await validateClusterCA(caPem, pins);
 
   t.log(
     `[discovery] Requesting info from${from} again to validate TLS against the pinned public key`,
   );
   const secure = await getClusterInfo(
     o.fetchClusterInfo,
-    { kind: "pinned", caPem: bundlePem },
+    { kind: "pinned", caPem },
     o.token,
     t,
   );
@@ -270,14 +277,13 @@ async function retrieveValidatedClusterInfo(
   t.log(
     `[discovery] Cluster info signature and contents are valid and TLS certificate validates against pinned roots, will use API Server${from}`,
   );
-  const resultCa = caPem || bundlePem;
   return {
     kubeconfig: secureConfig,
     kubeconfigText: secureText,
     clusterName: named.name,
     server: named.cluster.server ?? "",
-    caPem: resultCa,
-    caCerts: await summaries(resultCa),
+    caPem,
+    caCerts: await summaries(caPem),
     pinned: true,
     tokenId: id,
   };
@@ -295,12 +301,17 @@ export async function discoverWithToken(
   } catch (e) {
     throw new DiscoveryError(`${WRAP}: ${errorMessage(e)}`, {
       cause: e,
-      hint: hintFor(errorMessage(e)),
+      hint: hintFor(errorMessage(e), options.timeoutMs ?? DefaultTimeouts.discovery),
     });
   }
 }
 
-function hintFor(message: string): string | undefined {
+function hintFor(message: string, timeoutMs: number): string | undefined {
+  if (message.includes("context deadline exceeded")) {
+    return `the API server did not answer completely in time; the whole discovery is bounded by timeouts.discovery (${
+      formatDuration(timeoutMs)
+    })`;
+  }
   if (message.includes("JWS signature")) {
     return 'check the token (kubeadm token list), or create a new one with "kubeadm token create"';
   }

@@ -6,7 +6,7 @@
  * yaml|json` prints), the token and the `sha256:` hashes, it runs, in upstream's order and
  * with upstream's messages, every check token discovery makes before it trusts the API
  * server: token format, pin syntax, kubeconfig and signature keys, the JWS signature, the
- * kubeconfig and its cluster, the CA bundle, and the pin match. The result is plain data
+ * kubeconfig and its one cluster (exactly one is required), the CA bundle, and the pin match. The result is plain data
  * (JSON-serialisable, for `-o json` and the browser page). It never contains the token secret.
  *
  * Not covered offline: the second, pinned-TLS fetch a live join makes to prove the server
@@ -21,16 +21,13 @@ import { type Certificate, parseCertificatesPEM } from "../pki/cert.ts";
 import { PinSet } from "../pki/pin.ts";
 import { type CaCertSummary, summarizeCertificate } from "./ca_bundle.ts";
 import {
+  clusterInfoCluster,
   type ClusterInfoConfigMap,
   parseClusterInfo,
   signatureKey,
   signedTokenIds,
 } from "./cluster_info.ts";
-import {
-  certificateAuthorityPem,
-  clusterFromKubeconfig,
-  parseKubeconfig,
-} from "../kubeconfig/kubeconfig.ts";
+import { parseKubeconfig } from "../kubeconfig/kubeconfig.ts";
 import { detachedTokenIsValid } from "./jws.ts";
 
 /** Outcome of one check. `warning` does not reject; `skipped` was not run. */
@@ -231,7 +228,7 @@ export async function checkClusterInfo(input: VerdictInput): Promise<DiscoveryVe
     pass("signature", `the kubeconfig is signed with token ${JSON.stringify(id)}`);
 
     // kubeconfig
-    let caPem: string, bundlePem: string;
+    let caPem: string;
     try {
       const config = (() => {
         try {
@@ -246,15 +243,13 @@ export async function checkClusterInfo(input: VerdictInput): Promise<DiscoveryVe
       })();
       let named;
       try {
-        named = clusterFromKubeconfig(config);
-        caPem = certificateAuthorityPem(named.cluster);
+        named = clusterInfoCluster(config);
       } catch (e) {
         throw new DiscoveryError(
           `malformed kubeconfig in the ${CLUSTER_INFO_CONFIGMAP} ConfigMap: ${errorMessage(e)}`,
         );
       }
-      const clusters = config.clusters ?? [];
-      bundlePem = certificateAuthorityPem(clusters[clusters.length - 1].cluster ?? { server: "" });
+      caPem = named.caPem;
       result.server = named.cluster.server ?? "";
       pass("kubeconfig", `API server ${result.server || "(none)"}`);
     } catch (e) {
@@ -264,7 +259,7 @@ export async function checkClusterInfo(input: VerdictInput): Promise<DiscoveryVe
     // ca-certificates
     let certs: Certificate[];
     try {
-      certs = parseCertificatesPEM(pins.isEmpty() ? caPem : bundlePem);
+      certs = parseCertificatesPEM(caPem);
     } catch (e) {
       return fail(
         "ca-certificates",

@@ -7,7 +7,7 @@
 
 /** PEM material for a TLS client. */
 export interface TlsClientMaterial {
-  /** Extra trusted CA certificates. */
+  /** The CA bundle the server must chain to: the only roots trusted (none given: none). */
   caPem?: string;
   /** Client certificate chain. */
   certPem?: string;

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { ContainerRuntime } from "./containers.ts";
+import type { ContainerRuntime } from "./container_runtime.ts";
 import type { HttpResult, TlsClientMaterial } from "./http.ts";
 import type { NodeFiles } from "./ports.ts";
 import type { InitSystem } from "./services.ts";

@@ -1,7 +1,8 @@
 /**
  * Dry-run for API calls: a {@link Transport} that records what would be sent instead of
  * sending it, prints upstream's `[dryrun] Would perform action CREATE on resource "configmaps" in
- * API group "core/v1"` lines with the attached object,
+ * API group "core/v1"` lines with the attached object (Secret values redacted, unlike
+ * upstream),
  * and answers like an empty API server that accepts every write.
  *
  * Writes are kept in memory, so a later GET of an object "created" earlier in the same run
@@ -81,6 +82,39 @@ function matchesLabels(obj: KubeObject, selector: string | null): boolean {
   });
 }
 
+/** What a Secret value is printed as. */
+export const REDACTED_VALUE = "<redacted>";
+
+/**
+ * A Secret (or a patch of one) as dry-run prints it: every value of `data` and `stringData`
+ * (and of JSON-patch operations on them) replaced by {@link REDACTED_VALUE}, keys kept.
+ * Upstream prints Secrets whole (the bootstrap token's secret, the encrypted certificates and
+ * keys of kubeadm-certs); kubeadm-ts never prints a secret value.
+ */
+export function redactSecretValues(value: unknown): unknown {
+  const redactMap = (m: unknown) =>
+    m && typeof m === "object" && !Array.isArray(m)
+      ? Object.fromEntries(Object.keys(m).map((k) => [k, REDACTED_VALUE]))
+      : m === undefined || m === null
+      ? m
+      : REDACTED_VALUE;
+  if (Array.isArray(value)) {
+    // JSON patch: operations on /data or /stringData (or below) carry secret values.
+    return value.map((op) =>
+      op && typeof op === "object" && "value" in op &&
+        /^\/(data|stringData)(\/|$)/.test(String((op as { path?: unknown }).path ?? ""))
+        ? { ...op, value: String(op.path).includes("/", 1) ? REDACTED_VALUE : redactMap(op.value) }
+        : op
+    );
+  }
+  if (!value || typeof value !== "object") return value;
+  const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const field of ["data", "stringData"]) {
+    if (field in out) out[field] = redactMap(out[field]);
+  }
+  return out;
+}
+
 /** Builds a dry-run transport; see the module documentation. */
 export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransport {
   const actions: DryRunAction[] = [];
@@ -126,7 +160,7 @@ export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransp
     const attached = a.object ?? a.patch;
     if (attached !== undefined && a.verb !== "get" && a.verb !== "list") {
       out.info("[dryrun] Attached object:");
-      out.info(`${toKubeYaml(attached)}`);
+      out.info(`${toKubeYaml(a.kind === "Secret" ? redactSecretValues(attached) : attached)}`);
     }
   };
   const resourceOf = (info: ResourceInfo) => ({

@@ -33,10 +33,25 @@ export interface ConnectionParams {
 }
 
 /**
- * Makes the transport for one set of connection parameters; supplied by the runtime (its
- * lifetime, pooling and closing are the runtime's business).
+ * Bounds a runtime puts on each request of a transport. Both failures are `ApiError`s with
+ * status 0 naming the limit (reasons `Timeout` and `ResponseTooLarge`).
  */
-export type TransportFactory = (params: ConnectionParams) => Transport | Promise<Transport>;
+export interface TransportLimits {
+  /** One deadline for the whole request: connect, TLS handshake, headers and body. */
+  timeoutMs?: number;
+  /** Largest response body accepted, in bytes. */
+  maxBodyBytes?: number;
+}
+
+/**
+ * Makes the transport for one set of connection parameters, trusting exactly `params.caPem`
+ * (unless `insecureSkipTLSVerify`) and enforcing `limits` on each request when given; supplied
+ * by the runtime (its lifetime, pooling and closing are the runtime's business).
+ */
+export type TransportFactory = (
+  params: ConnectionParams,
+  limits?: TransportLimits,
+) => Transport | Promise<Transport>;
 
 /** Sleeps for the given number of milliseconds (injected so tests run without waiting). */
 export type Sleep = (ms: number) => Promise<void>;

@@ -182,6 +182,10 @@ export async function createSignedCert(
   isCA = false,
 ): Promise<Certificate> {
   if (!cfg.commonName) throw new PkiError("must specify a CommonName");
+  // As Go's x509.CreateCertificate: never issue a certificate its issuer cannot vouch for.
+  if (!(await keyMatchesCertificate(caKey, ca))) {
+    throw new PkiError("x509: provided PrivateKey doesn't match parent's PublicKey");
+  }
   const spki = publicKey instanceof Uint8Array ? publicKey : await exportSPKI(publicKey);
   const { dnsNames, ips } = dedupeAltNames(cfg.dnsNames ?? [], cfg.ips ?? []);
   const notBefore = cfg.notBefore ?? ca.notBefore;

@@ -329,6 +329,21 @@ export async function parsePrivateKeyPEM(
   );
 }
 
+/**
+ * The SubjectPublicKeyInfo DER of the first `PUBLIC KEY` block of a PEM text (`sa.pub`). Errors
+ * use upstream's wording; `path` names the file in them.
+ */
+export function parsePublicKeyPEM(pem: string | Uint8Array, path = "<input>"): Uint8Array {
+  const block = decodePem(pem).find((b) => b.type === PUBLIC_KEY_BLOCK);
+  if (!block) {
+    throw new PkiError(
+      `error reading public key file ${path}: data does not contain any valid RSA or ECDSA public keys`,
+      { field: path },
+    );
+  }
+  return block.bytes;
+}
+
 /** Imports a SubjectPublicKeyInfo DER as a verification key, deriving its shape. */
 export async function importSPKI(spki: Uint8Array): Promise<{ spec: KeySpec; key: CryptoKey }> {
   const seq = parseDer(spki);

@@ -44,6 +44,35 @@ function hexDecodeError(s: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Why a `--discovery-token-ca-cert-hash` value is not a valid pin, in upstream's words
+ * (`pubkeypin.Set.Allow`), or `undefined` when it is one. Checks the syntax only: no
+ * certificate is involved, so callers can validate pins before any network call.
+ */
+export function pinProblem(pin: string): string | undefined {
+  const parts = pin.split(":");
+  if (parts.length !== 2) {
+    return `invalid hash, expected "format:hex-value". Known format(s) are: ${SUPPORTED_FORMATS}`;
+  }
+  const [format, value] = parts;
+  if (format.toLowerCase() !== FORMAT_SHA256) {
+    return `unknown hash format ${
+      JSON.stringify(format)
+    }. Known format(s) are: ${SUPPORTED_FORMATS}`;
+  }
+  const decodedLen = Math.floor(value.length / 2);
+  if (decodedLen !== 32) {
+    return `invalid hash ${
+      JSON.stringify(pin)
+    }, expected a 32 byte SHA-256 hash, found ${decodedLen} bytes`;
+  }
+  const hexErr = hexDecodeError(value);
+  if (hexErr) {
+    return `invalid hash ${JSON.stringify(pin)}, could not decode SHA-256 from hex: ${hexErr}`;
+  }
+  return undefined;
+}
+
 /** A set of pinned public keys. */
 export class PinSet {
   readonly #sha256 = new Set<string>();
@@ -54,42 +83,15 @@ export class PinSet {
    */
   allow(...pins: string[]): void {
     for (const pin of pins) {
-      const parts = pin.split(":");
-      if (parts.length !== 2) {
-        throw new KubeadmError(
-          `invalid hash, expected "format:hex-value". Known format(s) are: ${SUPPORTED_FORMATS}`,
-          {
-            field: "discovery-token-ca-cert-hash",
-            hint: "use the form sha256:<64 hex characters>",
-          },
-        );
+      const problem = pinProblem(pin);
+      if (problem) {
+        throw new KubeadmError(problem, {
+          field: "discovery-token-ca-cert-hash",
+          value: pin,
+          hint: "use the form sha256:<64 hex characters>",
+        });
       }
-      const [format, value] = parts;
-      if (format.toLowerCase() !== FORMAT_SHA256) {
-        throw new KubeadmError(
-          `unknown hash format ${
-            JSON.stringify(format)
-          }. Known format(s) are: ${SUPPORTED_FORMATS}`,
-          { field: "discovery-token-ca-cert-hash", value: format },
-        );
-      }
-      const decodedLen = Math.floor(value.length / 2);
-      if (decodedLen !== 32) {
-        throw new KubeadmError(
-          `invalid hash ${
-            JSON.stringify(pin)
-          }, expected a 32 byte SHA-256 hash, found ${decodedLen} bytes`,
-          { field: "discovery-token-ca-cert-hash", value: pin },
-        );
-      }
-      const hexErr = hexDecodeError(value);
-      if (hexErr) {
-        throw new KubeadmError(
-          `invalid hash ${JSON.stringify(pin)}, could not decode SHA-256 from hex: ${hexErr}`,
-          { field: "discovery-token-ca-cert-hash", value: pin },
-        );
-      }
-      this.#sha256.add(value.toLowerCase());
+      this.#sha256.add(pin.split(":")[1].toLowerCase());
     }
   }
 

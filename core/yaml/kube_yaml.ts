@@ -65,10 +65,14 @@ export interface ParsedDocument {
   value: unknown;
 }
 
+/** Alias expansions allowed per document (a guard against "billion laughs" inputs). */
+const MAX_ALIAS_COUNT = 100;
+
 /**
  * Parses a (possibly multi-document) YAML or JSON stream with YAML 1.1 semantics.
- * Empty documents are dropped. Syntax errors and duplicate keys raise a {@link ConfigError}
- * naming the document and line.
+ * Empty documents are dropped. Syntax errors, duplicate keys and alias bombs (more than
+ * {@link MAX_ALIAS_COUNT} alias expansions) raise a {@link ConfigError} naming the source and
+ * the document.
  */
 export function parseKubeYaml(text: string, source = "<input>"): ParsedDocument[] {
   const docs = YAML.parseAllDocuments(text, { version: "1.1", uniqueKeys: true });
@@ -85,7 +89,24 @@ export function parseKubeYaml(text: string, source = "<input>"): ParsedDocument[
         { field: source, hint: "fix the YAML syntax" },
       );
     }
-    const value = doc.toJS({ maxAliasCount: 100 });
+    let value: unknown;
+    try {
+      value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    } catch (e) {
+      // The only failure left after parsing: alias expansion past the limit ("billion laughs").
+      throw new ConfigError(
+        `${source}: invalid YAML in document ${
+          index + 1
+        }: too many aliases (more than ${MAX_ALIAS_COUNT} alias expansions): ${
+          e instanceof Error ? e.message : String(e)
+        }`,
+        {
+          field: source,
+          hint: "a configuration needs no more than a few aliases; write the values out",
+          cause: e,
+        },
+      );
+    }
     if (value === null || value === undefined) return;
     out.push({ index, value });
   });

@@ -1,10 +1,11 @@
 /**
  * The etcd client of the Deno runtime, over etcd's v3 HTTP/JSON gateway
  * (`POST /v3/cluster/member/{list,add,promote,remove}`, `/v3/maintenance/status`) with
- * client-certificate TLS (the etcd client certificates: `apiserver-etcd-client` or
- * `etcd/healthcheck-client`). It implements the core's {@link EtcdClient} port: a
- * control-plane node joining stacked etcd lists, adds as a learner, promotes and checks
- * status; reset's remove-etcd-member lists and removes.
+ * client-certificate TLS through the runtime's one transport factory (trusting exactly the etcd
+ * CA; the etcd client certificates: `apiserver-etcd-client` or `etcd/healthcheck-client`). It
+ * implements the core's {@link EtcdClient} port: a control-plane node joining stacked etcd
+ * lists, adds as a learner, promotes and checks status; reset's remove-etcd-member lists and
+ * removes.
  *
  * Endpoints are tried in order while they cannot be reached; an answer from etcd (success or
  * error) ends the attempt. By default a call is one attempt (join: retrying is the core's
@@ -24,8 +25,9 @@ import {
   EtcdMemberNotFound,
   EtcdRequestError,
 } from "../../core/host/etcd.ts";
-import { errorMessage } from "../../core/errors.ts";
 import type { TlsClientMaterial } from "../../core/host/http.ts";
+import { createDenoTransport } from "../kube/transport.ts";
+import { transportDetail } from "../kube/transport_errors.ts";
 
 /** PEM material of the etcd client (CA, client certificate and key). */
 export type EtcdClientTls = TlsClientMaterial;
@@ -105,29 +107,26 @@ export class EtcdGatewayClient implements EtcdClient {
   }
 
   async #post(path: string, body: unknown, only?: string): Promise<Record<string, unknown>> {
-    const client = Deno.createHttpClient({
-      ...(this.#tls.caPem ? { caCerts: [this.#tls.caPem] } : {}),
-      ...(this.#tls.certPem && this.#tls.keyPem
-        ? { cert: this.#tls.certPem, key: this.#tls.keyPem }
-        : {}),
-    });
+    const t = createDenoTransport({
+      server: this.endpoints[0],
+      caPem: this.#tls.caPem,
+      certPem: this.#tls.certPem,
+      keyPem: this.#tls.keyPem,
+    }, { timeoutMs: this.#timeoutMs });
     const failures: string[] = [];
     try {
       for (const endpoint of only ? [only] : this.endpoints) {
         const url = `${endpoint.replace(/\/+$/, "")}${path}`;
+        const request = new Request(url, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
         let res: Response;
         try {
-          const init = {
-            client,
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify(body),
-            signal: AbortSignal.timeout(this.#timeoutMs),
-          };
-          res = await fetch(url, init as RequestInit & { client: Deno.HttpClient });
+          res = await t.transport(request);
         } catch (e) {
-          const cause = e instanceof Error && e.cause instanceof Error ? e.cause : e;
-          failures.push(`${url}: ${errorMessage(cause)}`);
+          failures.push(`${url}: ${transportDetail(e, request)}`);
           continue;
         }
         const text = await res.text();
@@ -149,7 +148,7 @@ export class EtcdGatewayClient implements EtcdClient {
         );
       }
     } finally {
-      client.close();
+      t.close();
     }
     throw new EtcdRequestError(`no etcd endpoint answered: ${failures.join("; ")}`, {
       unreachable: true,

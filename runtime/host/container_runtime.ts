@@ -1,24 +1,41 @@
 /**
- * A container runtime reached through its CRI socket.
+ * The container runtime port ({@link ContainerRuntime}) on a CRI socket, through the native CRI
+ * client (`runtime/cri/`), with upstream kubeadm's semantics (`util/runtime`): `RuntimeReady`
+ * alone decides whether the runtime runs (not `NetworkReady`); a failing image status counts as
+ * an absent image; pulls are tried {@link PULL_IMAGE_ATTEMPTS} times; every sandbox is stopped
+ * and removed with up to {@link REMOVE_POD_ATTEMPTS} tries, failures reported together.
  *
- * Whether the socket answers is checked with a plain Unix-socket connection. The CRI calls
- * themselves (status, image list and pull, Pod sandbox removal) go through `crictl` when it is
- * installed; without it, those calls fail with a message saying so (kubeadm-ts has no gRPC
- * client of its own).
+ * Each operation opens its own connection and closes it when done.
  *
  * @module
  */
-import type { ContainerRuntime } from "../../core/host/containers.ts";
+import type { ContainerRuntime, RuntimeConfig } from "../../core/host/container_runtime.ts";
 import { errorMessage } from "../../core/errors.ts";
-import { lookPath, runCommand } from "./exec.ts";
+import { CriCallError, CriClient } from "../cri/client.ts";
+import { criSocketPath } from "../cri/endpoint.ts";
 
-/** The socket path of a `unix://` (or bare path) CRI endpoint; throws for other schemes. */
-export function criSocketPath(endpoint: string): string {
-  if (endpoint.startsWith("/")) return endpoint;
-  const m = /^([a-z][a-z0-9+.-]*):\/\/(.*)$/i.exec(endpoint);
-  if (!m) throw new Error(`invalid CRI endpoint ${JSON.stringify(endpoint)}`);
-  if (m[1] !== "unix") throw new Error(`protocol ${JSON.stringify(m[1])} not supported`);
-  return m[2];
+/** How often a failed pull is tried (upstream's `PullImageRetry`). */
+export const PULL_IMAGE_ATTEMPTS = 5;
+/** How often stopping + removing one sandbox is tried (upstream's `RemoveContainerRetry`). */
+export const REMOVE_POD_ATTEMPTS = 5;
+
+/** The CRI calls this adapter makes (a {@link CriClient}, or a test's fake). */
+export type CriCalls = Pick<
+  CriClient,
+  | "status"
+  | "runtimeConfig"
+  | "imageStatus"
+  | "pullImage"
+  | "listPodSandbox"
+  | "stopPodSandbox"
+  | "removePodSandbox"
+  | "close"
+>;
+
+/** Options of {@link CriSocketRuntime}. */
+export interface CriSocketRuntimeOptions {
+  /** Opens a client of the endpoint (default: {@link CriClient.open}). */
+  open?: (endpoint: string) => Promise<CriCalls>;
 }
 
 function dialError(path: string, e: unknown): Error {
@@ -32,12 +49,29 @@ function dialError(path: string, e: unknown): Error {
   return new Error(`dial unix ${path}: connect: ${why}`);
 }
 
-/** A CRI endpoint driven through a socket probe and `crictl`. */
+/** Several failures as one error, the way Kubernetes' `errors.NewAggregate` prints them. */
+function aggregate(errors: string[]): Error | undefined {
+  if (errors.length === 0) return undefined;
+  return new Error(errors.length === 1 ? errors[0] : `[${errors.join(", ")}]`);
+}
+
+/** A CRI endpoint driven through the native CRI client. */
 export class CriSocketRuntime implements ContainerRuntime {
   readonly socket: string;
+  readonly #open: (endpoint: string) => Promise<CriCalls>;
 
-  constructor(socket: string) {
+  constructor(socket: string, opts: CriSocketRuntimeOptions = {}) {
     this.socket = socket;
+    this.#open = opts.open ?? ((endpoint) => CriClient.open(endpoint));
+  }
+
+  async #with<T>(use: (client: CriCalls) => Promise<T>): Promise<T> {
+    const client = await this.#open(this.socket);
+    try {
+      return await use(client);
+    } finally {
+      client.close();
+    }
   }
 
   async connect(): Promise<void> {
@@ -51,68 +85,106 @@ export class CriSocketRuntime implements ContainerRuntime {
     conn.close();
   }
 
-  async #crictl(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    if ((await lookPath("crictl")) === undefined) {
-      throw new Error(
-        "crictl not found in $PATH: kubeadm-ts talks to the container runtime through crictl",
-      );
-    }
-    return await runCommand("crictl", ["--runtime-endpoint", this.socket, ...args], {
-      timeoutMs: 5 * 60_000,
+  isRunning(): Promise<void> {
+    return this.#with(async (client) => {
+      const status = await client.status(false);
+      for (const c of status.conditions) {
+        if (c.type === "RuntimeReady" && !c.status) {
+          throw new Error(
+            `container runtime condition "RuntimeReady" is not true. reason: ${c.reason}, message: ${c.message}`,
+          );
+        }
+      }
     });
   }
 
-  async isRunning(): Promise<void> {
-    // Without crictl, a socket that accepts connections is taken as a running runtime.
-    if ((await lookPath("crictl")) === undefined) return;
-    const r = await this.#crictl(["info"]);
-    if (r.code !== 0) {
-      throw new Error(`output: ${r.stdout.trim()}${r.stderr.trim()}, error: exit status ${r.code}`);
-    }
+  runtimeConfig(): Promise<RuntimeConfig | undefined> {
+    return this.#with(async (client) => {
+      try {
+        const cfg = await client.runtimeConfig();
+        return cfg.cgroupDriver === undefined ? {} : { cgroupDriver: cfg.cgroupDriver };
+      } catch (e) {
+        if (e instanceof CriCallError && e.code === "Unimplemented") return undefined;
+        throw new Error(`failed to call RuntimeConfig gRPC method: ${errorMessage(e)}`, {
+          cause: e,
+        });
+      }
+    });
   }
 
-  async imageExists(image: string): Promise<boolean> {
-    return (await this.#crictl(["inspecti", image])).code === 0;
+  imageExists(image: string): Promise<boolean> {
+    return this.#with(async (client) => {
+      try {
+        return (await client.imageStatus(image)) !== undefined;
+      } catch {
+        return false;
+      }
+    });
   }
 
-  async pullImage(image: string): Promise<void> {
-    const r = await this.#crictl(["pull", image]);
-    if (r.code !== 0) throw new Error((r.stderr || r.stdout).trim() || `exit status ${r.code}`);
+  pullImage(image: string): Promise<void> {
+    return this.#with(async (client) => {
+      let last: unknown;
+      for (let i = 0; i < PULL_IMAGE_ATTEMPTS; i++) {
+        try {
+          await client.pullImage(image);
+          return;
+        } catch (e) {
+          last = e;
+        }
+      }
+      throw last;
+    });
   }
 
   async sandboxImage(): Promise<string | undefined> {
-    const r = await this.#crictl(["info"]);
-    if (r.code !== 0) return undefined;
     try {
-      const info = JSON.parse(r.stdout);
-      const image = info?.config?.sandboxImage ?? info?.config?.sandbox_image;
-      return typeof image === "string" ? image : undefined;
+      return await this.#with(async (client) => {
+        const config = (await client.status(true)).info["config"];
+        if (config === undefined) return undefined;
+        const image = JSON.parse(config)?.sandboxImage;
+        return typeof image === "string" && image !== "" ? image : undefined;
+      });
     } catch {
       return undefined;
     }
   }
 
-  async listKubePods(): Promise<string[]> {
-    const r = await this.#crictl(["pods", "-q"]);
-    if (r.code !== 0) throw new Error((r.stderr || r.stdout).trim() || `exit status ${r.code}`);
-    return r.stdout.split(/\s+/).filter((s) => s !== "");
+  listKubePods(): Promise<string[]> {
+    return this.#with(async (client) => {
+      try {
+        return (await client.listPodSandbox()).map((s) => s.id);
+      } catch (e) {
+        throw new Error(`failed to list pod sandboxes: ${errorMessage(e)}`, { cause: e });
+      }
+    });
   }
 
-  async removePods(ids: readonly string[]): Promise<void> {
-    const errors: string[] = [];
-    for (const id of ids) {
-      for (const verb of ["stopp", "rmp"]) {
-        const r = await this.#crictl([verb, id]);
-        if (r.code !== 0) {
-          errors.push(
-            `failed to ${verb === "stopp" ? "stop" : "remove"} running Pod ${id}: ${
-              (r.stderr || r.stdout).trim()
-            }`,
-          );
+  removePods(ids: readonly string[]): Promise<void> {
+    return this.#with(async (client) => {
+      const errors: string[] = [];
+      for (const id of ids) {
+        let last: string | undefined;
+        for (let i = 0; i < REMOVE_POD_ATTEMPTS; i++) {
+          try {
+            await client.stopPodSandbox(id);
+          } catch (e) {
+            last = `failed to stop running pod ${id}: ${errorMessage(e)}`;
+            continue;
+          }
+          try {
+            await client.removePodSandbox(id);
+          } catch (e) {
+            last = `failed to remove pod ${id}: ${errorMessage(e)}`;
+            continue;
+          }
+          last = undefined;
           break;
         }
+        if (last !== undefined) errors.push(last);
       }
-    }
-    if (errors.length > 0) throw new Error(errors.join("; "));
+      const err = aggregate(errors);
+      if (err) throw err;
+    });
   }
 }

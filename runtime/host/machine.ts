@@ -1,14 +1,14 @@
 /**
  * The real machine as a {@link Machine}: Linux `/proc` and `/sys`, `$PATH`, TCP
  * listeners, systemd/OpenRC, DNS, the environment, the CRI socket, HTTPS with client
- * certificates.
+ * certificates (the runtime's one transport factory: only the given CA is trusted).
  *
  * kubeadm's own files are read under `--rootfs`; kernel interfaces (`/proc`, `/sys`, `/boot`)
  * and everything else are the running machine's.
  *
  * @module
  */
-import type { ContainerRuntime } from "../../core/host/containers.ts";
+import type { ContainerRuntime } from "../../core/host/container_runtime.ts";
 import type { HttpResult, TlsClientMaterial } from "../../core/host/http.ts";
 import type { InitSystem } from "../../core/host/services.ts";
 import type { Machine } from "../../core/host/machine.ts";
@@ -17,6 +17,8 @@ import { CriSocketRuntime } from "./container_runtime.ts";
 import { exitStatus, lookPath, runCommand } from "./exec.ts";
 import { detectInitSystem } from "./init_system.ts";
 import { RootedNodeFiles } from "./node_files.ts";
+import { createDenoTransport } from "../kube/transport.ts";
+import { transportDetail } from "../kube/transport_errors.ts";
 
 async function readText(path: string): Promise<string | undefined> {
   try {
@@ -219,20 +221,21 @@ export class DenoMachine implements Machine {
   }
 
   async httpGet(url: string, tls: TlsClientMaterial, timeoutMs: number): Promise<HttpResult> {
-    const client = Deno.createHttpClient({
-      caCerts: tls.caPem ? [tls.caPem] : undefined,
-      ...(tls.certPem && tls.keyPem ? { cert: tls.certPem, key: tls.keyPem } : {}),
-    });
+    const t = createDenoTransport({
+      server: new URL(url).origin,
+      caPem: tls.caPem,
+      certPem: tls.certPem,
+      keyPem: tls.keyPem,
+    }, { timeoutMs });
+    const request = new Request(url);
     try {
-      const init = { client, signal: AbortSignal.timeout(timeoutMs) };
-      const res = await fetch(url, init as RequestInit & { client: Deno.HttpClient });
+      const res = await t.transport(request);
       const body = await res.text();
       return { status: res.status, statusText: `${res.status} ${res.statusText}`.trim(), body };
     } catch (e) {
-      const cause = e instanceof Error && e.cause instanceof Error ? e.cause : e;
-      throw new Error(errorMessage(cause));
+      throw new Error(transportDetail(e, request));
     } finally {
-      client.close();
+      t.close();
     }
   }
 

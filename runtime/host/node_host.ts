@@ -4,15 +4,16 @@
  * tree under `--rootfs` (creating directories, removing files, emptying directories,
  * unmounting).
  *
- * Removal is defensive: a directory is emptied entry by entry with `lstat`, so a symlink inside
- * it is removed as a link and never followed; a directory on another file system (a mount
- * point left behind) is not entered; a directory that is itself a symlink is followed only when
- * its target stays inside the root and is itself safe to empty.
+ * Node paths resolve inside the root as `chroot` would (`runtime/fs/rooted_path.ts`): a
+ * symlink never leads out of it. Removal is defensive: a directory is emptied entry by entry
+ * with `lstat`, so a symlink inside it is removed as a link and never followed; a directory on
+ * another file system (a mount point left behind) is not entered; a directory that is itself a
+ * symlink is followed (inside the root) only when its target is itself safe to empty.
  *
  * @module
  */
 import { cleanupDirProblem } from "../../core/phases/reset/safety.ts";
-import type { ContainerRuntime } from "../../core/host/containers.ts";
+import type { ContainerRuntime } from "../../core/host/container_runtime.ts";
 import type { EtcdClient } from "../../core/host/etcd.ts";
 import type { HealthProbe, TlsClientMaterial } from "../../core/host/http.ts";
 import type { NodeHost } from "../../core/host/node.ts";
@@ -22,6 +23,7 @@ import { EtcdGatewayClient } from "../etcd/client.ts";
 import { runCommand } from "./exec.ts";
 import { DenoMachine, unescapeMountPath } from "./machine.ts";
 import type { RootedNodeFiles } from "./node_files.ts";
+import { nodePathOf, normalizeNodePath, resolveInRoot } from "../fs/rooted_path.ts";
 
 /** Options of {@link DenoNodeHost}. */
 export interface DenoNodeHostOptions {
@@ -76,7 +78,7 @@ export class DenoNodeHost implements NodeHost {
     return this.machine.files;
   }
 
-  /** The host path of a node path. */
+  /** The host path of a node path (symlinks resolved inside the root). */
   resolve(path: string): string {
     return this.files.resolve(path);
   }
@@ -91,11 +93,12 @@ export class DenoNodeHost implements NodeHost {
     return new EtcdGatewayClient(endpoints, tls, timeoutMs, retryForMs);
   }
 
-  async ensureDir(path: string, mode: number): Promise<void> {
-    await Deno.mkdir(this.resolve(path), { recursive: true, mode });
+  /** Creates a directory and its missing parents inside the root (mode `mode` for new ones). */
+  ensureDir(path: string, mode: number): Promise<void> {
+    return this.files.ensureDir(path, mode);
   }
 
-  /** The node path of a resolved host path, or `undefined` when it lies outside the root. */
+  /** The node path of a mount table entry (a real path), or `undefined` outside the root. */
   async #toNode(hostPath: string): Promise<string | undefined> {
     const root = await this.#root();
     if (root === "/") return hostPath;
@@ -104,18 +107,14 @@ export class DenoNodeHost implements NodeHost {
   }
 
   async realDir(path: string): Promise<string> {
-    let real: string;
+    const host = await resolveInRoot(this.files.root, path);
     try {
-      real = await Deno.realPath(this.resolve(path));
+      await Deno.stat(host);
     } catch (e) {
       if (notFound(e)) throw new Error(`lstat ${path}: no such file or directory`);
       throw e;
     }
-    const node = await this.#toNode(real);
-    if (node === undefined) {
-      throw new Error(`${path} resolves to ${real}, which is outside the root ${this.files.root}`);
-    }
-    return node;
+    return nodePathOf(this.files.root, host);
   }
 
   async mountPoints(): Promise<string[]> {
@@ -147,25 +146,21 @@ export class DenoNodeHost implements NodeHost {
    * itself be safe to empty.
    */
   async #dirToClean(path: string): Promise<{ dir: string; dev: number } | undefined> {
-    const host = this.resolve(path);
-    let real: string;
+    const host = await resolveInRoot(this.files.root, path);
+    let st: Deno.FileInfo;
     try {
-      real = await Deno.realPath(host);
+      st = await Deno.stat(host);
     } catch (e) {
       if (notFound(e)) return undefined; // missing (or a dangling link): nothing to empty
       throw e;
     }
-    if (real !== host) {
-      const node = await this.#toNode(real);
-      if (node === undefined) {
-        throw new Error(`${path} resolves to ${real}, outside the root; not following it`);
-      }
+    const node = nodePathOf(this.files.root, host);
+    if (node !== normalizeNodePath(path)) {
       const problem = cleanupDirProblem(node);
       if (problem !== undefined) throw new Error(`${path} resolves to ${node}: ${problem}`);
     }
-    const st = await Deno.stat(real);
     if (!st.isDirectory) throw new Error(`${path} is not a directory`);
-    return { dir: real, dev: st.dev };
+    return { dir: host, dev: st.dev };
   }
 
   async #removeTree(path: string, dev: number, errors: string[]): Promise<void> {
@@ -210,19 +205,8 @@ export class DenoNodeHost implements NodeHost {
   }
 
   async removeFile(path: string): Promise<void> {
-    const mapped = this.resolve(path);
-    const slash = mapped.lastIndexOf("/");
-    let parent: string;
-    try {
-      parent = await Deno.realPath(slash <= 0 ? "/" : mapped.slice(0, slash));
-    } catch (e) {
-      if (notFound(e)) return;
-      throw e;
-    }
-    if ((await this.#toNode(parent)) === undefined) {
-      throw new Error(`the directory of ${path} resolves to ${parent}, outside the root`);
-    }
-    const host = `${parent === "/" ? "" : parent}/${mapped.slice(slash + 1)}`;
+    // The last component is not followed: a symlinked file goes as a link.
+    const host = await resolveInRoot(this.files.root, path, { followFinal: false });
     let st: Deno.FileInfo;
     try {
       st = await Deno.lstat(host);

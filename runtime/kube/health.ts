@@ -1,15 +1,16 @@
 /**
  * The Deno {@link HealthProbe}: one GET of a health URL. Plain HTTP (the kubelet's
- * `127.0.0.1:10248/healthz`) and verified HTTPS use `fetch`; HTTPS without verification (the
- * control-plane components' self-signed serving certificates) uses `node:https`, since Deno's
- * `fetch` cannot skip verification per request. Failures come back as Go-like texts
+ * `127.0.0.1:10248/healthz`) uses `fetch`; HTTPS goes through the runtime's one transport
+ * factory, unverified when asked (the control-plane components' self-signed serving
+ * certificates, as upstream) and otherwise trusting no root at all (no CA is given to a health
+ * probe; Deno's root store is never used). Failures come back as Go-like texts
  * (`Get "https://127.0.0.1:10257/healthz": dial tcp 127.0.0.1:10257: connect: connection
  * refused`).
  *
  * @module
  */
 import type { HealthProbe, HealthResult } from "../../core/host/http.ts";
-import { createNodeHttpsTransport } from "./node_https_transport.ts";
+import { createDenoTransport } from "./transport.ts";
 import { transportError } from "./transport_errors.ts";
 
 /** Default bound of one probe. */
@@ -22,14 +23,18 @@ export function createHealthProbe(): HealthProbe {
       const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
       const request = new Request(url, { method: "GET" });
       try {
-        if (url.startsWith("https:") && options.insecureSkipTLSVerify) {
-          const transport = createNodeHttpsTransport(
-            { server: new URL(url).origin, insecureSkipTLSVerify: true },
+        if (url.startsWith("https:")) {
+          const t = createDenoTransport(
+            { server: new URL(url).origin, insecureSkipTLSVerify: options.insecureSkipTLSVerify },
             { timeoutMs },
           );
-          const res = await transport(request);
-          await res.body?.cancel();
-          return { status: res.status };
+          try {
+            const res = await t.transport(request);
+            await res.body?.cancel();
+            return { status: res.status };
+          } finally {
+            t.close();
+          }
         }
         const res = await fetch(request, { signal: AbortSignal.timeout(timeoutMs) });
         await res.body?.cancel();

@@ -127,3 +127,13 @@ export function transportError(e: unknown, request: Request): ApiError {
     cause: e,
   });
 }
+
+/**
+ * The reason of a transport failure without the `Get "https://..."` prefix, for callers that
+ * name the request themselves.
+ */
+export function transportDetail(e: unknown, request: Request): string {
+  const message = transportError(e, request).message;
+  const prefix = `${describeRequest(request)}: `;
+  return message.startsWith(prefix) ? message.slice(prefix.length) : message;
+}

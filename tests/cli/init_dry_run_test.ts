@@ -1,6 +1,6 @@
 // `kubeadm init --dry-run` through the launcher (read-only permissions, no network): the whole
 // workflow runs, API calls are printed instead of sent, and the node is not touched.
-import { describeActions } from "../support/dry_run_output.ts";
+import { describeActions, parseDryRunActions } from "../support/dry_run_output.ts";
 import assert from "node:assert/strict";
 import { repoRoot } from "../support/repo.ts";
 
@@ -61,6 +61,18 @@ controlPlaneEndpoint: cp.example:6443
       ]
     ) assert.ok(printed.includes(action), `${action} in ${printed.join(", ")}`);
     assert.ok(!stdout.includes("kubeadm:cluster-admins"), "no admin bootstrap in dry-run");
+    // Secret values are never printed (issue 9, finding 9): not the token secret, not the
+    // encrypted certificates and keys of kubeadm-certs.
+    assert.ok(!stdout.includes(btoa("0123456789abcdef")), "the token secret (base64) is printed");
+    const secrets = parseDryRunActions(stdout).filter((a) => a.resource === "secrets" && a.object);
+    const names = secrets.map((a) => a.name ?? (a.object!.metadata as { name: string }).name);
+    assert.ok(names.includes("kubeadm-certs"), names.join());
+    assert.ok(names.includes("bootstrap-token-abcdef"), names.join());
+    for (const s of secrets) {
+      const values = Object.values((s.object!.data ?? {}) as Record<string, string>);
+      assert.ok(values.length > 0);
+      assert.ok(values.every((v) => v === "<redacted>"), JSON.stringify(s.object));
+    }
     assert.match(stdout, /kubeadm join cp\.example:6443 --token abcdef\.0123456789abcdef \\/);
     assert.match(stdout, /--control-plane --certificate-key [0-9a-f]{64}\n/);
     // The plan was written under the dry-run directory instead.

@@ -88,3 +88,28 @@ export function assertConfigFailure<T extends KubeadmError>(
   }
   return err;
 }
+
+/** Options of {@link joinConfigurationYaml}. */
+export interface JoinYamlOptions {
+  endpoint: string;
+  token: string;
+  caCertHashes?: string[];
+  unsafeSkipCAVerification?: boolean;
+  /** Further top-level YAML (e.g. `timeouts:` or `controlPlane:` blocks). */
+  extra?: string;
+}
+
+/** A v1beta4 JoinConfiguration with token discovery, as YAML text. */
+export function joinConfigurationYaml(o: JoinYamlOptions): string {
+  const lines = [
+    "apiVersion: kubeadm.k8s.io/v1beta4",
+    "kind: JoinConfiguration",
+    "discovery:",
+    "  bootstrapToken:",
+    `    apiServerEndpoint: ${JSON.stringify(o.endpoint)}`,
+    `    token: ${JSON.stringify(o.token)}`,
+  ];
+  if (o.caCertHashes) lines.push(`    caCertHashes: ${JSON.stringify(o.caCertHashes)}`);
+  if (o.unsafeSkipCAVerification) lines.push("    unsafeSkipCAVerification: true");
+  return `${lines.join("\n")}\n${o.extra ?? ""}`;
+}

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { ContainerRuntime } from "../../core/host/containers.ts";
+import type { ContainerRuntime, RuntimeConfig } from "../../core/host/container_runtime.ts";
 import type { HttpResult, TlsClientMaterial } from "../../core/host/http.ts";
 import type { InitSystem } from "../../core/host/services.ts";
 import type { NodeFiles } from "../../core/host/ports.ts";
@@ -113,6 +113,8 @@ export class FakeContainerRuntime implements ContainerRuntime {
   /** Images pulled, in order. */
   readonly pulled: string[] = [];
   sandbox?: string;
+  /** What `runtimeConfig` reports (`undefined`: the call is not implemented). */
+  config?: RuntimeConfig = { cgroupDriver: "systemd" };
   /** Pod sandboxes present. */
   pods: string[] = [];
   /** Pod sandboxes removed. */
@@ -126,6 +128,9 @@ export class FakeContainerRuntime implements ContainerRuntime {
   }
   isRunning(): Promise<void> {
     return this.runningError ? Promise.reject(this.runningError) : Promise.resolve();
+  }
+  runtimeConfig(): Promise<RuntimeConfig | undefined> {
+    return Promise.resolve(this.config);
   }
   imageExists(image: string): Promise<boolean> {
     return Promise.resolve(this.images.has(image));

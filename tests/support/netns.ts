@@ -6,7 +6,8 @@
  * @module
  */
 
-async function sh(args: string[], check = true): Promise<string> {
+/** Runs a command; its stdout, or (with `check`) an error carrying its stderr. */
+export async function sh(args: string[], check = true): Promise<string> {
   const out = await new Deno.Command(args[0], {
     args: args.slice(1),
     stdout: "piped",

@@ -436,7 +436,8 @@ const tokenDiscoveryCases: VectorCase[] = [
         e,
         'invalid discovery token CA certificate hash: invalid hash, expected "format:hex-value". Known format(s) are: sha256',
       );
-      eq(server.calls.length, 1, "detected after the first fetch");
+      // Upstream parses the pins after its first fetch; kubeadm-ts before any request.
+      eq(server.calls.length, 0, "detected before any fetch");
     },
   },
   {
@@ -525,6 +526,40 @@ const tokenDiscoveryCases: VectorCase[] = [
         await rejects(discover(api, clock, server2.fetch), "not a kubeconfig"),
         "couldn't parse the kubeconfig file in the cluster-info ConfigMap: ",
       );
+    },
+  },
+  {
+    // Issue 9, finding 5: with two clusters, the server and CA used could come from one while
+    // the pin was checked against the other. kubeadm-ts requires exactly one.
+    name: "cluster-info with two clusters is rejected (discovery and verdict)",
+    run: async (api) => {
+      // kubeadm's cluster-info plus an unnamed cluster with another CA and server.
+      const text = EXPECTED_KUBECONFIG.replace(
+        "clusters:\n",
+        `clusters:\n- cluster:\n    certificate-authority-data: ${
+          btoa(PIN_TEST_CERT)
+        }\n    server: https://10.6.6.6\n  name: ""\n`,
+      );
+      const cm = await signedClusterInfo(api, text);
+      const clock = new FakeClock();
+      const server = fakeServer(clock, () => cm);
+      discoveryError(
+        api,
+        await rejects(discover(api, clock, server.fetch), "two clusters"),
+        "malformed kubeconfig in the cluster-info ConfigMap: it must define exactly one cluster, found 2",
+      );
+      eq(server.calls.length, 1, "no pinned fetch");
+      const v = await api.checkClusterInfo({
+        clusterInfo: cm,
+        token: DISCOVERY_TOKEN,
+        caCertHashes: [DISCOVERY_CA_HASH],
+      });
+      eq(
+        [v.verdict, v.checks.find((c) => c.status === "fail")?.name],
+        ["rejected", "kubeconfig"],
+        "verdict",
+      );
+      includes(v.reason, "it must define exactly one cluster, found 2", "reason");
     },
   },
   {

@@ -10,6 +10,7 @@ import { certListFor } from "../../certs/certlist.ts";
 import {
   certificateDirLine,
   type CertTreeContext,
+  checkExistingKeyPairs,
   ensureCert,
   prefetchKeys as prefetchTreeKeys,
 } from "../../certs/tree.ts";
@@ -26,14 +27,19 @@ function skipped(data: InitData, phase: string, sub: string): boolean {
   return skip.includes(phase) || skip.includes(`${phase}/${sub}`);
 }
 
+/** The certificates (`sa` included) this run's certs sub-phases create or reuse. */
+function plannedCerts(data: InitData): string[] {
+  return [...certListFor(data.cfg).map((s) => s.name), "sa"]
+    .filter((name) => !skipped(data, "certs", name));
+}
+
 /**
  * Starts generating, concurrently, every key this run will create: certificates whose files
  * are absent, `sa.key` when absent, and (unless the kubeconfig phase is skipped) the client keys
  * of absent kubeconfig files.
  */
 export async function prefetchKeys(data: InitData): Promise<void> {
-  const certs = [...certListFor(data.cfg).map((s) => s.name), "sa"]
-    .filter((name) => !skipped(data, "certs", name));
+  const certs = plannedCerts(data);
   const kubeconfigs = data.cfg.init.skipPhases?.includes("kubeconfig")
     ? []
     : KUBECONFIG_SPECS.filter((s) => !skipped(data, "kubeconfig", s.name)).map((s) => s.fileName);
@@ -45,11 +51,13 @@ export async function prefetchKeys(data: InitData): Promise<void> {
 }
 
 /**
- * The `certs` phase's own step: prints `[certs] Using certificateDir folder "<dir>"` and starts
- * the concurrent key generation for the sub-phases that follow.
+ * The `certs` phase's own step: prints `[certs] Using certificateDir folder "<dir>"`, refuses
+ * existing CA and service-account key pairs that do not match (before any sub-phase writes),
+ * and starts the concurrent key generation for the sub-phases that follow.
  */
 export async function runCertsHeader(data: InitData): Promise<void> {
   data.out.info(certificateDirLine(data));
+  await checkExistingKeyPairs(certTree(data), plannedCerts(data));
   await prefetchKeys(data);
 }
 

@@ -1,12 +1,13 @@
 // JoinConfiguration: built from flags or read from --config, defaulted and validated as
 // upstream v1beta4 does, with upstream's messages and secrets redacted.
 import assert from "node:assert/strict";
-import { ValidationError } from "../../../core/errors.ts";
+import { ConfigError, ValidationError } from "../../../core/errors.ts";
 import {
   type ResolvedJoinConfig,
   resolveJoinConfig,
   type ResolveJoinOptions,
 } from "../../../core/config/join.ts";
+import { joinConfigurationYaml } from "../../support/config.ts";
 
 const TOKEN = "abcdef.0123456789abcdef";
 const PIN = `sha256:${"ab".repeat(32)}`;
@@ -288,4 +289,82 @@ Deno.test("phase commands without discovery flags use admin.conf as file discove
     discoveryFallbackFile: "/etc/kubernetes/admin.conf",
   });
   assert.deepEqual(config.discovery, { file: { kubeConfigPath: "/etc/kubernetes/admin.conf" } });
+});
+
+// Issue 9, finding 4: a malformed CA pin is a validation error at once, in upstream's words,
+// naming the flag or the config field it came from.
+const BAD_PINS: [string, string][] = [
+  ["sha256:zz", 'invalid hash "sha256:zz", expected a 32 byte SHA-256 hash, found 1 bytes'],
+  [
+    `sha256:${"zz".repeat(32)}`,
+    `invalid hash "sha256:${
+      "zz".repeat(32)
+    }", could not decode SHA-256 from hex: encoding/hex: invalid byte: U+007A 'z'`,
+  ],
+  [`md5:${"ab".repeat(16)}`, 'unknown hash format "md5". Known format(s) are: sha256'],
+  ["abcdef", 'invalid hash, expected "format:hex-value". Known format(s) are: sha256'],
+];
+
+Deno.test("validation: a malformed --discovery-token-ca-cert-hash names the flag", () => {
+  for (const [pin, detail] of BAD_PINS) {
+    assert.deepEqual(
+      fieldErrors(() =>
+        resolve({
+          flags: { apiServerEndpoint: "10.0.0.1:6443", token: TOKEN, caCertHashes: [PIN, pin] },
+        })
+      ),
+      [`--discovery-token-ca-cert-hash: ${detail}`],
+    );
+  }
+});
+
+Deno.test("validation: a malformed caCertHashes entry in --config names the field", () => {
+  for (const [pin, detail] of BAD_PINS) {
+    const text = joinConfigurationYaml({
+      endpoint: "10.0.0.1:6443",
+      token: TOKEN,
+      caCertHashes: [PIN, pin],
+    });
+    assert.deepEqual(
+      fieldErrors(() => resolve({ text, source: "join.yaml" })),
+      [`discovery.bootstrapToken.caCertHashes[1]: ${detail}`],
+    );
+  }
+});
+
+Deno.test("controlPlane advertiseAddress errors name the config field from --config and the flag from the flag", () => {
+  const text = joinConfigurationYaml({
+    endpoint: "10.0.0.1:6443",
+    token: TOKEN,
+    caCertHashes: [PIN],
+    extra: "controlPlane:\n  localAPIEndpoint:\n    advertiseAddress: not-an-ip\n",
+  });
+  assert.throws(() => resolve({ text, source: "join.yaml" }), (e: unknown) => {
+    assert.ok(e instanceof ConfigError);
+    assert.equal(e.exitCode, 3);
+    assert.equal(e.field, "controlPlane.localAPIEndpoint.advertiseAddress");
+    assert.equal(
+      e.message,
+      `couldn't use "not-an-ip" as "controlPlane.localAPIEndpoint.advertiseAddress", must be ipv4 or ipv6 address`,
+    );
+    return true;
+  });
+  assert.throws(
+    () =>
+      resolve({
+        flags: {
+          apiServerEndpoint: "10.0.0.1:6443",
+          token: TOKEN,
+          caCertHashes: [PIN],
+          controlPlane: true,
+          advertiseAddress: "not-an-ip",
+        },
+      }),
+    (e: unknown) => {
+      assert.ok(e instanceof ConfigError);
+      assert.equal(e.field, "--apiserver-advertise-address");
+      assert.match(e.message, /as "apiserver-advertise-address"/);
+      return true;
+    },
+  );
 });

@@ -237,3 +237,20 @@ Deno.test("v1beta3 schema rejects v1beta4-only fields", () => {
     'unknown field "encryptionAlgorithm"',
   );
 });
+
+// Issue 9, finding 10: an alias bomb is a config error naming the file, exit status 3.
+Deno.test("a YAML alias bomb (billion laughs) is a ConfigError naming the file", () => {
+  const lines = [INIT.trimEnd(), 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
+  let prev = "a";
+  for (const n of "bcdefghi") {
+    lines.push(`${n}: &${n} [${Array(9).fill(`*${prev}`).join(",")}]`);
+    prev = n;
+  }
+  const err = assertConfigFailure(
+    () => loadConfigDocuments(`${lines.join("\n")}\n`, { source: "bomb.yaml" }),
+    ConfigError,
+    "bomb.yaml: invalid YAML in document 1:",
+    "aliases",
+  );
+  assert.equal(err.field, "bomb.yaml");
+});

@@ -249,3 +249,26 @@ Deno.test("the resolved config is independent of the loaded documents", () => {
   const b = resolveForTest(text).config;
   assert.equal(b.init.bootstrapTokens[0].token, "abcdef.0123456789abcdef");
 });
+
+// Issue 9, finding 10: an advertiseAddress error names where the value came from.
+Deno.test("advertiseAddress errors name the config field from --config and the flag from the flag", () => {
+  const fromFile = assertConfigFailure(
+    () => resolveForTest(`${INIT}localAPIEndpoint:\n  advertiseAddress: not-an-ip\n`),
+    ConfigError,
+    `couldn't use "not-an-ip" as "localAPIEndpoint.advertiseAddress", must be ipv4 or ipv6 address`,
+  );
+  assert.equal(fromFile.field, "localAPIEndpoint.advertiseAddress");
+  assert.ok(!fromFile.message.includes("apiserver-advertise-address"), fromFile.message);
+  const loopback = assertConfigFailure(
+    () => resolveForTest(`${INIT}localAPIEndpoint:\n  advertiseAddress: 127.0.0.1\n`),
+    ConfigError,
+    "unable to resolve link-local addresses",
+  );
+  assert.equal(loopback.field, "localAPIEndpoint.advertiseAddress");
+  const fromFlag = assertConfigFailure(
+    () => resolveForTest(undefined, { advertiseAddress: "not-an-ip" }),
+    ConfigError,
+    `couldn't use "not-an-ip" as "apiserver-advertise-address", must be ipv4 or ipv6 address`,
+  );
+  assert.equal(fromFlag.field, "--apiserver-advertise-address");
+});

@@ -105,6 +105,24 @@ Deno.test("a file without CA data gets cluster-info's CA; the server is never ch
   assert.equal(kept.kubeconfig.clusters![0].cluster["certificate-authority-data"], other);
 });
 
+Deno.test("a cluster-info with two clusters is rejected, its CA never copied", async () => {
+  const two = EXPECTED_KUBECONFIG.replace(
+    "clusters:\n",
+    `clusters:\n- cluster:\n    certificate-authority-data: ${
+      embedData("evil")
+    }\n    server: https://10.6.6.6\n  name: ""\n`,
+  );
+  const { p } = run(fileConfig(), () => ({ data: { kubeconfig: two } }));
+  await assert.rejects(p, (e: unknown) => {
+    assert.ok(e instanceof DiscoveryError);
+    assert.match(
+      e.message,
+      /malformed kubeconfig in the cluster-info ConfigMap: it must define exactly one cluster, found 2/,
+    );
+    return true;
+  });
+});
+
 Deno.test("a cluster-info without a usable kubeconfig keeps the file as it is", async () => {
   for (const data of [{}, { kubeconfig: "foo" }]) {
     const r = await run(fileConfig(), () => ({ data })).p;

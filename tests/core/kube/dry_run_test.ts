@@ -80,3 +80,44 @@ Deno.test("dry-run seeds, lists and raw endpoints", async () => {
   assert.equal(await client.healthy("readyz"), true);
   assert.equal((await client.version()).minor, "34");
 });
+
+Deno.test("dry-run never prints Secret values: create, update and patch show the keys only", async () => {
+  const { out, dry, client } = setup();
+  const secretB64 = btoa("0123456789abcdef");
+  const secret: Secret = {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name: "bootstrap-token-abcdef", namespace: "kube-system" },
+    type: "bootstrap.kubernetes.io/token",
+    data: { "token-id": btoa("abcdef"), "token-secret": secretB64 },
+    stringData: { "plain": "hunter2" },
+  };
+  await client.createOrUpdate(secret);
+  await client.update({ ...secret, data: { ...secret.data, extra: btoa("more-secret") } });
+  await client.patch(
+    { kind: "Secret", namespace: "kube-system", name: "bootstrap-token-abcdef" },
+    { data: { "token-secret": btoa("patched-secret") } },
+    "merge",
+  );
+  const text = out.lines.join("\n");
+  for (const leak of [secretB64, "hunter2", btoa("more-secret"), btoa("patched-secret")]) {
+    assert.ok(!text.includes(leak), `${leak} printed:\n${text}`);
+  }
+  const printed = parseDryRunActions(text);
+  assert.deepEqual(printed.map((a) => a.verb), ["CREATE", "UPDATE", "PATCH"]);
+  assert.deepEqual(printed[0].object?.data, {
+    "token-id": "<redacted>",
+    "token-secret": "<redacted>",
+  });
+  assert.deepEqual(printed[0].object?.stringData, { plain: "<redacted>" });
+  assert.equal(printed[0].object?.type, "bootstrap.kubernetes.io/token", "the rest is printed");
+  assert.deepEqual(printed[2].object, { data: { "token-secret": "<redacted>" } });
+  // What the simulated server keeps (and serves back) is the real object.
+  assert.equal((dry.actions[0].object as Secret).data?.["token-secret"], secretB64);
+  const got = await client.get<Secret>({
+    kind: "Secret",
+    namespace: "kube-system",
+    name: "bootstrap-token-abcdef",
+  });
+  assert.equal(got.data?.["token-secret"], btoa("patched-secret"));
+});

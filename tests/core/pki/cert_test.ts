@@ -405,3 +405,26 @@ Deno.test("dedupeAltNames() sorts DNS names and keeps first-seen IP order", () =
     },
   );
 });
+
+Deno.test("createSignedCert refuses a CA key that is not the CA certificate's key", async () => {
+  const caKey = await generateKeyPair("ECDSA-P256");
+  const ca = await createSelfSignedCACert(
+    { commonName: "kubernetes", notBefore: new Date("2026-01-01T00:00:00Z") },
+    caKey,
+    seededRandom(3),
+  );
+  const leafKey = await generateKeyPair("ECDSA-P256");
+  const cfg = { commonName: "leaf", usages: ["serverAuth" as const] };
+  const stranger = await generateKeyPair("ECDSA-P256");
+  await assert.rejects(
+    () => createSignedCert(cfg, leafKey, ca, stranger, seededRandom(4)),
+    (e: unknown) =>
+      e instanceof PkiError &&
+      e.message === "x509: provided PrivateKey doesn't match parent's PublicKey",
+  );
+  // The matching key still signs.
+  assert.equal(
+    (await createSignedCert(cfg, leafKey, ca, caKey, seededRandom(4))).subject.commonName,
+    "leaf",
+  );
+});

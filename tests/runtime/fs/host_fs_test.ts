@@ -34,3 +34,139 @@ Deno.test("HostFileSystem writes atomically with the requested mode under --root
     await Deno.remove(root, { recursive: true });
   }
 });
+
+// Issue 9, finding 2: nothing under --rootfs leaves the root, symlinks included. A root with
+// an "outside" directory next to it; links inside the root point there, absolutely (the host
+// path) or relatively (enough `..` to climb out). Links resolve as chroot would: absolute
+// targets start again at the root, `..` stops at it.
+
+interface Tree {
+  root: string;
+  outside: string;
+  /** Everything under `outside`, path → content ("<dir>" for directories). */
+  outsideState(): Promise<Map<string, string>>;
+  cleanup(): Promise<void>;
+}
+
+async function tree(): Promise<Tree> {
+  const base = await Deno.makeTempDir({ prefix: "kts-rootfs-" });
+  const root = `${base}/root`;
+  const outside = `${base}/outside`;
+  await Deno.mkdir(`${root}/etc`, { recursive: true });
+  await Deno.mkdir(`${root}/var/lib`, { recursive: true });
+  await Deno.mkdir(outside);
+  await Deno.writeTextFile(`${outside}/victim`, "precious");
+  const outsideState = async () => {
+    const out = new Map<string, string>();
+    const walk = async (d: string) => {
+      for await (const e of Deno.readDir(d)) {
+        const p = `${d}/${e.name}`;
+        if (e.isDirectory) {
+          out.set(p, "<dir>");
+          await walk(p);
+        } else out.set(p, await Deno.readTextFile(p));
+      }
+    };
+    await walk(outside);
+    return out;
+  };
+  return { root, outside, outsideState, cleanup: () => Deno.remove(base, { recursive: true }) };
+}
+
+/** The link kinds under test: absolute host path, and relative with `..` climbing out. */
+function escapingTargets(t: Tree, depth: number): [string, string][] {
+  return [
+    ["absolute", t.outside],
+    ["relative", `${"../".repeat(depth + 8)}${t.outside.slice(1)}`],
+  ];
+}
+
+for (const kind of ["absolute", "relative"]) {
+  Deno.test(`rootfs: write and mkdir through ${kind === "absolute" ? "an" : "a"} ${kind} escaping link in an intermediate component stay inside`, async () => {
+    const t = await tree();
+    try {
+      const target = escapingTargets(t, 1).find(([k]) => k === kind)![1];
+      await Deno.symlink(target, `${t.root}/etc/kubernetes`);
+      await Deno.symlink(target, `${t.root}/var/lib/kubelet`);
+      const before = await t.outsideState();
+      const fs = new HostFileSystem(t.root);
+      await fs.write({
+        path: "/etc/kubernetes/pki/ca.key",
+        data: "secret",
+        mode: 0o600,
+        kind: "key",
+      });
+      assert.deepEqual(await t.outsideState(), before, "no file written outside the root");
+      await fs.ensureDir("/var/lib/kubelet/pki", 0o755);
+      assert.deepEqual(await t.outsideState(), before, "no directory made outside the root");
+      // As under chroot: the link's target is taken inside the root.
+      assert.equal(await Deno.readTextFile(`${t.root}${t.outside}/pki/ca.key`), "secret");
+      assert.ok((await Deno.stat(`${t.root}${t.outside}/pki`)).isDirectory);
+      assert.equal(new TextDecoder().decode(await fs.read("/etc/kubernetes/pki/ca.key")), "secret");
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  Deno.test(`rootfs: read, list, exists and remove through ${kind === "absolute" ? "an" : "a"} ${kind} escaping link stay inside`, async () => {
+    const t = await tree();
+    try {
+      const target = escapingTargets(t, 1).find(([k]) => k === kind)![1];
+      await Deno.symlink(target, `${t.root}/etc/kubernetes`);
+      const fs = new HostFileSystem(t.root);
+      assert.equal(await fs.read("/etc/kubernetes/victim"), undefined);
+      assert.equal(await fs.exists("/etc/kubernetes/victim"), false);
+      assert.equal(await fs.list("/etc/kubernetes"), undefined);
+      await fs.remove("/etc/kubernetes/victim");
+      assert.equal(await Deno.readTextFile(`${t.outside}/victim`), "precious");
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  Deno.test(`rootfs: ${kind === "absolute" ? "an" : "a"} ${kind} link in the last component to a file outside is neither read, overwritten nor removed through`, async () => {
+    const t = await tree();
+    try {
+      await Deno.mkdir(`${t.root}/etc/kubernetes`);
+      const target = escapingTargets(t, 2).find(([k]) => k === kind)![1];
+      await Deno.symlink(`${target}/victim`, `${t.root}/etc/kubernetes/admin.conf`);
+      const before = await t.outsideState();
+      const fs = new HostFileSystem(t.root);
+      assert.equal(await fs.read("/etc/kubernetes/admin.conf"), undefined);
+      await fs.write({
+        path: "/etc/kubernetes/admin.conf",
+        data: "new",
+        mode: 0o600,
+        kind: "kubeconfig",
+      });
+      assert.deepEqual(await t.outsideState(), before);
+      assert.equal(await Deno.readTextFile(`${t.root}${t.outside}/victim`), "new");
+      // remove takes the link itself, never its target
+      await fs.remove("/etc/kubernetes/admin.conf");
+      await assert.rejects(() => Deno.lstat(`${t.root}/etc/kubernetes/admin.conf`));
+      assert.deepEqual(await t.outsideState(), before);
+    } finally {
+      await t.cleanup();
+    }
+  });
+}
+
+Deno.test("rootfs: links that stay inside the root work as on the node; '..' stops at the root; loops fail", async () => {
+  const t = await tree();
+  try {
+    await Deno.mkdir(`${t.root}/srv/k8s`, { recursive: true });
+    await Deno.symlink("/srv/k8s", `${t.root}/etc/kubernetes`); // absolute, as in an image
+    await Deno.symlink("../../srv/k8s", `${t.root}/var/lib/kubelet`); // relative
+    const fs = new HostFileSystem(t.root);
+    await fs.write({ path: "/etc/kubernetes/a.conf", data: "a", mode: 0o600, kind: "other" });
+    await fs.write({ path: "/var/lib/kubelet/b.conf", data: "b", mode: 0o600, kind: "other" });
+    assert.deepEqual(await fs.list("/srv/k8s"), ["a.conf", "b.conf"]);
+    assert.equal(underRoot(t.root, "/etc/kubernetes/a.conf"), `${t.root}/srv/k8s/a.conf`);
+    assert.equal(underRoot(t.root, "/../../../etc/kubernetes/../../srv"), `${t.root}/srv`);
+    await Deno.symlink("/loop-b", `${t.root}/loop-a`);
+    await Deno.symlink("/loop-a", `${t.root}/loop-b`);
+    await assert.rejects(() => fs.read("/loop-a/x"), /too many levels of symbolic links/);
+  } finally {
+    await t.cleanup();
+  }
+});

@@ -7,7 +7,8 @@ import {
   hostsFileAddresses,
   unescapeMountPath,
 } from "../../../runtime/host/machine.ts";
-import { criSocketPath, CriSocketRuntime } from "../../../runtime/host/container_runtime.ts";
+import { CriSocketRuntime } from "../../../runtime/host/container_runtime.ts";
+import { criSocketPath } from "../../../runtime/cri/endpoint.ts";
 import { lookPath } from "../../../runtime/host/exec.ts";
 import { runInitPreflight } from "../../../core/preflight/init.ts";
 import type { PreflightReport } from "../../../core/preflight/runner.ts";
@@ -166,7 +167,11 @@ Deno.test("CRI socket: answering and missing sockets", async () => {
     "/run/containerd/containerd.sock",
   );
   assert.equal(criSocketPath("/run/crio/crio.sock"), "/run/crio/crio.sock");
-  assert.throws(() => criSocketPath("tcp://127.0.0.1:1234"), /protocol "tcp" not supported/);
+  assert.throws(
+    () => criSocketPath("tcp://127.0.0.1:1234"),
+    /^Error: only support unix socket endpoint$/,
+  );
+  assert.throws(() => criSocketPath("npipe://./pipe/x"), /protocol "npipe" not supported/);
   const dir = await Deno.makeTempDir({ prefix: "kubeadm-ts-cri-" });
   const listener = Deno.listen({ transport: "unix", path: `${dir}/cri.sock` });
   try {

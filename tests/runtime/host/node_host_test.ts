@@ -175,10 +175,10 @@ Deno.test("dangerous certificate directories are refused; symlinked ones are not
     for (const certDir of ["/", "", "relative/pki", "/etc/kubernetes/pki/../../..", "/etc"]) {
       assert.throws(() => resetData(node.root, { force: true, certDir }), FlagError, certDir);
     }
-    // a cert dir that is a symlink out of the root, and one that resolves to /etc inside it
-    await Deno.symlink(node.outside, `${node.root}/etc/kubernetes/pki-out`);
-    await Deno.symlink(`${node.root}/etc`, `${node.root}/etc/kubernetes/pki-etc`);
-    for (const certDir of ["/etc/kubernetes/pki-out", "/etc/kubernetes/pki-etc"]) {
+    // a cert dir that resolves to /etc (links resolve inside the root, as chroot would)
+    await Deno.symlink("/etc", `${node.root}/etc/kubernetes/pki-etc`);
+    await Deno.symlink("../../etc", `${node.root}/etc/kubernetes/pki-etc-rel`);
+    for (const certDir of ["/etc/kubernetes/pki-etc", "/etc/kubernetes/pki-etc-rel"]) {
       const { data, out } = resetData(node.root, { force: true, certDir });
       await runReset(data, { only: "cleanup-node" });
       assert.ok(
@@ -187,6 +187,16 @@ Deno.test("dangerous certificate directories are refused; symlinked ones are not
         ),
         out.stderr.join("\n"),
       );
+    }
+    // cert dirs that are symlinks out of the root (absolute, relative): never followed out
+    await Deno.symlink(node.outside, `${node.root}/etc/kubernetes/pki-out`);
+    await Deno.symlink(
+      `${"../".repeat(16)}${node.outside.slice(1)}`,
+      `${node.root}/etc/kubernetes/pki-out-rel`,
+    );
+    for (const certDir of ["/etc/kubernetes/pki-out", "/etc/kubernetes/pki-out-rel"]) {
+      const { data } = resetData(node.root, { force: true, certDir });
+      await runReset(data, { only: "cleanup-node" });
     }
     assert.equal(await Deno.readTextFile(`${node.outside}/precious.txt`), "must survive");
     assert.equal(await Deno.readTextFile(`${node.root}/etc/kubernetes/keep-me.txt`), "planted");
@@ -222,11 +232,14 @@ Deno.test("DenoNodeHost: realDir, mountPoints and removeFile stay inside the roo
     const host = new DenoNodeHost({ root: node.root });
     assert.equal(await host.realDir("/var/lib/kubelet"), "/var/lib/kubelet");
     await Deno.rename(`${node.root}/var/lib/kubelet`, `${node.root}/var/lib/kubelet-real`);
-    await Deno.symlink(`${node.root}/var/lib/kubelet-real`, `${node.root}/var/lib/kubelet`);
+    await Deno.symlink("/var/lib/kubelet-real", `${node.root}/var/lib/kubelet`);
     assert.equal(await host.realDir("/var/lib/kubelet"), "/var/lib/kubelet-real");
+    // A link out of the root resolves inside it (as under chroot): there it does not exist.
     await Deno.remove(`${node.root}/var/lib/kubelet`);
     await Deno.symlink(node.outside, `${node.root}/var/lib/kubelet`);
-    await assert.rejects(() => host.realDir("/var/lib/kubelet"), /outside the root/);
+    await assert.rejects(() => host.realDir("/var/lib/kubelet"), /no such file or directory/);
+    await Deno.mkdir(`${node.root}${node.outside}`, { recursive: true });
+    assert.equal(await host.realDir("/var/lib/kubelet"), node.outside);
     await assert.rejects(
       () => host.realDir("/nope"),
       /^Error: lstat \/nope: no such file or directory$/,

@@ -96,7 +96,7 @@ Deno.test("the wrong CA gives 'certificate signed by unknown authority' naming t
           e.message,
           /Get "https:\/\/127\.0\.0\.1:\d+\/version": tls: failed to verify certificate: x509: certificate signed by unknown authority/,
         );
-        assert.ok(e.hint?.includes(s.url), e.hint);
+        assert.ok(e.hint?.includes(s.url), e.hint ?? "no hint");
         return true;
       });
     } finally {
@@ -205,4 +205,96 @@ Deno.test("node:https path maps the wrong CA the same way", async () => {
       close();
     }
   });
+});
+
+/** Answers headers at once, then one byte every 100ms for up to 20s: never a full body. */
+function drippingHandler(timers: ReturnType<typeof setInterval>[]) {
+  return (
+    _req: unknown,
+    res: { writeHead(s: number, h: Record<string, string>): void; write(b: string): void },
+  ) => {
+    res.writeHead(200, { "Content-Type": "application/json" });
+    res.write("{");
+    const started = Date.now();
+    const t = setInterval(() => {
+      if (Date.now() - started < 20_000) res.write(" ");
+    }, 100);
+    timers.push(t);
+  };
+}
+
+Deno.test("one deadline covers the body: a server dripping bytes is cut off at the limit", async () => {
+  const timers: ReturnType<typeof setInterval>[] = [];
+  const server = await startHttpsServer(tls, { requireClientCert: false }, drippingHandler(timers));
+  const { client, close } = noRetryClient(
+    server.url,
+    { server: server.url, caPem: tls.caCert },
+    700,
+  );
+  const started = Date.now();
+  try {
+    await assert.rejects(() => client.version(), (e: unknown) => {
+      assert.ok(e instanceof ApiError);
+      assert.equal(e.reason, "Timeout", e.message);
+      assert.match(e.message, /no complete response within 700ms: connect, TLS, headers and body/);
+      return true;
+    });
+    assert.ok(Date.now() - started < 3_000, `took ${Date.now() - started}ms`);
+  } finally {
+    close();
+    timers.forEach(clearInterval);
+    await server.close();
+  }
+});
+
+for (const chunked of [false, true]) {
+  Deno.test(`a response body over the cap is refused, naming the limit (${chunked ? "chunked" : "Content-Length"})`, async () => {
+    const body = JSON.stringify({ major: "1", minor: "37", pad: "x".repeat(3 * 1024 * 1024) });
+    const server = await startHttpsServer(tls, { requireClientCert: false }, (_req, res) => {
+      const headers: Record<string, string> = { "Content-Type": "application/json" };
+      if (!chunked) headers["Content-Length"] = String(body.length);
+      res.writeHead(200, headers);
+      if (chunked) {
+        for (let i = 0; i < body.length; i += 65536) res.write(body.slice(i, i + 65536));
+        res.end();
+      } else res.end(body);
+    });
+    const t = createDenoTransport({ server: server.url, caPem: tls.caCert }, {
+      maxBodyBytes: 1024 * 1024,
+    });
+    const client = new KubeClient({
+      server: server.url,
+      transport: t.transport,
+      retry: { timeoutMs: 0 },
+    });
+    try {
+      await assert.rejects(() => client.version(), (e: unknown) => {
+        assert.ok(e instanceof ApiError);
+        assert.equal(e.reason, "ResponseTooLarge", e.message);
+        assert.match(e.message, /the response body exceeds the limit of 1048576 bytes \(1 MiB\)/);
+        assert.ok(!isTransient(e), "an oversized answer is not retried");
+        return true;
+      });
+    } finally {
+      t.close();
+      await server.close();
+    }
+  });
+}
+
+Deno.test("API client transports have a default body cap (64 MiB)", async () => {
+  const server = await startHttpsServer(tls, { requireClientCert: false }, (_req, res) => {
+    res.writeHead(200, { "Content-Type": "application/json", "Content-Length": "70000000" });
+    res.end("{}");
+  });
+  const { client, close } = noRetryClient(server.url, { server: server.url, caPem: tls.caCert });
+  try {
+    await assert.rejects(
+      () => client.version(),
+      /the response body exceeds the limit of 67108864 bytes \(64 MiB\)/,
+    );
+  } finally {
+    close();
+    await server.close();
+  }
 });

@@ -355,3 +355,74 @@ Deno.test("RSA-2048: ca, apiserver and sa use PKCS#1 keys and sha256WithRSAEncry
   );
   await Deno.remove(root, { recursive: true });
 });
+
+// Issue 9, finding 6: a CA key that does not match its certificate is refused before anything
+// is signed, naming both files, and nothing is written.
+
+/** A PKI from runAllCerts() whose `<ca>.key` is replaced by an unrelated key. */
+async function pkiWithForeignCaKey(ca: string) {
+  const { data, files } = fixture();
+  await runAllCerts(data);
+  files.put(
+    `${PKI}/${ca}.key`,
+    await encodePrivateKeyPEM(await generateKeyPair("ECDSA-P256")),
+    0o600,
+  );
+  return files;
+}
+
+function mismatch(ca: string) {
+  return (e: unknown) =>
+    e instanceof ExistingFileError && e.field === `${PKI}/${ca}.key` &&
+    e.message.includes(
+      `the private key file ${PKI}/${ca}.key does not match the certificate ${PKI}/${ca}.crt`,
+    );
+}
+
+for (
+  const [leaf, ca] of [["apiserver", "ca"], ["front-proxy-client", "front-proxy-ca"], [
+    "etcd/peer",
+    "etcd/ca",
+  ]]
+) {
+  Deno.test(`init phase certs ${leaf}: a ${ca}.key not matching ${ca}.crt is refused before signing`, async () => {
+    const files = await pkiWithForeignCaKey(ca);
+    files.remove(`${PKI}/${leaf}.crt`);
+    files.remove(`${PKI}/${leaf}.key`);
+    const before = files.snapshot();
+    const f = fixture(files);
+    await assert.rejects(async () => {
+      await runCertsHeader(f.data);
+      await runCert(f.data, leaf);
+    }, mismatch(ca));
+    assert.deepEqual(files.snapshot(), before, "nothing written");
+  });
+}
+
+Deno.test("init phase certs all: a mismatched front-proxy CA pair fails before any file is written", async () => {
+  const files = await pkiWithForeignCaKey("front-proxy-ca");
+  // Only the CAs are left: every leaf would be generated.
+  for (const [leaf] of LEAVES) {
+    files.remove(`${PKI}/${leaf}.crt`);
+    files.remove(`${PKI}/${leaf}.key`);
+  }
+  const before = files.snapshot();
+  await assert.rejects(() => runAllCerts(fixture(files).data), mismatch("front-proxy-ca"));
+  assert.deepEqual(files.snapshot(), before, "nothing written, not even the ca-signed leaves");
+});
+
+Deno.test("sa.pub not matching sa.key is refused, naming both files", async () => {
+  const { data, files } = fixture();
+  await runAllCerts(data);
+  const other = await generateKeyPair("ECDSA-P256");
+  const { encodePublicKeyPEM } = await import("../../../../core/pki/keys.ts");
+  files.put(`${PKI}/sa.pub`, await encodePublicKeyPEM(other));
+  await assert.rejects(
+    () => runCert(fixture(files).data, "sa"),
+    (e: unknown) =>
+      e instanceof ExistingFileError && e.field === `${PKI}/sa.pub` &&
+      e.message.includes(
+        `the public key file ${PKI}/sa.pub does not match the private key file ${PKI}/sa.key`,
+      ),
+  );
+});

@@ -21,7 +21,7 @@ import {
   encodeCertificatePEM,
   parseCertificatesPEM,
 } from "../../../../core/pki/cert.ts";
-import { generateKeyPair } from "../../../../core/pki/keys.ts";
+import { encodePrivateKeyPEM, generateKeyPair } from "../../../../core/pki/keys.ts";
 import { initDataFixture } from "../../../support/init_data_fixture.ts";
 import { MemoryFileSystem } from "../../../support/memory_fs.ts";
 import {
@@ -242,4 +242,23 @@ Deno.test("controlPlaneEndpoint: admin uses it (port warning); kubelet (local mo
     ),
   );
   assert.equal(out.warnings.length, 5);
+});
+
+Deno.test("a ca.key not matching ca.crt is refused before any kubeconfig is signed", async () => {
+  const f = await withCA();
+  f.files.put(
+    `${K}/pki/ca.key`,
+    await encodePrivateKeyPEM(await generateKeyPair("ECDSA-P256")),
+    0o600,
+  );
+  const before = f.files.snapshot();
+  await assert.rejects(
+    () => runAllKubeconfigs(fixture(f.files).data),
+    (e: unknown) =>
+      e instanceof ExistingFileError &&
+      e.message.includes(
+        `the private key file ${K}/pki/ca.key does not match the certificate ${K}/pki/ca.crt`,
+      ),
+  );
+  assert.deepEqual(f.files.snapshot(), before, "nothing written");
 });
