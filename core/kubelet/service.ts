@@ -58,7 +58,7 @@ function newKubeletControl(
         );
         return undefined;
       }
-      if (!await init.serviceExists(KUBELET).catch(() => false)) {
+      if (!await init.serviceInstalled(KUBELET).catch(() => false)) {
         out.warn(
           `[kubelet-start] Couldn't detect a kubelet service, can't make sure the kubelet ${what}. Please ensure the kubelet is started manually.`,
         );

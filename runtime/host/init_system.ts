@@ -21,6 +21,11 @@ export class SystemdInitSystem implements InitSystem {
     return !r.stdout.includes("Loaded: not-found");
   }
 
+  async serviceInstalled(service: string): Promise<boolean> {
+    const unit = service.includes(".") ? service : `${service}.service`;
+    return (await runCommand("systemctl", ["cat", unit], { timeoutMs: 10_000 })).code === 0;
+  }
+
   async serviceIsEnabled(service: string): Promise<boolean> {
     return (await runCommand("systemctl", ["is-enabled", service])).code === 0;
   }
@@ -32,16 +37,21 @@ export class SystemdInitSystem implements InitSystem {
   }
 
   async serviceStop(service: string): Promise<void> {
-    const r = await runCommand("systemctl", ["stop", service]);
+    await this.#reload();
+    const r = await runCommand("systemctl", ["stop", service], { timeoutMs: 60_000 });
     if (r.code !== 0) throw new Error(exitStatus(r));
   }
 
   async serviceRestart(service: string): Promise<void> {
-    // As upstream: reload the unit files (kubeadm may have changed the drop-ins) first.
-    const reload = await runCommand("systemctl", ["daemon-reload"], { timeoutMs: 60_000 });
-    if (reload.code !== 0) throw new Error(`failed to reload systemd: ${exitStatus(reload)}`);
+    await this.#reload();
     const r = await runCommand("systemctl", ["restart", service], { timeoutMs: 60_000 });
     if (r.code !== 0) throw new Error(exitStatus(r));
+  }
+
+  /** `systemctl daemon-reload`: kubeadm may have changed the unit's drop-ins. */
+  async #reload(): Promise<void> {
+    const reload = await runCommand("systemctl", ["daemon-reload"], { timeoutMs: 60_000 });
+    if (reload.code !== 0) throw new Error(`failed to reload systemd: ${exitStatus(reload)}`);
   }
 }
 
@@ -56,6 +66,10 @@ export class OpenRCInitSystem implements InitSystem {
   async serviceExists(service: string): Promise<boolean> {
     const r = await runCommand("rc-service", [service, "status"]);
     return !(r.stdout + r.stderr).includes("does not exist");
+  }
+
+  serviceInstalled(service: string): Promise<boolean> {
+    return this.serviceExists(service);
   }
 
   async serviceIsEnabled(service: string): Promise<boolean> {

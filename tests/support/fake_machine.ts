@@ -83,6 +83,9 @@ export class FakeInitSystem implements InitSystem {
   serviceExists(service: string): Promise<boolean> {
     return Promise.resolve(this.services.has(service));
   }
+  serviceInstalled(service: string): Promise<boolean> {
+    return this.serviceExists(service);
+  }
   serviceIsEnabled(service: string): Promise<boolean> {
     return Promise.resolve(this.services.get(service)?.enabled ?? false);
   }
