@@ -8,7 +8,7 @@ import type { InitData } from "../../../../core/phases/init/data.ts";
 /** `init phase kubeconfig all`. */
 const runAllKubeconfigs = (data: InitData) =>
   runWorkflow(initWorkflow(), data, { only: "kubeconfig/all" });
-import { ExistingFileError, PkiError } from "../../../../core/errors.ts";
+import { ExistingFileError, PhaseError, PkiError } from "../../../../core/errors.ts";
 import {
   createBasicKubeconfig,
   embeddedText,
@@ -255,8 +255,9 @@ Deno.test("a ca.key not matching ca.crt is refused before any kubeconfig is sign
   await assert.rejects(
     () => runAllKubeconfigs(fixture(f.files).data),
     (e: unknown) =>
-      e instanceof ExistingFileError &&
-      e.message.includes(
+      e instanceof PhaseError && e.phase === "kubeconfig/admin" &&
+      e.cause instanceof ExistingFileError &&
+      e.cause.message.includes(
         `the private key file ${K}/pki/ca.key does not match the certificate ${K}/pki/ca.crt`,
       ),
   );
