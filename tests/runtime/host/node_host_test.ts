@@ -253,6 +253,12 @@ Deno.test("DenoNodeHost: realDir, mountPoints and removeFile stay inside the roo
     assert.equal(await Deno.readTextFile(`${node.outside}/precious.txt`), "must survive");
     await assert.rejects(() => Deno.lstat(`${node.root}/etc/kubernetes/admin.conf`));
 
+    // ensureDir follows a symlink inside the root, never out of it (join's etcd data dir)
+    await Deno.symlink(node.outside, `${node.root}/var/lib/etcd-link`);
+    await host.ensureDir("/var/lib/etcd-link/member", 0o700);
+    assert.ok((await Deno.stat(`${node.root}${node.outside}/member`)).isDirectory);
+    await assert.rejects(() => Deno.stat(`${node.outside}/member`), Deno.errors.NotFound);
+
     // mount points are mapped into node paths; others are dropped
     const table = `${node.root}/mounts`;
     await Deno.writeTextFile(
