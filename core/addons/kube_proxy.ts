@@ -201,6 +201,23 @@ export interface KubeProxyInput extends KubeProxyConfigMapInput {
 }
 
 /**
+ * What `init phase addon kube-proxy --print-manifest` prints, in upstream's order:
+ * ServiceAccount, ClusterRoleBinding, Role, RoleBinding, ConfigMap, DaemonSet (as written, with
+ * no `status`).
+ */
+export async function kubeProxyManifests(input: KubeProxyInput): Promise<object[]> {
+  const { status: _, ...daemonSet } = kubeProxyDaemonSet(input.image, input.proxyEnv);
+  return [
+    kubeProxyServiceAccount(),
+    nodeProxierBinding(),
+    kubeProxyRole(),
+    kubeProxyRoleBinding(),
+    await kubeProxyConfigMap(input),
+    daemonSet,
+  ];
+}
+
+/**
  * Installs or updates kube-proxy in upstream's order: ConfigMap, DaemonSet, ServiceAccount,
  * ClusterRoleBinding, Role, RoleBinding.
  */
