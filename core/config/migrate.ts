@@ -2,10 +2,11 @@
  * `kubeadm config migrate`: read a configuration in an older supported API version (v1beta3)
  * or the current one, and write the equivalent v1beta4 documents.
  *
- * As upstream, InitConfiguration/ClusterConfiguration are fully loaded — converted,
- * defaulted (including the host-dependent defaults), validated — and re-serialized; the
- * JoinConfiguration and ResetConfiguration are converted structurally. Component configs and
- * documents of other groups are dropped.
+ * As upstream, every kubeadm document is fully loaded — converted, defaulted (including the
+ * host-dependent defaults), validated — and re-serialized: Init/ClusterConfiguration,
+ * JoinConfiguration, ResetConfiguration and (new in 1.37) UpgradeConfiguration, in that order. Component configs and documents of other groups are dropped.
+ * Experimental `kubeadm.k8s.io/v1` input is read with `allowExperimental`; the output is always
+ * v1beta4, as upstream's.
  *
  * @module
  */
@@ -14,11 +15,15 @@ import type { RandomSource } from "../host/ports.ts";
 import { loadConfigDocuments } from "./parse.ts";
 import {
   marshalInitConfiguration,
-  marshalJoinConfiguration,
   marshalResetConfiguration,
+  marshalResolvedJoinConfiguration,
   YAML_DOCUMENT_SEPARATOR,
 } from "./print.ts";
 import { type InitHostFacts, resolveInitConfig } from "./resolve.ts";
+import { applyUpgradeDefaults } from "./upgrade.ts";
+import { resolveJoinConfig } from "./join.ts";
+import { applyResetDefaults, validateResetConfiguration } from "./reset.ts";
+import { toKubeYaml } from "../yaml/kube_yaml.ts";
 
 export {
   argsFromMap,
@@ -35,6 +40,8 @@ export interface MigrateOptions {
   host: InitHostFacts;
   /** Random source (a bootstrap token is generated when the file has none). */
   random: RandomSource;
+  /** Read the experimental `kubeadm.k8s.io/v1` (`--allow-experimental-api`); v1beta4 is written. */
+  allowExperimental?: boolean;
 }
 
 /** Output of {@link migrateConfig}. */
@@ -51,7 +58,8 @@ export interface MigrateResult {
  */
 export function migrateConfig(text: string, options: MigrateOptions): MigrateResult {
   const source = options.source ?? "<config>";
-  const loaded = loadConfigDocuments(text, { source, strict: true });
+  const allowExperimental = options.allowExperimental;
+  const loaded = loadConfigDocuments(text, { source, strict: true, allowExperimental });
   // The conversion itself is the point of this command: drop the deprecation notices.
   const noise = (w: string) =>
     w.startsWith("your configuration file uses a deprecated API spec") ||
@@ -66,17 +74,28 @@ export function migrateConfig(text: string, options: MigrateOptions): MigrateRes
       source,
       host: options.host,
       random: options.random,
+      allowExperimental,
     });
     warnings.push(...resolved.warnings.filter((w) => !noise(w) && !warnings.includes(w)));
     parts.push(marshalInitConfiguration(resolved.config.init, resolved.config.cluster));
   }
-  if (loaded.join) parts.push(marshalJoinConfiguration(loaded.join));
-  if (loaded.reset) parts.push(marshalResetConfiguration(loaded.reset));
+  if (loaded.join) {
+    const resolved = resolveJoinConfig({ text, source, host: options.host, allowExperimental });
+    warnings.push(...resolved.warnings.filter((w) => !noise(w) && !warnings.includes(w)));
+    parts.push(
+      marshalResolvedJoinConfiguration(resolved.config, loaded.join.nodeRegistration?.taints),
+    );
+  }
+  if (loaded.reset) {
+    validateResetConfiguration(loaded.reset);
+    parts.push(marshalResetConfiguration(applyResetDefaults(loaded.reset)));
+  }
+  if (loaded.upgrade) parts.push(toKubeYaml(applyUpgradeDefaults(loaded.upgrade)));
   if (parts.length === 0) {
     throw new ConfigError(`${source}: no kubeadm configuration documents to migrate`, {
       field: "kind",
       hint:
-        "the file must contain an InitConfiguration, ClusterConfiguration, JoinConfiguration or ResetConfiguration",
+        "the file must contain an InitConfiguration, ClusterConfiguration, JoinConfiguration, ResetConfiguration or UpgradeConfiguration",
     });
   }
   return { text: parts.join(YAML_DOCUMENT_SEPARATOR), warnings };

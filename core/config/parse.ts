@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { ConfigError } from "../errors.ts";
+import { ConfigError, type FieldError, ValidationError } from "../errors.ts";
 import { parseKubeYaml } from "../yaml/kube_yaml.ts";
 import {
   convertClusterConfiguration,
@@ -24,6 +24,7 @@ import {
   describeTypeMismatch,
   describeUnknownField,
   type StrictCheck,
+  V1_SCHEMAS,
   V1BETA3_SCHEMAS,
   V1BETA4_SCHEMAS,
 } from "./schema.ts";
@@ -87,6 +88,46 @@ export interface LoadOptions {
   source?: string;
   /** Unknown fields are errors (default) or, when `false`, warnings. */
   strict?: boolean;
+  /**
+   * Read the experimental `kubeadm.k8s.io/v1` (`--allow-experimental-api` of `config validate`
+   * and `config migrate`); otherwise its documents are refused as upstream refuses them.
+   */
+  allowExperimental?: boolean;
+}
+
+/** kubeadm API versions read only when experimental APIs are allowed. */
+const EXPERIMENTAL_KUBEADM_VERSIONS: ReadonlySet<string> = new Set(["kubeadm.k8s.io/v1"]);
+
+/**
+ * Checks the `mergeMethod` of every argument list of an experimental `v1` document (upstream's
+ * `ValidateExtraArgs`) and drops it: it does not exist in v1beta4, into which the document is
+ * read.
+ */
+function takeMergeMethods(value: unknown, path: string, errors: FieldError[]): void {
+  if (Array.isArray(value)) {
+    value.forEach((v) => takeMergeMethods(v, path, errors));
+    return;
+  }
+  if (!isObject(value)) return;
+  for (const [key, v] of Object.entries(value)) {
+    const at = path ? `${path}.${key}` : key;
+    if ((key === "extraArgs" || key === "kubeletExtraArgs") && Array.isArray(v)) {
+      v.forEach((a, i) => {
+        if (!isObject(a) || a.mergeMethod === undefined || a.mergeMethod === null) return;
+        const m = a.mergeMethod;
+        if (m !== "" && m !== "append" && m !== "prepend") {
+          errors.push({
+            field: at,
+            value: `index ${i}`,
+            detail: "argument has an invalid merge method",
+          });
+        }
+        delete a.mergeMethod;
+      });
+    } else {
+      takeMergeMethods(v, at, errors);
+    }
+  }
 }
 
 /** Upstream's `GroupVersionKind.String()`. */
@@ -190,6 +231,7 @@ export function loadConfigDocuments(text: string, options: LoadOptions = {}): Lo
   let firstBadField: string | undefined;
   let timeoutForControlPlane: string | undefined;
   let v1beta3Init: Record<string, unknown> | undefined;
+  const mergeErrors: FieldError[] = [];
 
   // Process in upstream's order (sorted by GVK string) so ClusterConfiguration comes first.
   const ordered = [...entries].sort((
@@ -208,8 +250,19 @@ export function loadConfigDocuments(text: string, options: LoadOptions = {}): Lo
           { field: "apiVersion", value: gv },
         );
       }
+      const experimental = EXPERIMENTAL_KUBEADM_VERSIONS.has(gv);
+      if (experimental && !options.allowExperimental) {
+        throw new ConfigError(
+          `${source}: experimental API spec: ${JSON.stringify(gv)} (kind: ${
+            JSON.stringify(info.kind)
+          }) is not allowed. You can use the --allow-experimental-api flag if the command supports it.`,
+          { field: "apiVersion", value: gv },
+        );
+      }
       const schemas = info.version === "v1beta4"
         ? V1BETA4_SCHEMAS
+        : experimental
+        ? V1_SCHEMAS
         : info.version === "v1beta3"
         ? V1BETA3_SCHEMAS
         : undefined;
@@ -240,6 +293,7 @@ export function loadConfigDocuments(text: string, options: LoadOptions = {}): Lo
         );
       }
       const check: StrictCheck = checkDocument(value, schema);
+      if (experimental) takeMergeMethods(value, "", mergeErrors);
       for (const m of check.mismatches) {
         firstBadField ??= m.path;
         typeErrors.push(`${describeTypeMismatch(m)} in document ${info.index + 1} (${info.gvk})`);
@@ -342,6 +396,9 @@ export function loadConfigDocuments(text: string, options: LoadOptions = {}): Lo
         ? "remove or correct the field; 'kubeadm config print init-defaults' shows the known fields"
         : "quote values that must be strings",
     });
+  }
+  if (mergeErrors.length > 0) {
+    throw new ValidationError(mergeErrors, { hint: 'a merge method is "append" or "prepend"' });
   }
   return result;
 }

@@ -211,6 +211,38 @@ export const V1BETA4_SCHEMAS: Readonly<Record<string, FieldSchema>> = {
   }),
 };
 
+// ---- v1 (experimental) ------------------------------------------------------------------
+
+/** A schema with every `from` node (by identity) replaced by `to`. */
+function replaceNode(schema: FieldSchema, from: FieldSchema, to: FieldSchema): FieldSchema {
+  if (schema === from) return to;
+  switch (schema.type) {
+    case "object":
+      return obj(
+        Object.fromEntries(
+          Object.entries(schema.fields).map(([k, v]) => [k, replaceNode(v, from, to)]),
+        ),
+      );
+    case "list":
+      return list(replaceNode(schema.items, from, to));
+    case "map":
+      return map(replaceNode(schema.values, from, to));
+    default:
+      return schema;
+  }
+}
+
+/**
+ * The experimental `kubeadm.k8s.io/v1` kinds (new in kubeadm 1.37, read only with
+ * `--allow-experimental-api`): v1beta4 plus `mergeMethod` on every argument.
+ */
+export const V1_SCHEMAS: Readonly<Record<string, FieldSchema>> = Object.fromEntries(
+  Object.entries(V1BETA4_SCHEMAS).map(([kind, schema]) => [
+    kind,
+    replaceNode(schema, arg, obj({ name: str, value: str, mergeMethod: str })),
+  ]),
+);
+
 // ---- v1beta3 ----------------------------------------------------------------------------
 
 const componentV3 = { extraArgs: map(str), extraVolumes: list(hostPathMount) };

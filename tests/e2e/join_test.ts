@@ -367,15 +367,18 @@ Deno.test({
 
       // ---- second control-plane node -----------------------------------------------------
       const key = hexKey();
+      // As upstream, --certificate-key cannot be mixed with --config: the key goes in the file.
+      const uploadConfig = await writeInitConfig(cp1, `controlPlaneEndpoint: ${endpoint}\n`, {
+        initExtra: `certificateKey: ${key}\n`,
+        file: "upload-certs.yaml",
+      });
       const upload = await cp1.kubeadm([
         "init",
         "phase",
         "upload-certs",
         "--upload-certs",
-        "--certificate-key",
-        key,
         "--config",
-        config,
+        uploadConfig,
       ]);
       assert.equal(upload.code, 0, `upload-certs: ${upload.stdout}\n${upload.stderr}`);
 

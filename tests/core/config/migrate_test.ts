@@ -54,7 +54,9 @@ Deno.test("config migrate converts v1beta3 to v1beta4", () => {
   );
   assert.ok(!text.includes("timeoutForControlPlane"));
   assert.ok(text.includes("kind: JoinConfiguration"));
-  assert.ok(text.includes("  discovery: 10m\n"));
+  // Defaulted as upstream: the duration in Go's form, the other timeouts filled in.
+  assert.ok(text.includes("  discovery: 10m0s\n"));
+  assert.ok(text.includes("caCertPath: /etc/kubernetes/pki/ca.crt\n"));
   assert.ok(!/discovery:\n(?: {2}.*\n)* {2}timeout:/.test(text));
   // The output reads back as v1beta4 without warnings.
   const reread = loadConfigDocuments(text);
