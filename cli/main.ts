@@ -16,6 +16,7 @@ import { registerVersion } from "./commands/version.ts";
 import { registerInit } from "./commands/init.ts";
 import { registerToken } from "./commands/token.ts";
 import { registerConfig } from "./commands/config.ts";
+import { registerCompletion } from "./commands/completion.ts";
 import { registerReset } from "./commands/reset.ts";
 import { registerJoin } from "./commands/join.ts";
 import { registerDiscoveryCheck } from "./commands/discovery_check.ts";
@@ -50,6 +51,7 @@ export function buildProgram(): Command {
     registerDiscoveryCheck(program);
     registerReset(program);
     registerConfig(program);
+    registerCompletion(program);
     registerVersion(program);
   });
 }
