@@ -269,3 +269,33 @@ Deno.test("a phase takes exactly its own flags, and --config is never mixed", as
     await Deno.remove(config);
   }
 });
+
+Deno.test("--kubeconfig-dir: the kubeconfig phases write there (under --rootfs)", async () => {
+  const root = await Deno.makeTempDir({ prefix: "kubeadm-ts-kubeconfig-dir-" });
+  try {
+    const certs = await run([kubeadmLauncher(), "init", "phase", "certs", "ca", "--rootfs", root]);
+    assert.equal(certs.code, 0, certs.stderr);
+    const r = await run([
+      kubeadmLauncher(),
+      "init",
+      "phase",
+      "kubeconfig",
+      "admin",
+      "--kubeconfig-dir",
+      "/srv/kubeconfigs",
+      "--apiserver-advertise-address",
+      "10.0.0.5",
+      "--rootfs",
+      root,
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /\[kubeconfig\] Using kubeconfig folder "\/srv\/kubeconfigs"/);
+    assert.match(await Deno.readTextFile(`${root}/srv/kubeconfigs/admin.conf`), /kind: Config/);
+    await assert.rejects(
+      () => Deno.stat(`${root}/etc/kubernetes/admin.conf`),
+      Deno.errors.NotFound,
+    );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
