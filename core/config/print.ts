@@ -21,6 +21,7 @@ import { defaultUpgradeConfiguration } from "./upgrade.ts";
 import { defaultKubeletConfiguration } from "./kubelet_config.ts";
 import { defaultKubeProxyConfiguration } from "./kube_proxy_config.ts";
 import type {
+  APIEndpoint,
   APIServer,
   Arg,
   BootstrapToken,
@@ -127,19 +128,28 @@ export function versionedInitConfiguration(init: InitConfiguration): Obj {
   omitEmpty(o, "bootstrapTokens", init.bootstrapTokens?.map(bootstrapToken));
   omitEmpty(o, "dryRun", init.dryRun);
   o.nodeRegistration = nodeRegistration(init.nodeRegistration);
-  const ep: Obj = {};
-  omitEmpty(ep, "advertiseAddress", init.localAPIEndpoint?.advertiseAddress);
-  omitEmpty(ep, "bindPort", init.localAPIEndpoint?.bindPort);
-  o.localAPIEndpoint = ep;
+  o.localAPIEndpoint = apiEndpoint(init.localAPIEndpoint);
   omitEmpty(o, "certificateKey", init.certificateKey);
-  omitEmpty(o, "skipPhases", init.skipPhases);
-  if (init.patches) {
+  nodeCommandTail(o, init);
+  return o;
+}
+
+function apiEndpoint(ep: APIEndpoint | undefined): Obj {
+  const o: Obj = {};
+  omitEmpty(o, "advertiseAddress", ep?.advertiseAddress);
+  omitEmpty(o, "bindPort", ep?.bindPort);
+  return o;
+}
+
+/** `skipPhases`, `patches` and `timeouts`, which Init and JoinConfiguration share. */
+function nodeCommandTail(o: Obj, cfg: InitConfiguration | JoinConfiguration): void {
+  omitEmpty(o, "skipPhases", cfg.skipPhases);
+  if (cfg.patches) {
     const p: Obj = {};
-    omitEmpty(p, "directory", init.patches.directory);
+    omitEmpty(p, "directory", cfg.patches.directory);
     o.patches = p;
   }
-  omitNil(o, "timeouts", timeouts(init.timeouts));
-  return o;
+  omitNil(o, "timeouts", timeouts(cfg.timeouts));
 }
 
 /** A ClusterConfiguration as upstream marshals it (v1beta4). */
@@ -238,21 +248,11 @@ export function versionedJoinConfiguration(join: JoinConfiguration): Obj {
   o.discovery = d;
   const cp = join.controlPlane;
   if (cp) {
-    const c: Obj = {};
-    const ep: Obj = {};
-    omitEmpty(ep, "advertiseAddress", cp.localAPIEndpoint?.advertiseAddress);
-    omitEmpty(ep, "bindPort", cp.localAPIEndpoint?.bindPort);
-    c.localAPIEndpoint = ep;
+    const c: Obj = { localAPIEndpoint: apiEndpoint(cp.localAPIEndpoint) };
     omitEmpty(c, "certificateKey", cp.certificateKey);
     o.controlPlane = c;
   }
-  omitEmpty(o, "skipPhases", join.skipPhases);
-  if (join.patches) {
-    const p: Obj = {};
-    omitEmpty(p, "directory", join.patches.directory);
-    o.patches = p;
-  }
-  omitNil(o, "timeouts", timeouts(join.timeouts));
+  nodeCommandTail(o, join);
   return o;
 }
 

@@ -5,7 +5,7 @@
 // the command naming it.
 import assert from "node:assert/strict";
 import { CriClient } from "../../runtime/cri/client.ts";
-import { type Containerd, startContainerd } from "../support/containerd.ts";
+import { type Containerd, startScratchContainerd } from "../support/containerd.ts";
 import { createNetNamespace, type NetNamespace } from "../support/netns.ts";
 import { nodeImages } from "../support/node_images.ts";
 import { type OciRegistry, startOciRegistry, writeRegistryHosts } from "../support/oci_registry.ts";
@@ -53,34 +53,18 @@ Deno.test({
       registries.push(main, mirror);
       await writeRegistryHosts(`${dir}/certs.d`, "registry.k8s.io", main.host);
       await writeRegistryHosts(`${dir}/certs.d`, "mirror.test", mirror.host);
-      containerd = await startContainerd({
-        dir,
-        prefix: ["setpriv", "--pdeathsig", "KILL", "--", ...ns.exec],
-        paths: {
-          socket: `${dir}/containerd.sock`,
-          root: `${dir}/root`,
-          state: `${dir}/state`,
-          cniConfDir: `${dir}/cni`,
-          registryConfigDir: `${dir}/certs.d`,
-        },
-      });
+      containerd = await startScratchContainerd(dir, ns, { registryConfigDir: `${dir}/certs.d` });
+      const endpoint = containerd.endpoint;
+      const pull = (...args: string[]) =>
+        run([kubeadmLauncher(), "config", "images", "pull", ...args, "--cri-socket", endpoint]);
 
-      const pull = await run([
-        kubeadmLauncher(),
-        "config",
-        "images",
-        "pull",
-        "--kubernetes-version",
-        VERSION,
-        "--cri-socket",
-        containerd.endpoint,
-      ]);
-      assert.equal(pull.code, 0, `${pull.stdout}\n${pull.stderr}`);
+      const pulled = await pull("--kubernetes-version", VERSION);
+      assert.equal(pulled.code, 0, `${pulled.stdout}\n${pulled.stderr}`);
       assert.deepEqual(
-        pull.stdout.trim().split("\n"),
+        pulled.stdout.trim().split("\n"),
         images.map((i) => `[config/images] Pulled ${i}`),
       );
-      await CriClient.with(containerd.endpoint, async (cri) => {
+      await CriClient.with(endpoint, async (cri) => {
         for (const image of images) {
           const status = await cri.imageStatus(image);
           assert.ok(status?.repoTags.includes(image), `${image} is not in the runtime`);
@@ -97,18 +81,12 @@ Deno.test({
         images.map((i) => i.slice(i.indexOf("/") + 1)).sort(),
       );
 
-      const failed = await run([
-        kubeadmLauncher(),
-        "config",
-        "images",
-        "pull",
+      const failed = await pull(
         "--kubernetes-version",
         VERSION,
         "--image-repository",
         "mirror.test",
-        "--cri-socket",
-        containerd.endpoint,
-      ]);
+      );
       assert.equal(failed.code, 1, failed.stderr);
       const coredns = mirrored.find((i) => i.includes("/coredns:"))!;
       const before = mirrored.slice(0, mirrored.indexOf(coredns));

@@ -209,61 +209,34 @@ Deno.test("a phase takes exactly its own flags, and --config is never mixed", as
     ]);
     assert.equal(foreign.code, 1);
     assert.match(foreign.stderr, /^unknown flag: --certificate-key$/m);
-    for (
-      const [args, mixed] of [
-        [["init", "phase", "certs", "all", "--config", config, "--cert-dir", "/d"], "cert-dir"],
-        [[
-          "init",
-          "phase",
-          "upload-certs",
-          "--upload-certs",
-          "--certificate-key",
-          SECRET_KEY,
-          "--config",
-          config,
-        ], "certificate-key"],
-        [[
-          "init",
-          "phase",
-          "kubeconfig",
-          "admin",
-          "--config",
-          config,
-          "--apiserver-bind-port",
-          "7443",
-        ], "apiserver-bind-port"],
-        [[
-          "join",
-          "phase",
-          "control-plane-join",
-          "mark-control-plane",
-          "--config",
-          config,
-          "--control-plane",
-        ], "control-plane"],
-        [["reset", "--config", config, "--cri-socket", "unix:///x.sock"], "cri-socket"],
-        [["init", "--config", config, "--vmodule", "x=1"], "vmodule"],
-      ] as const
-    ) {
-      const r = await kubeadm([...args]);
-      assert.notEqual(r.code, 0, args.join(" "));
+    const cases: [string, string][] = [
+      [`init phase certs all --config ${config} --cert-dir /d`, "cert-dir"],
+      [
+        `init phase upload-certs --upload-certs --certificate-key ${SECRET_KEY} --config ${config}`,
+        "certificate-key",
+      ],
+      [
+        `init phase kubeconfig admin --config ${config} --apiserver-bind-port 7443`,
+        "apiserver-bind-port",
+      ],
+      [
+        `join phase control-plane-join mark-control-plane --config ${config} --control-plane`,
+        "control-plane",
+      ],
+      [`reset --config ${config} --cri-socket unix:///x.sock`, "cri-socket"],
+      [`init --config ${config} --vmodule x=1`, "vmodule"],
+    ];
+    for (const [line, mixed] of cases) {
+      const r = await kubeadm(line.split(" "));
+      assert.notEqual(r.code, 0, line);
       assert.match(r.stderr, new RegExp(`can not mix '--config' with arguments \\[${mixed}\\]`));
-      assert.deepEqual(r.written, [], args.join(" "));
+      assert.deepEqual(r.written, [], line);
     }
     // Flags upstream allows with --config.
-    const allowed = await kubeadm([
-      "init",
-      "phase",
-      "kubeconfig",
-      "admin",
-      "--config",
-      config,
-      "--kubeconfig-dir",
-      "/elsewhere",
-      "--dry-run",
-      "-v",
-      "1",
-    ]);
+    const allowed = await kubeadm(
+      `init phase kubeconfig admin --config ${config} --kubeconfig-dir /elsewhere --dry-run -v 1`
+        .split(" "),
+    );
     assert.doesNotMatch(allowed.stderr, /can not mix/);
   } finally {
     await Deno.remove(config);

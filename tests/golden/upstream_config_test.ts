@@ -50,6 +50,18 @@ async function same(args: string[], opts: { normalise?: boolean } = {}): Promise
   assert.equal(r.oursOut, r.theirsOut, args.join(" "));
 }
 
+/** An experimental `kubeadm.k8s.io/v1` ClusterConfiguration with an argument's merge method. */
+const v1Cluster = (mergeMethod: string) =>
+  `apiVersion: kubeadm.k8s.io/v1
+kind: ClusterConfiguration
+kubernetesVersion: v1.37.2
+apiServer:
+  extraArgs:
+  - name: v
+    value: "2"
+    mergeMethod: ${mergeMethod}
+`;
+
 let scratch: Promise<string> | undefined;
 
 /** Writes an input file in this test file's scratch directory (removed by the last test). */
@@ -145,15 +157,7 @@ localAPIEndpoint:
 nodeRegistration:
   name: cp
 ---
-apiVersion: kubeadm.k8s.io/v1
-kind: ClusterConfiguration
-kubernetesVersion: v1.37.2
-apiServer:
-  extraArgs:
-  - name: v
-    value: "2"
-    mergeMethod: append
-`,
+${v1Cluster("append")}`,
   );
   await same(["config", "migrate", "--old-config", v1, "--allow-experimental-api"], {
     normalise: true,
@@ -161,19 +165,7 @@ apiServer:
 });
 
 Deno.test("config validate: experimental v1 refused unless allowed, then checked", async () => {
-  const v1 = (method: string) =>
-    file(
-      "v1.yaml",
-      `apiVersion: kubeadm.k8s.io/v1
-kind: ClusterConfiguration
-kubernetesVersion: v1.37.2
-apiServer:
-  extraArgs:
-  - name: v
-    value: "2"
-    mergeMethod: ${method}
-`,
-    );
+  const v1 = (method: string) => file("v1.yaml", v1Cluster(method));
   const refused = await both(["config", "validate", "--config", await v1("append")]);
   assert.notEqual(refused.theirs.code, 0);
   assert.notEqual(refused.ours.code, 0);
