@@ -53,6 +53,21 @@ export async function fileExists(files: FileReader, path: string): Promise<boole
 }
 
 /**
+ * Reads every certificate of a PEM file (client-go `certutil.CertsFromFile`). Throws a
+ * {@link PkiError} in its words: `open <path>: no such file or directory` when missing,
+ * `error reading <path>: ...` when it holds no certificate.
+ */
+export async function readCertsFile(files: FileReader, path: string): Promise<Certificate[]> {
+  const data = await files.read(path);
+  if (data === undefined) throw new PkiError(notFound(path), { field: path });
+  try {
+    return parseCertificatesPEM(data);
+  } catch (e) {
+    throw new PkiError(`error reading ${path}: ${errorMessage(e)}`, { field: path, cause: e });
+  }
+}
+
+/**
  * Loads `<base>.crt` (first certificate, then any intermediates). Throws a {@link PkiError}
  * `couldn't load the certificate file <path>: ...` when missing or unreadable.
  */
@@ -62,23 +77,14 @@ export async function loadCertChain(
   baseName: string,
 ): Promise<{ cert: Certificate; intermediates: Certificate[]; path: string }> {
   const path = certPath(certDir, baseName);
-  const data = await files.read(path);
-  if (data === undefined) {
-    throw new PkiError(`couldn't load the certificate file ${path}: ${notFound(path)}`, {
-      field: path,
-    });
-  }
   try {
-    const [cert, ...intermediates] = parseCertificatesPEM(data);
+    const [cert, ...intermediates] = await readCertsFile(files, path);
     return { cert, intermediates, path };
   } catch (e) {
-    throw new PkiError(
-      `couldn't load the certificate file ${path}: error reading ${path}: ${errorMessage(e)}`,
-      {
-        field: path,
-        cause: e,
-      },
-    );
+    throw new PkiError(`couldn't load the certificate file ${path}: ${errorMessage(e)}`, {
+      field: path,
+      cause: e,
+    });
   }
 }
 

@@ -94,3 +94,18 @@ export function utf8(data: Uint8Array): string {
 export function toBytes(data: string | Uint8Array): Uint8Array {
   return typeof data === "string" ? new TextEncoder().encode(data) : data;
 }
+
+/**
+ * Applies a plan: writes the files one after the other, in the plan's order (each write is
+ * atomic in real adapters), calling `onWritten` after each.
+ */
+export async function writePlannedFiles(
+  files: FileSystem,
+  planned: readonly PlannedFile[],
+  onWritten?: (file: PlannedFile) => void,
+): Promise<void> {
+  for (const file of planned) {
+    await files.write(file);
+    onWritten?.(file);
+  }
+}

@@ -70,7 +70,7 @@ export interface BuiltKubeconfig {
  * (upstream `buildKubeConfigFromSpec`).
  */
 export async function buildClientCertKubeconfig(
-  resolved: ResolvedKubeconfigSpec,
+  resolved: Pick<ResolvedKubeconfigSpec, "clientName" | "organizations" | "serverURL">,
   clusterName: string,
   ca: { cert: Certificate; key: KeyPair },
   clientKey: KeyPair,
