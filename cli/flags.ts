@@ -354,7 +354,7 @@ function spec(name: FlagName): FlagSpec {
   return FLAGS[name];
 }
 
-function collectList(value: string, previous: string[] = []): string[] {
+export function collectList(value: string, previous: string[] = []): string[] {
   return previous.concat(value.split(",").map((s) => s.trim()).filter((s) => s !== ""));
 }
 

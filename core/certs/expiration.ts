@@ -18,7 +18,7 @@ import { externalCAChecker } from "./external_ca.ts";
 import { readCertsFile } from "./pki_files.ts";
 import { certPath } from "./certlist.ts";
 import { caTargets, loadTarget, type RenewalDirs, renewTargets, targetExists } from "./renewal.ts";
-import { errorMessage, PkiError } from "../errors.ts";
+import { errorMessage, ExitCode, KubeadmError, PkiError } from "../errors.ts";
 
 /** One row of the report (output API `Certificate`); field order is upstream's JSON order. */
 export interface CertificateExpiration {
@@ -180,4 +180,29 @@ export function expiringWithin(
   return [...info.certificates, ...info.certificateAuthorities].filter((c) =>
     !c.missing && c.residualTime * 1000 < windowMs
   );
+}
+
+/**
+ * Certificates expire within the window of `check-expiration --fail-if-expiring-within`
+ * (exit status 4, after the report was printed). The message names each one.
+ */
+export class ExpiringCertificatesError extends KubeadmError {
+  override readonly code = "ERR_CERTS_EXPIRING";
+  override readonly exitCode = ExitCode.expiring;
+  /** What expires within the window. */
+  readonly expiring: readonly CertificateExpiration[];
+
+  constructor(expiring: readonly CertificateExpiration[], window: string) {
+    super(
+      `${expiring.length} certificate(s) expire within ${window}: ${
+        expiring.map((c) => `${c.name} (${c.expirationDate})`).join(", ")
+      }`,
+      {
+        field: "--fail-if-expiring-within",
+        value: window,
+        hint: 'renew them with "kubeadm certs renew"',
+      },
+    );
+    this.expiring = expiring;
+  }
 }

@@ -4,10 +4,8 @@
  * kubeconfig), and the plan that renews them: the files to write, in order, with their modes.
  *
  * Rules, as upstream:
- * - every leaf certificate of the inventory and every kubeconfig with a `renewLongName`
- *   (admin, super-admin, controller-manager, scheduler) is a target, named by the certificate
- *   (`apiserver`) or the file (`admin.conf`), sorted by name; with external etcd the etcd
- *   leaves are not targets;
+ * - the targets are those of `renew_targets.ts`; with external etcd the etcd leaves are not
+ *   targets;
  * - a target whose file is missing is reported `MISSING!`; a target signed by an external CA
  *   (its key absent, its leaves valid) is left alone and reported;
  * - a renewed certificate keeps the old subject (CN and O), SANs (DNS and IP) and the extended
@@ -15,7 +13,8 @@
  *   5 min and NotAfter = start + `certificateValidityPeriod`, and is signed by the CA on disk
  *   (a CA key that is not the CA certificate's key is refused, as Go's x509 does);
  * - a kubeconfig keeps everything else, gets the CA certificate from `ca.crt` and the new
- *   client key and certificate, and is written in `clientcmd.Write`'s layout.
+ *   client key and certificate, and is written in `clientcmd.Write`'s layout;
+ * - files are rewritten keeping their current mode and owner (upstream writes in place).
  *
  * The plan is computed completely (every read, check and signature) before anything is
  * written, so bad input changes no file. The writes are ordered so that a run stopped at any
@@ -48,7 +47,7 @@ import {
   serializeKubeconfig,
 } from "../kubeconfig/kubeconfig.ts";
 import { KUBECONFIG_FILE_MODE } from "../kubeconfig/files.ts";
-import { KUBECONFIG_SPECS } from "../kubeconfig/specs.ts";
+import { byName, type RenewTarget, renewTargets } from "./renew_targets.ts";
 import {
   type CertName,
   certPath,
@@ -66,69 +65,8 @@ import {
   readCertsFile,
 } from "./pki_files.ts";
 
-/** Where a renewable certificate lives. */
-export type RenewSource =
-  | { kind: "pki"; baseName: string }
-  | { kind: "kubeconfig"; fileName: string };
-
-/** One certificate `kubeadm certs renew` handles (upstream `CertificateRenewHandler`). */
-export interface RenewTarget {
-  /** Sub-command name: the certificate (`apiserver`) or the kubeconfig file (`admin.conf`). */
-  name: string;
-  /** Description used in help and messages (`certificate for serving the Kubernetes API`). */
-  longName: string;
-  source: RenewSource;
-  /** Name of the signing CA (`ca`, `front-proxy-ca`, `etcd-ca`). */
-  caName: CertName;
-  /** Base name of the signing CA's files (`ca`, `front-proxy-ca`, `etcd/ca`). */
-  caBaseName: string;
-  /** The static Pods that load the file. */
-  readers: readonly string[];
-}
-
-const byName = <T extends { name: string }>(a: T, b: T) =>
-  a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
-
-function isEtcdSigned(spec: CertSpec): boolean {
-  return spec.name === "etcd-ca" || spec.caName === "etcd-ca";
-}
-
-/**
- * Every renewal target, sorted by name (upstream builds its sub-commands from this list),
- * or, with `externalEtcd`, those of a cluster with external etcd.
- */
-export function renewTargets(externalEtcd = false): RenewTarget[] {
-  const certs = KUBEADM_CERTS.filter((s) => s.caName && !(externalEtcd && isEtcdSigned(s))).map(
-    (s): RenewTarget => {
-      const ca = certSpec(s.caName!);
-      return {
-        name: s.name,
-        longName: s.longName,
-        source: { kind: "pki", baseName: s.baseName },
-        caName: ca.name,
-        caBaseName: ca.baseName,
-        readers: s.readers ?? [],
-      };
-    },
-  );
-  const ca = certSpec("ca");
-  const kubeconfigs = KUBECONFIG_SPECS.filter((k) => k.renewLongName).map((k): RenewTarget => ({
-    name: k.fileName,
-    longName: k.renewLongName!,
-    source: { kind: "kubeconfig", fileName: k.fileName },
-    caName: ca.name,
-    caBaseName: ca.baseName,
-    readers: k.readers ?? [],
-  }));
-  return [...certs, ...kubeconfigs].sort(byName);
-}
-
-/** The CAs `check-expiration` reports, sorted by name (without etcd-ca for external etcd). */
-export function caTargets(externalEtcd = false): CertSpec[] {
-  return KUBEADM_CERTS.filter((s) => !s.caName && !(externalEtcd && isEtcdSigned(s))).sort(
-    byName,
-  );
-}
+export { caTargets, renewTargets } from "./renew_targets.ts";
+export type { RenewSource, RenewTarget } from "./renew_targets.ts";
 
 /** Directories a renewal works in. */
 export interface RenewalDirs {
@@ -358,12 +296,14 @@ async function renewedFiles(
         data: keyPEM,
         mode: KEY_FILE_MODE,
         kind: "key",
+        keepExistingMode: true,
       },
       {
         path: certPath(dirs.certificatesDir, target.source.baseName),
         data: encodeCertificatePEM(cert),
         mode: CERT_FILE_MODE,
         kind: "certificate",
+        keepExistingMode: true,
       },
     ];
   }
@@ -399,6 +339,7 @@ async function renewedFiles(
     data: serializeKubeconfig(clientcmdOrder(next), { nullEmptyLists: true }),
     mode: KUBECONFIG_FILE_MODE,
     kind: "kubeconfig",
+    keepExistingMode: true,
   }];
 }
 

@@ -31,6 +31,11 @@ export interface PlannedFile {
   mode: number;
   /** Content kind; keys and kubeconfigs are never printed. */
   kind: FileKind;
+  /**
+   * When the file already exists, keep its mode and owner instead of `mode` (upstream rewrites
+   * renewed files in place, so an admin's `chmod 0640 admin.conf` survives a renewal).
+   */
+  keepExistingMode?: boolean;
 }
 
 /** Read access to the node's files. */
