@@ -120,8 +120,11 @@ async function loadKubeconfigTarget(
     if (data === undefined) throw new Error(`open ${path}: no such file or directory`);
     config = parseKubeconfig(data, path, { clientcmd: true });
   } catch (e) {
+    const reason = errorMessage(e);
     throw kubeconfigError(
-      `failed to load kubeConfig file ${path}: ${errorMessage(e)}`,
+      `failed to load kubeConfig file ${path}: ${
+        reason.startsWith(`${path}: `) ? reason.slice(path.length + 2) : reason
+      }`,
       path,
       e,
     );
