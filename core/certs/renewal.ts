@@ -48,14 +48,7 @@ import {
 } from "../kubeconfig/kubeconfig.ts";
 import { KUBECONFIG_FILE_MODE } from "../kubeconfig/files.ts";
 import { byName, type RenewTarget, renewTargets } from "./renew_targets.ts";
-import {
-  type CertName,
-  certPath,
-  type CertSpec,
-  certSpec,
-  keyPath,
-  KUBEADM_CERTS,
-} from "./certlist.ts";
+import { certPath, keyPath } from "./certlist.ts";
 import { externalCAChecker } from "./external_ca.ts";
 import {
   CERT_FILE_MODE,

@@ -10,8 +10,15 @@ import { upstreamKubeadm } from "../support/k8s_bins.ts";
 import { run, type RunResult } from "../support/control_plane.ts";
 import { listFiles, repoRoot } from "../support/repo.ts";
 import { openssl } from "../support/openssl.ts";
-import { certView, keyView, kubeconfigView, validitySeconds } from "../support/pki_views.ts";
+import {
+  assertPairedAndSigned,
+  certView,
+  keyView,
+  kubeconfigView,
+  validitySeconds,
+} from "../support/pki_views.ts";
 import { APISERVER_KUBELET_CLIENT_IN_CLUSTER_ADMINS } from "../../core/constants.ts";
+import { certSpec, KUBEADM_CERTS } from "../../core/certs/certlist.ts";
 
 const CONFIGS: Record<string, string> = {
   "defaults (RSA-2048)": GOLDEN_DEFAULT_CONFIG,
@@ -126,24 +133,10 @@ function upstreamError(r: RunResult): string {
   return line.slice("error: ".length);
 }
 
-const CA_OF: Record<string, string> = {
-  "apiserver": "ca",
-  "apiserver-kubelet-client": "ca",
-  "front-proxy-client": "front-proxy-ca",
-  "etcd/server": "etcd/ca",
-  "etcd/peer": "etcd/ca",
-  "etcd/healthcheck-client": "etcd/ca",
-  "apiserver-etcd-client": "etcd/ca",
-};
-
-/** openssl: the certificate verifies against its CA and its public key is the key's. */
-async function assertPairedAndSigned(cert: string, key: string, ca: string): Promise<void> {
-  const verify = await run(["openssl", "verify", "-CAfile", ca, cert]);
-  assert.equal(verify.code, 0, `${cert}: ${verify.stdout}${verify.stderr}`);
-  const fromCert = await openssl(["x509", "-in", cert, "-noout", "-pubkey"]);
-  const fromKey = await openssl(["pkey", "-in", key, "-pubout"]);
-  assert.equal(fromCert, fromKey, `${cert} matches ${key}`);
-}
+/** The CA base name of each leaf (`etcd/peer` → `etcd/ca`). */
+const CA_OF: Record<string, string> = Object.fromEntries(
+  KUBEADM_CERTS.filter((s) => s.caName).map((s) => [s.baseName, certSpec(s.caName!).baseName]),
+);
 
 /** Splits a kubeconfig's embedded client certificate and key into files for openssl. */
 async function kubeconfigPair(path: string, dir: string): Promise<{ cert: string; key: string }> {

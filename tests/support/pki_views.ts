@@ -6,7 +6,8 @@
  * @module
  */
 import { parseKubeYamlOne } from "../../core/yaml/kube_yaml.ts";
-import { openssl } from "./openssl.ts";
+import assert from "node:assert/strict";
+import { openssl, runTool } from "./openssl.ts";
 
 /** openssl's view of a certificate with the per-run values (serial, times, key bits) removed. */
 export async function certView(path: string): Promise<string> {
@@ -65,4 +66,13 @@ export async function kubeconfigView(path: string): Promise<unknown> {
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+/** openssl: the certificate verifies against its CA and its public key is the key's. */
+export async function assertPairedAndSigned(cert: string, key: string, ca: string): Promise<void> {
+  const verify = await runTool("openssl", ["verify", "-CAfile", ca, cert]);
+  assert.equal(verify.code, 0, `${cert}: ${verify.stdout}${verify.stderr}`);
+  const fromCert = await openssl(["x509", "-in", cert, "-noout", "-pubkey"]);
+  const fromKey = await openssl(["pkey", "-in", key, "-pubout"]);
+  assert.equal(fromCert, fromKey, `${cert} matches ${key}`);
 }
