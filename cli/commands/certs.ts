@@ -12,6 +12,7 @@
 import type { Command } from "commander";
 import { consolePrinter, stderr, stdout } from "../output.ts";
 import type { CertsConfigFlags } from "../certs_runtime.ts";
+import type { StructuredFormat } from "../../core/text/structured_output.ts";
 import { renewTargets } from "../../core/certs/renew_targets.ts";
 
 const CERT_DIR_HELP = "The path where to save the certificates";
@@ -131,11 +132,11 @@ async function runCheckExpiration(cmd: Command): Promise<void> {
   };
   const { KubeadmError } = await import("../../core/errors.ts");
   const output = flags.output ?? "text";
-  if (!["text", "json", "yaml"].includes(output)) {
+  if (!["text", "json", "yaml", "kyaml"].includes(output)) {
     throw new KubeadmError(
       `could not construct output printer: unable to match a printer suitable for the output format ${
         JSON.stringify(output)
-      }, allowed formats are: json,text,yaml`,
+      }, allowed formats are: json,kyaml,text,yaml`,
       { field: "--output", value: output },
     );
   }
@@ -174,7 +175,7 @@ async function runCheckExpiration(cmd: Command): Promise<void> {
   for (const w of warnings) stderr(w);
   const text = output === "text"
     ? formatExpirationText(info)
-    : formatStructured(info, output as "json" | "yaml");
+    : formatStructured(info, output as StructuredFormat);
   Deno.stdout.writeSync(new TextEncoder().encode(text));
   if (windowMs !== undefined) {
     const expiring = expiringWithin(info, windowMs);
@@ -232,7 +233,10 @@ export function registerCerts(program: Command): void {
     .option("--cert-dir <dir>", `${CERT_DIR_HELP} (default "/etc/kubernetes/pki")`)
     .option("--config <file>", CONFIG_HELP)
     .option("--kubeconfig <file>", `${KUBECONFIG_HELP} (default "/etc/kubernetes/admin.conf")`)
-    .option("-o, --output <format>", `Output format. One of: text|json|yaml. (default "text")`)
+    .option(
+      "-o, --output <format>",
+      `Output format. One of: text|json|yaml|kyaml. (default "text")`,
+    )
     .option(
       "--allow-missing-template-keys",
       "If true, ignore any errors in templates when a field or map key is missing in the template. Only applies to golang and jsonpath output formats. (default true)",

@@ -5,6 +5,7 @@
  * @module
  */
 import { toKubeYaml } from "../yaml/kube_yaml.ts";
+import { toKyaml } from "../yaml/kyaml.ts";
 
 /** API version of kubeadm's structured output objects. */
 export const OUTPUT_API_VERSION = "output.kubeadm.k8s.io/v1alpha3";
@@ -15,7 +16,14 @@ export function goJsonIndent(value: unknown): string {
     .replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
-/** One object as `-o json` (indented, newline-terminated) or `-o yaml` (sorted keys) prints it. */
-export function formatStructured(value: unknown, format: "json" | "yaml"): string {
-  return format === "json" ? `${goJsonIndent(value)}\n` : toKubeYaml(value);
+/** The structured output formats (`-o`). */
+export type StructuredFormat = "json" | "yaml" | "kyaml";
+
+/**
+ * One object as `-o json` (indented, newline-terminated), `-o yaml` (sorted keys) or
+ * `-o kyaml` prints it.
+ */
+export function formatStructured(value: unknown, format: StructuredFormat): string {
+  if (format === "json") return `${goJsonIndent(value)}\n`;
+  return format === "kyaml" ? toKyaml(value) : toKubeYaml(value);
 }

@@ -183,7 +183,7 @@ for (const [name, config] of Object.entries(CONFIGS)) {
         assert.equal(u.code, 0, `${label} upstream: ${u.stderr}`);
         assert.equal(o.code, 0, `${label} ours: ${o.stderr}`);
         assert.equal(maskResidual(o.stdout), maskResidual(u.stdout), `${label}: text`);
-        for (const format of ["json", "yaml"]) {
+        for (const format of ["json", "yaml", "kyaml"]) {
           const uj = await upstream(root, ["certs", "check-expiration", "-o", format]);
           const oj = await ours(root, ["certs", "check-expiration", "-o", format]);
           assert.equal(oj.code, 0, oj.stderr);
