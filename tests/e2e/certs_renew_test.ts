@@ -140,11 +140,17 @@ Deno.test({
         );
         const renewedEtcd = await fingerprint(await Deno.readTextFile(`${pki}/etcd/server.crt`));
         assert.notEqual(renewedEtcd, before.etcd);
-        const etcdServed = await servedCert(node, 2379, [
+        const clientCert = [
           `-cert ${pki}/etcd/healthcheck-client.crt`,
           `-key ${pki}/etcd/healthcheck-client.key`,
-        ]);
-        assert.equal(await fingerprint(etcdServed), renewedEtcd);
+        ];
+        let served = "";
+        // etcd may still be starting after its restart: wait for it to serve anything.
+        await waitFor("etcd to serve again", async () => {
+          served = await fingerprint(await servedCert(node, 2379, clientCert)).catch(() => "");
+          return served !== "";
+        }, 120_000);
+        assert.equal(served, renewedEtcd);
       });
 
       await t.step(
