@@ -7,10 +7,10 @@
 import assert from "node:assert/strict";
 import {
   createTestNode,
+  initControlPlane,
   run,
   type TestNode,
   waitFor,
-  writeInitConfig,
 } from "../support/control_plane.ts";
 import { upstreamKubeadm } from "../support/k8s_bins.ts";
 import { openssl } from "../support/openssl.ts";
@@ -59,15 +59,7 @@ Deno.test({
   async fn(t) {
     const node = await createTestNode("cp-renew");
     try {
-      const config = await writeInitConfig(node);
-      await node.startStandin();
-      const init = await node.kubeadm([
-        "init",
-        "--config",
-        config,
-        "--ignore-preflight-errors=all",
-      ]);
-      assert.equal(init.code, 0, `init failed:\n${init.stdout}\n${init.stderr}`);
+      await initControlPlane(node);
       const pki = `${node.rootfs}/etc/kubernetes/pki`;
       const before = {
         apiserver: await fingerprint(await Deno.readTextFile(`${pki}/apiserver.crt`)),

@@ -81,6 +81,7 @@ export async function binSetDir(
   }
   setDirs.set(set, dir);
   return dir;
+}
 
 /** The upstream kubeadm release the day-2 golden tests compare against. */
 export const UPSTREAM_KUBEADM_VERSION = "v1.37.2";
@@ -100,5 +101,4 @@ export async function upstreamKubeadm(): Promise<string> {
   }
   const dir = await binSetDir(UPSTREAM_KUBEADM_VERSION, "KUBEADM_TS_V1_37_BIN_DIR", ["kubeadm"]);
   return `${dir}/kubeadm`;
-}
 }
