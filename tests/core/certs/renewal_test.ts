@@ -280,7 +280,7 @@ Deno.test("planRenewal() refuses bad input with upstream's errors, naming the fi
   await assertRefused(
     files,
     ALL,
-    /^failed to renew certificate admin\.conf: unable to sign certificate: x509: provided PrivateKey doesn't match parent's PublicKey$/,
+    /^the private key file \/etc\/kubernetes\/pki\/ca\.key does not match the certificate \/etc\/kubernetes\/pki\/ca\.crt$/,
     `${PKI_DIR}/ca.key`,
   );
   files.put(`${PKI_DIR}/ca.key`, good);
