@@ -19,7 +19,12 @@
  * @module
  */
 import { readConfigFile, systemdResolvedActive } from "./config_file.ts";
-import { CURRENT_KUBERNETES_VERSION, KubeconfigFile, KUBERNETES_DIR } from "../core/constants.ts";
+import {
+  CURRENT_KUBERNETES_VERSION,
+  DEFAULT_CERTIFICATES_DIR,
+  KubeconfigFile,
+  KUBERNETES_DIR,
+} from "../core/constants.ts";
 import { errorMessage } from "../core/errors.ts";
 import type { Printer } from "../core/host/ports.ts";
 import { webRandom } from "../core/host/ports.ts";
@@ -28,14 +33,10 @@ import { resolveInitConfig } from "../core/config/resolve.ts";
 import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
 import { detectDefaultAddress, readHostFacts } from "../runtime/host/facts.ts";
 import { envGet } from "../runtime/host/env.ts";
+import type { FlagValues } from "./flags.ts";
 
-/** Flags shared by the certs commands that read a configuration. */
-export interface CertsConfigFlags {
-  config?: string;
-  certDir?: string;
-  kubeconfig?: string;
-  rootfs?: string;
-}
+/** The registry's flags the certs commands that read a configuration use. */
+export type CertsConfigFlags = Pick<FlagValues, "config" | "cert-dir" | "kubeconfig" | "rootfs">;
 
 /** A printer that prints nothing (structured output keeps stdout for the object). */
 export const silentPrinter: Printer = { info: () => {}, warn: () => {} };
@@ -126,7 +127,7 @@ export async function loadCertsConfig(
   logPrefix: string,
   warn: (line: string) => void,
 ): Promise<ResolvedConfig> {
-  const certificatesDir = flags.certDir ?? "/etc/kubernetes/pki";
+  const certificatesDir = flags["cert-dir"] ?? DEFAULT_CERTIFICATES_DIR;
   if (!flags.config) {
     const kubeconfigPath = flags.kubeconfig ??
       underRoot(flags.rootfs ?? "/", `${KUBERNETES_DIR}/${KubeconfigFile.admin}`);

@@ -10,15 +10,10 @@
  * @module
  */
 import type { Command } from "commander";
+import { addFlags, durationValue, type FlagName, flagValues } from "../flags.ts";
 import { consolePrinter, stderr, stdout } from "../output.ts";
-import type { CertsConfigFlags } from "../certs_runtime.ts";
 import type { StructuredFormat } from "../../core/text/structured_output.ts";
 import { renewTargets } from "../../core/certs/renew_targets.ts";
-
-const CERT_DIR_HELP = "The path where to save the certificates";
-const CONFIG_HELP = "Path to a kubeadm configuration file.";
-const KUBECONFIG_HELP =
-  "The kubeconfig file to use when talking to the cluster. If the flag is not set, a set of standard locations can be searched for an existing kubeconfig file.";
 
 const RENEW_LONG = (longName: string) =>
   `Renew the ${longName}.
@@ -32,31 +27,29 @@ After renewal, in order to make changes effective, is required to restart contro
 const RENEW_ALL_LONG =
   "Renew all known certificates necessary to run the control plane. Renewals are run unconditionally, regardless of expiration date. Renewals can also be run individually for more control.";
 
-/** Exit status of `check-expiration --fail-if-expiring-within` when something expires. */
-export const EXPIRING_EXIT_CODE = 4;
+/** The flags of every `certs renew <name>|all` (upstream's, plus `--dry-run`). */
+const RENEW_FLAGS: readonly FlagName[] = ["cert-dir", "config", "kubeconfig", "dry-run"];
 
-interface RenewOpts extends CertsConfigFlags {
-  dryRun?: boolean;
-}
+/** The flags of `certs check-expiration` (upstream's, plus `--fail-if-expiring-within`). */
+const CHECK_EXPIRATION_FLAGS: readonly FlagName[] = [
+  "allow-missing-template-keys",
+  "cert-dir",
+  "config",
+  "fail-if-expiring-within",
+  "kubeconfig",
+  "output",
+  "show-managed-fields",
+];
 
-function configFlags(cmd: Command): CertsConfigFlags & Record<string, unknown> {
-  return cmd.optsWithGlobals() as CertsConfigFlags & Record<string, unknown>;
-}
+/** The flags of `certs generate-csr`. */
+const GENERATE_CSR_FLAGS: readonly FlagName[] = ["cert-dir", "config", "kubeconfig-dir"];
 
-function addRenewFlags(cmd: Command): Command {
-  return cmd
-    .option("--cert-dir <dir>", `${CERT_DIR_HELP} (default "/etc/kubernetes/pki")`)
-    .option("--config <file>", CONFIG_HELP)
-    .option("--kubeconfig <file>", `${KUBECONFIG_HELP} (default "/etc/kubernetes/admin.conf")`)
-    .option(
-      "--dry-run",
-      "Do not write anything: list the files each renewal would write (beyond upstream).",
-    )
-    .option("--no-dry-run", "(pflag compatibility)");
-}
+/** Output formats `check-expiration -o` accepts. */
+const EXPIRATION_FORMATS = ["json", "kyaml", "text", "yaml"];
 
 async function runRenew(names: "all" | string, cmd: Command): Promise<void> {
-  const flags = configFlags(cmd) as RenewOpts;
+  const flags = flagValues(cmd);
+  const dryRun = flags["dry-run"] === true;
   const { loadCertsConfig, nodeFiles } = await import("../certs_runtime.ts");
   const { planRenewal, podsToRestart, renewalMessage, RENEW_ALL_DONE } = await import(
     "../../core/certs/renewal.ts"
@@ -89,7 +82,7 @@ async function runRenew(names: "all" | string, cmd: Command): Promise<void> {
       stdout(renewalMessage(outcome));
       continue;
     }
-    if (flags.dryRun) {
+    if (dryRun) {
       for (const f of outcome.files) {
         stdout(
           `[dryrun] Would write ${f.path} (${f.kind}, mode ${
@@ -106,7 +99,7 @@ async function runRenew(names: "all" | string, cmd: Command): Promise<void> {
     stdout(renewalMessage(outcome));
   }
   const pods = podsToRestart(plan);
-  if (flags.dryRun) {
+  if (dryRun) {
     stdout(
       `[dryrun] No file was written.${
         pods.length > 0 ? ` A real run would need a restart of: ${pods.join(", ")}` : ""
@@ -126,38 +119,18 @@ async function runRenew(names: "all" | string, cmd: Command): Promise<void> {
 }
 
 async function runCheckExpiration(cmd: Command): Promise<void> {
-  const flags = configFlags(cmd) as CertsConfigFlags & {
-    output?: string;
-    failIfExpiringWithin?: string;
-  };
+  const flags = flagValues(cmd);
   const { KubeadmError } = await import("../../core/errors.ts");
   const output = flags.output ?? "text";
-  if (!["text", "json", "yaml", "kyaml"].includes(output)) {
+  if (!EXPIRATION_FORMATS.includes(output)) {
     throw new KubeadmError(
       `could not construct output printer: unable to match a printer suitable for the output format ${
         JSON.stringify(output)
-      }, allowed formats are: json,kyaml,text,yaml`,
+      }, allowed formats are: ${EXPIRATION_FORMATS.join(",")}`,
       { field: "--output", value: output },
     );
   }
-  let windowMs: number | undefined;
-  if (flags.failIfExpiringWithin !== undefined) {
-    const { parseDuration } = await import("../../core/text/duration.ts");
-    try {
-      windowMs = parseDuration(flags.failIfExpiringWithin);
-    } catch (e) {
-      throw new KubeadmError(
-        `invalid argument ${
-          JSON.stringify(flags.failIfExpiringWithin)
-        } for "--fail-if-expiring-within" flag: ${(e as Error).message}`,
-        {
-          field: "--fail-if-expiring-within",
-          value: flags.failIfExpiringWithin,
-          hint: "e.g. 720h",
-        },
-      );
-    }
-  }
+  const windowMs = durationValue(flags, "fail-if-expiring-within");
   const { loadCertsConfig, nodeFiles, silentPrinter } = await import("../certs_runtime.ts");
   const { checkExpiration, formatExpirationText, expiringWithin, ExpiringCertificatesError } =
     await import("../../core/certs/expiration.ts");
@@ -180,25 +153,25 @@ async function runCheckExpiration(cmd: Command): Promise<void> {
   if (windowMs !== undefined) {
     const expiring = expiringWithin(info, windowMs);
     if (expiring.length > 0) {
-      throw new ExpiringCertificatesError(expiring, flags.failIfExpiringWithin!);
+      throw new ExpiringCertificatesError(expiring, flags["fail-if-expiring-within"]!);
     }
   }
 }
 
 async function runGenerateCSR(cmd: Command): Promise<void> {
-  const flags = configFlags(cmd) as CertsConfigFlags & { kubeconfigDir?: string };
+  const flags = flagValues(cmd);
   const { loadOrDefaultConfig, nodeFiles } = await import("../certs_runtime.ts");
   const { csrGroupHeader, planKeysAndCSRs } = await import("../../core/certs/generate_csr.ts");
   const { KUBERNETES_DIR } = await import("../../core/constants.ts");
   const { writePlannedFiles } = await import("../../core/host/ports.ts");
   const cfg = await loadOrDefaultConfig(flags.config, {}, stderr);
   // --cert-dir takes priority over the configuration when set.
-  if (flags.certDir) cfg.cluster.certificatesDir = flags.certDir;
+  if (flags["cert-dir"]) cfg.cluster.certificatesDir = flags["cert-dir"];
   const files = nodeFiles(flags.rootfs);
   const groups = await planKeysAndCSRs({
     cfg,
     files,
-    kubeconfigDir: flags.kubeconfigDir ?? KUBERNETES_DIR,
+    kubeconfigDir: flags["kubeconfig-dir"] ?? KUBERNETES_DIR,
     startTime: new Date(),
     warn: stderr,
   });
@@ -211,7 +184,7 @@ async function runGenerateCSR(cmd: Command): Promise<void> {
   }
 }
 
-/** Registers `certs` and its sub-commands. */
+/** Registers `certs` and its sub-commands, their flags drawn from the registry. */
 export function registerCerts(program: Command): void {
   const certs = program.command("certs").alias("certificates").description(
     "Commands related to handling Kubernetes certificates",
@@ -219,39 +192,25 @@ export function registerCerts(program: Command): void {
   const renew = certs.command("renew").description("Renew certificates for a Kubernetes cluster");
   // Sub-commands come from the core's target list (upstream builds them the same way).
   for (const t of renewTargets()) {
-    addRenewFlags(
+    addFlags(
       renew.command(t.name).summary(`Renew the ${t.longName}`).description(RENEW_LONG(t.longName)),
+      RENEW_FLAGS,
+      "certs",
     ).action((_opts: unknown, cmd: Command) => runRenew(t.name, cmd));
   }
-  addRenewFlags(
+  addFlags(
     renew.command("all").summary("Renew all available certificates").description(RENEW_ALL_LONG),
+    RENEW_FLAGS,
+    "certs",
   ).action((_opts: unknown, cmd: Command) => runRenew("all", cmd));
 
-  certs.command("check-expiration")
-    .description("Checks expiration for the certificates in the local PKI managed by kubeadm.")
-    .summary("Check certificates expiration for a Kubernetes cluster")
-    .option("--cert-dir <dir>", `${CERT_DIR_HELP} (default "/etc/kubernetes/pki")`)
-    .option("--config <file>", CONFIG_HELP)
-    .option("--kubeconfig <file>", `${KUBECONFIG_HELP} (default "/etc/kubernetes/admin.conf")`)
-    .option(
-      "-o, --output <format>",
-      `Output format. One of: text|json|yaml|kyaml. (default "text")`,
-    )
-    .option(
-      "--allow-missing-template-keys",
-      "If true, ignore any errors in templates when a field or map key is missing in the template. Only applies to golang and jsonpath output formats. (default true)",
-    )
-    .option("--no-allow-missing-template-keys", "(pflag compatibility)")
-    .option(
-      "--show-managed-fields",
-      "If true, keep the managedFields when printing objects in JSON or YAML format.",
-    )
-    .option("--no-show-managed-fields", "(pflag compatibility)")
-    .option(
-      "--fail-if-expiring-within <duration>",
-      `After printing, exit with status ${EXPIRING_EXIT_CODE} (and name them on stderr) when any certificate or CA expires within this duration or has expired, e.g. 720h; missing files do not count (beyond upstream).`,
-    )
-    .action((_opts: unknown, cmd: Command) => runCheckExpiration(cmd));
+  addFlags(
+    certs.command("check-expiration")
+      .description("Checks expiration for the certificates in the local PKI managed by kubeadm.")
+      .summary("Check certificates expiration for a Kubernetes cluster"),
+    CHECK_EXPIRATION_FLAGS,
+    "certs",
+  ).action((_opts: unknown, cmd: Command) => runCheckExpiration(cmd));
 
   certs.command("certificate-key")
     .summary("Generate certificate keys")
@@ -268,10 +227,11 @@ generate and print one for you.`,
       stdout(generateCertificateKey(webRandom));
     });
 
-  certs.command("generate-csr")
-    .summary("Generate keys and certificate signing requests")
-    .description(
-      `Generates keys and certificate signing requests (CSRs) for all the certificates required to run the control plane. This command also generates partial kubeconfig files with private key data in the  "users > user > client-key-data" field, and for each kubeconfig file an accompanying ".csr" file is created.
+  addFlags(
+    certs.command("generate-csr")
+      .summary("Generate keys and certificate signing requests")
+      .description(
+        `Generates keys and certificate signing requests (CSRs) for all the certificates required to run the control plane. This command also generates partial kubeconfig files with private key data in the  "users > user > client-key-data" field, and for each kubeconfig file an accompanying ".csr" file is created.
 
 This command is designed for use in [Kubeadm External CA Mode](https://kubernetes.io/docs/tasks/administer-cluster/kubeadm/kubeadm-certs/#external-ca-mode). It generates CSRs which you can then submit to your external certificate authority for signing.
 
@@ -280,12 +240,8 @@ The PEM encoded signed certificates should then be saved alongside the key files
 Examples:
   # The following command will generate keys and CSRs for all control-plane certificates and kubeconfig files:
   kubeadm certs generate-csr --kubeconfig-dir /tmp/etc-k8s --cert-dir /tmp/etc-k8s/pki`,
-    )
-    .option("--cert-dir <dir>", CERT_DIR_HELP)
-    .option("--config <file>", CONFIG_HELP)
-    .option(
-      "--kubeconfig-dir <dir>",
-      `The path where to save the kubeconfig file. (default "/etc/kubernetes")`,
-    )
-    .action((_opts: unknown, cmd: Command) => runGenerateCSR(cmd));
+      ),
+    GENERATE_CSR_FLAGS,
+    "generate-csr",
+  ).action((_opts: unknown, cmd: Command) => runGenerateCSR(cmd));
 }

@@ -5,37 +5,29 @@
  * @module
  */
 import type { Command } from "commander";
-import { collectList } from "../flags.ts";
+import { addFlags, durationValue, type FlagName, flagValues } from "../flags.ts";
 import { stderr } from "../output.ts";
 
-interface UserOpts {
-  clientName?: string;
-  config?: string;
-  org?: string[];
-  token?: string;
-  validityPeriod?: string;
-  rootfs?: string;
-}
+/** The flags of `kubeconfig user`. */
+const USER_FLAGS: readonly FlagName[] = [
+  "client-name",
+  "config",
+  "org",
+  "token",
+  "validity-period",
+];
+
+/** Upstream's default `--validity-period`. */
+const DEFAULT_VALIDITY = "8760h0m0s";
 
 async function runUser(cmd: Command): Promise<void> {
-  const flags = cmd.optsWithGlobals() as UserOpts;
+  const flags = flagValues(cmd);
   const { KubeadmError } = await import("../../core/errors.ts");
-  if (!flags.clientName) {
+  const clientName = flags["client-name"];
+  if (!clientName) {
     throw new KubeadmError(`required flag(s) "client-name" not set`, { field: "--client-name" });
   }
-  const { parseDuration } = await import("../../core/text/duration.ts");
-  const validity = flags.validityPeriod ?? "8760h0m0s";
-  let validityMs: number;
-  try {
-    validityMs = parseDuration(validity);
-  } catch (e) {
-    throw new KubeadmError(
-      `invalid argument ${JSON.stringify(validity)} for "--validity-period" flag: ${
-        (e as Error).message
-      }`,
-      { field: "--validity-period", value: validity },
-    );
-  }
+  const validityMs = durationValue(flags, "validity-period", DEFAULT_VALIDITY)!;
   const { loadOrDefaultConfig, nodeFiles } = await import("../certs_runtime.ts");
   const { userKubeconfig } = await import("../../core/kubeconfig/user.ts");
   const { webRandom } = await import("../../core/host/ports.ts");
@@ -44,7 +36,7 @@ async function runUser(cmd: Command): Promise<void> {
   const text = await userKubeconfig({
     cfg,
     files: nodeFiles(flags.rootfs),
-    clientName: flags.clientName,
+    clientName,
     organizations: flags.org ?? [],
     token: flags.token || undefined,
     validityMs,
@@ -57,13 +49,14 @@ async function runUser(cmd: Command): Promise<void> {
   Deno.stdout.writeSync(new TextEncoder().encode(`${text}\n`));
 }
 
-/** Registers `kubeconfig user`. */
+/** Registers `kubeconfig user`, its flags drawn from the registry. */
 export function registerKubeconfig(program: Command): void {
   const kubeconfig = program.command("kubeconfig").description("Kubeconfig file utilities.");
-  kubeconfig.command("user")
-    .summary("Output a kubeconfig file for an additional user")
-    .description(
-      `Output a kubeconfig file for an additional user.
+  addFlags(
+    kubeconfig.command("user")
+      .summary("Output a kubeconfig file for an additional user")
+      .description(
+        `Output a kubeconfig file for an additional user.
 
 Examples:
   # Output a kubeconfig file for an additional user named foo
@@ -71,24 +64,8 @@ Examples:
 
   # Output a kubeconfig file for an additional user named foo using a kubeadm config file bar
   kubeadm kubeconfig user --client-name=foo --config=bar`,
-    )
-    .option(
-      "--client-name <name>",
-      "The name of user. It will be used as the CN if client certificates are created",
-    )
-    .option("--config <file>", "Path to a kubeadm configuration file.")
-    .option(
-      "--org <orgs>",
-      "The organizations of the client certificate. It will be used as the O if client certificates are created",
-      collectList,
-    )
-    .option(
-      "--token <token>",
-      "The token that should be used as the authentication mechanism for this kubeconfig, instead of client certificates",
-    )
-    .option(
-      "--validity-period <duration>",
-      `The validity period of the client certificate. It is an offset from the current time. (default 8760h0m0s)`,
-    )
-    .action((_opts: unknown, cmd: Command) => runUser(cmd));
+      ),
+    USER_FLAGS,
+    "kubeconfig",
+  ).action((_opts: unknown, cmd: Command) => runUser(cmd));
 }

@@ -5,6 +5,9 @@
 // set and CSR contents, `kubeconfig user`, and bad input (the same error, non-zero exit, and
 // none of our files changed). Every renewed certificate is also checked with openssl.
 import assert from "node:assert/strict";
+import type { Command } from "commander";
+import { buildProgram } from "../../cli/main.ts";
+import { PERSISTENT_FLAGS } from "../../cli/flags.ts";
 import { GOLDEN_DEFAULT_CONFIG } from "../support/config.ts";
 import { upstreamKubeadm } from "../support/k8s_bins.ts";
 import { run, type RunResult } from "../support/control_plane.ts";
@@ -487,4 +490,90 @@ test("kubeconfig user matches upstream kubeadm v1.37.2 (token and client certifi
     );
     assert.ok(oc.stdout.endsWith("\n\n") && uc.stdout.endsWith("\n\n"), "Println's extra newline");
   });
+});
+
+/** Upstream's local flags of a command, from `--help` (cobra prints each on one line). */
+async function upstreamFlags(path: string[]): Promise<Map<string, string>> {
+  const r = await run([await upstreamKubeadm(), ...path, "--help"]);
+  assert.equal(r.code, 0, r.stderr);
+  const section = r.stdout.split("\nFlags:\n")[1].split("\n\nGlobal Flags:")[0];
+  const flags = new Map<string, string>();
+  for (const line of section.split("\n")) {
+    const m = line.match(/^\s+(?:-\w, )?--([\w-]+)(?: \w+)?\s{2,}(.*)$/);
+    assert.ok(m, `upstream flag line: ${line}`);
+    if (m[1] !== "help") flags.set(m[1], m[2]);
+  }
+  return flags;
+}
+
+/** Upstream's sub-commands of a command, from `--help`. */
+async function upstreamSubcommands(path: string[]): Promise<string[]> {
+  const r = await run([await upstreamKubeadm(), ...path, "--help"]);
+  assert.equal(r.code, 0, r.stderr);
+  const section = r.stdout.split("\nAvailable Commands:\n")[1].split("\n\n")[0];
+  return section.split("\n").map((l) => l.trim().split(/\s+/)[0]).filter((n) => n !== "help");
+}
+
+/** Our command at `path`, as the CLI builds it. */
+function ourCommand(path: string[]): Command {
+  let cmd = buildProgram();
+  for (const name of path) {
+    const next = cmd.commands.find((c) => c.name() === name);
+    assert.ok(next, `kubeadm ${path.join(" ")}`);
+    cmd = next;
+  }
+  return cmd;
+}
+
+/** Our local flags of a command (the global ones left out), with their help. */
+function ourFlags(path: string[]): Map<string, string> {
+  const flags = new Map<string, string>();
+  for (const o of ourCommand(path).options) {
+    const name = o.long!.replace(/^--/, "");
+    if (o.hidden || (PERSISTENT_FLAGS as readonly string[]).includes(name)) continue;
+    flags.set(name, o.description);
+  }
+  return flags;
+}
+
+test("certs and kubeconfig commands take upstream's flags, help texts and defaults from the registry", async () => {
+  // Deliberate differences (README): our --dry-run and --fail-if-expiring-within, and the
+  // output formats check-expiration offers.
+  const extra: Record<string, string[]> = {
+    renew: ["dry-run"],
+    "check-expiration": ["fail-if-expiring-within"],
+  };
+  const renewNames = await upstreamSubcommands(["certs", "renew"]);
+  assert.deepEqual(
+    ourCommand(["certs", "renew"]).commands.map((c) => c.name()).sort(),
+    [...renewNames].sort(),
+  );
+  const paths = [
+    ["certs", "certificate-key"],
+    ["certs", "check-expiration"],
+    ["certs", "generate-csr"],
+    ...renewNames.map((n) => ["certs", "renew", n]),
+    ["kubeconfig", "user"],
+  ];
+  for (const path of paths) {
+    const want = await upstreamFlags(path);
+    const have = ourFlags(path);
+    for (const name of extra[path.at(-1)!] ?? extra[path.at(-2)!] ?? []) {
+      assert.ok(have.delete(name), `${path.join(" ")}: --${name}`);
+    }
+    if (path.at(-1) === "check-expiration") {
+      assert.match(want.get("output")!, /^Output format\. One of: text\|json\|yaml\|kyaml\|/);
+      assert.equal(
+        have.get("output"),
+        'Output format. One of: text|json|yaml|kyaml. (default "text")',
+      );
+      want.delete("output");
+      have.delete("output");
+    }
+    assert.deepEqual(
+      Object.fromEntries(have),
+      Object.fromEntries(want),
+      `kubeadm ${path.join(" ")}: flags and help`,
+    );
+  }
 });
