@@ -458,13 +458,23 @@ function parseValue(name: FlagName, raw: unknown): unknown {
     try {
       return parseFeatureGates(String(raw));
     } catch (e) {
-      throw new FlagError(
-        `invalid argument ${JSON.stringify(String(raw))} for "--${name}" flag: ${errorMessage(e)}`,
-        { field: `--${name}`, value: String(raw), cause: e },
-      );
+      throw invalidArgument(FlagError, name, String(raw), e);
     }
   }
   return raw;
+}
+
+/** pflag's `invalid argument "x" for "--flag" flag: <reason>`, naming the flag. */
+function invalidArgument(
+  Err: typeof KubeadmError,
+  name: string,
+  raw: string,
+  cause: unknown,
+): KubeadmError {
+  return new Err(
+    `invalid argument ${JSON.stringify(raw)} for "--${name}" flag: ${errorMessage(cause)}`,
+    { field: `--${name}`, value: raw, cause },
+  );
 }
 
 /**
@@ -548,9 +558,6 @@ export function durationValue(
   try {
     return parseDuration(String(raw));
   } catch (e) {
-    throw new KubeadmError(
-      `invalid argument ${JSON.stringify(String(raw))} for "--${name}" flag: ${errorMessage(e)}`,
-      { field: `--${name}`, value: String(raw), cause: e },
-    );
+    throw invalidArgument(KubeadmError, name, String(raw), e);
   }
 }

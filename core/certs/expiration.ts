@@ -15,10 +15,17 @@ import { OUTPUT_API_VERSION } from "../text/structured_output.ts";
 import { humanDuration } from "../text/human_duration.ts";
 import { tabwriterFormat } from "../text/tabwriter.ts";
 import { externalCAChecker } from "./external_ca.ts";
-import { readCertsFile } from "./pki_files.ts";
+import { fileExists } from "./pki_files.ts";
 import { certPath } from "./certlist.ts";
-import { caTargets, loadTarget, type RenewalDirs, renewTargets, targetExists } from "./renewal.ts";
-import { errorMessage, ExitCode, KubeadmError, PkiError } from "../errors.ts";
+import {
+  caTargets,
+  loadTarget,
+  readExistingCert,
+  type RenewalDirs,
+  renewTargets,
+  targetExists,
+} from "./renewal.ts";
+import { ExitCode, KubeadmError } from "../errors.ts";
 
 /** One row of the report (output API `Certificate`); field order is upstream's JSON order. */
 export interface CertificateExpiration {
@@ -96,21 +103,12 @@ export async function checkExpiration(
   }
   const certificateAuthorities: CertificateExpiration[] = [];
   for (const ca of caTargets(input.externalEtcd)) {
-    const path = certPath(input.certificatesDir, ca.baseName);
-    if ((await files.read(path)) === undefined) {
+    if (!(await fileExists(files, certPath(input.certificatesDir, ca.baseName)))) {
       certificateAuthorities.push(missing(ca.name));
       continue;
     }
     const managed = await isExternal(ca.baseName);
-    let notAfter: Date;
-    try {
-      notAfter = (await readCertsFile(files, path))[0].notAfter;
-    } catch (e) {
-      throw new PkiError(`failed to load existing certificate ${ca.baseName}: ${errorMessage(e)}`, {
-        field: path,
-        cause: e,
-      });
-    }
+    const { notAfter } = await readExistingCert(files, input.certificatesDir, ca.baseName);
     certificateAuthorities.push(entry(ca.name, notAfter, now, managed));
   }
   return {

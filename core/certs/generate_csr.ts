@@ -18,11 +18,12 @@ import { createCSR, encodeCSRPEM } from "../pki/csr.ts";
 import { encodePrivateKeyPEM } from "../pki/keys.ts";
 import { KeyPool } from "../pki/key_pool.ts";
 import { createKubeconfigWithCerts, serializeKubeconfig } from "../kubeconfig/kubeconfig.ts";
-import { KUBECONFIG_FILE_MODE } from "../kubeconfig/files.ts";
+import { KUBECONFIG_FILE_MODE, kubeconfigPath } from "../kubeconfig/files.ts";
 import { KUBECONFIG_SPECS, resolveKubeconfigSpec } from "../kubeconfig/specs.ts";
 import { controlPlaneEndpointURL } from "../net/endpoint.ts";
 import { certConfigFor, csrPath, keyPath, KUBEADM_CERTS } from "./certlist.ts";
-import { KEY_FILE_MODE } from "./pki_files.ts";
+import { fileExists, KEY_FILE_MODE } from "./pki_files.ts";
+import { certKeyId, kubeconfigKeyId } from "./tree.ts";
 
 /** Upstream's error prefix for a file that would be overwritten. */
 const ERR_EXIST = "file already exists";
@@ -54,10 +55,6 @@ export interface CSRPlanInput {
   keys?: KeyPool;
 }
 
-async function exists(files: FileReader, path: string): Promise<boolean> {
-  return (await files.read(path)) !== undefined;
-}
-
 /**
  * Plans `generate-csr`: the certificates' group then the kubeconfigs' group, each entry with
  * its files. Throws `file already exists: ...` naming the first file in the way.
@@ -69,8 +66,8 @@ export async function planKeysAndCSRs(input: CSRPlanInput): Promise<CSRGroup[]> 
   const leaves = KUBEADM_CERTS.filter((s) => s.caName);
   for (const spec of leaves) {
     if (
-      await exists(files, csrPath(certDir, spec.baseName)) ||
-      await exists(files, keyPath(certDir, spec.baseName))
+      await fileExists(files, csrPath(certDir, spec.baseName)) ||
+      await fileExists(files, keyPath(certDir, spec.baseName))
     ) {
       throw new KubeadmError(
         `${ERR_EXIST}: key or CSR ${cfg.cluster.certificatesDir}/${spec.baseName}`,
@@ -82,14 +79,14 @@ export async function planKeysAndCSRs(input: CSRPlanInput): Promise<CSRGroup[]> 
     }
   }
   for (const spec of KUBECONFIG_SPECS) {
-    const path = `${kubeconfigDir}/${spec.fileName}`;
-    if (await exists(files, path)) {
+    const path = kubeconfigPath(kubeconfigDir, spec.fileName);
+    if (await fileExists(files, path)) {
       throw new KubeadmError(`${ERR_EXIST}: kube config: ${path}`, {
         field: path,
         hint: "generate-csr never overwrites kubeconfig files: move the existing file away first",
       });
     }
-    if (await exists(files, `${path}.csr`) || await exists(files, `${path}.key`)) {
+    if (await fileExists(files, `${path}.csr`) || await fileExists(files, `${path}.key`)) {
       throw new KubeadmError(`${ERR_EXIST}: csr: ${path}`, {
         field: `${path}.csr`,
         hint: "generate-csr never overwrites CSRs: move the existing files away first",
@@ -100,13 +97,16 @@ export async function planKeysAndCSRs(input: CSRPlanInput): Promise<CSRGroup[]> 
   const alg = cfg.cluster.encryptionAlgorithm;
   const pool = input.keys ?? new KeyPool();
   pool.prefetchAll(
-    [...leaves.map((s) => `csr:${s.name}`), ...KUBECONFIG_SPECS.map((k) => `csr:${k.fileName}`)],
+    [
+      ...leaves.map((s) => certKeyId(s.name)),
+      ...KUBECONFIG_SPECS.map((k) => kubeconfigKeyId(k.fileName)),
+    ],
     alg,
   );
   const certEntries: CSREntry[] = [];
   for (const spec of leaves) {
     const config = certConfigFor(spec, cfg, input.startTime, warn);
-    const key = await pool.take(`csr:${spec.name}`, alg);
+    const key = await pool.take(certKeyId(spec.name), alg);
     const csr = await createCSR(config, key);
     certEntries.push({
       name: spec.baseName,
@@ -131,7 +131,7 @@ export async function planKeysAndCSRs(input: CSRPlanInput): Promise<CSRGroup[]> 
   const kubeconfigEntries: CSREntry[] = [];
   for (const spec of KUBECONFIG_SPECS) {
     const resolved = resolveKubeconfigSpec(spec, cfg, undefined, { base: true });
-    const key = await pool.take(`csr:${spec.fileName}`, alg);
+    const key = await pool.take(kubeconfigKeyId(spec.fileName), alg);
     const csr = await createCSR(
       { commonName: resolved.clientName, organization: resolved.organizations },
       key,
@@ -144,7 +144,7 @@ export async function planKeysAndCSRs(input: CSRPlanInput): Promise<CSRGroup[]> 
       await encodePrivateKeyPEM(key),
       "",
     );
-    const path = `${kubeconfigDir}/${spec.fileName}`;
+    const path = kubeconfigPath(kubeconfigDir, spec.fileName);
     kubeconfigEntries.push({
       name: spec.fileName,
       files: [

@@ -9,7 +9,7 @@
  * @module
  */
 import type { FileReader, FileSystem } from "../host/ports.ts";
-import { errorMessage, ExistingFileError, PkiError } from "../errors.ts";
+import { errorMessage, ExistingFileError, KubeadmError, PkiError } from "../errors.ts";
 import {
   type Certificate,
   certPeriodProblem,
@@ -125,6 +125,35 @@ export async function loadKey(
 }
 
 /**
+ * Loads `<base>.crt` and `<base>.key` (upstream `TryLoadCertAndKeyFromDisk`). Throws a
+ * {@link PkiError} `failed to load certificate: ...` or `failed to load key: ...` whose field
+ * is the file that did not load.
+ */
+export async function loadCertAndKey(
+  files: FileReader,
+  certDir: string,
+  baseName: string,
+): Promise<{ cert: Certificate; key: KeyPair }> {
+  let cert: Certificate;
+  try {
+    cert = await loadCert(files, certDir, baseName);
+  } catch (e) {
+    throw new PkiError(`failed to load certificate: ${errorMessage(e)}`, {
+      field: certPath(certDir, baseName),
+      cause: e,
+    });
+  }
+  try {
+    return { cert, key: await loadKey(files, certDir, baseName) };
+  } catch (e) {
+    throw new PkiError(`failed to load key: ${errorMessage(e)}`, {
+      field: keyPath(certDir, baseName),
+      cause: e,
+    });
+  }
+}
+
+/**
  * Loads a CA certificate and key (upstream `LoadCertificateAuthority`): both must load, the
  * certificate must be a CA and the key must be its key (checked before anything is signed).
  */
@@ -142,24 +171,11 @@ export async function loadCertificateAuthority(
   let cert: Certificate;
   let key: KeyPair;
   try {
-    cert = await loadCert(files, certDir, baseName);
+    ({ cert, key } = await loadCertAndKey(files, certDir, baseName));
   } catch (e) {
     throw new ExistingFileError(
-      `failure loading ${baseName} certificate authority: failed to load certificate: ${
-        errorMessage(e)
-      }`,
-      { field: certPath(certDir, baseName), cause: e },
-    );
-  }
-  try {
-    key = await loadKey(files, certDir, baseName);
-  } catch (e) {
-    throw new ExistingFileError(
-      `failure loading ${baseName} certificate authority: failed to load key: ${errorMessage(e)}`,
-      {
-        field: keyPath(certDir, baseName),
-        cause: e,
-      },
+      `failure loading ${baseName} certificate authority: ${errorMessage(e)}`,
+      { field: e instanceof KubeadmError ? e.field : undefined, cause: e },
     );
   }
   if (!cert.isCA) {

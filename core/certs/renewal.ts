@@ -43,15 +43,19 @@ import {
   embedData,
   embeddedBytes,
   type Kubeconfig,
+  lookupContext,
   parseKubeconfig,
   serializeKubeconfig,
 } from "../kubeconfig/kubeconfig.ts";
-import { KUBECONFIG_FILE_MODE } from "../kubeconfig/files.ts";
+import { KUBECONFIG_FILE_MODE, kubeconfigPath } from "../kubeconfig/files.ts";
+import { KUBECONFIG_SPECS } from "../kubeconfig/specs.ts";
 import { byName, type RenewTarget, renewTargets } from "./renew_targets.ts";
 import { certPath, keyPath } from "./certlist.ts";
 import { externalCAChecker } from "./external_ca.ts";
+import { certKeyId, kubeconfigKeyId } from "./tree.ts";
 import {
   CERT_FILE_MODE,
+  fileExists,
   KEY_FILE_MODE,
   loadCertificateAuthority,
   periodWarning,
@@ -73,16 +77,36 @@ export interface RenewalDirs {
 export function targetPath(target: RenewTarget, dirs: RenewalDirs): string {
   return target.source.kind === "pki"
     ? certPath(dirs.certificatesDir, target.source.baseName)
-    : `${dirs.kubeconfigDir.replace(/\/+$/, "")}/${target.source.fileName}`;
+    : kubeconfigPath(dirs.kubeconfigDir, target.source.fileName);
 }
 
 /** True when the target's certificate file exists (upstream `CertificateExists`). */
-export async function targetExists(
+export function targetExists(
   files: FileReader,
   target: RenewTarget,
   dirs: RenewalDirs,
 ): Promise<boolean> {
-  return (await files.read(targetPath(target, dirs))) !== undefined;
+  return fileExists(files, targetPath(target, dirs));
+}
+
+/**
+ * Reads the first certificate of `<base>.crt` as it is on disk, failing with upstream's
+ * `failed to load existing certificate <base>: ...` naming the file.
+ */
+export async function readExistingCert(
+  files: FileReader,
+  certDir: string,
+  baseName: string,
+): Promise<Certificate> {
+  const path = certPath(certDir, baseName);
+  try {
+    return (await readCertsFile(files, path))[0];
+  } catch (e) {
+    throw new PkiError(`failed to load existing certificate ${baseName}: ${errorMessage(e)}`, {
+      field: path,
+      cause: e,
+    });
+  }
 }
 
 /** A target's current certificate, and for kubeconfigs the parsed file and the CA from disk. */
@@ -93,11 +117,12 @@ export interface LoadedTarget {
 
 /** Upstream's errors for a kubeconfig that cannot be renewed: they name the file. */
 function kubeconfigError(message: string, path: string, cause?: unknown): KubeadmError {
+  const phase = KUBECONFIG_SPECS.find((s) => path.endsWith(`/${s.fileName}`))?.name ?? "all";
   return new PkiError(message, {
     field: path,
     cause,
     hint:
-      `${path} must hold a current context whose cluster embeds the CA and whose user embeds the client certificate (regenerate it with "kubeadm init phase kubeconfig")`,
+      `${path} must hold a current context whose cluster embeds the CA and whose user embeds the client certificate (move it away and regenerate it with "kubeadm init phase kubeconfig ${phase}")`,
   });
 }
 
@@ -106,7 +131,7 @@ async function loadKubeconfigTarget(
   fileName: string,
   dirs: RenewalDirs,
 ): Promise<LoadedTarget> {
-  const path = `${dirs.kubeconfigDir.replace(/\/+$/, "")}/${fileName}`;
+  const path = kubeconfigPath(dirs.kubeconfigDir, fileName);
   let config: Kubeconfig;
   try {
     const data = await files.read(path);
@@ -122,22 +147,12 @@ async function loadKubeconfigTarget(
       e,
     );
   }
-  let caCert: Certificate;
-  try {
-    caCert = (await readCertsFile(files, certPath(dirs.certificatesDir, "ca")))[0];
-  } catch (e) {
-    throw new PkiError(`failed to load existing certificate ca: ${errorMessage(e)}`, {
-      field: certPath(dirs.certificatesDir, "ca"),
-      cause: e,
-    });
-  }
-  const current = config["current-context"];
-  const context = config.contexts.find((c) => c.name === current)?.context;
+  const caCert = await readExistingCert(files, dirs.certificatesDir, "ca");
+  const { name: current, context, cluster, user } = lookupContext(config);
   if (!context) {
     throw kubeconfigError(`invalid kubeConfig file ${path}: missing context ${current}`, path);
   }
   const clusterName = context.cluster ?? "";
-  const cluster = config.clusters.find((c) => c.name === clusterName)?.cluster;
   if (!cluster) {
     throw kubeconfigError(`invalid kubeConfig file ${path}: missing cluster ${clusterName}`, path);
   }
@@ -148,7 +163,6 @@ async function loadKubeconfigTarget(
     );
   }
   const userName = context.user ?? "";
-  const user = config.users.find((u) => u.name === userName)?.user;
   if (!user) {
     throw kubeconfigError(`invalid kubeConfig file ${path}: missing authInfo ${userName}`, path);
   }
@@ -187,15 +201,7 @@ export async function loadTarget(
   if (target.source.kind === "kubeconfig") {
     return await loadKubeconfigTarget(files, target.source.fileName, dirs);
   }
-  const baseName = target.source.baseName;
-  try {
-    return { cert: (await readCertsFile(files, certPath(dirs.certificatesDir, baseName)))[0] };
-  } catch (e) {
-    throw new PkiError(`failed to load existing certificate ${baseName}: ${errorMessage(e)}`, {
-      field: certPath(dirs.certificatesDir, baseName),
-      cause: e,
-    });
-  }
+  return { cert: await readExistingCert(files, dirs.certificatesDir, target.source.baseName) };
 }
 
 /** The cluster settings a renewal uses. */
@@ -251,6 +257,13 @@ export interface RenewalInput {
 export function unknownRenewNames(names: readonly string[]): string[] {
   const known = new Set(renewTargets().map((t) => t.name));
   return names.filter((n) => !known.has(n));
+}
+
+/** Pool id of a target's new key: the certificate's or the kubeconfig file's, as in the tree. */
+function renewKeyId(target: RenewTarget): string {
+  return target.source.kind === "pki"
+    ? certKeyId(target.name)
+    : kubeconfigKeyId(target.source.fileName);
 }
 
 /** Certificate fields a renewal copies (upstream `certToConfig`). */
@@ -381,7 +394,7 @@ export async function planRenewal(input: RenewalInput): Promise<RenewalPlan> {
     outcomes.push({ target, status: "pending" });
   }
   const pool = input.keys ?? new KeyPool();
-  pool.prefetchAll(pending.map((p) => `renew:${p.target.name}`), settings.encryptionAlgorithm);
+  pool.prefetchAll(pending.map((p) => renewKeyId(p.target)), settings.encryptionAlgorithm);
 
   const cas = new Map<string, Promise<{ cert: Certificate; key: KeyPair }>>();
   const renewed = new Map<string, RenewalOutcome>();
@@ -394,7 +407,7 @@ export async function planRenewal(input: RenewalInput): Promise<RenewalPlan> {
     const { cert: caCert, key: caKey } = await ca;
     const period = periodWarning(target.caBaseName, caCert, now);
     if (period) warn(period);
-    const key = await pool.take(`renew:${target.name}`, settings.encryptionAlgorithm);
+    const key = await pool.take(renewKeyId(target), settings.encryptionAlgorithm);
     const config = renewedConfig(loaded.cert, settings, startTime);
     let cert: Certificate;
     try {

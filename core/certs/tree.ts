@@ -1,7 +1,8 @@
 /**
  * The certificate tree on the node: the CAs, the certificates they sign and the
  * service-account key pair, created or reused exactly as upstream's `init phase certs <name>`
- * does. `init`'s certs phases, a control-plane `join` (and later `certs renew`) call this.
+ * does. `init`'s certs phases and a control-plane `join` call this; `certs renew`
+ * (`renewal.ts`) re-issues the leaves it made, with the same CA loading and key-pool ids.
  *
  * Per certificate: an existing file is reused when it fits (CAs: it is a CA; leaves: it
  * verifies against its CA and its key matches), and a file that does not fit is an

@@ -10,13 +10,12 @@
 import type { ResolvedConfig } from "../config/types.ts";
 import { formatDuration } from "../text/duration.ts";
 import { CERT_VALIDITY_HOURS } from "../constants.ts";
-import { errorMessage, PkiError } from "../errors.ts";
+import { errorMessage, KubeadmError, PkiError } from "../errors.ts";
 import type { FileReader, RandomSource } from "../host/ports.ts";
 import { type Certificate, encodeCertificatePEM } from "../pki/cert.ts";
 import { generateKeyPair, type KeyPair } from "../pki/keys.ts";
 import { controlPlaneEndpointURL } from "../net/endpoint.ts";
-import { certPath } from "../certs/certlist.ts";
-import { loadCert, loadKey, periodWarning } from "../certs/pki_files.ts";
+import { loadCertAndKey, periodWarning } from "../certs/pki_files.ts";
 import { createKubeconfigWithToken, serializeKubeconfig } from "./kubeconfig.ts";
 import { buildClientCertKubeconfig } from "./files.ts";
 
@@ -59,21 +58,17 @@ async function loadCA(
   files: FileReader,
   certDir: string,
 ): Promise<{ cert: Certificate; key: KeyPair }> {
-  const wrap = (what: string, e: unknown, path: string) =>
-    new PkiError(
-      `couldn't create a kubeconfig; the CA files couldn't be loaded: ${what}: ${errorMessage(e)}`,
-      { field: path, cause: e, hint: "run this command on a control-plane node, or pass --config" },
+  try {
+    return await loadCertAndKey(files, certDir, "ca");
+  } catch (e) {
+    throw new PkiError(
+      `couldn't create a kubeconfig; the CA files couldn't be loaded: ${errorMessage(e)}`,
+      {
+        field: e instanceof KubeadmError ? e.field : undefined,
+        cause: e,
+        hint: "run this command on a control-plane node, or pass --config",
+      },
     );
-  let cert: Certificate;
-  try {
-    cert = await loadCert(files, certDir, "ca");
-  } catch (e) {
-    throw wrap("failed to load certificate", e, certPath(certDir, "ca"));
-  }
-  try {
-    return { cert, key: await loadKey(files, certDir, "ca") };
-  } catch (e) {
-    throw wrap("failed to load key", e, `${certDir.replace(/\/+$/, "")}/ca.key`);
   }
 }
 
