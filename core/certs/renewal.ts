@@ -11,7 +11,8 @@
  * - a renewed certificate keeps the old subject (CN and O), SANs (DNS and IP) and the extended
  *   key usages Go knows, gets a **new key pair** (`encryptionAlgorithm`), NotBefore = start −
  *   5 min and NotAfter = start + `certificateValidityPeriod`, and is signed by the CA on disk
- *   (a CA key that is not the CA certificate's key is refused, as Go's x509 does);
+ *   (a CA key that is not the CA certificate's key is refused when the CA is loaded, naming
+ *   both files, with a hint to restore the key and never to regenerate the cluster's CA);
  * - a kubeconfig keeps everything else, gets the CA certificate from `ca.crt` and the new
  *   client key and certificate, and is written in `clientcmd.Write`'s layout;
  * - files are rewritten keeping their current mode and owner (upstream writes in place).
@@ -401,7 +402,8 @@ export async function planRenewal(input: RenewalInput): Promise<RenewalPlan> {
   for (const { target, loaded } of pending) {
     let ca = cas.get(target.caBaseName);
     if (!ca) {
-      ca = loadCertificateAuthority(files, settings.certificatesDir, target.caBaseName);
+      // The CA is the running cluster's: a refusal may only advise restoring it.
+      ca = loadCertificateAuthority(files, settings.certificatesDir, target.caBaseName, "restore");
       cas.set(target.caBaseName, ca);
     }
     const { cert: caCert, key: caKey } = await ca;

@@ -172,7 +172,7 @@ export async function ensureKubeconfigFile(
 
   let ca;
   try {
-    ca = await loadCertificateAuthority(ctx.files, dir, "ca");
+    ca = await loadCertificateAuthority(ctx.files, dir, "ca", ctx.recovery);
   } catch (e) {
     const missing = !(await fileExists(ctx.files, certPath(dir, "ca")));
     if (missing) {
@@ -188,6 +188,7 @@ export async function ensureKubeconfigFile(
       {
         field: e instanceof KubeadmError ? e.field : certPath(dir, "ca"),
         cause: e,
+        hint: e instanceof KubeadmError ? e.hint : undefined,
       },
     );
   }

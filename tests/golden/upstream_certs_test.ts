@@ -305,6 +305,8 @@ test("certs renew refuses bad input like upstream, naming the file and changing 
       /** A deliberate difference: each tool's own message. */
       ours?: RegExp;
       upstream?: RegExp;
+      /** Our hint line. */
+      hint?: RegExp;
     }[] = [
       {
         name: "unknown certificate name",
@@ -334,6 +336,9 @@ test("certs renew refuses bad input like upstream, naming the file and changing 
           /^the private key file \/etc\/kubernetes\/pki\/ca\.key does not match the certificate \/etc\/kubernetes\/pki\/ca\.crt$/m,
         upstream:
           /^error: failed to renew certificate admin\.conf: unable to sign certificate: x509: provided PrivateKey doesn't match parent's PublicKey$/m,
+        // A running cluster trusts its CA: restore the key, never regenerate the pair.
+        hint:
+          /^hint: restore the key \/etc\/kubernetes\/pki\/ca\.crt was issued for from a backup of \/etc\/kubernetes\/pki or from another control-plane node; do not remove or regenerate the ca certificate authority: /m,
       },
       {
         name: "missing CA key whose leaves do not verify",
@@ -395,6 +400,9 @@ test("certs renew refuses bad input like upstream, naming the file and changing 
           assert.ok(o.stderr.includes(want), `${c.name}: ${o.stderr} vs ${u.stderr}`);
           assert.ok(o.stderr.includes(c.names!), `${c.name}: names ${c.names}`);
         }
+        if (c.hint) assert.match(o.stderr, c.hint, `${c.name}: hint`);
+        // No refusal of `certs renew` may advise removing or regenerating the cluster's CA.
+        assert.doesNotMatch(o.stderr, /have them generated|remove both files|init phase certs/);
       });
     }
   });

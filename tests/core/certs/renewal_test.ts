@@ -27,7 +27,7 @@ import {
   parseKubeconfig,
 } from "../../../core/kubeconfig/kubeconfig.ts";
 import { type PlannedFile, writePlannedFiles } from "../../../core/host/ports.ts";
-import { KubeadmError } from "../../../core/errors.ts";
+import { ExistingFileError, KubeadmError } from "../../../core/errors.ts";
 import { KUBECONFIG_DIR, PKI_CREATED, PKI_DIR, pkiFixture } from "../../support/pki_fixture.ts";
 import { MemoryFileSystem } from "../../support/memory_fs.ts";
 import { seededRandom } from "../../support/fixed_random.ts";
@@ -255,12 +255,14 @@ async function assertRefused(
   names: string[],
   message: RegExp,
   field?: string,
+  hint?: RegExp,
 ): Promise<void> {
   const snapshot = files.snapshot();
   await assert.rejects(() => planRenewal(input(files, names)), (e: unknown) => {
     assert.ok(e instanceof KubeadmError, String(e));
     assert.match(e.message, message);
     if (field) assert.equal(e.field, field);
+    if (hint) assert.match(e.hint ?? "", hint);
     return true;
   });
   assert.deepEqual(files.snapshot(), snapshot, "nothing written");
@@ -282,6 +284,7 @@ Deno.test("planRenewal() refuses bad input with upstream's errors, naming the fi
     ALL,
     /^the private key file \/etc\/kubernetes\/pki\/ca\.key does not match the certificate \/etc\/kubernetes\/pki\/ca\.crt$/,
     `${PKI_DIR}/ca.key`,
+    /^restore the key \/etc\/kubernetes\/pki\/ca\.crt was issued for from a backup of \/etc\/kubernetes\/pki or from another control-plane node; do not remove or regenerate the ca certificate authority: /,
   );
   files.put(`${PKI_DIR}/ca.key`, good);
 
@@ -377,3 +380,36 @@ Deno.test("a renewal killed at any write and run again leaves every certificate 
   // Without a failure, the fixture itself is consistent to begin with.
   await assertAllPairedAndValid(files, PKI_CREATED);
 });
+
+// Review of issue 16: in a running cluster a mismatched CA key must never be answered with
+// "remove both files to have them generated" (a new CA breaks every node and kubeconfig).
+for (
+  const [ca, target] of [["ca", "apiserver"], ["front-proxy-ca", "front-proxy-client"], [
+    "etcd/ca",
+    "etcd-peer",
+  ]]
+) {
+  Deno.test(`planRenewal() with a ${ca}.key not matching ${ca}.crt advises restoring it, never regenerating the CA`, async () => {
+    const { files } = await pkiFixture();
+    files.put(
+      `${PKI_DIR}/${ca}.key`,
+      await encodePrivateKeyPEM(await generateKeyPair("ECDSA-P256")),
+    );
+    const snapshot = files.snapshot();
+    await assert.rejects(() => planRenewal(input(files, [target])), (e: unknown) => {
+      assert.ok(e instanceof ExistingFileError, String(e));
+      assert.equal(e.field, `${PKI_DIR}/${ca}.key`);
+      assert.match(
+        e.hint!,
+        new RegExp(`^restore the key ${PKI_DIR}/${ca}\\.crt was issued for from a backup`),
+      );
+      assert.match(
+        e.hint!,
+        new RegExp(`do not remove or regenerate the ${ca} certificate authority`),
+      );
+      assert.doesNotMatch(e.hint!, /remove both files|have them generated|init phase certs/);
+      return true;
+    });
+    assert.deepEqual(files.snapshot(), snapshot, "nothing written");
+  });
+}
