@@ -60,6 +60,21 @@ export {
 export { certificatePin, PinSet } from "./core/pki/pin.ts";
 export { certListFor, KUBEADM_CERTS } from "./core/certs/certlist.ts";
 
+// Day-2 certificates: expiration report, renewal plan, keys and CSRs for an external CA
+export { checkExpiration, expiringWithin, formatExpirationText } from "./core/certs/expiration.ts";
+export type { CertificateExpiration, CertificateExpirationInfo } from "./core/certs/expiration.ts";
+export {
+  caTargets,
+  planRenewal,
+  podsToRestart,
+  renewalMessage,
+  renewTargets,
+} from "./core/certs/renewal.ts";
+export type { RenewalOutcome, RenewalPlan, RenewTarget } from "./core/certs/renewal.ts";
+export { planKeysAndCSRs } from "./core/certs/generate_csr.ts";
+export { generateCertificateKey } from "./core/cluster/cert_cipher.ts";
+export { userKubeconfig } from "./core/kubeconfig/user.ts";
+
 // Kubeconfig files, static Pods, kubelet files
 export { parseKubeconfig, serializeKubeconfig } from "./core/kubeconfig/kubeconfig.ts";
 export { buildStaticPod, staticPodManifestYaml } from "./core/manifests/manifest_file.ts";

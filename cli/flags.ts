@@ -7,15 +7,16 @@
  * - `--flag=value` and `--flag value`; booleans as `--flag`, `--flag=false` (normalised for
  *   every command by {@link normaliseArgv}) or `--no-flag`;
  * - string slices repeated and/or comma-separated (`--ignore-preflight-errors a,b --… c`);
- * - typed values (`int32`, feature gates) parsed when read, a bad one failing with pflag's
- *   `invalid argument "x" for "--flag" flag: …` as a {@link FlagError} naming the flag.
+ * - typed values (`int32`, `duration`, `Level`, …) parsed when read, a bad one failing with
+ *   pflag's `invalid argument "x" for "--flag" flag: …`, naming the flag (exit status 1, as
+ *   upstream's flag parsing).
  *
  * @module
  */
 import { type Command, Option } from "commander";
-import { errorMessage, FlagError } from "../core/errors.ts";
+import { errorMessage, ExitCode, FlagError, KubeadmError } from "../core/errors.ts";
+import { parseDuration, parseDurationNs } from "../core/text/duration.ts";
 import { knownFeatures, parseFeatureGates } from "../core/config/features.ts";
-import { parseDurationNs } from "../core/text/duration.ts";
 
 /** The commands whose flags come from the registry. */
 export type CommandName =
@@ -29,7 +30,10 @@ export type CommandName =
   | "kubeadm"
   | "config migrate"
   | "config images"
-  | "completion";
+  | "completion"
+  | "certs"
+  | "generate-csr"
+  | "kubeconfig";
 
 /** How a flag's value is typed (pflag's kinds). */
 export type FlagType =
@@ -110,6 +114,8 @@ export const FLAGS = {
     helpBy: {
       reset:
         `The path to the directory where the certificates are stored. If specified, clean this directory. (default "/etc/kubernetes/pki")`,
+      certs: `The path where to save the certificates (default "/etc/kubernetes/pki")`,
+      "generate-csr": "The path where to save the certificates",
     },
   },
   "certificate-key": {
@@ -125,6 +131,11 @@ export const FLAGS = {
     },
   },
   "cleanup-tmp-dir": { type: "bool", help: `Cleanup the "/etc/kubernetes/tmp" directory` },
+  "client-name": {
+    type: "string",
+    value: "name",
+    help: "The name of user. It will be used as the CN if client certificates are created",
+  },
   "cluster-info": {
     type: "string",
     value: "source",
@@ -187,7 +198,17 @@ export const FLAGS = {
   "dry-run": {
     type: "bool",
     help: "Don't apply any changes; just output what would be done.",
-    helpBy: { token: "Whether to enable dry-run mode or not" },
+    helpBy: {
+      token: "Whether to enable dry-run mode or not",
+      certs: "Do not write anything: list the files each renewal would write (beyond upstream).",
+    },
+  },
+  "fail-if-expiring-within": {
+    type: "string",
+    value: "duration",
+    help:
+      `After printing, exit with status ${ExitCode.expiring} (and name them on stderr) when any certificate or CA expires within this duration or has expired, e.g. 720h; missing files do not count (beyond upstream).`,
+    notConfig: true,
   },
   "feature-gates": {
     type: "featureGates",
@@ -250,6 +271,12 @@ export const FLAGS = {
     help:
       "Path to the kubeadm config file that is using an old API version and should be converted. This flag is mandatory.",
   },
+  org: {
+    type: "stringSlice",
+    value: "orgs",
+    help:
+      "The organizations of the client certificate. It will be used as the O if client certificates are created",
+  },
   output: {
     type: "string",
     short: "o",
@@ -261,6 +288,7 @@ export const FLAGS = {
       "discovery-check": "Output format: text or json.",
       "config images":
         "Output format. One of: text|json|yaml|kyaml|go-template|go-template-file|template|templatefile|jsonpath|jsonpath-as-json|jsonpath-file.",
+      certs: 'Output format. One of: text|json|yaml|kyaml. (default "text")',
     },
     defaultBy: { version: "", "discovery-check": "text", "config images": "text" },
     notConfig: true,
@@ -329,6 +357,8 @@ export const FLAGS = {
       join:
         "Use this token for both discovery-token and tls-bootstrap-token when those values are not provided.",
       "discovery-check": "The bootstrap token (<id>.<secret>).",
+      kubeconfig:
+        "The token that should be used as the authentication mechanism for this kubeconfig, instead of client certificates",
     },
   },
   "token-ttl": {
@@ -365,6 +395,12 @@ export const FLAGS = {
     type: "moduleSpec",
     value: "spec",
     help: "comma-separated list of pattern=N settings for file-filtered logging",
+  },
+  "validity-period": {
+    type: "duration",
+    value: "duration",
+    help:
+      "The validity period of the client certificate. It is an offset from the current time. (default 8760h0m0s)",
   },
 } as const satisfies Record<string, FlagSpec>;
 
@@ -513,18 +549,28 @@ function errorName(name: FlagName): string {
   return short ? `-${short}, --${name}` : `--${name}`;
 }
 
+/**
+ * A value pflag would not parse: `invalid argument "x" for "--flag" flag: <reason>`, naming
+ * the flag, exit status 1 as upstream's flag parsing.
+ */
+function unparsable(name: FlagName, text: string, reason: string, cause?: unknown): KubeadmError {
+  return new KubeadmError(
+    `invalid argument ${JSON.stringify(text)} for "${errorName(name)}" flag: ${reason}`,
+    { field: `--${name}`, value: text, cause },
+  );
+}
+
 /** Go's `strconv.ParseInt(text, 0, 32)`, failing with pflag's error naming the flag. */
 function parseInt32(name: FlagName, text: string): number {
   const n = Number(text);
   const syntax = /^[+-]?\d+$/.test(text);
   if (!syntax || !Number.isInteger(n) || n < -(2 ** 31) || n >= 2 ** 31) {
-    throw new FlagError(
-      `invalid argument ${JSON.stringify(text)} for "${
-        errorName(name)
-      }" flag: strconv.ParseInt: parsing ${JSON.stringify(text)}: ${
+    throw unparsable(
+      name,
+      text,
+      `strconv.ParseInt: parsing ${JSON.stringify(text)}: ${
         syntax ? "value out of range" : "invalid syntax"
       }`,
-      { field: `--${name}`, value: text },
     );
   }
   return n;
@@ -536,12 +582,7 @@ function checkModuleSpec(name: FlagName, text: string): string {
     if (part === "") continue;
     const [pattern, level, ...rest] = part.split("=");
     if (pattern === "" || level === undefined || rest.length > 0) {
-      throw new FlagError(
-        `invalid argument ${JSON.stringify(text)} for "${
-          errorName(name)
-        }" flag: expect comma-separated list of filename=N`,
-        { field: `--${name}`, value: text },
-      );
+      throw unparsable(name, text, "expect comma-separated list of filename=N");
     }
     parseInt32(name, level);
   }
@@ -557,12 +598,7 @@ function parseValue(name: FlagName, raw: unknown): unknown {
     try {
       parseDurationNs(text);
     } catch (e) {
-      throw new FlagError(
-        `invalid argument ${JSON.stringify(text)} for "${errorName(name)}" flag: ${
-          errorMessage(e)
-        }`,
-        { field: `--${name}`, value: text, cause: e },
-      );
+      throw unparsable(name, text, errorMessage(e), e);
     }
     return text;
   }
@@ -570,13 +606,23 @@ function parseValue(name: FlagName, raw: unknown): unknown {
     try {
       return parseFeatureGates(String(raw));
     } catch (e) {
-      throw new FlagError(
-        `invalid argument ${JSON.stringify(String(raw))} for "--${name}" flag: ${errorMessage(e)}`,
-        { field: `--${name}`, value: String(raw), cause: e },
-      );
+      throw invalidArgument(FlagError, name, String(raw), e);
     }
   }
   return raw;
+}
+
+/** pflag's `invalid argument "x" for "--flag" flag: <reason>`, naming the flag. */
+function invalidArgument(
+  Err: typeof KubeadmError,
+  name: string,
+  raw: string,
+  cause: unknown,
+): KubeadmError {
+  return new Err(
+    `invalid argument ${JSON.stringify(raw)} for "--${name}" flag: ${errorMessage(cause)}`,
+    { field: `--${name}`, value: raw, cause },
+  );
 }
 
 /**
@@ -652,11 +698,10 @@ export function normaliseArgv(argv: readonly string[]): string[] {
       continue;
     }
     if (!BOOL_VALUE.test(value)) {
-      throw new FlagError(
-        `invalid argument ${JSON.stringify(value)} for "${
-          errorName(name)
-        }" flag: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`,
-        { field: `--${name}`, value },
+      throw unparsable(
+        name,
+        value,
+        `strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`,
       );
     }
     out.push(TRUE_VALUES.has(value) ? `--${name}` : `--no-${name}`);
@@ -673,4 +718,23 @@ export function preflightOutput(values: FlagValues): "text" | "json" {
     value: output,
     hint: "use text or json",
   });
+}
+
+/**
+ * A `duration` flag's value in milliseconds (pflag's `duration`: Go syntax such as `720h` or
+ * `1h30m`), `fallback` when unset. A bad value fails with pflag's `invalid argument "x" for
+ * "--flag" flag: …`, exit status 1 as upstream's flag parsing.
+ */
+export function durationValue(
+  values: FlagValues,
+  name: FlagName,
+  fallback?: string,
+): number | undefined {
+  const raw = values[name] ?? fallback;
+  if (raw === undefined) return undefined;
+  try {
+    return parseDuration(String(raw));
+  } catch (e) {
+    throw invalidArgument(KubeadmError, name, String(raw), e);
+  }
 }

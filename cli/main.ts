@@ -20,6 +20,8 @@ import { registerCompletion } from "./commands/completion.ts";
 import { registerReset } from "./commands/reset.ts";
 import { registerJoin } from "./commands/join.ts";
 import { registerDiscoveryCheck } from "./commands/discovery_check.ts";
+import { registerCerts } from "./commands/certs.ts";
+import { registerKubeconfig } from "./commands/kubeconfig.ts";
 
 /**
  * The root command as the command line uses it (upstream's help and parse errors, each command
@@ -50,6 +52,8 @@ export function buildProgram(): Command {
     registerJoin(program);
     registerDiscoveryCheck(program);
     registerReset(program);
+    registerCerts(program);
+    registerKubeconfig(program);
     registerConfig(program);
     registerCompletion(program);
     registerVersion(program);

@@ -2,8 +2,10 @@
 import assert from "node:assert/strict";
 import {
   certificatePin,
+  checkExpiration,
   initWorkflow,
   parseCertificatesPEM,
+  planRenewal,
   RecordingFileSystem,
   resolveInitConfig,
   runWorkflow,
@@ -13,7 +15,8 @@ import {
 } from "../mod.ts";
 import type { InitData } from "../mod.ts";
 
-Deno.test("mod.ts plans certs, kubeconfigs and manifests into a RecordingFileSystem", async () => {
+/** InitData over a RecordingFileSystem for a default ECDSA configuration. */
+function libraryData(lines: string[] = []): { data: InitData; files: RecordingFileSystem } {
   const { config } = resolveInitConfig({
     text:
       "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nencryptionAlgorithm: ECDSA-P256\n",
@@ -21,7 +24,6 @@ Deno.test("mod.ts plans certs, kubeconfigs and manifests into a RecordingFileSys
     random: webRandom,
   });
   const files = new RecordingFileSystem();
-  const lines: string[] = [];
   const data: InitData = {
     cfg: config,
     files,
@@ -34,6 +36,11 @@ Deno.test("mod.ts plans certs, kubeconfigs and manifests into a RecordingFileSys
     manifestDir: "/etc/kubernetes/manifests",
     host: { hostname: "cp1", existingDirs: new Set(), proxyEnv: {} },
   };
+  return { data, files };
+}
+
+Deno.test("mod.ts plans certs, kubeconfigs and manifests into a RecordingFileSystem", async () => {
+  const { data, files } = libraryData();
   for (const only of ["certs/all", "kubeconfig/all", "etcd/local", "control-plane/all"]) {
     await runWorkflow(initWorkflow(), data, { only });
   }
@@ -52,4 +59,24 @@ Deno.test("mod.ts plans certs, kubeconfigs and manifests into a RecordingFileSys
     utf8(await files.read("/etc/kubernetes/pki/ca.crt") as Uint8Array),
   );
   assert.match(await certificatePin(ca[0]), /^sha256:[0-9a-f]{64}$/);
+});
+
+Deno.test("mod.ts plans a renewal and an expiration report from files alone", async () => {
+  const { data, files } = libraryData();
+  await runWorkflow(initWorkflow(), data, { only: "certs/all" });
+  const dirs = { certificatesDir: "/etc/kubernetes/pki", kubeconfigDir: "/etc/kubernetes" };
+  const { info } = await checkExpiration({ files, ...dirs, externalEtcd: false, now: new Date() });
+  assert.equal(info.certificates.filter((c) => c.missing).length, 4, "no kubeconfigs yet");
+  const plan = await planRenewal({
+    files,
+    settings: { ...dirs, encryptionAlgorithm: "ECDSA-P256", externalEtcd: false },
+    names: ["apiserver"],
+    startTime: new Date(),
+    now: new Date(),
+    random: webRandom,
+  });
+  assert.deepEqual(plan.files.map((f) => f.path), [
+    "/etc/kubernetes/pki/apiserver.key",
+    "/etc/kubernetes/pki/apiserver.crt",
+  ]);
 });

@@ -63,8 +63,8 @@ async function imagesConfig(v: FlagValues) {
   return { config, warnings };
 }
 
-/** `-o` of `config images list`: text (one image a line), json or yaml. */
-const IMAGE_LIST_FORMATS = ["json", "text", "yaml"] as const;
+/** `-o` of `config images list`: text (one image a line), json, yaml or kyaml. */
+const IMAGE_LIST_FORMATS = ["json", "kyaml", "text", "yaml"] as const;
 
 async function runImagesList(c: Command, out: Printer): Promise<void> {
   const v = flagValues(c);
@@ -86,14 +86,11 @@ async function runImagesList(c: Command, out: Printer): Promise<void> {
     write(`${images.join("\n")}\n`);
     return;
   }
-  const { OUTPUT_API_VERSION } = await import("../../core/bootstraptoken/list_format.ts");
+  const { formatStructured, OUTPUT_API_VERSION } = await import(
+    "../../core/text/structured_output.ts"
+  );
   const list = { kind: "Images", apiVersion: OUTPUT_API_VERSION, images };
-  if (format === "json") {
-    write(`${JSON.stringify(list, null, 4)}\n`);
-  } else {
-    const { toKubeYaml } = await import("../../core/yaml/kube_yaml.ts");
-    write(toKubeYaml(list));
-  }
+  write(formatStructured(list, format as "json" | "yaml" | "kyaml"));
 }
 
 async function runImagesPull(c: Command, deps: ConfigCommandDeps): Promise<void> {

@@ -85,9 +85,9 @@ Deno.test("config print: every kind's defaults, byte for byte", async () => {
   ]);
 });
 
-Deno.test("config images list: text, json and yaml; flags, and a config whose values win", async () => {
+Deno.test("config images list: text, json, yaml and kyaml; flags, and a config whose values win", async () => {
   for (const version of ["v1.37.2", "v1.36.3"]) {
-    for (const o of ["text", "json", "yaml"]) {
+    for (const o of ["text", "json", "yaml", "kyaml"]) {
       await same(["config", "images", "list", "--kubernetes-version", version, "-o", o]);
     }
   }
