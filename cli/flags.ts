@@ -606,23 +606,10 @@ function parseValue(name: FlagName, raw: unknown): unknown {
     try {
       return parseFeatureGates(String(raw));
     } catch (e) {
-      throw invalidArgument(FlagError, name, String(raw), e);
+      throw unparsable(name, String(raw), errorMessage(e), e);
     }
   }
   return raw;
-}
-
-/** pflag's `invalid argument "x" for "--flag" flag: <reason>`, naming the flag. */
-function invalidArgument(
-  Err: typeof KubeadmError,
-  name: string,
-  raw: string,
-  cause: unknown,
-): KubeadmError {
-  return new Err(
-    `invalid argument ${JSON.stringify(raw)} for "--${name}" flag: ${errorMessage(cause)}`,
-    { field: `--${name}`, value: raw, cause },
-  );
 }
 
 /**
@@ -735,6 +722,6 @@ export function durationValue(
   try {
     return parseDuration(String(raw));
   } catch (e) {
-    throw invalidArgument(KubeadmError, name, String(raw), e);
+    throw unparsable(name, String(raw), errorMessage(e), e);
   }
 }

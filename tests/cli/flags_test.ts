@@ -7,7 +7,7 @@ import type { Command } from "commander";
 import { createProgram } from "../../cli/main.ts";
 import { addFlags, type FlagValues, flagValues, normaliseArgv } from "../../cli/flags.ts";
 import { UsageError } from "../../cli/command.ts";
-import { FlagError, KubeadmError } from "../../core/errors.ts";
+import { KubeadmError } from "../../core/errors.ts";
 import { kubeadmLauncher, run } from "../support/control_plane.ts";
 
 const SECRET_TOKEN = "abcdef.0123456789abcdef";
@@ -134,7 +134,8 @@ Deno.test("typed values: int32, duration, Level, moduleSpec and feature gates fa
     assert.equal(e.exitCode, 1, "exit status 1, as upstream's flag parsing");
   }
   const gates = await failure(["feature-gates"], ["--feature-gates=Bogus=true"]);
-  assert.ok(gates instanceof FlagError);
+  assert.ok(gates instanceof KubeadmError);
+  assert.equal(gates.exitCode, 1);
   assert.equal(gates.field, "--feature-gates");
 });
 
