@@ -63,6 +63,11 @@ export function buildProgram(): Command {
 /** Runs the CLI and returns the process exit status. */
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
+  // Upstream's bare `kubeadm` prints its help (to stdout) and succeeds.
+  if (argv.length === 0) {
+    program.outputHelp();
+    return 0;
+  }
   try {
     await program.parseAsync(normaliseArgv(argv), { from: "user" });
     return 0;

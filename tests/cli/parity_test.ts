@@ -175,4 +175,8 @@ Deno.test("the help our command line prints is the screen the parity test reads"
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, formatHelp(commandAt(program, path)));
   }
+  // A bare `kubeadm` prints the same, and succeeds, as upstream's.
+  const bare = await run([kubeadmLauncher()]);
+  assert.equal(bare.code, 0, bare.stderr);
+  assert.equal(bare.stdout, formatHelp(program));
 });
