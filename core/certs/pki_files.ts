@@ -23,6 +23,7 @@ import {
   type KeyPair,
   parsePrivateKeyPEM,
 } from "../pki/keys.ts";
+import type { CryptoPort } from "../pki/crypto.ts";
 import { certPath, keyPath, publicKeyPath } from "./certlist.ts";
 
 /** File mode of private and public keys. */
@@ -99,6 +100,7 @@ export async function loadKey(
   files: FileReader,
   certDir: string,
   baseName: string,
+  crypto?: CryptoPort,
 ): Promise<KeyPair> {
   const path = keyPath(certDir, baseName);
   const data = await files.read(path);
@@ -108,7 +110,7 @@ export async function loadKey(
     });
   }
   try {
-    return await parsePrivateKeyPEM(data, path);
+    return await parsePrivateKeyPEM(data, path, crypto);
   } catch (e) {
     if (errorMessage(e).startsWith("the private key file")) throw e;
     throw new PkiError(`couldn't load the private key file ${path}: ${errorMessage(e)}`, {
@@ -126,6 +128,7 @@ export async function loadCertificateAuthority(
   files: FileReader,
   certDir: string,
   baseName: string,
+  crypto?: CryptoPort,
 ): Promise<{ cert: Certificate; key: KeyPair }> {
   if (!(await certOrKeyExists(files, certDir, baseName))) {
     throw new PkiError(`couldn't load ${baseName} certificate authority from ${certDir}`, {
@@ -146,7 +149,7 @@ export async function loadCertificateAuthority(
     );
   }
   try {
-    key = await loadKey(files, certDir, baseName);
+    key = await loadKey(files, certDir, baseName, crypto);
   } catch (e) {
     throw new ExistingFileError(
       `failure loading ${baseName} certificate authority: failed to load key: ${errorMessage(e)}`,

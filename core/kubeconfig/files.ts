@@ -170,7 +170,7 @@ export async function ensureKubeconfigFile(
 
   let ca;
   try {
-    ca = await loadCertificateAuthority(ctx.files, dir, "ca");
+    ca = await loadCertificateAuthority(ctx.files, dir, "ca", ctx.crypto);
   } catch (e) {
     const missing = !(await fileExists(ctx.files, certPath(dir, "ca")));
     if (missing) {

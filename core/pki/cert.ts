@@ -34,7 +34,15 @@ import {
   subjectAltNameExtension,
   subjectKeyIdExtension,
 } from "./extensions.ts";
-import { exportSPKI, generateKeyPair, type KeyPair, type KeySpec, samePublicKey } from "./keys.ts";
+import {
+  exportSPKI,
+  generateKeyPair,
+  type KeyOptions,
+  type KeyPair,
+  type KeySpec,
+  samePublicKey,
+} from "./keys.ts";
+import type { CryptoPort } from "./crypto.ts";
 import type { EncryptionAlgorithm } from "../config/types.ts";
 import { encodeName, type ParsedName, parseName } from "./name.ts";
 import { decodePem, encodePem } from "./pem.ts";
@@ -175,7 +183,7 @@ export async function createSelfSignedCACert(
  */
 export async function createSignedCert(
   cfg: CertConfig,
-  publicKey: KeyPair | CryptoKey | Uint8Array,
+  publicKey: KeyPair | Uint8Array,
   ca: Certificate,
   caKey: KeyPair,
   random: RandomSource,
@@ -323,18 +331,30 @@ export async function newCertAndKey(
   cfg: CertConfig,
   key: KeyPair | EncryptionAlgorithm | KeySpec,
   random: RandomSource,
+  crypto?: CryptoPort,
 ): Promise<CertAndKey> {
   if (!cfg.usages || cfg.usages.length === 0) {
     throw new PkiError("must specify at least one ExtKeyUsage");
   }
-  const pair = typeof key === "string" || !("privateKey" in key) ? await generateKeyPair(key) : key;
+  const opts: KeyOptions = { crypto, random };
+  const pair = typeof key === "string" || !("sign" in key) ? await generateKeyPair(key, opts) : key;
   return { cert: await createSignedCert(cfg, pair, ca, caKey, random), key: pair };
 }
 
 /** True when the certificate's signature verifies with the issuer's public key. */
-export async function checkSignatureFrom(cert: Certificate, issuer: Certificate): Promise<boolean> {
+export async function checkSignatureFrom(
+  cert: Certificate,
+  issuer: Certificate,
+  crypto?: CryptoPort,
+): Promise<boolean> {
   try {
-    return await verifySignature(issuer.spki, cert.signatureAlgorithm, cert.tbs, cert.signature);
+    return await verifySignature(
+      issuer.spki,
+      cert.signatureAlgorithm,
+      cert.tbs,
+      cert.signature,
+      crypto,
+    );
   } catch {
     return false;
   }
@@ -392,6 +412,7 @@ export async function verifyCertChain(
   intermediates: Certificate[],
   root: Certificate,
   now: Date,
+  crypto?: CryptoPort,
 ): Promise<void> {
   const expired = expiryError(cert, now);
   if (expired) throw new PkiError(expired);
@@ -405,7 +426,7 @@ export async function verifyCertChain(
           err: "x509: invalid signature: parent certificate cannot sign this kind of certificate",
           name: root.subject.commonName,
         };
-      } else if (await checkSignatureFrom(current, root)) {
+      } else if (await checkSignatureFrom(current, root, crypto)) {
         const rootExpired = expiryError(root, now);
         if (rootExpired) throw new PkiError(rootExpired);
         return;
@@ -413,7 +434,7 @@ export async function verifyCertChain(
         hint = { err: signatureErrorText(root), name: root.subject.commonName };
       }
     }
-    const next = await findParent(current, pool);
+    const next = await findParent(current, pool, crypto);
     if (!next) break;
     const exp = expiryError(next, now);
     if (exp) throw new PkiError(exp);
@@ -450,10 +471,11 @@ function asn1SpkiIsRSA(spki: Uint8Array): boolean {
 async function findParent(
   cert: Certificate,
   pool: Certificate[],
+  crypto?: CryptoPort,
 ): Promise<Certificate | undefined> {
   for (const candidate of pool) {
     if (!bytesEqual(cert.issuer.der, candidate.subject.der) || !canSign(candidate)) continue;
-    if (await checkSignatureFrom(cert, candidate)) return candidate;
+    if (await checkSignatureFrom(cert, candidate, crypto)) return candidate;
   }
   return undefined;
 }
