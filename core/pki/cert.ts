@@ -75,15 +75,21 @@ export interface Certificate extends DecodedExtensions {
   tbs: Uint8Array;
   /** X.509 version (1..3). */
   version: number;
+  /** Serial number. */
   serialNumber: bigint;
+  /** Subject name. */
   subject: ParsedName;
+  /** Issuer name. */
   issuer: ParsedName;
+  /** Start of validity. */
   notBefore: Date;
+  /** End of validity. */
   notAfter: Date;
   /** SubjectPublicKeyInfo DER (what pins hash). */
   spki: Uint8Array;
   /** Dotted OID of the signature algorithm. */
   signatureAlgorithm: string;
+  /** The signature value. */
   signature: Uint8Array;
 }
 

@@ -42,6 +42,7 @@ export type PrivateKeyMaterial =
  * with it, bound to the implementation that made or imported it.
  */
 export interface KeyPair {
+  /** RSA with its size, or ECDSA with its curve. */
   readonly spec: KeySpec;
   /** The public key as SubjectPublicKeyInfo DER. */
   readonly spki: Uint8Array;

@@ -132,14 +132,21 @@ export function subjectAltNameExtension(
 
 /** What a set of extensions says, decoded. */
 export interface DecodedExtensions {
+  /** Key usages. */
   keyUsage: KeyUsage[];
   /** `serverAuth`/`clientAuth`, or the dotted OID of anything else. */
   extKeyUsage: string[];
+  /** Whether a BasicConstraints extension is present. */
   basicConstraintsValid: boolean;
+  /** BasicConstraints CA flag. */
   isCA: boolean;
+  /** DNS SANs. */
   dnsNames: string[];
+  /** IP SANs, as text. */
   ipAddresses: string[];
+  /** SubjectKeyIdentifier. */
   subjectKeyId?: Uint8Array;
+  /** AuthorityKeyIdentifier's key id. */
   authorityKeyId?: Uint8Array;
   /** Every extension OID present, with its criticality. */
   present: { oid: string; critical: boolean }[];

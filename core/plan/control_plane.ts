@@ -26,6 +26,7 @@ import { initWorkflow } from "../phases/init/workflow.ts";
 import { resolveSkipPhases, runWorkflow } from "../workflow/runner.ts";
 import { parseKubeYaml, toKubeYaml } from "../yaml/kube_yaml.ts";
 import { KubeadmError } from "../errors.ts";
+import { pathCheckName } from "../preflight/check.ts";
 import {
   filesReader,
   type PlanFile,
@@ -44,6 +45,11 @@ export interface ControlPlanePlanOptions extends PlanRunOptions {
    * Default: kubeadm's defaults.
    */
   config?: string;
+  /**
+   * `--upload-certs`: put the shared certificates and keys, encrypted with the certificate key,
+   * in the `kubeadm-certs` Secret so that other control-plane nodes can join with it.
+   */
+  uploadCerts?: boolean;
 }
 
 /** How a node is brought up from its plan (what `toCloudInit` runs after writing the files). */
@@ -56,6 +62,7 @@ export interface BringUp {
 
 /** Everything `kubeadm init` writes on the node and creates in the cluster. */
 export interface ControlPlanePlan {
+  /** Which plan this is. */
   kind: "control-plane";
   /** The node's files: certificates, keys, kubeconfigs, static Pod manifests, kubelet files. */
   files: PlanFile[];
@@ -94,16 +101,26 @@ const COMPONENT_KINDS = new Set(["KubeletConfiguration", "KubeProxyConfiguration
 function initConfigFile(cfg: ResolvedConfig, input: string | undefined): string {
   let out = marshalInitConfiguration(cfg.init, cfg.cluster);
   for (const doc of input ? parseKubeYaml(input) : []) {
-    const kind = (doc as { kind?: string } | null)?.kind;
-    if (kind && COMPONENT_KINDS.has(kind)) out += `---\n${toKubeYaml(doc)}`;
+    const kind = (doc.value as { kind?: string } | null)?.kind;
+    if (kind && COMPONENT_KINDS.has(kind)) out += `---\n${toKubeYaml(doc.value)}`;
   }
   return out;
 }
 
-/** `FileAvailable-*` preflight checks the plan's own manifests would fail on the node. */
-export function preflightIgnoresFor(files: readonly PlanFile[], manifestDir: string): string[] {
-  return files.filter((f) => f.path.startsWith(`${manifestDir}/`))
-    .map((f) => `FileAvailable-${f.path.replaceAll("/", "-")}`);
+/**
+ * The `FileAvailable-*` preflight checks the plan's own files would fail on the node (kubeadm
+ * checks that these files do not exist yet): one per planned file that `checked` selects.
+ */
+export function preflightIgnoresFor(
+  files: readonly PlanFile[],
+  checked: (path: string) => boolean,
+): string[] {
+  return files.filter((f) => checked(f.path)).map((f) => pathCheckName("FileAvailable", f.path));
+}
+
+/** Whether a path is a static Pod manifest (init and a control-plane join check them). */
+export function isManifest(path: string): boolean {
+  return path.startsWith(`${MANIFESTS_DIR}/`);
 }
 
 /**
@@ -121,6 +138,7 @@ export async function planControlPlane(o: ControlPlanePlanOptions): Promise<Cont
       systemdResolvedActive: o.host.systemdResolved ?? false,
     },
     random: ports.random,
+    flags: { uploadCerts: o.uploadCerts },
   });
   for (const w of warnings) ports.out.warn(w);
   const files = new RecordingFileSystem(filesReader(o.existingFiles));
@@ -199,7 +217,8 @@ export async function planControlPlane(o: ControlPlanePlanOptions): Promise<Cont
         "init",
         "--config",
         INIT_CONFIG_PATH,
-        `--ignore-preflight-errors=${preflightIgnoresFor(planned, MANIFESTS_DIR).join(",")}`,
+        ...(config.uploadCerts ? ["--upload-certs"] : []),
+        `--ignore-preflight-errors=${preflightIgnoresFor(planned, isManifest).join(",")}`,
       ]],
     },
     log: ports.log,

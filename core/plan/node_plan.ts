@@ -44,6 +44,7 @@ export interface PlanHost {
 
 /** The ports and inputs every plan takes. */
 export interface PlanRunOptions {
+  /** The machine the node runs on. */
   host: PlanHost;
   /**
    * Entropy. Given, the plan is reproducible: keys are derived from it and signatures are

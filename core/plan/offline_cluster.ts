@@ -12,16 +12,8 @@ import type { NodeHost } from "../host/node.ts";
 import type { KubeObject } from "../kube/client.ts";
 import { createDryRunTransport, type DryRunAction } from "../kube/dry_run.ts";
 import type { Transport } from "../kube/transport.ts";
-import { tokenFromSecret } from "../bootstraptoken/secret.ts";
-import { BOOTSTRAP_TOKEN_SECRET_TYPE } from "../bootstraptoken/secret.ts";
-import { parseToken } from "../bootstraptoken/token.ts";
-import {
-  CLUSTER_INFO_CONFIGMAP,
-  CLUSTER_INFO_KUBECONFIG_KEY,
-  KUBE_PUBLIC,
-} from "../cluster/cluster_info.ts";
-import { signatureKey } from "../discovery/cluster_info.ts";
-import { computeDetachedSignature } from "../discovery/jws.ts";
+import { BOOTSTRAP_TOKEN_SECRET_TYPE, tokenFromSecret } from "../bootstraptoken/secret.ts";
+import { CLUSTER_INFO_CONFIGMAP, KUBE_PUBLIC, signClusterInfo } from "../cluster/cluster_info.ts";
 
 /** An API server in memory: answers from `objects`, records every call. */
 export interface OfflineCluster {
@@ -52,28 +44,6 @@ export function writtenObjects(actions: readonly DryRunAction[]): KubeObject[] {
     }
   }
   return [...out.values()];
-}
-
-/**
- * `cluster-info` signed as the bootstrap signer (kube-controller-manager) signs it: one
- * `jws-kubeconfig-<id>` entry per token, over the `kubeconfig` value. Existing entries stay.
- */
-export async function signClusterInfo(
-  clusterInfo: ConfigMap,
-  tokens: readonly string[],
-): Promise<ConfigMap> {
-  const kubeconfig = clusterInfo.data?.[CLUSTER_INFO_KUBECONFIG_KEY];
-  if (kubeconfig === undefined) {
-    throw new KubeadmError(`the ${CLUSTER_INFO_CONFIGMAP} ConfigMap has no kubeconfig`, {
-      field: `data.${CLUSTER_INFO_KUBECONFIG_KEY}`,
-    });
-  }
-  const data = { ...clusterInfo.data };
-  for (const token of tokens) {
-    const { id, secret } = parseToken(token);
-    data[signatureKey(id)] ??= await computeDetachedSignature(kubeconfig, id, secret);
-  }
-  return { ...clusterInfo, data };
 }
 
 function isClusterInfo(o: KubeObject): boolean {
