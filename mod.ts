@@ -93,7 +93,7 @@ export type {
   HashName,
   KeyPair,
   KeySpec,
-  NamedCurve,
+  EcCurve,
   PrivateKeyMaterial,
 } from "./core/pki/crypto.ts";
 export { webCryptoPort } from "./core/pki/webcrypto.ts";
@@ -132,7 +132,7 @@ export type { CaCertSummary } from "./core/discovery/ca_bundle.ts";
 // CA pins.
 export { certificatePin, pemCertificatePins, PinSet } from "./core/pki/pin.ts";
 export type { Certificate } from "./core/pki/cert.ts";
-export type { DecodedExtensions, KeyUsage } from "./core/pki/extensions.ts";
+export type { DecodedExtensions, X509KeyUsage } from "./core/pki/extensions.ts";
 export type { DistinguishedName, ParsedName } from "./core/pki/name.ts";
 
 // Errors and YAML.

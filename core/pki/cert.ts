@@ -1,10 +1,10 @@
 /**
  * X.509 certificates as kubeadm makes and checks them (upstream `pkiutil`).
  *
- * - Self-signed CAs: KeyUsage digitalSignature|keyEncipherment|keyCertSign (critical),
+ * - Self-signed CAs: X509KeyUsage digitalSignature|keyEncipherment|keyCertSign (critical),
  *   BasicConstraints CA:TRUE (critical, no pathLen), a SubjectKeyId (SHA-1 of the public key
  *   bits, Go's rule) and a DNS SAN equal to the CN.
- * - CA-signed leaves: KeyUsage digitalSignature|keyEncipherment (critical), the requested
+ * - CA-signed leaves: X509KeyUsage digitalSignature|keyEncipherment (critical), the requested
  *   ExtKeyUsages, BasicConstraints CA:FALSE (critical), the SANs, and an AuthorityKeyId equal
  *   to the issuer's SubjectKeyId.
  * - Random serial uniform in [1, 2^63-1); signature algorithm chosen from the signer key.
@@ -29,7 +29,7 @@ import {
   encodeExtension,
   type ExtKeyUsage,
   extKeyUsageExtension,
-  type KeyUsage,
+  type X509KeyUsage,
   keyUsageExtension,
   subjectAltNameExtension,
   subjectKeyIdExtension,
@@ -204,7 +204,7 @@ export async function createSignedCert(
   const { dnsNames, ips } = dedupeAltNames(cfg.dnsNames ?? [], cfg.ips ?? []);
   const notBefore = cfg.notBefore ?? ca.notBefore;
   const notAfter = cfg.notAfter ?? new Date(notBefore.getTime() + DEFAULT_CERT_VALIDITY_MS);
-  const keyUsage: KeyUsage[] = isCA
+  const keyUsage: X509KeyUsage[] = isCA
     ? ["digitalSignature", "keyEncipherment", "keyCertSign"]
     : ["digitalSignature", "keyEncipherment"];
   const subject = encodeName({ commonName: cfg.commonName, organization: cfg.organization });

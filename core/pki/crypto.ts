@@ -20,12 +20,12 @@
 import type { RandomSource } from "../host/ports.ts";
 
 /** Supported named curves. */
-export type NamedCurve = "P-256" | "P-384" | "P-521";
+export type EcCurve = "P-256" | "P-384" | "P-521";
 
 /** The shape of a key: RSA with its modulus size, or ECDSA on a named curve. */
 export type KeySpec =
   | { type: "RSA"; modulusLength: number }
-  | { type: "ECDSA"; namedCurve: NamedCurve };
+  | { type: "ECDSA"; namedCurve: EcCurve };
 
 /** Hash names used by X.509 signatures (WebCrypto spelling). */
 export type HashName = "SHA-1" | "SHA-256" | "SHA-384" | "SHA-512";
@@ -35,7 +35,7 @@ export type PrivateKeyMaterial =
   /** PKCS#1 `RSAPrivateKey` DER. */
   | { type: "RSA"; pkcs1: Uint8Array }
   /** An EC private scalar (big-endian, curve size) and, when known, the uncompressed point. */
-  | { type: "ECDSA"; namedCurve: NamedCurve; d: Uint8Array; point?: Uint8Array };
+  | { type: "ECDSA"; namedCurve: EcCurve; d: Uint8Array; point?: Uint8Array };
 
 /**
  * A usable private key (Go's `crypto.Signer`): its shape, its public half and a way to sign
@@ -82,7 +82,7 @@ export interface CryptoPort {
 }
 
 /** The byte length of a curve's scalars and coordinates. */
-export function curveByteLength(curve: NamedCurve): number {
+export function curveByteLength(curve: EcCurve): number {
   return curve === "P-256" ? 32 : curve === "P-384" ? 48 : 66;
 }
 

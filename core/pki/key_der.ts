@@ -8,7 +8,7 @@
  */
 import * as asn1js from "asn1js";
 import { PkiError } from "../errors.ts";
-import type { KeySpec, NamedCurve, PrivateKeyMaterial } from "./crypto.ts";
+import type { KeySpec, EcCurve, PrivateKeyMaterial } from "./crypto.ts";
 import { curveByteLength } from "./crypto.ts";
 import { bitString, explicit, integer, nullValue, octetString, oid, sequence } from "./der.ts";
 import { CURVE_OIDS, OID } from "./oid.ts";
@@ -30,8 +30,8 @@ export function oidText(block: unknown): string | undefined {
 }
 
 /** The named curve of a curve OID, if kubeadm knows it. */
-export function curveOfOid(curveOid: string | undefined): NamedCurve | undefined {
-  return (Object.entries(CURVE_OIDS) as [NamedCurve, string][]).find(([, o]) => o === curveOid)
+export function curveOfOid(curveOid: string | undefined): EcCurve | undefined {
+  return (Object.entries(CURVE_OIDS) as [EcCurve, string][]).find(([, o]) => o === curveOid)
     ?.[0];
 }
 
@@ -79,7 +79,7 @@ export function rsaSpki(n: Uint8Array, e: Uint8Array): Uint8Array {
 }
 
 /** SubjectPublicKeyInfo of an EC public key (uncompressed point). */
-export function ecSpki(curve: NamedCurve, point: Uint8Array): Uint8Array {
+export function ecSpki(curve: EcCurve, point: Uint8Array): Uint8Array {
   return sequence(sequence(oid(OID.ecPublicKey), oid(CURVE_OIDS[curve])), bitString(point));
 }
 
@@ -95,7 +95,7 @@ export function innerOfPkcs8(pkcs8: Uint8Array): Uint8Array {
 }
 
 /** PKCS#8 `PrivateKeyInfo` of an EC scalar alone (no public point). */
-export function pkcs8OfEcScalar(curve: NamedCurve, d: Uint8Array): Uint8Array {
+export function pkcs8OfEcScalar(curve: EcCurve, d: Uint8Array): Uint8Array {
   return sequence(
     integer(0n),
     sequence(oid(OID.ecPublicKey), oid(CURVE_OIDS[curve])),
@@ -104,7 +104,7 @@ export function pkcs8OfEcScalar(curve: NamedCurve, d: Uint8Array): Uint8Array {
 }
 
 /** SEC1 `ECPrivateKey` with the curve OID and the public point, as Go writes `EC PRIVATE KEY`. */
-export function sec1Der(curve: NamedCurve, d: Uint8Array, point: Uint8Array): Uint8Array {
+export function sec1Der(curve: EcCurve, d: Uint8Array, point: Uint8Array): Uint8Array {
   return sequence(
     integer(1n),
     octetString(leftPad(d, curveByteLength(curve))),

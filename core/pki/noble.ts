@@ -22,7 +22,7 @@ import {
   curveByteLength,
   type KeyPair,
   type KeySpec,
-  type NamedCurve,
+  type EcCurve,
   type PrivateKeyMaterial,
   signatureHashFor,
 } from "./crypto.ts";
@@ -36,11 +36,11 @@ const CURVES = { "P-256": p256, "P-384": p384, "P-521": p521 } as const;
 class NobleKeyPair implements KeyPair {
   readonly spec: KeySpec;
   readonly spki: Uint8Array;
-  readonly #curve: NamedCurve;
+  readonly #curve: EcCurve;
   readonly #d: Uint8Array;
   readonly #point: Uint8Array;
 
-  constructor(curve: NamedCurve, d: Uint8Array, point: Uint8Array) {
+  constructor(curve: EcCurve, d: Uint8Array, point: Uint8Array) {
     this.spec = { type: "ECDSA", namedCurve: curve };
     this.#curve = curve;
     this.#d = d;
@@ -64,7 +64,7 @@ class NobleKeyPair implements KeyPair {
   }
 }
 
-function ecKey(curve: NamedCurve, d: Uint8Array): KeyPair {
+function ecKey(curve: EcCurve, d: Uint8Array): KeyPair {
   const scalar = leftPad(d, curveByteLength(curve));
   return new NobleKeyPair(curve, scalar, CURVES[curve].getPublicKey(scalar, false));
 }
