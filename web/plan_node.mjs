@@ -9,6 +9,7 @@
 // bytes. Needs Node 20 or newer; no npm packages.
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import process from "node:process";
 import { parseArgs } from "node:util";
 import { planControlPlane, seededRandom, toCloudInit } from "./kubeadm-core.js";
 

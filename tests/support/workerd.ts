@@ -17,7 +17,7 @@ export interface Workerd {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+function freePort(): number {
   const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (l.addr as Deno.NetAddr).port;
   l.close();
@@ -38,7 +38,7 @@ export async function processCpuMs(pid: number): Promise<number> {
  * module) and waits until it answers.
  */
 export async function startWorkerd(modules: Record<string, string>, dir: string): Promise<Workerd> {
-  const port = await freePort();
+  const port = freePort();
   const list = Object.entries(modules).map(([name, path]) =>
     `(name = ${JSON.stringify(name)}, esModule = embed ${JSON.stringify(path)})`
   ).join(", ");
