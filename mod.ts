@@ -90,10 +90,10 @@ export { type Clock, type RandomSource, systemClock, webRandom } from "./core/ho
 export { seededRandom } from "./core/host/seeded_random.ts";
 export type {
   CryptoPort,
+  EcCurve,
   HashName,
   KeyPair,
   KeySpec,
-  EcCurve,
   PrivateKeyMaterial,
 } from "./core/pki/crypto.ts";
 export { webCryptoPort } from "./core/pki/webcrypto.ts";

@@ -29,10 +29,10 @@ import {
   encodeExtension,
   type ExtKeyUsage,
   extKeyUsageExtension,
-  type X509KeyUsage,
   keyUsageExtension,
   subjectAltNameExtension,
   subjectKeyIdExtension,
+  type X509KeyUsage,
 } from "./extensions.ts";
 import {
   exportSPKI,

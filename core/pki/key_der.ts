@@ -8,7 +8,7 @@
  */
 import * as asn1js from "asn1js";
 import { PkiError } from "../errors.ts";
-import type { KeySpec, EcCurve, PrivateKeyMaterial } from "./crypto.ts";
+import type { EcCurve, KeySpec, PrivateKeyMaterial } from "./crypto.ts";
 import { curveByteLength } from "./crypto.ts";
 import { bitString, explicit, integer, nullValue, octetString, oid, sequence } from "./der.ts";
 import { CURVE_OIDS, OID } from "./oid.ts";

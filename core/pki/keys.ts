@@ -23,7 +23,7 @@ import {
 import { decodePem, encodePem } from "./pem.ts";
 import { webCryptoPort } from "./webcrypto.ts";
 
-export type { CryptoPort, KeyPair, KeySpec, EcCurve } from "./crypto.ts";
+export type { CryptoPort, EcCurve, KeyPair, KeySpec } from "./crypto.ts";
 
 /** PEM label of a PKCS#1 RSA private key. */
 export const RSA_PRIVATE_KEY_BLOCK = "RSA PRIVATE KEY";

@@ -20,9 +20,9 @@ import type { RandomSource } from "../host/ports.ts";
 import {
   type CryptoPort,
   curveByteLength,
+  type EcCurve,
   type KeyPair,
   type KeySpec,
-  type EcCurve,
   type PrivateKeyMaterial,
   signatureHashFor,
 } from "./crypto.ts";

@@ -160,14 +160,14 @@ export async function planControlPlane(o: ControlPlanePlanOptions): Promise<Cont
       existingDirs: new Set(o.host.existingDirs ?? []),
       proxyEnv: o.host.proxyEnv ?? {},
     },
-    sleep: () => Promise.resolve(),
+    sleep: ports.sleep,
     cluster: createClusterAccess({
       files,
       kubeconfigDir: KUBERNETES_DIR,
       transportFor: () => cluster.transport,
       bootstrapClusterAdmins: false,
       clock: ports.clock,
-      sleep: () => Promise.resolve(),
+      sleep: ports.sleep,
       apiCallTimeoutMs: DefaultTimeouts.kubernetesAPICall,
     }),
   };

@@ -127,7 +127,7 @@ async function planJoin(o: JoinPlanOptions, controlPlane: boolean): Promise<Join
     files,
     out: ports.out,
     clock: ports.clock,
-    sleep: () => Promise.resolve(),
+    sleep: ports.sleep,
     random: ports.random,
     crypto: ports.crypto,
     startTime: ports.clock.now(),
@@ -156,7 +156,7 @@ async function planJoin(o: JoinPlanOptions, controlPlane: boolean): Promise<Join
           }),
         ),
       clock: ports.clock,
-      sleep: () => Promise.resolve(),
+      sleep: ports.sleep,
       preflight: () => Promise.resolve(),
     },
   });

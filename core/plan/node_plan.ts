@@ -69,7 +69,13 @@ export interface PlanRunOptions {
 
 /** The resolved ports of a plan run. */
 export interface PlanPorts {
+  /** The caller's clock, moved forward by every {@link PlanPorts.sleep}. */
   clock: Clock;
+  /**
+   * Waits without waiting: a plan never polls a real server, so a retry loop (discovery of a
+   * cluster-info that does not verify) runs to its deadline in virtual time and fails.
+   */
+  sleep: (ms: number) => Promise<void>;
   random: RandomSource;
   crypto: CryptoPort;
   /** kubeadm's progress lines, kept (a plan prints nothing). */
@@ -80,8 +86,14 @@ export interface PlanPorts {
 /** Resolves a plan's ports: `random` given means the deterministic crypto port. */
 export function planPorts(o: PlanRunOptions): PlanPorts {
   const log: string[] = [];
+  const base = o.clock ?? systemClock;
+  let slept = 0;
   return {
-    clock: o.clock ?? systemClock,
+    clock: { now: () => new Date(base.now().getTime() + slept) },
+    sleep: (ms) => {
+      slept += ms;
+      return Promise.resolve();
+    },
     random: o.random ?? webRandom,
     crypto: o.crypto ?? (o.random ? deterministicCryptoPort : webCryptoPort),
     log,
