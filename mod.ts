@@ -15,6 +15,9 @@
  *   deterministic (RFC 6979) through the {@link deterministicCryptoPort}. RSA keys cannot be
  *   derived from a seed: such a plan fails naming `encryptionAlgorithm` unless the RSA keys
  *   are given (`keys`).
+ * - **Day-2 certificates**: {@link planCertificateRenewal} (`kubeadm certs renew`) and
+ *   {@link checkCertificateExpiration} (`kubeadm certs check-expiration`) from the node's
+ *   files.
  * - **Bootstrap tokens** ({@link generateToken}, {@link tokenToSecret}), **cluster-info**
  *   ({@link clusterInfoFor}, {@link signClusterInfo}, {@link checkClusterInfo}) and **CA pins**
  *   ({@link certificatePin}).
@@ -75,6 +78,16 @@ export {
   toCloudInit,
 } from "./core/plan/cloud_init.ts";
 export { withBootstrapSignatures } from "./core/plan/offline_cluster.ts";
+export {
+  type CertificateExpiration,
+  type CertificateExpirationInfo,
+  type CertificateFilesInput,
+  type CertificateRenewalOptions,
+  type CertificateRenewalPlan,
+  checkCertificateExpiration,
+  planCertificateRenewal,
+  type RenewedCertificate,
+} from "./core/plan/renewal.ts";
 export type { KubeObject } from "./core/kube/client.ts";
 export type { ConfigMap, Secret } from "kubernetes-types/core/v1.d.ts";
 export type {

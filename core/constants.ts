@@ -12,6 +12,12 @@
 export const KUBERNETES_VERSION = "v1.34.4";
 /** The kubeadm minor we emulate. */
 export const KUBEADM_MINOR = 34;
+/**
+ * Whether `apiserver-kubelet-client.crt` is made with `O=kubeadm:cluster-admins`: kubeadm
+ * before 1.37. From 1.37 the certificate has only its CN, and the ClusterRoleBinding
+ * `kubeadm:apiserver-kubelet-client` grants it the kubelet API.
+ */
+export const APISERVER_KUBELET_CLIENT_IN_CLUSTER_ADMINS = KUBEADM_MINOR < 37;
 /** etcd image tag kubeadm 1.34 pairs with Kubernetes 1.34. */
 export const ETCD_VERSION = "3.6.5-0";
 /** CoreDNS image tag bundled with kubeadm 1.34. */

@@ -4,7 +4,8 @@
  * Every error a user can see carries what went wrong (`message`), where (`field`: a config
  * path such as `networking.serviceSubnet` or a flag such as `--cert-dir`), the offending value
  * (already redacted when secret) and a hint. The CLI maps `exitCode` to the process exit
- * status the way upstream kubeadm does (1 generic, 2 preflight, 3 validation).
+ * status the way upstream kubeadm does (1 generic, 2 preflight, 3 validation), plus 4 for
+ * `check-expiration --fail-if-expiring-within`.
  *
  * @module
  */
@@ -14,6 +15,8 @@ export const ExitCode = {
   generic: 1,
   preflight: 2,
   validation: 3,
+  /** kubeadm-ts only: `certs check-expiration --fail-if-expiring-within` found expiring files. */
+  expiring: 4,
 } as const;
 
 /** Options common to every {@link KubeadmError}. */

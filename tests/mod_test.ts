@@ -1,8 +1,10 @@
 // The library entry point: a full control-plane plan, a worker plan and cloud-init, no disk.
 import assert from "node:assert/strict";
 import {
+  checkCertificateExpiration,
   checkClusterInfo,
   pemCertificatePins,
+  planCertificateRenewal,
   planControlPlane,
   planWorker,
   seededRandom,
@@ -63,4 +65,42 @@ Deno.test("mod.ts plans a control plane and a worker from data alone, and their 
     caCertHashes: [cp.caCertHash],
   });
   assert.equal(verdict.verdict, "rejected");
+});
+
+Deno.test("mod.ts plans a certificate renewal and an expiration report from the node's files", async () => {
+  const cp = await planControlPlane({
+    config:
+      "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nencryptionAlgorithm: ECDSA-P256\n",
+    host: { hostname: "cp1", advertiseAddress: "192.0.2.10" },
+    random: seededRandom("renewal"),
+    clock,
+  });
+  const later = { now: () => new Date("2026-11-01T00:00:00Z") };
+  const report = await checkCertificateExpiration({ files: cp.files, clock: later });
+  const api = report.certificates.find((c) => c.name === "apiserver")!;
+  assert.equal(api.expirationDate, "2027-01-01T00:00:00Z");
+  assert.equal(api.residualTime, 61 * 24 * 3600);
+  assert.ok(report.certificates.every((c) => !c.missing), "init wrote every certificate");
+
+  const renew = () =>
+    planCertificateRenewal({
+      files: cp.files,
+      config: "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\n" +
+        "encryptionAlgorithm: ECDSA-P256\n",
+      names: ["apiserver", "admin.conf"],
+      random: seededRandom("renew"),
+      clock: later,
+    });
+  const plan = await renew();
+  assert.deepEqual(plan.files.map((f) => f.path), [
+    "/etc/kubernetes/pki/apiserver.key",
+    "/etc/kubernetes/pki/apiserver.crt",
+    "/etc/kubernetes/admin.conf",
+  ]);
+  assert.deepEqual(plan.certificates, [
+    { name: "apiserver", status: "renewed", notAfter: "2027-11-01T00:00:00.000Z" },
+    { name: "admin.conf", status: "renewed", notAfter: "2027-11-01T00:00:00.000Z" },
+  ]);
+  assert.deepEqual(plan.podsToRestart, ["kube-apiserver"]);
+  assert.equal(JSON.stringify(await renew()), JSON.stringify(plan), "reproducible");
 });

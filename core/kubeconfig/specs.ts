@@ -6,7 +6,7 @@
  * @module
  */
 import type { ResolvedConfig } from "../config/types.ts";
-import { Identity, KubeconfigFile } from "../constants.ts";
+import { Component, Identity, KubeconfigFile } from "../constants.ts";
 import { KubeadmError } from "../errors.ts";
 import { controlPlaneEndpointURL, localAPIEndpointURL } from "../net/endpoint.ts";
 import { Feature, featureEnabled } from "../config/features.ts";
@@ -31,6 +31,13 @@ export interface KubeconfigSpec {
   endpoint: "control-plane" | "local";
   /** One-line help of the sub-phase. */
   short: string;
+  /**
+   * What `kubeadm certs renew <fileName>` calls the embedded client certificate; absent for
+   * the files `certs renew` leaves alone (kubelet.conf: the kubelet rotates its own).
+   */
+  renewLongName?: string;
+  /** The static Pods that load this file (to restart after its certificate is renewed). */
+  readers?: readonly string[];
 }
 
 /** The inventory, in creation (and log) order. */
@@ -42,6 +49,8 @@ export const KUBECONFIG_SPECS: readonly KubeconfigSpec[] = [
     organizations: [Identity.clusterAdminsGroup],
     endpoint: "control-plane",
     short: "Generate a kubeconfig file for the admin to use and for kubeadm itself",
+    renewLongName:
+      "certificate embedded in the kubeconfig file for the admin to use and for kubeadm itself",
   },
   {
     name: "super-admin",
@@ -50,6 +59,7 @@ export const KUBECONFIG_SPECS: readonly KubeconfigSpec[] = [
     organizations: [Identity.mastersGroup],
     endpoint: "control-plane",
     short: "Generate a kubeconfig file for the super-admin",
+    renewLongName: "certificate embedded in the kubeconfig file for the super-admin",
   },
   {
     name: "kubelet",
@@ -67,6 +77,8 @@ export const KUBECONFIG_SPECS: readonly KubeconfigSpec[] = [
     organizations: [],
     endpoint: "local",
     short: "Generate a kubeconfig file for the controller manager to use",
+    renewLongName: "certificate embedded in the kubeconfig file for the controller manager to use",
+    readers: [Component.controllerManager],
   },
   {
     name: "scheduler",
@@ -75,6 +87,8 @@ export const KUBECONFIG_SPECS: readonly KubeconfigSpec[] = [
     organizations: [],
     endpoint: "local",
     short: "Generate a kubeconfig file for the scheduler to use",
+    renewLongName: "certificate embedded in the kubeconfig file for the scheduler manager to use",
+    readers: [Component.scheduler],
   },
 ];
 
@@ -97,16 +111,26 @@ export interface ResolvedKubeconfigSpec {
   serverURL: string;
 }
 
+/** Options of {@link resolveKubeconfigSpec}. */
+export interface ResolveKubeconfigOptions {
+  /**
+   * Upstream's base specs (`getKubeConfigSpecsBase`, used by `certs generate-csr`): kubelet.conf
+   * keeps the controlPlaneEndpoint whatever the kubelet's local mode.
+   */
+  base?: boolean;
+}
+
 /** Resolves client name and server URL; `warn` gets the controlPlaneEndpoint port warning. */
 export function resolveKubeconfigSpec(
   spec: KubeconfigSpec,
   cfg: ResolvedConfig,
   warn?: (line: string) => void,
+  options: ResolveKubeconfigOptions = {},
 ): ResolvedKubeconfigSpec {
   const local = cfg.init.localAPIEndpoint;
   // With ControlPlaneKubeletLocalMode (beta, on by default in 1.34) a control-plane node's
   // kubelet talks to its own API server, so kubelet.conf gets the local endpoint too.
-  const kubeletLocal = spec.name === "kubelet" &&
+  const kubeletLocal = spec.name === "kubelet" && !options.base &&
     featureEnabled(cfg.cluster.featureGates, Feature.ControlPlaneKubeletLocalMode);
   const serverURL = spec.endpoint === "local" || kubeletLocal
     ? localAPIEndpointURL(local)

@@ -59,8 +59,11 @@ export interface CertConfig {
   dnsNames?: string[];
   /** IP SANs (text); de-duplicated in first-seen order, as upstream does. */
   ips?: string[];
-  /** Extended key usages (leaves must have at least one). */
-  usages?: ExtKeyUsage[];
+  /**
+   * Extended key usages (leaves must have at least one): {@link ExtKeyUsage} names, or dotted
+   * OIDs of the other usages Go knows (kept when a certificate is renewed).
+   */
+  usages?: (ExtKeyUsage | string)[];
   /** Defaults: the CA's NotBefore for leaves; required for CAs. */
   notBefore?: Date;
   /** Defaults: NotBefore + 1 year for leaves, + 10 years for CAs. */
@@ -185,7 +188,8 @@ export async function createSelfSignedCACert(
 
 /**
  * Creates a certificate for `publicKey` signed by the CA (upstream `NewSignedCert`). With
- * `isCA` it makes an intermediate CA (kubeadm `init` never does).
+ * `isCA` it makes an intermediate CA (kubeadm `init` never does). Throws Go's `x509: provided
+ * PrivateKey doesn't match parent's PublicKey` when `caKey` is not the CA certificate's key.
  */
 export async function createSignedCert(
   cfg: CertConfig,

@@ -43,6 +43,30 @@ const EKU_OIDS: Record<ExtKeyUsage, string> = {
   clientAuth: OID.clientAuth,
 };
 
+/**
+ * The other extended key usages Go's `crypto/x509` knows (dotted OIDs): a certificate keeps
+ * them through `ExtKeyUsage` when it is re-issued, while OIDs outside this list are dropped.
+ */
+export const GO_KNOWN_EXT_KEY_USAGE_OIDS: readonly string[] = [
+  OID.anyExtendedKeyUsage,
+  "1.3.6.1.5.5.7.3.3", // codeSigning
+  "1.3.6.1.5.5.7.3.4", // emailProtection
+  "1.3.6.1.5.5.7.3.5", // ipsecEndSystem
+  "1.3.6.1.5.5.7.3.6", // ipsecTunnel
+  "1.3.6.1.5.5.7.3.7", // ipsecUser
+  "1.3.6.1.5.5.7.3.8", // timeStamping
+  "1.3.6.1.5.5.7.3.9", // OCSPSigning
+  "1.3.6.1.4.1.311.10.3.3", // Microsoft server gated crypto
+  "2.16.840.1.113730.4.1", // Netscape server gated crypto
+  "1.3.6.1.4.1.311.2.1.22", // Microsoft commercial code signing
+  "1.3.6.1.4.1.311.61.1.1", // Microsoft kernel code signing
+];
+
+/** True for the extended key usages Go keeps (see {@link GO_KNOWN_EXT_KEY_USAGE_OIDS}). */
+export function isGoKnownExtKeyUsage(usage: string): boolean {
+  return usage in EKU_OIDS || GO_KNOWN_EXT_KEY_USAGE_OIDS.includes(usage);
+}
+
 /** One encoded extension ready for a TBSCertificate or an extensionRequest. */
 export interface EncodedExtension {
   oid: string;
@@ -76,12 +100,15 @@ export function keyUsageExtension(usages: readonly X509KeyUsage[]): EncodedExten
   return { oid: OID.keyUsage, critical: true, value: bitString(used, used.length * 8 - bitLen) };
 }
 
-/** ExtendedKeyUsage (not critical), in the given order. */
-export function extKeyUsageExtension(usages: readonly ExtKeyUsage[]): EncodedExtension {
+/**
+ * ExtendedKeyUsage (not critical), in the given order: {@link ExtKeyUsage} names or dotted
+ * OIDs.
+ */
+export function extKeyUsageExtension(usages: readonly string[]): EncodedExtension {
   return {
     oid: OID.extKeyUsage,
     critical: false,
-    value: sequence(...usages.map((u) => oid(EKU_OIDS[u]))),
+    value: sequence(...usages.map((u) => oid(EKU_OIDS[u as ExtKeyUsage] ?? u))),
   };
 }
 

@@ -84,7 +84,7 @@ export interface PlanPorts {
 }
 
 /** Resolves a plan's ports: `random` given means the deterministic crypto port. */
-export function planPorts(o: PlanRunOptions): PlanPorts {
+export function planPorts(o: Pick<PlanRunOptions, "random" | "clock" | "crypto">): PlanPorts {
   const log: string[] = [];
   const base = o.clock ?? systemClock;
   let slept = 0;

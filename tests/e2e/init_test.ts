@@ -3,9 +3,9 @@
 import assert from "node:assert/strict";
 import {
   createTestNode,
+  initControlPlane,
   type TestNode,
   waitFor,
-  writeInitConfig,
 } from "../support/control_plane.ts";
 import { opensslSpkiSha256 } from "../support/openssl.ts";
 
@@ -23,15 +23,7 @@ Deno.test({
   async fn(t) {
     const node = await createTestNode("cp1");
     try {
-      const config = await writeInitConfig(node);
-      await node.startStandin();
-      const init = await node.kubeadm([
-        "init",
-        "--config",
-        config,
-        "--ignore-preflight-errors=all",
-      ]);
-      assert.equal(init.code, 0, `init failed:\n${init.stdout}\n${init.stderr}`);
+      const { init, config } = await initControlPlane(node);
       const out = init.stdout;
 
       await t.step("phases ran in upstream's order", () => {
