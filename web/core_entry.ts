@@ -1,10 +1,42 @@
 /**
  * Entry point of `dist/kubeadm-core.js`, the whole library as one ES module for browsers,
  * edge functions (Cloudflare Workers, Deno Deploy, Vercel Edge), Node and Bun: the high-level
- * API of `mod.ts` (plans, cloud-init, tokens, cluster-info, pins, the crypto port) plus the
- * discovery helpers of the verifier (`web/verify_entry.ts`). See `web/README.md`.
+ * API of `mod.ts` (plans, cloud-init, tokens, cluster-info, pins, the crypto port), the
+ * verifier (`web/verify_entry.ts`) and the discovery helpers. See `web/README.md`.
  *
  * @module
  */
 export * from "../mod.ts";
 export * from "./verify_entry.ts";
+
+// Token, file and HTTPS discovery over the caller's own network code; TLS bootstrap.
+export {
+  type ClusterInfoFetchMode,
+  type DiscoveredClusterInfo,
+  discoverWithToken,
+  type FetchClusterInfo,
+  type TokenDiscoveryOptions,
+} from "../core/discovery/token.ts";
+export {
+  discoverWithFile,
+  type FetchClusterInfoWith,
+  fetchDiscoveryKubeconfig,
+  type FetchDiscoveryUrl,
+  type FileDiscoveryOptions,
+  type FileDiscoveryResult,
+  hasAuthenticationCredentials,
+  validateKubeconfig,
+} from "../core/discovery/file.ts";
+export {
+  clusterInfoFetcher,
+  clusterInfoFetcherWithKubeconfig,
+  connectionFromDiscoveryKubeconfig,
+  discoveryConnection,
+} from "../core/discovery/fetch.ts";
+export {
+  bootstrapCaSummary,
+  bootstrapKubeletConfFile,
+  buildTlsBootstrapKubeconfig,
+  tlsBootstrapKubeconfigFor,
+} from "../core/discovery/tls_bootstrap.ts";
+export { realSleep, type Sleep, type TransportFactory } from "../core/kube/transport.ts";

@@ -12,7 +12,7 @@ import {
   serializeKubeconfig,
 } from "../core/kubeconfig/kubeconfig.ts";
 
-// Discovery: JWS, cluster-info, token/file discovery, the offline verdict, TLS bootstrap.
+// The offline verdict, the JWS on cluster-info, cluster-info parsing.
 export {
   base64UrlEncode,
   computeDetachedSignature,
@@ -56,35 +56,6 @@ export {
   validateClusterCA,
 } from "../core/discovery/ca_bundle.ts";
 export {
-  type ClusterInfoFetchMode,
-  type DiscoveredClusterInfo,
-  discoverWithToken,
-  type FetchClusterInfo,
-  type TokenDiscoveryOptions,
-} from "../core/discovery/token.ts";
-export {
-  discoverWithFile,
-  type FetchClusterInfoWith,
-  fetchDiscoveryKubeconfig,
-  type FetchDiscoveryUrl,
-  type FileDiscoveryOptions,
-  type FileDiscoveryResult,
-  hasAuthenticationCredentials,
-  validateKubeconfig,
-} from "../core/discovery/file.ts";
-export {
-  clusterInfoFetcher,
-  clusterInfoFetcherWithKubeconfig,
-  connectionFromDiscoveryKubeconfig,
-  discoveryConnection,
-} from "../core/discovery/fetch.ts";
-export {
-  bootstrapCaSummary,
-  bootstrapKubeletConfFile,
-  buildTlsBootstrapKubeconfig,
-  tlsBootstrapKubeconfigFor,
-} from "../core/discovery/tls_bootstrap.ts";
-export {
   checkClusterInfo,
   type CheckStatus,
   type DiscoveryVerdict,
@@ -116,7 +87,6 @@ export { parseKubeYaml, parseKubeYamlOne, toKubeYaml } from "../core/yaml/kube_y
 
 // Ports, errors and constants.
 export { type Clock, systemClock, webRandom } from "../core/host/ports.ts";
-export { realSleep, type Sleep, type TransportFactory } from "../core/kube/transport.ts";
 export {
   ApiError,
   DiscoveryError,
