@@ -1,4 +1,4 @@
-// The Worker scripts/bench_library.ts runs in workerd: one route per measured call, the input
+// The Worker scripts/bench_library.ts runs in workerd (scripts/bench-library): one route per measured call, the input
 // in the request body (JSON), nothing returned but a status.
 import { checkClusterInfo, planControlPlane, seededRandom } from "./kubeadm-core.js";
 
