@@ -65,3 +65,18 @@ export async function buildWeb(opts: { types?: boolean } = {}): Promise<WebBuild
     cleanup: () => Deno.remove(dir, { recursive: true }),
   };
 }
+
+/** A loopback HTTP server for the files of a build (flat names only). */
+export function serveBuild(dir: string, index = "index.html"): Deno.HttpServer<Deno.NetAddr> {
+  return Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    const path = new URL(req.url).pathname.replace(/^\/$/, `/${index}`);
+    if (!/^\/[\w.-]+$/.test(path)) return new Response("not found", { status: 404 });
+    try {
+      const body = await Deno.readFile(`${dir}${path}`);
+      const type = path.endsWith(".html") ? "text/html" : "text/javascript";
+      return new Response(body, { headers: { "content-type": type } });
+    } catch {
+      return new Response("not found", { status: 404 });
+    }
+  });
+}

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import * as lib from "../../web/core_entry.ts";
 import { repoRoot } from "../support/repo.ts";
 import { Chromium } from "../support/chromium.ts";
-import { buildWeb, type WebBuild } from "../support/web_build.ts";
+import { buildWeb, serveBuild, type WebBuild } from "../support/web_build.ts";
 import { runPlanScenario, SCENARIO_WORKER_REQUEST } from "../support/plan_scenario.ts";
 import { startWorkerd } from "../support/workerd.ts";
 
@@ -88,17 +88,7 @@ import { runPlanScenario } from "./plan_scenario.mjs";
 try { window.planResult = await runPlanScenario(lib); } catch (e) { window.planResult = "error: " + e.stack; }
 </script>`,
   );
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
-    const path = new URL(req.url).pathname;
-    if (!/^\/[\w.-]+$/.test(path)) return new Response("not found", { status: 404 });
-    try {
-      const body = await Deno.readFile(`${build.dir}${path}`);
-      const type = path.endsWith(".html") ? "text/html" : "text/javascript";
-      return new Response(body, { headers: { "content-type": type } });
-    } catch {
-      return new Response("not found", { status: 404 });
-    }
-  });
+  const server = serveBuild(build.dir);
   const browser = await Chromium.launch();
   try {
     await browser.goto(`http://127.0.0.1:${server.addr.port}/plan.html`);
