@@ -23,6 +23,7 @@
 // Errors and ports
 export * from "./core/errors.ts";
 export * from "./core/constants.ts";
+export * from "./core/versions.ts";
 export * from "./core/host/ports.ts";
 export { RecordingFileSystem } from "./core/host/recording_fs.ts";
 

@@ -10,7 +10,8 @@
  * @module
  */
 import type { EnvVar } from "kubernetes-types/core/v1.d.ts";
-import { CURRENT_KUBERNETES_VERSION, DEFAULT_CRI_SOCKET } from "../constants.ts";
+import { DEFAULT_CRI_SOCKET } from "../constants.ts";
+import { CURRENT_KUBERNETES_VERSION } from "../versions.ts";
 import { ConfigError } from "../errors.ts";
 import { toKubeYaml } from "../yaml/kube_yaml.ts";
 import { PLACEHOLDER_TOKEN } from "../bootstraptoken/token.ts";

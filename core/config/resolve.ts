@@ -31,7 +31,7 @@ import type {
   ResolvedConfig,
 } from "./types.ts";
 import { validateIgnorePreflightErrors, validateInitConfiguration } from "./validate.ts";
-import { resolveKubernetesVersion } from "./version.ts";
+import { normalizeKubernetesVersion } from "./version.ts";
 
 export type { InitHostFacts } from "./defaults.ts";
 
@@ -211,20 +211,12 @@ export function resolveInitConfig(options: ResolveInitOptions): ResolveInitResul
   const initCfg = dyn.init;
   const clusterCfg = dyn.cluster;
 
+  // Upstream normalizes the version before anything else is validated: a refused version is
+  // the only error reported.
+  const version = normalizeKubernetesVersion(clusterCfg.kubernetesVersion);
+  clusterCfg.kubernetesVersion = version.version;
+  warnings.push(...version.warnings);
   const errors: FieldError[] = [];
-  let versionResolved = true;
-  try {
-    const v = resolveKubernetesVersion(clusterCfg.kubernetesVersion);
-    clusterCfg.kubernetesVersion = v.version;
-    warnings.push(...v.warnings);
-  } catch (e) {
-    versionResolved = false;
-    errors.push({
-      field: "kubernetesVersion",
-      value: clusterCfg.kubernetesVersion,
-      detail: (e as Error).message,
-    });
-  }
 
   // PublicKeysECDSA (deprecated) overrides encryptionAlgorithm when set, as upstream's
   // EncryptionAlgorithmType() does.
@@ -253,10 +245,7 @@ export function resolveInitConfig(options: ResolveInitOptions): ResolveInitResul
   }
 
   const validation = validateInitConfiguration(initCfg, clusterCfg);
-  // An unresolvable version was already reported with the resolver's message.
-  errors.push(
-    ...validation.errors.filter((e) => versionResolved || e.field !== "kubernetesVersion"),
-  );
+  errors.push(...validation.errors);
   if (errors.length > 0) {
     throw new ValidationError(errors, {
       hint: "fix the listed fields in the configuration file or flags",

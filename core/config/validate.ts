@@ -10,7 +10,6 @@
  */
 import {
   CERTIFICATE_KEY_SIZE,
-  KUBEADM_MINOR,
   MAX_BITS_FOR_SERVICE_SUBNET,
   MIN_ADDRESSES_IN_POD_SUBNET,
   MIN_ADDRESSES_IN_SERVICE_SUBNET,
@@ -50,12 +49,6 @@ import type {
   Taint,
 } from "./types.ts";
 import { ENCRYPTION_ALGORITHMS } from "./types.ts";
-import {
-  compareSemVer,
-  formatSemVer,
-  MINIMUM_CONTROL_PLANE_VERSION,
-  parseSemVer,
-} from "./version.ts";
 import { CA_CERT_VALIDITY_HOURS, CERT_VALIDITY_HOURS } from "../constants.ts";
 import { formatDuration } from "../text/duration.ts";
 
@@ -721,54 +714,6 @@ export function validateCertValidity(cluster: ClusterConfiguration): ValidationR
   return { errors, warnings };
 }
 
-/**
- * Validates a resolved `kubernetesVersion` (`v1.34.4`): a semantic version no older than
- * kubeadm's minor − 1; newer than kubeadm's own minor only warns.
- */
-export function validateKubernetesVersion(
-  version: string | undefined,
-  path = "kubernetesVersion",
-): ValidationResult {
-  const v = parseSemVer(version ?? "");
-  if (!v) {
-    return {
-      errors: [
-        invalid(
-          path,
-          version ?? "",
-          `couldn't parse Kubernetes version ${JSON.stringify(version ?? "")}`,
-        ),
-      ],
-      warnings: [],
-    };
-  }
-  if (compareSemVer(v, MINIMUM_CONTROL_PLANE_VERSION) < 0) {
-    return {
-      errors: [
-        invalid(
-          path,
-          version ?? "",
-          `this version of kubeadm only supports deploying clusters with the control plane version >= ${
-            formatSemVer(MINIMUM_CONTROL_PLANE_VERSION)
-          }. Current version: ${version}`,
-        ),
-      ],
-      warnings: [],
-    };
-  }
-  if (v.major > 1 || v.minor > KUBEADM_MINOR) {
-    return {
-      errors: [],
-      warnings: [
-        `Kubernetes version is greater than kubeadm version. Please consider to upgrade kubeadm. Kubernetes version: ${
-          formatSemVer(v)
-        }. Kubeadm version: 1.${KUBEADM_MINOR}.x`,
-      ],
-    };
-  }
-  return { errors: [], warnings: [] };
-}
-
 /** Validates a defaulted ClusterConfiguration. */
 export function validateClusterConfiguration(cluster: ClusterConfiguration): ValidationResult {
   const errors: FieldError[] = [];
@@ -792,9 +737,6 @@ export function validateClusterConfiguration(cluster: ClusterConfiguration): Val
   const validity = validateCertValidity(cluster);
   errors.push(...validity.errors);
   warnings.push(...validity.warnings);
-  const version = validateKubernetesVersion(cluster.kubernetesVersion);
-  errors.push(...version.errors);
-  warnings.push(...version.warnings);
   return { errors, warnings };
 }
 

@@ -115,7 +115,7 @@ export class FakeKubeApi {
     ["/livez", { status: 200, body: "ok" }],
     ["/version", {
       status: 200,
-      body: JSON.stringify({ major: "1", minor: "34", gitVersion: "v1.34.4" }),
+      body: JSON.stringify({ major: "1", minor: "37", gitVersion: "v1.37.2" }),
     }],
   ]);
   readonly #faults: Fault[] = [];

@@ -1,7 +1,7 @@
 /**
  * A scriptable {@link Machine} for tests. Its defaults describe a healthy node on which
  * every init and join check passes (root, 4 CPUs, 8 GiB, Linux 6.8 with a complete kernel
- * config, cgroup v2, forwarding on, no swap, kubelet v1.34.4 installed and enabled, a CRI
+ * config, cgroup v2, forwarding on, no swap, kubelet v1.37.2 installed and enabled, a CRI
  * runtime answering); each test changes the one thing it is about.
  *
  * @module
@@ -169,7 +169,7 @@ export class FakeMachine implements Machine {
   os = "Linux";
   cgroup: 1 | 2 | Error = 2;
   readonly executables = new Set(["losetup", "mount", "cp", "kubelet", "systemctl"]);
-  kubeletOutput: string | Error = "Kubernetes v1.34.4\n";
+  kubeletOutput: string | Error = "Kubernetes v1.37.2\n";
   readonly busyPorts = new Set<number>();
   init: FakeInitSystem | undefined = new FakeInitSystem();
   /** Name → addresses; a missing name fails with `no such host`. */

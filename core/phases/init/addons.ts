@@ -7,8 +7,9 @@
  * @module
  */
 import type { Deployment } from "kubernetes-types/apps/v1.d.ts";
-import { coreDNSImage, ensureCoreDNS } from "../../addons/coredns.ts";
-import { ensureKubeProxy, kubeProxyImage } from "../../addons/kube_proxy.ts";
+import { ensureCoreDNS } from "../../addons/coredns.ts";
+import { ensureKubeProxy } from "../../addons/kube_proxy.ts";
+import { dnsImage, kubernetesImage } from "../../manifests/images.ts";
 import { controlPlaneEndpointURL } from "../../net/endpoint.ts";
 import { patchManagerFor } from "../../patches/patch_manager.ts";
 import { deploymentSchema } from "../../patches/patch_schemas.ts";
@@ -29,7 +30,7 @@ export async function runCoreDNSAddon(data: InitData): Promise<void> {
   await ensureCoreDNS(client, {
     dnsDomain: networking.dnsDomain,
     serviceSubnet: networking.serviceSubnet,
-    image: coreDNSImage(data.cfg.cluster),
+    image: dnsImage(data.cfg.cluster),
     patchDeployment: patches?.hasPatchesFor(COREDNS_DEPLOYMENT_TARGET)
       ? (d) => patches.apply(COREDNS_DEPLOYMENT_TARGET, d, deploymentSchema) as Deployment
       : undefined,
@@ -46,7 +47,7 @@ export async function runKubeProxyAddon(data: InitData): Promise<void> {
       data.cfg.init.localAPIEndpoint,
     ),
     userSupplied: data.cfg.userSupplied.kubeProxy,
-    image: kubeProxyImage(data.cfg.cluster),
+    image: kubernetesImage("kube-proxy", data.cfg.cluster),
     proxyEnv: data.host.proxyEnv,
   }, data.out);
 }

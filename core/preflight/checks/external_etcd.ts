@@ -9,12 +9,11 @@
 import type { ExternalEtcd } from "../../config/types.ts";
 import { compareSemVer, parseSemVer } from "../../config/version.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
+import { MIN_EXTERNAL_ETCD_VERSION } from "../../versions.ts";
 import { type Check, pass } from "../check.ts";
 import type { HttpResult, TlsClientMaterial } from "../../host/http.ts";
 import type { Machine } from "../../host/machine.ts";
 
-/** Oldest external etcd this kubeadm accepts (upstream's `MinExternalEtcdVersion`). */
-export const MIN_EXTERNAL_ETCD_VERSION = "3.5.24-0";
 const REQUEST_TIMEOUT_MS = 10_000;
 const REQUEST_RETRIES = 3;
 const RETRY_INTERVAL_MS = 5_000;

@@ -5,7 +5,6 @@ import type { ClusterRole, ClusterRoleBinding } from "kubernetes-types/rbac/v1.d
 import {
   coreDNSClusterRole,
   coreDNSDeployment,
-  coreDNSImage,
   corefile,
   dnsServiceIP,
   ensureCoreDNS,
@@ -20,7 +19,7 @@ import { RecordingPrinter } from "../../support/recording_printer.ts";
 const INPUT = {
   dnsDomain: "cluster.local",
   serviceSubnet: "10.96.0.0/12",
-  image: "registry.k8s.io/coredns/coredns:v1.12.1",
+  image: "registry.k8s.io/coredns/coredns:v1.14.6",
 };
 
 function setup(objects: KubeObject[] = []) {
@@ -79,18 +78,6 @@ Deno.test("DNS service IP is the 10th address of the first service CIDR", () => 
   assert.throws(
     () => dnsServiceIP("nonsense"),
     /unable to get the tenth IP address from service subnet CIDR nonsense/,
-  );
-});
-
-Deno.test("CoreDNS image: default registry gets the /coredns sub-path, overrides win", () => {
-  assert.equal(coreDNSImage({}), "registry.k8s.io/coredns/coredns:v1.12.1");
-  assert.equal(
-    coreDNSImage({ imageRepository: "reg.example/k8s" }),
-    "reg.example/k8s/coredns:v1.12.1",
-  );
-  assert.equal(
-    coreDNSImage({ imageRepository: "a", dns: { imageRepository: "b", imageTag: "v9" } }),
-    "b/coredns:v9",
   );
 });
 

@@ -18,7 +18,7 @@ localAPIEndpoint:
 ---
 apiVersion: kubeadm.k8s.io/v1beta3
 kind: ClusterConfiguration
-kubernetesVersion: v1.34.2
+kubernetesVersion: v1.36.2
 apiServer:
   timeoutForControlPlane: 5m
   extraArgs:
@@ -61,7 +61,7 @@ Deno.test("config migrate converts v1beta3 to v1beta4", () => {
   assert.equal(reread.convertedFromV1beta3, false);
   assert.deepEqual(reread.warnings, []);
   assert.equal(reread.init?.nodeRegistration?.name, "cp-1");
-  assert.equal(reread.cluster?.kubernetesVersion, "v1.34.2");
+  assert.equal(reread.cluster?.kubernetesVersion, "v1.36.2");
   assert.equal(reread.cluster?.encryptionAlgorithm, "RSA-2048");
 });
 

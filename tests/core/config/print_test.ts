@@ -3,7 +3,7 @@ import { ConfigError } from "../../../core/errors.ts";
 import { clusterConfigurationForUpload, printInitDefaults } from "../../../core/config/print.ts";
 import { assertConfigFailure, resolveForTest } from "../../support/config.ts";
 
-/** Upstream `kubeadm config print init-defaults` for 1.34 (static values). */
+/** Upstream kubeadm v1.37.2's `config print init-defaults` (static values). */
 const INIT_DEFAULTS = `apiVersion: kubeadm.k8s.io/v1beta4
 bootstrapTokens:
 - groups:
@@ -46,7 +46,7 @@ etcd:
     dataDir: /var/lib/etcd
 imageRepository: registry.k8s.io
 kind: ClusterConfiguration
-kubernetesVersion: 1.34.0
+kubernetesVersion: 1.37.0
 networking:
   dnsDomain: cluster.local
   serviceSubnet: 10.96.0.0/12
@@ -128,7 +128,7 @@ etcd:
     dataDir: /var/lib/etcd
 imageRepository: registry.k8s.io
 kind: ClusterConfiguration
-kubernetesVersion: v1.34.4
+kubernetesVersion: v1.37.2
 networking:
   dnsDomain: cluster.local
   podSubnet: 10.244.0.0/16

@@ -153,7 +153,7 @@ Deno.test("manifests built from a config resolved by core/config match the golde
   const { config } = resolveForTest(
     "apiVersion: kubeadm.k8s.io/v1beta4\nkind: InitConfiguration\nlocalAPIEndpoint:\n" +
       "  advertiseAddress: 192.168.0.10\nnodeRegistration:\n  name: cp-1\n---\n" +
-      "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nkubernetesVersion: v1.34.4\n",
+      "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nkubernetesVersion: v1.37.2\n",
   );
   const input = manifestInputFromInit(config, { existingDirs: new Set(["/etc/pki/tls/certs"]) });
   assert.equal(staticPodManifestYaml(buildStaticPod("etcd", input)), await expected("etcd.golden"));

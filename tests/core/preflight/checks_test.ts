@@ -78,12 +78,12 @@ const CASES: Case[] = [
   },
   {
     name: "KubernetesVersion",
-    check: () => kubernetesVersionCheck("v1.35.0"),
+    check: () => kubernetesVersionCheck("v1.38.0"),
     healthy: () => {},
     breakIt: () => {},
     level: "warning",
     message: "Kubernetes version is greater than kubeadm version. Please consider to upgrade " +
-      "kubeadm. Kubernetes version: 1.35.0. Kubeadm version: 1.34.x",
+      "kubeadm. Kubernetes version: 1.38.0. Kubeadm version: 1.37.x",
   },
   {
     name: "Firewalld",
@@ -187,10 +187,10 @@ const CASES: Case[] = [
   },
   {
     name: "KubeletVersion",
-    check: () => kubeletVersionCheck("v1.34.4"),
-    breakIt: (h) => h.kubeletOutput = "Kubernetes v1.30.2",
+    check: () => kubeletVersionCheck("v1.37.2"),
+    breakIt: (h) => h.kubeletOutput = "Kubernetes v1.33.9",
     level: "error",
-    message: 'Kubelet version "1.30.2" is lower than kubeadm can support. Please upgrade kubelet',
+    message: 'Kubelet version "1.33.9" is lower than kubeadm can support. Please upgrade kubelet',
   },
   {
     name: "Service-Kubelet",
@@ -297,7 +297,7 @@ for (const c of CASES) {
       });
     } else {
       await t.step("passes for the kubeadm release itself", async () => {
-        const outcome = await kubernetesVersionCheck("v1.34.4").run(healthyHost(c));
+        const outcome = await kubernetesVersionCheck("v1.37.2").run(healthyHost(c));
         assert.deepEqual([...outcome.errors, ...outcome.warnings], []);
       });
     }
@@ -369,13 +369,13 @@ Deno.test("KubernetesVersion: boundaries and parse failures", async () => {
   const h = new FakeMachine();
   const outcome = async (v: string, kubeadm?: string) =>
     await kubernetesVersionCheck(v, kubeadm).run(h);
-  assert.deepEqual((await outcome("v1.34.99")).warnings, []);
-  assert.deepEqual((await outcome("v1.33.0")).warnings, []);
+  assert.deepEqual((await outcome("v1.37.99")).warnings, []);
+  assert.deepEqual((await outcome("v1.36.0")).warnings, []);
   // x.(y+1).0-0 is the first unsupported version: pre-releases of the next minor warn too.
-  assert.equal((await outcome("v1.35.0-alpha.1")).warnings.length, 1);
+  assert.equal((await outcome("v1.38.0-alpha.1")).warnings.length, 1);
   assert.deepEqual((await outcome("v2.0.0")).warnings, [
     "Kubernetes version is greater than kubeadm version. Please consider to upgrade kubeadm. " +
-    "Kubernetes version: 2.0.0. Kubeadm version: 1.34.x",
+    "Kubernetes version: 2.0.0. Kubeadm version: 1.37.x",
   ]);
   assert.deepEqual((await outcome("not-a-version")).errors, [
     'couldn\'t parse Kubernetes version "not-a-version": could not parse "not-a-version" as version',
@@ -385,12 +385,16 @@ Deno.test("KubernetesVersion: boundaries and parse failures", async () => {
 
 Deno.test("KubeletVersion: execution, parsing and skew errors", async () => {
   const h = new FakeMachine();
-  const errors = async (output: string | Error, cp = "v1.34.4") => {
+  const errors = async (output: string | Error, cp = "v1.37.2") => {
     h.kubeletOutput = output;
     return (await kubeletVersionCheck(cp).run(h)).errors;
   };
-  assert.deepEqual(await errors("Kubernetes v1.31.0"), []);
-  assert.deepEqual(await errors("  Kubernetes v1.34.4+abc  \n"), []);
+  // upstream v1.37: MinimumKubeletVersion 1.34.0, and no kubelet newer than the control plane.
+  assert.deepEqual(await errors("Kubernetes v1.34.0"), []);
+  assert.deepEqual(await errors("  Kubernetes v1.37.2+abc  \n"), []);
+  assert.deepEqual(await errors("Kubernetes v1.33.9"), [
+    'Kubelet version "1.33.9" is lower than kubeadm can support. Please upgrade kubelet',
+  ]);
   assert.deepEqual(
     await errors(
       new Error("cannot execute 'kubelet --version': executable file not found in $PATH"),
@@ -402,13 +406,15 @@ Deno.test("KubeletVersion: execution, parsing and skew errors", async () => {
   assert.deepEqual(await errors("kubelet version 1.34"), [
     'couldn\'t get kubelet version: Unable to parse output from Kubelet: "kubelet version 1.34"',
   ]);
-  assert.deepEqual(await errors("Kubernetes v1.35.1"), [
+  // A v1.37 kubelet cannot host a v1.36 control plane.
+  assert.deepEqual(await errors("Kubernetes v1.37.2", "v1.36.3"), [
     "the kubelet version is higher than the control plane version. This is not a supported " +
-    'version skew and may lead to a malfunctional cluster. Kubelet version: "1.35.1" Control ' +
-    'plane version: "1.34.4"',
+    'version skew and may lead to a malfunctional cluster. Kubelet version: "1.37.2" Control ' +
+    'plane version: "1.36.3"',
   ]);
+  assert.deepEqual(await errors("Kubernetes v1.36.3", "v1.36.3"), []);
   // join passes no control-plane version: only the minimum applies.
-  h.kubeletOutput = "Kubernetes v1.35.1";
+  h.kubeletOutput = "Kubernetes v1.38.1";
   assert.deepEqual((await kubeletVersionCheck().run(h)).errors, []);
 });
 

@@ -98,13 +98,13 @@ Deno.test("control-plane join: readiness, secondary checks and image pull", asyn
     names.includes("NumCPU") && names.includes("Port-2380") && names.at(-1) === "ImagePull",
   );
   assert.deepEqual(h.runtime(cfg.init.nodeRegistration.criSocket).pulled, [
-    "registry.k8s.io/kube-apiserver:v1.34.4",
-    "registry.k8s.io/kube-controller-manager:v1.34.4",
-    "registry.k8s.io/kube-scheduler:v1.34.4",
-    "registry.k8s.io/kube-proxy:v1.34.4",
-    "registry.k8s.io/coredns/coredns:v1.12.1",
-    "registry.k8s.io/pause:3.10.1",
-    "registry.k8s.io/etcd:3.6.5-0",
+    "registry.k8s.io/kube-apiserver:v1.37.2",
+    "registry.k8s.io/kube-controller-manager:v1.37.2",
+    "registry.k8s.io/kube-scheduler:v1.37.2",
+    "registry.k8s.io/kube-proxy:v1.37.2",
+    "registry.k8s.io/coredns/coredns:v1.14.6",
+    "registry.k8s.io/pause:3.10.2",
+    "registry.k8s.io/etcd:3.7.0-0",
   ]);
 });
 

@@ -4,7 +4,7 @@ import { initDataFixture } from "../../../support/init_data_fixture.ts";
 import { MemoryFileSystem } from "../../../support/memory_fs.ts";
 
 const ENV =
-  'KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=unix:///var/run/containerd/containerd.sock --pod-infra-container-image=registry.k8s.io/pause:3.10.1"\n';
+  'KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=unix:///var/run/containerd/containerd.sock --pod-infra-container-image=registry.k8s.io/pause:3.10.2"\n';
 
 Deno.test("runKubeletStart() writes kubeadm-flags.env and config.yaml (0644) with upstream's lines", async () => {
   const { data, out, files } = initDataFixture();
@@ -82,7 +82,7 @@ Deno.test("runKubeletStart() with NodeLocalCRISocket writes instance-config.yaml
   ]);
   assert.equal(
     files.text("/var/lib/kubelet/kubeadm-flags.env"),
-    'KUBELET_KUBEADM_ARGS="--pod-infra-container-image=registry.k8s.io/pause:3.10.1"\n',
+    'KUBELET_KUBEADM_ARGS="--pod-infra-container-image=registry.k8s.io/pause:3.10.2"\n',
   );
   assert.equal(
     files.text("/var/lib/kubelet/instance-config.yaml"),

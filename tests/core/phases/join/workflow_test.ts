@@ -86,7 +86,7 @@ Deno.test("a worker joins: discovery, kubelet files, TLS bootstrap, credential r
   );
   assert.equal(
     j.files.text("/var/lib/kubelet/kubeadm-flags.env"),
-    'KUBELET_KUBEADM_ARGS="--pod-infra-container-image=registry.k8s.io/pause:3.10.1"\n',
+    'KUBELET_KUBEADM_ARGS="--pod-infra-container-image=registry.k8s.io/pause:3.10.2"\n',
   );
   assert.deepEqual(j.out.lines.slice(0, 2), [
     '[preflight] Reading configuration from the "kubeadm-config" ConfigMap in namespace "kube-system"...',
@@ -112,7 +112,7 @@ Deno.test("worker taints are registered through the kubelet flags", async () => 
   await runWorkflow(joinWorkflow(), j.data);
   assert.equal(
     j.files.text("/var/lib/kubelet/kubeadm-flags.env"),
-    'KUBELET_KUBEADM_ARGS="--hostname-override=edge-1 --pod-infra-container-image=registry.k8s.io/pause:3.10.1 --register-with-taints=dedicated=edge:NoSchedule"\n',
+    'KUBELET_KUBEADM_ARGS="--hostname-override=edge-1 --pod-infra-container-image=registry.k8s.io/pause:3.10.2 --register-with-taints=dedicated=edge:NoSchedule"\n',
   );
 });
 
