@@ -165,7 +165,6 @@ export async function prepareJoin(
     host: {
       hostname: facts.hostname,
       defaultAdvertiseAddress,
-      systemdResolvedActive: systemdResolvedActive(),
     },
     fileExists,
     discoveryFallbackFile,

@@ -66,8 +66,6 @@ export interface InitHostFacts {
   criSocket?: string;
   /** A global unicast IP on the loopback interface, used when the advertise address is loopback. */
   loopbackAdvertiseAddress?: string;
-  /** Whether systemd-resolved is active (sets the kubelet's `resolvConf`). */
-  systemdResolvedActive?: boolean;
 }
 
 /** Default timeouts as Go durations (`4m0s`, ...). */

@@ -237,12 +237,10 @@ export function marshalResetConfiguration(reset: ResetConfiguration): string {
 export interface PrintInitDefaultsOptions {
   /** `--component-configs` values (`KubeletConfiguration`, `KubeProxyConfiguration`). */
   componentConfigs?: readonly string[];
-  /** Whether systemd-resolved is active on this host (upstream checks while printing). */
-  systemdResolvedActive?: boolean;
 }
 
 /** The statically defaulted configuration `config print init-defaults` shows. */
-export function staticInitDefaults(systemdResolvedActive = false): {
+export function staticInitDefaults(): {
   init: InitConfiguration;
   cluster: ClusterConfiguration;
   kubelet: KubeletConfiguration;
@@ -260,7 +258,6 @@ export function staticInitDefaults(systemdResolvedActive = false): {
   const kubelet = defaultKubeletConfiguration(undefined, {
     networking: cluster.networking,
     certificatesDir: cluster.certificatesDir,
-    systemdResolvedActive,
   }).config;
   const kubeProxy = defaultKubeProxyConfiguration(undefined, {
     advertiseAddress: init.localAPIEndpoint.advertiseAddress,
@@ -276,7 +273,7 @@ export function staticInitDefaults(systemdResolvedActive = false): {
  * `---`. Throws {@link ConfigError} for an unknown component config kind.
  */
 export function printInitDefaults(options: PrintInitDefaultsOptions = {}): string {
-  const defaults = staticInitDefaults(options.systemdResolvedActive);
+  const defaults = staticInitDefaults();
   const parts = [marshalInitConfiguration(defaults.init, defaults.cluster)];
   for (const kind of options.componentConfigs ?? []) {
     if (kind === "KubeletConfiguration") parts.push(toKubeYaml(defaults.kubelet));

@@ -20,7 +20,6 @@ import {
   configField,
   type InitHostFacts,
 } from "./defaults.ts";
-import { deprecatedFeatureWarnings, Feature } from "./features.ts";
 import { defaultKubeletConfiguration } from "./kubelet_config.ts";
 import { defaultKubeProxyConfiguration } from "./kube_proxy_config.ts";
 import { loadInitConfig } from "./parse.ts";
@@ -218,12 +217,6 @@ export function resolveInitConfig(options: ResolveInitOptions): ResolveInitResul
   warnings.push(...version.warnings);
   const errors: FieldError[] = [];
 
-  // PublicKeysECDSA (deprecated) overrides encryptionAlgorithm when set, as upstream's
-  // EncryptionAlgorithmType() does.
-  const ecdsa = clusterCfg.featureGates?.[Feature.PublicKeysECDSA];
-  if (ecdsa !== undefined) clusterCfg.encryptionAlgorithm = ecdsa ? "ECDSA-P256" : "RSA-2048";
-  warnings.push(...deprecatedFeatureWarnings(clusterCfg.featureGates ?? {}));
-
   initCfg.skipPhases = manageSkippedAddons(clusterCfg, initCfg.skipPhases ?? []);
   if (initCfg.skipPhases.length === 0) delete initCfg.skipPhases;
 
@@ -256,7 +249,6 @@ export function resolveInitConfig(options: ResolveInitOptions): ResolveInitResul
   const kubelet = defaultKubeletConfiguration(loaded.kubelet, {
     networking: clusterCfg.networking,
     certificatesDir: clusterCfg.certificatesDir,
-    systemdResolvedActive: options.host.systemdResolvedActive,
   });
   const kubeProxy = defaultKubeProxyConfiguration(loaded.kubeProxy, {
     advertiseAddress: initCfg.localAPIEndpoint.advertiseAddress,

@@ -36,7 +36,7 @@ import { isIP } from "../net/ip.ts";
 import { parseHostPort } from "../net/host_port.ts";
 import { dns1123SubdomainErrors, wildcardDNS1123SubdomainErrors } from "../net/dns_name.ts";
 import { parseDuration, parseDurationNs } from "../text/duration.ts";
-import { INIT_FEATURE_GATES, isKnownFeature } from "./features.ts";
+import { isKnownFeature } from "./features.ts";
 import type {
   Arg,
   BootstrapToken,
@@ -622,16 +622,16 @@ export function validateFeatureGates(
   path = "featureGates",
 ): FieldError[] {
   const errs: FieldError[] = [];
-  const known = Object.keys(INIT_FEATURE_GATES);
-  for (const [k, v] of Object.entries(gates ?? {})) {
+  // Upstream reports each unknown gate with the whole map (rendered as JSON) as the value.
+  const sorted = Object.fromEntries(Object.entries(gates ?? {}).sort(([a], [b]) => a < b ? -1 : 1));
+  for (const [k, v] of Object.entries(sorted)) {
     if (!isKnownFeature(k)) {
-      errs.push(
-        invalid(
-          `${path}.${k}`,
-          k,
-          `unrecognized feature-gate key: ${k}; known gates: ${known.join(", ")}`,
-        ),
-      );
+      errs.push({
+        field: path,
+        value: JSON.stringify(sorted),
+        detail: `${k} is not a valid feature name.`,
+        jsonValue: true,
+      });
     } else if (typeof v !== "boolean") {
       errs.push(
         invalid(

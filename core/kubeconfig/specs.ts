@@ -9,7 +9,6 @@ import type { ResolvedConfig } from "../config/types.ts";
 import { Identity, KubeconfigFile } from "../constants.ts";
 import { KubeadmError } from "../errors.ts";
 import { controlPlaneEndpointURL, localAPIEndpointURL } from "../net/endpoint.ts";
-import { Feature, featureEnabled } from "../config/features.ts";
 
 /** Names of the `init phase kubeconfig` sub-phases. */
 export type KubeconfigName =
@@ -104,11 +103,9 @@ export function resolveKubeconfigSpec(
   warn?: (line: string) => void,
 ): ResolvedKubeconfigSpec {
   const local = cfg.init.localAPIEndpoint;
-  // With ControlPlaneKubeletLocalMode (beta, on by default in 1.34) a control-plane node's
-  // kubelet talks to its own API server, so kubelet.conf gets the local endpoint too.
-  const kubeletLocal = spec.name === "kubelet" &&
-    featureEnabled(cfg.cluster.featureGates, Feature.ControlPlaneKubeletLocalMode);
-  const serverURL = spec.endpoint === "local" || kubeletLocal
+  // A control-plane node's kubelet talks to its own API server (kubeadm v1.37, formerly the
+  // ControlPlaneKubeletLocalMode gate), so kubelet.conf gets the local endpoint too.
+  const serverURL = spec.endpoint === "local" || spec.name === "kubelet"
     ? localAPIEndpointURL(local)
     : controlPlaneEndpointURL(cfg.cluster.controlPlaneEndpoint, local, warn);
   return {

@@ -175,7 +175,6 @@ export function createJoinData(input: JoinDataInput): JoinData {
       const cfg = nodeInitConfig(docs, input.cfg, {
         hostname: input.host.hostname,
         defaultAdvertiseAddress: input.host.defaultAdvertiseAddress ?? "",
-        systemdResolvedActive: input.host.systemdResolvedActive,
       }, input.random);
       renameBootstrapCluster(tls, cfg.cluster.clusterName || DEFAULT_CLUSTER_NAME);
       return cfg;

@@ -72,11 +72,6 @@ Deno.test("--component-configs appends the component configs", () => {
     docs[3].startsWith("apiVersion: kubeproxy.config.k8s.io/v1alpha1\nbindAddress: 0.0.0.0\n"),
   );
   assert.ok(docs[3].includes("  kubeconfig: /var/lib/kube-proxy/kubeconfig.conf\n"));
-  const resolved = printInitDefaults({
-    componentConfigs: ["KubeletConfiguration"],
-    systemdResolvedActive: true,
-  });
-  assert.ok(resolved.includes("resolvConf: /run/systemd/resolve/resolv.conf\n"));
 });
 
 Deno.test("--component-configs rejects unknown kinds", () => {

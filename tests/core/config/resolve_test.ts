@@ -214,10 +214,14 @@ Deno.test("ignore-preflight-errors merges flags and config, lowercased", () => {
   );
 });
 
-Deno.test("the deprecated PublicKeysECDSA gate selects the key algorithm and warns", () => {
-  const r = resolveForTest(undefined, { featureGates: { PublicKeysECDSA: true } });
+Deno.test("the removed PublicKeysECDSA gate is refused; encryptionAlgorithm alone decides", () => {
+  assertConfigFailure(
+    () => resolveForTest(undefined, { featureGates: { PublicKeysECDSA: true } }),
+    ValidationError,
+    "PublicKeysECDSA is not a valid feature name.",
+  );
+  const r = resolveForTest(undefined, { encryptionAlgorithm: "ECDSA-P256" });
   assert.equal(r.config.cluster.encryptionAlgorithm, "ECDSA-P256");
-  assert.ok(r.warnings.some((w) => w.includes("PublicKeysECDSA feature gate is deprecated")));
 });
 
 Deno.test("v1beta3 input resolves like its v1beta4 equivalent", () => {

@@ -306,12 +306,16 @@ Deno.test("extraArgs need names; extraVolumes need fields and a known pathType; 
   );
 });
 
-Deno.test("feature gates: known kubeadm gates only", () => {
+Deno.test("feature gates: known kubeadm gates only, removed ones with upstream's message", () => {
   rejects(
     `${CLUSTER}featureGates:\n  NoSuchGate: true\n`,
     undefined,
-    "featureGates.NoSuchGate",
-    "unrecognized feature-gate key: NoSuchGate",
+    'featureGates: Invalid value: {"NoSuchGate":true}: NoSuchGate is not a valid feature name.',
+  );
+  rejects(
+    `${CLUSTER}featureGates:\n  NodeLocalCRISocket: true\n`,
+    undefined,
+    'featureGates: Invalid value: {"NodeLocalCRISocket":true}: NodeLocalCRISocket is not a valid feature name.',
   );
 });
 

@@ -316,15 +316,11 @@ Deno.test("upload-certs with --upload-certs: kubeadm-certs owned by a 2h token; 
   }
 });
 
-Deno.test("upload-config kubelet annotates the CRI socket only with NodeLocalCRISocket off", async () => {
+Deno.test("upload-config kubelet uploads the configuration and never annotates the Node", async () => {
   const h = await harness();
-  h.data.cfg.cluster.featureGates = { NodeLocalCRISocket: false };
   await runWorkflow(initWorkflow(), h.data, { only: "upload-config/all" });
   const node = h.api.get<Node>("Node", undefined, "cp-1")!;
-  assert.equal(
-    node.metadata?.annotations?.["kubeadm.alpha.kubernetes.io/cri-socket"],
-    "unix:///var/run/containerd/containerd.sock",
-  );
+  assert.equal(node.metadata?.annotations?.["kubeadm.alpha.kubernetes.io/cri-socket"], undefined);
   const kc = h.api.get<ConfigMap>(
     "ConfigMap",
     "kube-system",
