@@ -60,6 +60,11 @@ const CONTROL_PLANE_TARGETS =
 
 /** Every flag, by name. */
 export const FLAGS = {
+  "allow-deprecated-api": { type: "bool", help: "Allow validation of deprecated APIs." },
+  "allow-experimental-api": {
+    type: "bool",
+    help: "Allow validation of experimental, unreleased APIs.",
+  },
   "allow-missing-template-keys": {
     type: "bool",
     help:

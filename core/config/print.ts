@@ -32,6 +32,7 @@ import type {
   NodeRegistrationOptions,
   ResetConfiguration,
   Timeouts,
+  UpgradeConfiguration,
 } from "./types.ts";
 import { KUBEADM_API_VERSION } from "./types.ts";
 
@@ -157,12 +158,12 @@ export function versionedClusterConfiguration(cluster: ClusterConfiguration): Ob
   }
   const ext = cluster.etcd?.external;
   if (ext) {
-    etcd.external = {
-      endpoints: ext.endpoints ?? null,
-      caFile: ext.caFile ?? "",
-      certFile: ext.certFile ?? "",
-      keyFile: ext.keyFile ?? "",
-    };
+    const e: Obj = { endpoints: ext.endpoints ?? null };
+    omitEmpty(e, "httpEndpoints", ext.httpEndpoints);
+    e.caFile = ext.caFile ?? "";
+    e.certFile = ext.certFile ?? "";
+    e.keyFile = ext.keyFile ?? "";
+    etcd.external = e;
   }
   o.etcd = etcd;
   const net: Obj = {};
@@ -230,6 +231,15 @@ export function marshalResetConfiguration(reset: ResetConfiguration): string {
     ...(reset as Obj),
     apiVersion: KUBEADM_API_VERSION,
     kind: "ResetConfiguration",
+  });
+}
+
+/** An UpgradeConfiguration as YAML (v1beta4). */
+export function marshalUpgradeConfiguration(upgrade: UpgradeConfiguration): string {
+  return toKubeYaml({
+    ...(upgrade as Obj),
+    apiVersion: KUBEADM_API_VERSION,
+    kind: "UpgradeConfiguration",
   });
 }
 

@@ -99,6 +99,8 @@ export interface ResolveInitOptions {
   random: RandomSource;
   /** Unknown fields are errors (default) or warnings (`false`). */
   strict?: boolean;
+  /** Accept the experimental `kubeadm.k8s.io/v1` (`--allow-experimental-api`). */
+  allowExperimental?: boolean;
 }
 
 /** Output of {@link resolveInitConfig}. */
@@ -190,7 +192,11 @@ function hex(bytes: Uint8Array): string {
  */
 export function resolveInitConfig(options: ResolveInitOptions): ResolveInitResult {
   const flags = options.flags ?? {};
-  const loaded = loadInitConfig(options.text, { source: options.source, strict: options.strict });
+  const loaded = loadInitConfig(options.text, {
+    source: options.source,
+    strict: options.strict,
+    allowExperimental: options.allowExperimental,
+  });
   const warnings = [...loaded.warnings];
 
   const init: InitConfiguration = clone(loaded.init ?? {});

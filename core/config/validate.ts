@@ -597,19 +597,42 @@ export function validateEtcd(etcd: Etcd | undefined, path = "etcd"): FieldError[
       );
     }
     if (!ext.endpoints || ext.endpoints.length === 0) {
-      errs.push(required(`${p}.endpoints`, "at least one etcd endpoint URL must be set"));
+      errs.push(invalid(`${p}.endpoints`, "", "at least one endpoint must be specified"));
+    } else {
+      errs.push(...validateURLs(ext.endpoints, requireHTTPS, `${p}.endpoints`));
     }
-    for (const url of ext.endpoints ?? []) {
-      const m = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\//.exec(url);
-      if (!m) {
-        errs.push(invalid(`${p}.endpoints`, url, "the URL without scheme is not allowed"));
-      } else if (requireHTTPS && m[1].toLowerCase() !== "https") {
-        errs.push(invalid(`${p}.endpoints`, url, "the URL must be using the HTTPS scheme"));
-      }
-    }
+    errs.push(...validateURLs(ext.httpEndpoints ?? [], false, `${p}.httpEndpoints`));
     if (ca) errs.push(...validateAbsolutePath(ca, `${p}.caFile`));
     if (cert) errs.push(...validateAbsolutePath(cert, `${p}.certFile`));
     if (key) errs.push(...validateAbsolutePath(key, `${p}.keyFile`));
+  }
+  return errs;
+}
+
+/**
+ * Upstream's `ValidateURLs`: each URL must parse (Go's `url.Parse`), have a scheme, and use
+ * `https` when `requireHTTPS`.
+ */
+function validateURLs(urls: readonly string[], requireHTTPS: boolean, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  for (const url of urls) {
+    const m = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(url);
+    const scheme = m?.[1].toLowerCase() ?? "";
+    const parseError = url.startsWith(":")
+      ? "missing protocol scheme"
+      : !m && (url.split("/")[0] ?? "").includes(":")
+      ? "first path segment in URL cannot contain colon"
+      : undefined;
+    if (parseError) {
+      errs.push(
+        invalid(path, url, `URL parse error: parse ${JSON.stringify(url)}: ${parseError}`),
+      );
+      continue;
+    }
+    if (requireHTTPS && scheme !== "https") {
+      errs.push(invalid(path, url, "the URL must be using the HTTPS scheme"));
+    }
+    if (scheme === "") errs.push(invalid(path, url, "the URL without scheme is not allowed"));
   }
   return errs;
 }

@@ -224,16 +224,30 @@ Deno.test("the removed PublicKeysECDSA gate is refused; encryptionAlgorithm alon
   assert.equal(r.config.cluster.encryptionAlgorithm, "ECDSA-P256");
 });
 
-Deno.test("v1beta3 input resolves like its v1beta4 equivalent", () => {
-  const v3 = resolveForTest(
-    `apiVersion: kubeadm.k8s.io/v1beta3\nkind: ClusterConfiguration\napiServer:\n  timeoutForControlPlane: 3m\n  extraArgs:\n    b: "2"\n    a: "1"\n`,
+Deno.test("external etcd: httpEndpoints default to endpoints; empty endpoints are refused", () => {
+  const ext = (body: string) => `${CLUSTER}etcd:\n  external:\n${body}`;
+  const { config } = resolveForTest(ext("    endpoints: [https://10.0.0.5:2379]\n"));
+  assert.deepEqual(config.cluster.etcd.external?.httpEndpoints, ["https://10.0.0.5:2379"]);
+  const own = resolveForTest(
+    ext("    endpoints: [https://10.0.0.5:2379]\n    httpEndpoints: [http://10.0.0.5:2381]\n"),
   );
-  assert.equal(v3.config.init.timeouts.controlPlaneComponentHealthCheck, "3m0s");
-  assert.deepEqual(v3.config.cluster.apiServer.extraArgs, [{ name: "a", value: "1" }, {
-    name: "b",
-    value: "2",
-  }]);
-  assert.ok(v3.warnings.some((w) => w.includes("deprecated API spec")));
+  assert.deepEqual(own.config.cluster.etcd.external?.httpEndpoints, ["http://10.0.0.5:2381"]);
+  assertConfigFailure(
+    () => resolveForTest(ext("    endpoints: []\n")),
+    ValidationError,
+    // upstream kubeadm v1.37.2: errors/validate-external-etcd-no-endpoints.txt
+    'etcd.external.endpoints: Invalid value: "": at least one endpoint must be specified',
+  );
+  assertConfigFailure(
+    () =>
+      resolveForTest(
+        ext(
+          "    endpoints: [https://10.0.0.5:2379]\n    httpEndpoints: [10.0.0.5]\n    caFile: /ca.crt\n",
+        ),
+      ),
+    ValidationError,
+    'etcd.external.httpEndpoints: Invalid value: "10.0.0.5": the URL without scheme is not allowed',
+  );
 });
 
 Deno.test("mixing --config with other flags", () => {

@@ -37,6 +37,7 @@ import { CapturePrinter, FakeMachine } from "../../support/fake_machine.ts";
 const SOCKET = "unix:///var/run/containerd/containerd.sock";
 const ETCD = {
   endpoints: ["https://10.0.0.5:2379"],
+  httpEndpoints: ["https://10.0.0.5:2379"],
   caFile: "/etc/etcd/ca.crt",
   certFile: "/etc/etcd/client.crt",
   keyFile: "/etc/etcd/client.key",
@@ -558,6 +559,21 @@ Deno.test("ExternalEtcdVersion: TLS material, retries on 5xx and connection erro
     warnings: [],
     errors: [],
   });
+
+  // v1.35+: the version is read from httpEndpoints, which may differ from the gRPC endpoints.
+  const split = new FakeMachine();
+  split.files.put(ETCD.caFile, "CA").put(ETCD.certFile, "CERT").put(ETCD.keyFile, "KEY");
+  split.http = () => ({ status: 200, statusText: "200 OK", body: '{"etcdserver":"3.5.23"}' });
+  assert.deepEqual(
+    (await externalEtcdVersionCheck({ ...ETCD, httpEndpoints: ["http://10.0.0.6:2381"] }).run(
+      split,
+    ))
+      .errors,
+    [
+      "this version of kubeadm only supports external etcd version >= 3.5.24-0. Current version: 3.5.23",
+    ],
+  );
+  assert.deepEqual(split.httpCalls.map((c) => c.url), ["http://10.0.0.6:2381/version"]);
 });
 
 Deno.test("DirAvailable: missing and empty directories pass; a file in its place fails", async () => {
