@@ -116,6 +116,8 @@ Deno.test("authorizationModes() filters unknown modes and warns like upstream", 
   assert.equal(authorizationModes(undefined), "Node,RBAC");
   const quiet: string[] = [];
   assert.equal(authorizationModes("Node,RBAC", (w) => quiet.push(w)), "Node,RBAC");
+  // v1.37: empty items are skipped silently.
+  assert.equal(authorizationModes("Node,,RBAC,", (w) => quiet.push(w)), "Node,RBAC");
   assert.deepStrictEqual(quiet, []);
 });
 

@@ -12,7 +12,7 @@ import { PatchType } from "../../../core/patches/patch_file_name.ts";
 import { initConfigFixture } from "../../support/init_config_fixture.ts";
 import { resolveForTest } from "../../support/config.ts";
 
-// Golden manifests in upstream v1.34's on-disk layout (as kubeadm 1.34 writes them: sorted keys,
+// Golden manifests in upstream v1.37's on-disk layout (as kubeadm 1.37 writes them: sorted keys,
 // unindented sequences, no creationTimestamp, `status: {}`). The `.golden` extension keeps
 // `deno fmt` from re-indenting their YAML.
 const testdata = new URL("./testdata/", import.meta.url);
