@@ -190,6 +190,8 @@ export interface KubeProxyInput extends KubeProxyConfigMapInput {
   image: string;
   /** Host environment; its `*_proxy` variables are passed to kube-proxy. */
   proxyEnv?: Readonly<Record<string, string>>;
+  /** Applies the `kubeproxydaemonset` patches of `--patches` (v1.37) to the DaemonSet. */
+  patchDaemonSet?: (ds: DaemonSet) => DaemonSet | Promise<DaemonSet>;
 }
 
 /**
@@ -202,7 +204,9 @@ export async function ensureKubeProxy(
   out: Printer,
 ): Promise<void> {
   await client.createOrUpdate(await kubeProxyConfigMap(input));
-  await client.createOrUpdate(kubeProxyDaemonSet(input.image, input.proxyEnv));
+  let daemonSet = kubeProxyDaemonSet(input.image, input.proxyEnv);
+  if (input.patchDaemonSet) daemonSet = await input.patchDaemonSet(daemonSet);
+  await client.createOrUpdate(daemonSet);
   await client.createOrUpdate(kubeProxyServiceAccount());
   await client.createOrUpdate(nodeProxierBinding());
   await client.createOrUpdate(kubeProxyRole());

@@ -72,6 +72,8 @@ Deno.test("--component-configs appends the component configs", () => {
     docs[3].startsWith("apiVersion: kubeproxy.config.k8s.io/v1alpha1\nbindAddress: 0.0.0.0\n"),
   );
   assert.ok(docs[3].includes("  kubeconfig: /var/lib/kube-proxy/kubeconfig.conf\n"));
+  // upstream kubeadm v1.37.2: the only change from 1.34 in these documents.
+  assert.ok(docs[3].includes("\nmode: iptables\n"));
 });
 
 Deno.test("--component-configs rejects unknown kinds", () => {

@@ -3,7 +3,7 @@
 import { describeActions } from "../../../support/dry_run_output.ts";
 import { FakeMachine } from "../../../support/fake_machine.ts";
 import assert from "node:assert/strict";
-import type { Deployment } from "kubernetes-types/apps/v1.d.ts";
+import type { DaemonSet, Deployment } from "kubernetes-types/apps/v1.d.ts";
 import type { ConfigMap, Node, Secret } from "kubernetes-types/core/v1.d.ts";
 import { createDryRunTransport } from "../../../../core/kube/dry_run.ts";
 import type { Transport } from "../../../../core/kube/transport.ts";
@@ -352,6 +352,26 @@ Deno.test("addons honour dns.disabled / proxy.disabled and the corednsdeployment
   await runWorkflow(initWorkflow(), h2.data, { only: "addon/all" });
   assert.equal(h2.api.get("Deployment", "kube-system", "coredns"), undefined);
   assert.ok(h2.api.get("DaemonSet", "kube-system", "kube-proxy"));
+});
+
+Deno.test("addon kube-proxy applies kubeproxydaemonset patches (v1.37)", async () => {
+  const files = await nodeFiles();
+  files.put(
+    "/patches/kubeproxydaemonset+merge.yaml",
+    'metadata:\n  labels:\n    patched: "yes"\nspec:\n  template:\n    spec:\n      priorityClassName: custom-critical\n',
+  );
+  const h = await harness({ files });
+  h.data.patchesDir = "/patches";
+  await runWorkflow(initWorkflow(), h.data, { only: "addon/kube-proxy" });
+  const ds = h.api.get<DaemonSet>("DaemonSet", "kube-system", "kube-proxy")!;
+  assert.equal(ds.metadata?.labels?.patched, "yes");
+  assert.equal(ds.spec!.template.spec!.priorityClassName, "custom-critical");
+  assert.equal(ds.spec!.template.spec!.containers[0].name, "kube-proxy", "the rest is kept");
+  assert.deepEqual(h.out.lines.filter((l) => l.startsWith("[patches]")), [
+    '[patches] Reading patches from path "/patches"',
+    "[patches] Found the following patch files: [kubeproxydaemonset+merge.yaml]",
+    '[patches] Applied patch of type "application/merge-patch+json" to target "kubeproxydaemonset"',
+  ]);
 });
 
 Deno.test("kubelet-finalize points kubelet.conf at the rotatable certificate and restarts", async () => {
