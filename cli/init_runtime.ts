@@ -130,6 +130,7 @@ export async function prepareInit(
       clock: systemClock,
       sleep: realSleep,
       apiCallTimeoutMs: apiCallTimeout(config.init.timeouts.kubernetesAPICall),
+      localAPIEndpoint: config.init.localAPIEndpoint,
     }),
     preflightOutput: preflight,
     skipTokenPrint: flags["skip-token-print"] ?? false,

@@ -101,8 +101,10 @@ export const KUBEADM_CERTS: readonly CertSpec[] = [
     longName: "certificate for the API server to connect to kubelet",
     baseName: "apiserver-kubelet-client",
     caName: "ca",
-    commonName: "kube-apiserver-kubelet-client",
-    organization: [Identity.clusterAdminsGroup],
+    commonName: Identity.apiServerKubeletClientUser,
+    // kubeadm v1.37: no O=kubeadm:cluster-admins; the kubeadm:apiserver-kubelet-client
+    // ClusterRoleBinding grants the kubelet API instead.
+    organization: [],
     usages: ["clientAuth"],
   },
   {

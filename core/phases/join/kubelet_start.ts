@@ -36,6 +36,7 @@ import {
   type Kubeconfig,
   parseKubeconfig,
   serializeKubeconfig,
+  withServer,
 } from "../../kubeconfig/kubeconfig.ts";
 import { kubeletControl } from "../../kubelet/service.ts";
 import { localAPIEndpointURL } from "../../net/endpoint.ts";
@@ -96,7 +97,7 @@ export async function runKubeletStart(d: JoinData): Promise<void> {
   const bootstrapPath = `${d.kubeconfigDir}/${BOOTSTRAP_KUBELET_CONF.split("/").pop()}`;
   let ok = false;
   try {
-    const tls: Kubeconfig = structuredClone(await d.tlsBootstrapCfg());
+    let tls: Kubeconfig = structuredClone(await d.tlsBootstrapCfg());
     if (d.cfg.controlPlane) {
       let server: string;
       try {
@@ -104,7 +105,7 @@ export async function runKubeletStart(d: JoinData): Promise<void> {
       } catch (e) {
         throw wrap("could not get LocalAPIEndpoint", e);
       }
-      for (const c of tls.clusters) c.cluster = { ...c.cluster, server };
+      tls = withServer(tls, server);
     }
     await d.files.write({
       path: bootstrapPath,
