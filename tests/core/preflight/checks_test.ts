@@ -5,7 +5,9 @@ import assert from "node:assert/strict";
 import type { Check } from "../../../core/preflight/check.ts";
 import {
   containerRuntimeCheck,
+  containerRuntimeVersionCheck,
   imagePullCheck,
+  RUNTIME_CONFIG_UNIMPLEMENTED,
 } from "../../../core/preflight/checks/container_runtime.ts";
 import { inPathCheck } from "../../../core/preflight/checks/executables.ts";
 import { externalEtcdVersionCheck } from "../../../core/preflight/checks/external_etcd.ts";
@@ -154,6 +156,13 @@ const CASES: Case[] = [
     message: "container runtime is not running: runtime not ready",
   },
   {
+    name: "ContainerRuntimeVersion",
+    check: () => containerRuntimeVersionCheck(SOCKET),
+    breakIt: (h) => h.runtime(SOCKET).config = undefined,
+    level: "warning",
+    message: RUNTIME_CONFIG_UNIMPLEMENTED,
+  },
+  {
     name: "Swap",
     check: swapCheck,
     breakIt: (h) =>
@@ -194,7 +203,7 @@ const CASES: Case[] = [
     message: 'Kubelet version "1.33.9" is lower than kubeadm can support. Please upgrade kubelet',
   },
   {
-    name: "Service-Kubelet",
+    name: "Service-kubelet",
     check: () => serviceCheck("kubelet"),
     breakIt: (h) => h.init!.services.set("kubelet", { enabled: false, active: false }),
     level: "warning",
@@ -254,8 +263,7 @@ const CASES: Case[] = [
       }),
     breakIt: (h) => h.runtime(SOCKET).connectError = new Error("dial unix: no such file"),
     level: "error",
-    message:
-      /^the container runtime at "unix:\/\/\/var\/run\/containerd\/containerd\.sock" is unavailable, so the images cannot be pulled: dial unix: no such file$/,
+    message: "could not connect to the container runtime: dial unix: no such file",
   },
 ];
 
@@ -419,7 +427,7 @@ Deno.test("KubeletVersion: execution, parsing and skew errors", async () => {
   assert.deepEqual((await kubeletVersionCheck().run(h)).errors, []);
 });
 
-Deno.test("Service-Kubelet and Firewalld without an init system, or with a missing unit", async () => {
+Deno.test("Service-kubelet and Firewalld without an init system, or with a missing unit", async () => {
   const h = new FakeMachine();
   h.init = undefined;
   const none = "no supported init system detected, skipping checking for services";
@@ -437,7 +445,8 @@ Deno.test("Service-Kubelet and Firewalld without an init system, or with a missi
   assert.deepEqual((await serviceCheck("docker", true).run(h2)).errors, [
     "docker service is not active, please run 'systemctl start docker.service'",
   ]);
-  assert.equal(serviceCheck("docker").name, "Service-Docker");
+  // v1.35+: the service name as is (upstream dropped strings.Title).
+  assert.equal(serviceCheck("docker").name, "Service-docker");
 });
 
 Deno.test("Hostname warns about invalid names and lookup errors, in upstream's order", async () => {
@@ -484,18 +493,42 @@ Deno.test("HTTPProxyCIDR: empty passes, bad CIDR fails, uses the first address",
   assert.equal((await httpProxyCIDRCheck("10.96.0.0/12").run(h)).warnings.length, 1);
 });
 
-Deno.test("CRI: a runtime that does not answer is a warning, not an error", async () => {
+Deno.test("CRI and ContainerRuntimeVersion: a runtime that does not answer is an error (v1.35+)", async () => {
   const h = new FakeMachine();
   h.runtime(SOCKET).connectError = new Error(
     "dial unix /run/x.sock: connect: no such file or directory",
   );
-  assert.deepEqual(await containerRuntimeCheck(SOCKET).run(h), {
-    warnings: [
-      "Couldn't create the interface used for talking to the container runtime: dial unix " +
-      "/run/x.sock: connect: no such file or directory",
+  const refused = {
+    warnings: [],
+    errors: [
+      "could not connect to the container runtime: dial unix /run/x.sock: connect: no such file or directory",
     ],
+  };
+  assert.deepEqual(await containerRuntimeCheck(SOCKET).run(h), refused);
+  assert.deepEqual(await containerRuntimeVersionCheck(SOCKET).run(h), refused);
+});
+
+Deno.test("ContainerRuntimeVersion: RuntimeConfig unimplemented warns (v1.37.2), any other failure errs", async () => {
+  const h = new FakeMachine();
+  assert.deepEqual(await containerRuntimeVersionCheck(SOCKET).run(h), {
+    warnings: [],
     errors: [],
   });
+  h.runtime(SOCKET).config = {};
+  assert.deepEqual(await containerRuntimeVersionCheck(SOCKET).run(h), {
+    warnings: [],
+    errors: [],
+  });
+  h.runtime(SOCKET).config = undefined;
+  assert.deepEqual((await containerRuntimeVersionCheck(SOCKET).run(h)).warnings, [
+    "You must update your container runtime to a version that supports the CRI method RuntimeConfig. Falling back to using cgroupDriver from kubelet config will be removed in 1.38. For more information, see https://git.k8s.io/enhancements/keps/sig-node/4033-group-driver-detection-over-cri",
+  ]);
+  h.runtime(SOCKET).configError = new Error(
+    "failed to call RuntimeConfig gRPC method: rpc error: code = Internal desc = boom",
+  );
+  assert.deepEqual((await containerRuntimeVersionCheck(SOCKET).run(h)).errors, [
+    "could not check if the runtime config is available: failed to call RuntimeConfig gRPC method: rpc error: code = Internal desc = boom",
+  ]);
 });
 
 Deno.test("ImagePull: policies, present images, pull errors, sandbox image", async () => {
