@@ -110,6 +110,43 @@ function hexKey(): string {
   ).join("");
 }
 
+/** `kubeadm join` of a worker named `name` with token discovery pinned to `pin`. */
+function workerJoinArgs(endpoint: string, pin: string, name: string): string[] {
+  return [
+    "join",
+    endpoint,
+    "--token",
+    TOKEN,
+    "--discovery-token-ca-cert-hash",
+    pin,
+    "--node-name",
+    name,
+    "--ignore-preflight-errors=all",
+  ];
+}
+
+/**
+ * Inits `cp1` with `extra` ClusterConfiguration lines and waits for the bootstrap signer to sign
+ * cluster-info; returns the join endpoint, the CA and its pin.
+ */
+async function initForJoin(
+  cp1: TestNode,
+  extra = "",
+): Promise<{ endpoint: string; config: string; caPem: string; pin: string }> {
+  const endpoint = `${cp1.ns.address}:6443`;
+  const config = await writeInitConfig(cp1, `${extra}controlPlaneEndpoint: ${endpoint}\n`);
+  await cp1.startStandin();
+  const init = await cp1.kubeadm(["init", "--config", config, "--ignore-preflight-errors=all"]);
+  assert.equal(init.code, 0, `init failed:\n${init.stdout}\n${init.stderr}`);
+  const caPem = await Deno.readTextFile(`${cp1.rootfs}/etc/kubernetes/pki/ca.crt`);
+  const pin = `sha256:${await opensslSpkiSha256(caPem)}`;
+  await waitFor("the bootstrap signer to sign cluster-info", async () => {
+    const cm = await json(cp1, ["-n", "kube-public", "get", "cm", "cluster-info"]);
+    return Boolean(cm.data?.["jws-kubeconfig-abcdef"]);
+  }, 90_000);
+  return { endpoint, config, caPem, pin };
+}
+
 Deno.test({
   name: "join: a worker and a second control-plane node join a real cluster",
   ...e2e,
@@ -118,31 +155,11 @@ Deno.test({
     try {
       const cp1 = await createTestNode("cp1");
       nodes.push(cp1);
-      const endpoint = `${cp1.ns.address}:6443`;
-      const config = await writeInitConfig(cp1, `controlPlaneEndpoint: ${endpoint}\n`);
-      await cp1.startStandin();
-      const init = await cp1.kubeadm(["init", "--config", config, "--ignore-preflight-errors=all"]);
-      assert.equal(init.code, 0, `init failed:\n${init.stdout}\n${init.stderr}`);
-      const caPem = await Deno.readTextFile(`${cp1.rootfs}/etc/kubernetes/pki/ca.crt`);
-      const pin = `sha256:${await opensslSpkiSha256(caPem)}`;
-      await waitFor("the bootstrap signer to sign cluster-info", async () => {
-        const cm = await json(cp1, ["-n", "kube-public", "get", "cm", "cluster-info"]);
-        return Boolean(cm.data?.["jws-kubeconfig-abcdef"]);
-      }, 90_000);
+      const { endpoint, config, caPem, pin } = await initForJoin(cp1);
 
       const worker = await createTestNode("worker1", { linkTo: [cp1] });
       nodes.push(worker);
-      const joinArgs = [
-        "join",
-        endpoint,
-        "--token",
-        TOKEN,
-        "--discovery-token-ca-cert-hash",
-        pin,
-        "--node-name",
-        "worker1",
-        "--ignore-preflight-errors=all",
-      ];
+      const joinArgs = workerJoinArgs(endpoint, pin, "worker1");
 
       await t.step(
         "discovery-check over https (host CA bundle) against the real API server",
@@ -603,23 +620,9 @@ Deno.test({
     try {
       const cp1 = await createTestNode("cp1", { componentSet: "v1.36.3" });
       nodes.push(cp1);
-      const endpoint = `${cp1.ns.address}:6443`;
-      const config = await writeInitConfig(
-        cp1,
-        `kubernetesVersion: v1.36.3\ncontrolPlaneEndpoint: ${endpoint}\n`,
-      );
-      await cp1.startStandin();
-      const init = await cp1.kubeadm(["init", "--config", config, "--ignore-preflight-errors=all"]);
-      assert.equal(init.code, 0, `init failed:\n${init.stdout}\n${init.stderr}`);
+      const { endpoint, pin } = await initForJoin(cp1, "kubernetesVersion: v1.36.3\n");
       const version = JSON.parse((await cp1.kubectl(["version", "-o", "json"])).stdout);
       assert.equal(version.serverVersion.gitVersion, "v1.36.3");
-      const pin = `sha256:${await opensslSpkiSha256(
-        await Deno.readTextFile(`${cp1.rootfs}/etc/kubernetes/pki/ca.crt`),
-      )}`;
-      await waitFor("the bootstrap signer to sign cluster-info", async () => {
-        const cm = await json(cp1, ["-n", "kube-public", "get", "cm", "cluster-info"]);
-        return Boolean(cm.data?.["jws-kubeconfig-abcdef"]);
-      }, 90_000);
 
       const worker = await createTestNode("worker1", {
         linkTo: [cp1],
@@ -627,17 +630,7 @@ Deno.test({
       });
       nodes.push(worker);
       await worker.startStandin();
-      const join = await worker.kubeadm([
-        "join",
-        endpoint,
-        "--token",
-        TOKEN,
-        "--discovery-token-ca-cert-hash",
-        pin,
-        "--node-name",
-        "worker1",
-        "--ignore-preflight-errors=all",
-      ]);
+      const join = await worker.kubeadm(workerJoinArgs(endpoint, pin, "worker1"));
       assert.equal(join.code, 0, `join failed:\n${join.stdout}\n${join.stderr}`);
 
       await t.step(

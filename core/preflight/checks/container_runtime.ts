@@ -10,7 +10,9 @@
 import type { ResolvedConfig } from "../../config/types.ts";
 import { errorMessage } from "../../errors.ts";
 import { dnsImage, etcdImage, kubernetesImage, pauseImage } from "../../manifests/images.ts";
-import { type Check, fail, pass, warn } from "../check.ts";
+import { type Check, type CheckOutcome, fail, pass, warn } from "../check.ts";
+import type { ContainerRuntime } from "../../host/container_runtime.ts";
+import type { Machine } from "../../host/machine.ts";
 
 /**
  * The images a control-plane node runs, in `kubeadm config images list` order: API server,
@@ -28,9 +30,25 @@ export function controlPlaneImages(cluster: ResolvedConfig["cluster"]): string[]
   return out;
 }
 
-/** Upstream's error when the CRI endpoint does not answer. */
-function connectError(e: unknown): string {
-  return `could not connect to the container runtime: ${errorMessage(e)}`;
+/**
+ * The runtime behind `socket`, connected; or, when nothing answers, the failing outcome with
+ * upstream's error (every runtime check connects on its own since v1.35).
+ */
+async function connectRuntime(
+  host: Machine,
+  socket: string,
+): Promise<ContainerRuntime | CheckOutcome> {
+  const rt = host.containerRuntime(socket);
+  try {
+    await rt.connect();
+  } catch (e) {
+    return fail(`could not connect to the container runtime: ${errorMessage(e)}`);
+  }
+  return rt;
+}
+
+function isOutcome(v: ContainerRuntime | CheckOutcome): v is CheckOutcome {
+  return "errors" in v;
 }
 
 /** `CRI`: fails when nothing answers on the socket (since v1.35) or the runtime is not ready. */
@@ -39,12 +57,8 @@ export function containerRuntimeCheck(socket: string): Check {
     name: "CRI",
     severity: "error",
     async run(host) {
-      const rt = host.containerRuntime(socket);
-      try {
-        await rt.connect();
-      } catch (e) {
-        return fail(connectError(e));
-      }
+      const rt = await connectRuntime(host, socket);
+      if (isOutcome(rt)) return rt;
       try {
         await rt.isRunning();
       } catch (e) {
@@ -72,12 +86,8 @@ export function containerRuntimeVersionCheck(socket: string): Check {
     // Its own finding (no RuntimeConfig) is a warning in v1.37; an unreachable runtime errs.
     severity: "warning",
     async run(host) {
-      const rt = host.containerRuntime(socket);
-      try {
-        await rt.connect();
-      } catch (e) {
-        return fail(connectError(e));
-      }
+      const rt = await connectRuntime(host, socket);
+      if (isOutcome(rt)) return rt;
       let config;
       try {
         config = await rt.runtimeConfig();
@@ -110,12 +120,8 @@ export function imagePullCheck(opts: ImagePullOptions): Check {
     name: "ImagePull",
     severity: "error",
     async run(host) {
-      const rt = host.containerRuntime(opts.socket);
-      try {
-        await rt.connect();
-      } catch (e) {
-        return fail(connectError(e));
-      }
+      const rt = await connectRuntime(host, opts.socket);
+      if (isOutcome(rt)) return rt;
       if (opts.policy === "Never") return pass();
       if (opts.policy !== "Always" && opts.policy !== "IfNotPresent") {
         return fail(`unsupported pull policy ${JSON.stringify(opts.policy)}`);

@@ -10,10 +10,9 @@ import {
   ensureCoreDNS,
   kubeDNSService,
 } from "../../../core/addons/coredns.ts";
-import { KubeClient, type KubeObject } from "../../../core/kube/client.ts";
+import type { KubeObject } from "../../../core/kube/client.ts";
 import { toKubeYaml } from "../../../core/yaml/kube_yaml.ts";
-import { FakeClock } from "../../support/fake_clock.ts";
-import { FakeKubeApi, requestMatching } from "../../support/fake_kube_api.ts";
+import { fakeApiClient, requestMatching } from "../../support/fake_kube_api.ts";
 import { RecordingPrinter } from "../../support/recording_printer.ts";
 
 const INPUT = {
@@ -23,15 +22,7 @@ const INPUT = {
 };
 
 function setup(objects: KubeObject[] = []) {
-  const clock = new FakeClock();
-  const api = new FakeKubeApi({ clock, objects });
-  const client = new KubeClient({
-    server: "https://h:6443",
-    transport: api.transport,
-    clock,
-    sleep: clock.sleep,
-  });
-  return { api, client, out: new RecordingPrinter() };
+  return { ...fakeApiClient(objects), out: new RecordingPrinter() };
 }
 
 Deno.test("Corefile for cluster.local, byte for byte", () => {

@@ -12,10 +12,8 @@ import {
   updateOrCreateTokens,
 } from "../../../core/cluster/bootstrap_token.ts";
 import { clusterInfoKubeconfig } from "../../../core/cluster/cluster_info.ts";
-import { KubeClient } from "../../../core/kube/client.ts";
 import type { Kubeconfig } from "../../../core/kubeconfig/kubeconfig.ts";
-import { FakeClock } from "../../support/fake_clock.ts";
-import { FakeKubeApi } from "../../support/fake_kube_api.ts";
+import { fakeApiClient } from "../../support/fake_kube_api.ts";
 import { RecordingPrinter } from "../../support/recording_printer.ts";
 
 const CA_B64 = btoa("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
@@ -44,15 +42,7 @@ function admin(): Kubeconfig {
 }
 
 function setup() {
-  const clock = new FakeClock(Date.UTC(1970, 0, 1, 1, 1, 1));
-  const api = new FakeKubeApi({ clock });
-  const client = new KubeClient({
-    server: "https://10.0.0.1:6443",
-    transport: api.transport,
-    clock,
-    sleep: clock.sleep,
-  });
-  return { clock, api, client };
+  return fakeApiClient([], Date.UTC(1970, 0, 1, 1, 1, 1));
 }
 
 Deno.test("cluster-info kubeconfig is client-go 1.34's serialization of one unnamed cluster", () => {

@@ -3,9 +3,7 @@
 import assert from "node:assert/strict";
 import type { Node } from "kubernetes-types/core/v1.d.ts";
 import { patchNode } from "../../../core/cluster/node_patch.ts";
-import { KubeClient, type KubeObject } from "../../../core/kube/client.ts";
-import { FakeClock } from "../../support/fake_clock.ts";
-import { FakeKubeApi } from "../../support/fake_kube_api.ts";
+import { fakeApiClient } from "../../support/fake_kube_api.ts";
 
 const NODE: Node = {
   apiVersion: "v1",
@@ -13,17 +11,7 @@ const NODE: Node = {
   metadata: { name: "cp-1", labels: { "kubernetes.io/hostname": "cp-1" } },
 };
 
-function setup(objects: KubeObject[] = []) {
-  const clock = new FakeClock();
-  const api = new FakeKubeApi({ clock, objects });
-  const client = new KubeClient({
-    server: "https://10.0.0.1:6443",
-    transport: api.transport,
-    clock,
-    sleep: clock.sleep,
-  });
-  return { clock, api, client };
-}
+const setup = fakeApiClient;
 
 const label = (n: Node) => {
   n.metadata = { ...n.metadata, labels: { ...n.metadata?.labels, "example.test/x": "y" } };

@@ -7,9 +7,8 @@ import {
   uploadKubeadmConfig,
   uploadKubeletConfig,
 } from "../../../core/cluster/upload_config.ts";
-import { KubeClient, type KubeObject } from "../../../core/kube/client.ts";
-import { FakeClock } from "../../support/fake_clock.ts";
-import { FakeKubeApi } from "../../support/fake_kube_api.ts";
+import type { KubeObject } from "../../../core/kube/client.ts";
+import { fakeApiClient } from "../../support/fake_kube_api.ts";
 import { RecordingPrinter } from "../../support/recording_printer.ts";
 
 const NODE: Node = {
@@ -19,15 +18,7 @@ const NODE: Node = {
 };
 
 function setup(objects: KubeObject[] = []) {
-  const clock = new FakeClock();
-  const api = new FakeKubeApi({ clock, objects });
-  const client = new KubeClient({
-    server: "https://10.0.0.1:6443",
-    transport: api.transport,
-    clock,
-    sleep: clock.sleep,
-  });
-  return { clock, api, client, out: new RecordingPrinter() };
+  return { ...fakeApiClient(objects), out: new RecordingPrinter() };
 }
 
 Deno.test("upload-config/kubeadm stores the ClusterConfiguration and the node-read RBAC", async () => {
