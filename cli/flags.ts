@@ -13,7 +13,8 @@
  * @module
  */
 import { type Command, Option } from "commander";
-import { errorMessage, FlagError } from "../core/errors.ts";
+import { errorMessage, ExitCode, FlagError, KubeadmError } from "../core/errors.ts";
+import { parseDuration } from "../core/text/duration.ts";
 import { knownFeatures, parseFeatureGates } from "../core/config/features.ts";
 
 /** The commands whose flags come from the registry. */
@@ -25,6 +26,9 @@ export type CommandName =
   | "config"
   | "version"
   | "discovery-check"
+  | "certs"
+  | "generate-csr"
+  | "kubeconfig"
   | "kubeadm";
 
 /** How a flag's value is typed (pflag's kinds). */
@@ -58,6 +62,8 @@ const PATCHES_HELP = (targets: string) =>
 /** The targets upstream's `--patches` help names (every command, v1.37). */
 const PATCH_TARGETS_HELP =
   '"kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd", "kubeletconfiguration", "corednsdeployment", "kubeproxydaemonset"';
+const KUBECONFIG_ADMIN_HELP =
+  `The kubeconfig file to use when talking to the cluster. If the flag is not set, a set of standard locations can be searched for an existing kubeconfig file. (default "/etc/kubernetes/admin.conf")`;
 
 /** Every flag, by name. */
 export const FLAGS = {
@@ -69,7 +75,7 @@ export const FLAGS = {
   "allow-missing-template-keys": {
     type: "bool",
     help:
-      "If true, ignore any errors in templates when a field or map key is missing in the template. Only applies to golang and jsonpath output formats.",
+      "If true, ignore any errors in templates when a field or map key is missing in the template. Only applies to golang and jsonpath output formats. (default true)",
   },
   "apiserver-advertise-address": {
     type: "string",
@@ -103,6 +109,8 @@ export const FLAGS = {
     helpBy: {
       reset:
         `The path to the directory where the certificates are stored. If specified, clean this directory. (default "/etc/kubernetes/pki")`,
+      certs: `The path where to save the certificates (default "/etc/kubernetes/pki")`,
+      "generate-csr": "The path where to save the certificates",
     },
   },
   "certificate-key": {
@@ -118,6 +126,11 @@ export const FLAGS = {
     },
   },
   "cleanup-tmp-dir": { type: "bool", help: `Cleanup the "/etc/kubernetes/tmp" directory` },
+  "client-name": {
+    type: "string",
+    value: "name",
+    help: "The name of user. It will be used as the CN if client certificates are created",
+  },
   "cluster-info": {
     type: "string",
     value: "source",
@@ -180,7 +193,17 @@ export const FLAGS = {
   "dry-run": {
     type: "bool",
     help: "Don't apply any changes; just output what would be done.",
-    helpBy: { token: "Whether to enable dry-run mode or not" },
+    helpBy: {
+      token: "Whether to enable dry-run mode or not",
+      certs: "Do not write anything: list the files each renewal would write (beyond upstream).",
+    },
+  },
+  "fail-if-expiring-within": {
+    type: "string",
+    value: "duration",
+    help:
+      `After printing, exit with status ${ExitCode.expiring} (and name them on stderr) when any certificate or CA expires within this duration or has expired, e.g. 720h; missing files do not count (beyond upstream).`,
+    notConfig: true,
   },
   "feature-gates": {
     type: "featureGates",
@@ -218,10 +241,12 @@ export const FLAGS = {
     value: "file",
     help:
       "The kubeconfig file to use when talking to the cluster. If the flag is not set, a set of standard locations can be searched for an existing kubeconfig file.",
-    helpBy: {
-      reset:
-        `The kubeconfig file to use when talking to the cluster. If the flag is not set, a set of standard locations can be searched for an existing kubeconfig file. (default "/etc/kubernetes/admin.conf")`,
-    },
+    helpBy: { reset: KUBECONFIG_ADMIN_HELP, certs: KUBECONFIG_ADMIN_HELP },
+  },
+  "kubeconfig-dir": {
+    type: "string",
+    value: "dir",
+    help: `The path where to save the kubeconfig file. (default "/etc/kubernetes")`,
   },
   "kubernetes-version": {
     type: "string",
@@ -229,6 +254,12 @@ export const FLAGS = {
     help: `Choose a specific Kubernetes version for the control plane. (default "stable-1")`,
   },
   "node-name": { type: "string", value: "name", help: "Specify the node name." },
+  org: {
+    type: "stringSlice",
+    value: "orgs",
+    help:
+      "The organizations of the client certificate. It will be used as the O if client certificates are created",
+  },
   output: {
     type: "string",
     short: "o",
@@ -238,6 +269,7 @@ export const FLAGS = {
       token: 'Output format. One of: text|json|yaml. (default "text")',
       version: "Output format; available options are 'yaml', 'json' and 'short'",
       "discovery-check": "Output format: text or json.",
+      certs: 'Output format. One of: text|json|yaml|kyaml. (default "text")',
     },
     defaultBy: { version: "", "discovery-check": "text" },
     notConfig: true,
@@ -301,6 +333,8 @@ export const FLAGS = {
       join:
         "Use this token for both discovery-token and tls-bootstrap-token when those values are not provided.",
       "discovery-check": "The bootstrap token (<id>.<secret>).",
+      kubeconfig:
+        "The token that should be used as the authentication mechanism for this kubeconfig, instead of client certificates",
     },
   },
   "token-ttl": {
@@ -332,6 +366,12 @@ export const FLAGS = {
     help: "number for the log level verbosity",
     defaultBy: { kubeadm: "0" },
     notConfig: true,
+  },
+  "validity-period": {
+    type: "string",
+    value: "duration",
+    help:
+      "The validity period of the client certificate. It is an offset from the current time. (default 8760h0m0s)",
   },
 } as const satisfies Record<string, FlagSpec>;
 
@@ -423,13 +463,23 @@ function parseValue(name: FlagName, raw: unknown): unknown {
     try {
       return parseFeatureGates(String(raw));
     } catch (e) {
-      throw new FlagError(
-        `invalid argument ${JSON.stringify(String(raw))} for "--${name}" flag: ${errorMessage(e)}`,
-        { field: `--${name}`, value: String(raw), cause: e },
-      );
+      throw invalidArgument(FlagError, name, String(raw), e);
     }
   }
   return raw;
+}
+
+/** pflag's `invalid argument "x" for "--flag" flag: <reason>`, naming the flag. */
+function invalidArgument(
+  Err: typeof KubeadmError,
+  name: string,
+  raw: string,
+  cause: unknown,
+): KubeadmError {
+  return new Err(
+    `invalid argument ${JSON.stringify(raw)} for "--${name}" flag: ${errorMessage(cause)}`,
+    { field: `--${name}`, value: raw, cause },
+  );
 }
 
 /**
@@ -496,4 +546,23 @@ export function preflightOutput(values: FlagValues): "text" | "json" {
     value: output,
     hint: "use text or json",
   });
+}
+
+/**
+ * A `duration` flag's value in milliseconds (pflag's `duration`: Go syntax such as `720h` or
+ * `1h30m`), `fallback` when unset. A bad value fails with pflag's `invalid argument "x" for
+ * "--flag" flag: …`, exit status 1 as upstream's flag parsing.
+ */
+export function durationValue(
+  values: FlagValues,
+  name: FlagName,
+  fallback?: string,
+): number | undefined {
+  const raw = values[name] ?? fallback;
+  if (raw === undefined) return undefined;
+  try {
+    return parseDuration(String(raw));
+  } catch (e) {
+    throw invalidArgument(KubeadmError, name, String(raw), e);
+  }
 }

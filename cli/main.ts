@@ -18,6 +18,8 @@ import { registerConfig } from "./commands/config.ts";
 import { registerReset } from "./commands/reset.ts";
 import { registerJoin } from "./commands/join.ts";
 import { registerDiscoveryCheck } from "./commands/discovery_check.ts";
+import { registerCerts } from "./commands/certs.ts";
+import { registerKubeconfig } from "./commands/kubeconfig.ts";
 
 /** Builds the root command with every sub-command registered. */
 export function buildProgram(): Command {
@@ -34,6 +36,8 @@ export function buildProgram(): Command {
   registerJoin(program);
   registerDiscoveryCheck(program);
   registerReset(program);
+  registerCerts(program);
+  registerKubeconfig(program);
   registerConfig(program);
   registerVersion(program);
   const all = (c: Command): Command[] => [c, ...c.commands.flatMap(all)];

@@ -4,7 +4,8 @@
  * Every error a user can see carries what went wrong (`message`), where (`field`: a config
  * path such as `networking.serviceSubnet` or a flag such as `--cert-dir`), the offending value
  * (already redacted when secret) and a hint. The CLI maps `exitCode` to the process exit
- * status the way upstream kubeadm does (1 generic, 2 preflight, 3 validation).
+ * status the way upstream kubeadm does (1 generic, 2 preflight, 3 validation), plus 4 for
+ * `check-expiration --fail-if-expiring-within`.
  *
  * @module
  */
@@ -14,6 +15,8 @@ export const ExitCode = {
   generic: 1,
   preflight: 2,
   validation: 3,
+  /** kubeadm-ts only: `certs check-expiration --fail-if-expiring-within` found expiring files. */
+  expiring: 4,
 } as const;
 
 /** Options common to every {@link KubeadmError}. */
@@ -34,10 +37,14 @@ export class KubeadmError extends Error {
   readonly code: string = "ERR_KUBEADM";
   /** Process exit status the CLI should use. */
   readonly exitCode: number = ExitCode.generic;
+  /** Config path or flag the error is about. */
   readonly field?: string;
+  /** The bad value, redacted if it is secret. */
   readonly value?: string;
+  /** What the user can do about it. */
   readonly hint?: string;
 
+  /** An error with kubeadm's message and what it is about. */
   constructor(message: string, options: KubeadmErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;

@@ -11,7 +11,7 @@
 import type { BootstrapToken } from "./token.ts";
 import { tabwriterFormat } from "../text/tabwriter.ts";
 import { shortHumanDuration } from "../text/human_duration.ts";
-import { toKubeYaml } from "../yaml/kube_yaml.ts";
+import { formatStructured, OUTPUT_API_VERSION } from "../text/structured_output.ts";
 import { formatRFC3339 } from "./secret.ts";
 
 /** The table's columns. */
@@ -23,9 +23,6 @@ export const TOKEN_LIST_COLUMNS: readonly string[] = [
   "DESCRIPTION",
   "EXTRA GROUPS",
 ];
-
-/** API version of the structured output. */
-export const OUTPUT_API_VERSION = "output.kubeadm.k8s.io/v1alpha3";
 
 /** Output formats `token list -o` accepts. */
 export const TOKEN_LIST_FORMATS: readonly string[] = ["json", "text", "yaml"];
@@ -94,18 +91,12 @@ export function outputToken(token: BootstrapToken): OutputBootstrapToken {
   return out;
 }
 
-/** Go's `json.MarshalIndent(v, "", "    ")`, HTML-safe escapes included. */
-function goJsonIndent(value: unknown): string {
-  return JSON.stringify(value, null, 4)
-    .replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
-
 /** `-o json`: one indented JSON object per token, each followed by a newline. */
 export function formatTokenListJson(tokens: readonly BootstrapToken[]): string {
-  return tokens.map((t) => `${goJsonIndent(outputToken(t))}\n`).join("");
+  return tokens.map((t) => formatStructured(outputToken(t), "json")).join("");
 }
 
 /** `-o yaml`: one YAML document per token, separated by `---`. */
 export function formatTokenListYaml(tokens: readonly BootstrapToken[]): string {
-  return tokens.map((t) => toKubeYaml(outputToken(t))).join("---\n");
+  return tokens.map((t) => formatStructured(outputToken(t), "yaml")).join("---\n");
 }

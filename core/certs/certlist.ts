@@ -10,7 +10,7 @@
  */
 import type { ResolvedConfig } from "../config/types.ts";
 import { parseDuration } from "../text/duration.ts";
-import { CERT_BACKDATE_MS, Identity } from "../constants.ts";
+import { CERT_BACKDATE_MS, Component, Identity } from "../constants.ts";
 import { KubeadmError } from "../errors.ts";
 import { isDNS1123Subdomain, isWildcardDNS1123Subdomain } from "../net/dns_name.ts";
 import { parseHostPort } from "../net/host_port.ts";
@@ -52,6 +52,8 @@ export interface CertSpec {
   organization: readonly string[];
   usages: readonly ExtKeyUsage[];
   altNames?: AltNamesRule;
+  /** The static Pods that load this leaf (to restart after it is renewed). */
+  readers?: readonly string[];
 }
 
 /** File names upstream uses in the certificates dir. */
@@ -76,6 +78,11 @@ export function publicKeyPath(certDir: string, baseName: string): string {
   return `${certDir.replace(/\/+$/, "")}/${baseName}.pub`;
 }
 
+/** `<dir>/<base>.csr`. */
+export function csrPath(certDir: string, baseName: string): string {
+  return `${certDir.replace(/\/+$/, "")}/${baseName}.csr`;
+}
+
 /** The full inventory in upstream's order (`GetDefaultCertList`). */
 export const KUBEADM_CERTS: readonly CertSpec[] = [
   {
@@ -95,6 +102,7 @@ export const KUBEADM_CERTS: readonly CertSpec[] = [
     organization: [],
     usages: ["serverAuth"],
     altNames: "apiserver",
+    readers: [Component.apiServer],
   },
   {
     name: "apiserver-kubelet-client",
@@ -106,6 +114,7 @@ export const KUBEADM_CERTS: readonly CertSpec[] = [
     // ClusterRoleBinding grants the kubelet API instead.
     organization: [],
     usages: ["clientAuth"],
+    readers: [Component.apiServer],
   },
   {
     name: "front-proxy-ca",
@@ -123,6 +132,7 @@ export const KUBEADM_CERTS: readonly CertSpec[] = [
     commonName: "front-proxy-client",
     organization: [],
     usages: ["clientAuth"],
+    readers: [Component.apiServer],
   },
   {
     name: "etcd-ca",
@@ -143,6 +153,7 @@ export const KUBEADM_CERTS: readonly CertSpec[] = [
     // etcd also requires clientAuth on its serving certificate.
     usages: ["serverAuth", "clientAuth"],
     altNames: "etcd-server",
+    readers: [Component.etcd],
   },
   {
     name: "etcd-peer",
@@ -154,6 +165,7 @@ export const KUBEADM_CERTS: readonly CertSpec[] = [
     organization: [],
     usages: ["serverAuth", "clientAuth"],
     altNames: "etcd-peer",
+    readers: [Component.etcd],
   },
   {
     name: "etcd-healthcheck-client",
@@ -172,6 +184,7 @@ export const KUBEADM_CERTS: readonly CertSpec[] = [
     commonName: "kube-apiserver-etcd-client",
     organization: [],
     usages: ["clientAuth"],
+    readers: [Component.apiServer],
   },
 ];
 

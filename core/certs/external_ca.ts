@@ -10,7 +10,7 @@ import type { FileReader } from "../host/ports.ts";
 import { errorMessage, ExistingFileError } from "../errors.ts";
 import { type Certificate, verifyCertChain } from "../pki/cert.ts";
 import { keyPath } from "./certlist.ts";
-import { fileExists, loadCert, loadCertChain, loadKey } from "./pki_files.ts";
+import { fileExists, loadCert, loadCertChain, loadKey, periodWarning } from "./pki_files.ts";
 
 /** One certificate that must exist when its CA is external. */
 interface SignedCertCheck {
@@ -29,6 +29,7 @@ export async function validateSignedCertWithCA(
   check: SignedCertCheck,
   ca: Certificate,
   now: Date,
+  warn?: (line: string) => void,
 ): Promise<void> {
   try {
     await loadKey(files, certDir, check.baseName);
@@ -47,6 +48,8 @@ export async function validateSignedCertWithCA(
       { cause: e },
     );
   }
+  const period = warn && periodWarning(check.uxName, chain.cert, now);
+  if (period) warn!(period);
   try {
     await verifyCertChain(chain.cert, chain.intermediates, ca, now);
   } catch (e) {
@@ -60,36 +63,82 @@ export async function validateSignedCertWithCA(
   }
 }
 
+/** Options of the external-CA checks. */
+export interface ExternalCAOptions {
+  /**
+   * Upstream's rule for `certs renew` and `check-expiration`: a CA certificate that does not
+   * load is an error (`failure loading certificate for CA: ...`), not "no external CA".
+   */
+  requireCA?: boolean;
+  /** Receives upstream's period warnings for the CA and the leaves checked. */
+  warn?: (line: string) => void;
+}
+
+/** What each CA's external mode requires: the leaves it signs, with upstream's names. */
+const EXTERNAL_CA_LEAVES: Readonly<Record<string, { uxName: string; leaves: SignedCertCheck[] }>> =
+  {
+    "ca": {
+      uxName: "CA",
+      leaves: [
+        { baseName: "apiserver", uxName: "API server" },
+        { baseName: "apiserver-kubelet-client", uxName: "API server kubelet client" },
+      ],
+    },
+    "front-proxy-ca": {
+      uxName: "front-proxy CA",
+      leaves: [{ baseName: "front-proxy-client", uxName: "front-proxy client" }],
+    },
+    "etcd/ca": {
+      uxName: "etcd CA",
+      leaves: [
+        { baseName: "apiserver-etcd-client", uxName: "apiserver etcd client" },
+        { baseName: "etcd/server", uxName: "etcd server" },
+        { baseName: "etcd/peer", uxName: "etcd peer" },
+        { baseName: "etcd/healthcheck-client", uxName: "etcd health-check client" },
+      ],
+    },
+  };
+
 async function usingExternal(
   files: FileReader,
   certDir: string,
   caBaseName: string,
-  caUxName: string,
-  leaves: SignedCertCheck[],
   now: Date,
+  options: ExternalCAOptions = {},
 ): Promise<boolean> {
+  const { uxName: caUxName, leaves } = EXTERNAL_CA_LEAVES[caBaseName];
   let ca: Certificate;
   try {
     ca = await loadCert(files, certDir, caBaseName);
-  } catch {
-    return false;
+  } catch (e) {
+    if (!options.requireCA) return false;
+    throw new ExistingFileError(`failure loading certificate for ${caUxName}: ${errorMessage(e)}`, {
+      field: `${certDir}/${caBaseName}.crt`,
+      cause: e,
+    });
   }
+  const caPeriod = options.warn && periodWarning(caUxName, ca, now);
+  if (caPeriod) options.warn!(caPeriod);
   if (!ca.isCA) {
     throw new ExistingFileError(`certificate ${caUxName} is not a CA`, {
       field: `${certDir}/${caBaseName}.crt`,
     });
   }
   if (await fileExists(files, keyPath(certDir, caBaseName))) return false;
-  for (const leaf of leaves) await validateSignedCertWithCA(files, certDir, leaf, ca, now);
+  for (const leaf of leaves) {
+    await validateSignedCertWithCA(files, certDir, leaf, ca, now, options.warn);
+  }
   return true;
 }
 
 /** True when `ca.crt` exists without `ca.key`; then apiserver and kubelet-client certs must verify. */
-export function usingExternalCA(files: FileReader, certDir: string, now: Date): Promise<boolean> {
-  return usingExternal(files, certDir, "ca", "CA", [
-    { baseName: "apiserver", uxName: "API server" },
-    { baseName: "apiserver-kubelet-client", uxName: "API server kubelet client" },
-  ], now);
+export function usingExternalCA(
+  files: FileReader,
+  certDir: string,
+  now: Date,
+  options?: ExternalCAOptions,
+): Promise<boolean> {
+  return usingExternal(files, certDir, "ca", now, options);
 }
 
 /** True when `front-proxy-ca.crt` exists without its key; then front-proxy-client must verify. */
@@ -97,10 +146,9 @@ export function usingExternalFrontProxyCA(
   files: FileReader,
   certDir: string,
   now: Date,
+  options?: ExternalCAOptions,
 ): Promise<boolean> {
-  return usingExternal(files, certDir, "front-proxy-ca", "front-proxy CA", [
-    { baseName: "front-proxy-client", uxName: "front-proxy client" },
-  ], now);
+  return usingExternal(files, certDir, "front-proxy-ca", now, options);
 }
 
 /** True when `etcd/ca.crt` exists without its key; then every etcd-signed cert must verify. */
@@ -108,11 +156,77 @@ export function usingExternalEtcdCA(
   files: FileReader,
   certDir: string,
   now: Date,
+  options?: ExternalCAOptions,
 ): Promise<boolean> {
-  return usingExternal(files, certDir, "etcd/ca", "etcd CA", [
-    { baseName: "apiserver-etcd-client", uxName: "apiserver etcd client" },
-    { baseName: "etcd/server", uxName: "etcd server" },
-    { baseName: "etcd/peer", uxName: "etcd peer" },
-    { baseName: "etcd/healthcheck-client", uxName: "etcd health-check client" },
-  ], now);
+  return usingExternal(files, certDir, "etcd/ca", now, options);
+}
+
+/**
+ * Whether the CA with this base name (`ca`, `front-proxy-ca`, `etcd/ca`) is managed outside
+ * kubeadm (upstream renewal `IsExternallyManaged`): its key is absent and the leaves it signs
+ * verify. A CA certificate that does not load, or a keyless CA whose leaves do not verify, is
+ * an error `Error checking external CA condition for <base> certificate authority: ...`.
+ */
+export async function isExternallyManaged(
+  files: FileReader,
+  certDir: string,
+  caBaseName: string,
+  now: Date,
+  warn?: (line: string) => void,
+): Promise<boolean> {
+  if (!EXTERNAL_CA_LEAVES[caBaseName]) {
+    throw new ExistingFileError(`unknown certificate authority ${caBaseName}`, {
+      value: caBaseName,
+    });
+  }
+  try {
+    return await usingExternal(files, certDir, caBaseName, now, { requireCA: true, warn });
+  } catch (e) {
+    throw new ExistingFileError(
+      `Error checking external CA condition for ${caBaseName} certificate authority: ${
+        errorMessage(e)
+      }`,
+      {
+        field: e instanceof ExistingFileError ? e.field : undefined,
+        cause: e,
+        hint: `with ${
+          keyPath(certDir, caBaseName)
+        } absent, kubeadm treats the CA as external: every certificate it signs must be present, with its key, and verify against ${certDir}/${caBaseName}.crt`,
+      },
+    );
+  }
+}
+
+/**
+ * {@link isExternallyManaged} for one run: each CA checked once, and upstream's period
+ * warnings collected once each in {@link ExternalCAChecker.warnings}.
+ */
+export interface ExternalCAChecker {
+  isExternal(caBaseName: string): Promise<boolean>;
+  /** Collected warnings, each once, in order. */
+  readonly warnings: string[];
+}
+
+/** Creates an {@link ExternalCAChecker} over the files at `now`. */
+export function externalCAChecker(
+  files: FileReader,
+  certDir: string,
+  now: Date,
+): ExternalCAChecker {
+  const warnings: string[] = [];
+  const warn = (line: string) => {
+    if (!warnings.includes(line)) warnings.push(line);
+  };
+  const seen = new Map<string, Promise<boolean>>();
+  return {
+    warnings,
+    isExternal(caBaseName: string) {
+      let v = seen.get(caBaseName);
+      if (!v) {
+        v = isExternallyManaged(files, certDir, caBaseName, now, warn);
+        seen.set(caBaseName, v);
+      }
+      return v;
+    },
+  };
 }

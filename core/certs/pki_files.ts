@@ -9,7 +9,7 @@
  * @module
  */
 import type { FileReader, FileSystem } from "../host/ports.ts";
-import { errorMessage, ExistingFileError, PkiError } from "../errors.ts";
+import { errorMessage, ExistingFileError, KubeadmError, PkiError } from "../errors.ts";
 import {
   type Certificate,
   certPeriodProblem,
@@ -23,6 +23,7 @@ import {
   type KeyPair,
   parsePrivateKeyPEM,
 } from "../pki/keys.ts";
+import type { CryptoPort } from "../pki/crypto.ts";
 import { certPath, keyPath, publicKeyPath } from "./certlist.ts";
 
 /** File mode of private and public keys. */
@@ -53,6 +54,21 @@ export async function fileExists(files: FileReader, path: string): Promise<boole
 }
 
 /**
+ * Reads every certificate of a PEM file (client-go `certutil.CertsFromFile`). Throws a
+ * {@link PkiError} in its words: `open <path>: no such file or directory` when missing,
+ * `error reading <path>: ...` when it holds no certificate.
+ */
+export async function readCertsFile(files: FileReader, path: string): Promise<Certificate[]> {
+  const data = await files.read(path);
+  if (data === undefined) throw new PkiError(notFound(path), { field: path });
+  try {
+    return parseCertificatesPEM(data);
+  } catch (e) {
+    throw new PkiError(`error reading ${path}: ${errorMessage(e)}`, { field: path, cause: e });
+  }
+}
+
+/**
  * Loads `<base>.crt` (first certificate, then any intermediates). Throws a {@link PkiError}
  * `couldn't load the certificate file <path>: ...` when missing or unreadable.
  */
@@ -62,23 +78,14 @@ export async function loadCertChain(
   baseName: string,
 ): Promise<{ cert: Certificate; intermediates: Certificate[]; path: string }> {
   const path = certPath(certDir, baseName);
-  const data = await files.read(path);
-  if (data === undefined) {
-    throw new PkiError(`couldn't load the certificate file ${path}: ${notFound(path)}`, {
-      field: path,
-    });
-  }
   try {
-    const [cert, ...intermediates] = parseCertificatesPEM(data);
+    const [cert, ...intermediates] = await readCertsFile(files, path);
     return { cert, intermediates, path };
   } catch (e) {
-    throw new PkiError(
-      `couldn't load the certificate file ${path}: error reading ${path}: ${errorMessage(e)}`,
-      {
-        field: path,
-        cause: e,
-      },
-    );
+    throw new PkiError(`couldn't load the certificate file ${path}: ${errorMessage(e)}`, {
+      field: path,
+      cause: e,
+    });
   }
 }
 
@@ -99,6 +106,7 @@ export async function loadKey(
   files: FileReader,
   certDir: string,
   baseName: string,
+  crypto?: CryptoPort,
 ): Promise<KeyPair> {
   const path = keyPath(certDir, baseName);
   const data = await files.read(path);
@@ -108,7 +116,7 @@ export async function loadKey(
     });
   }
   try {
-    return await parsePrivateKeyPEM(data, path);
+    return await parsePrivateKeyPEM(data, path, crypto);
   } catch (e) {
     if (errorMessage(e).startsWith("the private key file")) throw e;
     throw new PkiError(`couldn't load the private key file ${path}: ${errorMessage(e)}`, {
@@ -119,63 +127,125 @@ export async function loadKey(
 }
 
 /**
+ * Loads `<base>.crt` and `<base>.key` (upstream `TryLoadCertAndKeyFromDisk`). Throws a
+ * {@link PkiError} `failed to load certificate: ...` or `failed to load key: ...` whose field
+ * is the file that did not load.
+ */
+export async function loadCertAndKey(
+  files: FileReader,
+  certDir: string,
+  baseName: string,
+  crypto?: CryptoPort,
+): Promise<{ cert: Certificate; key: KeyPair }> {
+  let cert: Certificate;
+  try {
+    cert = await loadCert(files, certDir, baseName);
+  } catch (e) {
+    throw new PkiError(`failed to load certificate: ${errorMessage(e)}`, {
+      field: certPath(certDir, baseName),
+      cause: e,
+    });
+  }
+  try {
+    return { cert, key: await loadKey(files, certDir, baseName, crypto) };
+  } catch (e) {
+    throw new PkiError(`failed to load key: ${errorMessage(e)}`, {
+      field: keyPath(certDir, baseName),
+      cause: e,
+    });
+  }
+}
+
+/**
+ * What the hint of a refused CA (or service-account key pair) may advise, which depends on the
+ * command that found it:
+ * - `regenerate`: the run builds the cluster's first PKI (`init`), nothing trusts these files
+ *   yet, so removing them to have new ones generated is a way out;
+ * - `restore`: the files belong to a running cluster (`certs renew`, `kubeconfig user`, a
+ *   control plane joining): every certificate, kubeconfig file and node trusts them, so only
+ *   the matching file may be put back; a new CA would break the cluster.
+ *
+ * A leaf's own pair can always be regenerated; this is about what signs or verifies others.
+ */
+export type KeyPairRecovery = "regenerate" | "restore";
+
+/**
+ * The `restore` advice for a file the cluster trusts: put `what` back, never make a new `keep`
+ * (by default a CA, which `why` explains).
+ */
+export function restoreTrustedHint(
+  what: string,
+  keep: string,
+  certDir: string,
+  why =
+    "the cluster's certificates, kubeconfig files and nodes trust it, and a new one would break them",
+): string {
+  return `restore ${what} from a backup of ${certDir} or from another control-plane node; do not remove or regenerate ${keep}: ${why}`;
+}
+
+function caName(baseName: string): string {
+  return `the ${baseName} certificate authority`;
+}
+
+/**
  * Loads a CA certificate and key (upstream `LoadCertificateAuthority`): both must load, the
  * certificate must be a CA and the key must be its key (checked before anything is signed).
+ * The hints of the refusals follow `recovery` (default `restore`).
  */
 export async function loadCertificateAuthority(
   files: FileReader,
   certDir: string,
   baseName: string,
+  recovery: KeyPairRecovery = "restore",
+  crypto?: CryptoPort,
 ): Promise<{ cert: Certificate; key: KeyPair }> {
+  const crtPath = certPath(certDir, baseName);
   if (!(await certOrKeyExists(files, certDir, baseName))) {
     throw new PkiError(`couldn't load ${baseName} certificate authority from ${certDir}`, {
-      field: certPath(certDir, baseName),
-      hint: `run "kubeadm init phase certs ${baseName === "etcd/ca" ? "etcd-ca" : baseName}" first`,
+      field: crtPath,
+      hint: recovery === "regenerate"
+        ? `run "kubeadm init phase certs ${baseName === "etcd/ca" ? "etcd-ca" : baseName}" first`
+        : restoreTrustedHint(
+          `${crtPath} and ${keyPath(certDir, baseName)}`,
+          caName(baseName),
+          certDir,
+        ),
     });
   }
   let cert: Certificate;
   let key: KeyPair;
   try {
-    cert = await loadCert(files, certDir, baseName);
+    ({ cert, key } = await loadCertAndKey(files, certDir, baseName, crypto));
   } catch (e) {
     throw new ExistingFileError(
-      `failure loading ${baseName} certificate authority: failed to load certificate: ${
-        errorMessage(e)
-      }`,
-      { field: certPath(certDir, baseName), cause: e },
-    );
-  }
-  try {
-    key = await loadKey(files, certDir, baseName);
-  } catch (e) {
-    throw new ExistingFileError(
-      `failure loading ${baseName} certificate authority: failed to load key: ${errorMessage(e)}`,
-      {
-        field: keyPath(certDir, baseName),
-        cause: e,
-      },
+      `failure loading ${baseName} certificate authority: ${errorMessage(e)}`,
+      { field: e instanceof KubeadmError ? e.field : undefined, cause: e },
     );
   }
   if (!cert.isCA) {
     throw new ExistingFileError(`${baseName} certificate is not a certificate authority`, {
-      field: certPath(certDir, baseName),
-      hint: "replace it with a CA certificate (basicConstraints CA:TRUE) or remove it",
+      field: crtPath,
+      hint: recovery === "regenerate"
+        ? "replace it with a CA certificate (basicConstraints CA:TRUE) or remove it"
+        : restoreTrustedHint(`the cluster's CA certificate ${crtPath}`, caName(baseName), certDir),
     });
   }
-  await checkKeyMatchesCertificate(key, cert, certDir, baseName);
+  await checkKeyMatchesCertificate(key, cert, certDir, baseName, recovery);
   return { cert, key };
 }
 
 /**
  * Refuses a `<base>.key` that is not the key of `<base>.crt` (upstream refuses to sign with
  * such a CA key: `x509: provided PrivateKey doesn't match parent's PublicKey`), naming both
- * files.
+ * files. The hint follows `recovery`: only `regenerate` suggests removing the pair (`restore`
+ * is for CAs, whose pair the cluster trusts).
  */
 export async function checkKeyMatchesCertificate(
   key: KeyPair,
   cert: Certificate,
   certDir: string,
   baseName: string,
+  recovery: KeyPairRecovery = "restore",
 ): Promise<void> {
   if (await keyMatchesCertificate(key, cert)) return;
   const kPath = keyPath(certDir, baseName);
@@ -184,8 +254,9 @@ export async function checkKeyMatchesCertificate(
     `the private key file ${kPath} does not match the certificate ${crtPath}`,
     {
       field: kPath,
-      hint:
-        `restore the key ${crtPath} was issued for, or remove both files to have them generated`,
+      hint: recovery === "regenerate"
+        ? `restore the key ${crtPath} was issued for, or remove both files to have them generated`
+        : restoreTrustedHint(`the key ${crtPath} was issued for`, caName(baseName), certDir),
     },
   );
 }

@@ -1,7 +1,8 @@
 /**
  * The certificate tree on the node: the CAs, the certificates they sign and the
  * service-account key pair, created or reused exactly as upstream's `init phase certs <name>`
- * does. `init`'s certs phases, a control-plane `join` (and later `certs renew`) call this.
+ * does. `init`'s certs phases and a control-plane `join` call this; `certs renew`
+ * (`renewal.ts`) re-issues the leaves it made, with the same CA loading and key-pool ids.
  *
  * Per certificate: an existing file is reused when it fits (CAs: it is a CA; leaves: it
  * verifies against its CA and its key matches), and a file that does not fit is an
@@ -32,11 +33,13 @@ import {
   certOrKeyExists,
   checkKeyMatchesCertificate,
   fileExists,
+  type KeyPairRecovery,
   loadCert,
   loadCertChain,
   loadCertificateAuthority,
   loadKey,
   periodWarning,
+  restoreTrustedHint,
   writeCertAndKey,
   writeKey,
   writePublicKey,
@@ -59,7 +62,23 @@ import { exportSPKI, parsePrivateKeyPEM, parsePublicKeyPEM, samePublicKey } from
 export interface CertTreeContext extends RunContext {
   /** The run's pool of keys generated ahead of time. */
   keys: KeyPool;
+  /**
+   * What refusing an existing CA or service-account pair may advise (default `restore`):
+   * `init` builds the cluster's first PKI and may suggest regenerating it; a joining control
+   * plane must restore the cluster's files.
+   */
+  recovery?: KeyPairRecovery;
 }
+
+function recoveryOf(ctx: CertTreeContext): KeyPairRecovery {
+  return ctx.recovery ?? "restore";
+}
+
+/** What a refused service-account pair must not be replaced by, and why. */
+const SA_KEPT = [
+  "the service-account key pair",
+  "the cluster's service account tokens are signed with it and would no longer verify",
+] as const;
 
 /** Pool id of the key of a certificate. */
 export function certKeyId(name: string): string {
@@ -180,12 +199,12 @@ export async function checkExistingKeyPairs(
     try {
       pair = await Promise.all([
         loadCert(ctx.files, dir, spec.baseName),
-        loadKey(ctx.files, dir, spec.baseName),
+        loadKey(ctx.files, dir, spec.baseName, ctx.crypto),
       ]);
     } catch {
       continue;
     }
-    await checkKeyMatchesCertificate(pair[1], pair[0], dir, spec.baseName);
+    await checkKeyMatchesCertificate(pair[1], pair[0], dir, spec.baseName, recoveryOf(ctx));
   }
   if (certs.includes("sa")) await checkServiceAccountPair(ctx);
 }
@@ -199,7 +218,7 @@ async function checkServiceAccountPair(ctx: CertTreeContext): Promise<void> {
   if (keyPem === undefined || pubPem === undefined) return;
   let key;
   try {
-    key = await parsePrivateKeyPEM(keyPem, keyFile);
+    key = await parsePrivateKeyPEM(keyPem, keyFile, ctx.crypto);
   } catch {
     return; // reported by ensureCert(ctx, "sa")
   }
@@ -214,8 +233,11 @@ async function checkServiceAccountPair(ctx: CertTreeContext): Promise<void> {
       `the public key file ${pubFile} does not match the private key file ${keyFile}`,
       {
         field: pubFile,
-        hint:
-          `service account tokens signed with ${keyFile} would not verify with ${pubFile}; restore the matching pair or remove both files to have them generated`,
+        hint: `service account tokens signed with ${keyFile} would not verify with ${pubFile}; ${
+          recoveryOf(ctx) === "regenerate"
+            ? "restore the matching pair or remove both files to have them generated"
+            : restoreTrustedHint("the matching pair", SA_KEPT[0], dir, SA_KEPT[1])
+        }`,
       },
     );
   }
@@ -258,14 +280,16 @@ async function checkMatchingKey(
   const kPath = keyPath(dir, spec.baseName);
   let key;
   try {
-    key = await loadKey(ctx.files, dir, spec.baseName);
+    key = await loadKey(ctx.files, dir, spec.baseName, ctx.crypto);
   } catch (e) {
     throw new ExistingFileError(`failure loading ${spec.baseName} key: ${errorMessage(e)}`, {
       field: kPath,
       cause: e,
     });
   }
-  await checkKeyMatchesCertificate(key, cert, dir, spec.baseName);
+  // A leaf can always be made again; a CA's pair is what the cluster trusts.
+  const recovery = spec.caName ? "regenerate" : recoveryOf(ctx);
+  await checkKeyMatchesCertificate(key, cert, dir, spec.baseName, recovery);
 }
 
 async function ensureCA(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
@@ -278,12 +302,16 @@ async function ensureCA(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
   }
   const crtPath = certPath(dir, spec.baseName);
   const kPath = keyPath(dir, spec.baseName);
+  const regenerate = recoveryOf(ctx) === "regenerate";
+  const kept = `the ${spec.baseName} certificate authority`;
   if (await fileExists(ctx.files, crtPath)) {
     const cert = await existingCert(
       spec,
       crtPath,
       () => loadCert(ctx.files, dir, spec.baseName),
-      "remove the file to let kubeadm generate a new CA, or replace it with a valid PEM certificate",
+      regenerate
+        ? "remove the file to let kubeadm generate a new CA, or replace it with a valid PEM certificate"
+        : restoreTrustedHint(`a valid ${crtPath}`, kept, dir),
     );
     checkPeriod(ctx, spec.baseName, cert);
     if (!cert.isCA) {
@@ -305,7 +333,11 @@ async function ensureCA(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
       `failure loading ${spec.baseName} certificate: failed to load certificate: couldn't load the certificate file ${crtPath}: open ${crtPath}: no such file or directory`,
       {
         field: kPath,
-        hint: `${kPath} exists without its certificate: restore ${crtPath} or remove the key`,
+        hint: `${kPath} exists without its certificate: ${
+          regenerate
+            ? `restore ${crtPath} or remove the key`
+            : restoreTrustedHint(crtPath, kept, dir)
+        }`,
       },
     );
   }
@@ -346,7 +378,13 @@ async function ensureLeaf(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
   }
   let caPair;
   try {
-    caPair = await loadCertificateAuthority(ctx.files, dir, ca.baseName);
+    caPair = await loadCertificateAuthority(
+      ctx.files,
+      dir,
+      ca.baseName,
+      recoveryOf(ctx),
+      ctx.crypto,
+    );
   } catch (e) {
     const keyless = await fileExists(ctx.files, certPath(dir, ca.baseName)) &&
       !(await fileExists(ctx.files, keyPath(dir, ca.baseName)));
@@ -399,7 +437,7 @@ async function reuseLeaf(ctx: CertTreeContext, spec: CertSpec, ca: CertSpec): Pr
   }
   checkPeriod(ctx, ca.baseName, caCert);
   try {
-    await verifyCertChain(chain.cert, chain.intermediates, caCert, ctx.clock.now());
+    await verifyCertChain(chain.cert, chain.intermediates, caCert, ctx.clock.now(), ctx.crypto);
   } catch (e) {
     throw new ExistingFileError(
       `[certs] certificate ${spec.baseName} not signed by CA certificate ${ca.baseName}: ${
@@ -439,13 +477,19 @@ async function ensureServiceAccountKey(ctx: CertTreeContext): Promise<void> {
   const existing = await ctx.files.read(path);
   if (existing !== undefined) {
     try {
-      await parsePrivateKeyPEM(existing, path);
+      await parsePrivateKeyPEM(existing, path, ctx.crypto);
     } catch (e) {
       throw new ExistingFileError(
         `file ${PkiFile.saPrivateKey} existed but it could not be loaded properly: ${
           errorMessage(e)
         }`,
-        { field: path, cause: e, hint: "remove the file to let kubeadm generate a new key pair" },
+        {
+          field: path,
+          cause: e,
+          hint: recoveryOf(ctx) === "regenerate"
+            ? "remove the file to let kubeadm generate a new key pair"
+            : restoreTrustedHint(`a valid ${path}`, SA_KEPT[0], dir, SA_KEPT[1]),
+        },
       );
     }
     await checkServiceAccountPair(ctx);

@@ -31,6 +31,11 @@ export interface PlannedFile {
   mode: number;
   /** Content kind; keys and kubeconfigs are never printed. */
   kind: FileKind;
+  /**
+   * When the file already exists, keep its mode and owner instead of `mode` (upstream rewrites
+   * renewed files in place, so an admin's `chmod 0640 admin.conf` survives a renewal).
+   */
+  keepExistingMode?: boolean;
 }
 
 /** Read access to the node's files. */
@@ -63,11 +68,13 @@ export interface Printer {
 
 /** Wall clock. */
 export interface Clock {
+  /** The current time. */
   now(): Date;
 }
 
 /** Cryptographically secure random bytes. */
 export interface RandomSource {
+  /** The next `n` random bytes. */
   bytes(n: number): Uint8Array;
 }
 
@@ -93,4 +100,19 @@ export function utf8(data: Uint8Array): string {
 /** Encodes text as UTF-8. */
 export function toBytes(data: string | Uint8Array): Uint8Array {
   return typeof data === "string" ? new TextEncoder().encode(data) : data;
+}
+
+/**
+ * Applies a plan: writes the files one after the other, in the plan's order (each write is
+ * atomic in real adapters), calling `onWritten` after each.
+ */
+export async function writePlannedFiles(
+  files: FileSystem,
+  planned: readonly PlannedFile[],
+  onWritten?: (file: PlannedFile) => void,
+): Promise<void> {
+  for (const file of planned) {
+    await files.write(file);
+    onWritten?.(file);
+  }
 }

@@ -2,7 +2,9 @@
  * kubeadm's kubeconfig files on the node: admin.conf, super-admin.conf, kubelet.conf,
  * controller-manager.conf and scheduler.conf, each with a client certificate signed by `ca`,
  * created or reused as upstream's `init phase kubeconfig <name>` does. `init`'s kubeconfig
- * phases and a control-plane `join` (and later `kubeconfig user`) call this.
+ * phases and a control-plane `join` call this; `kubeconfig user` (`user.ts`) builds its file
+ * with the same {@link buildClientCertKubeconfig}, and `certs renew` finds the files by
+ * {@link kubeconfigPath}.
  *
  * An existing file is reused when its current cluster carries the expected CA (a different
  * server URL only warns); a file with another CA is an {@link ExistingFileError}. With an
@@ -70,7 +72,7 @@ export interface BuiltKubeconfig {
  * (upstream `buildKubeConfigFromSpec`).
  */
 export async function buildClientCertKubeconfig(
-  resolved: ResolvedKubeconfigSpec,
+  resolved: Pick<ResolvedKubeconfigSpec, "clientName" | "organizations" | "serverURL">,
   clusterName: string,
   ca: { cert: Certificate; key: KeyPair },
   clientKey: KeyPair,
@@ -170,7 +172,7 @@ export async function ensureKubeconfigFile(
 
   let ca;
   try {
-    ca = await loadCertificateAuthority(ctx.files, dir, "ca");
+    ca = await loadCertificateAuthority(ctx.files, dir, "ca", ctx.recovery, ctx.crypto);
   } catch (e) {
     const missing = !(await fileExists(ctx.files, certPath(dir, "ca")));
     if (missing) {
@@ -186,6 +188,7 @@ export async function ensureKubeconfigFile(
       {
         field: e instanceof KubeadmError ? e.field : certPath(dir, "ca"),
         cause: e,
+        hint: e instanceof KubeadmError ? e.hint : undefined,
       },
     );
   }

@@ -75,6 +75,11 @@ export function embedData(text: string | Uint8Array): string {
   return base64Encode(typeof text === "string" ? enc.encode(text) : text);
 }
 
+/** Decodes embedded base64 data back to bytes. */
+export function embeddedBytes(data: string): Uint8Array {
+  return base64Decode(data);
+}
+
 /** Decodes embedded base64 data back to text. */
 export function embeddedText(data: string): string {
   return dec.decode(base64Decode(data));

@@ -6,7 +6,7 @@
  * @module
  */
 import type { ResolvedConfig } from "../config/types.ts";
-import { Identity, KubeconfigFile } from "../constants.ts";
+import { Component, Identity, KubeconfigFile } from "../constants.ts";
 import { KubeadmError } from "../errors.ts";
 import { controlPlaneEndpointURL, localAPIEndpointURL } from "../net/endpoint.ts";
 
@@ -30,6 +30,13 @@ export interface KubeconfigSpec {
   endpoint: "control-plane" | "local";
   /** One-line help of the sub-phase. */
   short: string;
+  /**
+   * What `kubeadm certs renew <fileName>` calls the embedded client certificate; absent for
+   * the files `certs renew` leaves alone (kubelet.conf: the kubelet rotates its own).
+   */
+  renewLongName?: string;
+  /** The static Pods that load this file (to restart after its certificate is renewed). */
+  readers?: readonly string[];
 }
 
 /** The inventory, in creation (and log) order. */
@@ -41,6 +48,8 @@ export const KUBECONFIG_SPECS: readonly KubeconfigSpec[] = [
     organizations: [Identity.clusterAdminsGroup],
     endpoint: "control-plane",
     short: "Generate a kubeconfig file for the admin to use and for kubeadm itself",
+    renewLongName:
+      "certificate embedded in the kubeconfig file for the admin to use and for kubeadm itself",
   },
   {
     name: "super-admin",
@@ -49,6 +58,7 @@ export const KUBECONFIG_SPECS: readonly KubeconfigSpec[] = [
     organizations: [Identity.mastersGroup],
     endpoint: "control-plane",
     short: "Generate a kubeconfig file for the super-admin",
+    renewLongName: "certificate embedded in the kubeconfig file for the super-admin",
   },
   {
     name: "kubelet",
@@ -66,6 +76,8 @@ export const KUBECONFIG_SPECS: readonly KubeconfigSpec[] = [
     organizations: [],
     endpoint: "local",
     short: "Generate a kubeconfig file for the controller manager to use",
+    renewLongName: "certificate embedded in the kubeconfig file for the controller manager to use",
+    readers: [Component.controllerManager],
   },
   {
     name: "scheduler",
@@ -74,6 +86,8 @@ export const KUBECONFIG_SPECS: readonly KubeconfigSpec[] = [
     organizations: [],
     endpoint: "local",
     short: "Generate a kubeconfig file for the scheduler to use",
+    renewLongName: "certificate embedded in the kubeconfig file for the scheduler manager to use",
+    readers: [Component.scheduler],
   },
 ];
 
@@ -96,16 +110,28 @@ export interface ResolvedKubeconfigSpec {
   serverURL: string;
 }
 
+/** Options of {@link resolveKubeconfigSpec}. */
+export interface ResolveKubeconfigOptions {
+  /**
+   * Upstream's base specs (`getKubeConfigSpecsBase`, used by `certs generate-csr`): kubelet.conf
+   * keeps the controlPlaneEndpoint (only the init phase points it at the local endpoint).
+   */
+  base?: boolean;
+}
+
 /** Resolves client name and server URL; `warn` gets the controlPlaneEndpoint port warning. */
 export function resolveKubeconfigSpec(
   spec: KubeconfigSpec,
   cfg: ResolvedConfig,
   warn?: (line: string) => void,
+  options: ResolveKubeconfigOptions = {},
 ): ResolvedKubeconfigSpec {
   const local = cfg.init.localAPIEndpoint;
   // A control-plane node's kubelet talks to its own API server (kubeadm v1.37, formerly the
-  // ControlPlaneKubeletLocalMode gate), so kubelet.conf gets the local endpoint too.
-  const serverURL = spec.endpoint === "local" || spec.name === "kubelet"
+  // ControlPlaneKubeletLocalMode gate), so kubelet.conf gets the local endpoint too; upstream's
+  // base specs (generate-csr) keep the controlPlaneEndpoint.
+  const kubeletLocal = spec.name === "kubelet" && !options.base;
+  const serverURL = spec.endpoint === "local" || kubeletLocal
     ? localAPIEndpointURL(local)
     : controlPlaneEndpointURL(cfg.cluster.controlPlaneEndpoint, local, warn);
   return {

@@ -23,23 +23,20 @@ const SHORT_ESCAPES: Readonly<Record<string, string>> = {
 
 const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
 
+/** One character as Go's `strconv.Quote` writes it inside the quotes. */
+export function goEscapeRune(ch: string): string {
+  const short = SHORT_ESCAPES[ch];
+  if (short) return short;
+  if (PRINTABLE.test(ch)) return ch;
+  const cp = ch.codePointAt(0)!;
+  if (cp < 0x80) return `\\x${cp.toString(16).padStart(2, "0")}`;
+  if (cp < 0x10000) return `\\u${cp.toString(16).padStart(4, "0")}`;
+  return `\\U${cp.toString(16).padStart(8, "0")}`;
+}
+
 /** Quotes `s` exactly like Go's `strconv.Quote` (and `fmt`'s `%q`). */
 export function goQuote(s: string): string {
   let out = '"';
-  for (const ch of s) {
-    const short = SHORT_ESCAPES[ch];
-    if (short) {
-      out += short;
-      continue;
-    }
-    if (PRINTABLE.test(ch)) {
-      out += ch;
-      continue;
-    }
-    const cp = ch.codePointAt(0)!;
-    if (cp < 0x80) out += `\\x${cp.toString(16).padStart(2, "0")}`;
-    else if (cp < 0x10000) out += `\\u${cp.toString(16).padStart(4, "0")}`;
-    else out += `\\U${cp.toString(16).padStart(8, "0")}`;
-  }
+  for (const ch of s) out += goEscapeRune(ch);
   return `${out}"`;
 }

@@ -11,7 +11,7 @@ import { formatIP, ipEqual, parseIP } from "../net/ip.ts";
 import { OID } from "./oid.ts";
 
 /** Key usage bits, named as RFC 5280 / openssl name them. */
-export type KeyUsage =
+export type X509KeyUsage =
   | "digitalSignature"
   | "contentCommitment"
   | "keyEncipherment"
@@ -22,8 +22,8 @@ export type KeyUsage =
   | "encipherOnly"
   | "decipherOnly";
 
-/** Bit positions of {@link KeyUsage}. */
-export const KEY_USAGE_BITS: readonly KeyUsage[] = [
+/** Bit positions of {@link X509KeyUsage}. */
+export const KEY_USAGE_BITS: readonly X509KeyUsage[] = [
   "digitalSignature",
   "contentCommitment",
   "keyEncipherment",
@@ -43,6 +43,30 @@ const EKU_OIDS: Record<ExtKeyUsage, string> = {
   clientAuth: OID.clientAuth,
 };
 
+/**
+ * The other extended key usages Go's `crypto/x509` knows (dotted OIDs): a certificate keeps
+ * them through `ExtKeyUsage` when it is re-issued, while OIDs outside this list are dropped.
+ */
+export const GO_KNOWN_EXT_KEY_USAGE_OIDS: readonly string[] = [
+  OID.anyExtendedKeyUsage,
+  "1.3.6.1.5.5.7.3.3", // codeSigning
+  "1.3.6.1.5.5.7.3.4", // emailProtection
+  "1.3.6.1.5.5.7.3.5", // ipsecEndSystem
+  "1.3.6.1.5.5.7.3.6", // ipsecTunnel
+  "1.3.6.1.5.5.7.3.7", // ipsecUser
+  "1.3.6.1.5.5.7.3.8", // timeStamping
+  "1.3.6.1.5.5.7.3.9", // OCSPSigning
+  "1.3.6.1.4.1.311.10.3.3", // Microsoft server gated crypto
+  "2.16.840.1.113730.4.1", // Netscape server gated crypto
+  "1.3.6.1.4.1.311.2.1.22", // Microsoft commercial code signing
+  "1.3.6.1.4.1.311.61.1.1", // Microsoft kernel code signing
+];
+
+/** True for the extended key usages Go keeps (see {@link GO_KNOWN_EXT_KEY_USAGE_OIDS}). */
+export function isGoKnownExtKeyUsage(usage: string): boolean {
+  return usage in EKU_OIDS || GO_KNOWN_EXT_KEY_USAGE_OIDS.includes(usage);
+}
+
 /** One encoded extension ready for a TBSCertificate or an extensionRequest. */
 export interface EncodedExtension {
   oid: string;
@@ -58,8 +82,8 @@ export function encodeExtension(ext: EncodedExtension): Uint8Array {
     : sequence(oid(ext.oid), octetString(ext.value));
 }
 
-/** KeyUsage (critical), with Go's minimal BIT STRING length. */
-export function keyUsageExtension(usages: readonly KeyUsage[]): EncodedExtension {
+/** X509KeyUsage (critical), with Go's minimal BIT STRING length. */
+export function keyUsageExtension(usages: readonly X509KeyUsage[]): EncodedExtension {
   const bytes = new Uint8Array(2);
   for (const u of usages) {
     const bit = KEY_USAGE_BITS.indexOf(u);
@@ -76,12 +100,15 @@ export function keyUsageExtension(usages: readonly KeyUsage[]): EncodedExtension
   return { oid: OID.keyUsage, critical: true, value: bitString(used, used.length * 8 - bitLen) };
 }
 
-/** ExtendedKeyUsage (not critical), in the given order. */
-export function extKeyUsageExtension(usages: readonly ExtKeyUsage[]): EncodedExtension {
+/**
+ * ExtendedKeyUsage (not critical), in the given order: {@link ExtKeyUsage} names or dotted
+ * OIDs.
+ */
+export function extKeyUsageExtension(usages: readonly string[]): EncodedExtension {
   return {
     oid: OID.extKeyUsage,
     critical: false,
-    value: sequence(...usages.map((u) => oid(EKU_OIDS[u]))),
+    value: sequence(...usages.map((u) => oid(EKU_OIDS[u as ExtKeyUsage] ?? u))),
   };
 }
 
@@ -132,14 +159,21 @@ export function subjectAltNameExtension(
 
 /** What a set of extensions says, decoded. */
 export interface DecodedExtensions {
-  keyUsage: KeyUsage[];
+  /** Key usages. */
+  keyUsage: X509KeyUsage[];
   /** `serverAuth`/`clientAuth`, or the dotted OID of anything else. */
   extKeyUsage: string[];
+  /** Whether a BasicConstraints extension is present. */
   basicConstraintsValid: boolean;
+  /** BasicConstraints CA flag. */
   isCA: boolean;
+  /** DNS SANs. */
   dnsNames: string[];
+  /** IP SANs, as text. */
   ipAddresses: string[];
+  /** SubjectKeyIdentifier. */
   subjectKeyId?: Uint8Array;
+  /** AuthorityKeyIdentifier's key id. */
   authorityKeyId?: Uint8Array;
   /** Every extension OID present, with its criticality. */
   present: { oid: string; critical: boolean }[];

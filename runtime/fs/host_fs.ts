@@ -6,7 +6,7 @@
  * so no read, write, directory creation or removal leaves it. A node's files can be prepared
  * inside an image directory and tests never touch the real `/etc`. Writes are atomic: a temp
  * file in the same directory, fsync'd, then renamed, with the requested mode set before the
- * rename; directories are created one level at a time, and the directory written into is
+ * rename (or, for `keepExistingMode`, the replaced file's mode and owner); directories are created one level at a time, and the directory written into is
  * checked again (still inside the root) before the rename.
  *
  * @module
@@ -112,7 +112,11 @@ export class HostFileSystem implements FileSystem {
     const dir = await ensureDirInRoot(this.root, nodePathOf(this.root, dirname(target)), 0o700);
     const tmp = `${dir}/.${target.slice(dir.length + 1)}.${crypto.randomUUID().slice(0, 8)}.tmp`;
     await this.#checkStillInside(dir);
-    const f = await Deno.open(tmp, { write: true, createNew: true, mode: file.mode });
+    const existing = file.keepExistingMode
+      ? await Deno.stat(target).catch(() => undefined)
+      : undefined;
+    const mode = existing?.isFile && existing.mode !== null ? existing.mode & 0o7777 : file.mode;
+    const f = await Deno.open(tmp, { write: true, createNew: true, mode });
     try {
       const bytes = toBytes(file.data);
       let off = 0;
@@ -123,7 +127,13 @@ export class HostFileSystem implements FileSystem {
     }
     try {
       await this.#checkStillInside(dir);
-      await Deno.chmod(tmp, file.mode);
+      await Deno.chmod(tmp, mode);
+      if (
+        existing?.isFile && existing.uid !== null && existing.gid !== null &&
+        (existing.uid !== Deno.uid() || existing.gid !== Deno.gid())
+      ) {
+        await Deno.chown(tmp, existing.uid, existing.gid);
+      }
       await Deno.rename(tmp, target);
     } catch (e) {
       await Deno.remove(tmp).catch(() => {});

@@ -1,20 +1,15 @@
 // `kubeadm token create|list|delete` through the launcher, against the fake API server served
 // over mutual TLS (the real Deno transport, a kubeconfig with embedded credentials).
 import assert from "node:assert/strict";
-import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Secret } from "kubernetes-types/core/v1.d.ts";
 import { tokenToSecret } from "../../core/bootstraptoken/secret.ts";
 import { opensslSpkiSha256 } from "../support/openssl.ts";
-import { FakeKubeApi } from "../support/fake_kube_api.ts";
+import { fakeClusterKubeconfig, fakeClusterTls, withFakeCluster } from "../support/fake_cluster.ts";
 import { repoRoot } from "../support/repo.ts";
-import {
-  makeTlsFixtures,
-  startHttpsServer,
-  type TestHttpsServer,
-} from "../support/tls_fixtures.ts";
 
-const tls = await makeTlsFixtures();
-const b64 = (s: string) => btoa(s);
+const tls = await fakeClusterTls();
+const withCluster = withFakeCluster;
+const kubeconfig = fakeClusterKubeconfig;
 
 interface Run {
   code: number;
@@ -32,76 +27,6 @@ async function kubeadm(args: string[], env: Record<string, string> = {}): Promis
   }).output();
   const dec = new TextDecoder();
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
-}
-
-/** Serves a FakeKubeApi over HTTPS (client certificate required). */
-async function serve(api: FakeKubeApi): Promise<TestHttpsServer> {
-  return await startHttpsServer(tls, { requireClientCert: true }, (req, res) => {
-    void bridge(api, req, res);
-  });
-}
-
-async function bridge(api: FakeKubeApi, req: IncomingMessage, res: ServerResponse) {
-  const chunks: Uint8Array[] = [];
-  for await (const c of req) chunks.push(c as Uint8Array);
-  const body = chunks.length ? new TextDecoder().decode(concat(chunks)) : undefined;
-  const headers = new Headers();
-  for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
-  const response = await api.transport(
-    new Request(`https://127.0.0.1${req.url}`, { method: req.method, headers, body }),
-  );
-  res.writeHead(response.status, { "Content-Type": "application/json" });
-  res.end(await response.text());
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let off = 0;
-  for (const c of chunks) {
-    out.set(c, off);
-    off += c.length;
-  }
-  return out;
-}
-
-function kubeconfig(server: string): string {
-  return `apiVersion: v1
-kind: Config
-clusters:
-- cluster:
-    certificate-authority-data: ${b64(tls.caCert)}
-    server: ${server}
-  name: kubernetes
-contexts:
-- context:
-    cluster: kubernetes
-    user: kubernetes-admin
-  name: kubernetes-admin@kubernetes
-current-context: kubernetes-admin@kubernetes
-users:
-- name: kubernetes-admin
-  user:
-    client-certificate-data: ${b64(tls.clientCert)}
-    client-key-data: ${b64(tls.clientKey)}
-`;
-}
-
-async function withCluster(
-  fn: (
-    ctx: { api: FakeKubeApi; server: TestHttpsServer; kc: string; dir: string },
-  ) => Promise<void>,
-) {
-  const api = new FakeKubeApi();
-  const server = await serve(api);
-  const dir = await Deno.makeTempDir({ prefix: "kts-token-" });
-  const kc = `${dir}/admin.conf`;
-  await Deno.writeTextFile(kc, kubeconfig(server.url));
-  try {
-    await fn({ api, server, kc, dir });
-  } finally {
-    await server.close();
-    await Deno.remove(dir, { recursive: true });
-  }
 }
 
 const decode = (s: Secret, k: string) => atob(s.data![k]);
@@ -318,7 +243,7 @@ Deno.test("token commands find <rootfs>/etc/kubernetes/admin.conf when nothing e
   await withCluster(async ({ api, server, dir }) => {
     const rootfs = `${dir}/node`;
     await Deno.mkdir(`${rootfs}/etc/kubernetes`, { recursive: true });
-    await Deno.writeTextFile(`${rootfs}/etc/kubernetes/admin.conf`, kubeconfig(server.url));
+    await Deno.writeTextFile(`${rootfs}/etc/kubernetes/admin.conf`, await kubeconfig(server.url));
     api.put(tokenToSecret({ token: "abcdef.0123456789abcdef" }, new Date()));
     const r = await kubeadm(["token", "list", "--rootfs", rootfs], {
       HOME: `${dir}/home`,

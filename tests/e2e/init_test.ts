@@ -5,9 +5,9 @@
 import assert from "node:assert/strict";
 import {
   createTestNode,
+  initControlPlane,
   type TestNode,
   waitFor,
-  writeInitConfig,
 } from "../support/control_plane.ts";
 import { openssl, opensslSpkiSha256 } from "../support/openssl.ts";
 
@@ -33,15 +33,10 @@ for (const target of TARGETS) {
     async fn(t) {
       const node = await createTestNode("cp1", { componentSet: target.componentSet });
       try {
-        const config = await writeInitConfig(node, `kubernetesVersion: ${target.version}\n`);
-        await node.startStandin();
-        const init = await node.kubeadm([
-          "init",
-          "--config",
-          config,
-          "--ignore-preflight-errors=all",
-        ]);
-        assert.equal(init.code, 0, `init failed:\n${init.stdout}\n${init.stderr}`);
+        const { init, config } = await initControlPlane(
+          node,
+          `kubernetesVersion: ${target.version}\n`,
+        );
         const out = init.stdout;
 
         await t.step("phases ran in upstream's order", () => {

@@ -3,9 +3,9 @@
 // and a v1.36 control plane; the results must match field by field (keys, serials and times
 // aside), manifests and kubelet files byte for byte.
 import assert from "node:assert/strict";
-import { parseKubeYamlOne } from "../../core/yaml/kube_yaml.ts";
+import { GOLDEN_DEFAULT_CONFIG } from "../support/config.ts";
 import { k8sBinDir } from "../support/k8s_bins.ts";
-import { openssl } from "../support/openssl.ts";
+import { certView, keyView, kubeconfigView, validitySeconds } from "../support/pki_views.ts";
 import { listFiles, repoRoot } from "../support/repo.ts";
 import { run } from "../support/control_plane.ts";
 
@@ -16,13 +16,7 @@ const TARGETS = ["v1.37.2", "v1.36.3"];
 
 const CONFIGS: Record<string, (target: string) => string> = {
   "defaults (RSA-2048)": (target) =>
-    `apiVersion: kubeadm.k8s.io/v1beta4
-kind: InitConfiguration
-localAPIEndpoint:
-  advertiseAddress: 192.0.2.10
-nodeRegistration:
-  name: node-a
----
+    `${GOLDEN_DEFAULT_CONFIG}---
 apiVersion: kubeadm.k8s.io/v1beta4
 kind: ClusterConfiguration
 kubernetesVersion: ${target}
@@ -87,62 +81,6 @@ async function tree(root: string): Promise<Map<string, number>> {
     out.set(rel, (await Deno.stat(f)).mode! & 0o777);
   }
   return out;
-}
-
-/** openssl's view of a certificate with the per-run values (serial, times, key bits) removed. */
-async function certView(path: string): Promise<string> {
-  const text = await openssl(["x509", "-in", path, "-noout", "-text"]);
-  return text.split("\n")
-    .filter((l) => !/^\s+([0-9a-fA-F]{2}:)+[0-9a-fA-F]{0,2}\s*$/.test(l)) // hex dumps
-    .map((l) =>
-      l.replace(/Serial Number:.*/, "Serial Number: <serial>")
-        .replace(/(Not (Before|After)\s*):.*/, "$1: <time>")
-    )
-    .filter((l) => !/^\s+[0-9a-f:]{40,}$/i.test(l))
-    .join("\n");
-}
-
-async function validitySeconds(path: string): Promise<number> {
-  const t = await openssl(["x509", "-in", path, "-noout", "-startdate", "-enddate"]);
-  const [nb, na] = t.trim().split("\n").map((l) => Date.parse(l.split("=")[1]));
-  return Math.round((na - nb) / 1000);
-}
-
-async function keyView(path: string): Promise<string> {
-  const pem = await Deno.readTextFile(path);
-  const type = pem.match(/-----BEGIN ([A-Z ]+)-----/)![1];
-  const text = await openssl(["pkey", "-in", path, "-noout", "-text"]);
-  return `${type}: ${text.split("\n")[0]} ${text.match(/ASN1 OID: \S+/)?.[0] ?? ""}`;
-}
-
-async function kubeconfigView(path: string): Promise<unknown> {
-  const cfg = parseKubeYamlOne(await Deno.readTextFile(path)) as Record<string, unknown>;
-  const dir = await Deno.makeTempDir();
-  try {
-    const summarise = async (b64: string, kind: "cert" | "key") => {
-      const f = `${dir}/x.pem`;
-      await Deno.writeTextFile(f, atob(b64));
-      if (kind === "key") return await keyView(f);
-      return (await openssl(["x509", "-in", f, "-noout", "-subject", "-issuer"])).trim();
-    };
-    const walk = async (v: unknown): Promise<unknown> => {
-      if (Array.isArray(v)) return Promise.all(v.map(walk));
-      if (v && typeof v === "object") {
-        const o: Record<string, unknown> = {};
-        for (const [k, x] of Object.entries(v)) {
-          if (k === "certificate-authority-data" || k === "client-certificate-data") {
-            o[k] = await summarise(x as string, "cert");
-          } else if (k === "client-key-data") o[k] = await summarise(x as string, "key");
-          else o[k] = await walk(x);
-        }
-        return o;
-      }
-      return v;
-    };
-    return await walk(cfg);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
 }
 
 for (const target of TARGETS) {

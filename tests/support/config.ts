@@ -113,3 +113,15 @@ export function joinConfigurationYaml(o: JoinYamlOptions): string {
   if (o.unsafeSkipCAVerification) lines.push("    unsafeSkipCAVerification: true");
   return `${lines.join("\n")}\n${o.extra ?? ""}`;
 }
+
+/**
+ * The smallest config the golden tests give upstream kubeadm and ours: node `node-a`
+ * advertising 192.0.2.10, everything else defaulted (RSA-2048 keys).
+ */
+export const GOLDEN_DEFAULT_CONFIG = `apiVersion: kubeadm.k8s.io/v1beta4
+kind: InitConfiguration
+localAPIEndpoint:
+  advertiseAddress: 192.0.2.10
+nodeRegistration:
+  name: node-a
+`;

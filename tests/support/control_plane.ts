@@ -307,3 +307,19 @@ export async function waitFor<T>(
   }
   throw new Error(`timed out waiting for ${what}${last ? `: ${last}` : ""}`);
 }
+
+/**
+ * Runs `kubeadm init` on a node with the test config ({@link writeInitConfig}, plus `extra`
+ * ClusterConfiguration lines) and its kubelet stand-in started; fails the test with init's
+ * output when it does not succeed. Returns the result and the config's path.
+ */
+export async function initControlPlane(
+  node: TestNode,
+  extra = "",
+): Promise<{ init: RunResult; config: string }> {
+  const config = await writeInitConfig(node, extra);
+  await node.startStandin();
+  const init = await node.kubeadm(["init", "--config", config, "--ignore-preflight-errors=all"]);
+  if (init.code !== 0) throw new Error(`init failed:\n${init.stdout}\n${init.stderr}`);
+  return { init, config };
+}

@@ -16,9 +16,12 @@ import {
 } from "../../certs/tree.ts";
 import type { InitData } from "./data.ts";
 
-/** The certificate tree as this run sees it. */
+/**
+ * The certificate tree as this run sees it: `init` builds the cluster's first PKI, so a refused
+ * CA or service-account pair may be removed to have it generated again.
+ */
 export function certTree(data: InitData): CertTreeContext {
-  return { ...data, keys: keyPoolFor(data) };
+  return { ...data, keys: keyPoolFor(data), recovery: "regenerate" };
 }
 
 function skipped(data: InitData, phase: string, sub: string): boolean {

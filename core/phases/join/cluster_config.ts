@@ -48,18 +48,22 @@ async function getConfigMap(client: KubeClient, name: string): Promise<ConfigMap
   return await client.get<ConfigMap>({ kind: "ConfigMap", namespace: KUBE_SYSTEM, name });
 }
 
-/** Reads the three ConfigMaps; prints upstream's `[preflight] Reading configuration ...` lines. */
+/**
+ * Reads the three ConfigMaps; prints upstream's `[<logPrefix>] Reading configuration ...`
+ * lines (`preflight` for join, `renew` / `check-expiration` for the certs commands).
+ */
 export async function fetchClusterConfigDocuments(
   client: KubeClient,
   out: Printer,
+  logPrefix = "preflight",
 ): Promise<ClusterConfigDocuments> {
   out.info(
-    `[preflight] Reading configuration from the ${
+    `[${logPrefix}] Reading configuration from the ${
       JSON.stringify(KUBEADM_CONFIG_CONFIGMAP)
     } ConfigMap in namespace ${JSON.stringify(KUBE_SYSTEM)}...`,
   );
   out.info(
-    "[preflight] Use 'kubeadm init phase upload-config kubeadm --config your-config-file' to re-upload it.",
+    `[${logPrefix}] Use 'kubeadm init phase upload-config kubeadm --config your-config-file' to re-upload it.`,
   );
   let kubeadmConfig: ConfigMap;
   try {
@@ -124,28 +128,20 @@ function documentOf(yaml: string, kind: string): Record<string, unknown> {
 }
 
 /**
- * The init configuration of this node: the cluster's documents defaulted with this node's
- * registration and endpoint. Throws when the cluster's configuration does not validate.
+ * The cluster's documents (ClusterConfiguration, KubeletConfiguration kept as stored,
+ * KubeProxyConfiguration) resolved with an InitConfiguration document and the host's facts
+ * (upstream `FetchInitConfigurationFromCluster`'s decoding and dynamic defaults). Throws when
+ * the cluster's configuration does not validate.
  */
-export function nodeInitConfig(
+export function resolveClusterDocuments(
   docs: ClusterConfigDocuments,
-  join: ResolvedJoinConfig,
+  init: Record<string, unknown>,
   host: NodeConfigHost,
   random: RandomSource,
 ): ResolvedConfig {
   const kubelet = documentOf(docs.kubelet, "KubeletConfiguration") as KubeletConfiguration;
-  const init = {
-    apiVersion: KUBEADM_API_VERSION,
-    kind: "InitConfiguration",
-    nodeRegistration: {
-      name: join.nodeRegistration.name,
-      criSocket: join.nodeRegistration.criSocket,
-      taints: join.nodeRegistration.taints,
-    },
-    ...(join.controlPlane ? { localAPIEndpoint: join.controlPlane.localAPIEndpoint } : {}),
-  };
   const text = [
-    toKubeYaml(init),
+    toKubeYaml({ apiVersion: KUBEADM_API_VERSION, kind: "InitConfiguration", ...init }),
     docs.clusterConfiguration,
     toKubeYaml(kubelet),
     ...(docs.kubeProxy ? [docs.kubeProxy] : []),
@@ -156,11 +152,7 @@ export function nodeInitConfig(
       text,
       source: "kubeadm-config",
       strict: false,
-      host: {
-        hostname: join.nodeRegistration.name,
-        defaultAdvertiseAddress: join.controlPlane?.localAPIEndpoint.advertiseAddress ??
-          host.defaultAdvertiseAddress,
-      },
+      host,
       random,
     }));
   } catch (e) {
@@ -171,9 +163,39 @@ export function nodeInitConfig(
       { cause: e },
     );
   }
+  config.kubelet = kubelet;
+  return config;
+}
+
+/**
+ * The init configuration of this node: the cluster's documents defaulted with this node's
+ * registration and endpoint. Throws when the cluster's configuration does not validate.
+ */
+export function nodeInitConfig(
+  docs: ClusterConfigDocuments,
+  join: ResolvedJoinConfig,
+  host: NodeConfigHost,
+  random: RandomSource,
+): ResolvedConfig {
+  const config = resolveClusterDocuments(
+    docs,
+    {
+      nodeRegistration: {
+        name: join.nodeRegistration.name,
+        criSocket: join.nodeRegistration.criSocket,
+        taints: join.nodeRegistration.taints,
+      },
+      ...(join.controlPlane ? { localAPIEndpoint: join.controlPlane.localAPIEndpoint } : {}),
+    },
+    {
+      hostname: join.nodeRegistration.name,
+      defaultAdvertiseAddress: join.controlPlane?.localAPIEndpoint.advertiseAddress ??
+        host.defaultAdvertiseAddress,
+    },
+    random,
+  );
   // This node's registration is the JoinConfiguration's, as upstream injects it.
   config.init.nodeRegistration = { ...join.nodeRegistration };
   config.init.timeouts = { ...join.timeouts };
-  config.kubelet = kubelet;
   return config;
 }

@@ -170,3 +170,31 @@ Deno.test("rootfs: links that stay inside the root work as on the node; '..' sto
     await t.cleanup();
   }
 });
+
+Deno.test("HostFileSystem keepExistingMode keeps a replaced file's mode and owner", async () => {
+  const root = await Deno.makeTempDir();
+  try {
+    const fs = new HostFileSystem(root);
+    const file = {
+      path: "/etc/kubernetes/admin.conf",
+      data: "one",
+      mode: 0o600,
+      kind: "kubeconfig" as const,
+      keepExistingMode: true,
+    };
+    await fs.write(file);
+    const path = `${root}/etc/kubernetes/admin.conf`;
+    assert.equal((await Deno.stat(path)).mode! & 0o777, 0o600, "new file: the planned mode");
+    await Deno.chmod(path, 0o640);
+    await Deno.chown(path, 0, 4242);
+    await fs.write({ ...file, data: "two" });
+    const st = await Deno.stat(path);
+    assert.equal(st.mode! & 0o777, 0o640);
+    assert.equal(st.gid, 4242);
+    assert.equal(await Deno.readTextFile(path), "two");
+    await fs.write({ ...file, data: "three", keepExistingMode: false });
+    assert.equal((await Deno.stat(path)).mode! & 0o777, 0o600);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});

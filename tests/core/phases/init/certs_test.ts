@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { prefetchKeys, runCert, runCertsHeader } from "../../../../core/phases/init/certs.ts";
+import {
+  certTree,
+  prefetchKeys,
+  runCert,
+  runCertsHeader,
+} from "../../../../core/phases/init/certs.ts";
+import { checkExistingKeyPairs, ensureCert } from "../../../../core/certs/tree.ts";
 import { initWorkflow } from "../../../../core/phases/init/workflow.ts";
 import { runWorkflow } from "../../../../core/workflow/runner.ts";
 import type { InitData } from "../../../../core/phases/init/data.ts";
@@ -23,6 +29,7 @@ import {
   runTool,
   x509Text,
 } from "../../../support/openssl.ts";
+import { checkPkiDir, PKI_LEAVES as LEAVES } from "../../../support/pki_checks.ts";
 import { seededRandom } from "../../../support/fixed_random.ts";
 
 const PKI = "/etc/kubernetes/pki";
@@ -36,16 +43,6 @@ function fixture(files = new MemoryFileSystem(), alg: "ECDSA-P256" | "RSA-2048" 
   f.data.random = seededRandom(42);
   return f;
 }
-
-const LEAVES: [string, string][] = [
-  ["apiserver", "ca"],
-  ["apiserver-kubelet-client", "ca"],
-  ["front-proxy-client", "front-proxy-ca"],
-  ["etcd/server", "etcd/ca"],
-  ["etcd/peer", "etcd/ca"],
-  ["etcd/healthcheck-client", "etcd/ca"],
-  ["apiserver-etcd-client", "etcd/ca"],
-];
 
 Deno.test("runAllCerts() creates the whole PKI like upstream (ECDSA-P256), verified with openssl", async () => {
   const { data, out, files } = fixture();
@@ -85,30 +82,7 @@ Deno.test("runAllCerts() creates the whole PKI like upstream (ECDSA-P256), verif
   assert.equal(await opensslPubFromKey(files.text(`${PKI}/sa.key`)!), files.text(`${PKI}/sa.pub`));
 
   const root = await files.dumpTo(await Deno.makeTempDir());
-  const dir = `${root}${PKI}`;
-  for (const [leaf, ca] of LEAVES) {
-    const v = await runTool("openssl", [
-      "verify",
-      "-CAfile",
-      `${dir}/${ca}.crt`,
-      `${dir}/${leaf}.crt`,
-    ]);
-    assert.equal(v.code, 0, `${leaf}: ${v.stderr}`);
-    const other = ca === "ca" ? "etcd/ca" : "ca";
-    const bad = await runTool("openssl", [
-      "verify",
-      "-CAfile",
-      `${dir}/${other}.crt`,
-      `${dir}/${leaf}.crt`,
-    ]);
-    assert.notEqual(bad.code, 0, `${leaf} must not verify against ${other}`);
-    const certPem = files.text(`${PKI}/${leaf}.crt`)!;
-    assert.equal(
-      await opensslPubFromCert(certPem),
-      await opensslPubFromKey(files.text(`${PKI}/${leaf}.key`)!),
-      leaf,
-    );
-  }
+  await checkPkiDir(`${root}${PKI}`);
   const api = await x509Text(files.text(`${PKI}/apiserver.crt`)!);
   assert.match(api, /Subject: CN=kube-apiserver\n/);
   assert.match(api, /Not Before: Jun {2}1 11:55:00 2026 GMT/);
@@ -372,12 +346,12 @@ async function pkiWithForeignCaKey(ca: string) {
   return files;
 }
 
-function mismatch(ca: string) {
+function mismatch(ca: string, hint = /or remove both files to have them generated$/) {
   return (e: unknown) =>
     e instanceof ExistingFileError && e.field === `${PKI}/${ca}.key` &&
     e.message.includes(
       `the private key file ${PKI}/${ca}.key does not match the certificate ${PKI}/${ca}.crt`,
-    );
+    ) && hint.test(e.hint ?? "");
 }
 
 for (
@@ -399,6 +373,27 @@ for (
     assert.deepEqual(files.snapshot(), before, "nothing written");
   });
 }
+
+Deno.test("outside init (a joining control plane's tree) a mismatched CA key is only to be restored", async () => {
+  const files = await pkiWithForeignCaKey("ca");
+  files.remove(`${PKI}/apiserver.crt`);
+  files.remove(`${PKI}/apiserver.key`);
+  const before = files.snapshot();
+  // The tree as join builds it: no `recovery`, so the default advice is to restore.
+  const { recovery: _init, ...tree } = certTree(fixture(files).data);
+  for (
+    const run of [() => checkExistingKeyPairs(tree, ["ca"]), () => ensureCert(tree, "apiserver")]
+  ) {
+    await assert.rejects(
+      run,
+      mismatch(
+        "ca",
+        /^restore the key \/etc\/kubernetes\/pki\/ca\.crt was issued for from a backup of \/etc\/kubernetes\/pki or from another control-plane node; do not remove or regenerate the ca certificate authority: /,
+      ),
+    );
+  }
+  assert.deepEqual(files.snapshot(), before, "nothing written");
+});
 
 Deno.test("init phase certs all: a mismatched front-proxy CA pair fails before any file is written", async () => {
   const files = await pkiWithForeignCaKey("front-proxy-ca");
@@ -429,6 +424,16 @@ Deno.test("sa.pub not matching sa.key is refused, naming both files", async () =
       e instanceof ExistingFileError && e.field === `${PKI}/sa.pub` &&
       e.message.includes(
         `the public key file ${PKI}/sa.pub does not match the private key file ${PKI}/sa.key`,
-      ),
+      ) && /restore the matching pair or remove both files to have them generated$/.test(e.hint!),
+  );
+  // Outside init the cluster's tokens are signed with sa.key: restore, never regenerate.
+  const { recovery: _init, ...tree } = certTree(fixture(files).data);
+  await assert.rejects(
+    () => ensureCert(tree, "sa"),
+    (e: unknown) =>
+      e instanceof ExistingFileError && e.field === `${PKI}/sa.pub` &&
+      /restore the matching pair from a backup .*; do not remove or regenerate the service-account key pair: /
+        .test(e.hint!) &&
+      !/have them generated/.test(e.hint!),
   );
 });

@@ -1,0 +1,142 @@
+/**
+ * The runtime side of `kubeadm certs …` and `kubeadm kubeconfig user`: which configuration
+ * they work with and the node's files they read and write.
+ *
+ * Configuration, as upstream (`getInternalCfg`, `LoadOrDefaultInitConfiguration`):
+ * - `certs renew` and `check-expiration` without `--config` first read the cluster's
+ *   `kubeadm-config` (and component configs) through `--kubeconfig` (default
+ *   `/etc/kubernetes/admin.conf`) with a short retry, printing upstream's
+ *   `[<prefix>] Reading configuration …` lines; `--cert-dir` (default `/etc/kubernetes/pki`)
+ *   then overrides the cluster's `certificatesDir`. A kubeconfig that does not load skips the
+ *   cluster silently; a cluster that cannot be read prints `Error reading configuration from
+ *   the Cluster. Falling back to default configuration`.
+ * - otherwise `--config` (which then decides `certificatesDir`; `--cert-dir` is ignored, as
+ *   upstream), or the defaults with `--cert-dir`.
+ *
+ * Paths: `--config` and an explicit `--kubeconfig` are paths on this machine; node paths
+ * (`--cert-dir`, `--kubeconfig-dir`, `/etc/kubernetes`) resolve under `--rootfs`.
+ *
+ * @module
+ */
+import { readConfigFile } from "./config_file.ts";
+import { DEFAULT_CERTIFICATES_DIR, KubeconfigFile, KUBERNETES_DIR } from "../core/constants.ts";
+import { CURRENT_KUBERNETES_VERSION } from "../core/versions.ts";
+import { errorMessage } from "../core/errors.ts";
+import type { Printer } from "../core/host/ports.ts";
+import { webRandom } from "../core/host/ports.ts";
+import type { ResolvedConfig } from "../core/config/types.ts";
+import { resolveInitConfig } from "../core/config/resolve.ts";
+import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
+import { detectDefaultAddress, readHostFacts } from "../runtime/host/facts.ts";
+import { envGet } from "../runtime/host/env.ts";
+import type { FlagValues } from "./flags.ts";
+
+/** The registry's flags the certs commands that read a configuration use. */
+export type CertsConfigFlags = Pick<FlagValues, "config" | "cert-dir" | "kubeconfig" | "rootfs">;
+
+/** A printer that prints nothing (structured output keeps stdout for the object). */
+export const silentPrinter: Printer = { info: () => {}, warn: () => {} };
+
+/** The node's files (under `--rootfs`). */
+export function nodeFiles(rootfs: string | undefined): HostFileSystem {
+  return new HostFileSystem(rootfs ?? "/");
+}
+
+function hostFacts(rootfs: string | undefined) {
+  return {
+    hostname: readHostFacts(rootfs ?? "/").hostname,
+    defaultAdvertiseAddress: detectDefaultAddress() ?? "",
+  };
+}
+
+/**
+ * Upstream's `LoadOrDefaultInitConfiguration`: the `--config` file, or the defaults with the
+ * given overrides (a `--config` file ignores them, except those passed in `always`).
+ */
+export async function loadOrDefaultConfig(
+  configPath: string | undefined,
+  defaults: { certificatesDir?: string; kubernetesVersion?: string },
+  warn: (line: string) => void,
+): Promise<ResolvedConfig> {
+  const text = configPath ? await readConfigFile(configPath) : undefined;
+  const { config, warnings } = resolveInitConfig({
+    text,
+    source: configPath,
+    flags: configPath ? {} : defaults,
+    host: hostFacts(undefined),
+    random: webRandom,
+  });
+  for (const w of warnings) warn(w);
+  return config;
+}
+
+async function fromCluster(
+  kubeconfigPath: string,
+  refsRoot: string,
+  out: Printer,
+  logPrefix: string,
+): Promise<ResolvedConfig | undefined> {
+  const { parseKubeconfig } = await import("../core/kubeconfig/kubeconfig.ts");
+  const { connectionFromKubeconfig } = await import("../core/kube/kubeconfig_connection.ts");
+  // Like upstream's ClientSetFromFile: a kubeconfig that does not load means no cluster.
+  let params;
+  try {
+    const kubeconfig = parseKubeconfig(await Deno.readFile(kubeconfigPath), kubeconfigPath, {
+      clientcmd: true,
+    });
+    params = await connectionFromKubeconfig(kubeconfig, { files: new HostFileSystem(refsRoot) });
+  } catch {
+    return undefined;
+  }
+  const { createDenoTransport } = await import("../runtime/kube/transport.ts");
+  const { KubeClient } = await import("../core/kube/client.ts");
+  const { fetchClusterConfigDocuments, resolveClusterDocuments } = await import(
+    "../core/phases/join/cluster_config.ts"
+  );
+  const transport = createDenoTransport(params, { timeoutMs: 10_000 });
+  try {
+    // Upstream's GetConfigMapWithShortRetry: every 50ms for at most 350ms.
+    const client = new KubeClient({ server: params.server, transport: transport.transport })
+      .withRetry({ timeoutMs: 350, initialDelayMs: 50, maxDelayMs: 50, factor: 1 });
+    const docs = await fetchClusterConfigDocuments(client, out, logPrefix);
+    return resolveClusterDocuments(docs, {}, hostFacts(undefined), webRandom);
+  } catch (e) {
+    if (envGet("KUBEADM_TS_DEBUG")) out.warn(`[${logPrefix}] ${errorMessage(e)}`);
+    out.info(
+      `[${logPrefix}] Error reading configuration from the Cluster. Falling back to default configuration`,
+    );
+    out.info("");
+    return undefined;
+  } finally {
+    transport.close();
+  }
+}
+
+/**
+ * The configuration of `certs renew` and `certs check-expiration` (see the module
+ * documentation). `out` receives upstream's progress lines (a silent printer for `-o json`).
+ */
+export async function loadCertsConfig(
+  flags: CertsConfigFlags,
+  out: Printer,
+  logPrefix: string,
+  warn: (line: string) => void,
+): Promise<ResolvedConfig> {
+  const certificatesDir = flags["cert-dir"] ?? DEFAULT_CERTIFICATES_DIR;
+  if (!flags.config) {
+    const kubeconfigPath = flags.kubeconfig ??
+      underRoot(flags.rootfs ?? "/", `${KUBERNETES_DIR}/${KubeconfigFile.admin}`);
+    const refsRoot = flags.kubeconfig ? "/" : flags.rootfs ?? "/";
+    const cfg = await fromCluster(kubeconfigPath, refsRoot, out, logPrefix);
+    if (cfg) {
+      out.info("");
+      cfg.cluster.certificatesDir = certificatesDir;
+      return cfg;
+    }
+  }
+  return await loadOrDefaultConfig(
+    flags.config,
+    { certificatesDir, kubernetesVersion: CURRENT_KUBERNETES_VERSION },
+    warn,
+  );
+}

@@ -1,0 +1,247 @@
+/**
+ * `kubeadm certs` (alias `certificates`): `renew <name>|all`, `check-expiration`,
+ * `certificate-key` and `generate-csr`, with upstream's flags, output and messages, over the
+ * core's plans (`core/certs/renewal.ts`, `expiration.ts`, `generate_csr.ts`).
+ *
+ * Beyond upstream: `certs renew … --dry-run` lists what would change and writes nothing; a
+ * single renewal names the static Pods to restart; `check-expiration
+ * --fail-if-expiring-within <duration>` exits with status 4 when anything expires within it.
+ *
+ * @module
+ */
+import type { Command } from "commander";
+import { addFlags, durationValue, type FlagName, flagValues } from "../flags.ts";
+import { consolePrinter, stderr, stdout } from "../output.ts";
+import type { StructuredFormat } from "../../core/text/structured_output.ts";
+import { renewTargets } from "../../core/certs/renew_targets.ts";
+
+const RENEW_LONG = (longName: string) =>
+  `Renew the ${longName}.
+
+Renewals run unconditionally, regardless of certificate expiration date; extra attributes such as SANs will be based on the existing file/certificates, there is no need to resupply them.
+
+Renewal by default tries to use the certificate authority in the local PKI managed by kubeadm; as alternative it is possible to use K8s certificate API for certificate renewal, or as a last option, to generate a CSR request.
+
+After renewal, in order to make changes effective, is required to restart control-plane components and eventually re-distribute the renewed certificate in case the file is used elsewhere.`;
+
+const RENEW_ALL_LONG =
+  "Renew all known certificates necessary to run the control plane. Renewals are run unconditionally, regardless of expiration date. Renewals can also be run individually for more control.";
+
+/** The flags of every `certs renew <name>|all` (upstream's, plus `--dry-run`). */
+const RENEW_FLAGS: readonly FlagName[] = ["cert-dir", "config", "kubeconfig", "dry-run"];
+
+/** The flags of `certs check-expiration` (upstream's, plus `--fail-if-expiring-within`). */
+const CHECK_EXPIRATION_FLAGS: readonly FlagName[] = [
+  "allow-missing-template-keys",
+  "cert-dir",
+  "config",
+  "fail-if-expiring-within",
+  "kubeconfig",
+  "output",
+  "show-managed-fields",
+];
+
+/** The flags of `certs generate-csr`. */
+const GENERATE_CSR_FLAGS: readonly FlagName[] = ["cert-dir", "config", "kubeconfig-dir"];
+
+/** Output formats `check-expiration -o` accepts. */
+const EXPIRATION_FORMATS = ["json", "kyaml", "text", "yaml"];
+
+async function runRenew(names: "all" | string, cmd: Command): Promise<void> {
+  const flags = flagValues(cmd);
+  const dryRun = flags["dry-run"] === true;
+  const { loadCertsConfig, nodeFiles } = await import("../certs_runtime.ts");
+  const { planRenewal, podsToRestart, renewalMessage, RENEW_ALL_DONE } = await import(
+    "../../core/certs/renewal.ts"
+  );
+  const { KUBERNETES_DIR } = await import("../../core/constants.ts");
+  const { systemClock, webRandom, writePlannedFiles } = await import(
+    "../../core/host/ports.ts"
+  );
+  const cfg = await loadCertsConfig(flags, consolePrinter, "renew", stderr);
+  const externalEtcd = cfg.cluster.etcd.external !== undefined;
+  const files = nodeFiles(flags.rootfs);
+  const now = systemClock.now();
+  const plan = await planRenewal({
+    files,
+    settings: {
+      certificatesDir: cfg.cluster.certificatesDir,
+      kubeconfigDir: KUBERNETES_DIR,
+      encryptionAlgorithm: cfg.cluster.encryptionAlgorithm,
+      certificateValidityPeriod: cfg.cluster.certificateValidityPeriod,
+      externalEtcd,
+    },
+    names: names === "all" ? renewTargets(externalEtcd).map((t) => t.name) : [names],
+    startTime: now,
+    now,
+    random: webRandom,
+  });
+  for (const w of plan.warnings) stderr(w);
+  for (const outcome of plan.outcomes) {
+    if (outcome.status !== "renewed") {
+      stdout(renewalMessage(outcome));
+      continue;
+    }
+    if (dryRun) {
+      for (const f of outcome.files) {
+        stdout(
+          `[dryrun] Would write ${f.path} (${f.kind}, mode ${
+            f.mode.toString(8).padStart(4, "0")
+          } unless the file has another) for the ${outcome.target.longName}`,
+        );
+      }
+      stdout(
+        `[dryrun] Would renew the ${outcome.target.longName}: ${outcome.cert.subject.commonName}, valid until ${outcome.cert.notAfter.toISOString()}, new key`,
+      );
+      continue;
+    }
+    await writePlannedFiles(files, outcome.files);
+    stdout(renewalMessage(outcome));
+  }
+  const pods = podsToRestart(plan);
+  if (dryRun) {
+    stdout(
+      `[dryrun] No file was written.${
+        pods.length > 0 ? ` A real run would need a restart of: ${pods.join(", ")}` : ""
+      }`,
+    );
+    return;
+  }
+  if (names === "all") {
+    stdout(`\n${RENEW_ALL_DONE}`);
+  } else if (pods.length > 0) {
+    stdout(
+      `\nYou must restart the ${pods.join(", ")} static Pod${pods.length > 1 ? "s" : ""}, so that ${
+        pods.length > 1 ? "they" : "it"
+      } can use the new certificate.`,
+    );
+  }
+}
+
+async function runCheckExpiration(cmd: Command): Promise<void> {
+  const flags = flagValues(cmd);
+  const { KubeadmError } = await import("../../core/errors.ts");
+  const output = flags.output ?? "text";
+  if (!EXPIRATION_FORMATS.includes(output)) {
+    throw new KubeadmError(
+      `could not construct output printer: unable to match a printer suitable for the output format ${
+        JSON.stringify(output)
+      }, allowed formats are: ${EXPIRATION_FORMATS.join(",")}`,
+      { field: "--output", value: output },
+    );
+  }
+  const windowMs = durationValue(flags, "fail-if-expiring-within");
+  const { loadCertsConfig, nodeFiles, silentPrinter } = await import("../certs_runtime.ts");
+  const { checkExpiration, formatExpirationText, expiringWithin, ExpiringCertificatesError } =
+    await import("../../core/certs/expiration.ts");
+  const { formatStructured } = await import("../../core/text/structured_output.ts");
+  const { KUBERNETES_DIR } = await import("../../core/constants.ts");
+  const out = output === "text" ? consolePrinter : silentPrinter;
+  const cfg = await loadCertsConfig(flags, out, "check-expiration", stderr);
+  const { info, warnings } = await checkExpiration({
+    files: nodeFiles(flags.rootfs),
+    certificatesDir: cfg.cluster.certificatesDir,
+    kubeconfigDir: KUBERNETES_DIR,
+    externalEtcd: cfg.cluster.etcd.external !== undefined,
+    now: new Date(),
+  });
+  for (const w of warnings) stderr(w);
+  const text = output === "text"
+    ? formatExpirationText(info)
+    : formatStructured(info, output as StructuredFormat);
+  Deno.stdout.writeSync(new TextEncoder().encode(text));
+  if (windowMs !== undefined) {
+    const expiring = expiringWithin(info, windowMs);
+    if (expiring.length > 0) {
+      throw new ExpiringCertificatesError(expiring, flags["fail-if-expiring-within"]!);
+    }
+  }
+}
+
+async function runGenerateCSR(cmd: Command): Promise<void> {
+  const flags = flagValues(cmd);
+  const { loadOrDefaultConfig, nodeFiles } = await import("../certs_runtime.ts");
+  const { csrGroupHeader, planKeysAndCSRs } = await import("../../core/certs/generate_csr.ts");
+  const { KUBERNETES_DIR } = await import("../../core/constants.ts");
+  const { writePlannedFiles } = await import("../../core/host/ports.ts");
+  const cfg = await loadOrDefaultConfig(flags.config, {}, stderr);
+  // --cert-dir takes priority over the configuration when set.
+  if (flags["cert-dir"]) cfg.cluster.certificatesDir = flags["cert-dir"];
+  const files = nodeFiles(flags.rootfs);
+  const groups = await planKeysAndCSRs({
+    cfg,
+    files,
+    kubeconfigDir: flags["kubeconfig-dir"] ?? KUBERNETES_DIR,
+    startTime: new Date(),
+    warn: stderr,
+  });
+  for (const group of groups) {
+    stdout(csrGroupHeader(group));
+    for (const entry of group.entries) {
+      await writePlannedFiles(files, entry.files);
+      stdout(`  ${entry.name}`);
+    }
+  }
+}
+
+/** Registers `certs` and its sub-commands, their flags drawn from the registry. */
+export function registerCerts(program: Command): void {
+  const certs = program.command("certs").alias("certificates").description(
+    "Commands related to handling Kubernetes certificates",
+  );
+  const renew = certs.command("renew").description("Renew certificates for a Kubernetes cluster");
+  // Sub-commands come from the core's target list (upstream builds them the same way).
+  for (const t of renewTargets()) {
+    addFlags(
+      renew.command(t.name).summary(`Renew the ${t.longName}`).description(RENEW_LONG(t.longName)),
+      RENEW_FLAGS,
+      "certs",
+    ).action((_opts: unknown, cmd: Command) => runRenew(t.name, cmd));
+  }
+  addFlags(
+    renew.command("all").summary("Renew all available certificates").description(RENEW_ALL_LONG),
+    RENEW_FLAGS,
+    "certs",
+  ).action((_opts: unknown, cmd: Command) => runRenew("all", cmd));
+
+  addFlags(
+    certs.command("check-expiration")
+      .description("Checks expiration for the certificates in the local PKI managed by kubeadm.")
+      .summary("Check certificates expiration for a Kubernetes cluster"),
+    CHECK_EXPIRATION_FLAGS,
+    "certs",
+  ).action((_opts: unknown, cmd: Command) => runCheckExpiration(cmd));
+
+  certs.command("certificate-key")
+    .summary("Generate certificate keys")
+    .description(
+      `This command will print out a secure randomly-generated certificate key that can be used with
+the "init" command.
+
+You can also use "kubeadm init --upload-certs" without specifying a certificate key and it will
+generate and print one for you.`,
+    )
+    .action(async () => {
+      const { generateCertificateKey } = await import("../../core/cluster/cert_cipher.ts");
+      const { webRandom } = await import("../../core/host/ports.ts");
+      stdout(generateCertificateKey(webRandom));
+    });
+
+  addFlags(
+    certs.command("generate-csr")
+      .summary("Generate keys and certificate signing requests")
+      .description(
+        `Generates keys and certificate signing requests (CSRs) for all the certificates required to run the control plane. This command also generates partial kubeconfig files with private key data in the  "users > user > client-key-data" field, and for each kubeconfig file an accompanying ".csr" file is created.
+
+This command is designed for use in [Kubeadm External CA Mode](https://kubernetes.io/docs/tasks/administer-cluster/kubeadm/kubeadm-certs/#external-ca-mode). It generates CSRs which you can then submit to your external certificate authority for signing.
+
+The PEM encoded signed certificates should then be saved alongside the key files, using ".crt" as the file extension, or in the case of kubeconfig files, the PEM encoded signed certificate should be base64 encoded and added to the kubeconfig file in the "users > user > client-certificate-data" field.
+
+Examples:
+  # The following command will generate keys and CSRs for all control-plane certificates and kubeconfig files:
+  kubeadm certs generate-csr --kubeconfig-dir /tmp/etc-k8s --cert-dir /tmp/etc-k8s/pki`,
+      ),
+    GENERATE_CSR_FLAGS,
+    "generate-csr",
+  ).action((_opts: unknown, cmd: Command) => runGenerateCSR(cmd));
+}

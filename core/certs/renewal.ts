@@ -1,0 +1,482 @@
+/**
+ * `kubeadm certs renew` as data (upstream `phases/certs/renewal`): which certificates can be
+ * renewed, how each is read (a PKI file pair or the client certificate embedded in a
+ * kubeconfig), and the plan that renews them: the files to write, in order, with their modes.
+ *
+ * Rules, as upstream:
+ * - the targets are those of `renew_targets.ts`; with external etcd the etcd leaves are not
+ *   targets;
+ * - a target whose file is missing is reported `MISSING!`; a target signed by an external CA
+ *   (its key absent, its leaves valid) is left alone and reported;
+ * - a renewed certificate keeps the old subject (CN and O), SANs (DNS and IP) and the extended
+ *   key usages Go knows, gets a **new key pair** (`encryptionAlgorithm`), NotBefore = start −
+ *   5 min and NotAfter = start + `certificateValidityPeriod`, and is signed by the CA on disk
+ *   (a CA key that is not the CA certificate's key is refused when the CA is loaded, naming
+ *   both files, with a hint to restore the key and never to regenerate the cluster's CA);
+ * - a kubeconfig keeps everything else, gets the CA certificate from `ca.crt` and the new
+ *   client key and certificate, and is written in `clientcmd.Write`'s layout;
+ * - files are rewritten keeping their current mode and owner (upstream writes in place).
+ *
+ * The plan is computed completely (every read, check and signature) before anything is
+ * written, so bad input changes no file. The writes are ordered so that a run stopped at any
+ * point and run again ends with every certificate valid and paired with its key: a key and its
+ * certificate are written one after the other (key first, as upstream), each file atomically by
+ * the runtime, and a re-run always reads the certificate file — old or new, never partial —
+ * to renew again with a fresh key.
+ *
+ * @module
+ */
+import type { CryptoPort } from "../pki/crypto.ts";
+import type { EncryptionAlgorithm } from "../config/types.ts";
+import { parseDuration } from "../text/duration.ts";
+import { CERT_BACKDATE_MS } from "../constants.ts";
+import { errorMessage, KubeadmError, PkiError } from "../errors.ts";
+import type { FileReader, PlannedFile, RandomSource } from "../host/ports.ts";
+import {
+  type Certificate,
+  createSignedCert,
+  encodeCertificatePEM,
+  parseCertificatesPEM,
+} from "../pki/cert.ts";
+import { isGoKnownExtKeyUsage } from "../pki/extensions.ts";
+import { encodePrivateKeyPEM, type KeyPair } from "../pki/keys.ts";
+import { KeyPool } from "../pki/key_pool.ts";
+import {
+  embedData,
+  embeddedBytes,
+  type Kubeconfig,
+  lookupContext,
+  parseKubeconfig,
+  serializeKubeconfig,
+} from "../kubeconfig/kubeconfig.ts";
+import { KUBECONFIG_FILE_MODE, kubeconfigPath } from "../kubeconfig/files.ts";
+import { KUBECONFIG_SPECS } from "../kubeconfig/specs.ts";
+import { byName, type RenewTarget, renewTargets } from "./renew_targets.ts";
+import { certPath, keyPath } from "./certlist.ts";
+import { externalCAChecker } from "./external_ca.ts";
+import { certKeyId, kubeconfigKeyId } from "./tree.ts";
+import {
+  CERT_FILE_MODE,
+  fileExists,
+  KEY_FILE_MODE,
+  loadCertificateAuthority,
+  periodWarning,
+  readCertsFile,
+} from "./pki_files.ts";
+
+export { caTargets, renewTargets } from "./renew_targets.ts";
+export type { RenewSource, RenewTarget } from "./renew_targets.ts";
+
+/** Directories a renewal works in. */
+export interface RenewalDirs {
+  /** `certificatesDir` (or `--cert-dir`). */
+  certificatesDir: string;
+  /** Where the kubeconfig files are (`/etc/kubernetes`). */
+  kubeconfigDir: string;
+}
+
+/** The path of the file holding a target's certificate. */
+export function targetPath(target: RenewTarget, dirs: RenewalDirs): string {
+  return target.source.kind === "pki"
+    ? certPath(dirs.certificatesDir, target.source.baseName)
+    : kubeconfigPath(dirs.kubeconfigDir, target.source.fileName);
+}
+
+/** True when the target's certificate file exists (upstream `CertificateExists`). */
+export function targetExists(
+  files: FileReader,
+  target: RenewTarget,
+  dirs: RenewalDirs,
+): Promise<boolean> {
+  return fileExists(files, targetPath(target, dirs));
+}
+
+/**
+ * Reads the first certificate of `<base>.crt` as it is on disk, failing with upstream's
+ * `failed to load existing certificate <base>: ...` naming the file.
+ */
+export async function readExistingCert(
+  files: FileReader,
+  certDir: string,
+  baseName: string,
+): Promise<Certificate> {
+  const path = certPath(certDir, baseName);
+  try {
+    return (await readCertsFile(files, path))[0];
+  } catch (e) {
+    throw new PkiError(`failed to load existing certificate ${baseName}: ${errorMessage(e)}`, {
+      field: path,
+      cause: e,
+    });
+  }
+}
+
+/** A target's current certificate, and for kubeconfigs the parsed file and the CA from disk. */
+export interface LoadedTarget {
+  cert: Certificate;
+  kubeconfig?: { config: Kubeconfig; clusterName: string; userName: string; caCert: Certificate };
+}
+
+/** Upstream's errors for a kubeconfig that cannot be renewed: they name the file. */
+function kubeconfigError(message: string, path: string, cause?: unknown): KubeadmError {
+  const phase = KUBECONFIG_SPECS.find((s) => path.endsWith(`/${s.fileName}`))?.name ?? "all";
+  return new PkiError(message, {
+    field: path,
+    cause,
+    hint:
+      `${path} must hold a current context whose cluster embeds the CA and whose user embeds the client certificate (move it away and regenerate it with "kubeadm init phase kubeconfig ${phase}")`,
+  });
+}
+
+async function loadKubeconfigTarget(
+  files: FileReader,
+  fileName: string,
+  dirs: RenewalDirs,
+): Promise<LoadedTarget> {
+  const path = kubeconfigPath(dirs.kubeconfigDir, fileName);
+  let config: Kubeconfig;
+  try {
+    const data = await files.read(path);
+    if (data === undefined) throw new Error(`open ${path}: no such file or directory`);
+    config = parseKubeconfig(data, path, { clientcmd: true });
+  } catch (e) {
+    const reason = errorMessage(e);
+    throw kubeconfigError(
+      `failed to load kubeConfig file ${path}: ${
+        reason.startsWith(`${path}: `) ? reason.slice(path.length + 2) : reason
+      }`,
+      path,
+      e,
+    );
+  }
+  const caCert = await readExistingCert(files, dirs.certificatesDir, "ca");
+  const { name: current, context, cluster, user } = lookupContext(config);
+  if (!context) {
+    throw kubeconfigError(`invalid kubeConfig file ${path}: missing context ${current}`, path);
+  }
+  const clusterName = context.cluster ?? "";
+  if (!cluster) {
+    throw kubeconfigError(`invalid kubeConfig file ${path}: missing cluster ${clusterName}`, path);
+  }
+  if (!cluster["certificate-authority-data"]) {
+    throw kubeconfigError(
+      `kubeConfig file ${path} does not have an embedded server certificate`,
+      path,
+    );
+  }
+  const userName = context.user ?? "";
+  if (!user) {
+    throw kubeconfigError(`invalid kubeConfig file ${path}: missing authInfo ${userName}`, path);
+  }
+  const certData = user["client-certificate-data"];
+  if (!certData) {
+    throw kubeconfigError(
+      `kubeConfig file ${path} does not have an embedded client certificate`,
+      path,
+    );
+  }
+  let cert: Certificate;
+  try {
+    cert = parseCertificatesPEM(embeddedBytes(certData))[0];
+  } catch (e) {
+    throw kubeconfigError(
+      `kubeConfig file ${path} does not contain a valid client certificate: ${errorMessage(e)}`,
+      path,
+      e,
+    );
+  }
+  return { cert, kubeconfig: { config, clusterName, userName, caCert } };
+}
+
+/**
+ * Reads a target's current certificate (upstream `Read` of its read-writer), failing with
+ * upstream's messages: `failed to load existing certificate <base>: ...` for PKI files;
+ * `failed to load kubeConfig file <path>: ...`, `invalid kubeConfig file <path>: missing
+ * context|cluster|authInfo <name>`, `... does not have an embedded client certificate` for
+ * kubeconfigs.
+ */
+export async function loadTarget(
+  files: FileReader,
+  target: RenewTarget,
+  dirs: RenewalDirs,
+): Promise<LoadedTarget> {
+  if (target.source.kind === "kubeconfig") {
+    return await loadKubeconfigTarget(files, target.source.fileName, dirs);
+  }
+  return { cert: await readExistingCert(files, dirs.certificatesDir, target.source.baseName) };
+}
+
+/** The cluster settings a renewal uses. */
+export interface RenewalSettings extends RenewalDirs {
+  encryptionAlgorithm: EncryptionAlgorithm;
+  /** Go duration; NotAfter = start + this (upstream's default 8760h when unset). */
+  certificateValidityPeriod?: string;
+  /** External etcd: the etcd leaves are not targets. */
+  externalEtcd: boolean;
+}
+
+/** What happens to one target. */
+export type RenewalOutcome =
+  | { target: RenewTarget; status: "missing" }
+  | { target: RenewTarget; status: "external" }
+  | {
+    target: RenewTarget;
+    status: "renewed";
+    /** The files to write, in order (key before certificate). */
+    files: PlannedFile[];
+    previous: Certificate;
+    cert: Certificate;
+  };
+
+/** A complete renewal: every outcome in order and the files to write. */
+export interface RenewalPlan {
+  outcomes: RenewalOutcome[];
+  /** Every file of every renewed target, in write order. */
+  files: PlannedFile[];
+  /** Upstream's period warnings met while checking CAs and leaves (stderr). */
+  warnings: string[];
+}
+
+/** Input of {@link planRenewal}. */
+export interface RenewalInput {
+  files: FileReader;
+  settings: RenewalSettings;
+  /** Target names to renew, in order (`renew all`: every target of {@link renewTargets}). */
+  names: readonly string[];
+  /** Start of the run (upstream `StartTimeUTC`): validity is counted from it. */
+  startTime: Date;
+  /** Now, for the external-CA checks. */
+  now: Date;
+  random: RandomSource;
+  /** Key generation, import and signing (default WebCrypto; see `core/pki/crypto.ts`). */
+  crypto?: CryptoPort;
+  /** Where new keys come from (default: generated on demand, all started at once). */
+  keys?: KeyPool;
+}
+
+/**
+ * Names that are not targets at all; `renew <name>` for a name that is a target of another
+ * cluster layout (etcd leaves with external etcd) is reported missing, as upstream does.
+ */
+export function unknownRenewNames(names: readonly string[]): string[] {
+  const known = new Set(renewTargets().map((t) => t.name));
+  return names.filter((n) => !known.has(n));
+}
+
+/** Pool id of a target's new key: the certificate's or the kubeconfig file's, as in the tree. */
+function renewKeyId(target: RenewTarget): string {
+  return target.source.kind === "pki"
+    ? certKeyId(target.name)
+    : kubeconfigKeyId(target.source.fileName);
+}
+
+/** Certificate fields a renewal copies (upstream `certToConfig`). */
+function renewedConfig(cert: Certificate, settings: RenewalSettings, startTime: Date) {
+  const validity = parseDuration(settings.certificateValidityPeriod ?? "8760h");
+  return {
+    commonName: cert.subject.commonName,
+    organization: [...cert.subject.organization],
+    dnsNames: [...cert.dnsNames],
+    ips: [...cert.ipAddresses],
+    usages: cert.extKeyUsage.filter(isGoKnownExtKeyUsage),
+    notBefore: new Date(startTime.getTime() - CERT_BACKDATE_MS),
+    notAfter: new Date(startTime.getTime() + validity),
+  };
+}
+
+/** Sorted copies of a kubeconfig's lists, as clientcmd (whose lists are maps) writes them. */
+function clientcmdOrder(config: Kubeconfig): Kubeconfig {
+  return {
+    ...config,
+    clusters: [...config.clusters].sort(byName),
+    contexts: [...config.contexts].sort(byName),
+    users: [...config.users].sort(byName),
+  };
+}
+
+async function renewedFiles(
+  target: RenewTarget,
+  loaded: LoadedTarget,
+  cert: Certificate,
+  key: KeyPair,
+  dirs: RenewalDirs,
+): Promise<PlannedFile[]> {
+  const keyPEM = await encodePrivateKeyPEM(key);
+  if (target.source.kind === "pki") {
+    return [
+      {
+        path: keyPath(dirs.certificatesDir, target.source.baseName),
+        data: keyPEM,
+        mode: KEY_FILE_MODE,
+        kind: "key",
+        keepExistingMode: true,
+      },
+      {
+        path: certPath(dirs.certificatesDir, target.source.baseName),
+        data: encodeCertificatePEM(cert),
+        mode: CERT_FILE_MODE,
+        kind: "certificate",
+        keepExistingMode: true,
+      },
+    ];
+  }
+  const { config, clusterName, userName, caCert } = loaded.kubeconfig!;
+  const next: Kubeconfig = {
+    ...config,
+    clusters: config.clusters.map((c) =>
+      c.name === clusterName
+        ? {
+          ...c,
+          cluster: {
+            ...c.cluster,
+            "certificate-authority-data": embedData(encodeCertificatePEM(caCert)),
+          },
+        }
+        : c
+    ),
+    users: config.users.map((u) =>
+      u.name === userName
+        ? {
+          ...u,
+          user: {
+            ...u.user,
+            "client-certificate-data": embedData(encodeCertificatePEM(cert)),
+            "client-key-data": embedData(keyPEM),
+          },
+        }
+        : u
+    ),
+  };
+  return [{
+    path: targetPath(target, dirs),
+    data: serializeKubeconfig(clientcmdOrder(next), { nullEmptyLists: true }),
+    mode: KUBECONFIG_FILE_MODE,
+    kind: "kubeconfig",
+    keepExistingMode: true,
+  }];
+}
+
+/**
+ * Plans the renewal of the named targets (upstream `renewCert` for each, `RenewUsingLocalCA`):
+ * reads, checks and signs everything first and returns the outcome of each target with the
+ * files to write. Throws (naming the file) on the first target that cannot be renewed: an
+ * unknown name, an unreadable certificate or kubeconfig, a keyless CA whose leaves do not
+ * verify, a CA that does not load, a CA key that does not match the CA certificate.
+ */
+export async function planRenewal(input: RenewalInput): Promise<RenewalPlan> {
+  const { files, settings, startTime, now } = input;
+  const unknown = unknownRenewNames(input.names);
+  if (unknown.length > 0) {
+    throw new KubeadmError(`${unknown[0]} is not a valid certificate for this cluster`, {
+      value: unknown[0],
+      hint: `valid names: ${renewTargets().map((t) => t.name).join(", ")}, all`,
+    });
+  }
+  const targets = new Map(renewTargets(settings.externalEtcd).map((t) => [t.name, t]));
+  const all = new Map(renewTargets().map((t) => [t.name, t]));
+  const external = externalCAChecker(files, settings.certificatesDir, now);
+  const { warnings } = external;
+  const warn = (line: string) => {
+    if (!warnings.includes(line)) warnings.push(line);
+  };
+  const isExternal = (caBaseName: string) => external.isExternal(caBaseName);
+
+  // First pass: which targets will be renewed (so their keys can be generated concurrently).
+  const pending: { target: RenewTarget; loaded: LoadedTarget }[] = [];
+  const outcomes: (RenewalOutcome | { target: RenewTarget; status: "pending" })[] = [];
+  for (const name of input.names) {
+    const target = targets.get(name);
+    if (!target || !(await targetExists(files, target, settings))) {
+      outcomes.push({ target: target ?? all.get(name)!, status: "missing" });
+      continue;
+    }
+    if (await isExternal(target.caBaseName)) {
+      outcomes.push({ target, status: "external" });
+      continue;
+    }
+    pending.push({ target, loaded: await loadTarget(files, target, settings) });
+    outcomes.push({ target, status: "pending" });
+  }
+  const pool = input.keys ?? new KeyPool({ random: input.random, crypto: input.crypto });
+  pool.prefetchAll(pending.map((p) => renewKeyId(p.target)), settings.encryptionAlgorithm);
+
+  const cas = new Map<string, Promise<{ cert: Certificate; key: KeyPair }>>();
+  const renewed = new Map<string, RenewalOutcome>();
+  for (const { target, loaded } of pending) {
+    let ca = cas.get(target.caBaseName);
+    if (!ca) {
+      // The CA is the running cluster's: a refusal may only advise restoring it.
+      ca = loadCertificateAuthority(
+        files,
+        settings.certificatesDir,
+        target.caBaseName,
+        "restore",
+        input.crypto,
+      );
+      cas.set(target.caBaseName, ca);
+    }
+    const { cert: caCert, key: caKey } = await ca;
+    const period = periodWarning(target.caBaseName, caCert, now);
+    if (period) warn(period);
+    const key = await pool.take(renewKeyId(target), settings.encryptionAlgorithm);
+    const config = renewedConfig(loaded.cert, settings, startTime);
+    let cert: Certificate;
+    try {
+      if (config.usages.length === 0) throw new PkiError("must specify at least one ExtKeyUsage");
+      try {
+        cert = await createSignedCert(config, key, caCert, caKey, input.random);
+      } catch (e) {
+        throw new PkiError(`unable to sign certificate: ${errorMessage(e)}`, { cause: e });
+      }
+    } catch (e) {
+      throw new PkiError(`failed to renew certificate ${target.name}: ${errorMessage(e)}`, {
+        field: keyPath(settings.certificatesDir, target.caBaseName),
+        cause: e,
+        hint: `${keyPath(settings.certificatesDir, target.caBaseName)} must be the key of ${
+          certPath(settings.certificatesDir, target.caBaseName)
+        }`,
+      });
+    }
+    renewed.set(target.name, {
+      target,
+      status: "renewed",
+      files: await renewedFiles(target, loaded, cert, key, settings),
+      previous: loaded.cert,
+      cert,
+    });
+  }
+  const final = outcomes.map((o) => o.status === "pending" ? renewed.get(o.target.name)! : o);
+  return {
+    outcomes: final,
+    files: final.flatMap((o) => o.status === "renewed" ? o.files : []),
+    warnings,
+  };
+}
+
+/** The line upstream prints for an outcome. */
+export function renewalMessage(outcome: RenewalOutcome): string {
+  switch (outcome.status) {
+    case "missing":
+      return `MISSING! ${outcome.target.longName}`;
+    case "external":
+      return `Detected external ${outcome.target.caBaseName}, ${outcome.target.longName} can't be renewed`;
+    case "renewed":
+      return `${outcome.target.longName} renewed`;
+  }
+}
+
+/** Upstream's closing line of `certs renew all`. */
+export const RENEW_ALL_DONE =
+  "Done renewing certificates. You must restart the kube-apiserver, kube-controller-manager, kube-scheduler and etcd, so that they can use the new certificates.";
+
+/**
+ * The static Pods that must be restarted to load the renewed certificates (beyond upstream
+ * for single renewals, which upstream leaves unsaid), in a stable order.
+ */
+export function podsToRestart(plan: RenewalPlan): string[] {
+  const order = ["kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd"];
+  const pods = new Set(
+    plan.outcomes.flatMap((o) => o.status === "renewed" ? o.target.readers : []),
+  );
+  return order.filter((p) => pods.has(p));
+}
