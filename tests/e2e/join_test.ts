@@ -11,10 +11,10 @@
 import assert from "node:assert/strict";
 import {
   createTestNode,
+  initControlPlane,
   run,
   type TestNode,
   waitFor,
-  writeInitConfig,
 } from "../support/control_plane.ts";
 import { opensslSpkiSha256 } from "../support/openssl.ts";
 import { webRandom } from "../../core/host/ports.ts";
@@ -134,10 +134,7 @@ async function initForJoin(
   extra = "",
 ): Promise<{ endpoint: string; config: string; caPem: string; pin: string }> {
   const endpoint = `${cp1.ns.address}:6443`;
-  const config = await writeInitConfig(cp1, `${extra}controlPlaneEndpoint: ${endpoint}\n`);
-  await cp1.startStandin();
-  const init = await cp1.kubeadm(["init", "--config", config, "--ignore-preflight-errors=all"]);
-  assert.equal(init.code, 0, `init failed:\n${init.stdout}\n${init.stderr}`);
+  const { config } = await initControlPlane(cp1, `${extra}controlPlaneEndpoint: ${endpoint}\n`);
   const caPem = await Deno.readTextFile(`${cp1.rootfs}/etc/kubernetes/pki/ca.crt`);
   const pin = `sha256:${await opensslSpkiSha256(caPem)}`;
   await waitFor("the bootstrap signer to sign cluster-info", async () => {
