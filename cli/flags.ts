@@ -66,8 +66,9 @@ export interface FlagSpec {
 
 const PATCHES_HELP = (targets: string) =>
   `Path to a directory that contains files named "target[suffix][+patchtype].extension". For example, "kube-apiserver0+merge.yaml" or just "etcd.json". "target" can be one of ${targets}. "patchtype" can be one of "strategic", "merge" or "json" and they match the patch formats supported by kubectl. The default "patchtype" is "strategic". "extension" must be either "json" or "yaml". "suffix" is an optional string that can be used to determine which patches are applied first alpha-numerically.`;
-const CONTROL_PLANE_TARGETS =
-  '"kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd", "kubeletconfiguration"';
+/** The targets upstream's `--patches` help names (every command, v1.37). */
+const PATCH_TARGETS_HELP =
+  '"kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd", "kubeletconfiguration", "corednsdeployment", "kubeproxydaemonset"';
 
 /** Every flag, by name. */
 export const FLAGS = {
@@ -296,8 +297,7 @@ export const FLAGS = {
   patches: {
     type: "string",
     value: "dir",
-    help: PATCHES_HELP(`${CONTROL_PLANE_TARGETS}, "corednsdeployment"`),
-    helpBy: { join: PATCHES_HELP(CONTROL_PLANE_TARGETS) },
+    help: PATCHES_HELP(PATCH_TARGETS_HELP),
   },
   "pod-network-cidr": {
     type: "string",

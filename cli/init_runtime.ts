@@ -87,7 +87,6 @@ export async function prepareInit(
       hostname: facts.hostname,
       defaultAdvertiseAddress: flags["apiserver-advertise-address"] ?? detectDefaultAddress() ??
         "",
-      systemdResolvedActive: systemdResolvedActive(),
     },
     random: webRandom,
   });
@@ -118,7 +117,7 @@ export async function prepareInit(
     kubeconfigDir: flags["kubeconfig-dir"] ?? KUBERNETES_DIR,
     manifestDir: MANIFESTS_DIR,
     patchesDir: flags.patches ?? config.init.patches?.directory,
-    host: facts,
+    host: { ...facts, systemdResolvedActive: systemdResolvedActive() },
     sleep: realSleep,
     node: deps.node?.(rootfs) ?? new DenoNodeHost({ root: rootfs }),
     cluster: createClusterAccess({
@@ -130,6 +129,7 @@ export async function prepareInit(
       clock: systemClock,
       sleep: realSleep,
       apiCallTimeoutMs: apiCallTimeout(config.init.timeouts.kubernetesAPICall),
+      localAPIEndpoint: config.init.localAPIEndpoint,
     }),
     preflightOutput: preflight,
     printManifest: flags["print-manifest"] ?? false,

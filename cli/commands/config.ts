@@ -171,12 +171,12 @@ async function runValidate(c: Command, out: Printer): Promise<void> {
   const { readConfigFile } = await import("../config_file.ts");
   const { validateConfigFile } = await import("../../core/config/validate_file.ts");
   const { webRandom } = await import("../../core/host/ports.ts");
-  // Host-dependent defaults only need plausible values to validate a file. Deprecated APIs:
-  // kubeadm 1.37 has none, so --allow-deprecated-api changes nothing (as upstream's).
+  // Host-dependent defaults only need plausible values to validate a file.
   const warnings = validateConfigFile(await readConfigFile(v.config), {
     source: v.config,
     host: await hostFacts(v.rootfs ?? "/", "192.0.2.1"),
     random: webRandom,
+    allowDeprecated: v["allow-deprecated-api"],
     allowExperimental: v["allow-experimental-api"],
   });
   for (const w of warnings) out.warn(w);
@@ -229,11 +229,7 @@ configuration file. Bootstrap tokens are shown as the placeholder "abcdef.012345
     "Print default init configuration, that can be used for 'kubeadm init'",
     async (c) => {
       const { printInitDefaults } = await import("../../core/config/print.ts");
-      const { systemdResolvedActive } = await import("../config_file.ts");
-      return printInitDefaults({
-        componentConfigs: flagValues(c)["component-configs"] ?? [],
-        systemdResolvedActive: systemdResolvedActive(),
-      });
+      return printInitDefaults({ componentConfigs: flagValues(c)["component-configs"] ?? [] });
     },
     ["component-configs"],
   );

@@ -1,36 +1,31 @@
 /**
- * `kubeadm config migrate`: read a configuration in an older supported API version (v1beta3)
- * or the current one, and write the equivalent v1beta4 documents.
+ * `kubeadm config migrate`: read a configuration file in the current API version (v1beta4, or
+ * the experimental v1 when allowed) and write the equivalent, defaulted v1beta4 documents, as
+ * upstream kubeadm v1.37 does. v1beta3 and older are refused (upstream: "Please use kubeadm
+ * v1.36 instead ..."), since no release newer than v1.36 reads them.
  *
- * As upstream, every kubeadm document is fully loaded — converted, defaulted (including the
- * host-dependent defaults), validated — and re-serialized: Init/ClusterConfiguration,
- * JoinConfiguration, ResetConfiguration and (new in 1.37) UpgradeConfiguration, in that order. Component configs and documents of other groups are dropped.
- * Experimental `kubeadm.k8s.io/v1` input is read with `allowExperimental`; the output is always
- * v1beta4, as upstream's.
+ * As upstream, every kubeadm document is loaded — defaulted (including the host-dependent
+ * defaults), validated — and re-serialized: Init/ClusterConfiguration and JoinConfiguration
+ * resolved as `init` and `join` would, ResetConfiguration and UpgradeConfiguration with their
+ * defaults. The output order is Init+Cluster, Join, Reset, Upgrade. Component configs and
+ * documents of other groups are dropped.
  *
  * @module
  */
 import { ConfigError } from "../errors.ts";
 import type { RandomSource } from "../host/ports.ts";
+import { applyUpgradeDefaults } from "./defaults.ts";
 import { loadConfigDocuments } from "./parse.ts";
 import {
   marshalInitConfiguration,
   marshalResetConfiguration,
   marshalResolvedJoinConfiguration,
+  marshalUpgradeConfiguration,
   YAML_DOCUMENT_SEPARATOR,
 } from "./print.ts";
 import { type InitHostFacts, resolveInitConfig } from "./resolve.ts";
-import { applyUpgradeDefaults } from "./upgrade.ts";
 import { resolveJoinConfig } from "./join.ts";
 import { applyResetDefaults, validateResetConfiguration } from "./reset.ts";
-import { toKubeYaml } from "../yaml/kube_yaml.ts";
-
-export {
-  argsFromMap,
-  convertClusterConfiguration,
-  convertInitConfiguration,
-  convertJoinConfiguration,
-} from "./convert_v1beta3.ts";
 
 /** Input of {@link migrateConfig}. */
 export interface MigrateOptions {
@@ -40,7 +35,7 @@ export interface MigrateOptions {
   host: InitHostFacts;
   /** Random source (a bootstrap token is generated when the file has none). */
   random: RandomSource;
-  /** Read the experimental `kubeadm.k8s.io/v1` (`--allow-experimental-api`); v1beta4 is written. */
+  /** Accept the experimental `kubeadm.k8s.io/v1` (`--allow-experimental-api`). */
   allowExperimental?: boolean;
 }
 
@@ -58,11 +53,9 @@ export interface MigrateResult {
  */
 export function migrateConfig(text: string, options: MigrateOptions): MigrateResult {
   const source = options.source ?? "<config>";
-  const allowExperimental = options.allowExperimental;
-  const loaded = loadConfigDocuments(text, { source, strict: true, allowExperimental });
-  // The conversion itself is the point of this command: drop the deprecation notices.
+  const load = { source, strict: true, allowExperimental: options.allowExperimental };
+  const loaded = loadConfigDocuments(text, load);
   const noise = (w: string) =>
-    w.startsWith("your configuration file uses a deprecated API spec") ||
     w.startsWith(
       "[config] WARNING: Ignored configuration document with GroupVersionKind kubeadm.k8s.io/",
     );
@@ -70,17 +63,16 @@ export function migrateConfig(text: string, options: MigrateOptions): MigrateRes
   const parts: string[] = [];
   if (loaded.init || loaded.cluster) {
     const resolved = resolveInitConfig({
+      ...load,
       text,
-      source,
       host: options.host,
       random: options.random,
-      allowExperimental,
     });
     warnings.push(...resolved.warnings.filter((w) => !noise(w) && !warnings.includes(w)));
     parts.push(marshalInitConfiguration(resolved.config.init, resolved.config.cluster));
   }
   if (loaded.join) {
-    const resolved = resolveJoinConfig({ text, source, host: options.host, allowExperimental });
+    const resolved = resolveJoinConfig({ ...load, text, host: options.host });
     warnings.push(...resolved.warnings.filter((w) => !noise(w) && !warnings.includes(w)));
     parts.push(
       marshalResolvedJoinConfiguration(resolved.config, loaded.join.nodeRegistration?.taints),
@@ -90,7 +82,7 @@ export function migrateConfig(text: string, options: MigrateOptions): MigrateRes
     validateResetConfiguration(loaded.reset);
     parts.push(marshalResetConfiguration(applyResetDefaults(loaded.reset)));
   }
-  if (loaded.upgrade) parts.push(toKubeYaml(applyUpgradeDefaults(loaded.upgrade)));
+  if (loaded.upgrade) parts.push(marshalUpgradeConfiguration(applyUpgradeDefaults(loaded.upgrade)));
   if (parts.length === 0) {
     throw new ConfigError(`${source}: no kubeadm configuration documents to migrate`, {
       field: "kind",

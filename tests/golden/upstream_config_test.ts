@@ -2,34 +2,8 @@
 // builds): print *-defaults, images list in every format, migrate and validate run on the same
 // input by both must print the same bytes.
 import assert from "node:assert/strict";
-import { upstreamKubeadm } from "../support/k8s_bins.ts";
+import { k8sBinDir } from "../support/k8s_bins.ts";
 import { kubeadmLauncher, run, type RunResult } from "../support/control_plane.ts";
-
-/**
- * The target-version values issue 15 (branch v137) changes: until it lands, our output differs
- * from v1.37.2's in exactly these (ours → upstream's). Each must still be needed; the list
- * empties when v137 is merged.
- */
-const PENDING_V137: readonly [string, string][] = [
-  ["kubernetesVersion: 1.34.0", "kubernetesVersion: 1.37.0"],
-  ['mode: ""', "mode: iptables"],
-  ["coredns:v1.12.1", "coredns:v1.14.6"],
-  ["pause:3.10.1", "pause:3.10.2"],
-  ["etcd:3.6.5-0", "etcd:3.7.0-0"],
-];
-
-const used = new Set<number>();
-
-/** Our output with the pending target-version values replaced by upstream's. */
-function pending(text: string): string {
-  PENDING_V137.forEach(([ours, theirs], i) => {
-    if (text.includes(ours)) {
-      used.add(i);
-      text = text.replaceAll(ours, theirs);
-    }
-  });
-  return text;
-}
 
 /** A generated bootstrap token (migrate creates one when the file has none). */
 const TOKEN = /\b[a-z0-9]{6}\.[a-z0-9]{16}\b/g;
@@ -37,10 +11,10 @@ const TOKEN = /\b[a-z0-9]{6}\.[a-z0-9]{16}\b/g;
 async function both(args: string[], opts: { normalise?: boolean } = {}) {
   const [ours, theirs] = await Promise.all([
     run([kubeadmLauncher(), ...args]),
-    run([await upstreamKubeadm(), ...args]),
+    run([`${await k8sBinDir()}/kubeadm`, ...args]),
   ]);
   const norm = (r: RunResult) => opts.normalise ? r.stdout.replaceAll(TOKEN, "<token>") : r.stdout;
-  return { ours, theirs, oursOut: pending(norm(ours)), theirsOut: norm(theirs) };
+  return { ours, theirs, oursOut: norm(ours), theirsOut: norm(theirs) };
 }
 
 async function same(args: string[], opts: { normalise?: boolean } = {}): Promise<void> {
@@ -197,14 +171,6 @@ Deno.test("config validate: experimental v1 refused unless allowed, then checked
   const unmount = 'unmountFlags: Invalid value: "index 0": unknown unmount flag MNT_LAZY';
   assert.ok(flags.theirs.stderr.includes(unmount), flags.theirs.stderr);
   assert.ok(flags.ours.stderr.includes(unmount), flags.ours.stderr);
-});
-
-Deno.test("the pending target-version differences are all still there", async () => {
+  // The last test of this file: its scratch directory goes.
   if (scratch) await Deno.remove(await scratch, { recursive: true });
-  // Runs after the tests above (same file, in order): each pending value was needed by one.
-  assert.deepEqual(
-    PENDING_V137.filter((_, i) => !used.has(i)),
-    [],
-    "these no longer differ: remove them from PENDING_V137",
-  );
 });

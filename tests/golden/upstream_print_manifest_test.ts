@@ -3,7 +3,7 @@
 // prints its templates as written and we print the objects, so documents are compared parsed.
 import assert from "node:assert/strict";
 import { parseAllDocuments } from "yaml";
-import { upstreamKubeadm } from "../support/k8s_bins.ts";
+import { k8sBinDir } from "../support/k8s_bins.ts";
 import { kubeadmLauncher, run } from "../support/control_plane.ts";
 
 // Every image and version pinned, so the comparison does not depend on the target version.
@@ -54,7 +54,7 @@ for (const addon of ["coredns", "kube-proxy"]) {
       const args = ["init", "phase", "addon", addon, "--print-manifest"];
       // Upstream chroots into --rootfs, so its --config is a path inside the root.
       const theirs = await run([
-        await upstreamKubeadm(),
+        `${await k8sBinDir()}/kubeadm`,
         ...args,
         "--config",
         "/cfg.yaml",
