@@ -55,8 +55,6 @@ export async function prepareInit(
   const { values: flags, out, rootfs } = inv;
   const preflight = preflightOutput(flags);
   const { resolveInitConfig } = await import("../core/config/resolve.ts");
-  const { validateMixedArguments } = await import("../core/config/mixed_flags.ts");
-  if (flags.config) validateMixedArguments(inv.setFlags);
   const text = flags.config ? await readConfigFile(flags.config) : undefined;
   const facts = readHostFacts(rootfs);
   const { config, warnings } = resolveInitConfig({
@@ -116,7 +114,7 @@ export async function prepareInit(
     random: webRandom,
     startTime: new Date(),
     dryRun,
-    kubeconfigDir: KUBERNETES_DIR,
+    kubeconfigDir: flags["kubeconfig-dir"] ?? KUBERNETES_DIR,
     manifestDir: MANIFESTS_DIR,
     patchesDir: flags.patches ?? config.init.patches?.directory,
     host: { ...facts, systemdResolvedActive: systemdResolvedActive() },
@@ -125,6 +123,7 @@ export async function prepareInit(
     cluster: createClusterAccess({
       files,
       kubeconfigDir: KUBERNETES_DIR,
+      kubeconfigPath: flags.kubeconfig,
       transportFor: transports.transportFor,
       bootstrapClusterAdmins: !dryRun,
       clock: systemClock,
@@ -133,6 +132,7 @@ export async function prepareInit(
       localAPIEndpoint: config.init.localAPIEndpoint,
     }),
     preflightOutput: preflight,
+    printManifest: flags["print-manifest"] ?? false,
     skipTokenPrint: flags["skip-token-print"] ?? false,
     skipCertificateKeyPrint: flags["skip-certificate-key-print"] ?? false,
     reportDryRunFiles: report && (() => report.report()),

@@ -127,14 +127,12 @@ export async function prepareJoin(
   deps: CommandDeps & { ports?: Partial<JoinPorts> },
 ): Promise<WorkflowRun<JoinData>> {
   const { resolveJoinConfig } = await import("../core/config/join.ts");
-  const { validateMixedArguments } = await import("../core/config/mixed_flags.ts");
   const { createJoinData } = await import("../core/phases/join/data.ts");
   const { parseKubeconfig } = await import("../core/kubeconfig/kubeconfig.ts");
   const { out, rootfs } = inv;
   const configFile = inv.values.config;
   const flags = joinFlags(inv);
   const preflight = preflightOutput(inv.values);
-  if (configFile) validateMixedArguments(inv.setFlags);
   if (Deno.permissions.querySync({ name: "net" }).state !== "granted") {
     // Discovery and every later step talk to the API server (a dry run only reads).
     throw new KubeadmError(

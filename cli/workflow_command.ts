@@ -2,13 +2,18 @@
  * The one way a workflow becomes a command line: `kubeadm <name> [argument]` runs every phase
  * minus `--skip-phases` (the flag, else the configuration's list), and `kubeadm <name> phase
  * <phase> [<sub-phase>]` runs one, each command with exactly the flags its phase declares (from
- * the registry in `cli/flags.ts`). A command only says how to prepare a run from the parsed
- * flags ({@link WorkflowCommand.prepare}); `init`, `join` and `reset` (and later `upgrade`) are
+ * the registry in `cli/flags.ts`). As upstream's workflow runner: a hidden phase gets no
+ * command (it still runs, and `--skip-phases` still names it), a phase with sub-phases only
+ * groups them (no flags; run alone it prints its help and fails), and every command, phases
+ * included, refuses `--config` mixed with configuration flags before anything is read. A
+ * command only says how to prepare a run from the parsed flags
+ * ({@link WorkflowCommand.prepare}); `init`, `join` and `reset` (and later `upgrade`) are
  * declared this way.
  *
  * @module
  */
 import type { Command } from "commander";
+import { validateMixedArguments } from "../core/config/mixed_flags.ts";
 import type { NodeHost } from "../core/host/node.ts";
 import type { Printer } from "../core/host/ports.ts";
 import type { Phase, Workflow } from "../core/workflow/phase.ts";
@@ -21,7 +26,8 @@ import {
   flagValues,
   setFlagNames,
 } from "./flags.ts";
-import { consolePrinter, stdout } from "./output.ts";
+import { consolePrinter } from "./output.ts";
+import { requireSubcommand } from "./command.ts";
 
 /** What a caller (a test) can hand to a workflow command instead of this machine. */
 export interface CommandDeps {
@@ -33,13 +39,8 @@ export interface CommandDeps {
 
 /** One invocation of a workflow command, as its `prepare` sees it. */
 export interface Invocation {
-  /** The flags the user set, typed. */
+  /** The flags the user set, typed (`--config` mixing is already checked). */
   values: FlagValues;
-  /**
-   * Names of the configuration flags the user set (for the `--config` mixing check); empty for
-   * `phase` commands.
-   */
-  setFlags: string[];
   /** The flags this command accepts. */
   accepts: readonly string[];
   /** The positional argument, when the command takes one. */
@@ -92,14 +93,13 @@ async function run<D extends { willRun?: (phasePath: string) => boolean }>(
   const { phaseSelector, resolveSkipPhases, runWorkflow } = await import(
     "../core/workflow/runner.ts"
   );
+  // Upstream's data initialiser checks this for the workflow and every phase command alike.
+  validateMixedArguments(setFlagNames(cmd));
   const values = flagValues(cmd);
   const workflow = spec.workflow();
   const skip = only ? [] : resolveSkipPhases(workflow, values["skip-phases"] ?? []);
   const prepared = await spec.prepare({
     values,
-    // As before the registry, only the workflow command itself checks `--config` mixing
-    // (upstream checks phase commands too; the CLI-parity work decides).
-    setFlags: only ? [] : setFlagNames(cmd),
     accepts,
     argument,
     only,
@@ -127,21 +127,16 @@ function addPhaseCommands<D extends { willRun?: (phasePath: string) => boolean }
   prefix: string,
 ): void {
   for (const phase of phases) {
+    // Upstream creates no command for a hidden phase.
+    if (phase.hidden) continue;
     const path = prefix ? `${prefix}/${phase.name}` : phase.name;
-    const cmd = parent.command(phase.name, { hidden: phase.hidden }).description(phase.short);
+    const cmd = parent.command(phase.name).description(phase.short);
     for (const alias of phase.aliases ?? []) cmd.alias(alias);
     if (phase.long) cmd.summary(phase.short).description(phase.long);
     if (phase.phases && phase.phases.length > 0) {
       addPhaseCommands(spec, deps, cmd, phase.phases, path);
-      if (!phase.run) {
-        cmd.action(() => {
-          stdout(
-            "This command is not meant to be run on its own. See list of available subcommands.",
-          );
-          cmd.outputHelp();
-        });
-        continue;
-      }
+      requireSubcommand(cmd);
+      continue;
     }
     const accepts = phase.flags ?? [];
     if (phase.argsUsage) cmd.argument(phase.argsUsage);
@@ -160,18 +155,41 @@ export function registerWorkflowCommand<D extends { willRun?: (phasePath: string
   spec: WorkflowCommand<D>,
   deps: CommandDeps = {},
 ): Command {
+  const workflow = spec.workflow();
   const cmd = program.command(spec.name).summary(spec.summary)
-    .description(spec.description ?? spec.summary);
+    .description(`${spec.description ?? spec.summary}\n\n${phaseListHelp(spec.name, workflow)}`);
   if (spec.argument) cmd.argument(spec.argument);
   addFlags(cmd, spec.flags, spec.name).action(async (...args: unknown[]) => {
     const c = args[args.length - 1] as Command;
     const argument = spec.argument ? args[0] as string | undefined : undefined;
     await run(spec, deps, c, spec.flags, argument, undefined);
   });
-  const phase = cmd.command("phase").description(
-    `Use this command to invoke single phase of the "${spec.name}" workflow`,
+  const phase = requireSubcommand(
+    cmd.command("phase").description(
+      `Use this command to invoke single phase of the "${spec.name}" workflow`,
+    ),
   );
   // The workflow module only declares phases; implementations load lazily when a phase runs.
-  addPhaseCommands(spec, deps, phase, spec.workflow().phases, "");
+  addPhaseCommands(spec, deps, phase, workflow.phases, "");
   return cmd;
+}
+
+/**
+ * The phase list upstream appends to a workflow command's help: every visible phase with its
+ * one-line help, sub-phases as `/name` (upstream's "all" phases left out).
+ */
+export function phaseListHelp<D>(name: string, workflow: Workflow<D>): string {
+  const rows: [string, string][] = [];
+  const visit = (phases: readonly Phase<D>[], depth: number) => {
+    for (const p of phases) {
+      if (p.hidden || p.runAllSiblings) continue;
+      rows.push([`${"  ".repeat(depth)}${depth > 0 ? "/" : ""}${p.name}`, p.short]);
+      visit(p.phases ?? [], depth + 1);
+    }
+  };
+  visit(workflow.phases, 0);
+  const width = Math.max(...rows.map(([n]) => n.length)) + 2;
+  return `The ${JSON.stringify(name)} command executes the following phases:\n\`\`\`\n${
+    rows.map(([n, s]) => `${n.padEnd(width)}${s}`).join("\n")
+  }\n\`\`\`\n`;
 }

@@ -138,6 +138,8 @@ export interface ResolveJoinOptions {
   discoveryFallbackFile?: string;
   /** Unknown fields are errors (default) or warnings. */
   strict?: boolean;
+  /** Read the experimental `kubeadm.k8s.io/v1` (`--allow-experimental-api`). */
+  allowExperimental?: boolean;
 }
 
 /** Output of {@link resolveJoinConfig}. */
@@ -441,6 +443,7 @@ export function resolveJoinConfig(options: ResolveJoinOptions): ResolveJoinResul
     const loaded = loadConfigDocuments(options.text, {
       source: options.source,
       strict: options.strict,
+      allowExperimental: options.allowExperimental,
     });
     warnings.push(...loaded.warnings);
     for (const info of loaded.documents) {

@@ -145,10 +145,12 @@ function v1ToV1beta4(
     for (const [k, x] of Object.entries(v)) {
       if (k === "mergeMethod") {
         if (typeof x !== "string" || !MERGE_METHODS.includes(x)) {
+          // Upstream's field error names the argument list and the argument's index.
+          const [, list, index] = /^(.*)\[(\d+)\]$/.exec(path) ?? [, path, "0"];
           errors.push(
-            `${path}.mergeMethod: Invalid value: ${
+            `${list}: Invalid value: "index ${index}": argument has an invalid merge method (${
               JSON.stringify(x)
-            }: argument has an invalid merge method in document ${info.index + 1} (${info.gvk})`,
+            }) in document ${info.index + 1} (${info.gvk})`,
           );
         }
         continue;

@@ -114,6 +114,21 @@ for (const target of TARGETS) {
           }
         });
 
+        await t.step("objects carry upstream's field manager, kubeadm", async () => {
+          for (
+            const args of [
+              ["-n", "kube-system", "get", "configmap", "kubeadm-config"],
+              ["-n", "kube-system", "get", "deployment", "coredns"],
+              ["get", "clusterrolebinding", "kubeadm:cluster-admins"],
+            ]
+          ) {
+            const obj = await json(node, [...args, "--show-managed-fields"]);
+            const managers = obj.metadata.managedFields.map((f: { manager: string }) => f.manager);
+            assert.ok(managers.length > 0, args.join(" "));
+            assert.deepEqual([...new Set(managers)], ["kubeadm"], args.join(" "));
+          }
+        });
+
         await t.step("node is labelled and tainted as a control plane", async () => {
           const n = await json(node, ["get", "node", "cp1"]);
           assert.equal(n.metadata.labels["node-role.kubernetes.io/control-plane"], "");

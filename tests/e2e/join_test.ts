@@ -15,6 +15,7 @@ import {
   run,
   type TestNode,
   waitFor,
+  writeInitConfig,
 } from "../support/control_plane.ts";
 import { opensslSpkiSha256 } from "../support/openssl.ts";
 import { webRandom } from "../../core/host/ports.ts";
@@ -152,7 +153,7 @@ Deno.test({
     try {
       const cp1 = await createTestNode("cp1");
       nodes.push(cp1);
-      const { endpoint, config, caPem, pin } = await initForJoin(cp1);
+      const { endpoint, caPem, pin } = await initForJoin(cp1);
 
       const worker = await createTestNode("worker1", { linkTo: [cp1] });
       nodes.push(worker);
@@ -381,15 +382,18 @@ Deno.test({
 
       // ---- second control-plane node -----------------------------------------------------
       const key = hexKey();
+      // As upstream, --certificate-key cannot be mixed with --config: the key goes in the file.
+      const uploadConfig = await writeInitConfig(cp1, `controlPlaneEndpoint: ${endpoint}\n`, {
+        initExtra: `certificateKey: ${key}\n`,
+        file: "upload-certs.yaml",
+      });
       const upload = await cp1.kubeadm([
         "init",
         "phase",
         "upload-certs",
         "--upload-certs",
-        "--certificate-key",
-        key,
         "--config",
-        config,
+        uploadConfig,
       ]);
       assert.equal(upload.code, 0, `upload-certs: ${upload.stdout}\n${upload.stderr}`);
 

@@ -1,14 +1,20 @@
 /**
  * `kubeadm init phase addon`: `coredns` installs CoreDNS (the `corednsdeployment` patches of
  * `--patches` applied to its Deployment) and `kube-proxy` installs kube-proxy pointed at the
- * control-plane endpoint (the `kubeproxydaemonset` patches applied to its DaemonSet, v1.37). A disabled addon (`dns.disabled`, `proxy.disabled`, which skipping
- * the phase also sets) is not installed.
+ * control-plane endpoint (the `kubeproxydaemonset` patches applied to its DaemonSet, v1.37). A
+ * disabled addon (`dns.disabled`, `proxy.disabled`, which skipping the phase also sets) is not
+ * installed. With `--print-manifest` the objects (patched) are printed as YAML documents
+ * instead, and the cluster is never contacted.
  *
  * @module
  */
 import type { DaemonSet, Deployment } from "kubernetes-types/apps/v1.d.ts";
-import { ensureCoreDNS } from "../../addons/coredns.ts";
-import { ensureKubeProxy } from "../../addons/kube_proxy.ts";
+import { type CoreDNSInput, coreDNSManifests, ensureCoreDNS } from "../../addons/coredns.ts";
+import {
+  ensureKubeProxy,
+  type KubeProxyInput,
+  kubeProxyManifests,
+} from "../../addons/kube_proxy.ts";
 import { dnsImage, kubernetesImage } from "../../manifests/images.ts";
 import { controlPlaneEndpointURL } from "../../net/endpoint.ts";
 import { patchManagerFor } from "../../patches/patch_manager.ts";
@@ -29,26 +35,31 @@ async function patchesOf(data: InitData) {
     : undefined;
 }
 
+/** Prints objects the way `--print-manifest` does: each a YAML document after `---`. */
+function printManifests(data: InitData, objects: readonly object[]): void {
+  for (const o of objects) data.out.info(`---\n${toKubeYaml(o).replace(/\n$/, "")}`);
+}
+
 /** `addon/coredns`. */
 export async function runCoreDNSAddon(data: InitData): Promise<void> {
-  const client = await clusterClient(data.cluster);
   const patches = await patchesOf(data);
   const { networking } = data.cfg.cluster;
-  await ensureCoreDNS(client, {
+  const input: CoreDNSInput = {
     dnsDomain: networking.dnsDomain,
     serviceSubnet: networking.serviceSubnet,
     image: dnsImage(data.cfg.cluster),
     patchDeployment: patches?.hasPatchesFor(COREDNS_DEPLOYMENT_TARGET)
       ? (d) => patches.apply(COREDNS_DEPLOYMENT_TARGET, d, deploymentSchema) as Deployment
       : undefined,
-  }, data.out);
+  };
+  if (data.printManifest) return printManifests(data, await coreDNSManifests(input));
+  await ensureCoreDNS(await clusterClient(data.cluster), input, data.out);
 }
 
 /** `addon/kube-proxy`. */
 export async function runKubeProxyAddon(data: InitData): Promise<void> {
-  const client = await clusterClient(data.cluster);
   const patches = await patchesOf(data);
-  await ensureKubeProxy(client, {
+  const input: KubeProxyInput = {
     kubeProxyConfigurationYaml: toKubeYaml(data.cfg.kubeProxy),
     controlPlaneEndpoint: controlPlaneEndpointURL(
       data.cfg.cluster.controlPlaneEndpoint,
@@ -60,5 +71,7 @@ export async function runKubeProxyAddon(data: InitData): Promise<void> {
     patchDaemonSet: patches?.hasPatchesFor(KUBE_PROXY_DAEMONSET_TARGET)
       ? (ds) => patches.apply(KUBE_PROXY_DAEMONSET_TARGET, ds, daemonSetSchema) as DaemonSet
       : undefined,
-  }, data.out);
+  };
+  if (data.printManifest) return printManifests(data, await kubeProxyManifests(input));
+  await ensureKubeProxy(await clusterClient(data.cluster), input, data.out);
 }
