@@ -4,16 +4,23 @@
  *
  * @module
  */
+import { isLetter, isNumber } from "../../text/unicode.ts";
 import { type Check, pass, warn } from "../check.ts";
 
 /** Warning given when neither systemd nor OpenRC is found. */
 export const NO_INIT_SYSTEM = "no supported init system detected, skipping checking for services";
 
-function titleCase(s: string): string {
-  return s.replace(
-    /(^|[^\p{L}\p{N}_'])(\p{L})/gu,
-    (_m, pre: string, c: string) => pre + c.toUpperCase(),
-  );
+/** Upper-cases every letter that starts a word (follows no letter, number, `_` or `'`). */
+export function titleCase(s: string): string {
+  let out = "";
+  let wordStart = true;
+  for (const ch of s) {
+    const cp = ch.codePointAt(0)!;
+    const letter = isLetter(cp);
+    out += wordStart && letter ? ch.toUpperCase() : ch;
+    wordStart = !(letter || isNumber(cp) || ch === "_" || ch === "'");
+  }
+  return out;
 }
 
 /**
