@@ -110,7 +110,7 @@ export type {
   PrivateKeyMaterial,
 } from "./core/pki/crypto.ts";
 export { webCryptoPort } from "./core/pki/webcrypto.ts";
-export { deterministicCryptoPort } from "./core/pki/noble.ts";
+export { deterministicCryptoPort, pureJsCryptoPort } from "./core/pki/noble.ts";
 export {
   encodePrivateKeyPEM,
   generateKeyPair,
@@ -149,5 +149,9 @@ export type { DecodedExtensions, X509KeyUsage } from "./core/pki/extensions.ts";
 export type { DistinguishedName, ParsedName } from "./core/pki/name.ts";
 
 // Errors and YAML.
-export { KubeadmError, type KubeadmErrorOptions } from "./core/errors.ts";
+export {
+  KubeadmError,
+  type KubeadmErrorOptions,
+  UnsupportedAlgorithmError,
+} from "./core/errors.ts";
 export { type ParsedDocument, parseKubeYaml, toKubeYaml } from "./core/yaml/kube_yaml.ts";
