@@ -33,7 +33,6 @@ import {
   seededRandom,
   toCloudInit,
 } from "../mod.ts";
-import { PhaseError } from "../core/errors.ts";
 import type * as Wit from "./wit.d.ts";
 
 /** The fewest seed bytes a function takes: 256 bits of the host's entropy. */
@@ -44,9 +43,18 @@ class InputError extends KubeadmError {
   override readonly code = "ERR_INPUT";
 }
 
-/** The code of what really failed: a phase's failure carries its cause's. */
+const GENERIC_CODES = new Set(["ERR_KUBEADM", "ERR_PHASE"]);
+
+/**
+ * The code of what really failed: the innermost specific code among the error and its causes
+ * (a phase's failure is its cause's; a discovery failure stays one whatever it wraps).
+ */
 function rootCode(e: KubeadmError): string {
-  return e instanceof PhaseError && e.cause instanceof KubeadmError ? rootCode(e.cause) : e.code;
+  let code = "ERR_KUBEADM";
+  for (let c: unknown = e; c instanceof KubeadmError; c = c.cause) {
+    if (!GENERIC_CODES.has(c.code)) code = c.code;
+  }
+  return code;
 }
 
 /** Any failure as the WIT `error-record`. */

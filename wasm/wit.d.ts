@@ -50,8 +50,9 @@ export type UnixMillis = bigint;
  */
 export interface ErrorRecord {
   /**
-   * Stable code of what failed (a workflow phase's failure carries its cause's code; the
-   * message names the phase): `ERR_VALIDATION` and `ERR_CONFIG` (configuration), `ERR_PKI`
+   * Stable code of what failed (the most specific among the error and its causes: a
+   * workflow phase's failure carries its cause's code, the message names the phase):
+   * `ERR_VALIDATION` and `ERR_CONFIG` (configuration), `ERR_PKI`
    * (keys, certificates), `ERR_UNSUPPORTED_ALGORITHM` (RSA: the component's crypto is ECDSA
    * only), `ERR_DISCOVERY` (cluster-info refused), `ERR_KUBEADM` (other kubeadm errors),
    * `ERR_INPUT` (an argument the component cannot take), `ERR_INTERNAL` (a bug).
