@@ -16,7 +16,7 @@ import * as tables from "../../../core/text/unicode_tables.ts";
 import { categoryRanges } from "../../../scripts/unicode_tables.ts";
 import { goQuote } from "../../../core/kubelet/go_quote.ts";
 import { titleCase } from "../../../core/preflight/checks/services.ts";
-import { repoRoot } from "../../support/repo.ts";
+import { listFiles, repoRoot } from "../../support/repo.ts";
 import { seededRandom } from "../../../core/host/seeded_random.ts";
 
 const MAX = 0x10ffff;
@@ -124,16 +124,9 @@ Deno.test("titleCase and goQuote give what their \\p{…} versions gave", () => 
 
 Deno.test("the core uses no \\p{…} or \\P{…} classes", async () => {
   const found: string[] = [];
-  const scan = async (dir: string): Promise<void> => {
-    for await (const e of Deno.readDir(dir)) {
-      const path = `${dir}/${e.name}`;
-      if (e.isDirectory) await scan(path);
-      else if (path.endsWith(".ts")) {
-        const text = await Deno.readTextFile(path);
-        for (const m of text.matchAll(/\\[pP]\{[A-Za-z_=]+\}/g)) found.push(`${path}: ${m[0]}`);
-      }
-    }
-  };
-  await scan(`${repoRoot}/core`);
+  for (const path of await listFiles(`${repoRoot}/core`, ".ts")) {
+    const text = await Deno.readTextFile(path);
+    for (const m of text.matchAll(/\\[pP]\{[A-Za-z_=]+\}/g)) found.push(`${path}: ${m[0]}`);
+  }
   assert.ok(found.length === 0, found.join("\n"));
 });
