@@ -291,3 +291,26 @@ export function firstDifference(expected: string, actual: string): string {
   };
   return walk(JSON.parse(expected), JSON.parse(actual), "") ?? "none";
 }
+
+/**
+ * Throws unless every call a host made gave exactly the reference's bytes (no trap), naming
+ * the call and where it first differs.
+ */
+export function assertSameOutcomes(
+  names: readonly string[],
+  reference: readonly CallOutcome[],
+  got: readonly CallOutcome[],
+): void {
+  if (got.length !== reference.length) {
+    throw new Error(`${got.length} outcomes for ${reference.length} calls`);
+  }
+  names.forEach((name, i) => {
+    const g = got[i];
+    if (g.result === undefined) throw new Error(`${name}: trapped: ${g.trap}`);
+    if (g.result !== reference[i].result) {
+      throw new Error(
+        `${name}: differs from Deno: ${firstDifference(reference[i].result!, g.result)}`,
+      );
+    }
+  });
+}

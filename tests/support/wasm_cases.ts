@@ -10,8 +10,6 @@
 import assert from "node:assert/strict";
 import {
   clusterInfoFor,
-  computeDetachedSignature,
-  type ConfigMap,
   encodePrivateKeyPEM,
   generateKeyPair,
   seededRandom,
@@ -32,6 +30,8 @@ import {
   PIN_TEST_CERT2_HASH,
   PIN_TEST_CERT_HASH,
 } from "./upstream_discovery_data.ts";
+import { signedClusterInfo } from "./vectors.ts";
+import * as lib from "../../web/core_entry.ts";
 import { SCENARIO_CONFIG, SCENARIO_HOST, SCENARIO_SEED, SCENARIO_TIME } from "./plan_scenario.ts";
 import type { WitCall } from "./wasm.ts";
 
@@ -146,20 +146,6 @@ function okCase(name: string, call: WitCall, check: (ok: unknown) => void): Comp
   };
 }
 
-/** The upstream cluster-info (RSA CA), signed for {@link DISCOVERY_TOKEN}. */
-async function upstreamClusterInfo(kubeconfig = EXPECTED_KUBECONFIG): Promise<ConfigMap> {
-  const [id, secret] = DISCOVERY_TOKEN.split(".");
-  return {
-    apiVersion: "v1",
-    kind: "ConfigMap",
-    metadata: { name: "cluster-info", namespace: "kube-public" },
-    data: {
-      kubeconfig,
-      [`jws-kubeconfig-${id}`]: await computeDetachedSignature(kubeconfig, id, secret),
-    },
-  };
-}
-
 type Files = { path: string; content: Uint8Array }[];
 const fileText = (files: unknown, path: string) =>
   atob((files as { path: string; content: string }[]).find((f) => f.path === path)!.content);
@@ -177,13 +163,16 @@ export async function componentCases(): Promise<ComponentCase[]> {
     o.metadata?.name === "cluster-info"
   )!;
   const base = { token: DISCOVERY_TOKEN, caCertHashes: [DISCOVERY_CA_HASH], now: NOW };
-  const upstream = await upstreamClusterInfo();
-  const twoClusters = await upstreamClusterInfo(EXPECTED_KUBECONFIG.replace(
-    "clusters:\n",
-    `clusters:\n- cluster:\n    certificate-authority-data: ${
-      btoa(PIN_TEST_CERT)
-    }\n    server: https://10.6.6.6\n  name: ""\n`,
-  ));
+  const upstream = await signedClusterInfo(lib);
+  const twoClusters = await signedClusterInfo(
+    lib,
+    EXPECTED_KUBECONFIG.replace(
+      "clusters:\n",
+      `clusters:\n- cluster:\n    certificate-authority-data: ${
+        btoa(PIN_TEST_CERT)
+      }\n    server: https://10.6.6.6\n  name: ""\n`,
+    ),
+  );
   const tampered = structuredClone(upstream);
   tampered.data!.kubeconfig = EXPECTED_KUBECONFIG.replace("https://127.0.0.1", "https://10.6.6.6");
   const caFiles = cp.files.filter((f) =>

@@ -3,7 +3,7 @@
 // anything else the engine lacks fails the build.
 import assert from "node:assert/strict";
 import { ENGINE_REWRITES, engineProblems, rewriteForEngine } from "../../wasm/engine_guard.ts";
-import { repoRoot } from "../support/repo.ts";
+import { bundleModule } from "../support/web_build.ts";
 
 Deno.test("/[\\uD800-\\uDFFF]/u matches exactly what /\\p{Cs}/u matches", () => {
   const literal = (text: string) => {
@@ -27,23 +27,8 @@ Deno.test("/[\\uD800-\\uDFFF]/u matches exactly what /\\p{Cs}/u matches", () => 
 Deno.test("the component's bundle needs the rewrite, and nothing else is left after it", async () => {
   const out = await Deno.makeTempFile({ suffix: ".js" });
   try {
-    const r = await new Deno.Command(`${repoRoot}/scripts/deno`, {
-      args: [
-        "bundle",
-        "--quiet",
-        "--platform",
-        "browser",
-        "--format",
-        "esm",
-        "--minify",
-        "-o",
-        out,
-        "wasm/component.ts",
-      ],
-      cwd: repoRoot,
-      stderr: "piped",
-    }).output();
-    assert.ok(r.success, new TextDecoder().decode(r.stderr));
+    // As scripts/wasm bundles it.
+    await bundleModule("wasm/component.ts", out, { minify: true });
     const bundle = await Deno.readTextFile(out);
     assert.deepEqual(engineProblems(bundle), [
       "Unicode property escape (no ICU): \\p{Cs}",

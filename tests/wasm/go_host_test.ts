@@ -4,9 +4,9 @@
 // wasm/api.ts gives in Deno for every call. The compiled component is cached by its hash.
 import assert from "node:assert/strict";
 import {
+  assertSameOutcomes,
   type ComponentBuild,
   componentBuild,
-  firstDifference,
   runDeno,
   runGoHost,
 } from "../support/wasm.ts";
@@ -21,14 +21,7 @@ Deno.test("on Wasmtime from Go, every WIT call gives the Deno reference's bytes"
   const reference = await runDeno(calls);
   const run = await runGoHost(build, calls);
   assert.match(run.runtime, /^wasmtime 39\./);
-  cases.forEach((c, i) => {
-    const got = run.outcomes[i];
-    assert.ok(got.result, `${c.name}: trapped: ${got.trap}`);
-    assert.ok(
-      got.result === reference[i].result,
-      `${c.name}: differs from Deno: ${firstDifference(reference[i].result!, got.result)}`,
-    );
-  });
+  assertSameOutcomes(cases.map((c) => c.name), reference, run.outcomes);
 });
 
 Deno.test("the Go host reuses the compiled component and refuses malformed arguments", async () => {

@@ -4,9 +4,9 @@
 import assert from "node:assert/strict";
 import { repoRoot } from "../support/repo.ts";
 import {
+  assertSameOutcomes,
   type ComponentBuild,
   componentBuild,
-  firstDifference,
   runDeno,
   runJco,
   WIT_INTERFACE,
@@ -33,12 +33,5 @@ Deno.test("under Node (jco), every WIT call gives the Deno reference's bytes", a
   const calls = cases.map((c) => c.call);
   const reference = await runDeno(calls);
   const run = await runJco(build, calls);
-  cases.forEach((c, i) => {
-    const got = run.outcomes[i];
-    assert.ok(got.result, `${c.name}: trapped: ${got.trap}`);
-    assert.ok(
-      got.result === reference[i].result,
-      `${c.name}: differs from Deno: ${firstDifference(reference[i].result!, got.result)}`,
-    );
-  });
+  assertSameOutcomes(cases.map((c) => c.name), reference, run.outcomes);
 });
