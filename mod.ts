@@ -110,7 +110,7 @@ export type {
   PrivateKeyMaterial,
 } from "./core/pki/crypto.ts";
 export { webCryptoPort } from "./core/pki/webcrypto.ts";
-export { deterministicCryptoPort, pureJsCryptoPort } from "./core/pki/noble.ts";
+export { deterministicCryptoPort } from "./core/pki/noble.ts";
 export {
   encodePrivateKeyPEM,
   generateKeyPair,

@@ -29,10 +29,10 @@ import {
   type PlanFile,
   type PlanRunOptions,
   planWorker as libPlanWorker,
-  pureJsCryptoPort,
   seededRandom,
   toCloudInit,
 } from "../mod.ts";
+import { pureJsCryptoPort } from "../core/pki/pure_js.ts";
 import type * as Wit from "./wit.d.ts";
 
 /** The fewest seed bytes a function takes: 256 bits of the host's entropy. */

@@ -10,7 +10,7 @@
  *   every runtime. RSA signing and checking and AES-GCM stay on WebCrypto there (PKCS#1 v1.5
  *   signatures are deterministic anyway); RSA keys cannot be derived from a seed, so
  *   generating one is an error naming the option.
- * - `pureJsCryptoPort` (`core/pki/noble.ts`): the same without WebCrypto at all (AES-GCM on
+ * - `pureJsCryptoPort` (`core/pki/pure_js.ts`): the same without WebCrypto at all (AES-GCM on
  *   `@noble/ciphers`, no RSA), for engines whose WebCrypto cannot generate, export or import
  *   keys, such as the WebAssembly component's (`wasm/`).
  *

@@ -1,6 +1,6 @@
 /**
- * The crypto ports on pure JavaScript: the audited `@noble/curves` (ECDSA) and
- * `@noble/ciphers` (AES-GCM), with `@noble/hashes`.
+ * The deterministic crypto port, on the audited `@noble/curves` (ECDSA), and the factory it
+ * shares with the pure-JavaScript port (`./pure_js.ts`).
  *
  * - ECDSA keys (P-256, P-384, P-521) are derived from the caller's {@link RandomSource}
  *   (FIPS 186-5 B.4.1 reduction of `seed` bytes, noble's `randomSecretKey`), so a seeded source
@@ -10,25 +10,21 @@
  * - RSA keys cannot be derived from a seed: generating one is a {@link PkiError} naming
  *   `encryptionAlgorithm`.
  *
- * Two ports share this: {@link deterministicCryptoPort} signs and checks RSA and does AES-GCM
- * on WebCrypto (PKCS#1 v1.5 signatures and AES-GCM under a given nonce are deterministic
- * anyway); {@link pureJsCryptoPort} touches no WebCrypto key operation at all (AES-GCM on
- * `@noble/ciphers`, RSA refused), for engines whose WebCrypto cannot generate, export or
- * import keys: the WebAssembly component's.
+ * What noble does not cover goes to a delegate: {@link deterministicCryptoPort} signs and
+ * checks RSA and does AES-GCM on WebCrypto (PKCS#1 v1.5 signatures and AES-GCM under a given
+ * nonce are deterministic anyway); `pureJsCryptoPort` (`./pure_js.ts`) touches no WebCrypto key
+ * operation at all, for engines whose WebCrypto cannot generate, export or import keys: the
+ * WebAssembly component's.
  *
  * @module
  */
 import { p256, p384, p521 } from "@noble/curves/nist.js";
-import { gcm } from "@noble/ciphers/aes.js";
-import { sha1 } from "@noble/hashes/legacy.js";
-import { sha256, sha384, sha512 } from "@noble/hashes/sha2.js";
-import { type KubeadmErrorOptions, PkiError, UnsupportedAlgorithmError } from "../errors.ts";
+import { type KubeadmErrorOptions, PkiError } from "../errors.ts";
 import type { RandomSource } from "../host/ports.ts";
 import {
   type CryptoPort,
   curveByteLength,
   type EcCurve,
-  type HashName,
   type KeyPair,
   type KeySpec,
   type PrivateKeyMaterial,
@@ -39,12 +35,6 @@ import { encryptionAlgorithmOf } from "./keys.ts";
 import { webCryptoPort } from "./webcrypto.ts";
 
 const CURVES = { "P-256": p256, "P-384": p384, "P-521": p521 } as const;
-const HASHES: Record<HashName, (data: Uint8Array) => Uint8Array> = {
-  "SHA-1": sha1,
-  "SHA-256": sha256,
-  "SHA-384": sha384,
-  "SHA-512": sha512,
-};
 
 /** An ECDSA key held as its scalar, signing with RFC 6979 nonces. */
 class NobleKeyPair implements KeyPair {
@@ -83,25 +73,51 @@ function ecKey(curve: EcCurve, d: Uint8Array): KeyPair {
   return new NobleKeyPair(curve, scalar, CURVES[curve].getPublicKey(scalar, false));
 }
 
-/** What a port does for RSA and AES-GCM, which noble does not cover. */
-interface Fallback {
+/**
+ * What a noble port hands on, because noble does not cover it: RSA keys and signature checks,
+ * ECDSA checks under another hash than the curve's own, and AES-GCM.
+ */
+export type NobleDelegate = Pick<
+  CryptoPort,
+  "importPrivateKey" | "verify" | "sealAesGcm" | "openAesGcm"
+>;
+
+/** How a noble port is made. */
+export interface NoblePortOptions {
   /** The error for an RSA key generation (`algorithm`: `RSA-2048`, ...). */
   rsaGenerationRefused(algorithm: string, options: KubeadmErrorOptions): PkiError;
   /** What the caller can do instead. */
   hint: string;
-  /** RSA import, signing and checking, and AES-GCM; absent: RSA refused, AES-GCM on noble. */
-  port?: CryptoPort;
+  /** Where the rest goes. */
+  delegate: NobleDelegate;
 }
 
-function rsaUnsupported(what: string): PkiError {
-  return new UnsupportedAlgorithmError(
-    `the pure-JavaScript crypto port (the WebAssembly component) cannot ${what}: it has no RSA implementation (ECDSA only)`,
-    { hint: "use ECDSA keys (encryptionAlgorithm ECDSA-P256 or ECDSA-P384)" },
-  );
+/**
+ * Checks an ECDSA signature (DER) with noble: over `message` hashed with the curve's own hash,
+ * or, with `prehashed`, over a digest the caller computed. False when it does not verify.
+ */
+export function nobleVerifyEcdsa(
+  spki: Uint8Array,
+  curve: EcCurve,
+  message: Uint8Array,
+  signature: Uint8Array,
+  prehashed = false,
+): boolean {
+  try {
+    const key = publicKeyOfSpki(spki);
+    if (!("point" in key)) return false;
+    return CURVES[curve].verify(signature, message, key.point, {
+      lowS: false,
+      format: "der",
+      prehash: !prehashed,
+    });
+  } catch {
+    return false;
+  }
 }
 
-function noblePort(name: string, fallback: Fallback): CryptoPort {
-  const rsa = fallback.port;
+/** A port with ECDSA on noble (seeded keys, RFC 6979) and the rest handed to `o.delegate`. */
+export function noblePort(name: string, o: NoblePortOptions): CryptoPort {
   return {
     name,
     deterministic: true,
@@ -110,10 +126,10 @@ function noblePort(name: string, fallback: Fallback): CryptoPort {
       if (spec.type === "RSA") {
         const algorithm = encryptionAlgorithmOf(spec) ?? `RSA-${spec.modulusLength}`;
         return Promise.reject(
-          fallback.rsaGenerationRefused(algorithm, {
+          o.rsaGenerationRefused(algorithm, {
             field: "encryptionAlgorithm",
             value: algorithm,
-            hint: fallback.hint,
+            hint: o.hint,
           }),
         );
       }
@@ -123,11 +139,7 @@ function noblePort(name: string, fallback: Fallback): CryptoPort {
     },
 
     importPrivateKey(material: PrivateKeyMaterial): Promise<KeyPair> {
-      if (material.type === "RSA") {
-        return rsa
-          ? rsa.importPrivateKey(material)
-          : Promise.reject(rsaUnsupported("use RSA private keys"));
-      }
+      if (material.type === "RSA") return o.delegate.importPrivateKey(material);
       try {
         const key = ecKey(material.namedCurve, material.d);
         if (
@@ -147,48 +159,14 @@ function noblePort(name: string, fallback: Fallback): CryptoPort {
     },
 
     verify(spki, spec, hash, data, signature): Promise<boolean> {
-      if (spec.type === "RSA") {
-        return rsa
-          ? rsa.verify(spki, spec, hash, data, signature)
-          : Promise.reject(rsaUnsupported("check RSA signatures"));
+      if (spec.type === "RSA" || hash !== signatureHashFor(spec)) {
+        return o.delegate.verify(spki, spec, hash, data, signature);
       }
-      // ECDSA with another hash than the curve's own: the fallback's, else noble over the digest.
-      const ownHash = hash === signatureHashFor(spec);
-      if (!ownHash && rsa) return rsa.verify(spki, spec, hash, data, signature);
-      const curve = CURVES[spec.namedCurve];
-      try {
-        const key = publicKeyOfSpki(spki);
-        if (!("point" in key)) return Promise.resolve(false);
-        const message = ownHash ? data : HASHES[hash](data);
-        return Promise.resolve(
-          curve.verify(signature, message, key.point, {
-            lowS: false,
-            format: "der",
-            prehash: ownHash,
-          }),
-        );
-      } catch {
-        return Promise.resolve(false);
-      }
+      return Promise.resolve(nobleVerifyEcdsa(spki, spec.namedCurve, data, signature));
     },
 
-    sealAesGcm(key, nonce, plaintext): Promise<Uint8Array> {
-      if (rsa) return rsa.sealAesGcm(key, nonce, plaintext);
-      try {
-        return Promise.resolve(gcm(key, nonce).encrypt(plaintext));
-      } catch (e) {
-        return Promise.reject(e);
-      }
-    },
-
-    openAesGcm(key, nonce, sealed): Promise<Uint8Array> {
-      if (rsa) return rsa.openAesGcm(key, nonce, sealed);
-      try {
-        return Promise.resolve(gcm(key, nonce).decrypt(sealed));
-      } catch (e) {
-        return Promise.reject(e);
-      }
-    },
+    sealAesGcm: (key, nonce, plaintext) => o.delegate.sealAesGcm(key, nonce, plaintext),
+    openAesGcm: (key, nonce, sealed) => o.delegate.openAesGcm(key, nonce, sealed),
   };
 }
 
@@ -205,20 +183,5 @@ export const deterministicCryptoPort: CryptoPort = noblePort("deterministic", {
     ),
   hint:
     "use encryptionAlgorithm ECDSA-P256 or ECDSA-P384, supply the RSA keys, or leave out the seeded random source to generate them with WebCrypto",
-  port: webCryptoPort,
-});
-
-/**
- * The pure-JavaScript crypto port: the deterministic port without any WebCrypto key operation
- * (AES-GCM on `@noble/ciphers`; RSA keys and RSA signatures refused with an
- * {@link UnsupportedAlgorithmError}). The WebAssembly component's: its engine's WebCrypto has no
- * `generateKey`/`exportKey` and traps importing EC or RSA keys.
- */
-export const pureJsCryptoPort: CryptoPort = noblePort("pure-js", {
-  rsaGenerationRefused: (algorithm, options) =>
-    new UnsupportedAlgorithmError(
-      `the pure-JavaScript crypto port (the WebAssembly component) cannot generate ${algorithm} keys: it has no RSA implementation (ECDSA only)`,
-      options,
-    ),
-  hint: "use encryptionAlgorithm ECDSA-P256 or ECDSA-P384",
+  delegate: webCryptoPort,
 });

@@ -3,7 +3,8 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { ecdsaRawToDer, webCryptoPort } from "../../../core/pki/webcrypto.ts";
-import { deterministicCryptoPort, pureJsCryptoPort } from "../../../core/pki/noble.ts";
+import { deterministicCryptoPort } from "../../../core/pki/noble.ts";
+import { pureJsCryptoPort } from "../../../core/pki/pure_js.ts";
 import type { CryptoPort, KeySpec } from "../../../core/pki/crypto.ts";
 import {
   encodePrivateKeyPEM,
