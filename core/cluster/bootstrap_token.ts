@@ -1,8 +1,8 @@
 /**
  * The `bootstrap-token` phase's objects: the bootstrap token Secrets, the RBAC that lets
  * bootstrap tokens get Nodes, post CSRs and have them auto-approved, the rotation auto-approval
- * for all nodes, and the cluster-info ConfigMap (upstream `phases/bootstraptoken/node`,
- * `cmd/phases/init/bootstraptoken.go`).
+ * for all nodes, the API server's access to the kubelet API (v1.37) and the cluster-info
+ * ConfigMap (upstream `phases/bootstraptoken/node`, `cmd/phases/init/bootstraptoken.go`).
  *
  * @module
  */
@@ -10,13 +10,17 @@ import type { ClusterRole, ClusterRoleBinding } from "kubernetes-types/rbac/v1.d
 import { tokenToSecret } from "../bootstraptoken/secret.ts";
 import { parseToken, tokenSecretName } from "../bootstraptoken/token.ts";
 import type { BootstrapToken } from "../config/types.ts";
-import { Identity } from "../constants.ts";
+import {
+  Identity,
+  KUBELET_API_ADMIN_CLUSTER_ROLE,
+  KUBELET_API_ADMIN_CLUSTER_ROLE_BINDING,
+} from "../constants.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
 import type { Printer } from "../host/ports.ts";
 import type { KubeClient } from "../kube/client.ts";
 import type { Kubeconfig } from "../kubeconfig/kubeconfig.ts";
 import { applyClusterInfo, CLUSTER_INFO_CONFIGMAP, KUBE_PUBLIC } from "./cluster_info.ts";
-import { clusterRole, clusterRoleBinding, groupSubject } from "./rbac.ts";
+import { clusterRole, clusterRoleBinding, groupSubject, userSubject } from "./rbac.ts";
 
 /** ClusterRole and ClusterRoleBinding letting bootstrap tokens get Nodes. */
 export const GET_NODES_ROLE = "kubeadm:get-nodes";
@@ -66,6 +70,21 @@ export function nodeAutoApproveRotationBinding(): ClusterRoleBinding {
   return clusterRoleBinding(NODE_AUTOAPPROVE_ROTATION_BINDING, NODE_SELF_CSR_AUTO_APPROVAL_ROLE, [
     groupSubject(Identity.nodesGroup),
   ]);
+}
+
+/**
+ * ClusterRoleBinding `kubeadm:apiserver-kubelet-client` → `system:kubelet-api-admin` for the
+ * user of `apiserver-kubelet-client.crt` (kubeadm v1.37: the certificate is no longer in
+ * `kubeadm:cluster-admins`).
+ */
+export function apiServerKubeletClientBinding(): ClusterRoleBinding {
+  return clusterRoleBinding(
+    KUBELET_API_ADMIN_CLUSTER_ROLE_BINDING,
+    KUBELET_API_ADMIN_CLUSTER_ROLE,
+    [
+      userSubject(Identity.apiServerKubeletClientUser),
+    ],
+  );
 }
 
 /**
@@ -140,6 +159,17 @@ export async function applyBootstrapTokenPhase(
     "[bootstrap-token] Configured RBAC rules to allow certificate rotation for all node client certificates in the cluster",
   );
   await client.createOrUpdate(nodeAutoApproveRotationBinding());
+
+  out.info(
+    "[bootstrap-token] Configured RBAC rules to allow the API server kubelet client certificate to access the kubelet API",
+  );
+  try {
+    await client.createOrUpdate(apiServerKubeletClientBinding());
+  } catch (e) {
+    throw new KubeadmError(`error allowing API server to access kubelet API: ${errorMessage(e)}`, {
+      cause: e,
+    });
+  }
 
   out.info(
     `[bootstrap-token] Creating the "${CLUSTER_INFO_CONFIGMAP}" ConfigMap in the "${KUBE_PUBLIC}" namespace`,

@@ -1,35 +1,21 @@
 /**
- * Checks about services: `Service-Kubelet` (the kubelet unit exists and is enabled) and
+ * Checks about services: `Service-kubelet` (the kubelet unit exists and is enabled) and
  * `Firewalld` (an active firewalld may block the API server and kubelet ports).
  *
  * @module
  */
-import { isLetter, isNumber } from "../../text/unicode.ts";
 import { type Check, pass, warn } from "../check.ts";
 
 /** Warning given when neither systemd nor OpenRC is found. */
 export const NO_INIT_SYSTEM = "no supported init system detected, skipping checking for services";
 
-/** Upper-cases every letter that starts a word (follows no letter, number, `_` or `'`). */
-export function titleCase(s: string): string {
-  let out = "";
-  let wordStart = true;
-  for (const ch of s) {
-    const cp = ch.codePointAt(0)!;
-    const letter = isLetter(cp);
-    out += wordStart && letter ? ch.toUpperCase() : ch;
-    wordStart = !(letter || isNumber(cp) || ch === "_" || ch === "'");
-  }
-  return out;
-}
-
 /**
  * Warns when `service` does not exist or is not enabled; with `checkIfActive`, also fails when
- * it is not running. Named `Service-<Service>` (upstream title-cases the service name).
+ * it is not running. Named `Service-<service>` (v1.35+: the service name as is).
  */
 export function serviceCheck(service: string, checkIfActive = false, label?: string): Check {
   return {
-    name: label ?? `Service-${titleCase(service)}`,
+    name: label ?? `Service-${service}`,
     severity: "warning",
     async run(host) {
       const init = await host.initSystem();
