@@ -1,7 +1,7 @@
 /**
  * Unicode general categories (letters, marks, numbers, punctuation, symbols) as explicit code
  * point ranges: what Go's `unicode.IsLetter`, `IsNumber`, `IsPrint`... classify by, for the few
- * places kubeadm's output depends on them (Go's `%q` quoting, KYAML keys, check names).
+ * places kubeadm's output depends on them (Go's `%q` quoting, KYAML keys).
  *
  * Not `\p{…}` regular expressions: the JavaScript engine of the WebAssembly component
  * (StarlingMonkey) is built without ICU and rejects them, so the core must not use them. The
