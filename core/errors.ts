@@ -127,7 +127,15 @@ export class ExistingFileError extends KubeadmError {
 
 /** A PKI operation failed (bad PEM, unsupported key, signature does not verify). */
 export class PkiError extends KubeadmError {
-  override readonly code = "ERR_PKI";
+  override readonly code: string = "ERR_PKI";
+}
+
+/**
+ * The run's crypto port has no implementation of an algorithm the input needs (RSA in the
+ * WebAssembly component, whose crypto is pure JavaScript).
+ */
+export class UnsupportedAlgorithmError extends PkiError {
+  override readonly code = "ERR_UNSUPPORTED_ALGORITHM";
 }
 
 /** One or more preflight checks failed (exit status 2, as upstream). */
