@@ -281,6 +281,23 @@ export async function kubectlJson(
   return JSON.parse(r.stdout);
 }
 
+/**
+ * Runs `f` and returns its result with the node paths it wrote, changed or removed (from two
+ * {@link TestNode.files} listings), sorted.
+ */
+export async function trackWrites<T>(
+  node: ClusterNode,
+  f: () => Promise<T>,
+): Promise<{ result: T; written: string[] }> {
+  const before = await node.machine.files();
+  const result = await f();
+  const after = await node.machine.files();
+  const written = [...new Set([...before.keys(), ...after.keys()])]
+    .filter((p) => before.get(p) !== after.get(p))
+    .sort();
+  return { result, written };
+}
+
 /** The kube-system Pods matching a label selector. */
 export async function kubeSystemPods(node: ClusterNode, selector: string): Promise<Pod[]> {
   return (await kubectlJson(node, ["-n", "kube-system", "get", "pods", "-l", selector]))
