@@ -17,6 +17,7 @@ import {
   waitFor,
   writeInitConfig,
 } from "../support/control_plane.ts";
+import { type GroupProcess, spawnGroup } from "../support/commands.ts";
 import { k8sBinDir } from "../support/k8s_bins.ts";
 import type { NetNamespace } from "../support/netns.ts";
 import {
@@ -45,7 +46,7 @@ interface Node {
   /** kubectl on the node with `/etc/kubernetes/<kubeconfig>`. */
   kubectl(args: string[], kubeconfig?: string): Promise<RunResult>;
   /** Our kubeadm on the node in a process group of its own (to be killed). */
-  spawnKubeadm(args: string[]): { output: Promise<Deno.CommandOutput>; killGroup(): void };
+  spawnKubeadm(args: string[]): GroupProcess;
   /** The test config (plus `initExtra` InitConfiguration lines) as `file`; its path. */
   writeConfig(opts: { file?: string; initExtra?: string }): Promise<string>;
 }
@@ -59,24 +60,8 @@ function standinNode(n: TestNode): Node {
     path: (p) => `${n.rootfs}${p}`,
     kubeadm: (args) => n.kubeadm(args),
     kubectl: (args, kubeconfig) => n.kubectl(args, kubeconfig),
-    spawnKubeadm(args) {
-      const child = new Deno.Command("setsid", {
-        args: [...n.ns.exec, kubeadmLauncher(), ...args, "--rootfs", n.rootfs],
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-      }).spawn();
-      return {
-        output: child.output(),
-        killGroup() {
-          try {
-            Deno.kill(-child.pid, "SIGKILL");
-          } catch {
-            // already gone
-          }
-        },
-      };
-    },
+    spawnKubeadm: (args) =>
+      spawnGroup([...n.ns.exec, kubeadmLauncher(), ...args, "--rootfs", n.rootfs]),
     writeConfig: (opts) => writeInitConfig(n, "", opts),
   };
 }

@@ -7,6 +7,8 @@ import {
   assertKubeletIdentity,
   assertStaticPodsMirrored,
   type ClusterNode,
+  containerdContainers,
+  containerdTasks,
   createClusterNode,
   initControlPlane,
   kubectlJson,
@@ -375,6 +377,8 @@ for (const target of TARGETS) {
               JSON.stringify(node.machine.services.history),
             );
             assert.deepEqual(await cri.listKubePods(), []);
+            assert.deepEqual(await containerdContainers(node), []);
+            assert.deepEqual(await containerdTasks(node), new Map());
             const files = [...(await node.machine.files()).keys()];
             assert.deepEqual(
               files.filter((p) => /^\/(etc\/kubernetes|var\/lib\/(kubelet|etcd))\//.test(p)),

@@ -16,6 +16,8 @@ import {
   assertKubeletIdentity,
   assertStaticPodsMirrored,
   type ClusterNode,
+  containerdContainers,
+  containerdTasks,
   createClusterNode,
   initControlPlane,
   kubectlJson,
@@ -80,6 +82,8 @@ function sandboxes(node: ClusterNode) {
 async function assertResetClean(node: ClusterNode): Promise<void> {
   assert.equal(node.machine.services.isActive("kubelet"), false);
   assert.deepEqual(await sandboxes(node), []);
+  assert.deepEqual(await containerdContainers(node), []);
+  assert.deepEqual(await containerdTasks(node), new Map());
   const left = [...(await node.machine.files()).keys()].filter((p) =>
     /^\/(etc\/kubernetes|var\/lib\/(kubelet|etcd))\//.test(p)
   );
@@ -569,18 +573,7 @@ Deno.test({
         "cp2's kubelet runs its static Pods; its own kube-apiserver serves; Node labelled, tainted, its kubelet's own certificate",
         async () => {
           await assertStaticPodsMirrored(cp1, cp2);
-          const r = await cp2.exec([
-            `${cp2.binDir}/kubectl`,
-            "--kubeconfig",
-            "/etc/kubernetes/admin.conf",
-            "--server",
-            `https://${cp2.ip}:6443`,
-            "get",
-            "--raw",
-            "/readyz",
-          ]);
-          assert.equal(r.code, 0, r.stderr);
-          assert.equal(r.stdout.trim(), "ok");
+          assert.equal(await readyz(cp2), "ok");
           const node = await waitNodeReady(cp1, "cp2");
           assert.equal(node.metadata.labels?.["node-role.kubernetes.io/control-plane"], "");
           assert.equal(
@@ -626,18 +619,7 @@ Deno.test({
             members.map((m) => [m.name, m.isLearner ?? false, m.peerURLs[0]]),
             [["cp1", false, `https://${cp1.ip}:2380`]],
           );
-          const ready = await cp1.exec([
-            `${cp1.binDir}/kubectl`,
-            "--kubeconfig",
-            "/etc/kubernetes/admin.conf",
-            "--server",
-            `https://${cp1.ip}:6443`,
-            "get",
-            "--raw",
-            "/readyz",
-          ]);
-          assert.equal(ready.code, 0, ready.stderr);
-          assert.equal(ready.stdout.trim(), "ok");
+          assert.equal(await readyz(cp1), "ok");
           await assertResetClean(cp2);
         },
       );
@@ -713,6 +695,22 @@ Deno.test({
     }
   },
 });
+
+/** The node's own kube-apiserver's `/readyz` (kubectl inside the node, admin.conf). */
+async function readyz(node: ClusterNode): Promise<string> {
+  const r = await node.exec([
+    `${node.binDir}/kubectl`,
+    "--kubeconfig",
+    "/etc/kubernetes/admin.conf",
+    "--server",
+    `https://${node.ip}:6443`,
+    "get",
+    "--raw",
+    "/readyz",
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  return r.stdout.trim();
+}
 
 /** `etcdctl member list` inside a control-plane node, with its healthcheck client cert. */
 async function etcdMembers(cp: ClusterNode) {

@@ -298,6 +298,25 @@ export async function trackWrites<T>(
   return { result, written };
 }
 
+/**
+ * The node's containerd tasks (running or stopped containers' processes) in namespace
+ * `k8s.io`, read with `ctr` (no crictl): container ID → status (`RUNNING`, `STOPPED`, …).
+ */
+export async function containerdTasks(node: ClusterNode): Promise<Map<string, string>> {
+  const out = await node.machine.ctr(["tasks", "ls"]);
+  return new Map(
+    out.split("\n").slice(1).filter(Boolean).map((l) => {
+      const [id, , status] = l.trim().split(/\s+/);
+      return [id, status];
+    }),
+  );
+}
+
+/** The IDs of the containers in the node's containerd (namespace `k8s.io`). */
+export async function containerdContainers(node: ClusterNode): Promise<string[]> {
+  return (await node.machine.ctr(["containers", "ls", "-q"])).split("\n").filter(Boolean);
+}
+
 /** The kube-system Pods matching a label selector. */
 export async function kubeSystemPods(node: ClusterNode, selector: string): Promise<Pod[]> {
   return (await kubectlJson(node, ["-n", "kube-system", "get", "pods", "-l", selector]))
@@ -359,6 +378,9 @@ export async function assertStaticPodsMirrored(
     const status = pod.status!.containerStatuses![0];
     assert.equal(status.image, container.image, name);
     assert.match(status.containerID ?? "", /^containerd:\/\/[0-9a-f]{64}$/, name);
+    // Running in the node's containerd, as containerd itself says.
+    const id = status.containerID!.slice("containerd://".length);
+    assert.equal((await containerdTasks(node)).get(id), "RUNNING", `${name}: task ${id}`);
     const sandbox = sandboxes.find((s) => s.metadata.name === name && s.state === "SANDBOX_READY");
     assert.ok(sandbox, `no ready sandbox ${name} in the node's containerd`);
     assert.equal(sandbox.metadata.namespace, "kube-system");

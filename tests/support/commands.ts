@@ -45,6 +45,42 @@ export function kubeadmLauncher(): string {
   return Deno.env.get("KUBEADM_TS_LAUNCHER") ?? `${repoRoot}/scripts/kubeadm`;
 }
 
+/** A process started with {@link spawnGroup}. */
+export interface GroupProcess {
+  /** Its output once it has ended. */
+  output: Promise<Deno.CommandOutput>;
+  /** SIGKILLs its whole process group (the command and everything it started). */
+  killGroup(): void;
+}
+
+/**
+ * Starts a command leading a process group of its own (`setsid`), output piped, to be killed
+ * as one with everything it started.
+ */
+export function spawnGroup(
+  argv: string[],
+  opts: { env?: Record<string, string>; clearEnv?: boolean } = {},
+): GroupProcess {
+  const child = new Deno.Command("setsid", {
+    args: argv,
+    env: opts.env,
+    clearEnv: opts.clearEnv,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  return {
+    output: child.output(),
+    killGroup() {
+      try {
+        Deno.kill(-child.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    },
+  };
+}
+
 /** Polls `fn` until it returns a truthy value or `timeoutMs` passes. */
 export async function waitFor<T>(
   what: string,

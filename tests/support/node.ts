@@ -26,6 +26,7 @@
  *
  * @module
  */
+import { type GroupProcess, spawnGroup } from "./commands.ts";
 import { containerdBinDir, containerdConfig, PAUSE_IMAGE } from "./containerd.ts";
 import { createNetNamespace, type NetNamespace, sh } from "./netns.ts";
 import { binSetDir } from "./k8s_bins.ts";
@@ -161,12 +162,7 @@ export interface TestNode {
 }
 
 /** A process started with {@link TestNode.spawn}. */
-export interface NodeProcess {
-  /** Its output once it has ended. */
-  output: Promise<Deno.CommandOutput>;
-  /** SIGKILLs its whole process group (the command and everything it started). */
-  killGroup(): void;
-}
+export type NodeProcess = GroupProcess;
 
 let counter = 0;
 
@@ -672,27 +668,11 @@ export async function createNode(opts: NodeOptions = {}): Promise<TestNode> {
           stderr: new TextDecoder().decode(out.stderr),
         };
       },
-      spawn(argv, o = {}) {
-        // setsid: the command leads a process group of its own, killed as one.
-        const child = new Deno.Command("setsid", {
-          args: ["nsenter", ...enter, ...argv],
+      spawn: (argv, o = {}) =>
+        spawnGroup(["nsenter", ...enter, ...argv], {
           env: { ...nodeEnv, ...o.env },
           clearEnv: true,
-          stdin: "null",
-          stdout: "piped",
-          stderr: "piped",
-        }).spawn();
-        return {
-          output: child.output(),
-          killGroup() {
-            try {
-              Deno.kill(-child.pid, "SIGKILL");
-            } catch {
-              // already gone
-            }
-          },
-        };
-      },
+        }),
       ctr: (args) =>
         sh([`${ctrdBin}/ctr`, "--address", criSocketOnHost, "--namespace", "k8s.io", ...args]),
       log: (unit) => Deno.readTextFile(`${dir}/logs/${unit}.log`).catch(() => ""),
