@@ -26,10 +26,10 @@ kubeadm.k8s.io/v1beta4 (kubeadm.k8s.io/v1 only with --allow-experimental-api).`;
 
 /** Host facts for dynamic defaults: this machine's name and default address (or a stand-in). */
 async function hostFacts(rootfs: string, address?: string) {
-  const { detectDefaultAddress, readHostFacts } = await import("../../runtime/host/facts.ts");
+  const { defaultAdvertiseAddress, readHostFacts } = await import("../../runtime/host/facts.ts");
   return {
     hostname: readHostFacts(rootfs).hostname,
-    defaultAdvertiseAddress: address ?? detectDefaultAddress() ?? "",
+    defaultAdvertiseAddress: defaultAdvertiseAddress(address) ?? "",
   };
 }
 
