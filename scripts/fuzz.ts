@@ -236,6 +236,7 @@ async function run(): Promise<number> {
   const times: number[] = [];
   const histogram = new Map<number, number>();
   const byTarget = new Map<Target, number>();
+  const targetMs = new Map<Target, number>();
   const counts = { crash: 0, "exit-status": 0, "write-on-error": 0, secret: 0, subprocess: 0 };
   let failing = 0;
   let slowest = { ms: 0, index: -1 };
@@ -255,6 +256,7 @@ async function run(): Promise<number> {
       if (ms > slowest.ms) slowest = { ms, index: i };
       histogram.set(o.code, (histogram.get(o.code) ?? 0) + 1);
       byTarget.set(c.target, (byTarget.get(c.target) ?? 0) + 1);
+      targetMs.set(c.target, (targetMs.get(c.target) ?? 0) + ms);
       const findings = checkOutcome(o, p.secrets);
       if (i - from < subprocess) {
         const sdir = `${work}/case-${i}-process`;
@@ -295,7 +297,9 @@ async function run(): Promise<number> {
     if (!values["work-dir"]) await Deno.remove(work, { recursive: true });
   }
   const hist = [...histogram].sort((a, b) => a[0] - b[0]).map(([k, v]) => `${k}:${v}`).join(" ");
-  const targets = [...byTarget].map(([k, v]) => `${k}:${v}`).join(" ");
+  const targets = [...byTarget].map(([k, v]) =>
+    `${k}:${v} in ${((targetMs.get(k) ?? 0) / 1000).toFixed(1)}s`
+  ).join(", ");
   console.log(
     `seed ${seed}, cases ${count} (from ${from}; ${targets}), subprocess ${
       Math.min(subprocess, count)

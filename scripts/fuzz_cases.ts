@@ -362,7 +362,7 @@ function mutateText(r: Rand, text: string): string {
 /** A mutated copy of YAML documents (tree mutations, then sometimes text damage). */
 export function mutateYaml(r: Rand, text: string, fixJoinTimeout = false): string {
   let docs = parseAllDocuments(text).map((d) => d.toJS() as unknown);
-  for (let n = 1 + r.int(3); n > 0; n--) {
+  for (let n = r.chance(0.6) ? 1 : 2 + r.int(2); n > 0; n--) {
     if (docs.length > 0 && r.chance(0.85)) {
       const i = r.int(docs.length);
       docs[i] = mutateTree(r, docs[i]);
@@ -508,7 +508,7 @@ export function generateCase(seed: string, index: number, ctx: CaseContext): Fuz
   const configText = (base: string, fixJoin = false) =>
     r.chance(0.1)
       ? stringify(randomValue(r))
-      : r.chance(0.12)
+      : r.chance(0.2)
       ? base
       : mutateYaml(r, base, fixJoin);
   switch (target) {
