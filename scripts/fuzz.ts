@@ -43,9 +43,12 @@ export interface Outcome {
 
 /** One problem with one case. */
 export interface Finding {
-  kind: "crash" | "exit-status" | "write-on-error" | "secret" | "subprocess";
+  kind: "crash" | "exit-status" | "write-on-error" | "secret" | "subprocess" | "hang";
   detail: string;
 }
+
+/** A case running longer than this is a finding: every wait of these commands is bounded. */
+export const HANG_MS = 30_000;
 
 const STACK =
   /^\s+at .*(:\d+:\d+\)?|<anonymous>|native)$|file:\/\/\/|ext:[a-z_]+\/|error: Uncaught/m;
@@ -237,7 +240,14 @@ async function run(): Promise<number> {
   const histogram = new Map<number, number>();
   const byTarget = new Map<Target, number>();
   const targetMs = new Map<Target, number>();
-  const counts = { crash: 0, "exit-status": 0, "write-on-error": 0, secret: 0, subprocess: 0 };
+  const counts = {
+    crash: 0,
+    "exit-status": 0,
+    "write-on-error": 0,
+    secret: 0,
+    subprocess: 0,
+    hang: 0,
+  };
   let failing = 0;
   let slowest = { ms: 0, index: -1 };
   try {
@@ -250,7 +260,17 @@ async function run(): Promise<number> {
         console.log(`case ${i} (${c.target}): kubeadm ${p.argv.map(quote).join(" ")}`);
       }
       const started = performance.now();
+      const watchdog = setTimeout(
+        () =>
+          console.log(
+            `case ${i} still running after ${HANG_MS / 1000}s (repro: scripts/fuzz --seed ${
+              quote(seed)
+            } --case ${i})`,
+          ),
+        HANG_MS,
+      );
       const o = await runInProcess(p);
+      clearTimeout(watchdog);
       const ms = performance.now() - started;
       times.push(ms);
       if (ms > slowest.ms) slowest = { ms, index: i };
@@ -258,6 +278,7 @@ async function run(): Promise<number> {
       byTarget.set(c.target, (byTarget.get(c.target) ?? 0) + 1);
       targetMs.set(c.target, (targetMs.get(c.target) ?? 0) + ms);
       const findings = checkOutcome(o, p.secrets);
+      if (ms > HANG_MS) findings.push({ kind: "hang", detail: `ran ${(ms / 1000).toFixed(0)}s` });
       if (i - from < subprocess) {
         const sdir = `${work}/case-${i}-process`;
         await Deno.mkdir(sdir);
@@ -310,7 +331,7 @@ async function run(): Promise<number> {
       counts["write-on-error"]
     }, leaked secrets ${counts.secret}, undocumented exit statuses ${
       counts["exit-status"]
-    }, subprocess mismatches ${counts.subprocess}`,
+    }, subprocess mismatches ${counts.subprocess}, hangs ${counts.hang}`,
   );
   console.log(`exit statuses ${hist}`);
   console.log(

@@ -73,7 +73,7 @@ Deno.test(`a seeded slice of ${CI_CASES} cases has no finding`, async () => {
   assert.match(out, new RegExp(`cases ${CI_CASES} `));
   assert.match(
     out,
-    /crashes 0, writes-on-error 0, leaked secrets 0, undocumented exit statuses 0, subprocess mismatches 0/,
+    /crashes 0, writes-on-error 0, leaked secrets 0, undocumented exit statuses 0, subprocess mismatches 0, hangs 0/,
   );
   assert.match(out, /no findings/);
 });
