@@ -128,6 +128,7 @@ async function prepare(c: FuzzCase, stub: Stub, dir: string): Promise<Prepared> 
   const fill = (s: string) =>
     s.replaceAll(P.root, `${dir}/root`).replaceAll(P.dir, dir)
       .replaceAll(P.endpoint, stub.endpoint).replaceAll(P.token, stub.token)
+      .replaceAll(P.tokenId, stub.token.split(".")[0])
       .replaceAll(P.hash, stub.caCertHash).replaceAll(P.certKey, stub.certificateKey);
   await Deno.mkdir(`${dir}/root`, { recursive: true });
   await Deno.mkdir(`${dir}/tmp`);
@@ -161,8 +162,12 @@ async function prepare(c: FuzzCase, stub: Stub, dir: string): Promise<Prepared> 
 }
 
 /** Runs a prepared case in-process through `main`. */
-async function runInProcess(p: Prepared): Promise<Outcome> {
+async function runInProcess(p: Prepared, live: boolean): Promise<Outcome> {
   let output = "";
+  const add = (t: string) => {
+    output += t;
+    if (live) Deno.stdout.writeSync(new TextEncoder().encode(t));
+  };
   let error: unknown;
   let escaped: unknown;
   let code = -1;
@@ -173,8 +178,8 @@ async function runInProcess(p: Prepared): Promise<Outcome> {
   try {
     code = await main(p.argv, {
       streams: {
-        stdout: (t) => output += t,
-        stderr: (t) => output += t,
+        stdout: add,
+        stderr: add,
         stdin: () => new Blob([]).stream(),
       },
       onError: (e) => error = e,
@@ -269,7 +274,7 @@ async function run(): Promise<number> {
           ),
         HANG_MS,
       );
-      const o = await runInProcess(p);
+      const o = await runInProcess(p, only !== undefined);
       clearTimeout(watchdog);
       const ms = performance.now() - started;
       times.push(ms);
@@ -298,7 +303,8 @@ async function run(): Promise<number> {
         await Deno.remove(sdir, { recursive: true });
       }
       if (values.verbose || only !== undefined) {
-        console.log(`exit ${o.code} (${ms.toFixed(0)}ms)\n${o.output}`);
+        console.log(`exit ${o.code} (${ms.toFixed(0)}ms)`);
+        if (only === undefined) console.log(o.output);
       }
       for (const f of findings) counts[f.kind]++;
       if (findings.length > 0) {

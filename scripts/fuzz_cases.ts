@@ -18,6 +18,8 @@ export const P = {
   dir: "$CASE",
   endpoint: "$ENDPOINT",
   token: "$TOKEN",
+  /** The id of the stub's token. */
+  tokenId: "$TID",
   hash: "$HASH",
   certKey: "$CERTKEY",
   caCert: "$CACERT",
@@ -544,7 +546,8 @@ export function generateCase(seed: string, index: number, ctx: CaseContext): Fuz
         // signed for the token's id (else join polls for 5 minutes, as upstream), by the
         // token itself or, to test the signature check, by another secret.
         const token = r.chance(0.6) ? P.token : randomToken(r);
-        signFor.splice(0, 1, r.chance(0.7) ? token : `${token.split(".")[0]}.${chars(r, 16)}`);
+        const id = token === P.token ? P.tokenId : token.split(".")[0];
+        signFor.splice(0, 1, r.chance(0.7) ? token : `${id}.${chars(r, 16)}`);
         if (r.chance(0.85)) {
           argv.push(
             r.chance(0.85) ? P.endpoint : r.pick([
