@@ -11,6 +11,7 @@
 import { Command, type Option } from "commander";
 import { ExitCode, KubeadmError } from "../core/errors.ts";
 import { commandPath, formatHelp } from "./help.ts";
+import { writeStderr, writeStdout } from "./output.ts";
 
 /**
  * A command line that does not parse: an unknown flag, command or argument, a missing value or
@@ -27,7 +28,8 @@ export class KubeadmCommand extends Command {
     super(name);
     this.configureHelp({ formatHelp: (cmd) => formatHelp(cmd) });
     this.configureOutput({
-      writeOut: (s) => Deno.stdout.writeSync(new TextEncoder().encode(s)),
+      writeOut: writeStdout,
+      writeErr: writeStderr,
     });
   }
 

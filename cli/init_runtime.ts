@@ -19,7 +19,7 @@ import type { InitData } from "../core/phases/init/data.ts";
 import { parseDuration } from "../core/text/duration.ts";
 import { DefaultTimeouts } from "../core/constants.ts";
 import { HostFileSystem } from "../runtime/fs/host_fs.ts";
-import { detectDefaultAddress, readHostFacts } from "../runtime/host/facts.ts";
+import { defaultAdvertiseAddress, readHostFacts } from "../runtime/host/facts.ts";
 import type { CommandDeps, Invocation, WorkflowRun } from "./workflow_command.ts";
 import { preflightOutput } from "./flags.ts";
 import { DryRunReport } from "./dry_run_report.ts";
@@ -85,8 +85,7 @@ export async function prepareInit(
     },
     host: {
       hostname: facts.hostname,
-      defaultAdvertiseAddress: flags["apiserver-advertise-address"] ?? detectDefaultAddress() ??
-        "",
+      defaultAdvertiseAddress: defaultAdvertiseAddress(flags["apiserver-advertise-address"]) ?? "",
     },
     random: webRandom,
   });

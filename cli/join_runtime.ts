@@ -28,7 +28,10 @@ import type { DiscoveryUrlResponse } from "../core/discovery/file.ts";
 import type { JoinFlagOverrides } from "../core/config/join.ts";
 import type { JoinData, JoinPorts } from "../core/phases/join/data.ts";
 import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
-import { detectDefaultAddress, readHostFacts } from "../runtime/host/facts.ts";
+import {
+  defaultAdvertiseAddress as advertiseAddressDefault,
+  readHostFacts,
+} from "../runtime/host/facts.ts";
 import { envGet } from "../runtime/host/env.ts";
 import { createDenoTransport } from "../runtime/kube/transport.ts";
 import { DenoNodeHost } from "../runtime/host/node_host.ts";
@@ -156,7 +159,7 @@ export async function prepareJoin(
     }
     discoveryFallbackFile = adminConf;
   }
-  const defaultAdvertiseAddress = flags.advertiseAddress ?? detectDefaultAddress() ?? "";
+  const defaultAdvertiseAddress = advertiseAddressDefault(flags.advertiseAddress) ?? "";
   const { config, warnings } = resolveJoinConfig({
     text,
     source: configFile,

@@ -7,8 +7,8 @@
  * @module
  */
 import { type Command, CommanderError } from "commander";
-import { errorMessage, KubeadmError, redactSecrets } from "../core/errors.ts";
-import { stderr } from "./output.ts";
+import { errorMessage, ExitCode, KubeadmError, redactSecrets } from "../core/errors.ts";
+import { type CliStreams, processStreams, stderr, withStreams } from "./output.ts";
 import { envGet } from "../runtime/host/env.ts";
 import { addFlags, normaliseArgv, PERSISTENT_FLAGS } from "./flags.ts";
 import { KubeadmCommand } from "./command.ts";
@@ -60,32 +60,65 @@ export function buildProgram(): Command {
   });
 }
 
-/** Runs the CLI and returns the process exit status. */
-export async function main(argv: string[]): Promise<number> {
+/** What a caller running the command line in-process may supply (the fuzzer, tests). */
+export interface MainOptions {
+  /** Where output goes and input comes from (default: the process's standard streams). */
+  streams?: CliStreams;
+  /**
+   * Called with what a failed run threw, after its message is printed: a caller can tell a
+   * {@link KubeadmError} (a failure the core reports on purpose) from anything else (a bug).
+   */
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * Runs the CLI on `argv` (without the program name) and returns the process exit status, one of
+ * {@link ExitCode}'s. The process entry below and in-process callers use this same function.
+ */
+export async function main(argv: string[], options: MainOptions = {}): Promise<number> {
+  return await withStreams(options.streams ?? processStreams, async () => {
+    try {
+      return await run(argv);
+    } catch (e) {
+      options.onError?.(e);
+      return report(e);
+    }
+  });
+}
+
+async function run(argv: string[]): Promise<number> {
   const program = buildProgram();
   // Upstream's bare `kubeadm` prints its help (to stdout) and succeeds.
   if (argv.length === 0) {
     program.outputHelp();
-    return 0;
+    return ExitCode.success;
   }
   try {
     await program.parseAsync(normaliseArgv(argv), { from: "user" });
-    return 0;
+    return ExitCode.success;
   } catch (e) {
     if (e instanceof CommanderError) {
-      if (e.code === "commander.helpDisplayed" || e.code === "commander.version") return 0;
-      if (e.code === "commander.help") return 0;
-      return e.exitCode === 0 ? 0 : 1;
+      // Help and version requests are not failures; commander printed its other errors.
+      if (
+        e.exitCode === 0 || e.code === "commander.helpDisplayed" ||
+        e.code === "commander.version" || e.code === "commander.help"
+      ) return ExitCode.success;
     }
-    if (e instanceof KubeadmError) {
-      stderr(redactSecrets(e.message));
-      if (e.hint) stderr(`hint: ${redactSecrets(e.hint)}`);
-      return e.exitCode;
-    }
-    stderr(redactSecrets(errorMessage(e)));
-    if (envGet("KUBEADM_TS_DEBUG") && e instanceof Error && e.stack) stderr(e.stack);
-    return 1;
+    throw e;
   }
+}
+
+/** Prints a failure (secrets redacted) and returns its exit status. */
+function report(e: unknown): number {
+  if (e instanceof CommanderError) return ExitCode.generic;
+  if (e instanceof KubeadmError) {
+    stderr(redactSecrets(e.message));
+    if (e.hint) stderr(`hint: ${redactSecrets(e.hint)}`);
+    return e.exitCode;
+  }
+  stderr(redactSecrets(errorMessage(e)));
+  if (envGet("KUBEADM_TS_DEBUG") && e instanceof Error && e.stack) stderr(e.stack);
+  return ExitCode.generic;
 }
 
 if (import.meta.main) {

@@ -7,6 +7,7 @@
 import type { Command } from "commander";
 import { UsageError } from "../command.ts";
 import { setExample } from "../help.ts";
+import { writeStdout } from "../output.ts";
 
 const SHELLS = ["bash", "zsh"] as const;
 
@@ -45,7 +46,7 @@ export function registerCompletion(program: Command): void {
       while (root.parent) root = root.parent;
       const { bashCompletion, zshCompletion } = await import("../completion.ts");
       const text = shell === "bash" ? bashCompletion(root) : zshCompletion(root);
-      Deno.stdout.writeSync(new TextEncoder().encode(text));
+      writeStdout(text);
     });
   setExample(cmd, EXAMPLE);
 }

@@ -10,7 +10,7 @@ import type { Command } from "commander";
 import type { ContainerRuntime } from "../../core/host/container_runtime.ts";
 import type { Printer } from "../../core/host/ports.ts";
 import { addFlags, type FlagValues, flagValues } from "../flags.ts";
-import { consolePrinter } from "../output.ts";
+import { consolePrinter, writeStdout } from "../output.ts";
 import { requireSubcommand } from "../command.ts";
 
 /** What a test can hand to {@link registerConfig} instead of this machine. */
@@ -24,16 +24,12 @@ export interface ConfigCommandDeps {
 const API_VERSION_NOTE = `The kubeadm configuration API version this kubeadm reads and writes is
 kubeadm.k8s.io/v1beta4 (kubeadm.k8s.io/v1 only with --allow-experimental-api).`;
 
-function write(text: string): void {
-  Deno.stdout.writeSync(new TextEncoder().encode(text));
-}
-
 /** Host facts for dynamic defaults: this machine's name and default address (or a stand-in). */
 async function hostFacts(rootfs: string, address?: string) {
-  const { detectDefaultAddress, readHostFacts } = await import("../../runtime/host/facts.ts");
+  const { defaultAdvertiseAddress, readHostFacts } = await import("../../runtime/host/facts.ts");
   return {
     hostname: readHostFacts(rootfs).hostname,
-    defaultAdvertiseAddress: address ?? detectDefaultAddress() ?? "",
+    defaultAdvertiseAddress: defaultAdvertiseAddress(address) ?? "",
   };
 }
 
@@ -83,14 +79,14 @@ async function runImagesList(c: Command, out: Printer): Promise<void> {
   const { controlPlaneImages } = await import("../../core/preflight/checks/container_runtime.ts");
   const images = controlPlaneImages(config.cluster);
   if (format === "text") {
-    write(`${images.join("\n")}\n`);
+    writeStdout(`${images.join("\n")}\n`);
     return;
   }
   const { formatStructured, OUTPUT_API_VERSION } = await import(
     "../../core/text/structured_output.ts"
   );
   const list = { kind: "Images", apiVersion: OUTPUT_API_VERSION, images };
-  write(formatStructured(list, format as "json" | "yaml" | "kyaml"));
+  writeStdout(formatStructured(list, format as "json" | "yaml" | "kyaml"));
 }
 
 async function runImagesPull(c: Command, deps: ConfigCommandDeps): Promise<void> {
@@ -149,7 +145,7 @@ async function runMigrate(c: Command, out: Printer): Promise<void> {
   for (const w of result.warnings) out.warn(w);
   const path = v["new-config"];
   if (!path) {
-    write(result.text);
+    writeStdout(result.text);
     return;
   }
   try {
@@ -222,7 +218,7 @@ configuration file. Bootstrap tokens are shown as the placeholder "abcdef.012345
     flags: readonly string[] = [],
   ) =>
     addFlags(sub(print, name, short), flags, "config").action(async (_o, c: Command) =>
-      write(await text(c))
+      writeStdout(await text(c))
     );
   printer(
     "init-defaults",

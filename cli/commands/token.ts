@@ -6,7 +6,7 @@
  */
 import type { Command } from "commander";
 import { addFlags, flagValues, setFlagNames } from "../flags.ts";
-import { consolePrinter, stdout } from "../output.ts";
+import { consolePrinter, stdout, writeStderr, writeStdout } from "../output.ts";
 import { requireSubcommand } from "../command.ts";
 import type { TokenCommonFlags } from "../token_runtime.ts";
 
@@ -129,7 +129,7 @@ async function runList(cmd: Command): Promise<void> {
         tokens.push(tokenFromSecret(s));
       } catch (e) {
         // Upstream prints the decoding error without a newline and carries on.
-        Deno.stderr.writeSync(new TextEncoder().encode((e as Error).message));
+        writeStderr((e as Error).message);
       }
     }
     const text = format === "json"
@@ -137,7 +137,7 @@ async function runList(cmd: Command): Promise<void> {
       : format === "yaml"
       ? list.formatTokenListYaml(tokens)
       : list.formatTokenListText(tokens, systemClock.now());
-    if (text) Deno.stdout.writeSync(new TextEncoder().encode(text));
+    if (text) writeStdout(text);
   } finally {
     conn.close();
   }

@@ -17,7 +17,7 @@
 import { isValidToken, redactToken } from "../bootstraptoken/token.ts";
 import { DEFAULT_API_SERVER_PORT, DEFAULT_CERTIFICATES_DIR } from "../constants.ts";
 import { ConfigError, type FieldError, ValidationError } from "../errors.ts";
-import { splitHostPort } from "../net/host_port.ts";
+import { parseHostPort, splitHostPort } from "../net/host_port.ts";
 import { pinProblem } from "../pki/pin.ts";
 import { clone } from "./component_merge.ts";
 import {
@@ -378,6 +378,9 @@ export function validateDiscovery(
     errs.push(...validateToken(b.token, `${p}.token`));
     try {
       splitHostPort(b.apiServerEndpoint ?? "");
+      // Beyond upstream (which polls an endpoint it can never dial until discovery times
+      // out): the port must be a number and the host an IP address or a DNS name.
+      parseHostPort(b.apiServerEndpoint ?? "");
     } catch (e) {
       errs.push(invalid(`${p}.apiServerEndpoint`, b.apiServerEndpoint ?? "", (e as Error).message));
     }

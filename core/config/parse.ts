@@ -21,6 +21,7 @@ import {
   type StrictCheck,
   V1_SCHEMAS,
   V1BETA4_SCHEMAS,
+  withGoZeroValues,
 } from "./schema.ts";
 import type {
   ClusterConfiguration,
@@ -312,7 +313,8 @@ export function loadConfigDocuments(text: string, options: LoadOptions = {}): Lo
           );
         }
       }
-      const doc = info.version === "v1" ? v1ToV1beta4(value, info, mergeMethodErrors) : value;
+      const decoded = withGoZeroValues(value, schema) as typeof value;
+      const doc = info.version === "v1" ? v1ToV1beta4(decoded, info, mergeMethodErrors) : decoded;
       switch (info.kind) {
         case "InitConfiguration":
           result.init = doc as InitConfiguration;
