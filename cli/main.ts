@@ -1,8 +1,10 @@
 /**
  * The `kubeadm` command line: upstream-compatible commands and flags over the core.
  *
- * Heavy modules (PKI, YAML, the workflows) are imported lazily inside each command so that
- * start-up stays cheap.
+ * Start-up loads only what the command run needs: the top-level commands are one list
+ * ({@link COMMANDS}), each registered by its own module, imported when that command is run (the
+ * whole tree only for the root's help, completion and unknown commands); heavy modules (PKI,
+ * YAML, the workflows' phases) are imported inside the commands that use them.
  *
  * @module
  */
@@ -12,16 +14,6 @@ import { stderr } from "./output.ts";
 import { envGet } from "../runtime/host/env.ts";
 import { addFlags, normaliseArgv, PERSISTENT_FLAGS } from "./flags.ts";
 import { KubeadmCommand } from "./command.ts";
-import { registerVersion } from "./commands/version.ts";
-import { registerInit } from "./commands/init.ts";
-import { registerToken } from "./commands/token.ts";
-import { registerConfig } from "./commands/config.ts";
-import { registerCompletion } from "./commands/completion.ts";
-import { registerReset } from "./commands/reset.ts";
-import { registerJoin } from "./commands/join.ts";
-import { registerDiscoveryCheck } from "./commands/discovery_check.ts";
-import { registerCerts } from "./commands/certs.ts";
-import { registerKubeconfig } from "./commands/kubeconfig.ts";
 
 /**
  * The root command as the command line uses it (upstream's help and parse errors, each command
@@ -44,25 +36,60 @@ export function createProgram(register: (program: Command) => void): Command {
   return program;
 }
 
-/** Builds the root command with every sub-command registered. */
-export function buildProgram(): Command {
+/** A top-level command: its name and the registration its module exports, loaded on demand. */
+interface TopLevelCommand {
+  name: string;
+  load(): Promise<(program: Command) => void>;
+}
+
+/** Every top-level command, in registration (root help) order. */
+export const COMMANDS: readonly TopLevelCommand[] = [
+  { name: "init", load: async () => (await import("./commands/init.ts")).registerInit },
+  { name: "token", load: async () => (await import("./commands/token.ts")).registerToken },
+  { name: "join", load: async () => (await import("./commands/join.ts")).registerJoin },
+  {
+    name: "discovery-check",
+    load: async () => (await import("./commands/discovery_check.ts")).registerDiscoveryCheck,
+  },
+  { name: "reset", load: async () => (await import("./commands/reset.ts")).registerReset },
+  { name: "certs", load: async () => (await import("./commands/certs.ts")).registerCerts },
+  {
+    name: "kubeconfig",
+    load: async () => (await import("./commands/kubeconfig.ts")).registerKubeconfig,
+  },
+  { name: "config", load: async () => (await import("./commands/config.ts")).registerConfig },
+  {
+    name: "completion",
+    load: async () => (await import("./commands/completion.ts")).registerCompletion,
+  },
+  { name: "version", load: async () => (await import("./commands/version.ts")).registerVersion },
+];
+
+/**
+ * Builds the root command with every top-level command registered, or only `only` (what a
+ * run of that command needs: a command's parsing, help and errors depend on its own sub-tree).
+ */
+export async function buildProgram(only?: string): Promise<Command> {
+  const selected = COMMANDS.filter((c) => only === undefined || c.name === only);
+  const registrations = await Promise.all(selected.map((c) => c.load()));
   return createProgram((program) => {
-    registerInit(program);
-    registerToken(program);
-    registerJoin(program);
-    registerDiscoveryCheck(program);
-    registerReset(program);
-    registerCerts(program);
-    registerKubeconfig(program);
-    registerConfig(program);
-    registerCompletion(program);
-    registerVersion(program);
+    for (const register of registrations) register(program);
   });
+}
+
+/**
+ * The top-level command a command line runs, when only its sub-tree is needed: not for a bare
+ * `kubeadm`, a leading flag, `help`, an unknown command, or `completion` (which walks the tree).
+ */
+function commandToLoad(argv: readonly string[]): string | undefined {
+  const first = argv[0];
+  if (first === "completion") return undefined;
+  return COMMANDS.some((c) => c.name === first) ? first : undefined;
 }
 
 /** Runs the CLI and returns the process exit status. */
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
+  const program = await buildProgram(commandToLoad(argv));
   // Upstream's bare `kubeadm` prints its help (to stdout) and succeeds.
   if (argv.length === 0) {
     program.outputHelp();

@@ -512,9 +512,12 @@ async function upstreamSubcommands(path: string[]): Promise<string[]> {
   return section.split("\n").map((l) => l.trim().split(/\s+/)[0]).filter((n) => n !== "help");
 }
 
+/** Our whole command tree, as the CLI builds it. */
+const program = await buildProgram();
+
 /** Our command at `path`, as the CLI builds it. */
 function ourCommand(path: string[]): Command {
-  let cmd = buildProgram();
+  let cmd = program;
   for (const name of path) {
     const next = cmd.commands.find((c) => c.name() === name);
     assert.ok(next, `kubeadm ${path.join(" ")}`);

@@ -42,8 +42,11 @@ async function upstreamListing(kubeadm: string, root: string[]): Promise<Listing
   return listing;
 }
 
+/** Our whole command tree, as the CLI builds it. */
+const program = await buildProgram();
+
 function ourListing(root: string[]): Listing {
-  let cmd: Command | undefined = buildProgram();
+  let cmd: Command | undefined = program;
   for (const name of root) cmd = cmd?.commands.find((c) => c.name() === name);
   assert.ok(cmd, root.join(" "));
   const listing: Listing = new Map();
