@@ -5,7 +5,7 @@
 // still builds (listed below with their issue; each entry must stay true).
 import assert from "node:assert/strict";
 import type { Command } from "commander";
-import { buildProgram } from "../../cli/main.ts";
+import { buildProgram } from "../../cli/program.ts";
 import { formatHelp } from "../../cli/help.ts";
 import { type HelpCommand, type HelpFlag, walkHelpTree } from "../support/help_tree.ts";
 import { k8sBinDir } from "../support/k8s_bins.ts";

@@ -6,7 +6,7 @@
 // none of our files changed). Every renewed certificate is also checked with openssl.
 import assert from "node:assert/strict";
 import type { Command } from "commander";
-import { buildProgram } from "../../cli/main.ts";
+import { buildProgram } from "../../cli/program.ts";
 import { PERSISTENT_FLAGS } from "../../cli/flags.ts";
 import { GOLDEN_DEFAULT_CONFIG } from "../support/config.ts";
 import { k8sBinDir } from "../support/k8s_bins.ts";

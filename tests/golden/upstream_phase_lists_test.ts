@@ -5,7 +5,7 @@
 // `etcd-join` is no longer experimental, `kubelet-wait-bootstrap` is listed.
 import assert from "node:assert/strict";
 import type { Command } from "commander";
-import { buildProgram } from "../../cli/main.ts";
+import { buildProgram } from "../../cli/program.ts";
 import { k8sBinDir } from "../support/k8s_bins.ts";
 import { run } from "../support/control_plane.ts";
 
