@@ -1,12 +1,15 @@
 /**
  * Runs a command without the command-line library when the command line is unambiguous, so
- * that a plain `kubeadm version` does not pay for loading commander (and with it Deno's Node
- * compatibility layer, as commander is CommonJS). The values are the ones commander and
- * {@link flagValues} would give: the command's name, then only the registry's single-valued,
+ * that `kubeadm version` or `kubeadm init phase certs all --config c.yaml` do not pay for
+ * loading commander (CommonJS, so it also starts Deno's Node compatibility layer) and building
+ * their command tree. A command line runs directly only when it is a command that declares a
+ * direct run (`cli/command_list.ts`: `version`, the `init`/`join`/`reset` workflows and their
+ * runnable phase commands), its sub-command names, then only the registry's single-valued,
  * non-boolean flags it accepts (its own and the global ones) as `--name=value`, `--name value`,
- * `-x value` or `-x=value`, the value not starting with `-`; defaults as registered; each value
- * parsed by its type. Anything else (help, an unknown flag or argument, a boolean or list flag,
- * a missing value) is left to commander, with its parse errors and help.
+ * `-x value` or `-x=value`, the value not starting with `-`. It gets what commander would give:
+ * the names set, and the values with the registered defaults, parsed by type. Anything else
+ * (help, an unknown flag or argument, a boolean or list flag, a missing value) is left to
+ * commander, with its parse errors and help.
  *
  * @module
  */
@@ -16,6 +19,7 @@ import {
   type FlagName,
   FLAGS,
   type FlagValues,
+  type GivenFlags,
   isFlagName,
   parseFlagValue,
   PERSISTENT_FLAGS,
@@ -25,14 +29,14 @@ import {
 const SINGLE_VALUED = new Set(["string", "int32", "duration", "level", "moduleSpec"]);
 
 /**
- * The flag values of `args` (what follows the command's name) for a command accepting
- * `accepts`, or `undefined` when commander should parse them.
+ * The flags `args` (the flags after the command's names) give a command accepting `accepts`,
+ * or `undefined` when commander should parse them.
  */
-export function directValues(
+export function directFlags(
   command: CommandName,
   accepts: readonly FlagName[],
   args: readonly string[],
-): FlagValues | undefined {
+): GivenFlags | undefined {
   const accepted = new Set<FlagName>([...accepts, ...PERSISTENT_FLAGS]);
   const byShort = new Map<string, FlagName>();
   for (const name of accepted) {
@@ -54,17 +58,32 @@ export function directValues(
     }
     given.set(name, value);
   }
-  // In commander's order: the command's own flags, then the global ones, each sorted.
-  const out: Record<string, unknown> = {};
+  return {
+    set: commanderOrder(accepts).filter((n) => given.has(n) && !("notConfig" in FLAGS[n])),
+    values: () => parsedValues(command, accepts, given),
+  };
+}
+
+/** The flags a command accepts in commander's order: its own, then the global ones, sorted. */
+function commanderOrder(accepts: readonly FlagName[]): FlagName[] {
   const own = [...new Set(accepts)].sort();
-  const global = [...PERSISTENT_FLAGS].sort().filter((n) => !own.includes(n));
-  for (const [names, defaults] of [[own, command], [global, "kubeadm"]] as const) {
-    for (const name of names) {
-      const defaultBy = (FLAGS[name] as { defaultBy?: Partial<Record<CommandName, string>> })
-        .defaultBy;
-      const raw = given.get(name) ?? defaultBy?.[defaults];
-      if (raw !== undefined) out[name] = parseFlagValue(name, raw);
-    }
+  return [...own, ...[...PERSISTENT_FLAGS].sort().filter((n) => !own.includes(n))];
+}
+
+/** The values commander would give: the ones given, else the registered defaults, parsed. */
+function parsedValues(
+  command: CommandName,
+  accepts: readonly FlagName[],
+  given: ReadonlyMap<FlagName, string>,
+): FlagValues {
+  const out: Record<string, unknown> = {};
+  const own = new Set(accepts);
+  for (const name of commanderOrder(accepts)) {
+    // The global flags are registered with the root's defaults.
+    const defaultBy = (FLAGS[name] as { defaultBy?: Partial<Record<CommandName, string>> })
+      .defaultBy;
+    const raw = given.get(name) ?? defaultBy?.[own.has(name) ? command : "kubeadm"];
+    if (raw !== undefined) out[name] = parseFlagValue(name, raw);
   }
   return out as FlagValues;
 }
@@ -73,9 +92,12 @@ export function directValues(
 export async function directRun(argv: readonly string[]): Promise<boolean> {
   const entry = COMMANDS.find((c) => c.name === argv[0]);
   if (!entry?.direct) return false;
-  const command = await entry.direct();
-  const values = directValues(entry.name, command.flags, argv.slice(1));
-  if (!values) return false;
-  await command.run(values);
+  let names = 1;
+  while (names < argv.length && !argv[names].startsWith("-")) names++;
+  const command = await entry.direct(argv.slice(1, names));
+  if (!command) return false;
+  const given = directFlags(entry.name, command.flags, argv.slice(names));
+  if (!given) return false;
+  await command.run(given);
   return true;
 }

@@ -636,6 +636,14 @@ export function flagValues(cmd: Command): FlagValues {
   return out as FlagValues;
 }
 
+/** The flags of one invocation: the names set on the command line, and their values. */
+export interface GivenFlags {
+  /** Flags the user set on the command line (for the `--config` mixing check). */
+  set: readonly string[];
+  /** The values, parsed by type (a bad one throws): read after the mixing check. */
+  values(): FlagValues;
+}
+
 /**
  * Names of the configuration flags the user set on the command line (for upstream's
  * `--config` mixing check), from the command and its ancestors.
