@@ -4,17 +4,19 @@
  * loading commander (CommonJS, so it also starts Deno's Node compatibility layer) and building
  * their command tree. A command line runs directly only when it is a command that declares a
  * direct run (`cli/command_list.ts`: `version`, the `init`/`join`/`reset` workflows and their
- * runnable phase commands), its sub-command names, then only the registry's single-valued,
- * non-boolean flags it accepts (its own and the global ones) as `--name=value`, `--name value`,
- * `-x value` or `-x=value`, the value not starting with `-`. It gets what commander would give:
- * the names set, and the values with the registered defaults, parsed by type. Anything else
- * (help, an unknown flag or argument, a boolean or list flag, a missing value) is left to
- * commander, with its parse errors and help.
+ * runnable phase commands), its sub-command names, then only the registry's flags it accepts
+ * (its own and the global ones): `--name=value`, `--name value`, `-x value` or `-x=value`, the
+ * value not starting with `-`; lists repeated and/or comma-separated; booleans as `--name`,
+ * `-x`, `--name=<bool>` or `--no-name`. It gets what commander would give: the names set, and
+ * the values with the registered defaults, parsed by type. Anything else (help, an unknown flag
+ * or argument, joined shorthands, a missing or bad boolean value) is left to commander, with its
+ * parse errors and help.
  *
  * @module
  */
 import { COMMANDS } from "./command_list.ts";
 import {
+  BOOL_VALUE,
   type CommandName,
   type FlagName,
   FLAGS,
@@ -23,10 +25,18 @@ import {
   isFlagName,
   parseFlagValue,
   PERSISTENT_FLAGS,
+  TRUE_VALUES,
 } from "./flags.ts";
 
-/** Flag kinds a direct run parses (one value each, the last one given wins, as commander's). */
-const SINGLE_VALUED = new Set(["string", "int32", "duration", "level", "moduleSpec"]);
+/** Single-valued flag kinds (the last one given wins, as commander's). */
+const SINGLE_VALUED = new Set([
+  "string",
+  "int32",
+  "duration",
+  "level",
+  "moduleSpec",
+  "featureGates",
+]);
 
 /**
  * The flags `args` (the flags after the command's names) give a command accepting `accepts`,
@@ -43,20 +53,39 @@ export function directFlags(
     const short = (FLAGS[name] as { short?: string }).short;
     if (short) byShort.set(short, name);
   }
-  const given = new Map<FlagName, string>();
+  const given = new Map<FlagName, unknown>();
   for (let i = 0; i < args.length; i++) {
     const m = args[i].match(/^--([a-z0-9-]+)(?:=(.*))?$/s) ??
       args[i].match(/^-([a-zA-Z])(?:=(.*))?$/s);
     if (!m) return undefined;
-    const name = m[0].startsWith("--") ? m[1] : byShort.get(m[1]);
+    const long = m[0].startsWith("--");
+    let name = long ? m[1] : byShort.get(m[1]);
+    let value: string | undefined = m[2];
+    // A boolean's negation (`--no-dry-run`, what `--dry-run=false` becomes for commander).
+    const negated = long && name?.startsWith("no-") && value === undefined &&
+      isFlagName(name.slice(3)) && FLAGS[name.slice(3) as FlagName].type === "bool";
+    if (negated) name = name!.slice(3);
     if (!name || !isFlagName(name) || !accepted.has(name)) return undefined;
-    if (!SINGLE_VALUED.has(FLAGS[name].type)) return undefined;
-    let value = m[2];
+    const type = FLAGS[name].type;
+    if (type === "bool") {
+      if (negated) given.set(name, false);
+      else if (value === undefined) given.set(name, true);
+      else if (long && BOOL_VALUE.test(value)) given.set(name, TRUE_VALUES.has(value));
+      else return undefined;
+      continue;
+    }
     if (value === undefined) {
       value = args[++i];
       if (value === undefined || value.startsWith("-")) return undefined;
     }
-    given.set(name, value);
+    if (type === "stringSlice") {
+      const items = value.split(",").map((x) => x.trim()).filter((x) => x !== "");
+      given.set(name, [...(given.get(name) as string[] | undefined ?? []), ...items]);
+    } else if (SINGLE_VALUED.has(type)) {
+      given.set(name, value);
+    } else {
+      return undefined;
+    }
   }
   return {
     set: commanderOrder(accepts).filter((n) => given.has(n) && !("notConfig" in FLAGS[n])),
@@ -74,7 +103,7 @@ function commanderOrder(accepts: readonly FlagName[]): FlagName[] {
 function parsedValues(
   command: CommandName,
   accepts: readonly FlagName[],
-  given: ReadonlyMap<FlagName, string>,
+  given: ReadonlyMap<FlagName, unknown>,
 ): FlagValues {
   const out: Record<string, unknown> = {};
   const own = new Set(accepts);

@@ -660,8 +660,10 @@ export function setFlagNames(cmd: Command): string[] {
   return [...names];
 }
 
-const BOOL_VALUE = /^(true|false|1|0|t|f|TRUE|FALSE|True|False)$/;
-const TRUE_VALUES = new Set(["true", "1", "t", "TRUE", "True"]);
+/** pflag's (Go's `strconv.ParseBool`) spellings of a boolean flag's value. */
+export const BOOL_VALUE = /^(true|false|1|0|t|f|TRUE|FALSE|True|False)$/;
+/** The spellings of true among {@link BOOL_VALUE}. */
+export const TRUE_VALUES: ReadonlySet<string> = new Set(["true", "1", "t", "TRUE", "True"]);
 
 /** The registry's flag with a one-letter shorthand. */
 function byShorthand(letter: string): FlagName | undefined {

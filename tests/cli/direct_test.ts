@@ -96,8 +96,28 @@ Deno.test("direct runs of a phase: the values and set names commander gives", as
     assert.ok(direct !== undefined, `${args.join(" ")}: run directly`);
     assert.deepEqual(direct, await viaCommander("init", certs.flags, args), args.join(" "));
   }
-  // Boolean and list flags are commander's.
-  assert.equal(viaDirect("init", certs.flags, ["--dry-run"]), undefined);
+  for (
+    const args of [
+      ["--dry-run", "--ignore-preflight-errors=a,b", "--ignore-preflight-errors", " c ,"],
+      ["--dry-run=false", "--upload-certs=1", "--skip-phases", "preflight,certs/ca"],
+      ["--no-dry-run", "--dry-run", "--skip-token-print=f", "--ignore-preflight-errors="],
+      ["--feature-gates", "ControlPlaneKubeletLocalMode=true", "--token-ttl=1h"],
+      ["--config=c.yaml", "--token-ttl", "bad"],
+    ]
+  ) {
+    const direct = viaDirect("init", INIT_COMMAND.flags, args);
+    assert.ok(direct !== undefined, `${args.join(" ")}: run directly`);
+    const commander = await viaCommander("init", INIT_COMMAND.flags, args);
+    if (commander instanceof Error) {
+      assert.ok(direct instanceof Error, `${args.join(" ")}: commander fails, direct did not`);
+      assert.equal(direct.message, commander.message, args.join(" "));
+    } else {
+      assert.deepEqual(direct, commander, args.join(" "));
+    }
+  }
+  // A bad boolean value is commander's (normaliseArgv's error).
+  assert.equal(viaDirect("init", INIT_COMMAND.flags, ["--dry-run=maybe"]), undefined);
+  assert.equal(viaDirect("init", INIT_COMMAND.flags, ["--dry-run", "x"]), undefined);
 });
 
 Deno.test("direct runs: the phase commands commander would build, nothing else", () => {
@@ -126,6 +146,7 @@ Deno.test("direct runs: every other command line is left to commander", () => {
       ["-o", "--rootfs"],
       ["--token", "x"],
       ["--dry-run"],
+      ["--no-output"],
       ["--unknown=1"],
       ["--", "x"],
       ["-ojson"],
