@@ -73,7 +73,11 @@ export const COMMANDS: readonly TopLevelCommand[] = [
     name: "kubeconfig",
     load: async () => (await import("./commands/kubeconfig.ts")).registerKubeconfig,
   },
-  { name: "config", load: async () => (await import("./commands/config.ts")).registerConfig },
+  {
+    name: "config",
+    load: async () => (await import("./commands/config.ts")).registerConfig,
+    direct: async (path) => (await import("./commands/config.ts")).directConfigCommand(path),
+  },
   {
     name: "completion",
     load: async () => (await import("./commands/completion.ts")).registerCompletion,

@@ -189,3 +189,23 @@ Deno.test("init phase certs all writes the same run directly and through command
     for (const root of roots) await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("config print prints the same run directly and through commander", async () => {
+  for (const name of ["init-defaults", "join-defaults", "reset-defaults", "upgrade-defaults"]) {
+    const extra = name === "init-defaults" ? ["--component-configs=KubeProxyConfiguration"] : [];
+    // `-v0` (a joined shorthand) is parsed by commander; `-v 0` runs directly.
+    const direct = await run([kubeadmLauncher(), "config", "print", name, ...extra, "-v", "0"]);
+    const commander = await run([kubeadmLauncher(), "config", "print", name, ...extra, "-v0"]);
+    assert.equal(direct.code, 0, direct.stderr);
+    assert.deepEqual(direct, commander, name);
+  }
+});
+
+Deno.test("direct runs of config: the print commands only", async () => {
+  const { directConfigCommand } = await import("../../cli/commands/config.ts");
+  assert.ok(directConfigCommand(["print", "init-defaults"]));
+  assert.ok(!directConfigCommand(["print"]));
+  assert.ok(!directConfigCommand(["print", "nope"]));
+  assert.ok(!directConfigCommand(["images", "list"]));
+  assert.ok(!directConfigCommand(["print", "init-defaults", "x"]));
+});
