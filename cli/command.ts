@@ -9,18 +9,11 @@
  * @module
  */
 import { Command, type Option } from "commander";
-import { ExitCode, KubeadmError } from "../core/errors.ts";
 import { commandPath, formatHelp } from "./help.ts";
 import { writeStderr, writeStdout } from "./output.ts";
+import { UsageError } from "./usage.ts";
 
-/**
- * A command line that does not parse: an unknown flag, command or argument, a missing value or
- * sub-command. Exit status 1, as upstream's.
- */
-export class UsageError extends KubeadmError {
-  override readonly code = "ERR_USAGE";
-  override readonly exitCode = ExitCode.generic;
-}
+export { requireSubcommand, UsageError } from "./usage.ts";
 
 /** A command of the kubeadm command line (sub-commands are created as this class too). */
 export class KubeadmCommand extends Command {
@@ -73,15 +66,4 @@ export class KubeadmCommand extends Command {
       field: option.long ?? option.short,
     });
   }
-}
-
-/**
- * Makes a command that only groups sub-commands behave as upstream's: run alone, it prints its
- * help and fails with `subcommand is required`.
- */
-export function requireSubcommand(cmd: Command): Command {
-  return cmd.action(() => {
-    cmd.outputHelp();
-    throw new UsageError("subcommand is required");
-  });
 }

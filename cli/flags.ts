@@ -2,7 +2,8 @@
  * The one flag registry of the command line: every flag any command or phase accepts, with
  * its type, value name, default, help (upstream's words, per command where upstream words it
  * differently) and parsing. Commands and phases only name the flags they accept; this module
- * adds them to commander and reads them back, pflag-style:
+ * adds them to commander (through the command's own `createOption`, so that this module does
+ * not load commander itself) and reads them back, pflag-style:
  *
  * - `--flag=value` and `--flag value`; booleans as `--flag`, `--flag=false` (normalised for
  *   every command by {@link normaliseArgv}) or `--no-flag`;
@@ -13,7 +14,7 @@
  *
  * @module
  */
-import { type Command, Option } from "commander";
+import type { Command, Option } from "commander";
 import { errorMessage, ExitCode, FlagError, KubeadmError } from "../core/errors.ts";
 import { parseDuration, parseDurationNs } from "../core/text/duration.ts";
 import { knownFeatures, parseFeatureGates } from "../core/config/features.ts";
@@ -469,13 +470,13 @@ export function addFlags(
     const short = s.short ? `-${s.short}, ` : "";
     const help = s.helpBy?.[command] ?? s.help;
     if (s.type === "bool") {
-      const option = new Option(`${short}--${name}`, help);
+      const option = cmd.createOption(`${short}--${name}`, help);
       if (options.inherited) INHERITED.add(option);
       cmd.addOption(option);
-      cmd.addOption(new Option(`--no-${name}`).hideHelp());
+      cmd.addOption(cmd.createOption(`--no-${name}`).hideHelp());
       continue;
     }
-    const option = new Option(`${short}--${name} <${s.value ?? "value"}>`, help);
+    const option = cmd.createOption(`${short}--${name} <${s.value ?? "value"}>`, help);
     if (s.type === "stringSlice") option.argParser(collectList);
     if (s.type === "stringArray") option.argParser(collectArray);
     const def = s.defaultBy?.[command];
@@ -589,7 +590,8 @@ function checkModuleSpec(name: FlagName, text: string): string {
   return text;
 }
 
-function parseValue(name: FlagName, raw: unknown): unknown {
+/** A flag's value as given on the command line, parsed by its type (pflag's errors). */
+export function parseFlagValue(name: FlagName, raw: unknown): unknown {
   const s = spec(name);
   if (s.type === "int32" || s.type === "level") return parseInt32(name, String(raw));
   if (s.type === "moduleSpec") return checkModuleSpec(name, String(raw));
@@ -628,10 +630,18 @@ export function flagValues(cmd: Command): FlagValues {
       if (source === undefined) continue;
       const value = c.getOptionValue(key);
       if (value === undefined) continue;
-      out[name] = parseValue(name, value);
+      out[name] = parseFlagValue(name, value);
     }
   }
   return out as FlagValues;
+}
+
+/** The flags of one invocation: the names set on the command line, and their values. */
+export interface GivenFlags {
+  /** Flags the user set on the command line (for the `--config` mixing check). */
+  set: readonly string[];
+  /** The values, parsed by type (a bad one throws): read after the mixing check. */
+  values(): FlagValues;
 }
 
 /**
@@ -650,8 +660,10 @@ export function setFlagNames(cmd: Command): string[] {
   return [...names];
 }
 
-const BOOL_VALUE = /^(true|false|1|0|t|f|TRUE|FALSE|True|False)$/;
-const TRUE_VALUES = new Set(["true", "1", "t", "TRUE", "True"]);
+/** pflag's (Go's `strconv.ParseBool`) spellings of a boolean flag's value. */
+export const BOOL_VALUE = /^(true|false|1|0|t|f|TRUE|FALSE|True|False)$/;
+/** The spellings of true among {@link BOOL_VALUE}. */
+export const TRUE_VALUES: ReadonlySet<string> = new Set(["true", "1", "t", "TRUE", "True"]);
 
 /** The registry's flag with a one-letter shorthand. */
 function byShorthand(letter: string): FlagName | undefined {

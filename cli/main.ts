@@ -1,64 +1,19 @@
 /**
  * The `kubeadm` command line: upstream-compatible commands and flags over the core.
  *
- * Heavy modules (PKI, YAML, the workflows) are imported lazily inside each command so that
- * start-up stays cheap.
+ * Start-up loads only what the command run needs. A command line a command can run without the
+ * command-line library ({@link directRun}: `version`, the `config print` defaults and the
+ * workflows with plain flags) runs at once; any other builds, on commander, only the sub-tree of
+ * the top-level command it names (`cli/program.ts`; the whole tree for the root's help,
+ * completion and unknown commands). Heavy modules (PKI, YAML, the workflows' phases) are
+ * imported inside the commands that use them.
  *
  * @module
  */
-import { type Command, CommanderError } from "commander";
 import { errorMessage, ExitCode, KubeadmError, redactSecrets } from "../core/errors.ts";
 import { type CliStreams, processStreams, stderr, withStreams } from "./output.ts";
 import { envGet } from "../runtime/host/env.ts";
-import { addFlags, normaliseArgv, PERSISTENT_FLAGS } from "./flags.ts";
-import { KubeadmCommand } from "./command.ts";
-import { registerVersion } from "./commands/version.ts";
-import { registerInit } from "./commands/init.ts";
-import { registerToken } from "./commands/token.ts";
-import { registerConfig } from "./commands/config.ts";
-import { registerCompletion } from "./commands/completion.ts";
-import { registerReset } from "./commands/reset.ts";
-import { registerJoin } from "./commands/join.ts";
-import { registerDiscoveryCheck } from "./commands/discovery_check.ts";
-import { registerCerts } from "./commands/certs.ts";
-import { registerKubeconfig } from "./commands/kubeconfig.ts";
-
-/**
- * The root command as the command line uses it (upstream's help and parse errors, each command
- * parsing exactly its own flags, the global flags on every command), with the commands
- * `register` adds. Tests register commands with their fakes through it.
- */
-export function createProgram(register: (program: Command) => void): Command {
-  // Positional options: a command parses exactly its own flags (a phase command rejects the
-  // flags its phase does not declare); the global flags are on every command.
-  const program = new KubeadmCommand("kubeadm")
-    .description("kubeadm: easily bootstrap a secure Kubernetes cluster")
-    .exitOverride()
-    .enablePositionalOptions();
-  register(program);
-  addFlags(program, PERSISTENT_FLAGS, "kubeadm");
-  const all = (c: Command): Command[] => [c, ...c.commands.flatMap(all)];
-  for (const c of all(program).slice(1)) {
-    addFlags(c, PERSISTENT_FLAGS, "kubeadm", { inherited: true });
-  }
-  return program;
-}
-
-/** Builds the root command with every sub-command registered. */
-export function buildProgram(): Command {
-  return createProgram((program) => {
-    registerInit(program);
-    registerToken(program);
-    registerJoin(program);
-    registerDiscoveryCheck(program);
-    registerReset(program);
-    registerCerts(program);
-    registerKubeconfig(program);
-    registerConfig(program);
-    registerCompletion(program);
-    registerVersion(program);
-  });
-}
+import { directRun } from "./direct.ts";
 
 /** What a caller running the command line in-process may supply (the fuzzer, tests). */
 export interface MainOptions {
@@ -78,7 +33,8 @@ export interface MainOptions {
 export async function main(argv: string[], options: MainOptions = {}): Promise<number> {
   return await withStreams(options.streams ?? processStreams, async () => {
     try {
-      return await run(argv);
+      if (await directRun(argv)) return ExitCode.success;
+      return await runProgram(argv);
     } catch (e) {
       options.onError?.(e);
       return report(e);
@@ -86,8 +42,11 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   });
 }
 
-async function run(argv: string[]): Promise<number> {
-  const program = buildProgram();
+/** Parses and runs a command line on commander; returns the exit status of a parse outcome. */
+async function runProgram(argv: string[]): Promise<number> {
+  const [{ CommanderError }, { buildProgram, commandToLoad }, { normaliseArgv }] = await Promise
+    .all([import("commander"), import("./program.ts"), import("./flags.ts")]);
+  const program = await buildProgram(commandToLoad(argv));
   // Upstream's bare `kubeadm` prints its help (to stdout) and succeeds.
   if (argv.length === 0) {
     program.outputHelp();
@@ -97,20 +56,18 @@ async function run(argv: string[]): Promise<number> {
     await program.parseAsync(normaliseArgv(argv), { from: "user" });
     return ExitCode.success;
   } catch (e) {
-    if (e instanceof CommanderError) {
-      // Help and version requests are not failures; commander printed its other errors.
-      if (
-        e.exitCode === 0 || e.code === "commander.helpDisplayed" ||
-        e.code === "commander.version" || e.code === "commander.help"
-      ) return ExitCode.success;
-    }
-    throw e;
+    if (!(e instanceof CommanderError)) throw e;
+    // Help and version requests are not failures; commander printed its other errors.
+    if (
+      e.exitCode === 0 || e.code === "commander.helpDisplayed" ||
+      e.code === "commander.version" || e.code === "commander.help"
+    ) return ExitCode.success;
+    return ExitCode.generic;
   }
 }
 
 /** Prints a failure (secrets redacted) and returns its exit status. */
 function report(e: unknown): number {
-  if (e instanceof CommanderError) return ExitCode.generic;
   if (e instanceof KubeadmError) {
     stderr(redactSecrets(e.message));
     if (e.hint) stderr(`hint: ${redactSecrets(e.hint)}`);

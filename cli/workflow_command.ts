@@ -24,10 +24,13 @@ import {
   type FlagName,
   type FlagValues,
   flagValues,
+  type GivenFlags,
+  isFlagName,
   setFlagNames,
 } from "./flags.ts";
 import { consolePrinter } from "./output.ts";
-import { requireSubcommand } from "./command.ts";
+import { requireSubcommand } from "./usage.ts";
+import type { DirectCommand } from "./command_list.ts";
 
 /** What a caller (a test) can hand to a workflow command instead of this machine. */
 export interface CommandDeps {
@@ -82,10 +85,15 @@ export interface WorkflowCommand<D extends { willRun?: (phasePath: string) => bo
   prepare(invocation: Invocation, deps: CommandDeps): Promise<WorkflowRun<D>>;
 }
 
+/** The flags commander parsed for `cmd`. */
+function commanderFlags(cmd: Command): GivenFlags {
+  return { set: setFlagNames(cmd), values: () => flagValues(cmd) };
+}
+
 async function run<D extends { willRun?: (phasePath: string) => boolean }>(
   spec: WorkflowCommand<D>,
   deps: CommandDeps,
-  cmd: Command,
+  given: GivenFlags,
   accepts: readonly string[],
   argument: string | undefined,
   only: string | undefined,
@@ -94,8 +102,8 @@ async function run<D extends { willRun?: (phasePath: string) => boolean }>(
     "../core/workflow/runner.ts"
   );
   // Upstream's data initialiser checks this for the workflow and every phase command alike.
-  validateMixedArguments(setFlagNames(cmd));
-  const values = flagValues(cmd);
+  validateMixedArguments(given.set);
+  const values = given.values();
   const workflow = spec.workflow();
   const skip = only ? [] : resolveSkipPhases(workflow, values["skip-phases"] ?? []);
   const prepared = await spec.prepare({
@@ -144,7 +152,7 @@ function addPhaseCommands<D extends { willRun?: (phasePath: string) => boolean }
     cmd.action(async (...args: unknown[]) => {
       const c = args[args.length - 1] as Command;
       const argument = phase.argsUsage ? args[0] as string | undefined : undefined;
-      await run(spec, deps, c, accepts, argument, path);
+      await run(spec, deps, commanderFlags(c), accepts, argument, path);
     });
   }
 }
@@ -162,7 +170,7 @@ export function registerWorkflowCommand<D extends { willRun?: (phasePath: string
   addFlags(cmd, spec.flags, spec.name).action(async (...args: unknown[]) => {
     const c = args[args.length - 1] as Command;
     const argument = spec.argument ? args[0] as string | undefined : undefined;
-    await run(spec, deps, c, spec.flags, argument, undefined);
+    await run(spec, deps, commanderFlags(c), spec.flags, argument, undefined);
   });
   const phase = requireSubcommand(
     cmd.command("phase").description(
@@ -172,6 +180,41 @@ export function registerWorkflowCommand<D extends { willRun?: (phasePath: string
   // The workflow module only declares phases; implementations load lazily when a phase runs.
   addPhaseCommands(spec, deps, phase, workflow.phases, "");
   return cmd;
+}
+
+/**
+ * The command `kubeadm <name> <path…>` names, to run without commander (`cli/direct.ts`): the
+ * workflow itself (empty path) when it takes no argument, or a runnable phase command (`phase
+ * <name> [<sub-phase>]`, by name or alias, not hidden, without sub-phases or arguments);
+ * `undefined` for anything else, which commander parses.
+ */
+export function directWorkflowCommand<D extends { willRun?: (phasePath: string) => boolean }>(
+  spec: WorkflowCommand<D>,
+  deps: CommandDeps,
+  path: readonly string[],
+): DirectCommand | undefined {
+  if (path.length === 0) {
+    if (spec.argument) return undefined;
+    return {
+      flags: spec.flags,
+      run: (given) => run(spec, deps, given, spec.flags, undefined, undefined),
+    };
+  }
+  if (path[0] !== "phase") return undefined;
+  let phases: readonly Phase<D>[] = spec.workflow().phases;
+  let phase: Phase<D> | undefined;
+  const names: string[] = [];
+  for (const name of path.slice(1)) {
+    phase = phases.find((p) => !p.hidden && (p.name === name || p.aliases?.includes(name)));
+    if (!phase) return undefined;
+    names.push(phase.name);
+    phases = phase.phases ?? [];
+  }
+  if (!phase || phases.length > 0 || phase.argsUsage) return undefined;
+  const accepts = phase.flags ?? [];
+  if (!accepts.every(isFlagName)) return undefined;
+  const only = names.join("/");
+  return { flags: accepts, run: (given) => run(spec, deps, given, accepts, undefined, only) };
 }
 
 /**

@@ -24,7 +24,7 @@
  */
 import { parseArgs } from "node:util";
 import { main } from "../cli/main.ts";
-import { buildProgram } from "../cli/main.ts";
+import { buildProgram } from "../cli/program.ts";
 import { exitStatuses, KubeadmError } from "../core/errors.ts";
 import { type FuzzCase, generateCase, P, type Target } from "./fuzz_cases.ts";
 import { startStub, type Stub } from "./fuzz_stub.ts";
@@ -239,7 +239,7 @@ async function run(): Promise<number> {
   const work = values["work-dir"] ?? await Deno.makeTempDir({ prefix: "kts-fuzz-" });
   const repo = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
   const stub = await startStub();
-  const program = buildProgram();
+  const program = await buildProgram();
   const ctx = { program, clusterInfoYaml: stub.clusterInfoYaml };
   const times: number[] = [];
   const histogram = new Map<number, number>();

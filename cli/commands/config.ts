@@ -7,11 +7,12 @@
  * @module
  */
 import type { Command } from "commander";
+import type { DirectCommand } from "../command_list.ts";
 import type { ContainerRuntime } from "../../core/host/container_runtime.ts";
 import type { Printer } from "../../core/host/ports.ts";
-import { addFlags, type FlagValues, flagValues } from "../flags.ts";
+import { addFlags, type FlagName, type FlagValues, flagValues } from "../flags.ts";
 import { consolePrinter, writeStdout } from "../output.ts";
-import { requireSubcommand } from "../command.ts";
+import { requireSubcommand } from "../usage.ts";
 
 /** What a test can hand to {@link registerConfig} instead of this machine. */
 export interface ConfigCommandDeps {
@@ -179,6 +180,63 @@ async function runValidate(c: Command, out: Printer): Promise<void> {
   out.info("ok");
 }
 
+/** A `config print <name>` command: its help, its own flags and the text it prints. */
+interface ConfigPrinter {
+  name: string;
+  short: string;
+  flags: readonly FlagName[];
+  text(values: FlagValues): Promise<string>;
+}
+
+/** The `config print` commands. */
+const CONFIG_PRINTERS: readonly ConfigPrinter[] = [
+  {
+    name: "init-defaults",
+    short: "Print default init configuration, that can be used for 'kubeadm init'",
+    flags: ["component-configs"],
+    async text(values) {
+      const { printInitDefaults } = await import("../../core/config/print.ts");
+      return printInitDefaults({ componentConfigs: values["component-configs"] ?? [] });
+    },
+  },
+  {
+    name: "join-defaults",
+    short: "Print default join configuration, that can be used for 'kubeadm join'",
+    flags: [],
+    async text(values) {
+      const { printJoinDefaults } = await import("../../core/config/print.ts");
+      return printJoinDefaults((await hostFacts(values.rootfs ?? "/", "")).hostname);
+    },
+  },
+  {
+    name: "reset-defaults",
+    short: "Print default reset configuration, that can be used for 'kubeadm reset'",
+    flags: [],
+    text: async () => (await import("../../core/config/print.ts")).printResetDefaults(),
+  },
+  {
+    name: "upgrade-defaults",
+    short: "Print default upgrade configuration, that can be used for 'kubeadm upgrade'",
+    flags: [],
+    text: async () => (await import("../../core/config/print.ts")).printUpgradeDefaults(),
+  },
+];
+
+/**
+ * `kubeadm config <path…>` without commander (`cli/direct.ts`): the `print` commands, with
+ * `config`'s `--kubeconfig`; `undefined` for the others.
+ */
+export function directConfigCommand(path: readonly string[]): DirectCommand | undefined {
+  const p = path.length === 2 && path[0] === "print"
+    ? CONFIG_PRINTERS.find((x) => x.name === path[1])
+    : undefined;
+  if (!p) return undefined;
+  return {
+    flags: [...p.flags, "kubeconfig"],
+    run: async (given) => writeStdout(await p.text(given.values())),
+  };
+}
+
 /** Registers `config` and its sub-commands. */
 export function registerConfig(program: Command, deps: ConfigCommandDeps = {}): void {
   const out = deps.out ?? consolePrinter;
@@ -211,42 +269,11 @@ images a configuration uses.`,
     `Prints the default configuration of a kubeadm command, as a starting point for a
 configuration file. Bootstrap tokens are shown as the placeholder "abcdef.0123456789abcdef".`,
   ));
-  const printer = (
-    name: string,
-    short: string,
-    text: (c: Command) => Promise<string>,
-    flags: readonly string[] = [],
-  ) =>
-    addFlags(sub(print, name, short), flags, "config").action(async (_o, c: Command) =>
-      writeStdout(await text(c))
+  for (const p of CONFIG_PRINTERS) {
+    addFlags(sub(print, p.name, p.short), p.flags, "config").action(async (_o, c: Command) =>
+      writeStdout(await p.text(flagValues(c)))
     );
-  printer(
-    "init-defaults",
-    "Print default init configuration, that can be used for 'kubeadm init'",
-    async (c) => {
-      const { printInitDefaults } = await import("../../core/config/print.ts");
-      return printInitDefaults({ componentConfigs: flagValues(c)["component-configs"] ?? [] });
-    },
-    ["component-configs"],
-  );
-  printer(
-    "join-defaults",
-    "Print default join configuration, that can be used for 'kubeadm join'",
-    async (c) => {
-      const { printJoinDefaults } = await import("../../core/config/print.ts");
-      return printJoinDefaults((await hostFacts(flagValues(c).rootfs ?? "/", "")).hostname);
-    },
-  );
-  printer(
-    "reset-defaults",
-    "Print default reset configuration, that can be used for 'kubeadm reset'",
-    async () => (await import("../../core/config/print.ts")).printResetDefaults(),
-  );
-  printer(
-    "upgrade-defaults",
-    "Print default upgrade configuration, that can be used for 'kubeadm upgrade'",
-    async () => (await import("../../core/config/print.ts")).printUpgradeDefaults(),
-  );
+  }
 
   addFlags(
     sub(

@@ -1,7 +1,7 @@
 // `kubeadm discovery-check` on a cluster-info file: verdict text and JSON, exit statuses, and
 // the token secret never printed.
 import assert from "node:assert/strict";
-import { createProgram } from "../../cli/main.ts";
+import { createProgram } from "../../cli/program.ts";
 import { registerDiscoveryCheck, runDiscoveryCheck } from "../../cli/commands/discovery_check.ts";
 import { normaliseArgv } from "../../cli/flags.ts";
 import { fakeCluster, TOKEN } from "../core/phases/join/support.ts";

@@ -4,7 +4,7 @@
 // real command line for the cases the issues name.
 import assert from "node:assert/strict";
 import type { Command } from "commander";
-import { createProgram } from "../../cli/main.ts";
+import { createProgram } from "../../cli/program.ts";
 import { addFlags, type FlagValues, flagValues, normaliseArgv } from "../../cli/flags.ts";
 import { UsageError } from "../../cli/command.ts";
 import { KubeadmError } from "../../core/errors.ts";

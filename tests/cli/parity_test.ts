@@ -5,7 +5,7 @@
 // still builds (listed below with their issue; each entry must stay true).
 import assert from "node:assert/strict";
 import type { Command } from "commander";
-import { buildProgram } from "../../cli/main.ts";
+import { buildProgram } from "../../cli/program.ts";
 import { formatHelp } from "../../cli/help.ts";
 import { type HelpCommand, type HelpFlag, walkHelpTree } from "../support/help_tree.ts";
 import { k8sBinDir } from "../support/k8s_bins.ts";
@@ -116,7 +116,7 @@ Deno.test("CLI parity: every upstream v1.37.2 command, alias and flag, and nothi
     assert.equal(r.code, 0, `${path.join(" ")} --help: ${r.stderr}`);
     return r.stdout;
   });
-  const program = buildProgram();
+  const program = await buildProgram();
   const ours = await walkHelpTree((path) => Promise.resolve(formatHelp(commandAt(program, path))));
 
   // Nothing of ours hides from the walk (upstream registers no hidden commands).
@@ -151,7 +151,7 @@ Deno.test("CLI parity: every upstream v1.37.2 command, alias and flag, and nothi
 });
 
 Deno.test("the help our command line prints is the screen the parity test reads", async () => {
-  const program = buildProgram();
+  const program = await buildProgram();
   for (const path of [[], ["init", "phase", "certs", "ca"], ["token", "create"]]) {
     const r = await run([kubeadmLauncher(), ...path, "--help"]);
     assert.equal(r.code, 0, r.stderr);

@@ -1,7 +1,7 @@
 // `kubeadm join phase preflight` and `kubeadm init phase preflight` through the command line,
 // against a fake host (and, for join, a fake cluster to discover).
 import assert from "node:assert/strict";
-import { createProgram } from "../../cli/main.ts";
+import { createProgram } from "../../cli/program.ts";
 import { registerJoin } from "../../cli/commands/join.ts";
 import { registerInit } from "../../cli/commands/init.ts";
 import { normaliseArgv } from "../../cli/flags.ts";

@@ -1,7 +1,7 @@
 // `kubeadm reset` through the command line, on a temp --rootfs tree, with the real Deno hosts
 // (except the init system: the machine's kubelet is never touched).
 import assert from "node:assert/strict";
-import { createProgram } from "../../cli/main.ts";
+import { createProgram } from "../../cli/program.ts";
 import { registerReset } from "../../cli/commands/reset.ts";
 import { normaliseArgv } from "../../cli/flags.ts";
 import { DenoNodeHost } from "../../runtime/host/node_host.ts";

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { checkOutcome, type Outcome, secretsOf } from "../../scripts/fuzz.ts";
 import { generateCase } from "../../scripts/fuzz_cases.ts";
-import { buildProgram } from "../../cli/main.ts";
+import { buildProgram } from "../../cli/program.ts";
 import { ExitCode, ValidationError } from "../../core/errors.ts";
 import { repoRoot } from "../support/repo.ts";
 
@@ -52,8 +52,11 @@ Deno.test("secretsOf finds token secrets and private key bodies", () => {
   );
 });
 
-Deno.test("the same seed and index give the same case", () => {
-  const ctx = { program: buildProgram(), clusterInfoYaml: "apiVersion: v1\nkind: ConfigMap\n" };
+Deno.test("the same seed and index give the same case", async () => {
+  const ctx = {
+    program: await buildProgram(),
+    clusterInfoYaml: "apiVersion: v1\nkind: ConfigMap\n",
+  };
   for (let i = 0; i < 50; i++) {
     assert.deepEqual(generateCase("s", i, ctx), generateCase("s", i, ctx));
   }
