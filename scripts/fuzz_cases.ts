@@ -556,35 +556,22 @@ export function generateCase(seed: string, index: number, ctx: CaseContext): Fuz
   let argv: string[];
   const configText = (base: string, fixJoin = false) =>
     r.chance(0.1) ? stringify(randomValue(r)) : r.chance(0.2) ? base : mutateYaml(r, base, fixJoin);
-  // Cases that start from node files mostly keep a valid configuration, to reach the files.
-  const seededConfig = (seeded: boolean) =>
-    seeded && r.chance(0.7) ? initConfig() : configText(initConfig());
   switch (target) {
-    case "certs": {
-      const cmd = commandAt(program, ["init", "phase", "certs", "all"]);
-      argv = ["init", "phase", "certs", "all", "--rootfs", P.root];
-      const seeded = r.chance(0.5);
+    case "certs":
+    case "kubeconfig": {
+      const cmd = commandAt(program, ["init", "phase", target, "all"]);
+      argv = ["init", "phase", target, "all", "--rootfs", P.root];
+      // Without a CA on disk the kubeconfig phase refuses at once: its cases nearly always
+      // start from the tree.
+      const seeded = r.chance(target === "certs" ? 0.5 : 0.95);
       // Flags alone mean RSA-2048 keys (seconds per case): fewer of those.
       if (r.chance(0.85)) {
-        files["config.yaml"] = seededConfig(seeded);
+        // Cases that start from node files mostly keep a valid configuration, to reach them.
+        files["config.yaml"] = seeded && r.chance(0.7) ? initConfig() : configText(initConfig());
         argv.push("--config", `${P.dir}/config.yaml`);
-        if (r.chance(0.1)) argv.push(...randomFlags(r, cmd, 1, ["config"]));
+        if (target === "certs" && r.chance(0.1)) argv.push(...randomFlags(r, cmd, 1, ["config"]));
       } else {
-        argv.push(...randomFlags(r, cmd, 4, ["config"]));
-      }
-      if (seeded) seedNodeFiles(r, ctx.nodeFiles, rootFiles);
-      break;
-    }
-    case "kubeconfig": {
-      // Without a CA on disk the phase refuses at once: the tree is nearly always there.
-      const cmd = commandAt(program, ["init", "phase", "kubeconfig", "all"]);
-      argv = ["init", "phase", "kubeconfig", "all", "--rootfs", P.root];
-      const seeded = r.chance(0.95);
-      if (r.chance(0.85)) {
-        files["config.yaml"] = seededConfig(seeded);
-        argv.push("--config", `${P.dir}/config.yaml`);
-      } else {
-        argv.push(...randomFlags(r, cmd, 3, ["config"]));
+        argv.push(...randomFlags(r, cmd, target === "certs" ? 4 : 3, ["config"]));
       }
       if (seeded) seedNodeFiles(r, ctx.nodeFiles, rootFiles);
       break;
