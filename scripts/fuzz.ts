@@ -1,6 +1,7 @@
 /**
  * Bad-input fuzzer (issue 9). Seeded and reproducible: `--seed S --cases N` generates N cases
- * (scripts/fuzz_cases.ts) against `init phase certs all`, `config validate`, `join --dry-run`
+ * (scripts/fuzz_cases.ts) against `init phase certs all` and `init phase kubeconfig all` (from
+ * node files of a planned cluster, some broken), `config validate`, `join --dry-run`
  * (discovery against the stub control plane of scripts/fuzz_stub.ts) and `discovery-check`,
  * and checks each: no uncaught exception, no error that is not a KubeadmError, no stack trace
  * in the output; an exit status from the documented list (core/errors.ts `exitStatuses`); no
@@ -26,7 +27,7 @@ import { parseArgs } from "node:util";
 import { main } from "../cli/main.ts";
 import { buildProgram } from "../cli/program.ts";
 import { exitStatuses, KubeadmError } from "../core/errors.ts";
-import { type FuzzCase, generateCase, P, type Target } from "./fuzz_cases.ts";
+import { type FuzzCase, generateCase, P, reusedNodeFiles, type Target } from "./fuzz_cases.ts";
 import { startStub, type Stub } from "./fuzz_stub.ts";
 
 /** What one run of a case gave. */
@@ -124,6 +125,15 @@ interface Prepared {
   secrets: string[];
 }
 
+/** A root file given as one of the stub's files (`P.file`, `P.other`, `P.truncated`). */
+function rootFileContent(text: string, stub: Stub): string | undefined {
+  const from = (prefix: string, files: Map<string, string>) =>
+    text.startsWith(prefix) ? files.get(text.slice(prefix.length)) ?? "" : undefined;
+  const truncated = from(P.truncated, stub.files);
+  return from(P.file, stub.files) ?? from(P.other, stub.otherFiles) ??
+    truncated?.slice(0, Math.floor(truncated.length / 2));
+}
+
 async function prepare(c: FuzzCase, stub: Stub, dir: string): Promise<Prepared> {
   const fill = (s: string) =>
     s.replaceAll(P.root, `${dir}/root`).replaceAll(P.dir, dir)
@@ -138,7 +148,7 @@ async function prepare(c: FuzzCase, stub: Stub, dir: string): Promise<Prepared> 
     texts.push(fill(text));
   }
   for (const [path, text] of Object.entries(c.rootFiles)) {
-    const content = text.startsWith("$FILE:") ? stub.files.get(text.slice(6)) ?? "" : fill(text);
+    const content = rootFileContent(text, stub) ?? fill(text);
     const full = `${dir}/root${path}`;
     await Deno.mkdir(full.slice(0, full.lastIndexOf("/")), { recursive: true });
     await Deno.writeTextFile(full, content);
@@ -240,7 +250,11 @@ async function run(): Promise<number> {
   const repo = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
   const stub = await startStub();
   const program = await buildProgram();
-  const ctx = { program, clusterInfoYaml: stub.clusterInfoYaml };
+  const ctx = {
+    program,
+    clusterInfoYaml: stub.clusterInfoYaml,
+    nodeFiles: reusedNodeFiles(stub.files.keys()),
+  };
   const times: number[] = [];
   const histogram = new Map<number, number>();
   const byTarget = new Map<Target, number>();

@@ -1,6 +1,7 @@
 /**
  * The fuzzer's case generator: from a seed and an index, one command line and its input files,
- * for `init phase certs all`, `config validate`, `join --dry-run` and `discovery-check`.
+ * for `init phase certs all`, `init phase kubeconfig all`, `config validate`, `join --dry-run`
+ * and `discovery-check`.
  * Inputs are mutated valid configurations (values replaced, fields dropped or added, kinds and
  * versions changed, text cut or garbled, aliases), random YAML and random flag values typed by
  * the flag registry. The same seed and index always give the same case; the stub's endpoint,
@@ -23,10 +24,16 @@ export const P = {
   hash: "$HASH",
   certKey: "$CERTKEY",
   caCert: "$CACERT",
+  /** Prefix of a root file: the stub's file at the path that follows. */
+  file: "$FILE:",
+  /** Prefix of a root file: the other cluster's file at the path that follows. */
+  other: "$OTHER:",
+  /** Prefix of a root file: the first half of the stub's file at the path that follows. */
+  truncated: "$TRUNC:",
 } as const;
 
 /** The commands the fuzzer runs. */
-export type Target = "certs" | "validate" | "join" | "discovery-check";
+export type Target = "certs" | "kubeconfig" | "validate" | "join" | "discovery-check";
 
 /** One generated case. */
 export interface FuzzCase {
@@ -398,7 +405,7 @@ export function initConfig(): string {
     "bootstrapTokens:",
     `- token: ${P.token}`,
     "localAPIEndpoint:",
-    "  advertiseAddress: 127.0.0.1",
+    "  advertiseAddress: 192.0.2.10",
     "  bindPort: 6443",
     "nodeRegistration:",
     "  name: fuzz-node",
@@ -445,7 +452,13 @@ function acceptedFlags(cmd: Command): string[] {
   );
 }
 
-function randomFlags(r: Rand, cmd: Command, max: number, exclude: string[] = []): string[] {
+function randomFlags(
+  r: Rand,
+  cmd: Command,
+  max: number,
+  exclude: string[] = [],
+  opts: { noPositional?: boolean } = {},
+): string[] {
   const names = acceptedFlags(cmd).filter((n) => !exclude.includes(n));
   const out: string[] = [];
   for (let n = r.int(max + 1); n > 0; n--) {
@@ -453,10 +466,10 @@ function randomFlags(r: Rand, cmd: Command, max: number, exclude: string[] = [])
     const value = randomFlagValue(r, name);
     const type = isFlagName(name) ? FLAGS[name].type : "string";
     if (type === "bool" && r.chance(0.6)) out.push(`--${name}`);
-    else if (r.chance(0.5)) out.push(`--${name}=${value}`);
+    else if (opts.noPositional || r.chance(0.5)) out.push(`--${name}=${value}`);
     else out.push(`--${name}`, value);
   }
-  if (r.chance(0.03)) out.push(randomString(r));
+  if (!opts.noPositional && r.chance(0.03)) out.push(randomString(r));
   return out;
 }
 
@@ -474,6 +487,7 @@ export function commandAt(root: Command, path: string[]): Command {
 const TARGETS: Target[] = [
   "certs",
   "certs",
+  "kubeconfig",
   "validate",
   "validate",
   "validate",
@@ -483,12 +497,49 @@ const TARGETS: Target[] = [
   "discovery-check",
 ];
 
-/** The pre-existing PKI files a certs case may start from (node paths, from the stub). */
-export const PKI_FILES = [
-  "/etc/kubernetes/pki/ca.crt",
-  "/etc/kubernetes/pki/ca.key",
-  "/etc/kubernetes/pki/sa.key",
+/**
+ * Of a planned control plane's files (node paths), those `init phase certs|kubeconfig` reuse
+ * when they exist: the certificate tree under `/etc/kubernetes/pki` and the kubeconfig files.
+ */
+export function reusedNodeFiles(paths: Iterable<string>): string[] {
+  return [...paths]
+    .filter((p) =>
+      p.startsWith("/etc/kubernetes/pki/") || /^\/etc\/kubernetes\/[^/]+\.conf$/.test(p)
+    )
+    .sort();
+}
+
+/** A PEM block cut short, an empty one, or one with a body that is not DER. */
+const BROKEN_PEM = [
+  "-----BEGIN CERTIFICATE-----\n",
+  "-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n",
+  "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n",
+  "-----BEGIN EC PRIVATE KEY-----\nMAA=\n-----END EC PRIVATE KEY-----\n",
+  "-----BEGIN PUBLIC KEY-----\n!!!!\n-----END PUBLIC KEY-----\n",
 ];
+
+/**
+ * The node files a certs or kubeconfig case starts from: some or all of the stub's tree (the
+ * planned cluster's valid files, `$FILE:<path>`), then one to three of them broken: another
+ * cluster's file (`$OTHER:<path>`: signed by another CA, a key of another type, so a mismatched
+ * pair), the stub's file cut short (`$TRUNC:<path>`), another file's content (a certificate in a
+ * key's place, a kubeconfig in a certificate's), a broken PEM block, or garbage.
+ */
+function seedNodeFiles(r: Rand, nodeFiles: readonly string[], rootFiles: Record<string, string>) {
+  const keep = r.pick([0, 0.3, 0.8, 1]);
+  for (const p of nodeFiles) if (r.chance(keep)) rootFiles[p] = `${P.file}${p}`;
+  for (let n = 1 + r.int(3); n > 0; n--) {
+    const p = r.pick(nodeFiles);
+    rootFiles[p] = r.pick([
+      () => `${P.other}${p}`,
+      () => `${P.other}${p}`,
+      () => `${P.truncated}${p}`,
+      () => `${P.file}${r.pick(nodeFiles)}`,
+      () => r.pick(BROKEN_PEM),
+      () => randomString(r),
+    ])();
+  }
+}
 
 /** What cases are made from besides the seed: the CLI's command tree and the stub's cluster-info. */
 export interface CaseContext {
@@ -496,6 +547,8 @@ export interface CaseContext {
   program: Command;
   /** The stub's signed `cluster-info` ConfigMap as YAML. */
   clusterInfoYaml: string;
+  /** The node files certs and kubeconfig cases may start from ({@link reusedNodeFiles}). */
+  nodeFiles: readonly string[];
 }
 
 /** Generates case `index` of `seed`. */
@@ -510,22 +563,23 @@ export function generateCase(seed: string, index: number, ctx: CaseContext): Fuz
   const configText = (base: string, fixJoin = false) =>
     r.chance(0.1) ? stringify(randomValue(r)) : r.chance(0.2) ? base : mutateYaml(r, base, fixJoin);
   switch (target) {
-    case "certs": {
-      const cmd = commandAt(program, ["init", "phase", "certs", "all"]);
-      argv = ["init", "phase", "certs", "all", "--rootfs", P.root];
+    case "certs":
+    case "kubeconfig": {
+      const cmd = commandAt(program, ["init", "phase", target, "all"]);
+      argv = ["init", "phase", target, "all", "--rootfs", P.root];
+      // Without a CA on disk the kubeconfig phase refuses at once: its cases nearly always
+      // start from the tree.
+      const seeded = r.chance(target === "certs" ? 0.5 : 0.95);
       // Flags alone mean RSA-2048 keys (seconds per case): fewer of those.
       if (r.chance(0.85)) {
-        files["config.yaml"] = configText(initConfig());
+        // Cases that start from node files mostly keep a valid configuration, to reach them.
+        files["config.yaml"] = seeded && r.chance(0.7) ? initConfig() : configText(initConfig());
         argv.push("--config", `${P.dir}/config.yaml`);
-        if (r.chance(0.1)) argv.push(...randomFlags(r, cmd, 1, ["config"]));
+        if (target === "certs" && r.chance(0.1)) argv.push(...randomFlags(r, cmd, 1, ["config"]));
       } else {
-        argv.push(...randomFlags(r, cmd, 4, ["config"]));
+        argv.push(...randomFlags(r, cmd, target === "certs" ? 4 : 3, ["config"]));
       }
-      if (r.chance(0.15)) {
-        for (const p of PKI_FILES) {
-          if (r.chance(0.7)) rootFiles[p] = r.chance(0.7) ? `$FILE:${p}` : randomString(r);
-        }
-      }
+      if (seeded) seedNodeFiles(r, ctx.nodeFiles, rootFiles);
       break;
     }
     case "validate": {
@@ -548,7 +602,10 @@ export function generateCase(seed: string, index: number, ctx: CaseContext): Fuz
         const token = r.chance(0.6) ? P.token : randomToken(r);
         const id = token === P.token ? P.tokenId : token.split(".")[0];
         signFor.splice(0, 1, r.chance(0.7) ? token : `${id}.${chars(r, 16)}`);
-        if (r.chance(0.85)) {
+        // Without an endpoint argument, no random value may become one (a bool flag's
+        // separate value or a stray word would): join would poll it for 5 minutes.
+        const withEndpoint = r.chance(0.85);
+        if (withEndpoint) {
           argv.push(
             r.chance(0.85) ? P.endpoint : r.pick([
               "",
@@ -574,7 +631,7 @@ export function generateCase(seed: string, index: number, ctx: CaseContext): Fuz
             "discovery-file",
             "token",
             "discovery-token",
-          ]).filter((a) => !a.startsWith("--dry-run")),
+          ], { noPositional: !withEndpoint }).filter((a) => !a.startsWith("--dry-run")),
         );
         argv.push("--ignore-preflight-errors", "all");
       }

@@ -36,6 +36,12 @@ export interface Stub {
   /** Files of the planned control plane by node path (certificates, keys, kubeconfigs). */
   files: Map<string, string>;
   /**
+   * The same files of another control plane (another seed, ECDSA-P384 keys): its certificates
+   * are signed by other CAs and its keys are of another type, so one of them among {@link files}
+   * is a mismatched pair or a certificate signed by another CA.
+   */
+  otherFiles: Map<string, string>;
+  /**
    * `cluster-info` signed for the cluster's token, as a YAML file, with the endpoint written as
    * `$ENDPOINT` (the only part that changes from run to run).
    */
@@ -70,16 +76,23 @@ export async function startStub(): Promise<Stub> {
   const reserved = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (reserved.addr as Deno.NetAddr).port;
   reserved.close();
+  // Fixed within a year (certificates valid for the whole year), so cases reproduce.
+  const clock = { now: () => new Date(Date.UTC(new Date().getUTCFullYear(), 0, 1)) };
   const plan = await planControlPlane({
     config:
       `${STUB_CONFIG}---\napiVersion: kubeadm.k8s.io/v1beta4\nkind: InitConfiguration\nlocalAPIEndpoint:\n  bindPort: ${port}\n`,
     uploadCerts: true,
     host: { hostname: "fuzz-cp", advertiseAddress: "127.0.0.1" },
     random: seededRandom("kubeadm-ts fuzz stub"),
-    // Fixed within a year (certificates valid for the whole year), so cases reproduce.
-    clock: { now: () => new Date(Date.UTC(new Date().getUTCFullYear(), 0, 1)) },
+    clock,
   });
   const files = new Map(plan.files.map((f) => [f.path, f.content]));
+  const other = await planControlPlane({
+    config: STUB_CONFIG.replace("ECDSA-P256", "ECDSA-P384"),
+    host: { hostname: "fuzz-cp", advertiseAddress: "127.0.0.1" },
+    random: seededRandom("kubeadm-ts fuzz stub, another cluster"),
+    clock,
+  });
   const unsigned = plan.objects.find(isClusterInfo) as ConfigMap;
   const cluster = offlineCluster(plan.objects);
   let clusterInfo = await signClusterInfo(unsigned, [plan.token]);
@@ -127,6 +140,7 @@ export async function startStub(): Promise<Stub> {
     certificateKey: plan.certificateKey ?? "",
     caCert: files.get("/etc/kubernetes/pki/ca.crt") ?? "",
     files,
+    otherFiles: new Map(other.files.map((f) => [f.path, f.content])),
     clusterInfoYaml,
     signFor(tokens) {
       const valid = tokens.filter((t) => {

@@ -53,7 +53,13 @@ import {
   verifyHostname,
 } from "../pki/cert.ts";
 import type { KeyPool } from "../pki/key_pool.ts";
-import { exportSPKI, parsePrivateKeyPEM, parsePublicKeyPEM, samePublicKey } from "../pki/keys.ts";
+import {
+  exportSPKI,
+  type KeyPair,
+  parsePrivateKeyPEM,
+  parsePublicKeyPEM,
+  samePublicKey,
+} from "../pki/keys.ts";
 
 /**
  * What creating or reusing certificates needs: the run (its configuration gives the
@@ -182,31 +188,24 @@ export function certificateDirLine(ctx: Pick<CertTreeContext, "cfg">): string {
 }
 
 /**
- * Before any certificate is written: of the named certificates (`sa` included), every existing
- * CA key (ca, front-proxy-ca, etcd/ca) must be the key of its certificate, and an existing
- * sa.pub the public half of sa.key, so that a mismatched pair stops a run before the
- * certificates ahead of it are written. Files that do not load are left to
- * {@link ensureCert}, which reports them.
+ * Before any certificate is written: every existing file the named certificates (`sa`
+ * included) would reuse is checked as their sub-phases will check it, in their order, so that
+ * a file they would refuse stops the run before the certificates ahead of it are written. A CA
+ * this run generates (named and absent) cannot have signed an existing leaf, which is refused.
+ * Returns the names of those CAs. Nothing is written or printed.
  */
-export async function checkExistingKeyPairs(
+export async function checkExistingCerts(
   ctx: CertTreeContext,
   certs: readonly string[],
-): Promise<void> {
-  const dir = certDir(ctx);
+): Promise<Set<string>> {
+  const generated = new Set<string>();
   for (const spec of certListFor(ctx.cfg)) {
-    if (spec.caName || !certs.includes(spec.name)) continue;
-    let pair;
-    try {
-      pair = await Promise.all([
-        loadCert(ctx.files, dir, spec.baseName),
-        loadKey(ctx.files, dir, spec.baseName, ctx.crypto),
-      ]);
-    } catch {
-      continue;
-    }
-    await checkKeyMatchesCertificate(pair[1], pair[0], dir, spec.baseName, recoveryOf(ctx));
+    if (!certs.includes(spec.name)) continue;
+    if (spec.caName) await inspectLeaf(ctx, spec, generated);
+    else if ((await inspectCA(ctx, spec)) === "absent") generated.add(spec.name);
   }
   if (certs.includes("sa")) await checkServiceAccountPair(ctx);
+  return generated;
 }
 
 /** Refuses an existing sa.pub that is not the public half of the existing sa.key. */
@@ -287,14 +286,23 @@ async function checkMatchingKey(
   await checkKeyMatchesCertificate(key, cert, dir, spec.baseName, recovery);
 }
 
-async function ensureCA(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
+/** Called with each existing certificate an inspection loads (the run's period warnings). */
+type OnLoaded = (baseName: string, cert: Certificate) => void;
+
+/** What a CA's sub-phase does: nothing (external etcd), generate it, or reuse it. */
+type CAInspection = "skipped" | "absent" | "keyless" | "reused";
+
+/**
+ * Checks an existing CA as its sub-phase does (a certificate that loads, is a CA, and whose key,
+ * when present, matches it; no key without its certificate), without writing or printing.
+ */
+async function inspectCA(
+  ctx: CertTreeContext,
+  spec: CertSpec,
+  loaded: OnLoaded = () => {},
+): Promise<CAInspection> {
+  if (externalEtcd(ctx) && spec.name === "etcd-ca") return "skipped";
   const dir = certDir(ctx);
-  if (externalEtcd(ctx) && spec.name === "etcd-ca") {
-    ctx.out.info(
-      `[certs] External etcd mode: Skipping ${spec.baseName} certificate authority generation`,
-    );
-    return;
-  }
   const crtPath = certPath(dir, spec.baseName);
   const kPath = keyPath(dir, spec.baseName);
   const regenerate = recoveryOf(ctx) === "regenerate";
@@ -308,20 +316,16 @@ async function ensureCA(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
         ? "remove the file to let kubeadm generate a new CA, or replace it with a valid PEM certificate"
         : restoreTrustedHint(`a valid ${crtPath}`, kept, dir),
     );
-    checkPeriod(ctx, spec.baseName, cert);
+    loaded(spec.baseName, cert);
     if (!cert.isCA) {
       throw new ExistingFileError(`certificate ${JSON.stringify(spec.name)} is not a CA`, {
         field: crtPath,
         hint: "the file must hold a CA certificate (basicConstraints CA:TRUE)",
       });
     }
-    if (!(await fileExists(ctx.files, kPath))) {
-      ctx.out.info(`[certs] Using existing ${spec.baseName} keyless certificate authority`);
-      return;
-    }
+    if (!(await fileExists(ctx.files, kPath))) return "keyless";
     await checkMatchingKey(ctx, spec, cert);
-    ctx.out.info(`[certs] Using existing ${spec.baseName} certificate authority`);
-    return;
+    return "reused";
   }
   if (await fileExists(ctx.files, kPath)) {
     throw new ExistingFileError(
@@ -336,29 +340,63 @@ async function ensureCA(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
       },
     );
   }
+  return "absent";
+}
+
+async function ensureCA(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
+  const found = await inspectCA(ctx, spec, (name, cert) => checkPeriod(ctx, name, cert));
+  switch (found) {
+    case "skipped":
+      ctx.out.info(
+        `[certs] External etcd mode: Skipping ${spec.baseName} certificate authority generation`,
+      );
+      return;
+    case "keyless":
+      ctx.out.info(`[certs] Using existing ${spec.baseName} keyless certificate authority`);
+      return;
+    case "reused":
+      ctx.out.info(`[certs] Using existing ${spec.baseName} certificate authority`);
+      return;
+  }
   const cfg = certConfigFor(spec, ctx.cfg, ctx.startTime, (l) => ctx.out.warn(l));
   const key = await ctx.keys.take(certKeyId(spec.name), algorithm(ctx));
   const cert = await createSelfSignedCACert(cfg, key, ctx.random);
   ctx.out.info(`[certs] Generating ${JSON.stringify(spec.baseName)} certificate and key`);
-  await writeCertAndKey(ctx.files, dir, spec.baseName, cert, key);
+  await writeCertAndKey(ctx.files, certDir(ctx), spec.baseName, cert, key);
 }
 
 function goList(items: string[]): string {
   return `[${items.join(" ")}]`;
 }
 
-async function ensureLeaf(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
-  const dir = certDir(ctx);
+/**
+ * What a leaf's sub-phase does: nothing (external etcd), sign it with its CA's pair, or reuse
+ * the existing certificate (its chain as loaded).
+ */
+type LeafInspection =
+  | { action: "skipped" }
+  | { action: "create"; ca?: { cert: Certificate; key: KeyPair } }
+  | { action: "reuse"; cert: Certificate };
+
+/**
+ * Checks a leaf as its sub-phase does, without writing or printing: an existing certificate
+ * must load, chain to its CA and have its key; an absent one needs a CA that can sign (loaded
+ * here unless it is among `generated`, the CAs this run creates, which cannot have signed an
+ * existing leaf).
+ */
+async function inspectLeaf(
+  ctx: CertTreeContext,
+  spec: CertSpec,
+  generated: ReadonlySet<string> = new Set(),
+  loaded: OnLoaded = () => {},
+): Promise<LeafInspection> {
   const ca = caSpecOf(spec)!;
-  if (externalEtcd(ctx) && spec.caName === "etcd-ca") {
-    ctx.out.info(`[certs] External etcd mode: Skipping ${spec.baseName} certificate generation`);
-    return;
-  }
+  if (externalEtcd(ctx) && spec.caName === "etcd-ca") return { action: "skipped" };
+  const dir = certDir(ctx);
   const crtPath = certPath(dir, spec.baseName);
   const kPath = keyPath(dir, spec.baseName);
   if (await fileExists(ctx.files, crtPath)) {
-    await reuseLeaf(ctx, spec, ca);
-    return;
+    return { action: "reuse", cert: await checkExistingLeaf(ctx, spec, ca, generated, loaded) };
   }
   if (await fileExists(ctx.files, kPath)) {
     throw new ExistingFileError(
@@ -371,6 +409,7 @@ async function ensureLeaf(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
       },
     );
   }
+  if (generated.has(ca.name)) return { action: "create" };
   let caPair;
   try {
     caPair = await loadCertificateAuthority(
@@ -394,12 +433,27 @@ async function ensureLeaf(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
         : undefined,
     });
   }
-  checkPeriod(ctx, ca.baseName, caPair.cert);
+  loaded(ca.baseName, caPair.cert);
+  return { action: "create", ca: caPair };
+}
+
+async function ensureLeaf(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
+  const found = await inspectLeaf(ctx, spec, new Set(), (name, c) => checkPeriod(ctx, name, c));
+  if (found.action === "skipped") {
+    ctx.out.info(`[certs] External etcd mode: Skipping ${spec.baseName} certificate generation`);
+    return;
+  }
+  if (found.action === "reuse") {
+    warnMissingSANs(ctx, spec, found.cert);
+    ctx.out.info(`[certs] Using existing ${spec.baseName} certificate and key on disk`);
+    return;
+  }
+  const caPair = found.ca!;
   const cfg = certConfigFor(spec, ctx.cfg, ctx.startTime, (l) => ctx.out.warn(l));
   const key = await ctx.keys.take(certKeyId(spec.name), algorithm(ctx));
   const cert = await createSignedCert(cfg, key, caPair.cert, caPair.key, ctx.random);
   ctx.out.info(`[certs] Generating ${JSON.stringify(spec.baseName)} certificate and key`);
-  await writeCertAndKey(ctx.files, dir, spec.baseName, cert, key);
+  await writeCertAndKey(ctx.files, certDir(ctx), spec.baseName, cert, key);
   if (hasServerAuth(cert)) {
     ctx.out.info(
       `[certs] ${spec.baseName} serving cert is signed for DNS names ${
@@ -409,8 +463,17 @@ async function ensureLeaf(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
   }
 }
 
-/** An existing leaf: it must chain to its CA and its key must load and match. */
-async function reuseLeaf(ctx: CertTreeContext, spec: CertSpec, ca: CertSpec): Promise<void> {
+/**
+ * An existing leaf: it must load, chain to its CA (which must not be one this run generates)
+ * and its key must load and match. Returns the leaf.
+ */
+async function checkExistingLeaf(
+  ctx: CertTreeContext,
+  spec: CertSpec,
+  ca: CertSpec,
+  generated: ReadonlySet<string>,
+  loaded: OnLoaded,
+): Promise<Certificate> {
   const dir = certDir(ctx);
   const crtPath = certPath(dir, spec.baseName);
   const kPath = keyPath(dir, spec.baseName);
@@ -420,7 +483,21 @@ async function reuseLeaf(ctx: CertTreeContext, spec: CertSpec, ca: CertSpec): Pr
     () => loadCertChain(ctx.files, dir, spec.baseName),
     "remove the file to let kubeadm generate it, or replace it with a valid PEM certificate",
   );
-  checkPeriod(ctx, spec.baseName, chain.cert);
+  loaded(spec.baseName, chain.cert);
+  const notSigned = (why: string, cause?: unknown) =>
+    new ExistingFileError(
+      `[certs] certificate ${spec.baseName} not signed by CA certificate ${ca.baseName}: ${why}`,
+      {
+        field: crtPath,
+        cause,
+        hint: `remove ${crtPath} and ${kPath} to regenerate them with the current CA`,
+      },
+    );
+  if (generated.has(ca.name)) {
+    throw notSigned(
+      `${certPath(dir, ca.baseName)} does not exist, so this run generates a new ${ca.baseName} CA`,
+    );
+  }
   let caCert: Certificate;
   try {
     caCert = await loadCert(ctx.files, dir, ca.baseName);
@@ -430,40 +507,34 @@ async function reuseLeaf(ctx: CertTreeContext, spec: CertSpec, ca: CertSpec): Pr
       cause: e,
     });
   }
-  checkPeriod(ctx, ca.baseName, caCert);
+  loaded(ca.baseName, caCert);
   try {
     await verifyCertChain(chain.cert, chain.intermediates, caCert, ctx.clock.now(), ctx.crypto);
   } catch (e) {
-    throw new ExistingFileError(
-      `[certs] certificate ${spec.baseName} not signed by CA certificate ${ca.baseName}: ${
-        errorMessage(e)
-      }`,
-      {
-        field: crtPath,
-        cause: e,
-        hint: `remove ${crtPath} and ${kPath} to regenerate them with the current CA`,
-      },
-    );
+    throw notSigned(errorMessage(e), e);
   }
   await checkMatchingKey(ctx, spec, chain.cert);
-  if (spec.altNames) {
-    // Upstream reuses the file as is; say so when it no longer covers the configured SANs.
-    const wanted = certConfigFor(spec, ctx.cfg, ctx.startTime);
-    for (const host of [...wanted.dnsNames ?? [], ...wanted.ips ?? []]) {
-      try {
-        verifyHostname(chain.cert, host);
-      } catch (e) {
-        ctx.out.warn(
-          `[certs] WARNING: the existing ${
-            JSON.stringify(spec.baseName)
-          } certificate is not valid for ${host} (${
-            errorMessage(e)
-          }); remove ${crtPath} and ${kPath} to regenerate it`,
-        );
-      }
+  return chain.cert;
+}
+
+/** Upstream reuses a leaf as is; say so when it no longer covers the configured SANs. */
+function warnMissingSANs(ctx: CertTreeContext, spec: CertSpec, cert: Certificate): void {
+  if (!spec.altNames) return;
+  const dir = certDir(ctx);
+  const wanted = certConfigFor(spec, ctx.cfg, ctx.startTime);
+  for (const host of [...wanted.dnsNames ?? [], ...wanted.ips ?? []]) {
+    try {
+      verifyHostname(cert, host);
+    } catch (e) {
+      ctx.out.warn(
+        `[certs] WARNING: the existing ${
+          JSON.stringify(spec.baseName)
+        } certificate is not valid for ${host} (${errorMessage(e)}); remove ${
+          certPath(dir, spec.baseName)
+        } and ${keyPath(dir, spec.baseName)} to regenerate it`,
+      );
     }
   }
-  ctx.out.info(`[certs] Using existing ${spec.baseName} certificate and key on disk`);
 }
 
 /**

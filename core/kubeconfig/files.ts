@@ -28,7 +28,6 @@ import { parseDuration } from "../text/duration.ts";
 import { type RandomSource, utf8 } from "../host/ports.ts";
 import { controlPlaneEndpointURL } from "../net/endpoint.ts";
 import {
-  createBasicKubeconfig,
   createKubeconfigWithCerts,
   embeddedText,
   type Kubeconfig,
@@ -36,7 +35,13 @@ import {
   resolveContext,
   serializeKubeconfig,
 } from "./kubeconfig.ts";
-import { kubeconfigSpec, type ResolvedKubeconfigSpec, resolveKubeconfigSpec } from "./specs.ts";
+import {
+  KUBECONFIG_SPECS,
+  type KubeconfigSpec,
+  kubeconfigSpec,
+  type ResolvedKubeconfigSpec,
+  resolveKubeconfigSpec,
+} from "./specs.ts";
 
 /**
  * What creating or reusing kubeconfig files needs: the certificate tree whose `ca` signs their
@@ -117,62 +122,35 @@ export function kubeconfigDirLine(kubeconfigDir: string): string {
 }
 
 /**
- * Creates or reuses one kubeconfig file (`admin`, `super-admin`, `kubelet`,
- * `controller-manager`, `scheduler`), as upstream's `init phase kubeconfig <name>` does.
+ * The CA kubeconfig client certificates are checked against and signed by: an external CA
+ * (`ca.crt` without `ca.key`: files are only validated), the CA pair on disk, or the `ca` this
+ * run is about to generate (no existing file can carry it).
  */
-export async function ensureKubeconfigFile(
-  ctx: KubeconfigFileContext,
-  name: string,
-): Promise<void> {
-  const spec = kubeconfigSpec(name);
-  const dir = ctx.cfg.cluster.certificatesDir;
-  const path = kubeconfigPath(ctx.kubeconfigDir, spec.fileName);
-  // Upstream resolves every file's endpoint on each call, so the controlPlaneEndpoint port
-  // warning appears once per kubeconfig file, whichever endpoint that file uses.
-  controlPlaneEndpointURL(
-    ctx.cfg.cluster.controlPlaneEndpoint,
-    ctx.cfg.init.localAPIEndpoint,
-    (l) => ctx.out.warn(l),
-  );
-  const resolved = resolveKubeconfigSpec(spec, ctx.cfg);
+type KubeconfigCA = CAOnDisk | { mode: "generated" };
 
+/** The CA of the kubeconfig files when it is on disk. */
+type CAOnDisk =
+  | { mode: "external"; cert: Certificate }
+  | { mode: "signing"; cert: Certificate; key: KeyPair };
+
+/** Loads the CA of the kubeconfig files as their sub-phases do. */
+async function loadKubeconfigCA(ctx: KubeconfigFileContext): Promise<CAOnDisk> {
+  const dir = ctx.cfg.cluster.certificatesDir;
   if (await keylessCA(ctx.files, dir)) {
-    let caCert: Certificate;
     try {
-      caCert = await loadCert(ctx.files, dir, "ca");
+      return { mode: "external", cert: await loadCert(ctx.files, dir, "ca") };
     } catch (e) {
       throw new PkiError(`the CA file couldn't be loaded: ${errorMessage(e)}`, {
         field: certPath(dir, "ca"),
         cause: e,
       });
     }
-    const expected = createBasicKubeconfig(
-      resolved.serverURL,
-      "dummy",
-      "dummy",
-      encodeCertificatePEM(caCert),
-    );
-    try {
-      if (!(await validateExisting(ctx, path, expected))) {
-        throw new ExistingFileError(`open ${path}: no such file or directory`, { field: path });
-      }
-    } catch (e) {
-      throw new ExistingFileError(
-        `the ${spec.fileName} file does not exists or it is not valid: ${errorMessage(e)}`,
-        {
-          field: path,
-          cause: e,
-          hint: `with an external CA (no ${keyPath(dir, "ca")}), provide ${path} signed by that CA`,
-        },
-      );
-    }
-    ctx.out.info(`[kubeconfig] External CA mode: Using user provided ${spec.fileName}`);
-    return;
   }
-
-  let ca;
   try {
-    ca = await loadCertificateAuthority(ctx.files, dir, "ca", ctx.recovery, ctx.crypto);
+    return {
+      mode: "signing",
+      ...await loadCertificateAuthority(ctx.files, dir, "ca", ctx.recovery, ctx.crypto),
+    };
   } catch (e) {
     const missing = !(await fileExists(ctx.files, certPath(dir, "ca")));
     if (missing) {
@@ -192,17 +170,93 @@ export async function ensureKubeconfigFile(
       },
     );
   }
-  const period = periodWarning("ca", ca.cert, ctx.clock.now());
-  if (period) ctx.out.warn(period);
+}
 
-  const caPEM = encodeCertificatePEM(ca.cert);
-  const expected = createBasicKubeconfig(
-    resolved.serverURL,
-    ctx.cfg.cluster.clusterName,
-    resolved.clientName,
-    caPEM,
+/**
+ * Checks one kubeconfig file as its sub-phase does, without writing: true when an existing file
+ * is reused, false when it is absent and will be written; throws when it exists but does not fit
+ * the CA (or, with an external CA, is absent). `warn` gets the unexpected-server warning.
+ */
+async function inspectKubeconfigFile(
+  ctx: KubeconfigFileContext,
+  spec: KubeconfigSpec,
+  ca: KubeconfigCA,
+  warn: (line: string) => void,
+): Promise<boolean> {
+  const path = kubeconfigPath(ctx.kubeconfigDir, spec.fileName);
+  const resolved = resolveKubeconfigSpec(spec, ctx.cfg);
+  if (ca.mode !== "external") {
+    return await validateExisting(ctx, path, {
+      server: resolved.serverURL,
+      caPEM: ca.mode === "signing" ? encodeCertificatePEM(ca.cert) : undefined,
+    }, warn);
+  }
+  const dir = ctx.cfg.cluster.certificatesDir;
+  try {
+    const expected = { server: resolved.serverURL, caPEM: encodeCertificatePEM(ca.cert) };
+    if (!(await validateExisting(ctx, path, expected, warn))) {
+      throw new ExistingFileError(`open ${path}: no such file or directory`, { field: path });
+    }
+  } catch (e) {
+    throw new ExistingFileError(
+      `the ${spec.fileName} file does not exists or it is not valid: ${errorMessage(e)}`,
+      {
+        field: path,
+        cause: e,
+        hint: `with an external CA (no ${keyPath(dir, "ca")}), provide ${path} signed by that CA`,
+      },
+    );
+  }
+  return true;
+}
+
+/**
+ * Before any kubeconfig file is written: every existing file of the named kubeconfigs (`admin`,
+ * `kubelet`, ...) is checked as its sub-phase will check it, in their order, against the CA on
+ * disk, or, when `caGenerated` (the run's certs phase creates `ca`), refused, since no existing
+ * file can carry a CA not made yet. A CA that does not load is refused as the sub-phases would.
+ * Nothing is written or printed.
+ */
+export async function checkExistingKubeconfigs(
+  ctx: KubeconfigFileContext,
+  names: readonly string[],
+  caGenerated = false,
+): Promise<void> {
+  if (names.length === 0) return;
+  const ca: KubeconfigCA = caGenerated ? { mode: "generated" } : await loadKubeconfigCA(ctx);
+  for (const spec of KUBECONFIG_SPECS) {
+    if (names.includes(spec.name)) await inspectKubeconfigFile(ctx, spec, ca, () => {});
+  }
+}
+
+/**
+ * Creates or reuses one kubeconfig file (`admin`, `super-admin`, `kubelet`,
+ * `controller-manager`, `scheduler`), as upstream's `init phase kubeconfig <name>` does.
+ */
+export async function ensureKubeconfigFile(
+  ctx: KubeconfigFileContext,
+  name: string,
+): Promise<void> {
+  const spec = kubeconfigSpec(name);
+  const path = kubeconfigPath(ctx.kubeconfigDir, spec.fileName);
+  // Upstream resolves every file's endpoint on each call, so the controlPlaneEndpoint port
+  // warning appears once per kubeconfig file, whichever endpoint that file uses.
+  controlPlaneEndpointURL(
+    ctx.cfg.cluster.controlPlaneEndpoint,
+    ctx.cfg.init.localAPIEndpoint,
+    (l) => ctx.out.warn(l),
   );
-  if (await validateExisting(ctx, path, expected)) {
+  const ca = await loadKubeconfigCA(ctx);
+  if (ca.mode === "signing") {
+    const period = periodWarning("ca", ca.cert, ctx.clock.now());
+    if (period) ctx.out.warn(period);
+  }
+  const reused = await inspectKubeconfigFile(ctx, spec, ca, (l) => ctx.out.warn(l));
+  if (ca.mode === "external") {
+    ctx.out.info(`[kubeconfig] External CA mode: Using user provided ${spec.fileName}`);
+    return;
+  }
+  if (reused) {
     ctx.out.info(`[kubeconfig] Using existing kubeconfig file: ${JSON.stringify(path)}`);
     return;
   }
@@ -210,6 +264,7 @@ export async function ensureKubeconfigFile(
     kubeconfigKeyId(spec.fileName),
     ctx.cfg.cluster.encryptionAlgorithm,
   );
+  const resolved = resolveKubeconfigSpec(spec, ctx.cfg);
   const { kubeconfig } = await buildClientCertKubeconfig(
     resolved,
     ctx.cfg.cluster.clusterName,
@@ -227,14 +282,26 @@ export async function ensureKubeconfigFile(
   });
 }
 
+const UNUSABLE_KUBECONFIG_HINT =
+  "remove the file to let kubeadm write a new one, or replace it with a valid kubeconfig";
+
+/** What an existing kubeconfig file must carry. */
+interface ExpectedCluster {
+  /** The API server URL (another one only warns). */
+  server: string;
+  /** The CA certificate; absent when this run generates `ca` (no existing file can match). */
+  caPEM?: string;
+}
+
 /**
- * Checks an existing kubeconfig against the expected one (upstream `validateKubeConfig`).
+ * Checks an existing kubeconfig against the expected cluster (upstream `validateKubeConfig`).
  * Returns false when the file does not exist; throws when it exists but does not fit.
  */
 async function validateExisting(
   ctx: KubeconfigFileContext,
   path: string,
-  expected: Kubeconfig,
+  expected: ExpectedCluster,
+  warn: (line: string) => void,
 ): Promise<boolean> {
   const raw = await ctx.files.read(path);
   if (raw === undefined) return false;
@@ -244,18 +311,18 @@ async function validateExisting(
   } catch (e) {
     throw new ExistingFileError(
       `failed to load kubeconfig file ${path} that already exists on disk: ${errorMessage(e)}`,
-      {
-        field: path,
-        cause: e,
-      },
+      { field: path, cause: e, hint: UNUSABLE_KUBECONFIG_HINT },
     );
   }
-  const want = resolveContext(expected, { wording: "kubeadm" });
   let have;
   try {
     have = resolveContext(current, { source: path, wording: "kubeadm" });
   } catch (e) {
-    throw new ExistingFileError(errorMessage(e), { field: path, cause: e });
+    throw new ExistingFileError(errorMessage(e), {
+      field: path,
+      cause: e,
+      hint: UNUSABLE_KUBECONFIG_HINT,
+    });
   }
   let caCurrent = have.cluster["certificate-authority-data"]
     ? embeddedText(have.cluster["certificate-authority-data"]).trim()
@@ -264,7 +331,7 @@ async function validateExisting(
   if (caCurrent === "" && caFile) {
     const bytes = await ctx.files.read(caFile);
     if (bytes === undefined) {
-      ctx.out.warn(
+      warn(
         `failed to load CA cert from ${JSON.stringify(caFile)} for kubeconfig ${
           JSON.stringify(path)
         }, open ${caFile}: no such file or directory`,
@@ -273,21 +340,26 @@ async function validateExisting(
       caCurrent = utf8(bytes).trim();
     }
   }
-  const caExpected = embeddedText(want.cluster["certificate-authority-data"] ?? "").trim();
-  if (caCurrent !== caExpected) {
+  if (expected.caPEM === undefined || caCurrent !== expected.caPEM.trim()) {
+    const wrongCA = `a kubeconfig file ${
+      JSON.stringify(path)
+    } exists already but has got the wrong CA cert`;
+    const caPath = certPath(ctx.cfg.cluster.certificatesDir, "ca");
     throw new ExistingFileError(
-      `a kubeconfig file ${JSON.stringify(path)} exists already but has got the wrong CA cert`,
+      expected.caPEM === undefined
+        ? `${wrongCA}: ${caPath} does not exist, so this run generates a new CA`
+        : wrongCA,
       {
         field: path,
         hint: "remove the file to let kubeadm write a new one for the current CA",
       },
     );
   }
-  if (have.cluster.server !== want.cluster.server) {
-    ctx.out.warn(
+  if (have.cluster.server !== expected.server) {
+    warn(
       `a kubeconfig file ${
         JSON.stringify(path)
-      } exists already but has an unexpected API Server URL: expected: ${want.cluster.server}, got: ${have.cluster.server}`,
+      } exists already but has an unexpected API Server URL: expected: ${expected.server}, got: ${have.cluster.server}`,
     );
   }
   return true;

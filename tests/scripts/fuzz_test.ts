@@ -3,7 +3,7 @@
 // long run (>= 10,000 cases) is run by hand: `scripts/fuzz --seed <s> --cases 10000`.
 import assert from "node:assert/strict";
 import { checkOutcome, type Outcome, secretsOf } from "../../scripts/fuzz.ts";
-import { generateCase } from "../../scripts/fuzz_cases.ts";
+import { generateCase, reusedNodeFiles } from "../../scripts/fuzz_cases.ts";
 import { buildProgram } from "../../cli/program.ts";
 import { ExitCode, ValidationError } from "../../core/errors.ts";
 import { repoRoot } from "../support/repo.ts";
@@ -56,12 +56,19 @@ Deno.test("the same seed and index give the same case", async () => {
   const ctx = {
     program: await buildProgram(),
     clusterInfoYaml: "apiVersion: v1\nkind: ConfigMap\n",
+    nodeFiles: reusedNodeFiles(["/etc/kubernetes/pki/ca.crt", "/etc/kubernetes/admin.conf"]),
   };
   for (let i = 0; i < 50; i++) {
     assert.deepEqual(generateCase("s", i, ctx), generateCase("s", i, ctx));
   }
   const targets = new Set(Array.from({ length: 200 }, (_, i) => generateCase("s", i, ctx).target));
-  assert.deepEqual([...targets].sort(), ["certs", "discovery-check", "join", "validate"]);
+  assert.deepEqual([...targets].sort(), [
+    "certs",
+    "discovery-check",
+    "join",
+    "kubeconfig",
+    "validate",
+  ]);
 });
 
 Deno.test(`a seeded slice of ${CI_CASES} cases has no finding`, async () => {

@@ -4,13 +4,14 @@
  *
  * @module
  */
-import { KUBECONFIG_SPECS } from "../../kubeconfig/specs.ts";
+import { KUBECONFIG_SPECS, kubeconfigSpec } from "../../kubeconfig/specs.ts";
+import { checkExistingKubeconfigs, type KubeconfigFileContext } from "../../kubeconfig/files.ts";
 import { keyPoolFor } from "../../pki/key_pool.ts";
 import { certListFor } from "../../certs/certlist.ts";
 import {
   certificateDirLine,
   type CertTreeContext,
-  checkExistingKeyPairs,
+  checkExistingCerts,
   ensureCert,
   prefetchKeys as prefetchTreeKeys,
 } from "../../certs/tree.ts";
@@ -36,32 +37,43 @@ function plannedCerts(data: InitData): string[] {
     .filter((name) => !skipped(data, "certs", name));
 }
 
+/** The kubeconfig files (by name: `admin`, ...) this run's kubeconfig sub-phases create or reuse. */
+export function plannedKubeconfigs(data: InitData): string[] {
+  return KUBECONFIG_SPECS.map((s) => s.name).filter((name) => !skipped(data, "kubeconfig", name));
+}
+
 /**
  * Starts generating, concurrently, every key this run will create: certificates whose files
  * are absent, `sa.key` when absent, and (unless the kubeconfig phase is skipped) the client keys
  * of absent kubeconfig files.
  */
 export async function prefetchKeys(data: InitData): Promise<void> {
-  const certs = plannedCerts(data);
-  const kubeconfigs = data.cfg.init.skipPhases?.includes("kubeconfig")
-    ? []
-    : KUBECONFIG_SPECS.filter((s) => !skipped(data, "kubeconfig", s.name)).map((s) => s.fileName);
   await prefetchTreeKeys(certTree(data), {
-    certs,
-    kubeconfigs,
+    certs: plannedCerts(data),
+    kubeconfigs: plannedKubeconfigs(data).map((name) => kubeconfigSpec(name).fileName),
     kubeconfigDir: data.kubeconfigDir,
   });
 }
 
 /**
  * The `certs` phase's own step: prints `[certs] Using certificateDir folder "<dir>"`, refuses
- * existing CA and service-account key pairs that do not match (before any sub-phase writes),
- * and starts the concurrent key generation for the sub-phases that follow.
+ * every existing file the run's certs and kubeconfig sub-phases would refuse (before any of
+ * them writes), and starts the concurrent key generation for the sub-phases that follow.
  */
 export async function runCertsHeader(data: InitData): Promise<void> {
   data.out.info(certificateDirLine(data));
-  await checkExistingKeyPairs(certTree(data), plannedCerts(data));
+  const generated = await checkExistingCerts(certTree(data), plannedCerts(data));
+  await checkExistingKubeconfigs(
+    kubeconfigTree(data),
+    plannedKubeconfigs(data),
+    generated.has("ca"),
+  );
   await prefetchKeys(data);
+}
+
+/** The kubeconfig files as this run sees them: signed by the tree's `ca`. */
+export function kubeconfigTree(data: InitData): KubeconfigFileContext {
+  return { ...certTree(data), kubeconfigDir: data.kubeconfigDir };
 }
 
 /** Runs one `init phase certs <name>` sub-phase (`ca`, `apiserver`, ..., `sa`). */

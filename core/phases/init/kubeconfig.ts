@@ -5,26 +5,34 @@
  *
  * @module
  */
-import { ensureKubeconfigFile, kubeconfigDirLine } from "../../kubeconfig/files.ts";
-import { KUBECONFIG_SPECS } from "../../kubeconfig/specs.ts";
+import {
+  checkExistingKubeconfigs,
+  ensureKubeconfigFile,
+  kubeconfigDirLine,
+} from "../../kubeconfig/files.ts";
+import { kubeconfigSpec } from "../../kubeconfig/specs.ts";
 import { keylessCA, prefetchKeys } from "../../certs/tree.ts";
-import { certTree } from "./certs.ts";
+import { certTree, kubeconfigTree, plannedKubeconfigs } from "./certs.ts";
 import type { InitData } from "./data.ts";
 
 /**
- * The kubeconfig phase's own step: `[kubeconfig] Using kubeconfig folder "<dir>"`, and the
+ * The kubeconfig phase's own step: `[kubeconfig] Using kubeconfig folder "<dir>"`, then every
+ * existing file the sub-phases would refuse is refused (before any of them writes), and the
  * client keys of the files this run will write start generating concurrently.
  */
 export async function runKubeconfigHeader(data: InitData): Promise<void> {
   data.out.info(kubeconfigDirLine(data.kubeconfigDir));
+  const names = plannedKubeconfigs(data);
+  await checkExistingKubeconfigs(kubeconfigTree(data), names);
   if (await keylessCA(data.files, data.cfg.cluster.certificatesDir)) return;
-  const kubeconfigs = KUBECONFIG_SPECS
-    .filter((s) => !data.willRun || data.willRun(`kubeconfig/${s.name}`))
-    .map((s) => s.fileName);
-  await prefetchKeys(certTree(data), { certs: [], kubeconfigs, kubeconfigDir: data.kubeconfigDir });
+  await prefetchKeys(certTree(data), {
+    certs: [],
+    kubeconfigs: names.map((name) => kubeconfigSpec(name).fileName),
+    kubeconfigDir: data.kubeconfigDir,
+  });
 }
 
 /** Runs one `init phase kubeconfig <name>` sub-phase (`admin`, `super-admin`, `kubelet`, ...). */
 export function runKubeconfig(data: InitData, name: string): Promise<void> {
-  return ensureKubeconfigFile({ ...certTree(data), kubeconfigDir: data.kubeconfigDir }, name);
+  return ensureKubeconfigFile(kubeconfigTree(data), name);
 }

@@ -13,10 +13,19 @@
  * @module
  */
 import { certListFor } from "../../certs/certlist.ts";
-import { certificateDirLine, ensureCert, prefetchKeys } from "../../certs/tree.ts";
+import {
+  certificateDirLine,
+  checkExistingCerts,
+  ensureCert,
+  prefetchKeys,
+} from "../../certs/tree.ts";
 import { downloadCerts } from "../../cluster/upload_certs.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
-import { ensureKubeconfigFile, kubeconfigDirLine } from "../../kubeconfig/files.ts";
+import {
+  checkExistingKubeconfigs,
+  ensureKubeconfigFile,
+  kubeconfigDirLine,
+} from "../../kubeconfig/files.ts";
 import { kubeconfigSpec } from "../../kubeconfig/specs.ts";
 import { CONTROL_PLANE_COMPONENTS } from "../../manifests/manifest_file.ts";
 import { manifestDirLine, writeControlPlaneManifest } from "../../manifests/write.ts";
@@ -54,8 +63,11 @@ export async function runJoinCerts(d: JoinData): Promise<void> {
   const ctx = await d.nodeContext();
   const certs = certListFor(ctx.cfg);
   ctx.out.info(certificateDirLine(ctx));
+  const names = [...certs.map((s) => s.name), "sa"];
+  // Every existing file this phase would refuse is refused before it writes any.
+  await checkExistingCerts(ctx, names);
   await prefetchKeys(ctx, {
-    certs: [...certs.map((s) => s.name), "sa"],
+    certs: names,
     kubeconfigs: JOIN_CONTROL_PLANE_KUBECONFIGS.map((k) => kubeconfigSpec(k).fileName),
     kubeconfigDir: ctx.kubeconfigDir,
   });
@@ -75,6 +87,7 @@ export async function runJoinKubeconfigs(d: JoinData): Promise<void> {
   d.out.info("[kubeconfig] Generating kubeconfig files");
   d.out.info(kubeconfigDirLine(d.kubeconfigDir));
   try {
+    await checkExistingKubeconfigs(ctx, JOIN_CONTROL_PLANE_KUBECONFIGS);
     for (const name of JOIN_CONTROL_PLANE_KUBECONFIGS) await ensureKubeconfigFile(ctx, name);
   } catch (e) {
     throw new KubeadmError(`error generating kubeconfig files: ${errorMessage(e)}`, {

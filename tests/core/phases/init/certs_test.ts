@@ -5,7 +5,7 @@ import {
   runCert,
   runCertsHeader,
 } from "../../../../core/phases/init/certs.ts";
-import { checkExistingKeyPairs, ensureCert } from "../../../../core/certs/tree.ts";
+import { checkExistingCerts, ensureCert } from "../../../../core/certs/tree.ts";
 import { initWorkflow } from "../../../../core/phases/init/workflow.ts";
 import { runWorkflow } from "../../../../core/workflow/runner.ts";
 import type { InitData } from "../../../../core/phases/init/data.ts";
@@ -211,6 +211,8 @@ Deno.test("external CA: keyless ca.crt with provided leaves is used; nothing is 
   await runAllCerts(data);
   files.remove(`${PKI}/ca.key`);
   const ext = fixture(files);
+  // `init phase certs`: the kubeconfig files (which an external CA requires) are not its business.
+  ext.data.willRun = (phase) => phase.startsWith("certs/");
   const writes = files.writes.length;
   await runCertsHeader(ext.data);
   for (const name of ["ca", "apiserver", "apiserver-kubelet-client"]) await runCert(ext.data, name);
@@ -382,7 +384,7 @@ Deno.test("outside init (a joining control plane's tree) a mismatched CA key is 
   // The tree as join builds it: no `recovery`, so the default advice is to restore.
   const { recovery: _init, ...tree } = certTree(fixture(files).data);
   for (
-    const run of [() => checkExistingKeyPairs(tree, ["ca"]), () => ensureCert(tree, "apiserver")]
+    const run of [() => checkExistingCerts(tree, ["ca"]), () => ensureCert(tree, "apiserver")]
   ) {
     await assert.rejects(
       run,
@@ -449,4 +451,137 @@ Deno.test("certs all refuses an unloadable sa.key before writing anything (found
       /file sa\.key existed but it could not be loaded properly/.test(e.message),
   );
   assert.deepEqual([...files.files.keys()], before);
+});
+
+/** A valid tree (seed 42) and another cluster's (seed 7, ECDSA-P384: other CAs, other key type). */
+const trees = (async () => {
+  const ours = fixture();
+  await runAllCerts(ours.data);
+  const other = fixture(new MemoryFileSystem(), "ECDSA-P256");
+  other.data.cfg.cluster.encryptionAlgorithm = "ECDSA-P384";
+  other.data.random = seededRandom(7);
+  await runAllCerts(other.data);
+  return { ours: ours.files, other: other.files };
+})();
+
+/**
+ * Broken existing files that `init phase certs all` used to refuse only after writing the
+ * certificates ahead of them (found by scripts/fuzz): each starts from ca.crt and ca.key alone,
+ * so before the fix ca-signed leaves (and other CAs) were written first.
+ */
+const BROKEN_FILES: {
+  name: string;
+  files: (t: Awaited<typeof trees>) => Record<string, string>;
+  field: string;
+  message: RegExp;
+}[] = [
+  {
+    name: "a garbage leaf certificate (front-proxy-client.crt)",
+    files: (t) => ({
+      "front-proxy-client.crt": "garbage",
+      "front-proxy-client.key": t.ours.text(`${PKI}/front-proxy-client.key`)!,
+    }),
+    field: "front-proxy-client.crt",
+    message: /^failure loading front-proxy-client certificate: /,
+  },
+  {
+    name: "a truncated non-first CA certificate (etcd/ca.crt)",
+    files: (t) => {
+      const pem = t.ours.text(`${PKI}/etcd/ca.crt`)!;
+      return { "etcd/ca.crt": pem.slice(0, pem.length / 2) };
+    },
+    field: "etcd/ca.crt",
+    message: /^failure loading etcd\/ca certificate: /,
+  },
+  {
+    name: "a non-first CA key without its certificate (front-proxy-ca.key)",
+    files: (t) => ({ "front-proxy-ca.key": t.ours.text(`${PKI}/front-proxy-ca.key`)! }),
+    field: "front-proxy-ca.key",
+    message: /^failure loading front-proxy-ca certificate: .*no such file or directory$/,
+  },
+  {
+    name: "a leaf key without its certificate (apiserver-etcd-client.key)",
+    files: (t) => ({
+      "apiserver-etcd-client.key": t.ours.text(`${PKI}/apiserver-etcd-client.key`)!,
+    }),
+    field: "apiserver-etcd-client.key",
+    message: /^failed to write or validate certificate "apiserver-etcd-client": /,
+  },
+  {
+    name: "a leaf signed by another CA (etcd/peer of another cluster)",
+    files: (t) => ({
+      "etcd/ca.crt": t.ours.text(`${PKI}/etcd/ca.crt`)!,
+      "etcd/ca.key": t.ours.text(`${PKI}/etcd/ca.key`)!,
+      "etcd/peer.crt": t.other.text(`${PKI}/etcd/peer.crt`)!,
+      "etcd/peer.key": t.other.text(`${PKI}/etcd/peer.key`)!,
+    }),
+    field: "etcd/peer.crt",
+    message: /^\[certs\] certificate etcd\/peer not signed by CA certificate etcd\/ca: /,
+  },
+  {
+    name: "a leaf key of another type (front-proxy-client.key, P-384)",
+    files: (t) => ({
+      "front-proxy-ca.crt": t.ours.text(`${PKI}/front-proxy-ca.crt`)!,
+      "front-proxy-ca.key": t.ours.text(`${PKI}/front-proxy-ca.key`)!,
+      "front-proxy-client.crt": t.ours.text(`${PKI}/front-proxy-client.crt`)!,
+      "front-proxy-client.key": t.other.text(`${PKI}/front-proxy-client.key`)!,
+    }),
+    field: "front-proxy-client.key",
+    message: /does not match the certificate \/etc\/kubernetes\/pki\/front-proxy-client\.crt$/,
+  },
+  {
+    name: "a leaf whose CA this run generates (etcd/server without etcd/ca)",
+    files: (t) => ({
+      "etcd/server.crt": t.ours.text(`${PKI}/etcd/server.crt`)!,
+      "etcd/server.key": t.ours.text(`${PKI}/etcd/server.key`)!,
+    }),
+    field: "etcd/server.crt",
+    message:
+      /^\[certs\] certificate etcd\/server not signed by CA certificate etcd\/ca: \/etc\/kubernetes\/pki\/etcd\/ca\.crt does not exist, so this run generates a new etcd\/ca CA$/,
+  },
+];
+
+for (const c of BROKEN_FILES) {
+  Deno.test(`init phase certs all refuses ${c.name} before writing anything`, async () => {
+    const t = await trees;
+    const files = new MemoryFileSystem();
+    for (const base of ["ca.crt", "ca.key"]) {
+      files.put(`${PKI}/${base}`, t.ours.text(`${PKI}/${base}`)!);
+    }
+    for (const [base, text] of Object.entries(c.files(t))) files.put(`${PKI}/${base}`, text);
+    const before = files.snapshot();
+    await assert.rejects(
+      () => runAllCerts(fixture(files).data),
+      (e: unknown) =>
+        e instanceof PhaseError && e.phase === "certs" && e.cause instanceof ExistingFileError &&
+        e.cause.field === `${PKI}/${c.field}` && c.message.test(e.cause.message) &&
+        (e.cause.hint ?? "") !== "",
+    );
+    assert.deepEqual(files.snapshot(), before, "nothing written");
+  });
+}
+
+Deno.test("init phase certs all still reuses a valid tree as is, and completes a partial one", async () => {
+  const t = await trees;
+  const full = new MemoryFileSystem();
+  for (const [path, f] of t.ours.files) full.put(path, f.data, f.mode);
+  const before = full.snapshot();
+  const again = fixture(full);
+  await runAllCerts(again.data);
+  assert.deepEqual(full.snapshot(), before, "nothing rewritten");
+  assert.ok(again.out.lines.every((l) => !l.includes("Generating")), again.out.lines.join("\n"));
+  // Only etcd/ca's leaves (and nothing else) are missing: they are signed by the existing CA.
+  for (const leaf of ["etcd/server", "etcd/peer"]) {
+    full.remove(`${PKI}/${leaf}.crt`);
+    full.remove(`${PKI}/${leaf}.key`);
+  }
+  const partial = fixture(full);
+  await runAllCerts(partial.data);
+  assert.deepEqual(
+    partial.out.lines.filter((l) => l.includes("Generating")),
+    [
+      '[certs] Generating "etcd/server" certificate and key',
+      '[certs] Generating "etcd/peer" certificate and key',
+    ],
+  );
 });

@@ -255,11 +255,87 @@ Deno.test("a ca.key not matching ca.crt is refused before any kubeconfig is sign
   await assert.rejects(
     () => runAllKubeconfigs(fixture(f.files).data),
     (e: unknown) =>
-      e instanceof PhaseError && e.phase === "kubeconfig/admin" &&
+      // The phase's header checks the CA before any sub-phase writes.
+      e instanceof PhaseError && e.phase === "kubeconfig" &&
       e.cause instanceof ExistingFileError &&
       e.cause.message.includes(
         `the private key file ${K}/pki/ca.key does not match the certificate ${K}/pki/ca.crt`,
       ) && /or remove both files to have them generated$/.test(e.cause.hint ?? ""),
   );
   assert.deepEqual(f.files.snapshot(), before, "nothing written");
+});
+
+/** Another cluster's kubeconfig file (its own CA, seed 3). */
+async function foreignKubeconfig(name: string, file: string): Promise<string> {
+  const other = fixture();
+  other.data.random = seededRandom(3);
+  await runCert(other.data, "ca");
+  await runKubeconfig(other.data, name);
+  return other.files.text(`${K}/${file}`)!;
+}
+
+/** Existing kubeconfig files `init phase kubeconfig all` refused only after writing those before them. */
+const BROKEN_KUBECONFIGS: [string, string, () => Promise<string>, RegExp][] = [
+  [
+    "of another cluster",
+    "controller-manager.conf",
+    () => foreignKubeconfig("controller-manager", "controller-manager.conf"),
+    /^a kubeconfig file "\/etc\/kubernetes\/controller-manager\.conf" exists already but has got the wrong CA cert$/,
+  ],
+  [
+    "that is not a kubeconfig",
+    "scheduler.conf",
+    () => Promise.resolve("-----BEGIN CERTIFICATE-----\nAAAA\n"),
+    /^failed to load kubeconfig file \/etc\/kubernetes\/scheduler\.conf that already exists on disk: /,
+  ],
+];
+
+for (const [what, file, content, message] of BROKEN_KUBECONFIGS) {
+  Deno.test(`init phase kubeconfig all refuses a ${file} ${what} before writing any file`, async () => {
+    const f = await withCA();
+    f.files.put(`${K}/${file}`, await content(), 0o600);
+    const before = f.files.snapshot();
+    await assert.rejects(
+      () => runAllKubeconfigs(fixture(f.files).data),
+      (e: unknown) =>
+        e instanceof PhaseError && e.phase === "kubeconfig" &&
+        e.cause instanceof ExistingFileError && e.cause.field === `${K}/${file}` &&
+        message.test(e.cause.message) && (e.cause.hint ?? "") !== "",
+    );
+    assert.deepEqual(f.files.snapshot(), before, "nothing written");
+  });
+}
+
+Deno.test("init refuses an existing kubeconfig of another cluster in its certs phase, before any certificate", async () => {
+  const admin = await foreignKubeconfig("admin", "admin.conf");
+  // Without a CA (this run generates it) and with a valid CA on disk.
+  for (const withCa of [false, true]) {
+    const f = withCa ? await withCA() : fixture();
+    f.files.put(`${K}/admin.conf`, admin, 0o600);
+    const before = f.files.snapshot();
+    const run = fixture(f.files);
+    run.data.willRun = () => true; // `kubeadm init`: every phase runs.
+    await assert.rejects(
+      () => runWorkflow(initWorkflow(), run.data, { only: "certs" }),
+      (e: unknown) =>
+        e instanceof PhaseError && e.phase === "certs" && e.cause instanceof ExistingFileError &&
+        e.cause.field === `${K}/admin.conf` &&
+        e.cause.message.startsWith(
+          `a kubeconfig file "${K}/admin.conf" exists already but has got the wrong CA cert${
+            withCa ? "" : `: ${K}/pki/ca.crt does not exist, so this run generates a new CA`
+          }`,
+        ),
+    );
+    assert.deepEqual(f.files.snapshot(), before, "nothing written");
+  }
+});
+
+Deno.test("init phase kubeconfig all still reuses valid files as they are", async () => {
+  const f = await withCA();
+  await runAllKubeconfigs(f.data);
+  const before = f.files.snapshot();
+  const again = fixture(f.files);
+  await runAllKubeconfigs(again.data);
+  assert.deepEqual(f.files.snapshot(), before);
+  assert.equal(again.out.lines.filter((l) => l.includes("Using existing kubeconfig")).length, 5);
 });
