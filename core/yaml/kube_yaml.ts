@@ -11,8 +11,31 @@
 import * as YAML from "yaml";
 import { ConfigError } from "../errors.ts";
 
+/**
+ * A plain scalar of letters, digits and `._/-` that starts with a letter reads back as a string
+ * under YAML 1.1 unless it is one of the boolean or null words (any case is checked the slow way).
+ */
+const PLAIN_WORD = /^(?![eE][-+0-9])[A-Za-z][A-Za-z0-9._/-]*$/;
+const YAML11_WORDS = new Set(["y", "yes", "n", "no", "true", "false", "on", "off", "null"]);
+
+/** Answers of {@link parsesAsNonString}, per isolate (a pure function of the text), bounded. */
+const nonStringMemo = new Map<string, boolean>();
+const NON_STRING_MEMO_MAX = 4096;
+
 function readsAsNonString(value: string): boolean {
   if (value === "") return true;
+  if (PLAIN_WORD.test(value) && !YAML11_WORDS.has(value.toLowerCase())) return false;
+  let known = nonStringMemo.get(value);
+  if (known === undefined) {
+    known = parsesAsNonString(value);
+    if (nonStringMemo.size >= NON_STRING_MEMO_MAX) nonStringMemo.clear();
+    nonStringMemo.set(value, known);
+  }
+  return known;
+}
+
+/** Whether YAML 1.1 reads `value` back as a scalar of another type than string. */
+function parsesAsNonString(value: string): boolean {
   try {
     const parsed = YAML.parse(value, { version: "1.1" });
     // Scalars of another type (number, bool, null, date) must be double-quoted like Go does;
