@@ -7,7 +7,6 @@
  *
  * @module
  */
-import * as asn1js from "asn1js";
 import { PkiError } from "../errors.ts";
 import {
   type CryptoPort,
@@ -19,6 +18,7 @@ import {
   signatureHashFor,
 } from "./crypto.ts";
 import { integer, sequence } from "./der.ts";
+import { childrenOf, type DerElement, isUniversal, readDer, TAG } from "./der_reader.ts";
 import {
   ecSpki,
   innerOfPkcs8,
@@ -59,16 +59,19 @@ export function ecdsaRawToDer(raw: Uint8Array): Uint8Array {
 
 /** Converts a DER ECDSA signature into raw `r||s` of the curve's size. */
 export function ecdsaDerToRaw(der: Uint8Array, size: number): Uint8Array {
-  const parsed = asn1js.fromBER(der.slice());
-  const seq = parsed.result;
-  if (
-    parsed.offset === -1 || !(seq instanceof asn1js.Sequence) || seq.valueBlock.value.length !== 2
-  ) {
+  let ints: DerElement[];
+  try {
+    const seq = readDer(der);
+    ints = isUniversal(seq, TAG.sequence) ? childrenOf(seq) : [];
+  } catch {
+    ints = [];
+  }
+  if (ints.length !== 2 || !ints.every((v) => isUniversal(v, TAG.integer))) {
     throw new PkiError("x509: ECDSA signature is not a valid DER sequence");
   }
   const out = new Uint8Array(size * 2);
-  seq.valueBlock.value.forEach((v, i) => {
-    let bytes = (v as asn1js.Integer).valueBlock.valueHexView;
+  ints.forEach((v, i) => {
+    let bytes = v.content;
     while (bytes.length > size && bytes[0] === 0) bytes = bytes.subarray(1);
     if (bytes.length > size) throw new PkiError("x509: ECDSA signature integer too large");
     out.set(bytes, i * size + size - bytes.length);
