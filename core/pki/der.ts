@@ -86,8 +86,20 @@ export function integer(v: bigint | number | Uint8Array): Uint8Array {
   return tlv(0x02, unsignedIntegerBytes(BigInt(v)));
 }
 
+/** Encoded OIDs by dotted text: the few dozen kubeadm writes, encoded once per isolate. */
+const encodedOids = new Map<string, Uint8Array>();
+
 /** OBJECT IDENTIFIER from dotted text. */
 export function oid(dotted: string): Uint8Array {
+  let der = encodedOids.get(dotted);
+  if (!der) {
+    der = encodeOid(dotted);
+    if (encodedOids.size < 256) encodedOids.set(dotted, der);
+  }
+  return der.slice();
+}
+
+function encodeOid(dotted: string): Uint8Array {
   const arcs = dotted.split(".").map((a) => BigInt(a));
   const out: number[] = [];
   const push = (v: bigint) => {

@@ -14,13 +14,27 @@ export interface PemBlock {
   bytes: Uint8Array;
 }
 
-/** Standard base64 of bytes. */
+const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+/** Every pair of base64 digits, indexed by 12 bits of input. */
+let b64Pairs: string[] | undefined;
+
+/** Standard base64 of bytes (with `=` padding). */
 export function base64Encode(bytes: Uint8Array): string {
-  let bin = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  const pairs = b64Pairs ??= Array.from({ length: 4096 }, (_, i) => B64[i >> 6] + B64[i & 63]);
+  const parts: string[] = [];
+  const whole = bytes.length - (bytes.length % 3);
+  for (let i = 0; i < whole; i += 3) {
+    const v = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2];
+    parts.push(pairs[v >> 12] + pairs[v & 0xfff]);
   }
-  return btoa(bin);
+  if (bytes.length - whole === 1) {
+    const v = bytes[whole] << 4;
+    parts.push(`${pairs[v]}==`);
+  } else if (bytes.length - whole === 2) {
+    const v = (bytes[whole] << 10) | (bytes[whole + 1] << 2);
+    parts.push(`${pairs[v >> 6]}${B64[v & 63]}=`);
+  }
+  return parts.join("");
 }
 
 /** Decodes standard base64 (whitespace ignored); throws on invalid input. */
