@@ -22,9 +22,17 @@ const YAML11_WORDS = new Set(["y", "yes", "n", "no", "true", "false", "on", "off
 const nonStringMemo = new Map<string, boolean>();
 const NON_STRING_MEMO_MAX = 4096;
 
-function readsAsNonString(value: string): boolean {
+/**
+ * One plain scalar with a `/` or `=` in it (base64 data, paths, flags): no YAML 1.1 type but
+ * string matches those, and none of its characters is YAML syntax, so it reads as a string.
+ */
+const UNTYPED_PLAIN = /^(?![-.:?])[^\s#!&*'"|>%@`?{}[\],]*[/=][^\s#!&*'"|>%@`?{}[\],]*$/;
+
+/** Whether YAML 1.1 reads `value` back as another type than string (`"3.10"`, `"yes"`). */
+export function readsAsNonString(value: string): boolean {
   if (value === "") return true;
   if (PLAIN_WORD.test(value) && !YAML11_WORDS.has(value.toLowerCase())) return false;
+  if (UNTYPED_PLAIN.test(value)) return false;
   let known = nonStringMemo.get(value);
   if (known === undefined) {
     known = parsesAsNonString(value);
@@ -35,9 +43,9 @@ function readsAsNonString(value: string): boolean {
 }
 
 /** Whether YAML 1.1 reads `value` back as a scalar of another type than string. */
-function parsesAsNonString(value: string): boolean {
+export function parsesAsNonString(value: string): boolean {
   try {
-    const parsed = YAML.parse(value, { version: "1.1" });
+    const parsed = YAML.parse(value, { version: "1.1", logLevel: "error" });
     // Scalars of another type (number, bool, null, date) must be double-quoted like Go does;
     // strings that merely need quoting (`a: b`, `*`) are left to the single-quote default.
     return parsed === null || (typeof parsed !== "string" && typeof parsed !== "object") ||

@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { fullKubeYaml, parseKubeYaml, toKubeYaml } from "../../../core/yaml/kube_yaml.ts";
+import {
+  fullKubeYaml,
+  parseKubeYaml,
+  parsesAsNonString,
+  readsAsNonString,
+  toKubeYaml,
+} from "../../../core/yaml/kube_yaml.ts";
 import { planControlPlane, planWorker, seededRandom } from "../../../mod.ts";
 
 /** Values whose every scalar takes the direct writer, and ones that need the `yaml` emitter. */
@@ -58,4 +64,21 @@ Deno.test("toKubeYaml() writes a plan's objects and files as the yaml library do
   }
   assert.ok(values.length > 30);
   for (const value of values) assert.equal(toKubeYaml(value), fullKubeYaml(value));
+});
+
+Deno.test("readsAsNonString()'s shortcuts agree with a YAML 1.1 parse", () => {
+  let seed = 11;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  for (const chars of ["09aeEfxX+-._:/=~ tTZyn#!&*'\"|>%@?{}[],\n", "019+-.:/=eE_xbyYnNoO"]) {
+    for (let i = 0; i < 20000; i++) {
+      let s = "";
+      for (let j = 1 + Math.floor(next() * 10); j > 0; j--) {
+        s += chars[Math.floor(next() * chars.length)];
+      }
+      assert.equal(readsAsNonString(s), parsesAsNonString(s), JSON.stringify(s));
+    }
+  }
+  for (const s of ["e8", "E-5", "Yes", "nULL", "3.10", "0755", "a/b", "x=1", "---/", "/"]) {
+    assert.equal(readsAsNonString(s), parsesAsNonString(s), s);
+  }
 });
