@@ -33,8 +33,18 @@ function encodeLength(n: number): Uint8Array {
 
 /** One tag-length-value element with the given identifier octet. */
 export function tlv(tag: number, ...content: Uint8Array[]): Uint8Array {
-  const body = concatBytes(...content);
-  return concatBytes(new Uint8Array([tag]), encodeLength(body.length), body);
+  let length = 0;
+  for (const c of content) length += c.length;
+  const header = encodeLength(length);
+  const out = new Uint8Array(1 + header.length + length);
+  out[0] = tag;
+  out.set(header, 1);
+  let off = 1 + header.length;
+  for (const c of content) {
+    out.set(c, off);
+    off += c.length;
+  }
+  return out;
 }
 
 /** SEQUENCE of already encoded elements. */

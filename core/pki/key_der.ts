@@ -34,9 +34,12 @@ function sequenceItems(der: Uint8Array): DerElement[] | undefined {
 
 /** The named curve of a curve OID, if kubeadm knows it. */
 export function curveOfOid(curveOid: string | undefined): EcCurve | undefined {
-  return (Object.entries(CURVE_OIDS) as [EcCurve, string][]).find(([, o]) => o === curveOid)
-    ?.[0];
+  return curveOid === undefined ? undefined : CURVES_BY_OID.get(curveOid);
 }
+
+const CURVES_BY_OID = new Map(
+  (Object.entries(CURVE_OIDS) as [EcCurve, string][]).map(([curve, o]) => [o, curve]),
+);
 
 /** Left-pads (or trims leading bytes of) a big-endian number to `len` bytes. */
 export function leftPad(bytes: Uint8Array, len: number): Uint8Array {

@@ -18,6 +18,7 @@ import {
   signatureHashFor,
 } from "./crypto.ts";
 import { integer, sequence } from "./der.ts";
+import { base64Encode } from "./pem.ts";
 import { childrenOf, type DerElement, isUniversal, readDer, TAG } from "./der_reader.ts";
 import {
   ecSpki,
@@ -32,9 +33,7 @@ import {
 
 /** Base64url without padding (JWK). */
 function b64url(bytes: Uint8Array): string {
-  let bin = "";
-  for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return base64Encode(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
 function unb64url(s: string): Uint8Array {
@@ -157,19 +156,19 @@ async function importEc(material: PrivateKeyMaterial & { type: "ECDSA" }): Promi
   const size = curveByteLength(material.namedCurve);
   const point = material.point;
   if (point) {
-    const jwk: JsonWebKey = {
-      kty: "EC",
-      crv: material.namedCurve,
-      d: b64url(material.d),
-      x: b64url(point.slice(1, 1 + size)),
-      y: b64url(point.slice(1 + size)),
-      ext: true,
-    };
     const kept = { ...material, d: material.d.slice(), point: point.slice() };
+    const jwk = (): JsonWebKey => ({
+      kty: "EC",
+      crv: kept.namedCurve,
+      d: b64url(kept.d),
+      x: b64url(kept.point.slice(1, 1 + size)),
+      y: b64url(kept.point.slice(1 + size)),
+      ext: true,
+    });
     return new WebCryptoKeyPair(
       spec,
       ecSpki(material.namedCurve, point),
-      () => crypto.subtle.importKey("jwk", jwk, algorithmOf(spec), true, ["sign"]),
+      () => crypto.subtle.importKey("jwk", jwk(), algorithmOf(spec), true, ["sign"]),
       kept,
     );
   }
