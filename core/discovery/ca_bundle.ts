@@ -5,7 +5,7 @@
  *
  * @module
  */
-import * as asn1js from "asn1js";
+import { childrenOf, oidOf, readDer } from "../pki/der_reader.ts";
 import { DiscoveryError, errorMessage } from "../errors.ts";
 import { type Certificate, parseCertificatesPEM } from "../pki/cert.ts";
 import { formatName } from "../pki/name.ts";
@@ -52,12 +52,11 @@ const PUBLIC_KEY_NAMES: Record<string, string> = {
 };
 
 function publicKeyAlgorithmOid(spki: Uint8Array): string {
-  const r = asn1js.fromBER(spki.slice());
-  const algorithm = (r.result as asn1js.Sequence).valueBlock?.value?.[0] as
-    | asn1js.Sequence
-    | undefined;
-  const oid = algorithm?.valueBlock?.value?.[0];
-  return oid instanceof asn1js.ObjectIdentifier ? oid.valueBlock.toString() : "";
+  try {
+    return oidOf(childrenOf(childrenOf(readDer(spki))[0])[0]) ?? "";
+  } catch {
+    return "";
+  }
 }
 
 function rfc3339(d: Date): string {

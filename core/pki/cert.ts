@@ -14,11 +14,23 @@
  *
  * @module
  */
-import * as asn1js from "asn1js";
 import type { RandomSource } from "../host/ports.ts";
 import { PkiError } from "../errors.ts";
 import { ipEqual, parseIP } from "../net/ip.ts";
 import { bitString, explicit, integer, sequence, x509Time } from "./der.ts";
+import {
+  bitStringOf,
+  childrenOf,
+  type DerElement,
+  isContext,
+  isStructureError,
+  isUniversal,
+  oidOf,
+  primitiveOf,
+  readDer,
+  TAG,
+  timeOf,
+} from "./der_reader.ts";
 import {
   authorityKeyIdExtension,
   basicConstraintsExtension,
@@ -122,9 +134,7 @@ export function randomSerialNumber(random: RandomSource): bigint {
 }
 
 function publicKeyBits(spki: Uint8Array): Uint8Array {
-  const r = asn1js.fromBER(spki.slice());
-  const bits = (r.result as asn1js.Sequence).valueBlock.value[1] as asn1js.BitString;
-  return bits.valueBlock.valueHexView.slice();
+  return bitStringOf(childrenOf(readDer(spki))[1]).slice();
 }
 
 /** Go's SubjectKeyId for CA templates: SHA-1 of the subjectPublicKey BIT STRING contents. */
@@ -238,52 +248,42 @@ function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((v, i) => v === b[i]);
 }
 
-function children(block: asn1js.AsnType): asn1js.AsnType[] {
-  return (block as asn1js.Constructed).valueBlock?.value ?? [];
-}
-
-function rawBytes(block: asn1js.AsnType): Uint8Array {
-  return (block as asn1js.BaseBlock).valueBeforeDecodeView.slice();
-}
-
-function parseTime(block: asn1js.AsnType): Date {
-  if (block instanceof asn1js.GeneralizedTime) return block.toDate();
-  if (block instanceof asn1js.UTCTime) return block.toDate();
-  throw new PkiError("x509: malformed validity");
+function parseTime(el: DerElement | undefined): Date {
+  const t = timeOf(el);
+  if (!t) throw new PkiError("x509: malformed validity");
+  return t;
 }
 
 /** Parses a DER certificate; throws {@link PkiError} `x509: malformed certificate` otherwise. */
 export function parseCertificate(der: Uint8Array): Certificate {
   try {
-    const r = asn1js.fromBER(der.slice());
-    if (r.offset === -1 || !(r.result instanceof asn1js.Sequence)) {
+    const copy = der.slice();
+    const top = readDer(copy);
+    if (!isUniversal(top, TAG.sequence) || !top.constructed) {
       throw new PkiError("x509: malformed certificate");
     }
-    const [tbsBlock, sigAlgBlock, sigBlock] = children(r.result);
-    const tbsItems = children(tbsBlock);
+    const [tbsBlock, sigAlgBlock, sigBlock] = childrenOf(top);
+    const tbsItems = childrenOf(tbsBlock);
     let i = 0;
     let version = 1;
-    if (tbsItems[0].idBlock.tagClass === 3 && tbsItems[0].idBlock.tagNumber === 0) {
-      version = Number((children(tbsItems[0])[0] as asn1js.Integer).valueBlock.valueDec) + 1;
+    if (isContext(tbsItems[0], 0)) {
+      version = Number(integerValue(childrenOf(tbsItems[0])[0])) + 1;
       i = 1;
     }
-    const serialBytes = (tbsItems[i] as asn1js.Integer).valueBlock.valueHexView;
-    let serialNumber = 0n;
-    for (const b of serialBytes) serialNumber = (serialNumber << 8n) | BigInt(b);
-    const issuer = parseName(tbsItems[i + 2] as asn1js.Sequence);
-    const [nb, na] = children(tbsItems[i + 3]);
-    const subject = parseName(tbsItems[i + 4] as asn1js.Sequence);
-    const spki = rawBytes(tbsItems[i + 5]);
-    let extensions: asn1js.AsnType[] = [];
+    const serialNumber = integerValue(tbsItems[i], false);
+    const issuer = parseName(tbsItems[i + 2]);
+    const [nb, na] = childrenOf(tbsItems[i + 3]);
+    const subject = parseName(tbsItems[i + 4]);
+    const spki = tbsItems[i + 5].raw.slice();
+    let extensions: DerElement[] = [];
     for (const item of tbsItems.slice(i + 6)) {
-      if (item.idBlock.tagClass === 3 && item.idBlock.tagNumber === 3) {
-        extensions = children(children(item)[0]);
-      }
+      if (isContext(item, 3)) extensions = childrenOf(childrenOf(item)[0]);
     }
-    const sigAlg = (children(sigAlgBlock)[0] as asn1js.ObjectIdentifier).valueBlock.toString();
+    const sigAlg = oidOf(childrenOf(sigAlgBlock)[0]);
+    if (sigAlg === undefined) throw new PkiError("x509: malformed certificate");
     return {
-      der: der.slice(),
-      tbs: rawBytes(tbsBlock),
+      der: copy,
+      tbs: tbsBlock.raw.slice(),
       version,
       serialNumber,
       subject,
@@ -292,13 +292,22 @@ export function parseCertificate(der: Uint8Array): Certificate {
       notAfter: parseTime(na),
       spki,
       signatureAlgorithm: sigAlg,
-      signature: (sigBlock as asn1js.BitString).valueBlock.valueHexView.slice(),
+      signature: bitStringOf(sigBlock).slice(),
       ...decodeExtensions(extensions),
     };
   } catch (e) {
-    if (e instanceof PkiError) throw e;
+    if (e instanceof PkiError && !isStructureError(e)) throw e;
     throw new PkiError("x509: malformed certificate", { cause: e });
   }
+}
+
+/** An INTEGER's value: two's complement, or (`signed` false) its content read as unsigned. */
+function integerValue(el: DerElement | undefined, signed = true): bigint {
+  const bytes = primitiveOf(el, TAG.integer);
+  let v = 0n;
+  for (const b of bytes) v = (v << 8n) | BigInt(b);
+  if (signed && bytes.length > 0 && bytes[0] & 0x80) v -= 1n << BigInt(bytes.length * 8);
+  return v;
 }
 
 /**

@@ -5,7 +5,16 @@
  *
  * @module
  */
-import * as asn1js from "asn1js";
+import {
+  bitStringOf,
+  childrenOf,
+  type DerElement,
+  isStructureError,
+  isUniversal,
+  oidOf,
+  readDer,
+  TAG,
+} from "./der_reader.ts";
 import { PkiError } from "../errors.ts";
 import { bitString, integer, oid, sequence, setOf, tlv } from "./der.ts";
 import {
@@ -65,10 +74,6 @@ export async function createCSR(cfg: CSRConfig, key: KeyPair): Promise<Certifica
   return parseCSR(sequence(info, alg.algorithmIdentifier, bitString(signature)));
 }
 
-function children(block: asn1js.AsnType): asn1js.AsnType[] {
-  return (block as asn1js.Constructed).valueBlock?.value ?? [];
-}
-
 /** Parses a CSR from DER or from the first `CERTIFICATE REQUEST` PEM block. */
 export function parseCSR(input: Uint8Array | string): CertificateRequest {
   let der: Uint8Array;
@@ -80,30 +85,34 @@ export function parseCSR(input: Uint8Array | string): CertificateRequest {
     der = input;
   }
   try {
-    const r = asn1js.fromBER(der.slice());
-    if (r.offset === -1 || !(r.result instanceof asn1js.Sequence)) {
+    const top = readDer(der);
+    if (!isUniversal(top, TAG.sequence) || !top.constructed) {
       throw new PkiError("x509: malformed certificate request");
     }
-    const [infoBlock, algBlock, sigBlock] = children(r.result);
-    const [, subjectBlock, spkiBlock, attrsBlock] = children(infoBlock);
-    let extensions: asn1js.AsnType[] = [];
-    for (const attr of attrsBlock ? children(attrsBlock) : []) {
-      const [type, values] = children(attr);
-      if ((type as asn1js.ObjectIdentifier).valueBlock.toString() === OID.extensionRequest) {
-        extensions = children(children(values)[0]);
+    const [infoBlock, algBlock, sigBlock] = childrenOf(top);
+    const [, subjectBlock, spkiBlock, attrsBlock] = childrenOf(infoBlock);
+    let extensions: DerElement[] = [];
+    for (const attr of childrenOf(attrsBlock)) {
+      const [type, values] = childrenOf(attr);
+      if (oidOf(type) === OID.extensionRequest) {
+        extensions = childrenOf(childrenOf(values)[0]);
       }
+    }
+    const signatureAlgorithm = oidOf(childrenOf(algBlock)[0]);
+    if (signatureAlgorithm === undefined) {
+      throw new PkiError("x509: malformed certificate request");
     }
     return {
       der: der.slice(),
-      info: (infoBlock as asn1js.BaseBlock).valueBeforeDecodeView.slice(),
-      subject: parseName(subjectBlock as asn1js.Sequence),
-      spki: (spkiBlock as asn1js.BaseBlock).valueBeforeDecodeView.slice(),
-      signatureAlgorithm: (children(algBlock)[0] as asn1js.ObjectIdentifier).valueBlock.toString(),
-      signature: (sigBlock as asn1js.BitString).valueBlock.valueHexView.slice(),
+      info: infoBlock.raw.slice(),
+      subject: parseName(subjectBlock),
+      spki: spkiBlock.raw.slice(),
+      signatureAlgorithm,
+      signature: bitStringOf(sigBlock).slice(),
       ...decodeExtensions(extensions),
     };
   } catch (e) {
-    if (e instanceof PkiError) throw e;
+    if (e instanceof PkiError && !isStructureError(e)) throw e;
     throw new PkiError("x509: malformed certificate request", { cause: e });
   }
 }

@@ -33,8 +33,18 @@ function encodeLength(n: number): Uint8Array {
 
 /** One tag-length-value element with the given identifier octet. */
 export function tlv(tag: number, ...content: Uint8Array[]): Uint8Array {
-  const body = concatBytes(...content);
-  return concatBytes(new Uint8Array([tag]), encodeLength(body.length), body);
+  let length = 0;
+  for (const c of content) length += c.length;
+  const header = encodeLength(length);
+  const out = new Uint8Array(1 + header.length + length);
+  out[0] = tag;
+  out.set(header, 1);
+  let off = 1 + header.length;
+  for (const c of content) {
+    out.set(c, off);
+    off += c.length;
+  }
+  return out;
 }
 
 /** SEQUENCE of already encoded elements. */
@@ -86,8 +96,20 @@ export function integer(v: bigint | number | Uint8Array): Uint8Array {
   return tlv(0x02, unsignedIntegerBytes(BigInt(v)));
 }
 
+/** Encoded OIDs by dotted text: the few dozen kubeadm writes, encoded once per isolate. */
+const encodedOids = new Map<string, Uint8Array>();
+
 /** OBJECT IDENTIFIER from dotted text. */
 export function oid(dotted: string): Uint8Array {
+  let der = encodedOids.get(dotted);
+  if (!der) {
+    der = encodeOid(dotted);
+    if (encodedOids.size < 256) encodedOids.set(dotted, der);
+  }
+  return der.slice();
+}
+
+function encodeOid(dotted: string): Uint8Array {
   const arcs = dotted.split(".").map((a) => BigInt(a));
   const out: number[] = [];
   const push = (v: bigint) => {

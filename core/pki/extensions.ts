@@ -4,11 +4,22 @@
  *
  * @module
  */
-import * as asn1js from "asn1js";
 import { PkiError } from "../errors.ts";
 import { bitString, boolean, implicitPrimitive, octetString, oid, sequence } from "./der.ts";
 import { formatIP, ipEqual, parseIP } from "../net/ip.ts";
 import { OID } from "./oid.ts";
+import {
+  bitStringOf,
+  booleanOf,
+  childrenOf,
+  type DerElement,
+  isContext,
+  isUniversal,
+  oidOf,
+  primitiveOf,
+  readDer,
+  TAG,
+} from "./der_reader.ts";
 
 /** Key usage bits, named as RFC 5280 / openssl name them. */
 export type X509KeyUsage =
@@ -179,18 +190,16 @@ export interface DecodedExtensions {
   present: { oid: string; critical: boolean }[];
 }
 
-function fromDer(bytes: Uint8Array): asn1js.AsnType {
-  const r = asn1js.fromBER(bytes.slice());
-  if (r.offset === -1) throw new PkiError("x509: malformed extension");
-  return r.result;
-}
-
-function children(block: asn1js.AsnType): asn1js.AsnType[] {
-  return (block as asn1js.Constructed).valueBlock?.value ?? [];
+function fromDer(bytes: Uint8Array): DerElement {
+  try {
+    return readDer(bytes);
+  } catch {
+    throw new PkiError("x509: malformed extension");
+  }
 }
 
 /** Decodes a SEQUENCE OF Extension (the content of `[3]` in a certificate). */
-export function decodeExtensions(extensions: asn1js.AsnType[]): DecodedExtensions {
+export function decodeExtensions(extensions: DerElement[]): DecodedExtensions {
   const out: DecodedExtensions = {
     keyUsage: [],
     extKeyUsage: [],
@@ -201,19 +210,18 @@ export function decodeExtensions(extensions: asn1js.AsnType[]): DecodedExtension
     present: [],
   };
   for (const ext of extensions) {
-    const parts = children(ext);
-    const id = (parts[0] as asn1js.ObjectIdentifier).valueBlock.toString();
-    const critical = parts[1] instanceof asn1js.Boolean ? parts[1].valueBlock.value : false;
+    const parts = childrenOf(ext);
+    const id = oidOf(parts[0]);
     const valueBlock = parts[parts.length - 1];
-    if (!(valueBlock instanceof asn1js.OctetString)) {
+    if (id === undefined || !isUniversal(valueBlock, TAG.octetString)) {
       throw new PkiError("x509: malformed extension");
     }
-    const value = valueBlock.valueBlock.valueHexView;
+    const critical = booleanOf(parts[1]);
+    const value = valueBlock.content;
     out.present.push({ oid: id, critical });
     switch (id) {
       case OID.keyUsage: {
-        const bs = fromDer(value) as asn1js.BitString;
-        const bytes = bs.valueBlock.valueHexView;
+        const bytes = bitStringOf(fromDer(value));
         KEY_USAGE_BITS.forEach((name, bit) => {
           if (bytes.length > bit >> 3 && bytes[bit >> 3] & (0x80 >> (bit & 7))) {
             out.keyUsage.push(name);
@@ -222,8 +230,9 @@ export function decodeExtensions(extensions: asn1js.AsnType[]): DecodedExtension
         break;
       }
       case OID.extKeyUsage:
-        for (const o of children(fromDer(value))) {
-          const dotted = (o as asn1js.ObjectIdentifier).valueBlock.toString();
+        for (const o of childrenOf(fromDer(value))) {
+          const dotted = oidOf(o);
+          if (dotted === undefined) throw new PkiError("x509: malformed extension");
           const known = (Object.entries(EKU_OIDS) as [ExtKeyUsage, string][]).find(([, v]) =>
             v === dotted
           );
@@ -232,28 +241,25 @@ export function decodeExtensions(extensions: asn1js.AsnType[]): DecodedExtension
         break;
       case OID.basicConstraints: {
         out.basicConstraintsValid = true;
-        const first = children(fromDer(value))[0];
-        out.isCA = first instanceof asn1js.Boolean ? first.valueBlock.value : false;
+        out.isCA = booleanOf(childrenOf(fromDer(value))[0]);
         break;
       }
       case OID.subjectAltName:
-        for (const gn of children(fromDer(value))) {
-          if (gn.idBlock.tagClass !== 3) continue;
-          const raw = (gn as asn1js.Primitive).valueBlock.valueHexView;
-          if (gn.idBlock.tagNumber === 2) out.dnsNames.push(new TextDecoder().decode(raw));
-          if (gn.idBlock.tagNumber === 7 && (raw.length === 4 || raw.length === 16)) {
+        for (const gn of childrenOf(fromDer(value))) {
+          if (gn.cls !== 2) continue;
+          const raw = gn.content;
+          if (gn.tag === 2) out.dnsNames.push(new TextDecoder().decode(raw));
+          if (gn.tag === 7 && (raw.length === 4 || raw.length === 16)) {
             out.ipAddresses.push(formatIP(raw));
           }
         }
         break;
       case OID.subjectKeyIdentifier:
-        out.subjectKeyId = (fromDer(value) as asn1js.OctetString).valueBlock.valueHexView.slice();
+        out.subjectKeyId = primitiveOf(fromDer(value), TAG.octetString).slice();
         break;
       case OID.authorityKeyIdentifier:
-        for (const item of children(fromDer(value))) {
-          if (item.idBlock.tagClass === 3 && item.idBlock.tagNumber === 0) {
-            out.authorityKeyId = (item as asn1js.Primitive).valueBlock.valueHexView.slice();
-          }
+        for (const item of childrenOf(fromDer(value))) {
+          if (isContext(item, 0)) out.authorityKeyId = item.content.slice();
         }
         break;
     }

@@ -6,34 +6,40 @@
  *
  * @module
  */
-import * as asn1js from "asn1js";
 import { PkiError } from "../errors.ts";
 import type { EcCurve, KeySpec, PrivateKeyMaterial } from "./crypto.ts";
 import { curveByteLength } from "./crypto.ts";
 import { bitString, explicit, integer, nullValue, octetString, oid, sequence } from "./der.ts";
 import { CURVE_OIDS, OID } from "./oid.ts";
+import {
+  bitStringOf,
+  childrenOf,
+  type DerElement,
+  isContext,
+  isUniversal,
+  oidOf,
+  readDer,
+  TAG,
+} from "./der_reader.ts";
 
 function fail(message: string): never {
   throw new PkiError(message);
 }
 
-/** Parses DER with asn1js; `asn1: structure error` when it is not DER. */
-export function parseDer(der: Uint8Array): asn1js.AsnType {
-  const parsed = asn1js.fromBER(der.slice());
-  if (parsed.offset === -1) fail("asn1: structure error");
-  return parsed.result;
-}
-
-/** The dotted text of an OBJECT IDENTIFIER block, if it is one. */
-export function oidText(block: unknown): string | undefined {
-  return block instanceof asn1js.ObjectIdentifier ? block.valueBlock.toString() : undefined;
+/** The elements of a DER SEQUENCE; `asn1: structure error` when it is not DER. */
+function sequenceItems(der: Uint8Array): DerElement[] | undefined {
+  const el = readDer(der);
+  return isUniversal(el, TAG.sequence) && el.constructed ? childrenOf(el) : undefined;
 }
 
 /** The named curve of a curve OID, if kubeadm knows it. */
 export function curveOfOid(curveOid: string | undefined): EcCurve | undefined {
-  return (Object.entries(CURVE_OIDS) as [EcCurve, string][]).find(([, o]) => o === curveOid)
-    ?.[0];
+  return curveOid === undefined ? undefined : CURVES_BY_OID.get(curveOid);
 }
+
+const CURVES_BY_OID = new Map(
+  (Object.entries(CURVE_OIDS) as [EcCurve, string][]).map(([curve, o]) => [o, curve]),
+);
 
 /** Left-pads (or trims leading bytes of) a big-endian number to `len` bytes. */
 export function leftPad(bytes: Uint8Array, len: number): Uint8Array {
@@ -49,18 +55,16 @@ function stripZeros(bytes: Uint8Array): Uint8Array {
   return bytes.slice(i);
 }
 
-function integerBytes(block: unknown): Uint8Array {
-  if (!(block instanceof asn1js.Integer)) fail("asn1: structure error: expected an INTEGER");
-  return stripZeros(block.valueBlock.valueHexView);
+function integerBytes(el: DerElement | undefined): Uint8Array {
+  if (!isUniversal(el, TAG.integer)) fail("asn1: structure error: expected an INTEGER");
+  return stripZeros(el.content);
 }
 
 /** The modulus and public exponent of a PKCS#1 `RSAPrivateKey`. */
 export function rsaPublicOfPkcs1(pkcs1: Uint8Array): { n: Uint8Array; e: Uint8Array } {
-  const seq = parseDer(pkcs1);
-  if (!(seq instanceof asn1js.Sequence) || seq.valueBlock.value.length < 9) {
-    fail("asn1: structure error: not a PKCS#1 RSA private key");
-  }
-  const [, n, e] = seq.valueBlock.value;
+  const items = sequenceItems(pkcs1);
+  if (!items || items.length < 9) fail("asn1: structure error: not a PKCS#1 RSA private key");
+  const [, n, e] = items;
   return { n: integerBytes(n), e: integerBytes(e) };
 }
 
@@ -90,8 +94,9 @@ export function pkcs8OfPkcs1(pkcs1: Uint8Array): Uint8Array {
 
 /** The inner key of a PKCS#8 `PrivateKeyInfo` (PKCS#1 for RSA). */
 export function innerOfPkcs8(pkcs8: Uint8Array): Uint8Array {
-  const seq = parseDer(pkcs8) as asn1js.Sequence;
-  return (seq.valueBlock.value[2] as asn1js.OctetString).valueBlock.valueHexView.slice();
+  const inner = sequenceItems(pkcs8)?.[2];
+  if (!isUniversal(inner, TAG.octetString)) fail("asn1: structure error: not a PKCS#8 key");
+  return inner.content.slice();
 }
 
 /** PKCS#8 `PrivateKeyInfo` of an EC scalar alone (no public point). */
@@ -128,18 +133,16 @@ export function rsaMaterialOfPkcs1(der: Uint8Array): PrivateKeyMaterial {
 
 /** Reads a SEC1 `ECPrivateKey` DER; `curveOid` comes from PKCS#8 parameters when present. */
 export function ecMaterialOfSec1(der: Uint8Array, curveOid?: string): PrivateKeyMaterial {
-  const seq = parseDer(der);
-  if (!(seq instanceof asn1js.Sequence)) fail("asn1: structure error: not an EC private key");
-  const items = seq.valueBlock.value;
-  const d = items[1] instanceof asn1js.OctetString ? items[1].valueBlock.valueHexView : undefined;
+  const items = sequenceItems(der);
+  if (!items) fail("asn1: structure error: not an EC private key");
+  const d = isUniversal(items[1], TAG.octetString) ? items[1].content : undefined;
   if (!d) fail("x509: failed to parse EC private key");
   let point: Uint8Array | undefined;
   for (const item of items.slice(2)) {
-    if (item.idBlock.tagClass !== 3) continue;
-    const inner = (item as asn1js.Constructed).valueBlock.value?.[0];
-    if (item.idBlock.tagNumber === 0) curveOid ??= oidText(inner);
-    if (item.idBlock.tagNumber === 1 && inner instanceof asn1js.BitString) {
-      point = inner.valueBlock.valueHexView.slice();
+    const inner = childrenOf(item)[0];
+    if (isContext(item, 0)) curveOid ??= oidOf(inner);
+    if (isContext(item, 1) && isUniversal(inner, TAG.bitString)) {
+      point = bitStringOf(inner).slice();
     }
   }
   const curve = curveOfOid(curveOid);
@@ -158,20 +161,18 @@ export function ecMaterialOfSec1(der: Uint8Array, curveOid?: string): PrivateKey
 export function materialOfPkcs8(
   der: Uint8Array,
 ): { material: PrivateKeyMaterial } | { unsupported: string } {
-  const seq = parseDer(der);
-  if (!(seq instanceof asn1js.Sequence) || seq.valueBlock.value.length < 3) {
-    fail("asn1: structure error: not a PKCS#8 private key");
-  }
-  const [, algId, keyOctets] = seq.valueBlock.value;
-  const algItems = (algId as asn1js.Sequence).valueBlock?.value ?? [];
-  const algOid = oidText(algItems[0]);
-  if (!(keyOctets instanceof asn1js.OctetString) || !algOid) {
+  const items = sequenceItems(der);
+  if (!items || items.length < 3) fail("asn1: structure error: not a PKCS#8 private key");
+  const [, algId, keyOctets] = items;
+  const algItems = childrenOf(algId);
+  const algOid = oidOf(algItems[0]);
+  if (!isUniversal(keyOctets, TAG.octetString) || !algOid) {
     fail("x509: failed to parse PKCS#8 private key");
   }
-  const inner = keyOctets.valueBlock.valueHexView.slice();
+  const inner = keyOctets.content.slice();
   if (algOid === OID.rsaEncryption) return { material: rsaMaterialOfPkcs1(inner) };
   if (algOid === OID.ecPublicKey) {
-    return { material: ecMaterialOfSec1(inner, oidText(algItems[1])) };
+    return { material: ecMaterialOfSec1(inner, oidOf(algItems[1])) };
   }
   return { unsupported: algOid };
 }
@@ -183,20 +184,18 @@ export type PublicKeyValues =
 
 /** Reads a SubjectPublicKeyInfo DER (RSA or EC on a known curve). */
 export function publicKeyOfSpki(spki: Uint8Array): PublicKeyValues {
-  const seq = parseDer(spki);
-  const [alg, bits] = (seq as asn1js.Sequence).valueBlock?.value ?? [];
-  const algItems = (alg as asn1js.Sequence)?.valueBlock?.value ?? [];
-  const algOid = oidText(algItems[0]);
-  if (!(bits instanceof asn1js.BitString)) fail("x509: malformed subject public key");
-  const key = bits.valueBlock.valueHexView.slice();
+  const [alg, bits] = childrenOf(readDer(spki));
+  const algItems = childrenOf(alg);
+  const algOid = oidOf(algItems[0]);
+  if (!isUniversal(bits, TAG.bitString)) fail("x509: malformed subject public key");
+  const key = bitStringOf(bits).slice();
   if (algOid === OID.rsaEncryption) {
-    const rsa = parseDer(key);
-    const [n, e] = (rsa as asn1js.Sequence).valueBlock?.value ?? [];
+    const [n, e] = childrenOf(readDer(key));
     const nb = integerBytes(n);
     return { spec: { type: "RSA", modulusLength: modulusBits(nb) }, n: nb, e: integerBytes(e) };
   }
   if (algOid === OID.ecPublicKey) {
-    const curveOid = oidText(algItems[1]);
+    const curveOid = oidOf(algItems[1]);
     const curve = curveOfOid(curveOid);
     if (!curve) fail(`x509: unsupported elliptic curve ${curveOid ?? "(none)"}`);
     return { spec: { type: "ECDSA", namedCurve: curve }, point: key };

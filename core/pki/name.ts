@@ -7,10 +7,18 @@
  *
  * @module
  */
-import * as asn1js from "asn1js";
 import { PkiError } from "../errors.ts";
 import { directoryString, oid, sequence, setOf } from "./der.ts";
 import { OID } from "./oid.ts";
+import {
+  childrenOf,
+  type DerElement,
+  isUniversal,
+  oidOf,
+  readDer,
+  stringOf,
+  TAG,
+} from "./der_reader.ts";
 
 /** The subject/issuer fields kubeadm cares about. */
 export interface DistinguishedName {
@@ -43,30 +51,27 @@ export function encodeName(name: Partial<DistinguishedName>): Uint8Array {
   return sequence(...rdns);
 }
 
-function stringValue(v: asn1js.AsnType): string {
-  const anyV = v as unknown as { valueBlock?: { value?: unknown } };
-  if (typeof anyV.valueBlock?.value === "string") return anyV.valueBlock.value;
-  throw new PkiError("x509: unsupported attribute value type in name");
-}
-
-/** Parses a Name from its asn1js form or DER. */
-export function parseName(input: Uint8Array | asn1js.Sequence): ParsedName {
-  let seq: asn1js.AsnType;
-  if (input instanceof Uint8Array) {
-    const r = asn1js.fromBER(input.slice());
-    if (r.offset === -1) throw new PkiError("x509: malformed name");
-    seq = r.result;
-  } else {
-    seq = input;
+/** Parses a Name from its DER or its element in a larger structure. */
+export function parseName(input: Uint8Array | DerElement | undefined): ParsedName {
+  let seq: DerElement | undefined;
+  try {
+    seq = input instanceof Uint8Array ? readDer(input) : input;
+  } catch {
+    throw new PkiError("x509: malformed name");
   }
-  if (!(seq instanceof asn1js.Sequence)) throw new PkiError("x509: malformed name");
+  if (!isUniversal(seq, TAG.sequence) || !seq.constructed) {
+    throw new PkiError("x509: malformed name");
+  }
   const rdns: [string, string][][] = [];
-  for (const set of seq.valueBlock.value) {
+  for (const set of childrenOf(seq)) {
     const rdn: [string, string][] = [];
-    for (const atv of (set as asn1js.Set).valueBlock.value) {
-      const [type, value] = (atv as asn1js.Sequence).valueBlock.value;
-      if (!(type instanceof asn1js.ObjectIdentifier)) throw new PkiError("x509: malformed name");
-      rdn.push([type.valueBlock.toString(), stringValue(value)]);
+    for (const atv of childrenOf(set)) {
+      const [type, value] = childrenOf(atv);
+      const id = oidOf(type);
+      if (id === undefined) throw new PkiError("x509: malformed name");
+      const text = stringOf(value);
+      if (text === undefined) throw new PkiError("x509: unsupported attribute value type in name");
+      rdn.push([id, text]);
     }
     rdns.push(rdn);
   }
@@ -77,11 +82,7 @@ export function parseName(input: Uint8Array | asn1js.Sequence): ParsedName {
     organization: attributes.filter(([t]) => t === OID.organization).map(([, v]) => v),
     attributes,
     rdns,
-    der: input instanceof Uint8Array
-      ? input.slice()
-      : seq.valueBeforeDecodeView.length > 0
-      ? seq.valueBeforeDecodeView.slice()
-      : new Uint8Array(seq.toBER()),
+    der: input instanceof Uint8Array ? input.slice() : seq.raw.slice(),
   };
 }
 

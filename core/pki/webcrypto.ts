@@ -7,7 +7,6 @@
  *
  * @module
  */
-import * as asn1js from "asn1js";
 import { PkiError } from "../errors.ts";
 import {
   type CryptoPort,
@@ -19,6 +18,8 @@ import {
   signatureHashFor,
 } from "./crypto.ts";
 import { integer, sequence } from "./der.ts";
+import { base64Encode } from "./pem.ts";
+import { childrenOf, type DerElement, isUniversal, readDer, TAG } from "./der_reader.ts";
 import {
   ecSpki,
   innerOfPkcs8,
@@ -32,9 +33,7 @@ import {
 
 /** Base64url without padding (JWK). */
 function b64url(bytes: Uint8Array): string {
-  let bin = "";
-  for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return base64Encode(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
 function unb64url(s: string): Uint8Array {
@@ -59,16 +58,19 @@ export function ecdsaRawToDer(raw: Uint8Array): Uint8Array {
 
 /** Converts a DER ECDSA signature into raw `r||s` of the curve's size. */
 export function ecdsaDerToRaw(der: Uint8Array, size: number): Uint8Array {
-  const parsed = asn1js.fromBER(der.slice());
-  const seq = parsed.result;
-  if (
-    parsed.offset === -1 || !(seq instanceof asn1js.Sequence) || seq.valueBlock.value.length !== 2
-  ) {
+  let ints: DerElement[];
+  try {
+    const seq = readDer(der);
+    ints = isUniversal(seq, TAG.sequence) ? childrenOf(seq) : [];
+  } catch {
+    ints = [];
+  }
+  if (ints.length !== 2 || !ints.every((v) => isUniversal(v, TAG.integer))) {
     throw new PkiError("x509: ECDSA signature is not a valid DER sequence");
   }
   const out = new Uint8Array(size * 2);
-  seq.valueBlock.value.forEach((v, i) => {
-    let bytes = (v as asn1js.Integer).valueBlock.valueHexView;
+  ints.forEach((v, i) => {
+    let bytes = v.content;
     while (bytes.length > size && bytes[0] === 0) bytes = bytes.subarray(1);
     if (bytes.length > size) throw new PkiError("x509: ECDSA signature integer too large");
     out.set(bytes, i * size + size - bytes.length);
@@ -80,24 +82,41 @@ export function ecdsaDerToRaw(der: Uint8Array, size: number): Uint8Array {
 class WebCryptoKeyPair implements KeyPair {
   readonly spec: KeySpec;
   readonly spki: Uint8Array;
-  readonly #key: CryptoKey;
+  #key: Promise<CryptoKey> | undefined;
+  readonly #load: () => Promise<CryptoKey>;
+  readonly #material: PrivateKeyMaterial | undefined;
 
-  constructor(spec: KeySpec, spki: Uint8Array, key: CryptoKey) {
+  /**
+   * `load` gives the `CryptoKey`, on the first signature (a key read from a file is often only
+   * compared or written out again); `material`, when known, is what `exportPrivate` returns.
+   */
+  constructor(
+    spec: KeySpec,
+    spki: Uint8Array,
+    load: () => Promise<CryptoKey>,
+    material?: PrivateKeyMaterial,
+  ) {
     this.spec = spec;
     this.spki = spki;
-    this.#key = key;
+    this.#load = load;
+    this.#material = material;
+  }
+
+  #cryptoKey(): Promise<CryptoKey> {
+    return this.#key ??= this.#load();
   }
 
   async sign(data: Uint8Array): Promise<Uint8Array> {
+    const key = await this.#cryptoKey();
     if (this.spec.type === "RSA") {
       return new Uint8Array(
-        await crypto.subtle.sign({ name: "RSASSA-PKCS1-v1_5" }, this.#key, data.slice()),
+        await crypto.subtle.sign({ name: "RSASSA-PKCS1-v1_5" }, key, data.slice()),
       );
     }
     const raw = new Uint8Array(
       await crypto.subtle.sign(
         { name: "ECDSA", hash: signatureHashFor(this.spec) },
-        this.#key,
+        key,
         data.slice(),
       ),
     );
@@ -105,11 +124,17 @@ class WebCryptoKeyPair implements KeyPair {
   }
 
   async exportPrivate(): Promise<PrivateKeyMaterial> {
+    const known = this.#material;
+    if (known?.type === "ECDSA") {
+      return { ...known, d: known.d.slice(), point: known.point?.slice() };
+    }
+    if (known?.type === "RSA") return { type: "RSA", pkcs1: known.pkcs1.slice() };
+    const key = await this.#cryptoKey();
     if (this.spec.type === "RSA") {
-      const pkcs8 = new Uint8Array(await crypto.subtle.exportKey("pkcs8", this.#key));
+      const pkcs8 = new Uint8Array(await crypto.subtle.exportKey("pkcs8", key));
       return { type: "RSA", pkcs1: innerOfPkcs8(pkcs8) };
     }
-    const jwk = await crypto.subtle.exportKey("jwk", this.#key);
+    const jwk = await crypto.subtle.exportKey("jwk", key);
     return ecMaterialOfJwk(this.spec.namedCurve, jwk);
   }
 }
@@ -129,24 +154,35 @@ function ecMaterialOfJwk(
 async function importEc(material: PrivateKeyMaterial & { type: "ECDSA" }): Promise<KeyPair> {
   const spec: KeySpec = { type: "ECDSA", namedCurve: material.namedCurve };
   const size = curveByteLength(material.namedCurve);
-  let point = material.point;
-  let key: CryptoKey;
+  const point = material.point;
   if (point) {
-    const jwk: JsonWebKey = {
+    const kept = { ...material, d: material.d.slice(), point: point.slice() };
+    const jwk = (): JsonWebKey => ({
       kty: "EC",
-      crv: material.namedCurve,
-      d: b64url(material.d),
-      x: b64url(point.slice(1, 1 + size)),
-      y: b64url(point.slice(1 + size)),
+      crv: kept.namedCurve,
+      d: b64url(kept.d),
+      x: b64url(kept.point.slice(1, 1 + size)),
+      y: b64url(kept.point.slice(1 + size)),
       ext: true,
-    };
-    key = await crypto.subtle.importKey("jwk", jwk, algorithmOf(spec), true, ["sign"]);
-  } else {
-    const pkcs8 = pkcs8OfEcScalar(material.namedCurve, material.d);
-    key = await crypto.subtle.importKey("pkcs8", pkcs8.slice(), algorithmOf(spec), true, ["sign"]);
-    point = ecMaterialOfJwk(material.namedCurve, await crypto.subtle.exportKey("jwk", key)).point;
+    });
+    return new WebCryptoKeyPair(
+      spec,
+      ecSpki(material.namedCurve, point),
+      () => crypto.subtle.importKey("jwk", jwk(), algorithmOf(spec), true, ["sign"]),
+      kept,
+    );
   }
-  return new WebCryptoKeyPair(spec, ecSpki(material.namedCurve, point!), key);
+  const pkcs8 = pkcs8OfEcScalar(material.namedCurve, material.d);
+  const key = await crypto.subtle.importKey("pkcs8", pkcs8.slice(), algorithmOf(spec), true, [
+    "sign",
+  ]);
+  const full = ecMaterialOfJwk(material.namedCurve, await crypto.subtle.exportKey("jwk", key));
+  return new WebCryptoKeyPair(
+    spec,
+    ecSpki(material.namedCurve, full.point!),
+    () => Promise.resolve(key),
+    full,
+  );
 }
 
 async function importRsa(pkcs1: Uint8Array): Promise<KeyPair> {
@@ -159,7 +195,7 @@ async function importRsa(pkcs1: Uint8Array): Promise<KeyPair> {
     true,
     ["sign"],
   );
-  return new WebCryptoKeyPair(spec, rsaSpki(n, e), key);
+  return new WebCryptoKeyPair(spec, rsaSpki(n, e), () => Promise.resolve(key));
 }
 
 /** The crypto port on WebCrypto: the platform's key generator, randomised ECDSA signatures. */
@@ -177,8 +213,17 @@ export const webCryptoPort: CryptoPort = {
       }
       : { name: "ECDSA", namedCurve: spec.namedCurve };
     const pair = await crypto.subtle.generateKey(params, true, ["sign", "verify"]) as CryptoKeyPair;
-    const spki = new Uint8Array(await crypto.subtle.exportKey("spki", pair.publicKey));
-    return new WebCryptoKeyPair(spec, spki, pair.privateKey);
+    const key = () => Promise.resolve(pair.privateKey);
+    if (spec.type === "RSA") {
+      const spki = new Uint8Array(await crypto.subtle.exportKey("spki", pair.publicKey));
+      return new WebCryptoKeyPair(spec, spki, key);
+    }
+    // One export gives both halves: the SubjectPublicKeyInfo is built from the point.
+    const material = ecMaterialOfJwk(
+      spec.namedCurve,
+      await crypto.subtle.exportKey("jwk", pair.privateKey),
+    );
+    return new WebCryptoKeyPair(spec, ecSpki(spec.namedCurve, material.point!), key, material);
   },
 
   importPrivateKey(material: PrivateKeyMaterial): Promise<KeyPair> {

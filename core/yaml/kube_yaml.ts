@@ -11,10 +11,41 @@
 import * as YAML from "yaml";
 import { ConfigError } from "../errors.ts";
 
-function readsAsNonString(value: string): boolean {
+/**
+ * A plain scalar of letters, digits and `._/-` that starts with a letter reads back as a string
+ * under YAML 1.1 unless it is one of the boolean or null words (any case is checked the slow way).
+ */
+const PLAIN_WORD = /^(?![eE][-+0-9])[A-Za-z][A-Za-z0-9._/-]*$/;
+const YAML11_WORDS = new Set(["y", "yes", "n", "no", "true", "false", "on", "off", "null"]);
+
+/** Answers of {@link parsesAsNonString}, per isolate (a pure function of the text), bounded. */
+const nonStringMemo = new Map<string, boolean>();
+const NON_STRING_MEMO_MAX = 4096;
+
+/**
+ * One plain scalar with a `/` or `=` in it (base64 data, paths, flags): no YAML 1.1 type but
+ * string matches those, and none of its characters is YAML syntax, so it reads as a string.
+ */
+const UNTYPED_PLAIN = /^(?![-.:?])[^\s#!&*'"|>%@`?{}[\],]*[/=][^\s#!&*'"|>%@`?{}[\],]*$/;
+
+/** Whether YAML 1.1 reads `value` back as another type than string (`"3.10"`, `"yes"`). */
+export function readsAsNonString(value: string): boolean {
   if (value === "") return true;
+  if (PLAIN_WORD.test(value) && !YAML11_WORDS.has(value.toLowerCase())) return false;
+  if (UNTYPED_PLAIN.test(value)) return false;
+  let known = nonStringMemo.get(value);
+  if (known === undefined) {
+    known = parsesAsNonString(value);
+    if (nonStringMemo.size >= NON_STRING_MEMO_MAX) nonStringMemo.clear();
+    nonStringMemo.set(value, known);
+  }
+  return known;
+}
+
+/** Whether YAML 1.1 reads `value` back as a scalar of another type than string. */
+export function parsesAsNonString(value: string): boolean {
   try {
-    const parsed = YAML.parse(value, { version: "1.1" });
+    const parsed = YAML.parse(value, { version: "1.1", logLevel: "error" });
     // Scalars of another type (number, bool, null, date) must be double-quoted like Go does;
     // strings that merely need quoting (`a: b`, `*`) are left to the single-quote default.
     return parsed === null || (typeof parsed !== "string" && typeof parsed !== "object") ||
@@ -24,8 +55,107 @@ function readsAsNonString(value: string): boolean {
   }
 }
 
+/** Thrown inside {@link blockYaml} when a value needs the full emitter. */
+const NEEDS_FULL_EMITTER = Symbol("needs the full YAML emitter");
+
+/**
+ * Strings that are plain scalars as they stand (no indicator first, no `: ` or ` #`, not a
+ * document marker, one line of printable ASCII): written as they are, or double-quoted when they
+ * would read back as another type. Anything else goes to the full emitter.
+ */
+const SIMPLE_STRING = /^(?!---|\.\.\.|-$)[A-Za-z0-9_./+=$(-][A-Za-z0-9_./+=:,@$()*-]*(?<!:)$/;
+
+/**
+ * Multi-line text the literal block style (`|`, `|-`) carries as it stands: printable ASCII,
+ * spaces and newlines, not starting with a space or newline, not ending in blanks, at most one
+ * final newline.
+ */
+const SIMPLE_BLOCK = /^[!-~][ -~\n]*(?<![ \n])\n?$/;
+
+function scalarYaml(value: unknown, indent: string): string {
+  if (typeof value === "string") {
+    if (value === "") return '""';
+    if (value.includes("\n")) {
+      if (!SIMPLE_BLOCK.test(value)) throw NEEDS_FULL_EMITTER;
+      const clip = value.endsWith("\n");
+      const body = clip ? value.slice(0, -1) : value;
+      return `|${clip ? "" : "-"}\n${indent}${body.replace(/\n+/g, `$&${indent}`)}`;
+    }
+    if (!SIMPLE_STRING.test(value) || value.length > 1024) throw NEEDS_FULL_EMITTER;
+    return readsAsNonString(value) ? `"${value}"` : value;
+  }
+  if (typeof value === "number" && Number.isSafeInteger(value) && !Object.is(value, -0)) {
+    return String(value);
+  }
+  if (typeof value === "boolean") return String(value);
+  if (value === null) return "null";
+  throw NEEDS_FULL_EMITTER;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== "object") return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** Sorted defined entries of a map, as the full emitter orders them (code-unit order). */
+function mapEntries(value: Record<string, unknown>): [string, unknown][] {
+  return Object.keys(value).filter((k) => value[k] !== undefined).sort().map((k) => [
+    k,
+    value[k],
+  ]);
+}
+
+function isEmptyCollection(value: unknown): string | undefined {
+  if (Array.isArray(value)) return value.length === 0 ? "[]" : undefined;
+  if (isPlainObject(value)) return mapEntries(value).length === 0 ? "{}" : undefined;
+  return undefined;
+}
+
+/**
+ * Block YAML of a map or sequence at `indent`, each line ending in a newline, the first line
+ * without its indentation (the caller has written it, or a `- ` in its place).
+ */
+function blockYaml(value: unknown, indent: string): string {
+  let out = "";
+  if (Array.isArray(value)) {
+    value.forEach((item, i) => {
+      if (item === undefined) throw NEEDS_FULL_EMITTER;
+      out += `${i === 0 ? "" : indent}- `;
+      const empty = isEmptyCollection(item);
+      if (empty !== undefined) out += `${empty}\n`;
+      else if (Array.isArray(item) || isPlainObject(item)) out += blockYaml(item, `${indent}  `);
+      else out += `${scalarYaml(item, `${indent}  `)}\n`;
+    });
+    return out;
+  }
+  if (!isPlainObject(value)) throw NEEDS_FULL_EMITTER;
+  mapEntries(value).forEach(([key, item], i) => {
+    if (key.includes("\n")) throw NEEDS_FULL_EMITTER;
+    out += `${i === 0 ? "" : indent}${scalarYaml(key, indent)}:`;
+    const empty = isEmptyCollection(item);
+    if (empty !== undefined) out += ` ${empty}\n`;
+    else if (Array.isArray(item)) out += `\n${indent}${blockYaml(item, indent)}`;
+    else if (isPlainObject(item)) out += `\n${indent}  ${blockYaml(item, `${indent}  `)}`;
+    else out += ` ${scalarYaml(item, `${indent}  `)}\n`;
+  });
+  return out;
+}
+
 /** Serialises one object as Kubernetes-style YAML (no leading `---`, trailing newline). */
 export function toKubeYaml(value: unknown): string {
+  if (isEmptyCollection(value) === undefined && (Array.isArray(value) || isPlainObject(value))) {
+    try {
+      return blockYaml(value, "");
+    } catch (e) {
+      if (e !== NEEDS_FULL_EMITTER) throw e;
+    }
+  }
+  return fullKubeYaml(value);
+}
+
+/** {@link toKubeYaml} on the `yaml` library's emitter: every value, every string. */
+export function fullKubeYaml(value: unknown): string {
   const doc = new YAML.Document(value, {
     version: "1.1",
     aliasDuplicateObjects: false,
