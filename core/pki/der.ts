@@ -4,7 +4,7 @@
  * Building the bytes directly (rather than through a generic object model) gives exact control
  * over what Go's `crypto/x509` emits: one RDN SET per attribute type, PrintableString vs
  * UTF8String, UTCTime vs GeneralizedTime, minimal INTEGERs, SET OF sorted in DER order.
- * Parsing goes through asn1js/pkijs; this module only writes.
+ * Parsing is `./der_reader.ts`; this module only writes.
  *
  * @module
  */
