@@ -26,7 +26,7 @@ import type { Pod } from "kubernetes-types/core/v1.d.ts";
 import { Component } from "../constants.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
 import type { EtcdClient } from "../host/etcd.ts";
-import type { FileSystem, Printer, RandomSource } from "../host/ports.ts";
+import type { FileSystem, RandomSource } from "../host/ports.ts";
 import { utf8, writePlannedFiles } from "../host/ports.ts";
 import { checkClusterHealth, waitForClusterAvailable } from "../etcd/member_join.ts";
 import type { EtcdTiming } from "../etcd/timing.ts";
