@@ -29,7 +29,11 @@ export type CommandName =
   | "certs"
   | "generate-csr"
   | "kubeconfig"
-  | "kubeadm";
+  | "kubeadm"
+  | "upgrade apply"
+  | "upgrade node"
+  | "upgrade plan"
+  | "upgrade diff";
 
 /** How a flag's value is typed (pflag's kinds). */
 export type FlagType =
@@ -64,8 +68,21 @@ const KUBECONFIG_ADMIN_HELP =
 const CONTROL_PLANE_TARGETS =
   '"kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd", "kubeletconfiguration"';
 
+const UPGRADE_COMMANDS = ["upgrade apply", "upgrade node", "upgrade plan", "upgrade diff"] as const;
+const forUpgrade = (help: string) => Object.fromEntries(UPGRADE_COMMANDS.map((c) => [c, help]));
+
 /** Every flag, by name. */
 export const FLAGS = {
+  "allow-experimental-upgrades": {
+    type: "bool",
+    help:
+      "Show unstable versions of Kubernetes as an upgrade alternative and allow upgrading to an alpha/beta/release candidate versions of Kubernetes.",
+  },
+  "allow-release-candidate-upgrades": {
+    type: "bool",
+    help:
+      "Show release candidate versions of Kubernetes as an upgrade alternative and allow upgrading to a release candidate versions of Kubernetes.",
+  },
   "allow-missing-template-keys": {
     type: "bool",
     help:
@@ -119,6 +136,11 @@ export const FLAGS = {
         "When used together with '--print-join-command', print the full 'kubeadm join' flag needed to join the cluster as a control-plane. To create a new certificate key you must use 'kubeadm init phase upload-certs --upload-certs'.",
     },
   },
+  "certificate-renewal": {
+    type: "bool",
+    help:
+      "Perform the renewal of certificates used by component changed during upgrades. (default true)",
+  },
   "cleanup-tmp-dir": { type: "bool", help: `Cleanup the "/etc/kubernetes/tmp" directory` },
   "client-name": {
     type: "string",
@@ -138,6 +160,13 @@ export const FLAGS = {
       "A comma-separated list for component config API objects to print the default values for. Available values: [KubeProxyConfiguration KubeletConfiguration]. If this flag is not set, no component configs will be printed.",
   },
   config: { type: "string", value: "file", help: "Path to a kubeadm configuration file." },
+  "context-lines": {
+    type: "int32",
+    short: "c",
+    value: "lines",
+    help: "How many lines of context in the diff (default 3)",
+    notConfig: true,
+  },
   "control-plane": { type: "bool", help: "Create a new control plane instance on this node" },
   "control-plane-endpoint": {
     type: "string",
@@ -190,8 +219,11 @@ export const FLAGS = {
     helpBy: {
       token: "Whether to enable dry-run mode or not",
       certs: "Do not write anything: list the files each renewal would write (beyond upstream).",
+      "upgrade apply": "Do not change any state, just output what actions would be performed.",
+      "upgrade node": "Do not change any state, just output the actions that would be performed.",
     },
   },
+  "etcd-upgrade": { type: "bool", help: "Perform the upgrade of etcd. (default true)" },
   "fail-if-expiring-within": {
     type: "string",
     value: "duration",
@@ -211,6 +243,10 @@ export const FLAGS = {
     type: "bool",
     short: "f",
     help: "Reset the node without prompting for confirmation.",
+    helpBy: {
+      "upgrade apply":
+        "Force upgrading although some requirements might not be met. This also implies non-interactive mode.",
+    },
   },
   groups: {
     type: "stringSlice",
@@ -235,7 +271,11 @@ export const FLAGS = {
     value: "file",
     help:
       "The kubeconfig file to use when talking to the cluster. If the flag is not set, a set of standard locations can be searched for an existing kubeconfig file.",
-    helpBy: { reset: KUBECONFIG_ADMIN_HELP, certs: KUBECONFIG_ADMIN_HELP },
+    helpBy: {
+      reset: KUBECONFIG_ADMIN_HELP,
+      certs: KUBECONFIG_ADMIN_HELP,
+      ...forUpgrade(KUBECONFIG_ADMIN_HELP),
+    },
   },
   "kubeconfig-dir": {
     type: "string",
@@ -264,6 +304,7 @@ export const FLAGS = {
       version: "Output format; available options are 'yaml', 'json' and 'short'",
       "discovery-check": "Output format: text or json.",
       certs: 'Output format. One of: text|json|yaml|kyaml. (default "text")',
+      "upgrade plan": 'Output format. One of: text|json|yaml|kyaml. (default "text")',
     },
     defaultBy: { version: "", "discovery-check": "text" },
     notConfig: true,
@@ -279,6 +320,11 @@ export const FLAGS = {
     value: "cidr",
     help:
       "Specify range of IP addresses for the pod network. If set, the control plane will automatically allocate CIDRs for every node.",
+  },
+  "print-config": {
+    type: "bool",
+    help:
+      "Specifies whether the configuration file that will be used in the upgrade should be printed or not.",
   },
   "print-join-command": {
     type: "bool",
@@ -367,6 +413,11 @@ export const FLAGS = {
     value: "duration",
     help:
       "The validity period of the client certificate. It is an offset from the current time. (default 8760h0m0s)",
+  },
+  yes: {
+    type: "bool",
+    short: "y",
+    help: "Perform the upgrade and do not prompt for confirmation (non-interactive mode).",
   },
 } as const satisfies Record<string, FlagSpec>;
 

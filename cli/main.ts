@@ -20,6 +20,7 @@ import { registerJoin } from "./commands/join.ts";
 import { registerDiscoveryCheck } from "./commands/discovery_check.ts";
 import { registerCerts } from "./commands/certs.ts";
 import { registerKubeconfig } from "./commands/kubeconfig.ts";
+import { registerUpgrade } from "./commands/upgrade.ts";
 
 /** Builds the root command with every sub-command registered. */
 export function buildProgram(): Command {
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
   registerReset(program);
   registerCerts(program);
   registerKubeconfig(program);
+  registerUpgrade(program);
   registerConfig(program);
   registerVersion(program);
   const all = (c: Command): Command[] => [c, ...c.commands.flatMap(all)];

@@ -31,7 +31,7 @@ export interface ResetDeps extends CommandDeps {
 }
 
 /** Reads one line from stdin after printing `prompt` (no newline); `undefined` at end of input. */
-async function readAnswer(prompt: string): Promise<string | undefined> {
+export async function readAnswer(prompt: string): Promise<string | undefined> {
   Deno.stdout.writeSync(new TextEncoder().encode(prompt));
   const bytes: number[] = [];
   const buf = new Uint8Array(1);

@@ -66,7 +66,10 @@ export interface WorkflowRun<D> {
 
 /** A workflow command's declaration. */
 export interface WorkflowCommand<D extends { willRun?: (phasePath: string) => boolean }> {
+  /** Names the command's flag help in the registry (`upgrade apply`). */
   name: CommandName;
+  /** The word on the command line when it differs from `name` (`apply` under `upgrade`). */
+  use?: string;
   /** One-line help (the description when there is no `description`). */
   summary: string;
   /** Longer help. */
@@ -160,7 +163,8 @@ export function registerWorkflowCommand<D extends { willRun?: (phasePath: string
   spec: WorkflowCommand<D>,
   deps: CommandDeps = {},
 ): Command {
-  const cmd = program.command(spec.name).summary(spec.summary)
+  const word = spec.use ?? spec.name;
+  const cmd = program.command(word).summary(spec.summary)
     .description(spec.description ?? spec.summary);
   if (spec.argument) cmd.argument(spec.argument);
   addFlags(cmd, spec.flags, spec.name).action(async (...args: unknown[]) => {
@@ -169,7 +173,7 @@ export function registerWorkflowCommand<D extends { willRun?: (phasePath: string
     await run(spec, deps, c, spec.flags, argument, undefined);
   });
   const phase = cmd.command("phase").description(
-    `Use this command to invoke single phase of the "${spec.name}" workflow`,
+    `Use this command to invoke single phase of the "${word}" workflow`,
   );
   // The workflow module only declares phases; implementations load lazily when a phase runs.
   addPhaseCommands(spec, deps, phase, spec.workflow().phases, "");

@@ -13,9 +13,15 @@ import type { BootstrapToken } from "../config/types.ts";
 import { Identity } from "../constants.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
 import type { Printer } from "../host/ports.ts";
-import type { KubeClient } from "../kube/client.ts";
+import type { KubeClient, KubeObject } from "../kube/client.ts";
 import type { Kubeconfig } from "../kubeconfig/kubeconfig.ts";
-import { applyClusterInfo, CLUSTER_INFO_CONFIGMAP, KUBE_PUBLIC } from "./cluster_info.ts";
+import {
+  applyClusterInfo,
+  CLUSTER_INFO_CONFIGMAP,
+  clusterInfoRole,
+  clusterInfoRoleBinding,
+  KUBE_PUBLIC,
+} from "./cluster_info.ts";
 import { clusterRole, clusterRoleBinding, groupSubject } from "./rbac.ts";
 
 /** ClusterRole and ClusterRoleBinding letting bootstrap tokens get Nodes. */
@@ -145,4 +151,30 @@ export async function applyBootstrapTokenPhase(
     `[bootstrap-token] Creating the "${CLUSTER_INFO_CONFIGMAP}" ConfigMap in the "${KUBE_PUBLIC}" namespace`,
   );
   await applyClusterInfo(client, input.admin);
+}
+
+/**
+ * The RBAC rules of bootstrap tokens and of `cluster-info` alone, every one attempted (upstream
+ * `upgrade apply phase bootstrap-token`): nodes readable, CSRs postable and auto-approved,
+ * certificate rotation auto-approved, `cluster-info` readable anonymously. Fails with every
+ * error met, after trying all of them.
+ */
+export async function applyBootstrapTokenRBAC(client: KubeClient): Promise<void> {
+  const errors: unknown[] = [];
+  const attempt = async (...objects: KubeObject[]) => {
+    try {
+      for (const o of objects) await client.createOrUpdate(o);
+    } catch (e) {
+      errors.push(e);
+    }
+  };
+  await attempt(getNodesClusterRole(), getNodesClusterRoleBinding());
+  await attempt(kubeletBootstrapBinding());
+  await attempt(nodeAutoApproveBootstrapBinding());
+  await attempt(nodeAutoApproveRotationBinding());
+  await attempt(clusterInfoRole(), clusterInfoRoleBinding());
+  if (errors.length === 1) throw errors[0];
+  if (errors.length > 1) {
+    throw new KubeadmError(`[${errors.map(errorMessage).join(", ")}]`, { cause: errors[0] });
+  }
 }

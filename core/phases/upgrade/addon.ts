@@ -1,0 +1,142 @@
+/**
+ * The `addon` phase of `upgrade apply` and `upgrade node` (upstream
+ * `cmd/phases/upgrade/addons.go`): CoreDNS and kube-proxy are upgraded on a control-plane node
+ * only once every control-plane instance runs this node's kube-apiserver image (the last one
+ * upgraded does it); a disabled addon is left alone. In `--dry-run` the addon's objects are
+ * printed instead of applied, as upstream.
+ *
+ * @module
+ */
+import type { Deployment } from "kubernetes-types/apps/v1.d.ts";
+import {
+  coreDNSClusterRole,
+  coreDNSClusterRoleBinding,
+  coreDNSConfigMap,
+  coreDNSDeployment,
+  coreDNSImage,
+  type CoreDNSInput,
+  coreDNSServiceAccount,
+  dnsServiceIP,
+  ensureCoreDNS,
+  kubeDNSService,
+} from "../../addons/coredns.ts";
+import {
+  ensureKubeProxy,
+  kubeProxyConfigMap,
+  kubeProxyDaemonSet,
+  kubeProxyImage,
+  type KubeProxyInput,
+  kubeProxyRole,
+  kubeProxyRoleBinding,
+  kubeProxyServiceAccount,
+  nodeProxierBinding,
+} from "../../addons/kube_proxy.ts";
+import { errorMessage, KubeadmError } from "../../errors.ts";
+import { controlPlaneEndpointURL } from "../../net/endpoint.ts";
+import { patchManagerFor } from "../../patches/patch_manager.ts";
+import { deploymentSchema } from "../../patches/patch_schemas.ts";
+import { toKubeYaml } from "../../yaml/kube_yaml.ts";
+import { unupgradedControlPlaneInstances } from "../../upgrade/post_upgrade.ts";
+import { COREDNS_DEPLOYMENT_TARGET } from "../init/addons.ts";
+import type { UpgradeData } from "./data.ts";
+
+/** Whether the addons may be upgraded now; prints why not. */
+async function allControlPlanesUpgraded(d: UpgradeData): Promise<boolean> {
+  let pending: string[];
+  try {
+    pending = await unupgradedControlPlaneInstances(d.client, d.cfg.init.nodeRegistration.name);
+  } catch (e) {
+    throw new KubeadmError(
+      `failed to determine whether all the control plane instances have been upgraded: ${
+        errorMessage(e)
+      }`,
+      { cause: e },
+    );
+  }
+  if (pending.length > 0) {
+    d.out.info(
+      `[upgrade/addon] Skipping upgrade of addons because control plane instances [${
+        pending.join(" ")
+      }] have not been upgraded`,
+    );
+    return false;
+  }
+  return true;
+}
+
+async function shouldRun(d: UpgradeData, addon: string, disabled: boolean): Promise<boolean> {
+  const skip = `[upgrade/addon] Skipping the addon/${addon} phase.`;
+  if (!d.isControlPlaneNode) {
+    d.out.info(`${skip} Not a control plane node.`);
+    return false;
+  }
+  if (disabled) {
+    d.out.info(`${skip} The addon is disabled.`);
+    return false;
+  }
+  return await allControlPlanesUpgraded(d);
+}
+
+function printObjects(d: UpgradeData, objects: readonly object[]): void {
+  for (const o of objects) d.out.info(`---\n${toKubeYaml(o).replace(/\n$/, "")}`);
+}
+
+/** `addon/coredns`. */
+export async function runCoreDNSAddon(d: UpgradeData): Promise<void> {
+  const cluster = d.cfg.cluster;
+  if (!(await shouldRun(d, "coredns", cluster.dns?.disabled === true))) return;
+  const patches = d.settings.patchesDir
+    ? await patchManagerFor(d.files, d.settings.patchesDir, (l) => d.out.info(l))
+    : undefined;
+  const input: CoreDNSInput = {
+    dnsDomain: cluster.networking.dnsDomain,
+    serviceSubnet: cluster.networking.serviceSubnet,
+    image: coreDNSImage(cluster),
+    patchDeployment: patches?.hasPatchesFor(COREDNS_DEPLOYMENT_TARGET)
+      ? (dep) => patches.apply(COREDNS_DEPLOYMENT_TARGET, dep, deploymentSchema) as Deployment
+      : undefined,
+  };
+  if (d.settings.dryRun) {
+    let deployment = coreDNSDeployment(input.image);
+    if (input.patchDeployment) deployment = await input.patchDeployment(deployment);
+    printObjects(d, [
+      deployment,
+      coreDNSConfigMap(input.dnsDomain),
+      kubeDNSService(dnsServiceIP(input.serviceSubnet)),
+      coreDNSClusterRole(),
+      coreDNSClusterRoleBinding(),
+      coreDNSServiceAccount(),
+    ]);
+    return;
+  }
+  await ensureCoreDNS(d.client, input, d.out);
+}
+
+/** `addon/kube-proxy`. */
+export async function runKubeProxyAddon(d: UpgradeData): Promise<void> {
+  const cluster = d.cfg.cluster;
+  if (!(await shouldRun(d, "kube-proxy", cluster.proxy?.disabled === true))) return;
+  const input: KubeProxyInput = {
+    kubeProxyConfigurationYaml: toKubeYaml(d.cfg.kubeProxy),
+    controlPlaneEndpoint: controlPlaneEndpointURL(
+      cluster.controlPlaneEndpoint,
+      d.cfg.init.localAPIEndpoint,
+    ),
+    userSupplied: d.cfg.userSupplied.kubeProxy,
+    image: kubeProxyImage(cluster),
+    proxyEnv: d.host.proxyEnv,
+  };
+  if (d.settings.dryRun) {
+    const { status: _, ...daemonSet } = kubeProxyDaemonSet(input.image, input.proxyEnv);
+    printObjects(d, [
+      kubeProxyServiceAccount(),
+      nodeProxierBinding(),
+      kubeProxyRole(),
+      kubeProxyRoleBinding(),
+      await kubeProxyConfigMap(input),
+      daemonSet,
+    ]);
+    return;
+  }
+  await ensureKubeProxy(d.client, input, d.out);
+}
