@@ -77,6 +77,12 @@ export interface TestNode {
 export interface TestNodeOptions {
   /** Nodes whose namespaces this node's namespace is linked to (see {@link TestNode.link}). */
   linkTo?: TestNode[];
+  /** The binaries the stand-in runs by default (default: {@link k8sBinDir}). */
+  binDir?: string;
+  /** Image tag → bin dir: static Pods run the set their image tag names. */
+  binDirs?: Readonly<Record<string, string>>;
+  /** The kubelet version the stand-in's Node reports. */
+  kubeletVersion?: string;
 }
 
 /**
@@ -153,7 +159,7 @@ export async function createTestNode(
   nodeName: string,
   options: TestNodeOptions = {},
 ): Promise<TestNode> {
-  const binDir = await k8sBinDir();
+  const binDir = options.binDir ?? await k8sBinDir();
   const ns = await createNetNamespace();
   const rootfs = await Deno.makeTempDir({ prefix: `kts-${nodeName}-` });
   let standin: Deno.ChildProcess | undefined;
@@ -208,6 +214,13 @@ export async function createTestNode(
           ns.address,
           "--log-dir",
           `${rootfs}/var/log/standin`,
+          ...(options.binDirs
+            ? [
+              "--bin-dirs",
+              Object.entries(options.binDirs).map(([tag, dir]) => `${tag}=${dir}`).join(","),
+            ]
+            : []),
+          ...(options.kubeletVersion ? ["--kubelet-version", options.kubeletVersion] : []),
         ],
         stdin: "null",
         stdout: "null",
