@@ -1,98 +1,153 @@
 /**
- * kubeadm-ts as a library: the runtime-agnostic core.
+ * kubeadm-ts as a library: kubeadm's decisions as data, with no I/O.
  *
- * Everything exported here uses web APIs only (WebCrypto, TextEncoder, Request/Response), so it
- * runs unchanged in Deno, Node, browsers and edge functions. Files, time, randomness and the
- * network come in as ports ({@link FileSystem}, {@link Clock}, {@link RandomSource}, a
- * `Transport`); the core returns data — configuration objects, PEM strings, planned file
- * writes, Kubernetes objects — and the caller applies it.
+ * Everything here uses web APIs only (WebCrypto, `TextEncoder`), so it runs unchanged in Deno,
+ * Node, Bun, browsers and edge functions (Cloudflare Workers). Time and randomness come in as
+ * arguments; results are plain data: files with their paths, modes and contents, Kubernetes
+ * objects, PEM text, verdicts.
  *
- * @example Plan an init's offline files without touching any disk
+ * - **Plans**: {@link planControlPlane} (what `kubeadm init` writes on the node and creates in
+ *   the cluster), {@link planWorker} and {@link planControlPlaneJoin} (what `kubeadm join`
+ *   writes), {@link toCloudInit} (cloud-init user-data that brings the node up). They run
+ *   kubeadm's own workflows offline, the same phases as the command line.
+ * - **Reproducible plans**: with `random: seededRandom(seed)` and a fixed `clock`, a plan is
+ *   byte-identical in every runtime: ECDSA keys are derived from the seed and signatures are
+ *   deterministic (RFC 6979) through the {@link deterministicCryptoPort}. RSA keys cannot be
+ *   derived from a seed: such a plan fails naming `encryptionAlgorithm` unless the RSA keys
+ *   are given (`keys`).
+ * - **Day-2 certificates**: {@link planCertificateRenewal} (`kubeadm certs renew`) and
+ *   {@link checkCertificateExpiration} (`kubeadm certs check-expiration`) from the node's
+ *   files.
+ * - **Bootstrap tokens** ({@link generateToken}, {@link tokenToSecret}), **cluster-info**
+ *   ({@link clusterInfoFor}, {@link signClusterInfo}, {@link checkClusterInfo}) and **CA pins**
+ *   ({@link certificatePin}).
+ *
+ * @example Plan a control plane and a worker, and render cloud-init for both
  * ```ts
- * import { RecordingFileSystem, resolveInitConfig, runWorkflow, initWorkflow, webRandom, systemClock } from "./mod.ts";
- * const { config } = resolveInitConfig({ host: { hostname: "cp1", defaultAdvertiseAddress: "192.0.2.10" }, random: webRandom });
- * const files = new RecordingFileSystem();
- * // …build InitData with `files`, then:
- * // await runWorkflow(initWorkflow(), data, { only: "certs/all" });
- * // files.planned → every certificate, key, kubeconfig and manifest with its path and mode
+ * import { planControlPlane, planWorker, seededRandom, toCloudInit } from "./mod.ts";
+ * const cp = await planControlPlane({
+ *   config: "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nencryptionAlgorithm: ECDSA-P256\n",
+ *   host: { hostname: "cp1", advertiseAddress: "192.0.2.10" },
+ *   random: seededRandom("a secret seed of at least 32 bytes, kept like a key"),
+ *   clock: { now: () => new Date("2026-01-01T00:00:00Z") },
+ * });
+ * cp.files; // [{ path: "/etc/kubernetes/pki/ca.key", mode: 0o600, content: "-----BEGIN EC PRIVATE KEY-----…" }, …]
+ * cp.joinCommand; // "kubeadm join 192.0.2.10:6443 --token … --discovery-token-ca-cert-hash sha256:…"
+ * const worker = await planWorker({
+ *   cluster: cp,
+ *   host: { hostname: "w1", advertiseAddress: "192.0.2.21" },
+ * });
+ * const userData = toCloudInit(worker); // "#cloud-config\nwrite_files: …\nruncmd: …"
+ * ```
+ *
+ * @example Check a cluster-info ConfigMap before trusting an API server
+ * ```ts
+ * import { checkClusterInfo } from "./mod.ts";
+ * const verdict = await checkClusterInfo({
+ *   clusterInfo: "<kubectl get cm cluster-info -n kube-public -o yaml>",
+ *   token: "abcdef.0123456789abcdef",
+ *   caCertHashes: ["sha256:…"],
+ * });
+ * verdict.verdict; // "verified" | "rejected", with the reason and every check
  * ```
  *
  * @module
  */
 
-// Errors and ports
-export * from "./core/errors.ts";
-export * from "./core/constants.ts";
-export * from "./core/host/ports.ts";
-export { RecordingFileSystem } from "./core/host/recording_fs.ts";
-
-// YAML as Kubernetes writes it
+// Plans: nodes as data.
 export {
-  parseKubeYaml,
-  parseKubeYamlOne,
-  toKubeYaml,
-  toKubeYamlDocuments,
-} from "./core/yaml/kube_yaml.ts";
-
-// Configuration API (v1beta4)
-export type * from "./core/config/types.ts";
-export { resolveInitConfig } from "./core/config/resolve.ts";
-export { clusterConfigurationForUpload, printInitDefaults } from "./core/config/print.ts";
-export { migrateConfig } from "./core/config/migrate.ts";
-export { formatDuration, parseDuration } from "./core/text/duration.ts";
-
-// PKI
+  type BringUp,
+  type ControlPlanePlan,
+  type ControlPlanePlanOptions,
+  INIT_CONFIG_PATH,
+  planControlPlane,
+} from "./core/plan/control_plane.ts";
 export {
-  createSelfSignedCACert,
-  createSignedCert,
-  encodeCertificatePEM,
-  parseCertificate,
-  parseCertificatesPEM,
-  verifyCertChain,
-} from "./core/pki/cert.ts";
-export { createCSR, encodeCSRPEM, parseCSR } from "./core/pki/csr.ts";
+  JOIN_CONFIG_PATH,
+  type JoinPlan,
+  type JoinPlanOptions,
+  planControlPlaneJoin,
+  planWorker,
+} from "./core/plan/join.ts";
+export type { PlanFile, PlanHost, PlanRunOptions } from "./core/plan/node_plan.ts";
+export {
+  type CloudInitFile,
+  cloudInitFile,
+  type CloudInitInput,
+  type CloudInitOptions,
+  toCloudInit,
+} from "./core/plan/cloud_init.ts";
+export { withBootstrapSignatures } from "./core/plan/offline_cluster.ts";
+export {
+  type CertificateExpiration,
+  type CertificateExpirationInfo,
+  type CertificateFilesInput,
+  type CertificateRenewalOptions,
+  type CertificateRenewalPlan,
+  checkCertificateExpiration,
+  planCertificateRenewal,
+  type RenewedCertificate,
+} from "./core/plan/renewal.ts";
+export type { KubeObject } from "./core/kube/client.ts";
+export type { ConfigMap, Secret } from "kubernetes-types/core/v1.d.ts";
+export type {
+  FieldsV1,
+  ManagedFieldsEntry,
+  ObjectMeta,
+  OwnerReference,
+  Time,
+} from "kubernetes-types/meta/v1.d.ts";
+
+// Time, randomness and the crypto port.
+export { type Clock, type RandomSource, systemClock, webRandom } from "./core/host/ports.ts";
+export { seededRandom } from "./core/host/seeded_random.ts";
+export type {
+  CryptoPort,
+  EcCurve,
+  HashName,
+  KeyPair,
+  KeySpec,
+  PrivateKeyMaterial,
+} from "./core/pki/crypto.ts";
+export { webCryptoPort } from "./core/pki/webcrypto.ts";
+export { deterministicCryptoPort } from "./core/pki/noble.ts";
 export {
   encodePrivateKeyPEM,
-  encodePublicKeyPEM,
   generateKeyPair,
+  type KeyOptions,
   parsePrivateKeyPEM,
 } from "./core/pki/keys.ts";
-export { certificatePin, PinSet } from "./core/pki/pin.ts";
-export { certListFor, KUBEADM_CERTS } from "./core/certs/certlist.ts";
+export type { EncryptionAlgorithm } from "./core/config/types.ts";
 
-// Day-2 certificates: expiration report, renewal plan, keys and CSRs for an external CA
-export { checkExpiration, expiringWithin, formatExpirationText } from "./core/certs/expiration.ts";
-export type { CertificateExpiration, CertificateExpirationInfo } from "./core/certs/expiration.ts";
+// Bootstrap tokens.
 export {
-  caTargets,
-  planRenewal,
-  podsToRestart,
-  renewalMessage,
-  renewTargets,
-} from "./core/certs/renewal.ts";
-export type { RenewalOutcome, RenewalPlan, RenewTarget } from "./core/certs/renewal.ts";
-export { planKeysAndCSRs } from "./core/certs/generate_csr.ts";
-export { generateCertificateKey } from "./core/cluster/cert_cipher.ts";
-export { userKubeconfig } from "./core/kubeconfig/user.ts";
+  type BootstrapToken,
+  generateToken,
+  isValidToken,
+  parseToken,
+  type TokenParts,
+} from "./core/bootstraptoken/token.ts";
+export { tokenFromSecret, tokenToSecret } from "./core/bootstraptoken/secret.ts";
 
-// Kubeconfig files, static Pods, kubelet files
-export { parseKubeconfig, serializeKubeconfig } from "./core/kubeconfig/kubeconfig.ts";
-export { buildStaticPod, staticPodManifestYaml } from "./core/manifests/manifest_file.ts";
-export { manifestInputFromInit } from "./core/manifests/manifest_input.ts";
+// cluster-info: build, sign, verify.
+export { clusterInfoFor, signClusterInfo } from "./core/cluster/cluster_info.ts";
+export { computeDetachedSignature, detachedTokenIsValid } from "./core/discovery/jws.ts";
+export {
+  checkClusterInfo,
+  type CheckStatus,
+  type DiscoveryVerdict,
+  type VerdictCa,
+  type VerdictCheck,
+  type VerdictInput,
+} from "./core/discovery/verdict.ts";
+export type { CaCertSummary } from "./core/discovery/ca_bundle.ts";
 
-// Bootstrap tokens and discovery
-export { generateToken, isValidToken, parseToken } from "./core/bootstraptoken/token.ts";
-export * from "./core/discovery/mod.ts";
+// CA pins.
+export { certificatePin, pemCertificatePins, PinSet } from "./core/pki/pin.ts";
+export type { Certificate } from "./core/pki/cert.ts";
+export type { DecodedExtensions, X509KeyUsage } from "./core/pki/extensions.ts";
+export type { DistinguishedName, ParsedName } from "./core/pki/name.ts";
 
-// Workflows
-export type { Phase, Workflow } from "./core/workflow/phase.ts";
-export { listPhases, runWorkflow } from "./core/workflow/runner.ts";
-export { initWorkflow } from "./core/phases/init/workflow.ts";
-export type { HostFacts, InitData } from "./core/phases/init/data.ts";
-
-// Kubernetes API client over an injected transport
-export { KubeClient } from "./core/kube/client.ts";
-export type { KubeClientOptions, KubeObject, ObjectRef } from "./core/kube/client.ts";
-export type { ConnectionParams, Transport } from "./core/kube/transport.ts";
-export { createDryRunTransport } from "./core/kube/dry_run.ts";
-export { connectionFromKubeconfig } from "./core/kube/kubeconfig_connection.ts";
+// Errors and YAML.
+export { KubeadmError, type KubeadmErrorOptions } from "./core/errors.ts";
+export { type ParsedDocument, parseKubeYaml, toKubeYaml } from "./core/yaml/kube_yaml.ts";

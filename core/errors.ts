@@ -37,10 +37,14 @@ export class KubeadmError extends Error {
   readonly code: string = "ERR_KUBEADM";
   /** Process exit status the CLI should use. */
   readonly exitCode: number = ExitCode.generic;
+  /** Config path or flag the error is about. */
   readonly field?: string;
+  /** The bad value, redacted if it is secret. */
   readonly value?: string;
+  /** What the user can do about it. */
   readonly hint?: string;
 
+  /** An error with kubeadm's message and what it is about. */
   constructor(message: string, options: KubeadmErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;

@@ -1,50 +1,27 @@
-// The library entry point exposes a working core: a full offline plan with no disk at all.
+// The library entry point: a full control-plane plan, a worker plan and cloud-init, no disk.
 import assert from "node:assert/strict";
 import {
-  certificatePin,
-  checkExpiration,
-  initWorkflow,
-  parseCertificatesPEM,
-  planRenewal,
-  RecordingFileSystem,
-  resolveInitConfig,
-  runWorkflow,
-  systemClock,
-  utf8,
-  webRandom,
+  checkCertificateExpiration,
+  checkClusterInfo,
+  pemCertificatePins,
+  planCertificateRenewal,
+  planControlPlane,
+  planWorker,
+  seededRandom,
+  toCloudInit,
 } from "../mod.ts";
-import type { InitData } from "../mod.ts";
 
-/** InitData over a RecordingFileSystem for a default ECDSA configuration. */
-function libraryData(lines: string[] = []): { data: InitData; files: RecordingFileSystem } {
-  const { config } = resolveInitConfig({
-    text:
+const clock = { now: () => new Date("2026-01-01T00:00:00Z") };
+
+Deno.test("mod.ts plans a control plane and a worker from data alone, and their cloud-init", async () => {
+  const cp = await planControlPlane({
+    config:
       "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nencryptionAlgorithm: ECDSA-P256\n",
-    host: { hostname: "cp1", defaultAdvertiseAddress: "192.0.2.10" },
-    random: webRandom,
+    host: { hostname: "cp1", advertiseAddress: "192.0.2.10" },
+    random: seededRandom("mod.ts"),
+    clock,
   });
-  const files = new RecordingFileSystem();
-  const data: InitData = {
-    cfg: config,
-    files,
-    out: { info: (l) => lines.push(l), warn: (l) => lines.push(l) },
-    clock: systemClock,
-    random: webRandom,
-    startTime: new Date(),
-    dryRun: true,
-    kubeconfigDir: "/etc/kubernetes",
-    manifestDir: "/etc/kubernetes/manifests",
-    host: { hostname: "cp1", existingDirs: new Set(), proxyEnv: {} },
-  };
-  return { data, files };
-}
-
-Deno.test("mod.ts plans certs, kubeconfigs and manifests into a RecordingFileSystem", async () => {
-  const { data, files } = libraryData();
-  for (const only of ["certs/all", "kubeconfig/all", "etcd/local", "control-plane/all"]) {
-    await runWorkflow(initWorkflow(), data, { only });
-  }
-  const paths = files.planned.map((f) => f.path);
+  const byPath = new Map(cp.files.map((f) => [f.path, f]));
   for (
     const p of [
       "/etc/kubernetes/pki/ca.crt",
@@ -52,31 +29,78 @@ Deno.test("mod.ts plans certs, kubeconfigs and manifests into a RecordingFileSys
       "/etc/kubernetes/admin.conf",
       "/etc/kubernetes/manifests/kube-apiserver.yaml",
       "/etc/kubernetes/manifests/etcd.yaml",
+      "/var/lib/kubelet/config.yaml",
     ]
-  ) assert.ok(paths.includes(p), p);
-  assert.equal(files.planned.find((f) => f.path.endsWith("ca.key"))!.mode, 0o600);
-  const ca = parseCertificatesPEM(
-    utf8(await files.read("/etc/kubernetes/pki/ca.crt") as Uint8Array),
+  ) assert.ok(byPath.has(p), p);
+  assert.equal(byPath.get("/etc/kubernetes/pki/ca.key")!.mode, 0o600);
+  assert.deepEqual(await pemCertificatePins(byPath.get("/etc/kubernetes/pki/ca.crt")!.content), [
+    cp.caCertHash,
+  ]);
+  assert.equal(
+    cp.joinCommand,
+    `kubeadm join 192.0.2.10:6443 --token ${cp.token} --discovery-token-ca-cert-hash ${cp.caCertHash}`,
   );
-  assert.match(await certificatePin(ca[0]), /^sha256:[0-9a-f]{64}$/);
+  const clusterInfo = cp.objects.find((o) => o.metadata?.name === "cluster-info");
+  assert.ok(clusterInfo, "init publishes cluster-info");
+
+  const worker = await planWorker({
+    cluster: cp,
+    host: { hostname: "w1", advertiseAddress: "192.0.2.21" },
+    random: seededRandom("w1"),
+    clock,
+  });
+  assert.deepEqual(worker.files.map((f) => f.path).sort(), [
+    "/etc/kubernetes/bootstrap-kubelet.conf",
+    "/etc/kubernetes/pki/ca.crt",
+    "/var/lib/kubelet/config.yaml",
+    "/var/lib/kubelet/instance-config.yaml",
+    "/var/lib/kubelet/kubeadm-flags.env",
+  ]);
+  assert.match(toCloudInit(worker), /^#cloud-config\nwrite_files:\n/);
+
+  // The unsigned cluster-info of the plan is rejected until the bootstrap signer signs it.
+  const verdict = await checkClusterInfo({
+    clusterInfo,
+    token: cp.token,
+    caCertHashes: [cp.caCertHash],
+  });
+  assert.equal(verdict.verdict, "rejected");
 });
 
-Deno.test("mod.ts plans a renewal and an expiration report from files alone", async () => {
-  const { data, files } = libraryData();
-  await runWorkflow(initWorkflow(), data, { only: "certs/all" });
-  const dirs = { certificatesDir: "/etc/kubernetes/pki", kubeconfigDir: "/etc/kubernetes" };
-  const { info } = await checkExpiration({ files, ...dirs, externalEtcd: false, now: new Date() });
-  assert.equal(info.certificates.filter((c) => c.missing).length, 4, "no kubeconfigs yet");
-  const plan = await planRenewal({
-    files,
-    settings: { ...dirs, encryptionAlgorithm: "ECDSA-P256", externalEtcd: false },
-    names: ["apiserver"],
-    startTime: new Date(),
-    now: new Date(),
-    random: webRandom,
+Deno.test("mod.ts plans a certificate renewal and an expiration report from the node's files", async () => {
+  const cp = await planControlPlane({
+    config:
+      "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nencryptionAlgorithm: ECDSA-P256\n",
+    host: { hostname: "cp1", advertiseAddress: "192.0.2.10" },
+    random: seededRandom("renewal"),
+    clock,
   });
+  const later = { now: () => new Date("2026-11-01T00:00:00Z") };
+  const report = await checkCertificateExpiration({ files: cp.files, clock: later });
+  const api = report.certificates.find((c) => c.name === "apiserver")!;
+  assert.equal(api.expirationDate, "2027-01-01T00:00:00Z");
+  assert.equal(api.residualTime, 61 * 24 * 3600);
+  assert.ok(report.certificates.every((c) => !c.missing), "init wrote every certificate");
+
+  const renew = () =>
+    planCertificateRenewal({
+      files: cp.files,
+      config: "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\n" +
+        "encryptionAlgorithm: ECDSA-P256\n",
+      names: ["apiserver", "admin.conf"],
+      random: seededRandom("renew"),
+      clock: later,
+    });
+  const plan = await renew();
   assert.deepEqual(plan.files.map((f) => f.path), [
     "/etc/kubernetes/pki/apiserver.key",
     "/etc/kubernetes/pki/apiserver.crt",
+    "/etc/kubernetes/admin.conf",
   ]);
+  assert.deepEqual(plan.certificates, [
+    { name: "apiserver", status: "renewed", notAfter: "2027-11-01T00:00:00.000Z" },
+    { name: "admin.conf", status: "renewed", notAfter: "2027-11-01T00:00:00.000Z" },
+  ]);
+  assert.deepEqual(plan.podsToRestart, ["kube-apiserver"]);
+  assert.equal(JSON.stringify(await renew()), JSON.stringify(plan), "reproducible");
 });

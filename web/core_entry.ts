@@ -1,60 +1,15 @@
 /**
- * Entry point of `dist/kubeadm-core.js`, the kubeadm-ts core as one ES module for browsers,
- * edge functions (Cloudflare Workers, Deno Deploy, Vercel Edge) and Node: web APIs only, no
- * file system, no sockets. See `web/README.md` for the API.
+ * Entry point of `dist/kubeadm-core.js`, the whole library as one ES module for browsers,
+ * edge functions (Cloudflare Workers, Deno Deploy, Vercel Edge), Node and Bun: the high-level
+ * API of `mod.ts` (plans, cloud-init, tokens, cluster-info, pins, the crypto port), the
+ * verifier (`web/verify_entry.ts`) and the discovery helpers. See `web/README.md`.
  *
  * @module
  */
+export * from "../mod.ts";
+export * from "./verify_entry.ts";
 
-import {
-  type Kubeconfig,
-  parseKubeconfig,
-  serializeKubeconfig,
-} from "../core/kubeconfig/kubeconfig.ts";
-
-// Discovery: JWS, cluster-info, token/file discovery, the offline verdict, TLS bootstrap.
-export {
-  base64UrlEncode,
-  computeDetachedSignature,
-  detachedTokenIsValid,
-  jwsHeaderSegment,
-} from "../core/discovery/jws.ts";
-export {
-  type ClusterInfoConfigMap,
-  hasSignatureFor,
-  parseClusterInfo,
-  signatureKey,
-  signedTokenIds,
-  tryParseClusterInfo,
-  validateClusterInfoToken,
-} from "../core/discovery/cluster_info.ts";
-export {
-  certificateAuthorityPem,
-  clusterFromKubeconfig,
-  embedData as encodeKubeconfigData,
-  emptyKubeconfig,
-  type Kubeconfig,
-  type NamedCluster,
-} from "../core/kubeconfig/kubeconfig.ts";
-
-/**
- * Kubeconfig text (YAML or JSON) loaded with `clientcmd.Load`'s rules: empty text is an empty
- * config, `*-data` must be base64, `apiVersion` must be `v1`. Throws an `Error` with the reason.
- */
-export function loadKubeconfig(text: string): Kubeconfig {
-  return parseKubeconfig(text, "kubeconfig", { clientcmd: true });
-}
-
-/** A kubeconfig serialised exactly as `clientcmd.Write` does (empty lists as `null`). */
-export function writeKubeconfig(config: Kubeconfig): string {
-  return serializeKubeconfig(config, { nullEmptyLists: true });
-}
-export {
-  type CaCertSummary,
-  summarizeCaBundle,
-  summarizeCertificate,
-  validateClusterCA,
-} from "../core/discovery/ca_bundle.ts";
+// Token, file and HTTPS discovery over the caller's own network code; TLS bootstrap.
 export {
   type ClusterInfoFetchMode,
   type DiscoveredClusterInfo,
@@ -84,52 +39,4 @@ export {
   buildTlsBootstrapKubeconfig,
   tlsBootstrapKubeconfigFor,
 } from "../core/discovery/tls_bootstrap.ts";
-export {
-  checkClusterInfo,
-  type CheckStatus,
-  type DiscoveryVerdict,
-  type VerdictCa,
-  type VerdictCheck,
-  type VerdictInput,
-} from "../core/discovery/verdict.ts";
-
-// Public-key pins and certificates.
-export { certificatePin, PinSet } from "../core/pki/pin.ts";
-export { type Certificate, parseCertificate, parseCertificatesPEM } from "../core/pki/cert.ts";
-export { formatName } from "../core/pki/name.ts";
-export { base64Decode, base64Encode, decodePem, encodePem } from "../core/pki/pem.ts";
-
-// Bootstrap tokens.
-export {
-  generateToken,
-  isValidToken,
-  isValidTokenId,
-  parseToken,
-  redactToken,
-  TOKEN_PATTERN_TEXT,
-  type TokenParts,
-  tokenSecretName,
-} from "../core/bootstraptoken/token.ts";
-
-// Kubernetes-style YAML.
-export { parseKubeYaml, parseKubeYamlOne, toKubeYaml } from "../core/yaml/kube_yaml.ts";
-
-// Ports, errors and constants.
-export { type Clock, systemClock, webRandom } from "../core/host/ports.ts";
 export { realSleep, type Sleep, type TransportFactory } from "../core/kube/transport.ts";
-export {
-  ApiError,
-  DiscoveryError,
-  errorMessage,
-  KubeadmError,
-  redactSecrets,
-} from "../core/errors.ts";
-export {
-  CLUSTER_INFO_CONFIGMAP,
-  CLUSTER_INFO_KUBECONFIG_KEY,
-  DISCOVERY_RETRY_INTERVAL_MS,
-  JWS_SIGNATURE_KEY_PREFIX,
-  KUBE_PUBLIC_NAMESPACE,
-  KUBERNETES_VERSION,
-  TLS_BOOTSTRAP_USER,
-} from "../core/constants.ts";

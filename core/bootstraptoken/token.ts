@@ -36,17 +36,25 @@ export const PLACEHOLDER_TOKEN = "abcdef.0123456789abcdef";
  * type): the `<id>.<secret>` string, its lifetime (`ttl` or `expires`), usages and groups.
  */
 export interface BootstrapToken {
+  /** `<id>.<secret>` (secret). */
   token?: string;
+  /** What the token is for. */
   description?: string;
+  /** Lifetime as a Go duration (`24h0m0s`; `0` never expires). */
   ttl?: string;
+  /** Expiry time (RFC 3339); wins over `ttl`. */
   expires?: string;
+  /** `signing` (cluster-info signatures) and/or `authentication` (TLS bootstrap). */
   usages?: string[];
+  /** Extra groups it authenticates as (`system:bootstrappers:…`). */
   groups?: string[];
 }
 
 /** A parsed token: the public id and the secret. */
 export interface TokenParts {
+  /** The public token id (6 characters). */
   id: string;
+  /** The secret (16 characters). */
   secret: string;
 }
 

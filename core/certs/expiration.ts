@@ -29,22 +29,29 @@ import { ExitCode, KubeadmError } from "../errors.ts";
 
 /** One row of the report (output API `Certificate`); field order is upstream's JSON order. */
 export interface CertificateExpiration {
+  /** Certificate or kubeconfig name (`apiserver`, `admin.conf`, `ca`). */
   name: string;
   /** NotAfter in RFC 3339 (UTC, whole seconds); `null` when missing. */
   expirationDate: string | null;
   /** Seconds until NotAfter, truncated toward zero (negative once expired). */
   residualTime: number;
+  /** Whether its CA has no key on the node (an external CA). */
   externallyManaged: boolean;
   /** The signing CA; absent for CAs and missing certificates. */
   caName?: string;
+  /** Whether the file is absent. */
   missing: boolean;
 }
 
 /** The report (output API `CertificateExpirationInfo`). */
 export interface CertificateExpirationInfo {
+  /** `CertificateExpirationInfo`. */
   kind: "CertificateExpirationInfo";
-  apiVersion: typeof OUTPUT_API_VERSION;
+  /** `output.kubeadm.k8s.io/v1alpha3`. */
+  apiVersion: "output.kubeadm.k8s.io/v1alpha3";
+  /** The leaf certificates and kubeconfigs. */
   certificates: CertificateExpiration[];
+  /** The CAs. */
   certificateAuthorities: CertificateExpiration[];
 }
 

@@ -13,7 +13,7 @@
  */
 import type { ResolvedConfig } from "../config/types.ts";
 import { KubeadmError } from "../errors.ts";
-import type { FileReader, PlannedFile } from "../host/ports.ts";
+import { type FileReader, type PlannedFile, webRandom } from "../host/ports.ts";
 import { createCSR, encodeCSRPEM } from "../pki/csr.ts";
 import { encodePrivateKeyPEM } from "../pki/keys.ts";
 import { KeyPool } from "../pki/key_pool.ts";
@@ -95,7 +95,7 @@ export async function planKeysAndCSRs(input: CSRPlanInput): Promise<CSRGroup[]> 
   }
   const warn = input.warn ?? (() => {});
   const alg = cfg.cluster.encryptionAlgorithm;
-  const pool = input.keys ?? new KeyPool();
+  const pool = input.keys ?? new KeyPool({ random: webRandom });
   pool.prefetchAll(
     [
       ...leaves.map((s) => certKeyId(s.name)),

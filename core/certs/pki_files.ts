@@ -23,6 +23,7 @@ import {
   type KeyPair,
   parsePrivateKeyPEM,
 } from "../pki/keys.ts";
+import type { CryptoPort } from "../pki/crypto.ts";
 import { certPath, keyPath, publicKeyPath } from "./certlist.ts";
 
 /** File mode of private and public keys. */
@@ -105,6 +106,7 @@ export async function loadKey(
   files: FileReader,
   certDir: string,
   baseName: string,
+  crypto?: CryptoPort,
 ): Promise<KeyPair> {
   const path = keyPath(certDir, baseName);
   const data = await files.read(path);
@@ -114,7 +116,7 @@ export async function loadKey(
     });
   }
   try {
-    return await parsePrivateKeyPEM(data, path);
+    return await parsePrivateKeyPEM(data, path, crypto);
   } catch (e) {
     if (errorMessage(e).startsWith("the private key file")) throw e;
     throw new PkiError(`couldn't load the private key file ${path}: ${errorMessage(e)}`, {
@@ -133,6 +135,7 @@ export async function loadCertAndKey(
   files: FileReader,
   certDir: string,
   baseName: string,
+  crypto?: CryptoPort,
 ): Promise<{ cert: Certificate; key: KeyPair }> {
   let cert: Certificate;
   try {
@@ -144,7 +147,7 @@ export async function loadCertAndKey(
     });
   }
   try {
-    return { cert, key: await loadKey(files, certDir, baseName) };
+    return { cert, key: await loadKey(files, certDir, baseName, crypto) };
   } catch (e) {
     throw new PkiError(`failed to load key: ${errorMessage(e)}`, {
       field: keyPath(certDir, baseName),
@@ -194,6 +197,7 @@ export async function loadCertificateAuthority(
   certDir: string,
   baseName: string,
   recovery: KeyPairRecovery = "restore",
+  crypto?: CryptoPort,
 ): Promise<{ cert: Certificate; key: KeyPair }> {
   const crtPath = certPath(certDir, baseName);
   if (!(await certOrKeyExists(files, certDir, baseName))) {
@@ -211,7 +215,7 @@ export async function loadCertificateAuthority(
   let cert: Certificate;
   let key: KeyPair;
   try {
-    ({ cert, key } = await loadCertAndKey(files, certDir, baseName));
+    ({ cert, key } = await loadCertAndKey(files, certDir, baseName, crypto));
   } catch (e) {
     throw new ExistingFileError(
       `failure loading ${baseName} certificate authority: ${errorMessage(e)}`,

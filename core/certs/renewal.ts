@@ -26,6 +26,7 @@
  *
  * @module
  */
+import type { CryptoPort } from "../pki/crypto.ts";
 import type { EncryptionAlgorithm } from "../config/types.ts";
 import { parseDuration } from "../text/duration.ts";
 import { CERT_BACKDATE_MS } from "../constants.ts";
@@ -247,6 +248,8 @@ export interface RenewalInput {
   /** Now, for the external-CA checks. */
   now: Date;
   random: RandomSource;
+  /** Key generation, import and signing (default WebCrypto; see `core/pki/crypto.ts`). */
+  crypto?: CryptoPort;
   /** Where new keys come from (default: generated on demand, all started at once). */
   keys?: KeyPool;
 }
@@ -394,7 +397,7 @@ export async function planRenewal(input: RenewalInput): Promise<RenewalPlan> {
     pending.push({ target, loaded: await loadTarget(files, target, settings) });
     outcomes.push({ target, status: "pending" });
   }
-  const pool = input.keys ?? new KeyPool();
+  const pool = input.keys ?? new KeyPool({ random: input.random, crypto: input.crypto });
   pool.prefetchAll(pending.map((p) => renewKeyId(p.target)), settings.encryptionAlgorithm);
 
   const cas = new Map<string, Promise<{ cert: Certificate; key: KeyPair }>>();
@@ -403,7 +406,13 @@ export async function planRenewal(input: RenewalInput): Promise<RenewalPlan> {
     let ca = cas.get(target.caBaseName);
     if (!ca) {
       // The CA is the running cluster's: a refusal may only advise restoring it.
-      ca = loadCertificateAuthority(files, settings.certificatesDir, target.caBaseName, "restore");
+      ca = loadCertificateAuthority(
+        files,
+        settings.certificatesDir,
+        target.caBaseName,
+        "restore",
+        input.crypto,
+      );
       cas.set(target.caBaseName, ca);
     }
     const { cert: caCert, key: caKey } = await ca;

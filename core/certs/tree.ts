@@ -199,7 +199,7 @@ export async function checkExistingKeyPairs(
     try {
       pair = await Promise.all([
         loadCert(ctx.files, dir, spec.baseName),
-        loadKey(ctx.files, dir, spec.baseName),
+        loadKey(ctx.files, dir, spec.baseName, ctx.crypto),
       ]);
     } catch {
       continue;
@@ -218,7 +218,7 @@ async function checkServiceAccountPair(ctx: CertTreeContext): Promise<void> {
   if (keyPem === undefined || pubPem === undefined) return;
   let key;
   try {
-    key = await parsePrivateKeyPEM(keyPem, keyFile);
+    key = await parsePrivateKeyPEM(keyPem, keyFile, ctx.crypto);
   } catch {
     return; // reported by ensureCert(ctx, "sa")
   }
@@ -280,7 +280,7 @@ async function checkMatchingKey(
   const kPath = keyPath(dir, spec.baseName);
   let key;
   try {
-    key = await loadKey(ctx.files, dir, spec.baseName);
+    key = await loadKey(ctx.files, dir, spec.baseName, ctx.crypto);
   } catch (e) {
     throw new ExistingFileError(`failure loading ${spec.baseName} key: ${errorMessage(e)}`, {
       field: kPath,
@@ -378,7 +378,13 @@ async function ensureLeaf(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
   }
   let caPair;
   try {
-    caPair = await loadCertificateAuthority(ctx.files, dir, ca.baseName, recoveryOf(ctx));
+    caPair = await loadCertificateAuthority(
+      ctx.files,
+      dir,
+      ca.baseName,
+      recoveryOf(ctx),
+      ctx.crypto,
+    );
   } catch (e) {
     const keyless = await fileExists(ctx.files, certPath(dir, ca.baseName)) &&
       !(await fileExists(ctx.files, keyPath(dir, ca.baseName)));
@@ -431,7 +437,7 @@ async function reuseLeaf(ctx: CertTreeContext, spec: CertSpec, ca: CertSpec): Pr
   }
   checkPeriod(ctx, ca.baseName, caCert);
   try {
-    await verifyCertChain(chain.cert, chain.intermediates, caCert, ctx.clock.now());
+    await verifyCertChain(chain.cert, chain.intermediates, caCert, ctx.clock.now(), ctx.crypto);
   } catch (e) {
     throw new ExistingFileError(
       `[certs] certificate ${spec.baseName} not signed by CA certificate ${ca.baseName}: ${
@@ -471,7 +477,7 @@ async function ensureServiceAccountKey(ctx: CertTreeContext): Promise<void> {
   const existing = await ctx.files.read(path);
   if (existing !== undefined) {
     try {
-      await parsePrivateKeyPEM(existing, path);
+      await parsePrivateKeyPEM(existing, path, ctx.crypto);
     } catch (e) {
       throw new ExistingFileError(
         `file ${PkiFile.saPrivateKey} existed but it could not be loaded properly: ${

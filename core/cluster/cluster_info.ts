@@ -13,6 +13,7 @@ import type { ConfigMap } from "kubernetes-types/core/v1.d.ts";
 import type { Role, RoleBinding } from "kubernetes-types/rbac/v1.d.ts";
 import type { KubeClient } from "../kube/client.ts";
 import {
+  createBasicKubeconfig,
   emptyKubeconfig,
   type Kubeconfig,
   type KubeconfigCluster,
@@ -20,6 +21,11 @@ import {
   serializeKubeconfig,
 } from "../kubeconfig/kubeconfig.ts";
 import { base64Decode, base64Encode } from "../pki/pem.ts";
+import { DEFAULT_CLUSTER_NAME } from "../constants.ts";
+import { KubeadmError } from "../errors.ts";
+import { parseToken } from "../bootstraptoken/token.ts";
+import { signatureKey } from "../discovery/cluster_info.ts";
+import { computeDetachedSignature } from "../discovery/jws.ts";
 import { getOneObjectRole, roleBinding, userSubject } from "./rbac.ts";
 
 /** `kube-public`. */
@@ -98,4 +104,34 @@ export async function applyClusterInfo(client: KubeClient, admin: Kubeconfig): P
   await client.createOrUpdate(clusterInfoConfigMap(admin));
   await client.createOrUpdate(clusterInfoRole());
   await client.createOrUpdate(clusterInfoRoleBinding());
+}
+
+/**
+ * The `cluster-info` ConfigMap kubeadm publishes for an API server URL and its CA bundle (PEM),
+ * unsigned: the bootstrap signer adds a signature per token ({@link signClusterInfo}).
+ */
+export function clusterInfoFor(server: string, caPem: string): ConfigMap {
+  return clusterInfoConfigMap(createBasicKubeconfig(server, DEFAULT_CLUSTER_NAME, "admin", caPem));
+}
+
+/**
+ * `cluster-info` signed as the bootstrap signer (kube-controller-manager) signs it: one
+ * `jws-kubeconfig-<id>` entry per token, over the `kubeconfig` value. Existing entries stay.
+ */
+export async function signClusterInfo(
+  clusterInfo: ConfigMap,
+  tokens: readonly string[],
+): Promise<ConfigMap> {
+  const kubeconfig = clusterInfo.data?.[CLUSTER_INFO_KUBECONFIG_KEY];
+  if (kubeconfig === undefined) {
+    throw new KubeadmError(`the ${CLUSTER_INFO_CONFIGMAP} ConfigMap has no kubeconfig`, {
+      field: `data.${CLUSTER_INFO_KUBECONFIG_KEY}`,
+    });
+  }
+  const data = { ...clusterInfo.data };
+  for (const token of tokens) {
+    const { id, secret } = parseToken(token);
+    data[signatureKey(id)] ??= await computeDetachedSignature(kubeconfig, id, secret);
+  }
+  return { ...clusterInfo, data };
 }

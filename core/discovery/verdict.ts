@@ -37,6 +37,7 @@ export type CheckStatus = "ok" | "fail" | "warning" | "skipped";
 export interface VerdictCheck {
   /** Stable identifier: `cluster-info`, `token`, `ca-cert-hashes`, `kubeconfig-key`, ... */
   name: string;
+  /** `ok`, `fail`, `warning` or `skipped`. */
   status: CheckStatus;
   /** False only for `fail`. */
   ok: boolean;
@@ -49,10 +50,15 @@ export interface VerdictCheck {
  * pin check failed, so its real pin can be compared).
  */
 export interface VerdictCa {
+  /** Subject DN, e.g. `CN=kubernetes`. */
   subject: string;
+  /** Issuer DN. */
   issuer: string;
+  /** Serial number (decimal). */
   serialNumber: string;
+  /** Start of validity (RFC 3339). */
   notBefore: string;
+  /** End of validity (RFC 3339). */
   notAfter: string;
   /** `sha256:<hex>` of its public key. */
   pin: string;
@@ -62,6 +68,7 @@ export interface VerdictCa {
 
 /** The verdict of {@link checkClusterInfo}. */
 export interface DiscoveryVerdict {
+  /** Whether kubeadm join would trust this cluster-info. */
   verdict: "verified" | "rejected";
   /** Why: the first failing check's message, or what was verified. */
   reason: string;
@@ -71,7 +78,9 @@ export interface DiscoveryVerdict {
   server?: string;
   /** True when the CA was matched against the given hashes. */
   caPinned: boolean;
+  /** Every check, in order. */
   checks: VerdictCheck[];
+  /** The CA the verdict is about. */
   ca?: VerdictCa;
   /** Every certificate of the CA bundle. */
   caCerts: CaCertSummary[];

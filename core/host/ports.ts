@@ -68,11 +68,13 @@ export interface Printer {
 
 /** Wall clock. */
 export interface Clock {
+  /** The current time. */
   now(): Date;
 }
 
 /** Cryptographically secure random bytes. */
 export interface RandomSource {
+  /** The next `n` random bytes. */
   bytes(n: number): Uint8Array;
 }
 

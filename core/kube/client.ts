@@ -41,8 +41,11 @@ import { realSleep, type Sleep, type Transport } from "./transport.ts";
 
 /** Any Kubernetes object (the shape every `kubernetes-types` object satisfies). */
 export interface KubeObject {
+  /** `v1`, `apps/v1`, ... */
   apiVersion?: string;
+  /** `ConfigMap`, `Secret`, ... */
   kind?: string;
+  /** Name, namespace, labels, annotations. */
   metadata?: ObjectMeta;
 }
 

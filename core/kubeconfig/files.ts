@@ -172,7 +172,7 @@ export async function ensureKubeconfigFile(
 
   let ca;
   try {
-    ca = await loadCertificateAuthority(ctx.files, dir, "ca", ctx.recovery);
+    ca = await loadCertificateAuthority(ctx.files, dir, "ca", ctx.recovery, ctx.crypto);
   } catch (e) {
     const missing = !(await fileExists(ctx.files, certPath(dir, "ca")));
     if (missing) {

@@ -1,10 +1,10 @@
 /**
  * X.509 certificates as kubeadm makes and checks them (upstream `pkiutil`).
  *
- * - Self-signed CAs: KeyUsage digitalSignature|keyEncipherment|keyCertSign (critical),
+ * - Self-signed CAs: X509KeyUsage digitalSignature|keyEncipherment|keyCertSign (critical),
  *   BasicConstraints CA:TRUE (critical, no pathLen), a SubjectKeyId (SHA-1 of the public key
  *   bits, Go's rule) and a DNS SAN equal to the CN.
- * - CA-signed leaves: KeyUsage digitalSignature|keyEncipherment (critical), the requested
+ * - CA-signed leaves: X509KeyUsage digitalSignature|keyEncipherment (critical), the requested
  *   ExtKeyUsages, BasicConstraints CA:FALSE (critical), the SANs, and an AuthorityKeyId equal
  *   to the issuer's SubjectKeyId.
  * - Random serial uniform in [1, 2^63-1); signature algorithm chosen from the signer key.
@@ -29,12 +29,20 @@ import {
   encodeExtension,
   type ExtKeyUsage,
   extKeyUsageExtension,
-  type KeyUsage,
   keyUsageExtension,
   subjectAltNameExtension,
   subjectKeyIdExtension,
+  type X509KeyUsage,
 } from "./extensions.ts";
-import { exportSPKI, generateKeyPair, type KeyPair, type KeySpec, samePublicKey } from "./keys.ts";
+import {
+  exportSPKI,
+  generateKeyPair,
+  type KeyOptions,
+  type KeyPair,
+  type KeySpec,
+  samePublicKey,
+} from "./keys.ts";
+import type { CryptoPort } from "./crypto.ts";
 import type { EncryptionAlgorithm } from "../config/types.ts";
 import { encodeName, type ParsedName, parseName } from "./name.ts";
 import { decodePem, encodePem } from "./pem.ts";
@@ -70,15 +78,21 @@ export interface Certificate extends DecodedExtensions {
   tbs: Uint8Array;
   /** X.509 version (1..3). */
   version: number;
+  /** Serial number. */
   serialNumber: bigint;
+  /** Subject name. */
   subject: ParsedName;
+  /** Issuer name. */
   issuer: ParsedName;
+  /** Start of validity. */
   notBefore: Date;
+  /** End of validity. */
   notAfter: Date;
   /** SubjectPublicKeyInfo DER (what pins hash). */
   spki: Uint8Array;
   /** Dotted OID of the signature algorithm. */
   signatureAlgorithm: string;
+  /** The signature value. */
   signature: Uint8Array;
 }
 
@@ -179,7 +193,7 @@ export async function createSelfSignedCACert(
  */
 export async function createSignedCert(
   cfg: CertConfig,
-  publicKey: KeyPair | CryptoKey | Uint8Array,
+  publicKey: KeyPair | Uint8Array,
   ca: Certificate,
   caKey: KeyPair,
   random: RandomSource,
@@ -194,7 +208,7 @@ export async function createSignedCert(
   const { dnsNames, ips } = dedupeAltNames(cfg.dnsNames ?? [], cfg.ips ?? []);
   const notBefore = cfg.notBefore ?? ca.notBefore;
   const notAfter = cfg.notAfter ?? new Date(notBefore.getTime() + DEFAULT_CERT_VALIDITY_MS);
-  const keyUsage: KeyUsage[] = isCA
+  const keyUsage: X509KeyUsage[] = isCA
     ? ["digitalSignature", "keyEncipherment", "keyCertSign"]
     : ["digitalSignature", "keyEncipherment"];
   const subject = encodeName({ commonName: cfg.commonName, organization: cfg.organization });
@@ -327,18 +341,30 @@ export async function newCertAndKey(
   cfg: CertConfig,
   key: KeyPair | EncryptionAlgorithm | KeySpec,
   random: RandomSource,
+  crypto?: CryptoPort,
 ): Promise<CertAndKey> {
   if (!cfg.usages || cfg.usages.length === 0) {
     throw new PkiError("must specify at least one ExtKeyUsage");
   }
-  const pair = typeof key === "string" || !("privateKey" in key) ? await generateKeyPair(key) : key;
+  const opts: KeyOptions = { crypto, random };
+  const pair = typeof key === "string" || !("sign" in key) ? await generateKeyPair(key, opts) : key;
   return { cert: await createSignedCert(cfg, pair, ca, caKey, random), key: pair };
 }
 
 /** True when the certificate's signature verifies with the issuer's public key. */
-export async function checkSignatureFrom(cert: Certificate, issuer: Certificate): Promise<boolean> {
+export async function checkSignatureFrom(
+  cert: Certificate,
+  issuer: Certificate,
+  crypto?: CryptoPort,
+): Promise<boolean> {
   try {
-    return await verifySignature(issuer.spki, cert.signatureAlgorithm, cert.tbs, cert.signature);
+    return await verifySignature(
+      issuer.spki,
+      cert.signatureAlgorithm,
+      cert.tbs,
+      cert.signature,
+      crypto,
+    );
   } catch {
     return false;
   }
@@ -396,6 +422,7 @@ export async function verifyCertChain(
   intermediates: Certificate[],
   root: Certificate,
   now: Date,
+  crypto?: CryptoPort,
 ): Promise<void> {
   const expired = expiryError(cert, now);
   if (expired) throw new PkiError(expired);
@@ -409,7 +436,7 @@ export async function verifyCertChain(
           err: "x509: invalid signature: parent certificate cannot sign this kind of certificate",
           name: root.subject.commonName,
         };
-      } else if (await checkSignatureFrom(current, root)) {
+      } else if (await checkSignatureFrom(current, root, crypto)) {
         const rootExpired = expiryError(root, now);
         if (rootExpired) throw new PkiError(rootExpired);
         return;
@@ -417,7 +444,7 @@ export async function verifyCertChain(
         hint = { err: signatureErrorText(root), name: root.subject.commonName };
       }
     }
-    const next = await findParent(current, pool);
+    const next = await findParent(current, pool, crypto);
     if (!next) break;
     const exp = expiryError(next, now);
     if (exp) throw new PkiError(exp);
@@ -454,10 +481,11 @@ function asn1SpkiIsRSA(spki: Uint8Array): boolean {
 async function findParent(
   cert: Certificate,
   pool: Certificate[],
+  crypto?: CryptoPort,
 ): Promise<Certificate | undefined> {
   for (const candidate of pool) {
     if (!bytesEqual(cert.issuer.der, candidate.subject.der) || !canSign(candidate)) continue;
-    if (await checkSignatureFrom(cert, candidate)) return candidate;
+    if (await checkSignatureFrom(cert, candidate, crypto)) return candidate;
   }
   return undefined;
 }

@@ -11,7 +11,7 @@ import { formatIP, ipEqual, parseIP } from "../net/ip.ts";
 import { OID } from "./oid.ts";
 
 /** Key usage bits, named as RFC 5280 / openssl name them. */
-export type KeyUsage =
+export type X509KeyUsage =
   | "digitalSignature"
   | "contentCommitment"
   | "keyEncipherment"
@@ -22,8 +22,8 @@ export type KeyUsage =
   | "encipherOnly"
   | "decipherOnly";
 
-/** Bit positions of {@link KeyUsage}. */
-export const KEY_USAGE_BITS: readonly KeyUsage[] = [
+/** Bit positions of {@link X509KeyUsage}. */
+export const KEY_USAGE_BITS: readonly X509KeyUsage[] = [
   "digitalSignature",
   "contentCommitment",
   "keyEncipherment",
@@ -82,8 +82,8 @@ export function encodeExtension(ext: EncodedExtension): Uint8Array {
     : sequence(oid(ext.oid), octetString(ext.value));
 }
 
-/** KeyUsage (critical), with Go's minimal BIT STRING length. */
-export function keyUsageExtension(usages: readonly KeyUsage[]): EncodedExtension {
+/** X509KeyUsage (critical), with Go's minimal BIT STRING length. */
+export function keyUsageExtension(usages: readonly X509KeyUsage[]): EncodedExtension {
   const bytes = new Uint8Array(2);
   for (const u of usages) {
     const bit = KEY_USAGE_BITS.indexOf(u);
@@ -159,14 +159,21 @@ export function subjectAltNameExtension(
 
 /** What a set of extensions says, decoded. */
 export interface DecodedExtensions {
-  keyUsage: KeyUsage[];
+  /** Key usages. */
+  keyUsage: X509KeyUsage[];
   /** `serverAuth`/`clientAuth`, or the dotted OID of anything else. */
   extKeyUsage: string[];
+  /** Whether a BasicConstraints extension is present. */
   basicConstraintsValid: boolean;
+  /** BasicConstraints CA flag. */
   isCA: boolean;
+  /** DNS SANs. */
   dnsNames: string[];
+  /** IP SANs, as text. */
   ipAddresses: string[];
+  /** SubjectKeyIdentifier. */
   subjectKeyId?: Uint8Array;
+  /** AuthorityKeyIdentifier's key id. */
   authorityKeyId?: Uint8Array;
   /** Every extension OID present, with its criticality. */
   present: { oid: string; critical: boolean }[];

@@ -9,16 +9,49 @@
  * @module
  */
 import type { EncryptionAlgorithm } from "../config/types.ts";
+import type { RandomSource } from "../host/ports.ts";
+import type { CryptoPort } from "./crypto.ts";
 import { generateKeyPair, type KeyPair } from "./keys.ts";
 
-/** Pending keys by purpose (e.g. `cert:apiserver`, `kubeconfig:admin.conf`). */
+/** What a pool makes keys with: the run's crypto port (default WebCrypto) and random source. */
+export interface KeyMaker {
+  crypto?: CryptoPort;
+  random: RandomSource;
+}
+
+/**
+ * Pending keys by purpose (e.g. `cert:apiserver`, `kubeconfig:admin.conf`). With a
+ * deterministic crypto port, keys are drawn from the run's random source in the order they are
+ * requested, so the same run gives the same keys.
+ */
 export class KeyPool {
-  readonly #pending = new Map<string, { algorithm: EncryptionAlgorithm; key: Promise<KeyPair> }>();
+  /** Pending keys; a provided key has no algorithm and is taken whatever the run asks for. */
+  readonly #pending = new Map<
+    string,
+    { algorithm?: EncryptionAlgorithm; key: Promise<KeyPair> }
+  >();
+  readonly #maker: KeyMaker;
+
+  constructor(maker: KeyMaker) {
+    this.#maker = maker;
+  }
+
+  #generate(algorithm: EncryptionAlgorithm): Promise<KeyPair> {
+    return generateKeyPair(algorithm, this.#maker);
+  }
+
+  /**
+   * Hands out `key` for `id` instead of generating one (keys a caller brings: a plan given
+   * existing keys).
+   */
+  provide(id: string, key: KeyPair): void {
+    this.#pending.set(id, { key: Promise.resolve(key) });
+  }
 
   /** Starts generating a key for `id` unless one is already pending. */
   prefetch(id: string, algorithm: EncryptionAlgorithm): void {
     if (this.#pending.has(id)) return;
-    const key = generateKeyPair(algorithm);
+    const key = this.#generate(algorithm);
     // A prefetched key may never be taken (the phase fails first); don't report that as unhandled.
     key.catch(() => {});
     this.#pending.set(id, { algorithm, key });
@@ -33,8 +66,8 @@ export class KeyPool {
   take(id: string, algorithm: EncryptionAlgorithm): Promise<KeyPair> {
     const hit = this.#pending.get(id);
     this.#pending.delete(id);
-    if (hit && hit.algorithm === algorithm) return hit.key;
-    return generateKeyPair(algorithm);
+    if (hit && (hit.algorithm === undefined || hit.algorithm === algorithm)) return hit.key;
+    return this.#generate(algorithm);
   }
 
   /** Ids with a key still pending or unclaimed. */
@@ -45,11 +78,14 @@ export class KeyPool {
 
 const pools = new WeakMap<object, KeyPool>();
 
-/** The pool attached to a run's data object (created on first use, garbage-collected with it). */
-export function keyPoolFor(owner: object): KeyPool {
+/**
+ * The pool attached to a run's data object (created on first use, garbage-collected with it),
+ * making keys with the run's crypto port and random source.
+ */
+export function keyPoolFor(owner: KeyMaker): KeyPool {
   let pool = pools.get(owner);
   if (!pool) {
-    pool = new KeyPool();
+    pool = new KeyPool(owner);
     pools.set(owner, pool);
   }
   return pool;

@@ -14,7 +14,9 @@ import { OID } from "./oid.ts";
 
 /** The subject/issuer fields kubeadm cares about. */
 export interface DistinguishedName {
+  /** CN. */
   commonName: string;
+  /** O, in order. */
   organization: string[];
 }
 

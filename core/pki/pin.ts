@@ -6,7 +6,7 @@
  * @module
  */
 import { KubeadmError } from "../errors.ts";
-import type { Certificate } from "./cert.ts";
+import { type Certificate, parseCertificatesPEM } from "./cert.ts";
 
 const FORMAT_SHA256 = "sha256";
 const SUPPORTED_FORMATS = FORMAT_SHA256;
@@ -122,4 +122,9 @@ export class PinSet {
       },
     );
   }
+}
+
+/** The pin of every certificate of a PEM bundle, in order (what a join command lists). */
+export async function pemCertificatePins(pem: string | Uint8Array): Promise<string[]> {
+  return await Promise.all(parseCertificatesPEM(pem).map((c) => certificatePin(c)));
 }

@@ -8,6 +8,7 @@
  */
 import type { ResolvedConfig } from "../config/types.ts";
 import type { Clock, FileSystem, Printer, RandomSource } from "../host/ports.ts";
+import type { CryptoPort } from "../pki/crypto.ts";
 
 /** The configuration and ports of a run. */
 export interface RunContext {
@@ -19,6 +20,11 @@ export interface RunContext {
   out: Printer;
   clock: Clock;
   random: RandomSource;
+  /**
+   * Key generation, import and signing; default WebCrypto. The deterministic port makes a
+   * seeded run reproducible (`core/pki/crypto.ts`).
+   */
+  crypto?: CryptoPort;
   /** Process start time: certificates are valid from start − 5 min (as upstream). */
   startTime: Date;
 }

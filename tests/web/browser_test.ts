@@ -5,7 +5,7 @@ import * as core from "../../web/core_entry.ts";
 import { Chromium } from "../support/chromium.ts";
 import { openssl, opensslSpkiSha256 } from "../support/openssl.ts";
 import { vectors } from "../support/vectors.ts";
-import { buildWeb, type WebBuild } from "../support/web_build.ts";
+import { buildWeb, serveBuild, type WebBuild } from "../support/web_build.ts";
 
 const TOKEN = "abcdef.k8ssecretvalue42";
 const SECRET = "k8ssecretvalue42";
@@ -20,17 +20,7 @@ import { runVectors } from "./vectors.mjs";
 window.vectorResults = await runVectors(api);
 </script>`,
   );
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
-    const path = new URL(req.url).pathname.replace(/^\/$/, "/index.html");
-    if (!/^\/[\w.-]+$/.test(path)) return new Response("not found", { status: 404 });
-    try {
-      const body = await Deno.readFile(`${build.dir}${path}`);
-      const type = path.endsWith(".html") ? "text/html" : "text/javascript";
-      return new Response(body, { headers: { "content-type": type } });
-    } catch {
-      return new Response("not found", { status: 404 });
-    }
-  });
+  const server = serveBuild(build.dir);
   const browser = await Chromium.launch();
   try {
     await browser.goto(`http://127.0.0.1:${server.addr.port}/`);

@@ -1,8 +1,10 @@
-// The build steps of scripts/bundle: inlining the page script and the Node/Deno guard.
+// The build steps of scripts/bundle: inlining the page script, the Node/Deno guard, and the
+// type declarations shipped with the bundles.
 import assert from "node:assert/strict";
 import { inlineScript } from "../../web/inline_page.ts";
 import { forbiddenReferences } from "../../web/bundle_guard.ts";
 import { repoRoot } from "../support/repo.ts";
+import { buildWeb } from "../support/web_build.ts";
 
 const TEMPLATE = '<p>x</p><script type="module" data-bundle></script><p>y</p>';
 
@@ -43,8 +45,82 @@ Deno.test("scripts/bundle fails when an artefact references a Node API", async (
     assert.equal(out.code, 1);
     assert.match(new TextDecoder().decode(out.stderr), /bad\.js: node: import/);
     const script = await Deno.readTextFile(`${repoRoot}/scripts/bundle`);
-    assert.match(script, /web\/bundle_guard\.ts "\$out\/kubeadm-core\.js" "\$out\/verify\.html"/);
+    const guard = script.slice(script.indexOf("web/bundle_guard.ts"));
+    for (const artefact of ["kubeadm-core.js", "kubeadm-verify.js", "verify.html"]) {
+      assert.ok(guard.split("\n").slice(0, 2).join(" ").includes(`"$out/${artefact}"`), artefact);
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** The names a declaration file exports (`export declare function x`, `export { a, b }`, ...). */
+function declaredExports(dts: string): string[] {
+  const names = new Set<string>();
+  for (const m of dts.matchAll(/^export (?:declare )?(?:function|const|class|let|var) (\w+)/gm)) {
+    names.add(m[1]);
+  }
+  for (const m of dts.matchAll(/^export \{([^}]*)\}/gm)) {
+    for (const part of m[1].split(",")) {
+      const name = part.trim().split(/\s+as\s+/).pop()!.replace(/^type\s+/, "");
+      if (name) names.add(name);
+    }
+  }
+  return [...names];
+}
+
+Deno.test("the bundles ship type declarations a strict TypeScript consumer compiles against", async () => {
+  const build = await buildWeb({ types: true });
+  try {
+    for (const name of ["kubeadm-core", "kubeadm-verify"]) {
+      const dts = await Deno.readTextFile(`${build.dir}/${name}.d.ts`);
+      assert.doesNotMatch(dts, /from "(?:kubernetes-types|asn1js|yaml|@noble)/, "self-contained");
+      // Every value the module exports at run time is declared.
+      const runtime = Object.keys(await import(`${build.dir}/${name}.js`)).sort();
+      const declared = new Set(declaredExports(dts));
+      assert.deepEqual(runtime.filter((n) => !declared.has(n)), [], `${name}: undeclared values`);
+    }
+    // A consumer that uses the plan API the way the examples do, checked by tsc --strict.
+    await Deno.writeTextFile(
+      `${build.dir}/consumer.ts`,
+      `import { planControlPlane, seededRandom, toCloudInit, type ControlPlanePlan } from "./kubeadm-core.js";
+import { checkClusterInfo, type DiscoveryVerdict } from "./kubeadm-verify.js";
+const plan: ControlPlanePlan = await planControlPlane({
+  host: { hostname: "cp1", advertiseAddress: "192.0.2.10" },
+  random: seededRandom("types"),
+});
+const text: string = toCloudInit(plan);
+const modes: number[] = plan.files.map((f) => f.mode);
+const verdict: DiscoveryVerdict = await checkClusterInfo({ clusterInfo: "", token: plan.token });
+// @ts-expect-error: the host is required
+await planControlPlane({});
+export { modes, text, verdict };
+`,
+    );
+    const tsc = await new Deno.Command(`${repoRoot}/scripts/npm-tool`, {
+      args: [
+        "tsc",
+        "--strict",
+        "--noEmit",
+        "--target",
+        "es2022",
+        "--module",
+        "esnext",
+        "--moduleResolution",
+        "bundler",
+        "--lib",
+        "es2023,dom",
+        "consumer.ts",
+      ],
+      cwd: build.dir,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.ok(
+      tsc.success,
+      new TextDecoder().decode(tsc.stdout) + new TextDecoder().decode(tsc.stderr),
+    );
+  } finally {
+    await build.cleanup();
   }
 });

@@ -28,6 +28,7 @@ import type { CertTreeContext } from "../../certs/tree.ts";
 import type { KubeconfigFileContext } from "../../kubeconfig/files.ts";
 import type { ManifestWriteContext } from "../../manifests/write.ts";
 import { keyPoolFor } from "../../pki/key_pool.ts";
+import type { CryptoPort } from "../../pki/crypto.ts";
 import { fetchClusterConfigDocuments, nodeInitConfig } from "./cluster_config.ts";
 import { discoverCluster, type DiscoveryPorts, type JoinDiscovery } from "./discovery.ts";
 
@@ -57,6 +58,8 @@ export interface JoinData {
   clock: Clock;
   sleep: Sleep;
   random: RandomSource;
+  /** Key generation, import and signing (default WebCrypto; see `core/pki/crypto.ts`). */
+  crypto?: CryptoPort;
   /** Process start time (certificate validity). */
   startTime: Date;
   dryRun: boolean;
@@ -105,6 +108,7 @@ export interface JoinDataInput extends
     | "clock"
     | "sleep"
     | "random"
+    | "crypto"
     | "dryRun"
     | "kubeconfigDir"
     | "manifestDir"
@@ -153,6 +157,7 @@ export function createJoinData(input: JoinDataInput): JoinData {
     clock: input.clock,
     sleep: input.sleep,
     random: input.random,
+    crypto: input.crypto,
     startTime: input.startTime ?? input.clock.now(),
     dryRun: input.dryRun,
     kubeconfigDir: input.kubeconfigDir,
@@ -206,6 +211,7 @@ export function createJoinData(input: JoinDataInput): JoinData {
       out: input.out,
       clock: input.clock,
       random: input.random,
+      crypto: input.crypto,
       startTime: data.startTime,
       keys: keyPoolFor(data),
       kubeconfigDir: input.kubeconfigDir,

@@ -107,10 +107,10 @@ Deno.test("createSelfSignedCACert() makes a kubeadm-shaped CA (ECDSA-P256), chec
   );
   assert.equal(cert.isCA, true);
   assert.deepEqual(cert.keyUsage, ["digitalSignature", "keyEncipherment", "keyCertSign"]);
-  // Raw DER: one RDN set, CN as PrintableString; KeyUsage bit string 03 02 02 a4.
+  // Raw DER: one RDN set, CN as PrintableString; X509KeyUsage bit string 03 02 02 a4.
   const hex = Array.from(cert.der, (b) => b.toString(16).padStart(2, "0")).join("");
   assert.ok(hex.includes("3015311330110603550403130a6b756265726e65746573"), "Name encoded like Go");
-  assert.ok(hex.includes("0101ff0404030202a4"), "KeyUsage critical, minimal bit string");
+  assert.ok(hex.includes("0101ff0404030202a4"), "X509KeyUsage critical, minimal bit string");
 });
 
 Deno.test("createSignedCert() makes leaves with SANs, EKUs, AKI, O before CN (ECDSA-P256)", async () => {

@@ -41,7 +41,7 @@ Deno.test("x509Time() picks UTCTime before 2050 and GeneralizedTime after, dropp
   assert.equal(new TextDecoder().decode(g.slice(2)), "20500101000000Z");
 });
 
-Deno.test("KeyUsage bit strings are minimal like Go's", () => {
+Deno.test("X509KeyUsage bit strings are minimal like Go's", () => {
   assert.equal(hex(keyUsageExtension(["digitalSignature", "keyEncipherment"]).value), "030205a0");
   assert.equal(
     hex(keyUsageExtension(["digitalSignature", "keyEncipherment", "keyCertSign"]).value),

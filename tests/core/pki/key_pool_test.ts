@@ -1,8 +1,12 @@
 import assert from "node:assert/strict";
 import { KeyPool, keyPoolFor } from "../../../core/pki/key_pool.ts";
+import { webRandom } from "../../../core/host/ports.ts";
+import { generateKeyPair } from "../../../core/pki/keys.ts";
+import { deterministicCryptoPort } from "../../../core/pki/noble.ts";
+import { seededRandom } from "../../../core/host/seeded_random.ts";
 
 Deno.test("KeyPool hands out prefetched keys once, and fresh keys otherwise", async () => {
-  const pool = new KeyPool();
+  const pool = new KeyPool({ random: webRandom });
   pool.prefetchAll(["a", "b"], "ECDSA-P256");
   pool.prefetch("a", "ECDSA-P384"); // already pending: kept as is
   assert.deepEqual(pool.pendingIds, ["a", "b"]);
@@ -17,8 +21,29 @@ Deno.test("KeyPool hands out prefetched keys once, and fresh keys otherwise", as
 });
 
 Deno.test("keyPoolFor() gives one pool per owner object", () => {
-  const o1 = {};
-  const o2 = {};
+  const o1 = { random: webRandom };
+  const o2 = { random: webRandom };
   assert.equal(keyPoolFor(o1), keyPoolFor(o1));
   assert.notEqual(keyPoolFor(o1), keyPoolFor(o2));
+});
+
+Deno.test("KeyPool hands out a provided key whatever algorithm the run asks for", async () => {
+  const pool = new KeyPool({ random: webRandom });
+  const mine = await generateKeyPair("ECDSA-P384");
+  pool.provide("cert:ca", mine);
+  pool.prefetch("cert:ca", "RSA-2048"); // provided: nothing is generated
+  assert.equal(await pool.take("cert:ca", "RSA-2048"), mine);
+});
+
+Deno.test("KeyPool with the deterministic port draws keys from the run's random source in request order", async () => {
+  const spkis = async () => {
+    const pool = new KeyPool({ crypto: deterministicCryptoPort, random: seededRandom("pool") });
+    pool.prefetchAll(["a", "b"], "ECDSA-P256");
+    const c = await pool.take("c", "ECDSA-P256");
+    return [await pool.take("a", "ECDSA-P256"), await pool.take("b", "ECDSA-P256"), c]
+      .map((k) => Array.from(k.spki).join(","));
+  };
+  const first = await spkis();
+  assert.deepEqual(await spkis(), first);
+  assert.equal(new Set(first).size, 3, "three different keys");
 });
