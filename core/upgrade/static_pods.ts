@@ -493,6 +493,30 @@ async function upgradeEtcd(swap: Swap, oldEtcd: EtcdClient): Promise<void> {
     throw new EtcdUpgradeError("error creating local etcd static pod manifest file", true, e);
   }
   const backupNote = `the backup of etcd database is stored here:(${dirs.backupEtcd})`;
+  /** Copies the backup over the data directory; `fatal` words the failure. */
+  const restoreData = async (fatal: (e: unknown) => EtcdUpgradeError) => {
+    out.info("[upgrade/etcd] Rolling back etcd data");
+    try {
+      await rollbackEtcdData(swap, dataDir);
+    } catch (e) {
+      throw fatal(e);
+    }
+    out.info("[upgrade/etcd] Etcd data rollback successful");
+  };
+  /** Waits for the etcd that ran before; nothing is left to try when it does not come. */
+  const waitForPrevious = async () => {
+    out.info("[upgrade/etcd] Waiting for previous etcd to become available");
+    try {
+      await available(oldEtcd);
+    } catch (e) {
+      out.info(`[upgrade/etcd] Failed to healthcheck previous etcd: ${errorMessage(e)}`);
+      throw new EtcdUpgradeError(
+        `fatal error rolling back local etcd cluster manifest, ${backupNote}`,
+        true,
+        e,
+      );
+    }
+  };
   try {
     await upgradeComponent(swap, Component.etcd, beforeHash);
   } catch (e) {
@@ -502,27 +526,13 @@ async function upgradeEtcd(swap: Swap, oldEtcd: EtcdClient): Promise<void> {
       await available(oldEtcd);
     } catch (e2) {
       out.info(`[upgrade/etcd] Failed to healthcheck previous etcd: ${errorMessage(e2)}`);
-      out.info("[upgrade/etcd] Rolling back etcd data");
-      try {
-        await rollbackEtcdData(swap, dataDir);
-      } catch (e3) {
-        throw new EtcdUpgradeError(
+      await restoreData((e3) =>
+        new EtcdUpgradeError(
           `fatal error rolling back local etcd cluster datadir: ${errorMessage(e3)}, ${backupNote}`,
           true,
-        );
-      }
-      out.info("[upgrade/etcd] Etcd data rollback successful");
-      out.info("[upgrade/etcd] Waiting for previous etcd to become available");
-      try {
-        await available(oldEtcd);
-      } catch (e4) {
-        out.info(`[upgrade/etcd] Failed to healthcheck previous etcd: ${errorMessage(e4)}`);
-        throw new EtcdUpgradeError(
-          `fatal error rolling back local etcd cluster manifest, ${backupNote}`,
-          true,
-          e4,
-        );
-      }
+        )
+      );
+      await waitForPrevious();
     }
     out.info("[upgrade/etcd] Etcd was rolled back and is now available");
     throw new EtcdUpgradeError(
@@ -542,30 +552,16 @@ async function upgradeEtcd(swap: Swap, oldEtcd: EtcdClient): Promise<void> {
     await available(newEtcd);
   } catch (e) {
     out.info(`[upgrade/etcd] Failed to healthcheck etcd: ${errorMessage(e)}`);
-    out.info("[upgrade/etcd] Rolling back etcd data");
-    try {
-      await rollbackEtcdData(swap, dataDir);
-    } catch (e3) {
-      throw new EtcdUpgradeError(
+    await restoreData((e3) =>
+      new EtcdUpgradeError(
         `fatal error rolling back local etcd cluster datadir, ${backupNote}`,
         true,
         e3,
-      );
-    }
-    out.info("[upgrade/etcd] Etcd data rollback successful");
+      )
+    );
     out.info("[upgrade/etcd] Rolling back etcd manifest");
     await rollbackOldManifests(swap, e, true);
-    out.info("[upgrade/etcd] Waiting for previous etcd to become available");
-    try {
-      await available(oldEtcd);
-    } catch (e4) {
-      out.info(`[upgrade/etcd] Failed to healthcheck previous etcd: ${errorMessage(e4)}`);
-      throw new EtcdUpgradeError(
-        `fatal error rolling back local etcd cluster manifest, ${backupNote}`,
-        true,
-        e4,
-      );
-    }
+    await waitForPrevious();
     out.info("[upgrade/etcd] Etcd was rolled back and is now available");
     throw new EtcdUpgradeError(
       "fatal error upgrading local etcd cluster, rolled the state back to pre-upgrade state",

@@ -63,9 +63,11 @@ function localEtcd(d: UpgradeData): UpgradeEtcd {
   };
 }
 
-/** Prints the new manifests as upstream's dry run does (the first line has no newline). */
-async function dryRun(d: UpgradeData, lead: string): Promise<void> {
-  let prefix = lead;
+/** Prints the new manifests as upstream's dry run does (its first line has no newline). */
+async function dryRun(d: UpgradeData): Promise<void> {
+  let prefix = `[dryrun] Would upgrade your static Pod-hosted control plane to version ${
+    JSON.stringify(d.cfg.cluster.kubernetesVersion)
+  }`;
   for (const f of await plannedControlPlaneManifests(manifestContext(d))) {
     d.out.info(`${prefix}[dryrun] Would write file ${JSON.stringify(f.path)} with content:`);
     d.out.info(f.content.replace(/\n$/, ""));
@@ -104,12 +106,7 @@ async function upgrade(d: UpgradeData): Promise<void> {
 export async function runApplyControlPlane(d: UpgradeData): Promise<void> {
   const version = d.cfg.cluster.kubernetesVersion;
   if (d.settings.dryRun) {
-    await dryRun(
-      d,
-      `[dryrun] Would upgrade your static Pod-hosted control plane to version ${
-        JSON.stringify(version)
-      }`,
-    );
+    await dryRun(d);
     return;
   }
   d.out.info(
@@ -133,12 +130,7 @@ export async function runNodeControlPlane(d: UpgradeData): Promise<void> {
     }...`,
   );
   if (d.settings.dryRun) {
-    await dryRun(
-      d,
-      `[dryrun] Would upgrade your static Pod-hosted control plane to version ${
-        JSON.stringify(version)
-      }`,
-    );
+    await dryRun(d);
     return;
   }
   await upgrade(d);
