@@ -18,13 +18,9 @@
  *
  * @module
  */
-import { readConfigFile, systemdResolvedActive } from "./config_file.ts";
-import {
-  CURRENT_KUBERNETES_VERSION,
-  DEFAULT_CERTIFICATES_DIR,
-  KubeconfigFile,
-  KUBERNETES_DIR,
-} from "../core/constants.ts";
+import { readConfigFile } from "./config_file.ts";
+import { DEFAULT_CERTIFICATES_DIR, KubeconfigFile, KUBERNETES_DIR } from "../core/constants.ts";
+import { CURRENT_KUBERNETES_VERSION } from "../core/versions.ts";
 import { errorMessage } from "../core/errors.ts";
 import type { Printer } from "../core/host/ports.ts";
 import { webRandom } from "../core/host/ports.ts";
@@ -50,7 +46,6 @@ function hostFacts(rootfs: string | undefined) {
   return {
     hostname: readHostFacts(rootfs ?? "/").hostname,
     defaultAdvertiseAddress: detectDefaultAddress() ?? "",
-    systemdResolvedActive: systemdResolvedActive(),
   };
 }
 

@@ -63,16 +63,22 @@ export interface FlagSpec {
 
 const PATCHES_HELP = (targets: string) =>
   `Path to a directory that contains files named "target[suffix][+patchtype].extension". For example, "kube-apiserver0+merge.yaml" or just "etcd.json". "target" can be one of ${targets}. "patchtype" can be one of "strategic", "merge" or "json" and they match the patch formats supported by kubectl. The default "patchtype" is "strategic". "extension" must be either "json" or "yaml". "suffix" is an optional string that can be used to determine which patches are applied first alpha-numerically.`;
+/** The targets upstream's `--patches` help names (every command, v1.37). */
+const PATCH_TARGETS_HELP =
+  '"kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd", "kubeletconfiguration", "corednsdeployment", "kubeproxydaemonset"';
 const KUBECONFIG_ADMIN_HELP =
   `The kubeconfig file to use when talking to the cluster. If the flag is not set, a set of standard locations can be searched for an existing kubeconfig file. (default "/etc/kubernetes/admin.conf")`;
-const CONTROL_PLANE_TARGETS =
-  '"kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd", "kubeletconfiguration"';
 
 const UPGRADE_COMMANDS = ["upgrade apply", "upgrade node", "upgrade plan", "upgrade diff"] as const;
 const forUpgrade = (help: string) => Object.fromEntries(UPGRADE_COMMANDS.map((c) => [c, help]));
 
 /** Every flag, by name. */
 export const FLAGS = {
+  "allow-deprecated-api": { type: "bool", help: "Allow validation of deprecated APIs." },
+  "allow-experimental-api": {
+    type: "bool",
+    help: "Allow validation of experimental, unreleased APIs.",
+  },
   "allow-experimental-upgrades": {
     type: "bool",
     help:
@@ -312,8 +318,7 @@ export const FLAGS = {
   patches: {
     type: "string",
     value: "dir",
-    help: PATCHES_HELP(`${CONTROL_PLANE_TARGETS}, "corednsdeployment"`),
-    helpBy: { join: PATCHES_HELP(CONTROL_PLANE_TARGETS) },
+    help: PATCHES_HELP(PATCH_TARGETS_HELP),
   },
   "pod-network-cidr": {
     type: "string",

@@ -89,7 +89,6 @@ export async function prepareInit(
       hostname: facts.hostname,
       defaultAdvertiseAddress: flags["apiserver-advertise-address"] ?? detectDefaultAddress() ??
         "",
-      systemdResolvedActive: systemdResolvedActive(),
     },
     random: webRandom,
   });
@@ -120,7 +119,7 @@ export async function prepareInit(
     kubeconfigDir: KUBERNETES_DIR,
     manifestDir: MANIFESTS_DIR,
     patchesDir: flags.patches ?? config.init.patches?.directory,
-    host: facts,
+    host: { ...facts, systemdResolvedActive: systemdResolvedActive() },
     sleep: realSleep,
     node: deps.node?.(rootfs) ?? new DenoNodeHost({ root: rootfs }),
     cluster: createClusterAccess({
@@ -131,6 +130,7 @@ export async function prepareInit(
       clock: systemClock,
       sleep: realSleep,
       apiCallTimeoutMs: apiCallTimeout(config.init.timeouts.kubernetesAPICall),
+      localAPIEndpoint: config.init.localAPIEndpoint,
     }),
     preflightOutput: preflight,
     skipTokenPrint: flags["skip-token-print"] ?? false,

@@ -24,6 +24,7 @@ import { systemClock, webRandom } from "../core/host/ports.ts";
 import { RecordingFileSystem } from "../core/host/recording_fs.ts";
 import type { ConnectionParams, TransportLimits } from "../core/kube/transport.ts";
 import { realSleep } from "../core/kube/transport.ts";
+import type { DiscoveryUrlResponse } from "../core/discovery/file.ts";
 import type { JoinFlagOverrides } from "../core/config/join.ts";
 import type { JoinData, JoinPorts } from "../core/phases/join/data.ts";
 import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
@@ -62,7 +63,7 @@ export function hostCaBundle(): string | undefined {
  * GETs an https:// discovery URL, verified against the host's CA bundle file (the one place a
  * public CA is meant to be trusted, as upstream's `discovery/https`); returns the body.
  */
-export async function fetchDiscoveryUrl(url: string): Promise<Uint8Array> {
+export async function fetchDiscoveryUrl(url: string): Promise<DiscoveryUrlResponse> {
   const u = new URL(url);
   const t = createDenoTransport({
     server: `${u.protocol}//${u.host}`,
@@ -70,7 +71,7 @@ export async function fetchDiscoveryUrl(url: string): Promise<Uint8Array> {
   }, { timeoutMs: DISCOVERY_REQUEST_TIMEOUT_MS, maxBodyBytes: DISCOVERY_MAX_BODY_BYTES });
   try {
     const res = await t.transport(new Request(url));
-    return new Uint8Array(await res.arrayBuffer());
+    return { status: res.status, body: new Uint8Array(await res.arrayBuffer()) };
   } finally {
     t.close();
   }
@@ -165,7 +166,6 @@ export async function prepareJoin(
     host: {
       hostname: facts.hostname,
       defaultAdvertiseAddress,
-      systemdResolvedActive: systemdResolvedActive(),
     },
     fileExists,
     discoveryFallbackFile,

@@ -11,12 +11,8 @@
  * @module
  */
 import { readConfigFile } from "./config_file.ts";
-import {
-  KubeconfigFile,
-  KUBERNETES_DIR,
-  KUBERNETES_VERSION,
-  MANIFESTS_DIR,
-} from "../core/constants.ts";
+import { KubeconfigFile, KUBERNETES_DIR, MANIFESTS_DIR } from "../core/constants.ts";
+import { COREDNS_VERSION, KUBERNETES_VERSION } from "../core/versions.ts";
 import { errorMessage, KubeadmError } from "../core/errors.ts";
 import { type Printer, systemClock, utf8, webRandom } from "../core/host/ports.ts";
 import { RecordingFileSystem } from "../core/host/recording_fs.ts";
@@ -347,14 +343,12 @@ export async function runUpgradePlan(
   try {
     const client = real.client;
     const { resolveIgnoreSet } = await import("../core/preflight/ignore.ts");
-    const { UPGRADE_CHECK_NAMES, featureGateNotices } = await import(
-      "../core/phases/upgrade/preflight.ts"
-    );
+    const { UPGRADE_CHECK_NAMES } = await import("../core/phases/upgrade/preflight.ts");
+    const { storedFeatureGateNotices } = await import("../core/config/features.ts");
     const { PreflightRun } = await import("../core/preflight/runner.ts");
     const { rootChecks } = await import("../core/preflight/catalog.ts");
     const { coreDNSMigrationChecks } = await import("../core/upgrade/coredns_check.ts");
     const { clusterHealthChecks } = await import("../core/upgrade/health.ts");
-    const { COREDNS_VERSION } = await import("../core/constants.ts");
     const { pauseImage } = await import("../core/manifests/images.ts");
     const { fetchUpgradeConfig } = await import("../core/upgrade/cluster_config.ts");
     const { parseDuration } = await import("../core/text/duration.ts");
@@ -403,7 +397,7 @@ export async function runUpgradePlan(
     } catch (e) {
       throw new KubeadmError(`[upgrade/health] FATAL: ${errorMessage(e)}`, { cause: e });
     }
-    for (const notice of featureGateNotices(cfg.cluster.featureGates ?? {})) {
+    for (const notice of storedFeatureGateNotices(cfg.cluster.featureGates ?? {})) {
       out.info(`[upgrade/config] ${notice}`);
     }
     if (values["print-config"] ?? upgrade.plan.printConfig) await printConfiguration(cfg, out);
@@ -412,7 +406,6 @@ export async function runUpgradePlan(
     );
     const { availableUpgrades, componentConfigVersionStates, upgradePlan, upgradePlanText } =
       await import("../core/upgrade/plan.ts");
-    const { supportedEtcdVersion } = await import("../core/manifests/images.ts");
     const getter = offlineVersionGetter(
       kubeVersionGetter(client, { kubeadmVersion: KUBERNETES_VERSION }),
       target,
@@ -423,9 +416,8 @@ export async function runUpgradePlan(
         allowExperimental: values["allow-experimental-upgrades"] ??
           upgrade.plan.allowExperimentalUpgrades,
         allowRC: values["allow-release-candidate-upgrades"] ?? upgrade.plan.allowRCUpgrades,
-        coreDNSVersion: COREDNS_VERSION,
-        etcdVersionFor: (v) => ({ etcd: supportedEtcdVersion(v) }),
         warn: (l) => stdoutPrinter.warn(l),
+        verbose: envGet("KUBEADM_TS_DEBUG") ? (l) => stdoutPrinter.warn(l) : undefined,
       }, out);
     } catch (e) {
       throw new KubeadmError(`[upgrade/versions] FATAL: ${errorMessage(e)}`, { cause: e });

@@ -1,36 +1,11 @@
 /**
  * Upstream kubeadm's constants: paths, file names, ports, identities, versions.
  *
- * The target Kubernetes version is pinned here; everything version-dependent (etcd, CoreDNS,
- * pause images, flags) derives from it. Values mirror
- * `cmd/kubeadm/app/constants/constants.go` for Kubernetes v1.34.
+ * Values mirror `cmd/kubeadm/app/constants/constants.go` of kubeadm v1.37. The versions (the
+ * kubeadm release we match, and what depends on the target minor) are in `versions.ts`.
  *
  * @module
  */
-
-/** The Kubernetes release this kubeadm-ts build targets (and reports as its own version). */
-export const KUBERNETES_VERSION = "v1.34.4";
-/** The kubeadm minor we emulate. */
-export const KUBEADM_MINOR = 34;
-/**
- * Whether `apiserver-kubelet-client.crt` is made with `O=kubeadm:cluster-admins`: kubeadm
- * before 1.37. From 1.37 the certificate has only its CN, and the ClusterRoleBinding
- * `kubeadm:apiserver-kubelet-client` grants it the kubelet API.
- */
-export const APISERVER_KUBELET_CLIENT_IN_CLUSTER_ADMINS = KUBEADM_MINOR < 37;
-/** etcd image tag kubeadm 1.34 pairs with Kubernetes 1.34. */
-export const ETCD_VERSION = "3.6.5-0";
-/** CoreDNS image tag bundled with kubeadm 1.34. */
-export const COREDNS_VERSION = "v1.12.1";
-/** pause image tag bundled with kubeadm 1.34. */
-export const PAUSE_VERSION = "3.10.1";
-/** Supported etcd version per Kubernetes minor (upstream's SupportedEtcdVersion map). */
-export const SUPPORTED_ETCD_VERSIONS: Readonly<Record<number, string>> = {
-  31: "3.5.24-0",
-  32: "3.5.24-0",
-  33: "3.5.24-0",
-  34: "3.6.5-0",
-};
 
 /** Default image registry. */
 export const DEFAULT_IMAGE_REPOSITORY = "registry.k8s.io";
@@ -116,7 +91,13 @@ export const Identity = {
   controllerManagerUser: "system:kube-controller-manager",
   schedulerUser: "system:kube-scheduler",
   bootstrapDefaultGroup: "system:bootstrappers:kubeadm:default-node-token",
+  apiServerKubeletClientUser: "kube-apiserver-kubelet-client",
 } as const;
+
+/** ClusterRoleBinding granting the API server's kubelet client the kubelet API (v1.37+). */
+export const KUBELET_API_ADMIN_CLUSTER_ROLE_BINDING = "kubeadm:apiserver-kubelet-client";
+/** The ClusterRole that binding refers to. */
+export const KUBELET_API_ADMIN_CLUSTER_ROLE = "system:kubelet-api-admin";
 
 /** Control-plane node label and taint key. */
 export const CONTROL_PLANE_LABEL = "node-role.kubernetes.io/control-plane";
@@ -141,16 +122,14 @@ export const DefaultTimeouts = {
 
 /** Registry for control-plane images when `kubernetesVersion` is a CI build (`ci/...`). */
 export const DEFAULT_CI_IMAGE_REPOSITORY = "gcr.io/k8s-staging-ci-images";
-/** Per-node kubelet config written when the `NodeLocalCRISocket` feature gate is on. */
+/** Per-node kubelet config (the CRI socket), written by every kubelet-start. */
 export const KUBELET_INSTANCE_CONFIG_FILE = "/var/lib/kubelet/instance-config.yaml";
 /** The one variable in `kubeadm-flags.env`. */
 export const KUBELET_ENV_VARIABLE = "KUBELET_KUBEADM_ARGS";
 /** Name of the container port every static Pod probe refers to (v1.34+). */
 export const PROBE_PORT_NAME = "probe-port";
 
-/** kubeadm's own release line as upstream's `CurrentKubernetesVersion` prints it (patch 0). */
-export const CURRENT_KUBERNETES_VERSION = "v1.34.0";
-/** Default `kubernetesVersion` label (resolved offline to {@link KUBERNETES_VERSION}). */
+/** Default `kubernetesVersion` label (resolved offline to kubeadm's own version). */
 export const DEFAULT_KUBERNETES_VERSION_LABEL = "stable-1";
 /** Smallest service subnet kubeadm accepts, in addresses. */
 export const MIN_ADDRESSES_IN_SERVICE_SUBNET = 10;

@@ -62,13 +62,19 @@ export interface FieldError {
   value?: string;
   /** What is wrong, in kubeadm's words where upstream has them. */
   detail: string;
+  /**
+   * `value` is JSON of a map or list, printed as is (Go's field.Error renders such values as
+   * JSON, strings quoted).
+   */
+  jsonValue?: boolean;
 }
 
 /** Renders one field error the way upstream's field.Error does: `field: Invalid value: "v": detail`. */
 export function formatFieldError(e: FieldError): string {
-  return e.value === undefined
-    ? `${e.field}: ${e.detail}`
-    : `${e.field}: Invalid value: ${JSON.stringify(e.value)}: ${e.detail}`;
+  if (e.value === undefined) return `${e.field}: ${e.detail}`;
+  return `${e.field}: Invalid value: ${
+    e.jsonValue ? e.value : JSON.stringify(e.value)
+  }: ${e.detail}`;
 }
 
 /** Aggregate of field errors from config validation (exit status 3, as upstream). */

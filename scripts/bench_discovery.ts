@@ -176,7 +176,7 @@ async function main(): Promise<void> {
     console.log(
       [
         "",
-        "What was measured, all against the same real kube-apiserver (v1.34.4, our init) in one run:",
+        "What was measured, all against the same real kube-apiserver (v1.37.2, our init) in one run:",
         "- kubeadm-ts: one discovery = insecure GET of kube-public/cluster-info over node:https,",
         "  JWS + CA-pin checks, GET again with TLS verified against the pinned CA, byte comparison;",
         "  a fresh TLS connection per fetch, in-process (no process start-up). 'concurrent' starts",

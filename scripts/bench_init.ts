@@ -193,7 +193,7 @@ try {
   node = await createTestNode("cp1");
   // writeInitConfig's config with a pinned version (no "stable-1" look-up on the internet) and
   // the certificate key (upstream refuses --certificate-key beside --config).
-  const config = await writeInitConfig(node, "kubernetesVersion: v1.34.4\n");
+  const config = await writeInitConfig(node, "kubernetesVersion: v1.37.2\n");
   await Deno.writeTextFile(
     config,
     (await Deno.readTextFile(config)).replace(

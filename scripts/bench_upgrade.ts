@@ -17,7 +17,7 @@ import {
   type TestNode,
   writeInitConfig,
 } from "../tests/support/control_plane.ts";
-import { binSetDir } from "../tests/support/k8s_bins.ts";
+import { k8sBinDir } from "../tests/support/k8s_bins.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -28,14 +28,13 @@ if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs: not a positive
 
 const FROM = "v1.36.3";
 const TO = "v1.37.2";
-const set37 = await binSetDir(TO, "KUBEADM_TS_BIN_DIR_V1_37", ["kubeadm", "kubectl", "etcd"]);
-const set36 = await binSetDir(FROM, "KUBEADM_TS_BIN_DIR_V1_36", ["kube-apiserver"]);
+const upstreamKubeadm = `${await k8sBinDir()}/kubeadm`;
 
 /** A v1.36.3 control plane by our init, its API answering. */
 async function cluster(name: string): Promise<TestNode> {
   const node = await createTestNode(name, {
-    binDir: set37,
-    binDirs: { [FROM]: set36, [TO]: set37 },
+    componentSet: FROM,
+    tagSets: [FROM, TO],
     kubeletVersion: FROM,
   });
   const config = await writeInitConfig(node, `kubernetesVersion: ${FROM}\n`);
@@ -49,7 +48,7 @@ async function timed(node: TestNode, who: "ours" | "upstream"): Promise<number> 
   const args = ["upgrade", "apply", TO, "--yes", "--ignore-preflight-errors=all"];
   const argv = who === "ours"
     ? [kubeadmLauncher(), ...args, "--rootfs", node.rootfs]
-    : [`${set37}/kubeadm`, ...args, "--rootfs", node.rootfs];
+    : [upstreamKubeadm, ...args, "--rootfs", node.rootfs];
   const start = performance.now();
   const r = await run(argv, { ns: node.ns });
   const ms = performance.now() - start;

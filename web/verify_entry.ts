@@ -100,6 +100,6 @@ export {
   DISCOVERY_RETRY_INTERVAL_MS,
   JWS_SIGNATURE_KEY_PREFIX,
   KUBE_PUBLIC_NAMESPACE,
-  KUBERNETES_VERSION,
   TLS_BOOTSTRAP_USER,
 } from "../core/constants.ts";
+export { KUBERNETES_VERSION } from "../core/versions.ts";

@@ -28,23 +28,25 @@ export function registerConfig(program: Command): void {
     .description(
       "Read a file containing the kubeadm configuration API and report any validation problems",
     );
-  addFlags(validate, ["config"], "config").action(async (_o, c: Command) => {
-    const opts = flagValues(c);
-    const { FlagError } = await import("../../core/errors.ts");
-    if (!opts.config) {
-      throw new FlagError("the --config flag is mandatory", { field: "--config" });
-    }
-    const { resolveInitConfig } = await import("../../core/config/resolve.ts");
-    const { webRandom } = await import("../../core/host/ports.ts");
-    const { readHostFacts } = await import("../../runtime/host/facts.ts");
-    // Host-dependent defaults only need plausible values to validate a file.
-    const { warnings } = resolveInitConfig({
-      text: await readConfigFile(opts.config),
-      source: opts.config,
-      host: { hostname: readHostFacts().hostname, defaultAdvertiseAddress: "192.0.2.1" },
-      random: webRandom,
+  addFlags(validate, ["allow-deprecated-api", "allow-experimental-api", "config"], "config")
+    .action(async (_o, c: Command) => {
+      const opts = flagValues(c);
+      const { FlagError } = await import("../../core/errors.ts");
+      if (!opts.config) {
+        throw new FlagError("the --config flag is mandatory", { field: "--config" });
+      }
+      const { validateConfigFile } = await import("../../core/config/validate_file.ts");
+      const { webRandom } = await import("../../core/host/ports.ts");
+      const { readHostFacts } = await import("../../runtime/host/facts.ts");
+      // Host-dependent defaults only need plausible values to validate a file.
+      const warnings = validateConfigFile(await readConfigFile(opts.config), {
+        source: opts.config,
+        host: { hostname: readHostFacts().hostname, defaultAdvertiseAddress: "192.0.2.1" },
+        random: webRandom,
+        allowDeprecated: opts["allow-deprecated-api"],
+        allowExperimental: opts["allow-experimental-api"],
+      });
+      for (const w of warnings) stderr(w);
+      stdout("ok");
     });
-    for (const w of warnings) stderr(w);
-    stdout("ok");
-  });
 }

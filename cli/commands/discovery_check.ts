@@ -38,7 +38,9 @@ async function readClusterInfo(source: string): Promise<string> {
   if (/^https:\/\//i.test(source)) {
     const { fetchDiscoveryUrl } = await import("../join_runtime.ts");
     try {
-      return new TextDecoder().decode(await fetchDiscoveryUrl(source));
+      const { status, body } = await fetchDiscoveryUrl(source);
+      if (status !== 200) throw new Error(`received status ${status}`);
+      return typeof body === "string" ? body : new TextDecoder().decode(body);
     } catch (e) {
       throw new FlagError(`unable to fetch ${source}: ${e instanceof Error ? e.message : e}`, {
         field: "--cluster-info",

@@ -87,7 +87,6 @@ async function tokensFromConfig(path: string, rootfs: string | undefined) {
     host: {
       hostname: facts.hostname,
       defaultAdvertiseAddress: detectDefaultAddress() ?? "",
-      systemdResolvedActive: false,
     },
     random: webRandom,
   });

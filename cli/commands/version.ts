@@ -1,10 +1,10 @@
 /**
- * `kubeadm version`: prints the Kubernetes version this build targets, in upstream's formats.
+ * `kubeadm version`: prints the upstream kubeadm version this build matches, in upstream's formats.
  *
  * @module
  */
 import type { Command } from "commander";
-import { KUBERNETES_VERSION } from "../../core/constants.ts";
+import { KUBERNETES_VERSION } from "../../core/versions.ts";
 import { FlagError } from "../../core/errors.ts";
 import { stdout } from "../output.ts";
 import { addFlags, flagValues } from "../flags.ts";
@@ -35,14 +35,27 @@ export function registerVersion(program: Command): void {
     const opts = { output: flagValues(c).output ?? "" };
     const info = versionInfo();
     switch (opts.output) {
-      case "":
+      case "": {
+        // Go's %#v of version.Info: every field, the empty emulation ones included (JSON and
+        // YAML omit them).
+        const { major, minor, ...rest } = info;
+        const fields: Record<string, string> = {
+          major,
+          minor,
+          emulationMajor: "",
+          emulationMinor: "",
+          minCompatibilityMajor: "",
+          minCompatibilityMinor: "",
+          ...rest,
+        };
         stdout(
           `kubeadm version: &version.Info{${
-            Object.entries(info).map(([k, v]) => `${k[0].toUpperCase()}${k.slice(1)}:"${v}"`)
+            Object.entries(fields).map(([k, v]) => `${k[0].toUpperCase()}${k.slice(1)}:"${v}"`)
               .join(", ")
           }}`,
         );
         break;
+      }
       case "short":
         stdout(info.gitVersion);
         break;

@@ -1,5 +1,5 @@
 /**
- * The CoreDNS addon as kubeadm 1.34 installs it (upstream `phases/addons/dns`): ConfigMap
+ * The CoreDNS addon as kubeadm 1.37 installs it (upstream `phases/addons/dns`): ConfigMap
  * `coredns` with the Corefile, ClusterRole and ClusterRoleBinding `system:coredns`,
  * ServiceAccount `coredns`, Deployment `coredns` and Service `kube-dns` at the 10th address of
  * the service CIDR, all in `kube-system`.
@@ -10,8 +10,7 @@ import type { Deployment } from "kubernetes-types/apps/v1.d.ts";
 import type { ConfigMap, Service, ServiceAccount } from "kubernetes-types/core/v1.d.ts";
 import type { ClusterRole, ClusterRoleBinding } from "kubernetes-types/rbac/v1.d.ts";
 import { clusterDNSIPOrUndefined } from "../net/service_ip.ts";
-import type { ClusterConfiguration } from "../config/types.ts";
-import { CONTROL_PLANE_LABEL, COREDNS_VERSION, DEFAULT_IMAGE_REPOSITORY } from "../constants.ts";
+import { CONTROL_PLANE_LABEL } from "../constants.ts";
 import { KubeadmError } from "../errors.ts";
 import type { Printer } from "../host/ports.ts";
 import type { KubeClient } from "../kube/client.ts";
@@ -31,17 +30,6 @@ export const KUBE_DNS_LABEL = { "k8s-app": "kube-dns" } as const;
 export const COREDNS_REPLICAS = 2;
 /** The Corefile key. */
 export const COREFILE_KEY = "Corefile";
-
-/**
- * The CoreDNS image: `dns.imageRepository` or `imageRepository` (with `/coredns` appended for
- * the default registry, where the image lives at `registry.k8s.io/coredns/coredns`), name
- * `coredns`, tag `dns.imageTag` or the bundled CoreDNS version.
- */
-export function coreDNSImage(cluster: ClusterConfiguration): string {
-  let repo = cluster.dns?.imageRepository || cluster.imageRepository || DEFAULT_IMAGE_REPOSITORY;
-  if (repo === DEFAULT_IMAGE_REPOSITORY) repo = `${repo}/coredns`;
-  return `${repo}/coredns:${cluster.dns?.imageTag || COREDNS_VERSION}`;
-}
 
 /** The cluster DNS Service IP: the 10th address of the first service CIDR. */
 export function dnsServiceIP(serviceSubnet: string): string {
@@ -234,7 +222,7 @@ export interface CoreDNSInput {
   dnsDomain: string;
   /** `networking.serviceSubnet`. */
   serviceSubnet: string;
-  /** The CoreDNS image ({@link coreDNSImage}). */
+  /** The CoreDNS image (`manifests/images.ts` `dnsImage`). */
   image: string;
   /** Applies the `corednsdeployment` patches, if any. */
   patchDeployment?: (d: Deployment) => Deployment | Promise<Deployment>;

@@ -1,5 +1,5 @@
 /**
- * The kube-proxy addon as kubeadm 1.34 installs it (upstream `phases/addons/proxy`):
+ * The kube-proxy addon as kubeadm 1.37 installs it (upstream `phases/addons/proxy`):
  * ConfigMap `kube-proxy` (keys `config.conf` and `kubeconfig.conf`), DaemonSet `kube-proxy`,
  * ServiceAccount `kube-proxy`, ClusterRoleBinding `kubeadm:node-proxier` and the Role and
  * RoleBinding `kube-proxy` that let bootstrap tokens read the ConfigMap, all in `kube-system`.
@@ -9,8 +9,7 @@
 import type { DaemonSet } from "kubernetes-types/apps/v1.d.ts";
 import type { ConfigMap, EnvVar, ServiceAccount } from "kubernetes-types/core/v1.d.ts";
 import type { ClusterRoleBinding, Role, RoleBinding } from "kubernetes-types/rbac/v1.d.ts";
-import type { ClusterConfiguration } from "../config/types.ts";
-import { DEFAULT_IMAGE_REPOSITORY, Identity, KUBERNETES_VERSION } from "../constants.ts";
+import { Identity } from "../constants.ts";
 import type { Printer } from "../host/ports.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { signConfigMap } from "../cluster/component_config_hash.ts";
@@ -33,13 +32,6 @@ export const KUBE_PROXY_KUBECONFIG_KEY = "kubeconfig.conf";
 export const NODE_PROXIER_BINDING = "kubeadm:node-proxier";
 /** The built-in ClusterRole for kube-proxy. */
 export const NODE_PROXIER_ROLE = "system:node-proxier";
-
-/** `<imageRepository>/kube-proxy:<kubernetesVersion>` (`+` in the version becomes `_`). */
-export function kubeProxyImage(cluster: ClusterConfiguration): string {
-  const repo = cluster.imageRepository || DEFAULT_IMAGE_REPOSITORY;
-  const tag = (cluster.kubernetesVersion || KUBERNETES_VERSION).replaceAll("+", "_");
-  return `${repo}/kube-proxy:${tag}`;
-}
 
 /** The kubeconfig kube-proxy uses in the cluster (service-account token and CA). */
 export function kubeProxyKubeconfig(controlPlaneEndpoint: string): string {
@@ -194,10 +186,12 @@ export function kubeProxyRoleBinding(): RoleBinding {
 
 /** Input of {@link ensureKubeProxy}. */
 export interface KubeProxyInput extends KubeProxyConfigMapInput {
-  /** The kube-proxy image ({@link kubeProxyImage}). */
+  /** The kube-proxy image (`manifests/images.ts` `kubernetesImage`). */
   image: string;
   /** Host environment; its `*_proxy` variables are passed to kube-proxy. */
   proxyEnv?: Readonly<Record<string, string>>;
+  /** Applies the `kubeproxydaemonset` patches of `--patches` (v1.37) to the DaemonSet. */
+  patchDaemonSet?: (ds: DaemonSet) => DaemonSet | Promise<DaemonSet>;
 }
 
 /**
@@ -210,7 +204,9 @@ export async function ensureKubeProxy(
   out: Printer,
 ): Promise<void> {
   await client.createOrUpdate(await kubeProxyConfigMap(input));
-  await client.createOrUpdate(kubeProxyDaemonSet(input.image, input.proxyEnv));
+  let daemonSet = kubeProxyDaemonSet(input.image, input.proxyEnv);
+  if (input.patchDaemonSet) daemonSet = await input.patchDaemonSet(daemonSet);
+  await client.createOrUpdate(daemonSet);
   await client.createOrUpdate(kubeProxyServiceAccount());
   await client.createOrUpdate(nodeProxierBinding());
   await client.createOrUpdate(kubeProxyRole());

@@ -10,12 +10,7 @@
  */
 import type { ResolvedConfig } from "../config/types.ts";
 import { parseDuration } from "../text/duration.ts";
-import {
-  APISERVER_KUBELET_CLIENT_IN_CLUSTER_ADMINS,
-  CERT_BACKDATE_MS,
-  Component,
-  Identity,
-} from "../constants.ts";
+import { CERT_BACKDATE_MS, Component, Identity } from "../constants.ts";
 import { KubeadmError } from "../errors.ts";
 import { isDNS1123Subdomain, isWildcardDNS1123Subdomain } from "../net/dns_name.ts";
 import { parseHostPort } from "../net/host_port.ts";
@@ -114,8 +109,10 @@ export const KUBEADM_CERTS: readonly CertSpec[] = [
     longName: "certificate for the API server to connect to kubelet",
     baseName: "apiserver-kubelet-client",
     caName: "ca",
-    commonName: "kube-apiserver-kubelet-client",
-    organization: APISERVER_KUBELET_CLIENT_IN_CLUSTER_ADMINS ? [Identity.clusterAdminsGroup] : [],
+    commonName: Identity.apiServerKubeletClientUser,
+    // kubeadm v1.37: no O=kubeadm:cluster-admins; the kubeadm:apiserver-kubelet-client
+    // ClusterRoleBinding grants the kubelet API instead.
+    organization: [],
     usages: ["clientAuth"],
     readers: [Component.apiServer],
   },

@@ -1,8 +1,8 @@
 /**
  * The `bootstrap-token` phase's objects: the bootstrap token Secrets, the RBAC that lets
  * bootstrap tokens get Nodes, post CSRs and have them auto-approved, the rotation auto-approval
- * for all nodes, and the cluster-info ConfigMap (upstream `phases/bootstraptoken/node`,
- * `cmd/phases/init/bootstraptoken.go`).
+ * for all nodes, the API server's access to the kubelet API (v1.37) and the cluster-info
+ * ConfigMap (upstream `phases/bootstraptoken/node`, `cmd/phases/init/bootstraptoken.go`).
  *
  * @module
  */
@@ -10,7 +10,11 @@ import type { ClusterRole, ClusterRoleBinding } from "kubernetes-types/rbac/v1.d
 import { tokenToSecret } from "../bootstraptoken/secret.ts";
 import { parseToken, tokenSecretName } from "../bootstraptoken/token.ts";
 import type { BootstrapToken } from "../config/types.ts";
-import { Identity } from "../constants.ts";
+import {
+  Identity,
+  KUBELET_API_ADMIN_CLUSTER_ROLE,
+  KUBELET_API_ADMIN_CLUSTER_ROLE_BINDING,
+} from "../constants.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
 import type { Printer } from "../host/ports.ts";
 import type { KubeClient, KubeObject } from "../kube/client.ts";
@@ -22,7 +26,7 @@ import {
   clusterInfoRoleBinding,
   KUBE_PUBLIC,
 } from "./cluster_info.ts";
-import { clusterRole, clusterRoleBinding, groupSubject } from "./rbac.ts";
+import { clusterRole, clusterRoleBinding, groupSubject, userSubject } from "./rbac.ts";
 
 /** ClusterRole and ClusterRoleBinding letting bootstrap tokens get Nodes. */
 export const GET_NODES_ROLE = "kubeadm:get-nodes";
@@ -72,6 +76,61 @@ export function nodeAutoApproveRotationBinding(): ClusterRoleBinding {
   return clusterRoleBinding(NODE_AUTOAPPROVE_ROTATION_BINDING, NODE_SELF_CSR_AUTO_APPROVAL_ROLE, [
     groupSubject(Identity.nodesGroup),
   ]);
+}
+
+/**
+ * ClusterRoleBinding `kubeadm:apiserver-kubelet-client` → `system:kubelet-api-admin` for the
+ * user of `apiserver-kubelet-client.crt` (kubeadm v1.37: the certificate is no longer in
+ * `kubeadm:cluster-admins`).
+ */
+export function apiServerKubeletClientBinding(): ClusterRoleBinding {
+  return clusterRoleBinding(
+    KUBELET_API_ADMIN_CLUSTER_ROLE_BINDING,
+    KUBELET_API_ADMIN_CLUSTER_ROLE,
+    [
+      userSubject(Identity.apiServerKubeletClientUser),
+    ],
+  );
+}
+
+/** One RBAC step of the `bootstrap-token` phase: the line upstream prints, then its objects. */
+interface RbacStep {
+  line: string;
+  objects: KubeObject[];
+  /** How `init` wraps its error (upstream wraps only the kubelet API one). */
+  wrap?: string;
+}
+
+/** The bootstrap-token RBAC steps in upstream's order (`init` and `upgrade apply` both run them). */
+function bootstrapTokenRbacSteps(): RbacStep[] {
+  const line = (what: string) => `[bootstrap-token] Configured RBAC rules to allow ${what}`;
+  return [
+    {
+      line: line("Node Bootstrap tokens to get nodes"),
+      objects: [getNodesClusterRole(), getNodesClusterRoleBinding()],
+    },
+    {
+      line: line(
+        "Node Bootstrap tokens to post CSRs in order for nodes to get long term certificate credentials",
+      ),
+      objects: [kubeletBootstrapBinding()],
+    },
+    {
+      line: line(
+        "the csrapprover controller automatically approve CSRs from a Node Bootstrap Token",
+      ),
+      objects: [nodeAutoApproveBootstrapBinding()],
+    },
+    {
+      line: line("certificate rotation for all node client certificates in the cluster"),
+      objects: [nodeAutoApproveRotationBinding()],
+    },
+    {
+      line: line("the API server kubelet client certificate to access the kubelet API"),
+      objects: [apiServerKubeletClientBinding()],
+      wrap: "error allowing API server to access kubelet API",
+    },
+  ];
 }
 
 /**
@@ -128,24 +187,15 @@ export async function applyBootstrapTokenPhase(
   out.info("[bootstrap-token] Configuring bootstrap tokens, cluster-info ConfigMap, RBAC Roles");
   await updateOrCreateTokens(client, input.tokens, input.now);
 
-  out.info("[bootstrap-token] Configured RBAC rules to allow Node Bootstrap tokens to get nodes");
-  await client.createOrUpdate(getNodesClusterRole());
-  await client.createOrUpdate(getNodesClusterRoleBinding());
-
-  out.info(
-    "[bootstrap-token] Configured RBAC rules to allow Node Bootstrap tokens to post CSRs in order for nodes to get long term certificate credentials",
-  );
-  await client.createOrUpdate(kubeletBootstrapBinding());
-
-  out.info(
-    "[bootstrap-token] Configured RBAC rules to allow the csrapprover controller automatically approve CSRs from a Node Bootstrap Token",
-  );
-  await client.createOrUpdate(nodeAutoApproveBootstrapBinding());
-
-  out.info(
-    "[bootstrap-token] Configured RBAC rules to allow certificate rotation for all node client certificates in the cluster",
-  );
-  await client.createOrUpdate(nodeAutoApproveRotationBinding());
+  for (const step of bootstrapTokenRbacSteps()) {
+    out.info(step.line);
+    try {
+      for (const o of step.objects) await client.createOrUpdate(o);
+    } catch (e) {
+      if (!step.wrap) throw e;
+      throw new KubeadmError(`${step.wrap}: ${errorMessage(e)}`, { cause: e });
+    }
+  }
 
   out.info(
     `[bootstrap-token] Creating the "${CLUSTER_INFO_CONFIGMAP}" ConfigMap in the "${KUBE_PUBLIC}" namespace`,
@@ -156,23 +206,24 @@ export async function applyBootstrapTokenPhase(
 /**
  * The RBAC rules of bootstrap tokens and of `cluster-info` alone, every one attempted (upstream
  * `upgrade apply phase bootstrap-token`): nodes readable, CSRs postable and auto-approved,
- * certificate rotation auto-approved, `cluster-info` readable anonymously. Fails with every
- * error met, after trying all of them.
+ * certificate rotation auto-approved, the API server's kubelet client admitted to the kubelet
+ * API, `cluster-info` readable anonymously. Prints upstream's lines; fails with every error
+ * met, after trying all of them.
  */
-export async function applyBootstrapTokenRBAC(client: KubeClient): Promise<void> {
+export async function applyBootstrapTokenRBAC(client: KubeClient, out: Printer): Promise<void> {
   const errors: unknown[] = [];
-  const attempt = async (...objects: KubeObject[]) => {
+  const attempt = async (objects: KubeObject[]) => {
     try {
       for (const o of objects) await client.createOrUpdate(o);
     } catch (e) {
       errors.push(e);
     }
   };
-  await attempt(getNodesClusterRole(), getNodesClusterRoleBinding());
-  await attempt(kubeletBootstrapBinding());
-  await attempt(nodeAutoApproveBootstrapBinding());
-  await attempt(nodeAutoApproveRotationBinding());
-  await attempt(clusterInfoRole(), clusterInfoRoleBinding());
+  for (const step of bootstrapTokenRbacSteps()) {
+    out.info(step.line);
+    await attempt(step.objects);
+  }
+  await attempt([clusterInfoRole(), clusterInfoRoleBinding()]);
   if (errors.length === 1) throw errors[0];
   if (errors.length > 1) {
     throw new KubeadmError(`[${errors.map(errorMessage).join(", ")}]`, { cause: errors[0] });

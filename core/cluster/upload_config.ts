@@ -12,7 +12,6 @@ import { Identity } from "../constants.ts";
 import type { Printer } from "../host/ports.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { signConfigMap } from "./component_config_hash.ts";
-import { patchNode } from "./node_patch.ts";
 import { getOneObjectRole, groupSubject, roleBinding } from "./rbac.ts";
 
 /** `kube-system`. */
@@ -29,8 +28,6 @@ export const KUBELET_CONFIG_CONFIGMAP = "kubelet-config";
 export const KUBELET_CONFIG_KEY = "kubelet";
 /** Role and RoleBinding that let nodes read `kubelet-config`. */
 export const KUBELET_CONFIG_ROLE = "kubeadm:kubelet-config";
-/** Node annotation recording the CRI socket. */
-export const CRI_SOCKET_ANNOTATION = "kubeadm.alpha.kubernetes.io/cri-socket";
 
 /** ConfigMap `kube-system/kubeadm-config` with the ClusterConfiguration YAML. */
 export function kubeadmConfigConfigMap(clusterConfigurationYaml: string): ConfigMap {
@@ -115,17 +112,11 @@ export interface UploadKubeletConfigInput {
   kubeletConfigurationYaml: string;
   /** Whether the user supplied the KubeletConfiguration (then it is not checksummed). */
   userSupplied: boolean;
-  /** This node's name. */
-  nodeName: string;
-  /** `nodeRegistration.criSocket`. */
-  criSocket: string;
-  /** Write the CRI-socket annotation (false when the `NodeLocalCRISocket` gate is on). */
-  annotateCriSocket?: boolean;
 }
 
 /**
- * `upload-config/kubelet`: the `kubelet-config` ConfigMap and its Role/RoleBinding, then the
- * CRI-socket annotation on this node.
+ * `upload-config/kubelet`: the `kubelet-config` ConfigMap and its Role/RoleBinding (kubeadm
+ * v1.37 no longer annotates the Node with its CRI socket: it lives in `instance-config.yaml`).
  */
 export async function uploadKubeletConfig(
   client: KubeClient,
@@ -140,12 +131,4 @@ export async function uploadKubeletConfig(
   );
   await client.createOrUpdate(kubeletConfigRole());
   await client.createOrUpdate(kubeletConfigRoleBinding());
-  if (input.annotateCriSocket !== false) {
-    await patchNode(client, input.nodeName, (node) => {
-      node.metadata = {
-        ...node.metadata,
-        annotations: { ...node.metadata?.annotations, [CRI_SOCKET_ANNOTATION]: input.criSocket },
-      };
-    });
-  }
 }

@@ -44,6 +44,7 @@ import type {
   ResolvedInitConfiguration,
   Taint,
   Timeouts,
+  UpgradeConfiguration,
 } from "./types.ts";
 import { KUBEADM_API_VERSION } from "./types.ts";
 
@@ -66,8 +67,6 @@ export interface InitHostFacts {
   criSocket?: string;
   /** A global unicast IP on the loopback interface, used when the advertise address is loopback. */
   loopbackAdvertiseAddress?: string;
-  /** Whether systemd-resolved is active (sets the kubelet's `resolvConf`). */
-  systemdResolvedActive?: boolean;
 }
 
 /** Default timeouts as Go durations (`4m0s`, ...). */
@@ -106,6 +105,35 @@ export function withDefaultTimeouts(user: Timeouts | undefined): Required<Timeou
     if (v !== undefined && v !== null) out[key] = canonicalDuration(v);
   }
   return out;
+}
+
+/**
+ * An UpgradeConfiguration with upstream's static defaults (`SetDefaults_UpgradeConfiguration`):
+ * `apply` and `node` renew certificates and upgrade etcd, pull images `IfNotPresent` one at a
+ * time; `plan` upgrades etcd; every timeout set.
+ */
+export function applyUpgradeDefaults(input: UpgradeConfiguration): UpgradeConfiguration {
+  const cfg = structuredClone(input) as Record<string, unknown>;
+  const section = (name: string) => {
+    const v = cfg[name];
+    const o = typeof v === "object" && v !== null ? v as Record<string, unknown> : {};
+    cfg[name] = o;
+    return o;
+  };
+  const setIfNil = (o: Record<string, unknown>, k: string, v: unknown) => {
+    if (o[k] === undefined || o[k] === null) o[k] = v;
+  };
+  for (const name of ["apply", "node"]) {
+    const o = section(name);
+    setIfNil(o, "etcdUpgrade", true);
+    setIfNil(o, "certificateRenewal", true);
+    if (!o.imagePullPolicy) o.imagePullPolicy = "IfNotPresent";
+    setIfNil(o, "imagePullSerial", true);
+  }
+  setIfNil(section("plan"), "etcdUpgrade", true);
+  section("diff");
+  cfg.timeouts = withDefaultTimeouts(cfg.timeouts as Timeouts | undefined);
+  return cfg as UpgradeConfiguration;
 }
 
 /** Go re-renders durations it decoded (`3m` → `3m0s`); invalid ones are left for validation. */
@@ -186,6 +214,11 @@ function defaultedEtcd(input: Etcd | undefined): Etcd {
     if (etcd.local.extraEnvs) {
       etcd.local.extraEnvs = defaultEnvVars({ extraEnvs: etcd.local.extraEnvs }).extraEnvs;
     }
+  }
+  // v1beta4 (kubeadm v1.35+): httpEndpoints (health checks, version) default to endpoints.
+  const external = etcd.external;
+  if (external && !external.httpEndpoints?.length && external.endpoints?.length) {
+    etcd.external = { ...external, httpEndpoints: [...external.endpoints] };
   }
   return etcd;
 }

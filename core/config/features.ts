@@ -1,9 +1,10 @@
 /**
- * kubeadm's own feature gates for Kubernetes 1.34 (`--feature-gates`, `featureGates`).
- *
- * Gate names and stages follow upstream `cmd/kubeadm/app/features/features.go` at v1.34:
- * `NodeLocalCRISocket` went beta and on by default in 1.34 (kubernetes#131981);
- * `EtcdLearnerMode` is gone. Flag parsing and its messages mirror upstream's `NewFeatureGate`.
+ * kubeadm's own feature gates (`--feature-gates`, `featureGates`), as upstream kubeadm v1.37
+ * (`cmd/kubeadm/app/features/features.go`): only `RootlessControlPlane` is left.
+ * `ControlPlaneKubeletLocalMode`, `NodeLocalCRISocket`, `PublicKeysECDSA` and
+ * `WaitForAllControlPlaneComponents` were removed (their 1.34 default behaviour is now the only
+ * one), so naming them is an error. Flag parsing and its messages mirror upstream's
+ * `NewFeatureGate`.
  *
  * @module
  */
@@ -17,36 +18,43 @@ export interface FeatureSpec {
   /** Value when the user does not set it. */
   default: boolean;
   stage: FeatureStage;
-  /** Printed as a warning when the user sets the gate. */
+  /** Upstream's deprecation note (shown by `upgrade` for gates stored in the cluster). */
   deprecationMessage?: string;
 }
 
 /** Gate names. */
 export const Feature = {
-  ControlPlaneKubeletLocalMode: "ControlPlaneKubeletLocalMode",
-  NodeLocalCRISocket: "NodeLocalCRISocket",
-  PublicKeysECDSA: "PublicKeysECDSA",
   RootlessControlPlane: "RootlessControlPlane",
-  WaitForAllControlPlaneComponents: "WaitForAllControlPlaneComponents",
 } as const;
 
 /** The gates `kubeadm init` knows, in alphabetical order. */
 export const INIT_FEATURE_GATES: Readonly<Record<string, FeatureSpec>> = {
-  [Feature.ControlPlaneKubeletLocalMode]: { default: true, stage: "Beta" },
-  [Feature.NodeLocalCRISocket]: { default: true, stage: "Beta" },
-  [Feature.PublicKeysECDSA]: {
+  [Feature.RootlessControlPlane]: {
     default: false,
-    stage: "Deprecated",
+    stage: "Alpha",
     deprecationMessage:
-      "The PublicKeysECDSA feature gate is deprecated and will be removed when v1beta3 is removed. v1beta4 supports a new option 'ClusterConfiguration.EncryptionAlgorithm'.",
+      "Deprecated in favor of the core kubelet feature UserNamespacesSupport which is beta since 1.30. Once UserNamespacesSupport graduates to GA, kubeadm will start using it and RootlessControlPlane will be removed.",
   },
-  [Feature.RootlessControlPlane]: { default: false, stage: "Alpha" },
-  [Feature.WaitForAllControlPlaneComponents]: { default: true, stage: "GA" },
 };
 
 /** Whether a gate is known. */
 export function isKnownFeature(name: string): boolean {
   return Object.hasOwn(INIT_FEATURE_GATES, name);
+}
+
+/**
+ * Notices about gates stored in a cluster's configuration (upstream `CheckDeprecatedFlags`,
+ * printed by `upgrade` which carries on): `Unknown feature gate flag: X` for a gate this
+ * release no longer knows (removed ones), a deprecated gate's deprecation message. By name.
+ */
+export function storedFeatureGateNotices(gates: Readonly<Record<string, boolean>>): string[] {
+  const out: string[] = [];
+  for (const name of Object.keys(gates).sort()) {
+    const spec = INIT_FEATURE_GATES[name];
+    if (!spec) out.push(`Unknown feature gate flag: ${name}`);
+    else if (spec.stage === "Deprecated") out.push(spec.deprecationMessage ?? "");
+  }
+  return out;
 }
 
 /** The effective value of a gate given the user's settings. */
@@ -90,18 +98,6 @@ export function parseFeatureGates(text: string): Record<string, boolean> {
       );
     }
     out[key] = b;
-  }
-  return out;
-}
-
-/** Deprecation warnings for the deprecated gates the user set. */
-export function deprecatedFeatureWarnings(gates: Readonly<Record<string, boolean>>): string[] {
-  const out: string[] = [];
-  for (const name of Object.keys(gates).sort()) {
-    const spec = INIT_FEATURE_GATES[name];
-    if (spec?.stage === "Deprecated") {
-      out.push(spec.deprecationMessage ?? `Setting this option is deprecated: ${name}`);
-    }
   }
   return out;
 }

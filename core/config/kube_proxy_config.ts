@@ -4,12 +4,13 @@
  *
  * Like the kubelet config, kubeadm marshals the struct without kube-proxy's own defaulting:
  * every non-`omitempty` field appears at its zero value. kubeadm sets `bindAddress`
- * (`0.0.0.0`, or `::` for an IPv6 advertise address), `clusterCIDR` (the pod subnet) and
- * `clientConnection.kubeconfig` (upstream `componentconfigs/kubeproxy.go`).
+ * (`0.0.0.0`, or `::` for an IPv6 advertise address), `clusterCIDR` (the pod subnet),
+ * `clientConnection.kubeconfig` and, since v1.37, `mode: iptables` when the mode is empty
+ * (upstream `componentconfigs/kubeproxy.go`).
  *
  * @module
  */
-import { isIPv4 } from "../net/ip.ts";
+import { isIP, isIPv4 } from "../net/ip.ts";
 import {
   type JsonObject,
   normalizeDurations,
@@ -24,6 +25,8 @@ export const KUBE_PROXY_KUBECONFIG = "/var/lib/kube-proxy/kubeconfig.conf";
 export const KUBE_PROXY_BIND_ADDRESS_V4 = "0.0.0.0";
 /** Default bind address for an IPv6 advertise address. */
 export const KUBE_PROXY_BIND_ADDRESS_V6 = "::";
+/** The proxy mode kubeadm sets when the user leaves `mode` empty (v1.37). */
+export const KUBE_PROXY_DEFAULT_MODE = "iptables";
 
 /** The fields upstream always serializes, at their Go zero values. */
 function kubeProxySkeleton(): JsonObject {
@@ -119,7 +122,7 @@ export interface KubeProxyDefaultsInput {
   podSubnet?: string;
 }
 
-/** The bind address kubeadm recommends for an advertise address. */
+/** The wildcard bind address of an address's family (`0.0.0.0`, else `::`). */
 export function kubeProxyBindAddress(advertiseAddress: string | undefined): string {
   // IPv4-mapped IPv6 addresses count as IPv4 (Go: `To4() != nil`).
   return advertiseAddress && isIPv4(advertiseAddress)
@@ -144,9 +147,21 @@ export function defaultKubeProxyConfiguration(
   cfg.kind = kind;
   normalizeDurations(cfg, DURATION_FIELDS);
 
-  const bind = kubeProxyBindAddress(input.advertiseAddress);
-  if (!cfg.bindAddress) cfg.bindAddress = bind;
-  else if (cfg.bindAddress !== bind) warn("bindAddress", bind, cfg.bindAddress);
+  const bindAddress = cfg.bindAddress;
+  if (!bindAddress) cfg.bindAddress = kubeProxyBindAddress(input.advertiseAddress);
+  else if (typeof bindAddress !== "string" || !isIP(bindAddress)) {
+    warnings.push(
+      `The bindAddress ${JSON.stringify(bindAddress)} in ${
+        JSON.stringify(kind)
+      } is not a valid IP address`,
+    );
+  } else if (
+    bindAddress !== KUBE_PROXY_BIND_ADDRESS_V4 && bindAddress !== KUBE_PROXY_BIND_ADDRESS_V6
+  ) {
+    // v1.37: an explicit wildcard of either family is fine; any other IP is compared with the
+    // wildcard of its own family.
+    warn("bindAddress", kubeProxyBindAddress(bindAddress), bindAddress);
+  }
 
   const podSubnet = input.podSubnet ?? "";
   if (!cfg.clusterCIDR && podSubnet) cfg.clusterCIDR = podSubnet;
@@ -159,5 +174,14 @@ export function defaultKubeProxyConfiguration(
   else if (conn.kubeconfig !== KUBE_PROXY_KUBECONFIG) {
     warn("clientConnection.kubeconfig", KUBE_PROXY_KUBECONFIG, conn.kubeconfig);
   }
+
+  if (cfg.mode === "ipvs") {
+    warnings.push(
+      `The ${
+        JSON.stringify(kind)
+      } field "mode" is set to "ipvs" which has been deprecated since version v1.35. For newer Linux kernel versions, we recommend using the "nftables" mode, which has been GA since v1.33. For older Linux kernel versions, you can use the "iptables" mode which is still the default one.`,
+    );
+  }
+  if (!cfg.mode) cfg.mode = KUBE_PROXY_DEFAULT_MODE;
   return { config: cfg as KubeProxyConfiguration, warnings };
 }

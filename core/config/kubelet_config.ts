@@ -1,6 +1,7 @@
 /**
- * The cluster-wide KubeletConfiguration (`kubelet.config.k8s.io/v1beta1`) kubeadm writes to
- * `/var/lib/kubelet/config.yaml` and the `kubelet-config` ConfigMap.
+ * The cluster-wide KubeletConfiguration (`kubelet.config.k8s.io/v1beta1`) kubeadm uploads to the
+ * `kubelet-config` ConfigMap, and this node's copy of it written to
+ * `/var/lib/kubelet/config.yaml`.
  *
  * kubeadm does not run the kubelet's own defaulting: it marshals the struct, so every field
  * without `omitempty` appears with its zero value (`0s`, `""`, `{}`), and kubeadm fills in the
@@ -87,8 +88,6 @@ export interface KubeletDefaultsInput {
   networking: { serviceSubnet: string; dnsDomain: string };
   /** `certificatesDir` (for `authentication.x509.clientCAFile`). */
   certificatesDir: string;
-  /** Whether systemd-resolved is active on the host (then `resolvConf` is set). */
-  systemdResolvedActive?: boolean;
 }
 
 /**
@@ -166,13 +165,34 @@ export function defaultKubeletConfiguration(
   cfg.rotateCertificates = true;
 
   if (!cfg.cgroupDriver) cfg.cgroupDriver = DEFAULT_CGROUP_DRIVER;
+  return { config: cfg as KubeletConfiguration, warnings };
+}
 
-  if (input.systemdResolvedActive) {
+/**
+ * This node's copy of the cluster KubeletConfiguration (upstream's `Mutate` on a deep copy):
+ * with systemd-resolved active, `resolvConf` points at its resolv.conf (a different user value
+ * is kept, with a warning). The cluster-wide configuration, uploaded to `kubelet-config`, is
+ * never changed (kubeadm v1.37).
+ */
+export function nodeKubeletConfiguration(
+  cluster: KubeletConfiguration,
+  node: { systemdResolvedActive?: boolean },
+): { config: KubeletConfiguration; warnings: string[] } {
+  const cfg = structuredClone(cluster);
+  const warnings: string[] = [];
+  if (node.systemdResolvedActive) {
     if (cfg.resolvConf === undefined || cfg.resolvConf === null) {
       cfg.resolvConf = SYSTEMD_RESOLV_CONF;
     } else if (cfg.resolvConf !== SYSTEMD_RESOLV_CONF) {
-      warn("resolvConf", SYSTEMD_RESOLV_CONF, cfg.resolvConf);
+      warnings.push(
+        recommendationWarning(
+          "KubeletConfiguration",
+          "resolvConf",
+          SYSTEMD_RESOLV_CONF,
+          cfg.resolvConf,
+        ),
+      );
     }
   }
-  return { config: cfg as KubeletConfiguration, warnings };
+  return { config: cfg, warnings };
 }

@@ -1,31 +1,29 @@
 /**
- * `kubeadm config migrate`: read a configuration in an older supported API version (v1beta3)
- * or the current one, and write the equivalent v1beta4 documents.
+ * `kubeadm config migrate`: read a configuration file in the current API version (v1beta4, or
+ * the experimental v1 when allowed) and write the equivalent, defaulted v1beta4 documents, as
+ * upstream kubeadm v1.37 does. v1beta3 and older are refused (upstream: "Please use kubeadm
+ * v1.36 instead ..."), since no release newer than v1.36 reads them.
  *
- * As upstream, InitConfiguration/ClusterConfiguration are fully loaded — converted,
- * defaulted (including the host-dependent defaults), validated — and re-serialized; the
- * JoinConfiguration and ResetConfiguration are converted structurally. Component configs and
- * documents of other groups are dropped.
+ * As upstream, InitConfiguration/ClusterConfiguration are fully loaded — defaulted (including
+ * the host-dependent defaults), validated — and re-serialized; JoinConfiguration and
+ * ResetConfiguration structurally; UpgradeConfiguration with its static defaults. The output
+ * order is Init+Cluster, Join, Reset, Upgrade. Component configs and documents of other groups
+ * are dropped.
  *
  * @module
  */
 import { ConfigError } from "../errors.ts";
 import type { RandomSource } from "../host/ports.ts";
+import { applyUpgradeDefaults } from "./defaults.ts";
 import { loadConfigDocuments } from "./parse.ts";
 import {
   marshalInitConfiguration,
   marshalJoinConfiguration,
   marshalResetConfiguration,
+  marshalUpgradeConfiguration,
   YAML_DOCUMENT_SEPARATOR,
 } from "./print.ts";
 import { type InitHostFacts, resolveInitConfig } from "./resolve.ts";
-
-export {
-  argsFromMap,
-  convertClusterConfiguration,
-  convertInitConfiguration,
-  convertJoinConfiguration,
-} from "./convert_v1beta3.ts";
 
 /** Input of {@link migrateConfig}. */
 export interface MigrateOptions {
@@ -35,6 +33,8 @@ export interface MigrateOptions {
   host: InitHostFacts;
   /** Random source (a bootstrap token is generated when the file has none). */
   random: RandomSource;
+  /** Accept the experimental `kubeadm.k8s.io/v1` (`--allow-experimental-api`). */
+  allowExperimental?: boolean;
 }
 
 /** Output of {@link migrateConfig}. */
@@ -51,10 +51,9 @@ export interface MigrateResult {
  */
 export function migrateConfig(text: string, options: MigrateOptions): MigrateResult {
   const source = options.source ?? "<config>";
-  const loaded = loadConfigDocuments(text, { source, strict: true });
-  // The conversion itself is the point of this command: drop the deprecation notices.
+  const load = { source, strict: true, allowExperimental: options.allowExperimental };
+  const loaded = loadConfigDocuments(text, load);
   const noise = (w: string) =>
-    w.startsWith("your configuration file uses a deprecated API spec") ||
     w.startsWith(
       "[config] WARNING: Ignored configuration document with GroupVersionKind kubeadm.k8s.io/",
     );
@@ -62,8 +61,8 @@ export function migrateConfig(text: string, options: MigrateOptions): MigrateRes
   const parts: string[] = [];
   if (loaded.init || loaded.cluster) {
     const resolved = resolveInitConfig({
+      ...load,
       text,
-      source,
       host: options.host,
       random: options.random,
     });
@@ -72,11 +71,12 @@ export function migrateConfig(text: string, options: MigrateOptions): MigrateRes
   }
   if (loaded.join) parts.push(marshalJoinConfiguration(loaded.join));
   if (loaded.reset) parts.push(marshalResetConfiguration(loaded.reset));
+  if (loaded.upgrade) parts.push(marshalUpgradeConfiguration(applyUpgradeDefaults(loaded.upgrade)));
   if (parts.length === 0) {
     throw new ConfigError(`${source}: no kubeadm configuration documents to migrate`, {
       field: "kind",
       hint:
-        "the file must contain an InitConfiguration, ClusterConfiguration, JoinConfiguration or ResetConfiguration",
+        "the file must contain an InitConfiguration, ClusterConfiguration, JoinConfiguration, ResetConfiguration or UpgradeConfiguration",
     });
   }
   return { text: parts.join(YAML_DOCUMENT_SEPARATOR), warnings };

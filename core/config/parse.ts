@@ -2,29 +2,24 @@
  * Reading a kubeadm configuration file: splitting documents, identifying their kinds and
  * decoding them strictly.
  *
- * Follows upstream's `SplitConfigDocuments` and `documentMapToInitConfiguration`: every
- * document needs `apiVersion` and `kind`, a kind may appear only once, old kubeadm API
- * versions are rejected, `v1beta3` is accepted (converted to v1beta4, with a deprecation
- * warning), documents of unknown groups are ignored with a warning. Unlike `kubeadm init`
- * upstream (which only warns), unknown fields are an error unless `strict: false`, and the
- * error names the field and suggests the closest known one. Warnings are returned, never
- * printed.
+ * Follows upstream's `SplitConfigDocuments` and `documentMapToInitConfiguration` (v1.37):
+ * every document needs `apiVersion` and `kind`, a kind may appear only once, old kubeadm API
+ * versions (`v1beta3` and older) are rejected with the kubeadm release that still reads them,
+ * the experimental `kubeadm.k8s.io/v1` only where the command allows it, documents of unknown
+ * groups are ignored with a warning. Unlike `kubeadm init` upstream (which only warns),
+ * unknown fields are an error unless `strict: false`, and the error names the field and
+ * suggests the closest known one. Warnings are returned, never printed.
  *
  * @module
  */
 import { ConfigError } from "../errors.ts";
 import { parseKubeYaml } from "../yaml/kube_yaml.ts";
 import {
-  convertClusterConfiguration,
-  convertInitConfiguration,
-  convertJoinConfiguration,
-} from "./convert_v1beta3.ts";
-import {
   checkDocument,
   describeTypeMismatch,
   describeUnknownField,
   type StrictCheck,
-  V1BETA3_SCHEMAS,
+  V1_SCHEMAS,
   V1BETA4_SCHEMAS,
 } from "./schema.ts";
 import type {
@@ -51,7 +46,11 @@ const OLD_KUBEADM_VERSIONS: Readonly<Record<string, string>> = {
   "kubeadm.k8s.io/v1alpha3": "v1.14",
   "kubeadm.k8s.io/v1beta1": "v1.15",
   "kubeadm.k8s.io/v1beta2": "v1.22",
+  "kubeadm.k8s.io/v1beta3": "v1.36",
 };
+
+/** kubeadm API versions not released yet: refused unless the command allows them. */
+const EXPERIMENTAL_KUBEADM_VERSIONS: ReadonlySet<string> = new Set(["kubeadm.k8s.io/v1"]);
 
 /** Identity of one document in the file. */
 export interface DocumentInfo {
@@ -64,7 +63,7 @@ export interface DocumentInfo {
   gvk: string;
 }
 
-/** Everything read from a configuration file, converted to v1beta4. */
+/** Everything read from a configuration file, as v1beta4. */
 export interface LoadedConfig {
   init?: InitConfiguration;
   cluster?: ClusterConfiguration;
@@ -75,9 +74,7 @@ export interface LoadedConfig {
   kubeProxy?: KubeProxyConfiguration;
   /** The documents found, in file order. */
   documents: DocumentInfo[];
-  /** Whether any kubeadm document used the deprecated v1beta3 API (and was converted). */
-  convertedFromV1beta3: boolean;
-  /** Warnings for the user (deprecated API, ignored documents, unknown fields when not strict). */
+  /** Warnings for the user (ignored documents, unknown fields when not strict). */
   warnings: string[];
 }
 
@@ -87,6 +84,12 @@ export interface LoadOptions {
   source?: string;
   /** Unknown fields are errors (default) or, when `false`, warnings. */
   strict?: boolean;
+  /**
+   * Accept the experimental `kubeadm.k8s.io/v1` (`--allow-experimental-api`, only
+   * `config validate` and `config migrate`): read as v1beta4, its `mergeMethod`s checked and
+   * dropped, as upstream's conversion drops them.
+   */
+  allowExperimental?: boolean;
 }
 
 /** Upstream's `GroupVersionKind.String()`. */
@@ -122,6 +125,43 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+/** The merge methods the experimental `Arg.mergeMethod` accepts (empty: replace). */
+const MERGE_METHODS = ["", "append", "prepend"];
+
+/**
+ * An experimental `kubeadm.k8s.io/v1` document as v1beta4: every `mergeMethod` of an argument
+ * list is checked (upstream: `argument has an invalid merge method`) and dropped, as upstream's
+ * v1 → v1beta4 conversion drops it.
+ */
+function v1ToV1beta4(
+  value: Record<string, unknown>,
+  info: DocumentInfo,
+  errors: string[],
+): Record<string, unknown> {
+  const walk = (v: unknown, path: string): unknown => {
+    if (Array.isArray(v)) return v.map((x, i) => walk(x, `${path}[${i}]`));
+    if (!isObject(v)) return v;
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      if (k === "mergeMethod") {
+        if (typeof x !== "string" || !MERGE_METHODS.includes(x)) {
+          errors.push(
+            `${path}.mergeMethod: Invalid value: ${
+              JSON.stringify(x)
+            }: argument has an invalid merge method in document ${info.index + 1} (${info.gvk})`,
+          );
+        }
+        continue;
+      }
+      out[k] = walk(x, path ? `${path}.${k}` : k);
+    }
+    return out;
+  };
+  const doc = walk(value, "") as Record<string, unknown>;
+  doc.apiVersion = `${KUBEADM_GROUP}/v1beta4`;
+  return doc;
+}
+
 /**
  * Splits and decodes a configuration stream. Throws {@link ConfigError} (exit status 3) for
  * malformed YAML, documents without `apiVersion`/`kind`, a kind given twice, unsupported API
@@ -132,7 +172,7 @@ export function loadConfigDocuments(text: string, options: LoadOptions = {}): Lo
   const source = options.source ?? "<config>";
   const strict = options.strict ?? true;
   const parsed = parseKubeYaml(text, source);
-  const result: LoadedConfig = { documents: [], convertedFromV1beta3: false, warnings: [] };
+  const result: LoadedConfig = { documents: [], warnings: [] };
   const seenKinds = new Set<string>();
   const duplicateErrors: string[] = [];
   const entries: { info: DocumentInfo; value: Record<string, unknown> }[] = [];
@@ -187,9 +227,8 @@ export function loadConfigDocuments(text: string, options: LoadOptions = {}): Lo
 
   const unknownErrors: string[] = [];
   const typeErrors: string[] = [];
+  const mergeMethodErrors: string[] = [];
   let firstBadField: string | undefined;
-  let timeoutForControlPlane: string | undefined;
-  let v1beta3Init: Record<string, unknown> | undefined;
 
   // Process in upstream's order (sorted by GVK string) so ClusterConfiguration comes first.
   const ordered = [...entries].sort((
@@ -204,14 +243,26 @@ export function loadConfigDocuments(text: string, options: LoadOptions = {}): Lo
         throw new ConfigError(
           `${source}: your configuration file uses an old API spec: ${JSON.stringify(gv)} (kind: ${
             JSON.stringify(info.kind)
-          }). Please use kubeadm ${old} instead and run 'kubeadm config migrate --old-config old.yaml --new-config new.yaml', which will write the new, similar spec using a newer API version.`,
-          { field: "apiVersion", value: gv },
+          }). Please use kubeadm ${old} instead and run 'kubeadm config migrate --old-config old-config-file --new-config new-config-file', which will write the new, similar spec using a newer API version.`,
+          {
+            field: "apiVersion",
+            value: gv,
+            hint: `kubeadm-ts reads ${KUBEADM_GROUP}/v1beta4 only`,
+          },
+        );
+      }
+      if (EXPERIMENTAL_KUBEADM_VERSIONS.has(gv) && !options.allowExperimental) {
+        throw new ConfigError(
+          `${source}: experimental API spec: ${JSON.stringify(gv)} (kind: ${
+            JSON.stringify(info.kind)
+          }) is not allowed. You can use the --allow-experimental-api flag if the command supports it.`,
+          { field: "apiVersion", value: gv, hint: `use ${KUBEADM_GROUP}/v1beta4` },
         );
       }
       const schemas = info.version === "v1beta4"
         ? V1BETA4_SCHEMAS
-        : info.version === "v1beta3"
-        ? V1BETA3_SCHEMAS
+        : info.version === "v1"
+        ? V1_SCHEMAS
         : undefined;
       if (!schemas) {
         throw new ConfigError(
@@ -221,8 +272,7 @@ export function loadConfigDocuments(text: string, options: LoadOptions = {}): Lo
           {
             field: "apiVersion",
             value: gv,
-            hint:
-              `supported versions: kubeadm.k8s.io/v1beta4 (kubeadm.k8s.io/v1beta3 is deprecated)`,
+            hint: `supported version: ${KUBEADM_GROUP}/v1beta4`,
           },
         );
       }
@@ -260,37 +310,22 @@ export function loadConfigDocuments(text: string, options: LoadOptions = {}): Lo
           );
         }
       }
-      if (info.version === "v1beta3") {
-        result.convertedFromV1beta3 = true;
-        result.warnings.push(
-          `your configuration file uses a deprecated API spec: ${JSON.stringify(gv)} (kind: ${
-            JSON.stringify(info.kind)
-          }). Please use 'kubeadm config migrate --old-config old.yaml --new-config new.yaml', which will write the new, similar spec using a newer API version.`,
-        );
-      }
-      const v3 = info.version === "v1beta3";
+      const doc = info.version === "v1" ? v1ToV1beta4(value, info, mergeMethodErrors) : value;
       switch (info.kind) {
         case "InitConfiguration":
-          if (v3) v1beta3Init = value;
-          else result.init = value as InitConfiguration;
+          result.init = doc as InitConfiguration;
           break;
         case "ClusterConfiguration":
-          if (v3) {
-            const converted = convertClusterConfiguration(value);
-            timeoutForControlPlane = converted.timeoutForControlPlane;
-            result.cluster = converted.cluster as ClusterConfiguration;
-          } else {
-            result.cluster = value as ClusterConfiguration;
-          }
+          result.cluster = doc as ClusterConfiguration;
           break;
         case "JoinConfiguration":
-          result.join = (v3 ? convertJoinConfiguration(value) : value) as JoinConfiguration;
+          result.join = doc as JoinConfiguration;
           break;
         case "ResetConfiguration":
-          result.reset = value as ResetConfiguration;
+          result.reset = doc as ResetConfiguration;
           break;
         case "UpgradeConfiguration":
-          result.upgrade = value as UpgradeConfiguration;
+          result.upgrade = doc as UpgradeConfiguration;
           break;
       }
       continue;
@@ -326,21 +361,15 @@ export function loadConfigDocuments(text: string, options: LoadOptions = {}): Lo
     );
   }
 
-  if (v1beta3Init || timeoutForControlPlane !== undefined) {
-    result.init = convertInitConfiguration(
-      v1beta3Init ?? (result.init as Record<string, unknown> | undefined) ??
-        { apiVersion: "kubeadm.k8s.io/v1beta4", kind: "InitConfiguration" },
-      timeoutForControlPlane,
-    ) as InitConfiguration;
-  }
-
-  const problems = [...typeErrors, ...unknownErrors];
+  const problems = [...typeErrors, ...unknownErrors, ...mergeMethodErrors];
   if (problems.length > 0) {
     throw new ConfigError(`${source}: ${problems.join("; ")}`, {
-      field: firstBadField,
+      field: firstBadField ?? (mergeMethodErrors.length > 0 ? "mergeMethod" : undefined),
       hint: unknownErrors.length > 0
         ? "remove or correct the field; 'kubeadm config print init-defaults' shows the known fields"
-        : "quote values that must be strings",
+        : typeErrors.length > 0
+        ? "quote values that must be strings"
+        : `mergeMethod is one of ${MERGE_METHODS.filter((m) => m).join(", ")} or empty (replace)`,
     });
   }
   return result;
@@ -352,7 +381,7 @@ export function loadConfigDocuments(text: string, options: LoadOptions = {}): Lo
  * and the other kubeadm kinds are recognized and ignored with upstream's warning.
  */
 export function loadInitConfig(text: string | undefined, options: LoadOptions = {}): LoadedConfig {
-  if (text === undefined) return { documents: [], convertedFromV1beta3: false, warnings: [] };
+  if (text === undefined) return { documents: [], warnings: [] };
   const loaded = loadConfigDocuments(text, options);
   if (!loaded.init && !loaded.cluster) {
     throw new ConfigError(

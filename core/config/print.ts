@@ -10,7 +10,8 @@
  * @module
  */
 import type { EnvVar } from "kubernetes-types/core/v1.d.ts";
-import { CURRENT_KUBERNETES_VERSION, DEFAULT_CRI_SOCKET } from "../constants.ts";
+import { DEFAULT_CRI_SOCKET } from "../constants.ts";
+import { CURRENT_KUBERNETES_VERSION } from "../versions.ts";
 import { ConfigError } from "../errors.ts";
 import { toKubeYaml } from "../yaml/kube_yaml.ts";
 import { PLACEHOLDER_TOKEN } from "../bootstraptoken/token.ts";
@@ -31,6 +32,7 @@ import type {
   NodeRegistrationOptions,
   ResetConfiguration,
   Timeouts,
+  UpgradeConfiguration,
 } from "./types.ts";
 import { KUBEADM_API_VERSION } from "./types.ts";
 
@@ -156,12 +158,12 @@ export function versionedClusterConfiguration(cluster: ClusterConfiguration): Ob
   }
   const ext = cluster.etcd?.external;
   if (ext) {
-    etcd.external = {
-      endpoints: ext.endpoints ?? null,
-      caFile: ext.caFile ?? "",
-      certFile: ext.certFile ?? "",
-      keyFile: ext.keyFile ?? "",
-    };
+    const e: Obj = { endpoints: ext.endpoints ?? null };
+    omitEmpty(e, "httpEndpoints", ext.httpEndpoints);
+    e.caFile = ext.caFile ?? "";
+    e.certFile = ext.certFile ?? "";
+    e.keyFile = ext.keyFile ?? "";
+    etcd.external = e;
   }
   o.etcd = etcd;
   const net: Obj = {};
@@ -232,16 +234,23 @@ export function marshalResetConfiguration(reset: ResetConfiguration): string {
   });
 }
 
+/** An UpgradeConfiguration as YAML (v1beta4). */
+export function marshalUpgradeConfiguration(upgrade: UpgradeConfiguration): string {
+  return toKubeYaml({
+    ...(upgrade as Obj),
+    apiVersion: KUBEADM_API_VERSION,
+    kind: "UpgradeConfiguration",
+  });
+}
+
 /** Options for {@link printInitDefaults}. */
 export interface PrintInitDefaultsOptions {
   /** `--component-configs` values (`KubeletConfiguration`, `KubeProxyConfiguration`). */
   componentConfigs?: readonly string[];
-  /** Whether systemd-resolved is active on this host (upstream checks while printing). */
-  systemdResolvedActive?: boolean;
 }
 
 /** The statically defaulted configuration `config print init-defaults` shows. */
-export function staticInitDefaults(systemdResolvedActive = false): {
+export function staticInitDefaults(): {
   init: InitConfiguration;
   cluster: ClusterConfiguration;
   kubelet: KubeletConfiguration;
@@ -259,7 +268,6 @@ export function staticInitDefaults(systemdResolvedActive = false): {
   const kubelet = defaultKubeletConfiguration(undefined, {
     networking: cluster.networking,
     certificatesDir: cluster.certificatesDir,
-    systemdResolvedActive,
   }).config;
   const kubeProxy = defaultKubeProxyConfiguration(undefined, {
     advertiseAddress: init.localAPIEndpoint.advertiseAddress,
@@ -275,7 +283,7 @@ export function staticInitDefaults(systemdResolvedActive = false): {
  * `---`. Throws {@link ConfigError} for an unknown component config kind.
  */
 export function printInitDefaults(options: PrintInitDefaultsOptions = {}): string {
-  const defaults = staticInitDefaults(options.systemdResolvedActive);
+  const defaults = staticInitDefaults();
   const parts = [marshalInitConfiguration(defaults.init, defaults.cluster)];
   for (const kind of options.componentConfigs ?? []) {
     if (kind === "KubeletConfiguration") parts.push(toKubeYaml(defaults.kubelet));

@@ -20,7 +20,6 @@ import {
   configField,
   type InitHostFacts,
 } from "./defaults.ts";
-import { deprecatedFeatureWarnings, Feature } from "./features.ts";
 import { defaultKubeletConfiguration } from "./kubelet_config.ts";
 import { defaultKubeProxyConfiguration } from "./kube_proxy_config.ts";
 import { loadInitConfig } from "./parse.ts";
@@ -31,7 +30,7 @@ import type {
   ResolvedConfig,
 } from "./types.ts";
 import { validateIgnorePreflightErrors, validateInitConfiguration } from "./validate.ts";
-import { resolveKubernetesVersion } from "./version.ts";
+import { normalizeKubernetesVersion } from "./version.ts";
 
 export type { InitHostFacts } from "./defaults.ts";
 
@@ -100,6 +99,8 @@ export interface ResolveInitOptions {
   random: RandomSource;
   /** Unknown fields are errors (default) or warnings (`false`). */
   strict?: boolean;
+  /** Accept the experimental `kubeadm.k8s.io/v1` (`--allow-experimental-api`). */
+  allowExperimental?: boolean;
 }
 
 /** Output of {@link resolveInitConfig}. */
@@ -191,7 +192,11 @@ function hex(bytes: Uint8Array): string {
  */
 export function resolveInitConfig(options: ResolveInitOptions): ResolveInitResult {
   const flags = options.flags ?? {};
-  const loaded = loadInitConfig(options.text, { source: options.source, strict: options.strict });
+  const loaded = loadInitConfig(options.text, {
+    source: options.source,
+    strict: options.strict,
+    allowExperimental: options.allowExperimental,
+  });
   const warnings = [...loaded.warnings];
 
   const init: InitConfiguration = clone(loaded.init ?? {});
@@ -211,26 +216,12 @@ export function resolveInitConfig(options: ResolveInitOptions): ResolveInitResul
   const initCfg = dyn.init;
   const clusterCfg = dyn.cluster;
 
+  // Upstream normalizes the version before anything else is validated: a refused version is
+  // the only error reported.
+  const version = normalizeKubernetesVersion(clusterCfg.kubernetesVersion);
+  clusterCfg.kubernetesVersion = version.version;
+  warnings.push(...version.warnings);
   const errors: FieldError[] = [];
-  let versionResolved = true;
-  try {
-    const v = resolveKubernetesVersion(clusterCfg.kubernetesVersion);
-    clusterCfg.kubernetesVersion = v.version;
-    warnings.push(...v.warnings);
-  } catch (e) {
-    versionResolved = false;
-    errors.push({
-      field: "kubernetesVersion",
-      value: clusterCfg.kubernetesVersion,
-      detail: (e as Error).message,
-    });
-  }
-
-  // PublicKeysECDSA (deprecated) overrides encryptionAlgorithm when set, as upstream's
-  // EncryptionAlgorithmType() does.
-  const ecdsa = clusterCfg.featureGates?.[Feature.PublicKeysECDSA];
-  if (ecdsa !== undefined) clusterCfg.encryptionAlgorithm = ecdsa ? "ECDSA-P256" : "RSA-2048";
-  warnings.push(...deprecatedFeatureWarnings(clusterCfg.featureGates ?? {}));
 
   initCfg.skipPhases = manageSkippedAddons(clusterCfg, initCfg.skipPhases ?? []);
   if (initCfg.skipPhases.length === 0) delete initCfg.skipPhases;
@@ -253,10 +244,7 @@ export function resolveInitConfig(options: ResolveInitOptions): ResolveInitResul
   }
 
   const validation = validateInitConfiguration(initCfg, clusterCfg);
-  // An unresolvable version was already reported with the resolver's message.
-  errors.push(
-    ...validation.errors.filter((e) => versionResolved || e.field !== "kubernetesVersion"),
-  );
+  errors.push(...validation.errors);
   if (errors.length > 0) {
     throw new ValidationError(errors, {
       hint: "fix the listed fields in the configuration file or flags",
@@ -267,7 +255,6 @@ export function resolveInitConfig(options: ResolveInitOptions): ResolveInitResul
   const kubelet = defaultKubeletConfiguration(loaded.kubelet, {
     networking: clusterCfg.networking,
     certificatesDir: clusterCfg.certificatesDir,
-    systemdResolvedActive: options.host.systemdResolvedActive,
   });
   const kubeProxy = defaultKubeProxyConfiguration(loaded.kubeProxy, {
     advertiseAddress: initCfg.localAPIEndpoint.advertiseAddress,

@@ -1,5 +1,6 @@
 /**
- * The field schema of every kubeadm kind (v1beta4 and v1beta3), used for strict decoding.
+ * The field schema of every kubeadm kind (v1beta4, and the experimental v1: v1beta4 plus
+ * `mergeMethod` on arguments), used for strict decoding.
  *
  * Upstream decodes documents into Go structs with strict checks: a field the struct does not
  * have is reported as `unknown field "<path>"`, and a value of the wrong JSON type fails the
@@ -33,7 +34,7 @@ const typeMeta = { apiVersion: str, kind: str };
 
 // ---- shared pieces ----------------------------------------------------------------------
 
-const arg = obj({ name: str, value: str });
+const argV4 = obj({ name: str, value: str });
 const hostPathMount = obj({
   name: str,
   hostPath: str,
@@ -73,202 +74,156 @@ const timeouts = obj({
   discovery: duration,
   upgradeManifests: duration,
 });
-const externalEtcd = obj({ endpoints: strings, caFile: str, certFile: str, keyFile: str });
+const externalEtcd = obj({
+  endpoints: strings,
+  httpEndpoints: strings,
+  caFile: str,
+  certFile: str,
+  keyFile: str,
+});
 const networking = obj({ serviceSubnet: str, podSubnet: str, dnsDomain: str });
 
-// ---- v1beta4 ----------------------------------------------------------------------------
+// ---- v1beta4 and v1 ---------------------------------------------------------------------
 
-const componentV4 = {
-  extraArgs: list(arg),
-  extraVolumes: list(hostPathMount),
-  extraEnvs: list(envVar),
-};
-const nodeRegistrationV4 = obj({
-  name: str,
-  criSocket: str,
-  taints: list(taint),
-  kubeletExtraArgs: list(arg),
-  ignorePreflightErrors: strings,
-  imagePullPolicy: str,
-  imagePullSerial: bool,
-});
-const discoveryV4 = {
-  bootstrapToken: obj({
-    token: str,
-    apiServerEndpoint: str,
-    caCertHashes: strings,
-    unsafeSkipCAVerification: bool,
-  }),
-  file: obj({ kubeConfigPath: str }),
-  tlsBootstrapToken: str,
-};
+/** The kinds of v1beta4, or of v1 when `arg` carries `mergeMethod`. */
+function kubeadmSchemas(arg: FieldSchema): Readonly<Record<string, FieldSchema>> {
+  const componentV4 = {
+    extraArgs: list(arg),
+    extraVolumes: list(hostPathMount),
+    extraEnvs: list(envVar),
+  };
+  const nodeRegistrationV4 = obj({
+    name: str,
+    criSocket: str,
+    taints: list(taint),
+    kubeletExtraArgs: list(arg),
+    ignorePreflightErrors: strings,
+    imagePullPolicy: str,
+    imagePullSerial: bool,
+  });
+  const discoveryV4 = {
+    bootstrapToken: obj({
+      token: str,
+      apiServerEndpoint: str,
+      caCertHashes: strings,
+      unsafeSkipCAVerification: bool,
+    }),
+    file: obj({ kubeConfigPath: str }),
+    tlsBootstrapToken: str,
+  };
+
+  return {
+    InitConfiguration: obj({
+      ...typeMeta,
+      bootstrapTokens: list(bootstrapToken),
+      dryRun: bool,
+      nodeRegistration: nodeRegistrationV4,
+      localAPIEndpoint: apiEndpoint,
+      certificateKey: str,
+      skipPhases: strings,
+      patches,
+      timeouts,
+    }),
+    ClusterConfiguration: obj({
+      ...typeMeta,
+      etcd: obj({
+        local: obj({
+          imageRepository: str,
+          imageTag: str,
+          dataDir: str,
+          extraArgs: list(arg),
+          extraEnvs: list(envVar),
+          serverCertSANs: strings,
+          peerCertSANs: strings,
+        }),
+        external: externalEtcd,
+      }),
+      networking,
+      kubernetesVersion: str,
+      controlPlaneEndpoint: str,
+      apiServer: obj({ ...componentV4, certSANs: strings }),
+      controllerManager: obj(componentV4),
+      scheduler: obj(componentV4),
+      dns: obj({ imageRepository: str, imageTag: str, disabled: bool }),
+      proxy: obj({ disabled: bool }),
+      certificatesDir: str,
+      imageRepository: str,
+      featureGates: map(bool),
+      clusterName: str,
+      encryptionAlgorithm: str,
+      certificateValidityPeriod: duration,
+      caCertificateValidityPeriod: duration,
+    }),
+    JoinConfiguration: obj({
+      ...typeMeta,
+      dryRun: bool,
+      nodeRegistration: nodeRegistrationV4,
+      caCertPath: str,
+      discovery: obj(discoveryV4),
+      controlPlane: obj({ localAPIEndpoint: apiEndpoint, certificateKey: str }),
+      skipPhases: strings,
+      patches,
+      timeouts,
+    }),
+    ResetConfiguration: obj({
+      ...typeMeta,
+      cleanupTmpDir: bool,
+      certificatesDir: str,
+      criSocket: str,
+      dryRun: bool,
+      force: bool,
+      ignorePreflightErrors: strings,
+      skipPhases: strings,
+      unmountFlags: strings,
+      timeouts,
+    }),
+    UpgradeConfiguration: obj({
+      ...typeMeta,
+      apply: obj({
+        kubernetesVersion: str,
+        allowExperimentalUpgrades: bool,
+        allowRCUpgrades: bool,
+        certificateRenewal: bool,
+        dryRun: bool,
+        etcdUpgrade: bool,
+        forceUpgrade: bool,
+        ignorePreflightErrors: strings,
+        patches,
+        printConfig: bool,
+        skipPhases: strings,
+        SkipPhases: strings,
+        imagePullPolicy: str,
+        imagePullSerial: bool,
+      }),
+      diff: obj({ kubernetesVersion: str, contextLines: int }),
+      node: obj({
+        certificateRenewal: bool,
+        dryRun: bool,
+        etcdUpgrade: bool,
+        ignorePreflightErrors: strings,
+        skipPhases: strings,
+        patches,
+        imagePullPolicy: str,
+        imagePullSerial: bool,
+      }),
+      plan: obj({
+        kubernetesVersion: str,
+        allowExperimentalUpgrades: bool,
+        allowRCUpgrades: bool,
+        dryRun: bool,
+        etcdUpgrade: bool,
+        ignorePreflightErrors: strings,
+        printConfig: bool,
+      }),
+      timeouts,
+    }),
+  };
+}
 
 /** v1beta4 kinds. */
-export const V1BETA4_SCHEMAS: Readonly<Record<string, FieldSchema>> = {
-  InitConfiguration: obj({
-    ...typeMeta,
-    bootstrapTokens: list(bootstrapToken),
-    dryRun: bool,
-    nodeRegistration: nodeRegistrationV4,
-    localAPIEndpoint: apiEndpoint,
-    certificateKey: str,
-    skipPhases: strings,
-    patches,
-    timeouts,
-  }),
-  ClusterConfiguration: obj({
-    ...typeMeta,
-    etcd: obj({
-      local: obj({
-        imageRepository: str,
-        imageTag: str,
-        dataDir: str,
-        extraArgs: list(arg),
-        extraEnvs: list(envVar),
-        serverCertSANs: strings,
-        peerCertSANs: strings,
-      }),
-      external: externalEtcd,
-    }),
-    networking,
-    kubernetesVersion: str,
-    controlPlaneEndpoint: str,
-    apiServer: obj({ ...componentV4, certSANs: strings }),
-    controllerManager: obj(componentV4),
-    scheduler: obj(componentV4),
-    dns: obj({ imageRepository: str, imageTag: str, disabled: bool }),
-    proxy: obj({ disabled: bool }),
-    certificatesDir: str,
-    imageRepository: str,
-    featureGates: map(bool),
-    clusterName: str,
-    encryptionAlgorithm: str,
-    certificateValidityPeriod: duration,
-    caCertificateValidityPeriod: duration,
-  }),
-  JoinConfiguration: obj({
-    ...typeMeta,
-    dryRun: bool,
-    nodeRegistration: nodeRegistrationV4,
-    caCertPath: str,
-    discovery: obj(discoveryV4),
-    controlPlane: obj({ localAPIEndpoint: apiEndpoint, certificateKey: str }),
-    skipPhases: strings,
-    patches,
-    timeouts,
-  }),
-  ResetConfiguration: obj({
-    ...typeMeta,
-    cleanupTmpDir: bool,
-    certificatesDir: str,
-    criSocket: str,
-    dryRun: bool,
-    force: bool,
-    ignorePreflightErrors: strings,
-    skipPhases: strings,
-    unmountFlags: strings,
-    timeouts,
-  }),
-  UpgradeConfiguration: obj({
-    ...typeMeta,
-    apply: obj({
-      kubernetesVersion: str,
-      allowExperimentalUpgrades: bool,
-      allowRCUpgrades: bool,
-      certificateRenewal: bool,
-      dryRun: bool,
-      etcdUpgrade: bool,
-      forceUpgrade: bool,
-      ignorePreflightErrors: strings,
-      patches,
-      printConfig: bool,
-      skipPhases: strings,
-      SkipPhases: strings,
-      imagePullPolicy: str,
-      imagePullSerial: bool,
-    }),
-    diff: obj({ kubernetesVersion: str, contextLines: int }),
-    node: obj({
-      certificateRenewal: bool,
-      dryRun: bool,
-      etcdUpgrade: bool,
-      ignorePreflightErrors: strings,
-      skipPhases: strings,
-      patches,
-      imagePullPolicy: str,
-      imagePullSerial: bool,
-    }),
-    plan: obj({
-      kubernetesVersion: str,
-      allowExperimentalUpgrades: bool,
-      allowRCUpgrades: bool,
-      dryRun: bool,
-      etcdUpgrade: bool,
-      ignorePreflightErrors: strings,
-      printConfig: bool,
-    }),
-    timeouts,
-  }),
-};
-
-// ---- v1beta3 ----------------------------------------------------------------------------
-
-const componentV3 = { extraArgs: map(str), extraVolumes: list(hostPathMount) };
-const nodeRegistrationV3 = obj({
-  name: str,
-  criSocket: str,
-  taints: list(taint),
-  kubeletExtraArgs: map(str),
-  ignorePreflightErrors: strings,
-  imagePullPolicy: str,
-});
-
-/** v1beta3 kinds (accepted and converted to v1beta4). */
-export const V1BETA3_SCHEMAS: Readonly<Record<string, FieldSchema>> = {
-  InitConfiguration: obj({
-    ...typeMeta,
-    bootstrapTokens: list(bootstrapToken),
-    nodeRegistration: nodeRegistrationV3,
-    localAPIEndpoint: apiEndpoint,
-    certificateKey: str,
-    skipPhases: strings,
-    patches,
-  }),
-  ClusterConfiguration: obj({
-    ...typeMeta,
-    etcd: obj({
-      local: obj({
-        imageRepository: str,
-        imageTag: str,
-        dataDir: str,
-        extraArgs: map(str),
-        serverCertSANs: strings,
-        peerCertSANs: strings,
-      }),
-      external: externalEtcd,
-    }),
-    networking,
-    kubernetesVersion: str,
-    controlPlaneEndpoint: str,
-    apiServer: obj({ ...componentV3, certSANs: strings, timeoutForControlPlane: duration }),
-    controllerManager: obj(componentV3),
-    scheduler: obj(componentV3),
-    dns: obj({ imageRepository: str, imageTag: str }),
-    certificatesDir: str,
-    imageRepository: str,
-    featureGates: map(bool),
-    clusterName: str,
-  }),
-  JoinConfiguration: obj({
-    ...typeMeta,
-    nodeRegistration: nodeRegistrationV3,
-    caCertPath: str,
-    discovery: obj({ ...discoveryV4, timeout: duration }),
-    controlPlane: obj({ localAPIEndpoint: apiEndpoint, certificateKey: str }),
-    skipPhases: strings,
-    patches,
-  }),
-};
+export const V1BETA4_SCHEMAS = kubeadmSchemas(argV4);
+/** The experimental v1 kinds (`--allow-experimental-api`): v1beta4 plus `Arg.mergeMethod`. */
+export const V1_SCHEMAS = kubeadmSchemas(obj({ name: str, value: str, mergeMethod: str }));
 
 // ---- checking ---------------------------------------------------------------------------
 

@@ -58,7 +58,10 @@ export interface LocalEtcd {
 
 /** `etcd.external`. */
 export interface ExternalEtcd {
+  /** gRPC endpoints (the API server's `--etcd-servers`). */
   endpoints: string[];
+  /** HTTP endpoints for health and version checks; default: `endpoints` (v1.35+). */
+  httpEndpoints?: string[];
   caFile?: string;
   certFile?: string;
   keyFile?: string;

@@ -10,7 +10,6 @@
  */
 import {
   CERTIFICATE_KEY_SIZE,
-  KUBEADM_MINOR,
   MAX_BITS_FOR_SERVICE_SUBNET,
   MIN_ADDRESSES_IN_POD_SUBNET,
   MIN_ADDRESSES_IN_SERVICE_SUBNET,
@@ -37,7 +36,7 @@ import { isIP } from "../net/ip.ts";
 import { parseHostPort } from "../net/host_port.ts";
 import { dns1123SubdomainErrors, wildcardDNS1123SubdomainErrors } from "../net/dns_name.ts";
 import { parseDuration, parseDurationNs } from "../text/duration.ts";
-import { INIT_FEATURE_GATES, isKnownFeature } from "./features.ts";
+import { isKnownFeature } from "./features.ts";
 import type {
   Arg,
   BootstrapToken,
@@ -50,12 +49,6 @@ import type {
   Taint,
 } from "./types.ts";
 import { ENCRYPTION_ALGORITHMS } from "./types.ts";
-import {
-  compareSemVer,
-  formatSemVer,
-  MINIMUM_CONTROL_PLANE_VERSION,
-  parseSemVer,
-} from "./version.ts";
 import { CA_CERT_VALIDITY_HOURS, CERT_VALIDITY_HOURS } from "../constants.ts";
 import { formatDuration } from "../text/duration.ts";
 
@@ -604,19 +597,42 @@ export function validateEtcd(etcd: Etcd | undefined, path = "etcd"): FieldError[
       );
     }
     if (!ext.endpoints || ext.endpoints.length === 0) {
-      errs.push(required(`${p}.endpoints`, "at least one etcd endpoint URL must be set"));
+      errs.push(invalid(`${p}.endpoints`, "", "at least one endpoint must be specified"));
+    } else {
+      errs.push(...validateURLs(ext.endpoints, requireHTTPS, `${p}.endpoints`));
     }
-    for (const url of ext.endpoints ?? []) {
-      const m = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\//.exec(url);
-      if (!m) {
-        errs.push(invalid(`${p}.endpoints`, url, "the URL without scheme is not allowed"));
-      } else if (requireHTTPS && m[1].toLowerCase() !== "https") {
-        errs.push(invalid(`${p}.endpoints`, url, "the URL must be using the HTTPS scheme"));
-      }
-    }
+    errs.push(...validateURLs(ext.httpEndpoints ?? [], false, `${p}.httpEndpoints`));
     if (ca) errs.push(...validateAbsolutePath(ca, `${p}.caFile`));
     if (cert) errs.push(...validateAbsolutePath(cert, `${p}.certFile`));
     if (key) errs.push(...validateAbsolutePath(key, `${p}.keyFile`));
+  }
+  return errs;
+}
+
+/**
+ * Upstream's `ValidateURLs`: each URL must parse (Go's `url.Parse`), have a scheme, and use
+ * `https` when `requireHTTPS`.
+ */
+function validateURLs(urls: readonly string[], requireHTTPS: boolean, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  for (const url of urls) {
+    const m = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(url);
+    const scheme = m?.[1].toLowerCase() ?? "";
+    const parseError = url.startsWith(":")
+      ? "missing protocol scheme"
+      : !m && (url.split("/")[0] ?? "").includes(":")
+      ? "first path segment in URL cannot contain colon"
+      : undefined;
+    if (parseError) {
+      errs.push(
+        invalid(path, url, `URL parse error: parse ${JSON.stringify(url)}: ${parseError}`),
+      );
+      continue;
+    }
+    if (requireHTTPS && scheme !== "https") {
+      errs.push(invalid(path, url, "the URL must be using the HTTPS scheme"));
+    }
+    if (scheme === "") errs.push(invalid(path, url, "the URL without scheme is not allowed"));
   }
   return errs;
 }
@@ -629,16 +645,16 @@ export function validateFeatureGates(
   path = "featureGates",
 ): FieldError[] {
   const errs: FieldError[] = [];
-  const known = Object.keys(INIT_FEATURE_GATES);
-  for (const [k, v] of Object.entries(gates ?? {})) {
+  // Upstream reports each unknown gate with the whole map (rendered as JSON) as the value.
+  const sorted = Object.fromEntries(Object.entries(gates ?? {}).sort(([a], [b]) => a < b ? -1 : 1));
+  for (const [k, v] of Object.entries(sorted)) {
     if (!isKnownFeature(k)) {
-      errs.push(
-        invalid(
-          `${path}.${k}`,
-          k,
-          `unrecognized feature-gate key: ${k}; known gates: ${known.join(", ")}`,
-        ),
-      );
+      errs.push({
+        field: path,
+        value: JSON.stringify(sorted),
+        detail: `${k} is not a valid feature name.`,
+        jsonValue: true,
+      });
     } else if (typeof v !== "boolean") {
       errs.push(
         invalid(
@@ -721,54 +737,6 @@ export function validateCertValidity(cluster: ClusterConfiguration): ValidationR
   return { errors, warnings };
 }
 
-/**
- * Validates a resolved `kubernetesVersion` (`v1.34.4`): a semantic version no older than
- * kubeadm's minor − 1; newer than kubeadm's own minor only warns.
- */
-export function validateKubernetesVersion(
-  version: string | undefined,
-  path = "kubernetesVersion",
-): ValidationResult {
-  const v = parseSemVer(version ?? "");
-  if (!v) {
-    return {
-      errors: [
-        invalid(
-          path,
-          version ?? "",
-          `couldn't parse Kubernetes version ${JSON.stringify(version ?? "")}`,
-        ),
-      ],
-      warnings: [],
-    };
-  }
-  if (compareSemVer(v, MINIMUM_CONTROL_PLANE_VERSION) < 0) {
-    return {
-      errors: [
-        invalid(
-          path,
-          version ?? "",
-          `this version of kubeadm only supports deploying clusters with the control plane version >= ${
-            formatSemVer(MINIMUM_CONTROL_PLANE_VERSION)
-          }. Current version: ${version}`,
-        ),
-      ],
-      warnings: [],
-    };
-  }
-  if (v.major > 1 || v.minor > KUBEADM_MINOR) {
-    return {
-      errors: [],
-      warnings: [
-        `Kubernetes version is greater than kubeadm version. Please consider to upgrade kubeadm. Kubernetes version: ${
-          formatSemVer(v)
-        }. Kubeadm version: 1.${KUBEADM_MINOR}.x`,
-      ],
-    };
-  }
-  return { errors: [], warnings: [] };
-}
-
 /** Validates a defaulted ClusterConfiguration. */
 export function validateClusterConfiguration(cluster: ClusterConfiguration): ValidationResult {
   const errors: FieldError[] = [];
@@ -792,9 +760,6 @@ export function validateClusterConfiguration(cluster: ClusterConfiguration): Val
   const validity = validateCertValidity(cluster);
   errors.push(...validity.errors);
   warnings.push(...validity.warnings);
-  const version = validateKubernetesVersion(cluster.kubernetesVersion);
-  errors.push(...version.errors);
-  warnings.push(...version.warnings);
   return { errors, warnings };
 }
 

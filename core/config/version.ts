@@ -2,15 +2,16 @@
  * Kubernetes version strings: semantic-version parsing, comparison and the resolution of
  * release labels (`stable-1`, `latest`, ...) that `kubernetesVersion` may hold.
  *
- * Upstream resolves labels over the network and falls back to its own version when offline;
- * this core has no network, so labels of the current release line resolve to the pinned
- * {@link KUBERNETES_VERSION} (with upstream's fallback warning), and an explicit
- * `v1.x.y` is kept as given.
+ * Upstream resolves labels over the network and, offline, falls back to its own version with
+ * two warnings; this core has no network, so every label resolves to {@link KUBERNETES_VERSION}
+ * with those warnings, and an explicit `v1.x.y` is kept as given.
+ * {@link normalizeKubernetesVersion} adds upstream's skew rule: no control plane older than
+ * kubeadm's minor − 1.
  *
  * @module
  */
-import { KubeadmError } from "../errors.ts";
-import { KUBEADM_MINOR, KUBERNETES_VERSION } from "../constants.ts";
+import { ConfigError, KubeadmError } from "../errors.ts";
+import { KUBERNETES_VERSION, MINIMUM_CONTROL_PLANE_MINOR } from "../versions.ts";
 
 /** A parsed semantic version. */
 export interface SemVer {
@@ -25,12 +26,12 @@ export interface SemVer {
 
 /** Upstream's release-version pattern (optional `v`, three numbers, optional suffix). */
 const RELEASE_RE = /^v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)([-0-9a-zA-Z_.+]*)?$/;
-/** Upstream's release-label pattern (`stable`, `latest-1`, `stable-1.34`). */
+/** Upstream's release-label pattern (`stable`, `latest-1`, `stable-1.37`). */
 const LABEL_RE = /^((latest|stable)+(-[1-9](\.[1-9]([0-9])?)?)?)$/;
 /** Bucket prefixes (`release/`, `ci/`). */
 const BUCKET_RE = /^((release|ci)\/)?([-\w.+]+)$/;
 
-/** Parses `v1.34.4`, `1.34.0-rc.1+abc`; `undefined` when not a semantic version. */
+/** Parses `v1.37.2`, `1.37.0-rc.1+abc`; `undefined` when not a semantic version. */
 export function parseSemVer(text: string): SemVer | undefined {
   const m =
     /^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-([0-9A-Za-z.-]+))?(?:\+([0-9A-Za-z.-]+))?$/
@@ -84,7 +85,7 @@ export function formatSemVer(v: SemVer): string {
 /** Oldest control-plane version this kubeadm deploys (kubeadm minor − 1). */
 export const MINIMUM_CONTROL_PLANE_VERSION: SemVer = {
   major: 1,
-  minor: KUBEADM_MINOR - 1,
+  minor: MINIMUM_CONTROL_PLANE_MINOR,
   patch: 0,
   preRelease: "",
   build: "",
@@ -92,7 +93,7 @@ export const MINIMUM_CONTROL_PLANE_VERSION: SemVer = {
 
 /** Result of {@link resolveKubernetesVersion}. */
 export interface ResolvedVersion {
-  /** Normalized version with a leading `v`, e.g. `v1.34.4`. */
+  /** Normalized version with a leading `v`, e.g. `v1.37.2`. */
   version: string;
   /** Warnings to show the user. */
   warnings: string[];
@@ -125,15 +126,56 @@ export function resolveKubernetesVersion(text: string): ResolvedVersion {
       } doesn't match patterns for neither semantic version nor labels (stable, latest, ...)`,
     );
   }
-  const pinned = /-1\.(\d+)$/.exec(label);
-  if (pinned && Number(pinned[1]) !== KUBEADM_MINOR) {
-    throw new KubeadmError(
-      `cannot resolve version label ${
-        JSON.stringify(text)
-      } without network access; specify an explicit version such as v1.${pinned[1]}.0`,
+  // Upstream fetches the label from the release bucket and, when that fails, falls back to
+  // its own version and says so; kubeadm-ts never fetches, so it always falls back.
+  const bucketURL = `https://dl.k8s.io/${bucket[2] ? bucket[2].slice(0, -1) : "release"}`;
+  return {
+    version: KUBERNETES_VERSION,
+    warnings: [
+      `could not fetch a Kubernetes version from the internet: kubeadm-ts resolves release labels offline (${bucketURL}/${label}.txt was not fetched)`,
+      `falling back to the local client version: ${KUBERNETES_VERSION}`,
+    ],
+  };
+}
+
+/**
+ * Resolves `kubernetesVersion` ({@link resolveKubernetesVersion}) and applies upstream's skew
+ * rule (`NormalizeKubernetesVersion`): a control plane older than
+ * {@link MINIMUM_CONTROL_PLANE_VERSION} is refused with upstream's message, as a
+ * {@link ConfigError} naming `kubernetesVersion`, before anything is written. Newer versions
+ * pass (preflight's `KubernetesVersion` check warns about them).
+ */
+export function normalizeKubernetesVersion(text: string): ResolvedVersion {
+  let resolved: ResolvedVersion;
+  try {
+    resolved = resolveKubernetesVersion(text);
+  } catch (e) {
+    throw new ConfigError((e as Error).message, {
+      field: "kubernetesVersion",
+      value: text,
+      hint: `use a release version such as ${KUBERNETES_VERSION}`,
+    });
+  }
+  const v = parseSemVer(resolved.version);
+  if (!v) {
+    throw new ConfigError(`couldn't parse Kubernetes version ${JSON.stringify(resolved.version)}`, {
+      field: "kubernetesVersion",
+      value: text,
+      hint: `use a release version such as ${KUBERNETES_VERSION}`,
+    });
+  }
+  if (compareSemVer(v, MINIMUM_CONTROL_PLANE_VERSION) < 0) {
+    throw new ConfigError(
+      `this version of kubeadm only supports deploying clusters with the control plane version >= ${
+        formatSemVer(MINIMUM_CONTROL_PLANE_VERSION)
+      }. Current version: ${resolved.version}`,
+      {
+        field: "kubernetesVersion",
+        value: text,
+        hint:
+          `kubeadm-ts ${KUBERNETES_VERSION} deploys Kubernetes v1.${MINIMUM_CONTROL_PLANE_MINOR} and newer; use an older kubeadm for older control planes`,
+      },
     );
   }
-  // Upstream would fetch the label from the release bucket; offline it falls back to its own
-  // version, which is what a kubeadm-ts build always does (silently: there is no network).
-  return { version: KUBERNETES_VERSION, warnings: [] };
+  return resolved;
 }

@@ -43,8 +43,14 @@ export type FetchClusterInfoWith = (
   limits?: TransportLimits,
 ) => Promise<ClusterInfoConfigMap | Error>;
 
-/** GETs an `https://` URL with the host's trust store and returns the body (any status). */
-export type FetchDiscoveryUrl = (url: string) => Promise<string | Uint8Array>;
+/** What {@link FetchDiscoveryUrl} got: the HTTP status and the body. */
+export interface DiscoveryUrlResponse {
+  status: number;
+  body: string | Uint8Array;
+}
+
+/** GETs an `https://` URL with the host's trust store and returns the status and body. */
+export type FetchDiscoveryUrl = (url: string) => Promise<DiscoveryUrlResponse>;
 
 /** Inputs of {@link discoverWithFile}. */
 export interface FileDiscoveryOptions {
@@ -192,14 +198,20 @@ async function readEmbedded(files: FileReader | undefined, path: string): Promis
 }
 
 /**
- * Loads the body of an HTTPS discovery URL as a kubeconfig (the HTTP status is ignored, as
- * upstream does).
+ * Loads the body of an HTTPS discovery URL as a kubeconfig; any status but 200 is refused
+ * (upstream v1.35+).
  */
 export async function fetchDiscoveryKubeconfig(
   url: string,
   fetchUrl: FetchDiscoveryUrl,
 ): Promise<Kubeconfig> {
-  const body = await fetchUrl(url);
+  const { status, body } = await fetchUrl(url);
+  if (status !== 200) {
+    throw new DiscoveryError(
+      `error trying to fetch discovery kubeconfig over HTTPS from ${url}, received status ${status}`,
+      { field: "--discovery-file", value: url },
+    );
+  }
   return parseKubeconfig(typeof body === "string" ? body : utf8(body), "kubeconfig", {
     clientcmd: true,
   });

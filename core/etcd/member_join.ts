@@ -1,5 +1,5 @@
 /**
- * Adding this control-plane node's etcd member to the stacked etcd cluster, as upstream 1.34
+ * Adding this control-plane node's etcd member to the stacked etcd cluster, as upstream v1.37
  * does (`CreateStackedEtcdStaticPodManifestFile` with `AddMemberAsLearner`, `MemberPromote`,
  * `WaitForClusterAvailable`):
  *
@@ -8,7 +8,9 @@
  *    returned list (this node under its own name, unnamed members under their hex ID);
  * 2. the caller writes `etcd.yaml` with that initial cluster and `--initial-cluster-state=existing`;
  * 3. wait until the learner has started (etcd reports its name), promote it to a voting member
- *    (retried while etcd says it is not in sync yet), then wait until every endpoint answers.
+ *    (retried while etcd says it is not in sync yet; a member found voting before an attempt
+ *    counts as promoted), then — with the new member's endpoint added only now — wait until a
+ *    quorum of the endpoints answers (v1.35+: a majority, not every member).
  *
  * @module
  */
@@ -158,6 +160,9 @@ export async function promoteLearner(
   log(`[etcd] Promoting the learner ${hex} to a voting member`);
   await poll<true>(async () => {
     try {
+      // An earlier attempt may have promoted it even if its answer was lost.
+      const m = (await client.listMembers()).find((x) => x.id === id);
+      if (m && !m.isLearner) return { done: true, value: true };
       await client.promoteMember(id);
       return { done: true, value: true };
     } catch (e) {
@@ -171,8 +176,15 @@ export async function promoteLearner(
   });
 }
 
-/** Every endpoint answers a status request once (upstream `CheckClusterHealth`, one pass). */
-export async function checkClusterHealth(client: EtcdClient, t: EtcdTiming): Promise<void> {
+/**
+ * The status of every endpoint, each retried until the etcd API timeout: whether a majority
+ * answered healthily (upstream `getClusterStatus`, v1.35+), and the unhealthy ones' errors.
+ */
+async function clusterStatus(
+  client: EtcdClient,
+  t: EtcdTiming,
+): Promise<{ quorum: boolean; errors: string[] }> {
+  const errors: string[] = [];
   for (const ep of client.endpoints) {
     await poll<true>(async () => {
       try {
@@ -182,16 +194,32 @@ export async function checkClusterHealth(client: EtcdClient, t: EtcdTiming): Pro
         return { done: false, error: e };
       }
     }, t).catch((e) => {
-      throw new KubeadmError(`etcd cluster is not healthy: ${ep}: ${errorMessage(e)}`, {
-        cause: e,
-      });
+      errors.push(`the status of member ${ep} is not available: ${errorMessage(e)}`);
     });
   }
+  const total = client.endpoints.length;
+  return { quorum: total - errors.length > Math.floor(total / 2), errors };
+}
+
+/** Kubernetes' `errors.NewAggregate` text. */
+function aggregate(errors: readonly string[]): string {
+  return errors.length === 1 ? errors[0] : `[${errors.join(", ")}]`;
+}
+
+/**
+ * A quorum of the endpoints answers a status request (upstream `CheckClusterHealth`, v1.35+:
+ * a majority suffices; the others are only logged at `-v=1`).
+ */
+export async function checkClusterHealth(client: EtcdClient, t: EtcdTiming): Promise<void> {
+  const { quorum, errors } = await clusterStatus(client, t);
+  if (quorum) return;
+  throw new KubeadmError(`etcd cluster is not healthy: ${aggregate(errors)}`);
 }
 
 /**
  * Retries up to {@link ETCD_HEALTHY_CHECK_RETRIES} times, {@link ETCD_HEALTHY_CHECK_INTERVAL_MS}
- * apart, until every endpoint answers (upstream `WaitForClusterAvailable`).
+ * apart, until a quorum of the endpoints answers (upstream `WaitForClusterAvailable`). Each
+ * attempt asks every endpoint once.
  */
 export async function waitForClusterAvailable(
   client: EtcdClient,
@@ -199,18 +227,22 @@ export async function waitForClusterAvailable(
   retries = ETCD_HEALTHY_CHECK_RETRIES,
   intervalMs = ETCD_HEALTHY_CHECK_INTERVAL_MS,
 ): Promise<void> {
-  let last: unknown;
+  let last: string[] = [];
   for (let i = 0; i < retries; i++) {
     if (i > 0) await t.sleep(intervalMs);
-    try {
-      for (const ep of client.endpoints) await client.status(ep);
-      return;
-    } catch (e) {
-      last = e;
+    const failed: string[] = [];
+    for (const ep of client.endpoints) {
+      await client.status(ep).catch((e) =>
+        failed.push(`the status of member ${ep} is not available: ${errorMessage(e)}`)
+      );
     }
+    const total = client.endpoints.length;
+    if (total - failed.length > Math.floor(total / 2)) return;
+    last = failed;
   }
   throw new KubeadmError(
-    `timeout waiting for etcd cluster to be available${last ? `: ${errorMessage(last)}` : ""}`,
-    { cause: last },
+    `timeout waiting for etcd cluster to be available${
+      last.length > 0 ? `: ${aggregate(last)}` : ""
+    }`,
   );
 }

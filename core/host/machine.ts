@@ -39,8 +39,11 @@ export interface Machine {
    * Output of `kubelet --version`; rejects with `cannot execute 'kubelet --version': <why>`.
    */
   kubeletVersionOutput(): Promise<string>;
-  /** Whether a TCP listener can be opened on `:<port>` (all addresses). */
-  isPortFree(port: number): Promise<boolean>;
+  /**
+   * Whether a TCP listener can be opened on `<address>:<port>`, or on `:<port>` (all addresses)
+   * without an address. Any failure to listen counts as "not free" (as upstream's check).
+   */
+  isPortFree(port: number, address?: string): Promise<boolean>;
   /** The service manager, or `undefined` when none is supported. */
   initSystem(): Promise<InitSystem | undefined>;
   /** Addresses a name resolves to (hosts file, then DNS); rejects with Go-style `lookup` text. */

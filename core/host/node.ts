@@ -49,6 +49,10 @@ export interface NodeHost {
   realDir(path: string): Promise<string>;
   /** Mount points currently mounted at or under the root, as node paths, in mount order. */
   mountPoints(): Promise<string[]>;
-  /** Unmounts one mount point with upstream's unmount flags (`MNT_FORCE`, `MNT_DETACH`, ...). */
-  unmount(path: string, flags: readonly string[]): Promise<void>;
+  /**
+   * Unmounts one mount point with upstream's unmount flags (`MNT_FORCE`, `MNT_DETACH`, ...).
+   * Resolves to `"not-mounted"` when the path is no longer a mount point (the kernel's EINVAL:
+   * a duplicate entry already unmounted through its shared peer); rejects on other failures.
+   */
+  unmount(path: string, flags: readonly string[]): Promise<"unmounted" | "not-mounted">;
 }

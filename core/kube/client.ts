@@ -23,7 +23,7 @@
  * @module
  */
 import type { ObjectMeta } from "kubernetes-types/meta/v1.d.ts";
-import { KUBERNETES_VERSION } from "../constants.ts";
+import { KUBERNETES_VERSION } from "../versions.ts";
 import { type ApiError, type ApiObjectRef, KubeadmError } from "../errors.ts";
 import { type Clock, systemClock } from "../host/ports.ts";
 import { resourceFor, resourcePath } from "./resources.ts";

@@ -14,7 +14,7 @@
  * @module
  */
 import type { Status } from "kubernetes-types/meta/v1.d.ts";
-import { KUBERNETES_VERSION } from "../constants.ts";
+import { KUBEADM_MINOR, KUBERNETES_VERSION } from "../versions.ts";
 import type { Printer } from "../host/ports.ts";
 import { toKubeYaml } from "../yaml/kube_yaml.ts";
 import type { KubeObject } from "./client.ts";
@@ -212,7 +212,11 @@ export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransp
       if (url.pathname === "/version") {
         if (options.serverVersion) return json(200, options.serverVersion);
         if (options.backing) return await options.backing(new Request(request.url));
-        return json(200, { major: "1", minor: "34", gitVersion: KUBERNETES_VERSION });
+        return json(200, {
+          major: "1",
+          minor: String(KUBEADM_MINOR),
+          gitVersion: KUBERNETES_VERSION,
+        });
       }
       return new Response("ok", { status: 200 });
     }

@@ -495,6 +495,17 @@ export function clusterFromKubeconfig(config: Kubeconfig): NamedCluster {
   return { name: clusterName, cluster };
 }
 
+/**
+ * A copy of `config` whose every cluster points at `server` (upstream
+ * `PointKubeConfigToLocalAPIEndpoint`, with the local API endpoint's URL).
+ */
+export function withServer(config: Kubeconfig, server: string): Kubeconfig {
+  return {
+    ...config,
+    clusters: (config.clusters ?? []).map((c) => ({ ...c, cluster: { ...c.cluster, server } })),
+  };
+}
+
 /** The PEM text of a cluster's `certificate-authority-data` (empty when absent). */
 export function certificateAuthorityPem(cluster: KubeconfigCluster): string {
   const data = cluster["certificate-authority-data"];

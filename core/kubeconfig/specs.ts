@@ -9,7 +9,6 @@ import type { ResolvedConfig } from "../config/types.ts";
 import { Component, Identity, KubeconfigFile } from "../constants.ts";
 import { KubeadmError } from "../errors.ts";
 import { controlPlaneEndpointURL, localAPIEndpointURL } from "../net/endpoint.ts";
-import { Feature, featureEnabled } from "../config/features.ts";
 
 /** Names of the `init phase kubeconfig` sub-phases. */
 export type KubeconfigName =
@@ -115,7 +114,7 @@ export interface ResolvedKubeconfigSpec {
 export interface ResolveKubeconfigOptions {
   /**
    * Upstream's base specs (`getKubeConfigSpecsBase`, used by `certs generate-csr`): kubelet.conf
-   * keeps the controlPlaneEndpoint whatever the kubelet's local mode.
+   * keeps the controlPlaneEndpoint (only the init phase points it at the local endpoint).
    */
   base?: boolean;
 }
@@ -128,10 +127,10 @@ export function resolveKubeconfigSpec(
   options: ResolveKubeconfigOptions = {},
 ): ResolvedKubeconfigSpec {
   const local = cfg.init.localAPIEndpoint;
-  // With ControlPlaneKubeletLocalMode (beta, on by default in 1.34) a control-plane node's
-  // kubelet talks to its own API server, so kubelet.conf gets the local endpoint too.
-  const kubeletLocal = spec.name === "kubelet" && !options.base &&
-    featureEnabled(cfg.cluster.featureGates, Feature.ControlPlaneKubeletLocalMode);
+  // A control-plane node's kubelet talks to its own API server (kubeadm v1.37, formerly the
+  // ControlPlaneKubeletLocalMode gate), so kubelet.conf gets the local endpoint too; upstream's
+  // base specs (generate-csr) keep the controlPlaneEndpoint.
+  const kubeletLocal = spec.name === "kubelet" && !options.base;
   const serverURL = spec.endpoint === "local" || kubeletLocal
     ? localAPIEndpointURL(local)
     : controlPlaneEndpointURL(cfg.cluster.controlPlaneEndpoint, local, warn);

@@ -2,9 +2,10 @@
  * `/var/lib/kubelet/config.yaml` and `/var/lib/kubelet/instance-config.yaml` (upstream
  * `phases/kubelet/config.go`).
  *
- * `config.yaml` is the cluster KubeletConfiguration, with the `kubeletconfiguration` patches of
- * `--patches` applied and, when the `NodeLocalCRISocket` gate is on, the per-node
- * `instance-config.yaml` merged over it as one more strategic merge patch.
+ * `config.yaml` is the cluster KubeletConfiguration with this node's own adjustments (the
+ * systemd-resolved `resolvConf`, which never reaches the cluster-wide `kubelet-config`), the
+ * `kubeletconfiguration` patches of `--patches`, and the per-node `instance-config.yaml` merged
+ * over it as one more strategic merge patch.
  *
  * @module
  */
@@ -28,7 +29,7 @@ export function kubeletInstanceConfigContent(criSocket: string): string {
 export interface KubeletConfigFileOptions {
   /** The `--patches` manager, when a patches directory is set. */
   patches?: PatchManager;
-  /** Content of `instance-config.yaml`, merged last (NodeLocalCRISocket). */
+  /** Content of `instance-config.yaml`, merged last. */
   instanceConfig?: string;
   /** Receives `[patches] Applied patch ...` lines of the instance-config merge. */
   out?: PatchOutput;

@@ -1,7 +1,7 @@
 /**
- * Writing the kubelet's three kubeadm-managed files — `kubeadm-flags.env`, `config.yaml` and,
- * with the NodeLocalCRISocket gate, `instance-config.yaml` — with upstream's log lines, modes
- * and error wording. Shared by `init` and `join`'s kubelet-start phases.
+ * Writing the kubelet's three kubeadm-managed files — `kubeadm-flags.env`,
+ * `instance-config.yaml` and `config.yaml` — with upstream's log lines, modes and error
+ * wording. Shared by `init` and `join`'s kubelet-start phases.
  *
  * @module
  */
@@ -11,6 +11,7 @@ import {
   KUBELET_INSTANCE_CONFIG_FILE,
 } from "../constants.ts";
 import type { KubeletConfiguration } from "../config/types.ts";
+import { nodeKubeletConfiguration } from "../config/kubelet_config.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
 import type { FileSystem, Printer } from "../host/ports.ts";
 import { patchManagerFor } from "../patches/patch_manager.ts";
@@ -71,15 +72,19 @@ export async function writeKubeletInstanceConfig(
 }
 
 /**
- * Writes `/var/lib/kubelet/config.yaml` (mode 0644): the KubeletConfiguration after the
- * `kubeletconfiguration` patches of `patchesDir`, merged with the instance config when given.
+ * Writes `/var/lib/kubelet/config.yaml` (mode 0644): this node's copy of the cluster
+ * KubeletConfiguration (`nodeKubeletConfiguration`: systemd-resolved), after the
+ * `kubeletconfiguration` patches of `patchesDir`, merged with the instance config.
  */
 export async function writeKubeletConfigFile(
   files: FileSystem,
   out: Printer,
-  kubelet: KubeletConfiguration,
-  opts: { patchesDir?: string; instanceConfig?: string },
+  cluster: KubeletConfiguration,
+  opts: { patchesDir?: string; instanceConfig?: string; systemdResolvedActive?: boolean },
 ): Promise<void> {
+  const node = nodeKubeletConfiguration(cluster, opts);
+  for (const w of node.warnings) out.warn(w);
+  const kubelet = node.config;
   const log = (line: string) => out.info(line);
   const patches = opts.patchesDir ? await patchManagerFor(files, opts.patchesDir, log) : undefined;
   let content: string;

@@ -2,11 +2,13 @@
  * `/var/lib/kubelet/kubeadm-flags.env`: the node-specific kubelet flags kubeadm passes through
  * the `KUBELET_KUBEADM_ARGS` variable (upstream `phases/kubelet/flags.go`).
  *
- * Flags: `--container-runtime-endpoint` (unless the `NodeLocalCRISocket` gate moves it to
- * `instance-config.yaml`), `--pod-infra-container-image`, `--hostname-override` when the node
- * name differs from the hostname, and `--register-with-taints` on join; merged with
- * `nodeRegistration.kubeletExtraArgs` and sorted like every kubeadm argument list, then
- * written as `KUBELET_KUBEADM_ARGS="<args>"` with Go `%q` quoting.
+ * kubeadm v1.37 sets only `--hostname-override` (when the node name differs from the hostname)
+ * and `--register-with-taints` (a worker join with taints); the CRI socket lives in
+ * `instance-config.yaml` and the pause image is not the kubelet's business any more (kubelet
+ * v1.37 refuses `--pod-infra-container-image` and `--container-runtime-endpoint`). The flags
+ * are merged with `nodeRegistration.kubeletExtraArgs` and sorted like every kubeadm argument
+ * list, then written as `KUBELET_KUBEADM_ARGS="<args>"` with Go `%q` quoting: with no flags,
+ * `KUBELET_KUBEADM_ARGS=""`.
  *
  * @module
  */
@@ -17,18 +19,11 @@ import { goQuote } from "./go_quote.ts";
 
 /** Inputs of the kubelet flags. */
 export interface KubeletFlagsOptions {
-  nodeRegistration: Pick<
-    NodeRegistrationOptions,
-    "name" | "criSocket" | "taints" | "kubeletExtraArgs"
-  >;
-  /** The pause image (`--pod-infra-container-image`). */
-  pauseImage: string;
+  nodeRegistration: Pick<NodeRegistrationOptions, "name" | "taints" | "kubeletExtraArgs">;
   /** The OS hostname, lowercased. */
   hostname: string;
-  /** Pass `nodeRegistration.taints` as `--register-with-taints` (join only). */
+  /** Pass `nodeRegistration.taints` as `--register-with-taints` (worker join only). */
   registerTaintsUsingFlags?: boolean;
-  /** The `NodeLocalCRISocket` feature gate: the CRI socket goes to `instance-config.yaml`. */
-  nodeLocalCRISocket?: boolean;
 }
 
 /** Renders a taint as the kubelet expects it: `key[=value]:effect` (Go's `Taint.ToString`). */
@@ -54,12 +49,6 @@ export function kubeletNodeName(
 export function kubeletBaseArgs(opts: KubeletFlagsOptions): Arg[] {
   const { nodeRegistration } = opts;
   const args: Arg[] = [];
-  if (!opts.nodeLocalCRISocket && nodeRegistration.criSocket) {
-    args.push({ name: "container-runtime-endpoint", value: nodeRegistration.criSocket });
-  }
-  if (opts.pauseImage !== "") {
-    args.push({ name: "pod-infra-container-image", value: opts.pauseImage });
-  }
   const taints = nodeRegistration.taints ?? [];
   if (opts.registerTaintsUsingFlags && taints.length > 0) {
     args.push({ name: "register-with-taints", value: taints.map(taintToString).join(",") });

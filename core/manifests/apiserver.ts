@@ -38,8 +38,8 @@ export const DEFAULT_AUTHORIZATION_MODE = "Node,RBAC";
 
 /**
  * kubeadm's choice of `authorization-mode` from the user's value: unknown modes are dropped
- * (with a warning), a list that differs from `Node,RBAC` is warned about, and an empty result
- * falls back to `Node,RBAC` (upstream `getAuthzModes`).
+ * (with a warning), empty items skipped (v1.37), a list that differs from `Node,RBAC` is warned
+ * about, and an empty result falls back to `Node,RBAC` (upstream `getAuthzModes`).
  */
 export function authorizationModes(
   requested: string | undefined,
@@ -48,6 +48,7 @@ export function authorizationModes(
   if (requested) {
     const modes: string[] = [];
     for (const mode of requested.split(",")) {
+      if (mode === "") continue;
       if (AUTHORIZATION_MODES.includes(mode)) modes.push(mode);
       else warn(`ignoring unknown kube-apiserver authorization-mode ${JSON.stringify(mode)}`);
     }

@@ -1,5 +1,5 @@
 /**
- * The kube-controller-manager static Pod (upstream `getControllerManagerCommand`, v1.34).
+ * The kube-controller-manager static Pod (upstream `getControllerManagerCommand`, v1.37).
  *
  * @module
  */

@@ -1,8 +1,9 @@
 /**
- * The local etcd static Pod (upstream `phases/etcd/local.go`, v1.34).
+ * The local etcd static Pod (upstream `phases/etcd/local.go`, v1.37).
  *
- * etcd 3.6+ gets `--feature-gates=InitialCorruptCheck=true` and
- * `--watch-progress-notify-interval=5s`; older tags get the `experimental-` flags instead.
+ * Every etcd gets `--feature-gates=InitialCorruptCheck=true` and
+ * `--watch-progress-notify-interval=5s` (kubeadm v1.37 dropped the `experimental-` flags it
+ * passed to etcd older than 3.6, whatever `etcd.local.imageTag` says).
  * Probes go to the first `listen-metrics-urls` URL (default `http://127.0.0.1:2381`).
  *
  * @module
@@ -21,7 +22,7 @@ import { isIPv6 } from "../net/ip.ts";
 import { joinHostPort, parsePort } from "../net/host_port.ts";
 import { argumentsToCommand, getArgValue, setArgValue } from "./arguments.ts";
 import { mergeEnvVars } from "./env.ts";
-import { etcdImage, etcdImageTag } from "./images.ts";
+import { etcdImage } from "./images.ts";
 import { healthCheckTimeoutMs, type ManifestInput } from "./manifest_input.ts";
 import {
   componentPod,
@@ -47,30 +48,6 @@ export function etcdClientURL(advertiseAddress: string): string {
 /** `https://<advertiseAddress>:2380`. */
 export function etcdPeerURL(advertiseAddress: string): string {
   return `https://${joinHostPort(advertiseAddress, ETCD_PEER_PORT)}`;
-}
-
-interface SemVer {
-  major: number;
-  minor: number;
-  patch: number;
-  pre: string;
-}
-
-/** Parses a semantic version as `k8s.io/apimachinery/pkg/util/version.ParseSemantic` does. */
-function parseSemantic(text: string): SemVer | undefined {
-  const m =
-    /^\s*v?(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/
-      .exec(text);
-  if (!m) return undefined;
-  return { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3]), pre: m[4] ?? "" };
-}
-
-/** True when the etcd image tag is a semantic version at least 3.6.0 (pre-releases are lower). */
-export function isEtcd36OrNewer(tag: string): boolean {
-  const v = parseSemantic(tag);
-  if (!v) return false;
-  const cmp = v.major - 3 || v.minor - 6 || v.patch - 0;
-  return cmp > 0 || (cmp === 0 && v.pre === "");
 }
 
 /** Host, port and scheme the etcd probes use (upstream `GetEtcdProbeEndpoint`). */
@@ -144,17 +121,10 @@ export function etcdCommand(
       value: `http://${joinHostPort(localhost, ETCD_METRICS_PORT)}`,
     },
   ];
-  if (isEtcd36OrNewer(etcdImageTag(cluster))) {
-    args.push(
-      { name: "feature-gates", value: "InitialCorruptCheck=true" },
-      { name: "watch-progress-notify-interval", value: "5s" },
-    );
-  } else {
-    args.push(
-      { name: "experimental-initial-corrupt-check", value: "true" },
-      { name: "experimental-watch-progress-notify-interval", value: "5s" },
-    );
-  }
+  args.push(
+    { name: "feature-gates", value: "InitialCorruptCheck=true" },
+    { name: "watch-progress-notify-interval", value: "5s" },
+  );
   if (initialCluster.length === 0) {
     args = setArgValue(args, "initial-cluster", `${nodeName}=${etcdPeerURL(advertise)}`);
   } else {

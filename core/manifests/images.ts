@@ -4,20 +4,15 @@
  * Rules from upstream `cmd/kubeadm/app/images`: `<repository>/<name>:<tag>`; Kubernetes images
  * take the `kubernetesVersion` as tag (`+` becomes `_`) from `imageRepository`, or from the CI
  * registry for `ci/` versions; etcd takes `etcd.local.imageRepository`/`imageTag` overrides or
- * the supported etcd version for the Kubernetes minor; pause always comes from
- * `imageRepository`; CoreDNS lives under `coredns/` on the default registry.
+ * the target minor's etcd version; pause always comes from `imageRepository`; CoreDNS lives
+ * under `coredns/` on the default registry. The etcd, CoreDNS and pause tags come from the
+ * version table (`versions.ts`).
  *
  * @module
  */
 import type { ClusterConfiguration } from "../config/types.ts";
-import {
-  COREDNS_VERSION,
-  DEFAULT_CI_IMAGE_REPOSITORY,
-  DEFAULT_IMAGE_REPOSITORY,
-  ETCD_VERSION,
-  PAUSE_VERSION,
-  SUPPORTED_ETCD_VERSIONS,
-} from "../constants.ts";
+import { DEFAULT_CI_IMAGE_REPOSITORY, DEFAULT_IMAGE_REPOSITORY } from "../constants.ts";
+import { targetRelease } from "../versions.ts";
 
 /** The cluster fields image names depend on. */
 export type ImageConfig = Pick<
@@ -52,30 +47,9 @@ export function kubernetesImage(name: string, cfg: ImageConfig): string {
   }`;
 }
 
-/** Minor of a `vMAJOR.MINOR.PATCH[...]` version, or `undefined` when it does not parse. */
-export function kubernetesMinor(version: string | undefined): number | undefined {
-  const m = /^v?(\d+)\.(\d+)\.(\d+)(?:[-+].*)?$/.exec(
-    (version ?? "").replace(CI_VERSION, ""),
-  );
-  return m ? Number(m[2]) : undefined;
-}
-
-/**
- * The supported etcd version for a Kubernetes version: exact minor, else the nearest known
- * minor (upstream's `EtcdSupportedVersion`); the bundled default when the version does not parse.
- */
-export function supportedEtcdVersion(kubernetesVersion: string | undefined): string {
-  const minor = kubernetesMinor(kubernetesVersion);
-  if (minor === undefined) return ETCD_VERSION;
-  const known = Object.keys(SUPPORTED_ETCD_VERSIONS).map(Number).sort((a, b) => a - b);
-  if (SUPPORTED_ETCD_VERSIONS[minor] !== undefined) return SUPPORTED_ETCD_VERSIONS[minor];
-  const nearest = minor < known[0] ? known[0] : known[known.length - 1];
-  return SUPPORTED_ETCD_VERSIONS[nearest];
-}
-
-/** etcd image tag: `etcd.local.imageTag`, else the supported version for the Kubernetes minor. */
+/** etcd image tag: `etcd.local.imageTag`, else the target minor's etcd version. */
 export function etcdImageTag(cfg: ImageConfig): string {
-  return cfg.etcd?.local?.imageTag || supportedEtcdVersion(cfg.kubernetesVersion);
+  return cfg.etcd?.local?.imageTag || targetRelease(cfg.kubernetesVersion).etcd;
 }
 
 /** `<etcd.local.imageRepository or imageRepository>/etcd:<tag>`. */
@@ -85,14 +59,16 @@ export function etcdImage(cfg: ImageConfig): string {
   return `${repo}/etcd:${etcdImageTag(cfg)}`;
 }
 
-/** `<imageRepository>/pause:<PAUSE_VERSION>` (never the CI registry). */
+/** `<imageRepository>/pause:<tag>` (never the CI registry). */
 export function pauseImage(cfg: ImageConfig): string {
-  return `${cfg.imageRepository || DEFAULT_IMAGE_REPOSITORY}/pause:${PAUSE_VERSION}`;
+  return `${cfg.imageRepository || DEFAULT_IMAGE_REPOSITORY}/pause:${
+    targetRelease(cfg.kubernetesVersion).pause
+  }`;
 }
 
 /** CoreDNS image; the default registry keeps it under `coredns/coredns`. */
 export function dnsImage(cfg: ImageConfig): string {
   let repo = cfg.dns?.imageRepository || cfg.imageRepository || DEFAULT_IMAGE_REPOSITORY;
   if (repo === DEFAULT_IMAGE_REPOSITORY) repo = `${repo}/coredns`;
-  return `${repo}/coredns:${cfg.dns?.imageTag || COREDNS_VERSION}`;
+  return `${repo}/coredns:${cfg.dns?.imageTag || targetRelease(cfg.kubernetesVersion).coreDNS}`;
 }

@@ -3,9 +3,9 @@
  *
  * kube-apiserver: the certificates dir, `/etc/ssl/certs`, the CA-trust directories that exist
  * on the host and, with external etcd, the directories of its CA/cert/key files. The
- * controller-manager: the certificates dir, `/etc/ssl/certs`, its kubeconfig, the (writable)
- * flexvolume dir and the CA-trust directories. The scheduler: its kubeconfig. User
- * `extraVolumes` come last and replace defaults of the same name.
+ * controller-manager: the certificates dir, `/etc/ssl/certs`, its kubeconfig and the CA-trust
+ * directories (kubeadm v1.37 no longer mounts the flexvolume plugin dir). The scheduler: its
+ * kubeconfig. User `extraVolumes` come last and replace defaults of the same name.
  *
  * @module
  */
@@ -15,7 +15,6 @@ import type {
   HostPathMount as UserMount,
 } from "../config/types.ts";
 import { Component, KubeconfigFile, KUBERNETES_DIR } from "../constants.ts";
-import { getArgValue } from "./arguments.ts";
 import { type HostPathMount, HostPathMounts } from "./static_pod.ts";
 
 /** Name of the certificates-dir volume. */
@@ -26,10 +25,6 @@ export const CA_CERTS_VOLUME = "ca-certs";
 export const CA_CERTS_PATH = "/etc/ssl/certs";
 /** Name of the kubeconfig volume of the controller-manager and scheduler. */
 export const KUBECONFIG_VOLUME = "kubeconfig";
-/** Name of the controller-manager's flexvolume plugin volume. */
-export const FLEXVOLUME_VOLUME = "flexvolume-dir";
-/** Default flexvolume plugin dir (overridden by the `flex-volume-plugin-dir` extra arg). */
-export const DEFAULT_FLEXVOLUME_DIR = "/usr/libexec/kubernetes/kubelet-plugins/volume/exec";
 
 /**
  * CA-trust directories `/etc/ssl/certs` may link into; each is mounted (as `etc-pki-ca-trust`
@@ -160,8 +155,6 @@ export function controlPlaneMounts(
     }
     case Component.controllerManager: {
       const kubeconfig = `${KUBERNETES_DIR}/${KubeconfigFile.controllerManager}`;
-      const flexDir = getArgValue(cluster.controllerManager?.extraArgs, "flex-volume-plugin-dir") ??
-        DEFAULT_FLEXVOLUME_DIR;
       mounts.add(readOnlyDir(K8S_CERTS_VOLUME, certsDir));
       mounts.add(readOnlyDir(CA_CERTS_VOLUME, CA_CERTS_PATH));
       mounts.add({
@@ -170,13 +163,6 @@ export function controlPlaneMounts(
         mountPath: kubeconfig,
         readOnly: true,
         pathType: FILE_OR_CREATE,
-      });
-      mounts.add({
-        name: FLEXVOLUME_VOLUME,
-        hostPath: flexDir,
-        mountPath: flexDir,
-        readOnly: false,
-        pathType: DIRECTORY_OR_CREATE,
       });
       for (const m of caTrustMounts(existingDirs)) mounts.add(m);
       for (const v of cluster.controllerManager?.extraVolumes ?? []) mounts.add(userMount(v));

@@ -10,7 +10,7 @@
  */
 import { KubeadmError } from "../errors.ts";
 
-/** Patch targets kubeadm v1.34 knows, in upstream's order. */
+/** Patch targets kubeadm v1.37 knows, in upstream's order. */
 export const PATCH_TARGETS = [
   "etcd",
   "kube-apiserver",
@@ -18,6 +18,7 @@ export const PATCH_TARGETS = [
   "kube-scheduler",
   "kubeletconfiguration",
   "corednsdeployment",
+  "kubeproxydaemonset",
 ] as const;
 
 /** Media type of each patch flavour, as kubeadm prints it. */

@@ -1,6 +1,7 @@
 /**
  * Strategic-merge metadata of the objects kubeadm patches: a v1 Pod (static Pods), an apps/v1
- * Deployment (CoreDNS) and a KubeletConfiguration (no merge lists: maps merge, lists replace).
+ * Deployment (CoreDNS), an apps/v1 DaemonSet (kube-proxy) and a KubeletConfiguration (no merge
+ * lists: maps merge, lists replace).
  *
  * Merge keys are upstream's `patchMergeKey` tags from `k8s.io/api`.
  *
@@ -60,8 +61,8 @@ export const podSchema: SmpSchema = {
   },
 };
 
-/** An apps/v1 Deployment (its Pod template merges like a Pod). */
-export const deploymentSchema: SmpSchema = {
+/** An apps/v1 workload with a Pod template (its template merges like a Pod). */
+const podTemplateWorkloadSchema: SmpSchema = {
   fields: {
     metadata: { schema: objectMetaSchema },
     spec: {
@@ -78,6 +79,11 @@ export const deploymentSchema: SmpSchema = {
     status: { schema: { fields: { conditions: mergeList("type") } } },
   },
 };
+
+/** An apps/v1 Deployment. */
+export const deploymentSchema: SmpSchema = podTemplateWorkloadSchema;
+/** An apps/v1 DaemonSet (same merge keys as a Deployment where kubeadm's patches reach). */
+export const daemonSetSchema: SmpSchema = podTemplateWorkloadSchema;
 
 /** A kubelet.config.k8s.io/v1beta1 KubeletConfiguration. */
 export const kubeletConfigurationSchema: SmpSchema = {};

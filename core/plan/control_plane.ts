@@ -135,7 +135,6 @@ export async function planControlPlane(o: ControlPlanePlanOptions): Promise<Cont
     host: {
       hostname: o.host.hostname,
       defaultAdvertiseAddress: o.host.advertiseAddress ?? "",
-      systemdResolvedActive: o.host.systemdResolved ?? false,
     },
     random: ports.random,
     flags: { uploadCerts: o.uploadCerts },
@@ -159,6 +158,7 @@ export async function planControlPlane(o: ControlPlanePlanOptions): Promise<Cont
       hostname: o.host.hostname.toLowerCase(),
       existingDirs: new Set(o.host.existingDirs ?? []),
       proxyEnv: o.host.proxyEnv ?? {},
+      systemdResolvedActive: o.host.systemdResolved ?? false,
     },
     sleep: ports.sleep,
     cluster: createClusterAccess({

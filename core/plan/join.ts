@@ -104,7 +104,6 @@ async function planJoin(o: JoinPlanOptions, controlPlane: boolean): Promise<Join
     host: {
       hostname: o.host.hostname,
       defaultAdvertiseAddress: o.host.advertiseAddress ?? "",
-      systemdResolvedActive: o.host.systemdResolved ?? false,
     },
   });
   for (const w of warnings) ports.out.warn(w);

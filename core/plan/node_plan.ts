@@ -38,7 +38,10 @@ export interface PlanHost {
   existingDirs?: readonly string[];
   /** `*_proxy` environment variables copied into control-plane Pods. Default: none. */
   proxyEnv?: Readonly<Record<string, string>>;
-  /** Whether systemd-resolved runs there (sets the kubelet's `resolvConf`). Default: false. */
+  /**
+   * Whether systemd-resolved runs there (`resolvConf` in this node's kubelet `config.yaml`, never
+   * in the cluster's `kubelet-config`). Default: false.
+   */
   systemdResolved?: boolean;
 }
 

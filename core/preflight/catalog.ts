@@ -1,6 +1,6 @@
 /**
  * Which checks `init`, `join`, `join --control-plane` and `reset` run, in upstream's order
- * (kubeadm v1.34: `InitNodeChecks`, `JoinNodeChecks`, `RunRootCheckOnly`, `RunPullImagesCheck`).
+ * (kubeadm v1.37: `InitNodeChecks`, `JoinNodeChecks`, `RunRootCheckOnly`, `RunPullImagesCheck`).
  *
  * @module
  */
@@ -19,12 +19,14 @@ import {
   SCHEDULER_PORT,
 } from "../constants.ts";
 import { pauseImage } from "../manifests/images.ts";
+import { getArgValue } from "../manifests/arguments.ts";
 import { splitHostPort } from "../net/host_port.ts";
 import { parseCIDR } from "../net/cidr.ts";
 import { parseIP } from "../net/ip.ts";
 import { type Check, pathCheckName } from "./check.ts";
 import {
   containerRuntimeCheck,
+  containerRuntimeVersionCheck,
   controlPlaneImages,
   imagePullCheck,
 } from "./checks/container_runtime.ts";
@@ -73,12 +75,13 @@ export const KNOWN_CHECK_NAMES: readonly string[] = [
   "HTTPProxy",
   "HTTPProxyCIDR",
   "CRI",
+  "ContainerRuntimeVersion",
   "Swap",
   ...linuxExecutableChecks().map((c) => c.name),
   "SystemVerification",
   "Hostname",
   "KubeletVersion",
-  "Service-Kubelet",
+  "Service-kubelet",
   `Port-${KUBELET_PORT}`,
   pathCheckName("FileContent", IPV4_FORWARD),
   pathCheckName("FileContent", IPV6_DEFAULT_FORWARDING),
@@ -102,6 +105,7 @@ export function rootChecks(): Check[] {
 function commonChecks(kubernetesVersion: string, nodeName: string, criSocket: string): Check[] {
   return [
     containerRuntimeCheck(criSocket),
+    containerRuntimeVersionCheck(criSocket),
     swapCheck(),
     ...linuxExecutableChecks(),
     systemVerificationCheck(),
@@ -132,14 +136,17 @@ export interface InitCheckOptions {
 export function initNodeChecks(cfg: ResolvedConfig, opts: InitCheckOptions = {}): Check[] {
   const { init, cluster } = cfg;
   const bindPort = init.localAPIEndpoint.bindPort;
+  // v1.37: each port is checked on the address its component will bind, when configured.
+  const bindAddress = (args: ResolvedConfig["cluster"]["apiServer"]["extraArgs"]) =>
+    getArgValue(args, "bind-address") ?? "";
   const checks: Check[] = [
     numCPUCheck(),
     memCheck(),
     kubernetesVersionCheck(cluster.kubernetesVersion),
     firewalldCheck([bindPort, KUBELET_PORT]),
-    portOpenCheck(bindPort),
-    portOpenCheck(SCHEDULER_PORT),
-    portOpenCheck(CONTROLLER_MANAGER_PORT),
+    portOpenCheck(bindPort, bindAddress(cluster.apiServer.extraArgs)),
+    portOpenCheck(SCHEDULER_PORT, bindAddress(cluster.scheduler.extraArgs)),
+    portOpenCheck(CONTROLLER_MANAGER_PORT, bindAddress(cluster.controllerManager.extraArgs)),
     ...CONTROL_PLANE_MANIFESTS.map((p) => fileAvailableCheck(p)),
     httpProxyCheck(init.localAPIEndpoint.advertiseAddress),
   ];
@@ -170,9 +177,12 @@ export function initNodeChecks(cfg: ResolvedConfig, opts: InitCheckOptions = {})
     if (cluster.etcd.external) checks.push(externalEtcdVersionCheck(cluster.etcd.external));
   }
   if (cluster.etcd.local || !cluster.etcd.external) {
+    // etcd listens on the API server's advertise address, not its bind address.
+    const etcdAddress = getArgValue(cluster.apiServer.extraArgs, "advertise-address") ||
+      init.localAPIEndpoint.advertiseAddress;
     checks.push(
-      portOpenCheck(ETCD_CLIENT_PORT),
-      portOpenCheck(ETCD_PEER_PORT),
+      portOpenCheck(ETCD_CLIENT_PORT, etcdAddress),
+      portOpenCheck(ETCD_PEER_PORT, etcdAddress),
       dirAvailableCheck(cluster.etcd.local?.dataDir || DEFAULT_ETCD_DATA_DIR),
     );
   }

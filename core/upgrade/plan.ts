@@ -16,6 +16,7 @@ import { errorMessage, KubeadmError } from "../errors.ts";
 import type { Printer } from "../host/ports.ts";
 import { tabwriterFormat } from "../text/tabwriter.ts";
 import { OUTPUT_API_VERSION } from "../text/structured_output.ts";
+import { targetRelease } from "../versions.ts";
 import type { VersionGetter, VersionMap } from "./versions.ts";
 
 /** The state of a cluster's versions before or after an upgrade (upstream `ClusterState`). */
@@ -57,12 +58,10 @@ export interface AvailableUpgradesOptions {
   allowExperimental: boolean;
   /** `--allow-release-candidate-upgrades`. */
   allowRC: boolean;
-  /** The CoreDNS tag this kubeadm deploys. */
-  coreDNSVersion: string;
-  /** The etcd tag this kubeadm deploys for a Kubernetes version, with its fallback warning. */
-  etcdVersionFor(kubernetesVersion: string): { etcd: string; warning?: string };
   /** Warnings (upstream's klog lines). */
   warn(line: string): void;
+  /** Upstream's `-v=1` lines (the etcd version fallback). */
+  verbose?: (line: string) => void;
 }
 
 function latestVersion(versions: VersionMap): SemVer {
@@ -152,14 +151,14 @@ export async function availableUpgrades(
   };
   const etcdFor = (k8s: string): string => {
     if (externalEtcd) return "";
-    const { etcd, warning } = opts.etcdVersionFor(k8s);
-    if (warning) opts.warn(`[upgrade/versions] WARNING: ${warning}`);
+    const { etcd, etcdWarning } = targetRelease(k8s);
+    if (etcdWarning) opts.verbose?.(`[upgrade/versions] WARNING: ${etcdWarning}`);
     const parsed = parseSemVer(etcd);
     return parsed ? formatSemVer(parsed) : etcd;
   };
   const after = (kubeVersion: string, kubeadmVersion: string): ClusterState => ({
     kubeVersion,
-    dnsVersion: opts.coreDNSVersion,
+    dnsVersion: targetRelease(kubeVersion).coreDNS,
     kubeadmVersion,
     etcdVersion: etcdFor(kubeVersion),
   });

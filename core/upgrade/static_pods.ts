@@ -24,6 +24,7 @@
  */
 import type { Pod } from "kubernetes-types/core/v1.d.ts";
 import { Component } from "../constants.ts";
+import { targetRelease } from "../versions.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
 import type { EtcdClient } from "../host/etcd.ts";
 import type { FileSystem, RandomSource } from "../host/ports.ts";
@@ -95,8 +96,6 @@ export interface StaticPodUpgradeInput {
   now: Date;
   /** Warnings at upstream's `-v=1` (the etcd version fallback). */
   verbose?: (line: string) => void;
-  /** The etcd image tag kubeadm deploys for a Kubernetes version. */
-  etcdVersionFor(kubernetesVersion: string): { etcd: string; warning?: string };
 }
 
 /** The directories of one upgrade (upstream `StaticPodPathManager`). */
@@ -395,8 +394,8 @@ function desiredEtcdVersion(input: StaticPodUpgradeInput): string {
   const cluster = input.ctx.cfg.cluster;
   const tag = cluster.etcd.local?.imageTag;
   if (tag) return imageTagToSemver(tag);
-  const { etcd, warning } = input.etcdVersionFor(cluster.kubernetesVersion);
-  if (warning) input.verbose?.(`[upgrade/etcd] WARNING: ${warning}`);
+  const { etcd, etcdWarning } = targetRelease(cluster.kubernetesVersion);
+  if (etcdWarning) input.verbose?.(`[upgrade/etcd] WARNING: ${etcdWarning}`);
   return etcd;
 }
 

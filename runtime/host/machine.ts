@@ -167,7 +167,17 @@ export class DenoMachine implements Machine {
     return r.stdout;
   }
 
-  isPortFree(port: number): Promise<boolean> {
+  isPortFree(port: number, address?: string): Promise<boolean> {
+    if (address) {
+      try {
+        Deno.listen({ hostname: address, port, transport: "tcp" }).close();
+        return Promise.resolve(true);
+      } catch (e) {
+        if (e instanceof Deno.errors.NotCapable) return Promise.reject(e);
+        // Upstream reports any listen error (address not on this host included) as in use.
+        return Promise.resolve(false);
+      }
+    }
     // Go listens on ":<port>": the IPv6 wildcard (dual-stack), or IPv4's without IPv6.
     for (const hostname of ["::", "0.0.0.0"]) {
       try {

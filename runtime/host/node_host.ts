@@ -129,7 +129,7 @@ export class DenoNodeHost implements NodeHost {
     return out;
   }
 
-  async unmount(path: string, flags: readonly string[]): Promise<void> {
+  async unmount(path: string, flags: readonly string[]): Promise<"unmounted" | "not-mounted"> {
     const args: string[] = [];
     for (const f of flags) {
       const arg = UMOUNT_ARGS[f];
@@ -137,7 +137,11 @@ export class DenoNodeHost implements NodeHost {
       args.push(arg);
     }
     const r = await runCommand("umount", [...args, this.resolve(path)]);
-    if (r.code !== 0) throw new Error((r.stderr || r.stdout).trim() || `exit status ${r.code}`);
+    if (r.code === 0) return "unmounted";
+    const text = (r.stderr || r.stdout).trim();
+    // umount(8) reports the kernel's EINVAL for a path that is no longer mounted this way.
+    if (/\bnot mounted\b/.test(text)) return "not-mounted";
+    throw new Error(text || `exit status ${r.code}`);
   }
 
   /**

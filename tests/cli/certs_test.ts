@@ -10,6 +10,7 @@ import { openssl } from "../support/openssl.ts";
 import { assertPairedAndSigned } from "../support/pki_views.ts";
 import { withFakeCluster } from "../support/fake_cluster.ts";
 import { certSpec, KUBEADM_CERTS } from "../../core/certs/certlist.ts";
+import { KUBERNETES_VERSION } from "../../core/versions.ts";
 
 const CONFIG = `apiVersion: kubeadm.k8s.io/v1beta4
 kind: InitConfiguration
@@ -129,7 +130,7 @@ Deno.test("certs check-expiration and renew read the cluster's configuration thr
           data: {
             ClusterConfiguration: `apiVersion: kubeadm.k8s.io/v1beta4
 kind: ClusterConfiguration
-kubernetesVersion: v1.34.4
+kubernetesVersion: ${KUBERNETES_VERSION}
 certificatesDir: /elsewhere/pki
 encryptionAlgorithm: ECDSA-P384
 certificateValidityPeriod: 240h0m0s

@@ -148,7 +148,7 @@ controlPlane:
     h.setSystemFile("/proc/swaps", "Filename Type\n/swap file 1 0 -2\n");
     const cluster = await clusterWith(`apiVersion: kubeadm.k8s.io/v1beta4
 kind: ClusterConfiguration
-kubernetesVersion: v1.34.4
+kubernetesVersion: v1.37.2
 controlPlaneEndpoint: api.example.com:6443
 `);
     const r = await kubeadm(

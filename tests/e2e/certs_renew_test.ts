@@ -12,7 +12,7 @@ import {
   type TestNode,
   waitFor,
 } from "../support/control_plane.ts";
-import { upstreamKubeadm } from "../support/k8s_bins.ts";
+import { k8sBinDir } from "../support/k8s_bins.ts";
 import { openssl } from "../support/openssl.ts";
 import { assertPairedAndSigned } from "../support/pki_views.ts";
 import { certSpec, KUBEADM_CERTS } from "../../core/certs/certlist.ts";
@@ -170,7 +170,7 @@ Deno.test({
 
       await t.step("upstream kubeadm v1.37.2's check-expiration agrees with ours", async () => {
         const upstream = await run(
-          [await upstreamKubeadm(), "certs", "check-expiration", "--rootfs", node.rootfs],
+          [`${await k8sBinDir()}/kubeadm`, "certs", "check-expiration", "--rootfs", node.rootfs],
           { ns: node.ns },
         );
         const ours = await node.kubeadm(["certs", "check-expiration"]);

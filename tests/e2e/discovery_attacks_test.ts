@@ -6,11 +6,11 @@
 import assert from "node:assert/strict";
 import {
   createTestNode,
+  initControlPlane,
   kubeadmLauncher,
   run,
   type TestNode,
   waitFor,
-  writeInitConfig,
 } from "../support/control_plane.ts";
 import { opensslSpkiSha256 } from "../support/openssl.ts";
 import { webRandom } from "../../core/host/ports.ts";
@@ -150,10 +150,7 @@ Deno.test({
     try {
       const cp = await createTestNode("cp1");
       nodes.push(cp);
-      const config = await writeInitConfig(cp);
-      await cp.startStandin();
-      const init = await cp.kubeadm(["init", "--config", config, "--ignore-preflight-errors=all"]);
-      assert.equal(init.code, 0, `init failed:\n${init.stdout}\n${init.stderr}`);
+      await initControlPlane(cp);
       const endpoint = `${cp.ns.address}:6443`;
       const realCa = await Deno.readTextFile(`${cp.rootfs}/etc/kubernetes/pki/ca.crt`);
       const pin = `sha256:${await opensslSpkiSha256(realCa)}`;

@@ -1,5 +1,6 @@
 // End to end: `kubeadm init` phases when things go wrong. The API server is unreachable (no
-// control plane, or admin.conf pointing at a closed port), admin.conf trusts another CA, the
+// control plane, or the local API endpoint on a closed port: since v1.35 init talks to this
+// node's API server whatever admin.conf's server says), admin.conf trusts another CA, the
 // kubelet or a control-plane component never becomes healthy, or the process is killed
 // half-way and run again. Each failure must be clear (naming the server or component), bounded
 // by the configured timeouts, and leave nothing behind that a re-run would duplicate.
@@ -300,22 +301,24 @@ Deno.test({
       await mustPass(node, config, "kubelet-start");
       await mustPass(node, config, "wait-control-plane");
 
-      await t.step("admin.conf pointing at a closed port: connection refused, named", async () => {
-        const closed = `https://${node.ns.address}:6449`;
-        await withAdminConf(
-          node,
-          (s) => s.replace(`server: ${server}`, `server: ${closed}`),
-          async () => {
-            const r = await phase(node, short, "upload-config", "all");
-            assert.notEqual(r.code, 0, r.output);
-            assert.match(r.stderr, /connection refused/);
-            assert.ok(r.stderr.includes(closed), `server ${closed} not named:\n${r.stderr}`);
-            assert.match(r.stderr, /ClusterRoleBinding kubeadm:cluster-admins/);
-            assert.ok(r.seconds >= API_CALL_TIMEOUT_S / 2, `gave up after ${r.seconds}s`);
-            assert.ok(r.seconds < 1.5 * API_CALL_TIMEOUT_S, `took ${r.seconds}s`);
-          },
-        );
-      });
+      await t.step(
+        "the local API endpoint on a closed port: connection refused, named",
+        async () => {
+          const closed = `https://${node.ns.address}:6449`;
+          const closedConfig = `${node.rootfs}/closed-port.yaml`;
+          await Deno.writeTextFile(
+            closedConfig,
+            (await Deno.readTextFile(short)).replace("bindPort: 6443", "bindPort: 6449"),
+          );
+          const r = await phase(node, closedConfig, "upload-config", "all");
+          assert.notEqual(r.code, 0, r.output);
+          assert.match(r.stderr, /connection refused/);
+          assert.ok(r.stderr.includes(closed), `server ${closed} not named:\n${r.stderr}`);
+          assert.match(r.stderr, /ClusterRoleBinding kubeadm:cluster-admins/);
+          assert.ok(r.seconds >= API_CALL_TIMEOUT_S / 2, `gave up after ${r.seconds}s`);
+          assert.ok(r.seconds < 1.5 * API_CALL_TIMEOUT_S, `took ${r.seconds}s`);
+        },
+      );
 
       await t.step("admin.conf trusting another CA: a TLS error at once, not retried", async () => {
         const pem = await otherCA();
@@ -341,6 +344,21 @@ Deno.test({
         assert.equal(await exists(node, ["clusterrolebinding", "kubeadm:cluster-admins"]), false);
         assert.equal(await exists(node, ["-n", "kube-system", "cm", "kubeadm-config"]), false);
       });
+
+      await t.step(
+        "admin.conf pointing elsewhere does not matter: init talks to this node's API server (v1.35+)",
+        async () => {
+          await withAdminConf(
+            node,
+            (s) => s.replace(`server: ${server}`, `server: https://${node.ns.address}:6449`),
+            async () => {
+              const r = await phase(node, short, "upload-config", "kubelet");
+              assert.equal(r.code, 0, r.output);
+            },
+          );
+          assert.ok(await exists(node, ["-n", "kube-system", "cm", "kubelet-config"]));
+        },
+      );
 
       await t.step(
         "init killed half-way, then run again: completes, nothing duplicated",
@@ -411,6 +429,7 @@ Deno.test({
             subjects?: unknown[];
           }[];
           assert.deepEqual(names(crbs.filter((c) => c.metadata.name.startsWith("kubeadm:"))), [
+            "kubeadm:apiserver-kubelet-client",
             "kubeadm:cluster-admins",
             "kubeadm:get-nodes",
             "kubeadm:kubelet-bootstrap",

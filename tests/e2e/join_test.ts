@@ -11,10 +11,10 @@
 import assert from "node:assert/strict";
 import {
   createTestNode,
+  initControlPlane,
   run,
   type TestNode,
   waitFor,
-  writeInitConfig,
 } from "../support/control_plane.ts";
 import { opensslSpkiSha256 } from "../support/openssl.ts";
 import { webRandom } from "../../core/host/ports.ts";
@@ -110,6 +110,40 @@ function hexKey(): string {
   ).join("");
 }
 
+/** `kubeadm join` of a worker named `name` with token discovery pinned to `pin`. */
+function workerJoinArgs(endpoint: string, pin: string, name: string): string[] {
+  return [
+    "join",
+    endpoint,
+    "--token",
+    TOKEN,
+    "--discovery-token-ca-cert-hash",
+    pin,
+    "--node-name",
+    name,
+    "--ignore-preflight-errors=all",
+  ];
+}
+
+/**
+ * Inits `cp1` with `extra` ClusterConfiguration lines and waits for the bootstrap signer to sign
+ * cluster-info; returns the join endpoint, the CA and its pin.
+ */
+async function initForJoin(
+  cp1: TestNode,
+  extra = "",
+): Promise<{ endpoint: string; config: string; caPem: string; pin: string }> {
+  const endpoint = `${cp1.ns.address}:6443`;
+  const { config } = await initControlPlane(cp1, `${extra}controlPlaneEndpoint: ${endpoint}\n`);
+  const caPem = await Deno.readTextFile(`${cp1.rootfs}/etc/kubernetes/pki/ca.crt`);
+  const pin = `sha256:${await opensslSpkiSha256(caPem)}`;
+  await waitFor("the bootstrap signer to sign cluster-info", async () => {
+    const cm = await json(cp1, ["-n", "kube-public", "get", "cm", "cluster-info"]);
+    return Boolean(cm.data?.["jws-kubeconfig-abcdef"]);
+  }, 90_000);
+  return { endpoint, config, caPem, pin };
+}
+
 Deno.test({
   name: "join: a worker and a second control-plane node join a real cluster",
   ...e2e,
@@ -118,31 +152,11 @@ Deno.test({
     try {
       const cp1 = await createTestNode("cp1");
       nodes.push(cp1);
-      const endpoint = `${cp1.ns.address}:6443`;
-      const config = await writeInitConfig(cp1, `controlPlaneEndpoint: ${endpoint}\n`);
-      await cp1.startStandin();
-      const init = await cp1.kubeadm(["init", "--config", config, "--ignore-preflight-errors=all"]);
-      assert.equal(init.code, 0, `init failed:\n${init.stdout}\n${init.stderr}`);
-      const caPem = await Deno.readTextFile(`${cp1.rootfs}/etc/kubernetes/pki/ca.crt`);
-      const pin = `sha256:${await opensslSpkiSha256(caPem)}`;
-      await waitFor("the bootstrap signer to sign cluster-info", async () => {
-        const cm = await json(cp1, ["-n", "kube-public", "get", "cm", "cluster-info"]);
-        return Boolean(cm.data?.["jws-kubeconfig-abcdef"]);
-      }, 90_000);
+      const { endpoint, config, caPem, pin } = await initForJoin(cp1);
 
       const worker = await createTestNode("worker1", { linkTo: [cp1] });
       nodes.push(worker);
-      const joinArgs = [
-        "join",
-        endpoint,
-        "--token",
-        TOKEN,
-        "--discovery-token-ca-cert-hash",
-        pin,
-        "--node-name",
-        "worker1",
-        "--ignore-preflight-errors=all",
-      ];
+      const joinArgs = workerJoinArgs(endpoint, pin, "worker1");
 
       await t.step(
         "discovery-check over https (host CA bundle) against the real API server",
@@ -588,6 +602,68 @@ Deno.test({
           if (!(e instanceof Deno.errors.NotFound)) throw e;
         }
         assert.deepEqual(etcdData, []);
+      });
+    } finally {
+      for (const n of nodes.reverse()) await n.stop();
+    }
+  },
+});
+
+Deno.test({
+  name: "join: a worker joins a real v1.36.3 control plane (kubeadm v1.37 deploys v1.36)",
+  ...e2e,
+  async fn(t) {
+    const nodes: TestNode[] = [];
+    try {
+      const cp1 = await createTestNode("cp1", { componentSet: "v1.36.3" });
+      nodes.push(cp1);
+      const { endpoint, pin } = await initForJoin(cp1, "kubernetesVersion: v1.36.3\n");
+      const version = JSON.parse((await cp1.kubectl(["version", "-o", "json"])).stdout);
+      assert.equal(version.serverVersion.gitVersion, "v1.36.3");
+
+      const worker = await createTestNode("worker1", {
+        linkTo: [cp1],
+        componentSet: "v1.36.3",
+      });
+      nodes.push(worker);
+      await worker.startStandin();
+      const join = await worker.kubeadm(workerJoinArgs(endpoint, pin, "worker1"));
+      assert.equal(join.code, 0, `join failed:\n${join.stdout}\n${join.stderr}`);
+
+      await t.step(
+        "v1.37 kubelet files: no CRI or pause flags, the CRI socket in instance-config",
+        async () => {
+          const kubelet = `${worker.rootfs}/var/lib/kubelet`;
+          assert.equal(
+            await Deno.readTextFile(`${kubelet}/kubeadm-flags.env`),
+            'KUBELET_KUBEADM_ARGS="--hostname-override=worker1"\n',
+          );
+          assert.equal(
+            await Deno.readTextFile(`${kubelet}/instance-config.yaml`),
+            'containerRuntimeEndpoint: "unix:///var/run/containerd/containerd.sock"\n',
+          );
+          assert.match(
+            await Deno.readTextFile(`${kubelet}/config.yaml`),
+            /^containerRuntimeEndpoint: unix:\/\/\/var\/run\/containerd\/containerd\.sock$/m,
+          );
+        },
+      );
+
+      await t.step("the worker bootstrapped as system:node:worker1 and registered", async () => {
+        const who = await worker.kubectlNode(
+          ["auth", "whoami", "-o", "json"],
+          "/etc/kubernetes/kubelet.conf",
+        );
+        assert.equal(who.code, 0, who.stderr);
+        assert.equal(JSON.parse(who.stdout).status.userInfo.username, "system:node:worker1");
+        const node = await waitFor("Node worker1", async () => {
+          const r = await cp1.kubectl(["get", "node", "worker1", "-o", "json"]);
+          return r.code === 0 ? JSON.parse(r.stdout) : undefined;
+        }, 60_000);
+        assert.equal(
+          node.metadata.annotations?.["kubeadm.alpha.kubernetes.io/cri-socket"],
+          undefined,
+        );
       });
     } finally {
       for (const n of nodes.reverse()) await n.stop();

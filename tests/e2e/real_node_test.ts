@@ -251,7 +251,7 @@ Deno.test("real node: a standalone kubelet runs static etcd from the local image
   }
 });
 
-Deno.test("real node: kubeadm's kubelet-start restarts the node's kubelet through systemctl, as the drop-in starts it", async () => {
+Deno.test("real node: kubeadm's kubelet-start restarts the node's kubelet through systemctl, as the drop-in starts it, and kubelet v1.37 accepts its flags", async () => {
   await withNode(async (node) => {
     const r = await node.exec([`${repoRoot}/scripts/kubeadm`, "init", "phase", "kubelet-start"], {
       timeoutMs: 180_000,
@@ -274,13 +274,38 @@ Deno.test("real node: kubeadm's kubelet-start restarts the node's kubelet throug
     const started = (await node.log("kubelet")).split("\n").find((l) => l.startsWith("--- start"));
     assert.ok(
       started?.endsWith(
-        "/kubelet --bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf " +
-          "--kubeconfig=/etc/kubernetes/kubelet.conf --config=/var/lib/kubelet/config.yaml " +
+        [
+          "/kubelet --bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf",
+          "--kubeconfig=/etc/kubernetes/kubelet.conf --config=/var/lib/kubelet/config.yaml",
           kubeadmArgs,
+        ].filter((s) => s !== "").join(" "),
       ),
       `${started}
 ${await node.log("kubelet")}`,
     );
+    // kubelet v1.37 accepts what kubeadm v1.37 writes: it parses the flags and loads the
+    // configuration (the CRI socket from instance-config.yaml, merged into config.yaml); what
+    // stops it later (no bootstrap kubeconfig, this host's cgroups) is not kubeadm's flags.
+    const parsed = await poll("the kubelet past flag parsing", 60_000, async () => {
+      const log = await node.log("kubelet");
+      return log.includes('"Effective KubeletConfiguration"') ? log : undefined;
+    });
+    assert.doesNotMatch(parsed, /failed to parse kubelet flag|unknown flag/);
+    assert.match(
+      parsed,
+      /^\s*containerRuntimeEndpoint: unix:\/\/\/var\/run\/containerd\/containerd\.sock$/m,
+    );
+    // What kubeadm v1.34 wrote is refused by kubelet v1.37.
+    await Deno.writeTextFile(
+      node.hostPath("/var/lib/kubelet/kubeadm-flags.env"),
+      'KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=unix:///var/run/containerd/containerd.sock --pod-infra-container-image=registry.k8s.io/pause:3.10.1"\n',
+    );
+    const restarted = await node.exec(["systemctl", "restart", "kubelet"]);
+    assert.equal(restarted.code, 0, restarted.stderr);
+    await poll("the kubelet to refuse the v1.34 flags", 60_000, async () => {
+      const log = await node.log("kubelet");
+      return log.includes("unknown flag: --pod-infra-container-image") ? log : undefined;
+    });
     assert.equal(node.services.starts("kubelet") >= 1, true);
   });
 });

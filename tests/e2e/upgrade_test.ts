@@ -11,6 +11,7 @@
 // uploads for the same cluster.
 import assert from "node:assert/strict";
 import {
+  componentSetDir,
   createTestNode,
   kubeadmLauncher,
   run,
@@ -18,7 +19,6 @@ import {
   waitFor,
   writeInitConfig,
 } from "../support/control_plane.ts";
-import { binSetDir } from "../support/k8s_bins.ts";
 import { opensslSpkiSha256 } from "../support/openssl.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
@@ -111,13 +111,8 @@ Deno.test({
   name: `upgrade: ${FROM} → ${TO} on two stacked-etcd control planes and a worker`,
   ...e2e,
   async fn(t) {
-    const set37 = await binSetDir(TO, "KUBEADM_TS_BIN_DIR_V1_37", ["kubectl", "etcd", "kubeadm"]);
-    const set36 = await binSetDir(FROM, "KUBEADM_TS_BIN_DIR_V1_36", ["kube-apiserver"]);
-    const nodeOpts = {
-      binDir: set37,
-      binDirs: { [FROM]: set36, [TO]: set37 },
-      kubeletVersion: FROM,
-    };
+    const set37 = await componentSetDir(TO);
+    const nodeOpts = { componentSet: FROM, tagSets: [FROM, TO], kubeletVersion: FROM };
     const nodes: TestNode[] = [];
     try {
       // ---- a v1.36 cluster by our init and join -------------------------------------------
@@ -422,7 +417,7 @@ Deno.test({
             `apiVersion: kubeadm.k8s.io/v1beta4\nkind: UpgradeConfiguration\napply:\n  kubernetesVersion: ${TO}\n`,
           );
           const up = await run([
-            `${set37}/kubeadm`,
+            `${cp1.binDir}/kubeadm`,
             "upgrade",
             "apply",
             "phase",

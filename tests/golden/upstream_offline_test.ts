@@ -1,6 +1,7 @@
-// Golden comparison: upstream kubeadm (built from its Go module by scripts/k8s-bins) and ours
-// run the same offline init phases with the same config in scratch roots; the results must
-// match field by field (keys, serials and times aside).
+// Golden comparison: upstream kubeadm v1.37.2 (built from its Go module by scripts/k8s-bins)
+// and ours run the same offline init phases with the same config in scratch roots, for a v1.37
+// and a v1.36 control plane; the results must match field by field (keys, serials and times
+// aside), manifests and kubelet files byte for byte.
 import assert from "node:assert/strict";
 import { GOLDEN_DEFAULT_CONFIG } from "../support/config.ts";
 import { k8sBinDir } from "../support/k8s_bins.ts";
@@ -10,9 +11,17 @@ import { run } from "../support/control_plane.ts";
 
 const PHASES = ["certs all", "kubeconfig all", "etcd local", "control-plane all", "kubelet-start"];
 
-const CONFIGS: Record<string, string> = {
-  "defaults (RSA-2048)": GOLDEN_DEFAULT_CONFIG,
-  "customised (ECDSA-P256, endpoint, SANs, extra args, patches-free)":
+/** The control planes kubeadm v1.37 deploys: its own minor and the one before. */
+const TARGETS = ["v1.37.2", "v1.36.3"];
+
+const CONFIGS: Record<string, (target: string) => string> = {
+  "defaults (RSA-2048)": (target) =>
+    `${GOLDEN_DEFAULT_CONFIG}---
+apiVersion: kubeadm.k8s.io/v1beta4
+kind: ClusterConfiguration
+kubernetesVersion: ${target}
+`,
+  "customised (ECDSA-P256, endpoint, SANs, extra args, patches-free)": (target) =>
     `apiVersion: kubeadm.k8s.io/v1beta4
 kind: InitConfiguration
 localAPIEndpoint:
@@ -26,7 +35,7 @@ nodeRegistration:
 ---
 apiVersion: kubeadm.k8s.io/v1beta4
 kind: ClusterConfiguration
-kubernetesVersion: v1.34.4
+kubernetesVersion: ${target}
 clusterName: golden
 encryptionAlgorithm: ECDSA-P256
 controlPlaneEndpoint: api.example.test
@@ -74,94 +83,97 @@ async function tree(root: string): Promise<Map<string, number>> {
   return out;
 }
 
-for (const [name, config] of Object.entries(CONFIGS)) {
-  Deno.test({
-    name: `offline init phases match upstream kubeadm: ${name}`,
-    sanitizeOps: false,
-    sanitizeResources: false,
-    async fn() {
-      const bin = await k8sBinDir();
-      const up = await Deno.makeTempDir({ prefix: "kts-golden-upstream-" });
-      const ours = await Deno.makeTempDir({ prefix: "kts-golden-ours-" });
-      try {
-        await Deno.writeTextFile(`${up}/cfg.yaml`, config);
-        await Deno.writeTextFile(`${ours}/cfg.yaml`, config);
-        for (const phase of PHASES) {
-          // upstream's --rootfs chroots, so its config path is inside the root.
-          const u = await run([
-            `${bin}/kubeadm`,
-            "init",
-            "phase",
-            ...phase.split(" "),
-            "--config",
-            "/cfg.yaml",
-            "--rootfs",
-            up,
-          ]);
-          assert.equal(u.code, 0, `upstream ${phase}: ${u.stderr}`);
-          const o = await run([
-            `${repoRoot}/scripts/kubeadm`,
-            "init",
-            "phase",
-            ...phase.split(" "),
-            "--config",
-            `${ours}/cfg.yaml`,
-            "--rootfs",
-            ours,
-          ]);
-          assert.equal(o.code, 0, `ours ${phase}: ${o.stderr}`);
-        }
-        const upTree = await tree(up);
-        const ourTree = await tree(ours);
-        assert.deepEqual(
-          [...ourTree.entries()].sort(),
-          [...upTree.entries()].sort(),
-          "same files, same modes",
-        );
-        for (const rel of upTree.keys()) {
-          const a = `${up}${rel}`;
-          const b = `${ours}${rel}`;
-          if (rel.endsWith(".crt")) {
-            assert.equal(await certView(b), await certView(a), rel);
-            assert.equal(await validitySeconds(b), await validitySeconds(a), `${rel} validity`);
-            const issuerOk = await run([
-              "openssl",
-              "verify",
-              "-CAfile",
-              `${ours}/etc/kubernetes/pki/${
-                rel.includes("/etcd/")
-                  ? "etcd/ca"
-                  : rel.includes("front-proxy")
-                  ? "front-proxy-ca"
-                  : rel.includes("etcd-client")
-                  ? "etcd/ca"
-                  : "ca"
-              }.crt`,
-              b,
+for (const target of TARGETS) {
+  for (const [name, configFor] of Object.entries(CONFIGS)) {
+    const config = configFor(target);
+    Deno.test({
+      name: `offline init phases match upstream kubeadm v1.37.2, ${target} target: ${name}`,
+      sanitizeOps: false,
+      sanitizeResources: false,
+      async fn() {
+        const bin = await k8sBinDir();
+        const up = await Deno.makeTempDir({ prefix: "kts-golden-upstream-" });
+        const ours = await Deno.makeTempDir({ prefix: "kts-golden-ours-" });
+        try {
+          await Deno.writeTextFile(`${up}/cfg.yaml`, config);
+          await Deno.writeTextFile(`${ours}/cfg.yaml`, config);
+          for (const phase of PHASES) {
+            // upstream's --rootfs chroots, so its config path is inside the root.
+            const u = await run([
+              `${bin}/kubeadm`,
+              "init",
+              "phase",
+              ...phase.split(" "),
+              "--config",
+              "/cfg.yaml",
+              "--rootfs",
+              up,
             ]);
-            assert.equal(issuerOk.code, 0, `${rel}: ${issuerOk.stdout}${issuerOk.stderr}`);
-          } else if (rel.endsWith(".key") || rel.endsWith(".pub")) {
-            assert.equal(
-              await keyView(b).catch(() => "pub"),
-              await keyView(a).catch(() => "pub"),
-              rel,
-            );
-            assert.equal(
-              (await Deno.readTextFile(b)).split("\n")[0],
-              (await Deno.readTextFile(a)).split("\n")[0],
-              `${rel} PEM type`,
-            );
-          } else if (rel.endsWith(".conf")) {
-            assert.deepEqual(await kubeconfigView(b), await kubeconfigView(a), rel);
-          } else {
-            // manifests and kubelet files: byte for byte
-            assert.equal(await Deno.readTextFile(b), await Deno.readTextFile(a), rel);
+            assert.equal(u.code, 0, `upstream ${phase}: ${u.stderr}`);
+            const o = await run([
+              `${repoRoot}/scripts/kubeadm`,
+              "init",
+              "phase",
+              ...phase.split(" "),
+              "--config",
+              `${ours}/cfg.yaml`,
+              "--rootfs",
+              ours,
+            ]);
+            assert.equal(o.code, 0, `ours ${phase}: ${o.stderr}`);
           }
+          const upTree = await tree(up);
+          const ourTree = await tree(ours);
+          assert.deepEqual(
+            [...ourTree.entries()].sort(),
+            [...upTree.entries()].sort(),
+            "same files, same modes",
+          );
+          for (const rel of upTree.keys()) {
+            const a = `${up}${rel}`;
+            const b = `${ours}${rel}`;
+            if (rel.endsWith(".crt")) {
+              assert.equal(await certView(b), await certView(a), rel);
+              assert.equal(await validitySeconds(b), await validitySeconds(a), `${rel} validity`);
+              const issuerOk = await run([
+                "openssl",
+                "verify",
+                "-CAfile",
+                `${ours}/etc/kubernetes/pki/${
+                  rel.includes("/etcd/")
+                    ? "etcd/ca"
+                    : rel.includes("front-proxy")
+                    ? "front-proxy-ca"
+                    : rel.includes("etcd-client")
+                    ? "etcd/ca"
+                    : "ca"
+                }.crt`,
+                b,
+              ]);
+              assert.equal(issuerOk.code, 0, `${rel}: ${issuerOk.stdout}${issuerOk.stderr}`);
+            } else if (rel.endsWith(".key") || rel.endsWith(".pub")) {
+              assert.equal(
+                await keyView(b).catch(() => "pub"),
+                await keyView(a).catch(() => "pub"),
+                rel,
+              );
+              assert.equal(
+                (await Deno.readTextFile(b)).split("\n")[0],
+                (await Deno.readTextFile(a)).split("\n")[0],
+                `${rel} PEM type`,
+              );
+            } else if (rel.endsWith(".conf")) {
+              assert.deepEqual(await kubeconfigView(b), await kubeconfigView(a), rel);
+            } else {
+              // manifests and kubelet files: byte for byte
+              assert.equal(await Deno.readTextFile(b), await Deno.readTextFile(a), rel);
+            }
+          }
+        } finally {
+          await Deno.remove(up, { recursive: true });
+          await Deno.remove(ours, { recursive: true });
         }
-      } finally {
-        await Deno.remove(up, { recursive: true });
-        await Deno.remove(ours, { recursive: true });
-      }
-    },
-  });
+      },
+    });
+  }
 }

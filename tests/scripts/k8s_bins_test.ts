@@ -20,11 +20,6 @@ const nodeComponents = [
   "kubelet",
 ];
 const sets: Record<string, { k8s?: string; etcd?: string; bins: string[] }> = {
-  "v1.34.4": {
-    k8s: "v1.34.4",
-    etcd: "3.6.5",
-    bins: ["kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl", "kubeadm"],
-  },
   "v1.37.2": { k8s: "v1.37.2", etcd: "3.7.0", bins: [...nodeComponents, "kubectl", "kubeadm"] },
   "v1.36.3": { k8s: "v1.36.3", etcd: "3.7.0", bins: nodeComponents },
   containerd: { bins: ["containerd", "ctr", "containerd-shim-runc-v2"] },
@@ -37,6 +32,8 @@ Deno.test("k8s-bins --list names every set with its dir, the default first", asy
   assert.deepEqual(rows.map((row) => row[0]).toSorted(), Object.keys(sets).toSorted());
   const def = await k8sBins("--default");
   assert.equal(rows[0][0], def.stdout.trim());
+  // kubeadm-ts matches upstream kubeadm v1.37.2: its set is the default.
+  assert.equal(def.stdout.trim(), "v1.37.2");
   for (const [name, dir, state] of rows) {
     assert.equal(state, "ok", `set ${name} is built`);
     const printed = await k8sBins("--print-dir", "--set", name);

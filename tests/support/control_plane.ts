@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { k8sBinDir } from "./k8s_bins.ts";
+import { binSetDir, k8sBinDir } from "./k8s_bins.ts";
 import { createNetNamespace, type NetNamespace } from "./netns.ts";
 import { repoRoot } from "./repo.ts";
 
@@ -48,7 +48,10 @@ export interface TestNode {
   /** The node's `--rootfs`. */
   rootfs: string;
   nodeName: string;
+  /** The default `scripts/k8s-bins` set (kubectl, etcdctl, upstream kubeadm). */
   binDir: string;
+  /** Where the etcd and kube-* binaries the stand-in runs come from. */
+  componentDir: string;
   /** `scripts/kubeadm <args> --rootfs <rootfs>` inside the namespace. */
   kubeadm(
     args: string[],
@@ -77,12 +80,29 @@ export interface TestNode {
 export interface TestNodeOptions {
   /** Nodes whose namespaces this node's namespace is linked to (see {@link TestNode.link}). */
   linkTo?: TestNode[];
-  /** The binaries the stand-in runs by default (default: {@link k8sBinDir}). */
-  binDir?: string;
-  /** Image tag → bin dir: static Pods run the set their image tag names. */
-  binDirs?: Readonly<Record<string, string>>;
-  /** The kubelet version the stand-in's Node reports. */
+  /**
+   * The `scripts/k8s-bins` set whose etcd and kube-* binaries run this node's static Pods
+   * (`v1.36.3` for a v1.36 control plane); default: the default set.
+   */
+  componentSet?: string;
+  /**
+   * Sets a static Pod runs when its image tag names one (`v1.36.3`, `v1.37.2`): an upgrade
+   * swaps a manifest's tag and the stand-in restarts the Pod on that set's binaries.
+   */
+  tagSets?: readonly string[];
+  /** The kubelet version the stand-in's Node reports (default: the stand-in's kubelet). */
   kubeletVersion?: string;
+}
+
+/** The bin dir of a component set (`$KUBEADM_TS_V1_36_3_BIN_DIR` overrides). */
+export async function componentSetDir(set: string): Promise<string> {
+  const env = `KUBEADM_TS_${set.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_BIN_DIR`;
+  return await binSetDir(set, env, [
+    "etcd",
+    "kube-apiserver",
+    "kube-controller-manager",
+    "kube-scheduler",
+  ]);
 }
 
 /**
@@ -159,7 +179,10 @@ export async function createTestNode(
   nodeName: string,
   options: TestNodeOptions = {},
 ): Promise<TestNode> {
-  const binDir = options.binDir ?? await k8sBinDir();
+  const binDir = await k8sBinDir();
+  const componentDir = options.componentSet ? await componentSetDir(options.componentSet) : binDir;
+  const tagDirs: Record<string, string> = {};
+  for (const set of options.tagSets ?? []) tagDirs[set] = await componentSetDir(set);
   const ns = await createNetNamespace();
   const rootfs = await Deno.makeTempDir({ prefix: `kts-${nodeName}-` });
   let standin: Deno.ChildProcess | undefined;
@@ -168,6 +191,7 @@ export async function createTestNode(
     rootfs,
     nodeName,
     binDir,
+    componentDir,
     kubeadm: (args, opts) =>
       run([kubeadmLauncher(), ...args, "--rootfs", rootfs], {
         ns,
@@ -207,17 +231,17 @@ export async function createTestNode(
           "--rootfs",
           rootfs,
           "--bin-dir",
-          binDir,
+          componentDir,
           "--node-name",
           nodeName,
           "--node-ip",
           ns.address,
           "--log-dir",
           `${rootfs}/var/log/standin`,
-          ...(options.binDirs
+          ...(options.tagSets?.length
             ? [
               "--bin-dirs",
-              Object.entries(options.binDirs).map(([tag, dir]) => `${tag}=${dir}`).join(","),
+              Object.entries(tagDirs).map(([tag, dir]) => `${tag}=${dir}`).join(","),
             ]
             : []),
           ...(options.kubeletVersion ? ["--kubelet-version", options.kubeletVersion] : []),
@@ -301,14 +325,15 @@ export async function waitFor<T>(
 }
 
 /**
- * Runs `kubeadm init` on a node with the test config ({@link writeInitConfig}) and its kubelet
- * stand-in started; fails the test with init's output when it does not succeed. Returns the
- * result and the config's path.
+ * Runs `kubeadm init` on a node with the test config ({@link writeInitConfig}, plus `extra`
+ * ClusterConfiguration lines) and its kubelet stand-in started; fails the test with init's
+ * output when it does not succeed. Returns the result and the config's path.
  */
 export async function initControlPlane(
   node: TestNode,
+  extra = "",
 ): Promise<{ init: RunResult; config: string }> {
-  const config = await writeInitConfig(node);
+  const config = await writeInitConfig(node, extra);
   await node.startStandin();
   const init = await node.kubeadm(["init", "--config", config, "--ignore-preflight-errors=all"]);
   if (init.code !== 0) throw new Error(`init failed:\n${init.stdout}\n${init.stderr}`);

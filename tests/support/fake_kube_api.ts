@@ -12,7 +12,8 @@
  */
 import type { Status } from "kubernetes-types/meta/v1.d.ts";
 import type { Clock } from "../../core/host/ports.ts";
-import type { KubeObject } from "../../core/kube/client.ts";
+import { KubeClient, type KubeObject } from "../../core/kube/client.ts";
+import { FakeClock } from "./fake_clock.ts";
 import { applyMergePatch } from "../../core/patches/merge_patch.ts";
 import {
   parseResourcePath,
@@ -115,7 +116,7 @@ export class FakeKubeApi {
     ["/livez", { status: 200, body: "ok" }],
     ["/version", {
       status: 200,
-      body: JSON.stringify({ major: "1", minor: "34", gitVersion: "v1.34.4" }),
+      body: JSON.stringify({ major: "1", minor: "37", gitVersion: "v1.37.2" }),
     }],
   ]);
   readonly #faults: Fault[] = [];
@@ -296,4 +297,24 @@ export class FakeKubeApi {
     }
     return statusResponse(405, "MethodNotAllowed", "method not allowed");
   }
+}
+
+/**
+ * A {@link FakeKubeApi} holding `objects` and a {@link KubeClient} on it, on a fake clock
+ * starting at `nowMs`.
+ */
+export function fakeApiClient(objects: KubeObject[] = [], nowMs?: number): {
+  clock: FakeClock;
+  api: FakeKubeApi;
+  client: KubeClient;
+} {
+  const clock = new FakeClock(nowMs);
+  const api = new FakeKubeApi({ clock, objects });
+  const client = new KubeClient({
+    server: "https://10.0.0.1:6443",
+    transport: api.transport,
+    clock,
+    sleep: clock.sleep,
+  });
+  return { clock, api, client };
 }

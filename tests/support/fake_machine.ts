@@ -1,7 +1,7 @@
 /**
  * A scriptable {@link Machine} for tests. Its defaults describe a healthy node on which
  * every init and join check passes (root, 4 CPUs, 8 GiB, Linux 6.8 with a complete kernel
- * config, cgroup v2, forwarding on, no swap, kubelet v1.34.4 installed and enabled, a CRI
+ * config, cgroup v2, forwarding on, no swap, kubelet v1.37.2 installed and enabled, a CRI
  * runtime answering); each test changes the one thing it is about.
  *
  * @module
@@ -18,7 +18,8 @@ import type { Printer } from "../../core/host/ports.ts";
 /** A kernel config enabling every option the default spec knows. */
 export function completeKernelConfig(): string {
   const k = DEFAULT_SYS_SPEC.kernel;
-  return [...k.required, ...k.optional].map((c) => `CONFIG_${c.name}=y`).join("\n") + "\n";
+  const all = [...k.required, ...k.requiredCgroupsV1, ...k.requiredCgroupsV2, ...k.optional];
+  return [...new Set(all.map((c) => `CONFIG_${c.name}=y`))].join("\n") + "\n";
 }
 
 /** In-memory node files: a map of files plus explicit (possibly empty) directories. */
@@ -124,6 +125,8 @@ export class FakeContainerRuntime implements ContainerRuntime {
   sandbox?: string;
   /** What `runtimeConfig` reports (`undefined`: the call is not implemented). */
   config?: RuntimeConfig = { cgroupDriver: "systemd" };
+  /** Error from `runtimeConfig` (a failing call), if any. */
+  configError?: Error;
   /** Pod sandboxes present. */
   pods: string[] = [];
   /** Pod sandboxes removed. */
@@ -139,7 +142,7 @@ export class FakeContainerRuntime implements ContainerRuntime {
     return this.runningError ? Promise.reject(this.runningError) : Promise.resolve();
   }
   runtimeConfig(): Promise<RuntimeConfig | undefined> {
-    return Promise.resolve(this.config);
+    return this.configError ? Promise.reject(this.configError) : Promise.resolve(this.config);
   }
   imageExists(image: string): Promise<boolean> {
     return Promise.resolve(this.images.has(image));
@@ -175,8 +178,10 @@ export class FakeMachine implements Machine {
   os = "Linux";
   cgroup: 1 | 2 | Error = 2;
   readonly executables = new Set(["losetup", "mount", "cp", "kubelet", "systemctl"]);
-  kubeletOutput: string | Error = "Kubernetes v1.34.4\n";
+  kubeletOutput: string | Error = "Kubernetes v1.37.2\n";
   readonly busyPorts = new Set<number>();
+  /** Addresses that are not on this host: listening on them fails. */
+  readonly foreignAddresses = new Set<string>();
   init: FakeInitSystem | undefined = new FakeInitSystem();
   /** Name → addresses; a missing name fails with `no such host`. */
   readonly dns = new Map<string, string[]>();
@@ -259,7 +264,8 @@ export class FakeMachine implements Machine {
       ? Promise.reject(this.kubeletOutput)
       : Promise.resolve(this.kubeletOutput);
   }
-  isPortFree(port: number): Promise<boolean> {
+  isPortFree(port: number, address?: string): Promise<boolean> {
+    if (address !== undefined && this.foreignAddresses.has(address)) return Promise.resolve(false);
     return Promise.resolve(!this.busyPorts.has(port));
   }
   initSystem(): Promise<InitSystem | undefined> {

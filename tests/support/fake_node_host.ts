@@ -59,6 +59,8 @@ export class FakeNodeHost implements NodeHost {
   mounts: string[] = [];
   /** Mount points whose unmount fails → error text. */
   readonly unmountErrors = new Map<string, string>();
+  /** Mount points already gone (a duplicate entry unmounted through its shared peer). */
+  readonly notMounted = new Set<string>();
   /** Unmount calls. */
   readonly unmounted: { path: string; flags: readonly string[] }[] = [];
   /** Directories emptied, in order. */
@@ -116,13 +118,14 @@ export class FakeNodeHost implements NodeHost {
     return Promise.resolve([...this.mounts]);
   }
 
-  unmount(path: string, flags: readonly string[]): Promise<void> {
+  unmount(path: string, flags: readonly string[]): Promise<"unmounted" | "not-mounted"> {
     this.unmounted.push({ path, flags });
     this.actions.push(`unmount ${path}`);
     const err = this.unmountErrors.get(path);
     if (err) return Promise.reject(new Error(err));
+    if (this.notMounted.has(path)) return Promise.resolve("not-mounted");
     this.mounts = this.mounts.filter((m) => m !== path);
-    return Promise.resolve();
+    return Promise.resolve("unmounted");
   }
 
   cleanDir(path: string): Promise<void> {

@@ -1,13 +1,13 @@
 /**
  * A hand-built {@link ResolvedConfig}: what `kubeadm init` resolves for a default v1beta4
- * configuration on a node `cp-1` advertising `192.168.0.10:6443`, Kubernetes v1.34.4.
+ * configuration on a node `cp-1` advertising `192.168.0.10:6443`, Kubernetes v1.37.2.
  * Tests take a fresh deep copy and edit the fields they care about.
  *
  * @module
  */
 import type { KubeletConfiguration, ResolvedConfig } from "../../core/config/types.ts";
 
-/** The KubeletConfiguration kubeadm v1.34 writes for the default configuration. */
+/** The KubeletConfiguration kubeadm v1.37 writes for the default configuration. */
 export function kubeletConfigFixture(): KubeletConfiguration {
   return {
     apiVersion: "kubelet.config.k8s.io/v1beta1",
@@ -89,7 +89,7 @@ export function initConfigFixture(): ResolvedConfig {
       kind: "ClusterConfiguration",
       etcd: { local: { dataDir: "/var/lib/etcd" } },
       networking: { serviceSubnet: "10.96.0.0/12", dnsDomain: "cluster.local" },
-      kubernetesVersion: "v1.34.4",
+      kubernetesVersion: "v1.37.2",
       apiServer: {},
       controllerManager: {},
       scheduler: {},

@@ -54,6 +54,7 @@ export function initDataFixture(opts: InitDataFixtureOptions = {}): {
       hostname: opts.host?.hostname ?? "cp-1",
       existingDirs: opts.host?.existingDirs ?? new Set(),
       proxyEnv: opts.host?.proxyEnv ?? {},
+      systemdResolvedActive: opts.host?.systemdResolvedActive,
     },
     sleep: () => Promise.resolve(),
     node: opts.health || opts.machine ? fakeNode(opts.health, opts.machine) : undefined,

@@ -82,23 +82,3 @@ export async function binSetDir(
   setDirs.set(set, dir);
   return dir;
 }
-
-/** The upstream kubeadm release the day-2 golden tests compare against. */
-export const UPSTREAM_KUBEADM_VERSION = "v1.37.2";
-
-/**
- * The upstream kubeadm {@link UPSTREAM_KUBEADM_VERSION} binary: `$KUBEADM_TS_UPSTREAM_KUBEADM`,
- * else the one of the `scripts/k8s-bins` set of that version (`$KUBEADM_TS_V1_37_BIN_DIR`, else
- * `--print-dir --set`). Fails (never skips) when it is missing.
- */
-export async function upstreamKubeadm(): Promise<string> {
-  const bin = Deno.env.get("KUBEADM_TS_UPSTREAM_KUBEADM");
-  if (bin) {
-    await Deno.stat(bin).catch(() => {
-      throw new Error(`KUBEADM_TS_UPSTREAM_KUBEADM=${bin} does not exist`);
-    });
-    return bin;
-  }
-  const dir = await binSetDir(UPSTREAM_KUBEADM_VERSION, "KUBEADM_TS_V1_37_BIN_DIR", ["kubeadm"]);
-  return `${dir}/kubeadm`;
-}

@@ -4,8 +4,11 @@
  * Mirrors upstream's `initData.Client()`: on first use the admin kubeconfig is read (through
  * the node's file port), turned into connection parameters, and handed to a transport factory
  * the runtime injects (the Deno mTLS transport in a real run, the dry-run transport in
- * `--dry-run`). In a real run the `kubeadm:cluster-admins` ClusterRoleBinding is then ensured
- * once, with the super-admin.conf fallback; a dry run skips that bootstrap, as upstream does.
+ * `--dry-run`). Since v1.35 every client talks to this node's own API server (the local API
+ * endpoint), not the control-plane endpoint, while `kubeconfig()` keeps the file as written
+ * (cluster-info and the join command use it). In a real run the `kubeadm:cluster-admins`
+ * ClusterRoleBinding is then ensured once, with the super-admin.conf fallback; a dry run skips
+ * that bootstrap, as upstream does.
  *
  * @module
  */
@@ -17,7 +20,8 @@ import { connectionFromKubeconfig } from "../../kube/kubeconfig_connection.ts";
 import { API_CALL_RETRY_INTERVAL_MS, poll } from "../../kube/retry.ts";
 import { isForbidden } from "../../kube/status.ts";
 import type { ConnectionParams, Sleep, TransportFactory } from "../../kube/transport.ts";
-import { type Kubeconfig, parseKubeconfig } from "../../kubeconfig/kubeconfig.ts";
+import { type Kubeconfig, parseKubeconfig, withServer } from "../../kubeconfig/kubeconfig.ts";
+import { localAPIEndpointURL } from "../../net/endpoint.ts";
 import { ensureClusterAdminsBinding } from "../../cluster/cluster_admins.ts";
 import type { ClusterAccess } from "./data.ts";
 
@@ -35,6 +39,11 @@ export interface ClusterAccessOptions {
   sleep: Sleep;
   /** `timeouts.kubernetesAPICall` in milliseconds: the retry bound of every call. */
   apiCallTimeoutMs: number;
+  /**
+   * This node's API endpoint: admin.conf and super-admin.conf clients are pointed at it
+   * (upstream `PointKubeConfigToLocalAPIEndpoint`); absent, they use the file's server.
+   */
+  localAPIEndpoint?: { advertiseAddress: string; bindPort: number };
 }
 
 /** Reads and parses a kubeconfig through the file port; `undefined` when missing. */
@@ -64,9 +73,12 @@ export function createClusterAccess(o: ClusterAccessOptions): ClusterAccess {
     return cfg;
   };
 
-  const clientFor = async (cfg: Kubeconfig, path: string): Promise<KubeClient> => {
+  const clientFor = async (file: Kubeconfig, path: string): Promise<KubeClient> => {
     let params: ConnectionParams;
     try {
+      const cfg = o.localAPIEndpoint
+        ? withServer(file, localAPIEndpointURL(o.localAPIEndpoint))
+        : file;
       params = await connectionFromKubeconfig(cfg, { files: o.files });
     } catch (e) {
       throw new KubeadmError(

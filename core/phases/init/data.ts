@@ -24,6 +24,8 @@ export interface HostFacts {
   existingDirs: ReadonlySet<string>;
   /** `*_proxy` environment variables (name → value), copied into control-plane Pods. */
   proxyEnv: Readonly<Record<string, string>>;
+  /** Whether systemd-resolved is active (this node's kubelet `config.yaml` gets its resolv.conf). */
+  systemdResolvedActive?: boolean;
 }
 
 /** The cluster as kubeadm's admin identity sees it; connects on first use. */

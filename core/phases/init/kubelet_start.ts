@@ -1,18 +1,16 @@
 /**
- * `kubeadm init phase kubelet-start`: writes `/var/lib/kubelet/kubeadm-flags.env` and
- * `/var/lib/kubelet/config.yaml` (plus `instance-config.yaml` with the `NodeLocalCRISocket`
- * gate), all mode 0644, then (re)starts the kubelet through a hook the runtime supplies.
+ * `kubeadm init phase kubelet-start`: writes `/var/lib/kubelet/kubeadm-flags.env`,
+ * `instance-config.yaml` (the CRI socket) and `config.yaml`, all mode 0644, in upstream's
+ * order, then (re)starts the kubelet through a hook the runtime supplies.
  *
  * @module
  */
-import { Feature, featureEnabled } from "../../config/features.ts";
 import {
   wrapKubeletError,
   writeKubeletConfigFile,
   writeKubeletEnvFile,
   writeKubeletInstanceConfig,
 } from "../../kubelet/files.ts";
-import { pauseImage } from "../../manifests/images.ts";
 import { kubeletControl } from "../../kubelet/service.ts";
 import type { InitData } from "./data.ts";
 
@@ -30,11 +28,6 @@ function kubeletHooks(data: InitData): KubeletStartHooks {
   return { stopKubelet: kubelet.stop, restartKubelet: kubelet.restart };
 }
 
-/** True when the `NodeLocalCRISocket` feature gate is on. */
-export function nodeLocalCRISocketEnabled(data: InitData): boolean {
-  return featureEnabled(data.cfg.cluster.featureGates, Feature.NodeLocalCRISocket);
-}
-
 /**
  * Writes the kubelet's flags and configuration files, then (re)starts the kubelet through
  * `hooks`: by default the node's kubelet service; without a node only the files are written.
@@ -44,22 +37,22 @@ export async function runKubeletStart(
   hooks: KubeletStartHooks = kubeletHooks(data),
 ): Promise<void> {
   const { cfg } = data;
-  const localCRISocket = nodeLocalCRISocketEnabled(data);
   if (!data.dryRun && hooks.stopKubelet) await hooks.stopKubelet();
 
   await writeKubeletEnvFile(data.files, data.out, {
     nodeRegistration: cfg.init.nodeRegistration,
-    pauseImage: pauseImage(cfg.cluster),
     hostname: data.host.hostname,
     registerTaintsUsingFlags: false,
-    nodeLocalCRISocket: localCRISocket,
   });
-  const instanceConfig = localCRISocket
-    ? await writeKubeletInstanceConfig(data.files, data.out, cfg.init.nodeRegistration.criSocket)
-    : undefined;
+  const instanceConfig = await writeKubeletInstanceConfig(
+    data.files,
+    data.out,
+    cfg.init.nodeRegistration.criSocket,
+  );
   await writeKubeletConfigFile(data.files, data.out, cfg.kubelet, {
     patchesDir: data.patchesDir,
     instanceConfig,
+    systemdResolvedActive: data.host.systemdResolvedActive,
   }).catch((e) => {
     throw wrapKubeletError("error writing kubelet configuration to disk", e);
   });

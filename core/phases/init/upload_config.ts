@@ -1,14 +1,11 @@
 /**
  * `kubeadm init phase upload-config`: `kubeadm` stores the ClusterConfiguration (secrets and
  * node-specific data excluded) in `kube-system/kubeadm-config`; `kubelet` stores the cluster
- * KubeletConfiguration in `kube-system/kubelet-config`, with their read RBAC, and annotates this
- * Node with its CRI socket unless the `NodeLocalCRISocket` gate (on by default in 1.34) keeps
- * the socket in the node-local `instance-config.yaml` instead.
+ * KubeletConfiguration in `kube-system/kubelet-config`, with their read RBAC.
  *
  * @module
  */
 import { uploadKubeadmConfig, uploadKubeletConfig } from "../../cluster/upload_config.ts";
-import { Feature, featureEnabled } from "../../config/features.ts";
 import { clusterConfigurationForUpload } from "../../config/print.ts";
 import { toKubeYaml } from "../../yaml/kube_yaml.ts";
 import { clusterClient } from "./cluster_access.ts";
@@ -31,12 +28,8 @@ export async function runUploadKubeadmConfig(data: InitData): Promise<void> {
 /** `upload-config/kubelet`. */
 export async function runUploadKubeletConfig(data: InitData): Promise<void> {
   const client = await clusterClient(data.cluster);
-  const nr = data.cfg.init.nodeRegistration;
   await uploadKubeletConfig(client, {
     kubeletConfigurationYaml: kubeletConfigurationForUpload(data),
     userSupplied: data.cfg.userSupplied.kubelet,
-    nodeName: nr.name,
-    criSocket: nr.criSocket,
-    annotateCriSocket: !featureEnabled(data.cfg.cluster.featureGates, Feature.NodeLocalCRISocket),
   }, data.out);
 }

@@ -1,8 +1,7 @@
 /**
  * `kubeadm init phase wait-control-plane`: waits for the kubelet's health endpoint, then for
- * the control-plane components (upstream `WaitForKubelet` and, with the
- * `WaitForAllControlPlaneComponents` gate that 1.34 has on, `WaitForControlPlaneComponents`;
- * without it `WaitForAPI`).
+ * every control-plane component (upstream `WaitForKubelet` and `WaitForControlPlaneComponents`;
+ * the `WaitForAllControlPlaneComponents` gate and its API-server-only wait are gone in v1.37).
  *
  * Endpoints: the kubelet at `http://<healthzBindAddress>:<healthzPort>/healthz` from the
  * KubeletConfiguration; kube-apiserver `/livez`, kube-controller-manager `/healthz` and
@@ -18,10 +17,8 @@
  * @module
  */
 import { formatDuration, parseDuration } from "../../text/duration.ts";
-import { Feature, featureEnabled } from "../../config/features.ts";
 import {
   controlPlaneHealthTargets,
-  describeComponentFailure,
   type HealthTarget,
   type HealthWaitContext,
   KUBELET_HEALTHZ_OFF,
@@ -29,7 +26,6 @@ import {
   readControlPlanePods,
   troubleshootingLines,
   waitForControlPlaneComponents,
-  waitForHealthy,
   waitForKubelet,
 } from "../../controlplane/health.ts";
 import { KubeadmError } from "../../errors.ts";
@@ -104,36 +100,6 @@ async function waitForComponents(data: InitData): Promise<void> {
   );
 }
 
-/** Waits for the API server only (`WaitForAllControlPlaneComponents` off). */
-async function waitForAPI(data: InitData): Promise<void> {
-  const timeoutMs = timeoutOf(data.cfg.init.timeouts.controlPlaneComponentHealthCheck, 4 * 60_000);
-  const [api] = await healthTargets(data);
-  const target = { ...api, url: api.url.replace(/\/livez$/, "/healthz") };
-  data.out.info(
-    `[api-check] Waiting for a healthy API server. This can take up to ${
-      formatDuration(timeoutMs)
-    }`,
-  );
-  const outcome = await waitForHealthy(waitContext(data), [target], {
-    timeoutMs,
-    prefix: "[api-check]",
-    label: () => "the API server",
-    describe: describeComponentFailure,
-    onHealthy: (_t, ms) =>
-      data.out.info(`[api-check] The API server is healthy after ${formatDuration(ms)}`),
-  });
-  if (outcome.pending.length === 0) return;
-  data.out.info(
-    `[api-check] The API server is not healthy after ${formatDuration(outcome.elapsedMs)}`,
-  );
-  fail(
-    data,
-    [...outcome.errors.values()],
-    `the API server did not become healthy at ${target.url} within ${formatDuration(timeoutMs)}`,
-    "inspect the kube-apiserver container logs",
-  );
-}
-
 /** Runs the phase. */
 export async function runWaitControlPlane(data: InitData): Promise<void> {
   if (data.dryRun) await data.reportDryRunFiles?.();
@@ -141,10 +107,6 @@ export async function runWaitControlPlane(data: InitData): Promise<void> {
     `[wait-control-plane] Waiting for the kubelet to boot up the control plane as static Pods from directory ${
       JSON.stringify(data.manifestDir)
     }`,
-  );
-  const allComponents = featureEnabled(
-    data.cfg.cluster.featureGates,
-    Feature.WaitForAllControlPlaneComponents,
   );
   if (data.dryRun) {
     // Upstream's dry-run waiter: one line for the kubelet; the component wait is silent.
@@ -154,12 +116,8 @@ export async function runWaitControlPlane(data: InitData): Promise<void> {
         ? KUBELET_HEALTHZ_OFF
         : `[dryrun] Would make sure the kubelet returns 'ok' at ${url}`,
     );
-    if (!allComponents) {
-      data.out.info("[dryrun] Would wait for the API Server's /healthz endpoint to return 'ok'");
-    }
     return;
   }
   await waitForKubeletHealthy(data);
-  if (allComponents) await waitForComponents(data);
-  else await waitForAPI(data);
+  await waitForComponents(data);
 }

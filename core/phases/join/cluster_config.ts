@@ -112,11 +112,10 @@ export async function fetchClusterConfigDocuments(
   return { clusterConfiguration, kubelet, kubeProxy };
 }
 
-/** Host facts defaulting needs (hostname, default address, systemd-resolved). */
+/** Host facts defaulting needs (hostname, default address). */
 export interface NodeConfigHost {
   hostname: string;
   defaultAdvertiseAddress: string;
-  systemdResolvedActive?: boolean;
 }
 
 function documentOf(yaml: string, kind: string): Record<string, unknown> {
@@ -192,7 +191,6 @@ export function nodeInitConfig(
       hostname: join.nodeRegistration.name,
       defaultAdvertiseAddress: join.controlPlane?.localAPIEndpoint.advertiseAddress ??
         host.defaultAdvertiseAddress,
-      systemdResolvedActive: host.systemdResolvedActive,
     },
     random,
   );

@@ -15,14 +15,18 @@ import type { ResolvedJoinConfig } from "../../config/join.ts";
 import type { ResolvedConfig } from "../../config/types.ts";
 import { DEFAULT_CLUSTER_NAME } from "../../constants.ts";
 import type { NodeHost } from "../../host/node.ts";
-import { KubeadmError } from "../../errors.ts";
+import { DiscoveryError, errorMessage, KubeadmError } from "../../errors.ts";
 import type { Clock, FileSystem, Printer, RandomSource } from "../../host/ports.ts";
 import { utf8 } from "../../host/ports.ts";
 import { KubeClient } from "../../kube/client.ts";
 import { connectionFromKubeconfig } from "../../kube/kubeconfig_connection.ts";
 import type { Sleep } from "../../kube/transport.ts";
 import type { TransportFactory } from "../../kube/transport.ts";
-import { type Kubeconfig, lookupContext, parseKubeconfig } from "../../kubeconfig/kubeconfig.ts";
+import {
+  clusterFromKubeconfig,
+  type Kubeconfig,
+  parseKubeconfig,
+} from "../../kubeconfig/kubeconfig.ts";
 import type { HostFacts } from "../init/data.ts";
 import type { CertTreeContext } from "../../certs/tree.ts";
 import type { KubeconfigFileContext } from "../../kubeconfig/files.ts";
@@ -139,12 +143,31 @@ function once<T>(fn: () => Promise<T>): () => Promise<T> {
   };
 }
 
-/** Renames the bootstrap kubeconfig's cluster to the cluster's name (as upstream does). */
+/**
+ * Renames the bootstrap kubeconfig's cluster to the cluster's name and points the current
+ * context at it (as upstream does). A kubeconfig without a usable cluster, or whose
+ * current-context does not exist, is refused with upstream's v1.35+ message.
+ */
 export function renameBootstrapCluster(config: Kubeconfig, clusterName: string): void {
-  const found = lookupContext(config);
-  if (!found.context || !found.cluster || found.context.cluster === clusterName) return;
-  config.clusters = [{ name: clusterName, cluster: found.cluster }];
-  found.context.cluster = clusterName;
+  let cluster;
+  try {
+    cluster = clusterFromKubeconfig(config).cluster;
+  } catch (e) {
+    throw new DiscoveryError(`the TLS bootstrap kubeconfig is malformed: ${errorMessage(e)}`, {
+      cause: e,
+    });
+  }
+  const current = config["current-context"] ?? "";
+  const context = (config.contexts ?? []).find((c) => (c.name ?? "") === current)?.context;
+  if (!context) {
+    throw new DiscoveryError(
+      `the TLS bootstrap kubeconfig is malformed: ${
+        JSON.stringify(current)
+      } set as current-context, but not found in context list`,
+    );
+  }
+  config.clusters = [{ name: clusterName, cluster }];
+  context.cluster = clusterName;
 }
 
 /** Builds the {@link JoinData} of a run. */
@@ -180,7 +203,6 @@ export function createJoinData(input: JoinDataInput): JoinData {
       const cfg = nodeInitConfig(docs, input.cfg, {
         hostname: input.host.hostname,
         defaultAdvertiseAddress: input.host.defaultAdvertiseAddress ?? "",
-        systemdResolvedActive: input.host.systemdResolvedActive,
       }, input.random);
       renameBootstrapCluster(tls, cfg.cluster.clusterName || DEFAULT_CLUSTER_NAME);
       return cfg;

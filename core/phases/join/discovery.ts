@@ -16,7 +16,7 @@ import {
   fetchDiscoveryKubeconfig,
   type FetchDiscoveryUrl,
 } from "../../discovery/file.ts";
-import { tlsBootstrapKubeconfigFor } from "../../discovery/tls_bootstrap.ts";
+import { bootstrapCaSummary, tlsBootstrapKubeconfigFor } from "../../discovery/tls_bootstrap.ts";
 import { discoverWithToken } from "../../discovery/token.ts";
 import { DiscoveryError, errorMessage } from "../../errors.ts";
 import type { Clock, FileReader, Printer } from "../../host/ports.ts";
@@ -62,6 +62,32 @@ export interface JoinDiscovery {
 
 function isHttpsURL(path: string): boolean {
   return /^https:\/\//i.test(path);
+}
+
+/**
+ * The TLS bootstrap kubeconfig once its CA certificate is read (upstream v1.35+ fails discovery
+ * when the CA data holds no certificate, and logs the CA's summary at `-v=1`).
+ */
+async function withCaCertificate(
+  kubeconfig: Kubeconfig,
+  log: (line: string) => void,
+): Promise<Kubeconfig> {
+  const ca = await bootstrapCaSummary(kubeconfig);
+  log(
+    [
+      "[discovery] Using CA certificate from discovery kubeconfig:",
+      "CA Certificate:",
+      `\tSubject: ${ca.subject}`,
+      `\tIssuer: ${ca.issuer}`,
+      `\tSerialNumber: ${ca.serialNumber}`,
+      `\tNotBefore: ${ca.notBefore}`,
+      `\tNotAfter: ${ca.notAfter}`,
+      `\tSignatureAlgorithm: ${ca.signatureAlgorithm}`,
+      `\tPublicKeyAlgorithm: ${ca.publicKeyAlgorithm}`,
+      `\tHash: ${ca.pin}`,
+    ].join("\n"),
+  );
+  return kubeconfig;
 }
 
 /** Runs the configured discovery. Throws a {@link DiscoveryError}. */
@@ -110,7 +136,10 @@ export async function discoverCluster(
       warn: (l) => out.warn(l),
     });
     return {
-      tlsBootstrap: tlsBootstrapKubeconfigFor(result.kubeconfig, d.tlsBootstrapToken) as Kubeconfig,
+      tlsBootstrap: await withCaCertificate(
+        tlsBootstrapKubeconfigFor(result.kubeconfig, d.tlsBootstrapToken),
+        log,
+      ),
       method: "file",
       pinned: true,
     };
@@ -130,7 +159,10 @@ export async function discoverCluster(
     });
     if (!result.pinned) { for (const line of UNSAFE_DISCOVERY_WARNING) out.warn(line); }
     return {
-      tlsBootstrap: tlsBootstrapKubeconfigFor(result.kubeconfig, d.tlsBootstrapToken) as Kubeconfig,
+      tlsBootstrap: await withCaCertificate(
+        tlsBootstrapKubeconfigFor(result.kubeconfig, d.tlsBootstrapToken),
+        log,
+      ),
       method: "token",
       pinned: result.pinned,
     };

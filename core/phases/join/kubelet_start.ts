@@ -1,21 +1,20 @@
 /**
- * `kubeadm join phase kubelet-start` and the hidden `kubelet-wait-bootstrap` (upstream
- * `cmd/phases/join/kubelet.go`).
+ * `kubeadm join phase kubelet-start` and `kubelet-wait-bootstrap` (upstream
+ * `cmd/phases/join/kubelet.go`, v1.37).
  *
- * kubelet-start writes `bootstrap-kubelet.conf` (for control-plane joins with
- * `ControlPlaneKubeletLocalMode`, pointing at this node's own API server) and `pki/ca.crt`
- * (only when absent), refuses to go on when a Ready Node of the same name exists, stops the
- * kubelet, writes `instance-config.yaml` (`NodeLocalCRISocket`), `config.yaml` (the cluster's
- * KubeletConfiguration, patched) and `kubeadm-flags.env` (with `--register-with-taints` for
- * workers), and starts the kubelet. Without `ControlPlaneKubeletLocalMode` it then waits for the
- * bootstrap itself; with it (the 1.34 default) `kubelet-wait-bootstrap` does: wait for the
- * kubelet's healthz, then for `kubelet.conf` and the credentials it refers to, and remove
- * `bootstrap-kubelet.conf` whatever happens.
+ * kubelet-start writes `bootstrap-kubelet.conf` (for control-plane joins pointing at this
+ * node's own API server) and `pki/ca.crt` (only when absent), refuses to go on when a Ready
+ * Node of the same name exists, stops the kubelet, writes `instance-config.yaml` (the CRI
+ * socket), `config.yaml` (the cluster's KubeletConfiguration for this node, patched) and
+ * `kubeadm-flags.env` (with `--register-with-taints` for workers), and starts the kubelet; it
+ * never waits. `kubelet-wait-bootstrap` waits for the kubelet's healthz, then for
+ * `kubelet.conf` and the credentials it refers to, and removes `bootstrap-kubelet.conf`
+ * whatever happens. (Unlike upstream, a failed kubelet-start removes it too, so the bootstrap
+ * credential does not outlive a failed join.)
  *
  * @module
  */
 import type { Node } from "kubernetes-types/core/v1.d.ts";
-import { Feature, featureEnabled } from "../../config/features.ts";
 import { parseDuration } from "../../text/duration.ts";
 import {
   KUBELET_HEALTHZ_OFF,
@@ -23,10 +22,7 @@ import {
   kubeletHelpLines,
   waitForKubelet,
 } from "../../controlplane/health.ts";
-import { SYSTEMD_RESOLV_CONF } from "../../config/kubelet_config.ts";
 import type { KubeletConfiguration, ResolvedConfig } from "../../config/types.ts";
-import { CRI_SOCKET_ANNOTATION } from "../../cluster/upload_config.ts";
-import { patchNode } from "../../cluster/node_patch.ts";
 import { KubeadmError } from "../../errors.ts";
 import { utf8 } from "../../host/ports.ts";
 import { connectionFromKubeconfig } from "../../kube/kubeconfig_connection.ts";
@@ -40,8 +36,8 @@ import {
   type Kubeconfig,
   parseKubeconfig,
   serializeKubeconfig,
+  withServer,
 } from "../../kubeconfig/kubeconfig.ts";
-import { pauseImage } from "../../manifests/images.ts";
 import { kubeletControl } from "../../kubelet/service.ts";
 import { localAPIEndpointURL } from "../../net/endpoint.ts";
 import {
@@ -69,31 +65,9 @@ function printKubeletHelp(d: JoinData): void {
 /** Interval of the wait for kubelet.conf (upstream `TLSBootstrapRetryInterval`). */
 export const TLS_BOOTSTRAP_RETRY_INTERVAL_MS = 1_000;
 
-/** Whether the cluster runs with `ControlPlaneKubeletLocalMode` (on by default in 1.34). */
-export function kubeletLocalMode(cfg: ResolvedConfig): boolean {
-  return featureEnabled(cfg.cluster.featureGates, Feature.ControlPlaneKubeletLocalMode);
-}
-
 /** The node name the kubelet registers with. */
 export function joinNodeName(d: JoinData): string {
   return kubeletNodeName(d.cfg.nodeRegistration, d.host.hostname);
-}
-
-/** The cluster's KubeletConfiguration with upstream's `Mutate` (systemd-resolved). */
-function mutatedKubeletConfig(d: JoinData, cfg: ResolvedConfig): KubeletConfiguration {
-  const kubelet = structuredClone(cfg.kubelet);
-  if (d.host.systemdResolvedActive) {
-    if (kubelet.resolvConf === undefined || kubelet.resolvConf === null) {
-      kubelet.resolvConf = SYSTEMD_RESOLV_CONF;
-    } else if (kubelet.resolvConf !== SYSTEMD_RESOLV_CONF) {
-      d.out.warn(
-        `[kubelet-start] WARNING: The KubeletConfiguration field "resolvConf" is ${
-          JSON.stringify(kubelet.resolvConf)
-        }; ${JSON.stringify(SYSTEMD_RESOLV_CONF)} is expected with systemd-resolved`,
-      );
-    }
-  }
-  return kubelet;
 }
 
 /** Fails with upstream's message when a Ready Node of this name exists. */
@@ -120,14 +94,18 @@ async function checkNoReadyNode(d: JoinData, nodeName: string): Promise<void> {
 /** Runs `join phase kubelet-start`. */
 export async function runKubeletStart(d: JoinData): Promise<void> {
   const initCfg = await d.initCfg();
-  const localMode = kubeletLocalMode(initCfg);
   const bootstrapPath = `${d.kubeconfigDir}/${BOOTSTRAP_KUBELET_CONF.split("/").pop()}`;
   let ok = false;
   try {
-    const tls: Kubeconfig = structuredClone(await d.tlsBootstrapCfg());
-    if (localMode && d.cfg.controlPlane) {
-      const server = localAPIEndpointURL(d.cfg.controlPlane.localAPIEndpoint);
-      for (const c of tls.clusters) c.cluster = { ...c.cluster, server };
+    let tls: Kubeconfig = structuredClone(await d.tlsBootstrapCfg());
+    if (d.cfg.controlPlane) {
+      let server: string;
+      try {
+        server = localAPIEndpointURL(d.cfg.controlPlane.localAPIEndpoint);
+      } catch (e) {
+        throw wrap("could not get LocalAPIEndpoint", e);
+      }
+      tls = withServer(tls, server);
     }
     await d.files.write({
       path: bootstrapPath,
@@ -155,23 +133,20 @@ export async function runKubeletStart(d: JoinData): Promise<void> {
     if (d.dryRun) d.out.info("[kubelet-start] Would stop the kubelet");
     else await kubeletControl(d.node, d.out).stop();
 
-    const nodeLocalCRISocket = featureEnabled(
-      initCfg.cluster.featureGates,
-      Feature.NodeLocalCRISocket,
+    const instanceConfig = await writeKubeletInstanceConfig(
+      d.files,
+      d.out,
+      d.cfg.nodeRegistration.criSocket,
     );
-    const instanceConfig = nodeLocalCRISocket
-      ? await writeKubeletInstanceConfig(d.files, d.out, d.cfg.nodeRegistration.criSocket)
-      : undefined;
-    await writeKubeletConfigFile(d.files, d.out, mutatedKubeletConfig(d, initCfg), {
+    await writeKubeletConfigFile(d.files, d.out, initCfg.kubelet, {
       patchesDir: d.patchesDir,
       instanceConfig,
+      systemdResolvedActive: d.host.systemdResolvedActive,
     });
     await writeKubeletEnvFile(d.files, d.out, {
       nodeRegistration: d.cfg.nodeRegistration,
-      pauseImage: pauseImage(initCfg.cluster),
       hostname: d.host.hostname,
       registerTaintsUsingFlags: d.cfg.controlPlane === undefined,
-      nodeLocalCRISocket,
     });
 
     if (d.dryRun) {
@@ -181,12 +156,10 @@ export async function runKubeletStart(d: JoinData): Promise<void> {
     }
     d.out.info("[kubelet-start] Starting the kubelet");
     await kubeletControl(d.node, d.out).restart();
-    if (!localMode) await waitForBootstrap(d, initCfg);
     ok = true;
   } finally {
-    // Without the local mode the bootstrap credential leaves the disk now, success or not;
-    // with it, kubelet-wait-bootstrap removes it.
-    if (!d.dryRun && (!localMode || !ok)) await d.node.removeFile(bootstrapPath);
+    // kubelet-wait-bootstrap removes the bootstrap credential; a failed start removes it now.
+    if (!d.dryRun && !ok) await d.node.removeFile(bootstrapPath);
   }
 }
 
@@ -257,34 +230,18 @@ async function waitForBootstrap(d: JoinData, cfg: ResolvedConfig): Promise<void>
     printKubeletHelp(d);
     throw wrap("failed while waiting for TLS bootstrap", e);
   }
-  if (!featureEnabled(cfg.cluster.featureGates, Feature.NodeLocalCRISocket)) {
-    const path = `${d.kubeconfigDir}/${KUBELET_CONF.split("/").pop()}`;
-    const raw = await d.files.read(path);
-    const client = await d.clientFor(parseKubeconfig(utf8(raw!), path));
-    try {
-      await patchNode(client, d.cfg.nodeRegistration.name, (n) => {
-        n.metadata = {
-          ...n.metadata,
-          annotations: {
-            ...n.metadata?.annotations,
-            [CRI_SOCKET_ANNOTATION]: d.cfg.nodeRegistration.criSocket,
-          },
-        };
-      });
-    } catch (e) {
-      throw wrap("error writing CRISocket for this node", e);
-    }
-  }
 }
 
-/** Runs the hidden `kubelet-wait-bootstrap` phase (only with `ControlPlaneKubeletLocalMode`). */
+/**
+ * Runs `kubelet-wait-bootstrap`. In dry-run it only says what it would do, before reading
+ * any configuration (as upstream).
+ */
 export async function runKubeletWaitBootstrap(d: JoinData): Promise<void> {
-  const cfg = await d.initCfg();
-  if (!kubeletLocalMode(cfg)) return;
   if (d.dryRun) {
     d.out.info("[kubelet-wait] Would wait for the kubelet to be bootstrapped");
     return;
   }
+  const cfg = await d.initCfg();
   const bootstrapPath = `${d.kubeconfigDir}/${BOOTSTRAP_KUBELET_CONF.split("/").pop()}`;
   try {
     await waitForBootstrap(d, cfg);

@@ -17,7 +17,7 @@ import {
 import { errorMessage, KubeadmError } from "../../errors.ts";
 import type { HealthProbe } from "../../host/http.ts";
 import { utf8 } from "../../host/ports.ts";
-import { parseKubeconfig } from "../../kubeconfig/kubeconfig.ts";
+import { parseKubeconfig, withServer } from "../../kubeconfig/kubeconfig.ts";
 import { localAPIEndpointURL } from "../../net/endpoint.ts";
 import { parseDuration } from "../../text/duration.ts";
 import type { JoinData } from "./data.ts";
@@ -29,9 +29,10 @@ export async function runJoinWaitControlPlane(d: JoinData): Promise<void> {
   const adminPath = `${d.kubeconfigDir}/${KubeconfigFile.admin}`;
   const raw = await d.files.read(adminPath);
   if (raw === undefined) throw new KubeadmError(`open ${adminPath}: no such file or directory`);
-  const admin = parseKubeconfig(utf8(raw), adminPath);
-  const local = localAPIEndpointURL(cp.localAPIEndpoint);
-  for (const c of admin.clusters) c.cluster = { ...c.cluster, server: local };
+  const admin = withServer(
+    parseKubeconfig(utf8(raw), adminPath),
+    localAPIEndpointURL(cp.localAPIEndpoint),
+  );
   const client = await d.clientFor(admin);
 
   const pods = await readControlPlanePods(d.files, d.manifestDir, true);

@@ -1,12 +1,10 @@
 /**
- * The `kubeadm join` workflow: upstream 1.34's phases, in upstream's order, with the flags
+ * The `kubeadm join` workflow: upstream v1.37's phases, in upstream's order, with the flags
  * each `join phase <name>` command accepts.
  *
- * With `ControlPlaneKubeletLocalMode` (on by default in 1.34) the etcd member join runs in the
- * hidden `etcd-join` phase right after `kubelet-start`, and the wait for the kubelet's TLS
- * bootstrap in the hidden `kubelet-wait-bootstrap`; without it they run inside
- * `control-plane-join/etcd` and `kubelet-start`. The gate lives in the cluster's configuration,
- * so those phases decide when they run.
+ * The etcd member join runs in `etcd-join` right after `kubelet-start`, and the wait for the
+ * kubelet's TLS bootstrap in `kubelet-wait-bootstrap` (both listed and always run since v1.36;
+ * `control-plane-join etcd` is gone). Only `check-etcd` stays hidden.
  *
  * @module
  */
@@ -32,9 +30,9 @@ const DISCOVERY_FLAGS = [
 
 const API_SERVER_ENDPOINT = "[api-server-endpoint]";
 
-function cpJoinFlags(name: "all" | "etcd" | "mark-control-plane"): string[] {
+function cpJoinFlags(name: "all" | "etcd-join" | "mark-control-plane"): string[] {
   const flags = ["config", "control-plane", "node-name"];
-  if (name === "etcd" || name === "all") flags.push("patches");
+  if (name === "etcd-join" || name === "all") flags.push("patches");
   if (name !== "mark-control-plane") flags.push("apiserver-advertise-address");
   flags.push("dry-run");
   return flags;
@@ -159,17 +157,13 @@ export function joinWorkflow(): Workflow<JoinData> {
       },
       {
         name: "etcd-join",
-        short:
-          "[EXPERIMENTAL] Join etcd for control plane nodes (only used when feature gate ControlPlaneKubeletLocalMode is enabled)",
-        hidden: true,
+        short: "Join etcd for control plane nodes",
         run: async (d) => (await etcd()).runEtcdJoin(d),
-        flags: cpJoinFlags("etcd"),
+        flags: cpJoinFlags("etcd-join"),
       },
       {
         name: "kubelet-wait-bootstrap",
-        short:
-          "[EXPERIMENTAL] Wait for the kubelet to bootstrap itself (only used when feature gate ControlPlaneKubeletLocalMode is enabled)",
-        hidden: true,
+        short: "Wait for the kubelet to bootstrap itself",
         run: async (d) => (await kubelet()).runKubeletWaitBootstrap(d),
         flags: ["config", "cri-socket", "dry-run"],
       },
@@ -182,12 +176,6 @@ export function joinWorkflow(): Workflow<JoinData> {
             short: "Join a machine as a control plane instance",
             runAllSiblings: true,
             flags: cpJoinFlags("all"),
-          },
-          {
-            name: "etcd",
-            short: "Add a new local etcd member",
-            run: async (d) => (await etcd()).runControlPlaneJoinEtcd(d),
-            flags: cpJoinFlags("etcd"),
           },
           {
             name: "mark-control-plane",

@@ -7,37 +7,30 @@
  *
  * @module
  */
-import type { Deployment } from "kubernetes-types/apps/v1.d.ts";
 import {
   coreDNSClusterRole,
   coreDNSClusterRoleBinding,
   coreDNSConfigMap,
   coreDNSDeployment,
-  coreDNSImage,
-  type CoreDNSInput,
   coreDNSServiceAccount,
   dnsServiceIP,
   ensureCoreDNS,
   kubeDNSService,
 } from "../../addons/coredns.ts";
+import { coreDNSInputFor, kubeProxyInputFor } from "../../addons/inputs.ts";
 import {
   ensureKubeProxy,
   kubeProxyConfigMap,
   kubeProxyDaemonSet,
-  kubeProxyImage,
-  type KubeProxyInput,
   kubeProxyRole,
   kubeProxyRoleBinding,
   kubeProxyServiceAccount,
   nodeProxierBinding,
 } from "../../addons/kube_proxy.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
-import { controlPlaneEndpointURL } from "../../net/endpoint.ts";
 import { patchManagerFor } from "../../patches/patch_manager.ts";
-import { deploymentSchema } from "../../patches/patch_schemas.ts";
 import { toKubeYaml } from "../../yaml/kube_yaml.ts";
 import { unupgradedControlPlaneInstances } from "../../upgrade/post_upgrade.ts";
-import { COREDNS_DEPLOYMENT_TARGET } from "../init/addons.ts";
 import type { UpgradeData } from "./data.ts";
 
 /** Whether the addons may be upgraded now; prints why not. */
@@ -81,21 +74,17 @@ function printObjects(d: UpgradeData, objects: readonly object[]): void {
   for (const o of objects) d.out.info(`---\n${toKubeYaml(o).replace(/\n$/, "")}`);
 }
 
-/** `addon/coredns`. */
-export async function runCoreDNSAddon(d: UpgradeData): Promise<void> {
-  const cluster = d.cfg.cluster;
-  if (!(await shouldRun(d, "coredns", cluster.dns?.disabled === true))) return;
-  const patches = d.settings.patchesDir
+/** The `--patches` manager of the run, when a patches directory is set. */
+async function patchesOf(d: UpgradeData) {
+  return d.settings.patchesDir
     ? await patchManagerFor(d.files, d.settings.patchesDir, (l) => d.out.info(l))
     : undefined;
-  const input: CoreDNSInput = {
-    dnsDomain: cluster.networking.dnsDomain,
-    serviceSubnet: cluster.networking.serviceSubnet,
-    image: coreDNSImage(cluster),
-    patchDeployment: patches?.hasPatchesFor(COREDNS_DEPLOYMENT_TARGET)
-      ? (dep) => patches.apply(COREDNS_DEPLOYMENT_TARGET, dep, deploymentSchema) as Deployment
-      : undefined,
-  };
+}
+
+/** `addon/coredns`. */
+export async function runCoreDNSAddon(d: UpgradeData): Promise<void> {
+  if (!(await shouldRun(d, "coredns", d.cfg.cluster.dns?.disabled === true))) return;
+  const input = coreDNSInputFor(d.cfg, await patchesOf(d));
   if (d.settings.dryRun) {
     let deployment = coreDNSDeployment(input.image);
     if (input.patchDeployment) deployment = await input.patchDeployment(deployment);
@@ -114,27 +103,19 @@ export async function runCoreDNSAddon(d: UpgradeData): Promise<void> {
 
 /** `addon/kube-proxy`. */
 export async function runKubeProxyAddon(d: UpgradeData): Promise<void> {
-  const cluster = d.cfg.cluster;
-  if (!(await shouldRun(d, "kube-proxy", cluster.proxy?.disabled === true))) return;
-  const input: KubeProxyInput = {
-    kubeProxyConfigurationYaml: toKubeYaml(d.cfg.kubeProxy),
-    controlPlaneEndpoint: controlPlaneEndpointURL(
-      cluster.controlPlaneEndpoint,
-      d.cfg.init.localAPIEndpoint,
-    ),
-    userSupplied: d.cfg.userSupplied.kubeProxy,
-    image: kubeProxyImage(cluster),
-    proxyEnv: d.host.proxyEnv,
-  };
+  if (!(await shouldRun(d, "kube-proxy", d.cfg.cluster.proxy?.disabled === true))) return;
+  const input = kubeProxyInputFor(d.cfg, d.host.proxyEnv, await patchesOf(d));
   if (d.settings.dryRun) {
-    const { status: _, ...daemonSet } = kubeProxyDaemonSet(input.image, input.proxyEnv);
+    let daemonSet = kubeProxyDaemonSet(input.image, input.proxyEnv);
+    if (input.patchDaemonSet) daemonSet = await input.patchDaemonSet(daemonSet);
+    const { status: _, ...printed } = daemonSet;
     printObjects(d, [
       kubeProxyServiceAccount(),
       nodeProxierBinding(),
       kubeProxyRole(),
       kubeProxyRoleBinding(),
       await kubeProxyConfigMap(input),
-      daemonSet,
+      printed,
     ]);
     return;
   }

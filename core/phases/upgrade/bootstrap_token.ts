@@ -15,5 +15,5 @@ export async function runBootstrapToken(d: UpgradeData): Promise<void> {
     return;
   }
   d.out.info("[upgrade/bootstrap-token] Configuring bootstrap token and cluster-info RBAC rules");
-  await applyBootstrapTokenRBAC(d.client);
+  await applyBootstrapTokenRBAC(d.client, d.out);
 }

@@ -18,7 +18,6 @@ import {
   type UpgradeEtcd,
   upgradeStaticPodControlPlane,
 } from "../../upgrade/static_pods.ts";
-import { supportedEtcdVersion } from "../../manifests/images.ts";
 import type { UpgradeData } from "./data.ts";
 
 function manifestContext(d: UpgradeData): ManifestWriteContext {
@@ -89,7 +88,6 @@ async function upgrade(d: UpgradeData): Promise<void> {
       random: d.random,
       now: d.clock.now(),
       verbose: d.verbose,
-      etcdVersionFor: (v) => ({ etcd: supportedEtcdVersion(v) }),
     });
   } catch (e) {
     throw new KubeadmError(`couldn't complete the static pod upgrade: ${errorMessage(e)}`, {

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { deprecatedFeatureWarnings, isKnownFeature } from "../../config/features.ts";
+import { storedFeatureGateNotices } from "../../config/features.ts";
 import { KubeadmError } from "../../errors.ts";
 import { imagePullChecks, KNOWN_CHECK_NAMES, rootChecks } from "../../preflight/catalog.ts";
 import { systemVerificationCheck } from "../../preflight/checks/system_verification.ts";
@@ -22,7 +22,7 @@ import { CLUSTER_HEALTH_CHECK_NAMES, clusterHealthChecks } from "../../upgrade/h
 import { COREDNS_CHECK_NAMES, coreDNSMigrationChecks } from "../../upgrade/coredns_check.ts";
 import { enforceVersionPolicies, policyVerdict } from "../../upgrade/policy.ts";
 import { MINIMUM_UPGRADE_TARGET, normalizeUpgradeTarget } from "../../upgrade/target.ts";
-import { COREDNS_VERSION } from "../../constants.ts";
+import { COREDNS_VERSION } from "../../versions.ts";
 import type { UpgradeData } from "./data.ts";
 
 /** Every check name an upgrade accepts in `--ignore-preflight-errors`. */
@@ -38,13 +38,6 @@ function preflightRun(d: UpgradeData, command: string): PreflightRun {
     ignore: resolveIgnoreSet(d.settings.ignorePreflightErrors, [], UPGRADE_CHECK_NAMES),
     out: d.out,
   });
-}
-
-/** The notices about the cluster's feature gates (upstream `CheckDeprecatedFlags`). */
-export function featureGateNotices(gates: Readonly<Record<string, boolean>>): string[] {
-  const unknown = Object.keys(gates).filter((g) => !isKnownFeature(g)).sort()
-    .map((g) => `Unknown feature gate flag: ${g}`);
-  return [...unknown, ...deprecatedFeatureWarnings(gates)];
 }
 
 /** `upgrade apply phase preflight`. */
@@ -68,7 +61,7 @@ export async function runApplyPreflight(d: UpgradeData): Promise<void> {
     dryRun: d.settings.dryRun,
     out: d.out,
   }));
-  for (const notice of featureGateNotices(cluster.featureGates ?? {})) {
+  for (const notice of storedFeatureGateNotices(cluster.featureGates ?? {})) {
     d.out.info(`[upgrade/preflight] ${notice}`);
   }
   const target = normalizeUpgradeTarget(cluster.kubernetesVersion);

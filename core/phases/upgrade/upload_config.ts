@@ -1,8 +1,8 @@
 /**
  * `upgrade apply phase upload-config` (upstream `cmd/phases/upgrade/apply/uploadconfig.go`):
  * the upgraded ClusterConfiguration to `kube-system/kubeadm-config` and the cluster's
- * KubeletConfiguration to `kube-system/kubelet-config`, as `init` uploads them; the Node's
- * CRI-socket annotation is never touched.
+ * KubeletConfiguration to `kube-system/kubelet-config`, as `init` uploads them. The Node's
+ * CRI-socket annotation is never touched (upstream's `--dry-run` still says it would write it).
  *
  * @module
  */
@@ -34,14 +34,10 @@ export async function runUploadKubeletConfig(d: UpgradeData): Promise<void> {
     d.out.info("[dryrun] Would write the CRISocket annotation for the control-plane node");
     return;
   }
-  const nr = d.cfg.init.nodeRegistration;
   try {
     await uploadKubeletConfig(d.client, {
       kubeletConfigurationYaml: kubeletConfigurationForUpload(d),
       userSupplied: d.cfg.userSupplied.kubelet,
-      nodeName: nr.name,
-      criSocket: nr.criSocket,
-      annotateCriSocket: false,
     }, d.out);
   } catch (e) {
     throw new KubeadmError(`error creating kubelet configuration ConfigMap: ${errorMessage(e)}`, {

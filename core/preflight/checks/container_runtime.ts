@@ -1,13 +1,18 @@
 /**
- * Checks that talk to the container runtime: `CRI` (the runtime behind the CRI socket answers
- * and is ready) and `ImagePull` (the control-plane images are present or can be pulled).
+ * Checks that talk to the container runtime (upstream v1.37 `preflight/checks.go`): `CRI` (the
+ * runtime behind the CRI socket answers and is ready), `ContainerRuntimeVersion` (the runtime
+ * implements the CRI `RuntimeConfig` call the kubelet uses for the cgroup driver) and
+ * `ImagePull` (the control-plane images are present or can be pulled). Each connects on its
+ * own; a runtime that cannot be reached is an error of each.
  *
  * @module
  */
 import type { ResolvedConfig } from "../../config/types.ts";
 import { errorMessage } from "../../errors.ts";
 import { dnsImage, etcdImage, kubernetesImage, pauseImage } from "../../manifests/images.ts";
-import { type Check, fail, pass, warn } from "../check.ts";
+import { type Check, type CheckOutcome, fail, pass, warn } from "../check.ts";
+import type { ContainerRuntime } from "../../host/container_runtime.ts";
+import type { Machine } from "../../host/machine.ts";
 
 /**
  * The images a control-plane node runs, in `kubeadm config images list` order: API server,
@@ -26,30 +31,70 @@ export function controlPlaneImages(cluster: ResolvedConfig["cluster"]): string[]
 }
 
 /**
- * `CRI`: fails when the runtime is connected but not ready. When nothing answers on the socket,
- * upstream does not add the check and only logs a warning; here that becomes the check's
- * warning so it shows in every report.
+ * The runtime behind `socket`, connected; or, when nothing answers, the failing outcome with
+ * upstream's error (every runtime check connects on its own since v1.35).
  */
+async function connectRuntime(
+  host: Machine,
+  socket: string,
+): Promise<ContainerRuntime | CheckOutcome> {
+  const rt = host.containerRuntime(socket);
+  try {
+    await rt.connect();
+  } catch (e) {
+    return fail(`could not connect to the container runtime: ${errorMessage(e)}`);
+  }
+  return rt;
+}
+
+function isOutcome(v: ContainerRuntime | CheckOutcome): v is CheckOutcome {
+  return "errors" in v;
+}
+
+/** `CRI`: fails when nothing answers on the socket (since v1.35) or the runtime is not ready. */
 export function containerRuntimeCheck(socket: string): Check {
   return {
     name: "CRI",
     severity: "error",
     async run(host) {
-      const rt = host.containerRuntime(socket);
-      try {
-        await rt.connect();
-      } catch (e) {
-        return warn(
-          "Couldn't create the interface used for talking to the container runtime: " +
-            errorMessage(e),
-        );
-      }
+      const rt = await connectRuntime(host, socket);
+      if (isOutcome(rt)) return rt;
       try {
         await rt.isRunning();
       } catch (e) {
         return fail(`container runtime is not running: ${errorMessage(e)}`);
       }
       return pass();
+    },
+  };
+}
+
+/** The warning for a runtime without the CRI `RuntimeConfig` call (kubeadm v1.37.2). */
+export const RUNTIME_CONFIG_UNIMPLEMENTED =
+  "You must update your container runtime to a version that supports the CRI method RuntimeConfig. " +
+  "Falling back to using cgroupDriver from kubelet config will be removed in 1.38. " +
+  "For more information, see https://git.k8s.io/enhancements/keps/sig-node/4033-group-driver-detection-over-cri";
+
+/**
+ * `ContainerRuntimeVersion` (v1.35+): the runtime must answer the CRI `RuntimeConfig` call; one
+ * that does not implement it only gets a warning in v1.37 (an error from the kubelet v1.38
+ * on), any other failure of the call is an error.
+ */
+export function containerRuntimeVersionCheck(socket: string): Check {
+  return {
+    name: "ContainerRuntimeVersion",
+    // Its own finding (no RuntimeConfig) is a warning in v1.37; an unreachable runtime errs.
+    severity: "warning",
+    async run(host) {
+      const rt = await connectRuntime(host, socket);
+      if (isOutcome(rt)) return rt;
+      let config;
+      try {
+        config = await rt.runtimeConfig();
+      } catch (e) {
+        return fail(`could not check if the runtime config is available: ${errorMessage(e)}`);
+      }
+      return config === undefined ? warn(RUNTIME_CONFIG_UNIMPLEMENTED) : pass();
     },
   };
 }
@@ -67,26 +112,19 @@ export interface ImagePullOptions {
 
 /**
  * `ImagePull`: pulls what is missing (`IfNotPresent`), everything (`Always`) or nothing
- * (`Never`). A runtime that cannot be reached fails this check (upstream fails the phase
- * outright; here `--ignore-preflight-errors=ImagePull` lets a node without a runtime go on).
+ * (`Never`). A runtime that cannot be reached fails this check (v1.35+: inside the check, so
+ * `--ignore-preflight-errors=ImagePull` lets a node without a runtime go on).
  */
 export function imagePullCheck(opts: ImagePullOptions): Check {
   return {
     name: "ImagePull",
     severity: "error",
     async run(host) {
+      const rt = await connectRuntime(host, opts.socket);
+      if (isOutcome(rt)) return rt;
       if (opts.policy === "Never") return pass();
       if (opts.policy !== "Always" && opts.policy !== "IfNotPresent") {
         return fail(`unsupported pull policy ${JSON.stringify(opts.policy)}`);
-      }
-      const rt = host.containerRuntime(opts.socket);
-      try {
-        await rt.connect();
-      } catch (e) {
-        return fail(
-          `the container runtime at ${JSON.stringify(opts.socket)} is unavailable, so the ` +
-            `images cannot be pulled: ${errorMessage(e)}`,
-        );
       }
       const out = pass();
       const sandbox = await rt.sandboxImage().catch(() => undefined);

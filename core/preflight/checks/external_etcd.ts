@@ -1,5 +1,6 @@
 /**
- * `ExternalEtcdVersion`: every external etcd endpoint must run a version this kubeadm supports.
+ * `ExternalEtcdVersion`: every external etcd HTTP endpoint (`httpEndpoints`, defaulted from
+ * `endpoints`) must run a version this kubeadm supports.
  *
  * Each endpoint's `/version` is fetched (10 s timeout, up to three retries 5 s apart on
  * connection errors and 5xx answers), with the TLS material from `etcd.external`.
@@ -9,12 +10,11 @@
 import type { ExternalEtcd } from "../../config/types.ts";
 import { compareSemVer, parseSemVer } from "../../config/version.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
+import { MIN_EXTERNAL_ETCD_VERSION } from "../../versions.ts";
 import { type Check, pass } from "../check.ts";
 import type { HttpResult, TlsClientMaterial } from "../../host/http.ts";
 import type { Machine } from "../../host/machine.ts";
 
-/** Oldest external etcd this kubeadm accepts (upstream's `MinExternalEtcdVersion`). */
-export const MIN_EXTERNAL_ETCD_VERSION = "3.5.24-0";
 const REQUEST_TIMEOUT_MS = 10_000;
 const REQUEST_RETRIES = 3;
 const RETRY_INTERVAL_MS = 5_000;
@@ -51,13 +51,14 @@ async function getWithRetries(
   throw lastError;
 }
 
-/** Checks the version of each external etcd endpoint; passes when none is configured. */
+/** Checks the version at each external etcd HTTP endpoint; passes when none is configured. */
 export function externalEtcdVersionCheck(etcd: ExternalEtcd | undefined): Check {
   return {
     name: "ExternalEtcdVersion",
     severity: "error",
     async run(host) {
-      if (!etcd?.endpoints || etcd.endpoints.length === 0) return pass();
+      const endpoints = etcd?.httpEndpoints ?? [];
+      if (!etcd || endpoints.length === 0) return pass();
       const out = pass();
       const tls: TlsClientMaterial = {};
       if (etcd.caFile) {
@@ -84,7 +85,7 @@ export function externalEtcdVersionCheck(etcd: ExternalEtcd | undefined): Check 
         tls.keyPem = new TextDecoder().decode(key);
       }
       const min = parseSemVer(MIN_EXTERNAL_ETCD_VERSION)!;
-      for (const endpoint of etcd.endpoints) {
+      for (const endpoint of endpoints) {
         let url: string;
         try {
           url = normalizeVersionURL(endpoint);

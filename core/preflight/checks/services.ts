@@ -1,5 +1,5 @@
 /**
- * Checks about services: `Service-Kubelet` (the kubelet unit exists and is enabled) and
+ * Checks about services: `Service-kubelet` (the kubelet unit exists and is enabled) and
  * `Firewalld` (an active firewalld may block the API server and kubelet ports).
  *
  * @module
@@ -9,20 +9,13 @@ import { type Check, pass, warn } from "../check.ts";
 /** Warning given when neither systemd nor OpenRC is found. */
 export const NO_INIT_SYSTEM = "no supported init system detected, skipping checking for services";
 
-function titleCase(s: string): string {
-  return s.replace(
-    /(^|[^\p{L}\p{N}_'])(\p{L})/gu,
-    (_m, pre: string, c: string) => pre + c.toUpperCase(),
-  );
-}
-
 /**
  * Warns when `service` does not exist or is not enabled; with `checkIfActive`, also fails when
- * it is not running. Named `Service-<Service>` (upstream title-cases the service name).
+ * it is not running. Named `Service-<service>` (v1.35+: the service name as is).
  */
 export function serviceCheck(service: string, checkIfActive = false, label?: string): Check {
   return {
-    name: label ?? `Service-${titleCase(service)}`,
+    name: label ?? `Service-${service}`,
     severity: "warning",
     async run(host) {
       const init = await host.initSystem();

@@ -1,8 +1,10 @@
 /**
  * `SystemVerification`: kernel release and configuration, operating system, cgroups.
  *
- * When a validator reports an error, the full report is printed on stdout (as upstream does)
- * before the check's warnings and errors.
+ * Since v1.35 the check first runs `kubelet --version` (failing at once when it cannot) and
+ * hands that version to the cgroups validator (with upgrade, the next minor). When a validator
+ * reports an error, the full report is printed on stdout (as upstream does) before the check's
+ * warnings and errors.
  *
  * @module
  */
@@ -13,6 +15,7 @@ import { validateCgroups } from "../system/cgroups.ts";
 import { validateKernel, type ValidatorOutcome } from "../system/kernel.ts";
 import { ValidationReport } from "../system/report.ts";
 import { DEFAULT_SYS_SPEC, type SysSpec } from "../system/spec.ts";
+import { parseKubeletVersion } from "./versions.ts";
 
 /** The line printed before the report when the verification fails. */
 export const SYSTEM_VERIFICATION_FAILED =
@@ -37,19 +40,34 @@ async function validateOS(
   return { warnings: [], errors: [] };
 }
 
-/** Runs the kernel, OS and cgroups validators against `spec`. */
-export function systemVerificationCheck(spec: SysSpec = DEFAULT_SYS_SPEC): Check {
+/** Options of {@link systemVerificationCheck}. */
+export interface SystemVerificationOptions {
+  /** The checks of `upgrade`: the kubelet is judged at its next minor. */
+  isUpgrade?: boolean;
+  spec?: SysSpec;
+}
+
+/** Runs the kernel, OS and cgroups validators against the spec. */
+export function systemVerificationCheck(opts: SystemVerificationOptions = {}): Check {
+  const spec = opts.spec ?? DEFAULT_SYS_SPEC;
   return {
     name: "SystemVerification",
     severity: "error",
     async run(host): Promise<CheckOutcome> {
+      let kubelet;
+      try {
+        kubelet = parseKubeletVersion(await host.kubeletVersionOutput());
+      } catch (e) {
+        return { warnings: [], errors: [`couldn't get kubelet version: ${errorMessage(e)}`] };
+      }
+      if (opts.isUpgrade) kubelet = { ...kubelet, minor: kubelet.minor + 1 };
       const report = new ValidationReport();
       const outcome: CheckOutcome = { warnings: [], errors: [] };
       for (
         const v of [
           await validateKernel(host, spec.kernel, report),
           await validateOS(host, spec, report),
-          await validateCgroups(host, spec, report),
+          await validateCgroups(host, spec, report, kubelet),
         ]
       ) {
         outcome.warnings.push(...v.warnings);

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { KUBEADM_MINOR, KUBERNETES_VERSION } from "../../constants.ts";
+import { KUBERNETES_VERSION, MINIMUM_KUBELET_MINOR } from "../../versions.ts";
 import { compareSemVer, formatSemVer, parseSemVer, type SemVer } from "../../config/version.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
 import { type Check, fail, pass, warn } from "../check.ts";
@@ -12,7 +12,7 @@ import { type Check, fail, pass, warn } from "../check.ts";
 /** Oldest kubelet this kubeadm supports (upstream's `MinimumKubeletVersion`: minor − 3). */
 export const MINIMUM_KUBELET_VERSION: SemVer = {
   major: 1,
-  minor: KUBEADM_MINOR - 3,
+  minor: MINIMUM_KUBELET_MINOR,
   patch: 0,
   preRelease: "",
   build: "",
@@ -80,7 +80,7 @@ export function kubernetesVersionCheck(
   };
 }
 
-/** Parses `kubelet --version` output (`Kubernetes v1.34.4`) the way upstream does. */
+/** Parses `kubelet --version` output (`Kubernetes v1.37.2`) the way upstream does. */
 export function parseKubeletVersion(output: string): SemVer {
   const clean = output.trim();
   const m = KUBELET_VERSION_RE.exec(clean);

@@ -1,7 +1,8 @@
 /**
- * The cgroups validator: the controllers the kubelet needs must be available (from
- * `/sys/fs/cgroup/cgroup.controllers` on cgroup v2, `/proc/cgroups` on v1), and cgroup v1 itself
- * draws a warning.
+ * The cgroups validator (`k8s.io/system-validators` v1.12.1): the controllers the kubelet needs
+ * must be available (from `/sys/fs/cgroup/cgroup.controllers` on cgroup v2, `/proc/cgroups` on
+ * v1). A cgroup v1 host is an error for a kubelet v1.35 or newer (it refuses cgroup v1 unless
+ * `failCgroupV1: false`), a warning for older kubelets.
  *
  * @module
  */
@@ -11,9 +12,15 @@ import type { ValidatorOutcome } from "./kernel.ts";
 import type { ValidationReport } from "./report.ts";
 import type { SysSpec } from "./spec.ts";
 
-/** The cgroup v1 deprecation warning. */
-export const CGROUP_V1_WARNING = "cgroups v1 support is in maintenance mode, please migrate to " +
-  "cgroups v2";
+/** The cgroup v1 deprecation message (an error for kubelet v1.35+, else a warning). */
+export const CGROUP_V1_DEPRECATED =
+  "cgroups v1 support is deprecated and will be removed in a future release. " +
+  "Please migrate to cgroups v2. To explicitly enable cgroups v1 support for kubelet v1.35 or newer, " +
+  "you must set the kubelet configuration option 'FailCgroupV1' to 'false'. You must also explicitly " +
+  "skip this validation. For more information, see https://git.k8s.io/enhancements/keps/sig-node/5573-remove-cgroup-v1";
+
+/** The first kubelet that refuses cgroup v1 by default (`1.35.0-0`). */
+const CGROUP_V1_DISABLED_FROM = { major: 1, minor: 35 };
 
 /** Enabled cgroup v1 controllers listed in `/proc/cgroups` text. */
 export function parseProcCgroups(text: string): string[] {
@@ -45,11 +52,15 @@ function validateSubsystems(
   return missing;
 }
 
-/** Runs the cgroups validator. */
+/**
+ * Runs the cgroups validator. `kubeletVersion` (`1.37.2`; with upgrade, the next minor) decides
+ * whether cgroup v1 is an error.
+ */
 export async function validateCgroups(
   host: Machine,
   spec: SysSpec,
   report: ValidationReport,
+  kubeletVersion?: { major: number; minor: number },
 ): Promise<ValidatorOutcome> {
   const out: ValidatorOutcome = { warnings: [], errors: [] };
   let version: 1 | 2;
@@ -76,13 +87,20 @@ export async function validateCgroups(
     required = spec.cgroupsV2;
     optional = spec.cgroupsV2Optional;
   } else {
-    out.warnings.push(CGROUP_V1_WARNING);
+    const v = kubeletVersion;
+    const disabled = v !== undefined &&
+      (v.major > CGROUP_V1_DISABLED_FROM.major ||
+        (v.major === CGROUP_V1_DISABLED_FROM.major && v.minor >= CGROUP_V1_DISABLED_FROM.minor));
+    (disabled ? out.errors : out.warnings).push(CGROUP_V1_DEPRECATED);
     const data = await host.readSystemFile("/proc/cgroups");
     if (data === undefined) {
-      out.errors.push(
-        "failed to get cgroups v1 subsystems: open /proc/cgroups: no such file or directory",
-      );
-      return out;
+      // Upstream returns this error alone.
+      return {
+        warnings: [],
+        errors: [
+          "failed to get cgroups v1 subsystems: open /proc/cgroups: no such file or directory",
+        ],
+      };
     }
     subsystems = parseProcCgroups(new TextDecoder().decode(data));
     required = spec.cgroups;
@@ -90,7 +108,12 @@ export async function validateCgroups(
   }
   const missingRequired = validateSubsystems(required, subsystems, true, report);
   if (missingRequired.length > 0) {
-    out.errors.push(`missing required cgroups: ${missingRequired.join(" ")}`);
+    // Upstream replaces any earlier error (the cgroup v1 one) with this one.
+    out.errors.splice(
+      0,
+      out.errors.length,
+      `missing required cgroups: ${missingRequired.join(" ")}`,
+    );
   }
   const missingOptional = validateSubsystems(optional, subsystems, false, report);
   if (missingOptional.length > 0) {

@@ -74,7 +74,6 @@ export function validateKernelConfig(
 ): string[] {
   const bad: string[] = [];
   const check = (kc: KernelConfig, expect: "required" | "optional" | "forbidden") => {
-    if (kc.cgroupV2Only && !cgroupV2) return;
     const [found, missing] = expect === "required"
       ? ["good", "bad"] as const
       : expect === "optional"
@@ -99,6 +98,9 @@ export function validateKernelConfig(
     record(name, `unknown option: ${opt}`, missing);
   };
   for (const kc of spec.required) check(kc, "required");
+  for (const kc of cgroupV2 ? spec.requiredCgroupsV2 : spec.requiredCgroupsV1) {
+    check(kc, "required");
+  }
   for (const kc of spec.optional) check(kc, "optional");
   for (const kc of spec.forbidden) check(kc, "forbidden");
   return bad;
@@ -124,7 +126,9 @@ export async function validateKernel(
     report.report("KERNEL_VERSION", release, "bad");
     out.warnings.push(`kernel release ${release} is unsupported. ${spec.versionsNote}`);
   }
-  if (spec.required.length + spec.optional.length + spec.forbidden.length === 0) return out;
+  const options = spec.required.length + spec.optional.length + spec.forbidden.length +
+    spec.requiredCgroupsV1.length + spec.requiredCgroupsV2.length;
+  if (options === 0) return out;
   let text: string;
   try {
     text = await readKernelConfig(host, release);

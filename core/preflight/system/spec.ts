@@ -1,10 +1,10 @@
 /**
  * What the system verification expects of a Linux node: upstream's `DefaultSysSpec` from
- * `k8s.io/system-validators` as vendored by Kubernetes v1.34.
+ * `k8s.io/system-validators` v1.12.1, as vendored by Kubernetes v1.37.
  *
- * The kernel-config list and its order were checked against the v1.34.4 binary on a cgroup v1
- * host. The items marked `cgroupV2Only` appear only on cgroup v2 hosts (seen in a v1.33 report
- * from such a host; their exact inclusion rule is inferred, not read from source).
+ * The kernel options about cgroups are checked for the host's cgroup version only
+ * (`RequiredCgroupsV1`/`RequiredCgroupsV2`, after the common required ones); the optional
+ * cgroup options of the spec are not checked by that release's kernel validator.
  *
  * @module
  */
@@ -15,10 +15,8 @@ export interface KernelConfig {
   name: string;
   /** Older or alternative names, tried in order when `name` is absent. */
   aliases?: readonly string[];
-  /** Shown next to a missing optional option. */
+  /** Shown next to a missing option. */
   description?: string;
-  /** Only checked when the host uses cgroup v2. */
-  cgroupV2Only?: boolean;
 }
 
 /** The kernel part of the spec. */
@@ -28,6 +26,10 @@ export interface KernelSpec {
   /** Explanation appended to the unsupported-kernel warning. */
   versionsNote: string;
   required: readonly KernelConfig[];
+  /** Required on a cgroup v1 host, checked after {@link KernelSpec.required}. */
+  requiredCgroupsV1: readonly KernelConfig[];
+  /** Required on a cgroup v2 host, checked after {@link KernelSpec.required}. */
+  requiredCgroupsV2: readonly KernelConfig[];
   optional: readonly KernelConfig[];
   forbidden: readonly KernelConfig[];
 }
@@ -57,13 +59,6 @@ export const DEFAULT_SYS_SPEC: SysSpec = {
       { name: "PID_NS" },
       { name: "IPC_NS" },
       { name: "UTS_NS" },
-      { name: "CGROUPS" },
-      { name: "CGROUP_BPF", cgroupV2Only: true },
-      { name: "CGROUP_CPUACCT", cgroupV2Only: true },
-      { name: "CGROUP_DEVICE", cgroupV2Only: true },
-      { name: "CGROUP_FREEZER", cgroupV2Only: true },
-      { name: "CGROUP_PIDS", cgroupV2Only: true },
-      { name: "CGROUP_SCHED", cgroupV2Only: true },
       { name: "CPUSETS" },
       { name: "MEMCG" },
       { name: "INET" },
@@ -73,12 +68,31 @@ export const DEFAULT_SYS_SPEC: SysSpec = {
       { name: "NETFILTER_XT_MATCH_COMMENT" },
       { name: "FAIR_GROUP_SCHED" },
     ],
+    requiredCgroupsV1: [
+      { name: "CGROUPS", description: "Required for cgroups." },
+      {
+        name: "CGROUP_CPUACCT",
+        description: "Required for cpuacct controller, used in simple CPU accounting controller.",
+      },
+      { name: "CGROUP_DEVICE", description: "Required for device controller." },
+      { name: "CGROUP_FREEZER", description: "Required for freezer controller." },
+      { name: "CGROUP_PIDS", description: "Required for PIDs controller." },
+      { name: "CGROUP_SCHED", description: "Required for CPU controller." },
+    ],
+    requiredCgroupsV2: [
+      { name: "CGROUPS", description: "Required for cgroups." },
+      {
+        name: "CGROUP_BPF",
+        description: "Required for eBPF programs attached to cgroups, used in device controller.",
+      },
+      { name: "CGROUP_PIDS", description: "Required for PIDs controller." },
+      { name: "CGROUP_SCHED", description: "Required for CPU controller." },
+    ],
     optional: [
       { name: "OVERLAY_FS", aliases: ["OVERLAYFS_FS"], description: "Required for overlayfs." },
       { name: "AUFS_FS", description: "Required for aufs." },
       { name: "BLK_DEV_DM", description: "Required for devicemapper." },
       { name: "CFS_BANDWIDTH", description: "Required for CPU quota." },
-      { name: "CGROUP_HUGETLB", description: "Required for hugetlb cgroup.", cgroupV2Only: true },
       { name: "SECCOMP", description: "Required for seccomp." },
       { name: "SECCOMP_FILTER", description: "Required for seccomp mode 2." },
     ],

@@ -5,34 +5,24 @@ import type { ClusterRole, ClusterRoleBinding } from "kubernetes-types/rbac/v1.d
 import {
   coreDNSClusterRole,
   coreDNSDeployment,
-  coreDNSImage,
   corefile,
   dnsServiceIP,
   ensureCoreDNS,
   kubeDNSService,
 } from "../../../core/addons/coredns.ts";
-import { KubeClient, type KubeObject } from "../../../core/kube/client.ts";
+import type { KubeObject } from "../../../core/kube/client.ts";
 import { toKubeYaml } from "../../../core/yaml/kube_yaml.ts";
-import { FakeClock } from "../../support/fake_clock.ts";
-import { FakeKubeApi, requestMatching } from "../../support/fake_kube_api.ts";
+import { fakeApiClient, requestMatching } from "../../support/fake_kube_api.ts";
 import { RecordingPrinter } from "../../support/recording_printer.ts";
 
 const INPUT = {
   dnsDomain: "cluster.local",
   serviceSubnet: "10.96.0.0/12",
-  image: "registry.k8s.io/coredns/coredns:v1.12.1",
+  image: "registry.k8s.io/coredns/coredns:v1.14.6",
 };
 
 function setup(objects: KubeObject[] = []) {
-  const clock = new FakeClock();
-  const api = new FakeKubeApi({ clock, objects });
-  const client = new KubeClient({
-    server: "https://h:6443",
-    transport: api.transport,
-    clock,
-    sleep: clock.sleep,
-  });
-  return { api, client, out: new RecordingPrinter() };
+  return { ...fakeApiClient(objects), out: new RecordingPrinter() };
 }
 
 Deno.test("Corefile for cluster.local, byte for byte", () => {
@@ -79,18 +69,6 @@ Deno.test("DNS service IP is the 10th address of the first service CIDR", () => 
   assert.throws(
     () => dnsServiceIP("nonsense"),
     /unable to get the tenth IP address from service subnet CIDR nonsense/,
-  );
-});
-
-Deno.test("CoreDNS image: default registry gets the /coredns sub-path, overrides win", () => {
-  assert.equal(coreDNSImage({}), "registry.k8s.io/coredns/coredns:v1.12.1");
-  assert.equal(
-    coreDNSImage({ imageRepository: "reg.example/k8s" }),
-    "reg.example/k8s/coredns:v1.12.1",
-  );
-  assert.equal(
-    coreDNSImage({ imageRepository: "a", dns: { imageRepository: "b", imageTag: "v9" } }),
-    "b/coredns:v9",
   );
 });
 

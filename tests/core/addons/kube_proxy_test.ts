@@ -6,7 +6,6 @@ import {
   ensureKubeProxy,
   kubeProxyConfigMap,
   kubeProxyDaemonSet,
-  kubeProxyImage,
   proxyEnvVars,
 } from "../../../core/addons/kube_proxy.ts";
 import { verifyConfigMapSignature } from "../../../core/cluster/component_config_hash.ts";
@@ -58,15 +57,7 @@ users:
   );
 });
 
-Deno.test("image and proxy environment", () => {
-  assert.equal(
-    kubeProxyImage({ kubernetesVersion: "v1.34.4" }),
-    "registry.k8s.io/kube-proxy:v1.34.4",
-  );
-  assert.equal(
-    kubeProxyImage({ imageRepository: "r.example", kubernetesVersion: "v1.34.4+k3s1" }),
-    "r.example/kube-proxy:v1.34.4_k3s1",
-  );
+Deno.test("proxy environment", () => {
   assert.deepEqual(
     proxyEnvVars({
       no_proxy: "10.0.0.0/8",
@@ -79,7 +70,7 @@ Deno.test("image and proxy environment", () => {
 });
 
 Deno.test("DaemonSet kube-proxy", () => {
-  const ds = kubeProxyDaemonSet("registry.k8s.io/kube-proxy:v1.34.4", { NO_PROXY: "x" });
+  const ds = kubeProxyDaemonSet("registry.k8s.io/kube-proxy:v1.37.2", { NO_PROXY: "x" });
   const pod = ds.spec!.template.spec!;
   const c = pod.containers[0];
   assert.deepEqual(c.command, [
@@ -113,7 +104,7 @@ Deno.test("ensureKubeProxy applies in upstream's order and binds the right subje
   const api = new FakeKubeApi();
   const client = new KubeClient({ server: "https://h:6443", transport: api.transport });
   const out = new RecordingPrinter();
-  await ensureKubeProxy(client, { ...CM_INPUT, image: "registry.k8s.io/kube-proxy:v1.34.4" }, out);
+  await ensureKubeProxy(client, { ...CM_INPUT, image: "registry.k8s.io/kube-proxy:v1.37.2" }, out);
   assert.deepEqual(out.lines, ["[addons] Applied essential addon: kube-proxy"]);
   assert.deepEqual(api.calls(), [
     "POST /api/v1/namespaces/kube-system/configmaps",

@@ -30,7 +30,8 @@ Deno.test("KUBEADM_CERTS lists upstream's inventory in creation order", () => {
     ],
     ["apiserver-etcd-client", "apiserver-etcd-client", "etcd-ca", "kube-apiserver-etcd-client"],
   ]);
-  assert.deepEqual(certSpec("apiserver-kubelet-client").organization, ["kubeadm:cluster-admins"]);
+  // kubeadm v1.37: the API server's kubelet client is no longer in kubeadm:cluster-admins.
+  assert.deepEqual(certSpec("apiserver-kubelet-client").organization, []);
   assert.deepEqual(certSpec("etcd-healthcheck-client").organization, []);
   assert.deepEqual(certSpec("apiserver-etcd-client").organization, []);
   assert.deepEqual(certSpec("etcd-server").usages, ["serverAuth", "clientAuth"]);

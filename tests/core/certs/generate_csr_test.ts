@@ -5,7 +5,6 @@ import { exportSPKI, parsePrivateKeyPEM } from "../../../core/pki/keys.ts";
 import { embeddedText, parseKubeconfig } from "../../../core/kubeconfig/kubeconfig.ts";
 import { utf8 } from "../../../core/host/ports.ts";
 import { KubeadmError } from "../../../core/errors.ts";
-import { APISERVER_KUBELET_CLIENT_IN_CLUSTER_ADMINS } from "../../../core/constants.ts";
 import { initConfigFixture } from "../../support/init_config_fixture.ts";
 import { MemoryFileSystem } from "../../support/memory_fs.ts";
 
@@ -78,10 +77,9 @@ Deno.test("planKeysAndCSRs() plans a key and CSR per leaf and a partial kubeconf
   assert.equal(peer.subject.commonName, "cp-1");
   assert.deepEqual(peer.ipAddresses, ["192.168.0.10", "127.0.0.1", "::1"]);
   const kubeletClient = parseCSR(byPath.get("/etc/kubernetes/pki/apiserver-kubelet-client.csr")!);
-  assert.deepEqual(
-    kubeletClient.subject.organization,
-    APISERVER_KUBELET_CLIENT_IN_CLUSTER_ADMINS ? ["kubeadm:cluster-admins"] : [],
-  );
+  // kubeadm v1.37: the kubelet client is not in kubeadm:cluster-admins.
+  assert.equal(kubeletClient.subject.commonName, "kube-apiserver-kubelet-client");
+  assert.deepEqual(kubeletClient.subject.organization, []);
 
   // kubelet.conf keeps the controlPlaneEndpoint (upstream's base spec), no CA, no cert.
   const kubelet = parseKubeconfig(byPath.get("/etc/kubernetes/kubelet.conf")!);

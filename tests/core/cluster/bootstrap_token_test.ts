@@ -12,10 +12,8 @@ import {
   updateOrCreateTokens,
 } from "../../../core/cluster/bootstrap_token.ts";
 import { clusterInfoKubeconfig } from "../../../core/cluster/cluster_info.ts";
-import { KubeClient } from "../../../core/kube/client.ts";
 import type { Kubeconfig } from "../../../core/kubeconfig/kubeconfig.ts";
-import { FakeClock } from "../../support/fake_clock.ts";
-import { FakeKubeApi } from "../../support/fake_kube_api.ts";
+import { fakeApiClient } from "../../support/fake_kube_api.ts";
 import { RecordingPrinter } from "../../support/recording_printer.ts";
 
 const CA_B64 = btoa("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
@@ -44,15 +42,7 @@ function admin(): Kubeconfig {
 }
 
 function setup() {
-  const clock = new FakeClock(Date.UTC(1970, 0, 1, 1, 1, 1));
-  const api = new FakeKubeApi({ clock });
-  const client = new KubeClient({
-    server: "https://10.0.0.1:6443",
-    transport: api.transport,
-    clock,
-    sleep: clock.sleep,
-  });
-  return { clock, api, client };
+  return fakeApiClient([], Date.UTC(1970, 0, 1, 1, 1, 1));
 }
 
 Deno.test("cluster-info kubeconfig is client-go 1.34's serialization of one unnamed cluster", () => {
@@ -92,11 +82,13 @@ Deno.test("the bootstrap-token phase creates tokens, RBAC and cluster-info, in o
     "[bootstrap-token] Configured RBAC rules to allow Node Bootstrap tokens to post CSRs in order for nodes to get long term certificate credentials",
     "[bootstrap-token] Configured RBAC rules to allow the csrapprover controller automatically approve CSRs from a Node Bootstrap Token",
     "[bootstrap-token] Configured RBAC rules to allow certificate rotation for all node client certificates in the cluster",
+    "[bootstrap-token] Configured RBAC rules to allow the API server kubelet client certificate to access the kubelet API",
     '[bootstrap-token] Creating the "cluster-info" ConfigMap in the "kube-public" namespace',
   ]);
   assert.deepEqual(api.calls().filter((c) => c.startsWith("POST")), [
     "POST /api/v1/namespaces/kube-system/secrets",
     "POST /apis/rbac.authorization.k8s.io/v1/clusterroles",
+    "POST /apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
     "POST /apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
     "POST /apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
     "POST /apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
@@ -143,6 +135,15 @@ Deno.test("the bootstrap-token phase creates tokens, RBAC and cluster-info, in o
   assert.deepEqual(crb("kubeadm:node-autoapprove-certificate-rotation").subjects, [
     { kind: "Group", name: "system:nodes" },
   ]);
+  // v1.37: the API server's kubelet client certificate gets the kubelet API by this binding.
+  assert.deepEqual(crb("kubeadm:apiserver-kubelet-client").roleRef, {
+    apiGroup: "rbac.authorization.k8s.io",
+    kind: "ClusterRole",
+    name: "system:kubelet-api-admin",
+  });
+  assert.deepEqual(crb("kubeadm:apiserver-kubelet-client").subjects, [
+    { kind: "User", name: "kube-apiserver-kubelet-client" },
+  ]);
   assert.deepEqual(api.get<ClusterRole>("ClusterRole", undefined, "kubeadm:get-nodes")?.rules, [
     { verbs: ["get"], apiGroups: [""], resources: ["nodes"] },
   ]);
@@ -177,7 +178,7 @@ Deno.test("re-running the phase updates existing objects; token print can be ski
   const out = new RecordingPrinter();
   await applyBootstrapTokenPhase(client, { ...input, skipTokenPrint: true }, out);
   assert.ok(!out.lines.some((l) => l.includes(TOKEN)));
-  assert.equal(api.calls().filter((c) => c.startsWith("PUT")).length, 9);
+  assert.equal(api.calls().filter((c) => c.startsWith("PUT")).length, 10);
 });
 
 Deno.test("token create semantics: failIfExists rejects an existing id", async () => {

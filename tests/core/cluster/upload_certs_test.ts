@@ -8,10 +8,8 @@ import {
   sharedCertFiles,
   uploadCerts,
 } from "../../../core/cluster/upload_certs.ts";
-import { KubeClient } from "../../../core/kube/client.ts";
 import { base64Decode } from "../../../core/pki/pem.ts";
-import { FakeClock } from "../../support/fake_clock.ts";
-import { FakeKubeApi, requestMatching } from "../../support/fake_kube_api.ts";
+import { fakeApiClient, requestMatching } from "../../support/fake_kube_api.ts";
 import { seededRandom } from "../../support/fixed_random.ts";
 import { MemoryFileSystem } from "../../support/memory_fs.ts";
 import { RecordingPrinter } from "../../support/recording_printer.ts";
@@ -36,15 +34,7 @@ function pkiFiles(): MemoryFileSystem {
 }
 
 function setup() {
-  const clock = new FakeClock(Date.UTC(2025, 0, 1));
-  const api = new FakeKubeApi({ clock });
-  const client = new KubeClient({
-    server: "https://h:6443",
-    transport: api.transport,
-    clock,
-    sleep: clock.sleep,
-  });
-  return { clock, api, client };
+  return fakeApiClient([], Date.UTC(2025, 0, 1));
 }
 
 Deno.test("shared files: stacked etcd vs external etcd", () => {

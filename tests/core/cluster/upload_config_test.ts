@@ -7,9 +7,8 @@ import {
   uploadKubeadmConfig,
   uploadKubeletConfig,
 } from "../../../core/cluster/upload_config.ts";
-import { KubeClient, type KubeObject } from "../../../core/kube/client.ts";
-import { FakeClock } from "../../support/fake_clock.ts";
-import { FakeKubeApi } from "../../support/fake_kube_api.ts";
+import type { KubeObject } from "../../../core/kube/client.ts";
+import { fakeApiClient } from "../../support/fake_kube_api.ts";
 import { RecordingPrinter } from "../../support/recording_printer.ts";
 
 const NODE: Node = {
@@ -19,15 +18,7 @@ const NODE: Node = {
 };
 
 function setup(objects: KubeObject[] = []) {
-  const clock = new FakeClock();
-  const api = new FakeKubeApi({ clock, objects });
-  const client = new KubeClient({
-    server: "https://10.0.0.1:6443",
-    transport: api.transport,
-    clock,
-    sleep: clock.sleep,
-  });
-  return { clock, api, client, out: new RecordingPrinter() };
+  return { ...fakeApiClient(objects), out: new RecordingPrinter() };
 }
 
 Deno.test("upload-config/kubeadm stores the ClusterConfiguration and the node-read RBAC", async () => {
@@ -78,14 +69,12 @@ Deno.test("upload-config/kubeadm replaces only its key in an existing ConfigMap"
   });
 });
 
-Deno.test("upload-config/kubelet: hashed ConfigMap, RBAC and the CRI socket annotation", async () => {
+Deno.test("upload-config/kubelet: hashed ConfigMap and RBAC, no CRI socket annotation (v1.37)", async () => {
   const { api, client, out } = setup([NODE]);
   await uploadKubeletConfig(client, {
     kubeletConfigurationYaml:
       "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n",
     userSupplied: false,
-    nodeName: "cp-1",
-    criSocket: "unix:///var/run/containerd/containerd.sock",
   }, out);
   assert.deepEqual(out.lines, [
     '[kubelet] Creating a ConfigMap "kubelet-config" in namespace kube-system with the configuration for the kubelets in the cluster',
@@ -107,63 +96,20 @@ Deno.test("upload-config/kubelet: hashed ConfigMap, RBAC and the CRI socket anno
       "kubelet-config",
     ],
   );
-  const node = api.get<Node>("Node", undefined, "cp-1")!;
-  assert.equal(
-    node.metadata!.annotations!["kubeadm.alpha.kubernetes.io/cri-socket"],
-    "unix:///var/run/containerd/containerd.sock",
-  );
-  const patch = api.requests.find((r) => r.method === "PATCH")!;
-  assert.deepEqual(patch.body, {
-    metadata: {
-      annotations: {
-        "kubeadm.alpha.kubernetes.io/cri-socket": "unix:///var/run/containerd/containerd.sock",
-      },
-    },
-  });
-  assert.equal(patch.headers.get("Content-Type"), "application/strategic-merge-patch+json");
+  // The Node is neither read nor patched: the CRI socket lives in instance-config.yaml.
+  assert.ok(!api.calls().some((c) => c.includes("/nodes/")));
+  assert.equal(api.get<Node>("Node", undefined, "cp-1")!.metadata!.annotations, undefined);
 });
 
-Deno.test("the node patch waits for the kubelet to register the Node with its hostname label", async () => {
-  const { api, client, clock } = setup();
-  let gets = 0;
-  api.onRequest = (r, a) => {
-    if (r.method !== "GET" || !r.path.startsWith("/api/v1/nodes/")) return;
-    gets++;
-    if (gets === 2) a.put({ ...NODE, metadata: { name: "cp-1" } }); // registered, no label yet
-    if (gets === 3) a.put(NODE);
-  };
-  await uploadKubeletConfig(client, {
-    kubeletConfigurationYaml: "k",
-    userSupplied: true,
-    nodeName: "cp-1",
-    criSocket: "unix:///run/crio/crio.sock",
-  }, new RecordingPrinter());
-  assert.equal(gets, 3);
-  assert.deepEqual(clock.sleeps, [500, 500]);
+Deno.test("a user-supplied KubeletConfiguration is not hashed", async () => {
+  const { api, client } = setup();
+  await uploadKubeletConfig(
+    client,
+    { kubeletConfigurationYaml: "k", userSupplied: true },
+    new RecordingPrinter(),
+  );
   const cm = api.get<ConfigMap>("ConfigMap", "kube-system", "kubelet-config")!;
   assert.equal(cm.metadata?.annotations, undefined, "user-supplied configs are not hashed");
-});
-
-Deno.test("annotateCriSocket=false skips the node; a missing node fails with the last error", async () => {
-  const { api, client } = setup();
-  await uploadKubeletConfig(client, {
-    kubeletConfigurationYaml: "k",
-    userSupplied: false,
-    nodeName: "cp-1",
-    criSocket: "x",
-    annotateCriSocket: false,
-  }, new RecordingPrinter());
-  assert.ok(!api.calls().some((c) => c.includes("/nodes/")));
-  await assert.rejects(
-    () =>
-      uploadKubeletConfig(client, {
-        kubeletConfigurationYaml: "k",
-        userSupplied: false,
-        nodeName: "ghost",
-        criSocket: "x",
-      }, new RecordingPrinter()),
-    /nodes "ghost" not found/,
-  );
 });
 
 Deno.test("component-config hash: sha256 over data values in key order", async () => {

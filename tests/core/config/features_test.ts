@@ -1,16 +1,11 @@
 import assert from "node:assert/strict";
-import {
-  deprecatedFeatureWarnings,
-  featureEnabled,
-  knownFeatures,
-  parseFeatureGates,
-} from "../../../core/config/features.ts";
+import { featureEnabled, knownFeatures, parseFeatureGates } from "../../../core/config/features.ts";
+import { validateFeatureGates } from "../../../core/config/validate.ts";
+import { formatFieldError } from "../../../core/errors.ts";
 
 Deno.test("parses --feature-gates with upstream's messages", () => {
-  assert.deepEqual(parseFeatureGates("RootlessControlPlane=true, NodeLocalCRISocket=F"), {
-    RootlessControlPlane: true,
-    NodeLocalCRISocket: false,
-  });
+  assert.deepEqual(parseFeatureGates("RootlessControlPlane=true"), { RootlessControlPlane: true });
+  assert.deepEqual(parseFeatureGates(" RootlessControlPlane=F,"), { RootlessControlPlane: false });
   assert.deepEqual(parseFeatureGates(""), {});
   assert.throws(() => parseFeatureGates("Foo=true"), /^Error: unrecognized feature-gate key: Foo$/);
   assert.throws(
@@ -23,23 +18,44 @@ Deno.test("parses --feature-gates with upstream's messages", () => {
   );
 });
 
-Deno.test("1.34 gate defaults", () => {
-  assert.equal(featureEnabled({}, "NodeLocalCRISocket"), true);
-  assert.equal(featureEnabled({}, "ControlPlaneKubeletLocalMode"), true);
-  assert.equal(featureEnabled({}, "WaitForAllControlPlaneComponents"), true);
-  assert.equal(featureEnabled({}, "RootlessControlPlane"), false);
-  assert.equal(featureEnabled({ RootlessControlPlane: true }, "RootlessControlPlane"), true);
-  assert.equal(featureEnabled(undefined, "EtcdLearnerMode"), false);
+Deno.test("the gates removed by v1.37 are refused on the command line as upstream does", () => {
+  // upstream kubeadm v1.37.2: errors/flag-removed-gate*.txt
+  for (
+    const gate of [
+      "ControlPlaneKubeletLocalMode",
+      "NodeLocalCRISocket",
+      "PublicKeysECDSA",
+      "WaitForAllControlPlaneComponents",
+    ]
+  ) {
+    assert.throws(
+      () => parseFeatureGates(`${gate}=true`),
+      new RegExp(`^Error: unrecognized feature-gate key: ${gate}$`),
+    );
+  }
 });
 
-Deno.test("help text and deprecation warnings", () => {
-  assert.deepEqual(knownFeatures(), [
-    "ControlPlaneKubeletLocalMode=true|false (BETA - default=true)",
-    "NodeLocalCRISocket=true|false (BETA - default=true)",
-    "PublicKeysECDSA=true|false (DEPRECATED - default=false)",
-    "RootlessControlPlane=true|false (ALPHA - default=false)",
-    "WaitForAllControlPlaneComponents=true|false (default=true)",
+Deno.test("the gates removed by v1.37 are refused in featureGates with upstream's message", () => {
+  const errors = validateFeatureGates({ NodeLocalCRISocket: true });
+  assert.deepEqual(errors.map(formatFieldError), [
+    // upstream kubeadm v1.37.2: errors/validate-removed-gate.txt
+    'featureGates: Invalid value: {"NodeLocalCRISocket":true}: NodeLocalCRISocket is not a valid feature name.',
   ]);
-  assert.equal(deprecatedFeatureWarnings({ RootlessControlPlane: true }).length, 0);
-  assert.match(deprecatedFeatureWarnings({ PublicKeysECDSA: false })[0], /deprecated/);
+  const two = validateFeatureGates({
+    RootlessControlPlane: false,
+    PublicKeysECDSA: true,
+    A: false,
+  });
+  assert.deepEqual(two.map(formatFieldError), [
+    'featureGates: Invalid value: {"A":false,"PublicKeysECDSA":true,"RootlessControlPlane":false}: A is not a valid feature name.',
+    'featureGates: Invalid value: {"A":false,"PublicKeysECDSA":true,"RootlessControlPlane":false}: PublicKeysECDSA is not a valid feature name.',
+  ]);
+  assert.deepEqual(validateFeatureGates({ RootlessControlPlane: true }), []);
+});
+
+Deno.test("v1.37 gate defaults and help text: RootlessControlPlane only", () => {
+  assert.equal(featureEnabled({}, "RootlessControlPlane"), false);
+  assert.equal(featureEnabled({ RootlessControlPlane: true }, "RootlessControlPlane"), true);
+  assert.equal(featureEnabled(undefined, "NodeLocalCRISocket"), false);
+  assert.deepEqual(knownFeatures(), ["RootlessControlPlane=true|false (ALPHA - default=false)"]);
 });

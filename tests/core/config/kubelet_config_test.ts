@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
-import { defaultKubeletConfiguration } from "../../../core/config/kubelet_config.ts";
+import {
+  defaultKubeletConfiguration,
+  nodeKubeletConfiguration,
+} from "../../../core/config/kubelet_config.ts";
 import { applyClusterStaticDefaults } from "../../../core/config/defaults.ts";
 import { toKubeYaml } from "../../../core/yaml/kube_yaml.ts";
 import { resolveForTest } from "../../support/config.ts";
@@ -10,7 +13,7 @@ function clusterInputs() {
   return { networking: cluster.networking, certificatesDir: cluster.certificatesDir };
 }
 
-/** What upstream kubeadm 1.3x writes to /var/lib/kubelet/config.yaml by default. */
+/** What upstream kubeadm v1.37.2 writes to /var/lib/kubelet/config.yaml by default (its init --dry-run). */
 const UPSTREAM_CONFIG_YAML = `apiVersion: kubelet.config.k8s.io/v1beta1
 authentication:
   anonymous:
@@ -51,7 +54,6 @@ logging:
 memorySwap: {}
 nodeStatusReportFrequency: 0s
 nodeStatusUpdateFrequency: 0s
-resolvConf: /run/systemd/resolve/resolv.conf
 rotateCertificates: true
 runtimeRequestTimeout: 0s
 shutdownGracePeriod: 0s
@@ -63,12 +65,25 @@ volumeStatsAggPeriod: 0s
 `;
 
 Deno.test("default kubelet config matches what upstream writes", () => {
-  const { config, warnings } = defaultKubeletConfiguration(undefined, {
-    ...clusterInputs(),
-    systemdResolvedActive: true,
-  });
+  const { config, warnings } = defaultKubeletConfiguration(undefined, clusterInputs());
   assert.equal(toKubeYaml(config), UPSTREAM_CONFIG_YAML);
   assert.deepEqual(warnings, []);
+});
+
+Deno.test("systemd-resolved changes this node's copy only, never the cluster's (v1.37)", () => {
+  const cluster = defaultKubeletConfiguration(undefined, clusterInputs()).config;
+  const node = nodeKubeletConfiguration(cluster, { systemdResolvedActive: true });
+  assert.equal(node.config.resolvConf, "/run/systemd/resolve/resolv.conf");
+  assert.deepEqual(node.warnings, []);
+  assert.equal(cluster.resolvConf, undefined, "the cluster-wide configuration is untouched");
+  assert.deepEqual(nodeKubeletConfiguration(cluster, {}).config, cluster);
+  const custom = nodeKubeletConfiguration({ ...cluster, resolvConf: "/etc/resolv.conf" }, {
+    systemdResolvedActive: true,
+  });
+  assert.equal(custom.config.resolvConf, "/etc/resolv.conf");
+  assert.deepEqual(custom.warnings, [
+    'The recommended value for "resolvConf" in "KubeletConfiguration" is: /run/systemd/resolve/resolv.conf; the provided value is: /etc/resolv.conf',
+  ]);
 });
 
 Deno.test("kubelet config follows the cluster configuration", () => {

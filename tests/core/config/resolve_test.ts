@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ConfigError, FlagError, ValidationError } from "../../../core/errors.ts";
-import { KUBERNETES_VERSION } from "../../../core/constants.ts";
+import { KUBERNETES_VERSION } from "../../../core/versions.ts";
 import { resolveInitConfig } from "../../../core/config/resolve.ts";
 import { validateMixedArguments } from "../../../core/config/mixed_flags.ts";
 import { staticInitDefaults } from "../../../core/config/print.ts";
@@ -16,7 +16,9 @@ const CLUSTER = "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\
 
 Deno.test("no config: every default filled in", () => {
   const { config, warnings } = resolveForTest();
-  assert.deepEqual(warnings, []);
+  // The default kubernetesVersion (stable-1) falls back offline, as upstream without internet.
+  assert.equal(warnings.length, 2);
+  assert.equal(warnings[1], `falling back to the local client version: ${KUBERNETES_VERSION}`);
   const { init, cluster } = config;
   assert.equal(init.bootstrapTokens.length, 1);
   assert.match(init.bootstrapTokens[0].token, /^[a-z0-9]{6}\.[a-z0-9]{16}$/);
@@ -82,7 +84,7 @@ Deno.test("flags override values from the file", () => {
       nodeName: "CP-1",
       token: "abcdef.0123456789abcdef",
       tokenTTL: "1h0m0s",
-      kubernetesVersion: "v1.33.2",
+      kubernetesVersion: "v1.36.2",
       controlPlaneEndpoint: "lb.example.com",
       certSANs: ["EXTRA.example.com", "10.0.0.9"],
       featureGates: { RootlessControlPlane: true },
@@ -96,7 +98,7 @@ Deno.test("flags override values from the file", () => {
   assert.equal(config.init.nodeRegistration.name, "cp-1");
   assert.equal(config.init.bootstrapTokens[0].token, "abcdef.0123456789abcdef");
   assert.equal(config.init.bootstrapTokens[0].ttl, "1h0m0s");
-  assert.equal(config.cluster.kubernetesVersion, "v1.33.2");
+  assert.equal(config.cluster.kubernetesVersion, "v1.36.2");
   assert.equal(config.cluster.controlPlaneEndpoint, "lb.example.com:8443");
   assert.deepEqual(config.cluster.apiServer.certSANs, ["extra.example.com", "10.0.0.9"]);
   assert.deepEqual(config.cluster.featureGates, { RootlessControlPlane: true });
@@ -144,32 +146,31 @@ Deno.test("explicit empty taints stay empty", () => {
   assert.deepEqual(config.init.nodeRegistration.taints, []);
 });
 
-Deno.test("kubernetesVersion labels resolve to the pinned version; explicit versions are kept", () => {
-  assert.equal(
-    resolveForTest(undefined, { kubernetesVersion: "stable" }).config.cluster.kubernetesVersion,
-    KUBERNETES_VERSION,
-  );
-  assert.equal(
-    resolveForTest(undefined, { kubernetesVersion: "1.34.1" }).config.cluster.kubernetesVersion,
-    "v1.34.1",
-  );
-  const newer = resolveForTest(undefined, { kubernetesVersion: "v1.35.0" });
+Deno.test("kubernetesVersion labels fall back to kubeadm's version; explicit versions are kept", () => {
+  const stable = resolveForTest(undefined, { kubernetesVersion: "stable" });
+  assert.equal(stable.config.cluster.kubernetesVersion, KUBERNETES_VERSION);
   assert.ok(
-    newer.warnings.some((w) => w.includes("Kubernetes version is greater than kubeadm version")),
+    stable.warnings.includes(`falling back to the local client version: ${KUBERNETES_VERSION}`),
   );
-  const err = assertConfigFailure(
-    () => resolveForTest(undefined, { kubernetesVersion: "v1.32.0" }),
-    ValidationError,
-    "kubernetesVersion",
-    ">= 1.33.0",
+  assert.equal(
+    resolveForTest(undefined, { kubernetesVersion: "1.36.1" }).config.cluster.kubernetesVersion,
+    "v1.36.1",
   );
-  assert.equal(err.errors.length, 1);
-  assertConfigFailure(
-    () => resolveForTest(undefined, { kubernetesVersion: "v1.34" }),
-    ValidationError,
-    "kubernetesVersion",
+  // A newer target passes config resolution; preflight's KubernetesVersion check warns.
+  const newer = resolveForTest(undefined, { kubernetesVersion: "v1.38.0" });
+  assert.equal(newer.config.cluster.kubernetesVersion, "v1.38.0");
+  const old = assertConfigFailure(
+    () => resolveForTest(undefined, { kubernetesVersion: "v1.35.9" }),
+    ConfigError,
+    "this version of kubeadm only supports deploying clusters with the control plane version >= 1.36.0. Current version: v1.35.9",
+  );
+  assert.equal(old.field, "kubernetesVersion");
+  const bad = assertConfigFailure(
+    () => resolveForTest(undefined, { kubernetesVersion: "v1.37" }),
+    ConfigError,
     "doesn't match patterns",
   );
+  assert.equal(bad.field, "kubernetesVersion");
 });
 
 Deno.test("skipping addon phases disables the addons and vice versa", () => {
@@ -213,22 +214,40 @@ Deno.test("ignore-preflight-errors merges flags and config, lowercased", () => {
   );
 });
 
-Deno.test("the deprecated PublicKeysECDSA gate selects the key algorithm and warns", () => {
-  const r = resolveForTest(undefined, { featureGates: { PublicKeysECDSA: true } });
+Deno.test("the removed PublicKeysECDSA gate is refused; encryptionAlgorithm alone decides", () => {
+  assertConfigFailure(
+    () => resolveForTest(undefined, { featureGates: { PublicKeysECDSA: true } }),
+    ValidationError,
+    "PublicKeysECDSA is not a valid feature name.",
+  );
+  const r = resolveForTest(undefined, { encryptionAlgorithm: "ECDSA-P256" });
   assert.equal(r.config.cluster.encryptionAlgorithm, "ECDSA-P256");
-  assert.ok(r.warnings.some((w) => w.includes("PublicKeysECDSA feature gate is deprecated")));
 });
 
-Deno.test("v1beta3 input resolves like its v1beta4 equivalent", () => {
-  const v3 = resolveForTest(
-    `apiVersion: kubeadm.k8s.io/v1beta3\nkind: ClusterConfiguration\napiServer:\n  timeoutForControlPlane: 3m\n  extraArgs:\n    b: "2"\n    a: "1"\n`,
+Deno.test("external etcd: httpEndpoints default to endpoints; empty endpoints are refused", () => {
+  const ext = (body: string) => `${CLUSTER}etcd:\n  external:\n${body}`;
+  const { config } = resolveForTest(ext("    endpoints: [https://10.0.0.5:2379]\n"));
+  assert.deepEqual(config.cluster.etcd.external?.httpEndpoints, ["https://10.0.0.5:2379"]);
+  const own = resolveForTest(
+    ext("    endpoints: [https://10.0.0.5:2379]\n    httpEndpoints: [http://10.0.0.5:2381]\n"),
   );
-  assert.equal(v3.config.init.timeouts.controlPlaneComponentHealthCheck, "3m0s");
-  assert.deepEqual(v3.config.cluster.apiServer.extraArgs, [{ name: "a", value: "1" }, {
-    name: "b",
-    value: "2",
-  }]);
-  assert.ok(v3.warnings.some((w) => w.includes("deprecated API spec")));
+  assert.deepEqual(own.config.cluster.etcd.external?.httpEndpoints, ["http://10.0.0.5:2381"]);
+  assertConfigFailure(
+    () => resolveForTest(ext("    endpoints: []\n")),
+    ValidationError,
+    // upstream kubeadm v1.37.2: errors/validate-external-etcd-no-endpoints.txt
+    'etcd.external.endpoints: Invalid value: "": at least one endpoint must be specified',
+  );
+  assertConfigFailure(
+    () =>
+      resolveForTest(
+        ext(
+          "    endpoints: [https://10.0.0.5:2379]\n    httpEndpoints: [10.0.0.5]\n    caFile: /ca.crt\n",
+        ),
+      ),
+    ValidationError,
+    'etcd.external.httpEndpoints: Invalid value: "10.0.0.5": the URL without scheme is not allowed',
+  );
 });
 
 Deno.test("mixing --config with other flags", () => {

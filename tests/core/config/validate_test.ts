@@ -257,12 +257,18 @@ Deno.test("etcd: local XOR external, TLS files all-or-none, URLs", () => {
     "etcd.external.endpoints",
     "HTTPS",
   );
+  // Go's url.Parse: "e:2379" has the scheme "e"; "10.0.0.5" none; "10.0.0.5:2379" fails.
   rejects(
-    `${CLUSTER}etcd:\n  external:\n    endpoints: [e:2379]\n`,
+    `${CLUSTER}etcd:\n  external:\n    endpoints: [10.0.0.5]\n`,
     undefined,
-    "etcd.external.endpoints",
-    "without scheme",
+    'etcd.external.endpoints: Invalid value: "10.0.0.5": the URL without scheme is not allowed',
   );
+  rejects(
+    `${CLUSTER}etcd:\n  external:\n    endpoints: ["10.0.0.5:2379"]\n`,
+    undefined,
+    'etcd.external.endpoints: Invalid value: "10.0.0.5:2379": URL parse error: parse "10.0.0.5:2379": first path segment in URL cannot contain colon',
+  );
+  resolveForTest(`${CLUSTER}etcd:\n  external:\n    endpoints: [e:2379]\n`);
   rejects(
     `${CLUSTER}etcd:\n  external:\n    caFile: ca.crt\n    endpoints: [https://e:2379]\n`,
     undefined,
@@ -306,12 +312,16 @@ Deno.test("extraArgs need names; extraVolumes need fields and a known pathType; 
   );
 });
 
-Deno.test("feature gates: known kubeadm gates only", () => {
+Deno.test("feature gates: known kubeadm gates only, removed ones with upstream's message", () => {
   rejects(
     `${CLUSTER}featureGates:\n  NoSuchGate: true\n`,
     undefined,
-    "featureGates.NoSuchGate",
-    "unrecognized feature-gate key: NoSuchGate",
+    'featureGates: Invalid value: {"NoSuchGate":true}: NoSuchGate is not a valid feature name.',
+  );
+  rejects(
+    `${CLUSTER}featureGates:\n  NodeLocalCRISocket: true\n`,
+    undefined,
+    'featureGates: Invalid value: {"NodeLocalCRISocket":true}: NodeLocalCRISocket is not a valid feature name.',
   );
 });
 

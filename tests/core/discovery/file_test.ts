@@ -206,16 +206,23 @@ Deno.test("validateKubeconfig aggregates like client-go", () => {
   );
 });
 
-Deno.test("HTTPS discovery parses the body whatever it is", async () => {
+Deno.test("HTTPS discovery needs a 200 (v1.35+) and a kubeconfig body", async () => {
   const urls: string[] = [];
   const cfg = await fetchDiscoveryKubeconfig("https://example.test/discovery.yaml", (u) => {
     urls.push(u);
-    return Promise.resolve(new TextEncoder().encode(EXPECTED_KUBECONFIG));
+    return Promise.resolve({ status: 200, body: new TextEncoder().encode(EXPECTED_KUBECONFIG) });
   });
   assert.deepEqual(urls, ["https://example.test/discovery.yaml"]);
   assert.equal(cfg.clusters![0].name, "somecluster");
   await assert.rejects(
-    fetchDiscoveryKubeconfig("https://x", () => Promise.resolve("<html>404</html>")),
+    fetchDiscoveryKubeconfig(
+      "https://x/d.yaml",
+      () => Promise.resolve({ status: 404, body: EXPECTED_KUBECONFIG }),
+    ),
+    /^DiscoveryError: error trying to fetch discovery kubeconfig over HTTPS from https:\/\/x\/d\.yaml, received status 404$/,
+  );
+  await assert.rejects(
+    fetchDiscoveryKubeconfig("https://x", () => Promise.resolve({ status: 200, body: "<html/>" })),
     /couldn't get version\/kind/,
   );
 });

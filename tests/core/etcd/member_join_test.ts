@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import type { Pod } from "kubernetes-types/core/v1.d.ts";
 import {
   addLearnerMember,
+  checkClusterHealth,
   initialClusterFor,
   memberIdHex,
   promoteLearner,
@@ -62,7 +63,7 @@ class FakeEtcd implements EtcdClient {
     for (const m of this.members) if (m.id === id) m.isLearner = false;
     return Promise.resolve(structuredClone(this.members));
   }
-  status() {
+  status(_endpoint?: string): Promise<void> {
     return Promise.resolve();
   }
   removeMember(): Promise<EtcdMember[]> {
@@ -145,8 +146,47 @@ Deno.test("cluster availability: retries, then a timeout error", async () => {
   etcd.status = () => Promise.reject(new Error("unavailable"));
   await assert.rejects(
     () => waitForClusterAvailable(etcd, t, 2, 5000),
-    /timeout waiting for etcd cluster to be available: unavailable/,
+    /^KubeadmError: timeout waiting for etcd cluster to be available: the status of member https:\/\/10\.0\.0\.1:2379 is not available: unavailable$/,
   );
+});
+
+Deno.test("cluster health needs a quorum of the members, not every one (v1.35+)", async () => {
+  const etcd = new FakeEtcd();
+  const { t } = timing();
+  etcd.endpoints = ["https://a:2379", "https://b:2379", "https://c:2379"];
+  const down = new Set(["https://c:2379"]);
+  etcd.status = (ep: string) =>
+    down.has(ep) ? Promise.reject(new Error("connection refused")) : Promise.resolve();
+  await checkClusterHealth(etcd, t);
+  await waitForClusterAvailable(etcd, t, 1, 5000);
+  down.add("https://b:2379");
+  await assert.rejects(
+    () => checkClusterHealth(etcd, t),
+    /^KubeadmError: etcd cluster is not healthy: \[the status of member https:\/\/b:2379 is not available: connection refused, the status of member https:\/\/c:2379 is not available: connection refused\]$/,
+  );
+  await assert.rejects(() => waitForClusterAvailable(etcd, t, 2, 5000), /timeout waiting/);
+  // Two members: both must answer (1 of 2 is no majority).
+  etcd.endpoints = ["https://a:2379", "https://c:2379"];
+  await assert.rejects(() => checkClusterHealth(etcd, t), /not healthy/);
+});
+
+Deno.test("promotion is idempotent: a member found voting before an attempt counts as promoted", async () => {
+  const etcd = new FakeEtcd();
+  const { t } = timing();
+  await addLearnerMember(etcd, "cp2", "https://10.0.0.2:2380", t);
+  // The first promote succeeds on etcd but its answer is lost.
+  let first = true;
+  const promote = etcd.promoteMember.bind(etcd);
+  etcd.promoteMember = (id: string) => {
+    const r = promote(id);
+    if (first) {
+      first = false;
+      return Promise.reject(new Error("context deadline exceeded"));
+    }
+    return r;
+  };
+  await promoteLearner(etcd, "42", t);
+  assert.equal(etcd.calls.filter((c) => c === "promote 42").length, 1);
 });
 
 Deno.test("etcd endpoints come from the mirror Pods' annotation", () => {

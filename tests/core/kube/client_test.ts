@@ -309,7 +309,7 @@ Deno.test("raw endpoints: healthz/readyz/livez and version", async () => {
   api.raw.set("/readyz", { status: 500, body: "[-]etcd failed" });
   assert.equal(await client.healthy("readyz"), false);
   assert.deepEqual(await client.getRaw("/readyz"), { status: 500, body: "[-]etcd failed" });
-  assert.equal((await client.version()).gitVersion, "v1.34.4");
+  assert.equal((await client.version()).gitVersion, "v1.37.2");
 });
 
 Deno.test("namespaced kinds need a namespace; unknown kinds are rejected", async () => {

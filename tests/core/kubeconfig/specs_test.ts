@@ -43,15 +43,10 @@ Deno.test("resolveKubeconfigSpec() uses the control-plane endpoint or the local 
   const warnings: string[] = [];
   const admin = resolveKubeconfigSpec(kubeconfigSpec("admin"), cfg, (l) => warnings.push(l));
   assert.equal(admin.serverURL, "https://lb.example.com:443");
-  // ControlPlaneKubeletLocalMode (on by default in 1.34): the kubelet uses the local endpoint.
+  // kubeadm v1.37: a control-plane node's kubelet always uses the local endpoint.
   const kubelet = resolveKubeconfigSpec(kubeconfigSpec("kubelet"), cfg);
   assert.equal(kubelet.clientName, "system:node:cp-1");
   assert.equal(kubelet.serverURL, "https://192.168.0.10:6443");
-  cfg.cluster.featureGates = { ControlPlaneKubeletLocalMode: false };
-  assert.equal(
-    resolveKubeconfigSpec(kubeconfigSpec("kubelet"), cfg).serverURL,
-    "https://lb.example.com:443",
-  );
   assert.deepEqual(warnings, [
     "[endpoint] WARNING: port specified in controlPlaneEndpoint overrides bindPort in the controlplane address",
   ]);

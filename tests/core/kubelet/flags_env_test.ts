@@ -12,12 +12,14 @@ const nodeRegistration = {
   kubeletExtraArgs: [],
   taints: [{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" as const }],
 };
-const base = { nodeRegistration, pauseImage: "registry.k8s.io/pause:3.10.1", hostname: "cp-1" };
+const base = { nodeRegistration, hostname: "cp-1" };
 
-Deno.test("kubeletFlagsEnv() writes the default flags quoted like Go's %q", () => {
+Deno.test("kubeletFlagsEnv() writes no flag by default (v1.37: no CRI socket, no pause image)", () => {
+  assert.equal(kubeletFlagsEnv(base), 'KUBELET_KUBEADM_ARGS=""\n');
+  // upstream kubeadm v1.37.2 init --dry-run (node name cp1 on another host).
   assert.equal(
-    kubeletFlagsEnv(base),
-    'KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=unix:///var/run/containerd/containerd.sock --pod-infra-container-image=registry.k8s.io/pause:3.10.1"\n',
+    kubeletFlagsEnv({ ...base, nodeRegistration: { ...nodeRegistration, name: "cp1" } }),
+    'KUBELET_KUBEADM_ARGS="--hostname-override=cp1"\n',
   );
 });
 
@@ -48,14 +50,13 @@ Deno.test("kubeletFlags() keeps sorted defaults, then kubeletExtraArgs in the us
     },
   });
   assert.deepStrictEqual(flags, [
-    "--container-runtime-endpoint=unix:///var/run/containerd/containerd.sock",
     "--pod-infra-container-image=my/pause:1",
     "--node-ip=10.0.0.2",
     "--cgroup-driver=",
   ]);
 });
 
-Deno.test("kubeletFlags() registers taints only when asked (join) and drops the CRI flag for NodeLocalCRISocket", () => {
+Deno.test("kubeletFlags() registers taints only when asked (worker join)", () => {
   assert.ok(!kubeletFlags(base).some((f) => f.startsWith("--register-with-taints")));
   const join = kubeletFlags({
     ...base,
@@ -74,10 +75,13 @@ Deno.test("kubeletFlags() registers taints only when asked (join) and drops the 
       "--register-with-taints=node-role.kubernetes.io/control-plane:NoSchedule,gpu=true:NoExecute",
     ),
   );
-  assert.ok(
-    !kubeletFlags({ ...base, nodeLocalCRISocket: true }).some((f) =>
-      f.startsWith("--container-runtime")
-    ),
+  assert.equal(
+    kubeletFlags({
+      ...base,
+      registerTaintsUsingFlags: true,
+      nodeRegistration: { ...nodeRegistration, taints: [] },
+    }).length,
+    0,
   );
 });
 
@@ -86,7 +90,7 @@ Deno.test("kubeletFlagsEnv() escapes quotes and backslashes in values", () => {
     ...base,
     nodeRegistration: { ...nodeRegistration, kubeletExtraArgs: [{ name: "x", value: 'a"b\\c' }] },
   });
-  assert.ok(env.endsWith(' --x=a\\"b\\\\c"\n'), env);
+  assert.equal(env, 'KUBELET_KUBEADM_ARGS="--x=a\\"b\\\\c"\n');
 });
 
 Deno.test("taintToString() renders key[=value]:effect", () => {

@@ -116,6 +116,8 @@ Deno.test("authorizationModes() filters unknown modes and warns like upstream", 
   assert.equal(authorizationModes(undefined), "Node,RBAC");
   const quiet: string[] = [];
   assert.equal(authorizationModes("Node,RBAC", (w) => quiet.push(w)), "Node,RBAC");
+  // v1.37: empty items are skipped silently.
+  assert.equal(authorizationModes("Node,,RBAC,", (w) => quiet.push(w)), "Node,RBAC");
   assert.deepStrictEqual(quiet, []);
 });
 
@@ -241,7 +243,7 @@ Deno.test("apiServerPod() has the common static Pod shape", () => {
   assert.equal(pod.spec!.hostNetwork, true);
   assert.deepStrictEqual(pod.spec!.securityContext, { seccompProfile: { type: "RuntimeDefault" } });
   assert.deepStrictEqual(container(pod).resources, { requests: { cpu: "250m" } });
-  assert.equal(container(pod).image, "registry.k8s.io/kube-apiserver:v1.34.4");
+  assert.equal(container(pod).image, "registry.k8s.io/kube-apiserver:v1.37.2");
   assert.equal(container(pod).imagePullPolicy, "IfNotPresent");
   assert.deepStrictEqual(pod.status, {});
 });

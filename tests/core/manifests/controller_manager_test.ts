@@ -89,7 +89,7 @@ Deno.test("controllerManagerPod() probe host follows bind-address; unspecified o
   assert.equal(pod("::").host, undefined);
 });
 
-Deno.test("controllerManagerPod() volumes: kubeconfig, writable flexvolume dir, custom flex path", () => {
+Deno.test("controllerManagerPod() volumes: certs and kubeconfig, no flexvolume dir (v1.37)", () => {
   const pod = controllerManagerPod(input((c) => {
     c.cluster.controllerManager.extraArgs = [{
       name: "flex-volume-plugin-dir",
@@ -100,11 +100,13 @@ Deno.test("controllerManagerPod() volumes: kubeconfig, writable flexvolume dir, 
     pod.spec!.volumes!.map((v) => [v.name, v.hostPath!.path, v.hostPath!.type]),
     [
       ["ca-certs", "/etc/ssl/certs", "DirectoryOrCreate"],
-      ["flexvolume-dir", "/opt/flex", "DirectoryOrCreate"],
       ["k8s-certs", "/etc/kubernetes/pki", "DirectoryOrCreate"],
       ["kubeconfig", "/etc/kubernetes/controller-manager.conf", "FileOrCreate"],
     ],
   );
-  const flex = pod.spec!.containers[0].volumeMounts!.find((m) => m.name === "flexvolume-dir");
-  assert.deepStrictEqual(flex, { mountPath: "/opt/flex", name: "flexvolume-dir" });
+  assert.deepStrictEqual(pod.spec!.containers[0].volumeMounts!.map((m) => m.name), [
+    "ca-certs",
+    "k8s-certs",
+    "kubeconfig",
+  ]);
 });

@@ -1,10 +1,5 @@
 import assert from "node:assert/strict";
-import {
-  etcdCommand,
-  etcdPod,
-  etcdProbeEndpoint,
-  isEtcd36OrNewer,
-} from "../../../core/manifests/etcd.ts";
+import { etcdCommand, etcdPod, etcdProbeEndpoint } from "../../../core/manifests/etcd.ts";
 import {
   type ManifestInput,
   manifestInputFromInit,
@@ -44,16 +39,13 @@ Deno.test("etcdCommand() has upstream's full default flag set for etcd 3.6", () 
   ]);
 });
 
-Deno.test("etcdCommand() uses the experimental flags for etcd older than 3.6.0", () => {
+Deno.test("etcdCommand() passes the 3.6+ flags whatever the etcd tag (v1.37 dropped the experimental- ones)", () => {
   const cmd = etcdCommand(input((c) => {
     c.cluster.etcd.local!.imageTag = "3.5.24-0";
   }));
-  assert.ok(cmd.includes("--experimental-initial-corrupt-check=true"));
-  assert.ok(cmd.includes("--experimental-watch-progress-notify-interval=5s"));
-  assert.ok(!cmd.some((f) => f.startsWith("--feature-gates")));
-  assert.ok(isEtcd36OrNewer("v3.6.0"));
-  assert.ok(!isEtcd36OrNewer("3.6.0-rc.1"), "a 3.6.0 pre-release is older than 3.6.0");
-  assert.ok(!isEtcd36OrNewer("latest"));
+  assert.ok(cmd.includes("--feature-gates=InitialCorruptCheck=true"));
+  assert.ok(cmd.includes("--watch-progress-notify-interval=5s"));
+  assert.ok(!cmd.some((f) => f.startsWith("--experimental-")));
 });
 
 Deno.test("etcdCommand() uses IPv6 localhost and brackets", () => {

@@ -12,7 +12,7 @@ import { PatchType } from "../../../core/patches/patch_file_name.ts";
 import { initConfigFixture } from "../../support/init_config_fixture.ts";
 import { resolveForTest } from "../../support/config.ts";
 
-// Golden manifests in upstream v1.34's on-disk layout (as kubeadm 1.34 writes them: sorted keys,
+// Golden manifests in upstream v1.37's on-disk layout (as kubeadm 1.37 writes them: sorted keys,
 // unindented sequences, no creationTimestamp, `status: {}`). The `.golden` extension keeps
 // `deno fmt` from re-indenting their YAML.
 const testdata = new URL("./testdata/", import.meta.url);
@@ -153,7 +153,7 @@ Deno.test("manifests built from a config resolved by core/config match the golde
   const { config } = resolveForTest(
     "apiVersion: kubeadm.k8s.io/v1beta4\nkind: InitConfiguration\nlocalAPIEndpoint:\n" +
       "  advertiseAddress: 192.168.0.10\nnodeRegistration:\n  name: cp-1\n---\n" +
-      "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nkubernetesVersion: v1.34.4\n",
+      "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nkubernetesVersion: v1.37.2\n",
   );
   const input = manifestInputFromInit(config, { existingDirs: new Set(["/etc/pki/tls/certs"]) });
   assert.equal(staticPodManifestYaml(buildStaticPod("etcd", input)), await expected("etcd.golden"));

@@ -30,9 +30,9 @@ Deno.test("parsePatchFileName() ignores unknown extensions and targets with upst
   });
   assert.deepStrictEqual(parsePatchFileName("kube-proxy.yaml"), {
     ignored:
-      "unknown target, must be one of [etcd kube-apiserver kube-controller-manager kube-scheduler kubeletconfiguration corednsdeployment]",
+      "unknown target, must be one of [etcd kube-apiserver kube-controller-manager kube-scheduler kubeletconfiguration corednsdeployment kubeproxydaemonset]",
   });
-  assert.ok("ignored" in parsePatchFileName("kubeproxydaemonset.yaml"), "a v1.36 target");
+  assert.ok(!("ignored" in parsePatchFileName("kubeproxydaemonset.yaml")), "a v1.37 target");
 });
 
 Deno.test("parsePatchFileName() rejects '+' without a known patch type", () => {

@@ -5,7 +5,7 @@ import { kubeletConfigurationSchema } from "../../../core/patches/patch_schemas.
 import { MemoryFileSystem } from "../../support/memory_fs.ts";
 
 const TARGETS =
-  "[etcd kube-apiserver kube-controller-manager kube-scheduler kubeletconfiguration corednsdeployment]";
+  "[etcd kube-apiserver kube-controller-manager kube-scheduler kubeletconfiguration corednsdeployment kubeproxydaemonset]";
 
 function patchDir(): MemoryFileSystem {
   return new MemoryFileSystem({

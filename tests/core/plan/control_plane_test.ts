@@ -7,7 +7,7 @@ import { seededRandom } from "../../../core/host/seeded_random.ts";
 import { KubeadmError, PkiError } from "../../../core/errors.ts";
 import { pemCertificatePins } from "../../../core/pki/pin.ts";
 import { tokenFromSecret } from "../../../core/bootstraptoken/secret.ts";
-import { KUBERNETES_VERSION } from "../../../core/constants.ts";
+import { KUBERNETES_VERSION } from "../../../core/versions.ts";
 import type { Secret } from "kubernetes-types/core/v1.d.ts";
 import { checkKubeconfigClients, checkPkiDir } from "../../support/pki_checks.ts";
 

@@ -1,5 +1,5 @@
-// Which checks init, join and join --control-plane run, in upstream's order (verified against
-// kubeadm v1.34.4's `-v=1` trace).
+// Which checks init, join and join --control-plane run, in upstream's order (upstream kubeadm
+// v1.37.2 `preflight/checks.go` and its `init --dry-run` output).
 import assert from "node:assert/strict";
 import {
   imagePullChecks,
@@ -24,6 +24,7 @@ const INIT_ORDER = [
   "HTTPProxy",
   "HTTPProxyCIDR",
   "CRI",
+  "ContainerRuntimeVersion",
   "Swap",
   "FileExisting-losetup",
   "FileExisting-mount",
@@ -31,7 +32,7 @@ const INIT_ORDER = [
   "SystemVerification",
   "Hostname",
   "KubeletVersion",
-  "Service-Kubelet",
+  "Service-kubelet",
   "Port-10250",
   "FileContent--proc-sys-net-ipv4-ip_forward",
   "Port-2379",
@@ -43,6 +44,27 @@ Deno.test("init: the default configuration's checks, in order", () => {
   assert.deepEqual(initNodeChecks(initConfigFixture()).map((c) => c.name), INIT_ORDER);
   assert.deepEqual(rootChecks().map((c) => c.name), ["IsPrivilegedUser"]);
   assert.deepEqual(imagePullChecks(initConfigFixture()).map((c) => c.name), ["ImagePull"]);
+});
+
+Deno.test("init: ports are checked on the components' bind and advertise addresses (v1.37)", async () => {
+  const { FakeMachine } = await import("../../support/fake_machine.ts");
+  const cfg = initConfigFixture();
+  cfg.cluster.apiServer.extraArgs = [{ name: "bind-address", value: "10.9.9.9" }];
+  cfg.cluster.scheduler.extraArgs = [{ name: "bind-address", value: "127.0.0.1" }];
+  const host = new FakeMachine();
+  host.foreignAddresses.add("10.9.9.9").add("192.168.0.10");
+  const outcome = async (name: string) => {
+    const check = initNodeChecks(cfg).find((c) => c.name === name)!;
+    return (await check.run(host)).errors;
+  };
+  assert.deepEqual(await outcome("Port-6443"), ["Port 6443 is in use"]);
+  assert.deepEqual(await outcome("Port-10259"), []);
+  assert.deepEqual(await outcome("Port-10257"), []);
+  // etcd binds the advertise address: one not on this host reads "in use", as upstream.
+  assert.deepEqual(await outcome("Port-2379"), ["Port 2379 is in use"]);
+  assert.deepEqual(await outcome("Port-2380"), ["Port 2380 is in use"]);
+  cfg.cluster.apiServer.extraArgs = [{ name: "advertise-address", value: "127.0.0.1" }];
+  assert.deepEqual(await outcome("Port-2379"), []);
 });
 
 Deno.test("init: bind port, dual-stack subnets and a custom etcd data dir change the list", () => {
@@ -112,6 +134,7 @@ Deno.test("join: worker and control-plane lists, in order", () => {
     "FileAvailable--etc-kubernetes-kubelet.conf",
     "FileAvailable--etc-kubernetes-bootstrap-kubelet.conf",
     "CRI",
+    "ContainerRuntimeVersion",
     "Swap",
     "FileExisting-losetup",
     "FileExisting-mount",
@@ -119,7 +142,7 @@ Deno.test("join: worker and control-plane lists, in order", () => {
     "SystemVerification",
     "Hostname",
     "KubeletVersion",
-    "Service-Kubelet",
+    "Service-kubelet",
     "Port-10250",
     "FileAvailable--etc-kubernetes-pki-ca.crt",
     "HTTPProxy",

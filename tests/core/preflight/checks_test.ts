@@ -5,7 +5,9 @@ import assert from "node:assert/strict";
 import type { Check } from "../../../core/preflight/check.ts";
 import {
   containerRuntimeCheck,
+  containerRuntimeVersionCheck,
   imagePullCheck,
+  RUNTIME_CONFIG_UNIMPLEMENTED,
 } from "../../../core/preflight/checks/container_runtime.ts";
 import { inPathCheck } from "../../../core/preflight/checks/executables.ts";
 import { externalEtcdVersionCheck } from "../../../core/preflight/checks/external_etcd.ts";
@@ -37,6 +39,7 @@ import { CapturePrinter, FakeMachine } from "../../support/fake_machine.ts";
 const SOCKET = "unix:///var/run/containerd/containerd.sock";
 const ETCD = {
   endpoints: ["https://10.0.0.5:2379"],
+  httpEndpoints: ["https://10.0.0.5:2379"],
   caFile: "/etc/etcd/ca.crt",
   certFile: "/etc/etcd/client.crt",
   keyFile: "/etc/etcd/client.key",
@@ -78,12 +81,12 @@ const CASES: Case[] = [
   },
   {
     name: "KubernetesVersion",
-    check: () => kubernetesVersionCheck("v1.35.0"),
+    check: () => kubernetesVersionCheck("v1.38.0"),
     healthy: () => {},
     breakIt: () => {},
     level: "warning",
     message: "Kubernetes version is greater than kubeadm version. Please consider to upgrade " +
-      "kubeadm. Kubernetes version: 1.35.0. Kubeadm version: 1.34.x",
+      "kubeadm. Kubernetes version: 1.38.0. Kubeadm version: 1.37.x",
   },
   {
     name: "Firewalld",
@@ -153,6 +156,13 @@ const CASES: Case[] = [
     message: "container runtime is not running: runtime not ready",
   },
   {
+    name: "ContainerRuntimeVersion",
+    check: () => containerRuntimeVersionCheck(SOCKET),
+    breakIt: (h) => h.runtime(SOCKET).config = undefined,
+    level: "warning",
+    message: RUNTIME_CONFIG_UNIMPLEMENTED,
+  },
+  {
     name: "Swap",
     check: swapCheck,
     breakIt: (h) =>
@@ -187,13 +197,13 @@ const CASES: Case[] = [
   },
   {
     name: "KubeletVersion",
-    check: () => kubeletVersionCheck("v1.34.4"),
-    breakIt: (h) => h.kubeletOutput = "Kubernetes v1.30.2",
+    check: () => kubeletVersionCheck("v1.37.2"),
+    breakIt: (h) => h.kubeletOutput = "Kubernetes v1.33.9",
     level: "error",
-    message: 'Kubelet version "1.30.2" is lower than kubeadm can support. Please upgrade kubelet',
+    message: 'Kubelet version "1.33.9" is lower than kubeadm can support. Please upgrade kubelet',
   },
   {
-    name: "Service-Kubelet",
+    name: "Service-kubelet",
     check: () => serviceCheck("kubelet"),
     breakIt: (h) => h.init!.services.set("kubelet", { enabled: false, active: false }),
     level: "warning",
@@ -253,8 +263,7 @@ const CASES: Case[] = [
       }),
     breakIt: (h) => h.runtime(SOCKET).connectError = new Error("dial unix: no such file"),
     level: "error",
-    message:
-      /^the container runtime at "unix:\/\/\/var\/run\/containerd\/containerd\.sock" is unavailable, so the images cannot be pulled: dial unix: no such file$/,
+    message: "could not connect to the container runtime: dial unix: no such file",
   },
 ];
 
@@ -297,7 +306,7 @@ for (const c of CASES) {
       });
     } else {
       await t.step("passes for the kubeadm release itself", async () => {
-        const outcome = await kubernetesVersionCheck("v1.34.4").run(healthyHost(c));
+        const outcome = await kubernetesVersionCheck("v1.37.2").run(healthyHost(c));
         assert.deepEqual([...outcome.errors, ...outcome.warnings], []);
       });
     }
@@ -369,13 +378,13 @@ Deno.test("KubernetesVersion: boundaries and parse failures", async () => {
   const h = new FakeMachine();
   const outcome = async (v: string, kubeadm?: string) =>
     await kubernetesVersionCheck(v, kubeadm).run(h);
-  assert.deepEqual((await outcome("v1.34.99")).warnings, []);
-  assert.deepEqual((await outcome("v1.33.0")).warnings, []);
+  assert.deepEqual((await outcome("v1.37.99")).warnings, []);
+  assert.deepEqual((await outcome("v1.36.0")).warnings, []);
   // x.(y+1).0-0 is the first unsupported version: pre-releases of the next minor warn too.
-  assert.equal((await outcome("v1.35.0-alpha.1")).warnings.length, 1);
+  assert.equal((await outcome("v1.38.0-alpha.1")).warnings.length, 1);
   assert.deepEqual((await outcome("v2.0.0")).warnings, [
     "Kubernetes version is greater than kubeadm version. Please consider to upgrade kubeadm. " +
-    "Kubernetes version: 2.0.0. Kubeadm version: 1.34.x",
+    "Kubernetes version: 2.0.0. Kubeadm version: 1.37.x",
   ]);
   assert.deepEqual((await outcome("not-a-version")).errors, [
     'couldn\'t parse Kubernetes version "not-a-version": could not parse "not-a-version" as version',
@@ -385,12 +394,16 @@ Deno.test("KubernetesVersion: boundaries and parse failures", async () => {
 
 Deno.test("KubeletVersion: execution, parsing and skew errors", async () => {
   const h = new FakeMachine();
-  const errors = async (output: string | Error, cp = "v1.34.4") => {
+  const errors = async (output: string | Error, cp = "v1.37.2") => {
     h.kubeletOutput = output;
     return (await kubeletVersionCheck(cp).run(h)).errors;
   };
-  assert.deepEqual(await errors("Kubernetes v1.31.0"), []);
-  assert.deepEqual(await errors("  Kubernetes v1.34.4+abc  \n"), []);
+  // upstream v1.37: MinimumKubeletVersion 1.34.0, and no kubelet newer than the control plane.
+  assert.deepEqual(await errors("Kubernetes v1.34.0"), []);
+  assert.deepEqual(await errors("  Kubernetes v1.37.2+abc  \n"), []);
+  assert.deepEqual(await errors("Kubernetes v1.33.9"), [
+    'Kubelet version "1.33.9" is lower than kubeadm can support. Please upgrade kubelet',
+  ]);
   assert.deepEqual(
     await errors(
       new Error("cannot execute 'kubelet --version': executable file not found in $PATH"),
@@ -402,17 +415,19 @@ Deno.test("KubeletVersion: execution, parsing and skew errors", async () => {
   assert.deepEqual(await errors("kubelet version 1.34"), [
     'couldn\'t get kubelet version: Unable to parse output from Kubelet: "kubelet version 1.34"',
   ]);
-  assert.deepEqual(await errors("Kubernetes v1.35.1"), [
+  // A v1.37 kubelet cannot host a v1.36 control plane.
+  assert.deepEqual(await errors("Kubernetes v1.37.2", "v1.36.3"), [
     "the kubelet version is higher than the control plane version. This is not a supported " +
-    'version skew and may lead to a malfunctional cluster. Kubelet version: "1.35.1" Control ' +
-    'plane version: "1.34.4"',
+    'version skew and may lead to a malfunctional cluster. Kubelet version: "1.37.2" Control ' +
+    'plane version: "1.36.3"',
   ]);
+  assert.deepEqual(await errors("Kubernetes v1.36.3", "v1.36.3"), []);
   // join passes no control-plane version: only the minimum applies.
-  h.kubeletOutput = "Kubernetes v1.35.1";
+  h.kubeletOutput = "Kubernetes v1.38.1";
   assert.deepEqual((await kubeletVersionCheck().run(h)).errors, []);
 });
 
-Deno.test("Service-Kubelet and Firewalld without an init system, or with a missing unit", async () => {
+Deno.test("Service-kubelet and Firewalld without an init system, or with a missing unit", async () => {
   const h = new FakeMachine();
   h.init = undefined;
   const none = "no supported init system detected, skipping checking for services";
@@ -430,7 +445,8 @@ Deno.test("Service-Kubelet and Firewalld without an init system, or with a missi
   assert.deepEqual((await serviceCheck("docker", true).run(h2)).errors, [
     "docker service is not active, please run 'systemctl start docker.service'",
   ]);
-  assert.equal(serviceCheck("docker").name, "Service-Docker");
+  // v1.35+: the service name as is (upstream dropped strings.Title).
+  assert.equal(serviceCheck("docker").name, "Service-docker");
 });
 
 Deno.test("Hostname warns about invalid names and lookup errors, in upstream's order", async () => {
@@ -477,18 +493,42 @@ Deno.test("HTTPProxyCIDR: empty passes, bad CIDR fails, uses the first address",
   assert.equal((await httpProxyCIDRCheck("10.96.0.0/12").run(h)).warnings.length, 1);
 });
 
-Deno.test("CRI: a runtime that does not answer is a warning, not an error", async () => {
+Deno.test("CRI and ContainerRuntimeVersion: a runtime that does not answer is an error (v1.35+)", async () => {
   const h = new FakeMachine();
   h.runtime(SOCKET).connectError = new Error(
     "dial unix /run/x.sock: connect: no such file or directory",
   );
-  assert.deepEqual(await containerRuntimeCheck(SOCKET).run(h), {
-    warnings: [
-      "Couldn't create the interface used for talking to the container runtime: dial unix " +
-      "/run/x.sock: connect: no such file or directory",
+  const refused = {
+    warnings: [],
+    errors: [
+      "could not connect to the container runtime: dial unix /run/x.sock: connect: no such file or directory",
     ],
+  };
+  assert.deepEqual(await containerRuntimeCheck(SOCKET).run(h), refused);
+  assert.deepEqual(await containerRuntimeVersionCheck(SOCKET).run(h), refused);
+});
+
+Deno.test("ContainerRuntimeVersion: RuntimeConfig unimplemented warns (v1.37.2), any other failure errs", async () => {
+  const h = new FakeMachine();
+  assert.deepEqual(await containerRuntimeVersionCheck(SOCKET).run(h), {
+    warnings: [],
     errors: [],
   });
+  h.runtime(SOCKET).config = {};
+  assert.deepEqual(await containerRuntimeVersionCheck(SOCKET).run(h), {
+    warnings: [],
+    errors: [],
+  });
+  h.runtime(SOCKET).config = undefined;
+  assert.deepEqual((await containerRuntimeVersionCheck(SOCKET).run(h)).warnings, [
+    "You must update your container runtime to a version that supports the CRI method RuntimeConfig. Falling back to using cgroupDriver from kubelet config will be removed in 1.38. For more information, see https://git.k8s.io/enhancements/keps/sig-node/4033-group-driver-detection-over-cri",
+  ]);
+  h.runtime(SOCKET).configError = new Error(
+    "failed to call RuntimeConfig gRPC method: rpc error: code = Internal desc = boom",
+  );
+  assert.deepEqual((await containerRuntimeVersionCheck(SOCKET).run(h)).errors, [
+    "could not check if the runtime config is available: failed to call RuntimeConfig gRPC method: rpc error: code = Internal desc = boom",
+  ]);
 });
 
 Deno.test("ImagePull: policies, present images, pull errors, sandbox image", async () => {
@@ -552,6 +592,21 @@ Deno.test("ExternalEtcdVersion: TLS material, retries on 5xx and connection erro
     warnings: [],
     errors: [],
   });
+
+  // v1.35+: the version is read from httpEndpoints, which may differ from the gRPC endpoints.
+  const split = new FakeMachine();
+  split.files.put(ETCD.caFile, "CA").put(ETCD.certFile, "CERT").put(ETCD.keyFile, "KEY");
+  split.http = () => ({ status: 200, statusText: "200 OK", body: '{"etcdserver":"3.5.23"}' });
+  assert.deepEqual(
+    (await externalEtcdVersionCheck({ ...ETCD, httpEndpoints: ["http://10.0.0.6:2381"] }).run(
+      split,
+    ))
+      .errors,
+    [
+      "this version of kubeadm only supports external etcd version >= 3.5.24-0. Current version: 3.5.23",
+    ],
+  );
+  assert.deepEqual(split.httpCalls.map((c) => c.url), ["http://10.0.0.6:2381/version"]);
 });
 
 Deno.test("DirAvailable: missing and empty directories pass; a file in its place fails", async () => {

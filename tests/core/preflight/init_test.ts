@@ -23,7 +23,7 @@ Deno.test("a healthy node passes and pulls the control-plane images", async () =
   ]);
   assert.deepEqual(out.warnings, []);
   assert.equal(report.failed, false);
-  assert.equal(report.checks.length, 1 + 27 + 1);
+  assert.equal(report.checks.length, 1 + 28 + 1);
   assert.equal(h.runtime(data.cfg.init.nodeRegistration.criSocket).pulled.length, 7);
 });
 
@@ -63,22 +63,29 @@ Deno.test("dry-run as an unprivileged user reports but does not abort, and pulls
   assert.equal(report.checks.at(-1)!.name, "DirAvailable--var-lib-etcd");
 });
 
-Deno.test("without a container runtime, ImagePull fails unless ignored", async () => {
+Deno.test("without a container runtime, CRI, ContainerRuntimeVersion and ImagePull fail unless ignored", async () => {
   const { data, out } = initDataFixture();
   const h = healthy();
   h.runtime(data.cfg.init.nodeRegistration.criSocket).connectError = new Error(
     "dial unix /var/run/containerd/containerd.sock: connect: no such file or directory",
   );
   await assert.rejects(() => runInitPreflight(data, h, { ignore: [] }), PreflightError);
-  assert.ok(
-    out.warnings.some((l) => l.startsWith("\t[WARNING CRI]: Couldn't create the interface")),
-  );
-  assert.ok(
-    out.warnings.some((l) => l.startsWith("\t[ERROR ImagePull]: the container runtime at")),
-  );
+  // v1.35+: CRI and ContainerRuntimeVersion fail the node checks; no image is pulled then.
+  const refused =
+    "could not connect to the container runtime: dial unix /var/run/containerd/containerd.sock: connect: no such file or directory";
+  assert.ok(out.warnings.includes(`\t[ERROR CRI]: ${refused}`), out.warnings.join("\n"));
+  assert.ok(out.warnings.includes(`\t[ERROR ContainerRuntimeVersion]: ${refused}`));
   const again = initDataFixture();
-  await runInitPreflight(again.data, h, { ignore: ["ImagePull"] });
-  assert.ok(again.out.warnings.some((l) => l.startsWith("\t[WARNING ImagePull]:")));
+  await assert.rejects(
+    () => runInitPreflight(again.data, h, { ignore: ["CRI", "ContainerRuntimeVersion"] }),
+    PreflightError,
+  );
+  assert.ok(again.out.warnings.includes(`\t[ERROR ImagePull]: ${refused}`));
+  const ignored = initDataFixture();
+  await runInitPreflight(ignored.data, h, {
+    ignore: ["CRI", "ContainerRuntimeVersion", "ImagePull"],
+  });
+  assert.ok(ignored.out.warnings.includes(`\t[WARNING ImagePull]: ${refused}`));
 });
 
 Deno.test("-o json prints one report with every check", async () => {
@@ -89,7 +96,7 @@ Deno.test("-o json prints one report with every check", async () => {
   assert.deepEqual(out.warnings, []);
   assert.equal(out.lines.length, 1);
   const report = JSON.parse(out.lines[0]);
-  assert.equal(report.checks.length, 28);
+  assert.equal(report.checks.length, 29);
   assert.deepEqual(report.checks.find((c: { name: string }) => c.name === "Port-6443"), {
     name: "Port-6443",
     severity: "error",

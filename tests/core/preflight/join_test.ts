@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { runJoinPreflight } from "../../../core/preflight/join.ts";
 import { KubeadmError, PreflightError, ValidationError } from "../../../core/errors.ts";
 import { initConfigFixture } from "../../support/init_config_fixture.ts";
+import { UPSTREAM_DEFAULT_IMAGES } from "../../support/upstream_images.ts";
 import { CapturePrinter, FakeMachine } from "../../support/fake_machine.ts";
 
 const BASE = {
@@ -97,15 +98,8 @@ Deno.test("control-plane join: readiness, secondary checks and image pull", asyn
   assert.ok(
     names.includes("NumCPU") && names.includes("Port-2380") && names.at(-1) === "ImagePull",
   );
-  assert.deepEqual(h.runtime(cfg.init.nodeRegistration.criSocket).pulled, [
-    "registry.k8s.io/kube-apiserver:v1.34.4",
-    "registry.k8s.io/kube-controller-manager:v1.34.4",
-    "registry.k8s.io/kube-scheduler:v1.34.4",
-    "registry.k8s.io/kube-proxy:v1.34.4",
-    "registry.k8s.io/coredns/coredns:v1.12.1",
-    "registry.k8s.io/pause:3.10.1",
-    "registry.k8s.io/etcd:3.6.5-0",
-  ]);
+  // The fixture's target is v1.37.2: upstream's default image list, in its order.
+  assert.deepEqual(h.runtime(cfg.init.nodeRegistration.criSocket).pulled, UPSTREAM_DEFAULT_IMAGES);
 });
 
 Deno.test("control-plane join without controlPlaneEndpoint or shared certificates", async () => {

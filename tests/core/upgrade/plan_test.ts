@@ -29,8 +29,6 @@ function cluster(overrides: Partial<VersionGetter> = {}): VersionGetter {
 const options = (warnings: string[]) => ({
   allowExperimental: false,
   allowRC: false,
-  coreDNSVersion: "v1.14.6",
-  etcdVersionFor: () => ({ etcd: "3.7.0-0" }),
   warn: (l: string) => warnings.push(l),
 });
 

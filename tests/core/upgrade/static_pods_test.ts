@@ -114,7 +114,6 @@ async function setup(opts: { from?: string; failing?: string[]; etcdTag?: string
     renewCerts: true,
     random: seededRandom(3),
     now: NOW,
-    etcdVersionFor: () => ({ etcd: "3.7.0-0" }),
   };
   return { files, cfg, input, node, out, waiter: w };
 }

@@ -1,17 +1,11 @@
 import assert from "node:assert/strict";
 import { toKyaml } from "../../../core/yaml/kyaml.ts";
+import { UPSTREAM_DEFAULT_IMAGES } from "../../support/upstream_images.ts";
 
 Deno.test("toKyaml() prints upstream kubeadm v1.37.2's `config images list -o kyaml` object", () => {
-  // Captured from the upstream binary (/work/notes/upstream-v1.37.2/extra/images-list-kyaml.txt).
-  const images = [
-    "registry.k8s.io/kube-apiserver:v1.37.2",
-    "registry.k8s.io/kube-controller-manager:v1.37.2",
-    "registry.k8s.io/kube-scheduler:v1.37.2",
-    "registry.k8s.io/kube-proxy:v1.37.2",
-    "registry.k8s.io/coredns/coredns:v1.14.6",
-    "registry.k8s.io/pause:3.10.2",
-    "registry.k8s.io/etcd:3.7.0-0",
-  ];
+  // Upstream's output for its default images, captured from the binary
+  // (/work/notes/upstream-v1.37.2/extra/images-list-kyaml.txt).
+  const images = UPSTREAM_DEFAULT_IMAGES;
   assert.equal(
     toKyaml({ kind: "Images", apiVersion: "output.kubeadm.k8s.io/v1alpha3", images }),
     `---

@@ -22,7 +22,7 @@ function versionHandler(seen: { cn?: string; auth?: string }[]) {
   ) => {
     seen.push({ cn: caller.clientCN, auth: caller.authorization });
     res.writeHead(200, { "Content-Type": "application/json" });
-    res.end(JSON.stringify({ major: "1", minor: "34", gitVersion: "v1.34.4" }));
+    res.end(JSON.stringify({ major: "1", minor: "37", gitVersion: "v1.37.2" }));
   };
 }
 
@@ -54,7 +54,7 @@ Deno.test("mutual TLS with the right CA: the server sees the admin client certif
       keyPem: tls.clientKey,
     });
     try {
-      assert.equal((await client.version()).gitVersion, "v1.34.4");
+      assert.equal((await client.version()).gitVersion, "v1.37.2");
       assert.deepEqual(seen, [{ cn: "kubernetes-admin", auth: undefined }]);
     } finally {
       close();
@@ -166,7 +166,7 @@ Deno.test("insecure transport fetches without verifying the server or sending cr
       transport: t.transport,
       retry: { timeoutMs: 0 },
     });
-    assert.equal((await client.version()).minor, "34");
+    assert.equal((await client.version()).minor, "37");
     assert.deepEqual(seen, [{ cn: undefined, auth: undefined }]);
   });
 });

@@ -93,7 +93,8 @@ Deno.test("runAllCerts() creates the whole PKI like upstream (ECDSA-P256), verif
     /DNS:cp-1, DNS:kubernetes, DNS:kubernetes.default, DNS:kubernetes.default.svc, DNS:kubernetes.default.svc.cluster.local, DNS:lb.example.com, IP Address:10.96.0.1, IP Address:192.168.0.10, IP Address:10.0.0.50/,
   );
   const kc = await x509Text(files.text(`${PKI}/apiserver-kubelet-client.crt`)!);
-  assert.match(kc, /Subject: CN=kube-apiserver-kubelet-client,O=kubeadm:cluster-admins\n/);
+  // kubeadm v1.37: no O=kubeadm:cluster-admins (the kubeadm:apiserver-kubelet-client binding).
+  assert.match(kc, /Subject: CN=kube-apiserver-kubelet-client\n/);
   assert.match(kc, /TLS Web Client Authentication\n/);
   assert.doesNotMatch(kc, /Subject Alternative Name/);
   const etcdServer = await x509Text(files.text(`${PKI}/etcd/server.crt`)!);

@@ -3,8 +3,9 @@
 import { describeActions } from "../../../support/dry_run_output.ts";
 import { FakeMachine } from "../../../support/fake_machine.ts";
 import assert from "node:assert/strict";
-import type { Deployment } from "kubernetes-types/apps/v1.d.ts";
+import type { DaemonSet, Deployment } from "kubernetes-types/apps/v1.d.ts";
 import type { ConfigMap, Node, Secret } from "kubernetes-types/core/v1.d.ts";
+import type { ClusterRoleBinding } from "kubernetes-types/rbac/v1.d.ts";
 import { createDryRunTransport } from "../../../../core/kube/dry_run.ts";
 import type { Transport } from "../../../../core/kube/transport.ts";
 import { RecordingFileSystem } from "../../../../core/host/recording_fs.ts";
@@ -81,7 +82,9 @@ function healthyPreflightHost(kubelet: string[] = []): FakeMachine {
   return host;
 }
 
-async function harness(opts: { files?: MemoryFileSystem } = {}): Promise<Harness> {
+async function harness(
+  opts: { files?: MemoryFileSystem; controlPlaneEndpoint?: string } = {},
+): Promise<Harness> {
   const files = opts.files ?? await nodeFiles();
   const clock = new FakeClock();
   const api = new FakeKubeApi({
@@ -118,9 +121,13 @@ async function harness(opts: { files?: MemoryFileSystem } = {}): Promise<Harness
       clock,
       sleep: clock.sleep,
       apiCallTimeoutMs: 60_000,
+      localAPIEndpoint: fx.data.cfg.init.localAPIEndpoint,
     }),
   });
   fx.data.cfg.cluster.encryptionAlgorithm = "ECDSA-P256";
+  if (opts.controlPlaneEndpoint) {
+    fx.data.cfg.cluster.controlPlaneEndpoint = opts.controlPlaneEndpoint;
+  }
   return { ...fx, api, probes, kubelet, transports, denied };
 }
 
@@ -151,6 +158,7 @@ Deno.test("full init workflow against the fake API: every phase, in order, every
     "[upload-certs] Skipping phase. Please see --upload-certs",
     "[mark-control-plane] Marking the node cp-1 as control-plane by adding the labels",
     `[bootstrap-token] Using token: ${TOKEN}`,
+    "[bootstrap-token] Configured RBAC rules to allow the API server kubelet client certificate to access the kubelet API",
     '[bootstrap-token] Creating the "cluster-info" ConfigMap in the "kube-public" namespace',
     "[addons] Applied essential addon: CoreDNS",
     "[addons] Applied essential addon: kube-proxy",
@@ -175,6 +183,7 @@ Deno.test("full init workflow against the fake API: every phase, in order, every
   assert.deepEqual(names(h.api), [
     "ClusterRole kubeadm:get-nodes",
     "ClusterRole system:coredns",
+    "ClusterRoleBinding kubeadm:apiserver-kubelet-client",
     "ClusterRoleBinding kubeadm:cluster-admins",
     "ClusterRoleBinding kubeadm:get-nodes",
     "ClusterRoleBinding kubeadm:kubelet-bootstrap",
@@ -316,15 +325,11 @@ Deno.test("upload-certs with --upload-certs: kubeadm-certs owned by a 2h token; 
   }
 });
 
-Deno.test("upload-config kubelet annotates the CRI socket only with NodeLocalCRISocket off", async () => {
+Deno.test("upload-config kubelet uploads the configuration and never annotates the Node", async () => {
   const h = await harness();
-  h.data.cfg.cluster.featureGates = { NodeLocalCRISocket: false };
   await runWorkflow(initWorkflow(), h.data, { only: "upload-config/all" });
   const node = h.api.get<Node>("Node", undefined, "cp-1")!;
-  assert.equal(
-    node.metadata?.annotations?.["kubeadm.alpha.kubernetes.io/cri-socket"],
-    "unix:///var/run/containerd/containerd.sock",
-  );
+  assert.equal(node.metadata?.annotations?.["kubeadm.alpha.kubernetes.io/cri-socket"], undefined);
   const kc = h.api.get<ConfigMap>(
     "ConfigMap",
     "kube-system",
@@ -356,6 +361,55 @@ Deno.test("addons honour dns.disabled / proxy.disabled and the corednsdeployment
   await runWorkflow(initWorkflow(), h2.data, { only: "addon/all" });
   assert.equal(h2.api.get("Deployment", "kube-system", "coredns"), undefined);
   assert.ok(h2.api.get("DaemonSet", "kube-system", "kube-proxy"));
+});
+
+Deno.test("addon kube-proxy applies kubeproxydaemonset patches (v1.37)", async () => {
+  const files = await nodeFiles();
+  files.put(
+    "/patches/kubeproxydaemonset+merge.yaml",
+    'metadata:\n  labels:\n    patched: "yes"\nspec:\n  template:\n    spec:\n      priorityClassName: custom-critical\n',
+  );
+  const h = await harness({ files });
+  h.data.patchesDir = "/patches";
+  await runWorkflow(initWorkflow(), h.data, { only: "addon/kube-proxy" });
+  const ds = h.api.get<DaemonSet>("DaemonSet", "kube-system", "kube-proxy")!;
+  assert.equal(ds.metadata?.labels?.patched, "yes");
+  assert.equal(ds.spec!.template.spec!.priorityClassName, "custom-critical");
+  assert.equal(ds.spec!.template.spec!.containers[0].name, "kube-proxy", "the rest is kept");
+  assert.deepEqual(h.out.lines.filter((l) => l.startsWith("[patches]")), [
+    '[patches] Reading patches from path "/patches"',
+    "[patches] Found the following patch files: [kubeproxydaemonset+merge.yaml]",
+    '[patches] Applied patch of type "application/merge-patch+json" to target "kubeproxydaemonset"',
+  ]);
+});
+
+Deno.test("init talks to the local API server; cluster-info and the join command keep the control-plane endpoint (v1.35+)", async () => {
+  const h = await harness({
+    files: new MemoryFileSystem(),
+    controlPlaneEndpoint: "lb.example.test:6443",
+  });
+  await runWorkflow(initWorkflow(), h.data);
+  assert.match(
+    h.files.text("/etc/kubernetes/admin.conf")!,
+    /server: https:\/\/lb\.example\.test:6443/,
+  );
+  // admin.conf and the super-admin.conf fallback both go to this node's API server.
+  assert.deepEqual(h.transports, ["https://192.168.0.10:6443", "https://192.168.0.10:6443"]);
+  const info = h.api.get<ConfigMap>("ConfigMap", "kube-public", "cluster-info")!;
+  assert.match(info.data!.kubeconfig, /server: https:\/\/lb\.example\.test:6443/);
+  assert.ok(h.out.lines.some((l) => l.startsWith("kubeadm join lb.example.test:6443 --token")));
+  // The API server's kubelet client gets the kubelet API through its own binding.
+  const crb = h.api.get<ClusterRoleBinding>(
+    "ClusterRoleBinding",
+    undefined,
+    "kubeadm:apiserver-kubelet-client",
+  )!;
+  assert.deepEqual(crb.roleRef, {
+    apiGroup: "rbac.authorization.k8s.io",
+    kind: "ClusterRole",
+    name: "system:kubelet-api-admin",
+  });
+  assert.deepEqual(crb.subjects, [{ kind: "User", name: "kube-apiserver-kubelet-client" }]);
 });
 
 Deno.test("kubelet-finalize points kubelet.conf at the rotatable certificate and restarts", async () => {

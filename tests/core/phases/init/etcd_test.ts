@@ -14,7 +14,7 @@ Deno.test("runLocalEtcd() writes etcd.yaml (0600) with upstream's line", async (
   ]);
   const text = files.text("/etc/kubernetes/manifests/etcd.yaml")!;
   assert.ok(text.includes("    - --initial-cluster=cp-1=https://192.168.0.10:2380\n"));
-  assert.ok(text.includes("    image: registry.k8s.io/etcd:3.6.5-0\n"));
+  assert.ok(text.includes("    image: registry.k8s.io/etcd:3.7.0-0\n"));
   assert.ok(!text.includes("env:"), "etcd gets no proxy env");
 });
 

@@ -156,20 +156,6 @@ Deno.test("wait-control-plane: endpoints come from the manifests' flags", async 
   assert.equal((await controlPlaneHealthTargets(data))[0].url, "https://[fd00::10]:6443/livez");
 });
 
-Deno.test("wait-control-plane: without WaitForAllControlPlaneComponents only the API server", async () => {
-  const { data, out, health } = setup(() => ({ status: 200 }));
-  data.cfg.cluster.featureGates = { WaitForAllControlPlaneComponents: false };
-  await runWaitControlPlane(data);
-  assert.deepEqual(out.lines.slice(3), [
-    "[api-check] Waiting for a healthy API server. This can take up to 4m0s",
-    "[api-check] The API server is healthy after 0s",
-  ]);
-  assert.deepEqual(health.calls.map((c) => c.url), [
-    KUBELET,
-    "https://192.168.0.10:6443/healthz",
-  ]);
-});
-
 Deno.test("wait-control-plane --dry-run reports the planned files and waits for nothing", async () => {
   const { data, out, health } = setup(() => ({ status: 500 }));
   data.dryRun = true;

@@ -34,7 +34,7 @@ export const SERVER = "https://10.0.0.1:6443";
 
 const CLUSTER_CONFIGURATION = `apiVersion: kubeadm.k8s.io/v1beta4
 kind: ClusterConfiguration
-kubernetesVersion: v1.34.4
+kubernetesVersion: v1.37.2
 networking:
   serviceSubnet: 10.96.0.0/12
   dnsDomain: cluster.local

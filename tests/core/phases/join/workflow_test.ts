@@ -1,4 +1,4 @@
-// The join workflow over fakes: phase tree and order as upstream 1.34, a worker join (token
+// The join workflow over fakes: phase tree and order as upstream v1.37, a worker join (token
 // discovery with a pinned CA, the files kubelet-start writes, the TLS-bootstrap wait, the
 // bootstrap credential removed), refusals, --skip-phases and --dry-run.
 import assert from "node:assert/strict";
@@ -30,13 +30,12 @@ Deno.test("the join phases, their order and visibility are upstream's", () => {
     "kubelet-wait-bootstrap",
     "control-plane-join",
     "control-plane-join/all",
-    "control-plane-join/etcd",
     "control-plane-join/mark-control-plane",
     "wait-control-plane",
   ]);
   assert.deepEqual(
     entries.filter((e) => e.phase.hidden).map((e) => e.path),
-    ["check-etcd", "etcd-join", "kubelet-wait-bootstrap"],
+    ["check-etcd"],
   );
   assert.throws(
     () => resolveSkipPhases(joinWorkflow(), ["kubelet"]),
@@ -86,7 +85,7 @@ Deno.test("a worker joins: discovery, kubelet files, TLS bootstrap, credential r
   );
   assert.equal(
     j.files.text("/var/lib/kubelet/kubeadm-flags.env"),
-    'KUBELET_KUBEADM_ARGS="--pod-infra-container-image=registry.k8s.io/pause:3.10.1"\n',
+    'KUBELET_KUBEADM_ARGS=""\n',
   );
   assert.deepEqual(j.out.lines.slice(0, 2), [
     '[preflight] Reading configuration from the "kubeadm-config" ConfigMap in namespace "kube-system"...',
@@ -112,7 +111,7 @@ Deno.test("worker taints are registered through the kubelet flags", async () => 
   await runWorkflow(joinWorkflow(), j.data);
   assert.equal(
     j.files.text("/var/lib/kubelet/kubeadm-flags.env"),
-    'KUBELET_KUBEADM_ARGS="--hostname-override=edge-1 --pod-infra-container-image=registry.k8s.io/pause:3.10.1 --register-with-taints=dedicated=edge:NoSchedule"\n',
+    'KUBELET_KUBEADM_ARGS="--hostname-override=edge-1 --register-with-taints=dedicated=edge:NoSchedule"\n',
   );
 });
 

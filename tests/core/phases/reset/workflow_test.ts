@@ -183,6 +183,21 @@ Deno.test("unmount failures abort reset before anything is deleted", async () =>
   assert.deepEqual(f.host.removedFiles, []);
 });
 
+Deno.test("a mount already gone with its shared peer (EINVAL) is skipped with upstream's warning", async () => {
+  const f = resetFixture({ flags: { force: true } });
+  f.host.mounts = ["/var/lib/kubelet/pods/a", "/var/lib/kubelet/pods/a"];
+  f.host.notMounted.add("/var/lib/kubelet/pods/a");
+  await runReset(f.data, { skip: ["remove-etcd-member"] });
+  assert.deepEqual(
+    f.out.stderr.filter((l) => l.includes("EINVAL")),
+    [
+      '[reset] Ignoring EINVAL error while unmounting "/var/lib/kubelet/pods/a"',
+      '[reset] Ignoring EINVAL error while unmounting "/var/lib/kubelet/pods/a"',
+    ],
+  );
+  assert.ok(f.host.cleaned.length > 0, "reset goes on");
+});
+
 Deno.test("kubelet, containers and a missing kubelet dir only warn", async () => {
   const f = resetFixture({ flags: { force: true } });
   f.host.init!.stopError = new Error("exit status 5");

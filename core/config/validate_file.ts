@@ -1,0 +1,54 @@
+/**
+ * `kubeadm config validate`: every kubeadm document of a file decoded strictly and validated
+ * the way the command that reads it would (upstream `ValidateConfig`, v1.37).
+ *
+ * Init/ClusterConfiguration are resolved and validated as `init` does; JoinConfiguration,
+ * ResetConfiguration and UpgradeConfiguration are decoded strictly (unknown fields are
+ * errors; v1.37 newly checks UpgradeConfiguration). Old API versions are always refused and
+ * the experimental `kubeadm.k8s.io/v1` only when allowed; `allowDeprecated` changes nothing,
+ * since v1.37 has no deprecated API version left.
+ *
+ * @module
+ */
+import { ConfigError } from "../errors.ts";
+import type { RandomSource } from "../host/ports.ts";
+import { KUBEADM_GROUP, loadConfigDocuments } from "./parse.ts";
+import { type InitHostFacts, resolveInitConfig } from "./resolve.ts";
+
+/** Input of {@link validateConfigFile}. */
+export interface ValidateFileOptions {
+  /** Name of the file for messages. */
+  source?: string;
+  /** Host facts for the dynamic defaults validation needs. */
+  host: InitHostFacts;
+  random: RandomSource;
+  /** `--allow-deprecated-api`. */
+  allowDeprecated?: boolean;
+  /** `--allow-experimental-api`. */
+  allowExperimental?: boolean;
+}
+
+/**
+ * Validates a configuration file's content; returns the warnings. Throws `ConfigError` or
+ * `ValidationError` (exit status 3) naming the first problem's field.
+ */
+export function validateConfigFile(text: string, options: ValidateFileOptions): string[] {
+  const source = options.source ?? "<config>";
+  const load = { source, strict: true, allowExperimental: options.allowExperimental };
+  const loaded = loadConfigDocuments(text, load);
+  if (!loaded.documents.some((d) => d.group === KUBEADM_GROUP)) {
+    throw new ConfigError(`${source}: no kubeadm configuration document was found`, {
+      field: "kind",
+      hint:
+        "add an InitConfiguration, ClusterConfiguration, JoinConfiguration, ResetConfiguration or UpgradeConfiguration document",
+    });
+  }
+  if (!loaded.init && !loaded.cluster) return loaded.warnings;
+  const resolved = resolveInitConfig({ ...load, text, host: options.host, random: options.random });
+  // The other kubeadm kinds are validated here, not ignored as `init` would.
+  return resolved.warnings.filter((w) =>
+    !w.startsWith(
+      "[config] WARNING: Ignored configuration document with GroupVersionKind kubeadm.k8s.io/",
+    )
+  );
+}

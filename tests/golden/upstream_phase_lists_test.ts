@@ -1,0 +1,87 @@
+// Golden comparison of the phase commands: `kubeadm init phase` and `kubeadm join phase`, and
+// every phase group below them, list the same commands with the same one-line help as
+// upstream kubeadm v1.37.2's `--help` ("Available Commands", hidden phases excluded; upstream
+// creates no command for a hidden phase). v1.37: `join phase control-plane-join etcd` is gone,
+// `etcd-join` is no longer experimental, `kubelet-wait-bootstrap` is listed.
+import assert from "node:assert/strict";
+import type { Command } from "commander";
+import { buildProgram } from "../../cli/main.ts";
+import { k8sBinDir } from "../support/k8s_bins.ts";
+import { run } from "../support/control_plane.ts";
+
+/** `path` → its sub-commands as `name: short`, sorted. */
+type Listing = Map<string, string[]>;
+
+/** The "Available Commands" of upstream's `<path> --help`: `[name, short]` pairs. */
+function availableCommands(help: string): [string, string][] {
+  const lines = help.split("\n");
+  const start = lines.indexOf("Available Commands:");
+  if (start < 0) return [];
+  const out: [string, string][] = [];
+  for (const line of lines.slice(start + 1)) {
+    const m = /^ {2}(\S+)\s+(.*)$/.exec(line);
+    if (!m) break;
+    out.push([m[1], m[2].trim()]);
+  }
+  return out;
+}
+
+async function upstreamListing(kubeadm: string, root: string[]): Promise<Listing> {
+  const listing: Listing = new Map();
+  const walk = async (path: string[]) => {
+    const r = await run([kubeadm, ...path, "--help"]);
+    assert.equal(r.code, 0, `${path.join(" ")} --help: ${r.stderr}`);
+    const commands = availableCommands(r.stdout).filter(([name]) =>
+      name !== "help" && name !== "completion"
+    );
+    if (commands.length === 0) return;
+    listing.set(path.join(" "), commands.map(([n, s]) => `${n}: ${s}`).sort());
+    for (const [name] of commands) await walk([...path, name]);
+  };
+  await walk(root);
+  return listing;
+}
+
+function ourListing(root: string[]): Listing {
+  let cmd: Command | undefined = buildProgram();
+  for (const name of root) cmd = cmd?.commands.find((c) => c.name() === name);
+  assert.ok(cmd, root.join(" "));
+  const listing: Listing = new Map();
+  const walk = (c: Command, path: string[]) => {
+    const visible = c.commands.filter((s) =>
+      !(s as unknown as { _hidden: boolean })._hidden && s.name() !== "help"
+    );
+    if (visible.length === 0) return;
+    listing.set(
+      path.join(" "),
+      visible.map((s) => `${s.name()}: ${s.summary() || s.description()}`).sort(),
+    );
+    for (const s of visible) walk(s, [...path, s.name()]);
+  };
+  walk(cmd, root);
+  return listing;
+}
+
+for (const workflow of ["init", "join"]) {
+  Deno.test(`kubeadm ${workflow} phase lists the phases of upstream kubeadm v1.37.2`, async () => {
+    const kubeadm = `${await k8sBinDir()}/kubeadm`;
+    const root = [workflow, "phase"];
+    const upstream = await upstreamListing(kubeadm, root);
+    assert.ok(upstream.size > 1, "upstream has phase groups");
+    assert.deepEqual(Object.fromEntries(ourListing(root)), Object.fromEntries(upstream));
+  });
+}
+
+Deno.test("v1.37's join phases: etcd-join and kubelet-wait-bootstrap listed, control-plane-join etcd gone", () => {
+  const join = ourListing(["join", "phase"]);
+  assert.ok(join.get("join phase")!.includes("etcd-join: Join etcd for control plane nodes"));
+  assert.ok(
+    join.get("join phase")!.includes(
+      "kubelet-wait-bootstrap: Wait for the kubelet to bootstrap itself",
+    ),
+  );
+  assert.deepEqual(join.get("join phase control-plane-join"), [
+    "all: Join a machine as a control plane instance",
+    "mark-control-plane: Mark a node as a control-plane",
+  ]);
+});
