@@ -1,46 +1,29 @@
 /**
- * The version `upgrade apply` goes to (upstream `NormalizeKubernetesVersion` on the target):
- * a release label resolves offline to this kubeadm's version (kubeadm-ts never fetches
- * labels), a version keeps its spelling with a `v`, and a target below the oldest control
- * plane this kubeadm deploys is refused with upstream's message.
+ * The version `upgrade apply` goes to: upstream runs `NormalizeKubernetesVersion` on the
+ * target, as `init` does on its `kubernetesVersion` (`config/version.ts`): a release label
+ * resolves offline to this kubeadm's version, a version gets its `v`, and a target below the
+ * oldest control plane this kubeadm deploys is refused with upstream's message. Errors name
+ * the version argument.
  *
  * @module
  */
-import { ConfigError, errorMessage } from "../errors.ts";
+import { ConfigError, KubeadmError } from "../errors.ts";
 import {
-  compareSemVer,
-  formatSemVer,
   MINIMUM_CONTROL_PLANE_VERSION,
-  parseSemVer,
-  resolveKubernetesVersion,
+  normalizeKubernetesVersion,
+  type ResolvedVersion,
   type SemVer,
 } from "../config/version.ts";
 
 /** The oldest version an upgrade may go to (`MinimumControlPlaneVersion`). */
 export const MINIMUM_UPGRADE_TARGET: SemVer = MINIMUM_CONTROL_PLANE_VERSION;
 
-/** The normalized target (`v1.37.2`); throws naming the version argument. */
-export function normalizeUpgradeTarget(text: string): string {
-  let version: string;
+/** The normalized target (`v1.37.2`) and its warnings; throws naming the version argument. */
+export function normalizeUpgradeTarget(text: string): ResolvedVersion {
   try {
-    version = resolveKubernetesVersion(text).version;
+    return normalizeKubernetesVersion(text);
   } catch (e) {
-    throw new ConfigError(errorMessage(e), { field: "version", value: text });
+    if (!(e instanceof KubeadmError)) throw e;
+    throw new ConfigError(e.message, { field: "version", value: text, hint: e.hint, cause: e });
   }
-  const v = parseSemVer(version);
-  if (!v) {
-    throw new ConfigError(`couldn't parse Kubernetes version ${JSON.stringify(version)}`, {
-      field: "version",
-      value: text,
-    });
-  }
-  if (compareSemVer(v, MINIMUM_UPGRADE_TARGET) < 0) {
-    throw new ConfigError(
-      `this version of kubeadm only supports deploying clusters with the control plane version >= ${
-        formatSemVer(MINIMUM_UPGRADE_TARGET)
-      }. Current version: ${version}`,
-      { field: "version", value: text, hint: "upgrade to a newer version" },
-    );
-  }
-  return version;
 }

@@ -64,7 +64,8 @@ export async function runApplyPreflight(d: UpgradeData): Promise<void> {
   for (const notice of storedFeatureGateNotices(cluster.featureGates ?? {})) {
     d.out.info(`[upgrade/preflight] ${notice}`);
   }
-  const target = normalizeUpgradeTarget(cluster.kubernetesVersion);
+  const { version: target, warnings } = normalizeUpgradeTarget(cluster.kubernetesVersion);
+  for (const w of warnings) d.out.warn(w);
   cluster.kubernetesVersion = target;
   d.out.info(
     `[upgrade/preflight] You have chosen to upgrade the cluster version to ${
