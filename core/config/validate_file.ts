@@ -13,7 +13,9 @@
 import { ConfigError } from "../errors.ts";
 import type { RandomSource } from "../host/ports.ts";
 import { KUBEADM_GROUP, loadConfigDocuments } from "./parse.ts";
+import { applyUpgradeDefaults } from "./defaults.ts";
 import { type InitHostFacts, resolveInitConfig } from "./resolve.ts";
+import { validateUpgradeConfiguration } from "./validate.ts";
 
 /** Input of {@link validateConfigFile}. */
 export interface ValidateFileOptions {
@@ -43,6 +45,7 @@ export function validateConfigFile(text: string, options: ValidateFileOptions): 
         "add an InitConfiguration, ClusterConfiguration, JoinConfiguration, ResetConfiguration or UpgradeConfiguration document",
     });
   }
+  if (loaded.upgrade) validateUpgradeConfiguration(applyUpgradeDefaults(loaded.upgrade));
   if (!loaded.init && !loaded.cluster) return loaded.warnings;
   const resolved = resolveInitConfig({ ...load, text, host: options.host, random: options.random });
   // The other kubeadm kinds are validated here, not ignored as `init` would.

@@ -2,23 +2,19 @@
  * The `UpgradeConfiguration` the upgrade commands read from `--config` (upstream
  * `LoadOrDefaultUpgradeConfiguration`): the file must hold one (other kubeadm documents are
  * ignored with a warning; the cluster's own configuration is what an upgrade works with),
- * decoded strictly, defaulted (renew certificates and upgrade etcd, pull images
- * `IfNotPresent` one at a time, every timeout set) and validated (`patches.directory` absolute,
- * `imagePullPolicy` one of `Always`, `IfNotPresent`, `Never`). No file: the defaults.
+ * decoded leniently as upstream does (an unknown field is a warning), defaulted by
+ * `config/defaults.ts` (`applyUpgradeDefaults`) and validated by `config/validate.ts`
+ * (`validateUpgradeConfiguration`). No file: the defaults.
  *
  * A flag the user sets wins over the file's value (upstream `ValueFromFlagsOrConfig`).
  *
  * @module
  */
-import { ConfigError, ValidationError } from "../errors.ts";
-import type { FieldError } from "../errors.ts";
-import type { Timeouts } from "../config/types.ts";
-import { withDefaultTimeouts } from "../config/defaults.ts";
-import { loadConfigDocuments } from "../config/parse.ts";
-import { parseDuration } from "../text/duration.ts";
-
-/** `imagePullPolicy` values. */
-const PULL_POLICIES = ["Always", "IfNotPresent", "Never"];
+import { ConfigError } from "../errors.ts";
+import type { Timeouts, UpgradeConfiguration } from "../config/types.ts";
+import { applyUpgradeDefaults } from "../config/defaults.ts";
+import { KUBEADM_GROUP, loadConfigDocuments } from "../config/parse.ts";
+import { validateUpgradeConfiguration } from "../config/validate.ts";
 
 /** Settings shared by `upgrade apply` and `upgrade node`. */
 export interface UpgradeRunSettings {
@@ -70,12 +66,8 @@ export interface ResolvedUpgradeConfig {
 
 type Section = Record<string, unknown>;
 
-function section(doc: Section, name: string): Section {
-  const v = doc[name];
-  return typeof v === "object" && v !== null ? v as Section : {};
-}
-
-const bool = (s: Section, k: string, d: boolean) => typeof s[k] === "boolean" ? s[k] as boolean : d;
+const section = (doc: Section, name: string) => doc[name] as Section;
+const bool = (s: Section, k: string) => s[k] === true;
 const strs = (s: Section, k: string) => Array.isArray(s[k]) ? (s[k] as unknown[]).map(String) : [];
 const str = (s: Section, k: string) =>
   typeof s[k] === "string" && s[k] !== "" ? s[k] as string : undefined;
@@ -85,58 +77,34 @@ function patchesDir(s: Section): string | undefined {
   return typeof p === "object" && p !== null ? str(p as Section, "directory") ?? "" : undefined;
 }
 
+/** A defaulted section of `apply` or `node`. */
 function runSettings(s: Section): UpgradeRunSettings {
   return {
-    certificateRenewal: bool(s, "certificateRenewal", true),
-    dryRun: bool(s, "dryRun", false),
-    etcdUpgrade: bool(s, "etcdUpgrade", true),
+    certificateRenewal: bool(s, "certificateRenewal"),
+    dryRun: bool(s, "dryRun"),
+    etcdUpgrade: bool(s, "etcdUpgrade"),
     ignorePreflightErrors: strs(s, "ignorePreflightErrors"),
     patchesDirectory: patchesDir(s),
     skipPhases: strs(s, "skipPhases"),
-    imagePullPolicy: str(s, "imagePullPolicy") ?? "IfNotPresent",
-    imagePullSerial: bool(s, "imagePullSerial", true),
+    imagePullPolicy: str(s, "imagePullPolicy")!,
+    imagePullSerial: bool(s, "imagePullSerial"),
   };
-}
-
-function validate(cfg: ResolvedUpgradeConfig): void {
-  const errs: FieldError[] = [];
-  for (const name of ["apply", "node"] as const) {
-    const dir = cfg[name].patchesDirectory;
-    if (dir !== undefined && !dir.startsWith("/")) {
-      errs.push({ field: `${name}.patches.directory`, value: dir, detail: "path is not absolute" });
-    }
-    const policy = cfg[name].imagePullPolicy;
-    if (!PULL_POLICIES.includes(policy)) {
-      errs.push({
-        field: `${name}.imagePullPolicy`,
-        value: policy,
-        detail: `supported values: ${PULL_POLICIES.map((p) => JSON.stringify(p)).join(", ")}`,
-      });
-    }
-  }
-  for (const [k, v] of Object.entries(cfg.timeouts)) {
-    try {
-      parseDuration(v);
-    } catch {
-      errs.push({ field: `timeouts.${k}`, value: v, detail: "not a duration" });
-    }
-  }
-  if (errs.length > 0) throw new ValidationError(errs);
 }
 
 /** Loads `--config`'s UpgradeConfiguration (or the defaults when there is no file). */
 export function resolveUpgradeConfig(text?: string, source = "<config>"): ResolvedUpgradeConfig {
-  let doc: Section = {};
+  let given: UpgradeConfiguration = {};
   const warnings: string[] = [];
   if (text !== undefined) {
-    const loaded = loadConfigDocuments(text, { source, strict: true });
+    const loaded = loadConfigDocuments(text, { source, strict: false });
     for (const d of loaded.documents) {
-      if (d.kind !== "UpgradeConfiguration") {
+      if (d.group === KUBEADM_GROUP && d.kind !== "UpgradeConfiguration") {
         warnings.push(
           `[config] WARNING: Ignored configuration document with GroupVersionKind ${d.group}/${d.version}, Kind=${d.kind}`,
         );
       }
     }
+    warnings.push(...loaded.warnings);
     if (!loaded.upgrade) {
       throw new ConfigError("no UpgradeConfiguration found in the supplied config", {
         field: "kind",
@@ -144,36 +112,36 @@ export function resolveUpgradeConfig(text?: string, source = "<config>"): Resolv
         hint: "add a kubeadm.k8s.io/v1beta4 UpgradeConfiguration document",
       });
     }
-    doc = loaded.upgrade as Section;
+    given = loaded.upgrade;
   }
+  const doc = applyUpgradeDefaults(given) as Section;
+  validateUpgradeConfiguration(doc);
   const apply = section(doc, "apply");
   const plan = section(doc, "plan");
   const diff = section(doc, "diff");
-  const cfg: ResolvedUpgradeConfig = {
+  return {
     apply: {
       ...runSettings(apply),
       kubernetesVersion: str(apply, "kubernetesVersion"),
-      allowExperimentalUpgrades: bool(apply, "allowExperimentalUpgrades", false),
-      allowRCUpgrades: bool(apply, "allowRCUpgrades", false),
-      forceUpgrade: bool(apply, "forceUpgrade", false),
-      printConfig: bool(apply, "printConfig", false),
+      allowExperimentalUpgrades: bool(apply, "allowExperimentalUpgrades"),
+      allowRCUpgrades: bool(apply, "allowRCUpgrades"),
+      forceUpgrade: bool(apply, "forceUpgrade"),
+      printConfig: bool(apply, "printConfig"),
     },
     node: runSettings(section(doc, "node")),
     plan: {
       kubernetesVersion: str(plan, "kubernetesVersion"),
-      allowExperimentalUpgrades: bool(plan, "allowExperimentalUpgrades", false),
-      allowRCUpgrades: bool(plan, "allowRCUpgrades", false),
-      etcdUpgrade: bool(plan, "etcdUpgrade", true),
+      allowExperimentalUpgrades: bool(plan, "allowExperimentalUpgrades"),
+      allowRCUpgrades: bool(plan, "allowRCUpgrades"),
+      etcdUpgrade: bool(plan, "etcdUpgrade"),
       ignorePreflightErrors: strs(plan, "ignorePreflightErrors"),
-      printConfig: bool(plan, "printConfig", false),
+      printConfig: bool(plan, "printConfig"),
     },
     diff: {
       kubernetesVersion: str(diff, "kubernetesVersion"),
       contextLines: typeof diff.contextLines === "number" ? diff.contextLines : 0,
     },
-    timeouts: withDefaultTimeouts(doc.timeouts as Timeouts | undefined),
+    timeouts: doc.timeouts as Required<Timeouts>,
     warnings,
   };
-  validate(cfg);
-  return cfg;
 }
