@@ -2,18 +2,23 @@
  * The `preflight` phase of `upgrade apply` and of `upgrade node` (upstream
  * `cmd/phases/upgrade/{apply,node}/preflight.go`).
  *
- * `apply`: the root check alone, the node checks (system verification), the CoreDNS migration
- * check, the cluster health checks, notices about the cluster's feature gates, the target
- * version normalized and held against the skew policy (mandatory errors fail; the others fail
- * unless `--force`), a confirmation unless `--yes`/`--force`/`--dry-run`, then the image pull.
+ * `apply`: the root check alone, the node checks (system verification for the kubelet's next
+ * minor, the container runtime's version), the CoreDNS migration check, the cluster health
+ * checks, notices about the cluster's feature gates, the target version normalized and held
+ * against the skew policy (mandatory errors fail; the others fail unless `--force`), a
+ * confirmation unless `--yes`/`--force`/`--dry-run`, then the image pull.
  * `node`: the root check, the node checks, and on a control-plane node the image pull.
  *
  * @module
  */
 import { storedFeatureGateNotices } from "../../config/features.ts";
 import { KubeadmError } from "../../errors.ts";
-import { imagePullChecks, KNOWN_CHECK_NAMES, rootChecks } from "../../preflight/catalog.ts";
-import { systemVerificationCheck } from "../../preflight/checks/system_verification.ts";
+import {
+  imagePullChecks,
+  KNOWN_CHECK_NAMES,
+  rootChecks,
+  upgradeChecks,
+} from "../../preflight/catalog.ts";
 import { resolveIgnoreSet } from "../../preflight/ignore.ts";
 import { PreflightRun } from "../../preflight/runner.ts";
 import { pauseImage } from "../../manifests/images.ts";
@@ -45,7 +50,7 @@ export async function runApplyPreflight(d: UpgradeData): Promise<void> {
   d.out.info("[upgrade/preflight] Running preflight checks");
   const run = preflightRun(d, "upgrade apply");
   await run.run(rootChecks());
-  await run.run([systemVerificationCheck()]);
+  await run.run(upgradeChecks(d.cfg.init.nodeRegistration.criSocket));
   const cluster = d.cfg.cluster;
   await run.run(coreDNSMigrationChecks({
     client: d.client,
@@ -126,7 +131,7 @@ export async function runNodePreflight(d: UpgradeData): Promise<void> {
   d.out.info("[upgrade/preflight] Running pre-flight checks");
   const run = preflightRun(d, "upgrade node");
   await run.run(rootChecks());
-  await run.run([systemVerificationCheck()]);
+  await run.run(upgradeChecks(d.cfg.init.nodeRegistration.criSocket));
   if (!d.isControlPlaneNode) {
     d.out.info("[upgrade/preflight] Skipping prepull. Not a control plane node.");
     return;
