@@ -152,6 +152,7 @@ export function resolveClusterDocuments(
       text,
       source: "kubeadm-config",
       strict: false,
+      fromCluster: true,
       host,
       random,
     }));
