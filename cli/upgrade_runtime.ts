@@ -233,7 +233,7 @@ export async function prepareUpgrade(
     const recording = dryRun ? new RecordingFileSystem(nodeFiles) : undefined;
     const node = deps.node?.(rootfs) ?? new DenoNodeHost({ root: rootfs });
     const { kubeVersionGetter, offlineVersionGetter } = await import(
-      "../core/upgrade/versions.ts"
+      "../core/upgrade/version_getter.ts"
     );
     const serverVersion = dryRun ? (await client.version()).gitVersion : undefined;
     const ask = deps.confirm ?? readAnswer;
@@ -402,7 +402,7 @@ export async function runUpgradePlan(
     }
     if (values["print-config"] ?? upgrade.plan.printConfig) await printConfiguration(cfg, out);
     const { kubeVersionGetter, offlineVersionGetter } = await import(
-      "../core/upgrade/versions.ts"
+      "../core/upgrade/version_getter.ts"
     );
     const { availableUpgrades, componentConfigVersionStates, upgradePlan, upgradePlanText } =
       await import("../core/upgrade/plan.ts");

@@ -17,7 +17,7 @@ import { errorMessage, KubeadmError } from "../errors.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { isNotFound } from "../kube/status.ts";
 import { type Check, fail, pass } from "../preflight/check.ts";
-import { deployedDNSAddonVersion } from "./versions.ts";
+import { deployedDNSAddonVersion } from "./version_getter.ts";
 
 /** The names of the checks, for `--ignore-preflight-errors`. */
 export const COREDNS_CHECK_NAMES = ["CoreDNSUnsupportedPlugins", "CoreDNSMigration"] as const;

@@ -17,7 +17,7 @@ import type { Printer } from "../host/ports.ts";
 import { tabwriterFormat } from "../text/tabwriter.ts";
 import { OUTPUT_API_VERSION } from "../text/structured_output.ts";
 import { targetRelease } from "../versions.ts";
-import type { VersionGetter, VersionMap } from "./versions.ts";
+import type { VersionGetter, VersionMap } from "./version_getter.ts";
 
 /** The state of a cluster's versions before or after an upgrade (upstream `ClusterState`). */
 export interface ClusterState {

@@ -47,7 +47,7 @@ import { compareSemVer, formatSemVer, parseSemVer } from "../config/version.ts";
 import { formatDuration } from "../text/duration.ts";
 import { parseKubeYamlOne } from "../yaml/kube_yaml.ts";
 import type { StaticPodWaiter } from "./pod_waiter.ts";
-import { imageTagToSemver, tagFromImage } from "./versions.ts";
+import { imageTagToSemver, tagFromImage } from "./version_getter.ts";
 import { RecordingFileSystem } from "../host/recording_fs.ts";
 
 /** What the upgrade does to the node's files besides writing them. */

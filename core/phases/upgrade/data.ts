@@ -15,7 +15,7 @@ import type { Sleep } from "../../kube/transport.ts";
 import type { EtcdClient } from "../../host/etcd.ts";
 import type { TlsClientMaterial } from "../../host/http.ts";
 import type { ResolvedUpgradeConfig } from "../../upgrade/upgrade_config.ts";
-import type { VersionGetter } from "../../upgrade/versions.ts";
+import type { VersionGetter } from "../../upgrade/version_getter.ts";
 
 /** The flags of a run, merged with the UpgradeConfiguration (flags win). */
 export interface UpgradeSettings {

@@ -9,7 +9,7 @@ import {
   offlineVersionGetter,
   tagFromImage,
   type VersionGetter,
-} from "../../../core/upgrade/versions.ts";
+} from "../../../core/upgrade/version_getter.ts";
 import { RecordingPrinter } from "../../support/recording_printer.ts";
 
 /** A cluster of two control-plane nodes and a worker at v1.36.3, offline. */
