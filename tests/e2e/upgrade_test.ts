@@ -44,7 +44,8 @@ async function runningBinaries(node: TestNode): Promise<Map<string, string>> {
     if (!/^\d+$/.test(e.name)) continue;
     try {
       const cmd = (await Deno.readTextFile(`/proc/${e.name}/cmdline`)).split("\0");
-      if (!cmd.some((a) => a.startsWith(node.rootfs))) continue;
+      // The stand-in maps every path flag under the node's root (`--kubeconfig=<root>/…`).
+      if (!cmd.some((a) => a.includes(`${node.rootfs}/`))) continue;
       const bin = cmd[0].split("/").pop()!;
       if (COMPONENTS.includes(bin) || bin === "etcd") out.set(bin, cmd[0]);
     } catch {
@@ -198,7 +199,8 @@ Deno.test({
         ]),
         "create the marker ConfigMap",
       );
-      const ignore = "--ignore-preflight-errors=ImagePull,SystemVerification";
+      const ignore =
+        "--ignore-preflight-errors=ImagePull,SystemVerification,ContainerRuntimeVersion";
 
       await t.step("plan shows the upgrade to v1.37.2", async () => {
         const plan = await cp1.kubeadm(["upgrade", "plan", TO, ignore]);
@@ -260,10 +262,11 @@ Deno.test({
       });
 
       await t.step("a kube-apiserver that does not start is rolled back", async () => {
-        const patches = `${cp1.rootfs}/patches-broken`;
-        await Deno.mkdir(patches, { recursive: true });
+        // --patches is a path on the node, under --rootfs (upstream chroots into it).
+        const patches = "/patches-broken";
+        await Deno.mkdir(`${cp1.rootfs}${patches}`, { recursive: true });
         await Deno.writeTextFile(
-          `${patches}/kube-apiserver+json.yaml`,
+          `${cp1.rootfs}${patches}/kube-apiserver+json.yaml`,
           "- op: add\n  path: /spec/containers/0/command/-\n  value: --no-such-flag=1\n",
         );
         const upgradeCfg = `${cp1.rootfs}/upgrade-fast.yaml`;
@@ -377,7 +380,8 @@ Deno.test({
           for (const cp of [cp1, cp2]) {
             await waitFor(`${cp.nodeName} running v1.37.2 binaries`, async () => {
               const bins = await runningBinaries(cp);
-              return COMPONENTS.every((c) => bins.get(c)?.startsWith(set37));
+              if (COMPONENTS.every((c) => bins.get(c)?.startsWith(set37))) return true;
+              throw new Error(`running: ${JSON.stringify(Object.fromEntries(bins))}`);
             }, 120_000);
             for (const c of COMPONENTS) {
               const m = await Deno.readTextFile(`${cp.rootfs}/etc/kubernetes/manifests/${c}.yaml`);
