@@ -161,6 +161,10 @@ export async function prepareUpgrade(
         { field: "version", hint: "kubeadm upgrade apply <version>, e.g. v1.37.2" },
       );
     }
+    // A malformed or too old version fails before any file or API call (the preflight phase
+    // normalizes it again, printing a label's warnings, and holds it against the cluster).
+    const { normalizeUpgradeTarget } = await import("../core/upgrade/target.ts");
+    normalizeUpgradeTarget(target);
   }
   const { resolveIgnoreSet } = await import("../core/preflight/ignore.ts");
   const { UPGRADE_CHECK_NAMES } = await import("../core/phases/upgrade/preflight.ts");

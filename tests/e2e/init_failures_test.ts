@@ -14,6 +14,7 @@ import {
   writeInitConfig,
 } from "../support/control_plane.ts";
 import { openssl } from "../support/openssl.ts";
+import { fileTree } from "../support/file_tree.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 
@@ -62,20 +63,6 @@ async function exists(node: TestNode, args: string[]): Promise<boolean> {
   if (r.code === 0) return true;
   assert.match(r.stderr, /NotFound|not found/, `kubectl get ${args.join(" ")}: ${r.stderr}`);
   return false;
-}
-
-/** Every regular file under `root` (relative path → content). */
-async function snapshot(root: string): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  const walk = async (dir: string) => {
-    for await (const e of Deno.readDir(dir)) {
-      const p = `${dir}/${e.name}`;
-      if (e.isDirectory) await walk(p);
-      else out.set(p.slice(root.length), await Deno.readTextFile(p));
-    }
-  };
-  await walk(root);
-  return out;
 }
 
 /** Replaces admin.conf for the duration of `fn`, then restores the original. */
@@ -205,7 +192,7 @@ Deno.test({
         await mustPass(node, config, ...p.split(" "));
       }
       const server = `https://${node.ns.address}:6443`;
-      const before = await snapshot(node.rootfs);
+      const before = await fileTree(node.rootfs);
 
       for (const args of [["upload-config", "all"], ["bootstrap-token"]]) {
         await t.step(
@@ -228,7 +215,7 @@ Deno.test({
       }
 
       await t.step("the failed phases wrote no file", async () => {
-        assert.deepEqual(await snapshot(node.rootfs), before);
+        assert.deepEqual(await fileTree(node.rootfs), before);
       });
 
       await t.step("wait-control-plane without a kubelet names the kubelet", async () => {

@@ -19,6 +19,7 @@ import {
   waitFor,
   writeInitConfig,
 } from "../support/control_plane.ts";
+import { fileTree, mtimeOf } from "../support/file_tree.ts";
 import { opensslSpkiSha256 } from "../support/openssl.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
@@ -93,19 +94,8 @@ function apiWatch(cps: TestNode[]) {
   };
 }
 
-async function tree(root: string): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  const walk = async (d: string) => {
-    for await (const e of Deno.readDir(d)) {
-      const p = `${d}/${e.name}`;
-      if (e.isDirectory) await walk(p);
-      else if (e.isFile) {
-        out.set(p.slice(root.length), (await Deno.stat(p)).mtime?.toISOString() ?? "");
-      }
-    }
-  };
-  await walk(root);
-  return out;
+function tree(root: string): Promise<Map<string, string>> {
+  return fileTree(root, mtimeOf);
 }
 
 Deno.test({
@@ -219,6 +209,10 @@ Deno.test({
 
       await t.step("bad input: out of skew, a downgrade, an unreachable API server", async () => {
         const before = await tree(`${cp1.rootfs}/etc/kubernetes`);
+        const cmBefore = await json(cp1, ["-n", "kube-system", "get", "cm", "kubeadm-config"]);
+        const bad = await cp1.kubeadm(["upgrade", "apply", "v1.37", "--yes", ignore]);
+        assert.equal(bad.code, 3, bad.stderr);
+        assert.match(bad.stderr, /version "v1\.37" doesn't match patterns/);
         const high = await cp1.kubeadm(["upgrade", "apply", "v1.38.0", "--yes", ignore]);
         assert.notEqual(high.code, 0);
         assert.match(high.stderr, /the version argument is invalid due to these fatal errors/);
@@ -243,6 +237,8 @@ Deno.test({
         assert.notEqual(unreachable.code, 0);
         assert.match(unreachable.stderr, /kubeadm-config|connection refused|127\.0\.0\.1:1/);
         assert.deepEqual(await tree(`${cp1.rootfs}/etc/kubernetes`), before, "nothing changed");
+        const cmAfter = await json(cp1, ["-n", "kube-system", "get", "cm", "kubeadm-config"]);
+        assert.equal(cmAfter.metadata.resourceVersion, cmBefore.metadata.resourceVersion);
       });
 
       await t.step("--dry-run changes nothing on disk or in the cluster", async () => {

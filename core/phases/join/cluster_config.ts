@@ -20,6 +20,7 @@ import { KUBEADM_API_VERSION } from "../../config/types.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
 import type { Printer, RandomSource } from "../../host/ports.ts";
 import type { KubeClient } from "../../kube/client.ts";
+import { SHORT_RETRY_POLICY } from "../../kube/retry.ts";
 import { isForbidden, isNotFound } from "../../kube/status.ts";
 import { parseKubeYaml, toKubeYaml } from "../../yaml/kube_yaml.ts";
 import {
@@ -45,7 +46,11 @@ export interface ClusterConfigDocuments {
 }
 
 async function getConfigMap(client: KubeClient, name: string): Promise<ConfigMap> {
-  return await client.get<ConfigMap>({ kind: "ConfigMap", namespace: KUBE_SYSTEM, name });
+  return await client.withRetry(SHORT_RETRY_POLICY).get<ConfigMap>({
+    kind: "ConfigMap",
+    namespace: KUBE_SYSTEM,
+    name,
+  });
 }
 
 /**
