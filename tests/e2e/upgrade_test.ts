@@ -347,12 +347,29 @@ Deno.test({
       });
 
       await t.step("node on cp2: the last control plane upgrades the addons", async () => {
-        const r = await cp2.kubeadm(["upgrade", "node", ignore]);
+        // The addons take the kubeproxydaemonset and corednsdeployment patches (v1.37).
+        await Deno.mkdir(`${cp2.rootfs}/patches-addons`, { recursive: true });
+        await Deno.writeTextFile(
+          `${cp2.rootfs}/patches-addons/kubeproxydaemonset+merge.yaml`,
+          'metadata:\n  labels:\n    patched: "kube-proxy"\n',
+        );
+        await Deno.writeTextFile(
+          `${cp2.rootfs}/patches-addons/corednsdeployment.yaml`,
+          'metadata:\n  labels:\n    patched: "coredns"\n',
+        );
+        const r = await cp2.kubeadm(["upgrade", "node", ignore, "--patches", "/patches-addons"]);
         ok(r, "upgrade node (cp2)");
         assert.match(r.stdout, /\[addons\] Applied essential addon: CoreDNS/);
         assert.match(r.stdout, /\[addons\] Applied essential addon: kube-proxy/);
+        assert.match(
+          r.stdout,
+          /\[patches\] Applied patch of type "application\/merge-patch\+json" to target "kubeproxydaemonset"/,
+        );
         const ds = await json(cp1, ["-n", "kube-system", "get", "ds", "kube-proxy"]);
         assert.equal(ds.spec.template.spec.containers[0].image, `registry.k8s.io/kube-proxy:${TO}`);
+        assert.equal(ds.metadata.labels.patched, "kube-proxy");
+        const dns = await json(cp1, ["-n", "kube-system", "get", "deploy", "coredns"]);
+        assert.equal(dns.metadata.labels.patched, "coredns");
       });
 
       await t.step("node on the worker", async () => {
