@@ -78,13 +78,21 @@ async function connect(kubeconfigPath: string, refsRoot: string): Promise<Connec
   };
 }
 
-/** The kubeconfig a command talks to the cluster with, as a path on this machine. */
+/**
+ * The kubeconfig a command talks to the cluster with: its path on this machine, the root its
+ * file references resolve under, and the path as the node sees it (for messages, as upstream's
+ * chroot shows it).
+ */
 function kubeconfigPath(values: FlagValues, rootfs: string, file: string): {
   path: string;
   refsRoot: string;
+  nodePath: string;
 } {
-  if (values.kubeconfig) return { path: values.kubeconfig, refsRoot: "/" };
-  return { path: underRoot(rootfs, `${KUBERNETES_DIR}/${file}`), refsRoot: rootfs };
+  if (values.kubeconfig) {
+    return { path: values.kubeconfig, refsRoot: "/", nodePath: values.kubeconfig };
+  }
+  const nodePath = `${KUBERNETES_DIR}/${file}`;
+  return { path: underRoot(rootfs, nodePath), refsRoot: rootfs, nodePath };
 }
 
 function hostFacts(rootfs: string) {
@@ -192,7 +200,7 @@ export async function prepareUpgrade(
     imagePullSerial: section.imagePullSerial,
   };
   const controlPlane = command === "apply" || await isControlPlaneNode(rootfs);
-  const { path, refsRoot } = kubeconfigPath(
+  const { path, refsRoot, nodePath } = kubeconfigPath(
     values,
     rootfs,
     controlPlane ? KubeconfigFile.admin : KubeconfigFile.kubelet,
@@ -201,7 +209,7 @@ export async function prepareUpgrade(
   try {
     let client = real.client;
     if (dryRun) {
-      out.info(`[dryrun] Creating a real client from ${JSON.stringify(path)}`);
+      out.info(`[dryrun] Creating a real client from ${JSON.stringify(nodePath)}`);
       client = await dryRunClient(real, out);
     }
     const { fetchUpgradeConfig } = await import("../core/upgrade/cluster_config.ts");

@@ -99,9 +99,20 @@ export interface DryRunFile {
 }
 
 /**
+ * Prints a file an upgrade dry run would write, as upstream's `PrintDryRunFiles`: the
+ * `[dryrun] Would write file` line (after `prefix`, which upstream's control-plane dry run
+ * leaves unterminated), then the content unindented.
+ */
+export function printDryRunFile(out: Printer, f: DryRunFile, prefix = ""): void {
+  out.info(`${prefix}[dryrun] Would write file ${JSON.stringify(f.path)} with content:`);
+  out.info(f.content.replace(/\n$/, ""));
+}
+
+/**
  * Upstream's `WriteKubeletConfigFiles`: backs up `config.yaml`, recreates a missing
- * `instance-config.yaml`, and rewrites `config.yaml`. In dry-run nothing is copied and the
- * files go to `files` (a recording overlay); their content is returned for printing.
+ * `instance-config.yaml`, and rewrites `config.yaml`. In dry-run nothing is copied, the files
+ * go to `files` (a recording overlay) and each is printed once written, in upstream's order
+ * (`instance-config.yaml`, then the patched `config.yaml`); they are also returned.
  */
 export async function writeKubeletConfigFiles(
   input: KubeletConfigFilesInput,
@@ -146,6 +157,7 @@ export async function writeKubeletConfigFiles(
   const instanceConfig = instance === undefined ? undefined : utf8(instance);
   if (input.dryRun && instanceConfig !== undefined) {
     printed.push({ path: KUBELET_INSTANCE_CONFIG_FILE, content: instanceConfig });
+    printDryRunFile(out, printed[printed.length - 1]);
   }
   try {
     await writeKubeletConfigFile(files, out, input.kubelet, {
@@ -160,7 +172,10 @@ export async function writeKubeletConfigFiles(
   }
   if (input.dryRun) {
     const written = await files.read(KUBELET_CONFIG_FILE);
-    if (written) printed.push({ path: KUBELET_CONFIG_FILE, content: utf8(written) });
+    if (written) {
+      printed.push({ path: KUBELET_CONFIG_FILE, content: utf8(written) });
+      printDryRunFile(out, printed[printed.length - 1]);
+    }
   }
   return printed;
 }

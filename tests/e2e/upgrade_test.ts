@@ -21,6 +21,7 @@ import {
 } from "../support/control_plane.ts";
 import { fileTree, mtimeOf } from "../support/file_tree.ts";
 import { opensslSpkiSha256 } from "../support/openssl.ts";
+import { splitUpgradeDryRun } from "../support/dry_run_output.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 const TOKEN = "abcdef.0123456789abcdef";
@@ -92,6 +93,13 @@ function apiWatch(cps: TestNode[]) {
       return { outages, polls };
     },
   };
+}
+
+/** Upstream's printed addon templates carry `readOnly: false`, which a decoded object drops. */
+function dropFalseReadOnly<T>(v: T): T {
+  return JSON.parse(
+    JSON.stringify(v, (k, x) => (k === "readOnly" && x === false ? undefined : x)),
+  );
 }
 
 function tree(root: string): Promise<Map<string, string>> {
@@ -243,6 +251,7 @@ Deno.test({
 
       await t.step("--dry-run changes nothing on disk or in the cluster", async () => {
         const before = await tree(`${cp1.rootfs}/etc/kubernetes`);
+        const kubeletBefore = await tree(`${cp1.rootfs}/var/lib/kubelet`);
         const cmBefore = await json(cp1, ["-n", "kube-system", "get", "cm", "kubeadm-config"]);
         const dry = await cp1.kubeadm(["upgrade", "apply", TO, "--dry-run", ignore]);
         ok(dry, "apply --dry-run");
@@ -253,9 +262,66 @@ Deno.test({
         assert.match(dry.stdout, /image: registry\.k8s\.io\/kube-apiserver:v1\.37\.2/);
         assert.match(dry.stdout, /\[upgrade\/successful\] Finished dryrunning successfully!/);
         assert.deepEqual(await tree(`${cp1.rootfs}/etc/kubernetes`), before);
+        assert.deepEqual(await tree(`${cp1.rootfs}/var/lib/kubelet`), kubeletBefore);
         const cmAfter = await json(cp1, ["-n", "kube-system", "get", "cm", "kubeadm-config"]);
         assert.equal(cmAfter.metadata.resourceVersion, cmBefore.metadata.resourceVersion);
       });
+
+      await t.step(
+        "golden: plan, diff and apply --dry-run as upstream kubeadm v1.37.2's",
+        async () => {
+          // Upstream chroots into the node's root; its dry-run directory is the root's /tmp.
+          await Deno.mkdir(`${cp1.rootfs}/tmp`, { recursive: true });
+          const both = async (args: string[]) => {
+            const ours = await cp1.kubeadm(args);
+            ok(ours, `ours: ${args.join(" ")}`);
+            const theirs = await run([
+              "env",
+              "KUBEADM_UPGRADE_DRYRUN_DIR=/tmp",
+              `${cp1.binDir}/kubeadm`,
+              ...args,
+              "--rootfs",
+              cp1.rootfs,
+            ], { ns: cp1.ns });
+            ok(theirs, `upstream: ${args.join(" ")}`);
+            return { ours: ours.stdout, theirs: theirs.stdout };
+          };
+          for (const args of [["plan", TO], ["plan", TO, "-o", "yaml"], ["diff", TO]]) {
+            const r = await both(["upgrade", ...args, ...(args[0] === "plan" ? [ignore] : [])]);
+            assert.equal(r.ours, r.theirs, `upgrade ${args.join(" ")}`);
+          }
+          const r = await both(["upgrade", "apply", TO, "--dry-run", ignore]);
+          const ours = splitUpgradeDryRun(r.ours);
+          const theirs = splitUpgradeDryRun(r.theirs);
+          // The manifests and kubelet files, byte for byte.
+          assert.deepEqual(ours.files, theirs.files);
+          // The writes (reads differ: README, differences); the health-check Job is timestamped.
+          const writes = (d: typeof ours) =>
+            d.actions.filter((a) => a.verb !== "GET" && a.verb !== "LIST").map((a) =>
+              `${a.verb} ${a.resource} ${a.namespace}/${a.name?.replace(/-\d+$/, "-<ts>")}`
+            );
+          assert.deepEqual(writes(ours), writes(theirs));
+          assert.deepEqual(writes(ours), [
+            "CREATE jobs kube-system/upgrade-health-check-<ts>",
+          ]);
+          // The addon objects (upstream prints its templates, with a zero readOnly: false).
+          assert.deepEqual(ours.addonObjects, dropFalseReadOnly(theirs.addonObjects));
+          assert.equal(ours.addonObjects.length, 12);
+          // The log, but for the kubelet files' dry-run paths (README, differences): upstream
+          // names its temporary directory and writes a fresh instance-config.yaml there.
+          const log = (d: typeof ours) =>
+            d.log.filter((l) =>
+              !/^\[kubelet-start\] Writing kubelet configuration to file "\/tmp\//.test(l)
+            ).map((l) =>
+              l.replace(
+                /\[kubelet-start\] Writing kubelet configuration to file "\/var\/lib\/kubelet\/config\.yaml"/,
+                "",
+              )
+                .replace(/(back up kubelet config file to ).*(\/config\.yaml)$/, "$1<dir>$2")
+            ).filter((l) => l !== "");
+          assert.deepEqual(log(ours), log(theirs));
+        },
+      );
 
       await t.step("a kube-apiserver that does not start is rolled back", async () => {
         // --patches is a path on the node, under --rootfs (upstream chroots into it).

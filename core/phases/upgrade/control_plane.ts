@@ -13,6 +13,7 @@ import { etcdEndpointsFromCluster, syncEtcdClient } from "../../etcd/endpoints.t
 import { etcdTiming } from "../../etcd/timing.ts";
 import type { ManifestWriteContext } from "../../manifests/write.ts";
 import { kubeWaiter } from "../../upgrade/pod_waiter.ts";
+import { printDryRunFile } from "../../upgrade/post_upgrade.ts";
 import {
   plannedControlPlaneManifests,
   type UpgradeEtcd,
@@ -68,8 +69,7 @@ async function dryRun(d: UpgradeData): Promise<void> {
     JSON.stringify(d.cfg.cluster.kubernetesVersion)
   }`;
   for (const f of await plannedControlPlaneManifests(manifestContext(d))) {
-    d.out.info(`${prefix}[dryrun] Would write file ${JSON.stringify(f.path)} with content:`);
-    d.out.info(f.content.replace(/\n$/, ""));
+    printDryRunFile(d.out, f, prefix);
     prefix = "";
   }
 }

@@ -11,7 +11,7 @@ import type { UpgradeData } from "./data.ts";
 
 /** `kubelet-config`. */
 export async function runKubeletConfig(d: UpgradeData): Promise<void> {
-  const printed = await writeKubeletConfigFiles({
+  await writeKubeletConfigFiles({
     files: d.files,
     node: d.node,
     out: d.out,
@@ -22,10 +22,6 @@ export async function runKubeletConfig(d: UpgradeData): Promise<void> {
     dryRun: d.settings.dryRun,
     now: d.clock.now(),
   });
-  for (const f of printed) {
-    d.out.info(`[dryrun] Would write file ${JSON.stringify(f.path)} with content:`);
-    d.out.info(f.content.replace(/\n$/, ""));
-  }
   d.out.info(
     "[upgrade/kubelet-config] The kubelet configuration for this node was successfully upgraded!",
   );
