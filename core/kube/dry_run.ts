@@ -125,6 +125,13 @@ export function redactSecretValues(value: unknown): unknown {
   return out;
 }
 
+/** Upstream's `LogObject`: the object as YAML after `[dryrun] Attached object:`, then a blank line. */
+function printAttached(out: Printer, obj: unknown): void {
+  out.info("[dryrun] Attached object:");
+  out.info(toKubeYaml(obj).replace(/\n$/, ""));
+  out.info("");
+}
+
 /** Builds a dry-run transport; see the module documentation. */
 export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransport {
   const actions: DryRunAction[] = [];
@@ -169,8 +176,7 @@ export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransp
     }
     const attached = a.object ?? a.patch;
     if (attached !== undefined && a.verb !== "get" && a.verb !== "list") {
-      out.info("[dryrun] Attached object:");
-      out.info(`${toKubeYaml(a.kind === "Secret" ? redactSecretValues(attached) : attached)}`);
+      printAttached(out, a.kind === "Secret" ? redactSecretValues(attached) : attached);
     }
   };
   const resourceOf = (info: ResourceInfo) => ({
@@ -179,9 +185,7 @@ export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransp
   });
 
   const attach = (obj: unknown) => {
-    if (!options.out) return;
-    options.out.info("[dryrun] Attached object:");
-    options.out.info(toKubeYaml(obj));
+    if (options.out) printAttached(options.out, obj);
   };
   /** The real cluster's answer to a read, printed; `undefined` when it has none. */
   const fromBacking = async (url: string): Promise<Response | undefined> => {
