@@ -3,7 +3,8 @@
  * upstream kubeadm v1.37.2, each on its own fresh single control plane built at v1.36.3 by our
  * `init` (identical states), timed as whole processes inside the node's network namespace. The
  * order alternates between runs. Both ignore the preflight checks a stand-in node cannot pass
- * (no CRI for the image pull, no kernel config in upstream's chroot).
+ * (no CRI for the image pull, no kernel config in upstream's chroot); upstream's chroot gets the
+ * host's `cp` and a `/dev/null` for its etcd data backup.
  *
  * Usage: scripts/deno run -A scripts/bench_upgrade.ts [--runs N]   (as root)
  *
@@ -12,11 +13,12 @@
 import { parseArgs } from "node:util";
 import {
   createTestNode,
+  initControlPlane,
   kubeadmLauncher,
   run,
   type TestNode,
-  writeInitConfig,
 } from "../tests/support/control_plane.ts";
+import { installDevNull, installHostCommand } from "../tests/support/host_command.ts";
 import { k8sBinDir } from "../tests/support/k8s_bins.ts";
 
 const { values } = parseArgs({
@@ -37,10 +39,10 @@ async function cluster(name: string): Promise<TestNode> {
     tagSets: [FROM, TO],
     kubeletVersion: FROM,
   });
-  const config = await writeInitConfig(node, `kubernetesVersion: ${FROM}\n`);
-  await node.startStandin();
-  const init = await node.kubeadm(["init", "--config", config, "--ignore-preflight-errors=all"]);
-  if (init.code !== 0) throw new Error(`init failed:\n${init.stdout}\n${init.stderr}`);
+  await initControlPlane(node, `kubernetesVersion: ${FROM}\n`);
+  // Upstream backs etcd's data up with `cp` inside its chroot.
+  await installHostCommand(node.rootfs, "cp");
+  await installDevNull(node.rootfs);
   return node;
 }
 

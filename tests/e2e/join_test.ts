@@ -14,6 +14,7 @@ import {
   initControlPlane,
   run,
   type TestNode,
+  uploadCerts,
   waitFor,
 } from "../support/control_plane.ts";
 import { opensslSpkiSha256 } from "../support/openssl.ts";
@@ -381,17 +382,7 @@ Deno.test({
 
       // ---- second control-plane node -----------------------------------------------------
       const key = hexKey();
-      const upload = await cp1.kubeadm([
-        "init",
-        "phase",
-        "upload-certs",
-        "--upload-certs",
-        "--certificate-key",
-        key,
-        "--config",
-        config,
-      ]);
-      assert.equal(upload.code, 0, `upload-certs: ${upload.stdout}\n${upload.stderr}`);
+      await uploadCerts(cp1, config, key);
 
       const cp2 = await createTestNode("cp2", { linkTo: [cp1] });
       nodes.push(cp2);

@@ -13,11 +13,12 @@ import assert from "node:assert/strict";
 import {
   componentSetDir,
   createTestNode,
+  initControlPlane,
   kubeadmLauncher,
   run,
   type TestNode,
+  uploadCerts,
   waitFor,
-  writeInitConfig,
 } from "../support/control_plane.ts";
 import { fileTree, mtimeOf } from "../support/file_tree.ts";
 import { opensslSpkiSha256 } from "../support/openssl.ts";
@@ -118,12 +119,10 @@ Deno.test({
       const cp1 = await createTestNode("cp1", nodeOpts);
       nodes.push(cp1);
       const endpoint = `${cp1.ns.address}:6443`;
-      const config = await writeInitConfig(
+      const { config } = await initControlPlane(
         cp1,
         `controlPlaneEndpoint: ${endpoint}\nkubernetesVersion: ${FROM}\n`,
       );
-      await cp1.startStandin();
-      ok(await cp1.kubeadm(["init", "--config", config, "--ignore-preflight-errors=all"]), "init");
       const pin = `sha256:${await opensslSpkiSha256(
         await Deno.readTextFile(`${cp1.rootfs}/etc/kubernetes/pki/ca.crt`),
       )}`;
@@ -132,19 +131,7 @@ Deno.test({
         return Boolean(cm.data?.["jws-kubeconfig-abcdef"]);
       }, 90_000);
       const key = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
-      ok(
-        await cp1.kubeadm([
-          "init",
-          "phase",
-          "upload-certs",
-          "--upload-certs",
-          "--certificate-key",
-          key,
-          "--config",
-          config,
-        ]),
-        "upload-certs",
-      );
+      await uploadCerts(cp1, config, key);
       const cp2 = await createTestNode("cp2", { ...nodeOpts, linkTo: [cp1] });
       nodes.push(cp2);
       await cp2.startStandin();

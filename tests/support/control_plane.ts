@@ -339,3 +339,21 @@ export async function initControlPlane(
   if (init.code !== 0) throw new Error(`init failed:\n${init.stdout}\n${init.stderr}`);
   return { init, config };
 }
+
+/**
+ * `kubeadm init phase upload-certs --upload-certs` on a control plane with `key`, for a second
+ * control plane to join with; throws with the output when it fails.
+ */
+export async function uploadCerts(node: TestNode, config: string, key: string): Promise<void> {
+  const r = await node.kubeadm([
+    "init",
+    "phase",
+    "upload-certs",
+    "--upload-certs",
+    "--certificate-key",
+    key,
+    "--config",
+    config,
+  ]);
+  if (r.code !== 0) throw new Error(`upload-certs failed:\n${r.stdout}\n${r.stderr}`);
+}
