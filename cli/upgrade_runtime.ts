@@ -219,7 +219,8 @@ export async function prepareUpgrade(
     let cfg: ResolvedConfig;
     try {
       cfg = await fetchUpgradeConfig({
-        client: real.client,
+        // In --dry-run through the printing client: its reads are shown, as upstream's.
+        client,
         files: nodeFiles,
         out,
         logPrefix: "upgrade",

@@ -167,7 +167,8 @@ export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransp
       }`
       : describeObject(a.kind, a.namespace, a.name);
     out.info(`[dryrun] Would perform action ${a.verb.toUpperCase()} on ${what}`);
-    if (a.verb !== "create") {
+    // Only client-go's get, patch and delete actions carry a name (GetName).
+    if (a.verb === "get" || a.verb === "patch" || a.verb === "delete") {
       out.info(
         `[dryrun] Resource name ${JSON.stringify(a.name ?? "")}, namespace ${
           JSON.stringify(a.namespace ?? "")

@@ -85,6 +85,28 @@ export async function fetchClusterConfigDocuments(
       `unable to fetch the kubeadm-config ConfigMap: unexpected error when reading kubeadm-config ConfigMap: ${CLUSTER_CONFIGURATION_KEY} key value pair missing`,
     );
   }
+  // Upstream's order of component configs: kube-proxy (optional), then the kubelet.
+  let kubeProxyMap: ConfigMap | undefined;
+  try {
+    kubeProxyMap = await getConfigMap(client, KUBE_PROXY_CONFIGMAP);
+  } catch (e) {
+    if (!isNotFound(e) && !isForbidden(e)) {
+      throw new KubeadmError(
+        `unable to fetch the kubeadm-config ConfigMap: failed to get component configs: could not download the kube-proxy configuration from ConfigMap ${
+          JSON.stringify(KUBE_PROXY_CONFIGMAP)
+        }: ${errorMessage(e)}`,
+        { cause: e },
+      );
+    }
+  }
+  const kubeProxy = kubeProxyMap?.data?.[KUBE_PROXY_CONFIG_KEY];
+  if (kubeProxyMap && kubeProxy === undefined) {
+    throw new KubeadmError(
+      `unable to fetch the kubeadm-config ConfigMap: failed to get component configs: could not download the kube-proxy configuration from ConfigMap ${
+        JSON.stringify(KUBE_PROXY_CONFIGMAP)
+      }: unexpected error when reading ${KUBE_PROXY_CONFIGMAP} ConfigMap: ${KUBE_PROXY_CONFIG_KEY} key value pair missing`,
+    );
+  }
   let kubelet: string | undefined;
   try {
     kubelet = (await getConfigMap(client, KUBELET_CONFIG_CONFIGMAP)).data?.[KUBELET_CONFIG_KEY];
@@ -100,19 +122,6 @@ export async function fetchClusterConfigDocuments(
     throw new KubeadmError(
       `unable to fetch the kubeadm-config ConfigMap: failed to get component configs: unexpected error when reading ${KUBELET_CONFIG_CONFIGMAP} ConfigMap: ${KUBELET_CONFIG_KEY} key value pair missing`,
     );
-  }
-  let kubeProxy: string | undefined;
-  try {
-    kubeProxy = (await getConfigMap(client, KUBE_PROXY_CONFIGMAP)).data?.[KUBE_PROXY_CONFIG_KEY];
-  } catch (e) {
-    if (!isNotFound(e) && !isForbidden(e)) {
-      throw new KubeadmError(
-        `unable to fetch the kubeadm-config ConfigMap: failed to get component configs: ${
-          errorMessage(e)
-        }`,
-        { cause: e },
-      );
-    }
   }
   return { clusterConfiguration, kubelet, kubeProxy };
 }

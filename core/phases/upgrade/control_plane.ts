@@ -63,12 +63,25 @@ function localEtcd(d: UpgradeData): UpgradeEtcd {
   };
 }
 
-/** Prints the new manifests as upstream's dry run does (its first line has no newline). */
+/**
+ * Prints the new manifests as upstream's dry run does: its announcement has no newline, so the
+ * next line (a `[patches]` line printed while the manifests are made, else the first file)
+ * follows on the same line.
+ */
 async function dryRun(d: UpgradeData): Promise<void> {
+  const lines: string[] = [];
+  const files = await plannedControlPlaneManifests({
+    ...manifestContext(d),
+    out: { info: (l) => lines.push(l), warn: (l) => d.out.warn(l) },
+  });
   let prefix = `[dryrun] Would upgrade your static Pod-hosted control plane to version ${
     JSON.stringify(d.cfg.cluster.kubernetesVersion)
   }`;
-  for (const f of await plannedControlPlaneManifests(manifestContext(d))) {
+  for (const line of lines) {
+    d.out.info(`${prefix}${line}`);
+    prefix = "";
+  }
+  for (const f of files) {
     printDryRunFile(d.out, f, prefix);
     prefix = "";
   }
