@@ -22,7 +22,11 @@ import {
 } from "../support/control_plane.ts";
 import { fileTree, mtimeOf } from "../support/file_tree.ts";
 import { opensslSpkiSha256 } from "../support/openssl.ts";
-import { splitUpgradeDryRun } from "../support/dry_run_output.ts";
+import {
+  assertDryRunAsUpstream,
+  diffInFileOrder,
+  oursAndUpstream,
+} from "../support/upgrade_golden.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 const TOKEN = "abcdef.0123456789abcdef";
@@ -94,13 +98,6 @@ function apiWatch(cps: TestNode[]) {
       return { outages, polls };
     },
   };
-}
-
-/** Upstream's printed addon templates carry `readOnly: false`, which a decoded object drops. */
-function dropFalseReadOnly<T>(v: T): T {
-  return JSON.parse(
-    JSON.stringify(v, (k, x) => (k === "readOnly" && x === false ? undefined : x)),
-  );
 }
 
 function tree(root: string): Promise<Map<string, string>> {
@@ -257,56 +254,16 @@ Deno.test({
       await t.step(
         "golden: plan, diff and apply --dry-run as upstream kubeadm v1.37.2's",
         async () => {
-          // Upstream chroots into the node's root; its dry-run directory is the root's /tmp.
-          await Deno.mkdir(`${cp1.rootfs}/tmp`, { recursive: true });
-          const both = async (args: string[]) => {
-            const ours = await cp1.kubeadm(args);
-            ok(ours, `ours: ${args.join(" ")}`);
-            const theirs = await run([
-              "env",
-              "KUBEADM_UPGRADE_DRYRUN_DIR=/tmp",
-              `${cp1.binDir}/kubeadm`,
-              ...args,
-              "--rootfs",
-              cp1.rootfs,
-            ], { ns: cp1.ns });
-            ok(theirs, `upstream: ${args.join(" ")}`);
-            return { ours: ours.stdout, theirs: theirs.stdout };
-          };
-          for (const args of [["plan", TO], ["plan", TO, "-o", "yaml"], ["diff", TO]]) {
-            const r = await both(["upgrade", ...args, ...(args[0] === "plan" ? [ignore] : [])]);
+          for (const args of [["plan", TO, ignore], ["plan", TO, ignore, "-o", "yaml"]]) {
+            const r = await oursAndUpstream(cp1, ["upgrade", ...args]);
             assert.equal(r.ours, r.theirs, `upgrade ${args.join(" ")}`);
           }
-          const r = await both(["upgrade", "apply", TO, "--dry-run", ignore]);
-          const ours = splitUpgradeDryRun(r.ours);
-          const theirs = splitUpgradeDryRun(r.theirs);
-          // The manifests and kubelet files, byte for byte.
-          assert.deepEqual(ours.files, theirs.files);
-          // The writes (reads differ: README, differences); the health-check Job is timestamped.
-          const writes = (d: typeof ours) =>
-            d.actions.filter((a) => a.verb !== "GET" && a.verb !== "LIST").map((a) =>
-              `${a.verb} ${a.resource} ${a.namespace}/${a.name?.replace(/-\d+$/, "-<ts>")}`
-            );
-          assert.deepEqual(writes(ours), writes(theirs));
-          assert.deepEqual(writes(ours), [
-            "CREATE jobs kube-system/upgrade-health-check-<ts>",
-          ]);
-          // The addon objects (upstream prints its templates, with a zero readOnly: false).
-          assert.deepEqual(ours.addonObjects, dropFalseReadOnly(theirs.addonObjects));
-          assert.equal(ours.addonObjects.length, 12);
-          // The log, but for the kubelet files' dry-run paths (README, differences): upstream
-          // names its temporary directory and writes a fresh instance-config.yaml there.
-          const log = (d: typeof ours) =>
-            d.log.filter((l) =>
-              !/^\[kubelet-start\] Writing kubelet configuration to file "\/tmp\//.test(l)
-            ).map((l) =>
-              l.replace(
-                /\[kubelet-start\] Writing kubelet configuration to file "\/var\/lib\/kubelet\/config\.yaml"/,
-                "",
-              )
-                .replace(/(back up kubelet config file to ).*(\/config\.yaml)$/, "$1<dir>$2")
-            ).filter((l) => l !== "");
-          assert.deepEqual(log(ours), log(theirs));
+          const diff = await oursAndUpstream(cp1, ["upgrade", "diff", TO]);
+          assert.deepEqual(diffInFileOrder(diff.ours), diffInFileOrder(diff.theirs));
+          assert.equal(diffInFileOrder(diff.ours).filter((b) => b.startsWith("--- ")).length, 3);
+          const r = await oursAndUpstream(cp1, ["upgrade", "apply", TO, "--dry-run", ignore]);
+          const ours = assertDryRunAsUpstream(r.ours, r.theirs);
+          assert.equal(ours.files.size, 5, "three manifests, instance-config.yaml, config.yaml");
         },
       );
 
@@ -410,6 +367,16 @@ Deno.test({
           `${cp2.rootfs}/patches-addons/corednsdeployment.yaml`,
           'metadata:\n  labels:\n    patched: "coredns"\n',
         );
+        // Golden first: upstream's `upgrade node --dry-run` on the same node prints the same.
+        const dry = await oursAndUpstream(cp2, [
+          "upgrade",
+          "node",
+          "--dry-run",
+          ignore,
+          "--patches",
+          "/patches-addons",
+        ]);
+        assertDryRunAsUpstream(dry.ours, dry.theirs);
         const r = await cp2.kubeadm(["upgrade", "node", ignore, "--patches", "/patches-addons"]);
         ok(r, "upgrade node (cp2)");
         assert.match(r.stdout, /\[addons\] Applied essential addon: CoreDNS/);
@@ -426,6 +393,13 @@ Deno.test({
       });
 
       await t.step("node on the worker", async () => {
+        const dry = await oursAndUpstream(worker, [
+          "upgrade",
+          "node",
+          "--dry-run",
+          "--ignore-preflight-errors=all",
+        ]);
+        assertDryRunAsUpstream(dry.ours, dry.theirs);
         const r = await worker.kubeadm(["upgrade", "node", "--ignore-preflight-errors=all"]);
         ok(r, "upgrade node (worker)");
         assert.match(

@@ -116,3 +116,29 @@ export function splitUpgradeDryRun(stdout: string): UpgradeDryRun {
   ) as Record<string, unknown>[];
   return { actions, files, addonObjects, log };
 }
+
+/**
+ * An object as printed by upstream (Go zero values: `null`, empty structs) and by kubeadm-ts
+ * compared alike: nulls and empty objects dropped. `edit(path, value)` may rewrite a leaf or
+ * return `undefined` to drop it (what legitimately differs between two runs).
+ */
+export function dropEmptyFields(
+  v: unknown,
+  edit: (path: string, value: unknown) => unknown = (_, x) => x,
+  path = "",
+): unknown {
+  if (Array.isArray(v)) return v.map((x, i) => dropEmptyFields(x, edit, `${path}[${i}]`));
+  if (v && typeof v === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      const p = path ? `${path}.${k}` : k;
+      if (x === null) continue;
+      const y = edit(p, dropEmptyFields(x, edit, p));
+      if (y === undefined) continue;
+      if (y && typeof y === "object" && !Array.isArray(y) && Object.keys(y).length === 0) continue;
+      out[k] = y;
+    }
+    return out;
+  }
+  return v;
+}
