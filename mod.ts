@@ -149,5 +149,9 @@ export type { DecodedExtensions, X509KeyUsage } from "./core/pki/extensions.ts";
 export type { DistinguishedName, ParsedName } from "./core/pki/name.ts";
 
 // Errors and YAML.
-export { KubeadmError, type KubeadmErrorOptions } from "./core/errors.ts";
+export {
+  KubeadmError,
+  type KubeadmErrorOptions,
+  UnsupportedAlgorithmError,
+} from "./core/errors.ts";
 export { type ParsedDocument, parseKubeYaml, toKubeYaml } from "./core/yaml/kube_yaml.ts";

@@ -5,13 +5,16 @@
  */
 import { FlagError } from "../core/errors.ts";
 
-/** Reads the `--config` file, or fails with a {@link FlagError} naming the flag and the path. */
-export async function readConfigFile(path: string): Promise<string> {
+/**
+ * Reads the `--config` file (or the file another flag names), or fails with a
+ * {@link FlagError} naming the flag and the path.
+ */
+export async function readConfigFile(path: string, flag = "--config"): Promise<string> {
   try {
     return await Deno.readTextFile(path);
   } catch (e) {
     throw new FlagError(`unable to read config from "${path}"`, {
-      field: "--config",
+      field: flag,
       value: path,
       hint: e instanceof Deno.errors.NotFound ? "the file does not exist" : String(e),
       cause: e,

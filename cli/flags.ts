@@ -2,19 +2,21 @@
  * The one flag registry of the command line: every flag any command or phase accepts, with
  * its type, value name, default, help (upstream's words, per command where upstream words it
  * differently) and parsing. Commands and phases only name the flags they accept; this module
- * adds them to commander and reads them back, pflag-style:
+ * adds them to commander (through the command's own `createOption`, so that this module does
+ * not load commander itself) and reads them back, pflag-style:
  *
  * - `--flag=value` and `--flag value`; booleans as `--flag`, `--flag=false` (normalised for
  *   every command by {@link normaliseArgv}) or `--no-flag`;
  * - string slices repeated and/or comma-separated (`--ignore-preflight-errors a,b --… c`);
- * - typed values (`int32`, feature gates) parsed when read, a bad one failing with pflag's
- *   `invalid argument "x" for "--flag" flag: …` as a {@link FlagError} naming the flag.
+ * - typed values (`int32`, `duration`, `Level`, …) parsed when read, a bad one failing with
+ *   pflag's `invalid argument "x" for "--flag" flag: …`, naming the flag (exit status 1, as
+ *   upstream's flag parsing).
  *
  * @module
  */
-import { type Command, Option } from "commander";
+import type { Command, Option } from "commander";
 import { errorMessage, ExitCode, FlagError, KubeadmError } from "../core/errors.ts";
-import { parseDuration } from "../core/text/duration.ts";
+import { parseDuration, parseDurationNs } from "../core/text/duration.ts";
 import { knownFeatures, parseFeatureGates } from "../core/config/features.ts";
 
 /** The commands whose flags come from the registry. */
@@ -26,10 +28,14 @@ export type CommandName =
   | "config"
   | "version"
   | "discovery-check"
+  | "kubeadm"
+  | "config migrate"
+  | "config images"
+  | "completion"
   | "certs"
   | "generate-csr"
   | "kubeconfig"
-  | "kubeadm"
+  | "upgrade"
   | "upgrade apply"
   | "upgrade node"
   | "upgrade plan"
@@ -42,7 +48,10 @@ export type FlagType =
   | "int32"
   | "stringSlice"
   | "stringArray"
-  | "featureGates";
+  | "featureGates"
+  | "duration"
+  | "level"
+  | "moduleSpec";
 
 /** One flag. */
 export interface FlagSpec {
@@ -66,11 +75,6 @@ const PATCHES_HELP = (targets: string) =>
 /** The targets upstream's `--patches` help names (every command, v1.37). */
 const PATCH_TARGETS_HELP =
   '"kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd", "kubeletconfiguration", "corednsdeployment", "kubeproxydaemonset"';
-const KUBECONFIG_ADMIN_HELP =
-  `The kubeconfig file to use when talking to the cluster. If the flag is not set, a set of standard locations can be searched for an existing kubeconfig file. (default "/etc/kubernetes/admin.conf")`;
-
-const UPGRADE_COMMANDS = ["upgrade apply", "upgrade node", "upgrade plan", "upgrade diff"] as const;
-const forUpgrade = (help: string) => Object.fromEntries(UPGRADE_COMMANDS.map((c) => [c, help]));
 
 /** Every flag, by name. */
 export const FLAGS = {
@@ -78,6 +82,7 @@ export const FLAGS = {
   "allow-experimental-api": {
     type: "bool",
     help: "Allow validation of experimental, unreleased APIs.",
+    helpBy: { "config migrate": "Allow migration to experimental, unreleased APIs." },
   },
   "allow-experimental-upgrades": {
     type: "bool",
@@ -275,13 +280,9 @@ export const FLAGS = {
   kubeconfig: {
     type: "string",
     value: "file",
+    // Upstream shows admin.conf as the default everywhere, though an unset flag searches.
     help:
-      "The kubeconfig file to use when talking to the cluster. If the flag is not set, a set of standard locations can be searched for an existing kubeconfig file.",
-    helpBy: {
-      reset: KUBECONFIG_ADMIN_HELP,
-      certs: KUBECONFIG_ADMIN_HELP,
-      ...forUpgrade(KUBECONFIG_ADMIN_HELP),
-    },
+      `The kubeconfig file to use when talking to the cluster. If the flag is not set, a set of standard locations can be searched for an existing kubeconfig file. (default "/etc/kubernetes/admin.conf")`,
   },
   "kubeconfig-dir": {
     type: "string",
@@ -293,7 +294,19 @@ export const FLAGS = {
     value: "version",
     help: `Choose a specific Kubernetes version for the control plane. (default "stable-1")`,
   },
+  "new-config": {
+    type: "string",
+    value: "file",
+    help:
+      "Path to the resulting equivalent kubeadm config file using the new API version. Optional, if not specified output will be sent to STDOUT.",
+  },
   "node-name": { type: "string", value: "name", help: "Specify the node name." },
+  "old-config": {
+    type: "string",
+    value: "file",
+    help:
+      "Path to the kubeadm config file that is using an old API version and should be converted. This flag is mandatory.",
+  },
   org: {
     type: "stringSlice",
     value: "orgs",
@@ -309,10 +322,12 @@ export const FLAGS = {
       token: 'Output format. One of: text|json|yaml. (default "text")',
       version: "Output format; available options are 'yaml', 'json' and 'short'",
       "discovery-check": "Output format: text or json.",
+      "config images":
+        "Output format. One of: text|json|yaml|kyaml|go-template|go-template-file|template|templatefile|jsonpath|jsonpath-as-json|jsonpath-file.",
       certs: 'Output format. One of: text|json|yaml|kyaml. (default "text")',
       "upgrade plan": 'Output format. One of: text|json|yaml|kyaml. (default "text")',
     },
-    defaultBy: { version: "", "discovery-check": "text" },
+    defaultBy: { version: "", "discovery-check": "text", "config images": "text" },
     notConfig: true,
   },
   patches: {
@@ -330,6 +345,10 @@ export const FLAGS = {
     type: "bool",
     help:
       "Specifies whether the configuration file that will be used in the upgrade should be printed or not.",
+  },
+  "print-manifest": {
+    type: "bool",
+    help: "Print the addon manifests to STDOUT instead of installing them",
   },
   "print-join-command": {
     type: "bool",
@@ -384,13 +403,13 @@ export const FLAGS = {
     },
   },
   "token-ttl": {
-    type: "string",
+    type: "duration",
     value: "duration",
     help:
       "The duration before the token is automatically deleted (e.g. 1s, 2m, 3h). If set to '0', the token will never expire (default 24h0m0s)",
   },
   ttl: {
-    type: "string",
+    type: "duration",
     value: "duration",
     help:
       "The duration before the token is automatically deleted (e.g. 1s, 2m, 3h). If set to '0', the token will never expire (default 24h0m0s)",
@@ -406,15 +425,20 @@ export const FLAGS = {
       "Describes the ways in which this token can be used. You can pass --usages multiple times or provide a comma separated list of options. Valid options: [signing,authentication] (default [signing,authentication])",
   },
   v: {
-    type: "string",
+    type: "level",
     short: "v",
     value: "level",
     help: "number for the log level verbosity",
     defaultBy: { kubeadm: "0" },
     notConfig: true,
   },
+  vmodule: {
+    type: "moduleSpec",
+    value: "spec",
+    help: "comma-separated list of pattern=N settings for file-filtered logging",
+  },
   "validity-period": {
-    type: "string",
+    type: "duration",
     value: "duration",
     help:
       "The validity period of the client certificate. It is an offset from the current time. (default 8760h0m0s)",
@@ -427,13 +451,13 @@ export const FLAGS = {
 } as const satisfies Record<string, FlagSpec>;
 
 /** The global flags (upstream's persistent flags), accepted by every command. */
-export const PERSISTENT_FLAGS = ["rootfs", "v"] as const;
+export const PERSISTENT_FLAGS = ["rootfs", "v", "vmodule"] as const;
 
 /** A flag's name, as typed after `--`. */
 export type FlagName = keyof typeof FLAGS;
 
 type ValueOf<T extends FlagType> = T extends "bool" ? boolean
-  : T extends "int32" ? number
+  : T extends "int32" | "level" ? number
   : T extends "stringSlice" | "stringArray" ? string[]
   : T extends "featureGates" ? Record<string, boolean>
   : string;
@@ -458,11 +482,28 @@ function collectArray(value: string, previous: string[] = []): string[] {
   return previous.concat(value);
 }
 
+/** Options of {@link addFlags}. */
+export interface AddFlagsOptions {
+  /**
+   * The flags are an ancestor's persistent flags (upstream's global `--rootfs`, `token`'s
+   * `--kubeconfig`): accepted here too, listed under "Global Flags" in help.
+   */
+  inherited?: boolean;
+}
+
+/** Options added as an ancestor's persistent flags. */
+const INHERITED = new WeakSet<Option>();
+
 /**
  * Adds the named flags of the registry to a command, with `command`'s help texts, in pflag's
  * (alphabetical) help order.
  */
-export function addFlags(cmd: Command, names: readonly string[], command: CommandName): Command {
+export function addFlags(
+  cmd: Command,
+  names: readonly string[],
+  command: CommandName,
+  options: AddFlagsOptions = {},
+): Command {
   for (const name of [...new Set(names)].sort()) {
     if (!isFlagName(name)) {
       throw new FlagError(`unknown flag ${JSON.stringify(name)} declared for ${command}`, {
@@ -474,18 +515,71 @@ export function addFlags(cmd: Command, names: readonly string[], command: Comman
     const short = s.short ? `-${s.short}, ` : "";
     const help = s.helpBy?.[command] ?? s.help;
     if (s.type === "bool") {
-      cmd.addOption(new Option(`${short}--${name}`, help));
-      cmd.addOption(new Option(`--no-${name}`).hideHelp());
+      const option = cmd.createOption(`${short}--${name}`, help);
+      if (options.inherited) INHERITED.add(option);
+      cmd.addOption(option);
+      cmd.addOption(cmd.createOption(`--no-${name}`).hideHelp());
       continue;
     }
-    const option = new Option(`${short}--${name} <${s.value ?? "value"}>`, help);
+    const option = cmd.createOption(`${short}--${name} <${s.value ?? "value"}>`, help);
     if (s.type === "stringSlice") option.argParser(collectList);
     if (s.type === "stringArray") option.argParser(collectArray);
     const def = s.defaultBy?.[command];
     if (def !== undefined) option.default(def);
+    if (options.inherited) INHERITED.add(option);
     cmd.addOption(option);
   }
   return cmd;
+}
+
+/** pflag's name of a value type, as its help prints it after the flag (none for booleans). */
+const PFLAG_TYPE_NAMES: Readonly<Record<FlagType, string>> = {
+  string: "string",
+  bool: "",
+  int32: "int32",
+  stringSlice: "strings",
+  stringArray: "stringArray",
+  featureGates: "string",
+  duration: "duration",
+  level: "Level",
+  moduleSpec: "moduleSpec",
+};
+
+/** One flag of a command as help shows it. */
+export interface FlagUsage {
+  name: string;
+  short?: string;
+  /** pflag's type name (`string`, `strings`, `int32`, `duration`, …); empty for booleans. */
+  type: string;
+  /** The help text, ending in `(default …)` when the flag has a non-zero default. */
+  usage: string;
+  /** An ancestor's persistent flag ("Global Flags"). */
+  inherited: boolean;
+}
+
+/**
+ * How a command's option reads in help (pflag's conventions), or `undefined` for options that
+ * are not flags of the registry (commander's `--no-*` negations, `--help`).
+ */
+export function flagUsage(option: Option): FlagUsage | undefined {
+  const name = option.long?.replace(/^--/, "");
+  if (!name || option.hidden || !isFlagName(name)) return undefined;
+  const s = spec(name);
+  let usage = option.description;
+  const def = option.defaultValue;
+  if (
+    def !== undefined && def !== "" && def !== "0" && def !== false &&
+    !/\(default .*\)$/.test(usage)
+  ) {
+    usage += s.type === "string" ? ` (default ${JSON.stringify(def)})` : ` (default ${def})`;
+  }
+  return {
+    name,
+    short: s.short,
+    type: PFLAG_TYPE_NAMES[s.type],
+    usage,
+    inherited: INHERITED.has(option),
+  };
 }
 
 /** The command and its ancestors, leaf first. */
@@ -495,42 +589,74 @@ function chain(cmd: Command): Command[] {
   return out;
 }
 
-function parseValue(name: FlagName, raw: unknown): unknown {
-  const s = spec(name);
-  if (s.type === "int32") {
-    const text = String(raw);
-    const n = Number(text);
-    if (!/^[+-]?\d+$/.test(text.trim()) || !Number.isInteger(n) || n < -(2 ** 31) || n >= 2 ** 31) {
-      throw new FlagError(
-        `invalid argument ${JSON.stringify(text)} for "--${name}" flag: strconv.ParseInt: parsing ${
-          JSON.stringify(text)
-        }: ${/^[+-]?\d+$/.test(text.trim()) ? "value out of range" : "invalid syntax"}`,
-        { field: `--${name}`, value: text },
-      );
+/** pflag's name of a flag in its errors: `-v, --v` when it has a shorthand. */
+function errorName(name: FlagName): string {
+  const short = spec(name).short;
+  return short ? `-${short}, --${name}` : `--${name}`;
+}
+
+/**
+ * A value pflag would not parse: `invalid argument "x" for "--flag" flag: <reason>`, naming
+ * the flag, exit status 1 as upstream's flag parsing.
+ */
+function unparsable(name: FlagName, text: string, reason: string, cause?: unknown): KubeadmError {
+  return new KubeadmError(
+    `invalid argument ${JSON.stringify(text)} for "${errorName(name)}" flag: ${reason}`,
+    { field: `--${name}`, value: text, cause },
+  );
+}
+
+/** Go's `strconv.ParseInt(text, 0, 32)`, failing with pflag's error naming the flag. */
+function parseInt32(name: FlagName, text: string): number {
+  const n = Number(text);
+  const syntax = /^[+-]?\d+$/.test(text);
+  if (!syntax || !Number.isInteger(n) || n < -(2 ** 31) || n >= 2 ** 31) {
+    throw unparsable(
+      name,
+      text,
+      `strconv.ParseInt: parsing ${JSON.stringify(text)}: ${
+        syntax ? "value out of range" : "invalid syntax"
+      }`,
+    );
+  }
+  return n;
+}
+
+/** klog's `--vmodule` syntax: comma-separated `pattern=N`. */
+function checkModuleSpec(name: FlagName, text: string): string {
+  for (const part of text.split(",")) {
+    if (part === "") continue;
+    const [pattern, level, ...rest] = part.split("=");
+    if (pattern === "" || level === undefined || rest.length > 0) {
+      throw unparsable(name, text, "expect comma-separated list of filename=N");
     }
-    return n;
+    parseInt32(name, level);
+  }
+  return text;
+}
+
+/** A flag's value as given on the command line, parsed by its type (pflag's errors). */
+export function parseFlagValue(name: FlagName, raw: unknown): unknown {
+  const s = spec(name);
+  if (s.type === "int32" || s.type === "level") return parseInt32(name, String(raw));
+  if (s.type === "moduleSpec") return checkModuleSpec(name, String(raw));
+  if (s.type === "duration") {
+    const text = String(raw);
+    try {
+      parseDurationNs(text);
+    } catch (e) {
+      throw unparsable(name, text, errorMessage(e), e);
+    }
+    return text;
   }
   if (s.type === "featureGates") {
     try {
       return parseFeatureGates(String(raw));
     } catch (e) {
-      throw invalidArgument(FlagError, name, String(raw), e);
+      throw unparsable(name, String(raw), errorMessage(e), e);
     }
   }
   return raw;
-}
-
-/** pflag's `invalid argument "x" for "--flag" flag: <reason>`, naming the flag. */
-function invalidArgument(
-  Err: typeof KubeadmError,
-  name: string,
-  raw: string,
-  cause: unknown,
-): KubeadmError {
-  return new Err(
-    `invalid argument ${JSON.stringify(raw)} for "--${name}" flag: ${errorMessage(cause)}`,
-    { field: `--${name}`, value: raw, cause },
-  );
 }
 
 /**
@@ -549,10 +675,18 @@ export function flagValues(cmd: Command): FlagValues {
       if (source === undefined) continue;
       const value = c.getOptionValue(key);
       if (value === undefined) continue;
-      out[name] = parseValue(name, value);
+      out[name] = parseFlagValue(name, value);
     }
   }
   return out as FlagValues;
+}
+
+/** The flags of one invocation: the names set on the command line, and their values. */
+export interface GivenFlags {
+  /** Flags the user set on the command line (for the `--config` mixing check). */
+  set: readonly string[];
+  /** The values, parsed by type (a bad one throws): read after the mixing check. */
+  values(): FlagValues;
 }
 
 /**
@@ -571,21 +705,52 @@ export function setFlagNames(cmd: Command): string[] {
   return [...names];
 }
 
-const BOOL_VALUE = /^(true|false|1|0|t|f|TRUE|FALSE|True|False)$/;
-const TRUE_VALUES = new Set(["true", "1", "t", "TRUE", "True"]);
+/** pflag's (Go's `strconv.ParseBool`) spellings of a boolean flag's value. */
+export const BOOL_VALUE = /^(true|false|1|0|t|f|TRUE|FALSE|True|False)$/;
+/** The spellings of true among {@link BOOL_VALUE}. */
+export const TRUE_VALUES: ReadonlySet<string> = new Set(["true", "1", "t", "TRUE", "True"]);
+
+/** The registry's flag with a one-letter shorthand. */
+function byShorthand(letter: string): FlagName | undefined {
+  return (Object.keys(FLAGS) as FlagName[]).find((n) => spec(n).short === letter);
+}
 
 /**
- * Rewrites pflag's `--flag=true|false` for the registry's boolean flags into commander's
- * `--flag` / `--no-flag`, for every command.
+ * Rewrites pflag's spellings commander does not know into commander's, for every command:
+ * `--flag=true|false` of the registry's boolean flags into `--flag` / `--no-flag`, and a
+ * shorthand's `-o=json` into `-o json`. A boolean given a value that is not one fails as
+ * pflag's `strconv.ParseBool` error naming the flag. Nothing after `--` is touched.
  */
 export function normaliseArgv(argv: readonly string[]): string[] {
-  return argv.map((arg) => {
-    const m = arg.match(/^--([a-z0-9-]+)=(.*)$/);
-    if (!m || !isFlagName(m[1]) || spec(m[1]).type !== "bool" || !BOOL_VALUE.test(m[2])) {
-      return arg;
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === "--") {
+      out.push(...argv.slice(i));
+      break;
     }
-    return TRUE_VALUES.has(m[2]) ? `--${m[1]}` : `--no-${m[1]}`;
-  });
+    const long = arg.match(/^--([a-z0-9-]+)=(.*)$/s);
+    const short = arg.match(/^-([a-zA-Z])=(.*)$/s);
+    const name = long ? long[1] : short ? byShorthand(short[1]) : undefined;
+    const value = (long ?? short)?.[2] ?? "";
+    if (!name || !isFlagName(name)) {
+      out.push(arg);
+      continue;
+    }
+    if (spec(name).type !== "bool") {
+      out.push(...(short ? [`-${short[1]}`, value] : [arg]));
+      continue;
+    }
+    if (!BOOL_VALUE.test(value)) {
+      throw unparsable(
+        name,
+        value,
+        `strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`,
+      );
+    }
+    out.push(TRUE_VALUES.has(value) ? `--${name}` : `--no-${name}`);
+  }
+  return out;
 }
 
 /** A preflight phase's `-o`: `text` (default) or `json` (a report of every check). */
@@ -614,6 +779,6 @@ export function durationValue(
   try {
     return parseDuration(String(raw));
   } catch (e) {
-    throw invalidArgument(KubeadmError, name, String(raw), e);
+    throw unparsable(name, String(raw), errorMessage(e), e);
   }
 }

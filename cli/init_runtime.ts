@@ -19,7 +19,7 @@ import type { InitData } from "../core/phases/init/data.ts";
 import { parseDuration } from "../core/text/duration.ts";
 import { DefaultTimeouts } from "../core/constants.ts";
 import { HostFileSystem } from "../runtime/fs/host_fs.ts";
-import { detectDefaultAddress, readHostFacts } from "../runtime/host/facts.ts";
+import { defaultAdvertiseAddress, readHostFacts } from "../runtime/host/facts.ts";
 import type { CommandDeps, Invocation, WorkflowRun } from "./workflow_command.ts";
 import { preflightOutput } from "./flags.ts";
 import { DryRunReport } from "./dry_run_report.ts";
@@ -55,8 +55,6 @@ export async function prepareInit(
   const { values: flags, out, rootfs } = inv;
   const preflight = preflightOutput(flags);
   const { resolveInitConfig } = await import("../core/config/resolve.ts");
-  const { validateMixedArguments } = await import("../core/config/mixed_flags.ts");
-  if (flags.config) validateMixedArguments(inv.setFlags);
   const text = flags.config ? await readConfigFile(flags.config) : undefined;
   const facts = readHostFacts(rootfs);
   const { config, warnings } = resolveInitConfig({
@@ -87,8 +85,7 @@ export async function prepareInit(
     },
     host: {
       hostname: facts.hostname,
-      defaultAdvertiseAddress: flags["apiserver-advertise-address"] ?? detectDefaultAddress() ??
-        "",
+      defaultAdvertiseAddress: defaultAdvertiseAddress(flags["apiserver-advertise-address"]) ?? "",
     },
     random: webRandom,
   });
@@ -116,7 +113,7 @@ export async function prepareInit(
     random: webRandom,
     startTime: new Date(),
     dryRun,
-    kubeconfigDir: KUBERNETES_DIR,
+    kubeconfigDir: flags["kubeconfig-dir"] ?? KUBERNETES_DIR,
     manifestDir: MANIFESTS_DIR,
     patchesDir: flags.patches ?? config.init.patches?.directory,
     host: { ...facts, systemdResolvedActive: systemdResolvedActive() },
@@ -125,6 +122,7 @@ export async function prepareInit(
     cluster: createClusterAccess({
       files,
       kubeconfigDir: KUBERNETES_DIR,
+      kubeconfigPath: flags.kubeconfig,
       transportFor: transports.transportFor,
       bootstrapClusterAdmins: !dryRun,
       clock: systemClock,
@@ -133,6 +131,7 @@ export async function prepareInit(
       localAPIEndpoint: config.init.localAPIEndpoint,
     }),
     preflightOutput: preflight,
+    printManifest: flags["print-manifest"] ?? false,
     skipTokenPrint: flags["skip-token-print"] ?? false,
     skipCertificateKeyPrint: flags["skip-certificate-key-print"] ?? false,
     reportDryRunFiles: report && (() => report.report()),

@@ -28,7 +28,10 @@ import type { DiscoveryUrlResponse } from "../core/discovery/file.ts";
 import type { JoinFlagOverrides } from "../core/config/join.ts";
 import type { JoinData, JoinPorts } from "../core/phases/join/data.ts";
 import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
-import { detectDefaultAddress, readHostFacts } from "../runtime/host/facts.ts";
+import {
+  defaultAdvertiseAddress as advertiseAddressDefault,
+  readHostFacts,
+} from "../runtime/host/facts.ts";
 import { envGet } from "../runtime/host/env.ts";
 import { createDenoTransport } from "../runtime/kube/transport.ts";
 import { DenoNodeHost } from "../runtime/host/node_host.ts";
@@ -127,14 +130,12 @@ export async function prepareJoin(
   deps: CommandDeps & { ports?: Partial<JoinPorts> },
 ): Promise<WorkflowRun<JoinData>> {
   const { resolveJoinConfig } = await import("../core/config/join.ts");
-  const { validateMixedArguments } = await import("../core/config/mixed_flags.ts");
   const { createJoinData } = await import("../core/phases/join/data.ts");
   const { parseKubeconfig } = await import("../core/kubeconfig/kubeconfig.ts");
   const { out, rootfs } = inv;
   const configFile = inv.values.config;
   const flags = joinFlags(inv);
   const preflight = preflightOutput(inv.values);
-  if (configFile) validateMixedArguments(inv.setFlags);
   if (Deno.permissions.querySync({ name: "net" }).state !== "granted") {
     // Discovery and every later step talk to the API server (a dry run only reads).
     throw new KubeadmError(
@@ -158,7 +159,7 @@ export async function prepareJoin(
     }
     discoveryFallbackFile = adminConf;
   }
-  const defaultAdvertiseAddress = flags.advertiseAddress ?? detectDefaultAddress() ?? "";
+  const defaultAdvertiseAddress = advertiseAddressDefault(flags.advertiseAddress) ?? "";
   const { config, warnings } = resolveJoinConfig({
     text,
     source: configFile,

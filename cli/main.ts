@@ -1,73 +1,81 @@
 /**
  * The `kubeadm` command line: upstream-compatible commands and flags over the core.
  *
- * Heavy modules (PKI, YAML, the workflows) are imported lazily inside each command so that
- * start-up stays cheap.
+ * Start-up loads only what the command run needs. A command line a command can run without the
+ * command-line library ({@link directRun}: `version`, the `config print` defaults and the
+ * workflows with plain flags) runs at once; any other builds, on commander, only the sub-tree of
+ * the top-level command it names (`cli/program.ts`; the whole tree for the root's help,
+ * completion and unknown commands). Heavy modules (PKI, YAML, the workflows' phases) are
+ * imported inside the commands that use them.
  *
  * @module
  */
-import { Command, CommanderError } from "commander";
-import { errorMessage, KubeadmError, redactSecrets } from "../core/errors.ts";
-import { stderr } from "./output.ts";
+import { errorMessage, ExitCode, KubeadmError, redactSecrets } from "../core/errors.ts";
+import { type CliStreams, processStreams, stderr, withStreams } from "./output.ts";
 import { envGet } from "../runtime/host/env.ts";
-import { addFlags, normaliseArgv, PERSISTENT_FLAGS } from "./flags.ts";
-import { registerVersion } from "./commands/version.ts";
-import { registerInit } from "./commands/init.ts";
-import { registerToken } from "./commands/token.ts";
-import { registerConfig } from "./commands/config.ts";
-import { registerReset } from "./commands/reset.ts";
-import { registerJoin } from "./commands/join.ts";
-import { registerDiscoveryCheck } from "./commands/discovery_check.ts";
-import { registerCerts } from "./commands/certs.ts";
-import { registerKubeconfig } from "./commands/kubeconfig.ts";
-import { registerUpgrade } from "./commands/upgrade.ts";
+import { directRun } from "./direct.ts";
 
-/** Builds the root command with every sub-command registered. */
-export function buildProgram(): Command {
-  // Positional options: a command parses exactly its own flags (a phase command rejects the
-  // flags its phase does not declare); the global flags are on every command.
-  const program = new Command("kubeadm")
-    .description("kubeadm: easily bootstrap a secure Kubernetes cluster")
-    .showHelpAfterError()
-    .exitOverride()
-    .enablePositionalOptions()
-    .configureOutput({ writeOut: (s) => Deno.stdout.writeSync(new TextEncoder().encode(s)) });
-  registerInit(program);
-  registerToken(program);
-  registerJoin(program);
-  registerDiscoveryCheck(program);
-  registerReset(program);
-  registerCerts(program);
-  registerKubeconfig(program);
-  registerUpgrade(program);
-  registerConfig(program);
-  registerVersion(program);
-  const all = (c: Command): Command[] => [c, ...c.commands.flatMap(all)];
-  for (const c of all(program)) addFlags(c, PERSISTENT_FLAGS, "kubeadm");
-  return program;
+/** What a caller running the command line in-process may supply (the fuzzer, tests). */
+export interface MainOptions {
+  /** Where output goes and input comes from (default: the process's standard streams). */
+  streams?: CliStreams;
+  /**
+   * Called with what a failed run threw, after its message is printed: a caller can tell a
+   * {@link KubeadmError} (a failure the core reports on purpose) from anything else (a bug).
+   */
+  onError?: (error: unknown) => void;
 }
 
-/** Runs the CLI and returns the process exit status. */
-export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
+/**
+ * Runs the CLI on `argv` (without the program name) and returns the process exit status, one of
+ * {@link ExitCode}'s. The process entry below and in-process callers use this same function.
+ */
+export async function main(argv: string[], options: MainOptions = {}): Promise<number> {
+  return await withStreams(options.streams ?? processStreams, async () => {
+    try {
+      if (await directRun(argv)) return ExitCode.success;
+      return await runProgram(argv);
+    } catch (e) {
+      options.onError?.(e);
+      return report(e);
+    }
+  });
+}
+
+/** Parses and runs a command line on commander; returns the exit status of a parse outcome. */
+async function runProgram(argv: string[]): Promise<number> {
+  const [{ CommanderError }, { buildProgram, commandToLoad }, { normaliseArgv }] = await Promise
+    .all([import("commander"), import("./program.ts"), import("./flags.ts")]);
+  const program = await buildProgram(commandToLoad(argv));
+  // Upstream's bare `kubeadm` prints its help (to stdout) and succeeds.
+  if (argv.length === 0) {
+    program.outputHelp();
+    return ExitCode.success;
+  }
   try {
     await program.parseAsync(normaliseArgv(argv), { from: "user" });
-    return 0;
+    return ExitCode.success;
   } catch (e) {
-    if (e instanceof CommanderError) {
-      if (e.code === "commander.helpDisplayed" || e.code === "commander.version") return 0;
-      if (e.code === "commander.help") return 0;
-      return e.exitCode === 0 ? 0 : 1;
-    }
-    if (e instanceof KubeadmError) {
-      stderr(redactSecrets(e.message));
-      if (e.hint) stderr(`hint: ${redactSecrets(e.hint)}`);
-      return e.exitCode;
-    }
-    stderr(redactSecrets(errorMessage(e)));
-    if (envGet("KUBEADM_TS_DEBUG") && e instanceof Error && e.stack) stderr(e.stack);
-    return 1;
+    if (!(e instanceof CommanderError)) throw e;
+    // Help and version requests are not failures; commander printed its other errors.
+    if (
+      e.exitCode === 0 || e.code === "commander.helpDisplayed" ||
+      e.code === "commander.version" || e.code === "commander.help"
+    ) return ExitCode.success;
+    return ExitCode.generic;
   }
+}
+
+/** Prints a failure (secrets redacted) and returns its exit status. */
+function report(e: unknown): number {
+  if (e instanceof KubeadmError) {
+    stderr(redactSecrets(e.message));
+    if (e.hint) stderr(`hint: ${redactSecrets(e.hint)}`);
+    return e.exitCode;
+  }
+  stderr(redactSecrets(errorMessage(e)));
+  if (envGet("KUBEADM_TS_DEBUG") && e instanceof Error && e.stack) stderr(e.stack);
+  return ExitCode.generic;
 }
 
 if (import.meta.main) {

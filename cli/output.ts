@@ -1,23 +1,73 @@
 /**
- * The CLI's {@link Printer}: progress lines to stdout, warnings to stderr, secrets redacted.
+ * The CLI's standard streams and its {@link Printer}: progress lines to stdout, warnings to
+ * stderr. Every byte the command line prints goes through here, so a caller of `main` (the
+ * fuzzer, tests) can run the real entry in-process with its own streams ({@link withStreams}).
  *
  * @module
  */
 import type { Printer } from "../core/host/ports.ts";
 
+/** Where the CLI's output and input go: the process's streams, or a caller's. */
+export interface CliStreams {
+  /** Writes text to standard output as is. */
+  stdout(text: string): void;
+  /** Writes text to standard error as is. */
+  stderr(text: string): void;
+  /** Standard input (`discovery-check --cluster-info -`, `reset`'s prompt). */
+  stdin(): ReadableStream<Uint8Array>;
+}
+
 const enc = new TextEncoder();
 
-/** Writes a line to stdout synchronously (ordering matters when mixed with stderr). */
+/** The process's standard streams, written synchronously (ordering matters when mixed). */
+export const processStreams: CliStreams = {
+  stdout: (text) => void Deno.stdout.writeSync(enc.encode(text)),
+  stderr: (text) => void Deno.stderr.writeSync(enc.encode(text)),
+  stdin: () => Deno.stdin.readable,
+};
+
+let current: CliStreams = processStreams;
+
+/**
+ * Runs `fn` with the CLI's output going to `streams`. A command line run is process-wide (its
+ * environment, its working directory), so runs with their own streams are made one at a time.
+ */
+export async function withStreams<T>(streams: CliStreams, fn: () => Promise<T>): Promise<T> {
+  const previous = current;
+  current = streams;
+  try {
+    return await fn();
+  } finally {
+    current = previous;
+  }
+}
+
+/** Writes text to stdout as is. */
+export function writeStdout(text: string): void {
+  current.stdout(text);
+}
+
+/** Writes text to stderr as is. */
+export function writeStderr(text: string): void {
+  current.stderr(text);
+}
+
+/** The CLI's standard input. */
+export function stdinStream(): ReadableStream<Uint8Array> {
+  return current.stdin();
+}
+
+/** Writes a line to stdout (a newline added unless it ends with one). */
 export function stdout(line: string): void {
-  Deno.stdout.writeSync(enc.encode(line.endsWith("\n") ? line : `${line}\n`));
+  writeStdout(line.endsWith("\n") ? line : `${line}\n`);
 }
 
-/** Writes a line to stderr synchronously. */
+/** Writes a line to stderr (a newline added unless it ends with one). */
 export function stderr(line: string): void {
-  Deno.stderr.writeSync(enc.encode(line.endsWith("\n") ? line : `${line}\n`));
+  writeStderr(line.endsWith("\n") ? line : `${line}\n`);
 }
 
-/** Printer over the process's standard streams. */
+/** Printer over the CLI's standard streams. */
 export const consolePrinter: Printer = {
   info: stdout,
   warn: stderr,

@@ -14,6 +14,7 @@ import {
 } from "../core/phases/reset/data.ts";
 import { runReset } from "../core/phases/reset/workflow.ts";
 import { readConfigFile } from "./config_file.ts";
+import { stdinStream, writeStdout } from "./output.ts";
 import type { CommandDeps, Invocation, WorkflowRun } from "./workflow_command.ts";
 
 /** What `reset` can be given from outside the CLI (tests, or the cluster client once wired). */
@@ -32,22 +33,29 @@ export interface ResetDeps extends CommandDeps {
 
 /** Reads one line from stdin after printing `prompt` (no newline); `undefined` at end of input. */
 export async function readAnswer(prompt: string): Promise<string | undefined> {
-  Deno.stdout.writeSync(new TextEncoder().encode(prompt));
+  writeStdout(prompt);
   const bytes: number[] = [];
-  const buf = new Uint8Array(1);
-  for (;;) {
-    let n: number | null;
-    try {
-      n = await Deno.stdin.read(buf);
-    } catch {
-      n = null;
+  const reader = stdinStream().getReader();
+  try {
+    for (;;) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch {
+        chunk = { done: true, value: undefined };
+      }
+      if (chunk.done) {
+        return bytes.length > 0 ? new TextDecoder().decode(new Uint8Array(bytes)) : undefined;
+      }
+      for (const b of chunk.value) {
+        if (b === 0x0a) {
+          return new TextDecoder().decode(new Uint8Array(bytes)).replace(/\r$/, "");
+        }
+        bytes.push(b);
+      }
     }
-    if (n === null) {
-      return bytes.length > 0 ? new TextDecoder().decode(new Uint8Array(bytes)) : undefined;
-    }
-    if (n === 0) continue;
-    if (buf[0] === 0x0a) return new TextDecoder().decode(new Uint8Array(bytes)).replace(/\r$/, "");
-    bytes.push(buf[0]);
+  } finally {
+    reader.releaseLock();
   }
 }
 

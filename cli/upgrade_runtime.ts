@@ -26,6 +26,8 @@ import { detectDefaultAddress, readHostFacts } from "../runtime/host/facts.ts";
 import { DenoNodeHost } from "../runtime/host/node_host.ts";
 import { envGet } from "../runtime/host/env.ts";
 import { readAnswer } from "./reset_runtime.ts";
+import { writeStdout } from "./output.ts";
+import { UsageError } from "./usage.ts";
 import type { FlagValues } from "./flags.ts";
 import type { CommandDeps, Invocation, WorkflowRun } from "./workflow_command.ts";
 
@@ -164,7 +166,7 @@ export async function prepareUpgrade(
   if (command === "apply") {
     target = inv.argument ?? upgrade.apply.kubernetesVersion;
     if (!target) {
-      throw new KubeadmError(
+      throw new UsageError(
         "missing one or more required arguments. Required arguments: [version]",
         { field: "version", hint: "kubeadm upgrade apply <version>, e.g. v1.37.2" },
       );
@@ -439,10 +441,10 @@ export async function runUpgradePlan(
     if (upgrades.length === 0) return;
     const plan = upgradePlan(upgrades, states, values["etcd-upgrade"] ?? upgrade.plan.etcdUpgrade);
     if (format === "text") {
-      Deno.stdout.writeSync(new TextEncoder().encode(upgradePlanText(plan)));
+      writeStdout(upgradePlanText(plan));
     } else {
       const { formatStructured } = await import("../core/text/structured_output.ts");
-      Deno.stdout.writeSync(new TextEncoder().encode(formatStructured(plan, format as "json")));
+      writeStdout(formatStructured(plan, format as "json"));
     }
   } finally {
     real.close();
@@ -502,7 +504,7 @@ export async function runUpgradeDiff(
       existingDirs: facts.existingDirs,
       context: values["context-lines"] ?? upgrade.diff.contextLines,
     });
-    Deno.stdout.writeSync(new TextEncoder().encode(diff));
+    writeStdout(diff);
   } finally {
     real.close();
   }

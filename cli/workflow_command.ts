@@ -2,13 +2,18 @@
  * The one way a workflow becomes a command line: `kubeadm <name> [argument]` runs every phase
  * minus `--skip-phases` (the flag, else the configuration's list), and `kubeadm <name> phase
  * <phase> [<sub-phase>]` runs one, each command with exactly the flags its phase declares (from
- * the registry in `cli/flags.ts`). A command only says how to prepare a run from the parsed
- * flags ({@link WorkflowCommand.prepare}); `init`, `join` and `reset` (and later `upgrade`) are
+ * the registry in `cli/flags.ts`). As upstream's workflow runner: a hidden phase gets no
+ * command (it still runs, and `--skip-phases` still names it), a phase with sub-phases only
+ * groups them (no flags; run alone it prints its help and fails), and every command, phases
+ * included, refuses `--config` mixed with configuration flags before anything is read. A
+ * command only says how to prepare a run from the parsed flags
+ * ({@link WorkflowCommand.prepare}); `init`, `join` and `reset` (and later `upgrade`) are
  * declared this way.
  *
  * @module
  */
 import type { Command } from "commander";
+import { validateMixedArguments } from "../core/config/mixed_flags.ts";
 import type { NodeHost } from "../core/host/node.ts";
 import type { Printer } from "../core/host/ports.ts";
 import type { Phase, Workflow } from "../core/workflow/phase.ts";
@@ -19,9 +24,13 @@ import {
   type FlagName,
   type FlagValues,
   flagValues,
+  type GivenFlags,
+  isFlagName,
   setFlagNames,
 } from "./flags.ts";
-import { consolePrinter, stdout } from "./output.ts";
+import { consolePrinter } from "./output.ts";
+import { requireSubcommand } from "./usage.ts";
+import type { DirectCommand } from "./command_list.ts";
 
 /** What a caller (a test) can hand to a workflow command instead of this machine. */
 export interface CommandDeps {
@@ -33,13 +42,8 @@ export interface CommandDeps {
 
 /** One invocation of a workflow command, as its `prepare` sees it. */
 export interface Invocation {
-  /** The flags the user set, typed. */
+  /** The flags the user set, typed (`--config` mixing is already checked). */
   values: FlagValues;
-  /**
-   * Names of the configuration flags the user set (for the `--config` mixing check); empty for
-   * `phase` commands.
-   */
-  setFlags: string[];
   /** The flags this command accepts. */
   accepts: readonly string[];
   /** The positional argument, when the command takes one. */
@@ -84,10 +88,15 @@ export interface WorkflowCommand<D extends { willRun?: (phasePath: string) => bo
   prepare(invocation: Invocation, deps: CommandDeps): Promise<WorkflowRun<D>>;
 }
 
+/** The flags commander parsed for `cmd`. */
+function commanderFlags(cmd: Command): GivenFlags {
+  return { set: setFlagNames(cmd), values: () => flagValues(cmd) };
+}
+
 async function run<D extends { willRun?: (phasePath: string) => boolean }>(
   spec: WorkflowCommand<D>,
   deps: CommandDeps,
-  cmd: Command,
+  given: GivenFlags,
   accepts: readonly string[],
   argument: string | undefined,
   only: string | undefined,
@@ -95,14 +104,13 @@ async function run<D extends { willRun?: (phasePath: string) => boolean }>(
   const { phaseSelector, resolveSkipPhases, runWorkflow } = await import(
     "../core/workflow/runner.ts"
   );
-  const values = flagValues(cmd);
+  // Upstream's data initialiser checks this for the workflow and every phase command alike.
+  validateMixedArguments(given.set);
+  const values = given.values();
   const workflow = spec.workflow();
   const skip = only ? [] : resolveSkipPhases(workflow, values["skip-phases"] ?? []);
   const prepared = await spec.prepare({
     values,
-    // As before the registry, only the workflow command itself checks `--config` mixing
-    // (upstream checks phase commands too; the CLI-parity work decides).
-    setFlags: only ? [] : setFlagNames(cmd),
     accepts,
     argument,
     only,
@@ -130,21 +138,16 @@ function addPhaseCommands<D extends { willRun?: (phasePath: string) => boolean }
   prefix: string,
 ): void {
   for (const phase of phases) {
+    // Upstream creates no command for a hidden phase.
+    if (phase.hidden) continue;
     const path = prefix ? `${prefix}/${phase.name}` : phase.name;
-    const cmd = parent.command(phase.name, { hidden: phase.hidden }).description(phase.short);
+    const cmd = parent.command(phase.name).description(phase.short);
     for (const alias of phase.aliases ?? []) cmd.alias(alias);
     if (phase.long) cmd.summary(phase.short).description(phase.long);
     if (phase.phases && phase.phases.length > 0) {
       addPhaseCommands(spec, deps, cmd, phase.phases, path);
-      if (!phase.run) {
-        cmd.action(() => {
-          stdout(
-            "This command is not meant to be run on its own. See list of available subcommands.",
-          );
-          cmd.outputHelp();
-        });
-        continue;
-      }
+      requireSubcommand(cmd);
+      continue;
     }
     const accepts = phase.flags ?? [];
     if (phase.argsUsage) cmd.argument(phase.argsUsage);
@@ -152,7 +155,7 @@ function addPhaseCommands<D extends { willRun?: (phasePath: string) => boolean }
     cmd.action(async (...args: unknown[]) => {
       const c = args[args.length - 1] as Command;
       const argument = phase.argsUsage ? args[0] as string | undefined : undefined;
-      await run(spec, deps, c, accepts, argument, path);
+      await run(spec, deps, commanderFlags(c), accepts, argument, path);
     });
   }
 }
@@ -164,18 +167,76 @@ export function registerWorkflowCommand<D extends { willRun?: (phasePath: string
   deps: CommandDeps = {},
 ): Command {
   const word = spec.use ?? spec.name;
+  const workflow = spec.workflow();
   const cmd = program.command(word).summary(spec.summary)
-    .description(spec.description ?? spec.summary);
+    .description(`${spec.description ?? spec.summary}\n\n${phaseListHelp(word, workflow)}`);
   if (spec.argument) cmd.argument(spec.argument);
   addFlags(cmd, spec.flags, spec.name).action(async (...args: unknown[]) => {
     const c = args[args.length - 1] as Command;
     const argument = spec.argument ? args[0] as string | undefined : undefined;
-    await run(spec, deps, c, spec.flags, argument, undefined);
+    await run(spec, deps, commanderFlags(c), spec.flags, argument, undefined);
   });
-  const phase = cmd.command("phase").description(
-    `Use this command to invoke single phase of the "${word}" workflow`,
+  const phase = requireSubcommand(
+    cmd.command("phase").description(
+      `Use this command to invoke single phase of the "${word}" workflow`,
+    ),
   );
   // The workflow module only declares phases; implementations load lazily when a phase runs.
-  addPhaseCommands(spec, deps, phase, spec.workflow().phases, "");
+  addPhaseCommands(spec, deps, phase, workflow.phases, "");
   return cmd;
+}
+
+/**
+ * The command `kubeadm <name> <path…>` names, to run without commander (`cli/direct.ts`): the
+ * workflow itself (empty path) when it takes no argument, or a runnable phase command (`phase
+ * <name> [<sub-phase>]`, by name or alias, not hidden, without sub-phases or arguments);
+ * `undefined` for anything else, which commander parses.
+ */
+export function directWorkflowCommand<D extends { willRun?: (phasePath: string) => boolean }>(
+  spec: WorkflowCommand<D>,
+  deps: CommandDeps,
+  path: readonly string[],
+): DirectCommand | undefined {
+  if (path.length === 0) {
+    if (spec.argument) return undefined;
+    return {
+      flags: spec.flags,
+      run: (given) => run(spec, deps, given, spec.flags, undefined, undefined),
+    };
+  }
+  if (path[0] !== "phase") return undefined;
+  let phases: readonly Phase<D>[] = spec.workflow().phases;
+  let phase: Phase<D> | undefined;
+  const names: string[] = [];
+  for (const name of path.slice(1)) {
+    phase = phases.find((p) => !p.hidden && (p.name === name || p.aliases?.includes(name)));
+    if (!phase) return undefined;
+    names.push(phase.name);
+    phases = phase.phases ?? [];
+  }
+  if (!phase || phases.length > 0 || phase.argsUsage) return undefined;
+  const accepts = phase.flags ?? [];
+  if (!accepts.every(isFlagName)) return undefined;
+  const only = names.join("/");
+  return { flags: accepts, run: (given) => run(spec, deps, given, accepts, undefined, only) };
+}
+
+/**
+ * The phase list upstream appends to a workflow command's help: every visible phase with its
+ * one-line help, sub-phases as `/name` (upstream's "all" phases left out).
+ */
+export function phaseListHelp<D>(name: string, workflow: Workflow<D>): string {
+  const rows: [string, string][] = [];
+  const visit = (phases: readonly Phase<D>[], depth: number) => {
+    for (const p of phases) {
+      if (p.hidden || p.runAllSiblings) continue;
+      rows.push([`${"  ".repeat(depth)}${depth > 0 ? "/" : ""}${p.name}`, p.short]);
+      visit(p.phases ?? [], depth + 1);
+    }
+  };
+  visit(workflow.phases, 0);
+  const width = Math.max(...rows.map(([n]) => n.length)) + 2;
+  return `The ${JSON.stringify(name)} command executes the following phases:\n\`\`\`\n${
+    rows.map(([n, s]) => `${n.padEnd(width)}${s}`).join("\n")
+  }\n\`\`\`\n`;
 }

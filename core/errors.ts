@@ -10,14 +10,40 @@
  * @module
  */
 
-/** Exit status used by upstream kubeadm for each error family. */
+/**
+ * Every exit status of the command line, by name: upstream kubeadm's (1 generic, 2 preflight,
+ * 3 validation) plus kubeadm-ts's 4. {@link EXIT_STATUS_MEANING} says what each means; the
+ * README's table and the fuzzer's set of allowed statuses are read from these two.
+ */
 export const ExitCode = {
+  /** The command did what was asked. */
+  success: 0,
   generic: 1,
   preflight: 2,
   validation: 3,
   /** kubeadm-ts only: `certs check-expiration --fail-if-expiring-within` found expiring files. */
   expiring: 4,
 } as const;
+
+/**
+ * What each exit status means: which failures end with it. The README's exit-status table lists
+ * exactly these (a test compares them).
+ */
+export const EXIT_STATUS_MEANING: Readonly<Record<keyof typeof ExitCode, string>> = {
+  success: "The command did what was asked (also `--help` and a bare `kubeadm`).",
+  generic:
+    "Any other failure: a usage error (unknown command, flag or argument, a flag value that does not parse, a missing sub-command or value), a discovery failure (cluster-info unreachable, unsigned or not matching the CA pins; `discovery-check` rejecting it), a cluster error (an API server call failed), an existing file that cannot be reused, a failed phase.",
+  preflight: "A preflight check failed (and was not ignored with `--ignore-preflight-errors`).",
+  validation:
+    "Invalid configuration: YAML that does not parse, an unknown kind or field, a field or flag value that fails validation (a malformed CA pin, a bad address), `--config` mixed with configuration flags.",
+  expiring:
+    "`certs check-expiration --fail-if-expiring-within` found a certificate expiring within the window (beyond upstream).",
+};
+
+/** Every exit status the command line may end with, ascending. */
+export function exitStatuses(): number[] {
+  return [...new Set(Object.values(ExitCode))].sort((a, b) => a - b);
+}
 
 /** Options common to every {@link KubeadmError}. */
 export interface KubeadmErrorOptions {
@@ -127,7 +153,15 @@ export class ExistingFileError extends KubeadmError {
 
 /** A PKI operation failed (bad PEM, unsupported key, signature does not verify). */
 export class PkiError extends KubeadmError {
-  override readonly code = "ERR_PKI";
+  override readonly code: string = "ERR_PKI";
+}
+
+/**
+ * The run's crypto port has no implementation of an algorithm the input needs (RSA in the
+ * WebAssembly component, whose crypto is pure JavaScript).
+ */
+export class UnsupportedAlgorithmError extends PkiError {
+  override readonly code = "ERR_UNSUPPORTED_ALGORITHM";
 }
 
 /** One or more preflight checks failed (exit status 2, as upstream). */

@@ -11,7 +11,7 @@
  */
 import type { Command } from "commander";
 import { addFlags, durationValue, type FlagName, flagValues } from "../flags.ts";
-import { consolePrinter, stderr, stdout } from "../output.ts";
+import { consolePrinter, stderr, stdout, writeStdout } from "../output.ts";
 import type { StructuredFormat } from "../../core/text/structured_output.ts";
 import { renewTargets } from "../../core/certs/renew_targets.ts";
 
@@ -149,7 +149,7 @@ async function runCheckExpiration(cmd: Command): Promise<void> {
   const text = output === "text"
     ? formatExpirationText(info)
     : formatStructured(info, output as StructuredFormat);
-  Deno.stdout.writeSync(new TextEncoder().encode(text));
+  writeStdout(text);
   if (windowMs !== undefined) {
     const expiring = expiringWithin(info, windowMs);
     if (expiring.length > 0) {

@@ -9,7 +9,7 @@
  */
 import type { Command } from "commander";
 import { addFlags, flagValues } from "../flags.ts";
-import { stdout } from "../output.ts";
+import { stdinStream, stdout } from "../output.ts";
 
 /** The command's options. */
 export interface DiscoveryCheckOptions {
@@ -22,7 +22,7 @@ export interface DiscoveryCheckOptions {
 
 async function readStdin(): Promise<string> {
   const chunks: Uint8Array[] = [];
-  for await (const c of Deno.stdin.readable) chunks.push(c);
+  for await (const c of stdinStream()) chunks.push(c);
   const all = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
   let off = 0;
   for (const c of chunks) {

@@ -6,7 +6,7 @@
  */
 import type { Command } from "commander";
 import { addFlags, durationValue, type FlagName, flagValues } from "../flags.ts";
-import { stderr } from "../output.ts";
+import { stderr, writeStdout } from "../output.ts";
 
 /** The flags of `kubeconfig user`. */
 const USER_FLAGS: readonly FlagName[] = [
@@ -46,7 +46,7 @@ async function runUser(cmd: Command): Promise<void> {
     warn: stderr,
   });
   // Upstream prints the serialized kubeconfig with Println: one more newline.
-  Deno.stdout.writeSync(new TextEncoder().encode(`${text}\n`));
+  writeStdout(`${text}\n`);
 }
 
 /** Registers `kubeconfig user`, its flags drawn from the registry. */

@@ -6,7 +6,8 @@
  */
 import type { Command } from "commander";
 import { addFlags, flagValues, setFlagNames } from "../flags.ts";
-import { consolePrinter, stdout } from "../output.ts";
+import { consolePrinter, stdout, writeStderr, writeStdout } from "../output.ts";
+import { requireSubcommand } from "../command.ts";
 import type { TokenCommonFlags } from "../token_runtime.ts";
 
 /** Upstream's token and token-id patterns, as printed in messages. */
@@ -128,7 +129,7 @@ async function runList(cmd: Command): Promise<void> {
         tokens.push(tokenFromSecret(s));
       } catch (e) {
         // Upstream prints the decoding error without a newline and carries on.
-        Deno.stderr.writeSync(new TextEncoder().encode((e as Error).message));
+        writeStderr((e as Error).message);
       }
     }
     const text = format === "json"
@@ -136,7 +137,7 @@ async function runList(cmd: Command): Promise<void> {
       : format === "yaml"
       ? list.formatTokenListYaml(tokens)
       : list.formatTokenListText(tokens, systemClock.now());
-    if (text) Deno.stdout.writeSync(new TextEncoder().encode(text));
+    if (text) writeStdout(text);
   } finally {
     conn.close();
   }
@@ -194,26 +195,20 @@ const TOKEN_FLAGS = ["kubeconfig", "dry-run"] as const;
 
 /** Registers `token` and its sub-commands. */
 export function registerToken(program: Command): void {
-  const token = addFlags(
+  const token = requireSubcommand(addFlags(
     program.command("token").description("Manage bootstrap tokens"),
     TOKEN_FLAGS,
     "token",
-  ).argument("[subcommand]")
-    .action(async (sub: string | undefined) => {
-      const { KubeadmError } = await import("../../core/errors.ts");
-      throw new KubeadmError(
-        sub === undefined
-          ? `missing subcommand; "token" is not meant to be run on its own`
-          : `invalid subcommand: ${JSON.stringify(sub)}`,
-      );
-    });
+  ));
+  const inherited = (cmd: Command) => addFlags(cmd, TOKEN_FLAGS, "token", { inherited: true });
 
   addFlags(
-    token.command("create")
-      .description("Create bootstrap tokens on the server")
-      .argument("[token]"),
+    inherited(
+      token.command("create")
+        .description("Create bootstrap tokens on the server")
+        .argument("[token]"),
+    ),
     [
-      ...TOKEN_FLAGS,
       "config",
       "description",
       "groups",
@@ -228,24 +223,20 @@ export function registerToken(program: Command): void {
   );
 
   addFlags(
-    token.command("list").description("List bootstrap tokens on the server"),
-    [...TOKEN_FLAGS, "output", "allow-missing-template-keys", "show-managed-fields"],
+    inherited(token.command("list").description("List bootstrap tokens on the server")),
+    ["output", "allow-missing-template-keys", "show-managed-fields"],
     "token",
   ).action(async (_opts: unknown, c: Command) => await runList(c));
 
-  addFlags(
+  inherited(
     token.command("delete")
       .description("Delete bootstrap tokens on the server")
       .argument("[token-value...]"),
-    TOKEN_FLAGS,
-    "token",
   ).action(async (args: string[], _opts: unknown, c: Command) => await runDelete(args, c));
 
-  addFlags(
+  inherited(
     token.command("generate")
       .description("Generate and print a bootstrap token, but do not create it on the server"),
-    TOKEN_FLAGS,
-    "token",
   ).action(async () => {
     const { generateToken } = await import("../../core/bootstraptoken/token.ts");
     const { webRandom } = await import("../../core/host/ports.ts");

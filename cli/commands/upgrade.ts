@@ -9,7 +9,8 @@ import type { Command } from "commander";
 import type { UpgradeData } from "../../core/phases/upgrade/data.ts";
 import { upgradeApplyWorkflow, upgradeNodeWorkflow } from "../../core/phases/upgrade/workflow.ts";
 import { addFlags, type FlagName, flagValues } from "../flags.ts";
-import { consolePrinter, stdout } from "../output.ts";
+import { consolePrinter } from "../output.ts";
+import { requireSubcommand } from "../usage.ts";
 import type { UpgradeDeps } from "../upgrade_runtime.ts";
 import { registerWorkflowCommand, type WorkflowCommand } from "../workflow_command.ts";
 
@@ -97,12 +98,10 @@ export function upgradeNodeCommand(deps: UpgradeDeps = {}): WorkflowCommand<Upgr
 
 /** Registers `upgrade` and its sub-commands. */
 export function registerUpgrade(program: Command, deps: UpgradeDeps = {}): void {
-  const upgrade = program.command("upgrade")
-    .description("Upgrade your cluster smoothly to a newer version with this command")
-    .action(() => {
-      stdout("This command is not meant to be run on its own. See list of available subcommands.");
-      upgrade.outputHelp();
-    });
+  const upgrade = requireSubcommand(
+    program.command("upgrade")
+      .description("Upgrade your cluster smoothly to a newer version with this command"),
+  );
   registerWorkflowCommand(upgrade, upgradeApplyCommand(deps), deps);
   addFlags(
     upgrade.command("plan").summary(

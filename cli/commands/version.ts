@@ -7,7 +7,7 @@ import type { Command } from "commander";
 import { KUBERNETES_VERSION } from "../../core/versions.ts";
 import { FlagError } from "../../core/errors.ts";
 import { stdout } from "../output.ts";
-import { addFlags, flagValues } from "../flags.ts";
+import { addFlags, type FlagName, type FlagValues, flagValues } from "../flags.ts";
 
 /** The version info object upstream prints (apimachinery version.Info). */
 export function versionInfo(): Record<string, string> {
@@ -25,54 +25,60 @@ export function versionInfo(): Record<string, string> {
   };
 }
 
+/** The flags of `kubeadm version` (the global ones aside). */
+export const VERSION_FLAGS: readonly FlagName[] = ["output"];
+
+/** Prints the version in the format `-o` asks for. */
+export async function runVersion(values: FlagValues): Promise<void> {
+  const opts = { output: values.output ?? "" };
+  const info = versionInfo();
+  switch (opts.output) {
+    case "": {
+      // Go's %#v of version.Info: every field, the empty emulation ones included (JSON and
+      // YAML omit them).
+      const { major, minor, ...rest } = info;
+      const fields: Record<string, string> = {
+        major,
+        minor,
+        emulationMajor: "",
+        emulationMinor: "",
+        minCompatibilityMajor: "",
+        minCompatibilityMinor: "",
+        ...rest,
+      };
+      stdout(
+        `kubeadm version: &version.Info{${
+          Object.entries(fields).map(([k, v]) => `${k[0].toUpperCase()}${k.slice(1)}:"${v}"`)
+            .join(", ")
+        }}`,
+      );
+      break;
+    }
+    case "short":
+      stdout(info.gitVersion);
+      break;
+    case "json":
+      stdout(JSON.stringify({ clientVersion: info }, null, 2));
+      break;
+    case "yaml": {
+      const { toKubeYaml } = await import("../../core/yaml/kube_yaml.ts");
+      stdout(toKubeYaml({ clientVersion: info }));
+      break;
+    }
+    default:
+      throw new FlagError(`invalid output format: ${opts.output}`, {
+        field: "--output",
+        value: opts.output,
+        hint: "use one of: yaml, json, short",
+      });
+  }
+}
+
 /** Registers `version`. */
 export function registerVersion(program: Command): void {
   addFlags(
     program.command("version").description("Print the version of kubeadm"),
-    ["output"],
+    VERSION_FLAGS,
     "version",
-  ).action(async (_opts: unknown, c: Command) => {
-    const opts = { output: flagValues(c).output ?? "" };
-    const info = versionInfo();
-    switch (opts.output) {
-      case "": {
-        // Go's %#v of version.Info: every field, the empty emulation ones included (JSON and
-        // YAML omit them).
-        const { major, minor, ...rest } = info;
-        const fields: Record<string, string> = {
-          major,
-          minor,
-          emulationMajor: "",
-          emulationMinor: "",
-          minCompatibilityMajor: "",
-          minCompatibilityMinor: "",
-          ...rest,
-        };
-        stdout(
-          `kubeadm version: &version.Info{${
-            Object.entries(fields).map(([k, v]) => `${k[0].toUpperCase()}${k.slice(1)}:"${v}"`)
-              .join(", ")
-          }}`,
-        );
-        break;
-      }
-      case "short":
-        stdout(info.gitVersion);
-        break;
-      case "json":
-        stdout(JSON.stringify({ clientVersion: info }, null, 2));
-        break;
-      case "yaml": {
-        const { toKubeYaml } = await import("../../core/yaml/kube_yaml.ts");
-        stdout(toKubeYaml({ clientVersion: info }));
-        break;
-      }
-      default:
-        throw new FlagError(`invalid output format: ${opts.output}`, {
-          field: "--output",
-          value: opts.output,
-          hint: "use one of: yaml, json, short",
-        });
-    }
-  });
+  ).action((_opts: unknown, c: Command) => runVersion(flagValues(c)));
 }

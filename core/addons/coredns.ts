@@ -243,6 +243,50 @@ export async function deployedDNSReplicas(client: KubeClient): Promise<number> {
   return items[0].spec?.replicas ?? COREDNS_REPLICAS;
 }
 
+/** Every CoreDNS object, built once for installing and for `--print-manifest`. */
+export interface CoreDNSObjects {
+  deployment: Deployment;
+  configMap: ConfigMap;
+  service: Service;
+  clusterRole: ClusterRole;
+  clusterRoleBinding: ClusterRoleBinding;
+  serviceAccount: ServiceAccount;
+}
+
+/** The CoreDNS objects for a configuration (the Deployment patched, when asked). */
+export async function coreDNSObjects(
+  input: CoreDNSInput,
+  replicas: number,
+): Promise<CoreDNSObjects> {
+  let deployment = coreDNSDeployment(input.image, replicas);
+  if (input.patchDeployment) deployment = await input.patchDeployment(deployment);
+  return {
+    deployment,
+    configMap: coreDNSConfigMap(input.dnsDomain),
+    service: kubeDNSService(dnsServiceIP(input.serviceSubnet)),
+    clusterRole: coreDNSClusterRole(),
+    clusterRoleBinding: coreDNSClusterRoleBinding(),
+    serviceAccount: coreDNSServiceAccount(),
+  };
+}
+
+/**
+ * What `init phase addon coredns --print-manifest` prints, in upstream's order: Deployment,
+ * ConfigMap, Service, ClusterRole, ClusterRoleBinding, ServiceAccount (replicas as on a first
+ * install: nothing is asked of the cluster).
+ */
+export async function coreDNSManifests(input: CoreDNSInput): Promise<object[]> {
+  const o = await coreDNSObjects(input, COREDNS_REPLICAS);
+  return [
+    o.deployment,
+    o.configMap,
+    o.service,
+    o.clusterRole,
+    o.clusterRoleBinding,
+    o.serviceAccount,
+  ];
+}
+
 /**
  * Installs or updates CoreDNS in upstream's order: ConfigMap (an existing Corefile that differs
  * from the default is retained), ClusterRole, ClusterRoleBinding, ServiceAccount, Deployment,
@@ -253,9 +297,8 @@ export async function ensureCoreDNS(
   input: CoreDNSInput,
   out: Printer,
 ): Promise<void> {
-  const replicas = await deployedDNSReplicas(client);
-  const dnsIP = dnsServiceIP(input.serviceSubnet);
-  const cm = coreDNSConfigMap(input.dnsDomain);
+  const objects = await coreDNSObjects(input, await deployedDNSReplicas(client));
+  const cm = objects.configMap;
   const existing = await client.tryGet<ConfigMap>({
     kind: "ConfigMap",
     namespace: KUBE_SYSTEM,
@@ -272,13 +315,11 @@ export async function ensureCoreDNS(
   } else {
     await client.createOrUpdate(cm);
   }
-  await client.createOrUpdate(coreDNSClusterRole());
-  await client.createOrUpdate(coreDNSClusterRoleBinding());
-  await client.createOrUpdate(coreDNSServiceAccount());
-  let deployment = coreDNSDeployment(input.image, replicas);
-  if (input.patchDeployment) deployment = await input.patchDeployment(deployment);
-  await client.createOrUpdate(deployment);
-  const service = kubeDNSService(dnsIP);
+  await client.createOrUpdate(objects.clusterRole);
+  await client.createOrUpdate(objects.clusterRoleBinding);
+  await client.createOrUpdate(objects.serviceAccount);
+  await client.createOrUpdate(objects.deployment);
+  const service = objects.service;
   try {
     await client.create(service);
   } catch (e) {

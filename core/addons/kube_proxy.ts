@@ -194,6 +194,29 @@ export interface KubeProxyInput extends KubeProxyConfigMapInput {
   patchDaemonSet?: (ds: DaemonSet) => DaemonSet | Promise<DaemonSet>;
 }
 
+/** The kube-proxy DaemonSet for a configuration, patched when asked. */
+async function patchedDaemonSet(input: KubeProxyInput): Promise<DaemonSet> {
+  const daemonSet = kubeProxyDaemonSet(input.image, input.proxyEnv);
+  return input.patchDaemonSet ? await input.patchDaemonSet(daemonSet) : daemonSet;
+}
+
+/**
+ * What `init phase addon kube-proxy --print-manifest` prints, in upstream's order:
+ * ServiceAccount, ClusterRoleBinding, Role, RoleBinding, ConfigMap, DaemonSet (patched, with no
+ * `status`).
+ */
+export async function kubeProxyManifests(input: KubeProxyInput): Promise<object[]> {
+  const { status: _, ...daemonSet } = await patchedDaemonSet(input);
+  return [
+    kubeProxyServiceAccount(),
+    nodeProxierBinding(),
+    kubeProxyRole(),
+    kubeProxyRoleBinding(),
+    await kubeProxyConfigMap(input),
+    daemonSet,
+  ];
+}
+
 /**
  * Installs or updates kube-proxy in upstream's order: ConfigMap, DaemonSet, ServiceAccount,
  * ClusterRoleBinding, Role, RoleBinding.
@@ -204,9 +227,7 @@ export async function ensureKubeProxy(
   out: Printer,
 ): Promise<void> {
   await client.createOrUpdate(await kubeProxyConfigMap(input));
-  let daemonSet = kubeProxyDaemonSet(input.image, input.proxyEnv);
-  if (input.patchDaemonSet) daemonSet = await input.patchDaemonSet(daemonSet);
-  await client.createOrUpdate(daemonSet);
+  await client.createOrUpdate(await patchedDaemonSet(input));
   await client.createOrUpdate(kubeProxyServiceAccount());
   await client.createOrUpdate(nodeProxierBinding());
   await client.createOrUpdate(kubeProxyRole());

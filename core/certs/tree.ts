@@ -214,14 +214,9 @@ async function checkServiceAccountPair(ctx: CertTreeContext): Promise<void> {
   const dir = certDir(ctx);
   const keyFile = `${dir}/${PkiFile.saPrivateKey}`;
   const pubFile = `${dir}/${PkiFile.saPublicKey}`;
-  const [keyPem, pubPem] = await Promise.all([ctx.files.read(keyFile), ctx.files.read(pubFile)]);
-  if (keyPem === undefined || pubPem === undefined) return;
-  let key;
-  try {
-    key = await parsePrivateKeyPEM(keyPem, keyFile, ctx.crypto);
-  } catch {
-    return; // reported by ensureCert(ctx, "sa")
-  }
+  const key = await existingServiceAccountKey(ctx);
+  const pubPem = await ctx.files.read(pubFile);
+  if (key === undefined || pubPem === undefined) return;
   let pub: Uint8Array | undefined;
   try {
     pub = parsePublicKeyPEM(pubPem, pubFile);
@@ -471,27 +466,35 @@ async function reuseLeaf(ctx: CertTreeContext, spec: CertSpec, ca: CertSpec): Pr
   ctx.out.info(`[certs] Using existing ${spec.baseName} certificate and key on disk`);
 }
 
+/**
+ * The existing `sa.key`, parsed; `undefined` when there is none. A file that does not load is
+ * an {@link ExistingFileError} (checked before any write, and again by the `sa` sub-phase).
+ */
+async function existingServiceAccountKey(ctx: CertTreeContext) {
+  const path = `${certDir(ctx)}/${PkiFile.saPrivateKey}`;
+  const existing = await ctx.files.read(path);
+  if (existing === undefined) return undefined;
+  try {
+    return await parsePrivateKeyPEM(existing, path, ctx.crypto);
+  } catch (e) {
+    throw new ExistingFileError(
+      `file ${PkiFile.saPrivateKey} existed but it could not be loaded properly: ${
+        errorMessage(e)
+      }`,
+      {
+        field: path,
+        cause: e,
+        hint: recoveryOf(ctx) === "regenerate"
+          ? "remove the file to let kubeadm generate a new key pair"
+          : restoreTrustedHint(`a valid ${path}`, SA_KEPT[0], certDir(ctx), SA_KEPT[1]),
+      },
+    );
+  }
+}
+
 async function ensureServiceAccountKey(ctx: CertTreeContext): Promise<void> {
   const dir = certDir(ctx);
-  const path = `${dir}/${PkiFile.saPrivateKey}`;
-  const existing = await ctx.files.read(path);
-  if (existing !== undefined) {
-    try {
-      await parsePrivateKeyPEM(existing, path, ctx.crypto);
-    } catch (e) {
-      throw new ExistingFileError(
-        `file ${PkiFile.saPrivateKey} existed but it could not be loaded properly: ${
-          errorMessage(e)
-        }`,
-        {
-          field: path,
-          cause: e,
-          hint: recoveryOf(ctx) === "regenerate"
-            ? "remove the file to let kubeadm generate a new key pair"
-            : restoreTrustedHint(`a valid ${path}`, SA_KEPT[0], dir, SA_KEPT[1]),
-        },
-      );
-    }
+  if (await existingServiceAccountKey(ctx) !== undefined) {
     await checkServiceAccountPair(ctx);
     ctx.out.info(`[certs] Using the existing ${JSON.stringify(PkiFile.saBaseName)} key`);
     return;

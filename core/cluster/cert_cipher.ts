@@ -2,11 +2,15 @@
  * The certificate key and the cipher of the `kubeadm-certs` Secret (upstream
  * `util/crypto`): a 32-byte AES-256 key shown as 64 hex characters, and AES-GCM with a random
  * 12-byte nonce, a 16-byte tag and no additional data, stored as `nonce ‖ ciphertext ‖ tag`.
+ * The cipher itself is the run's crypto port's (WebCrypto, or `@noble/ciphers` in the
+ * WebAssembly component).
  *
  * @module
  */
 import { KubeadmError } from "../errors.ts";
 import type { RandomSource } from "../host/ports.ts";
+import type { CryptoPort } from "../pki/crypto.ts";
+import { webCryptoPort } from "../pki/webcrypto.ts";
 
 /** Bytes in a certificate key (AES-256). */
 export const CERTIFICATE_KEY_SIZE = 32;
@@ -70,11 +74,10 @@ export function parseCertificateKey(key: string): Uint8Array {
   return bytes;
 }
 
-async function importKey(key: Uint8Array, usage: KeyUsage): Promise<CryptoKey> {
+function checkKeySize(key: Uint8Array): void {
   if (![16, 24, 32].includes(key.length)) {
     throw new KubeadmError(`crypto/aes: invalid key size ${key.length}`);
   }
-  return await crypto.subtle.importKey("raw", key as BufferSource, "AES-GCM", false, [usage]);
 }
 
 /** Encrypts with AES-GCM under a random nonce; returns `nonce ‖ ciphertext ‖ tag`. */
@@ -82,16 +85,11 @@ export async function encryptBytes(
   data: Uint8Array,
   key: Uint8Array,
   random: RandomSource,
+  crypto: CryptoPort = webCryptoPort,
 ): Promise<Uint8Array> {
-  const cryptoKey = await importKey(key, "encrypt");
+  checkKeySize(key);
   const nonce = random.bytes(GCM_NONCE_SIZE);
-  const sealed = new Uint8Array(
-    await crypto.subtle.encrypt(
-      { name: "AES-GCM", iv: nonce as BufferSource, tagLength: 128 },
-      cryptoKey,
-      data as BufferSource,
-    ),
-  );
+  const sealed = await crypto.sealAesGcm(key, nonce, data);
   const out = new Uint8Array(nonce.length + sealed.length);
   out.set(nonce, 0);
   out.set(sealed, nonce.length);
@@ -99,18 +97,20 @@ export async function encryptBytes(
 }
 
 /** Decrypts `nonce ‖ ciphertext ‖ tag`; fails like Go's GCM on tampering or a wrong key. */
-export async function decryptBytes(data: Uint8Array, key: Uint8Array): Promise<Uint8Array> {
-  const cryptoKey = await importKey(key, "decrypt");
+export async function decryptBytes(
+  data: Uint8Array,
+  key: Uint8Array,
+  crypto: CryptoPort = webCryptoPort,
+): Promise<Uint8Array> {
+  checkKeySize(key);
   if (data.length < GCM_NONCE_SIZE) {
     throw new KubeadmError("size of data is less than the nonce");
   }
   try {
-    return new Uint8Array(
-      await crypto.subtle.decrypt(
-        { name: "AES-GCM", iv: data.subarray(0, GCM_NONCE_SIZE) as BufferSource, tagLength: 128 },
-        cryptoKey,
-        data.subarray(GCM_NONCE_SIZE) as BufferSource,
-      ),
+    return await crypto.openAesGcm(
+      key,
+      data.subarray(0, GCM_NONCE_SIZE),
+      data.subarray(GCM_NONCE_SIZE),
     );
   } catch (e) {
     throw new KubeadmError("cipher: message authentication failed", { cause: e });

@@ -16,6 +16,7 @@ import { errorMessage, KubeadmError } from "../errors.ts";
 import type { FileReader, PlannedFile, Printer, RandomSource } from "../host/ports.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { isNotFound } from "../kube/status.ts";
+import type { CryptoPort } from "../pki/crypto.ts";
 import { base64Decode, base64Encode, decodePem } from "../pki/pem.ts";
 import { updateOrCreateTokens } from "./bootstrap_token.ts";
 import { decryptBytes, encryptBytes, parseCertificateKey } from "./cert_cipher.ts";
@@ -126,13 +127,14 @@ export async function encryptSharedFiles(
   shared: readonly SharedCertFile[],
   key: Uint8Array,
   random: RandomSource,
+  crypto?: CryptoPort,
 ): Promise<Record<string, Uint8Array>> {
   const out: Record<string, Uint8Array> = {};
   for (const f of shared) {
     const content = f.path ? await files.read(f.path) : undefined;
     out[secretKeyFor(f.name)] = content === undefined
       ? new Uint8Array(0)
-      : await encryptBytes(content, key, random);
+      : await encryptBytes(content, key, random, crypto);
   }
   return out;
 }
@@ -148,6 +150,8 @@ export interface UploadCertsInput {
   /** The certificate key (64 hex characters). Secret. */
   certificateKey: string;
   random: RandomSource;
+  /** The cipher's implementation (default WebCrypto). */
+  crypto?: CryptoPort;
   /** Reference time for the proxy token's expiration. */
   now: Date;
   /** `--skip-certificate-key-print`. */
@@ -179,6 +183,7 @@ export async function uploadCerts(
     sharedCertFiles(input.certificatesDir, input.externalEtcd),
     key,
     input.random,
+    input.crypto,
   );
   const ownerName = tokenSecretName(parseToken(token.token!).id);
   let owner: Secret;
@@ -201,11 +206,12 @@ export async function uploadCerts(
 export async function decryptSecretData(
   secret: Secret,
   key: Uint8Array,
+  crypto?: CryptoPort,
 ): Promise<Record<string, Uint8Array>> {
   const out: Record<string, Uint8Array> = {};
   for (const [name, value] of Object.entries(secret.data ?? {})) {
     const bytes = base64Decode(value);
-    out[name] = bytes.length > 0 ? await decryptBytes(bytes, key) : new Uint8Array(0);
+    out[name] = bytes.length > 0 ? await decryptBytes(bytes, key, crypto) : new Uint8Array(0);
   }
   return out;
 }
@@ -229,6 +235,8 @@ export interface DownloadCertsInput {
   certificatesDir: string;
   /** `etcd.external`, when the cluster uses external etcd (files go to its paths). */
   externalEtcd?: ExternalEtcd;
+  /** The cipher's implementation (default WebCrypto). */
+  crypto?: CryptoPort;
 }
 
 /**
@@ -262,7 +270,7 @@ export async function downloadCerts(
   }
   let data: Record<string, Uint8Array>;
   try {
-    data = await decryptSecretData(secret, key);
+    data = await decryptSecretData(secret, key, input.crypto);
   } catch (e) {
     throw new KubeadmError(`error decoding secret data with provided key: ${errorMessage(e)}`, {
       cause: e,

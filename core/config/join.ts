@@ -17,7 +17,7 @@
 import { isValidToken, redactToken } from "../bootstraptoken/token.ts";
 import { DEFAULT_API_SERVER_PORT, DEFAULT_CERTIFICATES_DIR } from "../constants.ts";
 import { ConfigError, type FieldError, ValidationError } from "../errors.ts";
-import { splitHostPort } from "../net/host_port.ts";
+import { parseHostPort, splitHostPort } from "../net/host_port.ts";
 import { pinProblem } from "../pki/pin.ts";
 import { clone } from "./component_merge.ts";
 import {
@@ -138,6 +138,8 @@ export interface ResolveJoinOptions {
   discoveryFallbackFile?: string;
   /** Unknown fields are errors (default) or warnings. */
   strict?: boolean;
+  /** Read the experimental `kubeadm.k8s.io/v1` (`--allow-experimental-api`). */
+  allowExperimental?: boolean;
 }
 
 /** Output of {@link resolveJoinConfig}. */
@@ -376,6 +378,9 @@ export function validateDiscovery(
     errs.push(...validateToken(b.token, `${p}.token`));
     try {
       splitHostPort(b.apiServerEndpoint ?? "");
+      // Beyond upstream (which polls an endpoint it can never dial until discovery times
+      // out): the port must be a number and the host an IP address or a DNS name.
+      parseHostPort(b.apiServerEndpoint ?? "");
     } catch (e) {
       errs.push(invalid(`${p}.apiServerEndpoint`, b.apiServerEndpoint ?? "", (e as Error).message));
     }
@@ -441,6 +446,7 @@ export function resolveJoinConfig(options: ResolveJoinOptions): ResolveJoinResul
     const loaded = loadConfigDocuments(options.text, {
       source: options.source,
       strict: options.strict,
+      allowExperimental: options.allowExperimental,
     });
     warnings.push(...loaded.warnings);
     for (const info of loaded.documents) {

@@ -4,11 +4,11 @@
  * upstream kubeadm v1.37 does. v1beta3 and older are refused (upstream: "Please use kubeadm
  * v1.36 instead ..."), since no release newer than v1.36 reads them.
  *
- * As upstream, InitConfiguration/ClusterConfiguration are fully loaded — defaulted (including
- * the host-dependent defaults), validated — and re-serialized; JoinConfiguration and
- * ResetConfiguration structurally; UpgradeConfiguration with its static defaults. The output
- * order is Init+Cluster, Join, Reset, Upgrade. Component configs and documents of other groups
- * are dropped.
+ * As upstream, every kubeadm document is loaded — defaulted (including the host-dependent
+ * defaults), validated — and re-serialized: Init/ClusterConfiguration and JoinConfiguration
+ * resolved as `init` and `join` would, ResetConfiguration and UpgradeConfiguration with their
+ * defaults. The output order is Init+Cluster, Join, Reset, Upgrade. Component configs and
+ * documents of other groups are dropped.
  *
  * @module
  */
@@ -18,13 +18,15 @@ import { applyUpgradeDefaults } from "./defaults.ts";
 import { loadConfigDocuments } from "./parse.ts";
 import {
   marshalInitConfiguration,
-  marshalJoinConfiguration,
   marshalResetConfiguration,
+  marshalResolvedJoinConfiguration,
   marshalUpgradeConfiguration,
   YAML_DOCUMENT_SEPARATOR,
 } from "./print.ts";
 import { type InitHostFacts, resolveInitConfig } from "./resolve.ts";
 import { validateUpgradeConfiguration } from "./validate.ts";
+import { resolveJoinConfig } from "./join.ts";
+import { applyResetDefaults, validateResetConfiguration } from "./reset.ts";
 
 /** Input of {@link migrateConfig}. */
 export interface MigrateOptions {
@@ -70,8 +72,17 @@ export function migrateConfig(text: string, options: MigrateOptions): MigrateRes
     warnings.push(...resolved.warnings.filter((w) => !noise(w) && !warnings.includes(w)));
     parts.push(marshalInitConfiguration(resolved.config.init, resolved.config.cluster));
   }
-  if (loaded.join) parts.push(marshalJoinConfiguration(loaded.join));
-  if (loaded.reset) parts.push(marshalResetConfiguration(loaded.reset));
+  if (loaded.join) {
+    const resolved = resolveJoinConfig({ ...load, text, host: options.host });
+    warnings.push(...resolved.warnings.filter((w) => !noise(w) && !warnings.includes(w)));
+    parts.push(
+      marshalResolvedJoinConfiguration(resolved.config, loaded.join.nodeRegistration?.taints),
+    );
+  }
+  if (loaded.reset) {
+    validateResetConfiguration(loaded.reset);
+    parts.push(marshalResetConfiguration(applyResetDefaults(loaded.reset)));
+  }
   if (loaded.upgrade) {
     const upgrade = applyUpgradeDefaults(loaded.upgrade);
     validateUpgradeConfiguration(upgrade);

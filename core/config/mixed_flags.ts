@@ -16,10 +16,15 @@ export const FLAGS_ALLOWED_WITH_CONFIG: readonly string[] = [
   "node-name",
   "kubeconfig-dir",
   "upload-certs",
+  "print-manifest",
+  "allow-missing-template-keys",
+  "output",
+  "show-managed-fields",
   "print-join-command",
   "rootfs",
   "v",
   "log-file",
+  "yes",
 ];
 
 /** Whether a flag (name without dashes) may be set together with `--config`. */

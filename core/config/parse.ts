@@ -21,6 +21,7 @@ import {
   type StrictCheck,
   V1_SCHEMAS,
   V1BETA4_SCHEMAS,
+  withGoZeroValues,
 } from "./schema.ts";
 import type {
   ClusterConfiguration,
@@ -145,10 +146,12 @@ function v1ToV1beta4(
     for (const [k, x] of Object.entries(v)) {
       if (k === "mergeMethod") {
         if (typeof x !== "string" || !MERGE_METHODS.includes(x)) {
+          // Upstream's field error names the argument list and the argument's index.
+          const [, list, index] = /^(.*)\[(\d+)\]$/.exec(path) ?? [, path, "0"];
           errors.push(
-            `${path}.mergeMethod: Invalid value: ${
+            `${list}: Invalid value: "index ${index}": argument has an invalid merge method (${
               JSON.stringify(x)
-            }: argument has an invalid merge method in document ${info.index + 1} (${info.gvk})`,
+            }) in document ${info.index + 1} (${info.gvk})`,
           );
         }
         continue;
@@ -310,7 +313,8 @@ export function loadConfigDocuments(text: string, options: LoadOptions = {}): Lo
           );
         }
       }
-      const doc = info.version === "v1" ? v1ToV1beta4(value, info, mergeMethodErrors) : value;
+      const decoded = withGoZeroValues(value, schema) as typeof value;
+      const doc = info.version === "v1" ? v1ToV1beta4(decoded, info, mergeMethodErrors) : decoded;
       switch (info.kind) {
         case "InitConfiguration":
           result.init = doc as InitConfiguration;

@@ -15,10 +15,17 @@ import { CURRENT_KUBERNETES_VERSION } from "../versions.ts";
 import { ConfigError } from "../errors.ts";
 import { toKubeYaml } from "../yaml/kube_yaml.ts";
 import { PLACEHOLDER_TOKEN } from "../bootstraptoken/token.ts";
-import { applyClusterStaticDefaults, applyInitStaticDefaults } from "./defaults.ts";
+import {
+  applyClusterStaticDefaults,
+  applyInitStaticDefaults,
+  applyUpgradeDefaults,
+} from "./defaults.ts";
+import { type ResolvedJoinConfig, resolveJoinConfig } from "./join.ts";
+import { defaultResetConfiguration } from "./reset.ts";
 import { defaultKubeletConfiguration } from "./kubelet_config.ts";
 import { defaultKubeProxyConfiguration } from "./kube_proxy_config.ts";
 import type {
+  APIEndpoint,
   APIServer,
   Arg,
   BootstrapToken,
@@ -31,6 +38,7 @@ import type {
   KubeProxyConfiguration,
   NodeRegistrationOptions,
   ResetConfiguration,
+  Taint,
   Timeouts,
   UpgradeConfiguration,
 } from "./types.ts";
@@ -125,19 +133,28 @@ export function versionedInitConfiguration(init: InitConfiguration): Obj {
   omitEmpty(o, "bootstrapTokens", init.bootstrapTokens?.map(bootstrapToken));
   omitEmpty(o, "dryRun", init.dryRun);
   o.nodeRegistration = nodeRegistration(init.nodeRegistration);
-  const ep: Obj = {};
-  omitEmpty(ep, "advertiseAddress", init.localAPIEndpoint?.advertiseAddress);
-  omitEmpty(ep, "bindPort", init.localAPIEndpoint?.bindPort);
-  o.localAPIEndpoint = ep;
+  o.localAPIEndpoint = apiEndpoint(init.localAPIEndpoint);
   omitEmpty(o, "certificateKey", init.certificateKey);
-  omitEmpty(o, "skipPhases", init.skipPhases);
-  if (init.patches) {
+  nodeCommandTail(o, init);
+  return o;
+}
+
+function apiEndpoint(ep: APIEndpoint | undefined): Obj {
+  const o: Obj = {};
+  omitEmpty(o, "advertiseAddress", ep?.advertiseAddress);
+  omitEmpty(o, "bindPort", ep?.bindPort);
+  return o;
+}
+
+/** `skipPhases`, `patches` and `timeouts`, which Init and JoinConfiguration share. */
+function nodeCommandTail(o: Obj, cfg: InitConfiguration | JoinConfiguration): void {
+  omitEmpty(o, "skipPhases", cfg.skipPhases);
+  if (cfg.patches) {
     const p: Obj = {};
-    omitEmpty(p, "directory", init.patches.directory);
+    omitEmpty(p, "directory", cfg.patches.directory);
     o.patches = p;
   }
-  omitNil(o, "timeouts", timeouts(init.timeouts));
-  return o;
+  omitNil(o, "timeouts", timeouts(cfg.timeouts));
 }
 
 /** A ClusterConfiguration as upstream marshals it (v1beta4). */
@@ -216,13 +233,37 @@ export function marshalInitConfiguration(
     toKubeYaml(versionedClusterConfiguration(cluster));
 }
 
-/** A JoinConfiguration as YAML (v1beta4; structural only, used by `config migrate`). */
-export function marshalJoinConfiguration(join: JoinConfiguration): string {
-  const o: Obj = { ...(join as Obj), apiVersion: KUBEADM_API_VERSION, kind: "JoinConfiguration" };
+/** A JoinConfiguration as upstream marshals it (v1beta4). */
+export function versionedJoinConfiguration(join: JoinConfiguration): Obj {
+  const o: Obj = { apiVersion: KUBEADM_API_VERSION, kind: "JoinConfiguration" };
+  omitEmpty(o, "dryRun", join.dryRun);
   o.nodeRegistration = nodeRegistration(join.nodeRegistration);
-  o.discovery = join.discovery ?? {};
-  if (join.timeouts) o.timeouts = timeouts(join.timeouts);
-  return toKubeYaml(o);
+  omitEmpty(o, "caCertPath", join.caCertPath);
+  const d: Obj = {};
+  const bt = join.discovery?.bootstrapToken;
+  if (bt) {
+    const b: Obj = { token: bt.token ?? "" };
+    omitEmpty(b, "apiServerEndpoint", bt.apiServerEndpoint);
+    omitEmpty(b, "caCertHashes", bt.caCertHashes);
+    omitEmpty(b, "unsafeSkipCAVerification", bt.unsafeSkipCAVerification);
+    d.bootstrapToken = b;
+  }
+  if (join.discovery?.file) d.file = { kubeConfigPath: join.discovery.file.kubeConfigPath ?? "" };
+  omitEmpty(d, "tlsBootstrapToken", join.discovery?.tlsBootstrapToken);
+  o.discovery = d;
+  const cp = join.controlPlane;
+  if (cp) {
+    const c: Obj = { localAPIEndpoint: apiEndpoint(cp.localAPIEndpoint) };
+    omitEmpty(c, "certificateKey", cp.certificateKey);
+    o.controlPlane = c;
+  }
+  nodeCommandTail(o, join);
+  return o;
+}
+
+/** A JoinConfiguration as YAML (v1beta4). */
+export function marshalJoinConfiguration(join: JoinConfiguration): string {
+  return toKubeYaml(versionedJoinConfiguration(join));
 }
 
 /** A ResetConfiguration as YAML (v1beta4). */
@@ -232,6 +273,49 @@ export function marshalResetConfiguration(reset: ResetConfiguration): string {
     apiVersion: KUBEADM_API_VERSION,
     kind: "ResetConfiguration",
   });
+}
+
+/**
+ * `kubeadm config print join-defaults`: a worker's JoinConfiguration defaulted as upstream's
+ * (placeholder token `abcdef.0123456789abcdef` for discovery and TLS bootstrap, endpoint
+ * `kube-apiserver:6443` with CA verification skipped, the host's name, the default CRI socket).
+ */
+export function printJoinDefaults(hostname: string): string {
+  const { config } = resolveJoinConfig({
+    flags: {
+      apiServerEndpoint: "kube-apiserver:6443",
+      token: PLACEHOLDER_TOKEN,
+      unsafeSkipCAVerification: true,
+    },
+    host: { hostname, defaultAdvertiseAddress: "" },
+  });
+  return marshalResolvedJoinConfiguration(config, undefined);
+}
+
+/**
+ * A defaulted JoinConfiguration as upstream writes it. `userTaints` are the taints the input
+ * set: when it set none (or null), a worker's stay nil (`taints: null`) and a control plane's
+ * are the defaulted control-plane taint.
+ */
+export function marshalResolvedJoinConfiguration(
+  config: ResolvedJoinConfig,
+  userTaints: readonly Taint[] | null | undefined,
+): string {
+  const { taints, ...nr } = config.nodeRegistration;
+  const keep = Array.isArray(userTaints) || config.controlPlane !== undefined;
+  return toKubeYaml(
+    versionedJoinConfiguration({ ...config, nodeRegistration: keep ? { ...nr, taints } : nr }),
+  );
+}
+
+/** `kubeadm config print reset-defaults`: the ResetConfiguration's defaults. */
+export function printResetDefaults(): string {
+  return toKubeYaml(defaultResetConfiguration());
+}
+
+/** `kubeadm config print upgrade-defaults`: the UpgradeConfiguration's defaults. */
+export function printUpgradeDefaults(): string {
+  return marshalUpgradeConfiguration(applyUpgradeDefaults({}));
 }
 
 /** An UpgradeConfiguration as YAML (v1beta4). */

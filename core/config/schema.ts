@@ -346,6 +346,58 @@ function check(value: unknown, schema: FieldSchema, path: string, out: StrictChe
   }
 }
 
+function zeroValue(schema: FieldSchema): unknown {
+  switch (schema.type) {
+    case "string":
+    case "duration":
+      return "";
+    case "bool":
+      return false;
+    case "int":
+      return 0;
+    case "list":
+      return [];
+    case "object":
+    case "map":
+      return {};
+    case "any":
+      return null;
+  }
+}
+
+/**
+ * A document as Go decodes it into the kind's structs: a `null` field is left unset (its zero
+ * value), a `null` list item or map value becomes the zero value of its type (`bootstrapTokens:
+ * [null]` is one empty token, as upstream). Values of the wrong type are left as they are
+ * ({@link checkDocument} reports them).
+ */
+export function withGoZeroValues(value: unknown, schema: FieldSchema): unknown {
+  const item = (v: unknown, s: FieldSchema) =>
+    v === null && s.type !== "any" ? zeroValue(s) : withGoZeroValues(v, s);
+  switch (schema.type) {
+    case "list":
+      return Array.isArray(value) ? value.map((v) => item(v, schema.items)) : value;
+    case "map":
+      if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+      return Object.fromEntries(
+        Object.entries(value).map(([k, v]) => [k, item(v, schema.values)]),
+      );
+    case "object": {
+      if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+      if (value instanceof Date) return value;
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value)) {
+        if (v === null) continue;
+        const field = schema.fields[k];
+        out[k] = field ? withGoZeroValues(v, field) : v;
+      }
+      return out;
+    }
+    default:
+      return value;
+  }
+}
+
 /** Checks a decoded document against a kind's schema (strict decoding). */
 export function checkDocument(value: unknown, schema: FieldSchema): StrictCheck {
   const out: StrictCheck = { unknown: [], mismatches: [] };

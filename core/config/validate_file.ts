@@ -2,9 +2,10 @@
  * `kubeadm config validate`: every kubeadm document of a file decoded strictly and validated
  * the way the command that reads it would (upstream `ValidateConfig`, v1.37).
  *
- * Init/ClusterConfiguration are resolved and validated as `init` does; JoinConfiguration,
- * ResetConfiguration and UpgradeConfiguration are decoded strictly (unknown fields are
- * errors; v1.37 newly checks UpgradeConfiguration). Old API versions are always refused and
+ * Init/ClusterConfiguration are resolved and validated as `init` does, a JoinConfiguration as
+ * `join` does, a ResetConfiguration's CRI socket and unmount flags as upstream's; every kind,
+ * UpgradeConfiguration included (newly checked in v1.37), is decoded strictly (unknown fields
+ * are errors). Old API versions are always refused and
  * the experimental `kubeadm.k8s.io/v1` only when allowed; `allowDeprecated` changes nothing,
  * since v1.37 has no deprecated API version left.
  *
@@ -16,6 +17,8 @@ import { KUBEADM_GROUP, loadConfigDocuments } from "./parse.ts";
 import { applyUpgradeDefaults } from "./defaults.ts";
 import { type InitHostFacts, resolveInitConfig } from "./resolve.ts";
 import { validateUpgradeConfiguration } from "./validate.ts";
+import { resolveJoinConfig } from "./join.ts";
+import { validateResetConfiguration } from "./reset.ts";
 
 /** Input of {@link validateConfigFile}. */
 export interface ValidateFileOptions {
@@ -45,13 +48,21 @@ export function validateConfigFile(text: string, options: ValidateFileOptions): 
         "add an InitConfiguration, ClusterConfiguration, JoinConfiguration, ResetConfiguration or UpgradeConfiguration document",
     });
   }
+  const warnings = [...loaded.warnings];
+  // The other kubeadm kinds are validated here, not ignored as `init` or `join` would.
+  const add = (more: readonly string[]) => {
+    for (const w of more) {
+      if (w.startsWith("[config] WARNING: Ignored configuration document with GroupVersionKind")) {
+        continue;
+      }
+      if (!warnings.includes(w)) warnings.push(w);
+    }
+  };
+  if (loaded.init || loaded.cluster) {
+    add(resolveInitConfig({ ...load, text, host: options.host, random: options.random }).warnings);
+  }
+  if (loaded.join) add(resolveJoinConfig({ ...load, text, host: options.host }).warnings);
+  if (loaded.reset) validateResetConfiguration(loaded.reset);
   if (loaded.upgrade) validateUpgradeConfiguration(applyUpgradeDefaults(loaded.upgrade));
-  if (!loaded.init && !loaded.cluster) return loaded.warnings;
-  const resolved = resolveInitConfig({ ...load, text, host: options.host, random: options.random });
-  // The other kubeadm kinds are validated here, not ignored as `init` would.
-  return resolved.warnings.filter((w) =>
-    !w.startsWith(
-      "[config] WARNING: Ignored configuration document with GroupVersionKind kubeadm.k8s.io/",
-    )
-  );
+  return warnings;
 }

@@ -116,9 +116,15 @@ export interface KubeClientOptions {
   sleep?: Sleep;
   /** Overrides of {@link DEFAULT_RETRY_POLICY}. */
   retry?: Partial<RetryPolicy>;
-  /** `User-Agent` header. */
+  /** `User-Agent` header (default {@link DEFAULT_USER_AGENT}). */
   userAgent?: string;
 }
+
+/**
+ * The default `User-Agent`. The API server names the field manager of every object a request
+ * writes after the agent's product (up to the first `/`): `kubeadm`, as upstream's objects.
+ */
+export const DEFAULT_USER_AGENT = `kubeadm/${KUBERNETES_VERSION} (kubeadm-ts)`;
 
 interface SendOptions {
   verb: ApiVerb;
@@ -162,7 +168,7 @@ export class KubeClient {
     this.#transport = options.transport;
     this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.timing = { clock: options.clock ?? systemClock, sleep: options.sleep ?? realSleep };
-    this.#userAgent = options.userAgent ?? `kubeadm-ts/${KUBERNETES_VERSION}`;
+    this.#userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
   }
 
   /** A client on the same server and transport with a different retry policy. */

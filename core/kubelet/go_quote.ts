@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { isPrintable, singleCodePoint } from "../text/unicode.ts";
 
 const SHORT_ESCAPES: Readonly<Record<string, string>> = {
   "\x07": "\\a",
@@ -21,14 +22,12 @@ const SHORT_ESCAPES: Readonly<Record<string, string>> = {
   "\\": "\\\\",
 };
 
-const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
-
 /** One character as Go's `strconv.Quote` writes it inside the quotes. */
 export function goEscapeRune(ch: string): string {
   const short = SHORT_ESCAPES[ch];
   if (short) return short;
-  if (PRINTABLE.test(ch)) return ch;
   const cp = ch.codePointAt(0)!;
+  if (singleCodePoint(ch) !== undefined && isPrintable(cp)) return ch;
   if (cp < 0x80) return `\\x${cp.toString(16).padStart(2, "0")}`;
   if (cp < 0x10000) return `\\u${cp.toString(16).padStart(4, "0")}`;
   return `\\U${cp.toString(16).padStart(8, "0")}`;

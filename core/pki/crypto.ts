@@ -7,10 +7,12 @@
  * - `deterministicCryptoPort` (`core/pki/noble.ts`): pure JavaScript on the audited
  *   `@noble/curves`. ECDSA keys are derived from the caller's {@link RandomSource} and ECDSA
  *   signatures are deterministic (RFC 6979), so a seeded run gives byte-identical output in
- *   every runtime (and runs where WebCrypto cannot generate or export keys, such as a
- *   WebAssembly component). RSA signing and checking stay on WebCrypto there (PKCS#1 v1.5
+ *   every runtime. RSA signing and checking and AES-GCM stay on WebCrypto there (PKCS#1 v1.5
  *   signatures are deterministic anyway); RSA keys cannot be derived from a seed, so
  *   generating one is an error naming the option.
+ * - `pureJsCryptoPort` (`core/pki/pure_js.ts`): the same without WebCrypto at all (AES-GCM on
+ *   `@noble/ciphers`, no RSA), for engines whose WebCrypto cannot generate, export or import
+ *   keys, such as the WebAssembly component's (`wasm/`).
  *
  * Which one a run uses is its `crypto` (see `RunContext`); keys remember the implementation
  * that made them, so signing needs no port argument.
@@ -79,6 +81,13 @@ export interface CryptoPort {
     data: Uint8Array,
     signature: Uint8Array,
   ): Promise<boolean>;
+  /**
+   * AES-GCM encryption (the `kubeadm-certs` Secret) under a 16-, 24- or 32-byte key and a
+   * 12-byte nonce, 16-byte tag, no additional data: returns `ciphertext ‖ tag`.
+   */
+  sealAesGcm(key: Uint8Array, nonce: Uint8Array, plaintext: Uint8Array): Promise<Uint8Array>;
+  /** Opens {@link CryptoPort.sealAesGcm}'s `ciphertext ‖ tag`; rejects when it does not authenticate. */
+  openAesGcm(key: Uint8Array, nonce: Uint8Array, sealed: Uint8Array): Promise<Uint8Array>;
 }
 
 /** The byte length of a curve's scalars and coordinates. */

@@ -10,7 +10,7 @@
  * @module
  */
 import type { EncryptionAlgorithm } from "../config/types.ts";
-import { PkiError } from "../errors.ts";
+import { PkiError, UnsupportedAlgorithmError } from "../errors.ts";
 import { type RandomSource, webRandom } from "../host/ports.ts";
 import type { CryptoPort, KeyPair, KeySpec, PrivateKeyMaterial } from "./crypto.ts";
 import {
@@ -151,6 +151,7 @@ export async function parsePrivateKeyPEM(
       const material = materialOfBlock(block.type, block.bytes, path);
       if (material) return await crypto.importPrivateKey(material);
     } catch (e) {
+      if (e instanceof UnsupportedAlgorithmError) throw e;
       if (e instanceof PkiError && e.message.startsWith("the private key file")) throw e;
     }
   }

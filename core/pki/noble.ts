@@ -1,21 +1,25 @@
 /**
- * The deterministic crypto port: pure JavaScript on the audited `@noble/curves`.
+ * The deterministic crypto port, on the audited `@noble/curves` (ECDSA), and the factory it
+ * shares with the pure-JavaScript port (`./pure_js.ts`).
  *
  * - ECDSA keys (P-256, P-384, P-521) are derived from the caller's {@link RandomSource}
  *   (FIPS 186-5 B.4.1 reduction of `seed` bytes, noble's `randomSecretKey`), so a seeded source
  *   gives the same keys everywhere.
  * - ECDSA signatures are deterministic (RFC 6979, high S kept as Go and OpenSSL may produce
  *   it), so the same key and data give the same bytes everywhere.
- * - RSA: signing and checking stay on WebCrypto (PKCS#1 v1.5 signatures are deterministic),
- *   but an RSA key cannot be derived from a seed: generating one is a {@link PkiError} naming
+ * - RSA keys cannot be derived from a seed: generating one is a {@link PkiError} naming
  *   `encryptionAlgorithm`.
  *
- * It also works where WebCrypto cannot generate or export keys (a WebAssembly component).
+ * What noble does not cover goes to a delegate: {@link deterministicCryptoPort} signs and
+ * checks RSA and does AES-GCM on WebCrypto (PKCS#1 v1.5 signatures and AES-GCM under a given
+ * nonce are deterministic anyway); `pureJsCryptoPort` (`./pure_js.ts`) touches no WebCrypto key
+ * operation at all, for engines whose WebCrypto cannot generate, export or import keys: the
+ * WebAssembly component's.
  *
  * @module
  */
 import { p256, p384, p521 } from "@noble/curves/nist.js";
-import { PkiError } from "../errors.ts";
+import { type KubeadmErrorOptions, PkiError } from "../errors.ts";
 import type { RandomSource } from "../host/ports.ts";
 import {
   type CryptoPort,
@@ -70,69 +74,114 @@ function ecKey(curve: EcCurve, d: Uint8Array): KeyPair {
 }
 
 /**
- * The deterministic crypto port: ECDSA on `@noble/curves` with keys derived from the run's
- * random source and RFC 6979 signatures; RSA signing and checking on WebCrypto; no RSA key
- * generation.
+ * What a noble port hands on, because noble does not cover it: RSA keys and signature checks,
+ * ECDSA checks under another hash than the curve's own, and AES-GCM.
  */
-export const deterministicCryptoPort: CryptoPort = {
-  name: "deterministic",
-  deterministic: true,
+export type NobleDelegate = Pick<
+  CryptoPort,
+  "importPrivateKey" | "verify" | "sealAesGcm" | "openAesGcm"
+>;
 
-  generateKeyPair(spec: KeySpec, random: RandomSource): Promise<KeyPair> {
-    if (spec.type === "RSA") {
-      const algorithm = encryptionAlgorithmOf(spec) ?? `RSA-${spec.modulusLength}`;
-      return Promise.reject(
-        new PkiError(
-          `a reproducible (seeded) run cannot generate ${algorithm} keys: RSA keys cannot be derived from a random seed`,
-          {
+/** How a noble port is made. */
+export interface NoblePortOptions {
+  /** The error for an RSA key generation (`algorithm`: `RSA-2048`, ...). */
+  rsaGenerationRefused(algorithm: string, options: KubeadmErrorOptions): PkiError;
+  /** What the caller can do instead. */
+  hint: string;
+  /** Where the rest goes. */
+  delegate: NobleDelegate;
+}
+
+/**
+ * Checks an ECDSA signature (DER) with noble: over `message` hashed with the curve's own hash,
+ * or, with `prehashed`, over a digest the caller computed. False when it does not verify.
+ */
+export function nobleVerifyEcdsa(
+  spki: Uint8Array,
+  curve: EcCurve,
+  message: Uint8Array,
+  signature: Uint8Array,
+  prehashed = false,
+): boolean {
+  try {
+    const key = publicKeyOfSpki(spki);
+    if (!("point" in key)) return false;
+    return CURVES[curve].verify(signature, message, key.point, {
+      lowS: false,
+      format: "der",
+      prehash: !prehashed,
+    });
+  } catch {
+    return false;
+  }
+}
+
+/** A port with ECDSA on noble (seeded keys, RFC 6979) and the rest handed to `o.delegate`. */
+export function noblePort(name: string, o: NoblePortOptions): CryptoPort {
+  return {
+    name,
+    deterministic: true,
+
+    generateKeyPair(spec: KeySpec, random: RandomSource): Promise<KeyPair> {
+      if (spec.type === "RSA") {
+        const algorithm = encryptionAlgorithmOf(spec) ?? `RSA-${spec.modulusLength}`;
+        return Promise.reject(
+          o.rsaGenerationRefused(algorithm, {
             field: "encryptionAlgorithm",
             value: algorithm,
-            hint:
-              "use encryptionAlgorithm ECDSA-P256 or ECDSA-P384, supply the RSA keys, or leave out the seeded random source to generate them with WebCrypto",
-          },
-        ),
-      );
-    }
-    const curve = CURVES[spec.namedCurve];
-    const seed = random.bytes(curve.lengths.seed!);
-    return Promise.resolve(ecKey(spec.namedCurve, curve.utils.randomSecretKey(seed)));
-  },
-
-  importPrivateKey(material: PrivateKeyMaterial): Promise<KeyPair> {
-    if (material.type === "RSA") return webCryptoPort.importPrivateKey(material);
-    try {
-      const key = ecKey(material.namedCurve, material.d);
-      if (
-        material.point &&
-        !samePublicKeyValues(key.spki, ecSpki(material.namedCurve, material.point))
-      ) {
-        throw new PkiError("x509: EC private key does not match its public key");
+            hint: o.hint,
+          }),
+        );
       }
-      return Promise.resolve(key);
-    } catch (e) {
-      return Promise.reject(
-        e instanceof PkiError
-          ? e
-          : new PkiError("x509: failed to parse EC private key", { cause: e }),
-      );
-    }
-  },
+      const curve = CURVES[spec.namedCurve];
+      const seed = random.bytes(curve.lengths.seed!);
+      return Promise.resolve(ecKey(spec.namedCurve, curve.utils.randomSecretKey(seed)));
+    },
 
-  verify(spki, spec, hash, data, signature): Promise<boolean> {
-    // RSA, and ECDSA with another hash than the curve's own, are checked by WebCrypto.
-    if (spec.type === "RSA" || hash !== signatureHashFor(spec)) {
-      return webCryptoPort.verify(spki, spec, hash, data, signature);
-    }
-    const curve = CURVES[spec.namedCurve];
-    try {
-      const key = publicKeyOfSpki(spki);
-      if (!("point" in key)) return Promise.resolve(false);
-      const point = key.point;
-      return Promise.resolve(
-        curve.verify(signature, data, point, { lowS: false, format: "der" }),
-      );
-    } catch {
-      return Promise.resolve(false);
-    }
-  },
-};
+    importPrivateKey(material: PrivateKeyMaterial): Promise<KeyPair> {
+      if (material.type === "RSA") return o.delegate.importPrivateKey(material);
+      try {
+        const key = ecKey(material.namedCurve, material.d);
+        if (
+          material.point &&
+          !samePublicKeyValues(key.spki, ecSpki(material.namedCurve, material.point))
+        ) {
+          throw new PkiError("x509: EC private key does not match its public key");
+        }
+        return Promise.resolve(key);
+      } catch (e) {
+        return Promise.reject(
+          e instanceof PkiError
+            ? e
+            : new PkiError("x509: failed to parse EC private key", { cause: e }),
+        );
+      }
+    },
+
+    verify(spki, spec, hash, data, signature): Promise<boolean> {
+      if (spec.type === "RSA" || hash !== signatureHashFor(spec)) {
+        return o.delegate.verify(spki, spec, hash, data, signature);
+      }
+      return Promise.resolve(nobleVerifyEcdsa(spki, spec.namedCurve, data, signature));
+    },
+
+    sealAesGcm: (key, nonce, plaintext) => o.delegate.sealAesGcm(key, nonce, plaintext),
+    openAesGcm: (key, nonce, sealed) => o.delegate.openAesGcm(key, nonce, sealed),
+  };
+}
+
+/**
+ * The deterministic crypto port: ECDSA on `@noble/curves` with keys derived from the run's
+ * random source and RFC 6979 signatures; RSA signing and checking and AES-GCM on WebCrypto; no
+ * RSA key generation.
+ */
+export const deterministicCryptoPort: CryptoPort = noblePort("deterministic", {
+  rsaGenerationRefused: (algorithm, options) =>
+    new PkiError(
+      `a reproducible (seeded) run cannot generate ${algorithm} keys: RSA keys cannot be derived from a random seed`,
+      options,
+    ),
+  hint:
+    "use encryptionAlgorithm ECDSA-P256 or ECDSA-P384, supply the RSA keys, or leave out the seeded random source to generate them with WebCrypto",
+  delegate: webCryptoPort,
+});

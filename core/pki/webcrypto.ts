@@ -211,4 +211,16 @@ export const webCryptoPort: CryptoPort = {
     }
     return crypto.subtle.verify({ name: "ECDSA", hash }, key, raw.slice(), data.slice());
   },
+
+  async sealAesGcm(key, nonce, plaintext): Promise<Uint8Array> {
+    const k = await crypto.subtle.importKey("raw", key.slice(), "AES-GCM", false, ["encrypt"]);
+    const params = { name: "AES-GCM", iv: nonce.slice(), tagLength: 128 };
+    return new Uint8Array(await crypto.subtle.encrypt(params, k, plaintext.slice()));
+  },
+
+  async openAesGcm(key, nonce, sealed): Promise<Uint8Array> {
+    const k = await crypto.subtle.importKey("raw", key.slice(), "AES-GCM", false, ["decrypt"]);
+    const params = { name: "AES-GCM", iv: nonce.slice(), tagLength: 128 };
+    return new Uint8Array(await crypto.subtle.decrypt(params, k, sealed.slice()));
+  },
 };

@@ -10,11 +10,13 @@
  */
 
 import { goEscapeRune } from "../kubelet/go_quote.ts";
+import { isLetter, isNumber, singleCodePoint } from "../text/unicode.ts";
 
 const INDENT = "  ";
 
 function isLetterOrNumber(ch: string): boolean {
-  return /^[\p{L}\p{N}]$/u.test(ch);
+  const cp = singleCodePoint(ch);
+  return cp !== undefined && (isLetter(cp) || isNumber(cp));
 }
 
 const SEXAGESIMAL = /^[+-]?[1-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$/;

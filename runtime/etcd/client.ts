@@ -26,7 +26,6 @@ import {
   EtcdRequestError,
 } from "../../core/host/etcd.ts";
 import type { TlsClientMaterial } from "../../core/host/http.ts";
-import { createDenoTransport } from "../kube/transport.ts";
 import { transportDetail } from "../kube/transport_errors.ts";
 
 /** PEM material of the etcd client (CA, client certificate and key). */
@@ -107,6 +106,8 @@ export class EtcdGatewayClient implements EtcdClient {
   }
 
   async #post(path: string, body: unknown, only?: string): Promise<Record<string, unknown>> {
+    // The HTTPS stack (node:https) loads with the first request, not with the node's ports.
+    const { createDenoTransport } = await import("../kube/transport.ts");
     const t = createDenoTransport({
       server: this.endpoints[0],
       caPem: this.#tls.caPem,

@@ -11,7 +11,7 @@
  */
 import type { ContainerRuntime, RuntimeConfig } from "../../core/host/container_runtime.ts";
 import { errorMessage } from "../../core/errors.ts";
-import { CriCallError, CriClient } from "../cri/client.ts";
+import type { CriClient } from "../cri/client.ts";
 import { criSocketPath } from "../cri/endpoint.ts";
 
 /** How often a failed pull is tried (upstream's `PullImageRetry`). */
@@ -62,7 +62,10 @@ export class CriSocketRuntime implements ContainerRuntime {
 
   constructor(socket: string, opts: CriSocketRuntimeOptions = {}) {
     this.socket = socket;
-    this.#open = opts.open ?? ((endpoint) => CriClient.open(endpoint));
+    // The gRPC client (and the Node compatibility layer it needs) loads on the first call, so
+    // commands that never reach the runtime do not pay for it.
+    this.#open = opts.open ??
+      (async (endpoint) => (await import("../cri/client.ts")).CriClient.open(endpoint));
   }
 
   async #with<T>(use: (client: CriCalls) => Promise<T>): Promise<T> {
@@ -104,6 +107,7 @@ export class CriSocketRuntime implements ContainerRuntime {
         const cfg = await client.runtimeConfig();
         return cfg.cgroupDriver === undefined ? {} : { cgroupDriver: cfg.cgroupDriver };
       } catch (e) {
+        const { CriCallError } = await import("../cri/client.ts");
         if (e instanceof CriCallError && e.code === "Unimplemented") return undefined;
         throw new Error(`failed to call RuntimeConfig gRPC method: ${errorMessage(e)}`, {
           cause: e,

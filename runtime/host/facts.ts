@@ -9,6 +9,7 @@
  */
 import type { HostFacts } from "../../core/phases/init/data.ts";
 import { underRoot } from "../fs/host_fs.ts";
+import { isUnspecifiedIP, parseIP } from "../../core/net/ip.ts";
 
 /** CA-trust directories upstream mounts into control-plane Pods when they exist. */
 export const CA_TRUST_DIRS = [
@@ -82,6 +83,17 @@ function localAddressesFromFibTrie(): string[] {
     else if (last && /\/32 host LOCAL/.test(line)) out.add(last);
   }
   return [...out];
+}
+
+/**
+ * The address an advertise address that is unset or unspecified (`0.0.0.0`, `::`) resolves to,
+ * as upstream's dynamic defaults: a specific IP given (`--apiserver-advertise-address`) is used
+ * as is (no detection needed), anything else gets this host's default-route address.
+ */
+export function defaultAdvertiseAddress(given?: string): string | undefined {
+  const ip = given === undefined ? undefined : parseIP(given);
+  if (ip && !isUnspecifiedIP(ip)) return given;
+  return detectDefaultAddress();
 }
 
 /**

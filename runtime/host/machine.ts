@@ -17,7 +17,6 @@ import { CriSocketRuntime } from "./container_runtime.ts";
 import { exitStatus, lookPath, runCommand } from "./exec.ts";
 import { detectInitSystem } from "./init_system.ts";
 import { RootedNodeFiles } from "./node_files.ts";
-import { createDenoTransport } from "../kube/transport.ts";
 import { transportDetail } from "../kube/transport_errors.ts";
 
 async function readText(path: string): Promise<string | undefined> {
@@ -231,6 +230,8 @@ export class DenoMachine implements Machine {
   }
 
   async httpGet(url: string, tls: TlsClientMaterial, timeoutMs: number): Promise<HttpResult> {
+    // The HTTPS stack (node:https) loads with the first probe, not with the machine.
+    const { createDenoTransport } = await import("../kube/transport.ts");
     const t = createDenoTransport({
       server: new URL(url).origin,
       caPem: tls.caPem,

@@ -1,7 +1,7 @@
 // `kubeadm discovery-check` on a cluster-info file: verdict text and JSON, exit statuses, and
 // the token secret never printed.
 import assert from "node:assert/strict";
-import { Command } from "commander";
+import { createProgram } from "../../cli/program.ts";
 import { registerDiscoveryCheck, runDiscoveryCheck } from "../../cli/commands/discovery_check.ts";
 import { normaliseArgv } from "../../cli/flags.ts";
 import { fakeCluster, TOKEN } from "../core/phases/join/support.ts";
@@ -58,8 +58,7 @@ Deno.test("rejected: JSON verdict and a non-zero exit status", async () => {
 
 Deno.test("the command: required flags, bad URLs, a rejection ends with an error", async () => {
   const { path } = await clusterInfoFile();
-  const program = new Command("kubeadm").exitOverride();
-  registerDiscoveryCheck(program);
+  const program = createProgram(registerDiscoveryCheck);
   const parse = (args: string[]) => program.parseAsync(normaliseArgv(args), { from: "user" });
   try {
     await assert.rejects(() => parse(["discovery-check", "--token", TOKEN]), FlagError);

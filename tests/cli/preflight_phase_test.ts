@@ -1,7 +1,7 @@
 // `kubeadm join phase preflight` and `kubeadm init phase preflight` through the command line,
 // against a fake host (and, for join, a fake cluster to discover).
 import assert from "node:assert/strict";
-import { Command } from "commander";
+import { createProgram } from "../../cli/program.ts";
 import { registerJoin } from "../../cli/commands/join.ts";
 import { registerInit } from "../../cli/commands/init.ts";
 import { normaliseArgv } from "../../cli/flags.ts";
@@ -24,18 +24,19 @@ async function kubeadm(
   cluster?: FakeCluster,
 ) {
   const out = new CapturePrinter();
-  const program = new Command("kubeadm").exitOverride().option("--rootfs <dir>");
   const roots: string[] = [];
   const node = (root: string) => {
     roots.push(root);
     return new FakeNodeHost(host);
   };
-  registerInit(program, { out, node });
   const api = (cluster ?? await fakeCluster()).api;
-  registerJoin(program, {
-    out,
-    node,
-    ports: { transportFor: () => api.transport, clientTransportFor: () => api.transport },
+  const program = createProgram((p) => {
+    registerInit(p, { out, node });
+    registerJoin(p, {
+      out,
+      node,
+      ports: { transportFor: () => api.transport, clientTransportFor: () => api.transport },
+    });
   });
   let error: unknown;
   const dryRunDir = await Deno.makeTempDir({ prefix: "kubeadm-ts-preflight-dryrun-" });
@@ -179,7 +180,7 @@ controlPlaneEndpoint: api.example.com:6443
 
 Deno.test("init phase preflight -o json reports every check; text stays the default", async () => {
   const r = await kubeadm(
-    ["--rootfs", "/tmp/r", "init", "phase", "preflight", "--node-name", "cp-1", "-o", "json"],
+    ["--rootfs", "/tmp/r", "init", "phase", "preflight", "-o", "json"],
     healthy(),
   );
   assert.equal(r.error, undefined, String(r.error));
@@ -189,7 +190,7 @@ Deno.test("init phase preflight -o json reports every check; text stays the defa
   assert.equal(report.kind, "PreflightReport");
   assert.equal(report.command, "init");
   assert.ok(report.checks.some((c: { name: string }) => c.name === "Port-6443"));
-  const text = await kubeadm(["init", "phase", "preflight", "--node-name", "cp-1"], healthy());
+  const text = await kubeadm(["init", "phase", "preflight"], healthy());
   assert.equal(text.error, undefined, String(text.error));
   assert.equal(text.out.stdout[0], "[preflight] Running pre-flight checks");
   const bad = await kubeadm(["init", "phase", "preflight", "-o", "yaml"], healthy());

@@ -1,7 +1,7 @@
 // `kubeadm reset` through the command line, on a temp --rootfs tree, with the real Deno hosts
 // (except the init system: the machine's kubelet is never touched).
 import assert from "node:assert/strict";
-import { Command } from "commander";
+import { createProgram } from "../../cli/program.ts";
 import { registerReset } from "../../cli/commands/reset.ts";
 import { normaliseArgv } from "../../cli/flags.ts";
 import { DenoNodeHost } from "../../runtime/host/node_host.ts";
@@ -19,20 +19,21 @@ async function kubeadm(args: string[], answers: (string | undefined)[] = []): Pr
   const out = new CapturePrinter();
   const init = new FakeInitSystem();
   const prompts: string[] = [];
-  const program = new Command("kubeadm").exitOverride().option("--rootfs <dir>");
-  registerReset(program, {
-    out,
-    confirm: (p) => {
-      prompts.push(p);
-      return Promise.resolve(answers.shift());
-    },
-    node: (root) =>
-      new DenoNodeHost({
-        root,
-        initSystem: () => Promise.resolve(init),
-        containerRuntime: (s) => new FakeContainerRuntime(s),
-      }),
-  });
+  const program = createProgram((p) =>
+    registerReset(p, {
+      out,
+      confirm: (p) => {
+        prompts.push(p);
+        return Promise.resolve(answers.shift());
+      },
+      node: (root) =>
+        new DenoNodeHost({
+          root,
+          initSystem: () => Promise.resolve(init),
+          containerRuntime: (s) => new FakeContainerRuntime(s),
+        }),
+    })
+  );
   let error: unknown;
   try {
     await program.parseAsync(normaliseArgv(args), { from: "user" });
@@ -159,13 +160,31 @@ Deno.test("ResetConfiguration, --skip-phases and reset phase <alias>", async () 
       "reset",
       "phase",
       "cleanupnode",
-      "--config",
-      cfg,
+      "--cleanup-tmp-dir",
     ]);
     assert.equal(phase.error, undefined);
     assert.equal(await exists(`${root}/etc/kubernetes/admin.conf`), false);
     assert.equal(await exists(`${root}/etc/kubernetes/tmp/x`), false);
     assert.ok(!phase.out.stdout.some((l) => l.startsWith("The reset process")));
+
+    // The ResetConfiguration's force, cleanupTmpDir and skipPhases (a phase command takes no
+    // --config, as upstream's).
+    const other = await tree();
+    try {
+      const configured = await kubeadm(["--rootfs", other, "reset", "--config", cfg]);
+      assert.equal(configured.error, undefined);
+      assert.deepEqual(configured.prompts, []);
+      assert.equal(await exists(`${other}/etc/kubernetes/admin.conf`), false);
+      assert.equal(await exists(`${other}/etc/kubernetes/tmp/x`), false);
+      assert.ok(configured.out.stdout.some((l) => l.startsWith("The reset process")));
+      const mixed = await kubeadm(["--rootfs", other, "reset", "--config", cfg, "-f"]);
+      assert.match(
+        String((mixed.error as Error).message),
+        /can not mix '--config' with arguments \[force\]/,
+      );
+    } finally {
+      await Deno.remove(other, { recursive: true });
+    }
 
     const bad = await kubeadm(["--rootfs", root, "reset", "-f", "--skip-phases", "nope"]);
     assert.match(String((bad.error as Error).message), /phase "nope" does not exist/);

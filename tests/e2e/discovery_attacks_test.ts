@@ -1,17 +1,17 @@
 // End to end: token discovery refuses every way of faking or misusing the cluster's identity,
-// against a real control plane (our own `kubeadm init`), with a clear error and NOTHING written
-// under the joining node's root. An attacker's TLS proxy (another CA) sits between the joining
+// against a real control plane (our own `kubeadm init` on a real node), with a clear error and
+// NOTHING written on the joining node (a real node: our join runs inside it, no --rootfs). An attacker's TLS proxy (another CA) sits between the joining
 // node and the real API server where a case needs one; tokens are created, expired and deleted
 // through kubectl, and the real controller-manager's bootstrap signer and token cleaner react.
 import assert from "node:assert/strict";
 import {
-  createTestNode,
+  type ClusterNode,
+  createClusterNode,
   initControlPlane,
-  kubeadmLauncher,
-  run,
-  type TestNode,
-  waitFor,
-} from "../support/control_plane.ts";
+  PREFLIGHT_IGNORED_WORKER,
+  trackWrites,
+} from "../support/cluster.ts";
+import { waitFor } from "../support/commands.ts";
 import { opensslSpkiSha256 } from "../support/openssl.ts";
 import { webRandom } from "../../core/host/ports.ts";
 import {
@@ -110,19 +110,6 @@ async function startAttackerProxy(
   return proxy;
 }
 
-async function listFiles(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  const walk = async (d: string) => {
-    for await (const e of Deno.readDir(d)) {
-      const p = `${d}/${e.name}`;
-      if (e.isDirectory) await walk(p);
-      else out.push(p.slice(dir.length));
-    }
-  };
-  await walk(dir);
-  return out;
-}
-
 /** A bootstrap token Secret (as `kubeadm token create` makes it). */
 function tokenSecret(id: string, secret: string, expiration?: Date) {
   return JSON.stringify({
@@ -145,14 +132,14 @@ Deno.test({
   name: "discovery attacks are refused with a clear error and nothing is written",
   ...e2e,
   async fn(t) {
-    const nodes: TestNode[] = [];
+    const nodes: ClusterNode[] = [];
     let proxy: Proxy | undefined;
     try {
-      const cp = await createTestNode("cp1");
+      const cp = await createClusterNode("cp1");
       nodes.push(cp);
       await initControlPlane(cp);
-      const endpoint = `${cp.ns.address}:6443`;
-      const realCa = await Deno.readTextFile(`${cp.rootfs}/etc/kubernetes/pki/ca.crt`);
+      const endpoint = `${cp.ip}:6443`;
+      const realCa = await Deno.readTextFile(cp.path("/etc/kubernetes/pki/ca.crt"));
       const pin = `sha256:${await opensslSpkiSha256(realCa)}`;
       const signature = (id: string) => async () => {
         const r = await cp.kubectl([
@@ -168,17 +155,21 @@ Deno.test({
       };
       await waitFor("the signature of token abcdef", signature("abcdef"), 90_000);
 
-      const victim = await createTestNode("victim", { linkTo: [cp] });
+      const victim = await createClusterNode("victim", { linkTo: [cp], role: "worker" });
       nodes.push(victim);
-      proxy = await startAttackerProxy(victim.ns.hostAddress, endpoint, realCa);
+      proxy = await startAttackerProxy(victim.hostAddress, endpoint, realCa);
 
       /** Joins with a JoinConfiguration (10s discovery timeout); returns the result. */
       const join = async (
         name: string,
         discovery: { endpoint: string; token: string; hashes?: string[]; unsafe?: boolean },
       ) => {
-        const rootfs = await Deno.makeTempDir({ prefix: "kts-victim-root-" });
-        const cfgFile = await Deno.makeTempFile({ prefix: `kts-${name}-`, suffix: ".yaml" });
+        // In the node's TMPDIR: the node sees it, and it is not one of the node's files.
+        const cfgFile = await Deno.makeTempFile({
+          dir: `${victim.machine.dir}/tmp`,
+          prefix: `kts-${name}-`,
+          suffix: ".yaml",
+        });
         try {
           await Deno.writeTextFile(
             cfgFile,
@@ -192,22 +183,19 @@ ${discovery.hashes ? `    caCertHashes: [${discovery.hashes.map((h) => `"${h}"`)
 ${discovery.unsafe ? "    unsafeSkipCAVerification: true" : ""}
 nodeRegistration:
   name: victim
-  ignorePreflightErrors: [all]
+  ignorePreflightErrors: [${PREFLIGHT_IGNORED_WORKER}]
 timeouts:
   discovery: 10s
 `,
           );
           const started = Date.now();
-          const r = await run(
-            [kubeadmLauncher(), "join", "--config", cfgFile, "--rootfs", rootfs],
-            {
-              ns: victim.ns,
-            },
+          const { result: r, written } = await trackWrites(
+            victim,
+            () => victim.kubeadm(["join", "--config", cfgFile]),
           );
-          const written = await listFiles(rootfs);
+          assert.equal(victim.machine.services.isActive("kubelet"), false);
           return { ...r, written, seconds: (Date.now() - started) / 1000 };
         } finally {
-          await Deno.remove(rootfs, { recursive: true }).catch(() => {});
           await Deno.remove(cfgFile).catch(() => {});
         }
       };
@@ -219,7 +207,7 @@ timeouts:
         if (Deno.env.get("KTS_E2E_VERBOSE")) console.log(r.stderr);
         assert.notEqual(r.code, 0, `expected a refusal:\n${r.stdout}\n${r.stderr}`);
         assert.match(r.stderr, pattern, `stderr:\n${r.stderr}`);
-        assert.deepEqual(r.written, [], "something was written under the joining node's root");
+        assert.deepEqual(r.written, [], "something was written on the joining node");
         assert.doesNotMatch(r.stdout + r.stderr, /0123456789abcdef/, "the token secret leaked");
       };
 
@@ -370,13 +358,13 @@ timeouts:
   },
 });
 
-async function runStdin(node: TestNode, input: string) {
-  return await run([
+async function runStdin(node: ClusterNode, input: string) {
+  return await node.exec([
     `${node.binDir}/kubectl`,
     "--kubeconfig",
-    `${node.rootfs}/etc/kubernetes/admin.conf`,
+    "/etc/kubernetes/admin.conf",
     "apply",
     "-f",
     "-",
-  ], { ns: node.ns, stdin: input });
+  ], { stdin: input });
 }

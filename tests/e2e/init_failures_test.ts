@@ -4,6 +4,10 @@
 // kubelet or a control-plane component never becomes healthy, or the process is killed
 // half-way and run again. Each failure must be clear (naming the server or component), bounded
 // by the configured timeouts, and leave nothing behind that a re-run would duplicate.
+//
+// The first test needs no kubelet (there is none: it checks the failures without one) and
+// stays on the stand-in harness's node; the second runs on a real node (tests/support/
+// cluster.ts), whose real kubelet runs the static Pods our phases write.
 import assert from "node:assert/strict";
 import {
   createTestNode,
@@ -13,8 +17,17 @@ import {
   waitFor,
   writeInitConfig,
 } from "../support/control_plane.ts";
+import { type GroupProcess, spawnGroup } from "../support/commands.ts";
+import { k8sBinDir } from "../support/k8s_bins.ts";
+import type { NetNamespace } from "../support/netns.ts";
+import {
+  type ClusterNode,
+  createClusterNode,
+  writeInitConfig as writeNodeInitConfig,
+} from "../support/cluster.ts";
 import { openssl } from "../support/openssl.ts";
 import { fileTree } from "../support/file_tree.ts";
+import { initWorkflow } from "../../core/phases/init/workflow.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 
@@ -23,9 +36,55 @@ const API_CALL_TIMEOUT_S = 10;
 /** `timeouts.kubeletHealthCheck` / `controlPlaneComponentHealthCheck` of the short config. */
 const HEALTH_TIMEOUT_S = 5;
 
-/** The fixture config of writeInitConfig plus short `timeouts`, as `<root>/short-timeouts.yaml`. */
-function writeShortTimeoutsConfig(node: TestNode): Promise<string> {
-  return writeInitConfig(node, "", {
+/** What these tests use of a node: the stand-in harness's and a real one alike. */
+interface Node {
+  name: string;
+  address: string;
+  ns: NetNamespace;
+  /** The host path of a node path. */
+  path(nodePath: string): string;
+  /** Our kubeadm on the node. */
+  kubeadm(args: string[]): Promise<RunResult>;
+  /** kubectl on the node with `/etc/kubernetes/<kubeconfig>`. */
+  kubectl(args: string[], kubeconfig?: string): Promise<RunResult>;
+  /** Our kubeadm on the node in a process group of its own (to be killed). */
+  spawnKubeadm(args: string[]): GroupProcess;
+  /** The test config (plus `initExtra` InitConfiguration lines) as `file`; its path. */
+  writeConfig(opts: { file?: string; initExtra?: string }): Promise<string>;
+}
+
+/** The stand-in harness's node (its root given by --rootfs). */
+function standinNode(n: TestNode): Node {
+  return {
+    name: n.nodeName,
+    address: n.ns.address,
+    ns: n.ns,
+    path: (p) => `${n.rootfs}${p}`,
+    kubeadm: (args) => n.kubeadm(args),
+    kubectl: (args, kubeconfig) => n.kubectl(args, kubeconfig),
+    spawnKubeadm: (args) =>
+      spawnGroup([...n.ns.exec, kubeadmLauncher(), ...args, "--rootfs", n.rootfs]),
+    writeConfig: (opts) => writeInitConfig(n, "", opts),
+  };
+}
+
+/** A real node: kubeadm runs inside it (no --rootfs), its kubelet runs the static Pods. */
+function realNode(n: ClusterNode): Node {
+  return {
+    name: n.name,
+    address: n.ip,
+    ns: n.machine.ns,
+    path: (p) => n.path(p),
+    kubeadm: (args) => n.kubeadm(args),
+    kubectl: (args, kubeconfig) => n.kubectl(args, kubeconfig),
+    spawnKubeadm: (args) => n.machine.spawn([kubeadmLauncher(), ...args]),
+    writeConfig: (opts) => writeNodeInitConfig(n, "", opts),
+  };
+}
+
+/** The fixture config plus short `timeouts`, as `short-timeouts.yaml`. */
+function writeShortTimeoutsConfig(node: Node): Promise<string> {
+  return node.writeConfig({
     file: "short-timeouts.yaml",
     initExtra: `timeouts:
   kubernetesAPICall: ${API_CALL_TIMEOUT_S}s
@@ -37,7 +96,7 @@ function writeShortTimeoutsConfig(node: TestNode): Promise<string> {
 
 /** `init phase <phase...> --config <config>`, timed. */
 async function phase(
-  node: TestNode,
+  node: Node,
   config: string,
   ...args: string[]
 ): Promise<RunResult & { seconds: number; output: string }> {
@@ -46,19 +105,34 @@ async function phase(
   return { ...r, seconds: (performance.now() - t0) / 1000, output: `${r.stdout}\n${r.stderr}` };
 }
 
-async function mustPass(node: TestNode, config: string, ...args: string[]): Promise<void> {
+/**
+ * Only the wait-control-plane phase, with the config's timeouts: upstream's `init phase
+ * wait-control-plane` takes no flags (no --config), so this is `init --config` skipping every
+ * other phase.
+ */
+async function waitControlPlane(
+  node: Node,
+  config: string,
+): Promise<RunResult & { seconds: number; output: string }> {
+  const others = initWorkflow().phases.map((p) => p.name).filter((n) => n !== "wait-control-plane");
+  const t0 = performance.now();
+  const r = await node.kubeadm(["init", "--config", config, "--skip-phases", others.join(",")]);
+  return { ...r, seconds: (performance.now() - t0) / 1000, output: `${r.stdout}\n${r.stderr}` };
+}
+
+async function mustPass(node: Node, config: string, ...args: string[]): Promise<void> {
   const r = await phase(node, config, ...args);
   assert.equal(r.code, 0, `init phase ${args.join(" ")} failed:\n${r.output}`);
 }
 
-async function json(node: TestNode, args: string[], kubeconfig = "super-admin.conf") {
+async function json(node: Node, args: string[], kubeconfig = "super-admin.conf") {
   const r = await node.kubectl([...args, "-o", "json"], kubeconfig);
   assert.equal(r.code, 0, `kubectl ${args.join(" ")}: ${r.stderr}`);
   return JSON.parse(r.stdout);
 }
 
 /** Whether an object exists (kubectl through super-admin.conf, which needs no RBAC setup). */
-async function exists(node: TestNode, args: string[]): Promise<boolean> {
+async function exists(node: Node, args: string[]): Promise<boolean> {
   const r = await node.kubectl(["get", ...args, "-o", "name"], "super-admin.conf");
   if (r.code === 0) return true;
   assert.match(r.stderr, /NotFound|not found/, `kubectl get ${args.join(" ")}: ${r.stderr}`);
@@ -67,11 +141,11 @@ async function exists(node: TestNode, args: string[]): Promise<boolean> {
 
 /** Replaces admin.conf for the duration of `fn`, then restores the original. */
 async function withAdminConf(
-  node: TestNode,
+  node: Node,
   edit: (text: string) => string,
   fn: () => Promise<void>,
 ): Promise<void> {
-  const path = `${node.rootfs}/etc/kubernetes/admin.conf`;
+  const path = node.path("/etc/kubernetes/admin.conf");
   const original = await Deno.readTextFile(path);
   const edited = edit(original);
   assert.notEqual(edited, original, "the edit changed nothing");
@@ -111,37 +185,12 @@ async function otherCA(): Promise<string> {
   }
 }
 
-/** A kubeadm process of its own process group inside the node's namespace (to be killed). */
-function spawnKubeadm(node: TestNode, args: string[]): {
-  child: Deno.ChildProcess;
-  output: Promise<Deno.CommandOutput>;
-  killGroup(): void;
-} {
-  const child = new Deno.Command("setsid", {
-    args: [...node.ns.exec, kubeadmLauncher(), ...args, "--rootfs", node.rootfs],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  return {
-    child,
-    output: child.output(),
-    killGroup() {
-      try {
-        Deno.kill(-child.pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    },
-  };
-}
-
 /**
  * Watches `kubectl get <args> --watch -o name` and resolves when a line equals `name`
  * (or rejects after `timeoutMs`). The watcher is always stopped.
  */
 async function waitForObject(
-  node: TestNode,
+  node: Node,
   args: string[],
   name: string,
   timeoutMs: number,
@@ -149,9 +198,9 @@ async function waitForObject(
   const watcher = new Deno.Command(node.ns.exec[0], {
     args: [
       ...node.ns.exec.slice(1),
-      `${node.binDir}/kubectl`,
+      `${await k8sBinDir()}/kubectl`,
       "--kubeconfig",
-      `${node.rootfs}/etc/kubernetes/super-admin.conf`,
+      node.path("/etc/kubernetes/super-admin.conf"),
       "get",
       ...args,
       "--watch",
@@ -185,14 +234,15 @@ Deno.test({
   name: "init phases with no API server and no kubelet: fast, clear failures that write nothing",
   ...e2e,
   async fn(t) {
-    const node = await createTestNode("cp1");
+    const standin = await createTestNode("cp1");
+    const node = standinNode(standin);
     try {
       const config = await writeShortTimeoutsConfig(node);
       for (const p of ["certs all", "kubeconfig all", "etcd local", "control-plane all"]) {
         await mustPass(node, config, ...p.split(" "));
       }
-      const server = `https://${node.ns.address}:6443`;
-      const before = await fileTree(node.rootfs);
+      const server = `https://${node.address}:6443`;
+      const before = await fileTree(standin.rootfs);
 
       for (const args of [["upload-config", "all"], ["bootstrap-token"]]) {
         await t.step(
@@ -215,11 +265,11 @@ Deno.test({
       }
 
       await t.step("the failed phases wrote no file", async () => {
-        assert.deepEqual(await fileTree(node.rootfs), before);
+        assert.deepEqual(await fileTree(standin.rootfs), before);
       });
 
       await t.step("wait-control-plane without a kubelet names the kubelet", async () => {
-        const r = await phase(node, config, "wait-control-plane");
+        const r = await waitControlPlane(node, config);
         assert.notEqual(r.code, 0, r.output);
         assert.match(
           r.stderr,
@@ -234,7 +284,7 @@ Deno.test({
         assert.ok(r.seconds < 2 * HEALTH_TIMEOUT_S, `took ${r.seconds}s`);
       });
     } finally {
-      await node.stop();
+      await standin.stop();
     }
   },
 });
@@ -244,23 +294,32 @@ Deno.test({
     "a killed init re-run to completion",
   ...e2e,
   async fn(t) {
-    const node = await createTestNode("cp1");
+    const machine = await createClusterNode("cp1");
+    const node = realNode(machine);
     try {
       const short = await writeShortTimeoutsConfig(node);
-      const config = await writeInitConfig(node);
-      const server = `https://${node.ns.address}:6443`;
-      // etcd and the API server only: the other two components never come up.
-      for (const p of ["certs all", "kubeconfig all", "etcd local", "control-plane apiserver"]) {
+      const config = await node.writeConfig({});
+      const server = `https://${node.address}:6443`;
+      // etcd and the API server only: the other two components never come up. kubelet-start
+      // starts the node's kubelet, which runs them.
+      for (
+        const p of [
+          "certs all",
+          "kubeconfig all",
+          "etcd local",
+          "control-plane apiserver",
+          "kubelet-start",
+        ]
+      ) {
         await mustPass(node, config, ...p.split(" "));
       }
-      await node.startStandin();
       await waitFor("the API server's /livez", async () => {
         const r = await node.kubectl(["get", "--raw", "/livez"], "super-admin.conf");
         return r.code === 0 && r.stdout.trim() === "ok";
       }, 90_000);
 
       await t.step("wait-control-plane names exactly the components that stayed down", async () => {
-        const r = await phase(node, short, "wait-control-plane");
+        const r = await waitControlPlane(node, short);
         assert.notEqual(r.code, 0, r.output);
         assert.match(r.stdout, /\[kubelet-check\] The kubelet is healthy after/);
         assert.match(r.stdout, /\[control-plane-check\] kube-apiserver is healthy after/);
@@ -286,13 +345,14 @@ Deno.test({
         await mustPass(node, config, ...p.split(" "));
       }
       await mustPass(node, config, "kubelet-start");
-      await mustPass(node, config, "wait-control-plane");
+      const waited = await waitControlPlane(node, config);
+      assert.equal(waited.code, 0, `wait-control-plane failed:\n${waited.output}`);
 
       await t.step(
         "the local API endpoint on a closed port: connection refused, named",
         async () => {
-          const closed = `https://${node.ns.address}:6449`;
-          const closedConfig = `${node.rootfs}/closed-port.yaml`;
+          const closed = `https://${node.address}:6449`;
+          const closedConfig = `${machine.machine.dir}/closed-port.yaml`;
           await Deno.writeTextFile(
             closedConfig,
             (await Deno.readTextFile(short)).replace("bindPort: 6443", "bindPort: 6449"),
@@ -337,7 +397,7 @@ Deno.test({
         async () => {
           await withAdminConf(
             node,
-            (s) => s.replace(`server: ${server}`, `server: https://${node.ns.address}:6449`),
+            (s) => s.replace(`server: ${server}`, `server: https://${node.address}:6449`),
             async () => {
               const r = await phase(node, short, "upload-config", "kubelet");
               assert.equal(r.code, 0, r.output);
@@ -356,7 +416,7 @@ Deno.test({
             "--config",
             config,
           ];
-          const first = spawnKubeadm(node, args);
+          const first = node.spawnKubeadm(args);
           try {
             await waitForObject(
               node,
@@ -450,7 +510,7 @@ Deno.test({
           ]);
           assert.deepEqual(Object.keys(kubeletConfig.data), ["kubelet"]);
 
-          const n = await json(node, ["get", "node", node.nodeName]);
+          const n = await json(node, ["get", "node", node.name]);
           assert.deepEqual(
             (n.spec.taints ?? []).filter((x: { key: string }) =>
               x.key === "node-role.kubernetes.io/control-plane"
@@ -460,7 +520,7 @@ Deno.test({
         },
       );
     } finally {
-      await node.stop();
+      await machine.stop();
     }
   },
 });

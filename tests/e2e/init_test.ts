@@ -1,29 +1,33 @@
-// End to end: `kubeadm init` builds a real control plane from our own files, and every
-// post-control-plane phase creates the objects upstream creates — on a v1.37.2 control plane
-// (the default set) and on a v1.36.3 one (the v1.36.3 set's etcd and kube-*), as kubeadm v1.37
-// deploys both.
+// End to end: our `kubeadm init`, run inside a real node (no --rootfs), builds a control plane
+// that the node's real kubelet runs as static Pods in containerd from the local images, and
+// every post-control-plane phase creates the objects upstream creates — on a v1.37.2 control
+// plane and on a v1.36.3 one (that version's kubelet and images), as kubeadm v1.37 deploys both.
 import assert from "node:assert/strict";
 import {
-  createTestNode,
+  assertKubeletIdentity,
+  assertStaticPodsMirrored,
+  type ClusterNode,
+  containerdContainers,
+  containerdTasks,
+  createClusterNode,
   initControlPlane,
-  type TestNode,
-  waitFor,
-} from "../support/control_plane.ts";
+  kubectlJson,
+  kubeSystemPods,
+  waitNodeReady,
+} from "../support/cluster.ts";
+import { waitFor } from "../support/commands.ts";
+import { CriSocketRuntime } from "../../runtime/host/container_runtime.ts";
 import { openssl, opensslSpkiSha256 } from "../support/openssl.ts";
+import { UPSTREAM_DEFAULT_IMAGES } from "../support/upstream_images.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 
-async function json(node: TestNode, args: string[], kubeconfig?: string) {
-  const r = await node.kubectl([...args, "-o", "json"], kubeconfig);
-  assert.equal(r.code, 0, `kubectl ${args.join(" ")}: ${r.stderr}`);
-  return JSON.parse(r.stdout);
-}
+// deno-lint-ignore no-explicit-any
+const json = (node: ClusterNode, args: string[], kubeconfig?: string): Promise<any> =>
+  kubectlJson(node, args, kubeconfig);
 
-/** The control planes kubeadm v1.37 deploys, and the k8s-bins set that runs each. */
-const TARGETS = [
-  { version: "v1.37.2", componentSet: undefined },
-  { version: "v1.36.3", componentSet: "v1.36.3" },
-];
+/** The control planes kubeadm v1.37 deploys. */
+const TARGETS = ["v1.37.2", "v1.36.3"].map((version) => ({ version }));
 
 for (const target of TARGETS) {
   Deno.test({
@@ -31,13 +35,24 @@ for (const target of TARGETS) {
       `init on a real ${target.version} control plane: every phase, objects, join hash, bootstrap signer`,
     ...e2e,
     async fn(t) {
-      const node = await createTestNode("cp1", { componentSet: target.componentSet });
+      const node = await createClusterNode("cp1", { version: target.version });
       try {
         const { init, config } = await initControlPlane(
           node,
           `kubernetesVersion: ${target.version}\n`,
         );
         const out = init.stdout;
+
+        await t.step("preflight: every image present in the node's CRI but CoreDNS's", () => {
+          // ImagePull (ignored, see PREFLIGHT_IGNORED_CONTROL_PLANE) warns for each image it
+          // could not pull: only CoreDNS's, which has no local image and no registry here.
+          const warnings = init.stderr.match(/\[WARNING ImagePull\]: failed to pull image \S+/g);
+          assert.deepEqual(warnings, [
+            "[WARNING ImagePull]: failed to pull image registry.k8s.io/coredns/coredns:v1.14.6:",
+          ]);
+          assert.match(init.stderr, /\[WARNING SystemVerification\]: cgroups v1 support/);
+          assert.doesNotMatch(init.stderr, /\[WARNING (?!ImagePull|SystemVerification|Hostname)/);
+        });
 
         await t.step("phases ran in upstream's order", () => {
           const order = [
@@ -69,7 +84,7 @@ for (const target of TARGETS) {
               (await node.kubectl(["version", "-o", "json"])).stdout,
             );
             assert.equal(v.serverVersion.gitVersion, target.version);
-            const manifests = `${node.rootfs}/etc/kubernetes/manifests`;
+            const manifests = node.path("/etc/kubernetes/manifests");
             const apiserver = await Deno.readTextFile(`${manifests}/kube-apiserver.yaml`);
             assert.match(
               apiserver,
@@ -80,10 +95,10 @@ for (const target of TARGETS) {
             assert.match(etcd, /--feature-gates=InitialCorruptCheck=true/);
             const kcm = await Deno.readTextFile(`${manifests}/kube-controller-manager.yaml`);
             assert.doesNotMatch(kcm, /flexvolume/);
-            const env = await Deno.readTextFile(`${node.rootfs}/var/lib/kubelet/kubeadm-flags.env`);
+            const env = await Deno.readTextFile(node.path("/var/lib/kubelet/kubeadm-flags.env"));
             assert.doesNotMatch(env, /pod-infra-container-image|container-runtime-endpoint/);
             assert.equal(
-              await Deno.readTextFile(`${node.rootfs}/var/lib/kubelet/instance-config.yaml`),
+              await Deno.readTextFile(node.path("/var/lib/kubelet/instance-config.yaml")),
               'containerRuntimeEndpoint: "unix:///var/run/containerd/containerd.sock"\n',
             );
             const subject = await openssl([
@@ -91,10 +106,51 @@ for (const target of TARGETS) {
               "-noout",
               "-subject",
               "-in",
-              `${node.rootfs}/etc/kubernetes/pki/apiserver-kubelet-client.crt`,
+              node.path("/etc/kubernetes/pki/apiserver-kubelet-client.crt"),
             ]);
             // upstream kubeadm v1.37.2 (its init --dry-run): no O=kubeadm:cluster-admins.
             assert.equal(subject.trim(), "subject=CN = kube-apiserver-kubelet-client");
+          },
+        );
+
+        await t.step(
+          "the kubelet runs our static Pods in containers of the local images; mirror Pods with upstream's labels",
+          async () => {
+            await assertStaticPodsMirrored(node, node);
+            const cri = new CriSocketRuntime(`unix://${node.machine.criSocketOnHost}`);
+            const manifests = UPSTREAM_DEFAULT_IMAGES.map((i) =>
+              i.replace(/:v1\.37\.2$/, `:${target.version}`)
+            );
+            for (const image of manifests.filter((i) => !i.includes("coredns"))) {
+              assert.equal(await cri.imageExists(image), true, image);
+            }
+          },
+        );
+
+        await t.step(
+          "the Node is registered by its kubelet with the kubelet's own client certificate",
+          async () => {
+            const n = await waitNodeReady(node, "cp1");
+            assert.equal(n.status?.nodeInfo?.kubeletVersion, target.version);
+            assert.equal(n.status?.nodeInfo?.containerRuntimeVersion, "containerd://2.4.2");
+            assert.deepEqual(n.status?.addresses?.find((a) => a.type === "InternalIP"), {
+              type: "InternalIP",
+              address: node.ip,
+            });
+            // init's kubelet.conf held a certificate kubeadm signed; the kubelet asked for its
+            // own with it (rotation), and kubelet-finalize pointed kubelet.conf at that one.
+            await assertKubeletIdentity(node, node, "system:node:cp1", false);
+            const nodes = await node.kubectl(["get", "nodes", "-o", "name"]);
+            assert.equal(nodes.stdout, "node/cp1\n");
+          },
+        );
+
+        await t.step(
+          "the API server reaches the kubelet with its kubelet client certificate (logs, exec RBAC)",
+          async () => {
+            const logs = await node.kubectl(["-n", "kube-system", "logs", "etcd-cp1", "--tail=3"]);
+            assert.equal(logs.code, 0, logs.stderr);
+            assert.notEqual(logs.stdout.trim(), "");
           },
         );
 
@@ -111,6 +167,21 @@ for (const target of TARGETS) {
           for (const name of ["kubeadm:nodes-kubeadm-config", "kubeadm:kubelet-config"]) {
             await json(node, ["-n", "kube-system", "get", "role", name]);
             await json(node, ["-n", "kube-system", "get", "rolebinding", name]);
+          }
+        });
+
+        await t.step("objects carry upstream's field manager, kubeadm", async () => {
+          for (
+            const args of [
+              ["-n", "kube-system", "get", "configmap", "kubeadm-config"],
+              ["-n", "kube-system", "get", "deployment", "coredns"],
+              ["get", "clusterrolebinding", "kubeadm:cluster-admins"],
+            ]
+          ) {
+            const obj = await json(node, [...args, "--show-managed-fields"]);
+            const managers = obj.metadata.managedFields.map((f: { manager: string }) => f.manager);
+            assert.ok(managers.length > 0, args.join(" "));
+            assert.deepEqual([...new Set(managers)], ["kubeadm"], args.join(" "));
           }
         });
 
@@ -199,9 +270,30 @@ for (const target of TARGETS) {
           );
         });
 
-        await t.step("addons: CoreDNS and kube-proxy objects", async () => {
+        await t.step("addons: CoreDNS and kube-proxy objects, their Pods on the node", async () => {
           const dep = await json(node, ["-n", "kube-system", "get", "deployment", "coredns"]);
           assert.equal(dep.spec.replicas, 2);
+          // No CoreDNS image exists here (no registry, no local image): its Pods are scheduled
+          // (they tolerate the control-plane taint) and wait for the image, never running.
+          const dnsPods = await waitFor("CoreDNS Pods waiting for their image", async () => {
+            const pods = await kubeSystemPods(node, "k8s-app=kube-dns");
+            const waiting = pods.filter((p) =>
+              /ErrImagePull|ImagePullBackOff/.test(
+                p.status?.containerStatuses?.[0]?.state?.waiting?.reason ?? "",
+              )
+            );
+            return pods.length === 2 && waiting.length === 2 ? pods : undefined;
+          }, 120_000);
+          assert.deepEqual(dnsPods.map((p) => p.spec?.nodeName), ["cp1", "cp1"]);
+          // kube-proxy's DaemonSet Pod runs on the node from the local image (which lacks
+          // iptables, so kube-proxy exits: scripts/node-images).
+          const proxy = await waitFor("a kube-proxy container started on cp1", async () => {
+            const pods = await kubeSystemPods(node, "k8s-app=kube-proxy");
+            return pods.length === 1 && pods[0].status?.containerStatuses?.[0]?.imageID
+              ? pods[0]
+              : undefined;
+          }, 120_000);
+          assert.equal(proxy.spec?.nodeName, "cp1");
           const svc = await json(node, ["-n", "kube-system", "get", "service", "kube-dns"]);
           assert.equal(svc.spec.clusterIP, "10.96.0.10");
           const ds = await json(node, ["-n", "kube-system", "get", "daemonset", "kube-proxy"]);
@@ -221,7 +313,7 @@ for (const target of TARGETS) {
 
         await t.step("the printed join command pins the CA as openssl computes it", async () => {
           const pin = `sha256:${await opensslSpkiSha256(
-            await Deno.readTextFile(`${node.rootfs}/etc/kubernetes/pki/ca.crt`),
+            await Deno.readTextFile(node.path("/etc/kubernetes/pki/ca.crt")),
           )}`;
           const m = out.match(/--discovery-token-ca-cert-hash (sha256:[0-9a-f]{64})/);
           assert.ok(m, out);
@@ -230,7 +322,7 @@ for (const target of TARGETS) {
             out,
             new RegExp(
               `kubeadm join ${
-                node.ns.address.replaceAll(".", "\\.")
+                node.ip.replaceAll(".", "\\.")
               }:6443 --token abcdef\\.0123456789abcdef`,
             ),
           );
@@ -274,14 +366,19 @@ for (const target of TARGETS) {
         });
 
         await t.step(
-          "reset: --dry-run changes nothing, then reset removes only what kubeadm wrote",
+          "reset: --dry-run changes nothing, then reset stops the kubelet, removes the Pods and only what kubeadm and the kubelet wrote",
           async () => {
-            const planted = `${node.rootfs}/etc/kubernetes/operator-notes.txt`;
+            const planted = node.path("/etc/kubernetes/operator-notes.txt");
             await Deno.writeTextFile(planted, "keep me");
-            const before = await snapshot(node.rootfs);
+            const cri = new CriSocketRuntime(`unix://${node.machine.criSocketOnHost}`);
+            const pods = await cri.listKubePods();
+            assert.ok(pods.length >= 4, `${pods.length} Pod sandboxes`);
+            const before = await kubeadmState(node);
             const dry = await node.kubeadm(["reset", "--force", "--dry-run"]);
             assert.equal(dry.code, 0, dry.stderr);
-            assert.deepEqual(await snapshot(node.rootfs), before);
+            assert.deepEqual(await kubeadmState(node), before);
+            assert.equal(node.machine.services.isActive("kubelet"), true);
+            assert.deepEqual((await cri.listKubePods()).sort(), pods.sort());
 
             const reset = await node.kubeadm(["reset", "--force"]);
             assert.equal(reset.code, 0, `${reset.stdout}\n${reset.stderr}`);
@@ -289,14 +386,22 @@ for (const target of TARGETS) {
               reset.stdout,
               /The reset process does not perform cleanup of CNI plugin configuration/,
             );
-            const left = [...(await snapshot(node.rootfs)).keys()].filter((p) =>
-              !p.startsWith("/var/log/standin/")
+            assert.equal(node.machine.services.isActive("kubelet"), false);
+            assert.ok(
+              node.machine.services.history.some((a) => a.join(" ") === "stop kubelet"),
+              JSON.stringify(node.machine.services.history),
             );
-            assert.deepEqual(left.sort(), [
-              "/etc/kubernetes/operator-notes.txt",
-              "/kubeadm-config.yaml",
-            ]);
+            assert.deepEqual(await cri.listKubePods(), []);
+            assert.deepEqual(await containerdContainers(node), []);
+            assert.deepEqual(await containerdTasks(node), new Map());
+            const files = [...(await node.machine.files()).keys()];
+            assert.deepEqual(
+              files.filter((p) => /^\/(etc\/kubernetes|var\/lib\/(kubelet|etcd))\//.test(p)),
+              ["/etc/kubernetes/operator-notes.txt"],
+            );
             assert.equal(await Deno.readTextFile(planted), "keep me");
+            // The CNI configuration is left, as reset says.
+            assert.ok(files.includes("/etc/cni/net.d/10-containerd-net.conflist"), `${files}`);
           },
         );
       } finally {
@@ -306,16 +411,23 @@ for (const target of TARGETS) {
   });
 }
 
-/** Every regular file under `root` (relative path → size). */
-async function snapshot(root: string): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  const walk = async (dir: string) => {
-    for await (const e of Deno.readDir(dir)) {
-      const p = `${dir}/${e.name}`;
-      if (e.isDirectory) await walk(p);
-      else out.set(p.slice(root.length), (await Deno.lstat(p)).size);
+/**
+ * The node's files as far as reset --dry-run must leave them: everything the node listing
+ * holds but what the running kubelet and etcd keep changing (the kubelet's Pod directories
+ * and state files; etcd's files count by name only).
+ */
+async function kubeadmState(node: ClusterNode): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const [path, state] of await node.machine.files()) {
+    if (path.startsWith("/var/lib/etcd/")) out.set(path, "");
+    else if (
+      !path.startsWith("/var/lib/kubelet/") ||
+      /^\/var\/lib\/kubelet\/(config\.yaml|kubeadm-flags\.env|instance-config\.yaml|pki\/)/.test(
+        path,
+      )
+    ) {
+      out.set(path, state);
     }
-  };
-  await walk(root);
+  }
   return out;
 }

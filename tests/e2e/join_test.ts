@@ -1,23 +1,36 @@
-// End to end: `kubeadm join` against a real control plane built by our own `kubeadm init`.
+// End to end: our `kubeadm join`, run inside real nodes (no --rootfs: each node its own
+// namespaces, containerd v2.4.2 and real kubelet), against a real control plane built by our own
+// `kubeadm init` on another node.
 //
-// - A worker in its own network namespace (linked to the control plane's by a veth pair) joins
-//   with --token + --discovery-token-ca-cert-hash: the JWS it checks was made by the real
-//   kube-controller-manager's bootstrap signer; its kubelet stand-in runs the TLS bootstrap and
-//   the real csrapprover + csrsigner issue the certificate; kubelet.conf authenticates as
-//   system:node:<name>; the Node registers.
-// - A second control-plane node (own namespace) joins with --control-plane --certificate-key
-//   after `init phase upload-certs`: etcd has two voting members, and its own etcd and
-//   kube-apiserver serve.
+// - A worker (its network linked to the control plane's by a veth pair) joins with --token +
+//   --discovery-token-ca-cert-hash: the JWS it checks was made by the real
+//   kube-controller-manager's bootstrap signer; its real kubelet runs the TLS bootstrap, the real
+//   csrapprover + csrsigner issue the certificate, the kubelet stores it and registers its Node.
+// - A second control-plane node joins with --control-plane --certificate-key after
+//   `init phase upload-certs`: its kubelet runs its own etcd (a second voting member) and
+//   kube-apiserver as static Pods, which serve.
+// - reset on the joined nodes stops their kubelet, removes their Pods from containerd and the
+//   files kubeadm and the kubelet wrote (and cp2's etcd member).
 import assert from "node:assert/strict";
 import {
-  createTestNode,
+  assertKubeletIdentity,
+  assertStaticPodsMirrored,
+  type ClusterNode,
+  containerdContainers,
+  containerdTasks,
+  createClusterNode,
   initControlPlane,
-  run,
-  type TestNode,
-  uploadCerts,
-  waitFor,
-} from "../support/control_plane.ts";
+  kubectlJson,
+  kubeSystemPods,
+  PREFLIGHT_IGNORED_CONTROL_PLANE,
+  PREFLIGHT_IGNORED_WORKER,
+  trackWrites,
+  waitNodeReady,
+  writeInitConfig,
+} from "../support/cluster.ts";
+import { waitFor } from "../support/commands.ts";
 import { opensslSpkiSha256 } from "../support/openssl.ts";
+import { CriClient } from "../../runtime/cri/client.ts";
 import { webRandom } from "../../core/host/ports.ts";
 import {
   encodeCertificatePEM,
@@ -29,11 +42,9 @@ import { encodePrivateKeyPEM, generateKeyPair } from "../../core/pki/keys.ts";
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 const TOKEN = "abcdef.0123456789abcdef";
 
-async function json(node: TestNode, args: string[], kubeconfig?: string) {
-  const r = await node.kubectl([...args, "-o", "json"], kubeconfig);
-  assert.equal(r.code, 0, `kubectl ${args.join(" ")}: ${r.stderr}`);
-  return JSON.parse(r.stdout);
-}
+// deno-lint-ignore no-explicit-any
+const json = (node: ClusterNode, args: string[], kubeconfig?: string): Promise<any> =>
+  kubectlJson(node, args, kubeconfig);
 
 async function exists(path: string): Promise<boolean> {
   try {
@@ -44,17 +55,40 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-async function listFiles(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  const walk = async (d: string) => {
-    for await (const e of Deno.readDir(d)) {
-      const p = `${d}/${e.name}`;
-      if (e.isDirectory) await walk(p);
-      else out.push(p.slice(dir.length));
-    }
-  };
-  await walk(dir);
-  return out.sort();
+/** Runs `f` and asserts that it wrote nothing on the node. */
+async function writesNothing<T>(node: ClusterNode, f: () => Promise<T>): Promise<T> {
+  const { result, written } = await trackWrites(node, f);
+  assert.deepEqual(written, [], `${node.name}: written`);
+  return result;
+}
+
+/**
+ * A directory for a dry run's files in the node's TMPDIR (the one place a dry run of the
+ * launcher may write).
+ */
+function dryRunDir(node: ClusterNode): Promise<string> {
+  return Deno.makeTempDir({ dir: `${node.machine.dir}/tmp`, prefix: "kts-join-dryrun-" });
+}
+
+/** The Pod sandboxes in the node's containerd. */
+function sandboxes(node: ClusterNode) {
+  return CriClient.with(`unix://${node.machine.criSocketOnHost}`, (c) => c.listPodSandbox());
+}
+
+/**
+ * Asserts what a reset node must look like: kubelet stopped, no Pod sandbox left in its
+ * containerd, nothing left of what kubeadm and the kubelet wrote under `/etc/kubernetes`,
+ * `/var/lib/kubelet` and `/var/lib/etcd`.
+ */
+async function assertResetClean(node: ClusterNode): Promise<void> {
+  assert.equal(node.machine.services.isActive("kubelet"), false);
+  assert.deepEqual(await sandboxes(node), []);
+  assert.deepEqual(await containerdContainers(node), []);
+  assert.deepEqual(await containerdTasks(node), new Map());
+  const left = [...(await node.machine.files()).keys()].filter((p) =>
+    /^\/(etc\/kubernetes|var\/lib\/(kubelet|etcd))\//.test(p)
+  );
+  assert.deepEqual(left, []);
 }
 
 /** Serves `body` at any path over HTTPS with a throw-away CA (written to `caFile`). */
@@ -122,7 +156,7 @@ function workerJoinArgs(endpoint: string, pin: string, name: string): string[] {
     pin,
     "--node-name",
     name,
-    "--ignore-preflight-errors=all",
+    `--ignore-preflight-errors=${PREFLIGHT_IGNORED_WORKER}`,
   ];
 }
 
@@ -131,12 +165,12 @@ function workerJoinArgs(endpoint: string, pin: string, name: string): string[] {
  * cluster-info; returns the join endpoint, the CA and its pin.
  */
 async function initForJoin(
-  cp1: TestNode,
+  cp1: ClusterNode,
   extra = "",
 ): Promise<{ endpoint: string; config: string; caPem: string; pin: string }> {
-  const endpoint = `${cp1.ns.address}:6443`;
+  const endpoint = `${cp1.ip}:6443`;
   const { config } = await initControlPlane(cp1, `${extra}controlPlaneEndpoint: ${endpoint}\n`);
-  const caPem = await Deno.readTextFile(`${cp1.rootfs}/etc/kubernetes/pki/ca.crt`);
+  const caPem = await Deno.readTextFile(cp1.path("/etc/kubernetes/pki/ca.crt"));
   const pin = `sha256:${await opensslSpkiSha256(caPem)}`;
   await waitFor("the bootstrap signer to sign cluster-info", async () => {
     const cm = await json(cp1, ["-n", "kube-public", "get", "cm", "cluster-info"]);
@@ -145,17 +179,40 @@ async function initForJoin(
   return { endpoint, config, caPem, pin };
 }
 
+/** Fails with the command's output (and the node's kubelet log) unless it succeeded. */
+async function assertOk(
+  node: ClusterNode,
+  what: string,
+  r: { code: number; stdout: string; stderr: string },
+): Promise<void> {
+  if (r.code === 0) return;
+  assert.fail(
+    `${what} failed:\n${r.stdout}\n${r.stderr}\n--- ${node.name}'s kubelet log (end):\n${
+      (await node.machine.log("kubelet")).slice(-3000)
+    }`,
+  );
+}
+
+/** The node paths a worker's join wrote (what a worker's reset must remove). */
+const WORKER_JOIN_FILES = [
+  "/etc/kubernetes/kubelet.conf",
+  "/etc/kubernetes/pki/ca.crt",
+  "/var/lib/kubelet/config.yaml",
+  "/var/lib/kubelet/instance-config.yaml",
+  "/var/lib/kubelet/kubeadm-flags.env",
+];
+
 Deno.test({
-  name: "join: a worker and a second control-plane node join a real cluster",
+  name: "join: a worker and a second control-plane node join a real cluster; reset cleans them",
   ...e2e,
   async fn(t) {
-    const nodes: TestNode[] = [];
+    const nodes: ClusterNode[] = [];
     try {
-      const cp1 = await createTestNode("cp1");
+      const cp1 = await createClusterNode("cp1");
       nodes.push(cp1);
-      const { endpoint, config, caPem, pin } = await initForJoin(cp1);
+      const { endpoint, caPem, pin } = await initForJoin(cp1);
 
-      const worker = await createTestNode("worker1", { linkTo: [cp1] });
+      const worker = await createClusterNode("worker1", { linkTo: [cp1], role: "worker" });
       nodes.push(worker);
       const joinArgs = workerJoinArgs(endpoint, pin, "worker1");
 
@@ -163,7 +220,7 @@ Deno.test({
         "discovery-check over https (host CA bundle) against the real API server",
         async () => {
           const url = `https://${endpoint}/api/v1/namespaces/kube-public/configmaps/cluster-info`;
-          const env = { SSL_CERT_FILE: `${cp1.rootfs}/etc/kubernetes/pki/ca.crt` };
+          const env = { SSL_CERT_FILE: cp1.path("/etc/kubernetes/pki/ca.crt") };
           const ok = await worker.kubeadm([
             "discovery-check",
             "--cluster-info",
@@ -206,16 +263,20 @@ Deno.test({
         },
       );
 
-      await t.step("--dry-run discovers for real and writes nothing under the root", async () => {
-        const dir = await Deno.makeTempDir({ prefix: "kts-join-dryrun-" });
+      await t.step("--dry-run discovers for real and writes nothing on the node", async () => {
+        const dir = await dryRunDir(worker);
         try {
-          const r = await worker.kubeadm([...joinArgs, "--dry-run"], {
-            env: { KUBEADM_JOIN_DRYRUN_DIR: dir },
-          });
+          const r = await writesNothing(
+            worker,
+            () =>
+              worker.kubeadm([...joinArgs, "--dry-run"], {
+                env: { KUBEADM_JOIN_DRYRUN_DIR: dir },
+              }),
+          );
           assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
           assert.match(r.stdout, /\[kubelet-start\] Would start the kubelet/);
           assert.match(r.stdout, /Would write file "\/var\/lib\/kubelet\/config.yaml"/);
-          assert.deepEqual(await listFiles(worker.rootfs), []);
+          assert.equal(worker.machine.services.isActive("kubelet"), false);
           assert.ok(await exists(`${dir}/etc/kubernetes/bootstrap-kubelet.conf`));
           assert.ok(await exists(`${dir}/var/lib/kubelet/kubeadm-flags.env`));
         } finally {
@@ -223,9 +284,8 @@ Deno.test({
         }
       });
 
-      await worker.startStandin();
       const join = await worker.kubeadm(joinArgs);
-      assert.equal(join.code, 0, `join failed:\n${join.stdout}\n${join.stderr}`);
+      await assertOk(worker, "join", join);
       if (Deno.env.get("KTS_E2E_VERBOSE")) console.log(join.stdout, join.stderr);
 
       await t.step("worker: output and files as upstream", async () => {
@@ -243,91 +303,121 @@ Deno.test({
           ]
         ) assert.ok(out.includes(marker), `"${marker}" missing in:\n${out}`);
         assert.doesNotMatch(out + join.stderr, /0123456789abcdef/, "the token secret leaked");
-        const etc = `${worker.rootfs}/etc/kubernetes`;
-        assert.equal(await exists(`${etc}/bootstrap-kubelet.conf`), false);
-        assert.equal(await Deno.readTextFile(`${etc}/pki/ca.crt`), caPem);
-        const flags = await Deno.readTextFile(`${worker.rootfs}/var/lib/kubelet/kubeadm-flags.env`);
-        assert.match(flags, /^KUBELET_KUBEADM_ARGS="/);
-        assert.match(flags, /--hostname-override=worker1/);
-        const kc = await Deno.readTextFile(`${etc}/kubelet.conf`);
-        assert.match(
-          kc,
-          /client-certificate: \/var\/lib\/kubelet\/pki\/kubelet-client-current.pem/,
-        );
-        assert.match(kc, /client-key: \/var\/lib\/kubelet\/pki\/kubelet-client-current.pem/);
+        // Only the check ignored for this machine (cgroup v1) and the node name, which is not
+        // the machine's hostname nor resolvable (as upstream), warn.
+        assert.deepEqual(join.stderr.match(/\[WARNING [A-Za-z]+\]/g), [
+          "[WARNING SystemVerification]",
+          "[WARNING Hostname]",
+          "[WARNING Hostname]",
+        ]);
+        assert.match(join.stderr, /\[WARNING Hostname\]: hostname "worker1" could not be reached/);
+        assert.equal(await exists(worker.path("/etc/kubernetes/bootstrap-kubelet.conf")), false);
+        assert.equal(await Deno.readTextFile(worker.path("/etc/kubernetes/pki/ca.crt")), caPem);
+        const flags = await Deno.readTextFile(worker.path("/var/lib/kubelet/kubeadm-flags.env"));
+        assert.equal(flags, 'KUBELET_KUBEADM_ARGS="--hostname-override=worker1"\n');
+        // The cluster's KubeletConfiguration (init's, through the kubelet-config ConfigMap).
+        const config = await Deno.readTextFile(worker.path("/var/lib/kubelet/config.yaml"));
+        assert.match(config, /^failCgroupV1: false$/m);
+        assert.match(config, /^cgroupDriver: cgroupfs$/m);
+        const kc = await Deno.readTextFile(worker.path("/etc/kubernetes/kubelet.conf"));
         assert.match(kc, /name: default-auth/);
+        // The kubelet wrote its certificate store (mode 0600; the link names a node path).
         const pemInfo = await Deno.stat(
-          `${worker.rootfs}/var/lib/kubelet/pki/kubelet-client-current.pem`,
+          worker.path(
+            await Deno.readLink(worker.path("/var/lib/kubelet/pki/kubelet-client-current.pem")),
+          ),
         );
         assert.equal((pemInfo.mode ?? 0) & 0o777, 0o600);
       });
 
-      await t.step("the real csrapprover and csrsigner issued system:node:worker1", async () => {
-        const csrs = await json(cp1, ["get", "csr"]);
-        const csr = csrs.items.find((c: { spec: { username: string } }) =>
-          c.spec.username === "system:bootstrap:abcdef"
-        );
-        assert.ok(csr, JSON.stringify(csrs.items.map((c: { metadata: unknown }) => c.metadata)));
-        assert.match(csr.metadata.name, /^node-csr-[A-Za-z0-9_-]{43}$/);
-        assert.equal(csr.spec.signerName, "kubernetes.io/kube-apiserver-client-kubelet");
-        const approved = csr.status.conditions.find((c: { type: string }) => c.type === "Approved");
-        assert.equal(approved.reason, "AutoApproved");
-        assert.ok(csr.status.certificate);
-        const who = await worker.kubectlNode(
-          ["auth", "whoami", "-o", "json"],
-          "/etc/kubernetes/kubelet.conf",
-        );
-        assert.equal(who.code, 0, who.stderr);
-        const info = JSON.parse(who.stdout).status.userInfo;
-        assert.equal(info.username, "system:node:worker1");
-        assert.ok(info.groups.includes("system:nodes"));
-      });
+      await t.step(
+        "the kubelet's TLS bootstrap: the real csrapprover and csrsigner issued system:node:worker1",
+        async () => {
+          await assertKubeletIdentity(cp1, worker, "system:bootstrap:abcdef", true);
+          const csrs = await json(cp1, ["get", "csr"]);
+          const csr = csrs.items.find((c: { spec: { username: string } }) =>
+            c.spec.username === "system:bootstrap:abcdef"
+          );
+          // The kubelet bootstraps through its certificate manager (kubeadm's configuration
+          // rotates certificates), which names its CSRs csr-<random>.
+          assert.match(csr.metadata.name, /^csr-[a-z0-9]{5}$/);
+          const approved = csr.status.conditions.find((c: { type: string }) =>
+            c.type === "Approved"
+          );
+          assert.equal(approved.reason, "AutoApproved");
+        },
+      );
 
-      await t.step("the worker's Node is registered", async () => {
-        const node = await waitFor("Node worker1", async () => {
-          const r = await cp1.kubectl(["get", "node", "worker1", "-o", "json"]);
-          return r.code === 0 ? JSON.parse(r.stdout) : undefined;
-        }, 60_000);
-        assert.equal(node.metadata.labels["kubernetes.io/hostname"], "worker1");
+      await t.step("the worker's Node is registered and Ready, as a worker", async () => {
+        const node = await waitNodeReady(cp1, "worker1");
+        assert.equal(node.metadata.labels?.["kubernetes.io/hostname"], "worker1");
+        assert.equal(node.metadata.labels?.["node-role.kubernetes.io/control-plane"], undefined);
+        assert.deepEqual(node.spec.taints ?? [], []);
+        assert.equal(node.status?.nodeInfo?.kubeletVersion, "v1.37.2");
+        assert.deepEqual(node.status?.addresses?.find((a) => a.type === "InternalIP"), {
+          type: "InternalIP",
+          address: worker.ip,
+        });
+        const names = await cp1.kubectl(["get", "nodes", "-o", "name"]);
+        assert.equal(names.stdout, "node/cp1\nnode/worker1\n");
+        // kube-proxy's DaemonSet put a Pod on it, which its kubelet started from the local image.
+        await waitFor(
+          "kube-proxy's Pod started on worker1",
+          async () =>
+            (await kubeSystemPods(cp1, "k8s-app=kube-proxy")).some((p) =>
+              p.spec?.nodeName === "worker1" && p.status?.containerStatuses?.[0]?.imageID
+            ),
+          120_000,
+        );
       });
 
       await t.step("a second join with the same name is refused (Ready Node)", async () => {
-        const again = await createTestNode("worker1b", { linkTo: [cp1] });
+        const again = await createClusterNode("worker1b", { linkTo: [cp1], role: "worker" });
         nodes.push(again);
-        const r = await again.kubeadm(joinArgs);
+        const { result: r, written } = await trackWrites(again, () => again.kubeadm(joinArgs));
         assert.notEqual(r.code, 0);
+        // Like upstream, kubelet-start writes the CA before it looks for the Node; the token's
+        // bootstrap-kubelet.conf does not stay.
+        assert.deepEqual(written, ["/etc/kubernetes/pki/ca.crt"]);
         assert.match(
           r.stderr,
           /a Node with name "worker1" and status "Ready" already exists in the cluster\. You must delete the existing Node or change the name of this new joining Node/,
         );
-        assert.equal(await exists(`${again.rootfs}/etc/kubernetes/bootstrap-kubelet.conf`), false);
+        assert.equal(again.machine.services.isActive("kubelet"), false);
+        assert.equal(await exists(again.path("/etc/kubernetes/bootstrap-kubelet.conf")), false);
+        await again.stop();
       });
 
       await t.step(
         "file and HTTPS discovery (--discovery-file + --tls-bootstrap-token)",
         async () => {
-          const worker2 = await createTestNode("worker2", { linkTo: [cp1] });
+          const worker2 = await createClusterNode("worker2", { linkTo: [cp1], role: "worker" });
           nodes.push(worker2);
           const cm = await json(cp1, ["-n", "kube-public", "get", "cm", "cluster-info"]);
           const discoveryConf = cm.data.kubeconfig as string;
+          const fileJoin = (file: string) => [
+            "join",
+            "--discovery-file",
+            file,
+            "--tls-bootstrap-token",
+            TOKEN,
+            "--node-name",
+            "worker2",
+            `--ignore-preflight-errors=${PREFLIGHT_IGNORED_WORKER}`,
+          ];
           // A local file: dry run.
           const file = await Deno.makeTempFile({ prefix: "kts-discovery-", suffix: ".conf" });
-          const dir = await Deno.makeTempDir({ prefix: "kts-join-dryrun-" });
+          const dir = await dryRunDir(worker2);
           try {
             await Deno.writeTextFile(file, discoveryConf);
-            const r = await worker2.kubeadm([
-              "join",
-              "--discovery-file",
-              file,
-              "--tls-bootstrap-token",
-              TOKEN,
-              "--node-name",
-              "worker2",
-              "--ignore-preflight-errors=all",
-              "--dry-run",
-            ], { env: { KUBEADM_JOIN_DRYRUN_DIR: dir } });
+            const r = await writesNothing(
+              worker2,
+              () =>
+                worker2.kubeadm([...fileJoin(file), "--dry-run"], {
+                  env: { KUBEADM_JOIN_DRYRUN_DIR: dir },
+                }),
+            );
             assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
-            assert.deepEqual(await listFiles(worker2.rootfs), []);
             assert.match(
               await Deno.readTextFile(`${dir}/etc/kubernetes/bootstrap-kubelet.conf`),
               /token: abcdef\.0123456789abcdef/,
@@ -337,56 +427,46 @@ Deno.test({
             await Deno.remove(dir, { recursive: true }).catch(() => {});
           }
           // An https:// URL, verified against the host's CA bundle (SSL_CERT_FILE): real join.
-          const server = await serveOverHttps(worker2.ns.hostAddress, discoveryConf);
+          const server = await serveOverHttps(worker2.hostAddress, discoveryConf);
           try {
-            await worker2.startStandin();
             const url = `https://${server.endpoint}/discovery.conf`;
-            const untrusted = await worker2.kubeadm([
-              "join",
-              "--discovery-file",
-              url,
-              "--tls-bootstrap-token",
-              TOKEN,
-              "--node-name",
-              "worker2",
-              "--ignore-preflight-errors=all",
-            ]);
+            const untrusted = await writesNothing(worker2, () => worker2.kubeadm(fileJoin(url)));
             assert.notEqual(untrusted.code, 0, "the URL's CA is not in the default trust store");
             assert.match(
               untrusted.stderr,
               /couldn't validate the identity of the API Server: .*certificate/,
             );
-            assert.deepEqual(await listFiles(worker2.rootfs), []);
-            const r = await worker2.kubeadm([
-              "join",
-              "--discovery-file",
-              url,
-              "--tls-bootstrap-token",
-              TOKEN,
-              "--node-name",
-              "worker2",
-              "--ignore-preflight-errors=all",
-            ], { env: { SSL_CERT_FILE: server.caFile } });
-            assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
-            const who = await worker2.kubectlNode(
-              ["auth", "whoami", "-o", "json"],
-              "/etc/kubernetes/kubelet.conf",
-            );
-            assert.equal(who.code, 0, who.stderr);
-            assert.equal(JSON.parse(who.stdout).status.userInfo.username, "system:node:worker2");
+            const r = await worker2.kubeadm(fileJoin(url), {
+              env: { SSL_CERT_FILE: server.caFile },
+            });
+            await assertOk(worker2, "join with an https discovery file", r);
+            await assertKubeletIdentity(cp1, worker2, "system:bootstrap:abcdef", true);
           } finally {
             await server.close();
           }
+          await worker2.stop();
         },
       );
 
       // ---- second control-plane node -----------------------------------------------------
       const key = hexKey();
-      await uploadCerts(cp1, config, key);
+      // As upstream, --certificate-key cannot be mixed with --config: the key goes in the file.
+      const uploadConfig = await writeInitConfig(cp1, `controlPlaneEndpoint: ${endpoint}\n`, {
+        initExtra: `certificateKey: ${key}\n`,
+        file: "upload-certs.yaml",
+      });
+      const upload = await cp1.kubeadm([
+        "init",
+        "phase",
+        "upload-certs",
+        "--upload-certs",
+        "--config",
+        uploadConfig,
+      ]);
+      assert.equal(upload.code, 0, `upload-certs: ${upload.stdout}\n${upload.stderr}`);
 
-      const cp2 = await createTestNode("cp2", { linkTo: [cp1] });
+      const cp2 = await createClusterNode("cp2", { linkTo: [cp1] });
       nodes.push(cp2);
-      await cp2.startStandin();
       const cpJoinArgs = [
         "join",
         endpoint,
@@ -398,27 +478,28 @@ Deno.test({
         "--certificate-key",
         key,
         "--apiserver-advertise-address",
-        cp2.ns.address,
+        cp2.ip,
         "--node-name",
         "cp2",
-        "--ignore-preflight-errors=all",
+        `--ignore-preflight-errors=${PREFLIGHT_IGNORED_CONTROL_PLANE}`,
       ];
-      await t.step("control plane --dry-run: the plan only, nothing under the root", async () => {
-        const dir = await Deno.makeTempDir({ prefix: "kts-cpjoin-dryrun-" });
+      await t.step("control plane --dry-run: the plan only, nothing on the node", async () => {
+        const dir = await dryRunDir(cp2);
         try {
-          const r = await cp2.kubeadm([...cpJoinArgs, "--dry-run"], {
-            env: { KUBEADM_JOIN_DRYRUN_DIR: dir },
-          });
+          const r = await writesNothing(
+            cp2,
+            () =>
+              cp2.kubeadm([...cpJoinArgs, "--dry-run"], { env: { KUBEADM_JOIN_DRYRUN_DIR: dir } }),
+          );
           assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
           for (
             const marker of [
               "[dryrun] Would check that the etcd cluster is healthy",
-              `[etcd] Would add etcd member: https://${cp2.ns.address}:2380`,
+              `[etcd] Would add etcd member: https://${cp2.ip}:2380`,
               "[etcd] Would wait for the new etcd member to join the cluster",
               "[control-plane-join] Would mark node cp2 as a control-plane",
             ]
           ) assert.ok(r.stdout.includes(marker), `"${marker}" missing in:\n${r.stdout}`);
-          assert.deepEqual(await listFiles(cp2.rootfs), []);
           for (
             const f of [
               "etc/kubernetes/pki/ca.key",
@@ -428,26 +509,15 @@ Deno.test({
               "etc/kubernetes/manifests/kube-apiserver.yaml",
             ]
           ) assert.ok(await exists(`${dir}/${f}`), f);
-          const members = await json(cp1, [
-            "-n",
-            "kube-system",
-            "get",
-            "pods",
-            "-l",
-            "component=etcd",
-          ]);
-          assert.equal(members.items.length, 1, "the dry run must not touch etcd");
+          assert.equal(cp2.machine.services.isActive("kubelet"), false);
+          assert.equal((await etcdMembers(cp1)).length, 1, "the dry run must not touch etcd");
         } finally {
           await Deno.remove(dir, { recursive: true }).catch(() => {});
         }
       });
 
       const cpJoin = await cp2.kubeadm(cpJoinArgs);
-      assert.equal(
-        cpJoin.code,
-        0,
-        `control-plane join failed:\n${cpJoin.stdout}\n${cpJoin.stderr}`,
-      );
+      await assertOk(cp2, "control-plane join", cpJoin);
       if (Deno.env.get("KTS_E2E_VERBOSE")) console.log(cpJoin.stdout, cpJoin.stderr);
 
       await t.step("control plane: phases in upstream's order", () => {
@@ -479,22 +549,17 @@ Deno.test({
       });
 
       await t.step("shared CA downloaded, own certificates generated", async () => {
-        const pki = (n: TestNode, f: string) =>
-          Deno.readTextFile(`${n.rootfs}/etc/kubernetes/pki/${f}`);
+        const pki = (n: ClusterNode, f: string) =>
+          Deno.readTextFile(n.path(`/etc/kubernetes/pki/${f}`));
         for (const f of ["ca.crt", "ca.key", "sa.key", "front-proxy-ca.crt", "etcd/ca.crt"]) {
           assert.equal(await pki(cp2, f), await pki(cp1, f), f);
         }
         assert.notEqual(await pki(cp2, "apiserver.crt"), await pki(cp1, "apiserver.crt"));
-        assert.equal(await exists(`${cp2.rootfs}/etc/kubernetes/super-admin.conf`), false);
-        const etcdYaml = await Deno.readTextFile(
-          `${cp2.rootfs}/etc/kubernetes/manifests/etcd.yaml`,
-        );
+        assert.equal(await exists(cp2.path("/etc/kubernetes/super-admin.conf")), false);
+        const etcdYaml = await Deno.readTextFile(cp2.path("/etc/kubernetes/manifests/etcd.yaml"));
         assert.match(etcdYaml, /--initial-cluster-state=existing/);
-        assert.match(
-          etcdYaml,
-          new RegExp(`--initial-cluster=.*cp1=https://${cp1.ns.address}:2380`),
-        );
-        assert.match(etcdYaml, new RegExp(`cp2=https://${cp2.ns.address}:2380`));
+        assert.match(etcdYaml, new RegExp(`--initial-cluster=.*cp1=https://${cp1.ip}:2380`));
+        assert.match(etcdYaml, new RegExp(`cp2=https://${cp2.ip}:2380`));
       });
 
       await t.step("etcdctl member list shows two started voting members", async () => {
@@ -502,40 +567,30 @@ Deno.test({
         assert.deepEqual(
           members.map((m) => [m.name, m.isLearner ?? false, m.peerURLs[0]]).sort(),
           [
-            ["cp1", false, `https://${cp1.ns.address}:2380`],
-            ["cp2", false, `https://${cp2.ns.address}:2380`],
+            ["cp1", false, `https://${cp1.ip}:2380`],
+            ["cp2", false, `https://${cp2.ip}:2380`],
           ],
         );
       });
 
-      await t.step("cp2's own kube-apiserver serves (through its own etcd)", async () => {
-        const r = await run([
-          `${cp2.binDir}/kubectl`,
-          "--kubeconfig",
-          `${cp2.rootfs}/etc/kubernetes/admin.conf`,
-          "--server",
-          `https://${cp2.ns.address}:6443`,
-          "get",
-          "--raw",
-          "/readyz",
-        ], { ns: cp2.ns });
-        assert.equal(r.code, 0, r.stderr);
-        assert.equal(r.stdout.trim(), "ok");
-        const node = await json(cp1, ["get", "node", "cp2"]);
-        assert.equal(node.metadata.labels["node-role.kubernetes.io/control-plane"], "");
-        assert.deepEqual(
-          node.spec.taints.filter((x: { key: string }) =>
-            x.key === "node-role.kubernetes.io/control-plane"
-          ),
-          [{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }],
-        );
-        const who = await cp2.kubectlNode(
-          ["auth", "whoami", "-o", "json"],
-          "/etc/kubernetes/kubelet.conf",
-        );
-        assert.equal(who.code, 0, who.stderr);
-        assert.equal(JSON.parse(who.stdout).status.userInfo.username, "system:node:cp2");
-      });
+      await t.step(
+        "cp2's kubelet runs its static Pods; its own kube-apiserver serves; Node labelled, tainted, its kubelet's own certificate",
+        async () => {
+          await assertStaticPodsMirrored(cp1, cp2);
+          assert.equal(await readyz(cp2), "ok");
+          const node = await waitNodeReady(cp1, "cp2");
+          assert.equal(node.metadata.labels?.["node-role.kubernetes.io/control-plane"], "");
+          assert.equal(
+            node.metadata.labels?.["node.kubernetes.io/exclude-from-external-load-balancers"],
+            "",
+          );
+          assert.deepEqual(
+            node.spec.taints?.filter((x) => x.key === "node-role.kubernetes.io/control-plane"),
+            [{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }],
+          );
+          await assertKubeletIdentity(cp1, cp2, "system:bootstrap:abcdef", true);
+        },
+      );
 
       await t.step("a phase re-run alone (admin.conf instead of discovery) converges", async () => {
         const r = await cp2.kubeadm([
@@ -557,42 +612,29 @@ Deno.test({
         );
       });
 
-      await t.step("reset --force on cp2 removes its etcd member; cp1 keeps serving", async () => {
-        const r = await cp2.kubeadm(["reset", "--force"]);
+      await t.step(
+        "reset --force on cp2 removes its etcd member, Pods and files; cp1 keeps serving",
+        async () => {
+          assert.ok((await sandboxes(cp2)).length >= 4);
+          const r = await cp2.kubeadm(["reset", "--force"]);
+          assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+          const members = await etcdMembers(cp1);
+          assert.deepEqual(
+            members.map((m) => [m.name, m.isLearner ?? false, m.peerURLs[0]]),
+            [["cp1", false, `https://${cp1.ip}:2380`]],
+          );
+          assert.equal(await readyz(cp1), "ok");
+          await assertResetClean(cp2);
+        },
+      );
+
+      await t.step("reset --force on the worker removes its Pods and files", async () => {
+        for (const f of WORKER_JOIN_FILES) assert.ok(await exists(worker.path(f)), f);
+        assert.ok((await sandboxes(worker)).length >= 1, "kube-proxy's sandbox");
+        const r = await worker.kubeadm(["reset", "--force"]);
         assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
-        const members = await etcdMembers(cp1);
-        assert.deepEqual(
-          members.map((m) => [m.name, m.isLearner ?? false, m.peerURLs[0]]),
-          [["cp1", false, `https://${cp1.ns.address}:2380`]],
-        );
-        const ready = await run([
-          `${cp1.binDir}/kubectl`,
-          "--kubeconfig",
-          `${cp1.rootfs}/etc/kubernetes/admin.conf`,
-          "--server",
-          `https://${cp1.ns.address}:6443`,
-          "get",
-          "--raw",
-          "/readyz",
-        ], { ns: cp1.ns });
-        assert.equal(ready.code, 0, ready.stderr);
-        assert.equal(ready.stdout.trim(), "ok");
-        const manifests: string[] = [];
-        try {
-          for (const e of Deno.readDirSync(`${cp2.rootfs}/etc/kubernetes/manifests`)) {
-            if (e.name.endsWith(".yaml")) manifests.push(e.name);
-          }
-        } catch (e) {
-          if (!(e instanceof Deno.errors.NotFound)) throw e;
-        }
-        assert.deepEqual(manifests, []);
-        const etcdData: string[] = [];
-        try {
-          for (const e of Deno.readDirSync(`${cp2.rootfs}/var/lib/etcd`)) etcdData.push(e.name);
-        } catch (e) {
-          if (!(e instanceof Deno.errors.NotFound)) throw e;
-        }
-        assert.deepEqual(etcdData, []);
+        await assertResetClean(worker);
+        assert.equal(await exists(worker.path("/etc/cni/net.d/10-containerd-net.conflist")), true);
       });
     } finally {
       for (const n of nodes.reverse()) await n.stop();
@@ -604,70 +646,82 @@ Deno.test({
   name: "join: a worker joins a real v1.36.3 control plane (kubeadm v1.37 deploys v1.36)",
   ...e2e,
   async fn(t) {
-    const nodes: TestNode[] = [];
+    const nodes: ClusterNode[] = [];
     try {
-      const cp1 = await createTestNode("cp1", { componentSet: "v1.36.3" });
+      const cp1 = await createClusterNode("cp1", { version: "v1.36.3" });
       nodes.push(cp1);
       const { endpoint, pin } = await initForJoin(cp1, "kubernetesVersion: v1.36.3\n");
       const version = JSON.parse((await cp1.kubectl(["version", "-o", "json"])).stdout);
       assert.equal(version.serverVersion.gitVersion, "v1.36.3");
 
-      const worker = await createTestNode("worker1", {
+      const worker = await createClusterNode("worker1", {
         linkTo: [cp1],
-        componentSet: "v1.36.3",
+        version: "v1.36.3",
+        role: "worker",
       });
       nodes.push(worker);
-      await worker.startStandin();
       const join = await worker.kubeadm(workerJoinArgs(endpoint, pin, "worker1"));
-      assert.equal(join.code, 0, `join failed:\n${join.stdout}\n${join.stderr}`);
+      await assertOk(worker, "join", join);
 
       await t.step(
         "v1.37 kubelet files: no CRI or pause flags, the CRI socket in instance-config",
         async () => {
-          const kubelet = `${worker.rootfs}/var/lib/kubelet`;
+          const kubelet = (f: string) => Deno.readTextFile(worker.path(`/var/lib/kubelet/${f}`));
           assert.equal(
-            await Deno.readTextFile(`${kubelet}/kubeadm-flags.env`),
+            await kubelet("kubeadm-flags.env"),
             'KUBELET_KUBEADM_ARGS="--hostname-override=worker1"\n',
           );
           assert.equal(
-            await Deno.readTextFile(`${kubelet}/instance-config.yaml`),
+            await kubelet("instance-config.yaml"),
             'containerRuntimeEndpoint: "unix:///var/run/containerd/containerd.sock"\n',
           );
           assert.match(
-            await Deno.readTextFile(`${kubelet}/config.yaml`),
+            await kubelet("config.yaml"),
             /^containerRuntimeEndpoint: unix:\/\/\/var\/run\/containerd\/containerd\.sock$/m,
           );
         },
       );
 
-      await t.step("the worker bootstrapped as system:node:worker1 and registered", async () => {
-        const who = await worker.kubectlNode(
-          ["auth", "whoami", "-o", "json"],
-          "/etc/kubernetes/kubelet.conf",
-        );
-        assert.equal(who.code, 0, who.stderr);
-        assert.equal(JSON.parse(who.stdout).status.userInfo.username, "system:node:worker1");
-        const node = await waitFor("Node worker1", async () => {
-          const r = await cp1.kubectl(["get", "node", "worker1", "-o", "json"]);
-          return r.code === 0 ? JSON.parse(r.stdout) : undefined;
-        }, 60_000);
-        assert.equal(
-          node.metadata.annotations?.["kubeadm.alpha.kubernetes.io/cri-socket"],
-          undefined,
-        );
-      });
+      await t.step(
+        "the v1.36.3 kubelet bootstrapped as system:node:worker1 and registered",
+        async () => {
+          await assertKubeletIdentity(cp1, worker, "system:bootstrap:abcdef", true);
+          const node = await waitNodeReady(cp1, "worker1");
+          assert.equal(node.status?.nodeInfo?.kubeletVersion, "v1.36.3");
+          assert.equal(
+            node.metadata.annotations?.["kubeadm.alpha.kubernetes.io/cri-socket"],
+            undefined,
+          );
+        },
+      );
     } finally {
       for (const n of nodes.reverse()) await n.stop();
     }
   },
 });
 
-/** `etcdctl member list` against a control-plane node's etcd, with its healthcheck client cert. */
-async function etcdMembers(cp: TestNode) {
-  const pki = `${cp.rootfs}/etc/kubernetes/pki`;
-  const r = await run([
+/** The node's own kube-apiserver's `/readyz` (kubectl inside the node, admin.conf). */
+async function readyz(node: ClusterNode): Promise<string> {
+  const r = await node.exec([
+    `${node.binDir}/kubectl`,
+    "--kubeconfig",
+    "/etc/kubernetes/admin.conf",
+    "--server",
+    `https://${node.ip}:6443`,
+    "get",
+    "--raw",
+    "/readyz",
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  return r.stdout.trim();
+}
+
+/** `etcdctl member list` inside a control-plane node, with its healthcheck client cert. */
+async function etcdMembers(cp: ClusterNode) {
+  const pki = "/etc/kubernetes/pki";
+  const r = await cp.exec([
     `${cp.binDir}/etcdctl`,
-    `--endpoints=https://${cp.ns.address}:2379`,
+    `--endpoints=https://${cp.ip}:2379`,
     `--cacert=${pki}/etcd/ca.crt`,
     `--cert=${pki}/etcd/healthcheck-client.crt`,
     `--key=${pki}/etcd/healthcheck-client.key`,
@@ -675,7 +729,7 @@ async function etcdMembers(cp: TestNode) {
     "list",
     "-w",
     "json",
-  ], { ns: cp.ns });
+  ]);
   assert.equal(r.code, 0, r.stderr);
   return JSON.parse(r.stdout).members as {
     name: string;

@@ -6,7 +6,8 @@ import { CriSocketRuntime } from "../../runtime/host/container_runtime.ts";
 import { PAUSE_IMAGE } from "../support/containerd.ts";
 import {
   createNode,
-  machineKubeletSettings,
+  MACHINE_KUBELET_CONFIG,
+  machineKubeletFlags,
   NODE_CRI_ENDPOINT,
   type TestNode,
 } from "../support/node.ts";
@@ -52,7 +53,7 @@ Deno.test("real node: own namespaces and files, systemctl, containerd over CRI, 
     assert.equal(await Deno.readTextFile(node.hostPath("/etc/kubernetes/probe")), "hi\n");
     await assert.rejects(() => Deno.stat("/etc/kts-probe"), Deno.errors.NotFound);
     await assert.rejects(() => Deno.stat("/var/lib/kts-probe"), Deno.errors.NotFound);
-    await assert.rejects(() => Deno.stat("/etc/kubernetes"), Deno.errors.NotFound);
+    await assert.rejects(() => Deno.stat("/etc/kubernetes/probe"), Deno.errors.NotFound);
 
     // The kubelet's sysctls are the node's.
     const host = (await Deno.readTextFile("/proc/sys/vm/overcommit_memory")).trim();
@@ -166,12 +167,11 @@ Deno.test("real node: a standalone kubelet runs static etcd from the local image
     const cri = new CriSocketRuntime(`unix://${node.criSocketOnHost}`);
     assert.equal(await cri.imageExists(etcdImage), true);
 
-    // Standalone: /etc/default/kubelet clears the drop-in's kubeconfig flags (an
+    // Standalone: /etc/default/kubelet also clears the drop-in's kubeconfig flags (an
     // EnvironmentFile overrides Environment=), so no API server is needed.
-    await Deno.writeTextFile(
-      node.hostPath("/etc/default/kubelet"),
-      `KUBELET_KUBECONFIG_ARGS=\nKUBELET_EXTRA_ARGS=--node-ip=${node.ip}\n`,
-    );
+    await Deno.writeTextFile(node.hostPath("/etc/default/kubelet"), "KUBELET_KUBECONFIG_ARGS=\n", {
+      append: true,
+    });
     await Deno.writeTextFile(
       node.hostPath("/var/lib/kubelet/config.yaml"),
       JSON.stringify({
@@ -182,7 +182,7 @@ Deno.test("real node: a standalone kubelet runs static etcd from the local image
         readOnlyPort: 10255,
         authentication: { anonymous: { enabled: true }, webhook: { enabled: false } },
         authorization: { mode: "AlwaysAllow" },
-        ...machineKubeletSettings(node),
+        ...MACHINE_KUBELET_CONFIG,
       }),
     );
     await Deno.mkdir(node.hostPath("/etc/kubernetes/manifests"), { recursive: true });
@@ -246,7 +246,15 @@ Deno.test("real node: a standalone kubelet runs static etcd from the local image
     console.log(`etcd healthy ${healthyAfter.toFixed(0)} ms after systemctl start kubelet`);
   });
   await assert.rejects(() => Deno.stat(dir), Deno.errors.NotFound);
-  for (const p of ["/etc/kubernetes", "/var/lib/kubelet", "/var/lib/etcd", "/run/containerd"]) {
+  // (close() also compared the host's /etc/kubernetes, /var/lib/kubelet, … with before.)
+  for (
+    const p of [
+      "/etc/kubernetes/manifests/etcd.yaml",
+      "/var/lib/kubelet/config.yaml",
+      "/var/lib/etcd/member",
+      "/run/containerd/containerd.sock",
+    ]
+  ) {
     await assert.rejects(() => Deno.stat(p), Deno.errors.NotFound, p);
   }
 });
@@ -278,6 +286,7 @@ Deno.test("real node: kubeadm's kubelet-start restarts the node's kubelet throug
           "/kubelet --bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf",
           "--kubeconfig=/etc/kubernetes/kubelet.conf --config=/var/lib/kubelet/config.yaml",
           kubeadmArgs,
+          ...machineKubeletFlags(node),
         ].filter((s) => s !== "").join(" "),
       ),
       `${started}

@@ -5,7 +5,7 @@
 // `etcd-join` is no longer experimental, `kubelet-wait-bootstrap` is listed.
 import assert from "node:assert/strict";
 import type { Command } from "commander";
-import { buildProgram } from "../../cli/main.ts";
+import { buildProgram } from "../../cli/program.ts";
 import { k8sBinDir } from "../support/k8s_bins.ts";
 import { run } from "../support/control_plane.ts";
 
@@ -42,8 +42,11 @@ async function upstreamListing(kubeadm: string, root: string[]): Promise<Listing
   return listing;
 }
 
+/** Our whole command tree, as the CLI builds it. */
+const program = await buildProgram();
+
 function ourListing(root: string[]): Listing {
-  let cmd: Command | undefined = buildProgram();
+  let cmd: Command | undefined = program;
   for (const name of root) cmd = cmd?.commands.find((c) => c.name() === name);
   assert.ok(cmd, root.join(" "));
   const listing: Listing = new Map();

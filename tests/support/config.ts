@@ -125,3 +125,43 @@ localAPIEndpoint:
 nodeRegistration:
   name: node-a
 `;
+
+/** Options of {@link testInitConfigYaml}. */
+export interface TestInitConfigOptions {
+  /** `nodeRegistration.name`. */
+  name: string;
+  /** `localAPIEndpoint.advertiseAddress` (port 6443). */
+  address: string;
+  /** Lines appended to the InitConfiguration. */
+  init?: string;
+  /** Lines appended to the ClusterConfiguration. */
+  cluster?: string;
+  /** Further documents (KubeletConfiguration, KubeProxyConfiguration), each without `---`. */
+  documents?: readonly string[];
+}
+
+/**
+ * The e2e tests' kubeadm config: an InitConfiguration with the bootstrap token
+ * `abcdef.0123456789abcdef`, ECDSA-P256 keys and the pod subnet 10.244.0.0/16.
+ */
+export function testInitConfigYaml(o: TestInitConfigOptions): string {
+  return [
+    `apiVersion: kubeadm.k8s.io/v1beta4
+kind: InitConfiguration
+bootstrapTokens:
+- token: abcdef.0123456789abcdef
+localAPIEndpoint:
+  advertiseAddress: ${o.address}
+  bindPort: 6443
+nodeRegistration:
+  name: ${o.name}
+${o.init ?? ""}`,
+    `apiVersion: kubeadm.k8s.io/v1beta4
+kind: ClusterConfiguration
+encryptionAlgorithm: ECDSA-P256
+networking:
+  podSubnet: 10.244.0.0/16
+${o.cluster ?? ""}`,
+    ...(o.documents ?? []),
+  ].join("---\n");
+}

@@ -164,3 +164,25 @@ export async function startContainerd(opts: StartContainerdOptions): Promise<Con
   }
   return running;
 }
+
+/**
+ * Starts containerd inside a network namespace with every path (socket, root, state, CNI
+ * configuration) under `dir`; it dies with the test process, whatever happens.
+ */
+export function startScratchContainerd(
+  dir: string,
+  ns: { exec: readonly string[] },
+  opts: { registryConfigDir?: string } = {},
+): Promise<Containerd> {
+  return startContainerd({
+    dir,
+    prefix: ["setpriv", "--pdeathsig", "KILL", "--", ...ns.exec],
+    paths: {
+      socket: `${dir}/containerd.sock`,
+      root: `${dir}/root`,
+      state: `${dir}/state`,
+      cniConfDir: `${dir}/cni`,
+      registryConfigDir: opts.registryConfigDir,
+    },
+  });
+}

@@ -9,38 +9,12 @@
  * @module
  */
 import { binSetDir, k8sBinDir } from "./k8s_bins.ts";
-import { createNetNamespace, type NetNamespace } from "./netns.ts";
+import { createNetNamespace, linkNamespaces, type NetNamespace } from "./netns.ts";
 import { repoRoot } from "./repo.ts";
+import { kubeadmLauncher, run, type RunResult, waitFor } from "./commands.ts";
+import { testInitConfigYaml } from "./config.ts";
 
-/** Result of running a command. */
-export interface RunResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a command (optionally inside a namespace) and captures its output. */
-export async function run(
-  argv: string[],
-  opts: { ns?: NetNamespace; stdin?: string; env?: Record<string, string> } = {},
-): Promise<RunResult> {
-  const full = opts.ns ? [...opts.ns.exec, ...argv] : argv;
-  const child = new Deno.Command(full[0], {
-    args: full.slice(1),
-    stdin: opts.stdin === undefined ? "null" : "piped",
-    stdout: "piped",
-    stderr: "piped",
-    env: opts.env,
-  }).spawn();
-  if (opts.stdin !== undefined) {
-    const w = child.stdin.getWriter();
-    await w.write(new TextEncoder().encode(opts.stdin));
-    await w.close();
-  }
-  const out = await child.output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
-}
+export { kubeadmLauncher, run, type RunResult, waitFor };
 
 /** A running test node (control plane or worker). */
 export interface TestNode {
@@ -103,54 +77,6 @@ export async function componentSetDir(set: string): Promise<string> {
     "kube-controller-manager",
     "kube-scheduler",
   ]);
-}
-
-/**
- * The kubeadm launcher the nodes run: `scripts/kubeadm`, or `$KUBEADM_TS_LAUNCHER` (another
- * build of the CLI with the same command line).
- */
-export function kubeadmLauncher(): string {
-  return Deno.env.get("KUBEADM_TS_LAUNCHER") ?? `${repoRoot}/scripts/kubeadm`;
-}
-
-let linkCounter = 0;
-
-async function sh(args: string[]): Promise<void> {
-  const out = await new Deno.Command(args[0], {
-    args: args.slice(1),
-    stdout: "null",
-    stderr: "piped",
-  })
-    .output();
-  if (!out.success) {
-    throw new Error(`${args.join(" ")} failed: ${new TextDecoder().decode(out.stderr)}`);
-  }
-}
-
-/** Links two namespaces with a veth pair and /32 routes to each other's address. */
-async function linkNamespaces(a: NetNamespace, b: NetNamespace): Promise<void> {
-  const n = ++linkCounter;
-  const ifA = `kl${Deno.pid % 100000}a${n}`;
-  const ifB = `kl${Deno.pid % 100000}b${n}`;
-  await sh([
-    "ip",
-    "link",
-    "add",
-    ifA,
-    "netns",
-    a.name,
-    "type",
-    "veth",
-    "peer",
-    "name",
-    ifB,
-    "netns",
-    b.name,
-  ]);
-  await sh([...a.exec, "ip", "link", "set", ifA, "up"]);
-  await sh([...b.exec, "ip", "link", "set", ifB, "up"]);
-  await sh([...a.exec, "ip", "route", "add", `${b.address}/32`, "dev", ifA, "src", a.address]);
-  await sh([...b.exec, "ip", "route", "add", `${a.address}/32`, "dev", ifB, "src", b.address]);
 }
 
 /** A copy of a kubeconfig whose absolute file references are mapped under `rootfs`. */
@@ -284,44 +210,14 @@ export async function writeInitConfig(
   const path = `${node.rootfs}/${opts.file ?? "kubeadm-config.yaml"}`;
   await Deno.writeTextFile(
     path,
-    `apiVersion: kubeadm.k8s.io/v1beta4
-kind: InitConfiguration
-bootstrapTokens:
-- token: abcdef.0123456789abcdef
-localAPIEndpoint:
-  advertiseAddress: ${node.ns.address}
-  bindPort: 6443
-nodeRegistration:
-  name: ${node.nodeName}
-${opts.initExtra ?? ""}---
-apiVersion: kubeadm.k8s.io/v1beta4
-kind: ClusterConfiguration
-encryptionAlgorithm: ECDSA-P256
-networking:
-  podSubnet: 10.244.0.0/16
-${extra}`,
+    testInitConfigYaml({
+      name: node.nodeName,
+      address: node.ns.address,
+      init: opts.initExtra,
+      cluster: extra,
+    }),
   );
   return path;
-}
-
-/** Polls `fn` until it returns a truthy value or `timeoutMs` passes. */
-export async function waitFor<T>(
-  what: string,
-  fn: () => Promise<T | undefined | false>,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (e) {
-      last = e;
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${last}` : ""}`);
 }
 
 /**

@@ -82,3 +82,31 @@ export async function createNetNamespace(): Promise<NetNamespace> {
   }
   return ns;
 }
+
+let linkCounter = 0;
+
+/** Links two namespaces with a veth pair and /32 routes to each other's address. */
+export async function linkNamespaces(a: NetNamespace, b: NetNamespace): Promise<void> {
+  const n = ++linkCounter;
+  const ifA = `kl${Deno.pid % 100000}a${n}`;
+  const ifB = `kl${Deno.pid % 100000}b${n}`;
+  await sh([
+    "ip",
+    "link",
+    "add",
+    ifA,
+    "netns",
+    a.name,
+    "type",
+    "veth",
+    "peer",
+    "name",
+    ifB,
+    "netns",
+    b.name,
+  ]);
+  await sh([...a.exec, "ip", "link", "set", ifA, "up"]);
+  await sh([...b.exec, "ip", "link", "set", ifB, "up"]);
+  await sh([...a.exec, "ip", "route", "add", `${b.address}/32`, "dev", ifA, "src", a.address]);
+  await sh([...b.exec, "ip", "route", "add", `${a.address}/32`, "dev", ifB, "src", b.address]);
+}

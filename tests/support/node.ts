@@ -9,7 +9,9 @@
  * rewrites are bound over with files of the node's own. `/tmp` is the host's (the node's
  * directory lives there); node processes get `TMPDIR` inside it. The node's `/etc/hosts` names
  * the node; its `/etc/resolv.conf` points at its own loopback, where nothing answers, so name
- * lookups fail at once instead of waiting for the host's unreachable name servers.
+ * lookups fail at once instead of waiting for the host's unreachable name servers. The machine
+ * is provisioned as a Kubernetes host: IPv4 forwarding on (in its own network namespace), its
+ * kubelet flags (node IP, cgroup root) in `/etc/default/kubelet`.
  *
  * containerd and the kubelet run as units of the node's service manager (node_services.ts),
  * the kubelet exactly as kubeadm's systemd drop-in runs it; `systemctl` on the node's PATH
@@ -18,10 +20,13 @@
  *
  * Tear-down stops the units, kills the PID namespace, removes the node's cgroups and network
  * namespace, checks that nothing of the node is still mounted on the host before deleting its
- * directory, and checks that the host's `/dev/null` and sysctls are as they were.
+ * directory, and checks that the host is as it was: `/dev/null`, the kubelet's sysctls, the
+ * kernel's conntrack sizes, no `/etc/kubernetes`, `/var/lib/kubelet`, `/run/containerd`, … or
+ * top-level `kubepods` cgroup that was not there before, the node's netns and cgroups gone.
  *
  * @module
  */
+import { type GroupProcess, spawnGroup } from "./commands.ts";
 import { containerdBinDir, containerdConfig, PAUSE_IMAGE } from "./containerd.ts";
 import { createNetNamespace, type NetNamespace, sh } from "./netns.ts";
 import { binSetDir } from "./k8s_bins.ts";
@@ -55,26 +60,47 @@ export const KUBELET_SYSCTLS: readonly string[] = [
 /** The node's CRI endpoint (containerd's default socket, as kubeadm detects it). */
 export const NODE_CRI_ENDPOINT = "unix:///var/run/containerd/containerd.sock";
 
-/** The directory of the kubelet the nodes run (the scripts/k8s-bins set of the node images). */
-export function nodeBinDir(): Promise<string> {
-  return binSetDir(NODE_IMAGE_SET, "KUBEADM_TS_NODE_BIN_DIR", ["kubelet"]);
+/**
+ * The directory of a `scripts/k8s-bins` set's kubelet (default: the set of the node images;
+ * `$KUBEADM_TS_NODE_BIN_DIR` overrides it, `$KUBEADM_TS_V1_36_3_BIN_DIR` the v1.36.3 set).
+ */
+export function nodeBinDir(set = NODE_IMAGE_SET): Promise<string> {
+  const env = set === NODE_IMAGE_SET
+    ? "KUBEADM_TS_NODE_BIN_DIR"
+    : `KUBEADM_TS_${set.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_BIN_DIR`;
+  return binSetDir(set, env, ["kubelet"]);
 }
 
+/** Node paths whose files {@link TestNode.files} lists, beside what was written over the rest. */
+const FILES_LISTED: readonly string[] = [
+  "/etc/kubernetes",
+  "/etc/cni/net.d",
+  "/etc/default/kubelet",
+  "/var/lib/kubelet",
+  "/var/lib/etcd",
+];
+
 /**
- * KubeletConfiguration fields every kubelet needs on these machines (real-node-facts.md):
- * cgroup v1 allowed, the cgroupfs driver under the node's own cgroup root, swap tolerated, no
- * OOM score change (no CAP_SYS_RESOURCE).
+ * KubeletConfiguration fields every kubelet needs on these machines (real-node-facts.md), as a
+ * kubeadm user on such a host passes them in the kubeadm config: cgroup v1 allowed, the
+ * cgroupfs driver, swap tolerated, no OOM score change (no CAP_SYS_RESOURCE).
  */
-export function machineKubeletSettings(
-  node: Pick<TestNode, "cgroupRoot">,
-): Record<string, unknown> {
-  return {
-    failCgroupV1: false,
-    cgroupDriver: "cgroupfs",
-    cgroupRoot: node.cgroupRoot,
-    failSwapOn: false,
-    oomScoreAdj: 0,
-  };
+export const MACHINE_KUBELET_CONFIG: Readonly<Record<string, unknown>> = {
+  failCgroupV1: false,
+  cgroupDriver: "cgroupfs",
+  failSwapOn: false,
+  oomScoreAdj: 0,
+};
+
+/**
+ * The kubelet flags of this machine, in its `/etc/default/kubelet` (`KUBELET_EXTRA_ARGS`, the
+ * per-host file of the kubelet packages): its node IP (the address of its default route) and
+ * its own cgroup root. Per machine, not in the KubeletConfiguration, because kubeadm shares
+ * that one among all nodes (the `kubelet-config` ConfigMap) while these machines share one
+ * host's cgroup hierarchies.
+ */
+export function machineKubeletFlags(node: Pick<TestNode, "ip" | "cgroupRoot">): string[] {
+  return [`--node-ip=${node.ip}`, `--cgroup-root=${node.cgroupRoot}`];
 }
 
 /** Options of {@link createNode}. */
@@ -102,17 +128,31 @@ export interface TestNode {
   dir: string;
   /** The kubelet's `cgroupRoot` (created in every cgroup v1 hierarchy). */
   cgroupRoot: string;
+  /** The node's network namespace (its `eth0`; the host side is `ns.hostAddress`). */
+  ns: NetNamespace;
   /** The node's service manager (units `containerd` and `kubelet`). */
   services: ServiceManager;
   /** containerd's socket as the host reaches it. */
   criSocketOnHost: string;
   /** The host path of a node path under one of the node's own directories. */
   hostPath(nodePath: string): string;
+  /**
+   * Every file of `/etc/kubernetes`, `/etc/cni/net.d`, `/etc/default/kubelet`,
+   * `/var/lib/kubelet` and `/var/lib/etcd`, and every file written (or removed) anywhere else
+   * under `/etc` and `/var` but the runtime's own directories: node path → size and mtime
+   * (`removed` for a removal). Compare two listings to see what a command wrote.
+   */
+  files(): Promise<Map<string, string>>;
   /** Runs a command inside the node (its namespaces, PATH with kubelet and systemctl). */
   exec(
     argv: string[],
     opts?: { env?: Record<string, string>; stdin?: string; timeoutMs?: number },
   ): Promise<NodeCommandResult>;
+  /**
+   * Starts a command inside the node in a process group of its own (see {@link NodeProcess});
+   * output piped.
+   */
+  spawn(argv: string[], opts?: { env?: Record<string, string> }): NodeProcess;
   /** Runs `ctr` (namespace `k8s.io`) against the node's containerd. */
   ctr(args: string[]): Promise<string>;
   /** A unit's log so far. */
@@ -120,6 +160,9 @@ export interface TestNode {
   /** Tears the node down (see the module documentation); throws if the host was touched. */
   close(): Promise<void>;
 }
+
+/** A process started with {@link TestNode.spawn}. */
+export type NodeProcess = GroupProcess;
 
 let counter = 0;
 
@@ -197,6 +240,57 @@ export async function readKubeletSysctls(): Promise<Record<string, string>> {
   return out;
 }
 
+/**
+ * Host-wide settings a node's software could change from inside its namespaces: the kernel's
+ * conntrack table size (kube-proxy sizes it; `nf_conntrack_max` is read-only outside the
+ * host's network namespace, but the module's `hashsize` is one for the whole kernel).
+ */
+const HOST_WIDE_FILES: readonly string[] = [
+  "/proc/sys/net/netfilter/nf_conntrack_max",
+  "/sys/module/nf_conntrack/parameters/hashsize",
+];
+
+/** Host paths a node's kubelet, containerd, CNI plugins or kubeadm write if they leak. */
+const HOST_NODE_PATHS: readonly string[] = [
+  "/etc/kubernetes",
+  "/etc/cni/net.d",
+  "/var/lib/kubelet",
+  "/var/lib/etcd",
+  "/var/lib/containerd",
+  "/var/lib/cni",
+  "/var/log/pods",
+  "/var/log/containers",
+  "/run/containerd",
+  "/run/nri",
+  "/run/kubernetes",
+];
+
+/**
+ * What a node must leave as it found on the host: the kubelet's sysctls, the host-wide files
+ * above, whether each of the node paths above exists, and the kubelet's default cgroups
+ * (`kubepods` at the top of each hierarchy).
+ */
+export async function readHostState(): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const [s, v] of Object.entries(await readKubeletSysctls())) out[`/proc/sys/${s}`] = v;
+  for (const f of HOST_WIDE_FILES) {
+    out[f] = (await Deno.readTextFile(f).catch(() => "(absent)")).trim();
+  }
+  const paths = [...HOST_NODE_PATHS];
+  for (const h of await cgroupHierarchies()) paths.push(`${h}/kubepods`, `${h}/kubepods.slice`);
+  for (const p of paths) {
+    out[p] = await Deno.lstat(p).then(() => "exists", () => "absent");
+  }
+  return out;
+}
+
+/** The entries of `after` that differ from `before`, as `key: before -> after` lines. */
+function changedEntries(before: Record<string, string>, after: Record<string, string>): string[] {
+  return Object.keys({ ...before, ...after })
+    .filter((k) => before[k] !== after[k])
+    .map((k) => `${k}: ${before[k]} -> ${after[k]}`);
+}
+
 function shellQuote(s: string): string {
   return `'${s.replaceAll("'", `'\\''`)}'`;
 }
@@ -223,6 +317,7 @@ function initScript(dir: string, name: string, ip: string): string {
       `mount --bind ${q(`${dir}/.sysctl/${s.replaceAll("/", ".")}`)} ${q(`/proc/sys/${s}`)}`
     ),
     `hostname ${q(name)}`,
+    "echo 1 > /proc/sys/net/ipv4/ip_forward",
     `printf '%s %s\\n' ${q(ip)} ${q(name)} >> /etc/hosts`,
     // The host's name servers are unreachable from the node: make lookups fail at once
     // (nothing answers on the node's loopback) instead of stalling ~10 s each.
@@ -241,6 +336,7 @@ export async function createNode(opts: NodeOptions = {}): Promise<TestNode> {
   const name = `kts-${Deno.pid}-${n}`;
   const ctrdBin = await containerdBinDir();
   const sysctlsBefore = await readKubeletSysctls();
+  const hostBefore = await readHostState();
   await assertDevNullIntact();
   const dir = await Deno.makeTempDir({ prefix: `${name}-` });
   const cgroupRoot = `/${name}`;
@@ -294,10 +390,20 @@ export async function createNode(opts: NodeOptions = {}): Promise<TestNode> {
       await Deno.remove(dir, { recursive: true });
     });
     await attempt("/dev/null", assertDevNullIntact);
-    await attempt("host sysctls", async () => {
-      const after = await readKubeletSysctls();
-      if (JSON.stringify(after) !== JSON.stringify(sysctlsBefore)) {
-        throw new Error(`changed: ${JSON.stringify(sysctlsBefore)} -> ${JSON.stringify(after)}`);
+    await attempt("host state", async () => {
+      const changed = changedEntries(hostBefore, await readHostState());
+      if (changed.length > 0) throw new Error(`changed while the node ran: ${changed.join("; ")}`);
+    });
+    await attempt("network namespace", async () => {
+      if (ns && await Deno.lstat(`/run/netns/${ns.name}`).then(() => true, () => false)) {
+        throw new Error(`/run/netns/${ns.name} is still there`);
+      }
+    });
+    await attempt("cgroups", async () => {
+      for (const h of await cgroupHierarchies()) {
+        if (await Deno.lstat(`${h}${cgroupRoot}`).then(() => true, () => false)) {
+          throw new Error(`${h}${cgroupRoot} is still there`);
+        }
       }
     });
     if (errors.length > 0) throw new Error(`node ${name} tear-down: ${errors.join("; ")}`);
@@ -348,6 +454,10 @@ export async function createNode(opts: NodeOptions = {}): Promise<TestNode> {
     }
 
     ns = await createNetNamespace();
+    await Deno.writeTextFile(
+      `${dir}/etc/default/kubelet`,
+      `KUBELET_EXTRA_ARGS="${machineKubeletFlags({ ip: ns.address, cgroupRoot }).join(" ")}"\n`,
+    );
     // setpriv: if the test process dies, the node dies with it (unshare's --kill-child then
     // kills the node's PID 1, and with it every process of the node).
     init = new Deno.Command("setpriv", {
@@ -499,9 +609,40 @@ export async function createNode(opts: NodeOptions = {}): Promise<TestNode> {
       ip: ns.address,
       dir,
       cgroupRoot,
+      ns,
       services,
       criSocketOnHost,
       hostPath,
+      async files() {
+        const out = new Map<string, string>();
+        const walk = async (hostDir: string, nodeDir: string) => {
+          let entries: Deno.DirEntry[];
+          try {
+            entries = await Array.fromAsync(Deno.readDir(hostDir));
+          } catch (e) {
+            if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) {
+              return;
+            }
+            throw e;
+          }
+          for (const e of entries) {
+            const h = `${hostDir}/${e.name}`;
+            const n = `${nodeDir}/${e.name}`;
+            const st = await Deno.lstat(h);
+            if (st.isDirectory) await walk(h, n);
+            else if (st.isCharDevice && st.rdev === 0) out.set(n, "removed"); // overlay whiteout
+            else out.set(n, `${st.size} ${st.mtime?.toISOString()}`);
+          }
+        };
+        for (const p of FILES_LISTED) {
+          const h = hostPath(p);
+          const st = await Deno.lstat(h).catch(() => undefined);
+          if (st?.isFile) out.set(p, `${st.size} ${st.mtime?.toISOString()}`);
+          else await walk(h, p);
+        }
+        for (const top of ["etc", "var"]) await walk(`${dir}/.overlay/${top}/upper`, `/${top}`);
+        return out;
+      },
       async exec(argv, o = {}) {
         const child = new Deno.Command("nsenter", {
           args: [...enter, ...argv],
@@ -527,6 +668,11 @@ export async function createNode(opts: NodeOptions = {}): Promise<TestNode> {
           stderr: new TextDecoder().decode(out.stderr),
         };
       },
+      spawn: (argv, o = {}) =>
+        spawnGroup(["nsenter", ...enter, ...argv], {
+          env: { ...nodeEnv, ...o.env },
+          clearEnv: true,
+        }),
       ctr: (args) =>
         sh([`${ctrdBin}/ctr`, "--address", criSocketOnHost, "--namespace", "k8s.io", ...args]),
       log: (unit) => Deno.readTextFile(`${dir}/logs/${unit}.log`).catch(() => ""),

@@ -101,7 +101,8 @@ function fakeServer(
   };
 }
 
-async function signedClusterInfo(
+/** Upstream's cluster-info (or one with `kubeconfig`) signed for {@link DISCOVERY_TOKEN}. */
+export async function signedClusterInfo(
   api: CoreApi,
   kubeconfig = EXPECTED_KUBECONFIG,
 ): Promise<ConfigMap> {

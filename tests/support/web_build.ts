@@ -30,8 +30,12 @@ async function run(cmd: string, args: string[]): Promise<string> {
   return text;
 }
 
-/** Bundles a test module into a standalone ES module. */
-async function bundleModule(entry: string, out: string): Promise<void> {
+/** Bundles a module (a path relative to the repository) into a standalone ES module. */
+export async function bundleModule(
+  entry: string,
+  out: string,
+  opts: { minify?: boolean } = {},
+): Promise<void> {
   await run(`${repoRoot}/scripts/deno`, [
     "bundle",
     "--quiet",
@@ -39,6 +43,7 @@ async function bundleModule(entry: string, out: string): Promise<void> {
     "browser",
     "--format",
     "esm",
+    ...(opts.minify ? ["--minify"] : []),
     "-o",
     out,
     entry,

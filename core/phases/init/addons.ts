@@ -1,14 +1,17 @@
 /**
  * `kubeadm init phase addon`: `coredns` installs CoreDNS (the `corednsdeployment` patches of
  * `--patches` applied to its Deployment) and `kube-proxy` installs kube-proxy pointed at the
- * control-plane endpoint (the `kubeproxydaemonset` patches applied to its DaemonSet, v1.37). A disabled addon (`dns.disabled`, `proxy.disabled`, which skipping
- * the phase also sets) is not installed.
+ * control-plane endpoint (the `kubeproxydaemonset` patches applied to its DaemonSet, v1.37). A
+ * disabled addon (`dns.disabled`, `proxy.disabled`, which skipping the phase also sets) is not
+ * installed. With `--print-manifest` the objects (patched) are printed as YAML documents
+ * instead, and the cluster is never contacted.
  *
  * @module
  */
 import { coreDNSInputFor, kubeProxyInputFor } from "../../addons/inputs.ts";
-import { ensureCoreDNS } from "../../addons/coredns.ts";
-import { ensureKubeProxy } from "../../addons/kube_proxy.ts";
+import { coreDNSManifests, ensureCoreDNS } from "../../addons/coredns.ts";
+import { ensureKubeProxy, kubeProxyManifests } from "../../addons/kube_proxy.ts";
+import { toKubeYaml } from "../../yaml/kube_yaml.ts";
 import { patchManagerFor } from "../../patches/patch_manager.ts";
 import { clusterClient } from "./cluster_access.ts";
 import type { InitData } from "./data.ts";
@@ -20,15 +23,21 @@ async function patchesOf(data: InitData) {
     : undefined;
 }
 
+/** Prints objects the way `--print-manifest` does: each a YAML document after `---`. */
+function printManifests(data: InitData, objects: readonly object[]): void {
+  for (const o of objects) data.out.info(`---\n${toKubeYaml(o).replace(/\n$/, "")}`);
+}
+
 /** `addon/coredns`. */
 export async function runCoreDNSAddon(data: InitData): Promise<void> {
-  const client = await clusterClient(data.cluster);
-  await ensureCoreDNS(client, coreDNSInputFor(data.cfg, await patchesOf(data)), data.out);
+  const input = coreDNSInputFor(data.cfg, await patchesOf(data));
+  if (data.printManifest) return printManifests(data, await coreDNSManifests(input));
+  await ensureCoreDNS(await clusterClient(data.cluster), input, data.out);
 }
 
 /** `addon/kube-proxy`. */
 export async function runKubeProxyAddon(data: InitData): Promise<void> {
-  const client = await clusterClient(data.cluster);
   const input = kubeProxyInputFor(data.cfg, data.host.proxyEnv, await patchesOf(data));
-  await ensureKubeProxy(client, input, data.out);
+  if (data.printManifest) return printManifests(data, await kubeProxyManifests(input));
+  await ensureKubeProxy(await clusterClient(data.cluster), input, data.out);
 }

@@ -31,6 +31,11 @@ export interface ClusterAccessOptions {
   files: FileReader;
   /** `/etc/kubernetes`. */
   kubeconfigDir: string;
+  /**
+   * `--kubeconfig`: when it names another file than `<kubeconfigDir>/admin.conf`, that file is
+   * used as it is, without the `kubeadm:cluster-admins` bootstrap (as upstream).
+   */
+  kubeconfigPath?: string;
   /** Transport factory (real or dry-run). */
   transportFor: TransportFactory;
   /** Ensure the `kubeadm:cluster-admins` binding on first use (false in dry-run). */
@@ -52,10 +57,12 @@ async function readKubeconfig(files: FileReader, path: string): Promise<Kubeconf
   return data === undefined ? undefined : parseKubeconfig(data, path);
 }
 
-/** A {@link ClusterAccess} for `<kubeconfigDir>/admin.conf`. */
+/** A {@link ClusterAccess} for `<kubeconfigDir>/admin.conf` (or `--kubeconfig`). */
 export function createClusterAccess(o: ClusterAccessOptions): ClusterAccess {
   const dir = o.kubeconfigDir.replace(/\/+$/, "");
-  const adminPath = `${dir}/${KubeconfigFile.admin}`;
+  const defaultPath = `${dir}/${KubeconfigFile.admin}`;
+  const adminPath = o.kubeconfigPath ?? defaultPath;
+  const bootstrap = o.bootstrapClusterAdmins && adminPath === defaultPath;
   const superAdminPath = `${dir}/${KubeconfigFile.superAdmin}`;
   let kubeconfig: Promise<Kubeconfig> | undefined;
   let client: Promise<KubeClient> | undefined;
@@ -97,7 +104,7 @@ export function createClusterAccess(o: ClusterAccessOptions): ClusterAccess {
 
   const connect = async (): Promise<KubeClient> => {
     const admin = await clientFor(await access.kubeconfig(), adminPath);
-    if (!o.bootstrapClusterAdmins) return admin;
+    if (!bootstrap) return admin;
     const superCfg = await readKubeconfig(o.files, superAdminPath);
     const superAdmin = superCfg ? await clientFor(superCfg, superAdminPath) : undefined;
     await ensureClusterAdminsBinding(admin, superAdmin);

@@ -70,6 +70,8 @@ export interface InitData extends RunContext {
   cluster?: ClusterAccess;
   /** `init phase preflight -o`: `text` (default) or `json` (one report of every check). */
   preflightOutput?: "text" | "json";
+  /** `addon coredns|kube-proxy --print-manifest`: print the addon's objects, install nothing. */
+  printManifest?: boolean;
   /** `--skip-token-print`: withhold the bootstrap token in the output. */
   skipTokenPrint?: boolean;
   /** `--skip-certificate-key-print`: withhold the certificate key in the output. */

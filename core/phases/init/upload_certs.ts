@@ -26,6 +26,7 @@ export async function runUploadCerts(data: InitData): Promise<void> {
     externalEtcd: data.cfg.cluster.etcd.external,
     certificateKey: data.cfg.init.certificateKey,
     random: data.random,
+    crypto: data.crypto,
     now: data.clock.now(),
     skipCertificateKeyPrint: data.skipCertificateKeyPrint,
   }, data.out);

@@ -34,8 +34,9 @@ const showJoinCommand = () => import("./show_join_command.ts");
 const localEtcd = (d: InitData) => d.cfg.cluster.etcd.external === undefined;
 
 /**
- * The flags each `init phase` command accepts: upstream's for that phase (as far as kubeadm-ts
- * implements them), and `--config` everywhere.
+ * The flags each `init phase` command accepts: exactly upstream's for that phase (a phase that
+ * only groups sub-phases has none), plus `-o` on preflight (a kubeadm-ts addition: the JSON
+ * report).
  */
 const CERTS = ["cert-dir", "config", "dry-run", "kubernetes-version"] as const;
 const KUBECONFIG = [
@@ -45,9 +46,19 @@ const KUBECONFIG = [
   "config",
   "control-plane-endpoint",
   "dry-run",
+  "kubeconfig-dir",
   "kubernetes-version",
 ] as const;
-const ADDON = ["config", "dry-run", "image-repository", "kubernetes-version"] as const;
+const ADDON = [
+  "config",
+  "dry-run",
+  "image-repository",
+  "kubeconfig",
+  "kubernetes-version",
+] as const;
+/** Upstream's `--kubeconfig` phases: they talk to the cluster through it. */
+const CLUSTER = ["config", "dry-run", "kubeconfig"] as const;
+const CONTROL_PLANE_COMMON = [...CERTS, "image-repository", "patches"] as const;
 const FLAGS = {
   preflight: [
     "config",
@@ -55,7 +66,6 @@ const FLAGS = {
     "dry-run",
     "ignore-preflight-errors",
     "image-repository",
-    "node-name",
     "output",
   ],
   certs: CERTS,
@@ -72,31 +82,33 @@ const FLAGS = {
   /** kubelet.conf (and `all`) also take the node name. */
   kubeconfigKubelet: [...KUBECONFIG, "node-name"],
   etcd: ["cert-dir", "config", "dry-run", "image-repository", "patches"],
+  /** The apiserver's; `all` adds the pod CIDR (the controller-manager's). */
   controlPlane: [
-    ...CERTS,
+    ...CONTROL_PLANE_COMMON,
     "apiserver-advertise-address",
     "apiserver-bind-port",
     "control-plane-endpoint",
     "feature-gates",
-    "image-repository",
-    "patches",
+    "service-cidr",
+  ],
+  controlPlaneAll: [
+    ...CONTROL_PLANE_COMMON,
+    "apiserver-advertise-address",
+    "apiserver-bind-port",
+    "control-plane-endpoint",
+    "feature-gates",
     "pod-network-cidr",
     "service-cidr",
   ],
+  controllerManager: [...CONTROL_PLANE_COMMON, "pod-network-cidr"],
+  scheduler: CONTROL_PLANE_COMMON,
   kubeletStart: ["config", "cri-socket", "dry-run", "image-repository", "node-name", "patches"],
-  waitControlPlane: ["config", "dry-run"],
-  uploadConfig: ["config", "cri-socket", "dry-run"],
-  uploadCerts: [
-    "certificate-key",
-    "config",
-    "dry-run",
-    "skip-certificate-key-print",
-    "upload-certs",
-  ],
+  uploadConfig: [...CLUSTER, "cri-socket"],
+  uploadCerts: [...CLUSTER, "certificate-key", "skip-certificate-key-print", "upload-certs"],
   markControlPlane: ["config", "dry-run", "node-name"],
-  bootstrapToken: ["config", "dry-run", "skip-token-print"],
+  bootstrapToken: [...CLUSTER, "skip-token-print"],
   kubeletFinalize: ["cert-dir", "config", "dry-run"],
-  addon: [
+  addonAll: [
     ...ADDON,
     "apiserver-advertise-address",
     "apiserver-bind-port",
@@ -106,14 +118,21 @@ const FLAGS = {
     "service-cidr",
     "service-dns-domain",
   ],
-  showJoinCommand: ["config", "dry-run", "skip-certificate-key-print", "skip-token-print"],
+  addonCoreDNS: [...ADDON, "feature-gates", "print-manifest", "service-cidr", "service-dns-domain"],
+  addonKubeProxy: [
+    ...ADDON,
+    "apiserver-advertise-address",
+    "apiserver-bind-port",
+    "control-plane-endpoint",
+    "pod-network-cidr",
+    "print-manifest",
+  ],
 } as const satisfies Record<string, readonly string[]>;
 
 const certsPhase: Phase<InitData> = {
   name: "certs",
   short: "Certificate generation",
   run: async (d) => (await certs()).runCertsHeader(d),
-  flags: FLAGS.certsApiServer,
   phases: [
     {
       name: "all",
@@ -136,7 +155,6 @@ const kubeconfigPhase: Phase<InitData> = {
   short:
     "Generate all kubeconfig files necessary to establish the control plane and the admin kubeconfig file",
   run: async (d) => (await kubeconfigs()).runKubeconfigHeader(d),
-  flags: FLAGS.kubeconfigKubelet,
   phases: [
     {
       name: "all",
@@ -182,13 +200,12 @@ export function initWorkflow(): Workflow<InitData> {
         name: "control-plane",
         short: "Generate all static Pod manifest files necessary to establish the control plane",
         run: async (d) => (await controlPlane()).runControlPlaneHeader(d),
-        flags: FLAGS.controlPlane,
         phases: [
           {
             name: "all",
             short: "Generate all static Pod manifest files",
             runAllSiblings: true,
-            flags: FLAGS.controlPlane,
+            flags: FLAGS.controlPlaneAll,
           },
           {
             name: "apiserver",
@@ -200,13 +217,13 @@ export function initWorkflow(): Workflow<InitData> {
             name: "controller-manager",
             short: "Generates the kube-controller-manager static Pod manifest",
             run: async (d) => (await controlPlane()).runControlPlane(d, "kube-controller-manager"),
-            flags: FLAGS.controlPlane,
+            flags: FLAGS.controllerManager,
           },
           {
             name: "scheduler",
             short: "Generates the kube-scheduler static Pod manifest",
             run: async (d) => (await controlPlane()).runControlPlane(d, "kube-scheduler"),
-            flags: FLAGS.controlPlane,
+            flags: FLAGS.scheduler,
           },
         ],
       },
@@ -220,7 +237,6 @@ export function initWorkflow(): Workflow<InitData> {
         name: "wait-control-plane",
         short: "Wait for the control plane to start",
         run: async (d) => (await waitControlPlane()).runWaitControlPlane(d),
-        flags: FLAGS.waitControlPlane,
       },
       {
         name: "upload-config",
@@ -261,6 +277,7 @@ export function initWorkflow(): Workflow<InitData> {
       },
       {
         name: "bootstrap-token",
+        aliases: ["bootstraptoken"],
         short: "Generates bootstrap tokens used to join a node to a cluster",
         run: async (d) => (await bootstrapToken()).runBootstrapToken(d),
         flags: FLAGS.bootstrapToken,
@@ -291,21 +308,21 @@ export function initWorkflow(): Workflow<InitData> {
             name: "all",
             short: "Install all the addons",
             runAllSiblings: true,
-            flags: FLAGS.addon,
+            flags: FLAGS.addonAll,
           },
           {
             name: "coredns",
             short: "Install the CoreDNS addon to a Kubernetes cluster",
             runIf: (d) => !d.cfg.cluster.dns.disabled,
             run: async (d) => (await addons()).runCoreDNSAddon(d),
-            flags: FLAGS.addon,
+            flags: FLAGS.addonCoreDNS,
           },
           {
             name: "kube-proxy",
             short: "Install the kube-proxy addon to a Kubernetes cluster",
             runIf: (d) => !d.cfg.cluster.proxy.disabled,
             run: async (d) => (await addons()).runKubeProxyAddon(d),
-            flags: FLAGS.addon,
+            flags: FLAGS.addonKubeProxy,
           },
         ],
       },
@@ -313,7 +330,6 @@ export function initWorkflow(): Workflow<InitData> {
         name: "show-join-command",
         short: "Show the join command for control-plane and worker node",
         run: async (d) => (await showJoinCommand()).runShowJoinCommand(d),
-        flags: FLAGS.showJoinCommand,
       },
     ],
   };

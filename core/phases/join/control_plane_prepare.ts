@@ -37,6 +37,7 @@ export async function runDownloadCerts(d: JoinData): Promise<void> {
       certificateKey: key,
       certificatesDir: cfg.cluster.certificatesDir,
       externalEtcd: cfg.cluster.etcd.external,
+      crypto: d.crypto,
     }, d.out);
   } catch (e) {
     throw new KubeadmError(`error downloading certs: ${errorMessage(e)}`, {

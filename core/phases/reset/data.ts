@@ -10,15 +10,12 @@
  */
 import type { ResetConfiguration } from "../../config/types.ts";
 import { DEFAULT_CERTIFICATES_DIR, DEFAULT_CRI_SOCKET } from "../../constants.ts";
-import { ValidationError } from "../../errors.ts";
+import { validateUnmountFlags } from "../../config/reset.ts";
 import type { Printer } from "../../host/ports.ts";
 import { KNOWN_CHECK_NAMES } from "../../preflight/catalog.ts";
 import type { NodeHost } from "../../host/node.ts";
 import { type IgnoreSet, resolveIgnoreSet } from "../../preflight/ignore.ts";
 import { assertSafeCleanupDir } from "./safety.ts";
-
-/** Unmount flags accepted in `ResetConfiguration.unmountFlags`. */
-export const UNMOUNT_FLAGS = ["MNT_FORCE", "MNT_DETACH", "MNT_EXPIRE", "UMOUNT_NOFOLLOW"] as const;
 
 /**
  * What `reset` could learn from the cluster's `kubeadm-config` (best effort: absent when the
@@ -86,20 +83,6 @@ export interface ResetDataInput {
   out: Printer;
   node: NodeHost;
   confirm(prompt: string): Promise<string | undefined>;
-}
-
-/** Validates `unmountFlags`. */
-export function validateUnmountFlags(flags: readonly string[]): void {
-  const bad = flags.map((f, i) => ({ f, i })).filter(({ f }) =>
-    !(UNMOUNT_FLAGS as readonly string[]).includes(f)
-  );
-  if (bad.length > 0) {
-    throw new ValidationError(bad.map(({ f, i }) => ({
-      field: `unmountFlags[${i}]`,
-      value: f,
-      detail: `unknown unmount flag; must be one of ${UNMOUNT_FLAGS.join(", ")}`,
-    })));
-  }
 }
 
 /** Resolves flags, ResetConfiguration and cluster values into {@link ResetData}. */

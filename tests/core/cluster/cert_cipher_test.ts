@@ -8,6 +8,8 @@ import {
   toHex,
 } from "../../../core/cluster/cert_cipher.ts";
 import { replayRandom, seededRandom } from "../../support/fixed_random.ts";
+import { deterministicCryptoPort } from "../../../core/pki/noble.ts";
+import { pureJsCryptoPort } from "../../../core/pki/pure_js.ts";
 
 const KEY = fromHex("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
 const NONCE = Array.from({ length: 12 }, (_, i) => i);
@@ -24,6 +26,23 @@ Deno.test("AES-256-GCM layout vector: nonce ‖ ciphertext ‖ tag", async () =>
     "AAECAwQFBgcICQoLai/7Nuinh1zED7fI9LssJMWfxHWkPnJRFUrIj3uULfEoGtN0jTS0R0axb7o=",
   );
   assert.deepEqual(await decryptBytes(fromHex(SEALED_HEX), KEY), PLAIN);
+});
+
+Deno.test("the layout vector through the noble ports (the WebAssembly component's is pure-JS)", async () => {
+  for (const port of [deterministicCryptoPort, pureJsCryptoPort]) {
+    assert.equal(toHex(await encryptBytes(PLAIN, KEY, replayRandom(NONCE), port)), SEALED_HEX);
+    assert.deepEqual(await decryptBytes(fromHex(SEALED_HEX), KEY, port), PLAIN);
+    const tampered = fromHex(SEALED_HEX);
+    tampered[20] ^= 0xff;
+    await assert.rejects(
+      () => decryptBytes(tampered, KEY, port),
+      /^KubeadmError: cipher: message authentication failed$/,
+    );
+    await assert.rejects(
+      () => encryptBytes(PLAIN, new Uint8Array(5), replayRandom(NONCE), port),
+      /crypto\/aes: invalid key size 5/,
+    );
+  }
 });
 
 Deno.test("decrypt fails with another key, an empty key, tampering and short data", async () => {

@@ -368,3 +368,29 @@ Deno.test("controlPlane advertiseAddress errors name the config field from --con
     },
   );
 });
+
+Deno.test("an apiServerEndpoint that can never be dialed is refused before discovery (found by scripts/fuzz)", () => {
+  // Upstream only splits host and port, then polls `127.0.0.1:abc` until discovery times out.
+  const endpointError = (endpoint: string) =>
+    fieldErrors(() =>
+      resolve({
+        flags: { apiServerEndpoint: endpoint, token: TOKEN, caCertHashes: [PIN] },
+      })
+    );
+  assert.deepEqual(endpointError("127.0.0.1:abc"), [
+    "discovery.bootstrapToken.apiServerEndpoint: hostport 127.0.0.1:abc: port abc must be a valid number between 1 and 65535, inclusive",
+  ]);
+  assert.deepEqual(endpointError("10.0.0.1:65536"), [
+    "discovery.bootstrapToken.apiServerEndpoint: hostport 10.0.0.1:65536: port 65536 must be a valid number between 1 and 65535, inclusive",
+  ]);
+  assert.deepEqual(endpointError("a b:6443"), [
+    "discovery.bootstrapToken.apiServerEndpoint: hostport a b:6443: host 'a b' must be a valid IP address or a valid RFC-1123 DNS subdomain",
+  ]);
+  for (const ok of ["10.0.0.1:6443", "[fd00::1]:6443", "cp.example.test:443"]) {
+    assert.equal(
+      resolve({ flags: { apiServerEndpoint: ok, token: TOKEN, caCertHashes: [PIN] } })
+        .config.discovery.bootstrapToken?.apiServerEndpoint,
+      ok,
+    );
+  }
+});

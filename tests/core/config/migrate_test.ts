@@ -69,6 +69,9 @@ Deno.test("config migrate rewrites v1beta4 defaulted, UpgradeConfiguration last 
   assert.equal(docs.length, 4);
   assert.ok(text.includes("kubeletExtraArgs:\n  - name: node-ip\n    value: 10.0.0.5\n"));
   assert.ok(docs[2].includes("kind: JoinConfiguration"));
+  // The JoinConfiguration defaulted as upstream's: its CA path and every timeout.
+  assert.ok(docs[2].includes("caCertPath: /etc/kubernetes/pki/ca.crt\n"));
+  assert.ok(docs[2].includes("  discovery: 5m0s\n"));
   assert.equal(docs[3], UPSTREAM_UPGRADE);
   // The output reads back as v1beta4 without warnings.
   const reread = loadConfigDocuments(text);

@@ -230,7 +230,8 @@ apiServer:
   const bad = assertConfigFailure(
     () => loadConfigDocuments(doc.replace("append", "sideways"), { allowExperimental: true }),
     ConfigError,
-    'apiServer.extraArgs[0].mergeMethod: Invalid value: "sideways": argument has an invalid merge method',
+    // upstream kubeadm v1.37.2's field error: the list and the argument's index
+    'apiServer.extraArgs: Invalid value: "index 0": argument has an invalid merge method ("sideways")',
   );
   assert.equal(bad.field, "mergeMethod");
   assertConfigFailure(

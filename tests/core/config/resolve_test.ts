@@ -311,3 +311,25 @@ Deno.test("advertiseAddress errors name the config field from --config and the f
   );
   assert.equal(fromFlag.field, "--apiserver-advertise-address");
 });
+
+Deno.test("null values decode as Go's zero values (found by scripts/fuzz: bootstrapTokens: [null] threw a TypeError)", () => {
+  const { config } = resolveForTest(
+    `${INIT}bootstrapTokens:\n  - null\nnodeRegistration: null\nlocalAPIEndpoint:\n  advertiseAddress: null\n---\n${CLUSTER}networking:\n  podSubnet: null\napiServer:\n  extraArgs: null\n`,
+  );
+  // One empty token, defaulted as upstream defaults a zero BootstrapToken.
+  assert.equal(config.init.bootstrapTokens.length, 1);
+  assert.match(config.init.bootstrapTokens[0].token ?? "", /^[a-z0-9]{6}\.[a-z0-9]{16}$/);
+  assert.deepEqual(config.init.bootstrapTokens[0].usages, ["signing", "authentication"]);
+  assert.equal(config.cluster.networking.podSubnet, undefined);
+  assert.throws(
+    () => resolveForTest(`${CLUSTER}apiServer:\n  certSANs: [null]\n`),
+    (e) =>
+      e instanceof ValidationError && /^apiServer\.certSANs: Invalid value: ""/.test(e.message),
+  );
+  assert.throws(
+    () => resolveForTest(`${INIT}nodeRegistration:\n  kubeletExtraArgs: [null]\n`),
+    (e) =>
+      e instanceof ValidationError &&
+      /nodeRegistration\.kubeletExtraArgs: .*argument has no name/.test(e.message),
+  );
+});

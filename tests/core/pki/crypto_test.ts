@@ -1,9 +1,10 @@
-// The crypto port: WebCrypto and the deterministic (noble) implementation make keys that
-// openssl accepts, sign what the other verifies, and the deterministic one repeats itself.
+// The crypto port: WebCrypto and the noble implementations (deterministic, pure-JS) make keys
+// that openssl accepts, sign what the others verify, and the noble ones repeat themselves.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { webCryptoPort } from "../../../core/pki/webcrypto.ts";
+import { ecdsaRawToDer, webCryptoPort } from "../../../core/pki/webcrypto.ts";
 import { deterministicCryptoPort } from "../../../core/pki/noble.ts";
+import { pureJsCryptoPort } from "../../../core/pki/pure_js.ts";
 import type { CryptoPort, KeySpec } from "../../../core/pki/crypto.ts";
 import {
   encodePrivateKeyPEM,
@@ -21,7 +22,7 @@ import { opensslPubFromKey, runTool, tempFile } from "../../support/openssl.ts";
 const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
 const unhex = (s: string) => new Uint8Array(s.match(/../g)!.map((h) => parseInt(h, 16)));
 const data = new TextEncoder().encode("kubeadm-ts signs this");
-const PORTS: CryptoPort[] = [webCryptoPort, deterministicCryptoPort];
+const PORTS: CryptoPort[] = [webCryptoPort, deterministicCryptoPort, pureJsCryptoPort];
 const EC_SPECS: [KeySpec, string][] = [
   [{ type: "ECDSA", namedCurve: "P-256" }, OID.ecdsaWithSHA256],
   [{ type: "ECDSA", namedCurve: "P-384" }, OID.ecdsaWithSHA384],
@@ -135,4 +136,73 @@ Deno.test("deterministic port rejects an EC key whose stored public point is not
     () => deterministicCryptoPort.importPrivateKey({ ...ma, point: mb.point }),
     /does not match its public key/,
   );
+});
+
+Deno.test("pure-JS port: the same ECDSA keys and signatures as the deterministic port", async () => {
+  for (const namedCurve of ["P-256", "P-384"] as const) {
+    const spec: KeySpec = { type: "ECDSA", namedCurve };
+    const a = await deterministicCryptoPort.generateKeyPair(spec, seededRandom("same"));
+    const b = await pureJsCryptoPort.generateKeyPair(spec, seededRandom("same"));
+    assert.equal(await encodePrivateKeyPEM(a), await encodePrivateKeyPEM(b));
+    assert.equal(hex(await a.sign(data)), hex(await b.sign(data)));
+  }
+});
+
+Deno.test("pure-JS port checks ECDSA under another hash than the curve's, as WebCrypto does", async () => {
+  const pair = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, [
+    "sign",
+    "verify",
+  ]);
+  const spki = new Uint8Array(await crypto.subtle.exportKey("spki", pair.publicKey));
+  const spec: KeySpec = { type: "ECDSA", namedCurve: "P-256" };
+  for (const hash of ["SHA-1", "SHA-384", "SHA-512"] as const) {
+    const raw = new Uint8Array(
+      await crypto.subtle.sign({ name: "ECDSA", hash }, pair.privateKey, data),
+    );
+    const der = ecdsaRawToDer(raw);
+    for (const port of PORTS) {
+      assert.equal(await port.verify(spki, spec, hash, data, der), true, `${port.name} ${hash}`);
+      const tampered = data.slice();
+      tampered[1] ^= 1;
+      assert.equal(await port.verify(spki, spec, hash, tampered, der), false, port.name);
+    }
+  }
+});
+
+Deno.test("pure-JS port refuses RSA (generate, import, check) with a PkiError naming what to use", async () => {
+  await assert.rejects(
+    () => generateKeyPair("RSA-2048", { crypto: pureJsCryptoPort, random: seededRandom("x") }),
+    (e) =>
+      e instanceof PkiError && e.field === "encryptionAlgorithm" && e.value === "RSA-2048" &&
+      /pure-JavaScript crypto port \(the WebAssembly component\) cannot generate RSA-2048 keys/
+        .test(e.message) &&
+      /ECDSA-P256/.test(e.hint ?? ""),
+  );
+  const rsa = await generateKeyPair("RSA-2048");
+  const rsaPem = await encodePrivateKeyPEM(rsa);
+  await assert.rejects(
+    () => parsePrivateKeyPEM(rsaPem, "k", pureJsCryptoPort),
+    (e) => e instanceof PkiError && /cannot use RSA private keys/.test(e.message),
+  );
+  const sig = await rsa.sign(data);
+  await assert.rejects(
+    () => pureJsCryptoPort.verify(rsa.spki, rsa.spec, "SHA-256", data, sig),
+    (e) => e instanceof PkiError && /cannot check RSA signatures/.test(e.message),
+  );
+});
+
+Deno.test("AES-GCM: every port seals to the same bytes and opens the others'; tampering is refused", async () => {
+  const key = unhex("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
+  const nonce = unhex("cafebabefacedbaddecaf888");
+  const plain = new TextEncoder().encode("-----BEGIN EC PRIVATE KEY-----\n".repeat(9));
+  const sealed = await Promise.all(PORTS.map((p) => p.sealAesGcm(key, nonce, plain)));
+  assert.equal(sealed[0].length, plain.length + 16);
+  for (const s of sealed) assert.equal(hex(s), hex(sealed[0]));
+  for (const p of PORTS) {
+    assert.deepEqual(await p.openAesGcm(key, nonce, sealed[0]), plain, p.name);
+    const tampered = sealed[0].slice();
+    tampered[3] ^= 1;
+    await assert.rejects(() => p.openAesGcm(key, nonce, tampered), p.name);
+    await assert.rejects(() => p.openAesGcm(key.slice(1), nonce, sealed[0]), p.name);
+  }
 });

@@ -5,7 +5,7 @@ import { CriClient } from "../../../runtime/cri/client.ts";
 import { CriSocketRuntime } from "../../../runtime/host/container_runtime.ts";
 import { containerRuntimeCheck } from "../../../core/preflight/checks/container_runtime.ts";
 import { DenoMachine } from "../../../runtime/host/machine.ts";
-import { type Containerd, PAUSE_IMAGE, startContainerd } from "../../support/containerd.ts";
+import { type Containerd, PAUSE_IMAGE, startScratchContainerd } from "../../support/containerd.ts";
 import { createNetNamespace } from "../../support/netns.ts";
 import { importNodeImages } from "../../support/node_images.ts";
 
@@ -14,17 +14,7 @@ async function withContainerd(use: (c: Containerd) => Promise<void>): Promise<vo
   const ns = await createNetNamespace();
   let containerd: Containerd | undefined;
   try {
-    containerd = await startContainerd({
-      dir,
-      // containerd dies with the test process, whatever happens.
-      prefix: ["setpriv", "--pdeathsig", "KILL", "--", ...ns.exec],
-      paths: {
-        socket: `${dir}/containerd.sock`,
-        root: `${dir}/root`,
-        state: `${dir}/state`,
-        cniConfDir: `${dir}/cni`,
-      },
-    });
+    containerd = await startScratchContainerd(dir, ns);
     await use(containerd);
   } finally {
     await containerd?.stop();

@@ -437,3 +437,16 @@ Deno.test("sa.pub not matching sa.key is refused, naming both files", async () =
       !/have them generated/.test(e.hint!),
   );
 });
+
+Deno.test("certs all refuses an unloadable sa.key before writing anything (found by scripts/fuzz)", async () => {
+  const files = new MemoryFileSystem();
+  files.put(`${PKI}/sa.key`, "garbage", 0o600);
+  const before = [...files.files.keys()];
+  await assert.rejects(
+    () => runAllCerts(fixture(files).data),
+    (e: unknown) =>
+      e instanceof PhaseError && e.phase === "certs" &&
+      /file sa\.key existed but it could not be loaded properly/.test(e.message),
+  );
+  assert.deepEqual([...files.files.keys()], before);
+});

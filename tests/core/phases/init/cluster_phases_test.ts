@@ -3,6 +3,7 @@
 import { describeActions } from "../../../support/dry_run_output.ts";
 import { FakeMachine } from "../../../support/fake_machine.ts";
 import assert from "node:assert/strict";
+import { parse } from "yaml";
 import type { DaemonSet, Deployment } from "kubernetes-types/apps/v1.d.ts";
 import type { ConfigMap, Node, Secret } from "kubernetes-types/core/v1.d.ts";
 import type { ClusterRoleBinding } from "kubernetes-types/rbac/v1.d.ts";
@@ -83,7 +84,7 @@ function healthyPreflightHost(kubelet: string[] = []): FakeMachine {
 }
 
 async function harness(
-  opts: { files?: MemoryFileSystem; controlPlaneEndpoint?: string } = {},
+  opts: { files?: MemoryFileSystem; kubeconfigPath?: string; controlPlaneEndpoint?: string } = {},
 ): Promise<Harness> {
   const files = opts.files ?? await nodeFiles();
   const clock = new FakeClock();
@@ -116,6 +117,7 @@ async function harness(
     cluster: createClusterAccess({
       files,
       kubeconfigDir: "/etc/kubernetes",
+      kubeconfigPath: opts.kubeconfigPath,
       transportFor,
       bootstrapClusterAdmins: true,
       clock,
@@ -361,6 +363,45 @@ Deno.test("addons honour dns.disabled / proxy.disabled and the corednsdeployment
   await runWorkflow(initWorkflow(), h2.data, { only: "addon/all" });
   assert.equal(h2.api.get("Deployment", "kube-system", "coredns"), undefined);
   assert.ok(h2.api.get("DaemonSet", "kube-system", "kube-proxy"));
+});
+
+Deno.test("--print-manifest prints the addon's objects in upstream's order and asks nothing of the cluster", async () => {
+  const h = await harness();
+  h.data.cluster = undefined;
+  h.data.printManifest = true;
+  await runWorkflow(initWorkflow(), h.data, { only: "addon/coredns" });
+  await runWorkflow(initWorkflow(), h.data, { only: "addon/kube-proxy" });
+  const docs = h.out.lines.join("\n").split(/^---$/m).slice(1).map((d) => parse(d));
+  assert.deepEqual(docs.map((d) => `${d.kind}/${d.metadata.name}`), [
+    "Deployment/coredns",
+    "ConfigMap/coredns",
+    "Service/kube-dns",
+    "ClusterRole/system:coredns",
+    "ClusterRoleBinding/system:coredns",
+    "ServiceAccount/coredns",
+    "ServiceAccount/kube-proxy",
+    "ClusterRoleBinding/kubeadm:node-proxier",
+    "Role/kube-proxy",
+    "RoleBinding/kube-proxy",
+    "ConfigMap/kube-proxy",
+    "DaemonSet/kube-proxy",
+  ]);
+  assert.equal(docs[0].spec.replicas, 2);
+  assert.equal(docs[11].status, undefined);
+  assert.equal(h.api.objects.size, 1, "only the pre-existing Node");
+  assert.deepEqual(h.transports, []);
+});
+
+Deno.test("--kubeconfig naming another file: used as is, without the cluster-admins bootstrap", async () => {
+  const files = await nodeFiles();
+  files.put("/root/other.conf", files.text("/etc/kubernetes/admin.conf")!);
+  files.files.delete("/etc/kubernetes/admin.conf");
+  const h = await harness({ files, kubeconfigPath: "/root/other.conf" });
+  await runWorkflow(initWorkflow(), h.data, { only: "bootstrap-token" });
+  assert.equal(h.transports.length, 1, "one connection: no super-admin.conf fallback");
+  assert.deepEqual(h.denied, [], "kubeadm:cluster-admins was never attempted");
+  assert.ok(h.api.get("Secret", "kube-system", "bootstrap-token-abcdef"));
+  assert.equal(h.data.cluster!.kubeconfigPath, "/root/other.conf");
 });
 
 Deno.test("addon kube-proxy applies kubeproxydaemonset patches (v1.37)", async () => {

@@ -73,7 +73,7 @@ Deno.test("unknown unmount flags and ignore names are rejected", () => {
       assert.ok(e instanceof ValidationError);
       assert.match(
         e.message,
-        /^unmountFlags\[1\]: Invalid value: "MNT_LAZY": unknown unmount flag/,
+        /^unmountFlags: Invalid value: "index 1": unknown unmount flag MNT_LAZY$/,
       );
       return true;
     },

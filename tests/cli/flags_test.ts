@@ -1,0 +1,277 @@
+// Flag parsing as pflag does it, from the one registry, for every command: spellings, slices,
+// booleans, typed values, and errors that name the flag but never echo a mistyped flag's value.
+// Through a probe command built like every other (createProgram + addFlags), and through the
+// real command line for the cases the issues name.
+import assert from "node:assert/strict";
+import type { Command } from "commander";
+import { createProgram } from "../../cli/program.ts";
+import { addFlags, type FlagValues, flagValues, normaliseArgv } from "../../cli/flags.ts";
+import { UsageError } from "../../cli/command.ts";
+import { KubeadmError } from "../../core/errors.ts";
+import { kubeadmLauncher, run } from "../support/control_plane.ts";
+
+const SECRET_TOKEN = "abcdef.0123456789abcdef";
+const SECRET_KEY = "0f".repeat(32);
+
+/** Parses `args` for a command accepting `flags` (init's help texts); its values or the error. */
+async function probe(
+  flags: readonly string[],
+  args: string[],
+): Promise<{ values?: FlagValues; error?: unknown }> {
+  let values: FlagValues | undefined;
+  const program = createProgram((p) => {
+    addFlags(p.command("probe"), flags, "init").action((_o: unknown, c: Command) => {
+      values = flagValues(c);
+    });
+  });
+  try {
+    await program.parseAsync(normaliseArgv(["probe", ...args]), { from: "user" });
+    return { values };
+  } catch (error) {
+    return { error };
+  }
+}
+
+async function values(flags: readonly string[], args: string[]): Promise<FlagValues> {
+  const r = await probe(flags, args);
+  assert.equal(r.error, undefined, String(r.error));
+  return r.values!;
+}
+
+async function failure(flags: readonly string[], args: string[]): Promise<Error> {
+  const r = await probe(flags, args);
+  assert.ok(r.error instanceof Error, `${args.join(" ")} parsed`);
+  return r.error;
+}
+
+Deno.test("--flag=value and --flag value; shorthands as -o json, -o=json, -ojson", async () => {
+  assert.equal((await values(["config"], ["--config=a.yaml"])).config, "a.yaml");
+  assert.equal((await values(["config"], ["--config", "a.yaml"])).config, "a.yaml");
+  for (const args of [["-o", "json"], ["-o=json"], ["-ojson"], ["--output=json"]]) {
+    assert.equal((await values(["output"], args)).output, "json", args.join(" "));
+  }
+  // Global flags, before or after the command.
+  const g = await probe(["config"], ["--rootfs", "/r", "-v", "5"]);
+  assert.equal(g.values?.rootfs, "/r");
+  assert.equal(g.values?.v, 5);
+});
+
+Deno.test("string slices: repeated and comma-separated, in order", async () => {
+  const v = await values(["ignore-preflight-errors"], [
+    "--ignore-preflight-errors",
+    "Swap,NumCPU",
+    "--ignore-preflight-errors=Mem",
+  ]);
+  assert.deepEqual(v["ignore-preflight-errors"], ["Swap", "NumCPU", "Mem"]);
+  const sans = await values(["apiserver-cert-extra-sans"], [
+    "--apiserver-cert-extra-sans=a.example,10.0.0.1",
+  ]);
+  assert.deepEqual(sans["apiserver-cert-extra-sans"], ["a.example", "10.0.0.1"]);
+});
+
+Deno.test("booleans: --flag, --flag=true|false|1|0|t|f; another value names the flag", async () => {
+  assert.equal((await values(["dry-run"], ["--dry-run"]))["dry-run"], true);
+  for (
+    const [text, want] of [["true", true], ["1", true], ["t", true], ["false", false]] as const
+  ) {
+    assert.equal((await values(["dry-run"], [`--dry-run=${text}`]))["dry-run"], want, text);
+  }
+  assert.equal((await values(["dry-run"], ["--dry-run=0"]))["dry-run"], false);
+  const e = await failure(["dry-run"], ["--dry-run=maybe"]);
+  assert.ok(e instanceof KubeadmError);
+  assert.equal(e.field, "--dry-run");
+  assert.equal(e.exitCode, 1);
+  assert.equal(
+    e.message,
+    'invalid argument "maybe" for "--dry-run" flag: strconv.ParseBool: parsing "maybe": invalid syntax',
+  );
+  // -f=false for a boolean shorthand.
+  assert.equal((await values(["force"], ["-f=false"])).force, false);
+  assert.equal((await values(["force"], ["-f"])).force, true);
+});
+
+Deno.test("typed values: int32, duration, Level, moduleSpec and feature gates fail naming the flag", async () => {
+  assert.equal(
+    (await values(["apiserver-bind-port"], ["--apiserver-bind-port=7443"]))[
+      "apiserver-bind-port"
+    ],
+    7443,
+  );
+  assert.equal((await values(["token-ttl"], ["--token-ttl", "2h30m"]))["token-ttl"], "2h30m");
+  // --v and --vmodule are global: every command has them.
+  assert.equal((await values(["config"], ["--vmodule=foo*=3,bar=1"])).vmodule, "foo*=3,bar=1");
+  const cases: [string, string[], string][] = [
+    [
+      "apiserver-bind-port",
+      ["--apiserver-bind-port", "abc"],
+      'invalid argument "abc" for "--apiserver-bind-port" flag: strconv.ParseInt: parsing "abc": invalid syntax',
+    ],
+    [
+      "apiserver-bind-port",
+      ["--apiserver-bind-port=99999999999"],
+      'invalid argument "99999999999" for "--apiserver-bind-port" flag: strconv.ParseInt: parsing "99999999999": value out of range',
+    ],
+    [
+      "token-ttl",
+      ["--token-ttl=forever"],
+      'invalid argument "forever" for "--token-ttl" flag: time: invalid duration "forever"',
+    ],
+    [
+      "config",
+      ["-v", "high"],
+      'invalid argument "high" for "-v, --v" flag: strconv.ParseInt: parsing "high": invalid syntax',
+    ],
+    [
+      "config",
+      ["--vmodule=foo"],
+      'invalid argument "foo" for "--vmodule" flag: expect comma-separated list of filename=N',
+    ],
+  ];
+  for (const [flag, args, message] of cases) {
+    const e = await failure([flag], args);
+    assert.ok(e instanceof KubeadmError, args.join(" "));
+    assert.equal(e.message, message);
+    assert.equal(e.exitCode, 1, "exit status 1, as upstream's flag parsing");
+  }
+  const gates = await failure(["feature-gates"], ["--feature-gates=Bogus=true"]);
+  assert.ok(gates instanceof KubeadmError);
+  assert.equal(gates.exitCode, 1);
+  assert.equal(gates.field, "--feature-gates");
+});
+
+Deno.test("parse errors in pflag's and cobra's words, without the value of a mistyped flag", async () => {
+  const cases: [string[], RegExp][] = [
+    [[`--tokn=${SECRET_TOKEN}`], /^unknown flag: --tokn$/],
+    [[`--certificate-kye=${SECRET_KEY}`], /^unknown flag: --certificate-kye$/],
+    [["-x", SECRET_KEY], /^unknown shorthand flag: 'x' in -x$/],
+    [["--config"], /^flag needs an argument: --config$/],
+    [["surplus"], /^unknown command "surplus" for "kubeadm probe"$/],
+  ];
+  for (const [args, message] of cases) {
+    const e = await failure(["config"], args);
+    assert.ok(e instanceof UsageError, `${args.join(" ")}: ${e}`);
+    assert.equal(e.exitCode, 1);
+    assert.match(e.message, message);
+    assert.ok(!e.message.includes(SECRET_TOKEN) && !e.message.includes(SECRET_KEY), e.message);
+  }
+});
+
+/** Runs the real command line with a fresh, empty --rootfs; returns what it did. */
+async function kubeadm(args: string[]) {
+  const root = await Deno.makeTempDir({ prefix: "kubeadm-ts-flags-" });
+  try {
+    const r = await run([kubeadmLauncher(), ...args, "--rootfs", root]);
+    const written: string[] = [];
+    for await (const e of Deno.readDir(root)) written.push(e.name);
+    return { ...r, written };
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+Deno.test("the real command line: a port that is no number, a mistyped secret flag", async () => {
+  // Issue 9, finding 7: the flag is named, nothing is done.
+  const port = await kubeadm(["init", "--apiserver-bind-port", "abc", "--dry-run"]);
+  assert.equal(port.code, 1, port.stderr);
+  assert.match(port.stderr, /invalid argument "abc" for "--apiserver-bind-port" flag/);
+  assert.deepEqual(port.written, []);
+  // Issue 9, finding 8: the value of a mistyped flag is never printed, on any command.
+  for (
+    const args of [
+      ["init", `--tokn=${SECRET_TOKEN}`],
+      ["join", "10.0.0.1:6443", "--tokn", SECRET_TOKEN],
+      ["join", `--certificate-kye=${SECRET_KEY}`],
+      ["init", "phase", "upload-certs", `--certificate-kee=${SECRET_KEY}`],
+      ["token", "create", `--ttll=${SECRET_TOKEN}`],
+    ]
+  ) {
+    const r = await kubeadm(args);
+    assert.equal(r.code, 1, `${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, /unknown flag: --[a-z-]+\n/);
+    const printed = r.stdout + r.stderr;
+    assert.ok(!printed.includes(SECRET_TOKEN) && !printed.includes(SECRET_KEY), printed);
+    assert.ok(!printed.includes("abcdef."), printed);
+    assert.deepEqual(r.written, []);
+  }
+});
+
+Deno.test("a phase takes exactly its own flags, and --config is never mixed", async () => {
+  const config = await Deno.makeTempFile({ suffix: ".yaml" });
+  await Deno.writeTextFile(
+    config,
+    "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\n",
+  );
+  try {
+    const foreign = await kubeadm([
+      "init",
+      "phase",
+      "certs",
+      "ca",
+      "--certificate-key",
+      SECRET_KEY,
+    ]);
+    assert.equal(foreign.code, 1);
+    assert.match(foreign.stderr, /^unknown flag: --certificate-key$/m);
+    const cases: [string, string][] = [
+      [`init phase certs all --config ${config} --cert-dir /d`, "cert-dir"],
+      [
+        `init phase upload-certs --upload-certs --certificate-key ${SECRET_KEY} --config ${config}`,
+        "certificate-key",
+      ],
+      [
+        `init phase kubeconfig admin --config ${config} --apiserver-bind-port 7443`,
+        "apiserver-bind-port",
+      ],
+      [
+        `join phase control-plane-join mark-control-plane --config ${config} --control-plane`,
+        "control-plane",
+      ],
+      [`reset --config ${config} --cri-socket unix:///x.sock`, "cri-socket"],
+      [`init --config ${config} --vmodule x=1`, "vmodule"],
+    ];
+    for (const [line, mixed] of cases) {
+      const r = await kubeadm(line.split(" "));
+      assert.notEqual(r.code, 0, line);
+      assert.match(r.stderr, new RegExp(`can not mix '--config' with arguments \\[${mixed}\\]`));
+      assert.deepEqual(r.written, [], line);
+    }
+    // Flags upstream allows with --config.
+    const allowed = await kubeadm(
+      `init phase kubeconfig admin --config ${config} --kubeconfig-dir /elsewhere --dry-run -v 1`
+        .split(" "),
+    );
+    assert.doesNotMatch(allowed.stderr, /can not mix/);
+  } finally {
+    await Deno.remove(config);
+  }
+});
+
+Deno.test("--kubeconfig-dir: the kubeconfig phases write there (under --rootfs)", async () => {
+  const root = await Deno.makeTempDir({ prefix: "kubeadm-ts-kubeconfig-dir-" });
+  try {
+    const certs = await run([kubeadmLauncher(), "init", "phase", "certs", "ca", "--rootfs", root]);
+    assert.equal(certs.code, 0, certs.stderr);
+    const r = await run([
+      kubeadmLauncher(),
+      "init",
+      "phase",
+      "kubeconfig",
+      "admin",
+      "--kubeconfig-dir",
+      "/srv/kubeconfigs",
+      "--apiserver-advertise-address",
+      "10.0.0.5",
+      "--rootfs",
+      root,
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /\[kubeconfig\] Using kubeconfig folder "\/srv\/kubeconfigs"/);
+    assert.match(await Deno.readTextFile(`${root}/srv/kubeconfigs/admin.conf`), /kind: Config/);
+    await assert.rejects(
+      () => Deno.stat(`${root}/etc/kubernetes/admin.conf`),
+      Deno.errors.NotFound,
+    );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});

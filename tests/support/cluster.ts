@@ -1,0 +1,466 @@
+/**
+ * Kubernetes nodes for the end-to-end tests: real nodes (node.ts: their own namespaces,
+ * containerd v2 and a real kubelet as units of the node's service manager) provisioned the way
+ * a kubeadm user provisions a machine, with kubeadm, kubectl and etcdctl run INSIDE the node
+ * as on a real host (no `--rootfs`):
+ *
+ * - the kubelet of the cluster's Kubernetes version (kubeadm refuses a kubelet newer than the
+ *   control plane, so a v1.36 cluster's nodes run the v1.36.3 kubelet);
+ * - the local images of that version (scripts/node-images) imported into containerd under
+ *   upstream's names, as `kubeadm config images pull` would have left them (there is no
+ *   registry here): every image on a control-plane node, pause and kube-proxy on a worker;
+ *   no CoreDNS image exists (see {@link PREFLIGHT_IGNORED_CONTROL_PLANE});
+ * - a CNI configuration standing in for the pod network add-on (containerd's sample bridge
+ *   network): with it the runtime's network is ready and the kubelet reports the Node Ready.
+ *
+ * The tests' kubeadm config carries what a user on these cgroup v1 hosts must pass
+ * ({@link testInitConfig}); tests ignore preflight's SystemVerification error (cgroup v1) as such
+ * a user does, nothing else.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import type { Pod } from "kubernetes-types/core/v1.d.ts";
+import { parseKubeYamlOne } from "../../core/yaml/kube_yaml.ts";
+import { CriClient } from "../../runtime/cri/client.ts";
+import { kubeadmLauncher, type RunResult, waitFor } from "./commands.ts";
+import { testInitConfigYaml } from "./config.ts";
+import { PAUSE_IMAGE } from "./containerd.ts";
+import { k8sBinDir } from "./k8s_bins.ts";
+import { linkNamespaces } from "./netns.ts";
+import { createNode, MACHINE_KUBELET_CONFIG, nodeBinDir, type TestNode } from "./node.ts";
+import { importNodeImages, NODE_IMAGE_SET, nodeImages } from "./node_images.ts";
+import { openssl } from "./openssl.ts";
+
+/**
+ * `--ignore-preflight-errors` of `init` and control-plane `join` here: SystemVerification
+ * (cgroup v1, which the kubelet is configured to accept) and ImagePull, because no CoreDNS
+ * image exists here; the tests check that ImagePull's warning names that image and no other.
+ */
+export const PREFLIGHT_IGNORED_CONTROL_PLANE = "SystemVerification,ImagePull";
+
+/** `--ignore-preflight-errors` of a worker's `join` here (cgroup v1). */
+export const PREFLIGHT_IGNORED_WORKER = "SystemVerification";
+
+/** The CNI network of every node: containerd's sample bridge configuration. */
+const CNI_CONFIG = JSON.stringify(
+  {
+    cniVersion: "1.0.0",
+    name: "containerd-net",
+    plugins: [
+      {
+        type: "bridge",
+        bridge: "cni0",
+        isGateway: true,
+        ipMasq: false,
+        promiscMode: true,
+        ipam: {
+          type: "host-local",
+          ranges: [[{ subnet: "10.88.0.0/16" }]],
+          routes: [{ dst: "0.0.0.0/0" }],
+        },
+      },
+      { type: "portmap", capabilities: { portMappings: true } },
+    ],
+  },
+  null,
+  2,
+);
+
+/** A node of a test cluster. */
+export interface ClusterNode {
+  /** The Kubernetes node name (`nodeRegistration.name`, `--node-name`). */
+  name: string;
+  /** The node's address. */
+  ip: string;
+  /** The host's address on the node's link (where the host serves the node). */
+  hostAddress: string;
+  /** The machine: its service manager, containerd, logs, files. */
+  machine: TestNode;
+  /** The default `scripts/k8s-bins` set (kubectl, etcdctl, upstream kubeadm). */
+  binDir: string;
+  /** The host path of a node path (under `/etc/kubernetes`, `/var/lib/kubelet`, …). */
+  path(nodePath: string): string;
+  /** A command inside the node. */
+  exec(
+    argv: string[],
+    opts?: { env?: Record<string, string>; stdin?: string; timeoutMs?: number },
+  ): Promise<RunResult>;
+  /** Our kubeadm inside the node. */
+  kubeadm(
+    args: string[],
+    opts?: { env?: Record<string, string>; stdin?: string },
+  ): Promise<RunResult>;
+  /** kubectl inside the node with `/etc/kubernetes/<kubeconfig>` (default `admin.conf`). */
+  kubectl(args: string[], kubeconfig?: string): Promise<RunResult>;
+  /** kubectl inside the node with a kubeconfig given by its node path (`kubelet.conf`). */
+  kubectlNode(args: string[], kubeconfigNodePath: string): Promise<RunResult>;
+  /**
+   * Connects this node's network namespace directly to another node's with a veth pair and
+   * host routes between their addresses (traffic never leaves the two nodes).
+   */
+  link(other: ClusterNode): Promise<void>;
+  /** Tears the machine down (which fails when the host was touched). */
+  stop(): Promise<void>;
+}
+
+/** Options of {@link createClusterNode}. */
+export interface ClusterNodeOptions {
+  /** Nodes this node's network is linked to (see {@link ClusterNode.link}). */
+  linkTo?: ClusterNode[];
+  /** The Kubernetes version of the node's kubelet and images (default: the node image set). */
+  version?: string;
+  /** `control-plane` (every image of the version, the default) or `worker`. */
+  role?: "control-plane" | "worker";
+}
+
+/** Boots a machine for a node named `name` (nothing of Kubernetes runs yet). */
+export async function createClusterNode(
+  name: string,
+  options: ClusterNodeOptions = {},
+): Promise<ClusterNode> {
+  const version = options.version ?? NODE_IMAGE_SET;
+  const binDir = await k8sBinDir();
+  const machine = await createNode({ kubeletBinDir: await nodeBinDir(version) });
+  const node: ClusterNode = {
+    name,
+    ip: machine.ip,
+    hostAddress: machine.ns.hostAddress,
+    machine,
+    binDir,
+    path: (p) => machine.hostPath(p),
+    exec: (argv, opts) => machine.exec(argv, opts),
+    kubeadm: (args, opts) =>
+      machine.exec([kubeadmLauncher(), ...args], { ...opts, timeoutMs: 10 * 60_000 }),
+    kubectl: (args, kubeconfig = "admin.conf") =>
+      node.kubectlNode(args, `/etc/kubernetes/${kubeconfig}`),
+    kubectlNode: (args, kubeconfig) =>
+      machine.exec([
+        `${binDir}/kubectl`,
+        "--kubeconfig",
+        kubeconfig,
+        "--request-timeout=20s",
+        ...args,
+      ]),
+    link: (other) => linkNamespaces(machine.ns, other.machine.ns),
+    stop: () => machine.close(),
+  };
+  try {
+    const images = [...(await nodeImages(version)).keys()];
+    const wanted = options.role === "worker"
+      ? images.filter((r) => r === PAUSE_IMAGE || r.startsWith("registry.k8s.io/kube-proxy:"))
+      : images;
+    await importNodeImages(machine, `unix://${machine.criSocketOnHost}`, wanted, version);
+    await Deno.writeTextFile(
+      machine.hostPath("/etc/cni/net.d/10-containerd-net.conflist"),
+      CNI_CONFIG,
+    );
+    for (const other of options.linkTo ?? []) await node.link(other);
+  } catch (e) {
+    await machine.close().catch((c) => console.error(c));
+    throw e;
+  }
+  return node;
+}
+
+/**
+ * The tests' kubeadm config for a control-plane node (config.ts's {@link testInitConfigYaml};
+ * `extra` appended to the ClusterConfiguration, `initExtra` to the InitConfiguration) with what
+ * a user on these hosts passes: a KubeletConfiguration accepting cgroup v1 and the cgroupfs
+ * driver, with swap and no OOM score change ({@link MACHINE_KUBELET_CONFIG}), and a
+ * KubeProxyConfiguration that leaves the kernel's conntrack table size alone (its hash size is
+ * one for the whole host; kind's nodes do the same).
+ */
+export function testInitConfig(
+  node: Pick<ClusterNode, "name" | "ip">,
+  extra = "",
+  initExtra = "",
+): string {
+  return testInitConfigYaml({
+    name: node.name,
+    address: node.ip,
+    init: initExtra,
+    cluster: extra,
+    documents: [
+      [
+        "apiVersion: kubelet.config.k8s.io/v1beta1",
+        "kind: KubeletConfiguration",
+        ...Object.entries(MACHINE_KUBELET_CONFIG).map(([k, v]) => `${k}: ${v}`),
+        "",
+      ].join("\n"),
+      [
+        "apiVersion: kubeproxy.config.k8s.io/v1alpha1",
+        "kind: KubeProxyConfiguration",
+        "conntrack:",
+        "  maxPerCore: 0",
+        "",
+      ].join("\n"),
+    ],
+  });
+}
+
+/**
+ * Writes {@link testInitConfig} into the node's directory (a path the node sees as is) and
+ * returns its path.
+ */
+export async function writeInitConfig(
+  node: ClusterNode,
+  extra = "",
+  opts: { initExtra?: string; file?: string } = {},
+): Promise<string> {
+  const path = `${node.machine.dir}/${opts.file ?? "kubeadm-config.yaml"}`;
+  await Deno.writeTextFile(path, testInitConfig(node, extra, opts.initExtra));
+  return path;
+}
+
+/**
+ * `kubeadm init` on a node with {@link writeInitConfig}'s config (plus `extra`
+ * ClusterConfiguration lines), ignoring {@link PREFLIGHT_IGNORED_CONTROL_PLANE}; fails the test
+ * with init's output when it does not succeed. Returns the result and the config's path.
+ */
+export async function initControlPlane(
+  node: ClusterNode,
+  extra = "",
+): Promise<{ init: RunResult; config: string }> {
+  const config = await writeInitConfig(node, extra);
+  const init = await node.kubeadm([
+    "init",
+    "--config",
+    config,
+    `--ignore-preflight-errors=${PREFLIGHT_IGNORED_CONTROL_PLANE}`,
+  ]);
+  if (init.code !== 0) {
+    throw new Error(
+      `init failed:\n${init.stdout}\n${init.stderr}\n--- kubelet log (end):\n${
+        (await node.machine.log("kubelet")).slice(-3000)
+      }`,
+    );
+  }
+  return { init, config };
+}
+
+/** Waits until the node's Node object is Ready (the kubelet posts it); returns the Node. */
+export async function waitNodeReady(
+  apiNode: ClusterNode,
+  name: string,
+  timeoutMs = 120_000,
+): Promise<NodeJson> {
+  return await waitFor(`Node ${name} Ready`, async () => {
+    const r = await apiNode.kubectl(["get", "node", name, "-o", "json"]);
+    if (r.code !== 0) return undefined;
+    const n = JSON.parse(r.stdout) as NodeJson;
+    const ready = n.status?.conditions?.find((c) => c.type === "Ready");
+    return ready?.status === "True" ? n : undefined;
+  }, timeoutMs);
+}
+
+/** The parts of a Node object the tests read. */
+export interface NodeJson {
+  metadata: {
+    name: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    managedFields?: { manager: string; operation: string; subresource?: string }[];
+  };
+  spec: { taints?: { key: string; effect: string }[] };
+  status?: {
+    conditions?: { type: string; status: string }[];
+    nodeInfo?: { kubeletVersion: string; containerRuntimeVersion: string };
+    addresses?: { type: string; address: string }[];
+  };
+}
+
+/** `kubectl get … -o json` inside `node`, failing the test when kubectl fails. */
+export async function kubectlJson(
+  node: ClusterNode,
+  args: string[],
+  kubeconfig?: string,
+): Promise<Record<string, unknown> & { items?: unknown[] }> {
+  const r = await node.kubectl([...args, "-o", "json"], kubeconfig);
+  assert.equal(r.code, 0, `kubectl ${args.join(" ")}: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+/**
+ * Runs `f` and returns its result with the node paths it wrote, changed or removed (from two
+ * {@link TestNode.files} listings), sorted.
+ */
+export async function trackWrites<T>(
+  node: ClusterNode,
+  f: () => Promise<T>,
+): Promise<{ result: T; written: string[] }> {
+  const before = await node.machine.files();
+  const result = await f();
+  const after = await node.machine.files();
+  const written = [...new Set([...before.keys(), ...after.keys()])]
+    .filter((p) => before.get(p) !== after.get(p))
+    .sort();
+  return { result, written };
+}
+
+/**
+ * The node's containerd tasks (running or stopped containers' processes) in namespace
+ * `k8s.io`, read with `ctr` (no crictl): container ID → status (`RUNNING`, `STOPPED`, …).
+ */
+export async function containerdTasks(node: ClusterNode): Promise<Map<string, string>> {
+  const out = await node.machine.ctr(["tasks", "ls"]);
+  return new Map(
+    out.split("\n").slice(1).filter(Boolean).map((l) => {
+      const [id, , status] = l.trim().split(/\s+/);
+      return [id, status];
+    }),
+  );
+}
+
+/** The IDs of the containers in the node's containerd (namespace `k8s.io`). */
+export async function containerdContainers(node: ClusterNode): Promise<string[]> {
+  return (await node.machine.ctr(["containers", "ls", "-q"])).split("\n").filter(Boolean);
+}
+
+/** The kube-system Pods matching a label selector. */
+export async function kubeSystemPods(node: ClusterNode, selector: string): Promise<Pod[]> {
+  return (await kubectlJson(node, ["-n", "kube-system", "get", "pods", "-l", selector]))
+    .items as Pod[];
+}
+
+/** The static Pods of a control-plane node, by manifest name. */
+export const CONTROL_PLANE_PODS = [
+  "etcd",
+  "kube-apiserver",
+  "kube-controller-manager",
+  "kube-scheduler",
+] as const;
+
+/**
+ * Asserts that the node's kubelet runs each of kubeadm's static Pods from its manifest in a
+ * container of the manifest's image (present in the node's containerd, a ready sandbox there)
+ * and mirrors it into the API server as the kubelet does: `<name>-<node>` in kube-system with
+ * the manifest's labels (upstream's `component`, `tier: control-plane`), annotations and
+ * command, the mirror and file-source annotations, owned by the Node, Running and ready.
+ */
+export async function assertStaticPodsMirrored(
+  apiNode: ClusterNode,
+  node: ClusterNode,
+): Promise<void> {
+  const sandboxes = await CriClient.with(
+    `unix://${node.machine.criSocketOnHost}`,
+    (c) => c.listPodSandbox(),
+  );
+  for (const component of CONTROL_PLANE_PODS) {
+    const manifest = parseKubeYamlOne(
+      await Deno.readTextFile(node.path(`/etc/kubernetes/manifests/${component}.yaml`)),
+    ) as Pod;
+    const container = manifest.spec!.containers[0];
+    assert.deepEqual(manifest.metadata?.labels, { component, tier: "control-plane" });
+    const name = `${component}-${node.name}`;
+    const pod = await waitFor(`mirror Pod ${name} Running and ready`, async () => {
+      const r = await apiNode.kubectl(["-n", "kube-system", "get", "pod", name, "-o", "json"]);
+      if (r.code !== 0) return undefined;
+      const p = JSON.parse(r.stdout) as Pod;
+      return p.status?.phase === "Running" && p.status.containerStatuses?.[0]?.ready ? p : false;
+    }, 180_000);
+    assert.deepEqual(pod.metadata?.labels, manifest.metadata?.labels, name);
+    const annotations = pod.metadata?.annotations ?? {};
+    for (const [k, v] of Object.entries(manifest.metadata?.annotations ?? {})) {
+      assert.equal(annotations[k], v, `${name}: annotation ${k}`);
+    }
+    assert.ok(annotations["kubernetes.io/config.mirror"], `${name}: no mirror annotation`);
+    assert.equal(annotations["kubernetes.io/config.source"], "file", name);
+    assert.deepEqual(
+      pod.metadata?.ownerReferences?.map((o) => [o.kind, o.name, o.controller]),
+      [["Node", node.name, true]],
+      name,
+    );
+    assert.equal(pod.spec?.nodeName, node.name);
+    assert.equal(pod.spec?.hostNetwork, true);
+    assert.equal(pod.spec?.containers[0].image, container.image, name);
+    assert.deepEqual(pod.spec?.containers[0].command, container.command, name);
+    const status = pod.status!.containerStatuses![0];
+    assert.equal(status.image, container.image, name);
+    assert.match(status.containerID ?? "", /^containerd:\/\/[0-9a-f]{64}$/, name);
+    // Running in the node's containerd, as containerd itself says.
+    const id = status.containerID!.slice("containerd://".length);
+    assert.equal((await containerdTasks(node)).get(id), "RUNNING", `${name}: task ${id}`);
+    const sandbox = sandboxes.find((s) => s.metadata.name === name && s.state === "SANDBOX_READY");
+    assert.ok(sandbox, `no ready sandbox ${name} in the node's containerd`);
+    assert.equal(sandbox.metadata.namespace, "kube-system");
+    assert.equal(sandbox.labels["component"], component);
+  }
+}
+
+/**
+ * Asserts that the node's kubelet holds a client certificate of its own and registered its
+ * Node with it: `kubelet.conf` points at `/var/lib/kubelet/pki/kubelet-client-current.pem`,
+ * which the kubelet's certificate store made (a link to `kubelet-client-<time>.pem`) holding
+ * `O=system:nodes, CN=system:node:<name>` signed by the cluster CA; `requestor` made a CSR of
+ * signer `kubernetes.io/kube-apiserver-client-kubelet` that the real controller-manager
+ * approved and signed; the API server knows the kubelet as `system:node:<name>`; the Node was
+ * created by the kubelet.
+ *
+ * `init`'s kubelet starts from the certificate kubeadm signed into kubelet.conf and asks for
+ * one of its own at once, but kubelet-finalize restarts it (as upstream's does) possibly before
+ * the signed one arrives; then it keeps kubeadm's until rotation time. So unless
+ * `mustHoldIssued` (a kubelet that joined by TLS bootstrap has no other certificate), the
+ * current certificate is either the issued one or that first one.
+ */
+export async function assertKubeletIdentity(
+  apiNode: ClusterNode,
+  node: ClusterNode,
+  requestor: string,
+  mustHoldIssued: boolean,
+): Promise<void> {
+  const current = "/var/lib/kubelet/pki/kubelet-client-current.pem";
+  const kubeconfig = await Deno.readTextFile(node.path("/etc/kubernetes/kubelet.conf"));
+  assert.match(kubeconfig, new RegExp(`^\\s+client-certificate: ${current}$`, "m"));
+  assert.match(kubeconfig, new RegExp(`^\\s+client-key: ${current}$`, "m"));
+  type Csr = {
+    metadata: { name: string };
+    spec: { username: string; signerName: string };
+    status: { certificate?: string; conditions?: { type: string; reason?: string }[] };
+  };
+  const certOf = (pem: string) =>
+    pem.match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/)?.[0];
+  const { target, cert, csr } = await waitFor(
+    `${node.name}'s kubelet CSR signed${mustHoldIssued ? " and its certificate stored" : ""}`,
+    async () => {
+      const target = await Deno.readLink(node.path(current));
+      const cert = certOf(await Deno.readTextFile(node.path(target)));
+      if (!cert) return undefined;
+      const csrs = ((await kubectlJson(apiNode, ["get", "csr"])).items as Csr[])
+        .filter((c) => c.spec.username === requestor && c.status.certificate);
+      const held = csrs.find((c) => atob(c.status.certificate!).includes(cert));
+      if (held) return { target, cert, csr: held };
+      return !mustHoldIssued && csrs[0] && { target, cert, csr: csrs[0] };
+    },
+    120_000,
+  );
+  assert.match(target, /^\/var\/lib\/kubelet\/pki\/kubelet-client-\d{4}(-\d\d){5}\.pem$/);
+  for (const pem of [cert, certOf(atob(csr.status.certificate!))!]) {
+    assert.equal(
+      (await openssl(["x509", "-noout", "-subject"], pem)).trim(),
+      `subject=O = system:nodes, CN = system:node:${node.name}`,
+    );
+    const ca = node.path("/etc/kubernetes/pki/ca.crt");
+    assert.equal((await openssl(["verify", "-CAfile", ca], pem)).trim(), "stdin: OK");
+  }
+  assert.equal(csr.spec.signerName, "kubernetes.io/kube-apiserver-client-kubelet");
+  assert.ok(csr.status.conditions?.some((c) => c.type === "Approved"), csr.metadata.name);
+  const who = await node.kubectlNode(
+    ["auth", "whoami", "-o", "json"],
+    "/etc/kubernetes/kubelet.conf",
+  );
+  assert.equal(who.code, 0, who.stderr);
+  const info = JSON.parse(who.stdout).status.userInfo;
+  assert.equal(info.username, `system:node:${node.name}`);
+  assert.ok(info.groups.includes("system:nodes"));
+  const n = await kubectlJson(apiNode, [
+    "get",
+    "node",
+    node.name,
+    "--show-managed-fields",
+  ]) as unknown as NodeJson;
+  assert.ok(
+    n.metadata.managedFields?.some((f) => f.manager === "kubelet" && !f.subresource),
+    `Node ${node.name} not created by the kubelet: ${JSON.stringify(n.metadata.managedFields)}`,
+  );
+}

@@ -1,0 +1,102 @@
+/**
+ * Running commands from tests: a command's output, the kubeadm launcher the tests run, and a
+ * poll with a deadline.
+ *
+ * @module
+ */
+import type { NetNamespace } from "./netns.ts";
+import { repoRoot } from "./repo.ts";
+
+/** Result of running a command. */
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command (optionally inside a namespace) and captures its output. */
+export async function run(
+  argv: string[],
+  opts: { ns?: NetNamespace; stdin?: string; env?: Record<string, string> } = {},
+): Promise<RunResult> {
+  const full = opts.ns ? [...opts.ns.exec, ...argv] : argv;
+  const child = new Deno.Command(full[0], {
+    args: full.slice(1),
+    stdin: opts.stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+    env: opts.env,
+  }).spawn();
+  if (opts.stdin !== undefined) {
+    const w = child.stdin.getWriter();
+    await w.write(new TextEncoder().encode(opts.stdin));
+    await w.close();
+  }
+  const out = await child.output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+/**
+ * The kubeadm launcher the nodes run: `scripts/kubeadm`, or `$KUBEADM_TS_LAUNCHER` (another
+ * build of the CLI with the same command line).
+ */
+export function kubeadmLauncher(): string {
+  return Deno.env.get("KUBEADM_TS_LAUNCHER") ?? `${repoRoot}/scripts/kubeadm`;
+}
+
+/** A process started with {@link spawnGroup}. */
+export interface GroupProcess {
+  /** Its output once it has ended. */
+  output: Promise<Deno.CommandOutput>;
+  /** SIGKILLs its whole process group (the command and everything it started). */
+  killGroup(): void;
+}
+
+/**
+ * Starts a command leading a process group of its own (`setsid`), output piped, to be killed
+ * as one with everything it started.
+ */
+export function spawnGroup(
+  argv: string[],
+  opts: { env?: Record<string, string>; clearEnv?: boolean } = {},
+): GroupProcess {
+  const child = new Deno.Command("setsid", {
+    args: argv,
+    env: opts.env,
+    clearEnv: opts.clearEnv,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  return {
+    output: child.output(),
+    killGroup() {
+      try {
+        Deno.kill(-child.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    },
+  };
+}
+
+/** Polls `fn` until it returns a truthy value or `timeoutMs` passes. */
+export async function waitFor<T>(
+  what: string,
+  fn: () => Promise<T | undefined | false>,
+  timeoutMs = 60_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${last}` : ""}`);
+}
