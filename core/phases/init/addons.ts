@@ -11,7 +11,7 @@
 import { coreDNSInputFor, kubeProxyInputFor } from "../../addons/inputs.ts";
 import { coreDNSManifests, ensureCoreDNS } from "../../addons/coredns.ts";
 import { ensureKubeProxy, kubeProxyManifests } from "../../addons/kube_proxy.ts";
-import { toKubeYaml } from "../../yaml/kube_yaml.ts";
+import { printAddonManifests } from "../../addons/print.ts";
 import { patchManagerFor } from "../../patches/patch_manager.ts";
 import { clusterClient } from "./cluster_access.ts";
 import type { InitData } from "./data.ts";
@@ -23,21 +23,16 @@ async function patchesOf(data: InitData) {
     : undefined;
 }
 
-/** Prints objects the way `--print-manifest` does: each a YAML document after `---`. */
-function printManifests(data: InitData, objects: readonly object[]): void {
-  for (const o of objects) data.out.info(`---\n${toKubeYaml(o).replace(/\n$/, "")}`);
-}
-
 /** `addon/coredns`. */
 export async function runCoreDNSAddon(data: InitData): Promise<void> {
   const input = coreDNSInputFor(data.cfg, await patchesOf(data));
-  if (data.printManifest) return printManifests(data, await coreDNSManifests(input));
+  if (data.printManifest) return printAddonManifests(data.out, await coreDNSManifests(input));
   await ensureCoreDNS(await clusterClient(data.cluster), input, data.out);
 }
 
 /** `addon/kube-proxy`. */
 export async function runKubeProxyAddon(data: InitData): Promise<void> {
   const input = kubeProxyInputFor(data.cfg, data.host.proxyEnv, await patchesOf(data));
-  if (data.printManifest) return printManifests(data, await kubeProxyManifests(input));
+  if (data.printManifest) return printAddonManifests(data.out, await kubeProxyManifests(input));
   await ensureKubeProxy(await clusterClient(data.cluster), input, data.out);
 }

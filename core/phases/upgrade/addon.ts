@@ -7,29 +7,12 @@
  *
  * @module
  */
-import {
-  coreDNSClusterRole,
-  coreDNSClusterRoleBinding,
-  coreDNSConfigMap,
-  coreDNSDeployment,
-  coreDNSServiceAccount,
-  dnsServiceIP,
-  ensureCoreDNS,
-  kubeDNSService,
-} from "../../addons/coredns.ts";
+import { coreDNSManifests, ensureCoreDNS } from "../../addons/coredns.ts";
 import { coreDNSInputFor, kubeProxyInputFor } from "../../addons/inputs.ts";
-import {
-  ensureKubeProxy,
-  kubeProxyConfigMap,
-  kubeProxyDaemonSet,
-  kubeProxyRole,
-  kubeProxyRoleBinding,
-  kubeProxyServiceAccount,
-  nodeProxierBinding,
-} from "../../addons/kube_proxy.ts";
+import { ensureKubeProxy, kubeProxyManifests } from "../../addons/kube_proxy.ts";
+import { printAddonManifests } from "../../addons/print.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
 import { patchManagerFor } from "../../patches/patch_manager.ts";
-import { toKubeYaml } from "../../yaml/kube_yaml.ts";
 import { unupgradedControlPlaneInstances } from "../../upgrade/post_upgrade.ts";
 import type { UpgradeData } from "./data.ts";
 
@@ -70,10 +53,6 @@ async function shouldRun(d: UpgradeData, addon: string, disabled: boolean): Prom
   return await allControlPlanesUpgraded(d);
 }
 
-function printObjects(d: UpgradeData, objects: readonly object[]): void {
-  for (const o of objects) d.out.info(`---\n${toKubeYaml(o).replace(/\n$/, "")}`);
-}
-
 /** The `--patches` manager of the run, when a patches directory is set. */
 async function patchesOf(d: UpgradeData) {
   return d.settings.patchesDir
@@ -85,19 +64,7 @@ async function patchesOf(d: UpgradeData) {
 export async function runCoreDNSAddon(d: UpgradeData): Promise<void> {
   if (!(await shouldRun(d, "coredns", d.cfg.cluster.dns?.disabled === true))) return;
   const input = coreDNSInputFor(d.cfg, await patchesOf(d));
-  if (d.settings.dryRun) {
-    let deployment = coreDNSDeployment(input.image);
-    if (input.patchDeployment) deployment = await input.patchDeployment(deployment);
-    printObjects(d, [
-      deployment,
-      coreDNSConfigMap(input.dnsDomain),
-      kubeDNSService(dnsServiceIP(input.serviceSubnet)),
-      coreDNSClusterRole(),
-      coreDNSClusterRoleBinding(),
-      coreDNSServiceAccount(),
-    ]);
-    return;
-  }
+  if (d.settings.dryRun) return printAddonManifests(d.out, await coreDNSManifests(input));
   await ensureCoreDNS(d.client, input, d.out);
 }
 
@@ -105,19 +72,6 @@ export async function runCoreDNSAddon(d: UpgradeData): Promise<void> {
 export async function runKubeProxyAddon(d: UpgradeData): Promise<void> {
   if (!(await shouldRun(d, "kube-proxy", d.cfg.cluster.proxy?.disabled === true))) return;
   const input = kubeProxyInputFor(d.cfg, d.host.proxyEnv, await patchesOf(d));
-  if (d.settings.dryRun) {
-    let daemonSet = kubeProxyDaemonSet(input.image, input.proxyEnv);
-    if (input.patchDaemonSet) daemonSet = await input.patchDaemonSet(daemonSet);
-    const { status: _, ...printed } = daemonSet;
-    printObjects(d, [
-      kubeProxyServiceAccount(),
-      nodeProxierBinding(),
-      kubeProxyRole(),
-      kubeProxyRoleBinding(),
-      await kubeProxyConfigMap(input),
-      printed,
-    ]);
-    return;
-  }
+  if (d.settings.dryRun) return printAddonManifests(d.out, await kubeProxyManifests(input));
   await ensureKubeProxy(d.client, input, d.out);
 }
