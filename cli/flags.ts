@@ -46,6 +46,7 @@ export type FlagType =
   | "string"
   | "bool"
   | "int32"
+  | "int"
   | "stringSlice"
   | "stringArray"
   | "featureGates"
@@ -172,7 +173,7 @@ export const FLAGS = {
   },
   config: { type: "string", value: "file", help: "Path to a kubeadm configuration file." },
   "context-lines": {
-    type: "int32",
+    type: "int",
     short: "c",
     value: "lines",
     help: "How many lines of context in the diff (default 3)",
@@ -457,7 +458,7 @@ export const PERSISTENT_FLAGS = ["rootfs", "v", "vmodule"] as const;
 export type FlagName = keyof typeof FLAGS;
 
 type ValueOf<T extends FlagType> = T extends "bool" ? boolean
-  : T extends "int32" | "level" ? number
+  : T extends "int32" | "int" | "level" ? number
   : T extends "stringSlice" | "stringArray" ? string[]
   : T extends "featureGates" ? Record<string, boolean>
   : string;
@@ -537,6 +538,7 @@ const PFLAG_TYPE_NAMES: Readonly<Record<FlagType, string>> = {
   string: "string",
   bool: "",
   int32: "int32",
+  int: "int",
   stringSlice: "strings",
   stringArray: "stringArray",
   featureGates: "string",
@@ -606,11 +608,12 @@ function unparsable(name: FlagName, text: string, reason: string, cause?: unknow
   );
 }
 
-/** Go's `strconv.ParseInt(text, 0, 32)`, failing with pflag's error naming the flag. */
-function parseInt32(name: FlagName, text: string): number {
+/** Go's `strconv.ParseInt(text, 0, bits)` (32 unless said), failing with pflag's error naming the flag. */
+function parseInteger(name: FlagName, text: string, bits: 32 | 64 = 32): number {
   const n = Number(text);
   const syntax = /^[+-]?\d+$/.test(text);
-  if (!syntax || !Number.isInteger(n) || n < -(2 ** 31) || n >= 2 ** 31) {
+  const limit = 2 ** (bits - 1);
+  if (!syntax || !Number.isInteger(n) || n < -limit || n >= limit) {
     throw unparsable(
       name,
       text,
@@ -630,7 +633,7 @@ function checkModuleSpec(name: FlagName, text: string): string {
     if (pattern === "" || level === undefined || rest.length > 0) {
       throw unparsable(name, text, "expect comma-separated list of filename=N");
     }
-    parseInt32(name, level);
+    parseInteger(name, level);
   }
   return text;
 }
@@ -638,7 +641,9 @@ function checkModuleSpec(name: FlagName, text: string): string {
 /** A flag's value as given on the command line, parsed by its type (pflag's errors). */
 export function parseFlagValue(name: FlagName, raw: unknown): unknown {
   const s = spec(name);
-  if (s.type === "int32" || s.type === "level") return parseInt32(name, String(raw));
+  if (s.type === "int32" || s.type === "level") return parseInteger(name, String(raw));
+  // pflag's int is Go's 64-bit int.
+  if (s.type === "int") return parseInteger(name, String(raw), 64);
   if (s.type === "moduleSpec") return checkModuleSpec(name, String(raw));
   if (s.type === "duration") {
     const text = String(raw);

@@ -11,6 +11,7 @@ import { upgradeApplyWorkflow, upgradeNodeWorkflow } from "../../core/phases/upg
 import { addFlags, type FlagName, flagValues } from "../flags.ts";
 import { consolePrinter } from "../output.ts";
 import { requireSubcommand } from "../usage.ts";
+import { disableFlagsInUseLine } from "../help.ts";
 import type { UpgradeDeps } from "../upgrade_runtime.ts";
 import { registerWorkflowCommand, type WorkflowCommand } from "../workflow_command.ts";
 
@@ -102,7 +103,7 @@ export function registerUpgrade(program: Command, deps: UpgradeDeps = {}): void 
     program.command("upgrade")
       .description("Upgrade your cluster smoothly to a newer version with this command"),
   );
-  registerWorkflowCommand(upgrade, upgradeApplyCommand(deps), deps);
+  disableFlagsInUseLine(registerWorkflowCommand(upgrade, upgradeApplyCommand(deps), deps));
   addFlags(
     upgrade.command("plan").summary(
       "Check which versions are available to upgrade to and validate whether your current cluster is upgradeable.",

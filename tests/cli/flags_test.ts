@@ -90,12 +90,17 @@ Deno.test("booleans: --flag, --flag=true|false|1|0|t|f; another value names the 
   assert.equal((await values(["force"], ["-f"])).force, true);
 });
 
-Deno.test("typed values: int32, duration, Level, moduleSpec and feature gates fail naming the flag", async () => {
+Deno.test("typed values: int32, int, duration, Level, moduleSpec and feature gates fail naming the flag", async () => {
   assert.equal(
     (await values(["apiserver-bind-port"], ["--apiserver-bind-port=7443"]))[
       "apiserver-bind-port"
     ],
     7443,
+  );
+  // pflag's int (upgrade diff's --context-lines) is 64-bit.
+  assert.equal(
+    (await values(["context-lines"], ["-c", "99999999999"]))["context-lines"],
+    99999999999,
   );
   assert.equal((await values(["token-ttl"], ["--token-ttl", "2h30m"]))["token-ttl"], "2h30m");
   // --v and --vmodule are global: every command has them.
@@ -110,6 +115,16 @@ Deno.test("typed values: int32, duration, Level, moduleSpec and feature gates fa
       "apiserver-bind-port",
       ["--apiserver-bind-port=99999999999"],
       'invalid argument "99999999999" for "--apiserver-bind-port" flag: strconv.ParseInt: parsing "99999999999": value out of range',
+    ],
+    [
+      "context-lines",
+      ["--context-lines=9223372036854775808"],
+      'invalid argument "9223372036854775808" for "-c, --context-lines" flag: strconv.ParseInt: parsing "9223372036854775808": value out of range',
+    ],
+    [
+      "context-lines",
+      ["-c", "many"],
+      'invalid argument "many" for "-c, --context-lines" flag: strconv.ParseInt: parsing "many": invalid syntax',
     ],
     [
       "token-ttl",
