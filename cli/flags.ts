@@ -638,6 +638,20 @@ function checkModuleSpec(name: FlagName, text: string): string {
   return text;
 }
 
+/**
+ * `-o`'s value when `allowed` lists it; otherwise upstream's printer error (`could not
+ * construct output printer: …`, exit status 1) naming the flag.
+ */
+export function outputFormat<F extends string>(format: string, allowed: readonly F[]): F {
+  if ((allowed as readonly string[]).includes(format)) return format as F;
+  throw new KubeadmError(
+    `could not construct output printer: unable to match a printer suitable for the output format ${
+      JSON.stringify(format)
+    }, allowed formats are: ${allowed.join(",")}`,
+    { field: "--output", value: format },
+  );
+}
+
 /** A flag's value as given on the command line, parsed by its type (pflag's errors). */
 export function parseFlagValue(name: FlagName, raw: unknown): unknown {
   const s = spec(name);

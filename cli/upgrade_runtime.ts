@@ -28,7 +28,7 @@ import { envGet } from "../runtime/host/env.ts";
 import { readAnswer } from "./reset_runtime.ts";
 import { writeStdout } from "./output.ts";
 import { UsageError } from "./usage.ts";
-import type { FlagValues } from "./flags.ts";
+import { type FlagValues, outputFormat } from "./flags.ts";
 import type { CommandDeps, Invocation, WorkflowRun } from "./workflow_command.ts";
 
 /** The two upgrade workflows. */
@@ -331,15 +331,7 @@ export async function runUpgradePlan(
   stdoutPrinter: Printer,
 ): Promise<void> {
   const rootfs = values.rootfs ?? "/";
-  const format = values.output ?? "text";
-  if (!(PLAN_FORMATS as readonly string[]).includes(format)) {
-    throw new KubeadmError(
-      `unable to match a printer suitable for the output format ${
-        JSON.stringify(format)
-      }, allowed formats are: ${PLAN_FORMATS.join(",")}`,
-      { field: "--output", value: format },
-    );
-  }
+  const format = outputFormat(values.output ?? "text", PLAN_FORMATS);
   // Structured output keeps stdout for the object (upstream's printer drops the lines).
   const out: Printer = format === "text"
     ? stdoutPrinter

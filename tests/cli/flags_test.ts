@@ -290,3 +290,22 @@ Deno.test("--kubeconfig-dir: the kubeconfig phases write there (under --rootfs)"
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("-o a printer the command lacks: upstream's printer error, exit status 1, nothing written", async () => {
+  const cases: [string[], string][] = [
+    [["token", "list"], "json,text,yaml"],
+    [["certs", "check-expiration"], "json,kyaml,text,yaml"],
+    [["config", "images", "list"], "json,kyaml,text,yaml"],
+    [["upgrade", "plan"], "text,json,yaml,kyaml"],
+  ];
+  for (const [command, allowed] of cases) {
+    const r = await kubeadm([...command, "-o", "go-template"]);
+    assert.equal(r.code, 1, `${command.join(" ")}: ${r.stderr}`);
+    assert.equal(
+      r.stderr.split("\n")[0],
+      `could not construct output printer: unable to match a printer suitable for the output format "go-template", allowed formats are: ${allowed}`,
+      command.join(" "),
+    );
+    assert.deepEqual(r.written, [], command.join(" "));
+  }
+});
