@@ -177,7 +177,6 @@ export const FLAGS = {
     short: "c",
     value: "lines",
     help: "How many lines of context in the diff (default 3)",
-    notConfig: true,
   },
   "control-plane": { type: "bool", help: "Create a new control plane instance on this node" },
   "control-plane-endpoint": {

@@ -11,6 +11,7 @@
  * @module
  */
 import { readConfigFile } from "./config_file.ts";
+import { validateMixedArguments } from "../core/config/mixed_flags.ts";
 import { KubeconfigFile, KUBERNETES_DIR, MANIFESTS_DIR } from "../core/constants.ts";
 import { COREDNS_VERSION, KUBERNETES_VERSION } from "../core/versions.ts";
 import { errorMessage, KubeadmError } from "../core/errors.ts";
@@ -327,11 +328,13 @@ async function presentComponentConfigs(client: KubeClient): Promise<Set<string>>
 /** `kubeadm upgrade plan [version]`. */
 export async function runUpgradePlan(
   values: FlagValues,
+  setFlags: readonly string[],
   argument: string | undefined,
   stdoutPrinter: Printer,
 ): Promise<void> {
   const rootfs = values.rootfs ?? "/";
   const format = outputFormat(values.output ?? "text", PLAN_FORMATS);
+  validateMixedArguments(setFlags);
   // Structured output keeps stdout for the object (upstream's printer drops the lines).
   const out: Printer = format === "text"
     ? stdoutPrinter
@@ -446,6 +449,7 @@ export async function runUpgradePlan(
 /** `kubeadm upgrade diff [version]`. */
 export async function runUpgradeDiff(
   values: FlagValues,
+  setFlags: readonly string[],
   argument: string | undefined,
   printer: Printer,
 ): Promise<void> {
@@ -461,6 +465,8 @@ export async function runUpgradeDiff(
       );
     }
   }
+  // As upstream: the manifests are checked before the flags mixed with --config.
+  validateMixedArguments(setFlags);
   const upgrade = await loadUpgradeConfig(values.config);
   const { path, refsRoot } = kubeconfigPath(values, rootfs, KubeconfigFile.admin);
   const real = await connect(path, refsRoot);

@@ -8,7 +8,7 @@
 import type { Command } from "commander";
 import type { UpgradeData } from "../../core/phases/upgrade/data.ts";
 import { upgradeApplyWorkflow, upgradeNodeWorkflow } from "../../core/phases/upgrade/workflow.ts";
-import { addFlags, type FlagName, flagValues } from "../flags.ts";
+import { addFlags, type FlagName, flagValues, setFlagNames } from "../flags.ts";
 import { consolePrinter } from "../output.ts";
 import { requireSubcommand } from "../usage.ts";
 import { disableFlagsInUseLine } from "../help.ts";
@@ -112,7 +112,7 @@ export function registerUpgrade(program: Command, deps: UpgradeDeps = {}): void 
     "upgrade plan",
   ).action(async (version: string | undefined, _opts: unknown, cmd: Command) => {
     const { runUpgradePlan } = await import("../upgrade_runtime.ts");
-    await runUpgradePlan(flagValues(cmd), version, deps.out ?? consolePrinter);
+    await runUpgradePlan(flagValues(cmd), setFlagNames(cmd), version, deps.out ?? consolePrinter);
   });
   addFlags(
     upgrade.command("diff").description(
@@ -122,7 +122,7 @@ export function registerUpgrade(program: Command, deps: UpgradeDeps = {}): void 
     "upgrade diff",
   ).action(async (version: string | undefined, _opts: unknown, cmd: Command) => {
     const { runUpgradeDiff } = await import("../upgrade_runtime.ts");
-    await runUpgradeDiff(flagValues(cmd), version, deps.out ?? consolePrinter);
+    await runUpgradeDiff(flagValues(cmd), setFlagNames(cmd), version, deps.out ?? consolePrinter);
   });
   registerWorkflowCommand(upgrade, upgradeNodeCommand(deps), deps);
 }

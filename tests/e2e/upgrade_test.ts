@@ -116,10 +116,8 @@ Deno.test({
       const cp1 = await createTestNode("cp1", nodeOpts);
       nodes.push(cp1);
       const endpoint = `${cp1.ns.address}:6443`;
-      const { config } = await initControlPlane(
-        cp1,
-        `controlPlaneEndpoint: ${endpoint}\nkubernetesVersion: ${FROM}\n`,
-      );
+      const clusterLines = `controlPlaneEndpoint: ${endpoint}\nkubernetesVersion: ${FROM}\n`;
+      await initControlPlane(cp1, clusterLines);
       const pin = `sha256:${await opensslSpkiSha256(
         await Deno.readTextFile(`${cp1.rootfs}/etc/kubernetes/pki/ca.crt`),
       )}`;
@@ -128,7 +126,7 @@ Deno.test({
         return Boolean(cm.data?.["jws-kubeconfig-abcdef"]);
       }, 90_000);
       const key = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
-      await uploadCerts(cp1, config, key);
+      await uploadCerts(cp1, key, clusterLines);
       const cp2 = await createTestNode("cp2", { ...nodeOpts, linkTo: [cp1] });
       nodes.push(cp2);
       await cp2.startStandin();
@@ -278,7 +276,8 @@ Deno.test({
         const upgradeCfg = `${cp1.rootfs}/upgrade-fast.yaml`;
         await Deno.writeTextFile(
           upgradeCfg,
-          "apiVersion: kubeadm.k8s.io/v1beta4\nkind: UpgradeConfiguration\ntimeouts:\n  upgradeManifests: 40s\n",
+          // As upstream, --patches cannot be mixed with --config: the directory goes in the file.
+          `apiVersion: kubeadm.k8s.io/v1beta4\nkind: UpgradeConfiguration\napply:\n  patches:\n    directory: ${patches}\ntimeouts:\n  upgradeManifests: 40s\n`,
         );
         const r = await cp1.kubeadm([
           "upgrade",
@@ -288,8 +287,6 @@ Deno.test({
           ignore,
           "--config",
           upgradeCfg,
-          "--patches",
-          patches,
         ]);
         assert.notEqual(r.code, 0, r.stdout);
         assert.match(

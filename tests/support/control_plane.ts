@@ -238,16 +238,20 @@ export async function initControlPlane(
 
 /**
  * `kubeadm init phase upload-certs --upload-certs` on a control plane with `key`, for a second
- * control plane to join with; throws with the output when it fails.
+ * control plane to join with; throws with the output when it fails. As upstream, the key cannot
+ * be given beside `--config`: it goes in a config of its own (the test config with `extra`
+ * ClusterConfiguration lines, as the node's init had).
  */
-export async function uploadCerts(node: TestNode, config: string, key: string): Promise<void> {
+export async function uploadCerts(node: TestNode, key: string, extra = ""): Promise<void> {
+  const config = await writeInitConfig(node, extra, {
+    initExtra: `certificateKey: ${key}\n`,
+    file: "upload-certs.yaml",
+  });
   const r = await node.kubeadm([
     "init",
     "phase",
     "upload-certs",
     "--upload-certs",
-    "--certificate-key",
-    key,
     "--config",
     config,
   ]);
