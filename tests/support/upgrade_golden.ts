@@ -106,7 +106,8 @@ export function assertDryRunAsUpstream(oursText: string, theirsText: string): Up
 export function diffInFileOrder(text: string): string[] {
   const head: string[] = [];
   const blocks: string[][] = [];
-  for (const line of text.split("\n")) {
+  // The output's final newline ends whichever manifest upstream's map order puts last.
+  for (const line of text.replace(/\n$/, "").split("\n")) {
     if (line.startsWith("--- ")) blocks.push([line]);
     else if (blocks.length) blocks[blocks.length - 1].push(line);
     else head.push(line);
