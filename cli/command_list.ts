@@ -73,6 +73,7 @@ export const COMMANDS: readonly TopLevelCommand[] = [
     name: "kubeconfig",
     load: async () => (await import("./commands/kubeconfig.ts")).registerKubeconfig,
   },
+  { name: "upgrade", load: async () => (await import("./commands/upgrade.ts")).registerUpgrade },
   {
     name: "config",
     load: async () => (await import("./commands/config.ts")).registerConfig,

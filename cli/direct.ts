@@ -32,6 +32,7 @@ import {
 const SINGLE_VALUED = new Set([
   "string",
   "int32",
+  "int",
   "duration",
   "level",
   "moduleSpec",

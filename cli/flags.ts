@@ -34,13 +34,19 @@ export type CommandName =
   | "completion"
   | "certs"
   | "generate-csr"
-  | "kubeconfig";
+  | "kubeconfig"
+  | "upgrade"
+  | "upgrade apply"
+  | "upgrade node"
+  | "upgrade plan"
+  | "upgrade diff";
 
 /** How a flag's value is typed (pflag's kinds). */
 export type FlagType =
   | "string"
   | "bool"
   | "int32"
+  | "int"
   | "stringSlice"
   | "stringArray"
   | "featureGates"
@@ -78,6 +84,16 @@ export const FLAGS = {
     type: "bool",
     help: "Allow validation of experimental, unreleased APIs.",
     helpBy: { "config migrate": "Allow migration to experimental, unreleased APIs." },
+  },
+  "allow-experimental-upgrades": {
+    type: "bool",
+    help:
+      "Show unstable versions of Kubernetes as an upgrade alternative and allow upgrading to an alpha/beta/release candidate versions of Kubernetes.",
+  },
+  "allow-release-candidate-upgrades": {
+    type: "bool",
+    help:
+      "Show release candidate versions of Kubernetes as an upgrade alternative and allow upgrading to a release candidate versions of Kubernetes.",
   },
   "allow-missing-template-keys": {
     type: "bool",
@@ -132,6 +148,11 @@ export const FLAGS = {
         "When used together with '--print-join-command', print the full 'kubeadm join' flag needed to join the cluster as a control-plane. To create a new certificate key you must use 'kubeadm init phase upload-certs --upload-certs'.",
     },
   },
+  "certificate-renewal": {
+    type: "bool",
+    help:
+      "Perform the renewal of certificates used by component changed during upgrades. (default true)",
+  },
   "cleanup-tmp-dir": { type: "bool", help: `Cleanup the "/etc/kubernetes/tmp" directory` },
   "client-name": {
     type: "string",
@@ -151,6 +172,12 @@ export const FLAGS = {
       "A comma-separated list for component config API objects to print the default values for. Available values: [KubeProxyConfiguration KubeletConfiguration]. If this flag is not set, no component configs will be printed.",
   },
   config: { type: "string", value: "file", help: "Path to a kubeadm configuration file." },
+  "context-lines": {
+    type: "int",
+    short: "c",
+    value: "lines",
+    help: "How many lines of context in the diff (default 3)",
+  },
   "control-plane": { type: "bool", help: "Create a new control plane instance on this node" },
   "control-plane-endpoint": {
     type: "string",
@@ -203,8 +230,11 @@ export const FLAGS = {
     helpBy: {
       token: "Whether to enable dry-run mode or not",
       certs: "Do not write anything: list the files each renewal would write (beyond upstream).",
+      "upgrade apply": "Do not change any state, just output what actions would be performed.",
+      "upgrade node": "Do not change any state, just output the actions that would be performed.",
     },
   },
+  "etcd-upgrade": { type: "bool", help: "Perform the upgrade of etcd. (default true)" },
   "fail-if-expiring-within": {
     type: "string",
     value: "duration",
@@ -224,6 +254,10 @@ export const FLAGS = {
     type: "bool",
     short: "f",
     help: "Reset the node without prompting for confirmation.",
+    helpBy: {
+      "upgrade apply":
+        "Force upgrading although some requirements might not be met. This also implies non-interactive mode.",
+    },
   },
   groups: {
     type: "stringSlice",
@@ -291,6 +325,7 @@ export const FLAGS = {
       "config images":
         "Output format. One of: text|json|yaml|kyaml|go-template|go-template-file|template|templatefile|jsonpath|jsonpath-as-json|jsonpath-file.",
       certs: 'Output format. One of: text|json|yaml|kyaml. (default "text")',
+      "upgrade plan": 'Output format. One of: text|json|yaml|kyaml. (default "text")',
     },
     defaultBy: { version: "", "discovery-check": "text", "config images": "text" },
     notConfig: true,
@@ -305,6 +340,11 @@ export const FLAGS = {
     value: "cidr",
     help:
       "Specify range of IP addresses for the pod network. If set, the control plane will automatically allocate CIDRs for every node.",
+  },
+  "print-config": {
+    type: "bool",
+    help:
+      "Specifies whether the configuration file that will be used in the upgrade should be printed or not.",
   },
   "print-manifest": {
     type: "bool",
@@ -403,6 +443,11 @@ export const FLAGS = {
     help:
       "The validity period of the client certificate. It is an offset from the current time. (default 8760h0m0s)",
   },
+  yes: {
+    type: "bool",
+    short: "y",
+    help: "Perform the upgrade and do not prompt for confirmation (non-interactive mode).",
+  },
 } as const satisfies Record<string, FlagSpec>;
 
 /** The global flags (upstream's persistent flags), accepted by every command. */
@@ -412,7 +457,7 @@ export const PERSISTENT_FLAGS = ["rootfs", "v", "vmodule"] as const;
 export type FlagName = keyof typeof FLAGS;
 
 type ValueOf<T extends FlagType> = T extends "bool" ? boolean
-  : T extends "int32" | "level" ? number
+  : T extends "int32" | "int" | "level" ? number
   : T extends "stringSlice" | "stringArray" ? string[]
   : T extends "featureGates" ? Record<string, boolean>
   : string;
@@ -492,6 +537,7 @@ const PFLAG_TYPE_NAMES: Readonly<Record<FlagType, string>> = {
   string: "string",
   bool: "",
   int32: "int32",
+  int: "int",
   stringSlice: "strings",
   stringArray: "stringArray",
   featureGates: "string",
@@ -561,11 +607,12 @@ function unparsable(name: FlagName, text: string, reason: string, cause?: unknow
   );
 }
 
-/** Go's `strconv.ParseInt(text, 0, 32)`, failing with pflag's error naming the flag. */
-function parseInt32(name: FlagName, text: string): number {
+/** Go's `strconv.ParseInt(text, 0, bits)` (32 unless said), failing with pflag's error naming the flag. */
+function parseInteger(name: FlagName, text: string, bits: 32 | 64 = 32): number {
   const n = Number(text);
   const syntax = /^[+-]?\d+$/.test(text);
-  if (!syntax || !Number.isInteger(n) || n < -(2 ** 31) || n >= 2 ** 31) {
+  const limit = 2 ** (bits - 1);
+  if (!syntax || !Number.isInteger(n) || n < -limit || n >= limit) {
     throw unparsable(
       name,
       text,
@@ -585,15 +632,31 @@ function checkModuleSpec(name: FlagName, text: string): string {
     if (pattern === "" || level === undefined || rest.length > 0) {
       throw unparsable(name, text, "expect comma-separated list of filename=N");
     }
-    parseInt32(name, level);
+    parseInteger(name, level);
   }
   return text;
+}
+
+/**
+ * `-o`'s value when `allowed` lists it; otherwise upstream's printer error (`could not
+ * construct output printer: …`, exit status 1) naming the flag.
+ */
+export function outputFormat<F extends string>(format: string, allowed: readonly F[]): F {
+  if ((allowed as readonly string[]).includes(format)) return format as F;
+  throw new KubeadmError(
+    `could not construct output printer: unable to match a printer suitable for the output format ${
+      JSON.stringify(format)
+    }, allowed formats are: ${allowed.join(",")}`,
+    { field: "--output", value: format },
+  );
 }
 
 /** A flag's value as given on the command line, parsed by its type (pflag's errors). */
 export function parseFlagValue(name: FlagName, raw: unknown): unknown {
   const s = spec(name);
-  if (s.type === "int32" || s.type === "level") return parseInt32(name, String(raw));
+  if (s.type === "int32" || s.type === "level") return parseInteger(name, String(raw));
+  // pflag's int is Go's 64-bit int.
+  if (s.type === "int") return parseInteger(name, String(raw), 64);
   if (s.type === "moduleSpec") return checkModuleSpec(name, String(raw));
   if (s.type === "duration") {
     const text = String(raw);

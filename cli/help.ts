@@ -29,6 +29,15 @@ export function setExample(cmd: Command, example: string): Command {
   return cmd;
 }
 
+/** Commands whose usage line leaves out `[flags]` (cobra's `DisableFlagsInUseLine`). */
+const NO_FLAGS_IN_USE_LINE = new WeakSet<Command>();
+
+/** Leaves `[flags]` out of the command's usage line, as upstream's command does. */
+export function disableFlagsInUseLine(cmd: Command): Command {
+  NO_FLAGS_IN_USE_LINE.add(cmd);
+  return cmd;
+}
+
 /**
  * pflag's `FlagUsages`: one line per flag, usages aligned two spaces after the longest
  * `--name type`, continuation lines of multi-line usages indented to the same column.
@@ -68,7 +77,8 @@ function useLine(cmd: Command): string {
     const name = `${a.name()}${a.variadic ? "..." : ""}`;
     return a.required ? `<${name}>` : `[${name}]`;
   });
-  return [commandPath(cmd), ...args, "[flags]"].join(" ");
+  const flags = NO_FLAGS_IN_USE_LINE.has(cmd) ? [] : ["[flags]"];
+  return [commandPath(cmd), ...args, ...flags].join(" ");
 }
 
 /** The command's help screen, cobra's layout. */

@@ -32,7 +32,7 @@ export interface ResetDeps extends CommandDeps {
 }
 
 /** Reads one line from stdin after printing `prompt` (no newline); `undefined` at end of input. */
-async function readAnswer(prompt: string): Promise<string | undefined> {
+export async function readAnswer(prompt: string): Promise<string | undefined> {
   writeStdout(prompt);
   const bytes: number[] = [];
   const reader = stdinStream().getReader();

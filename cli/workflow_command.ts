@@ -70,7 +70,10 @@ export interface WorkflowRun<D> {
 
 /** A workflow command's declaration. */
 export interface WorkflowCommand<D extends { willRun?: (phasePath: string) => boolean }> {
+  /** Names the command's flag help in the registry (`upgrade apply`). */
   name: CommandName;
+  /** The word on the command line when it differs from `name` (`apply` under `upgrade`). */
+  use?: string;
   /** One-line help (the description when there is no `description`). */
   summary: string;
   /** Longer help. */
@@ -163,9 +166,12 @@ export function registerWorkflowCommand<D extends { willRun?: (phasePath: string
   spec: WorkflowCommand<D>,
   deps: CommandDeps = {},
 ): Command {
+  const word = spec.use ?? spec.name;
   const workflow = spec.workflow();
-  const cmd = program.command(spec.name).summary(spec.summary)
-    .description(`${spec.description ?? spec.summary}\n\n${phaseListHelp(spec.name, workflow)}`);
+  // Upstream names the workflow by its usage line (`apply [version]`).
+  const usage = spec.argument ? `${word} ${spec.argument}` : word;
+  const cmd = program.command(word).summary(spec.summary)
+    .description(`${spec.description ?? spec.summary}\n\n${phaseListHelp(usage, workflow)}`);
   if (spec.argument) cmd.argument(spec.argument);
   addFlags(cmd, spec.flags, spec.name).action(async (...args: unknown[]) => {
     const c = args[args.length - 1] as Command;
@@ -174,7 +180,7 @@ export function registerWorkflowCommand<D extends { willRun?: (phasePath: string
   });
   const phase = requireSubcommand(
     cmd.command("phase").description(
-      `Use this command to invoke single phase of the "${spec.name}" workflow`,
+      `Use this command to invoke single phase of the "${word}" workflow`,
     ),
   );
   // The workflow module only declares phases; implementations load lazily when a phase runs.
@@ -222,17 +228,19 @@ export function directWorkflowCommand<D extends { willRun?: (phasePath: string) 
  * one-line help, sub-phases as `/name` (upstream's "all" phases left out).
  */
 export function phaseListHelp<D>(name: string, workflow: Workflow<D>): string {
-  const rows: [string, string][] = [];
+  // Upstream pads each name (`/name` below the top) to the longest plus two, after the
+  // indentation of its level.
+  const rows: { depth: number; use: string; short: string }[] = [];
   const visit = (phases: readonly Phase<D>[], depth: number) => {
     for (const p of phases) {
       if (p.hidden || p.runAllSiblings) continue;
-      rows.push([`${"  ".repeat(depth)}${depth > 0 ? "/" : ""}${p.name}`, p.short]);
+      rows.push({ depth, use: `${depth > 0 ? "/" : ""}${p.name}`, short: p.short });
       visit(p.phases ?? [], depth + 1);
     }
   };
   visit(workflow.phases, 0);
-  const width = Math.max(...rows.map(([n]) => n.length)) + 2;
+  const width = Math.max(...rows.map((r) => r.use.length)) + 2;
   return `The ${JSON.stringify(name)} command executes the following phases:\n\`\`\`\n${
-    rows.map(([n, s]) => `${n.padEnd(width)}${s}`).join("\n")
+    rows.map((r) => `${"  ".repeat(r.depth)}${r.use.padEnd(width)}${r.short}`).join("\n")
   }\n\`\`\`\n`;
 }

@@ -10,7 +10,7 @@
  * @module
  */
 import type { Command } from "commander";
-import { addFlags, durationValue, type FlagName, flagValues } from "../flags.ts";
+import { addFlags, durationValue, type FlagName, flagValues, outputFormat } from "../flags.ts";
 import { consolePrinter, stderr, stdout, writeStdout } from "../output.ts";
 import type { StructuredFormat } from "../../core/text/structured_output.ts";
 import { renewTargets } from "../../core/certs/renew_targets.ts";
@@ -45,7 +45,7 @@ const CHECK_EXPIRATION_FLAGS: readonly FlagName[] = [
 const GENERATE_CSR_FLAGS: readonly FlagName[] = ["cert-dir", "config", "kubeconfig-dir"];
 
 /** Output formats `check-expiration -o` accepts. */
-const EXPIRATION_FORMATS = ["json", "kyaml", "text", "yaml"];
+const EXPIRATION_FORMATS = ["json", "kyaml", "text", "yaml"] as const;
 
 async function runRenew(names: "all" | string, cmd: Command): Promise<void> {
   const flags = flagValues(cmd);
@@ -120,16 +120,7 @@ async function runRenew(names: "all" | string, cmd: Command): Promise<void> {
 
 async function runCheckExpiration(cmd: Command): Promise<void> {
   const flags = flagValues(cmd);
-  const { KubeadmError } = await import("../../core/errors.ts");
-  const output = flags.output ?? "text";
-  if (!EXPIRATION_FORMATS.includes(output)) {
-    throw new KubeadmError(
-      `could not construct output printer: unable to match a printer suitable for the output format ${
-        JSON.stringify(output)
-      }, allowed formats are: ${EXPIRATION_FORMATS.join(",")}`,
-      { field: "--output", value: output },
-    );
-  }
+  const output = outputFormat(flags.output ?? "text", EXPIRATION_FORMATS);
   const windowMs = durationValue(flags, "fail-if-expiring-within");
   const { loadCertsConfig, nodeFiles, silentPrinter } = await import("../certs_runtime.ts");
   const { checkExpiration, formatExpirationText, expiringWithin, ExpiringCertificatesError } =

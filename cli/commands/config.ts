@@ -10,7 +10,7 @@ import type { Command } from "commander";
 import type { DirectCommand } from "../command_list.ts";
 import type { ContainerRuntime } from "../../core/host/container_runtime.ts";
 import type { Printer } from "../../core/host/ports.ts";
-import { addFlags, type FlagName, type FlagValues, flagValues } from "../flags.ts";
+import { addFlags, type FlagName, type FlagValues, flagValues, outputFormat } from "../flags.ts";
 import { consolePrinter, writeStdout } from "../output.ts";
 import { requireSubcommand } from "../usage.ts";
 
@@ -65,16 +65,7 @@ const IMAGE_LIST_FORMATS = ["json", "kyaml", "text", "yaml"] as const;
 
 async function runImagesList(c: Command, out: Printer): Promise<void> {
   const v = flagValues(c);
-  const format = v.output ?? "text";
-  const { FlagError } = await import("../../core/errors.ts");
-  if (!(IMAGE_LIST_FORMATS as readonly string[]).includes(format)) {
-    throw new FlagError(
-      `could not construct output printer: unable to match a printer suitable for the output format ${
-        JSON.stringify(format)
-      }, allowed formats are: ${IMAGE_LIST_FORMATS.join(",")}`,
-      { field: "--output", value: format },
-    );
-  }
+  const format = outputFormat(v.output ?? "text", IMAGE_LIST_FORMATS);
   const { config, warnings } = await imagesConfig(v);
   for (const w of warnings) out.warn(w);
   const { controlPlaneImages } = await import("../../core/preflight/checks/container_runtime.ts");

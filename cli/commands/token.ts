@@ -5,7 +5,7 @@
  * @module
  */
 import type { Command } from "commander";
-import { addFlags, flagValues, setFlagNames } from "../flags.ts";
+import { addFlags, flagValues, outputFormat, setFlagNames } from "../flags.ts";
 import { consolePrinter, stdout, writeStderr, writeStdout } from "../output.ts";
 import { requireSubcommand } from "../command.ts";
 import type { TokenCommonFlags } from "../token_runtime.ts";
@@ -97,16 +97,8 @@ async function tokensFromConfig(path: string, rootfs: string | undefined) {
 
 async function runList(cmd: Command): Promise<void> {
   const { KubeadmError } = await import("../../core/errors.ts");
-  const format = flagValues(cmd).output ?? "text";
   const list = await import("../../core/bootstraptoken/list_format.ts");
-  if (!list.TOKEN_LIST_FORMATS.includes(format)) {
-    throw new KubeadmError(
-      `unable to match a printer suitable for the output format ${
-        JSON.stringify(format)
-      }, allowed formats are: ${list.TOKEN_LIST_FORMATS.join(",")}`,
-      { field: "--output", value: format },
-    );
-  }
+  const format = outputFormat(flagValues(cmd).output ?? "text", list.TOKEN_LIST_FORMATS);
   const { BOOTSTRAP_TOKEN_SECRET_TYPE, tokenFromSecret } = await import(
     "../../core/bootstraptoken/secret.ts"
   );

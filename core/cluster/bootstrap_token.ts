@@ -17,9 +17,15 @@ import {
 } from "../constants.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
 import type { Printer } from "../host/ports.ts";
-import type { KubeClient } from "../kube/client.ts";
+import type { KubeClient, KubeObject } from "../kube/client.ts";
 import type { Kubeconfig } from "../kubeconfig/kubeconfig.ts";
-import { applyClusterInfo, CLUSTER_INFO_CONFIGMAP, KUBE_PUBLIC } from "./cluster_info.ts";
+import {
+  applyClusterInfo,
+  CLUSTER_INFO_CONFIGMAP,
+  clusterInfoRole,
+  clusterInfoRoleBinding,
+  KUBE_PUBLIC,
+} from "./cluster_info.ts";
 import { clusterRole, clusterRoleBinding, groupSubject, userSubject } from "./rbac.ts";
 
 /** ClusterRole and ClusterRoleBinding letting bootstrap tokens get Nodes. */
@@ -87,6 +93,46 @@ export function apiServerKubeletClientBinding(): ClusterRoleBinding {
   );
 }
 
+/** One RBAC step of the `bootstrap-token` phase: the line upstream prints, then its objects. */
+interface RbacStep {
+  line: string;
+  objects: KubeObject[];
+  /** How `init` wraps its error (upstream wraps only the kubelet API one). */
+  wrap?: string;
+}
+
+/** The bootstrap-token RBAC steps in upstream's order (`init` and `upgrade apply` both run them). */
+function bootstrapTokenRbacSteps(): RbacStep[] {
+  const line = (what: string) => `[bootstrap-token] Configured RBAC rules to allow ${what}`;
+  return [
+    {
+      line: line("Node Bootstrap tokens to get nodes"),
+      objects: [getNodesClusterRole(), getNodesClusterRoleBinding()],
+    },
+    {
+      line: line(
+        "Node Bootstrap tokens to post CSRs in order for nodes to get long term certificate credentials",
+      ),
+      objects: [kubeletBootstrapBinding()],
+    },
+    {
+      line: line(
+        "the csrapprover controller automatically approve CSRs from a Node Bootstrap Token",
+      ),
+      objects: [nodeAutoApproveBootstrapBinding()],
+    },
+    {
+      line: line("certificate rotation for all node client certificates in the cluster"),
+      objects: [nodeAutoApproveRotationBinding()],
+    },
+    {
+      line: line("the API server kubelet client certificate to access the kubelet API"),
+      objects: [apiServerKubeletClientBinding()],
+      wrap: "error allowing API server to access kubelet API",
+    },
+  ];
+}
+
 /**
  * Stores each token as its Secret (create or update). With `failIfExists` an existing Secret
  * for the same token id is an error (`kubeadm token create` semantics).
@@ -141,38 +187,45 @@ export async function applyBootstrapTokenPhase(
   out.info("[bootstrap-token] Configuring bootstrap tokens, cluster-info ConfigMap, RBAC Roles");
   await updateOrCreateTokens(client, input.tokens, input.now);
 
-  out.info("[bootstrap-token] Configured RBAC rules to allow Node Bootstrap tokens to get nodes");
-  await client.createOrUpdate(getNodesClusterRole());
-  await client.createOrUpdate(getNodesClusterRoleBinding());
-
-  out.info(
-    "[bootstrap-token] Configured RBAC rules to allow Node Bootstrap tokens to post CSRs in order for nodes to get long term certificate credentials",
-  );
-  await client.createOrUpdate(kubeletBootstrapBinding());
-
-  out.info(
-    "[bootstrap-token] Configured RBAC rules to allow the csrapprover controller automatically approve CSRs from a Node Bootstrap Token",
-  );
-  await client.createOrUpdate(nodeAutoApproveBootstrapBinding());
-
-  out.info(
-    "[bootstrap-token] Configured RBAC rules to allow certificate rotation for all node client certificates in the cluster",
-  );
-  await client.createOrUpdate(nodeAutoApproveRotationBinding());
-
-  out.info(
-    "[bootstrap-token] Configured RBAC rules to allow the API server kubelet client certificate to access the kubelet API",
-  );
-  try {
-    await client.createOrUpdate(apiServerKubeletClientBinding());
-  } catch (e) {
-    throw new KubeadmError(`error allowing API server to access kubelet API: ${errorMessage(e)}`, {
-      cause: e,
-    });
+  for (const step of bootstrapTokenRbacSteps()) {
+    out.info(step.line);
+    try {
+      for (const o of step.objects) await client.createOrUpdate(o);
+    } catch (e) {
+      if (!step.wrap) throw e;
+      throw new KubeadmError(`${step.wrap}: ${errorMessage(e)}`, { cause: e });
+    }
   }
 
   out.info(
     `[bootstrap-token] Creating the "${CLUSTER_INFO_CONFIGMAP}" ConfigMap in the "${KUBE_PUBLIC}" namespace`,
   );
   await applyClusterInfo(client, input.admin);
+}
+
+/**
+ * The RBAC rules of bootstrap tokens and of `cluster-info` alone, every one attempted (upstream
+ * `upgrade apply phase bootstrap-token`): nodes readable, CSRs postable and auto-approved,
+ * certificate rotation auto-approved, the API server's kubelet client admitted to the kubelet
+ * API, `cluster-info` readable anonymously. Prints upstream's lines; fails with every error
+ * met, after trying all of them.
+ */
+export async function applyBootstrapTokenRBAC(client: KubeClient, out: Printer): Promise<void> {
+  const errors: unknown[] = [];
+  const attempt = async (objects: KubeObject[]) => {
+    try {
+      for (const o of objects) await client.createOrUpdate(o);
+    } catch (e) {
+      errors.push(e);
+    }
+  };
+  for (const step of bootstrapTokenRbacSteps()) {
+    out.info(step.line);
+    await attempt(step.objects);
+  }
+  await attempt([clusterInfoRole(), clusterInfoRoleBinding()]);
+  if (errors.length === 1) throw errors[0];
+  if (errors.length > 1) {
+    throw new KubeadmError(`[${errors.map(errorMessage).join(", ")}]`, { cause: errors[0] });
+  }
 }

@@ -42,6 +42,21 @@ export function isKnownFeature(name: string): boolean {
   return Object.hasOwn(INIT_FEATURE_GATES, name);
 }
 
+/**
+ * Notices about gates stored in a cluster's configuration (upstream `CheckDeprecatedFlags`,
+ * printed by `upgrade` which carries on): `Unknown feature gate flag: X` for a gate this
+ * release no longer knows (removed ones), a deprecated gate's deprecation message. By name.
+ */
+export function storedFeatureGateNotices(gates: Readonly<Record<string, boolean>>): string[] {
+  const out: string[] = [];
+  for (const name of Object.keys(gates).sort()) {
+    const spec = INIT_FEATURE_GATES[name];
+    if (!spec) out.push(`Unknown feature gate flag: ${name}`);
+    else if (spec.stage === "Deprecated") out.push(spec.deprecationMessage ?? "");
+  }
+  return out;
+}
+
 /** The effective value of a gate given the user's settings. */
 export function featureEnabled(gates: Readonly<Record<string, boolean>> | undefined, name: string) {
   const set = gates?.[name];

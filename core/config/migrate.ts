@@ -24,6 +24,7 @@ import {
   YAML_DOCUMENT_SEPARATOR,
 } from "./print.ts";
 import { type InitHostFacts, resolveInitConfig } from "./resolve.ts";
+import { validateUpgradeConfiguration } from "./validate.ts";
 import { resolveJoinConfig } from "./join.ts";
 import { applyResetDefaults, validateResetConfiguration } from "./reset.ts";
 
@@ -82,7 +83,11 @@ export function migrateConfig(text: string, options: MigrateOptions): MigrateRes
     validateResetConfiguration(loaded.reset);
     parts.push(marshalResetConfiguration(applyResetDefaults(loaded.reset)));
   }
-  if (loaded.upgrade) parts.push(marshalUpgradeConfiguration(applyUpgradeDefaults(loaded.upgrade)));
+  if (loaded.upgrade) {
+    const upgrade = applyUpgradeDefaults(loaded.upgrade);
+    validateUpgradeConfiguration(upgrade);
+    parts.push(marshalUpgradeConfiguration(upgrade));
+  }
   if (parts.length === 0) {
     throw new ConfigError(`${source}: no kubeadm configuration documents to migrate`, {
       field: "kind",

@@ -20,6 +20,7 @@ import {
   configField,
   type InitHostFacts,
 } from "./defaults.ts";
+import { isKnownFeature } from "./features.ts";
 import { defaultKubeletConfiguration } from "./kubelet_config.ts";
 import { defaultKubeProxyConfiguration } from "./kube_proxy_config.ts";
 import { loadInitConfig } from "./parse.ts";
@@ -101,6 +102,12 @@ export interface ResolveInitOptions {
   strict?: boolean;
   /** Accept the experimental `kubeadm.k8s.io/v1` (`--allow-experimental-api`). */
   allowExperimental?: boolean;
+  /**
+   * The documents were read from a cluster's `kubeadm-config` (upstream never validates what
+   * it fetches): feature gates this release no longer knows are carried along, not refused;
+   * `upgrade` names them (`Unknown feature gate flag: X`).
+   */
+  fromCluster?: boolean;
 }
 
 /** Output of {@link resolveInitConfig}. */
@@ -243,7 +250,14 @@ export function resolveInitConfig(options: ResolveInitOptions): ResolveInitResul
     initCfg.certificateKey = hex(options.random.bytes(32));
   }
 
+  const stored = clusterCfg.featureGates;
+  if (options.fromCluster && stored) {
+    clusterCfg.featureGates = Object.fromEntries(
+      Object.entries(stored).filter(([k]) => isKnownFeature(k)),
+    );
+  }
   const validation = validateInitConfiguration(initCfg, clusterCfg);
+  if (stored) clusterCfg.featureGates = stored;
   errors.push(...validation.errors);
   if (errors.length > 0) {
     throw new ValidationError(errors, {

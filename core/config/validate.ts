@@ -47,6 +47,7 @@ import type {
   InitConfiguration,
   NodeRegistrationOptions,
   Taint,
+  UpgradeConfiguration,
 } from "./types.ts";
 import { ENCRYPTION_ALGORITHMS } from "./types.ts";
 import { CA_CERT_VALIDITY_HOURS, CERT_VALIDITY_HOURS } from "../constants.ts";
@@ -207,16 +208,7 @@ export function validateNodeRegistration(
   }
   errs.push(...validateSocketPath(nr.criSocket ?? "", `${path}.criSocket`));
   errs.push(...validateExtraArgs(nr.kubeletExtraArgs, `${path}.kubeletExtraArgs`));
-  const policy = nr.imagePullPolicy ?? "";
-  if (policy !== "" && !(IMAGE_PULL_POLICIES as readonly string[]).includes(policy)) {
-    errs.push(
-      invalid(
-        `${path}.imagePullPolicy`,
-        policy,
-        `invalid pull policy; supported values: ${quoteList(IMAGE_PULL_POLICIES)}`,
-      ),
-    );
-  }
+  errs.push(...validateImagePullPolicy(nr.imagePullPolicy, `${path}.imagePullPolicy`));
   errs.push(...validateTaints(nr.taints ?? [], `${path}.taints`));
   return errs;
 }
@@ -519,6 +511,37 @@ export function validateHostPort(endpoint: string | undefined, path: string): Fi
   } catch (e) {
     return [invalid(path, endpoint, `endpoint is not valid: ${(e as Error).message}`)];
   }
+}
+
+/** Validates an `imagePullPolicy` (empty, or one of {@link IMAGE_PULL_POLICIES}). */
+export function validateImagePullPolicy(policy: string | undefined, path: string): FieldError[] {
+  const p = policy ?? "";
+  if (p === "" || (IMAGE_PULL_POLICIES as readonly string[]).includes(p)) return [];
+  return [
+    invalid(path, p, `invalid pull policy; supported values: ${quoteList(IMAGE_PULL_POLICIES)}`),
+  ];
+}
+
+/**
+ * Validates a defaulted UpgradeConfiguration (upstream `ValidateUpgradeConfiguration`): the
+ * `apply` and `node` patch directories absolute when set, their image pull policies known,
+ * the timeouts durations. Throws a {@link ValidationError} naming every bad field.
+ */
+export function validateUpgradeConfiguration(cfg: UpgradeConfiguration): void {
+  const errs: FieldError[] = validateTimeouts(
+    cfg.timeouts as Record<string, string | undefined> | undefined,
+  );
+  for (const name of ["apply", "node"]) {
+    const section = (cfg[name] ?? {}) as {
+      patches?: { directory?: string };
+      imagePullPolicy?: string;
+    };
+    if (section.patches) {
+      errs.push(...validateAbsolutePath(section.patches.directory, `${name}.patches.directory`));
+    }
+    errs.push(...validateImagePullPolicy(section.imagePullPolicy, `${name}.imagePullPolicy`));
+  }
+  if (errs.length > 0) throw new ValidationError(errs);
 }
 
 /** Validates that a path is absolute. */

@@ -14,7 +14,9 @@
 import { ConfigError } from "../errors.ts";
 import type { RandomSource } from "../host/ports.ts";
 import { KUBEADM_GROUP, loadConfigDocuments } from "./parse.ts";
+import { applyUpgradeDefaults } from "./defaults.ts";
 import { type InitHostFacts, resolveInitConfig } from "./resolve.ts";
+import { validateUpgradeConfiguration } from "./validate.ts";
 import { resolveJoinConfig } from "./join.ts";
 import { validateResetConfiguration } from "./reset.ts";
 
@@ -61,5 +63,6 @@ export function validateConfigFile(text: string, options: ValidateFileOptions): 
   }
   if (loaded.join) add(resolveJoinConfig({ ...load, text, host: options.host }).warnings);
   if (loaded.reset) validateResetConfiguration(loaded.reset);
+  if (loaded.upgrade) validateUpgradeConfiguration(applyUpgradeDefaults(loaded.upgrade));
   return warnings;
 }

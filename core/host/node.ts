@@ -30,6 +30,13 @@ export interface NodeHost {
   ensureDir(path: string, mode: number): Promise<void>;
   /** Removes a file (or a symlink, or a whole directory tree); missing is not an error. */
   removeFile(path: string): Promise<void>;
+  /** Renames a file, atomically replacing the destination (`upgrade` swaps manifests). */
+  moveFile(from: string, to: string): Promise<void>;
+  /**
+   * Copies a file or a directory tree, modes kept, symlinks copied as links; into an existing
+   * directory the tree is merged (`upgrade` backs up manifests and etcd's data).
+   */
+  copyTree(from: string, to: string): Promise<void>;
   /**
    * Removes everything inside a directory but not the directory itself; a missing directory is
    * not an error. Never follows symlinks inside it and never crosses into another file system.

@@ -20,6 +20,11 @@ export class RecordingFileSystem implements FileSystem {
     this.#base = base;
   }
 
+  /** Where reads of unwritten paths go. */
+  get base(): FileReader | undefined {
+    return this.#base;
+  }
+
   /** The planned writes, in the order they were made (a rewrite keeps its first position). */
   get planned(): PlannedFile[] {
     return [...this.#written.values()];

@@ -44,6 +44,16 @@ export interface DryRunOptions {
   objects?: KubeObject[];
   /** Answer GETs of unknown Nodes with a synthesized Node (default true). */
   synthesizeNodes?: boolean;
+  /**
+   * A real cluster GETs and LISTs are read from first, as upstream's dry-run client does when a
+   * kubeconfig exists (`upgrade --dry-run`): what it returns is printed and returned; what it
+   * does not have is looked up among this run's writes. Writes never reach it.
+   */
+  backing?: Transport;
+  /** Answers a GET before anything else (upstream's reactors, e.g. the health-check Job). */
+  respond?: (action: DryRunAction) => KubeObject | undefined;
+  /** The `/version` answer (default: this kubeadm's version). */
+  serverVersion?: { major: string; minor: string; gitVersion: string };
 }
 
 /** A recording dry-run transport. */
@@ -115,6 +125,13 @@ export function redactSecretValues(value: unknown): unknown {
   return out;
 }
 
+/** Upstream's `LogObject`: the object as YAML after `[dryrun] Attached object:`, then a blank line. */
+function printAttached(out: Printer, obj: unknown): void {
+  out.info("[dryrun] Attached object:");
+  out.info(toKubeYaml(obj).replace(/\n$/, ""));
+  out.info("");
+}
+
 /** Builds a dry-run transport; see the module documentation. */
 export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransport {
   const actions: DryRunAction[] = [];
@@ -150,7 +167,8 @@ export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransp
       }`
       : describeObject(a.kind, a.namespace, a.name);
     out.info(`[dryrun] Would perform action ${a.verb.toUpperCase()} on ${what}`);
-    if (a.verb !== "create") {
+    // Only client-go's get, patch and delete actions carry a name (GetName).
+    if (a.verb === "get" || a.verb === "patch" || a.verb === "delete") {
       out.info(
         `[dryrun] Resource name ${JSON.stringify(a.name ?? "")}, namespace ${
           JSON.stringify(a.namespace ?? "")
@@ -159,8 +177,7 @@ export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransp
     }
     const attached = a.object ?? a.patch;
     if (attached !== undefined && a.verb !== "get" && a.verb !== "list") {
-      out.info("[dryrun] Attached object:");
-      out.info(`${toKubeYaml(a.kind === "Secret" ? redactSecretValues(attached) : attached)}`);
+      printAttached(out, a.kind === "Secret" ? redactSecretValues(attached) : attached);
     }
   };
   const resourceOf = (info: ResourceInfo) => ({
@@ -168,6 +185,29 @@ export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransp
     groupVersion: info.apiVersion.includes("/") ? info.apiVersion : `core/${info.apiVersion}`,
   });
 
+  const attach = (obj: unknown) => {
+    if (options.out) printAttached(options.out, obj);
+  };
+  /** The real cluster's answer to a read, printed; `undefined` when it has none. */
+  const fromBacking = async (url: string): Promise<Response | undefined> => {
+    if (!options.backing) return undefined;
+    try {
+      const res = await options.backing(
+        new Request(url, { headers: { accept: "application/json" } }),
+      );
+      const text = await res.text();
+      if (res.ok) {
+        attach(JSON.parse(text));
+        return new Response(text, { status: 200, headers: { "Content-Type": "application/json" } });
+      }
+    } catch {
+      // as a missing object
+    }
+    options.out?.info(
+      "[dryrun] Real object does not exist. Attempting to GET from followup reactors or from the fake client tracker",
+    );
+    return undefined;
+  };
   const transport: Transport = async (request) => {
     const url = new URL(request.url);
     const bodyText = request.method === "GET" ? "" : await request.text();
@@ -175,6 +215,8 @@ export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransp
     const parsed = parseResourcePath(url.pathname);
     if (!parsed) {
       if (url.pathname === "/version") {
+        if (options.serverVersion) return json(200, options.serverVersion);
+        if (options.backing) return await options.backing(new Request(request.url));
         return json(200, {
           major: "1",
           minor: String(KUBEADM_MINOR),
@@ -197,6 +239,8 @@ export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransp
           };
           actions.push(list);
           say(list);
+          const real = await fromBacking(request.url);
+          if (real) return real;
           const items = [...store.values()].filter((o) =>
             o.kind === info.kind && (!info.namespaced || o.metadata?.namespace === namespace) &&
             matchesLabels(o, url.searchParams.get("labelSelector"))
@@ -212,6 +256,13 @@ export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransp
         };
         actions.push(get);
         say(get);
+        const answer = options.respond?.(get);
+        if (answer) {
+          attach(answer);
+          return json(200, answer);
+        }
+        const real = await fromBacking(request.url);
+        if (real) return real;
         const found = store.get(key);
         if (found) return json(200, found);
         if (info.kind === "Node" && options.synthesizeNodes !== false) {

@@ -13,6 +13,7 @@
 import { errorMessage, KubeadmError } from "../errors.ts";
 import type { FileReader } from "../host/ports.ts";
 import { utf8 } from "../host/ports.ts";
+import { RecordingFileSystem } from "../host/recording_fs.ts";
 import { parseKubeYaml } from "../yaml/kube_yaml.ts";
 import { applyJsonPatch } from "./json_patch.ts";
 import { type JsonValue, sortedJson, toJsonValue } from "./json_value.ts";
@@ -206,19 +207,28 @@ export async function readPatchManager(
 
 const cache = new WeakMap<FileReader, Map<string, PatchManager>>();
 
+/** The file system a recording overlay reads through (patches are never written). */
+function underlying(files: FileReader): FileReader {
+  let f = files;
+  while (f instanceof RecordingFileSystem && f.base) f = f.base;
+  return f;
+}
+
 /**
- * The {@link PatchManager} of `dir` on this file system, read on first use and reused after
- * (upstream caches managers per path for the whole process).
+ * The {@link PatchManager} of `dir` on this file system, read (and announced) on first use and
+ * reused after, through recording overlays too (upstream caches managers per path for the
+ * whole process).
  */
 export async function patchManagerFor(
   files: FileReader,
   dir: string,
   out: PatchOutput,
 ): Promise<PatchManager> {
-  let byDir = cache.get(files);
+  const key = underlying(files);
+  let byDir = cache.get(key);
   if (!byDir) {
     byDir = new Map();
-    cache.set(files, byDir);
+    cache.set(key, byDir);
   }
   const cached = byDir.get(dir);
   if (cached) return cached;

@@ -101,6 +101,14 @@ export function rootChecks(): Check[] {
   return [isPrivilegedUserCheck()];
 }
 
+/**
+ * The node checks of `upgrade apply|node` (upstream's `RunUpgradeChecks`): the system judged
+ * for the kubelet's next minor, and the container runtime's version.
+ */
+export function upgradeChecks(criSocket: string): Check[] {
+  return [systemVerificationCheck({ isUpgrade: true }), containerRuntimeVersionCheck(criSocket)];
+}
+
 /** Checks shared by `init` and `join` (upstream's `addCommonChecks`). */
 function commonChecks(kubernetesVersion: string, nodeName: string, criSocket: string): Check[] {
   return [

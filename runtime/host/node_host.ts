@@ -208,6 +208,25 @@ export class DenoNodeHost implements NodeHost {
     if (errors.length > 0) throw new Error(errors.join("; "));
   }
 
+  async moveFile(from: string, to: string): Promise<void> {
+    const src = await resolveInRoot(this.files.root, from, { followFinal: false });
+    const dst = await resolveInRoot(this.files.root, to, { followFinal: false });
+    try {
+      await Deno.rename(src, dst);
+    } catch (e) {
+      // Another file system: copy, then remove the source (upstream's MoveFile fallback).
+      if (!(e instanceof Error) || !/cross-device|EXDEV/i.test(e.message)) throw e;
+      await copyHostTree(src, dst);
+      await Deno.remove(src, { recursive: true });
+    }
+  }
+
+  async copyTree(from: string, to: string): Promise<void> {
+    const src = await resolveInRoot(this.files.root, from, { followFinal: false });
+    const dst = await resolveInRoot(this.files.root, to, { followFinal: false });
+    await copyHostTree(src, dst);
+  }
+
   async removeFile(path: string): Promise<void> {
     // The last component is not followed: a symlinked file goes as a link.
     const host = await resolveInRoot(this.files.root, path, { followFinal: false });
@@ -221,6 +240,36 @@ export class DenoNodeHost implements NodeHost {
     const errors: string[] = [];
     await this.#removeTree(host, st.dev, errors);
     if (errors.length > 0) throw new Error(errors.join("; "));
+  }
+}
+
+/**
+ * Copies a host file or directory tree: files with their modes (through a temp file renamed
+ * into place), directories created with the source's mode, symlinks recreated as links (never
+ * followed).
+ */
+async function copyHostTree(src: string, dst: string): Promise<void> {
+  const st = await Deno.lstat(src);
+  if (st.isSymlink) {
+    await Deno.remove(dst).catch(() => {});
+    await Deno.symlink(await Deno.readLink(src), dst);
+    return;
+  }
+  if (st.isDirectory) {
+    await Deno.mkdir(dst, { recursive: true, mode: (st.mode ?? 0o700) & 0o7777 });
+    for await (const entry of Deno.readDir(src)) {
+      await copyHostTree(`${src}/${entry.name}`, `${dst}/${entry.name}`);
+    }
+    return;
+  }
+  const tmp = `${dst}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+  try {
+    await Deno.copyFile(src, tmp);
+    await Deno.chmod(tmp, (st.mode ?? 0o600) & 0o7777);
+    await Deno.rename(tmp, dst);
+  } catch (e) {
+    await Deno.remove(tmp).catch(() => {});
+    throw e;
   }
 }
 

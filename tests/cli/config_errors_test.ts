@@ -149,7 +149,7 @@ Deno.test("kubeadm join --config <v1beta3 JoinConfiguration> is refused before a
   );
 });
 
-Deno.test("kubeadm config validate: v1beta3, removed gates, too-old versions and UpgradeConfiguration typos fail; the experimental v1 only with its flag", async () => {
+Deno.test("kubeadm config validate: v1beta3, removed gates, too-old versions, UpgradeConfiguration typos and invalid values fail; the experimental v1 only with its flag", async () => {
   const cases: [string, string[], RegExp | undefined][] = [
     [
       V37.replaceAll("v1beta4", "v1beta3"),
@@ -166,6 +166,11 @@ Deno.test("kubeadm config validate: v1beta3, removed gates, too-old versions and
       "apiVersion: kubeadm.k8s.io/v1beta4\nkind: UpgradeConfiguration\napply:\n  bogusField: true\n",
       [],
       /unknown field "apply\.bogusField"/,
+    ],
+    [
+      "apiVersion: kubeadm.k8s.io/v1beta4\nkind: UpgradeConfiguration\nnode:\n  patches:\n    directory: rel\n",
+      [],
+      /node\.patches\.directory: Invalid value: "rel": path is not absolute/,
     ],
     [
       "apiVersion: kubeadm.k8s.io/v1\nkind: ClusterConfiguration\n",

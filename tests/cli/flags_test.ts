@@ -90,12 +90,17 @@ Deno.test("booleans: --flag, --flag=true|false|1|0|t|f; another value names the 
   assert.equal((await values(["force"], ["-f"])).force, true);
 });
 
-Deno.test("typed values: int32, duration, Level, moduleSpec and feature gates fail naming the flag", async () => {
+Deno.test("typed values: int32, int, duration, Level, moduleSpec and feature gates fail naming the flag", async () => {
   assert.equal(
     (await values(["apiserver-bind-port"], ["--apiserver-bind-port=7443"]))[
       "apiserver-bind-port"
     ],
     7443,
+  );
+  // pflag's int (upgrade diff's --context-lines) is 64-bit.
+  assert.equal(
+    (await values(["context-lines"], ["-c", "99999999999"]))["context-lines"],
+    99999999999,
   );
   assert.equal((await values(["token-ttl"], ["--token-ttl", "2h30m"]))["token-ttl"], "2h30m");
   // --v and --vmodule are global: every command has them.
@@ -110,6 +115,16 @@ Deno.test("typed values: int32, duration, Level, moduleSpec and feature gates fa
       "apiserver-bind-port",
       ["--apiserver-bind-port=99999999999"],
       'invalid argument "99999999999" for "--apiserver-bind-port" flag: strconv.ParseInt: parsing "99999999999": value out of range',
+    ],
+    [
+      "context-lines",
+      ["--context-lines=9223372036854775808"],
+      'invalid argument "9223372036854775808" for "-c, --context-lines" flag: strconv.ParseInt: parsing "9223372036854775808": value out of range',
+    ],
+    [
+      "context-lines",
+      ["-c", "many"],
+      'invalid argument "many" for "-c, --context-lines" flag: strconv.ParseInt: parsing "many": invalid syntax',
     ],
     [
       "token-ttl",
@@ -273,5 +288,24 @@ Deno.test("--kubeconfig-dir: the kubeconfig phases write there (under --rootfs)"
     );
   } finally {
     await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("-o a printer the command lacks: upstream's printer error, exit status 1, nothing written", async () => {
+  const cases: [string[], string][] = [
+    [["token", "list"], "json,text,yaml"],
+    [["certs", "check-expiration"], "json,kyaml,text,yaml"],
+    [["config", "images", "list"], "json,kyaml,text,yaml"],
+    [["upgrade", "plan"], "text,json,yaml,kyaml"],
+  ];
+  for (const [command, allowed] of cases) {
+    const r = await kubeadm([...command, "-o", "go-template"]);
+    assert.equal(r.code, 1, `${command.join(" ")}: ${r.stderr}`);
+    assert.equal(
+      r.stderr.split("\n")[0],
+      `could not construct output printer: unable to match a printer suitable for the output format "go-template", allowed formats are: ${allowed}`,
+      command.join(" "),
+    );
+    assert.deepEqual(r.written, [], command.join(" "));
   }
 });

@@ -4,25 +4,9 @@
 import assert from "node:assert/strict";
 import { kubeadmLauncher, run } from "../support/control_plane.ts";
 import { joinConfigurationYaml } from "../support/config.ts";
+import { countingListener } from "../support/counting_listener.ts";
 
 const TOKEN = "abcdef.0123456789abcdef";
-
-/** A TCP listener that counts the connections it receives. */
-function countingListener() {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const state = { connections: 0 };
-  (async () => {
-    for await (const c of listener) {
-      state.connections++;
-      c.close();
-    }
-  })().catch(() => {});
-  return {
-    endpoint: `127.0.0.1:${(listener.addr as Deno.NetAddr).port}`,
-    state,
-    close: () => listener.close(),
-  };
-}
 
 async function join(args: string[], files: Record<string, string> = {}) {
   const dir = await Deno.makeTempDir({ prefix: "kts-join-input-" });

@@ -1,8 +1,7 @@
 // CLI parity with upstream kubeadm v1.37.2: walks upstream's help tree (running the binary
 // scripts/k8s-bins builds) and ours (the same help screens our command line prints), and fails
 // on any command, alias or flag (shorthand, type, shown default, global or not) that one has
-// and the other lacks — except our documented additions, and the command families other work
-// still builds (listed below with their issue; each entry must stay true).
+// and the other lacks — except our documented additions.
 import assert from "node:assert/strict";
 import type { Command } from "commander";
 import { buildProgram } from "../../cli/program.ts";
@@ -34,14 +33,6 @@ const OUR_ADDITIONS: readonly { lines: RegExp; why: string }[] = [
     why: "exit status 4 when something expires within the window, for monitoring",
   },
 ];
-
-/**
- * Whole command families other issues build; while absent they are not compared. Once a family
- * exists it must match upstream, and its entry here must go (the test says so).
- */
-const PENDING_FAMILIES: Readonly<Record<string, string>> = {
-  "kubeadm upgrade": "issue 11 (upgrade)",
-};
 
 function describe(f: HelpFlag): string {
   return `${f.short ? `-${f.short}, ` : ""}--${f.name} ${f.type}${
@@ -104,9 +95,6 @@ function allPaths(cmd: Command, prefix: string[] = []): string[][] {
   return [prefix, ...cmd.commands.flatMap((c) => allPaths(c, [...prefix, c.name()]))];
 }
 
-const familyOf = (path: string) =>
-  Object.keys(PENDING_FAMILIES).find((f) => path === f || path.startsWith(`${f} `));
-
 Deno.test("CLI parity: every upstream v1.37.2 command, alias and flag, and nothing else", async () => {
   const bin = `${await k8sBinDir()}/kubeadm`;
   const version = await run([bin, "version", "-o", "short"]);
@@ -124,24 +112,11 @@ Deno.test("CLI parity: every upstream v1.37.2 command, alias and flag, and nothi
     assert.ok(ours.has(["kubeadm", ...path].join(" ")), `hidden command: ${path.join(" ")}`);
   }
 
-  const present = new Set([...ours.keys()].map(familyOf).filter((f) => f !== undefined));
-  for (const family of present) {
-    assert.fail(
-      `${family} exists now (${PENDING_FAMILIES[family!]}): remove it from PENDING_FAMILIES`,
-    );
-  }
-  const pendingUpstream = [...upstream.keys()].filter((p) => familyOf(p) !== undefined);
-  for (const p of pendingUpstream) upstream.delete(p);
-
   const { lines, commonCommands, comparedFlags } = differences(upstream, ours);
   const additions = lines.filter((l) => OUR_ADDITIONS.some((a) => a.lines.test(l)));
   const unexplained = lines.filter((l) => !additions.includes(l));
   console.log(
-    `parity: upstream ${
-      upstream.size + pendingUpstream.length
-    } commands (${pendingUpstream.length} in pending families ${
-      Object.keys(PENDING_FAMILIES).join(", ")
-    }), ours ${ours.size}; ${commonCommands} commands and ${comparedFlags} upstream flags compared; ` +
+    `parity: upstream ${upstream.size} commands, ours ${ours.size}; ${commonCommands} commands and ${comparedFlags} upstream flags compared; ` +
       `${additions.length} documented additions, ${unexplained.length} unexplained`,
   );
   assert.deepEqual(unexplained, [], `unexplained differences:\n${unexplained.join("\n")}`);

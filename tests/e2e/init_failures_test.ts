@@ -26,6 +26,7 @@ import {
   writeInitConfig as writeNodeInitConfig,
 } from "../support/cluster.ts";
 import { openssl } from "../support/openssl.ts";
+import { fileTree } from "../support/file_tree.ts";
 import { initWorkflow } from "../../core/phases/init/workflow.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
@@ -138,20 +139,6 @@ async function exists(node: Node, args: string[]): Promise<boolean> {
   return false;
 }
 
-/** Every regular file under `root` (relative path → content). */
-async function snapshot(root: string): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  const walk = async (dir: string) => {
-    for await (const e of Deno.readDir(dir)) {
-      const p = `${dir}/${e.name}`;
-      if (e.isDirectory) await walk(p);
-      else out.set(p.slice(root.length), await Deno.readTextFile(p));
-    }
-  };
-  await walk(root);
-  return out;
-}
-
 /** Replaces admin.conf for the duration of `fn`, then restores the original. */
 async function withAdminConf(
   node: Node,
@@ -255,7 +242,7 @@ Deno.test({
         await mustPass(node, config, ...p.split(" "));
       }
       const server = `https://${node.address}:6443`;
-      const before = await snapshot(standin.rootfs);
+      const before = await fileTree(standin.rootfs);
 
       for (const args of [["upload-config", "all"], ["bootstrap-token"]]) {
         await t.step(
@@ -278,7 +265,7 @@ Deno.test({
       }
 
       await t.step("the failed phases wrote no file", async () => {
-        assert.deepEqual(await snapshot(standin.rootfs), before);
+        assert.deepEqual(await fileTree(standin.rootfs), before);
       });
 
       await t.step("wait-control-plane without a kubelet names the kubelet", async () => {

@@ -5,7 +5,11 @@
 import assert from "node:assert/strict";
 import { k8sBinDir } from "../support/k8s_bins.ts";
 import { run } from "../support/control_plane.ts";
-import { parseDryRunActions, type PrintedAction } from "../support/dry_run_output.ts";
+import {
+  dropEmptyFields,
+  parseDryRunActions,
+  type PrintedAction,
+} from "../support/dry_run_output.ts";
 import { repoRoot } from "../support/repo.ts";
 import { redactSecretValues } from "../../core/kube/dry_run.ts";
 
@@ -30,24 +34,14 @@ networking:
 `;
 
 /** Drops what legitimately differs between two runs and empty-vs-absent noise. */
-function normalise(v: unknown, path = ""): unknown {
-  if (Array.isArray(v)) return v.map((x, i) => normalise(x, `${path}[${i}]`));
-  if (v && typeof v === "object") {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) {
-      const p = path ? `${path}.${k}` : k;
-      if (x === null) continue;
-      if (p === "data.expiration") continue; // now + TTL
-      let y = normalise(x, p);
-      if (typeof y === "string" && p === "data.kubeconfig") {
-        y = y.replace(/certificate-authority-data: \S+/, "certificate-authority-data: <CA>");
-      }
-      if (y && typeof y === "object" && !Array.isArray(y) && Object.keys(y).length === 0) continue;
-      out[k] = y;
+function normalise(v: unknown): unknown {
+  return dropEmptyFields(v, (path, x) => {
+    if (path === "data.expiration") return undefined; // now + TTL
+    if (typeof x === "string" && path === "data.kubeconfig") {
+      return x.replace(/certificate-authority-data: \S+/, "certificate-authority-data: <CA>");
     }
-    return out;
-  }
-  return v;
+    return x;
+  });
 }
 
 function key(a: PrintedAction): string {

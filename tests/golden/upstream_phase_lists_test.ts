@@ -1,11 +1,14 @@
-// Golden comparison of the phase commands: `kubeadm init phase` and `kubeadm join phase`, and
-// every phase group below them, list the same commands with the same one-line help as
-// upstream kubeadm v1.37.2's `--help` ("Available Commands", hidden phases excluded; upstream
-// creates no command for a hidden phase). v1.37: `join phase control-plane-join etcd` is gone,
+// Golden comparison of the phase commands: `kubeadm init phase`, `join phase`, `reset phase`,
+// `upgrade apply phase` and `upgrade node phase`, and every phase group below them, list the
+// same commands with the same one-line help as upstream kubeadm v1.37.2's `--help` ("Available
+// Commands", hidden phases excluded; upstream creates no command for a hidden phase); each
+// workflow's `--help` lists its phases ("The ... command executes the following phases") byte
+// for byte as upstream's. v1.37: `join phase control-plane-join etcd` is gone,
 // `etcd-join` is no longer experimental, `kubelet-wait-bootstrap` is listed.
 import assert from "node:assert/strict";
 import type { Command } from "commander";
 import { buildProgram } from "../../cli/program.ts";
+import { formatHelp } from "../../cli/help.ts";
 import { k8sBinDir } from "../support/k8s_bins.ts";
 import { run } from "../support/control_plane.ts";
 
@@ -65,12 +68,21 @@ function ourListing(root: string[]): Listing {
   return listing;
 }
 
-for (const workflow of ["init", "join"]) {
+/** The phase list a workflow's help prints, from its first line to the closing fence. */
+function phaseList(help: string): string {
+  const m = /The "[^"]+" command executes the following phases:\n```\n[^`]*```\n/.exec(help);
+  assert.ok(m, `no phase list in:\n${help}`);
+  return m[0];
+}
+
+const WORKFLOWS = ["init", "join", "reset", "upgrade apply", "upgrade node"];
+
+for (const workflow of WORKFLOWS) {
   Deno.test(`kubeadm ${workflow} phase lists the phases of upstream kubeadm v1.37.2`, async () => {
     const kubeadm = `${await k8sBinDir()}/kubeadm`;
-    const root = [workflow, "phase"];
+    const root = [...workflow.split(" "), "phase"];
     const upstream = await upstreamListing(kubeadm, root);
-    assert.ok(upstream.size > 1, "upstream has phase groups");
+    assert.ok(upstream.size > 0, "upstream lists phases");
     assert.deepEqual(Object.fromEntries(ourListing(root)), Object.fromEntries(upstream));
   });
 }
@@ -87,4 +99,17 @@ Deno.test("v1.37's join phases: etcd-join and kubelet-wait-bootstrap listed, con
     "all: Join a machine as a control plane instance",
     "mark-control-plane: Mark a node as a control-plane",
   ]);
+});
+
+Deno.test("every workflow's help lists its phases as upstream kubeadm v1.37.2's", async () => {
+  const kubeadm = `${await k8sBinDir()}/kubeadm`;
+  for (const workflow of WORKFLOWS) {
+    const path = workflow.split(" ");
+    const r = await run([kubeadm, ...path, "--help"]);
+    assert.equal(r.code, 0, r.stderr);
+    let cmd: Command | undefined = program;
+    for (const name of path) cmd = cmd?.commands.find((c) => c.name() === name);
+    assert.ok(cmd, workflow);
+    assert.equal(phaseList(formatHelp(cmd)), phaseList(r.stdout), workflow);
+  }
 });

@@ -59,10 +59,17 @@ export interface TestNodeOptions {
    * (`v1.36.3` for a v1.36 control plane); default: the default set.
    */
   componentSet?: string;
+  /**
+   * Sets a static Pod runs when its image tag names one (`v1.36.3`, `v1.37.2`): an upgrade
+   * swaps a manifest's tag and the stand-in restarts the Pod on that set's binaries.
+   */
+  tagSets?: readonly string[];
+  /** The kubelet version the stand-in's Node reports (default: the stand-in's kubelet). */
+  kubeletVersion?: string;
 }
 
 /** The bin dir of a component set (`$KUBEADM_TS_V1_36_3_BIN_DIR` overrides). */
-async function componentSetDir(set: string): Promise<string> {
+export async function componentSetDir(set: string): Promise<string> {
   const env = `KUBEADM_TS_${set.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_BIN_DIR`;
   return await binSetDir(set, env, [
     "etcd",
@@ -100,6 +107,8 @@ export async function createTestNode(
 ): Promise<TestNode> {
   const binDir = await k8sBinDir();
   const componentDir = options.componentSet ? await componentSetDir(options.componentSet) : binDir;
+  const tagDirs: Record<string, string> = {};
+  for (const set of options.tagSets ?? []) tagDirs[set] = await componentSetDir(set);
   const ns = await createNetNamespace();
   const rootfs = await Deno.makeTempDir({ prefix: `kts-${nodeName}-` });
   let standin: Deno.ChildProcess | undefined;
@@ -155,6 +164,13 @@ export async function createTestNode(
           ns.address,
           "--log-dir",
           `${rootfs}/var/log/standin`,
+          ...(options.tagSets?.length
+            ? [
+              "--bin-dirs",
+              Object.entries(tagDirs).map(([tag, dir]) => `${tag}=${dir}`).join(","),
+            ]
+            : []),
+          ...(options.kubeletVersion ? ["--kubelet-version", options.kubeletVersion] : []),
         ],
         stdin: "null",
         stdout: "null",
@@ -218,4 +234,26 @@ export async function initControlPlane(
   const init = await node.kubeadm(["init", "--config", config, "--ignore-preflight-errors=all"]);
   if (init.code !== 0) throw new Error(`init failed:\n${init.stdout}\n${init.stderr}`);
   return { init, config };
+}
+
+/**
+ * `kubeadm init phase upload-certs --upload-certs` on a control plane with `key`, for a second
+ * control plane to join with; throws with the output when it fails. As upstream, the key cannot
+ * be given beside `--config`: it goes in a config of its own (the test config with `extra`
+ * ClusterConfiguration lines, as the node's init had).
+ */
+export async function uploadCerts(node: TestNode, key: string, extra = ""): Promise<void> {
+  const config = await writeInitConfig(node, extra, {
+    initExtra: `certificateKey: ${key}\n`,
+    file: "upload-certs.yaml",
+  });
+  const r = await node.kubeadm([
+    "init",
+    "phase",
+    "upload-certs",
+    "--upload-certs",
+    "--config",
+    config,
+  ]);
+  if (r.code !== 0) throw new Error(`upload-certs failed:\n${r.stdout}\n${r.stderr}`);
 }

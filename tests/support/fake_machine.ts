@@ -9,7 +9,7 @@
 import type { ContainerRuntime, RuntimeConfig } from "../../core/host/container_runtime.ts";
 import type { HttpResult, TlsClientMaterial } from "../../core/host/http.ts";
 import type { InitSystem } from "../../core/host/services.ts";
-import type { NodeFiles } from "../../core/host/ports.ts";
+import type { NodeFiles, PlannedFile } from "../../core/host/ports.ts";
 import type { Machine } from "../../core/host/machine.ts";
 import { DEFAULT_SYS_SPEC } from "../../core/preflight/system/spec.ts";
 import { toBytes } from "../../core/host/ports.ts";
@@ -61,6 +61,12 @@ export class FakeNodeFiles implements NodeFiles {
 
   exists(path: string): Promise<boolean> {
     return Promise.resolve(this.files.has(path) || this.#isDir(path));
+  }
+
+  /** Writes a planned file (so the same store serves as a workflow's {@link FileSystem}). */
+  write(file: PlannedFile): Promise<void> {
+    this.files.set(file.path, toBytes(file.data));
+    return Promise.resolve();
   }
 }
 

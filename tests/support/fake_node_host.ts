@@ -145,6 +145,48 @@ export class FakeNodeHost implements NodeHost {
     this.removedFiles.push(path);
     this.actions.push(`remove ${path}`);
     this.files.files.delete(path);
+    const prefix = `${path}/`;
+    for (const p of [...this.files.files.keys()]) {
+      if (p.startsWith(prefix)) this.files.files.delete(p);
+    }
+    for (const d of [...this.files.dirs]) {
+      if (d === path || d.startsWith(prefix)) this.files.dirs.delete(d);
+    }
+    return Promise.resolve();
+  }
+
+  /** Failures of {@link moveFile} by source path → error text. */
+  readonly moveErrors = new Map<string, string>();
+
+  moveFile(from: string, to: string): Promise<void> {
+    this.actions.push(`move ${from} ${to}`);
+    const err = this.moveErrors.get(from);
+    if (err) return Promise.reject(new Error(err));
+    const data = this.files.files.get(from);
+    if (data === undefined) {
+      return Promise.reject(new Error(`rename ${from} ${to}: no such file or directory`));
+    }
+    this.files.files.delete(from);
+    this.files.files.set(to, data);
+    return Promise.resolve();
+  }
+
+  copyTree(from: string, to: string): Promise<void> {
+    this.actions.push(`copy ${from} ${to}`);
+    const single = this.files.files.get(from);
+    if (single !== undefined) {
+      this.files.files.set(to, single.slice());
+      return Promise.resolve();
+    }
+    const prefix = `${from}/`;
+    const found = [...this.files.files].filter(([p]) => p.startsWith(prefix));
+    if (found.length === 0 && !this.files.dirs.has(from)) {
+      return Promise.reject(new Error(`cp: cannot stat '${from}': No such file or directory`));
+    }
+    this.files.dirs.add(to);
+    for (const [p, data] of found) {
+      this.files.files.set(`${to}/${p.slice(prefix.length)}`, data.slice());
+    }
     return Promise.resolve();
   }
 }

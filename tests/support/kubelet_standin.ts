@@ -32,11 +32,26 @@ import { createDenoTransport } from "../../runtime/kube/transport.ts";
 export interface StandinOptions {
   rootfs: string;
   binDir: string;
+  /** Image tag → bin dir of the set that runs it. */
+  binDirs?: Readonly<Record<string, string>>;
+  /** The kubelet version the Node reports. */
+  kubeletVersion?: string;
   nodeName: string;
   nodeIP: string;
   logDir: string;
   /** kubeconfig the node registers with (node path), default /etc/kubernetes/kubelet.conf. */
   kubeconfig?: string;
+}
+
+/** The bin dir for a Pod: the set its image tag names, else the default. */
+export function binDirFor(
+  pod: Pod,
+  binDir: string,
+  binDirs: Readonly<Record<string, string>> = {},
+): string {
+  const image = pod.spec?.containers?.[0]?.image ?? "";
+  const tag = /:([\w][\w.-]*)$/.exec(image)?.[1] ?? "";
+  return binDirs[tag] ?? binDir;
 }
 
 /** The host command line of a static Pod's container, with hostPath volumes mapped under root. */
@@ -101,7 +116,7 @@ export async function runStandin(opts: StandinOptions): Promise<void> {
 
   const start = (file: string, text: string, backoffMs = 1000) => {
     const pod = parseKubeYamlOne(text, file) as Pod;
-    const { argv, env } = podCommand(pod, opts.rootfs, opts.binDir);
+    const { argv, env } = podCommand(pod, opts.rootfs, binDirFor(pod, opts.binDir, opts.binDirs));
     const log = `${opts.logDir}/${file.replace(/\.yaml$/, "")}.log`;
     for (const arg of argv) {
       const dataDir = arg.match(/^--data-dir=(.*)$/)?.[1];
@@ -307,6 +322,20 @@ async function syncNode(
   await ok(
     api.send("PATCH", `/api/v1/nodes/${name}/status`, {
       status: {
+        capacity: { cpu: "2", memory: "4Gi", pods: "110" },
+        allocatable: { cpu: "2", memory: "4Gi", pods: "110" },
+        nodeInfo: {
+          kubeletVersion: await kubeletVersion(opts),
+          kubeProxyVersion: "",
+          machineID: "",
+          systemUUID: "",
+          bootID: "",
+          kernelVersion: "",
+          osImage: "kubelet stand-in",
+          containerRuntimeVersion: "standin://0",
+          operatingSystem: "linux",
+          architecture: "amd64",
+        },
         addresses: [{ type: "InternalIP", address: opts.nodeIP }, {
           type: "Hostname",
           address: name,
@@ -330,6 +359,72 @@ async function syncNode(
   for (const r of pods) {
     await mirrorPod(api, r, name, node.metadata?.uid ?? "", now).catch((e) =>
       log(`mirror pod ${r.pod.metadata?.name}: ${e instanceof Error ? e.message : e}`)
+    );
+  }
+  await completePausePods(api, name, now).catch((e) =>
+    log(`pause pods: ${e instanceof Error ? e.message : e}`)
+  );
+}
+
+/** `--kubelet-version`, or the version written to `/var/lib/kubelet-standin/version`. */
+async function kubeletVersion(opts: StandinOptions): Promise<string> {
+  try {
+    const v = (await Deno.readTextFile(
+      underRoot(opts.rootfs, "/var/lib/kubelet-standin/version"),
+    )).trim();
+    if (v) return v;
+  } catch {
+    // not overridden
+  }
+  return opts.kubeletVersion ?? "v0.0.0";
+}
+
+/**
+ * Pods bound to this Node whose containers all run the pause image (and are not static) are
+ * reported Succeeded: the pause binary run as `pause -v` prints its version and exits 0.
+ */
+async function completePausePods(api: NodeApi, nodeName: string, now: string): Promise<void> {
+  const res = await api.send(
+    "GET",
+    `/api/v1/pods?fieldSelector=${encodeURIComponent(`spec.nodeName=${nodeName}`)}`,
+  );
+  if (!res.ok) {
+    await res.body?.cancel();
+    return;
+  }
+  const list = await res.json() as { items?: Pod[] };
+  for (const pod of list.items ?? []) {
+    if (pod.metadata?.annotations?.["kubernetes.io/config.mirror"]) continue;
+    if (pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") continue;
+    const containers = pod.spec?.containers ?? [];
+    if (containers.length === 0 || !containers.every((c) => /\/pause:/.test(c.image ?? ""))) {
+      continue;
+    }
+    const ns = pod.metadata?.namespace ?? "default";
+    await ok(
+      api.send("PATCH", `/api/v1/namespaces/${ns}/pods/${pod.metadata?.name}/status`, {
+        status: {
+          phase: "Succeeded",
+          startTime: now,
+          conditions: [{
+            type: "Ready",
+            status: "False",
+            reason: "PodCompleted",
+            lastTransitionTime: now,
+          }],
+          containerStatuses: containers.map((c) => ({
+            name: c.name,
+            image: c.image,
+            imageID: "",
+            ready: false,
+            restartCount: 0,
+            state: {
+              terminated: { exitCode: 0, reason: "Completed", startedAt: now, finishedAt: now },
+            },
+          })),
+        },
+      }, "application/merge-patch+json"),
+      "complete pause pod",
     );
   }
 }
@@ -404,6 +499,11 @@ async function mirrorPod(
   );
 }
 
+function optionalArg(name: string): string | undefined {
+  const i = Deno.args.indexOf(`--${name}`);
+  return i < 0 || i + 1 >= Deno.args.length ? undefined : Deno.args[i + 1];
+}
+
 function arg(name: string): string {
   const i = Deno.args.indexOf(`--${name}`);
   if (i < 0 || i + 1 >= Deno.args.length) throw new Error(`missing --${name}`);
@@ -417,5 +517,12 @@ if (import.meta.main) {
     nodeName: arg("node-name"),
     nodeIP: arg("node-ip"),
     logDir: arg("log-dir"),
+    binDirs: Object.fromEntries(
+      (optionalArg("bin-dirs") ?? "").split(",").filter((e) => e.includes("=")).map((e) => {
+        const i = e.indexOf("=");
+        return [e.slice(0, i), e.slice(i + 1)];
+      }),
+    ),
+    kubeletVersion: optionalArg("kubelet-version"),
   });
 }

@@ -90,3 +90,59 @@ export class MemoryFileSystem implements FileSystem {
     return root;
   }
 }
+
+/**
+ * File operations beyond writes (directories, removal, renames, copies) over a
+ * {@link MemoryFileSystem}, as the upgrade's node ports; every call is logged in `actions`.
+ */
+export class MemoryNodeOps {
+  readonly actions: string[] = [];
+  readonly dirs = new Set<string>();
+
+  constructor(readonly fs: MemoryFileSystem) {}
+
+  #under(path: string): string[] {
+    return [...this.fs.files.keys()].filter((p) => p === path || p.startsWith(`${path}/`));
+  }
+
+  ensureDir(path: string): Promise<void> {
+    this.actions.push(`mkdir ${path}`);
+    this.dirs.add(path);
+    return Promise.resolve();
+  }
+
+  removeFile(path: string): Promise<void> {
+    this.actions.push(`remove ${path}`);
+    for (const p of this.#under(path)) this.fs.files.delete(p);
+    for (const d of [...this.dirs]) if (d === path || d.startsWith(`${path}/`)) this.dirs.delete(d);
+    return Promise.resolve();
+  }
+
+  cleanDir(path: string): Promise<void> {
+    this.actions.push(`clean ${path}`);
+    for (const p of this.#under(path)) if (p !== path) this.fs.files.delete(p);
+    return Promise.resolve();
+  }
+
+  moveFile(from: string, to: string): Promise<void> {
+    this.actions.push(`move ${from} ${to}`);
+    const f = this.fs.files.get(from);
+    if (!f) return Promise.reject(new Error(`rename ${from} ${to}: no such file or directory`));
+    this.fs.files.delete(from);
+    this.fs.files.set(to, f);
+    return Promise.resolve();
+  }
+
+  copyTree(from: string, to: string): Promise<void> {
+    this.actions.push(`copy ${from} ${to}`);
+    const found = this.#under(from);
+    if (found.length === 0 && !this.dirs.has(from)) {
+      return Promise.reject(new Error(`cp: cannot stat '${from}': No such file or directory`));
+    }
+    for (const p of found) {
+      const f = this.fs.files.get(p)!;
+      this.fs.files.set(to + p.slice(from.length), { ...f, data: f.data.slice() });
+    }
+    return Promise.resolve();
+  }
+}

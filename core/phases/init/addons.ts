@@ -8,25 +8,13 @@
  *
  * @module
  */
-import type { DaemonSet, Deployment } from "kubernetes-types/apps/v1.d.ts";
-import { type CoreDNSInput, coreDNSManifests, ensureCoreDNS } from "../../addons/coredns.ts";
-import {
-  ensureKubeProxy,
-  type KubeProxyInput,
-  kubeProxyManifests,
-} from "../../addons/kube_proxy.ts";
-import { dnsImage, kubernetesImage } from "../../manifests/images.ts";
-import { controlPlaneEndpointURL } from "../../net/endpoint.ts";
+import { coreDNSInputFor, kubeProxyInputFor } from "../../addons/inputs.ts";
+import { coreDNSManifests, ensureCoreDNS } from "../../addons/coredns.ts";
+import { ensureKubeProxy, kubeProxyManifests } from "../../addons/kube_proxy.ts";
+import { printAddonManifests } from "../../addons/print.ts";
 import { patchManagerFor } from "../../patches/patch_manager.ts";
-import { daemonSetSchema, deploymentSchema } from "../../patches/patch_schemas.ts";
-import { toKubeYaml } from "../../yaml/kube_yaml.ts";
 import { clusterClient } from "./cluster_access.ts";
 import type { InitData } from "./data.ts";
-
-/** Patch target of the CoreDNS Deployment. */
-export const COREDNS_DEPLOYMENT_TARGET = "corednsdeployment";
-/** Patch target of the kube-proxy DaemonSet (v1.37). */
-export const KUBE_PROXY_DAEMONSET_TARGET = "kubeproxydaemonset";
 
 /** The `--patches` manager of the run, when a patches directory is set. */
 async function patchesOf(data: InitData) {
@@ -35,43 +23,16 @@ async function patchesOf(data: InitData) {
     : undefined;
 }
 
-/** Prints objects the way `--print-manifest` does: each a YAML document after `---`. */
-function printManifests(data: InitData, objects: readonly object[]): void {
-  for (const o of objects) data.out.info(`---\n${toKubeYaml(o).replace(/\n$/, "")}`);
-}
-
 /** `addon/coredns`. */
 export async function runCoreDNSAddon(data: InitData): Promise<void> {
-  const patches = await patchesOf(data);
-  const { networking } = data.cfg.cluster;
-  const input: CoreDNSInput = {
-    dnsDomain: networking.dnsDomain,
-    serviceSubnet: networking.serviceSubnet,
-    image: dnsImage(data.cfg.cluster),
-    patchDeployment: patches?.hasPatchesFor(COREDNS_DEPLOYMENT_TARGET)
-      ? (d) => patches.apply(COREDNS_DEPLOYMENT_TARGET, d, deploymentSchema) as Deployment
-      : undefined,
-  };
-  if (data.printManifest) return printManifests(data, await coreDNSManifests(input));
+  const input = coreDNSInputFor(data.cfg, await patchesOf(data));
+  if (data.printManifest) return printAddonManifests(data.out, await coreDNSManifests(input));
   await ensureCoreDNS(await clusterClient(data.cluster), input, data.out);
 }
 
 /** `addon/kube-proxy`. */
 export async function runKubeProxyAddon(data: InitData): Promise<void> {
-  const patches = await patchesOf(data);
-  const input: KubeProxyInput = {
-    kubeProxyConfigurationYaml: toKubeYaml(data.cfg.kubeProxy),
-    controlPlaneEndpoint: controlPlaneEndpointURL(
-      data.cfg.cluster.controlPlaneEndpoint,
-      data.cfg.init.localAPIEndpoint,
-    ),
-    userSupplied: data.cfg.userSupplied.kubeProxy,
-    image: kubernetesImage("kube-proxy", data.cfg.cluster),
-    proxyEnv: data.host.proxyEnv,
-    patchDaemonSet: patches?.hasPatchesFor(KUBE_PROXY_DAEMONSET_TARGET)
-      ? (ds) => patches.apply(KUBE_PROXY_DAEMONSET_TARGET, ds, daemonSetSchema) as DaemonSet
-      : undefined,
-  };
-  if (data.printManifest) return printManifests(data, await kubeProxyManifests(input));
+  const input = kubeProxyInputFor(data.cfg, data.host.proxyEnv, await patchesOf(data));
+  if (data.printManifest) return printAddonManifests(data.out, await kubeProxyManifests(input));
   await ensureKubeProxy(await clusterClient(data.cluster), input, data.out);
 }

@@ -12,7 +12,7 @@ import { clusterClient } from "./cluster_access.ts";
 import type { InitData } from "./data.ts";
 
 /** The KubeletConfiguration as uploaded: the node's own serving certificate fields cleared. */
-export function kubeletConfigurationForUpload(data: InitData): string {
+export function kubeletConfigurationForUpload(data: Pick<InitData, "cfg">): string {
   const kubelet: Record<string, unknown> = structuredClone(data.cfg.kubelet);
   delete kubelet.tlsCertFile;
   delete kubelet.tlsPrivateKeyFile;

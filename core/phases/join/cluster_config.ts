@@ -20,6 +20,7 @@ import { KUBEADM_API_VERSION } from "../../config/types.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
 import type { Printer, RandomSource } from "../../host/ports.ts";
 import type { KubeClient } from "../../kube/client.ts";
+import { SHORT_RETRY_POLICY } from "../../kube/retry.ts";
 import { isForbidden, isNotFound } from "../../kube/status.ts";
 import { parseKubeYaml, toKubeYaml } from "../../yaml/kube_yaml.ts";
 import {
@@ -45,7 +46,11 @@ export interface ClusterConfigDocuments {
 }
 
 async function getConfigMap(client: KubeClient, name: string): Promise<ConfigMap> {
-  return await client.get<ConfigMap>({ kind: "ConfigMap", namespace: KUBE_SYSTEM, name });
+  return await client.withRetry(SHORT_RETRY_POLICY).get<ConfigMap>({
+    kind: "ConfigMap",
+    namespace: KUBE_SYSTEM,
+    name,
+  });
 }
 
 /**
@@ -80,6 +85,28 @@ export async function fetchClusterConfigDocuments(
       `unable to fetch the kubeadm-config ConfigMap: unexpected error when reading kubeadm-config ConfigMap: ${CLUSTER_CONFIGURATION_KEY} key value pair missing`,
     );
   }
+  // Upstream's order of component configs: kube-proxy (optional), then the kubelet.
+  let kubeProxyMap: ConfigMap | undefined;
+  try {
+    kubeProxyMap = await getConfigMap(client, KUBE_PROXY_CONFIGMAP);
+  } catch (e) {
+    if (!isNotFound(e) && !isForbidden(e)) {
+      throw new KubeadmError(
+        `unable to fetch the kubeadm-config ConfigMap: failed to get component configs: could not download the kube-proxy configuration from ConfigMap ${
+          JSON.stringify(KUBE_PROXY_CONFIGMAP)
+        }: ${errorMessage(e)}`,
+        { cause: e },
+      );
+    }
+  }
+  const kubeProxy = kubeProxyMap?.data?.[KUBE_PROXY_CONFIG_KEY];
+  if (kubeProxyMap && kubeProxy === undefined) {
+    throw new KubeadmError(
+      `unable to fetch the kubeadm-config ConfigMap: failed to get component configs: could not download the kube-proxy configuration from ConfigMap ${
+        JSON.stringify(KUBE_PROXY_CONFIGMAP)
+      }: unexpected error when reading ${KUBE_PROXY_CONFIGMAP} ConfigMap: ${KUBE_PROXY_CONFIG_KEY} key value pair missing`,
+    );
+  }
   let kubelet: string | undefined;
   try {
     kubelet = (await getConfigMap(client, KUBELET_CONFIG_CONFIGMAP)).data?.[KUBELET_CONFIG_KEY];
@@ -95,19 +122,6 @@ export async function fetchClusterConfigDocuments(
     throw new KubeadmError(
       `unable to fetch the kubeadm-config ConfigMap: failed to get component configs: unexpected error when reading ${KUBELET_CONFIG_CONFIGMAP} ConfigMap: ${KUBELET_CONFIG_KEY} key value pair missing`,
     );
-  }
-  let kubeProxy: string | undefined;
-  try {
-    kubeProxy = (await getConfigMap(client, KUBE_PROXY_CONFIGMAP)).data?.[KUBE_PROXY_CONFIG_KEY];
-  } catch (e) {
-    if (!isNotFound(e) && !isForbidden(e)) {
-      throw new KubeadmError(
-        `unable to fetch the kubeadm-config ConfigMap: failed to get component configs: ${
-          errorMessage(e)
-        }`,
-        { cause: e },
-      );
-    }
   }
   return { clusterConfiguration, kubelet, kubeProxy };
 }
@@ -152,6 +166,7 @@ export function resolveClusterDocuments(
       text,
       source: "kubeadm-config",
       strict: false,
+      fromCluster: true,
       host,
       random,
     }));

@@ -224,6 +224,26 @@ Deno.test("the removed PublicKeysECDSA gate is refused; encryptionAlgorithm alon
   assert.equal(r.config.cluster.encryptionAlgorithm, "ECDSA-P256");
 });
 
+Deno.test("a cluster's stored kubeadm-config keeps removed gates (carried along, never refused); a file's are refused", () => {
+  const text =
+    `${CLUSTER}featureGates:\n  NodeLocalCRISocket: true\n  RootlessControlPlane: false\n`;
+  const { config } = resolveInitConfig({
+    text,
+    fromCluster: true,
+    host: TEST_HOST,
+    random: counterRandom(0),
+  });
+  assert.deepEqual(config.cluster.featureGates, {
+    NodeLocalCRISocket: true,
+    RootlessControlPlane: false,
+  });
+  assertConfigFailure(
+    () => resolveInitConfig({ text, host: TEST_HOST, random: counterRandom(0) }),
+    ValidationError,
+    "NodeLocalCRISocket is not a valid feature name.",
+  );
+});
+
 Deno.test("external etcd: httpEndpoints default to endpoints; empty endpoints are refused", () => {
   const ext = (body: string) => `${CLUSTER}etcd:\n  external:\n${body}`;
   const { config } = resolveForTest(ext("    endpoints: [https://10.0.0.5:2379]\n"));

@@ -77,7 +77,11 @@ Deno.test("dry-run seeds, lists and raw endpoints", async () => {
     '[dryrun] Would perform action GET on resource "configmaps" in API group "core/v1"',
     '[dryrun] Resource name "kubeadm-config", namespace "kube-system"',
   ], "reads are printed as upstream does, without an attached object");
+  const before = out.lines.length;
   assert.equal((await client.list("ConfigMap", { namespace: "kube-system" })).length, 1);
+  assert.deepEqual(out.lines.slice(before), [
+    '[dryrun] Would perform action LIST on resource "configmaps" in API group "core/v1"',
+  ], "a list names no resource (client-go's list action has no name)");
   assert.equal(await client.healthy("readyz"), true);
   // The dry-run API server is the version kubeadm-ts matches, its minor derived from it.
   const version = await client.version();

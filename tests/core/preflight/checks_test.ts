@@ -27,6 +27,7 @@ import { memCheck, numCPUCheck } from "../../../core/preflight/checks/resources.
 import { firewalldCheck, serviceCheck } from "../../../core/preflight/checks/services.ts";
 import { SWAP_WARNING, swapCheck } from "../../../core/preflight/checks/swap.ts";
 import { systemVerificationCheck } from "../../../core/preflight/checks/system_verification.ts";
+import { upgradeChecks } from "../../../core/preflight/catalog.ts";
 import {
   kubeletVersionCheck,
   kubernetesVersionCheck,
@@ -506,6 +507,16 @@ Deno.test("CRI and ContainerRuntimeVersion: a runtime that does not answer is an
   };
   assert.deepEqual(await containerRuntimeCheck(SOCKET).run(h), refused);
   assert.deepEqual(await containerRuntimeVersionCheck(SOCKET).run(h), refused);
+});
+
+Deno.test("upgradeChecks: SystemVerification at the kubelet's next minor, then ContainerRuntimeVersion on the node's socket", async () => {
+  const checks = upgradeChecks(SOCKET);
+  assert.deepEqual(checks.map((c) => c.name), ["SystemVerification", "ContainerRuntimeVersion"]);
+  const h = new FakeMachine();
+  h.runtime(SOCKET).connectError = new Error("dial unix /run/x.sock: connect: refused");
+  assert.deepEqual((await checks[1].run(h)).errors, [
+    "could not connect to the container runtime: dial unix /run/x.sock: connect: refused",
+  ]);
 });
 
 Deno.test("ContainerRuntimeVersion: RuntimeConfig unimplemented warns (v1.37.2), any other failure errs", async () => {

@@ -1,0 +1,509 @@
+/**
+ * Assembles `kubeadm upgrade apply|node|plan|diff` runs on this host: the `--config`
+ * UpgradeConfiguration (flags win over it), the API client from `--kubeconfig` (default
+ * `admin.conf`; `upgrade node` on a worker uses `kubelet.conf`), the cluster's configuration for
+ * this node, the node's files under `--rootfs` (a recording overlay in `--dry-run`) and ports.
+ *
+ * `--dry-run` reads the real cluster and prints every write instead of making it (upstream's
+ * dry-run client); it changes nothing on the node or in the cluster. A kubeconfig is needed
+ * (upstream can also dry-run without one, against made-up objects; kubeadm-ts does not).
+ *
+ * @module
+ */
+import { readConfigFile } from "./config_file.ts";
+import { validateMixedArguments } from "../core/config/mixed_flags.ts";
+import { KubeconfigFile, KUBERNETES_DIR, MANIFESTS_DIR } from "../core/constants.ts";
+import { COREDNS_VERSION, KUBERNETES_VERSION } from "../core/versions.ts";
+import { errorMessage, KubeadmError } from "../core/errors.ts";
+import { type Printer, systemClock, utf8, webRandom } from "../core/host/ports.ts";
+import { RecordingFileSystem } from "../core/host/recording_fs.ts";
+import { KubeClient } from "../core/kube/client.ts";
+import { realSleep, type Transport } from "../core/kube/transport.ts";
+import type { ResolvedConfig } from "../core/config/types.ts";
+import type { UpgradeData, UpgradeSettings } from "../core/phases/upgrade/data.ts";
+import type { ResolvedUpgradeConfig } from "../core/upgrade/upgrade_config.ts";
+import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
+import { detectDefaultAddress, readHostFacts } from "../runtime/host/facts.ts";
+import { DenoNodeHost } from "../runtime/host/node_host.ts";
+import { envGet } from "../runtime/host/env.ts";
+import { readAnswer } from "./reset_runtime.ts";
+import { writeStdout } from "./output.ts";
+import { UsageError } from "./usage.ts";
+import { type FlagValues, outputFormat } from "./flags.ts";
+import type { CommandDeps, Invocation, WorkflowRun } from "./workflow_command.ts";
+
+/** The two upgrade workflows. */
+export type UpgradeWorkflowName = "apply" | "node";
+
+/** What a test can hand to the upgrade commands instead of this machine. */
+export interface UpgradeDeps extends CommandDeps {
+  /** Reads one line of user input after printing a prompt (default: stdin). */
+  confirm?: (prompt: string) => Promise<string | undefined>;
+}
+
+async function loadUpgradeConfig(path: string | undefined): Promise<ResolvedUpgradeConfig> {
+  const { resolveUpgradeConfig } = await import("../core/upgrade/upgrade_config.ts");
+  return resolveUpgradeConfig(path ? await readConfigFile(path) : undefined, path);
+}
+
+/** An API connection from a kubeconfig file (on this machine, file references under root). */
+interface Connection {
+  client: KubeClient;
+  transport: Transport;
+  close(): void;
+}
+
+async function connect(kubeconfigPath: string, refsRoot: string): Promise<Connection> {
+  const { parseKubeconfig } = await import("../core/kubeconfig/kubeconfig.ts");
+  const { connectionFromKubeconfig } = await import("../core/kube/kubeconfig_connection.ts");
+  const { createDenoTransport } = await import("../runtime/kube/transport.ts");
+  let raw: Uint8Array;
+  try {
+    raw = await Deno.readFile(kubeconfigPath);
+  } catch (e) {
+    throw new KubeadmError(
+      `couldn't create a Kubernetes client from file ${JSON.stringify(kubeconfigPath)}: ${
+        e instanceof Deno.errors.NotFound
+          ? `failed to load admin kubeconfig: open ${kubeconfigPath}: no such file or directory`
+          : errorMessage(e)
+      }`,
+      { field: "--kubeconfig", value: kubeconfigPath, cause: e },
+    );
+  }
+  const params = await connectionFromKubeconfig(parseKubeconfig(utf8(raw), kubeconfigPath), {
+    files: new HostFileSystem(refsRoot),
+  });
+  const handle = createDenoTransport(params, { timeoutMs: 30_000 });
+  return {
+    client: new KubeClient({ server: params.server, transport: handle.transport }),
+    transport: handle.transport,
+    close: () => handle.close(),
+  };
+}
+
+/**
+ * The kubeconfig a command talks to the cluster with: its path on this machine, the root its
+ * file references resolve under, and the path as the node sees it (for messages, as upstream's
+ * chroot shows it).
+ */
+function kubeconfigPath(values: FlagValues, rootfs: string, file: string): {
+  path: string;
+  refsRoot: string;
+  nodePath: string;
+} {
+  if (values.kubeconfig) {
+    return { path: values.kubeconfig, refsRoot: "/", nodePath: values.kubeconfig };
+  }
+  const nodePath = `${KUBERNETES_DIR}/${file}`;
+  return { path: underRoot(rootfs, nodePath), refsRoot: rootfs, nodePath };
+}
+
+function hostFacts(rootfs: string) {
+  const facts = readHostFacts(rootfs);
+  return {
+    facts,
+    host: {
+      hostname: facts.hostname,
+      defaultAdvertiseAddress: detectDefaultAddress() ?? "",
+    },
+  };
+}
+
+/** Whether this node runs a control plane (upstream `IsControlPlaneNode`). */
+async function isControlPlaneNode(rootfs: string): Promise<boolean> {
+  return await new HostFileSystem(rootfs).exists(`${MANIFESTS_DIR}/kube-apiserver.yaml`);
+}
+
+/** The ClusterConfiguration as upstream's `--print-config` prints it. */
+async function printConfiguration(cfg: ResolvedConfig, out: Printer): Promise<void> {
+  const { clusterConfigurationForUpload } = await import("../core/config/print.ts");
+  out.info("[upgrade/config] Configuration used:");
+  for (const line of clusterConfigurationForUpload(cfg.cluster).replace(/\n$/, "").split("\n")) {
+    out.info(`\t${line}`);
+  }
+}
+
+/** `--dry-run`'s API client: reads the real cluster, prints and keeps every write. */
+async function dryRunClient(real: Connection, out: Printer): Promise<KubeClient> {
+  const { createDryRunTransport } = await import("../core/kube/dry_run.ts");
+  const { HEALTH_CHECK_JOB_PREFIX } = await import("../core/upgrade/health.ts");
+  const version = await real.client.version().catch((e) => {
+    throw new KubeadmError(`failed to get server version: ${errorMessage(e)}`, { cause: e });
+  });
+  const dry = createDryRunTransport({
+    out,
+    backing: real.transport,
+    serverVersion: { major: version.major, minor: version.minor, gitVersion: version.gitVersion },
+    // Upstream's HealthCheckJobReactor: the health-check Job has completed.
+    respond: (a) =>
+      a.kind === "Job" && a.namespace === "kube-system" &&
+        (a.name ?? "").startsWith(HEALTH_CHECK_JOB_PREFIX)
+        ? {
+          apiVersion: "batch/v1",
+          kind: "Job",
+          metadata: { name: a.name, namespace: a.namespace },
+          status: { conditions: [{ type: "Complete", status: "True" }] },
+        } as never
+        : undefined,
+  });
+  return new KubeClient({ server: real.client.server, transport: dry.transport });
+}
+
+function flagOr<T>(flag: T | undefined, config: T): T {
+  return flag ?? config;
+}
+
+/** Resolves flags, the UpgradeConfiguration and the cluster into an `upgrade apply|node` run. */
+export async function prepareUpgrade(
+  command: UpgradeWorkflowName,
+  inv: Invocation,
+  deps: UpgradeDeps,
+): Promise<WorkflowRun<UpgradeData>> {
+  const { values, out, rootfs } = inv;
+  const upgrade = await loadUpgradeConfig(values.config);
+  for (const w of upgrade.warnings) out.warn(w);
+  const section = command === "apply" ? upgrade.apply : upgrade.node;
+  let target: string | undefined;
+  if (command === "apply") {
+    target = inv.argument ?? upgrade.apply.kubernetesVersion;
+    if (!target) {
+      throw new UsageError(
+        "missing one or more required arguments. Required arguments: [version]",
+        { field: "version", hint: "kubeadm upgrade apply <version>, e.g. v1.37.2" },
+      );
+    }
+    // A malformed or too old version fails before any file or API call (the preflight phase
+    // normalizes it again, printing a label's warnings, and holds it against the cluster).
+    const { normalizeUpgradeTarget } = await import("../core/upgrade/target.ts");
+    normalizeUpgradeTarget(target);
+  }
+  const { resolveIgnoreSet } = await import("../core/preflight/ignore.ts");
+  const { UPGRADE_CHECK_NAMES } = await import("../core/phases/upgrade/preflight.ts");
+  const ignore = [...section.ignorePreflightErrors, ...(values["ignore-preflight-errors"] ?? [])];
+  resolveIgnoreSet(ignore, [], UPGRADE_CHECK_NAMES);
+  const dryRun = flagOr(values["dry-run"], section.dryRun);
+  const force = command === "apply" ? flagOr(values.force, upgrade.apply.forceUpgrade) : false;
+  const settings: UpgradeSettings = {
+    dryRun,
+    etcdUpgrade: flagOr(values["etcd-upgrade"], section.etcdUpgrade),
+    renewCerts: flagOr(values["certificate-renewal"], section.certificateRenewal),
+    patchesDir: values.patches ?? section.patchesDirectory,
+    ignorePreflightErrors: ignore,
+    force,
+    nonInteractive: (values.yes ?? false) || force || dryRun,
+    allowExperimentalUpgrades: flagOr(
+      values["allow-experimental-upgrades"],
+      upgrade.apply.allowExperimentalUpgrades,
+    ),
+    allowRCUpgrades: flagOr(
+      values["allow-release-candidate-upgrades"],
+      upgrade.apply.allowRCUpgrades,
+    ),
+    imagePullPolicy: section.imagePullPolicy,
+    imagePullSerial: section.imagePullSerial,
+  };
+  const controlPlane = command === "apply" || await isControlPlaneNode(rootfs);
+  const { path, refsRoot, nodePath } = kubeconfigPath(
+    values,
+    rootfs,
+    controlPlane ? KubeconfigFile.admin : KubeconfigFile.kubelet,
+  );
+  const real = await connect(path, refsRoot);
+  try {
+    let client = real.client;
+    if (dryRun) {
+      out.info(`[dryrun] Creating a real client from ${JSON.stringify(nodePath)}`);
+      client = await dryRunClient(real, out);
+    }
+    const { fetchUpgradeConfig } = await import("../core/upgrade/cluster_config.ts");
+    const { parseDuration } = await import("../core/text/duration.ts");
+    const { facts, host } = hostFacts(rootfs);
+    const nodeFiles = new HostFileSystem(rootfs);
+    let cfg: ResolvedConfig;
+    try {
+      cfg = await fetchUpgradeConfig({
+        // In --dry-run through the printing client: its reads are shown, as upstream's.
+        client,
+        files: nodeFiles,
+        out,
+        logPrefix: "upgrade",
+        kubeletConf: `${KUBERNETES_DIR}/${KubeconfigFile.kubelet}`,
+        controlPlane,
+        host,
+        random: webRandom,
+        apiCallTimeoutMs: parseDuration(upgrade.timeouts.kubernetesAPICall),
+      });
+    } catch (e) {
+      throw new KubeadmError(
+        `${
+          command === "apply" ? "[upgrade] FATAL" : "unable to fetch the kubeadm-config ConfigMap"
+        }: ${errorMessage(e)}`,
+        { cause: e, hint: e instanceof KubeadmError ? e.hint : undefined },
+      );
+    }
+    cfg.init.timeouts = { ...upgrade.timeouts };
+    if (target) cfg.cluster.kubernetesVersion = target;
+    if (command === "apply" && flagOr(values["print-config"], upgrade.apply.printConfig)) {
+      await printConfiguration(cfg, out);
+    }
+    const recording = dryRun ? new RecordingFileSystem(nodeFiles) : undefined;
+    const node = deps.node?.(rootfs) ?? new DenoNodeHost({ root: rootfs });
+    const { kubeVersionGetter, offlineVersionGetter } = await import(
+      "../core/upgrade/version_getter.ts"
+    );
+    const serverVersion = dryRun ? (await client.version()).gitVersion : undefined;
+    const ask = deps.confirm ?? readAnswer;
+    const data: UpgradeData = {
+      command,
+      cfg,
+      upgrade,
+      settings,
+      client,
+      versions: offlineVersionGetter(
+        kubeVersionGetter(client, { kubeadmVersion: KUBERNETES_VERSION, serverVersion }),
+        cfg.cluster.kubernetesVersion,
+      ),
+      isControlPlaneNode: controlPlane,
+      files: recording ?? nodeFiles,
+      out,
+      clock: systemClock,
+      sleep: realSleep,
+      random: webRandom,
+      node,
+      etcdClient: (endpoints, tls) => node.etcdClient(endpoints, tls),
+      kubernetesDir: KUBERNETES_DIR,
+      manifestDir: MANIFESTS_DIR,
+      host: facts,
+      kubeadmVersion: KUBERNETES_VERSION,
+      confirm: async (q) => /^(y|yes)$/i.test((await ask(q))?.trim() ?? ""),
+      verbose: envGet("KUBEADM_TS_DEBUG") ? (l) => out.warn(l) : undefined,
+    };
+    return {
+      data,
+      skipPhases: section.skipPhases,
+      close: () => real.close(),
+      finish: () => {
+        if (inv.only) return Promise.resolve();
+        if (dryRun) {
+          out.info("[upgrade/successful] Finished dryrunning successfully!");
+        } else if (command === "apply") {
+          out.info("");
+          out.info(
+            `[upgrade] SUCCESS! A control plane node of your cluster was upgraded to ${
+              JSON.stringify(cfg.cluster.kubernetesVersion)
+            }.`,
+          );
+          out.info("");
+          out.info(
+            "[upgrade] Now please proceed with upgrading the rest of the nodes by following the right order.",
+          );
+        }
+        return Promise.resolve();
+      },
+    };
+  } catch (e) {
+    real.close();
+    throw e;
+  }
+}
+
+/** Output formats `upgrade plan -o` accepts. */
+export const PLAN_FORMATS = ["text", "json", "yaml", "kyaml"] as const;
+
+/** Whether the cluster has a component config's ConfigMap (upstream `GetVersionStates`). */
+async function presentComponentConfigs(client: KubeClient): Promise<Set<string>> {
+  const present = new Set<string>();
+  const maps = [
+    ["kube-proxy", "kubeproxy.config.k8s.io"],
+    ["kubelet-config", "kubelet.config.k8s.io"],
+  ];
+  for (const [name, group] of maps) {
+    if (await client.tryGet({ kind: "ConfigMap", namespace: "kube-system", name })) {
+      present.add(group);
+    }
+  }
+  return present;
+}
+
+/** `kubeadm upgrade plan [version]`. */
+export async function runUpgradePlan(
+  values: FlagValues,
+  setFlags: readonly string[],
+  argument: string | undefined,
+  stdoutPrinter: Printer,
+): Promise<void> {
+  const rootfs = values.rootfs ?? "/";
+  const format = outputFormat(values.output ?? "text", PLAN_FORMATS);
+  validateMixedArguments(setFlags);
+  // Structured output keeps stdout for the object (upstream's printer drops the lines).
+  const out: Printer = format === "text"
+    ? stdoutPrinter
+    : { info: () => {}, warn: stdoutPrinter.warn };
+  let upgrade: ResolvedUpgradeConfig;
+  try {
+    upgrade = await loadUpgradeConfig(values.config);
+  } catch (e) {
+    throw new KubeadmError(`[upgrade/upgrade config] FATAL: ${errorMessage(e)}`, {
+      cause: e,
+      field: e instanceof KubeadmError ? e.field : undefined,
+    });
+  }
+  const { path, refsRoot } = kubeconfigPath(values, rootfs, KubeconfigFile.admin);
+  const real = await connect(path, refsRoot);
+  try {
+    const client = real.client;
+    const { resolveIgnoreSet } = await import("../core/preflight/ignore.ts");
+    const { UPGRADE_CHECK_NAMES } = await import("../core/phases/upgrade/preflight.ts");
+    const { storedFeatureGateNotices } = await import("../core/config/features.ts");
+    const { PreflightRun } = await import("../core/preflight/runner.ts");
+    const { rootChecks } = await import("../core/preflight/catalog.ts");
+    const { coreDNSMigrationChecks } = await import("../core/upgrade/coredns_check.ts");
+    const { clusterHealthChecks } = await import("../core/upgrade/health.ts");
+    const { pauseImage } = await import("../core/manifests/images.ts");
+    const { fetchUpgradeConfig } = await import("../core/upgrade/cluster_config.ts");
+    const { parseDuration } = await import("../core/text/duration.ts");
+    const ignore = resolveIgnoreSet(
+      values["ignore-preflight-errors"] ?? [],
+      upgrade.plan.ignorePreflightErrors,
+      UPGRADE_CHECK_NAMES,
+    );
+    const node = new DenoNodeHost({ root: rootfs });
+    const run = new PreflightRun(node.machine, { command: "upgrade plan", ignore, out });
+    out.info("[preflight] Running pre-flight checks.");
+    await run.run(rootChecks());
+    const { host } = hostFacts(rootfs);
+    let cfg: ResolvedConfig;
+    try {
+      cfg = await fetchUpgradeConfig({
+        client,
+        files: new HostFileSystem(rootfs),
+        out,
+        logPrefix: "upgrade/config",
+        kubeletConf: `${KUBERNETES_DIR}/${KubeconfigFile.kubelet}`,
+        controlPlane: await isControlPlaneNode(rootfs),
+        host,
+        random: webRandom,
+        apiCallTimeoutMs: parseDuration(upgrade.timeouts.kubernetesAPICall),
+      });
+    } catch (e) {
+      throw new KubeadmError(`[upgrade/init config] FATAL: ${errorMessage(e)}`, { cause: e });
+    }
+    await run.run(coreDNSMigrationChecks({
+      client,
+      targetVersion: COREDNS_VERSION,
+      dnsDomain: cfg.cluster.networking.dnsDomain,
+    }));
+    const target = argument ?? upgrade.plan.kubernetesVersion ?? "";
+    out.info("[upgrade] Running cluster health checks");
+    try {
+      await run.run(clusterHealthChecks({
+        client,
+        files: node.machine.files,
+        manifestDir: MANIFESTS_DIR,
+        pauseImage: pauseImage(cfg.cluster),
+        dryRun: false,
+        out,
+      }));
+    } catch (e) {
+      throw new KubeadmError(`[upgrade/health] FATAL: ${errorMessage(e)}`, { cause: e });
+    }
+    for (const notice of storedFeatureGateNotices(cfg.cluster.featureGates ?? {})) {
+      out.info(`[upgrade/config] ${notice}`);
+    }
+    if (values["print-config"] ?? upgrade.plan.printConfig) await printConfiguration(cfg, out);
+    const { kubeVersionGetter, offlineVersionGetter } = await import(
+      "../core/upgrade/version_getter.ts"
+    );
+    const { availableUpgrades, componentConfigVersionStates, upgradePlan, upgradePlanText } =
+      await import("../core/upgrade/plan.ts");
+    const getter = offlineVersionGetter(
+      kubeVersionGetter(client, { kubeadmVersion: KUBERNETES_VERSION }),
+      target,
+    );
+    let upgrades;
+    try {
+      upgrades = await availableUpgrades(getter, {
+        allowExperimental: values["allow-experimental-upgrades"] ??
+          upgrade.plan.allowExperimentalUpgrades,
+        allowRC: values["allow-release-candidate-upgrades"] ?? upgrade.plan.allowRCUpgrades,
+        warn: (l) => stdoutPrinter.warn(l),
+        verbose: envGet("KUBEADM_TS_DEBUG") ? (l) => stdoutPrinter.warn(l) : undefined,
+      }, out);
+    } catch (e) {
+      throw new KubeadmError(`[upgrade/versions] FATAL: ${errorMessage(e)}`, { cause: e });
+    }
+    const states = componentConfigVersionStates(await presentComponentConfigs(client));
+    if (upgrades.length === 0) return;
+    const plan = upgradePlan(upgrades, states, values["etcd-upgrade"] ?? upgrade.plan.etcdUpgrade);
+    if (format === "text") {
+      writeStdout(upgradePlanText(plan));
+    } else {
+      const { formatStructured } = await import("../core/text/structured_output.ts");
+      writeStdout(formatStructured(plan, format as "json"));
+    }
+  } finally {
+    real.close();
+  }
+}
+
+/** `kubeadm upgrade diff [version]`. */
+export async function runUpgradeDiff(
+  values: FlagValues,
+  setFlags: readonly string[],
+  argument: string | undefined,
+  printer: Printer,
+): Promise<void> {
+  const rootfs = values.rootfs ?? "/";
+  const files = new HostFileSystem(rootfs);
+  for (const c of ["kube-apiserver", "kube-controller-manager", "kube-scheduler"]) {
+    const p = `${MANIFESTS_DIR}/${c}.yaml`;
+    if (!(await files.exists(p))) {
+      throw new KubeadmError(
+        `the manifest file ${
+          JSON.stringify(p)
+        } does not exist: stat ${p}: no such file or directory`,
+      );
+    }
+  }
+  // As upstream: the manifests are checked before the flags mixed with --config.
+  validateMixedArguments(setFlags);
+  const upgrade = await loadUpgradeConfig(values.config);
+  const { path, refsRoot } = kubeconfigPath(values, rootfs, KubeconfigFile.admin);
+  const real = await connect(path, refsRoot);
+  try {
+    const { fetchUpgradeConfig } = await import("../core/upgrade/cluster_config.ts");
+    const { parseDuration } = await import("../core/text/duration.ts");
+    const { parseSemVer } = await import("../core/config/version.ts");
+    const { manifestDiffs } = await import("../core/upgrade/diff.ts");
+    const { facts, host } = hostFacts(rootfs);
+    const cfg = await fetchUpgradeConfig({
+      client: real.client,
+      files,
+      out: printer,
+      logPrefix: "upgrade/diff",
+      kubeletConf: `${KUBERNETES_DIR}/${KubeconfigFile.kubelet}`,
+      controlPlane: await isControlPlaneNode(rootfs),
+      host,
+      random: webRandom,
+      apiCallTimeoutMs: parseDuration(upgrade.timeouts.kubernetesAPICall),
+    });
+    const version = argument ?? upgrade.diff.kubernetesVersion ?? cfg.cluster.kubernetesVersion;
+    if (!parseSemVer(version)) {
+      throw new KubeadmError(`could not parse ${JSON.stringify(version)} as version`, {
+        field: "version",
+        value: version,
+      });
+    }
+    cfg.cluster.kubernetesVersion = version;
+    const diff = await manifestDiffs({
+      cfg,
+      files,
+      manifestDir: MANIFESTS_DIR,
+      existingDirs: facts.existingDirs,
+      context: values["context-lines"] ?? upgrade.diff.contextLines,
+    });
+    writeStdout(diff);
+  } finally {
+    real.close();
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * Everything an `upgrade apply` or `upgrade node` phase may use (upstream's upgrade `Data`,
+ * `apply.Data` and `node.Data`): the cluster's configuration for this node (for `apply`, with
+ * the target version), the UpgradeConfiguration, the flags, an API client (a dry-run client
+ * in `--dry-run`, reading from the real cluster and printing every write), the node's files
+ * (a recording overlay in `--dry-run`) and ports.
+ *
+ * @module
+ */
+import type { ResolvedConfig } from "../../config/types.ts";
+import type { NodeHost } from "../../host/node.ts";
+import type { Clock, FileSystem, Printer, RandomSource } from "../../host/ports.ts";
+import type { KubeClient } from "../../kube/client.ts";
+import type { Sleep } from "../../kube/transport.ts";
+import type { EtcdClient } from "../../host/etcd.ts";
+import type { TlsClientMaterial } from "../../host/http.ts";
+import type { ResolvedUpgradeConfig } from "../../upgrade/upgrade_config.ts";
+import type { VersionGetter } from "../../upgrade/version_getter.ts";
+
+/** The flags of a run, merged with the UpgradeConfiguration (flags win). */
+export interface UpgradeSettings {
+  dryRun: boolean;
+  etcdUpgrade: boolean;
+  renewCerts: boolean;
+  /** `--patches` or the configuration's `patches.directory`. */
+  patchesDir?: string;
+  /** `--ignore-preflight-errors` merged with the configuration's list. */
+  ignorePreflightErrors: string[];
+  /** `apply`: `--force` (or `forceUpgrade`). */
+  force: boolean;
+  /** `apply`: `--yes`, `--force` or `--dry-run`: never ask. */
+  nonInteractive: boolean;
+  allowExperimentalUpgrades: boolean;
+  allowRCUpgrades: boolean;
+  /** `upgrade.apply|node.imagePullPolicy` and `imagePullSerial`. */
+  imagePullPolicy: string;
+  imagePullSerial: boolean;
+}
+
+/** Input of every upgrade phase. */
+export interface UpgradeData {
+  /** Which workflow: `apply` (first control-plane node) or `node` (every other node). */
+  command: "apply" | "node";
+  /**
+   * The cluster's configuration for this node; for `apply` its `kubernetesVersion` is the
+   * target the user asked for (normalized by the preflight phase).
+   */
+  cfg: ResolvedConfig;
+  upgrade: ResolvedUpgradeConfig;
+  settings: UpgradeSettings;
+  /** The API client (dry-run client in `--dry-run`). */
+  client: KubeClient;
+  /** The versions in the cluster (server version faked in `--dry-run`, as upstream). */
+  versions: VersionGetter;
+  /** Whether this node runs a control plane (its kube-apiserver manifest exists). */
+  isControlPlaneNode: boolean;
+  /** The node's files (a recording overlay in `--dry-run`). */
+  files: FileSystem;
+  out: Printer;
+  clock: Clock;
+  sleep: Sleep;
+  random: RandomSource;
+  node: NodeHost;
+  /** An etcd client over this node's etcd client certificate. */
+  etcdClient(endpoints: readonly string[], tls: TlsClientMaterial): EtcdClient;
+  /** `/etc/kubernetes`. */
+  kubernetesDir: string;
+  /** `/etc/kubernetes/manifests`. */
+  manifestDir: string;
+  /** Host facts the manifests depend on. */
+  host: { existingDirs: ReadonlySet<string>; proxyEnv: Readonly<Record<string, string>> };
+  /** This kubeadm's version (`v1.37.2`). */
+  kubeadmVersion: string;
+  /** Asks the user a yes/no question (interactive `apply`); absent: no terminal. */
+  confirm?: (question: string) => Promise<boolean>;
+  /** `-v=1` lines (upstream's klog V(1)); absent: dropped. */
+  verbose?: (line: string) => void;
+  /** Which phase paths this run executes (absent: all not skipped). */
+  willRun?: (phasePath: string) => boolean;
+}

@@ -1,0 +1,116 @@
+/**
+ * Golden comparison of the upgrade commands against upstream kubeadm v1.37.2 on the same node:
+ * both run in the node's network namespace, upstream chrooted into its root.
+ *
+ * An `upgrade apply|node --dry-run` must print the same files byte for byte, the same API
+ * actions in the same order with the same objects attached to its writes, the same addon
+ * objects and the same log, except for the differences README lists: upstream reads the CoreDNS
+ * objects twice (two checks), a Go zero value (`null`, `{}`, `readOnly: false`) is not printed
+ * by kubeadm-ts, and upstream names its temporary dry-run directory for the kubelet files.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { run, type TestNode } from "./control_plane.ts";
+import {
+  dropEmptyFields,
+  type PrintedAction,
+  splitUpgradeDryRun,
+  type UpgradeDryRun,
+} from "./dry_run_output.ts";
+
+/** Runs `args` with ours and with upstream's kubeadm on `node`; both must succeed. */
+export async function oursAndUpstream(
+  node: TestNode,
+  args: string[],
+): Promise<{ ours: string; theirs: string }> {
+  const ours = await node.kubeadm(args);
+  assert.equal(ours.code, 0, `ours: ${args.join(" ")}\n${ours.stdout}\n${ours.stderr}`);
+  // Upstream chroots into the node's root; its dry-run directory is the root's /tmp.
+  await Deno.mkdir(`${node.rootfs}/tmp`, { recursive: true });
+  const theirs = await run([
+    "env",
+    "KUBEADM_UPGRADE_DRYRUN_DIR=/tmp",
+    `${node.binDir}/kubeadm`,
+    ...args,
+    "--rootfs",
+    node.rootfs,
+  ], { ns: node.ns });
+  assert.equal(theirs.code, 0, `upstream: ${args.join(" ")}\n${theirs.stdout}\n${theirs.stderr}`);
+  return { ours: ours.stdout, theirs: theirs.stdout };
+}
+
+const timestamped = (s: string) =>
+  s.replace(/upgrade-health-check-\d+/g, "upgrade-health-check-<ts>");
+
+function describe(a: PrintedAction): string {
+  return timestamped(`${a.verb} ${a.resource} ${a.namespace ?? ""}/${a.name ?? ""}`);
+}
+
+/**
+ * The actions as comparable lines: a poll's repeated reads counted once; upstream's first
+ * CoreDNS read pair (its CoreDNSUnsupportedPlugins check) dropped when `dropCoreDNSPair`.
+ */
+function actionLines(d: UpgradeDryRun, dropCoreDNSPair: boolean): string[] {
+  const lines = d.actions.map(describe).filter((l, i, all) =>
+    i === 0 || l !== all[i - 1] || !/^(GET|LIST) /.test(l)
+  );
+  const pair = ["GET configmaps kube-system/coredns", "LIST deployments /"];
+  const i = lines.indexOf(pair[0]);
+  if (
+    dropCoreDNSPair && i >= 0 && lines[i + 1] === pair[1] && lines[i + 2] === pair[0] &&
+    lines[i + 3] === pair[1]
+  ) {
+    lines.splice(i, 2);
+  }
+  return lines;
+}
+
+/** Objects compared alike: Go's zero values dropped, the health-check Job's name untimed. */
+function comparable(v: unknown): unknown {
+  return dropEmptyFields(
+    JSON.parse(timestamped(JSON.stringify(v))),
+    (path, x) => (path.endsWith(".readOnly") && x === false ? undefined : x),
+  );
+}
+
+/** The log but for the kubelet files' dry-run paths (README, differences). */
+function logLines(d: UpgradeDryRun): string[] {
+  return d.log
+    .filter((l) => !/^\[kubelet-start\] Writing kubelet configuration to file /.test(l))
+    .map((l) => l.replace(/(back up kubelet config file to ).*(\/config\.yaml)$/, "$1<dir>$2"));
+}
+
+/** Asserts an `upgrade apply|node --dry-run` printed what upstream's did (see the module). */
+export function assertDryRunAsUpstream(oursText: string, theirsText: string): UpgradeDryRun {
+  const ours = splitUpgradeDryRun(oursText);
+  const theirs = splitUpgradeDryRun(theirsText);
+  assert.deepEqual(ours.files, theirs.files, "the files printed");
+  assert.deepEqual(actionLines(ours, false), actionLines(theirs, true), "the API actions");
+  const writes = (d: UpgradeDryRun) =>
+    d.actions.filter((a) => a.verb !== "GET" && a.verb !== "LIST").map((a) => comparable(a.object));
+  assert.deepEqual(writes(ours), writes(theirs), "the objects written");
+  assert.deepEqual(
+    comparable(ours.addonObjects),
+    comparable(theirs.addonObjects),
+    "the addon objects",
+  );
+  assert.deepEqual(logLines(ours), logLines(theirs), "the log");
+  return ours;
+}
+
+/**
+ * `upgrade diff`'s output with its per-manifest diffs in a fixed order: upstream walks a Go map
+ * of the components, so its order changes from run to run.
+ */
+export function diffInFileOrder(text: string): string[] {
+  const head: string[] = [];
+  const blocks: string[][] = [];
+  // The output's final newline ends whichever manifest upstream's map order puts last.
+  for (const line of text.replace(/\n$/, "").split("\n")) {
+    if (line.startsWith("--- ")) blocks.push([line]);
+    else if (blocks.length) blocks[blocks.length - 1].push(line);
+    else head.push(line);
+  }
+  return [...head, ...blocks.map((b) => b.join("\n")).sort()];
+}
