@@ -98,12 +98,6 @@ function isMissing(e: unknown): boolean {
   return e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory;
 }
 
-// Synchronous on purpose: each lstat is microseconds, while an async one costs a thread-pool
-// round trip per path component (measured: most of an offline phase's wall time was idle).
-function linkTarget(hostPath: string): Promise<string | null> {
-  return Promise.resolve(linkTargetSync(hostPath));
-}
-
 function linkTargetSync(hostPath: string): string | null {
   try {
     const st = Deno.lstatSync(hostPath);
@@ -123,12 +117,10 @@ export async function resolveInRoot(
   path: string,
   options: RootedResolveOptions = {},
 ): Promise<string> {
-  const r = trimRoot(root);
-  const it = walk(r, path, options.followFinal ?? true);
-  if (r === "/") return lexical(it);
-  let step = it.next();
-  while (!step.done) step = it.next(await linkTarget(step.value));
-  return step.value;
+  // The walk's lstat/readlink calls are synchronous on purpose: each is microseconds, while an
+  // async one costs a thread-pool round trip per path component (measured: most of an offline
+  // phase's wall time was the main thread idle waiting for them).
+  return await Promise.resolve(resolveInRootSync(root, path, options));
 }
 
 /** {@link resolveInRoot} for synchronous callers. */
