@@ -239,7 +239,13 @@ export async function initControlPlane(
   return { init, config };
 }
 
-/** Waits until the node's Node object is Ready (the kubelet posts it); returns the Node. */
+/** Taints kube-controller-manager's node-lifecycle controller sets while a Node is not Ready. */
+const LIFECYCLE_TAINTS = ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"];
+
+/**
+ * Waits until the node's Node object is Ready (the kubelet posts it) and the controller has
+ * lifted its not-ready taints; returns the Node.
+ */
 export async function waitNodeReady(
   apiNode: ClusterNode,
   name: string,
@@ -250,7 +256,12 @@ export async function waitNodeReady(
     if (r.code !== 0) return undefined;
     const n = JSON.parse(r.stdout) as NodeJson;
     const ready = n.status?.conditions?.find((c) => c.type === "Ready");
-    return ready?.status === "True" ? n : undefined;
+    if (ready?.status !== "True") return undefined;
+    // The kubelet reports Ready; the node-lifecycle controller lifts its not-ready /
+    // unreachable taints on its next pass (every few seconds). Until then the Node is not
+    // in the state a user would look at.
+    const transient = (n.spec.taints ?? []).some((t) => LIFECYCLE_TAINTS.includes(t.key));
+    return transient ? undefined : n;
   }, timeoutMs);
 }
 
