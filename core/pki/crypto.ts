@@ -95,6 +95,15 @@ export function curveByteLength(curve: EcCurve): number {
   return curve === "P-256" ? 32 : curve === "P-384" ? 48 : 66;
 }
 
+/** Each curve's group order n (FIPS 186-5 / SEC 2), the bound of its private scalars. */
+export const CURVE_ORDER: Readonly<Record<EcCurve, bigint>> = {
+  "P-256": 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n,
+  "P-384":
+    0xffffffffffffffffffffffffffffffffffffffffffffffffc7634d81f4372ddf581a0db248b0a77aecec196accc52973n,
+  "P-521":
+    0x01fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffa51868783bf2f966b7fcc0148f709a5d03bb5c9b8899c47aebb6fb71e91386409n,
+};
+
 /** The hash Go's x509 signs with for a key (SHA-256 for RSA; the curve's hash for ECDSA). */
 export function signatureHashFor(spec: KeySpec): HashName {
   if (spec.type === "RSA") return "SHA-256";

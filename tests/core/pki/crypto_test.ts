@@ -5,7 +5,8 @@ import { createHash } from "node:crypto";
 import { ecdsaRawToDer, webCryptoPort } from "../../../core/pki/webcrypto.ts";
 import { deterministicCryptoPort } from "../../../core/pki/noble.ts";
 import { pureJsCryptoPort } from "../../../core/pki/pure_js.ts";
-import type { CryptoPort, KeySpec } from "../../../core/pki/crypto.ts";
+import { type CryptoPort, CURVE_ORDER, type KeySpec } from "../../../core/pki/crypto.ts";
+import { p256, p384, p521 } from "@noble/curves/nist.js";
 import {
   encodePrivateKeyPEM,
   encodePublicKeyPEM,
@@ -204,5 +205,32 @@ Deno.test("AES-GCM: every port seals to the same bytes and opens the others'; ta
     tampered[3] ^= 1;
     await assert.rejects(() => p.openAesGcm(key, nonce, tampered), p.name);
     await assert.rejects(() => p.openAesGcm(key.slice(1), nonce, sealed[0]), p.name);
+  }
+});
+
+Deno.test("CURVE_ORDER is each curve's group order (as noble's curves define it)", () => {
+  assert.equal(CURVE_ORDER["P-256"], p256.Point.Fn.ORDER);
+  assert.equal(CURVE_ORDER["P-384"], p384.Point.Fn.ORDER);
+  assert.equal(CURVE_ORDER["P-521"], p521.Point.Fn.ORDER);
+});
+
+Deno.test("WebCrypto port: an ECDSA key's public point is its scalar's, keys differ, scalars lie in [1, n-1]", async () => {
+  const curves = { "P-256": p256, "P-384": p384, "P-521": p521 } as const;
+  for (const curve of ["P-256", "P-384", "P-521"] as const) {
+    const seen = new Set<string>();
+    for (let i = 0; i < 4; i++) {
+      const key = await webCryptoPort.generateKeyPair(
+        { type: "ECDSA", namedCurve: curve },
+        webRandom,
+      );
+      const m = await key.exportPrivate();
+      assert.equal(m.type, "ECDSA");
+      if (m.type !== "ECDSA") return;
+      const d = BigInt("0x" + hex(m.d));
+      assert.ok(d >= 1n && d < CURVE_ORDER[curve], `${curve} scalar out of range`);
+      assert.equal(hex(m.point!), hex(curves[curve].getPublicKey(m.d, false)));
+      seen.add(hex(m.d));
+    }
+    assert.equal(seen.size, 4);
   }
 });
