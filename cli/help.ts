@@ -71,9 +71,19 @@ function visibleCommands(cmd: Command): Command[] {
   return cmd.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden);
 }
 
+/** Arguments shown in a usage line as upstream's `Use` writes them, where commander's differ. */
+const USE_ARGUMENTS = new WeakMap<Command, string>();
+
+/** Shows the command's arguments as `text` in its usage line (`SHELL`, `[token-value] ...`). */
+export function useArguments(cmd: Command, text: string): Command {
+  USE_ARGUMENTS.set(cmd, text);
+  return cmd;
+}
+
 /** The usage line: `kubeadm token create [token] [flags]`. */
 function useLine(cmd: Command): string {
-  const args = cmd.registeredArguments.map((a) => {
+  const shown = USE_ARGUMENTS.get(cmd);
+  const args = shown !== undefined ? [shown] : cmd.registeredArguments.map((a) => {
     const name = `${a.name()}${a.variadic ? "..." : ""}`;
     return a.required ? `<${name}>` : `[${name}]`;
   });

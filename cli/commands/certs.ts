@@ -14,6 +14,7 @@ import { addFlags, durationValue, type FlagName, flagValues, outputFormat } from
 import { consolePrinter, stderr, stdout, writeStdout } from "../output.ts";
 import type { StructuredFormat } from "../../core/text/structured_output.ts";
 import { renewTargets } from "../../core/certs/renew_targets.ts";
+import { requireSubcommand } from "../usage.ts";
 
 const RENEW_LONG = (longName: string) =>
   `Renew the ${longName}.
@@ -177,10 +178,14 @@ async function runGenerateCSR(cmd: Command): Promise<void> {
 
 /** Registers `certs` and its sub-commands, their flags drawn from the registry. */
 export function registerCerts(program: Command): void {
-  const certs = program.command("certs").alias("certificates").description(
-    "Commands related to handling Kubernetes certificates",
+  const certs = requireSubcommand(
+    program.command("certs").alias("certificates").description(
+      "Commands related to handling Kubernetes certificates",
+    ),
   );
-  const renew = certs.command("renew").description("Renew certificates for a Kubernetes cluster");
+  const renew = requireSubcommand(
+    certs.command("renew").description("Renew certificates for a Kubernetes cluster"),
+  );
   // Sub-commands come from the core's target list (upstream builds them the same way).
   for (const t of renewTargets()) {
     addFlags(

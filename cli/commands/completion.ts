@@ -6,7 +6,7 @@
  */
 import type { Command } from "commander";
 import { UsageError } from "../command.ts";
-import { setExample } from "../help.ts";
+import { setExample, useArguments } from "../help.ts";
 import { writeStdout } from "../output.ts";
 
 const SHELLS = ["bash", "zsh"] as const;
@@ -28,25 +28,25 @@ export function registerCompletion(program: Command): void {
   const cmd = program.command("completion")
     .summary("Output shell completion code for the specified shell (bash or zsh)")
     .description(LONG)
-    .argument("[SHELL...]")
-    .action(async (shells: string[], _o: unknown, c: Command) => {
-      if (shells.length === 0) throw new UsageError("shell not specified.");
-      if (shells.length > 1) {
-        throw new UsageError("too many arguments. Expected only the shell type.");
-      }
-      const shell = shells[0];
-      if (!(SHELLS as readonly string[]).includes(shell)) {
-        throw new UsageError(
-          `unsupported shell type ${JSON.stringify(shell)}, the supported shell types are [${
-            SHELLS.join(" ")
-          }]`,
-        );
-      }
-      let root = c;
-      while (root.parent) root = root.parent;
-      const { bashCompletion, zshCompletion } = await import("../completion.ts");
-      const text = shell === "bash" ? bashCompletion(root) : zshCompletion(root);
-      writeStdout(text);
-    });
+    .argument("[SHELL...]");
+  useArguments(cmd, "SHELL").action(async (shells: string[], _o: unknown, c: Command) => {
+    if (shells.length === 0) throw new UsageError("shell not specified");
+    if (shells.length > 1) {
+      throw new UsageError("too many arguments. expected only the shell type");
+    }
+    const shell = shells[0];
+    if (!(SHELLS as readonly string[]).includes(shell)) {
+      throw new UsageError(
+        `unsupported shell type ${JSON.stringify(shell)}, the supported shell types are [${
+          SHELLS.join(" ")
+        }]`,
+      );
+    }
+    let root = c;
+    while (root.parent) root = root.parent;
+    const { bashCompletion, zshCompletion } = await import("../completion.ts");
+    const text = shell === "bash" ? bashCompletion(root) : zshCompletion(root);
+    writeStdout(text);
+  });
   setExample(cmd, EXAMPLE);
 }

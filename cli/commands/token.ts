@@ -8,6 +8,7 @@ import type { Command } from "commander";
 import { addFlags, flagValues, outputFormat, setFlagNames } from "../flags.ts";
 import { consolePrinter, stdout, writeStderr, writeStdout } from "../output.ts";
 import { requireSubcommand } from "../command.ts";
+import { disableFlagsInUseLine, useArguments } from "../help.ts";
 import type { TokenCommonFlags } from "../token_runtime.ts";
 
 /** Upstream's token and token-id patterns, as printed in messages. */
@@ -196,9 +197,11 @@ export function registerToken(program: Command): void {
 
   addFlags(
     inherited(
-      token.command("create")
-        .description("Create bootstrap tokens on the server")
-        .argument("[token]"),
+      disableFlagsInUseLine(
+        token.command("create")
+          .description("Create bootstrap tokens on the server")
+          .argument("[token]"),
+      ),
     ),
     [
       "config",
@@ -221,9 +224,14 @@ export function registerToken(program: Command): void {
   ).action(async (_opts: unknown, c: Command) => await runList(c));
 
   inherited(
-    token.command("delete")
-      .description("Delete bootstrap tokens on the server")
-      .argument("[token-value...]"),
+    useArguments(
+      disableFlagsInUseLine(
+        token.command("delete")
+          .description("Delete bootstrap tokens on the server")
+          .argument("[token-value...]"),
+      ),
+      "[token-value] ...",
+    ),
   ).action(async (args: string[], _opts: unknown, c: Command) => await runDelete(args, c));
 
   inherited(

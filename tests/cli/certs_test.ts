@@ -209,3 +209,15 @@ Deno.test("certs renew all killed at any moment and run again leaves every pair 
     }
   });
 });
+
+Deno.test("certs and certs renew without a sub-command print their help and fail, as upstream's", async () => {
+  for (const path of [["certs"], ["certs", "renew"]]) {
+    const r = await run([`${repoRoot}/scripts/kubeadm`, ...path]);
+    assert.equal(r.code, 1, path.join(" "));
+    assert.equal(r.stderr.trim(), "subcommand is required");
+    assert.match(
+      r.stdout,
+      /^Usage:\n {2}kubeadm \S+(?: renew)? \[flags\]\n {2}kubeadm .* \[command\]$/m,
+    );
+  }
+});

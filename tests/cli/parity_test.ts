@@ -1,6 +1,6 @@
 // CLI parity with upstream kubeadm v1.37.2: walks upstream's help tree (running the binary
 // scripts/k8s-bins builds) and ours (the same help screens our command line prints), and fails
-// on any command, alias or flag (shorthand, type, shown default, global or not) that one has
+// on any command, usage line, alias or flag (shorthand, type, shown default, global or not) that one has
 // and the other lacks — except our documented additions.
 import assert from "node:assert/strict";
 import type { Command } from "commander";
@@ -58,6 +58,11 @@ function differences(
     const our = ours.get(path);
     if (!our) continue;
     commonCommands++;
+    if (our.usage.join(" | ") !== up.usage.join(" | ")) {
+      lines.push(
+        `usage differs: ${path} upstream ${up.usage.join(" | ")}, ours ${our.usage.join(" | ")}`,
+      );
+    }
     for (const a of up.aliases) {
       if (!our.aliases.includes(a)) lines.push(`missing alias: ${path} ${a}`);
     }

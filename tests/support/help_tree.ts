@@ -1,7 +1,7 @@
 /**
  * Reading a kubeadm command tree from its help screens (cobra's layout, which upstream kubeadm
  * prints and kubeadm-ts reproduces): every command reachable through `Available Commands:`,
- * with its aliases and every flag it accepts (its own and the global ones), each flag's
+ * with its usage lines, its aliases and every flag it accepts (its own and the global ones), each flag's
  * shorthand, pflag type and shown default. The CLI-parity test walks upstream's binary and our
  * command line with it.
  *
@@ -23,6 +23,8 @@ export interface HelpFlag {
 
 /** What one help screen says. */
 export interface HelpScreen {
+  /** The `Usage:` lines (`kubeadm token create [token]`, `kubeadm certs [command]`). */
+  usage: string[];
   aliases: string[];
   /** Sub-command names (without `help`). */
   commands: string[];
@@ -41,7 +43,7 @@ const DEFAULT = /\(default (.*)\)\s*$/;
 /** Parses one help screen. `name` is the command's own name (left out of its aliases). */
 export function parseHelp(text: string, name: string): HelpScreen {
   const lines = text.split("\n");
-  const screen: HelpScreen = { aliases: [], commands: [], flags: [] };
+  const screen: HelpScreen = { usage: [], aliases: [], commands: [], flags: [] };
   let section = "";
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
@@ -53,7 +55,9 @@ export function parseHelp(text: string, name: string): HelpScreen {
       section = "";
       continue;
     }
-    if (section === "Aliases") {
+    if (section === "Usage") {
+      screen.usage.push(line.trim());
+    } else if (section === "Aliases") {
       screen.aliases = line.trim().split(/,\s*/).filter((a) => a !== name);
     } else if (section === "Available Commands") {
       const cmd = line.trim().split(/\s+/)[0];
