@@ -2,7 +2,7 @@
  * `planControlPlane`: everything `kubeadm init` would write on the first control-plane node
  * and create in its cluster, as data.
  *
- * It runs the init workflow itself (`core/phases/init/workflow.ts`) in dry-run mode: the
+ * It runs the init workflow itself (`core/phases/init/phases.ts`) in dry-run mode: the
  * files land on a recording file system (`core/host/recording_fs.ts`), the API calls on an
  * offline cluster (`./offline_cluster.ts`); only preflight (which inspects a machine) is
  * skipped. The result is what `kubeadm init --dry-run` plans, plus the join commands.
@@ -22,7 +22,7 @@ import { utf8 } from "../host/ports.ts";
 import { flattenJoinCommand, joinCommandFromKubeconfig } from "../cluster/join_command.ts";
 import { createClusterAccess } from "../phases/init/cluster_access.ts";
 import type { InitData } from "../phases/init/data.ts";
-import { initWorkflow } from "../phases/init/workflow.ts";
+import { initWorkflowWith } from "../phases/init/phases.ts";
 import { resolveSkipPhases, runWorkflow } from "../workflow/runner.ts";
 import { parseKubeYaml, toKubeYaml } from "../yaml/kube_yaml.ts";
 import { KubeadmError } from "../errors.ts";
@@ -35,7 +35,7 @@ import {
   type PlanRunOptions,
   provideKeys,
 } from "./node_plan.ts";
-import { offlineCluster, writtenObjects } from "./offline_cluster.ts";
+import { offlineCluster, planPreflight, writtenObjects } from "./offline_cluster.ts";
 
 /** Input of {@link planControlPlane}. */
 export interface ControlPlanePlanOptions extends PlanRunOptions {
@@ -172,7 +172,7 @@ export async function planControlPlane(o: ControlPlanePlanOptions): Promise<Cont
     }),
   };
   await provideKeys(keyPoolFor(data), o.keys, ports.crypto);
-  const workflow = initWorkflow();
+  const workflow = initWorkflowWith(planPreflight);
   await runWorkflow(workflow, data, {
     skip: resolveSkipPhases(workflow, ["preflight", ...config.init.skipPhases ?? []]),
   });

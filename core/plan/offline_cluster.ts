@@ -78,6 +78,18 @@ function absent(what: string): Promise<never> {
 }
 
 /**
+ * The preflight phase of a plan's workflow: a plan has no machine to check and skips the phase,
+ * so kubeadm's checks are not part of it (nor of the library bundle).
+ */
+export function planPreflight(): Promise<never> {
+  return Promise.reject(
+    new KubeadmError("a plan has no machine to inspect", {
+      hint: "plans skip preflight; run kubeadm on the node for the checks",
+    }),
+  );
+}
+
+/**
  * The node of a plan: there is none. The workflows run in dry-run mode and never reach it; a
  * step that would is a clear error.
  */
