@@ -25,6 +25,7 @@ import {
 } from "../pki/keys.ts";
 import type { CryptoPort } from "../pki/crypto.ts";
 import { certPath, keyPath, publicKeyPath } from "./certlist.ts";
+import { certificatesOf, keyOf, rememberCertificates } from "./parsed_files.ts";
 
 /** File mode of private and public keys. */
 export const KEY_FILE_MODE = 0o600;
@@ -62,7 +63,7 @@ export async function readCertsFile(files: FileReader, path: string): Promise<Ce
   const data = await files.read(path);
   if (data === undefined) throw new PkiError(notFound(path), { field: path });
   try {
-    return parseCertificatesPEM(data);
+    return certificatesOf(files, data, parseCertificatesPEM);
   } catch (e) {
     throw new PkiError(`error reading ${path}: ${errorMessage(e)}`, { field: path, cause: e });
   }
@@ -116,7 +117,7 @@ export async function loadKey(
     });
   }
   try {
-    return await parsePrivateKeyPEM(data, path, crypto);
+    return await keyOf(files, data, crypto, (pem) => parsePrivateKeyPEM(pem, path, crypto));
   } catch (e) {
     if (errorMessage(e).startsWith("the private key file")) throw e;
     throw new PkiError(`couldn't load the private key file ${path}: ${errorMessage(e)}`, {
@@ -288,12 +289,14 @@ export async function writeCert(
   baseName: string,
   cert: Certificate | Certificate[],
 ): Promise<void> {
+  const data = encodeCertificatePEM(cert);
   await files.write({
     path: certPath(certDir, baseName),
-    data: encodeCertificatePEM(cert),
+    data,
     mode: CERT_FILE_MODE,
     kind: "certificate",
   });
+  rememberCertificates(files, data, Array.isArray(cert) ? cert : [cert]);
 }
 
 /** Writes `<base>.key` (0600) as `RSA PRIVATE KEY` / `EC PRIVATE KEY`. */
