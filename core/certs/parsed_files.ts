@@ -3,9 +3,9 @@
  * (every leaf and kubeconfig loads its CA; later phases check what earlier ones wrote), and the
  * parsed form of a file's content never changes. So what a file system's content parsed to is
  * remembered, per file system (one run's, garbage-collected with it) and per content, and a read
- * of the same content returns it; a certificate this run writes is remembered as written,
- * never parsed at all. Keys are remembered per crypto port too, since a key is bound to the
- * port that imported it.
+ * of the same content returns it; a certificate or key this run writes is remembered as
+ * written, never parsed at all. Keys are remembered per crypto port too, since a key is bound
+ * to the port that made or imported it.
  *
  * Only successful parses are remembered: a file that does not parse fails on every read, naming
  * the path of that read.
@@ -58,6 +58,23 @@ export function certificatesOf(
   return certs;
 }
 
+/** Remembers that `pem`, written through `files`, holds `key`, made or imported with `crypto`. */
+export function rememberKey(
+  files: FileReader,
+  pem: string,
+  crypto: CryptoPort | undefined,
+  key: KeyPair,
+): void {
+  keysOf(files, crypto).set(pem, key);
+}
+
+function keysOf(files: FileReader, crypto: CryptoPort | undefined): Map<string, KeyPair> {
+  const parsed = parsedOf(files);
+  let memo = parsed.keys.get(crypto);
+  if (!memo) parsed.keys.set(crypto, memo = new Map());
+  return memo;
+}
+
 /** The key of a file's content read through `files` with `crypto`: remembered, or `parse`d once. */
 export async function keyOf(
   files: FileReader,
@@ -65,9 +82,7 @@ export async function keyOf(
   crypto: CryptoPort | undefined,
   parse: (data: Uint8Array | string) => Promise<KeyPair>,
 ): Promise<KeyPair> {
-  const parsed = parsedOf(files);
-  let memo = parsed.keys.get(crypto);
-  if (!memo) parsed.keys.set(crypto, memo = new Map());
+  const memo = keysOf(files, crypto);
   const pem = textOf(data);
   const hit = memo.get(pem);
   if (hit) return hit;

@@ -25,7 +25,7 @@ import {
 } from "../pki/keys.ts";
 import type { CryptoPort } from "../pki/crypto.ts";
 import { certPath, keyPath, publicKeyPath } from "./certlist.ts";
-import { certificatesOf, keyOf, rememberCertificates } from "./parsed_files.ts";
+import { certificatesOf, keyOf, rememberCertificates, rememberKey } from "./parsed_files.ts";
 
 /** File mode of private and public keys. */
 export const KEY_FILE_MODE = 0o600;
@@ -270,15 +270,19 @@ export function periodWarning(name: string, cert: Certificate, now: Date): strin
     : undefined;
 }
 
-/** Writes `<base>.key` (0600) then `<base>.crt` (0644), as upstream `WriteCertAndKey` does. */
+/**
+ * Writes `<base>.key` (0600) then `<base>.crt` (0644), as upstream `WriteCertAndKey` does;
+ * `crypto` as {@link writeKey}'s.
+ */
 export async function writeCertAndKey(
   files: FileSystem,
   certDir: string,
   baseName: string,
   cert: Certificate,
   key: KeyPair,
+  crypto?: CryptoPort,
 ): Promise<void> {
-  await writeKey(files, certDir, baseName, key);
+  await writeKey(files, certDir, baseName, key, crypto);
   await writeCert(files, certDir, baseName, cert);
 }
 
@@ -299,19 +303,21 @@ export async function writeCert(
   rememberCertificates(files, data, Array.isArray(cert) ? cert : [cert]);
 }
 
-/** Writes `<base>.key` (0600) as `RSA PRIVATE KEY` / `EC PRIVATE KEY`. */
+/**
+ * Writes `<base>.key` (0600) as `RSA PRIVATE KEY` / `EC PRIVATE KEY`. `crypto`, when given, is
+ * the port the key was made or imported with: a later {@link loadKey} of the file with that
+ * port returns the key itself.
+ */
 export async function writeKey(
   files: FileSystem,
   certDir: string,
   baseName: string,
   key: KeyPair,
+  crypto?: CryptoPort,
 ): Promise<void> {
-  await files.write({
-    path: keyPath(certDir, baseName),
-    data: await encodePrivateKeyPEM(key),
-    mode: KEY_FILE_MODE,
-    kind: "key",
-  });
+  const data = await encodePrivateKeyPEM(key);
+  await files.write({ path: keyPath(certDir, baseName), data, mode: KEY_FILE_MODE, kind: "key" });
+  if (crypto) rememberKey(files, data, crypto, key);
 }
 
 /** Writes `<base>.pub` (0600) as `PUBLIC KEY`. */

@@ -21,25 +21,27 @@ export function concatBytes(...parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
-function encodeLength(n: number): Uint8Array {
-  if (n < 0x80) return new Uint8Array([n]);
-  const bytes: number[] = [];
-  while (n > 0) {
-    bytes.unshift(n & 0xff);
-    n = Math.floor(n / 256);
-  }
-  return new Uint8Array([0x80 | bytes.length, ...bytes]);
+/** The number of bytes of a length's long form (after its first octet). */
+function longLengthBytes(n: number): number {
+  let count = 0;
+  for (let v = n; v > 0; v = Math.floor(v / 256)) count++;
+  return count;
 }
 
 /** One tag-length-value element with the given identifier octet. */
 export function tlv(tag: number, ...content: Uint8Array[]): Uint8Array {
   let length = 0;
   for (const c of content) length += c.length;
-  const header = encodeLength(length);
-  const out = new Uint8Array(1 + header.length + length);
+  // Definite length: one octet below 0x80, else 0x80|count and the count big-endian octets.
+  const extra = length < 0x80 ? 0 : longLengthBytes(length);
+  const out = new Uint8Array(2 + extra + length);
   out[0] = tag;
-  out.set(header, 1);
-  let off = 1 + header.length;
+  if (extra === 0) out[1] = length;
+  else {
+    out[1] = 0x80 | extra;
+    for (let i = extra, v = length; i > 0; i--, v = Math.floor(v / 256)) out[1 + i] = v & 0xff;
+  }
+  let off = 2 + extra;
   for (const c of content) {
     out.set(c, off);
     off += c.length;
