@@ -36,6 +36,7 @@ import {
   provideKeys,
 } from "./node_plan.ts";
 import { offlineCluster, planPreflight, writtenObjects } from "./offline_cluster.ts";
+import { INIT_PHASE_MODULES } from "./phase_modules.ts";
 
 /** Input of {@link planControlPlane}. */
 export interface ControlPlanePlanOptions extends PlanRunOptions {
@@ -172,7 +173,7 @@ export async function planControlPlane(o: ControlPlanePlanOptions): Promise<Cont
     }),
   };
   await provideKeys(keyPoolFor(data), o.keys, ports.crypto);
-  const workflow = initWorkflowWith(planPreflight);
+  const workflow = initWorkflowWith(INIT_PHASE_MODULES, planPreflight);
   await runWorkflow(workflow, data, {
     skip: resolveSkipPhases(workflow, ["preflight", ...config.init.skipPhases ?? []]),
   });

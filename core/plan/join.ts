@@ -35,6 +35,7 @@ import {
   planPreflight,
   withBootstrapSignatures,
 } from "./offline_cluster.ts";
+import { JOIN_PHASE_MODULES } from "./phase_modules.ts";
 import {
   type BringUp,
   type ControlPlanePlan,
@@ -165,7 +166,7 @@ async function planJoin(o: JoinPlanOptions, controlPlane: boolean): Promise<Join
     },
   });
   await provideKeys(keyPoolFor(data), o.keys, ports.crypto);
-  const workflow = joinWorkflowWith(planPreflight);
+  const workflow = joinWorkflowWith(JOIN_PHASE_MODULES, planPreflight);
   await runWorkflow(workflow, data, {
     skip: resolveSkipPhases(workflow, ["preflight", ...config.skipPhases ?? []]),
   });

@@ -19,19 +19,27 @@ import { KUBECONFIG_SPECS } from "../../kubeconfig/specs.ts";
 
 // Phase implementations pull in the PKI and YAML stacks; load them only when a phase runs so
 // that building the command tree (and `--help`) stays cheap.
-const certs = () => import("./certs.ts");
-const kubeconfigs = () => import("./kubeconfig.ts");
-const controlPlane = () => import("./control_plane.ts");
-const etcd = () => import("./etcd.ts");
-const kubeletStart = () => import("./kubelet_start.ts");
-const waitControlPlane = () => import("./wait_control_plane.ts");
-const uploadConfig = () => import("./upload_config.ts");
-const uploadCerts = () => import("./upload_certs.ts");
-const markControlPlane = () => import("./mark_control_plane.ts");
-const bootstrapToken = () => import("./bootstrap_token.ts");
-const kubeletFinalize = () => import("./kubelet_finalize.ts");
-const addons = () => import("./addons.ts");
-const showJoinCommand = () => import("./show_join_command.ts");
+/**
+ * Where the init phases' work lives: a loader per phase module. The command line loads each
+ * module when its phase first runs, so building the command tree (and `--help`) stays cheap
+ * (`./workflow.ts`); a plan imports them up front (`core/plan/phase_modules.ts`), so that a
+ * single-file bundle of the library can leave out what they do not use.
+ */
+export interface InitPhaseModules {
+  certs(): Promise<typeof import("./certs.ts")>;
+  kubeconfigs(): Promise<typeof import("./kubeconfig.ts")>;
+  controlPlane(): Promise<typeof import("./control_plane.ts")>;
+  etcd(): Promise<typeof import("./etcd.ts")>;
+  kubeletStart(): Promise<typeof import("./kubelet_start.ts")>;
+  waitControlPlane(): Promise<typeof import("./wait_control_plane.ts")>;
+  uploadConfig(): Promise<typeof import("./upload_config.ts")>;
+  uploadCerts(): Promise<typeof import("./upload_certs.ts")>;
+  markControlPlane(): Promise<typeof import("./mark_control_plane.ts")>;
+  bootstrapToken(): Promise<typeof import("./bootstrap_token.ts")>;
+  kubeletFinalize(): Promise<typeof import("./kubelet_finalize.ts")>;
+  addons(): Promise<typeof import("./addons.ts")>;
+  showJoinCommand(): Promise<typeof import("./show_join_command.ts")>;
+}
 
 const localEtcd = (d: InitData) => d.cfg.cluster.etcd.external === undefined;
 
@@ -131,53 +139,60 @@ const FLAGS = {
   ],
 } as const satisfies Record<string, readonly string[]>;
 
-const certsPhase: Phase<InitData> = {
-  name: "certs",
-  short: "Certificate generation",
-  run: async (d) => (await certs()).runCertsHeader(d),
-  phases: [
-    {
-      name: "all",
-      short: "Generate all certificates",
-      runAllSiblings: true,
-      flags: FLAGS.certsApiServer,
-    },
-    ...CERT_SUB_PHASES.map((c): Phase<InitData> => ({
-      name: c.name,
-      short: c.short,
-      long: c.long,
-      run: async (d) => (await certs()).runCert(d, c.name),
-      flags: c.name === "apiserver" ? FLAGS.certsApiServer : FLAGS.certs,
-    })),
-  ],
-};
+function certsPhase(m: InitPhaseModules): Phase<InitData> {
+  return {
+    name: "certs",
+    short: "Certificate generation",
+    run: async (d) => (await m.certs()).runCertsHeader(d),
+    phases: [
+      {
+        name: "all",
+        short: "Generate all certificates",
+        runAllSiblings: true,
+        flags: FLAGS.certsApiServer,
+      },
+      ...CERT_SUB_PHASES.map((c): Phase<InitData> => ({
+        name: c.name,
+        short: c.short,
+        long: c.long,
+        run: async (d) => (await m.certs()).runCert(d, c.name),
+        flags: c.name === "apiserver" ? FLAGS.certsApiServer : FLAGS.certs,
+      })),
+    ],
+  };
+}
 
-const kubeconfigPhase: Phase<InitData> = {
-  name: "kubeconfig",
-  short:
-    "Generate all kubeconfig files necessary to establish the control plane and the admin kubeconfig file",
-  run: async (d) => (await kubeconfigs()).runKubeconfigHeader(d),
-  phases: [
-    {
-      name: "all",
-      short: "Generate all kubeconfig files",
-      runAllSiblings: true,
-      flags: FLAGS.kubeconfigKubelet,
-    },
-    ...KUBECONFIG_SPECS.map((k): Phase<InitData> => ({
-      name: k.name,
-      short: k.short,
-      run: async (d) => (await kubeconfigs()).runKubeconfig(d, k.name),
-      flags: k.name === "kubelet" ? FLAGS.kubeconfigKubelet : FLAGS.kubeconfig,
-    })),
-  ],
-};
+function kubeconfigPhase(m: InitPhaseModules): Phase<InitData> {
+  return {
+    name: "kubeconfig",
+    short:
+      "Generate all kubeconfig files necessary to establish the control plane and the admin kubeconfig file",
+    run: async (d) => (await m.kubeconfigs()).runKubeconfigHeader(d),
+    phases: [
+      {
+        name: "all",
+        short: "Generate all kubeconfig files",
+        runAllSiblings: true,
+        flags: FLAGS.kubeconfigKubelet,
+      },
+      ...KUBECONFIG_SPECS.map((k): Phase<InitData> => ({
+        name: k.name,
+        short: k.short,
+        run: async (d) => (await m.kubeconfigs()).runKubeconfig(d, k.name),
+        flags: k.name === "kubelet" ? FLAGS.kubeconfigKubelet : FLAGS.kubeconfig,
+      })),
+    ],
+  };
+}
 
 /**
- * Builds the init workflow, with `preflight` as the preflight phase's work (see
- * {@link initWorkflow} for kubeadm's checks).
+ * Builds the init workflow on the phase modules `m`, with `preflight` as the preflight phase's
+ * work (see `initWorkflow` in `./workflow.ts` for the command line's).
  */
-export function initWorkflowWith(preflight: (data: InitData) => Promise<void>): Workflow<InitData> {
+export function initWorkflowWith(
+  m: InitPhaseModules,
+  preflight: (data: InitData) => Promise<void>,
+): Workflow<InitData> {
   return {
     name: "init",
     phases: [
@@ -187,8 +202,8 @@ export function initWorkflowWith(preflight: (data: InitData) => Promise<void>): 
         run: preflight,
         flags: FLAGS.preflight,
       },
-      certsPhase,
-      kubeconfigPhase,
+      certsPhase(m),
+      kubeconfigPhase(m),
       {
         name: "etcd",
         short: "Generate static Pod manifest file for local etcd",
@@ -197,14 +212,14 @@ export function initWorkflowWith(preflight: (data: InitData) => Promise<void>): 
           short:
             "Generate the static Pod manifest file for a local, single-node local etcd instance",
           runIf: localEtcd,
-          run: async (d) => (await etcd()).runLocalEtcd(d),
+          run: async (d) => (await m.etcd()).runLocalEtcd(d),
           flags: FLAGS.etcd,
         }],
       },
       {
         name: "control-plane",
         short: "Generate all static Pod manifest files necessary to establish the control plane",
-        run: async (d) => (await controlPlane()).runControlPlaneHeader(d),
+        run: async (d) => (await m.controlPlane()).runControlPlaneHeader(d),
         phases: [
           {
             name: "all",
@@ -215,19 +230,20 @@ export function initWorkflowWith(preflight: (data: InitData) => Promise<void>): 
           {
             name: "apiserver",
             short: "Generates the kube-apiserver static Pod manifest",
-            run: async (d) => (await controlPlane()).runControlPlane(d, "kube-apiserver"),
+            run: async (d) => (await m.controlPlane()).runControlPlane(d, "kube-apiserver"),
             flags: FLAGS.controlPlane,
           },
           {
             name: "controller-manager",
             short: "Generates the kube-controller-manager static Pod manifest",
-            run: async (d) => (await controlPlane()).runControlPlane(d, "kube-controller-manager"),
+            run: async (d) =>
+              (await m.controlPlane()).runControlPlane(d, "kube-controller-manager"),
             flags: FLAGS.controllerManager,
           },
           {
             name: "scheduler",
             short: "Generates the kube-scheduler static Pod manifest",
-            run: async (d) => (await controlPlane()).runControlPlane(d, "kube-scheduler"),
+            run: async (d) => (await m.controlPlane()).runControlPlane(d, "kube-scheduler"),
             flags: FLAGS.scheduler,
           },
         ],
@@ -235,13 +251,13 @@ export function initWorkflowWith(preflight: (data: InitData) => Promise<void>): 
       {
         name: "kubelet-start",
         short: "Write kubelet settings and (re)start the kubelet",
-        run: async (d) => (await kubeletStart()).runKubeletStart(d),
+        run: async (d) => (await m.kubeletStart()).runKubeletStart(d),
         flags: FLAGS.kubeletStart,
       },
       {
         name: "wait-control-plane",
         short: "Wait for the control plane to start",
-        run: async (d) => (await waitControlPlane()).runWaitControlPlane(d),
+        run: async (d) => (await m.waitControlPlane()).runWaitControlPlane(d),
       },
       {
         name: "upload-config",
@@ -257,13 +273,13 @@ export function initWorkflowWith(preflight: (data: InitData) => Promise<void>): 
           {
             name: "kubeadm",
             short: "Upload the kubeadm ClusterConfiguration to a ConfigMap",
-            run: async (d) => (await uploadConfig()).runUploadKubeadmConfig(d),
+            run: async (d) => (await m.uploadConfig()).runUploadKubeadmConfig(d),
             flags: FLAGS.uploadConfig,
           },
           {
             name: "kubelet",
             short: "Upload the kubelet component config to a ConfigMap",
-            run: async (d) => (await uploadConfig()).runUploadKubeletConfig(d),
+            run: async (d) => (await m.uploadConfig()).runUploadKubeletConfig(d),
             flags: FLAGS.uploadConfig,
           },
         ],
@@ -271,20 +287,20 @@ export function initWorkflowWith(preflight: (data: InitData) => Promise<void>): 
       {
         name: "upload-certs",
         short: "Upload certificates to kubeadm-certs",
-        run: async (d) => (await uploadCerts()).runUploadCerts(d),
+        run: async (d) => (await m.uploadCerts()).runUploadCerts(d),
         flags: FLAGS.uploadCerts,
       },
       {
         name: "mark-control-plane",
         short: "Mark a node as a control-plane",
-        run: async (d) => (await markControlPlane()).runMarkControlPlane(d),
+        run: async (d) => (await m.markControlPlane()).runMarkControlPlane(d),
         flags: FLAGS.markControlPlane,
       },
       {
         name: "bootstrap-token",
         aliases: ["bootstraptoken"],
         short: "Generates bootstrap tokens used to join a node to a cluster",
-        run: async (d) => (await bootstrapToken()).runBootstrapToken(d),
+        run: async (d) => (await m.bootstrapToken()).runBootstrapToken(d),
         flags: FLAGS.bootstrapToken,
       },
       {
@@ -300,7 +316,7 @@ export function initWorkflowWith(preflight: (data: InitData) => Promise<void>): 
           {
             name: "enable-client-cert-rotation",
             short: "Enable kubelet client certificate rotation",
-            run: async (d) => (await kubeletFinalize()).runEnableClientCertRotation(d),
+            run: async (d) => (await m.kubeletFinalize()).runEnableClientCertRotation(d),
             flags: FLAGS.kubeletFinalize,
           },
         ],
@@ -319,14 +335,14 @@ export function initWorkflowWith(preflight: (data: InitData) => Promise<void>): 
             name: "coredns",
             short: "Install the CoreDNS addon to a Kubernetes cluster",
             runIf: (d) => !d.cfg.cluster.dns.disabled,
-            run: async (d) => (await addons()).runCoreDNSAddon(d),
+            run: async (d) => (await m.addons()).runCoreDNSAddon(d),
             flags: FLAGS.addonCoreDNS,
           },
           {
             name: "kube-proxy",
             short: "Install the kube-proxy addon to a Kubernetes cluster",
             runIf: (d) => !d.cfg.cluster.proxy.disabled,
-            run: async (d) => (await addons()).runKubeProxyAddon(d),
+            run: async (d) => (await m.addons()).runKubeProxyAddon(d),
             flags: FLAGS.addonKubeProxy,
           },
         ],
@@ -334,7 +350,7 @@ export function initWorkflowWith(preflight: (data: InitData) => Promise<void>): 
       {
         name: "show-join-command",
         short: "Show the join command for control-plane and worker node",
-        run: async (d) => (await showJoinCommand()).runShowJoinCommand(d),
+        run: async (d) => (await m.showJoinCommand()).runShowJoinCommand(d),
       },
     ],
   };

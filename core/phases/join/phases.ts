@@ -15,11 +15,17 @@
 import type { Phase, Workflow } from "../../workflow/phase.ts";
 import type { JoinData } from "./data.ts";
 
-const prepare = () => import("./control_plane_prepare.ts");
-const etcd = () => import("./etcd.ts");
-const kubelet = () => import("./kubelet_start.ts");
-const mark = () => import("./mark_control_plane.ts");
-const wait = () => import("./wait_control_plane.ts");
+/**
+ * Where the join phases' work lives: a loader per phase module, as `InitPhaseModules`
+ * (`../init/phases.ts`) for init.
+ */
+export interface JoinPhaseModules {
+  prepare(): Promise<typeof import("./control_plane_prepare.ts")>;
+  etcd(): Promise<typeof import("./etcd.ts")>;
+  kubelet(): Promise<typeof import("./kubelet_start.ts")>;
+  mark(): Promise<typeof import("./mark_control_plane.ts")>;
+  wait(): Promise<typeof import("./wait_control_plane.ts")>;
+}
 
 const DISCOVERY_FLAGS = [
   "config",
@@ -41,74 +47,80 @@ function cpJoinFlags(name: "all" | "etcd-join" | "mark-control-plane"): string[]
   return flags;
 }
 
-const controlPlanePrepare: Phase<JoinData> = {
-  name: "control-plane-prepare",
-  short: "Prepare the machine for serving a control plane",
-  phases: [
-    {
-      name: "all",
-      short: "Prepare the machine for serving a control plane",
-      runAllSiblings: true,
-      argsUsage: API_SERVER_ENDPOINT,
-      flags: [
-        "apiserver-advertise-address",
-        "apiserver-bind-port",
-        "control-plane",
-        "node-name",
-        ...DISCOVERY_FLAGS,
-        "certificate-key",
-        "patches",
-        "dry-run",
-      ],
-    },
-    {
-      name: "download-certs",
-      short: "Download certificates shared among control-plane nodes from the kubeadm-certs Secret",
-      argsUsage: API_SERVER_ENDPOINT,
-      run: async (d) => (await prepare()).runDownloadCerts(d),
-      flags: ["control-plane", ...DISCOVERY_FLAGS, "certificate-key", "dry-run"],
-    },
-    {
-      name: "certs",
-      short: "Generate the certificates for the new control plane components",
-      argsUsage: API_SERVER_ENDPOINT,
-      run: async (d) => (await prepare()).runJoinCerts(d),
-      flags: [
-        "apiserver-advertise-address",
-        "control-plane",
-        "node-name",
-        ...DISCOVERY_FLAGS,
-        "dry-run",
-      ],
-    },
-    {
-      name: "kubeconfig",
-      short: "Generate the kubeconfig for the new control plane components",
-      argsUsage: API_SERVER_ENDPOINT,
-      run: async (d) => (await prepare()).runJoinKubeconfigs(d),
-      flags: ["control-plane", ...DISCOVERY_FLAGS, "certificate-key", "dry-run"],
-    },
-    {
-      name: "control-plane",
-      short: "Generate the manifests for the new control plane components",
-      run: async (d) => (await prepare()).runJoinControlPlaneManifests(d),
-      flags: [
-        "apiserver-advertise-address",
-        "apiserver-bind-port",
-        "config",
-        "control-plane",
-        "patches",
-        "dry-run",
-      ],
-    },
-  ],
-};
+function controlPlanePrepare(m: JoinPhaseModules): Phase<JoinData> {
+  return {
+    name: "control-plane-prepare",
+    short: "Prepare the machine for serving a control plane",
+    phases: [
+      {
+        name: "all",
+        short: "Prepare the machine for serving a control plane",
+        runAllSiblings: true,
+        argsUsage: API_SERVER_ENDPOINT,
+        flags: [
+          "apiserver-advertise-address",
+          "apiserver-bind-port",
+          "control-plane",
+          "node-name",
+          ...DISCOVERY_FLAGS,
+          "certificate-key",
+          "patches",
+          "dry-run",
+        ],
+      },
+      {
+        name: "download-certs",
+        short:
+          "Download certificates shared among control-plane nodes from the kubeadm-certs Secret",
+        argsUsage: API_SERVER_ENDPOINT,
+        run: async (d) => (await m.prepare()).runDownloadCerts(d),
+        flags: ["control-plane", ...DISCOVERY_FLAGS, "certificate-key", "dry-run"],
+      },
+      {
+        name: "certs",
+        short: "Generate the certificates for the new control plane components",
+        argsUsage: API_SERVER_ENDPOINT,
+        run: async (d) => (await m.prepare()).runJoinCerts(d),
+        flags: [
+          "apiserver-advertise-address",
+          "control-plane",
+          "node-name",
+          ...DISCOVERY_FLAGS,
+          "dry-run",
+        ],
+      },
+      {
+        name: "kubeconfig",
+        short: "Generate the kubeconfig for the new control plane components",
+        argsUsage: API_SERVER_ENDPOINT,
+        run: async (d) => (await m.prepare()).runJoinKubeconfigs(d),
+        flags: ["control-plane", ...DISCOVERY_FLAGS, "certificate-key", "dry-run"],
+      },
+      {
+        name: "control-plane",
+        short: "Generate the manifests for the new control plane components",
+        run: async (d) => (await m.prepare()).runJoinControlPlaneManifests(d),
+        flags: [
+          "apiserver-advertise-address",
+          "apiserver-bind-port",
+          "config",
+          "control-plane",
+          "patches",
+          "dry-run",
+        ],
+      },
+    ],
+  };
+}
 
 /**
- * Builds the join workflow, with `preflight` as the preflight phase's work (see
- * {@link joinWorkflow} for kubeadm's checks).
+ * Builds the join workflow on the phase modules `m`, with `preflight` as the preflight phase's
+ * work (see `joinWorkflow` in `./workflow.ts` for the command line's).
  */
-export function joinWorkflowWith(preflight: (data: JoinData) => Promise<void>): Workflow<JoinData> {
+export function joinWorkflowWith(
+  m: JoinPhaseModules,
+  preflight: (data: JoinData) => Promise<void>,
+): Workflow<JoinData> {
   return {
     name: "join",
     phases: [
@@ -137,12 +149,12 @@ export function joinWorkflowWith(preflight: (data: JoinData) => Promise<void>): 
           "output",
         ],
       },
-      controlPlanePrepare,
+      controlPlanePrepare(m),
       {
         name: "check-etcd",
         short: "Check that the local etcd cluster is healthy",
         hidden: true,
-        run: async (d) => (await etcd()).runCheckEtcd(d),
+        run: async (d) => (await m.etcd()).runCheckEtcd(d),
         flags: ["config", "control-plane", "dry-run"],
       },
       {
@@ -151,7 +163,7 @@ export function joinWorkflowWith(preflight: (data: JoinData) => Promise<void>): 
         long:
           "Write a file with KubeletConfiguration and an environment file with node specific kubelet settings, and then (re)start kubelet.",
         argsUsage: API_SERVER_ENDPOINT,
-        run: async (d) => (await kubelet()).runKubeletStart(d),
+        run: async (d) => (await m.kubelet()).runKubeletStart(d),
         flags: [
           "config",
           "cri-socket",
@@ -164,13 +176,13 @@ export function joinWorkflowWith(preflight: (data: JoinData) => Promise<void>): 
       {
         name: "etcd-join",
         short: "Join etcd for control plane nodes",
-        run: async (d) => (await etcd()).runEtcdJoin(d),
+        run: async (d) => (await m.etcd()).runEtcdJoin(d),
         flags: cpJoinFlags("etcd-join"),
       },
       {
         name: "kubelet-wait-bootstrap",
         short: "Wait for the kubelet to bootstrap itself",
-        run: async (d) => (await kubelet()).runKubeletWaitBootstrap(d),
+        run: async (d) => (await m.kubelet()).runKubeletWaitBootstrap(d),
         flags: ["config", "cri-socket", "dry-run"],
       },
       {
@@ -186,7 +198,7 @@ export function joinWorkflowWith(preflight: (data: JoinData) => Promise<void>): 
           {
             name: "mark-control-plane",
             short: "Mark a node as a control-plane",
-            run: async (d) => (await mark()).runJoinMarkControlPlane(d),
+            run: async (d) => (await m.mark()).runJoinMarkControlPlane(d),
             flags: cpJoinFlags("mark-control-plane"),
           },
         ],
@@ -194,7 +206,7 @@ export function joinWorkflowWith(preflight: (data: JoinData) => Promise<void>): 
       {
         name: "wait-control-plane",
         short: "Wait for the control plane to start",
-        run: async (d) => (await wait()).runJoinWaitControlPlane(d),
+        run: async (d) => (await m.wait()).runJoinWaitControlPlane(d),
         flags: [],
       },
     ],
