@@ -25,7 +25,18 @@ import {
 } from "../pki/keys.ts";
 import type { CryptoPort } from "../pki/crypto.ts";
 import { certPath, keyPath, publicKeyPath } from "./certlist.ts";
-import { certificatesOf, keyOf, rememberCertificates, rememberKey } from "./parsed_files.ts";
+import { ParsedFiles } from "../host/parsed_files.ts";
+
+/** The certificates of the PEM files a run reads and writes (see `ParsedFiles`). */
+const parsedCerts = new ParsedFiles<readonly Certificate[]>();
+/** The keys of its key files, per crypto port (a key is bound to the port that made it). */
+const parsedKeys = new Map<CryptoPort | undefined, ParsedFiles<KeyPair>>();
+
+function parsedKeysOf(crypto: CryptoPort | undefined): ParsedFiles<KeyPair> {
+  let memo = parsedKeys.get(crypto);
+  if (!memo) parsedKeys.set(crypto, memo = new ParsedFiles());
+  return memo;
+}
 
 /** File mode of private and public keys. */
 export const KEY_FILE_MODE = 0o600;
@@ -63,7 +74,7 @@ export async function readCertsFile(files: FileReader, path: string): Promise<Ce
   const data = await files.read(path);
   if (data === undefined) throw new PkiError(notFound(path), { field: path });
   try {
-    return certificatesOf(files, data, parseCertificatesPEM);
+    return [...parsedCerts.of(files, data, parseCertificatesPEM)];
   } catch (e) {
     throw new PkiError(`error reading ${path}: ${errorMessage(e)}`, { field: path, cause: e });
   }
@@ -117,7 +128,11 @@ export async function loadKey(
     });
   }
   try {
-    return await keyOf(files, data, crypto, (pem) => parsePrivateKeyPEM(pem, path, crypto));
+    return await parsedKeysOf(crypto).ofAsync(
+      files,
+      data,
+      (pem) => parsePrivateKeyPEM(pem, path, crypto),
+    );
   } catch (e) {
     if (errorMessage(e).startsWith("the private key file")) throw e;
     throw new PkiError(`couldn't load the private key file ${path}: ${errorMessage(e)}`, {
@@ -300,7 +315,7 @@ export async function writeCert(
     mode: CERT_FILE_MODE,
     kind: "certificate",
   });
-  rememberCertificates(files, data, Array.isArray(cert) ? cert : [cert]);
+  parsedCerts.remember(files, data, Array.isArray(cert) ? [...cert] : [cert]);
 }
 
 /**
@@ -317,7 +332,7 @@ export async function writeKey(
 ): Promise<void> {
   const data = await encodePrivateKeyPEM(key);
   await files.write({ path: keyPath(certDir, baseName), data, mode: KEY_FILE_MODE, kind: "key" });
-  if (crypto) rememberKey(files, data, crypto, key);
+  if (crypto) parsedKeysOf(crypto).remember(files, data, key);
 }
 
 /** Writes `<base>.pub` (0600) as `PUBLIC KEY`. */
