@@ -13,6 +13,7 @@ import { DefaultTimeouts, KUBERNETES_DIR, MANIFESTS_DIR } from "../constants.ts"
 import { resolveInitConfig } from "../config/resolve.ts";
 import { marshalInitConfiguration } from "../config/print.ts";
 import type { ResolvedConfig } from "../config/types.ts";
+import type { DocumentInfo } from "../config/parse.ts";
 import { RecordingFileSystem } from "../host/recording_fs.ts";
 import type { KubeObject } from "../kube/client.ts";
 import { keyPoolFor } from "../pki/key_pool.ts";
@@ -97,11 +98,17 @@ const COMPONENT_KINDS = new Set(["KubeletConfiguration", "KubeProxyConfiguration
 /**
  * The configuration file `kubeadm init` on the node must read to reuse the plan: the resolved
  * InitConfiguration (with the plan's tokens and node name) and ClusterConfiguration, then the
- * component configurations given in the input, unchanged.
+ * component configurations given in the input (`documents`: its documents), unchanged.
  */
-function initConfigFile(cfg: ResolvedConfig, input: string | undefined): string {
+function initConfigFile(
+  cfg: ResolvedConfig,
+  input: string | undefined,
+  documents: readonly DocumentInfo[],
+): string {
   let out = marshalInitConfiguration(cfg.init, cfg.cluster);
-  for (const doc of input ? parseKubeYaml(input) : []) {
+  // The input is parsed again only for the component documents it holds (most have none).
+  const components = documents.some((d) => COMPONENT_KINDS.has(d.kind));
+  for (const doc of input && components ? parseKubeYaml(input) : []) {
     const kind = (doc.value as { kind?: string } | null)?.kind;
     if (kind && COMPONENT_KINDS.has(kind)) out += `---\n${toKubeYaml(doc.value)}`;
   }
@@ -130,7 +137,7 @@ export function isManifest(path: string): boolean {
  */
 export async function planControlPlane(o: ControlPlanePlanOptions): Promise<ControlPlanePlan> {
   const ports = planPorts(o);
-  const { config, warnings } = resolveInitConfig({
+  const { config, warnings, documents } = resolveInitConfig({
     text: o.config,
     source: "config",
     host: {
@@ -212,7 +219,11 @@ export async function planControlPlane(o: ControlPlanePlanOptions): Promise<Cont
     certificateKey,
     kubernetesVersion: config.cluster.kubernetesVersion,
     bringUp: {
-      files: [{ path: INIT_CONFIG_PATH, mode: 0o600, content: initConfigFile(config, o.config) }],
+      files: [{
+        path: INIT_CONFIG_PATH,
+        mode: 0o600,
+        content: initConfigFile(config, o.config, documents),
+      }],
       commands: [[
         "kubeadm",
         "init",
