@@ -78,6 +78,23 @@ export function flattenJoinCommand(command: string): string {
 /** Options of {@link joinCommandFromKubeconfig}. */
 export type KubeconfigJoinOptions = Omit<JoinCommandInput, "server" | "caPins">;
 
+/**
+ * Pins of recent `certificate-authority-data` values (public CA certificates): init prints the
+ * join commands and a plan returns them, each from the same admin kubeconfig.
+ */
+const pinsByCaData = new Map<string, string[]>();
+const PINS_MAX = 8;
+
+async function caPinsOf(caData: string): Promise<string[]> {
+  const known = pinsByCaData.get(caData);
+  if (known) return [...known];
+  const certs = parseCertificatesPEM(base64Decode(caData));
+  const pins = await Promise.all(certs.map((c) => certificatePin(c)));
+  if (pinsByCaData.size >= PINS_MAX) pinsByCaData.clear();
+  pinsByCaData.set(caData, pins);
+  return [...pins];
+}
+
 /** The join command for the current cluster of a kubeconfig with embedded CA data. */
 export async function joinCommandFromKubeconfig(
   config: Kubeconfig,
@@ -92,8 +109,7 @@ export async function joinCommandFromKubeconfig(
   }
   let caPins: string[];
   try {
-    const certs = parseCertificatesPEM(base64Decode(caData));
-    caPins = await Promise.all(certs.map((c) => certificatePin(c)));
+    caPins = await caPinsOf(caData);
   } catch (e) {
     throw new KubeadmError(`failed to parse CA certificate from kubeconfig: ${errorMessage(e)}`, {
       cause: e,

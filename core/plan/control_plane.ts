@@ -18,8 +18,7 @@ import { RecordingFileSystem } from "../host/recording_fs.ts";
 import type { KubeObject } from "../kube/client.ts";
 import { keyPoolFor } from "../pki/key_pool.ts";
 import { certificatePin } from "../pki/pin.ts";
-import { parseCertificatesPEM } from "../pki/cert.ts";
-import { utf8 } from "../host/ports.ts";
+import { fileExists, readCertsFile } from "../certs/pki_files.ts";
 import { flattenJoinCommand, joinCommandFromKubeconfig } from "../cluster/join_command.ts";
 import { createClusterAccess } from "../phases/init/cluster_access.ts";
 import type { InitData } from "../phases/init/data.ts";
@@ -204,8 +203,10 @@ export async function planControlPlane(o: ControlPlanePlanOptions): Promise<Cont
       }),
     ).trim()
     : undefined;
-  const caPem = await files.read(`${config.cluster.certificatesDir}/ca.crt`);
-  if (!caPem) throw new KubeadmError("the plan has no cluster CA certificate");
+  const caPath = `${config.cluster.certificatesDir}/ca.crt`;
+  if (!(await fileExists(files, caPath))) {
+    throw new KubeadmError("the plan has no cluster CA certificate");
+  }
   const planned = planFiles(files.planned);
   return {
     kind: "control-plane",
@@ -213,7 +214,7 @@ export async function planControlPlane(o: ControlPlanePlanOptions): Promise<Cont
     objects: writtenObjects(cluster.actions),
     joinCommand,
     controlPlaneJoinCommand,
-    caCertHash: await certificatePin(parseCertificatesPEM(utf8(caPem))[0]),
+    caCertHash: await certificatePin((await readCertsFile(files, caPath))[0]),
     token,
     apiServerEndpoint: joinCommand.split(" ")[2],
     certificateKey,
