@@ -32,6 +32,11 @@ export class ParsedFiles<T> {
     this.#memo(files).set(content, value);
   }
 
+  /** What `content` was remembered to parse to through `files`, if anything. */
+  get(files: FileReader, content: string): T | undefined {
+    return this.#byFiles.get(files)?.get(content);
+  }
+
   /** What `data`, read through `files`, parses to: remembered, or `parse`d now and remembered. */
   of(files: FileReader, data: Uint8Array | string, parse: (text: string) => T): T {
     const memo = this.#memo(files);

@@ -278,16 +278,13 @@ export async function ensureKubeconfigFile(
   ctx.out.info(`[kubeconfig] Writing ${JSON.stringify(spec.fileName)} kubeconfig file`);
   const data = serializeKubeconfig(kubeconfig);
   await ctx.files.write({ path, data, mode: KUBECONFIG_FILE_MODE, kind: "kubeconfig" });
-  // As read back: the YAML holds plain strings, booleans and lists, which JSON carries alike.
-  parsedKubeconfigs.remember(
-    ctx.files,
-    data,
-    kubeconfigOfDocument(JSON.parse(JSON.stringify(kubeconfig)), path),
-  );
+  writtenKubeconfigs.remember(ctx.files, data, kubeconfig);
 }
 
 /** The kubeconfig files a run reads and writes, parsed (see `ParsedFiles`). */
 const parsedKubeconfigs = new ParsedFiles<Kubeconfig>();
+/** The kubeconfigs a run wrote, as built (turned into their parsed form when first read). */
+const writtenKubeconfigs = new ParsedFiles<Kubeconfig>();
 
 /**
  * Reads and parses a kubeconfig file through the file port (each content parsed once per file
@@ -299,7 +296,14 @@ export async function readKubeconfigFile(
 ): Promise<Kubeconfig | undefined> {
   const data = await files.read(path);
   if (data === undefined) return undefined;
-  return structuredClone(parsedKubeconfigs.of(files, data, (text) => parseKubeconfig(text, path)));
+  const parsed = parsedKubeconfigs.of(files, data, (text) => {
+    const written = writtenKubeconfigs.get(files, text);
+    // As read back: the YAML holds plain strings, booleans and lists, which JSON carries alike.
+    return written
+      ? kubeconfigOfDocument(JSON.parse(JSON.stringify(written)), path)
+      : parseKubeconfig(text, path);
+  });
+  return structuredClone(parsed);
 }
 
 const UNUSABLE_KUBECONFIG_HINT =
