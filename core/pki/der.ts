@@ -30,6 +30,11 @@ function longLengthBytes(n: number): number {
 
 /** One tag-length-value element with the given identifier octet. */
 export function tlv(tag: number, ...content: Uint8Array[]): Uint8Array {
+  return element(tag, content);
+}
+
+/** {@link tlv} of a list of content parts. */
+function element(tag: number, content: readonly Uint8Array[]): Uint8Array {
   let length = 0;
   for (const c of content) length += c.length;
   // Definite length: one octet below 0x80, else 0x80|count and the count big-endian octets.
@@ -51,7 +56,7 @@ export function tlv(tag: number, ...content: Uint8Array[]): Uint8Array {
 
 /** SEQUENCE of already encoded elements. */
 export function sequence(...items: Uint8Array[]): Uint8Array {
-  return tlv(0x30, ...items);
+  return element(0x30, items);
 }
 
 function compareBytes(a: Uint8Array, b: Uint8Array): number {
@@ -62,7 +67,7 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
 
 /** SET OF already encoded elements, sorted in DER order (as Go's encoding/asn1 does). */
 export function setOf(...items: Uint8Array[]): Uint8Array {
-  return tlv(0x31, ...[...items].sort(compareBytes));
+  return element(0x31, [...items].sort(compareBytes));
 }
 
 /** BOOLEAN. */
@@ -186,7 +191,7 @@ export function x509Time(d: Date): Uint8Array {
 
 /** `[n] EXPLICIT` wrapper (context-specific, constructed). */
 export function explicit(tagNumber: number, ...inner: Uint8Array[]): Uint8Array {
-  return tlv(0xa0 | tagNumber, ...inner);
+  return element(0xa0 | tagNumber, inner);
 }
 
 /** `[n] IMPLICIT` primitive element (context-specific, primitive) with raw content. */

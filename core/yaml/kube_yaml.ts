@@ -31,7 +31,9 @@ const UNTYPED_PLAIN = /^(?![-.:?])[^\s#!&*'"|>%@`?{}[\],]*[/=][^\s#!&*'"|>%@`?{}
 /** Whether YAML 1.1 reads `value` back as another type than string (`"3.10"`, `"yes"`). */
 export function readsAsNonString(value: string): boolean {
   if (value === "") return true;
-  if (PLAIN_WORD.test(value) && !YAML11_WORDS.has(value.toLowerCase())) return false;
+  if (PLAIN_WORD.test(value) && (value.length > 5 || !YAML11_WORDS.has(value.toLowerCase()))) {
+    return false; // (the longest YAML 1.1 word is 5 letters)
+  }
   if (UNTYPED_PLAIN.test(value)) return false;
   let known = nonStringMemo.get(value);
   if (known === undefined) {
@@ -98,18 +100,20 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-/** Sorted defined entries of a map, as the full emitter orders them (code-unit order). */
-function mapEntries(value: Record<string, unknown>): [string, unknown][] {
-  return Object.keys(value).filter((k) => value[k] !== undefined).sort().map((k) => [
-    k,
-    value[k],
-  ]);
+/** Sorted keys of a map's defined entries, as the full emitter orders them (code-unit order). */
+function mapKeys(value: Record<string, unknown>): string[] {
+  const keys: string[] = [];
+  for (const k of Object.keys(value)) if (value[k] !== undefined) keys.push(k);
+  return keys.sort();
 }
 
 function isEmptyCollection(value: unknown): string | undefined {
   if (Array.isArray(value)) return value.length === 0 ? "[]" : undefined;
-  if (isPlainObject(value)) return mapEntries(value).length === 0 ? "{}" : undefined;
-  return undefined;
+  if (!isPlainObject(value)) return undefined;
+  for (const k in value) {
+    if (Object.hasOwn(value, k) && value[k] !== undefined) return undefined;
+  }
+  return "{}";
 }
 
 /**
@@ -119,18 +123,23 @@ function isEmptyCollection(value: unknown): string | undefined {
 function blockYaml(value: unknown, indent: string): string {
   let out = "";
   if (Array.isArray(value)) {
-    value.forEach((item, i) => {
+    for (let i = 0; i < value.length; i++) {
+      if (!(i in value)) continue; // a hole, as forEach skips it
+      const item = value[i];
       if (item === undefined) throw NEEDS_FULL_EMITTER;
       out += `${i === 0 ? "" : indent}- `;
       const empty = isEmptyCollection(item);
       if (empty !== undefined) out += `${empty}\n`;
       else if (Array.isArray(item) || isPlainObject(item)) out += blockYaml(item, `${indent}  `);
       else out += `${scalarYaml(item, `${indent}  `)}\n`;
-    });
+    }
     return out;
   }
   if (!isPlainObject(value)) throw NEEDS_FULL_EMITTER;
-  mapEntries(value).forEach(([key, item], i) => {
+  const keys = mapKeys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    const item = value[key];
     if (key.includes("\n")) throw NEEDS_FULL_EMITTER;
     out += `${i === 0 ? "" : indent}${scalarYaml(key, indent)}:`;
     const empty = isEmptyCollection(item);
@@ -138,7 +147,7 @@ function blockYaml(value: unknown, indent: string): string {
     else if (Array.isArray(item)) out += `\n${indent}${blockYaml(item, indent)}`;
     else if (isPlainObject(item)) out += `\n${indent}  ${blockYaml(item, `${indent}  `)}`;
     else out += ` ${scalarYaml(item, `${indent}  `)}\n`;
-  });
+  }
   return out;
 }
 
