@@ -27,6 +27,20 @@ export class DurationSyntaxError extends ValueError {}
 
 /** Parses a Go duration (`1h30m`, `-1.5s`, `0`) to exact nanoseconds. */
 export function parseDurationNs(text: string): bigint {
+  let ns = parsedDurations.get(text);
+  if (ns === undefined) {
+    ns = parseDurationText(text);
+    if (parsedDurations.size >= PARSED_DURATIONS_MAX) parsedDurations.clear();
+    parsedDurations.set(text, ns);
+  }
+  return ns;
+}
+
+/** Durations already parsed (a run reads the same few, e.g. each certificate's validity). */
+const parsedDurations = new Map<string, bigint>();
+const PARSED_DURATIONS_MAX = 256;
+
+function parseDurationText(text: string): bigint {
   const quoted = JSON.stringify(text);
   let s = text;
   let negative = false;
