@@ -17,6 +17,7 @@ import { type Kubeconfig, resolveContext } from "../kubeconfig/kubeconfig.ts";
 import { parseCertificatesPEM } from "../pki/cert.ts";
 import { base64Decode } from "../pki/pem.ts";
 import { certificatePin } from "../pki/pin.ts";
+import { BoundedMemo } from "../text/bounded_memo.ts";
 
 /** What `--skip-token-print` / `--skip-certificate-key-print` print instead of the value. */
 export const VALUE_WITHHELD = "<value withheld>";
@@ -82,17 +83,13 @@ export type KubeconfigJoinOptions = Omit<JoinCommandInput, "server" | "caPins">;
  * Pins of recent `certificate-authority-data` values (public CA certificates): init prints the
  * join commands and a plan returns them, each from the same admin kubeconfig.
  */
-const pinsByCaData = new Map<string, string[]>();
-const PINS_MAX = 8;
+const pinsByCaData = new BoundedMemo<readonly string[]>(8);
 
 async function caPinsOf(caData: string): Promise<string[]> {
   const known = pinsByCaData.get(caData);
   if (known) return [...known];
   const certs = parseCertificatesPEM(base64Decode(caData));
-  const pins = await Promise.all(certs.map((c) => certificatePin(c)));
-  if (pinsByCaData.size >= PINS_MAX) pinsByCaData.clear();
-  pinsByCaData.set(caData, pins);
-  return [...pins];
+  return [...pinsByCaData.set(caData, await Promise.all(certs.map((c) => certificatePin(c))))];
 }
 
 /** The join command for the current cluster of a kubeconfig with embedded CA data. */

@@ -16,6 +16,7 @@ import { PatchType } from "../patches/patch_file_name.ts";
 import { kubeletConfigurationSchema } from "../patches/patch_schemas.ts";
 import { toKubeYaml } from "../yaml/kube_yaml.ts";
 import type { JsonValue } from "../patches/json_value.ts";
+import { BoundedMemo } from "../text/bounded_memo.ts";
 import { goQuote } from "./go_quote.ts";
 
 /** Patch target name of the KubeletConfiguration. */
@@ -40,17 +41,13 @@ export interface KubeletConfigFileOptions {
  * `instance-config.yaml` contents parsed as patches, by text: a node's is the same on every run
  * (its CRI endpoint), so it is parsed once, and each run gets its own copy.
  */
-const instancePatches = new Map<string, JsonValue[]>();
-const INSTANCE_PATCHES_MAX = 16;
+const instancePatches = new BoundedMemo<JsonValue[]>(16);
 
 function instanceConfigPatches(text: string): JsonValue[] {
-  let docs = instancePatches.get(text);
-  if (!docs) {
-    docs = parsePatchDocuments(text, "instance-config.yaml");
-    if (instancePatches.size >= INSTANCE_PATCHES_MAX) instancePatches.clear();
-    instancePatches.set(text, docs);
-  }
-  return structuredClone(docs);
+  return structuredClone(
+    instancePatches.get(text) ??
+      instancePatches.set(text, parsePatchDocuments(text, "instance-config.yaml")),
+  );
 }
 
 /** Content of `config.yaml`: the (patched) KubeletConfiguration as YAML. */

@@ -10,6 +10,7 @@
  */
 import * as YAML from "yaml";
 import { ConfigError } from "../errors.ts";
+import { BoundedMemo } from "../text/bounded_memo.ts";
 
 /**
  * A plain scalar of letters, digits and `._/-` that starts with a letter reads back as a string
@@ -19,8 +20,7 @@ const PLAIN_WORD = /^(?![eE][-+0-9])[A-Za-z][A-Za-z0-9._/-]*$/;
 const YAML11_WORDS = new Set(["y", "yes", "n", "no", "true", "false", "on", "off", "null"]);
 
 /** Answers of {@link parsesAsNonString}, per isolate (a pure function of the text), bounded. */
-const nonStringMemo = new Map<string, boolean>();
-const NON_STRING_MEMO_MAX = 4096;
+const nonStringMemo = new BoundedMemo<boolean>(4096);
 
 /**
  * One plain scalar with a `/` or `=` in it (base64 data, paths, flags): no YAML 1.1 type but
@@ -35,13 +35,7 @@ export function readsAsNonString(value: string): boolean {
     return false; // (the longest YAML 1.1 word is 5 letters)
   }
   if (UNTYPED_PLAIN.test(value)) return false;
-  let known = nonStringMemo.get(value);
-  if (known === undefined) {
-    known = parsesAsNonString(value);
-    if (nonStringMemo.size >= NON_STRING_MEMO_MAX) nonStringMemo.clear();
-    nonStringMemo.set(value, known);
-  }
-  return known;
+  return nonStringMemo.get(value) ?? nonStringMemo.set(value, parsesAsNonString(value));
 }
 
 /** Whether YAML 1.1 reads `value` back as a scalar of another type than string. */
