@@ -25,6 +25,18 @@ import {
 } from "../pki/keys.ts";
 import type { CryptoPort } from "../pki/crypto.ts";
 import { certPath, keyPath, publicKeyPath } from "./certlist.ts";
+import { ParsedFiles } from "../host/parsed_files.ts";
+
+/** The certificates of the PEM files a run reads and writes (see `ParsedFiles`). */
+const parsedCerts = new ParsedFiles<readonly Certificate[]>();
+/** The keys of its key files, per crypto port (a key is bound to the port that made it). */
+const parsedKeys = new Map<CryptoPort | undefined, ParsedFiles<KeyPair>>();
+
+function parsedKeysOf(crypto: CryptoPort | undefined): ParsedFiles<KeyPair> {
+  let memo = parsedKeys.get(crypto);
+  if (!memo) parsedKeys.set(crypto, memo = new ParsedFiles());
+  return memo;
+}
 
 /** File mode of private and public keys. */
 export const KEY_FILE_MODE = 0o600;
@@ -62,7 +74,7 @@ export async function readCertsFile(files: FileReader, path: string): Promise<Ce
   const data = await files.read(path);
   if (data === undefined) throw new PkiError(notFound(path), { field: path });
   try {
-    return parseCertificatesPEM(data);
+    return [...parsedCerts.of(files, data, parseCertificatesPEM)];
   } catch (e) {
     throw new PkiError(`error reading ${path}: ${errorMessage(e)}`, { field: path, cause: e });
   }
@@ -116,7 +128,11 @@ export async function loadKey(
     });
   }
   try {
-    return await parsePrivateKeyPEM(data, path, crypto);
+    return await parsedKeysOf(crypto).ofAsync(
+      files,
+      data,
+      (pem) => parsePrivateKeyPEM(pem, path, crypto),
+    );
   } catch (e) {
     if (errorMessage(e).startsWith("the private key file")) throw e;
     throw new PkiError(`couldn't load the private key file ${path}: ${errorMessage(e)}`, {
@@ -269,15 +285,19 @@ export function periodWarning(name: string, cert: Certificate, now: Date): strin
     : undefined;
 }
 
-/** Writes `<base>.key` (0600) then `<base>.crt` (0644), as upstream `WriteCertAndKey` does. */
+/**
+ * Writes `<base>.key` (0600) then `<base>.crt` (0644), as upstream `WriteCertAndKey` does;
+ * `crypto` as {@link writeKey}'s.
+ */
 export async function writeCertAndKey(
   files: FileSystem,
   certDir: string,
   baseName: string,
   cert: Certificate,
   key: KeyPair,
+  crypto?: CryptoPort,
 ): Promise<void> {
-  await writeKey(files, certDir, baseName, key);
+  await writeKey(files, certDir, baseName, key, crypto);
   await writeCert(files, certDir, baseName, cert);
 }
 
@@ -288,27 +308,31 @@ export async function writeCert(
   baseName: string,
   cert: Certificate | Certificate[],
 ): Promise<void> {
+  const data = encodeCertificatePEM(cert);
   await files.write({
     path: certPath(certDir, baseName),
-    data: encodeCertificatePEM(cert),
+    data,
     mode: CERT_FILE_MODE,
     kind: "certificate",
   });
+  parsedCerts.remember(files, data, Array.isArray(cert) ? [...cert] : [cert]);
 }
 
-/** Writes `<base>.key` (0600) as `RSA PRIVATE KEY` / `EC PRIVATE KEY`. */
+/**
+ * Writes `<base>.key` (0600) as `RSA PRIVATE KEY` / `EC PRIVATE KEY`. `crypto`, when given, is
+ * the port the key was made or imported with: a later {@link loadKey} of the file with that
+ * port returns the key itself.
+ */
 export async function writeKey(
   files: FileSystem,
   certDir: string,
   baseName: string,
   key: KeyPair,
+  crypto?: CryptoPort,
 ): Promise<void> {
-  await files.write({
-    path: keyPath(certDir, baseName),
-    data: await encodePrivateKeyPEM(key),
-    mode: KEY_FILE_MODE,
-    kind: "key",
-  });
+  const data = await encodePrivateKeyPEM(key);
+  await files.write({ path: keyPath(certDir, baseName), data, mode: KEY_FILE_MODE, kind: "key" });
+  if (crypto) parsedKeysOf(crypto).remember(files, data, key);
 }
 
 /** Writes `<base>.pub` (0600) as `PUBLIC KEY`. */

@@ -362,7 +362,7 @@ async function ensureCA(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
   const key = await ctx.keys.take(certKeyId(spec.name), algorithm(ctx));
   const cert = await createSelfSignedCACert(cfg, key, ctx.random);
   ctx.out.info(`[certs] Generating ${JSON.stringify(spec.baseName)} certificate and key`);
-  await writeCertAndKey(ctx.files, certDir(ctx), spec.baseName, cert, key);
+  await writeCertAndKey(ctx.files, certDir(ctx), spec.baseName, cert, key, ctx.crypto);
 }
 
 function goList(items: string[]): string {
@@ -453,7 +453,7 @@ async function ensureLeaf(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
   const key = await ctx.keys.take(certKeyId(spec.name), algorithm(ctx));
   const cert = await createSignedCert(cfg, key, caPair.cert, caPair.key, ctx.random);
   ctx.out.info(`[certs] Generating ${JSON.stringify(spec.baseName)} certificate and key`);
-  await writeCertAndKey(ctx.files, certDir(ctx), spec.baseName, cert, key);
+  await writeCertAndKey(ctx.files, certDir(ctx), spec.baseName, cert, key, ctx.crypto);
   if (hasServerAuth(cert)) {
     ctx.out.info(
       `[certs] ${spec.baseName} serving cert is signed for DNS names ${
@@ -572,6 +572,6 @@ async function ensureServiceAccountKey(ctx: CertTreeContext): Promise<void> {
   }
   const key = await ctx.keys.take(certKeyId("sa"), algorithm(ctx));
   ctx.out.info(`[certs] Generating ${JSON.stringify(PkiFile.saBaseName)} key and public key`);
-  await writeKey(ctx.files, dir, PkiFile.saBaseName, key);
+  await writeKey(ctx.files, dir, PkiFile.saBaseName, key, ctx.crypto);
   await writePublicKey(ctx.files, dir, PkiFile.saBaseName, key);
 }

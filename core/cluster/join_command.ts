@@ -17,6 +17,7 @@ import { type Kubeconfig, resolveContext } from "../kubeconfig/kubeconfig.ts";
 import { parseCertificatesPEM } from "../pki/cert.ts";
 import { base64Decode } from "../pki/pem.ts";
 import { certificatePin } from "../pki/pin.ts";
+import { BoundedMemo } from "../text/bounded_memo.ts";
 
 /** What `--skip-token-print` / `--skip-certificate-key-print` print instead of the value. */
 export const VALUE_WITHHELD = "<value withheld>";
@@ -78,6 +79,19 @@ export function flattenJoinCommand(command: string): string {
 /** Options of {@link joinCommandFromKubeconfig}. */
 export type KubeconfigJoinOptions = Omit<JoinCommandInput, "server" | "caPins">;
 
+/**
+ * Pins of recent `certificate-authority-data` values (public CA certificates): init prints the
+ * join commands and a plan returns them, each from the same admin kubeconfig.
+ */
+const pinsByCaData = new BoundedMemo<readonly string[]>(8);
+
+async function caPinsOf(caData: string): Promise<string[]> {
+  const known = pinsByCaData.get(caData);
+  if (known) return [...known];
+  const certs = parseCertificatesPEM(base64Decode(caData));
+  return [...pinsByCaData.set(caData, await Promise.all(certs.map((c) => certificatePin(c))))];
+}
+
 /** The join command for the current cluster of a kubeconfig with embedded CA data. */
 export async function joinCommandFromKubeconfig(
   config: Kubeconfig,
@@ -92,8 +106,7 @@ export async function joinCommandFromKubeconfig(
   }
   let caPins: string[];
   try {
-    const certs = parseCertificatesPEM(base64Decode(caData));
-    caPins = await Promise.all(certs.map((c) => certificatePin(c)));
+    caPins = await caPinsOf(caData);
   } catch (e) {
     throw new KubeadmError(`failed to parse CA certificate from kubeconfig: ${errorMessage(e)}`, {
       cause: e,

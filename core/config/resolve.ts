@@ -23,7 +23,7 @@ import {
 import { isKnownFeature } from "./features.ts";
 import { defaultKubeletConfiguration } from "./kubelet_config.ts";
 import { defaultKubeProxyConfiguration } from "./kube_proxy_config.ts";
-import { loadInitConfig } from "./parse.ts";
+import { type DocumentInfo, loadInitConfig } from "./parse.ts";
 import type {
   ClusterConfiguration,
   EncryptionAlgorithm,
@@ -115,6 +115,8 @@ export interface ResolveInitResult {
   config: ResolvedConfig;
   /** Warnings for the user, in the order they arose. */
   warnings: string[];
+  /** The documents of the configuration text, in file order (none without a text). */
+  documents: DocumentInfo[];
 }
 
 /** Phase names involved in addon bookkeeping. */
@@ -287,5 +289,5 @@ export function resolveInitConfig(options: ResolveInitOptions): ResolveInitResul
     },
     uploadCerts,
   };
-  return { config, warnings };
+  return { config, warnings, documents: loaded.documents };
 }

@@ -14,6 +14,8 @@ import { toBytes } from "./ports.ts";
 export class RecordingFileSystem implements FileSystem {
   readonly #base: FileReader | undefined;
   readonly #written = new Map<string, PlannedFile>();
+  /** UTF-8 of the written text files, encoded on first read (runs read their files often). */
+  readonly #encoded = new Map<string, Uint8Array>();
 
   /** @param base where reads of unwritten paths go; none means an empty disk. */
   constructor(base?: FileReader) {
@@ -32,7 +34,12 @@ export class RecordingFileSystem implements FileSystem {
 
   read(path: string): Promise<Uint8Array | undefined> {
     const hit = this.#written.get(path);
-    if (hit) return Promise.resolve(toBytes(hit.data));
+    if (hit) {
+      if (typeof hit.data !== "string") return Promise.resolve(hit.data);
+      let bytes = this.#encoded.get(path);
+      if (!bytes) this.#encoded.set(path, bytes = toBytes(hit.data));
+      return Promise.resolve(bytes.slice());
+    }
     return this.#base ? this.#base.read(path) : Promise.resolve(undefined);
   }
 
@@ -52,6 +59,7 @@ export class RecordingFileSystem implements FileSystem {
 
   write(file: PlannedFile): Promise<void> {
     this.#written.set(file.path, { ...file });
+    this.#encoded.delete(file.path);
     return Promise.resolve();
   }
 }

@@ -188,22 +188,30 @@ export class KubeClient {
   }
 
   async #send(method: string, path: string, o: SendOptions): Promise<string> {
+    const exchange = this.#transport.exchange;
     for (;;) {
-      const headers = new Headers({ "Accept": "application/json", "User-Agent": this.#userAgent });
-      let body: string | undefined;
-      if (o.body !== undefined) {
-        body = JSON.stringify(o.body);
-        headers.set("Content-Type", o.contentType ?? "application/json");
-      }
-      const request = new Request(this.server + path, { method, headers, body });
+      const body = o.body === undefined ? undefined : JSON.stringify(o.body);
       let error: ApiError;
       let minDelay = 0;
       try {
-        const res = await this.#transport(request);
-        const text = await res.text();
-        if (res.ok) return text;
-        error = apiErrorFromResponse(res.status, text, o.verb, o.object);
-        minDelay = retryAfterMs(res);
+        if (exchange) {
+          const res = await exchange(method, this.server + path, body);
+          if (res.status >= 200 && res.status < 300) return res.body;
+          error = apiErrorFromResponse(res.status, res.body, o.verb, o.object);
+        } else {
+          const headers = new Headers({
+            "Accept": "application/json",
+            "User-Agent": this.#userAgent,
+          });
+          if (body !== undefined) headers.set("Content-Type", o.contentType ?? "application/json");
+          const res = await this.#transport(
+            new Request(this.server + path, { method, headers, body }),
+          );
+          const text = await res.text();
+          if (res.ok) return text;
+          error = apiErrorFromResponse(res.status, text, o.verb, o.object);
+          minDelay = retryAfterMs(res);
+        }
       } catch (e) {
         error = apiErrorFromTransport(e, o.verb, o.object);
       }

@@ -20,7 +20,7 @@ import { toKubeYaml } from "../yaml/kube_yaml.ts";
 import type { KubeObject } from "./client.ts";
 import { applyMergePatch } from "../patches/merge_patch.ts";
 import { describeObject, parseResourcePath, resourceFor, type ResourceInfo } from "./resources.ts";
-import type { Transport } from "./transport.ts";
+import type { Exchange, Transport } from "./transport.ts";
 
 /** One recorded call. */
 export interface DryRunAction {
@@ -63,14 +63,17 @@ export interface DryRunTransport {
   actions: DryRunAction[];
 }
 
-function json(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { "Content-Type": "application/json" },
-  });
+/** An answer of the recorder: a status and the body text. */
+interface Answer {
+  status: number;
+  body: string;
 }
 
-function notFound(info: ResourceInfo, name: string): Response {
+function json(status: number, body: unknown): Answer {
+  return { status, body: JSON.stringify(body) };
+}
+
+function notFound(info: ResourceInfo, name: string): Answer {
   const status: Status = {
     apiVersion: "v1",
     kind: "Status",
@@ -189,7 +192,7 @@ export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransp
     if (options.out) printAttached(options.out, obj);
   };
   /** The real cluster's answer to a read, printed; `undefined` when it has none. */
-  const fromBacking = async (url: string): Promise<Response | undefined> => {
+  const fromBacking = async (url: string): Promise<Answer | undefined> => {
     if (!options.backing) return undefined;
     try {
       const res = await options.backing(
@@ -198,7 +201,7 @@ export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransp
       const text = await res.text();
       if (res.ok) {
         attach(JSON.parse(text));
-        return new Response(text, { status: 200, headers: { "Content-Type": "application/json" } });
+        return { status: 200, body: text };
       }
     } catch {
       // as a missing object
@@ -208,27 +211,29 @@ export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransp
     );
     return undefined;
   };
-  const transport: Transport = async (request) => {
-    const url = new URL(request.url);
-    const bodyText = request.method === "GET" ? "" : await request.text();
-    const body = bodyText ? JSON.parse(bodyText) : undefined;
+  const exchange: Exchange = async (method, requestUrl, bodyText) => {
+    const url = new URL(requestUrl);
+    const body = method !== "GET" && bodyText ? JSON.parse(bodyText) : undefined;
     const parsed = parseResourcePath(url.pathname);
     if (!parsed) {
       if (url.pathname === "/version") {
         if (options.serverVersion) return json(200, options.serverVersion);
-        if (options.backing) return await options.backing(new Request(request.url));
+        if (options.backing) {
+          const res = await options.backing(new Request(requestUrl));
+          return { status: res.status, body: await res.text() };
+        }
         return json(200, {
           major: "1",
           minor: String(KUBEADM_MINOR),
           gitVersion: KUBERNETES_VERSION,
         });
       }
-      return new Response("ok", { status: 200 });
+      return { status: 200, body: "ok" };
     }
     const { info, namespace } = parsed;
     const name = parsed.name ?? body?.metadata?.name;
     const key = keyOf(info, namespace, name ?? "");
-    switch (request.method) {
+    switch (method) {
       case "GET": {
         if (parsed.name === undefined) {
           const list: DryRunAction = {
@@ -239,7 +244,7 @@ export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransp
           };
           actions.push(list);
           say(list);
-          const real = await fromBacking(request.url);
+          const real = await fromBacking(requestUrl);
           if (real) return real;
           const items = [...store.values()].filter((o) =>
             o.kind === info.kind && (!info.namespaced || o.metadata?.namespace === namespace) &&
@@ -261,7 +266,7 @@ export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransp
           attach(answer);
           return json(200, answer);
         }
-        const real = await fromBacking(request.url);
+        const real = await fromBacking(requestUrl);
         if (real) return real;
         const found = store.get(key);
         if (found) return json(200, found);
@@ -276,7 +281,7 @@ export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransp
       }
       case "POST":
       case "PUT": {
-        const verb = request.method === "POST" ? "create" : "update";
+        const verb = method === "POST" ? "create" : "update";
         const action: DryRunAction = {
           verb,
           kind: info.kind,
@@ -287,7 +292,7 @@ export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransp
         };
         actions.push(action);
         say(action);
-        return json(request.method === "POST" ? 201 : 200, remember(info, body));
+        return json(method === "POST" ? 201 : 200, remember(info, body));
       }
       case "PATCH": {
         const action: DryRunAction = {
@@ -321,5 +326,17 @@ export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransp
     }
     return json(405, { kind: "Status", code: 405, reason: "MethodNotAllowed" });
   };
+  // As HTTP for any caller; the client takes the exchange itself and skips the messages.
+  const transport: Transport = Object.assign(async (request: Request) => {
+    const answer = await exchange(
+      request.method,
+      request.url,
+      request.method === "GET" ? undefined : await request.text(),
+    );
+    return new Response(answer.body, {
+      status: answer.status,
+      headers: { "Content-Type": "application/json" },
+    });
+  }, { exchange });
   return { transport, actions };
 }

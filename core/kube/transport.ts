@@ -11,8 +11,22 @@
  * @module
  */
 
-/** Sends one HTTP request to the API server. */
-export type Transport = (request: Request) => Promise<Response>;
+/**
+ * Sends one HTTP request to the API server. A transport to a server in the same process (the
+ * dry-run recorder, a plan's offline cluster) may also offer an {@link Exchange}, which the
+ * client then uses instead: same answers, without building HTTP messages.
+ */
+export type Transport = ((request: Request) => Promise<Response>) & { exchange?: Exchange };
+
+/**
+ * One call to an API server in this process: the method, the URL and the JSON body as text in,
+ * the status and the body text out (what the `Response` would have carried).
+ */
+export type Exchange = (
+  method: string,
+  url: string,
+  body: string | undefined,
+) => Promise<{ status: number; body: string }>;
 
 /** What a runtime needs to build an authenticated transport to one API server. */
 export interface ConnectionParams {

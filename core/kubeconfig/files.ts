@@ -25,12 +25,14 @@ import { type CertTreeContext, keylessCA, kubeconfigKeyId } from "../certs/tree.
 import { type Certificate, createSignedCert, encodeCertificatePEM } from "../pki/cert.ts";
 import { encodePrivateKeyPEM, type KeyPair } from "../pki/keys.ts";
 import { parseDuration } from "../text/duration.ts";
-import { type RandomSource, utf8 } from "../host/ports.ts";
+import { type FileReader, type RandomSource, utf8 } from "../host/ports.ts";
+import { ParsedFiles } from "../host/parsed_files.ts";
 import { controlPlaneEndpointURL } from "../net/endpoint.ts";
 import {
   createKubeconfigWithCerts,
   embeddedText,
   type Kubeconfig,
+  kubeconfigOfDocument,
   parseKubeconfig,
   resolveContext,
   serializeKubeconfig,
@@ -274,12 +276,34 @@ export async function ensureKubeconfigFile(
     clientCertValidity(ctx.cfg, ctx.startTime),
   );
   ctx.out.info(`[kubeconfig] Writing ${JSON.stringify(spec.fileName)} kubeconfig file`);
-  await ctx.files.write({
-    path,
-    data: serializeKubeconfig(kubeconfig),
-    mode: KUBECONFIG_FILE_MODE,
-    kind: "kubeconfig",
+  const data = serializeKubeconfig(kubeconfig);
+  await ctx.files.write({ path, data, mode: KUBECONFIG_FILE_MODE, kind: "kubeconfig" });
+  writtenKubeconfigs.remember(ctx.files, data, kubeconfig);
+}
+
+/** The kubeconfig files a run reads and writes, parsed (see `ParsedFiles`). */
+const parsedKubeconfigs = new ParsedFiles<Kubeconfig>();
+/** The kubeconfigs a run wrote, as built (turned into their parsed form when first read). */
+const writtenKubeconfigs = new ParsedFiles<Kubeconfig>();
+
+/**
+ * Reads and parses a kubeconfig file through the file port (each content parsed once per file
+ * system; the caller gets its own copy); `undefined` when missing.
+ */
+export async function readKubeconfigFile(
+  files: FileReader,
+  path: string,
+): Promise<Kubeconfig | undefined> {
+  const data = await files.read(path);
+  if (data === undefined) return undefined;
+  const parsed = parsedKubeconfigs.of(files, data, (text) => {
+    const written = writtenKubeconfigs.get(files, text);
+    // As read back: the YAML holds plain strings, booleans and lists, which JSON carries alike.
+    return written
+      ? kubeconfigOfDocument(JSON.parse(JSON.stringify(written)), path)
+      : parseKubeconfig(text, path);
   });
+  return structuredClone(parsed);
 }
 
 const UNUSABLE_KUBECONFIG_HINT =

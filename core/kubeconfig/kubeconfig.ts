@@ -257,6 +257,14 @@ function decodeKubeconfig(text: string, source: string): Kubeconfig {
       cause: e,
     });
   }
+  return kubeconfigOfDocument(doc, source);
+}
+
+/**
+ * A kubeconfig from its document as YAML or JSON reads it (`parseKubeconfig` without the
+ * text): what a kubeconfig file holds once read back, for one a run has just serialized.
+ */
+export function kubeconfigOfDocument(doc: unknown, source = "<kubeconfig>"): Kubeconfig {
   const rec = asRecord(doc, "the kubeconfig", source);
   if (rec.kind !== undefined && rec.kind !== "Config") {
     throw new ConfigError(`${source}: kind must be "Config", got ${JSON.stringify(rec.kind)}`, {

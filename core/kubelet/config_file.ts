@@ -15,6 +15,8 @@ import { parsePatchDocuments, PatchManager } from "../patches/patch_manager.ts";
 import { PatchType } from "../patches/patch_file_name.ts";
 import { kubeletConfigurationSchema } from "../patches/patch_schemas.ts";
 import { toKubeYaml } from "../yaml/kube_yaml.ts";
+import type { JsonValue } from "../patches/json_value.ts";
+import { BoundedMemo } from "../text/bounded_memo.ts";
 import { goQuote } from "./go_quote.ts";
 
 /** Patch target name of the KubeletConfiguration. */
@@ -35,6 +37,19 @@ export interface KubeletConfigFileOptions {
   out?: PatchOutput;
 }
 
+/**
+ * `instance-config.yaml` contents parsed as patches, by text: a node's is the same on every run
+ * (its CRI endpoint), so it is parsed once, and each run gets its own copy.
+ */
+const instancePatches = new BoundedMemo<JsonValue[]>(16);
+
+function instanceConfigPatches(text: string): JsonValue[] {
+  return structuredClone(
+    instancePatches.get(text) ??
+      instancePatches.set(text, parsePatchDocuments(text, "instance-config.yaml")),
+  );
+}
+
 /** Content of `config.yaml`: the (patched) KubeletConfiguration as YAML. */
 export function kubeletConfigFileContent(
   kubelet: KubeletConfiguration,
@@ -50,7 +65,7 @@ export function kubeletConfigFileContent(
         file: "instance-config.yaml",
         target: KUBELET_CONFIGURATION_TARGET,
         patchType: PatchType.strategic,
-        patches: parsePatchDocuments(opts.instanceConfig, "instance-config.yaml"),
+        patches: instanceConfigPatches(opts.instanceConfig),
       }],
       [KUBELET_CONFIGURATION_TARGET],
       opts.out,

@@ -393,11 +393,10 @@ function rfc3339(d: Date): string {
  * returns the problem in upstream's words, or `undefined` when valid.
  */
 export function certPeriodProblem(cert: Certificate, now: Date): string | undefined {
-  const period = `NotBefore: ${formatGoTime(cert.notBefore)}, NotAfter: ${
-    formatGoTime(cert.notAfter)
-  }`;
-  if (now < cert.notBefore) return `the certificate is not valid yet: ${period}`;
-  if (now > cert.notAfter) return `the certificate has expired: ${period}`;
+  const period = () =>
+    `NotBefore: ${formatGoTime(cert.notBefore)}, NotAfter: ${formatGoTime(cert.notAfter)}`;
+  if (now < cert.notBefore) return `the certificate is not valid yet: ${period()}`;
+  if (now > cert.notAfter) return `the certificate has expired: ${period()}`;
   return undefined;
 }
 

@@ -21,25 +21,32 @@ export function concatBytes(...parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
-function encodeLength(n: number): Uint8Array {
-  if (n < 0x80) return new Uint8Array([n]);
-  const bytes: number[] = [];
-  while (n > 0) {
-    bytes.unshift(n & 0xff);
-    n = Math.floor(n / 256);
-  }
-  return new Uint8Array([0x80 | bytes.length, ...bytes]);
+/** The number of bytes of a length's long form (after its first octet). */
+function longLengthBytes(n: number): number {
+  let count = 0;
+  for (let v = n; v > 0; v = Math.floor(v / 256)) count++;
+  return count;
 }
 
 /** One tag-length-value element with the given identifier octet. */
 export function tlv(tag: number, ...content: Uint8Array[]): Uint8Array {
+  return element(tag, content);
+}
+
+/** {@link tlv} of a list of content parts. */
+function element(tag: number, content: readonly Uint8Array[]): Uint8Array {
   let length = 0;
   for (const c of content) length += c.length;
-  const header = encodeLength(length);
-  const out = new Uint8Array(1 + header.length + length);
+  // Definite length: one octet below 0x80, else 0x80|count and the count big-endian octets.
+  const extra = length < 0x80 ? 0 : longLengthBytes(length);
+  const out = new Uint8Array(2 + extra + length);
   out[0] = tag;
-  out.set(header, 1);
-  let off = 1 + header.length;
+  if (extra === 0) out[1] = length;
+  else {
+    out[1] = 0x80 | extra;
+    for (let i = extra, v = length; i > 0; i--, v = Math.floor(v / 256)) out[1 + i] = v & 0xff;
+  }
+  let off = 2 + extra;
   for (const c of content) {
     out.set(c, off);
     off += c.length;
@@ -49,7 +56,7 @@ export function tlv(tag: number, ...content: Uint8Array[]): Uint8Array {
 
 /** SEQUENCE of already encoded elements. */
 export function sequence(...items: Uint8Array[]): Uint8Array {
-  return tlv(0x30, ...items);
+  return element(0x30, items);
 }
 
 function compareBytes(a: Uint8Array, b: Uint8Array): number {
@@ -60,7 +67,7 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
 
 /** SET OF already encoded elements, sorted in DER order (as Go's encoding/asn1 does). */
 export function setOf(...items: Uint8Array[]): Uint8Array {
-  return tlv(0x31, ...[...items].sort(compareBytes));
+  return element(0x31, [...items].sort(compareBytes));
 }
 
 /** BOOLEAN. */
@@ -184,7 +191,7 @@ export function x509Time(d: Date): Uint8Array {
 
 /** `[n] EXPLICIT` wrapper (context-specific, constructed). */
 export function explicit(tagNumber: number, ...inner: Uint8Array[]): Uint8Array {
-  return tlv(0xa0 | tagNumber, ...inner);
+  return element(0xa0 | tagNumber, inner);
 }
 
 /** `[n] IMPLICIT` primitive element (context-specific, primitive) with raw content. */

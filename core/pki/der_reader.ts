@@ -53,11 +53,40 @@ export function isStructureError(e: unknown): boolean {
   return e instanceof PkiError && e.message === STRUCTURE_ERROR;
 }
 
-/** Reads the element that starts at `offset` of `bytes`; `end` is where the next one starts. */
-export function readElementAt(
-  bytes: Uint8Array,
-  offset: number,
-): { element: DerElement; end: number } {
+/** A {@link DerElement} as read: its content a view, its whole bytes made on demand. */
+class Element implements DerElement {
+  readonly cls: number;
+  readonly constructed: boolean;
+  readonly tag: number;
+  readonly content: Uint8Array;
+  /** Where the element ends in its input (the next one starts there). */
+  readonly end: number;
+  readonly #input: Uint8Array;
+  readonly #offset: number;
+
+  constructor(
+    input: Uint8Array,
+    offset: number,
+    id: number,
+    tag: number,
+    start: number,
+    end: number,
+  ) {
+    this.cls = id >> 6;
+    this.constructed = (id & 0x20) !== 0;
+    this.tag = tag;
+    this.content = input.subarray(start, end);
+    this.end = end;
+    this.#input = input;
+    this.#offset = offset;
+  }
+
+  get raw(): Uint8Array {
+    return this.#input.subarray(this.#offset, this.end);
+  }
+}
+
+function elementAt(bytes: Uint8Array, offset: number): Element {
   let i = offset;
   if (i >= bytes.length) malformed();
   const id = bytes[i++];
@@ -82,21 +111,21 @@ export function readElementAt(
   }
   const end = i + length;
   if (end > bytes.length) malformed();
-  return {
-    element: {
-      cls: id >> 6,
-      constructed: (id & 0x20) !== 0,
-      tag,
-      raw: bytes.subarray(offset, end),
-      content: bytes.subarray(i, end),
-    },
-    end,
-  };
+  return new Element(bytes, offset, id, tag, i, end);
+}
+
+/** Reads the element that starts at `offset` of `bytes`; `end` is where the next one starts. */
+export function readElementAt(
+  bytes: Uint8Array,
+  offset: number,
+): { element: DerElement; end: number } {
+  const element = elementAt(bytes, offset);
+  return { element, end: element.end };
 }
 
 /** The first element of `bytes` (what follows it is ignored); `asn1: structure error` if none. */
 export function readDer(bytes: Uint8Array): DerElement {
-  return readElementAt(bytes, 0).element;
+  return elementAt(bytes, 0);
 }
 
 /** The elements inside a constructed element, in order; none for a primitive one. */
@@ -104,9 +133,9 @@ export function childrenOf(el: DerElement | undefined): DerElement[] {
   if (!el?.constructed) return [];
   const out: DerElement[] = [];
   for (let i = 0; i < el.content.length;) {
-    const { element, end } = readElementAt(el.content, i);
+    const element = elementAt(el.content, i);
     out.push(element);
-    i = end;
+    i = element.end;
   }
   return out;
 }

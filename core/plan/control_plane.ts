@@ -2,7 +2,7 @@
  * `planControlPlane`: everything `kubeadm init` would write on the first control-plane node
  * and create in its cluster, as data.
  *
- * It runs the init workflow itself (`core/phases/init/workflow.ts`) in dry-run mode: the
+ * It runs the init workflow itself (`core/phases/init/phases.ts`) in dry-run mode: the
  * files land on a recording file system (`core/host/recording_fs.ts`), the API calls on an
  * offline cluster (`./offline_cluster.ts`); only preflight (which inspects a machine) is
  * skipped. The result is what `kubeadm init --dry-run` plans, plus the join commands.
@@ -13,16 +13,16 @@ import { DefaultTimeouts, KUBERNETES_DIR, MANIFESTS_DIR } from "../constants.ts"
 import { resolveInitConfig } from "../config/resolve.ts";
 import { marshalInitConfiguration } from "../config/print.ts";
 import type { ResolvedConfig } from "../config/types.ts";
+import type { DocumentInfo } from "../config/parse.ts";
 import { RecordingFileSystem } from "../host/recording_fs.ts";
 import type { KubeObject } from "../kube/client.ts";
 import { keyPoolFor } from "../pki/key_pool.ts";
 import { certificatePin } from "../pki/pin.ts";
-import { parseCertificatesPEM } from "../pki/cert.ts";
-import { utf8 } from "../host/ports.ts";
+import { fileExists, readCertsFile } from "../certs/pki_files.ts";
 import { flattenJoinCommand, joinCommandFromKubeconfig } from "../cluster/join_command.ts";
 import { createClusterAccess } from "../phases/init/cluster_access.ts";
 import type { InitData } from "../phases/init/data.ts";
-import { initWorkflow } from "../phases/init/workflow.ts";
+import { initWorkflowWith } from "../phases/init/phases.ts";
 import { resolveSkipPhases, runWorkflow } from "../workflow/runner.ts";
 import { parseKubeYaml, toKubeYaml } from "../yaml/kube_yaml.ts";
 import { KubeadmError } from "../errors.ts";
@@ -35,7 +35,8 @@ import {
   type PlanRunOptions,
   provideKeys,
 } from "./node_plan.ts";
-import { offlineCluster, writtenObjects } from "./offline_cluster.ts";
+import { offlineCluster, planPreflight, writtenObjects } from "./offline_cluster.ts";
+import { INIT_PHASE_MODULES } from "./phase_modules.ts";
 
 /** Input of {@link planControlPlane}. */
 export interface ControlPlanePlanOptions extends PlanRunOptions {
@@ -96,11 +97,17 @@ const COMPONENT_KINDS = new Set(["KubeletConfiguration", "KubeProxyConfiguration
 /**
  * The configuration file `kubeadm init` on the node must read to reuse the plan: the resolved
  * InitConfiguration (with the plan's tokens and node name) and ClusterConfiguration, then the
- * component configurations given in the input, unchanged.
+ * component configurations given in the input (`documents`: its documents), unchanged.
  */
-function initConfigFile(cfg: ResolvedConfig, input: string | undefined): string {
+function initConfigFile(
+  cfg: ResolvedConfig,
+  input: string | undefined,
+  documents: readonly DocumentInfo[],
+): string {
   let out = marshalInitConfiguration(cfg.init, cfg.cluster);
-  for (const doc of input ? parseKubeYaml(input) : []) {
+  // The input is parsed again only for the component documents it holds (most have none).
+  const components = documents.some((d) => COMPONENT_KINDS.has(d.kind));
+  for (const doc of input && components ? parseKubeYaml(input) : []) {
     const kind = (doc.value as { kind?: string } | null)?.kind;
     if (kind && COMPONENT_KINDS.has(kind)) out += `---\n${toKubeYaml(doc.value)}`;
   }
@@ -129,7 +136,7 @@ export function isManifest(path: string): boolean {
  */
 export async function planControlPlane(o: ControlPlanePlanOptions): Promise<ControlPlanePlan> {
   const ports = planPorts(o);
-  const { config, warnings } = resolveInitConfig({
+  const { config, warnings, documents } = resolveInitConfig({
     text: o.config,
     source: "config",
     host: {
@@ -172,7 +179,7 @@ export async function planControlPlane(o: ControlPlanePlanOptions): Promise<Cont
     }),
   };
   await provideKeys(keyPoolFor(data), o.keys, ports.crypto);
-  const workflow = initWorkflow();
+  const workflow = initWorkflowWith(INIT_PHASE_MODULES, planPreflight);
   await runWorkflow(workflow, data, {
     skip: resolveSkipPhases(workflow, ["preflight", ...config.init.skipPhases ?? []]),
   });
@@ -196,8 +203,10 @@ export async function planControlPlane(o: ControlPlanePlanOptions): Promise<Cont
       }),
     ).trim()
     : undefined;
-  const caPem = await files.read(`${config.cluster.certificatesDir}/ca.crt`);
-  if (!caPem) throw new KubeadmError("the plan has no cluster CA certificate");
+  const caPath = `${config.cluster.certificatesDir}/ca.crt`;
+  if (!(await fileExists(files, caPath))) {
+    throw new KubeadmError("the plan has no cluster CA certificate");
+  }
   const planned = planFiles(files.planned);
   return {
     kind: "control-plane",
@@ -205,13 +214,17 @@ export async function planControlPlane(o: ControlPlanePlanOptions): Promise<Cont
     objects: writtenObjects(cluster.actions),
     joinCommand,
     controlPlaneJoinCommand,
-    caCertHash: await certificatePin(parseCertificatesPEM(utf8(caPem))[0]),
+    caCertHash: await certificatePin((await readCertsFile(files, caPath))[0]),
     token,
     apiServerEndpoint: joinCommand.split(" ")[2],
     certificateKey,
     kubernetesVersion: config.cluster.kubernetesVersion,
     bringUp: {
-      files: [{ path: INIT_CONFIG_PATH, mode: 0o600, content: initConfigFile(config, o.config) }],
+      files: [{
+        path: INIT_CONFIG_PATH,
+        mode: 0o600,
+        content: initConfigFile(config, o.config, documents),
+      }],
       commands: [[
         "kubeadm",
         "init",

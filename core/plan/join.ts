@@ -2,7 +2,7 @@
  * `planWorker` and `planControlPlaneJoin`: what `kubeadm join` would write on a new node, as
  * data.
  *
- * They run the join workflow itself (`core/phases/join/workflow.ts`) in dry-run mode against
+ * They run the join workflow itself (`core/phases/join/phases.ts`) in dry-run mode against
  * an offline cluster that serves the objects the caller knows the cluster has: a control-plane
  * plan's objects, or `cluster-info`, `kubeadm-config` and `kubelet-config` fetched from a live
  * cluster. Discovery is the real one: the `cluster-info` JWS must verify for the token and the
@@ -18,7 +18,7 @@ import { RecordingFileSystem } from "../host/recording_fs.ts";
 import type { KubeObject } from "../kube/client.ts";
 import { KubeadmError } from "../errors.ts";
 import { createJoinData } from "../phases/join/data.ts";
-import { joinWorkflow } from "../phases/join/workflow.ts";
+import { joinWorkflowWith } from "../phases/join/phases.ts";
 import { keyPoolFor } from "../pki/key_pool.ts";
 import { resolveSkipPhases, runWorkflow } from "../workflow/runner.ts";
 import {
@@ -29,7 +29,13 @@ import {
   type PlanRunOptions,
   provideKeys,
 } from "./node_plan.ts";
-import { offlineCluster, planNode, withBootstrapSignatures } from "./offline_cluster.ts";
+import {
+  offlineCluster,
+  planNode,
+  planPreflight,
+  withBootstrapSignatures,
+} from "./offline_cluster.ts";
+import { JOIN_PHASE_MODULES } from "./phase_modules.ts";
 import {
   type BringUp,
   type ControlPlanePlan,
@@ -160,7 +166,7 @@ async function planJoin(o: JoinPlanOptions, controlPlane: boolean): Promise<Join
     },
   });
   await provideKeys(keyPoolFor(data), o.keys, ports.crypto);
-  const workflow = joinWorkflow();
+  const workflow = joinWorkflowWith(JOIN_PHASE_MODULES, planPreflight);
   await runWorkflow(workflow, data, {
     skip: resolveSkipPhases(workflow, ["preflight", ...config.skipPhases ?? []]),
   });

@@ -35,12 +35,14 @@ function refKey(o: KubeObject): string {
 /**
  * The objects a run created or replaced, in the order first written, each in its last state
  * (patches of objects the run did not create, such as the Node, are not objects of the plan).
+ * They are the recorded request bodies themselves (each parsed afresh from the request's JSON),
+ * so the caller owns them once the run is over.
  */
 export function writtenObjects(actions: readonly DryRunAction[]): KubeObject[] {
   const out = new Map<string, KubeObject>();
   for (const a of actions) {
     if ((a.verb === "create" || a.verb === "update") && a.object) {
-      out.set(refKey(a.object), structuredClone(a.object));
+      out.set(refKey(a.object), a.object);
     }
   }
   return [...out.values()];
@@ -73,6 +75,18 @@ function absent(what: string): Promise<never> {
   return Promise.reject(
     new KubeadmError(`a plan has no node to ${what}`, {
       hint: "plans only write files; run kubeadm on the node for this step",
+    }),
+  );
+}
+
+/**
+ * The preflight phase of a plan's workflow: a plan has no machine to check and skips the phase,
+ * so kubeadm's checks are not part of it (nor of the library bundle).
+ */
+export function planPreflight(): Promise<never> {
+  return Promise.reject(
+    new KubeadmError("a plan has no machine to inspect", {
+      hint: "plans skip preflight; run kubeadm on the node for the checks",
     }),
   );
 }

@@ -8,6 +8,7 @@
  * @module
  */
 import { ValueError } from "../errors.ts";
+import { BoundedMemo } from "./bounded_memo.ts";
 
 const UNIT_NS: Readonly<Record<string, bigint>> = {
   ns: 1n,
@@ -27,6 +28,13 @@ export class DurationSyntaxError extends ValueError {}
 
 /** Parses a Go duration (`1h30m`, `-1.5s`, `0`) to exact nanoseconds. */
 export function parseDurationNs(text: string): bigint {
+  return parsedDurations.get(text) ?? parsedDurations.set(text, parseDurationText(text));
+}
+
+/** Durations already parsed (a run reads the same few, e.g. each certificate's validity). */
+const parsedDurations = new BoundedMemo<bigint>(256);
+
+function parseDurationText(text: string): bigint {
   const quoted = JSON.stringify(text);
   let s = text;
   let negative = false;

@@ -10,6 +10,7 @@
  */
 import * as YAML from "yaml";
 import { ConfigError } from "../errors.ts";
+import { BoundedMemo } from "../text/bounded_memo.ts";
 
 /**
  * A plain scalar of letters, digits and `._/-` that starts with a letter reads back as a string
@@ -19,8 +20,7 @@ const PLAIN_WORD = /^(?![eE][-+0-9])[A-Za-z][A-Za-z0-9._/-]*$/;
 const YAML11_WORDS = new Set(["y", "yes", "n", "no", "true", "false", "on", "off", "null"]);
 
 /** Answers of {@link parsesAsNonString}, per isolate (a pure function of the text), bounded. */
-const nonStringMemo = new Map<string, boolean>();
-const NON_STRING_MEMO_MAX = 4096;
+const nonStringMemo = new BoundedMemo<boolean>(4096);
 
 /**
  * One plain scalar with a `/` or `=` in it (base64 data, paths, flags): no YAML 1.1 type but
@@ -31,15 +31,11 @@ const UNTYPED_PLAIN = /^(?![-.:?])[^\s#!&*'"|>%@`?{}[\],]*[/=][^\s#!&*'"|>%@`?{}
 /** Whether YAML 1.1 reads `value` back as another type than string (`"3.10"`, `"yes"`). */
 export function readsAsNonString(value: string): boolean {
   if (value === "") return true;
-  if (PLAIN_WORD.test(value) && !YAML11_WORDS.has(value.toLowerCase())) return false;
-  if (UNTYPED_PLAIN.test(value)) return false;
-  let known = nonStringMemo.get(value);
-  if (known === undefined) {
-    known = parsesAsNonString(value);
-    if (nonStringMemo.size >= NON_STRING_MEMO_MAX) nonStringMemo.clear();
-    nonStringMemo.set(value, known);
+  if (PLAIN_WORD.test(value) && (value.length > 5 || !YAML11_WORDS.has(value.toLowerCase()))) {
+    return false; // (the longest YAML 1.1 word is 5 letters)
   }
-  return known;
+  if (UNTYPED_PLAIN.test(value)) return false;
+  return nonStringMemo.get(value) ?? nonStringMemo.set(value, parsesAsNonString(value));
 }
 
 /** Whether YAML 1.1 reads `value` back as a scalar of another type than string. */
@@ -98,18 +94,20 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-/** Sorted defined entries of a map, as the full emitter orders them (code-unit order). */
-function mapEntries(value: Record<string, unknown>): [string, unknown][] {
-  return Object.keys(value).filter((k) => value[k] !== undefined).sort().map((k) => [
-    k,
-    value[k],
-  ]);
+/** Sorted keys of a map's defined entries, as the full emitter orders them (code-unit order). */
+function mapKeys(value: Record<string, unknown>): string[] {
+  const keys: string[] = [];
+  for (const k of Object.keys(value)) if (value[k] !== undefined) keys.push(k);
+  return keys.sort();
 }
 
 function isEmptyCollection(value: unknown): string | undefined {
   if (Array.isArray(value)) return value.length === 0 ? "[]" : undefined;
-  if (isPlainObject(value)) return mapEntries(value).length === 0 ? "{}" : undefined;
-  return undefined;
+  if (!isPlainObject(value)) return undefined;
+  for (const k in value) {
+    if (Object.hasOwn(value, k) && value[k] !== undefined) return undefined;
+  }
+  return "{}";
 }
 
 /**
@@ -119,18 +117,23 @@ function isEmptyCollection(value: unknown): string | undefined {
 function blockYaml(value: unknown, indent: string): string {
   let out = "";
   if (Array.isArray(value)) {
-    value.forEach((item, i) => {
+    for (let i = 0; i < value.length; i++) {
+      if (!(i in value)) continue; // a hole, as forEach skips it
+      const item = value[i];
       if (item === undefined) throw NEEDS_FULL_EMITTER;
       out += `${i === 0 ? "" : indent}- `;
       const empty = isEmptyCollection(item);
       if (empty !== undefined) out += `${empty}\n`;
       else if (Array.isArray(item) || isPlainObject(item)) out += blockYaml(item, `${indent}  `);
       else out += `${scalarYaml(item, `${indent}  `)}\n`;
-    });
+    }
     return out;
   }
   if (!isPlainObject(value)) throw NEEDS_FULL_EMITTER;
-  mapEntries(value).forEach(([key, item], i) => {
+  const keys = mapKeys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    const item = value[key];
     if (key.includes("\n")) throw NEEDS_FULL_EMITTER;
     out += `${i === 0 ? "" : indent}${scalarYaml(key, indent)}:`;
     const empty = isEmptyCollection(item);
@@ -138,7 +141,7 @@ function blockYaml(value: unknown, indent: string): string {
     else if (Array.isArray(item)) out += `\n${indent}${blockYaml(item, indent)}`;
     else if (isPlainObject(item)) out += `\n${indent}  ${blockYaml(item, `${indent}  `)}`;
     else out += ` ${scalarYaml(item, `${indent}  `)}\n`;
-  });
+  }
   return out;
 }
 

@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 import { inlineScript } from "../../web/inline_page.ts";
 import { forbiddenReferences } from "../../web/bundle_guard.ts";
 import { repoRoot } from "../support/repo.ts";
-import { buildWeb } from "../support/web_build.ts";
+import { buildWeb, bundleModule } from "../support/web_build.ts";
+import { IGNORE_HINT } from "../../core/preflight/runner.ts";
 
 const TEMPLATE = '<p>x</p><script type="module" data-bundle></script><p>y</p>';
 
@@ -49,6 +50,22 @@ Deno.test("scripts/bundle fails when an artefact references a Node API", async (
     for (const artefact of ["kubeadm-core.js", "kubeadm-verify.js", "verify.html"]) {
       assert.ok(guard.split("\n").slice(0, 2).join(" ").includes(`"$out/${artefact}"`), artefact);
     }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("the library bundle leaves out the preflight checks, which plans never run", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await bundleModule("web/core_entry.ts", `${dir}/core.js`, { minify: true });
+    await bundleModule("core/phases/init/workflow.ts", `${dir}/cli_init.js`, { minify: true });
+    // The CLI's init workflow carries the checks (their text survives minifying); the library's
+    // plans run the same phase tree without them.
+    assert.ok((await Deno.readTextFile(`${dir}/cli_init.js`)).includes(IGNORE_HINT));
+    const core = await Deno.readTextFile(`${dir}/core.js`);
+    assert.ok(!core.includes(IGNORE_HINT), "kubeadm-core.js carries core/preflight/");
+    assert.ok(core.includes("a plan has no machine to inspect"));
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

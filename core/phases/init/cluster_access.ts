@@ -20,7 +20,8 @@ import { connectionFromKubeconfig } from "../../kube/kubeconfig_connection.ts";
 import { API_CALL_RETRY_INTERVAL_MS, poll } from "../../kube/retry.ts";
 import { isForbidden } from "../../kube/status.ts";
 import type { ConnectionParams, Sleep, TransportFactory } from "../../kube/transport.ts";
-import { type Kubeconfig, parseKubeconfig, withServer } from "../../kubeconfig/kubeconfig.ts";
+import { type Kubeconfig, withServer } from "../../kubeconfig/kubeconfig.ts";
+import { readKubeconfigFile } from "../../kubeconfig/files.ts";
 import { localAPIEndpointURL } from "../../net/endpoint.ts";
 import { ensureClusterAdminsBinding } from "../../cluster/cluster_admins.ts";
 import type { ClusterAccess } from "./data.ts";
@@ -51,12 +52,6 @@ export interface ClusterAccessOptions {
   localAPIEndpoint?: { advertiseAddress: string; bindPort: number };
 }
 
-/** Reads and parses a kubeconfig through the file port; `undefined` when missing. */
-async function readKubeconfig(files: FileReader, path: string): Promise<Kubeconfig | undefined> {
-  const data = await files.read(path);
-  return data === undefined ? undefined : parseKubeconfig(data, path);
-}
-
 /** A {@link ClusterAccess} for `<kubeconfigDir>/admin.conf` (or `--kubeconfig`). */
 export function createClusterAccess(o: ClusterAccessOptions): ClusterAccess {
   const dir = o.kubeconfigDir.replace(/\/+$/, "");
@@ -68,7 +63,7 @@ export function createClusterAccess(o: ClusterAccessOptions): ClusterAccess {
   let client: Promise<KubeClient> | undefined;
 
   const loadAdmin = async (): Promise<Kubeconfig> => {
-    const cfg = await readKubeconfig(o.files, adminPath);
+    const cfg = await readKubeconfigFile(o.files, adminPath);
     if (!cfg) {
       throw new KubeadmError(
         `couldn't create a Kubernetes client from file ${
@@ -105,7 +100,7 @@ export function createClusterAccess(o: ClusterAccessOptions): ClusterAccess {
   const connect = async (): Promise<KubeClient> => {
     const admin = await clientFor(await access.kubeconfig(), adminPath);
     if (!bootstrap) return admin;
-    const superCfg = await readKubeconfig(o.files, superAdminPath);
+    const superCfg = await readKubeconfigFile(o.files, superAdminPath);
     const superAdmin = superCfg ? await clientFor(superCfg, superAdminPath) : undefined;
     await ensureClusterAdminsBinding(admin, superAdmin);
     // A binding created through super-admin.conf reaches the authorizer's cache a moment

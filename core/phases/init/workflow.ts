@@ -1,338 +1,36 @@
 /**
- * The `kubeadm init` workflow: upstream's phases, in upstream's order.
- *
- * Each phase's work lives in its own module (loaded when the phase runs), a thin caller of the
- * domain modules; the phases from `wait-control-plane` on talk to the cluster and the node
- * through the ports of {@link InitData} (`cluster`, `node`). Every phase declares the flags its
- * `init phase` command accepts.
+ * The `kubeadm init` workflow of the command line: the phases of `./phases.ts`, their modules
+ * loaded as they run, and kubeadm's preflight checks of the machine as the preflight phase's work.
  *
  * @module
  */
 import { KubeadmError } from "../../errors.ts";
-import type { Phase, Workflow } from "../../workflow/phase.ts";
+import type { Workflow } from "../../workflow/phase.ts";
 import type { InitData } from "./data.ts";
-import { CERT_SUB_PHASES } from "../../certs/certlist.ts";
-import { KUBECONFIG_SPECS } from "../../kubeconfig/specs.ts";
+import { type InitPhaseModules, initWorkflowWith } from "./phases.ts";
 
-// Phase implementations pull in the PKI and YAML stacks; load them only when a phase runs so
-// that building the command tree (and `--help`) stays cheap.
-const certs = () => import("./certs.ts");
-const kubeconfigs = () => import("./kubeconfig.ts");
-const controlPlane = () => import("./control_plane.ts");
-const etcd = () => import("./etcd.ts");
-const kubeletStart = () => import("./kubelet_start.ts");
 const preflight = () => import("../../preflight/init.ts");
-const waitControlPlane = () => import("./wait_control_plane.ts");
-const uploadConfig = () => import("./upload_config.ts");
-const uploadCerts = () => import("./upload_certs.ts");
-const markControlPlane = () => import("./mark_control_plane.ts");
-const bootstrapToken = () => import("./bootstrap_token.ts");
-const kubeletFinalize = () => import("./kubelet_finalize.ts");
-const addons = () => import("./addons.ts");
-const showJoinCommand = () => import("./show_join_command.ts");
 
-const localEtcd = (d: InitData) => d.cfg.cluster.etcd.external === undefined;
-
-/**
- * The flags each `init phase` command accepts: exactly upstream's for that phase (a phase that
- * only groups sub-phases has none), plus `-o` on preflight (a kubeadm-ts addition: the JSON
- * report).
- */
-const CERTS = ["cert-dir", "config", "dry-run", "kubernetes-version"] as const;
-const KUBECONFIG = [
-  "apiserver-advertise-address",
-  "apiserver-bind-port",
-  "cert-dir",
-  "config",
-  "control-plane-endpoint",
-  "dry-run",
-  "kubeconfig-dir",
-  "kubernetes-version",
-] as const;
-const ADDON = [
-  "config",
-  "dry-run",
-  "image-repository",
-  "kubeconfig",
-  "kubernetes-version",
-] as const;
-/** Upstream's `--kubeconfig` phases: they talk to the cluster through it. */
-const CLUSTER = ["config", "dry-run", "kubeconfig"] as const;
-const CONTROL_PLANE_COMMON = [...CERTS, "image-repository", "patches"] as const;
-const FLAGS = {
-  preflight: [
-    "config",
-    "cri-socket",
-    "dry-run",
-    "ignore-preflight-errors",
-    "image-repository",
-    "output",
-  ],
-  certs: CERTS,
-  /** The apiserver certificate (and `all`) also take the inputs of its SANs. */
-  certsApiServer: [
-    ...CERTS,
-    "apiserver-advertise-address",
-    "apiserver-cert-extra-sans",
-    "control-plane-endpoint",
-    "service-cidr",
-    "service-dns-domain",
-  ],
-  kubeconfig: KUBECONFIG,
-  /** kubelet.conf (and `all`) also take the node name. */
-  kubeconfigKubelet: [...KUBECONFIG, "node-name"],
-  etcd: ["cert-dir", "config", "dry-run", "image-repository", "patches"],
-  /** The apiserver's; `all` adds the pod CIDR (the controller-manager's). */
-  controlPlane: [
-    ...CONTROL_PLANE_COMMON,
-    "apiserver-advertise-address",
-    "apiserver-bind-port",
-    "control-plane-endpoint",
-    "feature-gates",
-    "service-cidr",
-  ],
-  controlPlaneAll: [
-    ...CONTROL_PLANE_COMMON,
-    "apiserver-advertise-address",
-    "apiserver-bind-port",
-    "control-plane-endpoint",
-    "feature-gates",
-    "pod-network-cidr",
-    "service-cidr",
-  ],
-  controllerManager: [...CONTROL_PLANE_COMMON, "pod-network-cidr"],
-  scheduler: CONTROL_PLANE_COMMON,
-  kubeletStart: ["config", "cri-socket", "dry-run", "image-repository", "node-name", "patches"],
-  uploadConfig: [...CLUSTER, "cri-socket"],
-  uploadCerts: [...CLUSTER, "certificate-key", "skip-certificate-key-print", "upload-certs"],
-  markControlPlane: ["config", "dry-run", "node-name"],
-  bootstrapToken: [...CLUSTER, "skip-token-print"],
-  kubeletFinalize: ["cert-dir", "config", "dry-run"],
-  addonAll: [
-    ...ADDON,
-    "apiserver-advertise-address",
-    "apiserver-bind-port",
-    "control-plane-endpoint",
-    "feature-gates",
-    "pod-network-cidr",
-    "service-cidr",
-    "service-dns-domain",
-  ],
-  addonCoreDNS: [...ADDON, "feature-gates", "print-manifest", "service-cidr", "service-dns-domain"],
-  addonKubeProxy: [
-    ...ADDON,
-    "apiserver-advertise-address",
-    "apiserver-bind-port",
-    "control-plane-endpoint",
-    "pod-network-cidr",
-    "print-manifest",
-  ],
-} as const satisfies Record<string, readonly string[]>;
-
-const certsPhase: Phase<InitData> = {
-  name: "certs",
-  short: "Certificate generation",
-  run: async (d) => (await certs()).runCertsHeader(d),
-  phases: [
-    {
-      name: "all",
-      short: "Generate all certificates",
-      runAllSiblings: true,
-      flags: FLAGS.certsApiServer,
-    },
-    ...CERT_SUB_PHASES.map((c): Phase<InitData> => ({
-      name: c.name,
-      short: c.short,
-      long: c.long,
-      run: async (d) => (await certs()).runCert(d, c.name),
-      flags: c.name === "apiserver" ? FLAGS.certsApiServer : FLAGS.certs,
-    })),
-  ],
-};
-
-const kubeconfigPhase: Phase<InitData> = {
-  name: "kubeconfig",
-  short:
-    "Generate all kubeconfig files necessary to establish the control plane and the admin kubeconfig file",
-  run: async (d) => (await kubeconfigs()).runKubeconfigHeader(d),
-  phases: [
-    {
-      name: "all",
-      short: "Generate all kubeconfig files",
-      runAllSiblings: true,
-      flags: FLAGS.kubeconfigKubelet,
-    },
-    ...KUBECONFIG_SPECS.map((k): Phase<InitData> => ({
-      name: k.name,
-      short: k.short,
-      run: async (d) => (await kubeconfigs()).runKubeconfig(d, k.name),
-      flags: k.name === "kubelet" ? FLAGS.kubeconfigKubelet : FLAGS.kubeconfig,
-    })),
-  ],
+/** Each phase module loaded when its phase first runs. */
+const LAZY_MODULES: InitPhaseModules = {
+  certs: () => import("./certs.ts"),
+  kubeconfigs: () => import("./kubeconfig.ts"),
+  controlPlane: () => import("./control_plane.ts"),
+  etcd: () => import("./etcd.ts"),
+  kubeletStart: () => import("./kubelet_start.ts"),
+  waitControlPlane: () => import("./wait_control_plane.ts"),
+  uploadConfig: () => import("./upload_config.ts"),
+  uploadCerts: () => import("./upload_certs.ts"),
+  markControlPlane: () => import("./mark_control_plane.ts"),
+  bootstrapToken: () => import("./bootstrap_token.ts"),
+  kubeletFinalize: () => import("./kubelet_finalize.ts"),
+  addons: () => import("./addons.ts"),
+  showJoinCommand: () => import("./show_join_command.ts"),
 };
 
 /** Builds the init workflow. */
 export function initWorkflow(): Workflow<InitData> {
-  return {
-    name: "init",
-    phases: [
-      {
-        name: "preflight",
-        short: "Run pre-flight checks",
-        run: runPreflightPhase,
-        flags: FLAGS.preflight,
-      },
-      certsPhase,
-      kubeconfigPhase,
-      {
-        name: "etcd",
-        short: "Generate static Pod manifest file for local etcd",
-        phases: [{
-          name: "local",
-          short:
-            "Generate the static Pod manifest file for a local, single-node local etcd instance",
-          runIf: localEtcd,
-          run: async (d) => (await etcd()).runLocalEtcd(d),
-          flags: FLAGS.etcd,
-        }],
-      },
-      {
-        name: "control-plane",
-        short: "Generate all static Pod manifest files necessary to establish the control plane",
-        run: async (d) => (await controlPlane()).runControlPlaneHeader(d),
-        phases: [
-          {
-            name: "all",
-            short: "Generate all static Pod manifest files",
-            runAllSiblings: true,
-            flags: FLAGS.controlPlaneAll,
-          },
-          {
-            name: "apiserver",
-            short: "Generates the kube-apiserver static Pod manifest",
-            run: async (d) => (await controlPlane()).runControlPlane(d, "kube-apiserver"),
-            flags: FLAGS.controlPlane,
-          },
-          {
-            name: "controller-manager",
-            short: "Generates the kube-controller-manager static Pod manifest",
-            run: async (d) => (await controlPlane()).runControlPlane(d, "kube-controller-manager"),
-            flags: FLAGS.controllerManager,
-          },
-          {
-            name: "scheduler",
-            short: "Generates the kube-scheduler static Pod manifest",
-            run: async (d) => (await controlPlane()).runControlPlane(d, "kube-scheduler"),
-            flags: FLAGS.scheduler,
-          },
-        ],
-      },
-      {
-        name: "kubelet-start",
-        short: "Write kubelet settings and (re)start the kubelet",
-        run: async (d) => (await kubeletStart()).runKubeletStart(d),
-        flags: FLAGS.kubeletStart,
-      },
-      {
-        name: "wait-control-plane",
-        short: "Wait for the control plane to start",
-        run: async (d) => (await waitControlPlane()).runWaitControlPlane(d),
-      },
-      {
-        name: "upload-config",
-        aliases: ["uploadconfig"],
-        short: "Upload the kubeadm and kubelet configuration to a ConfigMap",
-        phases: [
-          {
-            name: "all",
-            short: "Upload all configuration to a config map",
-            runAllSiblings: true,
-            flags: FLAGS.uploadConfig,
-          },
-          {
-            name: "kubeadm",
-            short: "Upload the kubeadm ClusterConfiguration to a ConfigMap",
-            run: async (d) => (await uploadConfig()).runUploadKubeadmConfig(d),
-            flags: FLAGS.uploadConfig,
-          },
-          {
-            name: "kubelet",
-            short: "Upload the kubelet component config to a ConfigMap",
-            run: async (d) => (await uploadConfig()).runUploadKubeletConfig(d),
-            flags: FLAGS.uploadConfig,
-          },
-        ],
-      },
-      {
-        name: "upload-certs",
-        short: "Upload certificates to kubeadm-certs",
-        run: async (d) => (await uploadCerts()).runUploadCerts(d),
-        flags: FLAGS.uploadCerts,
-      },
-      {
-        name: "mark-control-plane",
-        short: "Mark a node as a control-plane",
-        run: async (d) => (await markControlPlane()).runMarkControlPlane(d),
-        flags: FLAGS.markControlPlane,
-      },
-      {
-        name: "bootstrap-token",
-        aliases: ["bootstraptoken"],
-        short: "Generates bootstrap tokens used to join a node to a cluster",
-        run: async (d) => (await bootstrapToken()).runBootstrapToken(d),
-        flags: FLAGS.bootstrapToken,
-      },
-      {
-        name: "kubelet-finalize",
-        short: "Updates settings relevant to the kubelet after TLS bootstrap",
-        phases: [
-          {
-            name: "all",
-            short: "Run all kubelet-finalize phases",
-            runAllSiblings: true,
-            flags: FLAGS.kubeletFinalize,
-          },
-          {
-            name: "enable-client-cert-rotation",
-            short: "Enable kubelet client certificate rotation",
-            run: async (d) => (await kubeletFinalize()).runEnableClientCertRotation(d),
-            flags: FLAGS.kubeletFinalize,
-          },
-        ],
-      },
-      {
-        name: "addon",
-        short: "Install required addons for passing conformance tests",
-        phases: [
-          {
-            name: "all",
-            short: "Install all the addons",
-            runAllSiblings: true,
-            flags: FLAGS.addonAll,
-          },
-          {
-            name: "coredns",
-            short: "Install the CoreDNS addon to a Kubernetes cluster",
-            runIf: (d) => !d.cfg.cluster.dns.disabled,
-            run: async (d) => (await addons()).runCoreDNSAddon(d),
-            flags: FLAGS.addonCoreDNS,
-          },
-          {
-            name: "kube-proxy",
-            short: "Install the kube-proxy addon to a Kubernetes cluster",
-            runIf: (d) => !d.cfg.cluster.proxy.disabled,
-            run: async (d) => (await addons()).runKubeProxyAddon(d),
-            flags: FLAGS.addonKubeProxy,
-          },
-        ],
-      },
-      {
-        name: "show-join-command",
-        short: "Show the join command for control-plane and worker node",
-        run: async (d) => (await showJoinCommand()).runShowJoinCommand(d),
-      },
-    ],
-  };
+  return initWorkflowWith(LAZY_MODULES, runPreflightPhase);
 }
 
 async function runPreflightPhase(data: InitData): Promise<void> {

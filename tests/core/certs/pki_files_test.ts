@@ -8,6 +8,8 @@ import {
 } from "../../../core/certs/pki_files.ts";
 import { createSelfSignedCACert } from "../../../core/pki/cert.ts";
 import { generateKeyPair } from "../../../core/pki/keys.ts";
+import { webCryptoPort } from "../../../core/pki/webcrypto.ts";
+import { deterministicCryptoPort } from "../../../core/pki/noble.ts";
 import { ExistingFileError, PkiError } from "../../../core/errors.ts";
 import { MemoryFileSystem } from "../../support/memory_fs.ts";
 import { seededRandom } from "../../support/fixed_random.ts";
@@ -65,4 +67,31 @@ Deno.test("loaders name the file in upstream's words", async () => {
     () => loadCertificateAuthority(new MemoryFileSystem(), PKI, "front-proxy-ca"),
     /couldn't load front-proxy-ca certificate authority from \/etc\/kubernetes\/pki/,
   );
+});
+
+Deno.test("what a run wrote loads back as written; each content parses once per port; bad files fail on every read", async () => {
+  const files = new MemoryFileSystem();
+  const key = await generateKeyPair("ECDSA-P256", { crypto: webCryptoPort });
+  const cert = await createSelfSignedCACert(
+    { commonName: "ca", notBefore: new Date("2026-01-01T00:00:00Z") },
+    key,
+    seededRandom(2),
+  );
+  await writeCertAndKey(files, PKI, "ca", cert, key, webCryptoPort);
+  assert.equal(
+    (await loadCertificateAuthority(files, PKI, "ca", "restore", webCryptoPort)).key,
+    key,
+  );
+  assert.equal(await loadKey(files, PKI, "ca", webCryptoPort), key, "the key itself, no import");
+  assert.deepEqual((await loadCert(files, PKI, "ca")).der, cert.der);
+  // Another port parses the file itself, once: its key is its own, with the same public half.
+  const other = await loadKey(files, PKI, "ca", deterministicCryptoPort);
+  assert.notEqual(other, key);
+  assert.deepEqual(other.spki, key.spki);
+  assert.equal(await loadKey(files, PKI, "ca", deterministicCryptoPort), other);
+  // A file that does not parse is never remembered: every read fails, naming its path.
+  await files.write({ path: `${PKI}/bad.key`, data: "junk", mode: 0o600, kind: "key" });
+  for (let i = 0; i < 2; i++) {
+    await assert.rejects(() => loadKey(files, PKI, "bad", webCryptoPort), /bad\.key/);
+  }
 });

@@ -28,3 +28,24 @@ Deno.test("RecordingFileSystem reads through, records writes, never touches the 
   assert.deepEqual(await rec.list("/etc/kubernetes/pki"), ["ca.crt", "ca.key"]);
   assert.equal(await rec.list("/nope"), undefined);
 });
+
+Deno.test("RecordingFileSystem reads the latest write, and a reader's bytes are its own", async () => {
+  const rec = new RecordingFileSystem();
+  const text = async (p: string) => new TextDecoder().decode(await rec.read(p));
+  await rec.write({
+    path: "/etc/kubernetes/admin.conf",
+    data: "one",
+    mode: 0o600,
+    kind: "kubeconfig",
+  });
+  const first = (await rec.read("/etc/kubernetes/admin.conf"))!;
+  first.fill(0x21);
+  assert.equal(await text("/etc/kubernetes/admin.conf"), "one");
+  await rec.write({
+    path: "/etc/kubernetes/admin.conf",
+    data: "two",
+    mode: 0o600,
+    kind: "kubeconfig",
+  });
+  assert.equal(await text("/etc/kubernetes/admin.conf"), "two");
+});

@@ -130,3 +130,35 @@ Deno.test("dry-run never prints Secret values: create, update and patch show the
   });
   assert.equal(got.data?.["token-secret"], btoa("patched-secret"));
 });
+
+Deno.test("dry-run answers the same over HTTP messages as through its in-process exchange", async () => {
+  // A client takes the transport's exchange when it has one; a wrapper without it sends Requests.
+  const script = async (client: KubeClient) => [
+    await client.createOrUpdate(cm),
+    await client.createOrUpdate({ ...cm, data: { other: "1" } }),
+    await client.patch({ kind: "Node", name: "n1" }, { metadata: { labels: { a: "" } } }, "merge"),
+    await client.tryGet({ kind: "Secret", namespace: "kube-system", name: "absent" }),
+    await client.list("ConfigMap", { namespace: "kube-system" }),
+    await client.getRaw("/readyz"),
+    await client.version(),
+    await client.delete({ kind: "ConfigMap", namespace: "kube-system", name: "kubeadm-config" }),
+  ];
+  const direct = createDryRunTransport({ objects: [] });
+  assert.ok(direct.transport.exchange, "the dry-run transport offers an exchange");
+  const http = createDryRunTransport({ objects: [] });
+  const server = "https://10.0.0.1:6443";
+  const viaExchange = await script(new KubeClient({ server, transport: direct.transport }));
+  const viaHttp = await script(
+    new KubeClient({ server, transport: (request) => http.transport(request) }),
+  );
+  assert.deepEqual(viaHttp, viaExchange);
+  assert.deepEqual(http.actions, direct.actions);
+  assert.deepEqual(direct.actions.map((a) => a.verb), [
+    "create",
+    "create",
+    "patch",
+    "get",
+    "list",
+    "delete",
+  ]);
+});

@@ -3,6 +3,7 @@ import { runCert } from "../../../../core/phases/init/certs.ts";
 import { runKubeconfig } from "../../../../core/phases/init/kubeconfig.ts";
 import { initWorkflow } from "../../../../core/phases/init/workflow.ts";
 import { runWorkflow } from "../../../../core/workflow/runner.ts";
+import { readKubeconfigFile } from "../../../../core/kubeconfig/files.ts";
 import type { InitData } from "../../../../core/phases/init/data.ts";
 
 /** `init phase kubeconfig all`. */
@@ -338,4 +339,26 @@ Deno.test("init phase kubeconfig all still reuses valid files as they are", asyn
   await runAllKubeconfigs(again.data);
   assert.deepEqual(f.files.snapshot(), before);
   assert.equal(again.out.lines.filter((l) => l.includes("Using existing kubeconfig")).length, 5);
+});
+
+Deno.test("a kubeconfig file the run wrote reads back as parsing it would, each reader with its own copy", async () => {
+  const f = await withCA();
+  await runAllKubeconfigs(f.data);
+  for (const [file] of EXPECTED) {
+    const path = `${K}/${file}`;
+    const text = new TextDecoder().decode(await f.data.files.read(path));
+    const read = await readKubeconfigFile(f.data.files, path);
+    assert.deepEqual(read, parseKubeconfig(text, path), file);
+    read!.users[0].name = "changed";
+    assert.notEqual((await readKubeconfigFile(f.data.files, path))!.users[0].name, "changed");
+  }
+  // Another file system has not seen the writes: it parses (and refuses) what it reads.
+  const other = new MemoryFileSystem();
+  await other.write({
+    path: `${K}/admin.conf`,
+    data: "- not\n- a map\n",
+    mode: 0o600,
+    kind: "kubeconfig",
+  });
+  await assert.rejects(() => readKubeconfigFile(other, `${K}/admin.conf`), /must be a mapping/);
 });
