@@ -152,6 +152,7 @@ export type { DistinguishedName, ParsedName } from "./core/pki/name.ts";
 export {
   KubeadmError,
   type KubeadmErrorOptions,
+  PkiError,
   UnsupportedAlgorithmError,
 } from "./core/errors.ts";
 export { type ParsedDocument, parseKubeYaml, toKubeYaml } from "./core/yaml/kube_yaml.ts";

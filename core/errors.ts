@@ -153,6 +153,7 @@ export class ExistingFileError extends KubeadmError {
 
 /** A PKI operation failed (bad PEM, unsupported key, signature does not verify). */
 export class PkiError extends KubeadmError {
+  /** `ERR_PKI`, or a more specific code of a subclass. */
   override readonly code: string = "ERR_PKI";
 }
 
@@ -161,6 +162,7 @@ export class PkiError extends KubeadmError {
  * WebAssembly component, whose crypto is pure JavaScript).
  */
 export class UnsupportedAlgorithmError extends PkiError {
+  /** `ERR_UNSUPPORTED_ALGORITHM`. */
   override readonly code = "ERR_UNSUPPORTED_ALGORITHM";
 }
 
