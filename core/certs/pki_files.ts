@@ -30,9 +30,13 @@ import { ParsedFiles } from "../host/parsed_files.ts";
 /** The certificates of the PEM files a run reads and writes (see `ParsedFiles`). */
 const parsedCerts = new ParsedFiles<readonly Certificate[]>();
 /** The keys of its key files, per crypto port (a key is bound to the port that made it). */
-const parsedKeys = new Map<CryptoPort | undefined, ParsedFiles<KeyPair>>();
+const parsedKeys = new WeakMap<CryptoPort, ParsedFiles<KeyPair>>();
+/** The keys read with the default port (no port given). */
+const parsedDefaultKeys = new ParsedFiles<KeyPair>();
 
 function parsedKeysOf(crypto: CryptoPort | undefined): ParsedFiles<KeyPair> {
+  if (!crypto) return parsedDefaultKeys;
+  // Weakly held: a caller may make a port per request, and each goes with its runs.
   let memo = parsedKeys.get(crypto);
   if (!memo) parsedKeys.set(crypto, memo = new ParsedFiles());
   return memo;

@@ -35,7 +35,7 @@ export class RecordingFileSystem implements FileSystem {
   read(path: string): Promise<Uint8Array | undefined> {
     const hit = this.#written.get(path);
     if (hit) {
-      if (typeof hit.data !== "string") return Promise.resolve(hit.data);
+      if (typeof hit.data !== "string") return Promise.resolve(hit.data.slice());
       let bytes = this.#encoded.get(path);
       if (!bytes) this.#encoded.set(path, bytes = toBytes(hit.data));
       return Promise.resolve(bytes.slice());

@@ -13,6 +13,7 @@ import {
   type CryptoPort,
   CURVE_ORDER,
   curveByteLength,
+  type EcCurve,
   type HashName,
   type KeyPair,
   type KeySpec,
@@ -200,6 +201,42 @@ async function importRsa(pkcs1: Uint8Array): Promise<KeyPair> {
   return new WebCryptoKeyPair(spec, rsaSpki(n, e), () => Promise.resolve(key));
 }
 
+/**
+ * An ECDSA key from a private scalar drawn from the platform's CSPRNG and mapped into [1, n-1]
+ * as FIPS 186-5 A.2.1 describes (noble's audited mapHashToField); WebCrypto imports it and
+ * derives the public point. Deno's own EC generateKey pays a one-time set-up on a process's
+ * first key (measured: 30-45 ms for the first, 0.1 ms for later ones); this costs under 1 ms.
+ */
+async function ecKeyFromRandomScalar(curve: EcCurve): Promise<KeyPair> {
+  const order = CURVE_ORDER[curve];
+  const seed = crypto.getRandomValues(new Uint8Array(getMinHashLength(order)));
+  const d = mapHashToField(seed, order);
+  try {
+    return await importEc({ type: "ECDSA", namedCurve: curve, d });
+  } finally {
+    seed.fill(0);
+    d.fill(0);
+  }
+}
+
+/** An ECDSA key from the engine's generateKey; one JWK export gives both halves. */
+async function generatedEcKey(spec: KeySpec & { type: "ECDSA" }): Promise<KeyPair> {
+  const pair = await crypto.subtle.generateKey(algorithmOf(spec), true, [
+    "sign",
+    "verify",
+  ]) as CryptoKeyPair;
+  const material = ecMaterialOfJwk(
+    spec.namedCurve,
+    await crypto.subtle.exportKey("jwk", pair.privateKey),
+  );
+  return new WebCryptoKeyPair(
+    spec,
+    ecSpki(spec.namedCurve, material.point!),
+    () => Promise.resolve(pair.privateKey),
+    material,
+  );
+}
+
 /** The crypto port on WebCrypto: the platform's key generator, randomised ECDSA signatures. */
 export const webCryptoPort: CryptoPort = {
   name: "webcrypto",
@@ -207,14 +244,13 @@ export const webCryptoPort: CryptoPort = {
 
   async generateKeyPair(spec: KeySpec): Promise<KeyPair> {
     if (spec.type === "ECDSA") {
-      // The private scalar comes from the platform's CSPRNG, mapped into [1, n-1] as FIPS 186-5
-      // A.2.1 describes (noble's audited mapHashToField); WebCrypto imports it and derives the
-      // public point. Deno's EC generateKey pays a one-time set-up on a process's first key
-      // (measured: 30-45 ms for the first, 0.1 ms for later ones); the import costs under 1 ms.
-      const order = CURVE_ORDER[spec.namedCurve];
-      const seed = crypto.getRandomValues(new Uint8Array(getMinHashLength(order)));
-      const d = mapHashToField(seed, order);
-      return await importEc({ type: "ECDSA", namedCurve: spec.namedCurve, d });
+      try {
+        return await ecKeyFromRandomScalar(spec.namedCurve);
+      } catch {
+        // Engines that cannot import a PKCS#8 EC key without its public point (Safari) or
+        // export such a key as a JWK (Firefox) generate it themselves.
+        return await generatedEcKey(spec);
+      }
     }
     const pair = await crypto.subtle.generateKey(
       {

@@ -19,8 +19,13 @@ import { BoundedMemo } from "../text/bounded_memo.ts";
 const PLAIN_WORD = /^(?![eE][-+0-9])[A-Za-z][A-Za-z0-9._/-]*$/;
 const YAML11_WORDS = new Set(["y", "yes", "n", "no", "true", "false", "on", "off", "null"]);
 
-/** Answers of {@link parsesAsNonString}, per isolate (a pure function of the text), bounded. */
+/**
+ * Answers of {@link parsesAsNonString}, per isolate (a pure function of the text), bounded, for
+ * short texts only: a memo outlives the run, and longer texts may be secrets (a bootstrap token
+ * is 23 characters, a certificate key 64), while YAML 1.1's typed words and numbers are short.
+ */
 const nonStringMemo = new BoundedMemo<boolean>(4096);
+const NON_STRING_MEMO_MAX_LENGTH = 16;
 
 /**
  * One plain scalar with a `/` or `=` in it (base64 data, paths, flags): no YAML 1.1 type but
@@ -35,6 +40,7 @@ export function readsAsNonString(value: string): boolean {
     return false; // (the longest YAML 1.1 word is 5 letters)
   }
   if (UNTYPED_PLAIN.test(value)) return false;
+  if (value.length > NON_STRING_MEMO_MAX_LENGTH) return parsesAsNonString(value);
   return nonStringMemo.get(value) ?? nonStringMemo.set(value, parsesAsNonString(value));
 }
 

@@ -234,3 +234,36 @@ Deno.test("WebCrypto port: an ECDSA key's public point is its scalar's, keys dif
     assert.equal(seen.size, 4);
   }
 });
+
+Deno.test("WebCrypto port: where the engine cannot import a bare EC scalar, it generates the key itself", async () => {
+  const subtle = crypto.subtle as SubtleCrypto & { importKey: SubtleCrypto["importKey"] };
+  const original = subtle.importKey;
+  let refused = 0;
+  // As Safari: a PKCS#8 EC key without its public point does not import.
+  Object.defineProperty(subtle, "importKey", {
+    configurable: true,
+    value: (...args: Parameters<SubtleCrypto["importKey"]>) => {
+      if (args[0] === "pkcs8" && (args[2] as EcKeyImportParams).name === "ECDSA") {
+        refused++;
+        return Promise.reject(new DOMException("not supported", "NotSupportedError"));
+      }
+      return original.apply(subtle, args);
+    },
+  });
+  try {
+    const key = await webCryptoPort.generateKeyPair(
+      { type: "ECDSA", namedCurve: "P-256" },
+      webRandom,
+    );
+    assert.equal(refused, 1);
+    const m = await key.exportPrivate();
+    assert.equal(m.type, "ECDSA");
+    if (m.type !== "ECDSA") return;
+    assert.equal(hex(m.point!), hex(p256.getPublicKey(m.d, false)));
+    const signature = await key.sign(data);
+    assert.ok(p256.verify(signature, data, m.point!, { format: "der", lowS: false }));
+  } finally {
+    delete (subtle as unknown as Record<string, unknown>).importKey;
+  }
+  assert.equal(crypto.subtle.importKey, original);
+});
