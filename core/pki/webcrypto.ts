@@ -201,6 +201,9 @@ async function importRsa(pkcs1: Uint8Array): Promise<KeyPair> {
   return new WebCryptoKeyPair(spec, rsaSpki(n, e), () => Promise.resolve(key));
 }
 
+/** Whether this engine imports a bare EC scalar (cleared on its first refusal). */
+let bareScalarImports = true;
+
 /**
  * An ECDSA key from a private scalar drawn from the platform's CSPRNG and mapped into [1, n-1]
  * as FIPS 186-5 A.2.1 describes (noble's audited mapHashToField); WebCrypto imports it and
@@ -244,13 +247,16 @@ export const webCryptoPort: CryptoPort = {
 
   async generateKeyPair(spec: KeySpec): Promise<KeyPair> {
     if (spec.type === "ECDSA") {
-      try {
-        return await ecKeyFromRandomScalar(spec.namedCurve);
-      } catch {
-        // Engines that cannot import a PKCS#8 EC key without its public point (Safari) or
-        // export such a key as a JWK (Firefox) generate it themselves.
-        return await generatedEcKey(spec);
+      if (bareScalarImports) {
+        try {
+          return await ecKeyFromRandomScalar(spec.namedCurve);
+        } catch {
+          // Engines that cannot import a PKCS#8 EC key without its public point (Safari) or
+          // export such a key as a JWK (Firefox) generate it themselves, from now on at once.
+          bareScalarImports = false;
+        }
       }
+      return await generatedEcKey(spec);
     }
     const pair = await crypto.subtle.generateKey(
       {

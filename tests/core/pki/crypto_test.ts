@@ -262,6 +262,9 @@ Deno.test("WebCrypto port: where the engine cannot import a bare EC scalar, it g
     assert.equal(hex(m.point!), hex(p256.getPublicKey(m.d, false)));
     const signature = await key.sign(data);
     assert.ok(p256.verify(signature, data, m.point!, { format: "der", lowS: false }));
+    // Once refused, the engine is not asked again.
+    await webCryptoPort.generateKeyPair({ type: "ECDSA", namedCurve: "P-384" }, webRandom);
+    assert.equal(refused, 1);
   } finally {
     delete (subtle as unknown as Record<string, unknown>).importKey;
   }
