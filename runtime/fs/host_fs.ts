@@ -5,8 +5,9 @@
  * `chroot` would resolve it (`rooted_path.ts`): symlinks are followed inside the root only,
  * so no read, write, directory creation or removal leaves it. A node's files can be prepared
  * inside an image directory and tests never touch the real `/etc`. Writes are atomic: a temp
- * file in the same directory, fsync'd, then renamed, with the requested mode set before the
- * rename (or, for `keepExistingMode`, the replaced file's mode and owner); directories are created one level at a time, and the directory written into is
+ * file in the same directory (fsync'd when it replaces a file), then renamed, with the
+ * requested mode set before the rename (or, for `keepExistingMode`, the replaced file's mode
+ * and owner); directories are created one level at a time, and the directory written into is
  * checked again (still inside the root) before the rename.
  *
  * @module
@@ -14,9 +15,9 @@
 import type { FileSystem, PlannedFile } from "../../core/host/ports.ts";
 import { toBytes } from "../../core/host/ports.ts";
 import {
-  ensureDirInRoot,
+  ensureDirInRootSync,
+  lookupInRootSync,
   nodePathOf,
-  resolveInRoot,
   resolveInRootSync,
   RootedPathError,
 } from "./rooted_path.ts";
@@ -53,101 +54,122 @@ export class HostFileSystem implements FileSystem {
   }
 
   /** File content, or `undefined` when the path does not exist or is not a regular file. */
-  async read(path: string): Promise<Uint8Array | undefined> {
-    const p = await resolveInRoot(this.root, path);
-    try {
-      return await Deno.readFile(p);
-    } catch (e) {
-      if (missing(e)) return undefined;
-      // Reading a directory fails with EISDIR: not a file.
-      const st = await Deno.stat(p).catch(() => undefined);
-      if (st?.isDirectory) return undefined;
-      throw e;
-    }
+  read(path: string): Promise<Uint8Array | undefined> {
+    return later(() => {
+      const { hostPath: p, exists } = lookupInRootSync(this.root, path);
+      if (!exists) return undefined;
+      try {
+        return Deno.readFileSync(p);
+      } catch (e) {
+        if (missing(e)) return undefined;
+        // Reading a directory fails with EISDIR: not a file.
+        if (statOrUndefined(p)?.isDirectory) return undefined;
+        throw e;
+      }
+    });
   }
 
   /** Whether anything (file, directory, resolvable symlink) exists at the path. */
-  async exists(path: string): Promise<boolean> {
-    try {
-      await Deno.stat(await resolveInRoot(this.root, path));
-      return true;
-    } catch {
-      return false;
-    }
+  exists(path: string): Promise<boolean> {
+    return later(() => {
+      try {
+        Deno.statSync(resolveInRootSync(this.root, path));
+        return true;
+      } catch {
+        return false;
+      }
+    });
   }
 
-  async list(path: string): Promise<string[] | undefined> {
-    try {
-      const names: string[] = [];
-      for await (const entry of Deno.readDir(await resolveInRoot(this.root, path))) {
-        names.push(entry.name);
+  list(path: string): Promise<string[] | undefined> {
+    return later(() => {
+      try {
+        const names: string[] = [];
+        for (const entry of Deno.readDirSync(resolveInRootSync(this.root, path))) {
+          names.push(entry.name);
+        }
+        return names.sort();
+      } catch (e) {
+        if (missing(e)) return undefined;
+        throw e;
       }
-      return names.sort();
-    } catch (e) {
-      if (missing(e)) return undefined;
-      throw e;
-    }
+    });
   }
 
   /** Creates a directory and its missing parents (mode `mode` for the new ones). */
-  async ensureDir(path: string, mode: number): Promise<void> {
-    await ensureDirInRoot(this.root, path, mode);
+  ensureDir(path: string, mode: number): Promise<void> {
+    return later(() => {
+      ensureDirInRootSync(this.root, path, mode);
+    });
   }
 
   /**
    * Removes a file, a symlink (never what it points to) or an empty directory; a missing path
    * is not an error.
    */
-  async remove(path: string): Promise<void> {
-    const p = await resolveInRoot(this.root, path, { followFinal: false });
-    try {
-      await Deno.remove(p);
-    } catch (e) {
-      if (!missing(e)) throw e;
-    }
+  remove(path: string): Promise<void> {
+    return later(() => {
+      const p = resolveInRootSync(this.root, path, { followFinal: false });
+      try {
+        Deno.removeSync(p);
+      } catch (e) {
+        if (!missing(e)) throw e;
+      }
+    });
   }
 
-  async write(file: PlannedFile): Promise<void> {
-    const target = await resolveInRoot(this.root, file.path);
-    const dir = await ensureDirInRoot(this.root, nodePathOf(this.root, dirname(target)), 0o700);
+  write(file: PlannedFile): Promise<void> {
+    return later(() => this.#writeSync(file));
+  }
+
+  #writeSync(file: PlannedFile): void {
+    const { hostPath: target, exists } = lookupInRootSync(this.root, file.path);
+    // The target resolved without a symlink left in it, so its directory, when there, is
+    // used as it is; a missing one is created level by level inside the root.
+    const parent = dirname(target);
+    const dir = statOrUndefined(parent)?.isDirectory
+      ? parent
+      : ensureDirInRootSync(this.root, nodePathOf(this.root, parent), 0o700);
     const tmp = `${dir}/.${target.slice(dir.length + 1)}.${crypto.randomUUID().slice(0, 8)}.tmp`;
-    await this.#checkStillInside(dir);
-    const existing = file.keepExistingMode
-      ? await Deno.stat(target).catch(() => undefined)
-      : undefined;
-    const mode = existing?.isFile && existing.mode !== null ? existing.mode & 0o7777 : file.mode;
-    const f = await Deno.open(tmp, { write: true, createNew: true, mode });
+    this.#checkStillInside(dir);
+    const existing = exists ? statOrUndefined(target) : undefined;
+    const keep = file.keepExistingMode && existing?.isFile;
+    const mode = keep && existing.mode !== null ? existing.mode & 0o7777 : file.mode;
+    const f = Deno.openSync(tmp, { write: true, createNew: true, mode });
     try {
       const bytes = toBytes(file.data);
       let off = 0;
-      while (off < bytes.length) off += await f.write(bytes.subarray(off));
-      await f.sync();
+      while (off < bytes.length) off += f.writeSync(bytes.subarray(off));
+      // Replacing a file: its new content reaches the disk before the rename does, so a crash
+      // leaves the old file or the new one, never an empty one. A new file is not synced:
+      // upstream syncs none, and a sync per file was a sixth of `init phase certs all`.
+      if (existing) f.syncSync();
     } finally {
       f.close();
     }
     try {
-      await this.#checkStillInside(dir);
-      await Deno.chmod(tmp, mode);
+      this.#checkStillInside(dir);
+      Deno.chmodSync(tmp, mode);
       if (
-        existing?.isFile && existing.uid !== null && existing.gid !== null &&
+        keep && existing.uid !== null && existing.gid !== null &&
         (existing.uid !== Deno.uid() || existing.gid !== Deno.gid())
       ) {
-        await Deno.chown(tmp, existing.uid, existing.gid);
+        Deno.chownSync(tmp, existing.uid, existing.gid);
       }
-      await Deno.rename(tmp, target);
+      Deno.renameSync(tmp, target);
     } catch (e) {
-      await Deno.remove(tmp).catch(() => {});
+      try {
+        Deno.removeSync(tmp);
+      } catch { /* the rename's error is the one to report */ }
       throw e;
     }
   }
 
   /** A directory resolved earlier must still be inside the root (not swapped for a link). */
-  async #checkStillInside(dir: string): Promise<void> {
+  #checkStillInside(dir: string): void {
     if (this.root === "/" || this.root === "") return;
-    const [realDir, realRoot] = await Promise.all([
-      Deno.realPath(dir),
-      Deno.realPath(this.root),
-    ]);
+    const realDir = Deno.realPathSync(dir);
+    const realRoot = Deno.realPathSync(this.root);
     if (realDir !== realRoot && !realDir.startsWith(`${realRoot}/`)) {
       throw new RootedPathError(
         `${dir} now resolves to ${realDir}, outside the root ${this.root}; not writing there`,
@@ -155,4 +177,38 @@ export class HostFileSystem implements FileSystem {
       );
     }
   }
+}
+
+/** `stat` of a host path, or `undefined` when it cannot be read. */
+function statOrUndefined(hostPath: string): Deno.FileInfo | undefined {
+  try {
+    return Deno.statSync(hostPath);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs a synchronous file operation and hands its outcome over as a promise (errors as
+ * rejections, as the {@link FileSystem} port promises).
+ *
+ * The host file system works with synchronous calls on purpose: each is microseconds on a
+ * node's local disk, while an async Deno file call costs a thread-pool round trip. An offline
+ * phase makes hundreds of them (path components resolved inside the root, the temp file, its
+ * sync, mode, rename), and measured, most of its wall time was the main thread idle waiting.
+ * Errors raised meanwhile carry no stack trace: most are an expected "not found" (a file
+ * looked for before it is written), which cost ~0.1 ms each to build with one, and the others
+ * are reported by their message, which names the path.
+ */
+function later<T>(op: () => T): Promise<T> {
+  return Promise.resolve().then(() => {
+    const errors = Error as { stackTraceLimit?: number }; // V8's
+    const limit = errors.stackTraceLimit;
+    errors.stackTraceLimit = 0;
+    try {
+      return op();
+    } finally {
+      errors.stackTraceLimit = limit;
+    }
+  });
 }

@@ -51,33 +51,47 @@ function join(root: string, parts: readonly string[]): string {
   return parts.length === 0 ? (base || "/") : `${base}/${parts.join("/")}`;
 }
 
+/** What the walk learns about one component: its link target, not a link, or missing. */
+type Lookup = string | null | undefined;
+
+/** The outcome of a walk: the host path, and whether every component looked up was there. */
+interface Walked {
+  hostPath: string;
+  exists: boolean;
+}
+
 /**
- * The walk: yields the host path of each existing-so-far component and receives its symlink
- * target (`null` when it is not a symlink or does not exist); returns the host path.
+ * The walk: yields the host path of each component to look up and receives what is there (a
+ * symlink's target, `null` for anything else, `undefined` when nothing is). Under a missing
+ * component nothing more can exist, so the rest is taken as written without looking, until a
+ * `..` climbs back out of it.
  */
 function* walk(
   root: string,
   path: string,
   followFinal: boolean,
-): Generator<string, string, string | null> {
+): Generator<string, Walked, Lookup> {
   if (!path.startsWith("/")) {
     throw new RootedPathError(`path must be absolute: ${path}`, { value: path });
   }
   const resolved: string[] = [];
   const queue = components(path);
   let links = 0;
+  let missingAt = -1; // index in `resolved` of the first missing component
   while (queue.length > 0) {
     const c = queue.shift()!;
     if (c === "..") {
       resolved.pop(); // never above the root
+      if (resolved.length <= missingAt) missingAt = -1;
       continue;
     }
-    if (queue.length === 0 && !followFinal) {
+    if ((queue.length === 0 && !followFinal) || missingAt >= 0) {
       resolved.push(c);
       continue;
     }
     const target = yield join(root, [...resolved, c]);
-    if (target === null) {
+    if (target === undefined) missingAt = resolved.length;
+    if (target === null || target === undefined) {
       resolved.push(c);
       continue;
     }
@@ -91,19 +105,19 @@ function* walk(
     if (target.startsWith("/")) resolved.length = 0;
     queue.unshift(...components(target));
   }
-  return join(root, resolved);
+  return { hostPath: join(root, resolved), exists: missingAt < 0 };
 }
 
 function isMissing(e: unknown): boolean {
   return e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory;
 }
 
-function linkTargetSync(hostPath: string): string | null {
+function linkTargetSync(hostPath: string): Lookup {
   try {
     const st = Deno.lstatSync(hostPath);
     return st.isSymlink ? Deno.readLinkSync(hostPath) : null;
   } catch (e) {
-    if (isMissing(e)) return null;
+    if (isMissing(e)) return undefined;
     throw e;
   }
 }
@@ -129,19 +143,32 @@ export function resolveInRootSync(
   path: string,
   options: RootedResolveOptions = {},
 ): string {
+  return lookupInRootSync(root, path, options).hostPath;
+}
+
+/**
+ * {@link resolveInRootSync}, and whether the path exists (every component looked up was
+ * there; with root `/`, nothing is looked up and it says true). A caller that only wants an
+ * existing file saves asking again, which for a missing one costs another thrown error.
+ */
+export function lookupInRootSync(
+  root: string,
+  path: string,
+  options: RootedResolveOptions = {},
+): Walked {
   const r = trimRoot(root);
   const it = walk(r, path, options.followFinal ?? true);
-  if (r === "/") return lexical(it);
+  if (r === "/") return { hostPath: lexical(it), exists: true };
   let step = it.next();
   while (!step.done) step = it.next(linkTargetSync(step.value));
   return step.value;
 }
 
 /** Drives the walk without looking at the disk (no link is followed). */
-function lexical(it: Generator<string, string, string | null>): string {
+function lexical(it: Generator<string, Walked, Lookup>): string {
   let step = it.next();
   while (!step.done) step = it.next(null);
-  return step.value;
+  return step.value.hostPath;
 }
 
 /** The node path of a host path inside `root` (`/` for the root itself). */
@@ -159,35 +186,48 @@ export function nodePathOf(root: string, hostPath: string): string {
  * Creates the directory at node path `path` and its missing parents (mode `mode`), one level
  * at a time, each level resolved inside the root; returns its host path. A directory that
  * appears concurrently (or a symlink to one inside the root) is used as it is.
+ *
+ * Synchronous file calls on purpose, like the walk: an existing level costs one `lstat` per
+ * component and one `stat`, where async calls would cost a thread-pool round trip each.
  */
-export async function ensureDirInRoot(root: string, path: string, mode: number): Promise<string> {
+export function ensureDirInRootSync(root: string, path: string, mode: number): string {
   const r = trimRoot(root);
   if (r === "/") {
     const p = normalizeNodePath(path);
-    await Deno.mkdir(p, { recursive: true, mode });
+    Deno.mkdirSync(p, { recursive: true, mode });
     return p;
   }
-  await Deno.mkdir(r, { recursive: true, mode });
+  if (!isDirectorySync(r)) Deno.mkdirSync(r, { recursive: true, mode });
   let node = "";
   let host = r;
   for (const c of components(normalizeNodePath(path))) {
     node = `${node}/${c}`;
-    host = await resolveInRoot(r, node);
+    host = resolveInRootSync(r, node);
+    if (isDirectorySync(host)) continue;
     try {
-      await Deno.mkdir(host, { mode });
+      Deno.mkdirSync(host, { mode });
     } catch (e) {
       if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
     }
     // Whatever is there now must resolve to a directory inside the root.
-    host = await resolveInRoot(r, node);
-    const st = await Deno.stat(host);
-    if (!st.isDirectory) {
+    host = resolveInRootSync(r, node);
+    if (!isDirectorySync(host)) {
       throw new RootedPathError(`${node} is not a directory (under the root ${r})`, {
         value: node,
       });
     }
   }
   return host;
+}
+
+/** Whether a directory is at the host path (following links); false when nothing is. */
+function isDirectorySync(hostPath: string): boolean {
+  try {
+    return Deno.statSync(hostPath).isDirectory;
+  } catch (e) {
+    if (isMissing(e)) return false;
+    throw e;
+  }
 }
 
 /** A node path with `.`, `..` and repeated slashes resolved lexically: `/a//b/../c` → `/a/c`. */
