@@ -104,6 +104,32 @@ export const CURVE_ORDER: Readonly<Record<EcCurve, bigint>> = {
     0x01fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffa51868783bf2f966b7fcc0148f709a5d03bb5c9b8899c47aebb6fb71e91386409n,
 };
 
+/**
+ * The length of the random seed an EC private scalar is drawn from: the scalar's length plus
+ * half again, so that reducing it modulo n − 1 is biased by at most 2^-128 (FIPS 186-5 A.2.1
+ * asks for 64 extra bits; this is the length noble's `getMinHashLength` gives).
+ */
+export function ecSeedLength(curve: EcCurve): number {
+  const n = curveByteLength(curve);
+  return n + Math.ceil(n / 2);
+}
+
+/**
+ * The private scalar d = (seed mod (n − 1)) + 1 of FIPS 186-5 A.2.1, big-endian in the curve's
+ * scalar length: always in [1, n − 1]. `seed` holds at least {@link ecSeedLength} random bytes.
+ */
+export function ecScalarFromSeed(curve: EcCurve, seed: Uint8Array): Uint8Array {
+  if (seed.length < ecSeedLength(curve)) {
+    throw new RangeError(`an EC seed for ${curve} needs ${ecSeedLength(curve)} bytes`);
+  }
+  let c = 0n;
+  for (const b of seed) c = (c << 8n) | BigInt(b);
+  let d = (c % (CURVE_ORDER[curve] - 1n)) + 1n;
+  const out = new Uint8Array(curveByteLength(curve));
+  for (let i = out.length - 1; i >= 0; i--, d >>= 8n) out[i] = Number(d & 0xffn);
+  return out;
+}
+
 /** The hash Go's x509 signs with for a key (SHA-256 for RSA; the curve's hash for ECDSA). */
 export function signatureHashFor(spec: KeySpec): HashName {
   if (spec.type === "RSA") return "SHA-256";
