@@ -10,19 +10,17 @@
 import { readConfigFile, systemdResolvedActive } from "./config_file.ts";
 import { KUBERNETES_DIR, MANIFESTS_DIR } from "../core/constants.ts";
 import { systemClock, webRandom } from "../core/host/ports.ts";
-import { RecordingFileSystem } from "../core/host/recording_fs.ts";
-import { createDryRunTransport } from "../core/kube/dry_run.ts";
 import { realSleep } from "../core/kube/transport.ts";
-import { createClusterAccess } from "../core/phases/init/cluster_access.ts";
+import type { ClusterAccessOptions } from "../core/phases/init/cluster_access.ts";
+import { adminKubeconfigPath } from "../core/kubeconfig/specs.ts";
 import type { TransportFactory } from "../core/kube/transport.ts";
-import type { InitData } from "../core/phases/init/data.ts";
+import type { ClusterAccess, InitData } from "../core/phases/init/data.ts";
 import { parseDuration } from "../core/text/duration.ts";
 import { DefaultTimeouts } from "../core/constants.ts";
 import { HostFileSystem } from "../runtime/fs/host_fs.ts";
 import { defaultAdvertiseAddress, readHostFacts } from "../runtime/host/facts.ts";
 import type { CommandDeps, Invocation, WorkflowRun } from "./workflow_command.ts";
 import { preflightOutput } from "./flags.ts";
-import { DryRunReport } from "./dry_run_report.ts";
 import { DenoNodeHost } from "../runtime/host/node_host.ts";
 
 // The network stack (node:https for self-signed health endpoints, fetch clients) costs tens of
@@ -41,6 +39,23 @@ function lazyDenoTransports(): { transportFor: TransportFactory; close(): void }
     close: () => {
       for (const t of made.splice(0)) void t.then((x) => x.close());
     },
+  };
+}
+
+/**
+ * The admin connection ({@link ClusterAccessOptions}), its client stack (kubeconfig parsing,
+ * the API client, the RBAC bootstrap) loaded on first use: offline phases never load it.
+ */
+function lazyClusterAccess(o: ClusterAccessOptions): ClusterAccess {
+  let access: Promise<ClusterAccess> | undefined;
+  const load = () =>
+    access ??= import("../core/phases/init/cluster_access.ts").then((m) =>
+      m.createClusterAccess(o)
+    );
+  return {
+    kubeconfigPath: adminKubeconfigPath(o.kubeconfigDir, o.kubeconfigPath),
+    kubeconfig: async () => await (await load()).kubeconfig(),
+    client: async () => await (await load()).client(),
   };
 }
 
@@ -92,12 +107,18 @@ export async function prepareInit(
   for (const w of warnings) out.warn(w);
   const host = new HostFileSystem(rootfs);
   const dryRun = flags["dry-run"] ?? config.init.dryRun ?? false;
-  const recording = dryRun ? new RecordingFileSystem(host) : undefined;
-  const report = recording
-    ? new DryRunReport(recording, out, { command: "init", announceWrites: true })
-    : undefined;
+  let recording: import("../core/host/recording_fs.ts").RecordingFileSystem | undefined;
+  let report: import("./dry_run_report.ts").DryRunReport | undefined;
   let transports: { transportFor: TransportFactory; close(): void };
   if (dryRun) {
+    const [{ RecordingFileSystem }, { DryRunReport }, { createDryRunTransport }] = await Promise
+      .all([
+        import("../core/host/recording_fs.ts"),
+        import("./dry_run_report.ts"),
+        import("../core/kube/dry_run.ts"),
+      ]);
+    recording = new RecordingFileSystem(host);
+    report = new DryRunReport(recording, out, { command: "init", announceWrites: true });
     // One recording transport for the whole run: later GETs see earlier "created" objects.
     const dry = createDryRunTransport({ out });
     transports = { transportFor: () => dry.transport, close: () => {} };
@@ -119,7 +140,7 @@ export async function prepareInit(
     host: { ...facts, systemdResolvedActive: systemdResolvedActive() },
     sleep: realSleep,
     node: deps.node?.(rootfs) ?? new DenoNodeHost({ root: rootfs }),
-    cluster: createClusterAccess({
+    cluster: lazyClusterAccess({
       files,
       kubeconfigDir: KUBERNETES_DIR,
       kubeconfigPath: flags.kubeconfig,

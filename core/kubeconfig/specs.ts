@@ -143,3 +143,11 @@ export function resolveKubeconfigSpec(
     serverURL,
   };
 }
+
+/**
+ * The admin kubeconfig a run connects with: `--kubeconfig` when given, else `admin.conf` in the
+ * kubeconfig directory (`/etc/kubernetes`).
+ */
+export function adminKubeconfigPath(kubeconfigDir: string, kubeconfigPath?: string): string {
+  return kubeconfigPath ?? `${kubeconfigDir.replace(/\/+$/, "")}/${KubeconfigFile.admin}`;
+}

@@ -22,6 +22,7 @@ import { isForbidden } from "../../kube/status.ts";
 import type { ConnectionParams, Sleep, TransportFactory } from "../../kube/transport.ts";
 import { type Kubeconfig, withServer } from "../../kubeconfig/kubeconfig.ts";
 import { readKubeconfigFile } from "../../kubeconfig/files.ts";
+import { adminKubeconfigPath } from "../../kubeconfig/specs.ts";
 import { localAPIEndpointURL } from "../../net/endpoint.ts";
 import { ensureClusterAdminsBinding } from "../../cluster/cluster_admins.ts";
 import type { ClusterAccess } from "./data.ts";
@@ -55,8 +56,8 @@ export interface ClusterAccessOptions {
 /** A {@link ClusterAccess} for `<kubeconfigDir>/admin.conf` (or `--kubeconfig`). */
 export function createClusterAccess(o: ClusterAccessOptions): ClusterAccess {
   const dir = o.kubeconfigDir.replace(/\/+$/, "");
-  const defaultPath = `${dir}/${KubeconfigFile.admin}`;
-  const adminPath = o.kubeconfigPath ?? defaultPath;
+  const defaultPath = adminKubeconfigPath(dir);
+  const adminPath = adminKubeconfigPath(dir, o.kubeconfigPath);
   const bootstrap = o.bootstrapClusterAdmins && adminPath === defaultPath;
   const superAdminPath = `${dir}/${KubeconfigFile.superAdmin}`;
   let kubeconfig: Promise<Kubeconfig> | undefined;
