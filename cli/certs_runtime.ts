@@ -29,6 +29,7 @@ import { resolveInitConfig } from "../core/config/resolve.ts";
 import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
 import { detectDefaultAddress, readHostFacts } from "../runtime/host/facts.ts";
 import { envGet } from "../runtime/host/env.ts";
+import { connect } from "./cluster_connection.ts";
 import type { FlagValues } from "./flags.ts";
 
 /** The registry's flags the certs commands that read a configuration use. */
@@ -76,28 +77,27 @@ async function fromCluster(
   out: Printer,
   logPrefix: string,
 ): Promise<ResolvedConfig | undefined> {
-  const { parseKubeconfig } = await import("../core/kubeconfig/kubeconfig.ts");
-  const { connectionFromKubeconfig } = await import("../core/kube/kubeconfig_connection.ts");
   // Like upstream's ClientSetFromFile: a kubeconfig that does not load means no cluster.
-  let params;
+  let connection;
   try {
-    const kubeconfig = parseKubeconfig(await Deno.readFile(kubeconfigPath), kubeconfigPath, {
+    connection = await connect({ path: kubeconfigPath, refsRoot }, {
+      timeoutMs: 10_000,
       clientcmd: true,
     });
-    params = await connectionFromKubeconfig(kubeconfig, { files: new HostFileSystem(refsRoot) });
   } catch {
     return undefined;
   }
-  const { createDenoTransport } = await import("../runtime/kube/transport.ts");
-  const { KubeClient } = await import("../core/kube/client.ts");
   const { fetchClusterConfigDocuments, resolveClusterDocuments } = await import(
     "../core/phases/join/cluster_config.ts"
   );
-  const transport = createDenoTransport(params, { timeoutMs: 10_000 });
   try {
     // Upstream's GetConfigMapWithShortRetry: every 50ms for at most 350ms.
-    const client = new KubeClient({ server: params.server, transport: transport.transport })
-      .withRetry({ timeoutMs: 350, initialDelayMs: 50, maxDelayMs: 50, factor: 1 });
+    const client = connection.client.withRetry({
+      timeoutMs: 350,
+      initialDelayMs: 50,
+      maxDelayMs: 50,
+      factor: 1,
+    });
     const docs = await fetchClusterConfigDocuments(client, out, logPrefix);
     return resolveClusterDocuments(docs, {}, hostFacts(undefined), webRandom);
   } catch (e) {
@@ -108,7 +108,7 @@ async function fromCluster(
     out.info("");
     return undefined;
   } finally {
-    transport.close();
+    connection.close();
   }
 }
 

@@ -14,18 +14,22 @@ import {
 } from "../core/phases/reset/data.ts";
 import { runReset } from "../core/phases/reset/workflow.ts";
 import { readConfigFile } from "./config_file.ts";
+import { connect, isControlPlaneNode, kubeconfigLocation } from "./cluster_connection.ts";
+import { DefaultTimeouts, KubeconfigFile, KUBERNETES_DIR } from "../core/constants.ts";
+import { type Printer, webRandom } from "../core/host/ports.ts";
 import { stdinStream, writeStdout } from "./output.ts";
 import type { CommandDeps, Invocation, WorkflowRun } from "./workflow_command.ts";
 
-/** What `reset` can be given from outside the CLI (tests, or the cluster client once wired). */
+/** What `reset` can be given from outside the CLI (tests). */
 export interface ResetDeps extends CommandDeps {
   /**
-   * Best-effort read of this node's cluster configuration through `--kubeconfig`
-   * (upstream reads the `kubeadm-config` ConfigMap); `undefined` when unavailable.
+   * Best-effort read of this node's cluster configuration through `--kubeconfig` (given or
+   * not); `undefined` when there is no cluster to ask. Default: {@link readResetClusterConfig}.
    */
   fetchClusterConfig?: (
-    kubeconfigPath: string,
+    kubeconfigFlag: string | undefined,
     rootfs: string,
+    out: Printer,
   ) => Promise<ResetClusterConfig | undefined>;
   /** Reads one line of user input after printing `prompt`; default: stdin. */
   confirm?: (prompt: string) => Promise<string | undefined>;
@@ -74,6 +78,60 @@ async function resetConfiguration(inv: Invocation): Promise<ResetConfiguration |
   return loaded.reset;
 }
 
+/**
+ * What upstream's reset reads from the cluster (`FetchInitConfigurationFromCluster` with this
+ * node's registration and, on a control-plane node, its API endpoint) through `--kubeconfig`,
+ * default `/etc/kubernetes/admin.conf` under the root: the certificates directory, etcd (its
+ * local data directory, or external), this node's CRI socket and the advertise address its
+ * etcd member was added with. A kubeconfig that does not load means no cluster: `undefined`,
+ * silently, as upstream; a cluster that cannot be read throws (the caller warns). Its reads
+ * change nothing, so a dry run reads the cluster too.
+ */
+export async function readResetClusterConfig(
+  kubeconfigFlag: string | undefined,
+  rootfs: string,
+  out: Printer,
+): Promise<ResetClusterConfig | undefined> {
+  const location = kubeconfigLocation(kubeconfigFlag, rootfs, KubeconfigFile.admin);
+  let connection;
+  try {
+    connection = await connect(location, { timeoutMs: 10_000 });
+  } catch {
+    return undefined;
+  }
+  try {
+    const [{ fetchUpgradeConfig }, { HostFileSystem }, { detectDefaultAddress, readHostFacts }] =
+      await Promise.all([
+        import("../core/upgrade/cluster_config.ts"),
+        import("../runtime/fs/host_fs.ts"),
+        import("../runtime/host/facts.ts"),
+      ]);
+    const controlPlane = await isControlPlaneNode(rootfs);
+    const cfg = await fetchUpgradeConfig({
+      client: connection.client,
+      files: new HostFileSystem(rootfs),
+      out,
+      logPrefix: "reset",
+      kubeletConf: `${KUBERNETES_DIR}/${KubeconfigFile.kubelet}`,
+      controlPlane,
+      host: {
+        hostname: readHostFacts(rootfs).hostname,
+        defaultAdvertiseAddress: detectDefaultAddress() ?? "",
+      },
+      random: webRandom,
+      apiCallTimeoutMs: DefaultTimeouts.kubernetesAPICall,
+    });
+    return {
+      certificatesDir: cfg.cluster.certificatesDir,
+      etcd: cfg.cluster.etcd,
+      localAPIEndpoint: controlPlane ? cfg.init.localAPIEndpoint : undefined,
+      criSocket: cfg.init.nodeRegistration.criSocket,
+    };
+  } finally {
+    connection.close();
+  }
+}
+
 /** Resolves flags, the ResetConfiguration and what the cluster says into a reset run. */
 export async function prepareReset(
   inv: Invocation,
@@ -89,9 +147,10 @@ export async function prepareReset(
     // Upstream's etcd client for reset: 10s requests, transient failures retried for 2m.
     node = new DenoNodeHost({ root: rootfs, etcd: { timeoutMs: 10_000, retryForMs: 120_000 } });
   }
-  const cluster = await deps.fetchClusterConfig?.(
-    v.kubeconfig ?? "/etc/kubernetes/admin.conf",
+  const cluster = await (deps.fetchClusterConfig ?? readResetClusterConfig)(
+    v.kubeconfig,
     rootfs,
+    out,
   ).catch((e) => {
     out.warn(
       `[reset] Unable to fetch the kubeadm-config ConfigMap from cluster: ${

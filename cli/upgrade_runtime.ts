@@ -15,19 +15,25 @@ import { validateMixedArguments } from "../core/config/mixed_flags.ts";
 import { KubeconfigFile, KUBERNETES_DIR, MANIFESTS_DIR } from "../core/constants.ts";
 import { COREDNS_VERSION, KUBERNETES_VERSION } from "../core/versions.ts";
 import { errorMessage, KubeadmError } from "../core/errors.ts";
-import { type Printer, systemClock, utf8, webRandom } from "../core/host/ports.ts";
+import { type Printer, systemClock, webRandom } from "../core/host/ports.ts";
 import { RecordingFileSystem } from "../core/host/recording_fs.ts";
 import { KubeClient } from "../core/kube/client.ts";
-import { realSleep, type Transport } from "../core/kube/transport.ts";
+import { realSleep } from "../core/kube/transport.ts";
 import type { ResolvedConfig } from "../core/config/types.ts";
 import type { UpgradeData, UpgradeSettings } from "../core/phases/upgrade/data.ts";
 import type { ResolvedUpgradeConfig } from "../core/upgrade/upgrade_config.ts";
-import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
+import { HostFileSystem } from "../runtime/fs/host_fs.ts";
 import { detectDefaultAddress, readHostFacts } from "../runtime/host/facts.ts";
 import { DenoNodeHost } from "../runtime/host/node_host.ts";
 import { envGet } from "../runtime/host/env.ts";
 import { readAnswer } from "./reset_runtime.ts";
 import { writeStdout } from "./output.ts";
+import {
+  connect,
+  type Connection,
+  isControlPlaneNode,
+  kubeconfigLocation,
+} from "./cluster_connection.ts";
 import { UsageError } from "./usage.ts";
 import { type FlagValues, outputFormat } from "./flags.ts";
 import type { CommandDeps, Invocation, WorkflowRun } from "./workflow_command.ts";
@@ -47,57 +53,6 @@ async function loadUpgradeConfig(path: string | undefined): Promise<ResolvedUpgr
 }
 
 /** An API connection from a kubeconfig file (on this machine, file references under root). */
-interface Connection {
-  client: KubeClient;
-  transport: Transport;
-  close(): void;
-}
-
-async function connect(kubeconfigPath: string, refsRoot: string): Promise<Connection> {
-  const { parseKubeconfig } = await import("../core/kubeconfig/kubeconfig.ts");
-  const { connectionFromKubeconfig } = await import("../core/kube/kubeconfig_connection.ts");
-  const { createDenoTransport } = await import("../runtime/kube/transport.ts");
-  let raw: Uint8Array;
-  try {
-    raw = await Deno.readFile(kubeconfigPath);
-  } catch (e) {
-    throw new KubeadmError(
-      `couldn't create a Kubernetes client from file ${JSON.stringify(kubeconfigPath)}: ${
-        e instanceof Deno.errors.NotFound
-          ? `failed to load admin kubeconfig: open ${kubeconfigPath}: no such file or directory`
-          : errorMessage(e)
-      }`,
-      { field: "--kubeconfig", value: kubeconfigPath, cause: e },
-    );
-  }
-  const params = await connectionFromKubeconfig(parseKubeconfig(utf8(raw), kubeconfigPath), {
-    files: new HostFileSystem(refsRoot),
-  });
-  const handle = createDenoTransport(params, { timeoutMs: 30_000 });
-  return {
-    client: new KubeClient({ server: params.server, transport: handle.transport }),
-    transport: handle.transport,
-    close: () => handle.close(),
-  };
-}
-
-/**
- * The kubeconfig a command talks to the cluster with: its path on this machine, the root its
- * file references resolve under, and the path as the node sees it (for messages, as upstream's
- * chroot shows it).
- */
-function kubeconfigPath(values: FlagValues, rootfs: string, file: string): {
-  path: string;
-  refsRoot: string;
-  nodePath: string;
-} {
-  if (values.kubeconfig) {
-    return { path: values.kubeconfig, refsRoot: "/", nodePath: values.kubeconfig };
-  }
-  const nodePath = `${KUBERNETES_DIR}/${file}`;
-  return { path: underRoot(rootfs, nodePath), refsRoot: rootfs, nodePath };
-}
-
 function hostFacts(rootfs: string) {
   const facts = readHostFacts(rootfs);
   return {
@@ -107,11 +62,6 @@ function hostFacts(rootfs: string) {
       defaultAdvertiseAddress: detectDefaultAddress() ?? "",
     },
   };
-}
-
-/** Whether this node runs a control plane (upstream `IsControlPlaneNode`). */
-async function isControlPlaneNode(rootfs: string): Promise<boolean> {
-  return await new HostFileSystem(rootfs).exists(`${MANIFESTS_DIR}/kube-apiserver.yaml`);
 }
 
 /** The ClusterConfiguration as upstream's `--print-config` prints it. */
@@ -203,12 +153,12 @@ export async function prepareUpgrade(
     imagePullSerial: section.imagePullSerial,
   };
   const controlPlane = command === "apply" || await isControlPlaneNode(rootfs);
-  const { path, refsRoot, nodePath } = kubeconfigPath(
-    values,
+  const { path, refsRoot, nodePath } = kubeconfigLocation(
+    values.kubeconfig,
     rootfs,
     controlPlane ? KubeconfigFile.admin : KubeconfigFile.kubelet,
   );
-  const real = await connect(path, refsRoot);
+  const real = await connect({ path, refsRoot }, { timeoutMs: 30_000 });
   try {
     let client = real.client;
     if (dryRun) {
@@ -348,8 +298,8 @@ export async function runUpgradePlan(
       field: e instanceof KubeadmError ? e.field : undefined,
     });
   }
-  const { path, refsRoot } = kubeconfigPath(values, rootfs, KubeconfigFile.admin);
-  const real = await connect(path, refsRoot);
+  const { path, refsRoot } = kubeconfigLocation(values.kubeconfig, rootfs, KubeconfigFile.admin);
+  const real = await connect({ path, refsRoot }, { timeoutMs: 30_000 });
   try {
     const client = real.client;
     const { resolveIgnoreSet } = await import("../core/preflight/ignore.ts");
@@ -468,8 +418,8 @@ export async function runUpgradeDiff(
   // As upstream: the manifests are checked before the flags mixed with --config.
   validateMixedArguments(setFlags);
   const upgrade = await loadUpgradeConfig(values.config);
-  const { path, refsRoot } = kubeconfigPath(values, rootfs, KubeconfigFile.admin);
-  const real = await connect(path, refsRoot);
+  const { path, refsRoot } = kubeconfigLocation(values.kubeconfig, rootfs, KubeconfigFile.admin);
+  const real = await connect({ path, refsRoot }, { timeoutMs: 30_000 });
   try {
     const { fetchUpgradeConfig } = await import("../core/upgrade/cluster_config.ts");
     const { parseDuration } = await import("../core/text/duration.ts");

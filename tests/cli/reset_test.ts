@@ -7,6 +7,11 @@ import { normaliseArgv } from "../../cli/flags.ts";
 import { DenoNodeHost } from "../../runtime/host/node_host.ts";
 import { FlagError, PhaseError } from "../../core/errors.ts";
 import { CapturePrinter, FakeContainerRuntime, FakeInitSystem } from "../support/fake_machine.ts";
+import { fakeClusterKubeconfig, withFakeCluster } from "../support/fake_cluster.ts";
+import { closedPort } from "../support/tls_fixtures.ts";
+import { readHostFacts } from "../../runtime/host/facts.ts";
+import { KUBERNETES_VERSION } from "../../core/versions.ts";
+import type { ConfigMap, Node, Pod } from "kubernetes-types/core/v1.d.ts";
 
 interface Run {
   out: CapturePrinter;
@@ -201,3 +206,107 @@ Deno.test("ResetConfiguration, --skip-phases and reset phase <alias>", async () 
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("reset reads the cluster's configuration through --kubeconfig: its certificatesDir is emptied and the etcd member is looked for at this node's advertise address", async () => {
+  const root = await tree();
+  try {
+    for (const f of ["/srv/pki/ca.crt", "/srv/etcd/member/wal"]) {
+      await Deno.mkdir(`${root}${f.slice(0, f.lastIndexOf("/"))}`, { recursive: true });
+      await Deno.writeTextFile(`${root}${f}`, f);
+    }
+    const nodeName = readHostFacts("/").hostname;
+    await withFakeCluster(async ({ api, kc }) => {
+      api.put(
+        <ConfigMap> {
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          metadata: { name: "kubeadm-config", namespace: "kube-system" },
+          data: {
+            ClusterConfiguration: `apiVersion: kubeadm.k8s.io/v1beta4
+kind: ClusterConfiguration
+kubernetesVersion: ${KUBERNETES_VERSION}
+certificatesDir: /srv/pki
+etcd:
+  local:
+    dataDir: /srv/etcd
+`,
+          },
+        },
+      );
+      api.put(
+        <ConfigMap> {
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          metadata: { name: "kubelet-config", namespace: "kube-system" },
+          data: {
+            kubelet: "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n",
+          },
+        },
+      );
+      api.put(<Node> { apiVersion: "v1", kind: "Node", metadata: { name: nodeName } });
+      api.put(
+        <Pod> {
+          apiVersion: "v1",
+          kind: "Pod",
+          metadata: {
+            name: `kube-apiserver-${nodeName}`,
+            namespace: "kube-system",
+            labels: { component: "kube-apiserver", tier: "control-plane" },
+            annotations: {
+              "kubeadm.kubernetes.io/kube-apiserver.advertise-address.endpoint": "192.0.2.44:6443",
+            },
+          },
+          spec: { nodeName, containers: [] },
+        },
+      );
+
+      const dry = await kubeadm(["--rootfs", root, "reset", "-f", "--dry-run", "--kubeconfig", kc]);
+      assert.equal(dry.error, undefined);
+      assert.ok(dry.out.stdout.includes(
+        '[reset] Reading configuration from the "kubeadm-config" ConfigMap in namespace "kube-system"...',
+      ));
+      assert.ok(dry.out.stdout.includes(
+        "[dryrun] Would delete contents of the etcd data directory: /srv/etcd",
+      ));
+      assert.ok(dry.out.stdout.includes(
+        "[dryrun] Would delete contents of directories: [/etc/kubernetes/manifests /srv/pki]",
+      ));
+      assert.equal(await exists(`${root}/srv/pki/ca.crt`), true);
+
+      const real = await kubeadm(["--rootfs", root, "reset", "-f", "--kubeconfig", kc]);
+      assert.equal(real.error, undefined);
+      // Its etcd client certificates are gone from /srv/pki: the member could not be reached,
+      // and the data directory is emptied all the same.
+      assert.ok(real.out.stderr.some((l) => l.startsWith("[reset] Failed to remove etcd member")));
+      assert.equal(await exists(`${root}/srv/pki/ca.crt`), false);
+      assert.equal(await exists(`${root}/srv/etcd/member`), false);
+      assert.equal(await exists(`${root}/etc/kubernetes/pki/ca.crt`), true);
+    });
+
+    // An unreachable cluster is a warning, and the defaults apply.
+    const gone = await kubeadm([
+      "--rootfs",
+      root,
+      "reset",
+      "-f",
+      "--kubeconfig",
+      await deadKubeconfig(),
+    ]);
+    assert.equal(gone.error, undefined);
+    assert.ok(
+      gone.out.stderr.some((l) =>
+        l.startsWith("[reset] Unable to fetch the kubeadm-config ConfigMap from cluster:")
+      ),
+    );
+    assert.equal(await exists(`${root}/etc/kubernetes/pki/ca.crt`), false);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+/** A kubeconfig for a server nothing listens on. */
+async function deadKubeconfig(): Promise<string> {
+  const path = await Deno.makeTempFile({ prefix: "kts-dead-", suffix: ".conf" });
+  await Deno.writeTextFile(path, await fakeClusterKubeconfig(`https://127.0.0.1:${closedPort()}`));
+  return path;
+}
