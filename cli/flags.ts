@@ -450,6 +450,25 @@ export const FLAGS = {
   },
 } as const satisfies Record<string, FlagSpec>;
 
+/**
+ * The `-v`/`--v` log level a command line asks for (`--v=5`, `--v 5`, `-v=5`, `-v 5`, `-v5`;
+ * the last one wins, anything unreadable counts as 0). Read straight from the arguments, so
+ * that a failure reported before or while parsing them still knows it.
+ */
+export function verbosityOf(argv: readonly string[]): number {
+  let level = 0;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === "--") break;
+    const m = a.match(/^(?:--v|-v)(?:=(.*))?$/) ?? a.match(/^-v(\d+)$/);
+    if (!m) continue;
+    const value = m[1] ?? (a.startsWith("--") || /^-v$/.test(a) ? argv[++i] : undefined);
+    const n = Number(value);
+    level = Number.isInteger(n) && n >= 0 ? n : 0;
+  }
+  return level;
+}
+
 /** The global flags (upstream's persistent flags), accepted by every command. */
 export const PERSISTENT_FLAGS = ["rootfs", "v", "vmodule"] as const;
 

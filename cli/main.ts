@@ -14,6 +14,7 @@ import { errorMessage, ExitCode, KubeadmError, redactSecrets } from "../core/err
 import { type CliStreams, processStreams, stderr, withStreams } from "./output.ts";
 import { envGet } from "../runtime/host/env.ts";
 import { directRun } from "./direct.ts";
+import { verbosityOf } from "./flags.ts";
 
 /** What a caller running the command line in-process may supply (the fuzzer, tests). */
 export interface MainOptions {
@@ -37,7 +38,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
       return await runProgram(argv);
     } catch (e) {
       options.onError?.(e);
-      return report(e);
+      return report(e, verbosityOf(argv));
     }
   });
 }
@@ -66,16 +67,22 @@ async function runProgram(argv: string[]): Promise<number> {
   }
 }
 
-/** Prints a failure (secrets redacted) and returns its exit status. */
-function report(e: unknown): number {
-  if (e instanceof KubeadmError) {
-    stderr(redactSecrets(e.message));
-    if (e.hint) stderr(`hint: ${redactSecrets(e.hint)}`);
-    return e.exitCode;
-  }
-  stderr(redactSecrets(errorMessage(e)));
-  if (envGet("KUBEADM_TS_DEBUG") && e instanceof Error && e.stack) stderr(e.stack);
-  return ExitCode.generic;
+/** Upstream's last line of a failure (kubeadm's `CheckErr`) below log level 5. */
+const STACK_TRACE_HINT = "To see the stack trace of this error execute with --v=5 or higher";
+
+/**
+ * Prints a failure as upstream does (`error: <message>`, then the stack-trace hint, or at
+ * `--v=5` and above the stack itself), with kubeadm-ts's `hint:` line between; secrets
+ * redacted. Returns the exit status.
+ */
+function report(e: unknown, verbosity: number): number {
+  const message = redactSecrets(errorMessage(e));
+  stderr(message.startsWith("error: ") ? message : `error: ${message}`);
+  if (e instanceof KubeadmError && e.hint) stderr(`hint: ${redactSecrets(e.hint)}`);
+  const stack = e instanceof Error ? e.stack : undefined;
+  if ((verbosity >= 5 || envGet("KUBEADM_TS_DEBUG")) && stack) stderr(redactSecrets(stack));
+  else stderr(STACK_TRACE_HINT);
+  return e instanceof KubeadmError ? e.exitCode : ExitCode.generic;
 }
 
 if (import.meta.main) {

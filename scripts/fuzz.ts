@@ -4,7 +4,8 @@
  * node files of a planned cluster, some broken), `config validate`, `join --dry-run`
  * (discovery against the stub control plane of scripts/fuzz_stub.ts) and `discovery-check`,
  * and checks each: no uncaught exception, no error that is not a KubeadmError, no stack trace
- * in the output; an exit status from the documented list (core/errors.ts `exitStatuses`); no
+ * in the output unless the command line asked for one (`--v=5` and above, as upstream's); an
+ * exit status from the documented list (core/errors.ts `exitStatuses`); no
  * file written under the case's root, working or temp directory when the status is not 0; no
  * secret (the tokens' secrets, the certificate key, private key material) in the output.
  *
@@ -27,6 +28,7 @@ import { parseArgs } from "node:util";
 import { main } from "../cli/main.ts";
 import { buildProgram } from "../cli/program.ts";
 import { exitStatuses, KubeadmError } from "../core/errors.ts";
+import { verbosityOf } from "../cli/flags.ts";
 import { type FuzzCase, generateCase, P, reusedNodeFiles, type Target } from "./fuzz_cases.ts";
 import { startStub, type Stub } from "./fuzz_stub.ts";
 
@@ -66,8 +68,15 @@ export function secretsOf(texts: string[]): string[] {
   return [...out];
 }
 
-/** Judges one outcome; an empty list when the case is fine. */
-export function checkOutcome(o: Outcome, secrets: string[]): Finding[] {
+/**
+ * Judges one outcome of the command line `argv`; an empty list when the case is fine. A stack
+ * trace is a finding unless `argv` asked for it (`--v=5` or more prints a failure's stack).
+ */
+export function checkOutcome(
+  o: Outcome,
+  secrets: string[],
+  argv: readonly string[] = [],
+): Finding[] {
   const f: Finding[] = [];
   if (o.escaped !== undefined) {
     f.push({ kind: "crash", detail: `main threw: ${String(o.escaped)}` });
@@ -76,7 +85,7 @@ export function checkOutcome(o: Outcome, secrets: string[]): Finding[] {
     const e = o.error as Error;
     f.push({ kind: "crash", detail: `not a KubeadmError: ${e?.name}: ${e?.message}` });
   }
-  if (STACK.test(o.output)) {
+  if (STACK.test(o.output) && verbosityOf(argv) < 5) {
     f.push({ kind: "crash", detail: `stack trace: ${o.output.match(STACK)?.[0]}` });
   }
   if (!exitStatuses().includes(o.code)) {
@@ -296,7 +305,7 @@ async function run(): Promise<number> {
       histogram.set(o.code, (histogram.get(o.code) ?? 0) + 1);
       byTarget.set(c.target, (byTarget.get(c.target) ?? 0) + 1);
       targetMs.set(c.target, (targetMs.get(c.target) ?? 0) + ms);
-      const findings = checkOutcome(o, p.secrets);
+      const findings = checkOutcome(o, p.secrets, p.argv);
       if (ms > HANG_MS) findings.push({ kind: "hang", detail: `ran ${(ms / 1000).toFixed(0)}s` });
       // A process's arguments cannot hold a NUL byte (the OS refuses to start it), so such a
       // case runs in-process only.
@@ -314,7 +323,10 @@ async function run(): Promise<number> {
           });
         }
         findings.push(
-          ...checkOutcome(so, sp.secrets).map((f) => ({ ...f, detail: `launcher: ${f.detail}` })),
+          ...checkOutcome(so, sp.secrets, sp.argv).map((f) => ({
+            ...f,
+            detail: `launcher: ${f.detail}`,
+          })),
         );
         await Deno.remove(sdir, { recursive: true });
       }

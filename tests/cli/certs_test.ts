@@ -107,7 +107,7 @@ Deno.test("certs renew keeps a file's mode, and check-expiration --fail-if-expir
     ]);
     assert.equal(soon.code, 4, soon.stderr);
     assert.equal(JSON.parse(soon.stdout).kind, "CertificateExpirationInfo", "report still printed");
-    assert.match(soon.stderr, /^11 certificate\(s\) expire within 9000h: admin\.conf \(/m);
+    assert.match(soon.stderr, /^error: 11 certificate\(s\) expire within 9000h: admin\.conf \(/m);
     const bad = await kubeadm(root, [
       "certs",
       "check-expiration",
@@ -214,7 +214,7 @@ Deno.test("certs and certs renew without a sub-command print their help and fail
   for (const path of [["certs"], ["certs", "renew"]]) {
     const r = await run([`${repoRoot}/scripts/kubeadm`, ...path]);
     assert.equal(r.code, 1, path.join(" "));
-    assert.equal(r.stderr.trim(), "subcommand is required");
+    assert.equal(r.stderr.split("\n")[0], "error: subcommand is required");
     assert.match(
       r.stdout,
       /^Usage:\n {2}kubeadm \S+(?: renew)? \[flags\]\n {2}kubeadm .* \[command\]$/m,

@@ -86,8 +86,8 @@ Deno.test("zsh completion: the same, through zsh's bashcompinit", async () => {
 Deno.test("completion needs exactly one supported shell", async () => {
   for (
     const [args, message] of [
-      [[], /^shell not specified$/m],
-      [["bash", "zsh"], /^too many arguments. expected only the shell type$/m],
+      [[], /^error: shell not specified$/m],
+      [["bash", "zsh"], /^error: too many arguments. expected only the shell type$/m],
       [["fish"], /unsupported shell type "fish", the supported shell types are \[bash zsh\]/],
     ] as const
   ) {

@@ -226,7 +226,7 @@ Deno.test("a phase takes exactly its own flags, and --config is never mixed", as
       SECRET_KEY,
     ]);
     assert.equal(foreign.code, 1);
-    assert.match(foreign.stderr, /^unknown flag: --certificate-key$/m);
+    assert.match(foreign.stderr, /^error: unknown flag: --certificate-key$/m);
     const cases: [string, string][] = [
       [`init phase certs all --config ${config} --cert-dir /d`, "cert-dir"],
       [
@@ -303,7 +303,7 @@ Deno.test("-o a printer the command lacks: upstream's printer error, exit status
     assert.equal(r.code, 1, `${command.join(" ")}: ${r.stderr}`);
     assert.equal(
       r.stderr.split("\n")[0],
-      `could not construct output printer: unable to match a printer suitable for the output format "go-template", allowed formats are: ${allowed}`,
+      `error: could not construct output printer: unable to match a printer suitable for the output format "go-template", allowed formats are: ${allowed}`,
       command.join(" "),
     );
     assert.deepEqual(r.written, [], command.join(" "));

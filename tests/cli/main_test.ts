@@ -34,9 +34,44 @@ Deno.test("main reports a failure on its stderr, secrets redacted, and hands ove
   const r = await runMain(["init", "--tokn=abcdef.0123456789abcdef"]);
   assert.equal(r.code, 1);
   assert.equal(r.stdout, "");
-  assert.equal(r.stderr, "unknown flag: --tokn\n");
+  assert.equal(
+    r.stderr,
+    "error: unknown flag: --tokn\nTo see the stack trace of this error execute with --v=5 or higher\n",
+  );
   assert.equal(r.errors.length, 1);
   assert.ok(r.errors[0] instanceof KubeadmError);
+});
+
+Deno.test("main prints a failure's stack at --v=5 and above, in place of upstream's hint to ask for it", async () => {
+  for (const v of [["--v=5"], ["-v", "7"], ["-v5"], ["--v", "5"]]) {
+    const r = await runMain([
+      "init",
+      "phase",
+      "certs",
+      "all",
+      "--config",
+      "/nonexistent.yaml",
+      ...v,
+    ]);
+    assert.equal(r.code, 3, v.join(" "));
+    const lines = r.stderr.trimEnd().split("\n");
+    assert.equal(lines[0], 'error: unable to read config from "/nonexistent.yaml"', v.join(" "));
+    assert.ok(lines.some((l) => /^\s+at .*\.ts:\d+:\d+\)?$/.test(l)), r.stderr);
+    assert.ok(!r.stderr.includes("To see the stack trace"), v.join(" "));
+  }
+  const quiet = await runMain([
+    "init",
+    "phase",
+    "certs",
+    "all",
+    "--config",
+    "/nonexistent.yaml",
+    "--v=4",
+  ]);
+  assert.ok(!/^\s+at /m.test(quiet.stderr), quiet.stderr);
+  assert.ok(
+    quiet.stderr.endsWith("To see the stack trace of this error execute with --v=5 or higher\n"),
+  );
 });
 
 Deno.test("main reads the stdin it is given", async () => {

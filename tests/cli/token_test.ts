@@ -138,7 +138,10 @@ Deno.test("token create --certificate-key without --print-join-command is refuse
     "/nonexistent/admin.conf",
   ]);
   assert.equal(r.code, 1);
-  assert.equal(r.stderr, "cannot use --certificate-key without --print-join-command\n");
+  assert.equal(
+    r.stderr,
+    "error: cannot use --certificate-key without --print-join-command\nTo see the stack trace of this error execute with --v=5 or higher\n",
+  );
   assert.equal(r.stdout, "");
 });
 
@@ -234,7 +237,7 @@ Deno.test("token delete: by id or full token, stops at the first failure; --dry-
       r.stdout,
       'bootstrap token "abcdef" deleted\nbootstrap token "zzzzzz" deleted\n',
     );
-    assert.match(r.stderr, /^failed to delete bootstrap token "qqqqqq": .*not found/);
+    assert.match(r.stderr, /^error: failed to delete bootstrap token "qqqqqq": .*not found/);
     assert.equal(api.get("Secret", "kube-system", "bootstrap-token-abcdef"), undefined);
   });
 });

@@ -97,19 +97,19 @@ const cases: { name: string; args: string[]; files?: Record<string, string>; err
     name: "--config mixed with --patches (apply)",
     args: ["apply", "v1.37.2", "--yes", "--config", "$DIR/u.yaml", "--patches", "/p"],
     files: { "u.yaml": UPGRADE_CONFIG("") },
-    error: /^can not mix '--config' with arguments \[patches\]$/m,
+    error: /^error: can not mix '--config' with arguments \[patches\]$/m,
   },
   {
     name: "--config mixed with --etcd-upgrade and --certificate-renewal (node)",
     args: ["node", "--config", "$DIR/u.yaml", "--etcd-upgrade=false", "--certificate-renewal"],
     files: { "u.yaml": UPGRADE_CONFIG("") },
-    error: /^can not mix '--config' with arguments \[certificate-renewal etcd-upgrade\]$/m,
+    error: /^error: can not mix '--config' with arguments \[certificate-renewal etcd-upgrade\]$/m,
   },
   {
     name: "--config mixed with --allow-experimental-upgrades (plan)",
     args: ["plan", "--config", "$DIR/u.yaml", "--allow-experimental-upgrades", "-o", "yaml"],
     files: { "u.yaml": UPGRADE_CONFIG("") },
-    error: /^can not mix '--config' with arguments \[allow-experimental-upgrades\]$/m,
+    error: /^error: can not mix '--config' with arguments \[allow-experimental-upgrades\]$/m,
   },
 ];
 

@@ -332,7 +332,7 @@ test("certs renew refuses bad input like upstream, naming the file and changing 
         names: "/etc/kubernetes/pki/ca.key",
         // Refused when the CA is loaded, naming both files (README, differences from upstream).
         ours:
-          /^the private key file \/etc\/kubernetes\/pki\/ca\.key does not match the certificate \/etc\/kubernetes\/pki\/ca\.crt$/m,
+          /^error: the private key file \/etc\/kubernetes\/pki\/ca\.key does not match the certificate \/etc\/kubernetes\/pki\/ca\.crt$/m,
         upstream:
           /^error: failed to renew certificate admin\.conf: unable to sign certificate: x509: provided PrivateKey doesn't match parent's PublicKey$/m,
         // A running cluster trusts its CA: restore the key, never regenerate the pair.
@@ -450,7 +450,7 @@ test("certs generate-csr matches upstream kubeadm v1.37.2: files, modes, CSRs, k
     assert.equal(u2.code, 1);
     assert.equal(o2.code, 1);
     assert.match(upstreamError(u2), /^file already exists: key or CSR \/etc\/kubernetes\/pki\//);
-    assert.match(o2.stderr, /^file already exists: key or CSR \/etc\/kubernetes\/pki\//m);
+    assert.match(o2.stderr, /^error: file already exists: key or CSR \/etc\/kubernetes\/pki\//m);
   });
 });
 

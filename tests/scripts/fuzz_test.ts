@@ -31,8 +31,12 @@ Deno.test("the fuzzer's judge passes a clean failure and flags every kind of fin
     checkOutcome({ ...clean, ...o }, [secret]).map((f) => f.kind);
   assert.deepEqual(kinds({ error: new TypeError("x is undefined") }), ["crash"]);
   assert.deepEqual(kinds({ escaped: new Error("boom") }), ["crash"]);
+  const stack = "Error: boom\n    at run (file:///work/cli/main.ts:10:5)\n";
+  assert.deepEqual(kinds({ output: stack }), ["crash"]);
+  // A command line that asks for stacks (--v=5 and above) may print one; below 5 it may not.
+  assert.deepEqual(checkOutcome({ ...clean, output: stack }, [], ["version", "--v=5"]), []);
   assert.deepEqual(
-    kinds({ output: "Error: boom\n    at run (file:///work/cli/main.ts:10:5)\n" }),
+    checkOutcome({ ...clean, output: stack }, [], ["version", "-v", "4"]).map((f) => f.kind),
     ["crash"],
   );
   assert.deepEqual(kinds({ code: 7 }), ["exit-status"]);
