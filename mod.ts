@@ -143,7 +143,8 @@ export {
 export type { CaCertSummary } from "./core/discovery/ca_bundle.ts";
 
 // CA pins.
-export { certificatePin, pemCertificatePins, PinSet } from "./core/pki/pin.ts";
+export { certificatePin, PinSet } from "./core/pki/pin.ts";
+export { pemCertificatePins } from "./core/pki/cert.ts";
 export type { Certificate } from "./core/pki/cert.ts";
 export type { DecodedExtensions, X509KeyUsage } from "./core/pki/extensions.ts";
 export type { DistinguishedName, ParsedName } from "./core/pki/name.ts";

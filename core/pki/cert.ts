@@ -58,6 +58,7 @@ import type { CryptoPort } from "./crypto.ts";
 import type { EncryptionAlgorithm } from "../config/types.ts";
 import { encodeName, type ParsedName, parseName } from "./name.ts";
 import { decodePem, encodePem } from "./pem.ts";
+import { certificatePin } from "./pin.ts";
 import { signatureAlgorithmFor, signData, verifySignature } from "./signature.ts";
 
 /** PEM label of a certificate. */
@@ -553,4 +554,9 @@ export function verifyHostname(cert: Certificate, host: string): void {
     throw new PkiError(`x509: certificate is not valid for any names, but wanted to match ${host}`);
   }
   throw new PkiError(`x509: certificate is valid for ${cert.dnsNames.join(", ")}, not ${host}`);
+}
+
+/** The CA pin of every certificate of a PEM bundle, in order (what a join command lists). */
+export async function pemCertificatePins(pem: string | Uint8Array): Promise<string[]> {
+  return await Promise.all(parseCertificatesPEM(pem).map((c) => certificatePin(c)));
 }

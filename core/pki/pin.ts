@@ -6,7 +6,8 @@
  * @module
  */
 import { KubeadmError } from "../errors.ts";
-import { type Certificate, parseCertificatesPEM } from "./cert.ts";
+// Types only: checking a pin's syntax (configuration validation) must not load the X.509 code.
+import type { Certificate } from "./cert.ts";
 
 const FORMAT_SHA256 = "sha256";
 const SUPPORTED_FORMATS = FORMAT_SHA256;
@@ -122,9 +123,4 @@ export class PinSet {
       },
     );
   }
-}
-
-/** The pin of every certificate of a PEM bundle, in order (what a join command lists). */
-export async function pemCertificatePins(pem: string | Uint8Array): Promise<string[]> {
-  return await Promise.all(parseCertificatesPEM(pem).map((c) => certificatePin(c)));
 }

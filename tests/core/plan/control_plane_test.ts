@@ -5,7 +5,7 @@ import { planControlPlane } from "../../../core/plan/control_plane.ts";
 import type { PlanFile } from "../../../core/plan/node_plan.ts";
 import { seededRandom } from "../../../core/host/seeded_random.ts";
 import { KubeadmError, PkiError } from "../../../core/errors.ts";
-import { pemCertificatePins } from "../../../core/pki/pin.ts";
+import { pemCertificatePins } from "../../../core/pki/cert.ts";
 import { tokenFromSecret } from "../../../core/bootstraptoken/secret.ts";
 import { KUBERNETES_VERSION } from "../../../core/versions.ts";
 import type { Secret } from "kubernetes-types/core/v1.d.ts";
