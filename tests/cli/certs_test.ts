@@ -3,12 +3,11 @@
 // modes), the cluster configuration read through --kubeconfig (a fake API server), and a
 // renewal killed mid-way then run again.
 import assert from "node:assert/strict";
-import type { ConfigMap } from "kubernetes-types/core/v1.d.ts";
 import { run, type RunResult } from "../support/control_plane.ts";
 import { listFiles, repoRoot } from "../support/repo.ts";
 import { openssl } from "../support/openssl.ts";
 import { assertPairedAndSigned } from "../support/pki_views.ts";
-import { withFakeCluster } from "../support/fake_cluster.ts";
+import { putClusterConfiguration, withFakeCluster } from "../support/fake_cluster.ts";
 import { certSpec, KUBEADM_CERTS } from "../../core/certs/certlist.ts";
 import { KUBERNETES_VERSION } from "../../core/versions.ts";
 
@@ -122,13 +121,9 @@ Deno.test("certs renew keeps a file's mode, and check-expiration --fail-if-expir
 Deno.test("certs check-expiration and renew read the cluster's configuration through --kubeconfig", async () => {
   await withNode(async (root) => {
     await withFakeCluster(async ({ api, kc }) => {
-      api.put(
-        <ConfigMap> {
-          apiVersion: "v1",
-          kind: "ConfigMap",
-          metadata: { name: "kubeadm-config", namespace: "kube-system" },
-          data: {
-            ClusterConfiguration: `apiVersion: kubeadm.k8s.io/v1beta4
+      putClusterConfiguration(
+        api,
+        `apiVersion: kubeadm.k8s.io/v1beta4
 kind: ClusterConfiguration
 kubernetesVersion: ${KUBERNETES_VERSION}
 certificatesDir: /elsewhere/pki
@@ -138,18 +133,6 @@ etcd:
   external:
     endpoints: [https://10.0.0.9:2379]
 `,
-          },
-        },
-      );
-      api.put(
-        <ConfigMap> {
-          apiVersion: "v1",
-          kind: "ConfigMap",
-          metadata: { name: "kubelet-config", namespace: "kube-system" },
-          data: {
-            kubelet: "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n",
-          },
-        },
       );
       const r = await kubeadm(root, ["certs", "check-expiration", "--kubeconfig", kc]);
       assert.equal(r.code, 0, r.stderr);

@@ -43,31 +43,17 @@ Deno.test("main reports a failure on its stderr, secrets redacted, and hands ove
 });
 
 Deno.test("main prints a failure's stack at --v=5 and above, in place of upstream's hint to ask for it", async () => {
+  const missingConfig = (v: string[]) =>
+    runMain(["init", "phase", "certs", "all", "--config", "/nonexistent.yaml", ...v]);
   for (const v of [["--v=5"], ["-v", "7"], ["-v5"], ["--v", "5"]]) {
-    const r = await runMain([
-      "init",
-      "phase",
-      "certs",
-      "all",
-      "--config",
-      "/nonexistent.yaml",
-      ...v,
-    ]);
+    const r = await missingConfig(v);
     assert.equal(r.code, 3, v.join(" "));
     const lines = r.stderr.trimEnd().split("\n");
     assert.equal(lines[0], 'error: unable to read config from "/nonexistent.yaml"', v.join(" "));
     assert.ok(lines.some((l) => /^\s+at .*\.ts:\d+:\d+\)?$/.test(l)), r.stderr);
     assert.ok(!r.stderr.includes("To see the stack trace"), v.join(" "));
   }
-  const quiet = await runMain([
-    "init",
-    "phase",
-    "certs",
-    "all",
-    "--config",
-    "/nonexistent.yaml",
-    "--v=4",
-  ]);
+  const quiet = await missingConfig(["--v=4"]);
   assert.ok(!/^\s+at /m.test(quiet.stderr), quiet.stderr);
   assert.ok(
     quiet.stderr.endsWith("To see the stack trace of this error execute with --v=5 or higher\n"),

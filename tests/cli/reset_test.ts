@@ -7,11 +7,15 @@ import { normaliseArgv } from "../../cli/flags.ts";
 import { DenoNodeHost } from "../../runtime/host/node_host.ts";
 import { FlagError, PhaseError } from "../../core/errors.ts";
 import { CapturePrinter, FakeContainerRuntime, FakeInitSystem } from "../support/fake_machine.ts";
-import { fakeClusterKubeconfig, withFakeCluster } from "../support/fake_cluster.ts";
+import {
+  fakeClusterKubeconfig,
+  putClusterConfiguration,
+  withFakeCluster,
+} from "../support/fake_cluster.ts";
 import { closedPort } from "../support/tls_fixtures.ts";
 import { readHostFacts } from "../../runtime/host/facts.ts";
 import { KUBERNETES_VERSION } from "../../core/versions.ts";
-import type { ConfigMap, Node, Pod } from "kubernetes-types/core/v1.d.ts";
+import type { Node, Pod } from "kubernetes-types/core/v1.d.ts";
 
 interface Run {
   out: CapturePrinter;
@@ -216,13 +220,9 @@ Deno.test("reset reads the cluster's configuration through --kubeconfig: its cer
     }
     const nodeName = readHostFacts("/").hostname;
     await withFakeCluster(async ({ api, kc }) => {
-      api.put(
-        <ConfigMap> {
-          apiVersion: "v1",
-          kind: "ConfigMap",
-          metadata: { name: "kubeadm-config", namespace: "kube-system" },
-          data: {
-            ClusterConfiguration: `apiVersion: kubeadm.k8s.io/v1beta4
+      putClusterConfiguration(
+        api,
+        `apiVersion: kubeadm.k8s.io/v1beta4
 kind: ClusterConfiguration
 kubernetesVersion: ${KUBERNETES_VERSION}
 certificatesDir: /srv/pki
@@ -230,18 +230,6 @@ etcd:
   local:
     dataDir: /srv/etcd
 `,
-          },
-        },
-      );
-      api.put(
-        <ConfigMap> {
-          apiVersion: "v1",
-          kind: "ConfigMap",
-          metadata: { name: "kubelet-config", namespace: "kube-system" },
-          data: {
-            kubelet: "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n",
-          },
-        },
       );
       api.put(<Node> { apiVersion: "v1", kind: "Node", metadata: { name: nodeName } });
       api.put(

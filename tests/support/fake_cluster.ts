@@ -5,6 +5,7 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ConfigMap } from "kubernetes-types/core/v1.d.ts";
 import { FakeKubeApi } from "./fake_kube_api.ts";
 import {
   makeTlsFixtures,
@@ -74,6 +75,31 @@ users:
     client-certificate-data: ${b64(tls.clientCert)}
     client-key-data: ${b64(tls.clientKey)}
 `;
+}
+
+/**
+ * Stores what `kubeadm init` uploads for the cluster's configuration: the `kubeadm-config`
+ * ConfigMap holding `clusterConfiguration` (YAML) and a default `kubelet-config`.
+ */
+export function putClusterConfiguration(api: FakeKubeApi, clusterConfiguration: string): void {
+  api.put(
+    <ConfigMap> {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "kubeadm-config", namespace: "kube-system" },
+      data: { ClusterConfiguration: clusterConfiguration },
+    },
+  );
+  api.put(
+    <ConfigMap> {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "kubelet-config", namespace: "kube-system" },
+      data: {
+        kubelet: "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n",
+      },
+    },
+  );
 }
 
 /** A running fake cluster: the API, its server, the kubeconfig path `kc` in a temp `dir`. */
