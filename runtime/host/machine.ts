@@ -13,11 +13,23 @@ import type { HttpResult, TlsClientMaterial } from "../../core/host/http.ts";
 import type { InitSystem } from "../../core/host/services.ts";
 import type { Machine } from "../../core/host/machine.ts";
 import { errorMessage } from "../../core/errors.ts";
-import { CriSocketRuntime } from "./container_runtime.ts";
-import { exitStatus, lookPath, runCommand } from "./exec.ts";
-import { detectInitSystem } from "./init_system.ts";
 import { RootedNodeFiles } from "./node_files.ts";
-import { transportDetail } from "../kube/transport_errors.ts";
+import { deferred, type MethodNames } from "./deferred.ts";
+
+/** The container runtime's methods (its CRI client is loaded on the first call). */
+const CONTAINER_RUNTIME_METHODS: MethodNames<Omit<ContainerRuntime, "socket">> = {
+  connect: true,
+  isRunning: true,
+  runtimeConfig: true,
+  imageExists: true,
+  pullImage: true,
+  sandboxImage: true,
+  listKubePods: true,
+  removePods: true,
+};
+
+// Process execution, init-system detection and the CRI client load when first used.
+const exec = () => import("./exec.ts");
 
 async function readText(path: string): Promise<string | undefined> {
   try {
@@ -77,8 +89,15 @@ export class DenoMachine implements Machine {
 
   constructor(opts: DenoMachineOptions = {}) {
     this.files = new RootedNodeFiles(opts.root ?? "/");
-    this.#initSystem = opts.initSystem ?? detectInitSystem;
-    this.#containerRuntime = opts.containerRuntime ?? ((s) => new CriSocketRuntime(s));
+    this.#initSystem = opts.initSystem ??
+      (async () => await (await import("./init_system.ts")).detectInitSystem());
+    this.#containerRuntime = opts.containerRuntime ??
+      ((s) =>
+        deferred(
+          () => import("./container_runtime.ts").then((m) => new m.CriSocketRuntime(s)),
+          CONTAINER_RUNTIME_METHODS,
+          { socket: s },
+        ));
   }
 
   async uid(): Promise<number> {
@@ -152,11 +171,12 @@ export class DenoMachine implements Machine {
     return 1;
   }
 
-  lookPath(command: string): Promise<string | undefined> {
-    return lookPath(command);
+  async lookPath(command: string): Promise<string | undefined> {
+    return await (await exec()).lookPath(command);
   }
 
   async kubeletVersionOutput(): Promise<string> {
+    const { exitStatus, lookPath, runCommand } = await exec();
     const what = "cannot execute 'kubelet --version'";
     if ((await lookPath("kubelet")) === undefined) {
       throw new Error(`${what}: executable file not found in $PATH`);
@@ -244,6 +264,7 @@ export class DenoMachine implements Machine {
       const body = await res.text();
       return { status: res.status, statusText: `${res.status} ${res.statusText}`.trim(), body };
     } catch (e) {
+      const { transportDetail } = await import("../kube/transport_errors.ts");
       throw new Error(transportDetail(e, request));
     } finally {
       t.close();

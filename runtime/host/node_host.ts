@@ -12,18 +12,25 @@
  *
  * @module
  */
-import { cleanupDirProblem } from "../../core/phases/reset/safety.ts";
 import type { ContainerRuntime } from "../../core/host/container_runtime.ts";
 import type { EtcdClient } from "../../core/host/etcd.ts";
 import type { HealthProbe, TlsClientMaterial } from "../../core/host/http.ts";
 import type { NodeHost } from "../../core/host/node.ts";
 import type { InitSystem } from "../../core/host/services.ts";
 import { errorMessage } from "../../core/errors.ts";
-import { EtcdGatewayClient } from "../etcd/client.ts";
-import { runCommand } from "./exec.ts";
 import { DenoMachine, unescapeMountPath } from "./machine.ts";
+import { deferred, type MethodNames } from "./deferred.ts";
 import type { RootedNodeFiles } from "./node_files.ts";
 import { nodePathOf, normalizeNodePath, resolveInRoot } from "../fs/rooted_path.ts";
+
+/** The etcd client's methods (the gateway client loads on the first call). */
+const ETCD_CLIENT_METHODS: MethodNames<Omit<EtcdClient, "endpoints">> = {
+  listMembers: true,
+  addMember: true,
+  promoteMember: true,
+  removeMember: true,
+  status: true,
+};
 
 /** Options of {@link DenoNodeHost}. */
 export interface DenoNodeHostOptions {
@@ -90,7 +97,14 @@ export class DenoNodeHost implements NodeHost {
 
   etcdClient(endpoints: readonly string[], tls: TlsClientMaterial): EtcdClient {
     const { timeoutMs, retryForMs } = this.#opts.etcd ?? {};
-    return new EtcdGatewayClient(endpoints, tls, timeoutMs, retryForMs);
+    return deferred(
+      () =>
+        import("../etcd/client.ts").then((m) =>
+          new m.EtcdGatewayClient(endpoints, tls, timeoutMs, retryForMs)
+        ),
+      ETCD_CLIENT_METHODS,
+      { endpoints: [...endpoints] },
+    );
   }
 
   /** Creates a directory and its missing parents inside the root (mode `mode` for new ones). */
@@ -136,6 +150,7 @@ export class DenoNodeHost implements NodeHost {
       if (arg === undefined) throw new Error(`unmount flag ${f} is not supported by kubeadm-ts`);
       args.push(arg);
     }
+    const { runCommand } = await import("./exec.ts");
     const r = await runCommand("umount", [...args, this.resolve(path)]);
     if (r.code === 0) return "unmounted";
     const text = (r.stderr || r.stdout).trim();
@@ -160,6 +175,7 @@ export class DenoNodeHost implements NodeHost {
     }
     const node = nodePathOf(this.files.root, host);
     if (node !== normalizeNodePath(path)) {
+      const { cleanupDirProblem } = await import("../../core/phases/reset/safety.ts");
       const problem = cleanupDirProblem(node);
       if (problem !== undefined) throw new Error(`${path} resolves to ${node}: ${problem}`);
     }
@@ -276,10 +292,9 @@ async function copyHostTree(src: string, dst: string): Promise<void> {
 // The network stack (node:https for self-signed health endpoints) costs tens of milliseconds
 // to load: only runs that probe health pay for it.
 function lazyHealthProbe(): HealthProbe {
-  let probe: Promise<HealthProbe> | undefined;
-  return {
-    get: async (url, options) =>
-      (await (probe ??= import("../kube/health.ts").then((m) => m.createHealthProbe())))
-        .get(url, options),
-  };
+  return deferred(
+    () => import("../kube/health.ts").then((m) => m.createHealthProbe()),
+    { get: true },
+    {},
+  );
 }
