@@ -305,7 +305,20 @@ for (const target of TARGETS) {
                   d.status.availableReplicas === 2 && d;
               },
               240_000,
-            );
+            ).catch(async (e) => {
+              // What CoreDNS said (a crash loop's reason is in its log).
+              const pods = await node.kubectl(["-n", "kube-system", "get", "pods", "-o", "wide"]);
+              const logs = await node.kubectl([
+                "-n",
+                "kube-system",
+                "logs",
+                "-l",
+                "k8s-app=kube-dns",
+                "--prefix",
+                "--tail=5",
+              ]);
+              throw new Error(`${e.message}\n${pods.stdout}\n${logs.stdout}${logs.stderr}`);
+            });
             assert.equal(dep.spec.replicas, 2);
             const dnsPods = await kubeSystemPods(node, "k8s-app=kube-dns");
             assert.deepEqual(
