@@ -1,7 +1,8 @@
 // End to end: our `kubeadm init`, run inside a real node (no --rootfs), builds a control plane
 // that the node's real kubelet runs as static Pods in containerd from the local images, and
-// every post-control-plane phase creates the objects upstream creates — on a v1.37.2 control
-// plane and on a v1.36.3 one (that version's kubelet and images), as kubeadm v1.37 deploys both.
+// every post-control-plane phase creates the objects upstream creates, its addons running
+// (kube-proxy's Service rules, CoreDNS answering) — on a v1.37.2 control plane and on a v1.36.3
+// one (that version's kubelet and images), as kubeadm v1.37 deploys both.
 import assert from "node:assert/strict";
 import {
   assertKubeletIdentity,
@@ -16,6 +17,7 @@ import {
   waitNodeReady,
 } from "../support/cluster.ts";
 import { waitFor } from "../support/commands.ts";
+import { nodeDnsQuery } from "../support/dns_query.ts";
 import { CriSocketRuntime } from "../../runtime/host/container_runtime.ts";
 import { openssl, opensslSpkiSha256 } from "../support/openssl.ts";
 import { UPSTREAM_DEFAULT_IMAGES } from "../support/upstream_images.ts";
@@ -43,15 +45,12 @@ for (const target of TARGETS) {
         );
         const out = init.stdout;
 
-        await t.step("preflight: every image present in the node's CRI but CoreDNS's", () => {
-          // ImagePull (ignored, see PREFLIGHT_IGNORED_CONTROL_PLANE) warns for each image it
-          // could not pull: only CoreDNS's, which has no local image and no registry here.
-          const warnings = init.stderr.match(/\[WARNING ImagePull\]: failed to pull image \S+/g);
-          assert.deepEqual(warnings, [
-            "[WARNING ImagePull]: failed to pull image registry.k8s.io/coredns/coredns:v1.14.6:",
-          ]);
+        await t.step("preflight: every image present in the node's CRI", () => {
+          // ImagePull is not ignored (PREFLIGHT_IGNORED_CONTROL_PLANE): it found every image,
+          // CoreDNS's included, in the node's containerd (there is no registry here).
+          assert.doesNotMatch(init.stderr, /ImagePull/);
           assert.match(init.stderr, /\[WARNING SystemVerification\]: cgroups v1 support/);
-          assert.doesNotMatch(init.stderr, /\[WARNING (?!ImagePull|SystemVerification|Hostname)/);
+          assert.doesNotMatch(init.stderr, /\[WARNING (?!SystemVerification|Hostname)/);
         });
 
         await t.step("phases ran in upstream's order", () => {
@@ -121,7 +120,7 @@ for (const target of TARGETS) {
             const manifests = UPSTREAM_DEFAULT_IMAGES.map((i) =>
               i.replace(/:v1\.37\.2$/, `:${target.version}`)
             );
-            for (const image of manifests.filter((i) => !i.includes("coredns"))) {
+            for (const image of manifests) {
               assert.equal(await cri.imageExists(image), true, image);
             }
           },
@@ -273,40 +272,110 @@ for (const target of TARGETS) {
           );
         });
 
-        await t.step("addons: CoreDNS and kube-proxy objects, their Pods on the node", async () => {
-          const dep = await json(node, ["-n", "kube-system", "get", "deployment", "coredns"]);
-          assert.equal(dep.spec.replicas, 2);
-          // No CoreDNS image exists here (no registry, no local image): its Pods are scheduled
-          // (they tolerate the control-plane taint) and wait for the image, never running.
-          const dnsPods = await waitFor("CoreDNS Pods waiting for their image", async () => {
-            const pods = await kubeSystemPods(node, "k8s-app=kube-dns");
-            const waiting = pods.filter((p) =>
-              /ErrImagePull|ImagePullBackOff/.test(
-                p.status?.containerStatuses?.[0]?.state?.waiting?.reason ?? "",
-              )
+        await t.step(
+          "addons: kube-proxy programs the Services, CoreDNS runs and answers through kube-dns",
+          async () => {
+            const cm = await json(node, ["-n", "kube-system", "get", "cm", "kube-proxy"]);
+            assert.match(cm.data["config.conf"], /^mode: iptables$/m);
+            const ds = await json(node, ["-n", "kube-system", "get", "daemonset", "kube-proxy"]);
+            assert.equal(
+              ds.spec.template.spec.containers[0].image,
+              `registry.k8s.io/kube-proxy:${target.version}`,
             );
-            return pods.length === 2 && waiting.length === 2 ? pods : undefined;
-          }, 120_000);
-          assert.deepEqual(dnsPods.map((p) => p.spec?.nodeName), ["cp1", "cp1"]);
-          // kube-proxy's DaemonSet Pod runs on the node from the local image (which lacks
-          // iptables, so kube-proxy exits: scripts/node-images).
-          const proxy = await waitFor("a kube-proxy container started on cp1", async () => {
-            const pods = await kubeSystemPods(node, "k8s-app=kube-proxy");
-            return pods.length === 1 && pods[0].status?.containerStatuses?.[0]?.imageID
-              ? pods[0]
-              : undefined;
-          }, 120_000);
-          assert.equal(proxy.spec?.nodeName, "cp1");
-          const svc = await json(node, ["-n", "kube-system", "get", "service", "kube-dns"]);
-          assert.equal(svc.spec.clusterIP, "10.96.0.10");
-          const ds = await json(node, ["-n", "kube-system", "get", "daemonset", "kube-proxy"]);
-          assert.equal(
-            ds.spec.template.spec.containers[0].image,
-            `registry.k8s.io/kube-proxy:${target.version}`,
-          );
-          const cm = await json(node, ["-n", "kube-system", "get", "cm", "kube-proxy"]);
-          assert.match(cm.data["config.conf"], /^mode: iptables$/m);
-        });
+            // kube-proxy's DaemonSet Pod runs on the node from the local image, which carries
+            // the iptables tools it programs the Services with (scripts/node-images).
+            const proxy = await waitFor("kube-proxy's Pod Running on cp1", async () => {
+              const pods = await kubeSystemPods(node, "k8s-app=kube-proxy");
+              return pods.length === 1 && pods[0].status?.phase === "Running" &&
+                pods[0].status.containerStatuses?.[0]?.ready && pods[0];
+            }, 120_000);
+            assert.equal(proxy.spec?.nodeName, "cp1");
+            assert.equal(proxy.status?.containerStatuses?.[0]?.restartCount, 0);
+
+            // CoreDNS is ready when its kubernetes plugin has synced with the API server, which
+            // it reaches at the `kubernetes` Service (10.96.0.1): through kube-proxy's rules.
+            const dep = await waitFor(
+              "the CoreDNS Deployment Available, 2 replicas ready",
+              async () => {
+                const d = await json(node, ["-n", "kube-system", "get", "deployment", "coredns"]);
+                const available = d.status?.conditions?.find((c: { type: string }) =>
+                  c.type === "Available"
+                );
+                return available?.status === "True" && d.status.readyReplicas === 2 &&
+                  d.status.availableReplicas === 2 && d;
+              },
+              240_000,
+            ).catch(async (e) => {
+              // What CoreDNS said (a crash loop's reason is in its log).
+              const pods = await node.kubectl(["-n", "kube-system", "get", "pods", "-o", "wide"]);
+              const logs = await node.kubectl([
+                "-n",
+                "kube-system",
+                "logs",
+                "-l",
+                "k8s-app=kube-dns",
+                "--prefix",
+                "--tail=5",
+              ]);
+              throw new Error(`${e.message}\n${pods.stdout}\n${logs.stdout}${logs.stderr}`);
+            });
+            assert.equal(dep.spec.replicas, 2);
+            const dnsPods = await kubeSystemPods(node, "k8s-app=kube-dns");
+            assert.deepEqual(
+              dnsPods.map((p) => {
+                const c = p.status?.containerStatuses?.[0];
+                return [p.spec?.nodeName, p.status?.phase, c?.ready, c?.restartCount, c?.image];
+              }),
+              Array(2).fill(["cp1", "Running", true, 0, "registry.k8s.io/coredns/coredns:v1.14.6"]),
+            );
+
+            const svc = await json(node, ["-n", "kube-system", "get", "service", "kube-dns"]);
+            assert.equal(svc.spec.clusterIP, "10.96.0.10");
+            // The Services are kube-proxy's rules in the node's nat table (iptables-nft, as the
+            // node's own iptables reads them).
+            const nat = await node.exec(["iptables-save", "-t", "nat"]);
+            assert.equal(nat.code, 0, nat.stderr);
+            for (
+              const rule of [
+                /^-A KUBE-SERVICES -d 10\.96\.0\.1\/32 -p tcp -m comment --comment "default\/kubernetes:https cluster IP" .*-j KUBE-SVC-/m,
+                /^-A KUBE-SERVICES -d 10\.96\.0\.10\/32 -p udp -m comment --comment "kube-system\/kube-dns:dns cluster IP" .*-j KUBE-SVC-/m,
+              ]
+            ) assert.match(nat.stdout, rule);
+
+            // From the node, through the kube-dns Service (kube-proxy's DNAT to a CoreDNS Pod):
+            // our Corefile's zone, its `ttl 30`, NXDOMAIN for a missing Service, reverse zone.
+            const ask = (name: string, type: "A" | "PTR" = "A") =>
+              nodeDnsQuery(node, "10.96.0.10", name, type);
+            const kubernetes = await waitFor(
+              "an answer from 10.96.0.10",
+              () => ask("kubernetes.default.svc.cluster.local"),
+              60_000,
+            );
+            assert.deepEqual(
+              { ...kubernetes, id: 0 },
+              {
+                id: 0,
+                rcode: 0,
+                authoritative: true,
+                answers: [{
+                  name: "kubernetes.default.svc.cluster.local",
+                  type: 1,
+                  ttl: 30,
+                  data: "10.96.0.1",
+                }],
+              },
+            );
+            const kubeDns = await ask("kube-dns.kube-system.svc.cluster.local");
+            assert.deepEqual(kubeDns.answers.map((a) => a.data), ["10.96.0.10"]);
+            const missing = await ask("no-such-service.kube-system.svc.cluster.local");
+            assert.equal(missing.rcode, 3, "NXDOMAIN");
+            assert.deepEqual(missing.answers, []);
+            const ptr = await ask("10.0.96.10.in-addr.arpa", "PTR");
+            assert.deepEqual(ptr.answers.map((a) => a.data), [
+              "kube-dns.kube-system.svc.cluster.local",
+            ]);
+          },
+        );
 
         await t.step("super-admin.conf works (system:masters)", async () => {
           const r = await node.kubectl(["auth", "whoami", "-o", "json"], "super-admin.conf");

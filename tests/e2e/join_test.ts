@@ -360,15 +360,26 @@ Deno.test({
         });
         const names = await cp1.kubectl(["get", "nodes", "-o", "name"]);
         assert.equal(names.stdout, "node/cp1\nnode/worker1\n");
-        // kube-proxy's DaemonSet put a Pod on it, which its kubelet started from the local image.
+        // kube-proxy's DaemonSet put a Pod on it, which its kubelet runs from the local image;
+        // its rules take the worker to the API server on cp1 through the `kubernetes` Service
+        // (the address Pods are given), whose certificate names that address.
         await waitFor(
-          "kube-proxy's Pod started on worker1",
+          "kube-proxy's Pod Running on worker1",
           async () =>
             (await kubeSystemPods(cp1, "k8s-app=kube-proxy")).some((p) =>
-              p.spec?.nodeName === "worker1" && p.status?.containerStatuses?.[0]?.imageID
+              p.spec?.nodeName === "worker1" && p.status?.phase === "Running" &&
+              p.status.containerStatuses?.[0]?.ready
             ),
           120_000,
         );
+        const readyz = await waitFor("the API server through 10.96.0.1 from worker1", async () => {
+          const r = await worker.kubectlNode(
+            ["--server=https://10.96.0.1:443", "get", "--raw", "/readyz"],
+            "/etc/kubernetes/kubelet.conf",
+          );
+          return r.code === 0 && r;
+        }, 60_000);
+        assert.equal(readyz.stdout, "ok");
       });
 
       await t.step("a second join with the same name is refused (Ready Node)", async () => {

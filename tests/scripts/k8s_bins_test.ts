@@ -19,10 +19,22 @@ const nodeComponents = [
   "kube-proxy",
   "kubelet",
 ];
-const sets: Record<string, { k8s?: string; etcd?: string; bins: string[] }> = {
+/** A set's binaries; `version`: a command of the set and a line its output must hold. */
+const sets: Record<
+  string,
+  { k8s?: string; etcd?: string; bins: string[]; version?: [string[], RegExp] }
+> = {
   "v1.37.2": { k8s: "v1.37.2", etcd: "3.7.0", bins: [...nodeComponents, "kubectl", "kubeadm"] },
   "v1.36.3": { k8s: "v1.36.3", etcd: "3.7.0", bins: nodeComponents },
-  containerd: { bins: ["containerd", "ctr", "containerd-shim-runc-v2"] },
+  containerd: {
+    bins: ["containerd", "ctr", "containerd-shim-runc-v2"],
+    version: [
+      ["containerd", "--version"],
+      /^containerd github\.com\/containerd\/containerd\/v2 v2\.4\.2/m,
+    ],
+  },
+  // upstream kubeadm v1.37.2: constants.CoreDNSVersion.
+  coredns: { bins: ["coredns"], version: [["coredns", "-version"], /^CoreDNS-1\.14\.6$/m] },
 };
 
 Deno.test("k8s-bins --list names every set with its dir, the default first", async () => {
@@ -69,10 +81,8 @@ for (const [name, want] of Object.entries(sets)) {
         new RegExp(`^etcd Version: ${want.etcd}$`, "m"),
       );
     } else {
-      assert.match(
-        await version(`${dir}/containerd`, "--version"),
-        /^containerd github\.com\/containerd\/containerd\/v2 v2\.4\.2/,
-      );
+      const [[bin, ...args], line] = want.version!;
+      assert.match(await version(`${dir}/${bin}`, ...args), line);
     }
   });
 }

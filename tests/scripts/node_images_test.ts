@@ -1,7 +1,7 @@
 // The local node images (scripts/node-images): named as upstream kubeadm v1.37.2 names them
 // for each deployable minor, and importable into a real containerd, which lists them under
-// those names and whose mounted rootfs runs each binary (`--verify` starts a scratch
-// containerd with its own root, state and sockets in a temp dir).
+// those names and whose mounted rootfs runs each binary, kube-proxy's iptables tools included
+// (`--verify` starts a scratch containerd with its own root, state and sockets in a temp dir).
 import assert from "node:assert/strict";
 import { run } from "../support/control_plane.ts";
 import { repoRoot } from "../support/repo.ts";
@@ -9,7 +9,8 @@ import { repoRoot } from "../support/repo.ts";
 const nodeImages = (...args: string[]) => run([`${repoRoot}/scripts/node-images`, ...args]);
 
 // upstream kubeadm v1.37.2: images.GetKubernetesImage / GetEtcdImage (DefaultEtcdVersion and
-// SupportedEtcdVersion[36] are 3.7.0-0) / GetPauseImage (PauseVersion 3.10.2).
+// SupportedEtcdVersion[36] are 3.7.0-0) / GetPauseImage (PauseVersion 3.10.2) / GetDNSImage
+// (CoreDNSVersion v1.14.6 for both minors).
 const expected = (k8s: string) => [
   `registry.k8s.io/kube-apiserver:${k8s}`,
   `registry.k8s.io/kube-controller-manager:${k8s}`,
@@ -17,6 +18,7 @@ const expected = (k8s: string) => [
   `registry.k8s.io/kube-proxy:${k8s}`,
   "registry.k8s.io/etcd:3.7.0-0",
   "registry.k8s.io/pause:3.10.2",
+  "registry.k8s.io/coredns/coredns:v1.14.6",
 ];
 
 for (const set of ["v1.37.2", "v1.36.3"]) {
@@ -30,6 +32,18 @@ for (const set of ["v1.37.2", "v1.36.3"]) {
     for (const ref of expected(set)) {
       assert.match(r.stderr, new RegExp(`ok ${ref.replaceAll(".", "\\.")}: `), `${ref} verified`);
     }
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `ok registry\\.k8s\\.io/kube-proxy:${
+          set.replaceAll(".", "\\.")
+        }: iptables and ip6tables \\(nf_tables\\) restore and save`,
+      ),
+    );
+    assert.match(
+      r.stderr,
+      /ok registry\.k8s\.io\/coredns\/coredns:v1\.14\.6: \/coredns -version -> CoreDNS-1\.14\.6\n/,
+    );
     // Cached: up to date now, nothing rebuilt.
     const check = await nodeImages("--check", "--set", set);
     assert.equal(check.code, 0, check.stderr);

@@ -8,8 +8,9 @@
  *   control plane, so a v1.36 cluster's nodes run the v1.36.3 kubelet);
  * - the local images of that version (scripts/node-images) imported into containerd under
  *   upstream's names, as `kubeadm config images pull` would have left them (there is no
- *   registry here): every image on a control-plane node, pause and kube-proxy on a worker;
- *   no CoreDNS image exists (see {@link PREFLIGHT_IGNORED_CONTROL_PLANE});
+ *   registry here): every image on a control-plane node; on a worker pause and the addons'
+ *   images (kube-proxy, CoreDNS), which a worker's kubelet would pull for the Pods the
+ *   scheduler puts there;
  * - a CNI configuration standing in for the pod network add-on (containerd's sample bridge
  *   network): with it the runtime's network is ready and the kubelet reports the Node Ready.
  *
@@ -34,10 +35,10 @@ import { openssl } from "./openssl.ts";
 
 /**
  * `--ignore-preflight-errors` of `init` and control-plane `join` here: SystemVerification
- * (cgroup v1, which the kubelet is configured to accept) and ImagePull, because no CoreDNS
- * image exists here; the tests check that ImagePull's warning names that image and no other.
+ * (cgroup v1, which the kubelet is configured to accept). Every image preflight's ImagePull
+ * check looks for is in the node's containerd.
  */
-export const PREFLIGHT_IGNORED_CONTROL_PLANE = "SystemVerification,ImagePull";
+export const PREFLIGHT_IGNORED_CONTROL_PLANE = "SystemVerification";
 
 /** `--ignore-preflight-errors` of a worker's `join` here (cgroup v1). */
 export const PREFLIGHT_IGNORED_WORKER = "SystemVerification";
@@ -148,7 +149,9 @@ export async function createClusterNode(
   try {
     const images = [...(await nodeImages(version)).keys()];
     const wanted = options.role === "worker"
-      ? images.filter((r) => r === PAUSE_IMAGE || r.startsWith("registry.k8s.io/kube-proxy:"))
+      ? images.filter((r) =>
+        r === PAUSE_IMAGE || /^registry\.k8s\.io\/(kube-proxy|coredns\/coredns):/.test(r)
+      )
       : images;
     await importNodeImages(machine, `unix://${machine.criSocketOnHost}`, wanted, version);
     await Deno.writeTextFile(

@@ -8,8 +8,11 @@
  * overlays of the host's `/etc` and `/var` that absorb any other write; the sysctls the kubelet
  * rewrites are bound over with files of the node's own. `/tmp` is the host's (the node's
  * directory lives there); node processes get `TMPDIR` inside it. The node's `/etc/hosts` names
- * the node; its `/etc/resolv.conf` points at its own loopback, where nothing answers, so name
- * lookups fail at once instead of waiting for the host's unreachable name servers. The machine
+ * the node; its `/etc/resolv.conf` points at the node's own address, where nothing listens on
+ * port 53, so name lookups fail at once (port unreachable) instead of waiting for the host's
+ * unreachable name servers. Not at its loopback: CoreDNS (its Deployment's `dnsPolicy: Default`
+ * gives it the node's name servers) forwards to them from its Pod, where the loopback is its
+ * own, and stops on the loop it detects there. The machine
  * is provisioned as a Kubernetes host: IPv4 forwarding on (in its own network namespace), its
  * kubelet flags (node IP, cgroup root) in `/etc/default/kubelet`.
  *
@@ -320,8 +323,8 @@ function initScript(dir: string, name: string, ip: string): string {
     "echo 1 > /proc/sys/net/ipv4/ip_forward",
     `printf '%s %s\\n' ${q(ip)} ${q(name)} >> /etc/hosts`,
     // The host's name servers are unreachable from the node: make lookups fail at once
-    // (nothing answers on the node's loopback) instead of stalling ~10 s each.
-    "printf 'nameserver 127.0.0.1\\n' > /etc/resolv.conf",
+    // (nothing listens on port 53 of the node's address) instead of stalling ~10 s each.
+    `printf 'nameserver %s\\n' ${q(ip)} > /etc/resolv.conf`,
     `: > ${q(`${dir}/.ready`)}`,
     // PID 1 of the node: bash reaps adopted orphans (exited shims) while it waits.
     "while :; do sleep 3600 & wait $! || true; done",
