@@ -319,7 +319,7 @@ export const FLAGS = {
     value: "format",
     help: "Output format: text or json (a report of every check).",
     helpBy: {
-      token: 'Output format. One of: text|json|yaml. (default "text")',
+      token: 'Output format. One of: text|json|yaml|kyaml. (default "text")',
       version: "Output format; available options are 'yaml', 'json' and 'short'",
       "discovery-check": "Output format: text or json.",
       "config images":

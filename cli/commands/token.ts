@@ -129,6 +129,8 @@ async function runList(cmd: Command): Promise<void> {
       ? list.formatTokenListJson(tokens)
       : format === "yaml"
       ? list.formatTokenListYaml(tokens)
+      : format === "kyaml"
+      ? list.formatTokenListKyaml(tokens)
       : list.formatTokenListText(tokens, systemClock.now());
     if (text) writeStdout(text);
   } finally {

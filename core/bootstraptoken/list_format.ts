@@ -1,6 +1,7 @@
 /**
  * What `kubeadm token list` prints: the text table (upstream `tokenTextPrinter`), and the
- * `output.kubeadm.k8s.io/v1alpha3` `BootstrapToken` objects of `-o json` / `-o yaml`.
+ * `output.kubeadm.k8s.io/v1alpha3` `BootstrapToken` objects of `-o json` / `-o yaml` /
+ * `-o kyaml`.
  *
  * Upstream renders each token row with a fresh tabwriter and emits the header only with the
  * first row; TTL, USAGES and DESCRIPTION are pre-padded (`%-9s`, `%-22s`, `%-56s`) to keep
@@ -25,7 +26,7 @@ export const TOKEN_LIST_COLUMNS: readonly string[] = [
 ];
 
 /** Output formats `token list -o` accepts. */
-export const TOKEN_LIST_FORMATS: readonly string[] = ["json", "text", "yaml"];
+export const TOKEN_LIST_FORMATS: readonly string[] = ["json", "kyaml", "text", "yaml"];
 
 /** A token as `-o json|yaml` prints it (empty fields omitted; `ttl` is never filled). */
 export interface OutputBootstrapToken {
@@ -99,4 +100,9 @@ export function formatTokenListJson(tokens: readonly BootstrapToken[]): string {
 /** `-o yaml`: one YAML document per token, separated by `---`. */
 export function formatTokenListYaml(tokens: readonly BootstrapToken[]): string {
   return tokens.map((t) => formatStructured(outputToken(t), "yaml")).join("---\n");
+}
+
+/** `-o kyaml`: one KYAML document per token, each opening with its own `---` line. */
+export function formatTokenListKyaml(tokens: readonly BootstrapToken[]): string {
+  return tokens.map((t) => formatStructured(outputToken(t), "kyaml")).join("");
 }

@@ -293,7 +293,7 @@ Deno.test("--kubeconfig-dir: the kubeconfig phases write there (under --rootfs)"
 
 Deno.test("-o a printer the command lacks: upstream's printer error, exit status 1, nothing written", async () => {
   const cases: [string[], string][] = [
-    [["token", "list"], "json,text,yaml"],
+    [["token", "list"], "json,kyaml,text,yaml"],
     [["certs", "check-expiration"], "json,kyaml,text,yaml"],
     [["config", "images", "list"], "json,kyaml,text,yaml"],
     [["upgrade", "plan"], "text,json,yaml,kyaml"],

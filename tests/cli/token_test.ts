@@ -205,6 +205,13 @@ Deno.test("token list: upstream's table, json and yaml; undecodable Secrets repo
       yaml.stdout,
       /^apiVersion: output\.kubeadm\.k8s\.io\/v1alpha3\ndescription: forever\n/m,
     );
+    const kyaml = await kubeadm(["token", "list", "-o", "kyaml", "--kubeconfig", kc]);
+    assert.equal(kyaml.code, 0, kyaml.stderr);
+    assert.deepEqual(kyaml.stdout.match(/^ {2}token: "[^"]+",$/gm), [
+      '  token: "abcdef.0123456789abcdef",',
+      '  token: "zzzzzz.0123456789abcdef",',
+    ]);
+    assert.equal(kyaml.stdout.split(/^---$/m).length, 3);
   });
 });
 

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import type { BootstrapToken } from "../../../core/config/types.ts";
 import {
   formatTokenListJson,
+  formatTokenListKyaml,
   formatTokenListText,
   formatTokenListYaml,
   outputToken,
@@ -104,4 +105,36 @@ usages:
     "apiVersion",
     "token",
   ]);
+});
+
+Deno.test("token list -o kyaml: one KYAML document per token, in the objects' JSON order", () => {
+  assert.equal(formatTokenListKyaml([]), "");
+  assert.equal(
+    formatTokenListKyaml([TOKENS[0], TOKENS[2]]),
+    `---
+{
+  kind: "BootstrapToken",
+  apiVersion: "output.kubeadm.k8s.io/v1alpha3",
+  token: "abcdef.0123456789abcdef",
+  expires: "2025-01-02T00:00:00Z",
+  usages: [
+    "authentication",
+    "signing",
+  ],
+  groups: [
+    "system:bootstrappers:kubeadm:default-node-token",
+  ],
+}
+---
+{
+  kind: "BootstrapToken",
+  apiVersion: "output.kubeadm.k8s.io/v1alpha3",
+  token: "zzzzzz.yyyyyyyyyyyyyyyy",
+  description: "a description that is definitely longer than fifty-six characters in total",
+  usages: [
+    "signing",
+  ],
+}
+`,
+  );
 });
