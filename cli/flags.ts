@@ -462,8 +462,8 @@ export function verbosityOf(argv: readonly string[]): number {
     if (a === "--") break;
     const m = a.match(/^(?:--v|-v)(?:=(.*))?$/) ?? a.match(/^-v(\d+)$/);
     if (!m) continue;
-    const value = m[1] ?? (a.startsWith("--") || /^-v$/.test(a) ? argv[++i] : undefined);
-    const n = Number(value);
+    // `--v` or `-v` alone: the level is the next argument.
+    const n = Number(m[1] ?? argv[++i]);
     level = Number.isInteger(n) && n >= 0 ? n : 0;
   }
   return level;

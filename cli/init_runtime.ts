@@ -22,6 +22,7 @@ import { defaultAdvertiseAddress, readHostFacts } from "../runtime/host/facts.ts
 import type { CommandDeps, Invocation, WorkflowRun } from "./workflow_command.ts";
 import { preflightOutput } from "./flags.ts";
 import { DenoNodeHost } from "../runtime/host/node_host.ts";
+import { deferred } from "../runtime/host/deferred.ts";
 
 // The network stack (node:https for self-signed health endpoints, fetch clients) costs tens of
 // milliseconds to load: only phases that talk to the cluster pay for it.
@@ -47,16 +48,11 @@ function lazyDenoTransports(): { transportFor: TransportFactory; close(): void }
  * the API client, the RBAC bootstrap) loaded on first use: offline phases never load it.
  */
 function lazyClusterAccess(o: ClusterAccessOptions): ClusterAccess {
-  let access: Promise<ClusterAccess> | undefined;
-  const load = () =>
-    access ??= import("../core/phases/init/cluster_access.ts").then((m) =>
-      m.createClusterAccess(o)
-    );
-  return {
-    kubeconfigPath: adminKubeconfigPath(o.kubeconfigDir, o.kubeconfigPath),
-    kubeconfig: async () => await (await load()).kubeconfig(),
-    client: async () => await (await load()).client(),
-  };
+  return deferred(
+    () => import("../core/phases/init/cluster_access.ts").then((m) => m.createClusterAccess(o)),
+    { kubeconfig: true, client: true },
+    { kubeconfigPath: adminKubeconfigPath(o.kubeconfigDir, o.kubeconfigPath) },
+  );
 }
 
 /**
