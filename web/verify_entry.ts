@@ -14,7 +14,6 @@ import {
 
 // The offline verdict, the JWS on cluster-info, cluster-info parsing.
 export {
-  base64UrlEncode,
   computeDetachedSignature,
   detachedTokenIsValid,
   jwsHeaderSegment,
@@ -68,7 +67,8 @@ export {
 export { certificatePin, PinSet } from "../core/pki/pin.ts";
 export { type Certificate, parseCertificate, parseCertificatesPEM } from "../core/pki/cert.ts";
 export { formatName } from "../core/pki/name.ts";
-export { base64Decode, base64Encode, decodePem, encodePem } from "../core/pki/pem.ts";
+export { decodePem, encodePem } from "../core/pki/pem.ts";
+export { base64Decode, base64Encode, base64UrlEncode } from "../core/text/base64.ts";
 
 // Bootstrap tokens.
 export {

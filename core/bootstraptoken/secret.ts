@@ -13,6 +13,7 @@ import type { Secret } from "kubernetes-types/core/v1.d.ts";
 import type { BootstrapToken } from "./token.ts";
 import { parseDuration } from "../text/duration.ts";
 import { isValidToken, tokenIdFromSecretName, tokenSecretName } from "./token.ts";
+import { base64Decode, base64Encode } from "../text/base64.ts";
 
 /** Secret type of bootstrap tokens. */
 export const BOOTSTRAP_TOKEN_SECRET_TYPE = "bootstrap.kubernetes.io/token";
@@ -48,17 +49,12 @@ export function encodeTokenSecretData(token: BootstrapToken, now: Date): Record<
 
 /** Base64 of a UTF-8 string (for Secret `data`). */
 function b64(text: string): string {
-  let bin = "";
-  for (const b of new TextEncoder().encode(text)) bin += String.fromCharCode(b);
-  return btoa(bin);
+  return base64Encode(new TextEncoder().encode(text));
 }
 
-/** Decodes Secret `data` (base64) to UTF-8. */
+/** Decodes Secret `data` (base64, as the API server serves it) to UTF-8. */
 function unb64(text: string): string {
-  const bin = atob(text);
-  const bytes = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-  return new TextDecoder().decode(bytes);
+  return new TextDecoder().decode(base64Decode(text));
 }
 
 /** The full Secret object for a token (`data` base64-encoded, keys sorted). */

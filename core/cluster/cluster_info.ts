@@ -20,7 +20,7 @@ import {
   resolveContext,
   serializeKubeconfig,
 } from "../kubeconfig/kubeconfig.ts";
-import { base64Decode, base64Encode } from "../pki/pem.ts";
+import { base64Decode, base64Encode } from "../text/base64.ts";
 import { DEFAULT_CLUSTER_NAME } from "../constants.ts";
 import { KubeadmError } from "../errors.ts";
 import { parseToken } from "../bootstraptoken/token.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 import type { ConfigMap } from "kubernetes-types/core/v1.d.ts";
-import { base64Decode } from "../pki/pem.ts";
+import { base64Decode } from "../text/base64.ts";
 
 /** The annotation key. */
 export const COMPONENT_CONFIG_HASH_ANNOTATION = "kubeadm.kubernetes.io/component-config.hash";

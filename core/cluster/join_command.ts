@@ -15,7 +15,7 @@ import { errorMessage, KubeadmError } from "../errors.ts";
 import type { Printer } from "../host/ports.ts";
 import { type Kubeconfig, resolveContext } from "../kubeconfig/kubeconfig.ts";
 import { parseCertificatesPEM } from "../pki/cert.ts";
-import { base64Decode } from "../pki/pem.ts";
+import { base64Decode } from "../text/base64.ts";
 import { certificatePin } from "../pki/pin.ts";
 import { BoundedMemo } from "../text/bounded_memo.ts";
 

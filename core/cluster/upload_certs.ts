@@ -17,7 +17,8 @@ import type { FileReader, PlannedFile, Printer, RandomSource } from "../host/por
 import type { KubeClient } from "../kube/client.ts";
 import { isNotFound } from "../kube/status.ts";
 import type { CryptoPort } from "../pki/crypto.ts";
-import { base64Decode, base64Encode, decodePem } from "../pki/pem.ts";
+import { decodePem } from "../pki/pem.ts";
+import { base64Decode, base64Encode } from "../text/base64.ts";
 import { updateOrCreateTokens } from "./bootstrap_token.ts";
 import { decryptBytes, encryptBytes, parseCertificateKey } from "./cert_cipher.ts";
 import { getOneObjectRole, groupSubject, roleBinding } from "./rbac.ts";

@@ -14,7 +14,7 @@ import {
 } from "../constants.ts";
 import { utf8 } from "../host/ports.ts";
 import { KubeClient } from "../kube/client.ts";
-import { base64Decode } from "../pki/pem.ts";
+import { base64Decode } from "../text/base64.ts";
 import type { ConnectionParams, TransportFactory, TransportLimits } from "../kube/transport.ts";
 import type { ClusterInfoConfigMap } from "./cluster_info.ts";
 import {

@@ -15,20 +15,12 @@
  *
  * @module
  */
+import { base64UrlEncode } from "../text/base64.ts";
 
 const encoder = new TextEncoder();
 
 /** Minimum HMAC key length go-jose enforces for HS256; shorter secrets are zero-padded. */
 const MIN_HS256_KEY_BYTES = 32;
-
-/** Base64url without padding (RFC 7515 §2). */
-export function base64UrlEncode(bytes: Uint8Array): string {
-  let bin = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  }
-  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
 
 /** The protected header of a token's signature, base64url-encoded (no padding). */
 export function jwsHeaderSegment(tokenId: string): string {

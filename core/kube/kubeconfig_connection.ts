@@ -12,7 +12,7 @@
 import { KubeadmError } from "../errors.ts";
 import type { FileReader } from "../host/ports.ts";
 import { type Kubeconfig, resolveContext } from "../kubeconfig/kubeconfig.ts";
-import { base64Decode } from "../pki/pem.ts";
+import { base64Decode } from "../text/base64.ts";
 import type { ConnectionParams } from "./transport.ts";
 
 function decodeData(b64: string, what: string): string {

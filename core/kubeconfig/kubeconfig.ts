@@ -18,7 +18,7 @@ import {
   type KubeadmErrorOptions,
 } from "../errors.ts";
 import { parseKubeYaml, parseKubeYamlOne, toKubeYaml } from "../yaml/kube_yaml.ts";
-import { base64Decode, base64Encode } from "../pki/pem.ts";
+import { base64Decode, base64Encode } from "../text/base64.ts";
 
 /** `clusters[].cluster`. Parsed documents keep fields this type does not name. */
 export interface KubeconfigCluster {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { PkiError } from "../errors.ts";
+import { base64Decode, base64Encode } from "../text/base64.ts";
 
 /** One decoded PEM block. */
 export interface PemBlock {
@@ -12,52 +12,6 @@ export interface PemBlock {
   type: string;
   /** The DER bytes. */
   bytes: Uint8Array;
-}
-
-const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-/** Every pair of base64 digits, indexed by 12 bits of input. */
-let b64Pairs: string[] | undefined;
-
-/** The platform's own base64 of typed arrays (TC39 "Uint8Array to/from base64"), if it has it. */
-const nativeToBase64 = (Uint8Array.prototype as { toBase64?: (this: Uint8Array) => string })
-  .toBase64;
-const nativeFromBase64 = (Uint8Array as { fromBase64?: (s: string) => Uint8Array }).fromBase64;
-
-/** Standard base64 of bytes (with `=` padding). */
-export function base64Encode(bytes: Uint8Array): string {
-  return nativeToBase64 ? nativeToBase64.call(bytes) : base64EncodeByTable(bytes);
-}
-
-/** {@link base64Encode} in JavaScript, for engines without `Uint8Array.prototype.toBase64`. */
-export function base64EncodeByTable(bytes: Uint8Array): string {
-  const pairs = b64Pairs ??= Array.from({ length: 4096 }, (_, i) => B64[i >> 6] + B64[i & 63]);
-  const parts: string[] = [];
-  const whole = bytes.length - (bytes.length % 3);
-  for (let i = 0; i < whole; i += 3) {
-    const v = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2];
-    parts.push(pairs[v >> 12] + pairs[v & 0xfff]);
-  }
-  if (bytes.length - whole === 1) {
-    const v = bytes[whole] << 4;
-    parts.push(`${pairs[v]}==`);
-  } else if (bytes.length - whole === 2) {
-    const v = (bytes[whole] << 10) | (bytes[whole + 1] << 2);
-    parts.push(`${pairs[v >> 6]}${B64[v & 63]}=`);
-  }
-  return parts.join("");
-}
-
-/** Decodes standard base64 (whitespace ignored); throws on invalid input. */
-export function base64Decode(text: string): Uint8Array {
-  const clean = text.replace(/\s+/g, "");
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(clean) || clean.length % 4 !== 0) {
-    throw new PkiError("illegal base64 data");
-  }
-  if (nativeFromBase64) return nativeFromBase64.call(Uint8Array, clean);
-  const bin = atob(clean);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
 }
 
 /** Encodes one block: `-----BEGIN <type>-----`, 64-column base64, `-----END <type>-----\n`. */

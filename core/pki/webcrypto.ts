@@ -21,7 +21,7 @@ import {
   signatureHashFor,
 } from "./crypto.ts";
 import { integer, sequence } from "./der.ts";
-import { base64Encode } from "./pem.ts";
+import { base64UrlDecode, base64UrlEncode } from "../text/base64.ts";
 import { childrenOf, type DerElement, isUniversal, readDer, TAG } from "./der_reader.ts";
 import {
   ecSpki,
@@ -33,19 +33,6 @@ import {
   rsaPublicOfPkcs1,
   rsaSpki,
 } from "./key_der.ts";
-
-/** Base64url without padding (JWK). */
-function b64url(bytes: Uint8Array): string {
-  return base64Encode(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-function unb64url(s: string): Uint8Array {
-  const b64 = s.replace(/-/g, "+").replace(/_/g, "/");
-  const bin = atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4));
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
 
 function algorithmOf(spec: KeySpec, hash: HashName = "SHA-256") {
   return spec.type === "RSA"
@@ -149,9 +136,9 @@ function ecMaterialOfJwk(
   const size = curveByteLength(curve);
   const point = new Uint8Array(1 + 2 * size);
   point[0] = 4;
-  point.set(leftPad(unb64url(jwk.x!), size), 1);
-  point.set(leftPad(unb64url(jwk.y!), size), 1 + size);
-  return { type: "ECDSA", namedCurve: curve, d: leftPad(unb64url(jwk.d!), size), point };
+  point.set(leftPad(base64UrlDecode(jwk.x!), size), 1);
+  point.set(leftPad(base64UrlDecode(jwk.y!), size), 1 + size);
+  return { type: "ECDSA", namedCurve: curve, d: leftPad(base64UrlDecode(jwk.d!), size), point };
 }
 
 async function importEc(material: PrivateKeyMaterial & { type: "ECDSA" }): Promise<KeyPair> {
@@ -163,9 +150,9 @@ async function importEc(material: PrivateKeyMaterial & { type: "ECDSA" }): Promi
     const jwk = (): JsonWebKey => ({
       kty: "EC",
       crv: kept.namedCurve,
-      d: b64url(kept.d),
-      x: b64url(kept.point.slice(1, 1 + size)),
-      y: b64url(kept.point.slice(1 + size)),
+      d: base64UrlEncode(kept.d),
+      x: base64UrlEncode(kept.point.slice(1, 1 + size)),
+      y: base64UrlEncode(kept.point.slice(1 + size)),
       ext: true,
     });
     return new WebCryptoKeyPair(

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { base64Encode } from "../pki/pem.ts";
+import { base64Encode } from "../text/base64.ts";
 import { stringify } from "yaml";
 import type { BringUp } from "./control_plane.ts";
 import type { PlanFile } from "./node_plan.ts";

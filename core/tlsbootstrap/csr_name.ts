@@ -4,13 +4,14 @@
  * retried bootstrap with the same key finds its earlier request instead of making another.
  *
  * The name is `node-csr-` + base64url (no padding) of SHA-512/256 over, each followed by `|`:
- * base64url(PKIX public key DER), base64url(CN), base64url(each O), base64url(each usage).
+ * base64UrlEncode(PKIX public key DER), base64UrlEncode(CN), base64UrlEncode(each O), base64UrlEncode(each usage).
  *
  * @module
  */
 import { Identity } from "../constants.ts";
 import type { KeySpec } from "../pki/keys.ts";
 import { sha512_256 } from "./sha512_256.ts";
+import { base64UrlEncode } from "../text/base64.ts";
 
 /** The signer of kubelet client certificates. */
 export const KUBELET_CLIENT_SIGNER = "kubernetes.io/kube-apiserver-client-kubelet";
@@ -36,12 +37,6 @@ export function kubeletClientUsages(spec: KeySpec): CsrKeyUsage[] {
   return usages;
 }
 
-function base64url(bytes: Uint8Array): string {
-  let bin = "";
-  for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
 /** The kubelet's CSR name for a public key (SPKI DER), subject and usages. */
 export function kubeletCsrName(
   spki: Uint8Array,
@@ -51,11 +46,11 @@ export function kubeletCsrName(
 ): string {
   const enc = new TextEncoder();
   const parts: string[] = [
-    base64url(spki),
-    base64url(enc.encode(commonName)),
-    ...organizations.map((o) => base64url(enc.encode(o))),
-    ...usages.map((u) => base64url(enc.encode(u))),
+    base64UrlEncode(spki),
+    base64UrlEncode(enc.encode(commonName)),
+    ...organizations.map((o) => base64UrlEncode(enc.encode(o))),
+    ...usages.map((u) => base64UrlEncode(enc.encode(u))),
   ];
   const stream = enc.encode(parts.map((p) => `${p}|`).join(""));
-  return `node-csr-${base64url(sha512_256(stream))}`;
+  return `node-csr-${base64UrlEncode(sha512_256(stream))}`;
 }

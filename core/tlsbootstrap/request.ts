@@ -27,7 +27,7 @@ import {
   type KeyPair,
   samePublicKey,
 } from "../pki/keys.ts";
-import { base64Decode, base64Encode } from "../pki/pem.ts";
+import { base64Decode, base64Encode } from "../text/base64.ts";
 import {
   KUBELET_CLIENT_SIGNER,
   kubeletClientUsages,

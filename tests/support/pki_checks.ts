@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { opensslPubFromCert, opensslPubFromKey, runTool } from "./openssl.ts";
-import { base64Decode } from "../../core/pki/pem.ts";
+import { base64Decode } from "../../core/text/base64.ts";
 import { parseKubeconfig } from "../../core/kubeconfig/kubeconfig.ts";
 
 /** Each leaf of kubeadm's tree with its CA (base names under the certificates dir). */

@@ -8,7 +8,7 @@ import {
   sharedCertFiles,
   uploadCerts,
 } from "../../../core/cluster/upload_certs.ts";
-import { base64Decode } from "../../../core/pki/pem.ts";
+import { base64Decode } from "../../../core/text/base64.ts";
 import { fakeApiClient, requestMatching } from "../../support/fake_kube_api.ts";
 import { seededRandom } from "../../support/fixed_random.ts";
 import { MemoryFileSystem } from "../../support/memory_fs.ts";

@@ -3,11 +3,11 @@
 import assert from "node:assert/strict";
 import { CompactSign, compactVerify } from "jose";
 import {
-  base64UrlEncode,
   computeDetachedSignature,
   detachedTokenIsValid,
   jwsHeaderSegment,
 } from "../../../core/discovery/jws.ts";
+import { base64UrlEncode } from "../../../core/text/base64.ts";
 import { runTool } from "../../support/openssl.ts";
 import { EXPECTED_KUBECONFIG } from "../../support/upstream_discovery_data.ts";
 

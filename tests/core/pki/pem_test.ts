@@ -1,13 +1,5 @@
 import assert from "node:assert/strict";
-import {
-  base64Decode,
-  base64Encode,
-  base64EncodeByTable,
-  decodePem,
-  decodePemOfType,
-  encodePem,
-  encodePemBundle,
-} from "../../../core/pki/pem.ts";
+import { decodePem, decodePemOfType, encodePem, encodePemBundle } from "../../../core/pki/pem.ts";
 
 Deno.test("encodePem() writes 64-column lines and a trailing newline like Go", () => {
   const bytes = new Uint8Array(100).map((_, i) => i);
@@ -39,14 +31,4 @@ Deno.test("decodePem() reads several blocks, skipping junk, headers and malforme
 Deno.test("decodePem() accepts a final block without a trailing newline", () => {
   const pem = encodePem("CERTIFICATE", new Uint8Array([9, 8, 7])).trimEnd();
   assert.deepEqual(decodePem(pem), [{ type: "CERTIFICATE", bytes: new Uint8Array([9, 8, 7]) }]);
-});
-
-Deno.test("base64Encode() and its JavaScript fallback agree with btoa on every length", () => {
-  for (let n = 0; n < 70; n++) {
-    const bytes = Uint8Array.from({ length: n }, (_, i) => (i * 97 + n * 13) & 0xff);
-    const expected = btoa(String.fromCharCode(...bytes));
-    assert.equal(base64Encode(bytes), expected);
-    assert.equal(base64EncodeByTable(bytes), expected);
-    assert.deepEqual(base64Decode(expected), bytes);
-  }
 });

@@ -7,7 +7,7 @@ import { planWorker } from "../../../core/plan/join.ts";
 import { toCloudInit } from "../../../core/plan/cloud_init.ts";
 import type { PlanFile } from "../../../core/plan/node_plan.ts";
 import { seededRandom } from "../../../core/host/seeded_random.ts";
-import { base64Decode } from "../../../core/pki/pem.ts";
+import { base64Decode } from "../../../core/text/base64.ts";
 
 interface UserData {
   write_files: {

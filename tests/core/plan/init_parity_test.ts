@@ -8,7 +8,7 @@ import { planControlPlane } from "../../../core/plan/control_plane.ts";
 import type { PlanFile } from "../../../core/plan/node_plan.ts";
 import { parseCertificatesPEM } from "../../../core/pki/cert.ts";
 import { parseKubeconfig } from "../../../core/kubeconfig/kubeconfig.ts";
-import { base64Decode } from "../../../core/pki/pem.ts";
+import { base64Decode } from "../../../core/text/base64.ts";
 import { certKeyId, kubeconfigKeyId } from "../../../core/certs/tree.ts";
 import { KUBEADM_CERTS } from "../../../core/certs/certlist.ts";
 import type { RandomSource } from "../../../core/host/ports.ts";

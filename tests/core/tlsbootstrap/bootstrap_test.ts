@@ -12,7 +12,8 @@ import {
 } from "../../../core/pki/cert.ts";
 import { parseCSR } from "../../../core/pki/csr.ts";
 import { generateKeyPair } from "../../../core/pki/keys.ts";
-import { base64Decode, base64Encode, decodePem } from "../../../core/pki/pem.ts";
+import { decodePem } from "../../../core/pki/pem.ts";
+import { base64Decode, base64Encode } from "../../../core/text/base64.ts";
 import {
   createKubeconfigWithToken,
   serializeKubeconfig,

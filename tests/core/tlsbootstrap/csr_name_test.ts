@@ -9,7 +9,7 @@ import {
   NODES_ORGANIZATION,
 } from "../../../core/tlsbootstrap/csr_name.ts";
 import { sha512, sha512_256 } from "../../../core/tlsbootstrap/sha512_256.ts";
-import { base64Decode } from "../../../core/pki/pem.ts";
+import { base64Decode } from "../../../core/text/base64.ts";
 
 const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
 
