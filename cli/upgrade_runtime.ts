@@ -367,7 +367,10 @@ export async function runUpgradePlan(
     const { availableUpgrades, componentConfigVersionStates, upgradePlan, upgradePlanText } =
       await import("../core/upgrade/plan.ts");
     const getter = offlineVersionGetter(
-      kubeVersionGetter(client, { kubeadmVersion: KUBERNETES_VERSION }),
+      kubeVersionGetter(client, {
+        kubeadmVersion: KUBERNETES_VERSION,
+        warn: (l) => stdoutPrinter.warn(l),
+      }),
       target,
     );
     let upgrades;

@@ -13,12 +13,14 @@
  * old manifest put back. Unlike upstream (`cp -r backup datadir`, which nests the backup inside
  * the data directory), the restore replaces the data directory's content with the backup.
  *
- * A manifest is never absent from `/etc/kubernetes/manifests`: the current one is copied to the
- * backup and the new one renamed over it (upstream moves the old one out first), so a run
- * killed at any point leaves a running control plane and a re-run converges (components whose
- * manifest is already the new one are skipped). Manifests that are semantically equal are not
- * swapped, except etcd's when kube-apiserver changes and certificates are renewed (etcd is then
- * restarted for its new certificates).
+ * A changed manifest is never absent from `/etc/kubernetes/manifests`: the current one is
+ * copied to the backup and the new one renamed over it (upstream moves the old one out first),
+ * so a run killed at any point leaves a running control plane and a re-run converges
+ * (components whose manifest is already the new one are skipped). Manifests that are
+ * semantically equal are not swapped, except etcd's when kube-apiserver changes: that one is
+ * removed before the new (identical) one is renamed in, as upstream moves it out and back,
+ * because the kubelet restarts a static Pod only when its manifest changes or goes away — so
+ * etcd restarts, on its renewed certificates.
  *
  * @module
  */
@@ -366,6 +368,9 @@ async function upgradeComponent(swap: Swap, component: string, beforeHash: strin
   try {
     await input.node.copyTree(current, backup);
     swap.recover.set(component, backup);
+    // An identical manifest renamed over the old one is no change to the kubelet: take it out
+    // first (upstream moves it out), so that the kubelet stops the Pod and starts it again.
+    if (equal) await input.node.removeFile(current);
     await input.node.moveFile(next, current);
   } catch (e) {
     await rollback(e);

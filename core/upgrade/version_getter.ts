@@ -4,10 +4,11 @@
  * components' (from the image tags of their mirror Pods, per node), the deployed CoreDNS tag,
  * and release labels (`stable`, `stable-1.36`).
  *
- * kubeadm-ts never fetches release labels from `dl.k8s.io` (the core has no network); a label
- * fails with an error saying so, and callers fall back as upstream does offline. An explicit
- * version (`upgrade plan v1.37.2`, `upgrade apply`'s target) answers every label
- * ({@link offlineVersionGetter}, upstream's `OfflineVersionGetter`).
+ * kubeadm-ts never fetches release labels from `dl.k8s.io` (the core has no network): a label
+ * resolves as upstream's does when the fetch fails (an air-gapped host), to this kubeadm's own
+ * version with upstream's two warnings (`resolveKubernetesVersion`, as `init` resolves its
+ * `kubernetesVersion`). An explicit version (`upgrade plan v1.37.2`, `upgrade apply`'s target)
+ * answers every label ({@link offlineVersionGetter}, upstream's `OfflineVersionGetter`).
  *
  * @module
  */
@@ -15,7 +16,7 @@ import type { Deployment } from "kubernetes-types/apps/v1.d.ts";
 import type { Node, Pod } from "kubernetes-types/core/v1.d.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
 import type { KubeClient } from "../kube/client.ts";
-import { parseSemVer } from "../config/version.ts";
+import { parseSemVer, resolveKubernetesVersion } from "../config/version.ts";
 import type { PolicyVersionSource } from "./policy.ts";
 
 /** Version → names of the nodes that run it. */
@@ -83,6 +84,8 @@ export interface KubeVersionGetterOptions {
    * with a faked server version).
    */
   serverVersion?: string;
+  /** Where a release label's fallback warnings go (upstream logs them); default: dropped. */
+  warn?: (line: string) => void;
 }
 
 /** The versions of a live cluster through an API client (upstream `KubeVersionGetter`). */
@@ -112,11 +115,19 @@ export function kubeVersionGetter(
     },
     kubeadmVersion: () => opts.kubeadmVersion,
     versionFromLabel(label, description) {
-      return Promise.reject(
-        new KubeadmError(
-          `Couldn't fetch latest ${description} from the internet: kubeadm-ts resolves release labels offline (https://dl.k8s.io/release/${label}.txt was not fetched)`,
-        ),
-      );
+      let resolved;
+      try {
+        resolved = resolveKubernetesVersion(label);
+      } catch (e) {
+        return Promise.reject(
+          new KubeadmError(
+            `Couldn't fetch latest ${description} from the internet: ${errorMessage(e)}`,
+            { cause: e },
+          ),
+        );
+      }
+      for (const w of resolved.warnings) opts.warn?.(w);
+      return Promise.resolve(resolved.version);
     },
     async kubeletVersions() {
       let nodes: Node[];

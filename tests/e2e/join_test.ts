@@ -14,22 +14,24 @@
 import assert from "node:assert/strict";
 import {
   assertKubeletIdentity,
+  assertOk,
   assertStaticPodsMirrored,
   type ClusterNode,
   containerdContainers,
   containerdTasks,
   createClusterNode,
-  initControlPlane,
+  initForJoin,
   kubectlJson,
   kubeSystemPods,
   PREFLIGHT_IGNORED_CONTROL_PLANE,
   PREFLIGHT_IGNORED_WORKER,
+  TEST_TOKEN,
   trackWrites,
   waitNodeReady,
+  workerJoinArgs,
   writeInitConfig,
 } from "../support/cluster.ts";
 import { waitFor } from "../support/commands.ts";
-import { opensslSpkiSha256 } from "../support/openssl.ts";
 import { CriClient } from "../../runtime/cri/client.ts";
 import { webRandom } from "../../core/host/ports.ts";
 import {
@@ -40,7 +42,6 @@ import {
 import { encodePrivateKeyPEM, generateKeyPair } from "../../core/pki/keys.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
-const TOKEN = "abcdef.0123456789abcdef";
 
 // deno-lint-ignore no-explicit-any
 const json = (node: ClusterNode, args: string[], kubeconfig?: string): Promise<any> =>
@@ -145,54 +146,6 @@ function hexKey(): string {
   ).join("");
 }
 
-/** `kubeadm join` of a worker named `name` with token discovery pinned to `pin`. */
-function workerJoinArgs(endpoint: string, pin: string, name: string): string[] {
-  return [
-    "join",
-    endpoint,
-    "--token",
-    TOKEN,
-    "--discovery-token-ca-cert-hash",
-    pin,
-    "--node-name",
-    name,
-    `--ignore-preflight-errors=${PREFLIGHT_IGNORED_WORKER}`,
-  ];
-}
-
-/**
- * Inits `cp1` with `extra` ClusterConfiguration lines and waits for the bootstrap signer to sign
- * cluster-info; returns the join endpoint, the CA and its pin.
- */
-async function initForJoin(
-  cp1: ClusterNode,
-  extra = "",
-): Promise<{ endpoint: string; config: string; caPem: string; pin: string }> {
-  const endpoint = `${cp1.ip}:6443`;
-  const { config } = await initControlPlane(cp1, `${extra}controlPlaneEndpoint: ${endpoint}\n`);
-  const caPem = await Deno.readTextFile(cp1.path("/etc/kubernetes/pki/ca.crt"));
-  const pin = `sha256:${await opensslSpkiSha256(caPem)}`;
-  await waitFor("the bootstrap signer to sign cluster-info", async () => {
-    const cm = await json(cp1, ["-n", "kube-public", "get", "cm", "cluster-info"]);
-    return Boolean(cm.data?.["jws-kubeconfig-abcdef"]);
-  }, 90_000);
-  return { endpoint, config, caPem, pin };
-}
-
-/** Fails with the command's output (and the node's kubelet log) unless it succeeded. */
-async function assertOk(
-  node: ClusterNode,
-  what: string,
-  r: { code: number; stdout: string; stderr: string },
-): Promise<void> {
-  if (r.code === 0) return;
-  assert.fail(
-    `${what} failed:\n${r.stdout}\n${r.stderr}\n--- ${node.name}'s kubelet log (end):\n${
-      (await node.machine.log("kubelet")).slice(-3000)
-    }`,
-  );
-}
-
 /** The node paths a worker's join wrote (what a worker's reset must remove). */
 const WORKER_JOIN_FILES = [
   "/etc/kubernetes/kubelet.conf",
@@ -226,7 +179,7 @@ Deno.test({
             "--cluster-info",
             url,
             "--token",
-            TOKEN,
+            TEST_TOKEN,
             "--discovery-token-ca-cert-hash",
             pin,
             "-o",
@@ -254,7 +207,7 @@ Deno.test({
             "--cluster-info",
             url,
             "--token",
-            TOKEN,
+            TEST_TOKEN,
             "--discovery-token-ca-cert-hash",
             pin,
           ], { env: { SSL_CERT_FILE: "/dev/null" } });
@@ -411,7 +364,7 @@ Deno.test({
             "--discovery-file",
             file,
             "--tls-bootstrap-token",
-            TOKEN,
+            TEST_TOKEN,
             "--node-name",
             "worker2",
             `--ignore-preflight-errors=${PREFLIGHT_IGNORED_WORKER}`,
@@ -482,7 +435,7 @@ Deno.test({
         "join",
         endpoint,
         "--token",
-        TOKEN,
+        TEST_TOKEN,
         "--discovery-token-ca-cert-hash",
         pin,
         "--control-plane",
@@ -647,64 +600,6 @@ Deno.test({
         await assertResetClean(worker);
         assert.equal(await exists(worker.path("/etc/cni/net.d/10-containerd-net.conflist")), true);
       });
-    } finally {
-      for (const n of nodes.reverse()) await n.stop();
-    }
-  },
-});
-
-Deno.test({
-  name: "join: a worker joins a real v1.36.3 control plane (kubeadm v1.37 deploys v1.36)",
-  ...e2e,
-  async fn(t) {
-    const nodes: ClusterNode[] = [];
-    try {
-      const cp1 = await createClusterNode("cp1", { version: "v1.36.3" });
-      nodes.push(cp1);
-      const { endpoint, pin } = await initForJoin(cp1, "kubernetesVersion: v1.36.3\n");
-      const version = JSON.parse((await cp1.kubectl(["version", "-o", "json"])).stdout);
-      assert.equal(version.serverVersion.gitVersion, "v1.36.3");
-
-      const worker = await createClusterNode("worker1", {
-        linkTo: [cp1],
-        version: "v1.36.3",
-        role: "worker",
-      });
-      nodes.push(worker);
-      const join = await worker.kubeadm(workerJoinArgs(endpoint, pin, "worker1"));
-      await assertOk(worker, "join", join);
-
-      await t.step(
-        "v1.37 kubelet files: no CRI or pause flags, the CRI socket in instance-config",
-        async () => {
-          const kubelet = (f: string) => Deno.readTextFile(worker.path(`/var/lib/kubelet/${f}`));
-          assert.equal(
-            await kubelet("kubeadm-flags.env"),
-            'KUBELET_KUBEADM_ARGS="--hostname-override=worker1"\n',
-          );
-          assert.equal(
-            await kubelet("instance-config.yaml"),
-            'containerRuntimeEndpoint: "unix:///var/run/containerd/containerd.sock"\n',
-          );
-          assert.match(
-            await kubelet("config.yaml"),
-            /^containerRuntimeEndpoint: unix:\/\/\/var\/run\/containerd\/containerd\.sock$/m,
-          );
-        },
-      );
-
-      await t.step(
-        "the v1.36.3 kubelet bootstrapped as system:node:worker1 and registered",
-        async () => {
-          await assertKubeletIdentity(cp1, worker, "system:bootstrap:abcdef", true);
-          const node = await waitNodeReady(cp1, "worker1");
-          assert.equal(node.status?.nodeInfo?.kubeletVersion, "v1.36.3");
-          assert.equal(
-            node.metadata.annotations?.["kubeadm.alpha.kubernetes.io/cri-socket"],
-            undefined,
-          );
-        },
-      );
     } finally {
       for (const n of nodes.reverse()) await n.stop();
     }

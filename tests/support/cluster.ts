@@ -31,7 +31,7 @@ import { k8sBinDir } from "./k8s_bins.ts";
 import { linkNamespaces } from "./netns.ts";
 import { createNode, MACHINE_KUBELET_CONFIG, nodeBinDir, type TestNode } from "./node.ts";
 import { importNodeImages, NODE_IMAGE_SET, nodeImages } from "./node_images.ts";
-import { openssl } from "./openssl.ts";
+import { openssl, opensslSpkiSha256 } from "./openssl.ts";
 
 /**
  * `--ignore-preflight-errors` of `init` and control-plane `join` here: SystemVerification
@@ -147,13 +147,7 @@ export async function createClusterNode(
     stop: () => machine.close(),
   };
   try {
-    const images = [...(await nodeImages(version)).keys()];
-    const wanted = options.role === "worker"
-      ? images.filter((r) =>
-        r === PAUSE_IMAGE || /^registry\.k8s\.io\/(kube-proxy|coredns\/coredns):/.test(r)
-      )
-      : images;
-    await importNodeImages(machine, `unix://${machine.criSocketOnHost}`, wanted, version);
+    await importImages(node, version, options.role);
     await Deno.writeTextFile(
       machine.hostPath("/etc/cni/net.d/10-containerd-net.conflist"),
       CNI_CONFIG,
@@ -164,6 +158,31 @@ export async function createClusterNode(
     throw e;
   }
   return node;
+}
+
+/**
+ * Imports the local images of a Kubernetes version into the node's containerd, as `kubeadm
+ * config images pull` (or a worker's kubelet pulling for its Pods) would have left them: every
+ * image on a control-plane node; pause and the addons' images (kube-proxy, CoreDNS) on a worker.
+ * Before an upgrade, an admin pre-pulls the target version's images the same way.
+ */
+export async function importImages(
+  node: ClusterNode,
+  version: string,
+  role: ClusterNodeOptions["role"] = "control-plane",
+): Promise<void> {
+  const images = [...(await nodeImages(version)).keys()];
+  const wanted = role === "worker"
+    ? images.filter((r) =>
+      r === PAUSE_IMAGE || /^registry\.k8s\.io\/(kube-proxy|coredns\/coredns):/.test(r)
+    )
+    : images;
+  await importNodeImages(
+    node.machine,
+    `unix://${node.machine.criSocketOnHost}`,
+    wanted,
+    version,
+  );
 }
 
 /**
@@ -240,6 +259,58 @@ export async function initControlPlane(
     );
   }
   return { init, config };
+}
+
+/** The bootstrap token of the tests' init config ({@link testInitConfig}). */
+export const TEST_TOKEN = "abcdef.0123456789abcdef";
+
+/** `kubeadm join` of a worker named `name` with token discovery pinned to `pin`. */
+export function workerJoinArgs(endpoint: string, pin: string, name: string): string[] {
+  return [
+    "join",
+    endpoint,
+    "--token",
+    TEST_TOKEN,
+    "--discovery-token-ca-cert-hash",
+    pin,
+    "--node-name",
+    name,
+    `--ignore-preflight-errors=${PREFLIGHT_IGNORED_WORKER}`,
+  ];
+}
+
+/**
+ * Inits `cp1` with `extra` ClusterConfiguration lines (its own address as the control-plane
+ * endpoint) and waits for the bootstrap signer to sign cluster-info; returns the join endpoint,
+ * the init config's path, the CA and its pin.
+ */
+export async function initForJoin(
+  cp1: ClusterNode,
+  extra = "",
+): Promise<{ endpoint: string; config: string; caPem: string; pin: string }> {
+  const endpoint = `${cp1.ip}:6443`;
+  const { config } = await initControlPlane(cp1, `${extra}controlPlaneEndpoint: ${endpoint}\n`);
+  const caPem = await Deno.readTextFile(cp1.path("/etc/kubernetes/pki/ca.crt"));
+  const pin = `sha256:${await opensslSpkiSha256(caPem)}`;
+  await waitFor("the bootstrap signer to sign cluster-info", async () => {
+    const cm = await kubectlJson(cp1, ["-n", "kube-public", "get", "cm", "cluster-info"]);
+    return Boolean((cm.data as Record<string, string> | undefined)?.["jws-kubeconfig-abcdef"]);
+  }, 90_000);
+  return { endpoint, config, caPem, pin };
+}
+
+/** Fails with the command's output (and the node's kubelet log) unless it succeeded. */
+export async function assertOk(
+  node: ClusterNode,
+  what: string,
+  r: { code: number; stdout: string; stderr: string },
+): Promise<void> {
+  if (r.code === 0) return;
+  assert.fail(
+    `${what} failed:\n${r.stdout}\n${r.stderr}\n--- ${node.name}'s kubelet log (end):\n${
+      (await node.machine.log("kubelet")).slice(-3000)
+    }`,
+  );
 }
 
 /** Taints kube-controller-manager's node-lifecycle controller sets while a Node is not Ready. */

@@ -6,10 +6,12 @@ import {
   upgradePlanText,
 } from "../../../core/upgrade/plan.ts";
 import {
+  kubeVersionGetter,
   offlineVersionGetter,
   tagFromImage,
   type VersionGetter,
 } from "../../../core/upgrade/version_getter.ts";
+import { fakeApiClient } from "../../support/fake_kube_api.ts";
 import { RecordingPrinter } from "../../support/recording_printer.ts";
 
 /** A cluster of two control-plane nodes and a worker at v1.36.3, offline. */
@@ -39,7 +41,7 @@ Deno.test("tagFromImage: tags, ports and digests", () => {
   assert.equal(tagFromImage(`reg/pause:3.10.2@sha256:${"a".repeat(64)}`), "3.10.2");
 });
 
-Deno.test("plan offline: the stable version falls back to kubeadm's (upstream's warnings)", async () => {
+Deno.test("plan: a label that cannot be resolved falls back to kubeadm's version (upstream's warnings)", async () => {
   const warnings: string[] = [];
   const out = new RecordingPrinter();
   const ups = await availableUpgrades(cluster(), options(warnings), out);
@@ -57,6 +59,50 @@ Deno.test("plan offline: the stable version falls back to kubeadm's (upstream's 
   assert.equal(ups.length, 1);
   assert.equal(ups[0].description, "stable version");
   assert.equal(ups[0].after.kubeVersion, "v1.37.2");
+});
+
+Deno.test("plan offline without [version]: labels resolve to kubeadm's own version, as upstream's air-gapped fallback", async () => {
+  // Upstream kubeadm v1.37.2's `upgrade plan` on a node without internet access (observed on
+  // a real v1.36.3 cluster): each release label falls back to the client version with two
+  // warnings, so the target is v1.37.2 "in the v1.36 series", not a failed "stable version".
+  const warnings: string[] = [];
+  const { client } = fakeApiClient();
+  const live = kubeVersionGetter(client, {
+    kubeadmVersion: "v1.37.2",
+    warn: (l) => warnings.push(l),
+  });
+  assert.equal(await live.versionFromLabel("stable", "stable version"), "v1.37.2");
+  assert.deepEqual(warnings, [
+    "could not fetch a Kubernetes version from the internet: kubeadm-ts resolves release labels offline (https://dl.k8s.io/release/stable.txt was not fetched)",
+    "falling back to the local client version: v1.37.2",
+  ]);
+  warnings.length = 0;
+  const out = new RecordingPrinter();
+  const planWarnings: string[] = [];
+  const ups = await availableUpgrades(
+    cluster({ versionFromLabel: live.versionFromLabel }),
+    options(planWarnings),
+    out,
+  );
+  assert.deepEqual(out.lines.slice(3), [
+    "[upgrade/versions] Target version: v1.37.2",
+    "[upgrade/versions] Latest version in the v1.36 series: v1.37.2",
+    "",
+  ]);
+  assert.deepEqual(planWarnings, []);
+  assert.equal(warnings.length, 4, warnings.join("\n"));
+  assert.match(
+    warnings[2],
+    /\(https:\/\/dl\.k8s\.io\/release\/stable-1\.36\.txt was not fetched\)$/,
+  );
+  assert.deepEqual(ups.map((u) => [u.description, u.after.kubeVersion]), [
+    ["version in the v1.36 series", "v1.37.2"],
+  ]);
+  // A label this kubeadm cannot resolve at all is still an error (upstream's pattern message).
+  await assert.rejects(
+    live.versionFromLabel("nightly", "stable version"),
+    /Couldn't fetch latest stable version from the internet: version "nightly" doesn't match patterns/,
+  );
 });
 
 Deno.test("plan with [version]: every label answers it, as upstream's OfflineVersionGetter", async () => {

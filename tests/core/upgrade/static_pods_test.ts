@@ -160,6 +160,30 @@ Deno.test("control-plane upgrade: each component swapped, old manifests backed u
   );
 });
 
+Deno.test("control-plane upgrade: an unchanged etcd manifest is taken out and put back, so the kubelet restarts etcd", async () => {
+  // The kubelet restarts a static Pod only when its manifest changes or goes away: renaming an
+  // identical manifest over it changes nothing (seen on a real node: etcd kept its container
+  // while upstream kubeadm's apply, which moves the manifest out first, got a new one). A
+  // changed manifest is renamed over the old one: it is never absent.
+  const { input, node } = await setup();
+  await upgradeStaticPodControlPlane(input);
+  const swapOf = (c: string) =>
+    node.actions.filter((a) =>
+      a.endsWith(` ${MANIFESTS}/${c}.yaml`) || a === `remove ${MANIFESTS}/${c}.yaml` ||
+      a.startsWith(`copy ${MANIFESTS}/${c}.yaml `)
+    ).map((a) => a.replace(/kubeadm-upgraded-manifests\d+/, "kubeadm-upgraded-manifests"));
+  const temp = "/etc/kubernetes/tmp/kubeadm-upgraded-manifests";
+  assert.deepEqual(swapOf("etcd"), [
+    `copy ${MANIFESTS}/etcd.yaml ${backupDir}/etcd.yaml`,
+    `remove ${MANIFESTS}/etcd.yaml`,
+    `move ${temp}/etcd.yaml ${MANIFESTS}/etcd.yaml`,
+  ]);
+  assert.deepEqual(swapOf("kube-apiserver"), [
+    `copy ${MANIFESTS}/kube-apiserver.yaml ${backupDir}/kube-apiserver.yaml`,
+    `move ${temp}/kube-apiserver.yaml ${MANIFESTS}/kube-apiserver.yaml`,
+  ]);
+});
+
 Deno.test("control-plane upgrade: a component that does not come back rolls every swapped manifest back", async () => {
   const { files, input } = await setup({ failing: ["kube-controller-manager"] });
   await assert.rejects(
