@@ -654,9 +654,9 @@ function parseGoInteger(text: string): bigint | undefined {
   );
   if (!m) return undefined;
   let body = m[2];
-  const based = /^0[xXoObB]/.test(body) || (body.length > 1 && body[0] === "0");
   if (body.includes("_")) {
-    if (!based || /__|_$/.test(body) || /^[1-9]/.test(body)) return undefined;
+    // Go's base-0 rule: an underscore only between digits, or after a base prefix.
+    if (/__|_$/.test(body)) return undefined;
     body = body.replace(/_/g, "");
   }
   let v: bigint;
