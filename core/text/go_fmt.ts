@@ -11,6 +11,7 @@
  * @module
  */
 import { goQuote } from "../kubelet/go_quote.ts";
+import { isLetter, isNumber, isPrintable } from "./unicode.ts";
 
 /** Go's `int` (a template's integer literal, `len`'s result), as opposed to data's int64. */
 export class GoInt {
@@ -37,6 +38,23 @@ export function isGoMap(v: unknown): v is { [key: string]: GoValue } {
 export function goIntValue(v: unknown): bigint | undefined {
   if (typeof v === "bigint") return v;
   return v instanceof GoInt ? v.value : undefined;
+}
+
+/** Go's `%#U` of a character (`U+0023 '#'`), as lexers name an unexpected one. */
+export function goCharName(c: string): string {
+  return goSprintf("%#U", [new GoInt(BigInt(c.codePointAt(0)!))]);
+}
+
+/**
+ * A character of a Go identifier or JSONPath word: `_`, a letter or a number (Go asks for a
+ * digit, Nd; the core's tables know numbers as a whole).
+ */
+export function isWordChar(c: string | undefined): boolean {
+  if (c === undefined) return false;
+  if (c === "_") return true;
+  const cp = c.codePointAt(0)!;
+  if (cp < 0x80) return /[A-Za-z0-9]/.test(c);
+  return isLetter(cp) || isNumber(cp);
 }
 
 /** Go's type name of a value (`%T`). */
@@ -328,8 +346,7 @@ function fmtUnicode(v: bigint, f: Spec): string {
   if (hex.length < prec) hex = "0".repeat(prec - hex.length) + hex;
   let s = `U+${hex}`;
   if (f.sharp && v >= 0n && v <= 0x10ffffn) {
-    const ch = String.fromCodePoint(Number(v));
-    if (goQuote(ch).length === ch.length + 2) s += ` '${ch}'`;
+    if (isPrintable(Number(v))) s += ` '${String.fromCodePoint(Number(v))}'`;
   }
   return pad(s, { ...f, zero: false });
 }
@@ -636,6 +653,69 @@ export function goSprintf(format: string, args: readonly GoValue[]): string {
     ).join(", ");
     out += ")";
   }
+  return out;
+}
+
+/**
+ * Unquotes a Go string, raw string or character literal (`strconv.Unquote`), or throws; with
+ * `quotedStrings`, single quotes delimit strings too (client-go's JSONPath `UnquoteExtend`).
+ */
+export function goUnquote(text: string, quotedStrings = false): string {
+  const q = text[0];
+  if (q === "`") {
+    if (text.length < 2 || !text.endsWith("`")) throw new Error("invalid syntax");
+    return text.slice(1, -1).replace(/\r/g, "");
+  }
+  if ((q !== '"' && q !== "'") || text.length < 2 || text[text.length - 1] !== q) {
+    throw new Error("invalid syntax");
+  }
+  const body = text.slice(1, -1);
+  let out = "";
+  let count = 0;
+  for (let i = 0; i < body.length;) {
+    const c = body[i];
+    count++;
+    if (c === q && (q === '"' || quotedStrings)) throw new Error("invalid syntax");
+    if (c === "\n") throw new Error("invalid syntax");
+    if (c !== "\\") {
+      const ch = String.fromCodePoint(body.codePointAt(i)!);
+      out += ch;
+      i += ch.length;
+      continue;
+    }
+    const e = body[i + 1];
+    i += 2;
+    const simple: Record<string, string> = {
+      a: "\x07",
+      b: "\b",
+      f: "\f",
+      n: "\n",
+      r: "\r",
+      t: "\t",
+      v: "\v",
+      "\\": "\\",
+    };
+    if (e !== undefined && e in simple) out += simple[e];
+    else if (e === q) out += q;
+    else if (e === "x" || e === "u" || e === "U") {
+      const n = e === "x" ? 2 : e === "u" ? 4 : 8;
+      const hex = body.slice(i, i + n);
+      if (!new RegExp(`^[0-9a-fA-F]{${n}}$`).test(hex)) throw new Error("invalid syntax");
+      const v = parseInt(hex, 16);
+      if (e === "x") out += String.fromCharCode(v);
+      else {
+        if (v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff)) throw new Error("invalid syntax");
+        out += String.fromCodePoint(v);
+      }
+      i += n;
+    } else if (e !== undefined && e >= "0" && e <= "7") {
+      const oct = body.slice(i - 1, i + 2);
+      if (!/^[0-7]{3}$/.test(oct) || parseInt(oct, 8) > 255) throw new Error("invalid syntax");
+      out += String.fromCharCode(parseInt(oct, 8));
+      i += 2;
+    } else throw new Error("invalid syntax");
+  }
+  if (q === "'" && !quotedStrings && count !== 1) throw new Error("invalid syntax");
   return out;
 }
 

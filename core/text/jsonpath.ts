@@ -12,16 +12,19 @@
  * @module
  */
 import {
+  goCharName,
   GoInt,
   goIntValue,
   goJson,
   goSortedKeys,
   goSprintValue,
   goTypeName,
+  goUnquote,
   type GoValue,
   isGoMap,
+  isWordChar,
 } from "./go_fmt.ts";
-import { isLetter, isNumber } from "./unicode.ts";
+import { isNumber } from "./unicode.ts";
 
 /** A JSONPath expression that failed to parse or execute; the message is client-go's. */
 export class JsonPathError extends Error {
@@ -59,21 +62,8 @@ function isTerminator(c: string | undefined): boolean {
   return c === undefined || " \t\r\n.,[]$@{}".includes(c);
 }
 
-function isAlphaNumeric(c: string | undefined): boolean {
-  if (c === undefined) return false;
-  if (c === "_") return true;
-  const cp = c.codePointAt(0)!;
-  if (cp < 0x80) return /[A-Za-z0-9]/.test(c);
-  return isLetter(cp) || isNumber(cp);
-}
-
 function isDigit(c: string | undefined): boolean {
   return c !== undefined && c >= "0" && c <= "9";
-}
-
-function goCharName(c: string): string {
-  const cp = c.codePointAt(0)!;
-  return `U+${cp.toString(16).toUpperCase().padStart(4, "0")} '${c}'`;
 }
 
 /** Go's `strconv.Atoi` for the parser's number texts. */
@@ -82,59 +72,6 @@ function atoi(s: string): number | undefined {
   const n = BigInt(s);
   if (n < -(2n ** 63n) || n >= 2n ** 63n) return undefined;
   return Number(n);
-}
-
-/** client-go's `UnquoteExtend`: a Go-style quoted string in double or single quotes. */
-function unquoteExtend(s: string): string {
-  const n = s.length;
-  if (n < 2 || s[0] !== s[n - 1] || (s[0] !== '"' && s[0] !== "'")) {
-    throw new Error("invalid syntax");
-  }
-  const q = s[0];
-  const body = s.slice(1, -1);
-  if (!body.includes("\\") && !body.includes(q)) return body;
-  let out = "";
-  const simple: Record<string, string> = {
-    a: "\x07",
-    b: "\b",
-    f: "\f",
-    n: "\n",
-    r: "\r",
-    t: "\t",
-    v: "\v",
-    "\\": "\\",
-  };
-  for (let i = 0; i < body.length;) {
-    const c = body[i];
-    if (c === q) throw new Error("invalid syntax");
-    if (c !== "\\") {
-      const ch = String.fromCodePoint(body.codePointAt(i)!);
-      out += ch;
-      i += ch.length;
-      continue;
-    }
-    const e = body[i + 1];
-    i += 2;
-    if (e !== undefined && e in simple) out += simple[e];
-    else if (e === q) out += q;
-    else if (e === "x" || e === "u" || e === "U") {
-      const len = e === "x" ? 2 : e === "u" ? 4 : 8;
-      const hex = body.slice(i, i + len);
-      if (!new RegExp(`^[0-9a-fA-F]{${len}}$`).test(hex)) throw new Error("invalid syntax");
-      const v = parseInt(hex, 16);
-      if (e !== "x" && (v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))) {
-        throw new Error("invalid syntax");
-      }
-      out += e === "x" ? String.fromCharCode(v) : String.fromCodePoint(v);
-      i += len;
-    } else if (e !== undefined && e >= "0" && e <= "7") {
-      const oct = body.slice(i - 1, i + 2);
-      if (!/^[0-7]{3}$/.test(oct) || parseInt(oct, 8) > 255) throw new Error("invalid syntax");
-      out += String.fromCharCode(parseInt(oct, 8));
-      i += 2;
-    } else throw new Error("invalid syntax");
-  }
-  return out;
 }
 
 const SLICE_RE = /^(-?\d*)(:-?\d*)?(:-?\d*)?$/;
@@ -226,7 +163,7 @@ class Parser {
       ) {
         this.backup();
         this.parseNumber(cur);
-      } else if (isAlphaNumeric(r)) {
+      } else if (isWordChar(r)) {
         this.backup();
         this.parseIdentifier(cur);
       } else throw new JsonPathError(`unrecognized character in action: ${goCharName(r)}`);
@@ -254,7 +191,7 @@ class Parser {
     this.pos += 2;
     this.consumeText();
     cur.nodes.push({ type: "recursive" });
-    if (isAlphaNumeric(this.peek())) this.parseField(cur);
+    if (isWordChar(this.peek())) this.parseField(cur);
   }
 
   parseNumber(cur: ListNode): void {
@@ -368,7 +305,7 @@ class Parser {
     const value = this.consumeText();
     let s: string;
     try {
-      s = unquoteExtend(value);
+      s = goUnquote(value, true);
     } catch (e) {
       throw new JsonPathError(`unquote string ${value} error ${(e as Error).message}`);
     }

@@ -147,16 +147,21 @@ Deno.test("token create --certificate-key without --print-join-command is refuse
   assert.equal(r.stdout, "");
 });
 
+/** The two tokens the `token list` tests list: one expiring with usages and groups, one not. */
+function putListedTokens(api: { put(o: Secret): void }): void {
+  const now = new Date();
+  api.put(tokenToSecret({
+    token: "abcdef.0123456789abcdef",
+    ttl: "24h",
+    usages: ["signing", "authentication"],
+    groups: ["system:bootstrappers:kubeadm:default-node-token"],
+  }, now));
+  api.put(tokenToSecret({ token: "zzzzzz.0123456789abcdef", description: "forever" }, now));
+}
+
 Deno.test("token list: upstream's table, json and yaml; undecodable Secrets reported and skipped", async () => {
   await withCluster(async ({ api, kc }) => {
-    const now = new Date();
-    api.put(tokenToSecret({
-      token: "abcdef.0123456789abcdef",
-      ttl: "24h",
-      usages: ["signing", "authentication"],
-      groups: ["system:bootstrappers:kubeadm:default-node-token"],
-    }, now));
-    api.put(tokenToSecret({ token: "zzzzzz.0123456789abcdef", description: "forever" }, now));
+    putListedTokens(api);
     api.put({
       apiVersion: "v1",
       kind: "Secret",
@@ -219,14 +224,7 @@ Deno.test("token list: upstream's table, json and yaml; undecodable Secrets repo
 
 Deno.test("token list -o <template formats>: one object per token, as upstream kubeadm v1.37.2 prints them", async () => {
   await withCluster(async ({ api, kc }) => {
-    const now = new Date();
-    api.put(tokenToSecret({
-      token: "abcdef.0123456789abcdef",
-      ttl: "24h",
-      usages: ["signing", "authentication"],
-      groups: ["system:bootstrappers:kubeadm:default-node-token"],
-    }, now));
-    api.put(tokenToSecret({ token: "zzzzzz.0123456789abcdef", description: "forever" }, now));
+    putListedTokens(api);
     const upstreamKubeadm = `${await k8sBinDir()}/kubeadm`;
     const cases: { output: string; strict?: boolean; code: number }[] = [
       {
