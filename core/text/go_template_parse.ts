@@ -670,13 +670,13 @@ class Parser {
     private readonly functions: ReadonlySet<string>,
   ) {}
 
-  private fetch(index: number): Item {
+  private itemAt(index: number): Item {
     if (index > this.furthest) this.furthest = index;
     return this.items[Math.min(index, this.items.length - 1)];
   }
 
   next(): Item {
-    return this.fetch(this.i++);
+    return this.itemAt(this.i++);
   }
 
   backup(n = 1): void {
@@ -684,7 +684,7 @@ class Parser {
   }
 
   peek(): Item {
-    return this.fetch(this.i);
+    return this.itemAt(this.i);
   }
 
   nextNonSpace(): Item {
