@@ -18,6 +18,7 @@ import type { Command, Option } from "commander";
 import { errorMessage, ExitCode, FlagError, KubeadmError } from "../core/errors.ts";
 import { parseDuration, parseDurationNs } from "../core/text/duration.ts";
 import { knownFeatures, parseFeatureGates } from "../core/config/features.ts";
+import { OUTPUT_FORMAT_HELP } from "../core/text/output_format.ts";
 
 /** The commands whose flags come from the registry. */
 export type CommandName =
@@ -319,13 +320,12 @@ export const FLAGS = {
     value: "format",
     help: "Output format: text or json (a report of every check).",
     helpBy: {
-      token: 'Output format. One of: text|json|yaml|kyaml. (default "text")',
+      token: `${OUTPUT_FORMAT_HELP} (default "text")`,
       version: "Output format; available options are 'yaml', 'json' and 'short'",
       "discovery-check": "Output format: text or json.",
-      "config images":
-        "Output format. One of: text|json|yaml|kyaml|go-template|go-template-file|template|templatefile|jsonpath|jsonpath-as-json|jsonpath-file.",
-      certs: 'Output format. One of: text|json|yaml|kyaml. (default "text")',
-      "upgrade plan": 'Output format. One of: text|json|yaml|kyaml. (default "text")',
+      "config images": OUTPUT_FORMAT_HELP,
+      certs: `${OUTPUT_FORMAT_HELP} (default "text")`,
+      "upgrade plan": `${OUTPUT_FORMAT_HELP} (default "text")`,
     },
     defaultBy: { version: "", "discovery-check": "text", "config images": "text" },
     notConfig: true,
@@ -654,20 +654,6 @@ function checkModuleSpec(name: FlagName, text: string): string {
     parseInteger(name, level);
   }
   return text;
-}
-
-/**
- * `-o`'s value when `allowed` lists it; otherwise upstream's printer error (`could not
- * construct output printer: …`, exit status 1) naming the flag.
- */
-export function outputFormat<F extends string>(format: string, allowed: readonly F[]): F {
-  if ((allowed as readonly string[]).includes(format)) return format as F;
-  throw new KubeadmError(
-    `could not construct output printer: unable to match a printer suitable for the output format ${
-      JSON.stringify(format)
-    }, allowed formats are: ${allowed.join(",")}`,
-    { field: "--output", value: format },
-  );
 }
 
 /** A flag's value as given on the command line, parsed by its type (pflag's errors). */

@@ -11,7 +11,7 @@
  * @module
  */
 import { errorMessage, ExitCode, KubeadmError, redactSecrets } from "../core/errors.ts";
-import { type CliStreams, processStreams, stderr, withStreams } from "./output.ts";
+import { type CliStreams, processStreams, stderr, withStreams, writeStderr } from "./output.ts";
 import { envGet } from "../runtime/host/env.ts";
 import { directRun } from "./direct.ts";
 import { verbosityOf } from "./flags.ts";
@@ -77,7 +77,8 @@ const STACK_TRACE_HINT = "To see the stack trace of this error execute with --v=
  */
 function report(e: unknown, verbosity: number): number {
   const message = redactSecrets(errorMessage(e));
-  stderr(message.startsWith("error: ") ? message : `error: ${message}`);
+  // Upstream ends the message with a newline even when it has one (a JSONPath failure's does).
+  writeStderr(`${message.startsWith("error: ") ? message : `error: ${message}`}\n`);
   if (e instanceof KubeadmError && e.hint) stderr(`hint: ${redactSecrets(e.hint)}`);
   const stack = e instanceof Error ? e.stack : undefined;
   if ((verbosity >= 5 || envGet("KUBEADM_TS_DEBUG")) && stack) stderr(redactSecrets(stack));

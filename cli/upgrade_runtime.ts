@@ -35,7 +35,8 @@ import {
   kubeconfigLocation,
 } from "./cluster_connection.ts";
 import { UsageError } from "./usage.ts";
-import { type FlagValues, outputFormat } from "./flags.ts";
+import type { FlagValues } from "./flags.ts";
+import { resolveObjectOutput, writeObject } from "./object_output.ts";
 import type { CommandDeps, Invocation, WorkflowRun } from "./workflow_command.ts";
 
 /** The two upgrade workflows. */
@@ -257,9 +258,6 @@ export async function prepareUpgrade(
   }
 }
 
-/** Output formats `upgrade plan -o` accepts. */
-export const PLAN_FORMATS = ["text", "json", "yaml", "kyaml"] as const;
-
 /** Whether the cluster has a component config's ConfigMap (upstream `GetVersionStates`). */
 async function presentComponentConfigs(client: KubeClient): Promise<Set<string>> {
   const present = new Set<string>();
@@ -283,10 +281,10 @@ export async function runUpgradePlan(
   stdoutPrinter: Printer,
 ): Promise<void> {
   const rootfs = values.rootfs ?? "/";
-  const format = outputFormat(values.output ?? "text", PLAN_FORMATS);
+  const output = await resolveObjectOutput(values);
   validateMixedArguments(setFlags);
   // Structured output keeps stdout for the object (upstream's printer drops the lines).
-  const out: Printer = format === "text"
+  const out: Printer = output.kind === "text"
     ? stdoutPrinter
     : { info: () => {}, warn: stdoutPrinter.warn };
   let upgrade: ResolvedUpgradeConfig;
@@ -388,12 +386,8 @@ export async function runUpgradePlan(
     const states = componentConfigVersionStates(await presentComponentConfigs(client));
     if (upgrades.length === 0) return;
     const plan = upgradePlan(upgrades, states, values["etcd-upgrade"] ?? upgrade.plan.etcdUpgrade);
-    if (format === "text") {
-      writeStdout(upgradePlanText(plan));
-    } else {
-      const { formatStructured } = await import("../core/text/structured_output.ts");
-      writeStdout(formatStructured(plan, format as "json"));
-    }
+    if (output.kind === "text") writeStdout(upgradePlanText(plan));
+    else await writeObject(output, plan);
   } finally {
     real.close();
   }

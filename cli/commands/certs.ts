@@ -10,9 +10,9 @@
  * @module
  */
 import type { Command } from "commander";
-import { addFlags, durationValue, type FlagName, flagValues, outputFormat } from "../flags.ts";
+import { addFlags, durationValue, type FlagName, flagValues } from "../flags.ts";
+import { resolveObjectOutput, writeObject } from "../object_output.ts";
 import { consolePrinter, stderr, stdout, writeStdout } from "../output.ts";
-import type { StructuredFormat } from "../../core/text/structured_output.ts";
 import { renewTargets } from "../../core/certs/renew_targets.ts";
 import { requireSubcommand } from "../usage.ts";
 
@@ -44,9 +44,6 @@ const CHECK_EXPIRATION_FLAGS: readonly FlagName[] = [
 
 /** The flags of `certs generate-csr`. */
 const GENERATE_CSR_FLAGS: readonly FlagName[] = ["cert-dir", "config", "kubeconfig-dir"];
-
-/** Output formats `check-expiration -o` accepts. */
-const EXPIRATION_FORMATS = ["json", "kyaml", "text", "yaml"] as const;
 
 async function runRenew(names: "all" | string, cmd: Command): Promise<void> {
   const flags = flagValues(cmd);
@@ -121,14 +118,13 @@ async function runRenew(names: "all" | string, cmd: Command): Promise<void> {
 
 async function runCheckExpiration(cmd: Command): Promise<void> {
   const flags = flagValues(cmd);
-  const output = outputFormat(flags.output ?? "text", EXPIRATION_FORMATS);
+  const output = await resolveObjectOutput(flags);
   const windowMs = durationValue(flags, "fail-if-expiring-within");
   const { loadCertsConfig, nodeFiles, silentPrinter } = await import("../certs_runtime.ts");
   const { checkExpiration, formatExpirationText, expiringWithin, ExpiringCertificatesError } =
     await import("../../core/certs/expiration.ts");
-  const { formatStructured } = await import("../../core/text/structured_output.ts");
   const { KUBERNETES_DIR } = await import("../../core/constants.ts");
-  const out = output === "text" ? consolePrinter : silentPrinter;
+  const out = output.kind === "text" ? consolePrinter : silentPrinter;
   const cfg = await loadCertsConfig(flags, out, "check-expiration", stderr);
   const { info, warnings } = await checkExpiration({
     files: nodeFiles(flags.rootfs),
@@ -138,10 +134,8 @@ async function runCheckExpiration(cmd: Command): Promise<void> {
     now: new Date(),
   });
   for (const w of warnings) stderr(w);
-  const text = output === "text"
-    ? formatExpirationText(info)
-    : formatStructured(info, output as StructuredFormat);
-  writeStdout(text);
+  if (output.kind === "text") writeStdout(formatExpirationText(info));
+  else await writeObject(output, info);
   if (windowMs !== undefined) {
     const expiring = expiringWithin(info, windowMs);
     if (expiring.length > 0) {

@@ -10,7 +10,8 @@ import type { Command } from "commander";
 import type { DirectCommand } from "../command_list.ts";
 import type { ContainerRuntime } from "../../core/host/container_runtime.ts";
 import type { Printer } from "../../core/host/ports.ts";
-import { addFlags, type FlagName, type FlagValues, flagValues, outputFormat } from "../flags.ts";
+import { addFlags, type FlagName, type FlagValues, flagValues } from "../flags.ts";
+import { resolveObjectOutput, writeObject } from "../object_output.ts";
 import { consolePrinter, writeStdout } from "../output.ts";
 import { requireSubcommand } from "../usage.ts";
 
@@ -60,25 +61,20 @@ async function imagesConfig(v: FlagValues) {
   return { config, warnings };
 }
 
-/** `-o` of `config images list`: text (one image a line), json, yaml or kyaml. */
-const IMAGE_LIST_FORMATS = ["json", "kyaml", "text", "yaml"] as const;
-
 async function runImagesList(c: Command, out: Printer): Promise<void> {
   const v = flagValues(c);
-  const format = outputFormat(v.output ?? "text", IMAGE_LIST_FORMATS);
+  const output = await resolveObjectOutput(v);
   const { config, warnings } = await imagesConfig(v);
   for (const w of warnings) out.warn(w);
   const { controlPlaneImages } = await import("../../core/preflight/checks/container_runtime.ts");
   const images = controlPlaneImages(config.cluster);
-  if (format === "text") {
+  if (output.kind === "text") {
     writeStdout(`${images.join("\n")}\n`);
     return;
   }
-  const { formatStructured, OUTPUT_API_VERSION } = await import(
-    "../../core/text/structured_output.ts"
-  );
+  const { OUTPUT_API_VERSION } = await import("../../core/text/structured_output.ts");
   const list = { kind: "Images", apiVersion: OUTPUT_API_VERSION, images };
-  writeStdout(formatStructured(list, format as "json" | "yaml" | "kyaml"));
+  await writeObject(output, list, "unable to print images");
 }
 
 async function runImagesPull(c: Command, deps: ConfigCommandDeps): Promise<void> {

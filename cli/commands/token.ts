@@ -5,7 +5,8 @@
  * @module
  */
 import type { Command } from "commander";
-import { addFlags, flagValues, outputFormat, setFlagNames } from "../flags.ts";
+import { addFlags, flagValues, setFlagNames } from "../flags.ts";
+import { resolveObjectOutput, writeObject } from "../object_output.ts";
 import { consolePrinter, stdout, writeStderr, writeStdout } from "../output.ts";
 import { requireSubcommand } from "../command.ts";
 import { disableFlagsInUseLine, useArguments } from "../help.ts";
@@ -99,7 +100,7 @@ async function tokensFromConfig(path: string, rootfs: string | undefined) {
 async function runList(cmd: Command): Promise<void> {
   const { KubeadmError } = await import("../../core/errors.ts");
   const list = await import("../../core/bootstraptoken/list_format.ts");
-  const format = outputFormat(flagValues(cmd).output ?? "text", list.TOKEN_LIST_FORMATS);
+  const output = await resolveObjectOutput(flagValues(cmd));
   const { BOOTSTRAP_TOKEN_SECRET_TYPE, tokenFromSecret } = await import(
     "../../core/bootstraptoken/secret.ts"
   );
@@ -125,13 +126,16 @@ async function runList(cmd: Command): Promise<void> {
         writeStderr((e as Error).message);
       }
     }
-    const text = format === "json"
-      ? list.formatTokenListJson(tokens)
-      : format === "yaml"
-      ? list.formatTokenListYaml(tokens)
-      : format === "kyaml"
-      ? list.formatTokenListKyaml(tokens)
-      : list.formatTokenListText(tokens, systemClock.now());
+    if (output.kind === "template") {
+      // One object per token, printed one after the other, as upstream.
+      for (const t of tokens) {
+        await writeObject(output, list.outputToken(t), `unable to print token ${t.token}`);
+      }
+      return;
+    }
+    const text = output.kind === "text"
+      ? list.formatTokenListText(tokens, systemClock.now())
+      : list.formatTokenListStructured(tokens, output.format);
     if (text) writeStdout(text);
   } finally {
     conn.close();

@@ -12,7 +12,11 @@
 import type { BootstrapToken } from "./token.ts";
 import { tabwriterFormat } from "../text/tabwriter.ts";
 import { shortHumanDuration } from "../text/human_duration.ts";
-import { formatStructured, OUTPUT_API_VERSION } from "../text/structured_output.ts";
+import {
+  formatStructured,
+  OUTPUT_API_VERSION,
+  type StructuredFormat,
+} from "../text/structured_output.ts";
 import { formatRFC3339 } from "./secret.ts";
 
 /** The table's columns. */
@@ -24,9 +28,6 @@ export const TOKEN_LIST_COLUMNS: readonly string[] = [
   "DESCRIPTION",
   "EXTRA GROUPS",
 ];
-
-/** Output formats `token list -o` accepts. */
-export const TOKEN_LIST_FORMATS: readonly string[] = ["json", "kyaml", "text", "yaml"];
 
 /** A token as `-o json|yaml` prints it (empty fields omitted; `ttl` is never filled). */
 export interface OutputBootstrapToken {
@@ -92,17 +93,15 @@ export function outputToken(token: BootstrapToken): OutputBootstrapToken {
   return out;
 }
 
-/** `-o json`: one indented JSON object per token, each followed by a newline. */
-export function formatTokenListJson(tokens: readonly BootstrapToken[]): string {
-  return tokens.map((t) => formatStructured(outputToken(t), "json")).join("");
-}
-
-/** `-o yaml`: one YAML document per token, separated by `---`. */
-export function formatTokenListYaml(tokens: readonly BootstrapToken[]): string {
-  return tokens.map((t) => formatStructured(outputToken(t), "yaml")).join("---\n");
-}
-
-/** `-o kyaml`: one KYAML document per token, each opening with its own `---` line. */
-export function formatTokenListKyaml(tokens: readonly BootstrapToken[]): string {
-  return tokens.map((t) => formatStructured(outputToken(t), "kyaml")).join("");
+/**
+ * A structured format's output: one indented JSON object per token (`json`), YAML documents
+ * separated by `---` (`yaml`), or KYAML documents each opening with its own `---` (`kyaml`).
+ */
+export function formatTokenListStructured(
+  tokens: readonly BootstrapToken[],
+  format: StructuredFormat,
+): string {
+  return tokens.map((t) => formatStructured(outputToken(t), format)).join(
+    format === "yaml" ? "---\n" : "",
+  );
 }

@@ -291,21 +291,35 @@ Deno.test("--kubeconfig-dir: the kubeconfig phases write there (under --rootfs)"
   }
 });
 
-Deno.test("-o a printer the command lacks: upstream's printer error, exit status 1, nothing written", async () => {
-  const cases: [string[], string][] = [
-    [["token", "list"], "json,kyaml,text,yaml"],
-    [["certs", "check-expiration"], "json,kyaml,text,yaml"],
-    [["config", "images", "list"], "json,kyaml,text,yaml"],
-    [["upgrade", "plan"], "text,json,yaml,kyaml"],
+Deno.test("-o an unknown format or a template format without a template: upstream's printer errors, exit status 1, nothing written", async () => {
+  const allowed =
+    "go-template,go-template-file,json,jsonpath,jsonpath-as-json,jsonpath-file,kyaml,template,templatefile,text,yaml";
+  const commands = [
+    ["token", "list"],
+    ["certs", "check-expiration"],
+    ["config", "images", "list"],
+    ["upgrade", "plan"],
   ];
-  for (const [command, allowed] of cases) {
-    const r = await kubeadm([...command, "-o", "go-template"]);
-    assert.equal(r.code, 1, `${command.join(" ")}: ${r.stderr}`);
-    assert.equal(
-      r.stderr.split("\n")[0],
-      `error: could not construct output printer: unable to match a printer suitable for the output format "go-template", allowed formats are: ${allowed}`,
-      command.join(" "),
-    );
-    assert.deepEqual(r.written, [], command.join(" "));
+  for (const command of commands) {
+    for (
+      const [output, message] of [
+        [
+          "xml",
+          `unable to match a printer suitable for the output format "xml", allowed formats are: ${allowed}`,
+        ],
+        ["go-template", "template format specified but no template given"],
+        ["jsonpath=", "template format specified but no template given"],
+      ]
+    ) {
+      const r = await kubeadm([...command, "-o", output]);
+      const label = `${command.join(" ")} -o ${output}`;
+      assert.equal(r.code, 1, `${label}: ${r.stderr}`);
+      assert.equal(
+        r.stderr.split("\n")[0],
+        `error: could not construct output printer: ${message}`,
+        label,
+      );
+      assert.deepEqual(r.written, [], label);
+    }
   }
 });

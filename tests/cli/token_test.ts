@@ -6,6 +6,8 @@ import { tokenToSecret } from "../../core/bootstraptoken/secret.ts";
 import { opensslSpkiSha256 } from "../support/openssl.ts";
 import { fakeClusterKubeconfig, fakeClusterTls, withFakeCluster } from "../support/fake_cluster.ts";
 import { repoRoot } from "../support/repo.ts";
+import { k8sBinDir } from "../support/k8s_bins.ts";
+import { redactSecrets } from "../../core/errors.ts";
 
 const tls = await fakeClusterTls();
 const withCluster = withFakeCluster;
@@ -145,16 +147,21 @@ Deno.test("token create --certificate-key without --print-join-command is refuse
   assert.equal(r.stdout, "");
 });
 
+/** The two tokens the `token list` tests list: one expiring with usages and groups, one not. */
+function putListedTokens(api: { put(o: Secret): void }): void {
+  const now = new Date();
+  api.put(tokenToSecret({
+    token: "abcdef.0123456789abcdef",
+    ttl: "24h",
+    usages: ["signing", "authentication"],
+    groups: ["system:bootstrappers:kubeadm:default-node-token"],
+  }, now));
+  api.put(tokenToSecret({ token: "zzzzzz.0123456789abcdef", description: "forever" }, now));
+}
+
 Deno.test("token list: upstream's table, json and yaml; undecodable Secrets reported and skipped", async () => {
   await withCluster(async ({ api, kc }) => {
-    const now = new Date();
-    api.put(tokenToSecret({
-      token: "abcdef.0123456789abcdef",
-      ttl: "24h",
-      usages: ["signing", "authentication"],
-      groups: ["system:bootstrappers:kubeadm:default-node-token"],
-    }, now));
-    api.put(tokenToSecret({ token: "zzzzzz.0123456789abcdef", description: "forever" }, now));
+    putListedTokens(api);
     api.put({
       apiVersion: "v1",
       kind: "Secret",
@@ -212,6 +219,45 @@ Deno.test("token list: upstream's table, json and yaml; undecodable Secrets repo
       '  token: "zzzzzz.0123456789abcdef",',
     ]);
     assert.equal(kyaml.stdout.split(/^---$/m).length, 3);
+  });
+});
+
+Deno.test("token list -o <template formats>: one object per token, as upstream kubeadm v1.37.2 prints them", async () => {
+  await withCluster(async ({ api, kc }) => {
+    putListedTokens(api);
+    const upstreamKubeadm = `${await k8sBinDir()}/kubeadm`;
+    const cases: { output: string; strict?: boolean; code: number }[] = [
+      {
+        output: 'go-template={{.token}} {{range .usages}}{{.}},{{end}}{{.expires}}{{"\\n"}}',
+        code: 0,
+      },
+      { output: 'jsonpath={.token}{" "}{.description}{"\\n"}', code: 0 },
+      { output: "jsonpath-as-json={.usages}", code: 0 },
+      // Upstream's JSONPath printer keeps a range's state from one token to the next: the
+      // second token fails.
+      { output: "jsonpath={range .usages[*]}{@} {end}", code: 1 },
+      { output: "go-template={{.description}}", strict: true, code: 1 },
+    ];
+    for (const c of cases) {
+      const args = ["token", "list", "--kubeconfig", kc, "-o", c.output];
+      if (c.strict) args.push("--allow-missing-template-keys=false");
+      const ours = await kubeadm(args);
+      const out = await new Deno.Command(upstreamKubeadm, {
+        args,
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const dec = new TextDecoder();
+      assert.equal(ours.code, c.code, `${c.output}: ${ours.stderr}`);
+      assert.equal(ours.code, out.code, c.output);
+      assert.equal(ours.stdout, dec.decode(out.stdout), c.output);
+      // Upstream names the token in its error; ours redacts its secret.
+      assert.equal(ours.stderr, redactSecrets(dec.decode(out.stderr)), c.output);
+      if (c.code !== 0) {
+        assert.match(ours.stderr, /^error: unable to print token [a-z0-9]{6}\.<redacted>: /);
+      }
+    }
   });
 });
 

@@ -111,6 +111,18 @@ const cases: { name: string; args: string[]; files?: Record<string, string>; err
     files: { "u.yaml": UPGRADE_CONFIG("") },
     error: /^error: can not mix '--config' with arguments \[allow-experimental-upgrades\]$/m,
   },
+  {
+    name: "a Go template that does not parse (plan -o go-template)",
+    args: ["plan", "-o", "go-template={{.availableUpgrades"],
+    error:
+      /^error: could not construct output printer: error parsing template \{\{\.availableUpgrades, template: output:1: unclosed action$/m,
+  },
+  {
+    name: "a missing JSONPath template file (plan -o jsonpath-file)",
+    args: ["plan", "-o", "jsonpath-file=/plan.jsonpath"],
+    error:
+      /^error: could not construct output printer: error reading --template \/plan\.jsonpath, open \/plan\.jsonpath: no such file or directory$/m,
+  },
 ];
 
 for (const c of cases) {

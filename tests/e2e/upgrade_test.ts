@@ -195,6 +195,32 @@ Deno.test({
         const obj = JSON.parse(asJson.stdout);
         assert.equal(obj.kind, "UpgradePlan");
         assert.equal(obj.availableUpgrades[0].components[0].newVersion, TO);
+        // The template printers see the same object.
+        const tmpl = await cp1.kubeadm([
+          "upgrade",
+          "plan",
+          TO,
+          ignore,
+          "-o",
+          'go-template={{range .availableUpgrades}}{{range .components}}{{.name}} {{.newVersion}}{{"\\n"}}{{end}}{{end}}',
+        ]);
+        ok(tmpl, "upgrade plan -o go-template");
+        assert.equal(
+          tmpl.stdout,
+          obj.availableUpgrades.flatMap((
+            u: { components: { name: string; newVersion: string }[] },
+          ) => u.components.map((c) => `${c.name} ${c.newVersion}\n`)).join(""),
+        );
+        const path = await cp1.kubeadm([
+          "upgrade",
+          "plan",
+          TO,
+          ignore,
+          "-o",
+          "jsonpath={.availableUpgrades[0].components[0].newVersion}",
+        ]);
+        ok(path, "upgrade plan -o jsonpath");
+        assert.equal(path.stdout, TO);
       });
 
       await t.step("bad input: out of skew, a downgrade, an unreachable API server", async () => {

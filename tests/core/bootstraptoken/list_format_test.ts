@@ -1,10 +1,8 @@
 import assert from "node:assert/strict";
 import type { BootstrapToken } from "../../../core/config/types.ts";
 import {
-  formatTokenListJson,
-  formatTokenListKyaml,
+  formatTokenListStructured,
   formatTokenListText,
-  formatTokenListYaml,
   outputToken,
 } from "../../../core/bootstraptoken/list_format.ts";
 
@@ -43,13 +41,13 @@ Deno.test("token list text output is byte-identical to upstream's (header once, 
 
 Deno.test("token list prints nothing at all without tokens", () => {
   assert.equal(formatTokenListText([], NOW), "");
-  assert.equal(formatTokenListJson([]), "");
-  assert.equal(formatTokenListYaml([]), "");
+  assert.equal(formatTokenListStructured([], "json"), "");
+  assert.equal(formatTokenListStructured([], "yaml"), "");
 });
 
 Deno.test("token list -o json: output.kubeadm.k8s.io/v1alpha3 objects, Go field order, 4-space indent", () => {
   assert.equal(
-    formatTokenListJson(TOKENS.slice(0, 2)),
+    formatTokenListStructured(TOKENS.slice(0, 2), "json"),
     `{
     "kind": "BootstrapToken",
     "apiVersion": "output.kubeadm.k8s.io/v1alpha3",
@@ -74,14 +72,14 @@ Deno.test("token list -o json: output.kubeadm.k8s.io/v1alpha3 objects, Go field 
   );
   // Go's encoder escapes HTML-sensitive characters.
   assert.match(
-    formatTokenListJson([{ token: TOKENS[0].token, description: "a<b>&c" }]),
+    formatTokenListStructured([{ token: TOKENS[0].token, description: "a<b>&c" }], "json"),
     /"description": "a\\u003cb\\u003e\\u0026c"/,
   );
 });
 
 Deno.test("token list -o yaml: sorted keys, documents separated by ---", () => {
   assert.equal(
-    formatTokenListYaml([TOKENS[0], TOKENS[2]]),
+    formatTokenListStructured([TOKENS[0], TOKENS[2]], "yaml"),
     `apiVersion: output.kubeadm.k8s.io/v1alpha3
 expires: "2025-01-02T00:00:00Z"
 groups:
@@ -108,9 +106,9 @@ usages:
 });
 
 Deno.test("token list -o kyaml: one KYAML document per token, in the objects' JSON order", () => {
-  assert.equal(formatTokenListKyaml([]), "");
+  assert.equal(formatTokenListStructured([], "kyaml"), "");
   assert.equal(
-    formatTokenListKyaml([TOKENS[0], TOKENS[2]]),
+    formatTokenListStructured([TOKENS[0], TOKENS[2]], "kyaml"),
     `---
 {
   kind: "BootstrapToken",
