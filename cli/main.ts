@@ -11,7 +11,15 @@
  * @module
  */
 import { errorMessage, ExitCode, KubeadmError, redactSecrets } from "../core/errors.ts";
-import { type CliStreams, processStreams, stderr, withStreams } from "./output.ts";
+import {
+  type CliStreams,
+  processStreams,
+  stderr,
+  withStreams,
+  withVerboseLog,
+  writeStderr,
+} from "./output.ts";
+import type { Printer } from "../core/host/ports.ts";
 import { envGet } from "../runtime/host/env.ts";
 import { directRun } from "./direct.ts";
 import { verbosityOf } from "./flags.ts";
@@ -34,13 +42,25 @@ export interface MainOptions {
 export async function main(argv: string[], options: MainOptions = {}): Promise<number> {
   return await withStreams(options.streams ?? processStreams, async () => {
     try {
-      if (await directRun(argv)) return ExitCode.success;
-      return await runProgram(argv);
+      return await withVerboseLog(await verboseLogger(argv), async () => {
+        if (await directRun(argv)) return ExitCode.success;
+        return await runProgram(argv);
+      });
     } catch (e) {
       options.onError?.(e);
       return report(e, verbosityOf(argv));
     }
   });
+}
+
+/**
+ * The klog-style logger of `--v`/`--vmodule` (`cli/klog.ts`), loaded only when the command
+ * line may show a log line.
+ */
+async function verboseLogger(argv: string[]): Promise<Printer["log"]> {
+  if (verbosityOf(argv) === 0 && !argv.some((a) => a.startsWith("--vmodule"))) return undefined;
+  const { commandLineLogger } = await import("./klog.ts");
+  return commandLineLogger(argv, writeStderr);
 }
 
 /** Parses and runs a command line on commander; returns the exit status of a parse outcome. */

@@ -67,8 +67,23 @@ export function stderr(line: string): void {
   writeStderr(line.endsWith("\n") ? line : `${line}\n`);
 }
 
+/** Where `Printer.log` lines go: `cli/klog.ts`'s logger at `--v` > 0, else nowhere. */
+let verboseLog: Printer["log"];
+
+/** Runs `fn` with verbose log lines going to `log` (`undefined`: dropped). */
+export async function withVerboseLog<T>(log: Printer["log"], fn: () => Promise<T>): Promise<T> {
+  const previous = verboseLog;
+  verboseLog = log;
+  try {
+    return await fn();
+  } finally {
+    verboseLog = previous;
+  }
+}
+
 /** Printer over the CLI's standard streams. */
 export const consolePrinter: Printer = {
   info: stdout,
   warn: stderr,
+  log: (level, source, message) => verboseLog?.(level, source, message),
 };

@@ -41,8 +41,8 @@ async function hostFacts(rootfs: string, address?: string) {
 async function imagesConfig(v: FlagValues) {
   const { resolveInitConfig } = await import("../../core/config/resolve.ts");
   const { webRandom } = await import("../../core/host/ports.ts");
-  const { readConfigFile } = await import("../config_file.ts");
-  const text = v.config ? await readConfigFile(v.config) : undefined;
+  const { loadConfigFile } = await import("../config_file.ts");
+  const text = v.config ? await loadConfigFile(v.config) : undefined;
   const { config, warnings } = resolveInitConfig({
     text,
     source: v.config,
@@ -56,6 +56,7 @@ async function imagesConfig(v: FlagValues) {
       : undefined,
     host: await hostFacts(v.rootfs ?? "/", "192.0.2.1"),
     random: webRandom,
+    log: consolePrinter.log,
   });
   return { config, warnings };
 }
@@ -132,6 +133,7 @@ async function runMigrate(c: Command, out: Printer): Promise<void> {
     source: v["old-config"],
     host: await hostFacts(v.rootfs ?? "/"),
     random: webRandom,
+    log: out.log,
     allowExperimental: v["allow-experimental-api"],
   });
   for (const w of result.warnings) out.warn(w);
@@ -164,6 +166,7 @@ async function runValidate(c: Command, out: Printer): Promise<void> {
     source: v.config,
     host: await hostFacts(v.rootfs ?? "/", "192.0.2.1"),
     random: webRandom,
+    log: out.log,
     allowDeprecated: v["allow-deprecated-api"],
     allowExperimental: v["allow-experimental-api"],
   });
@@ -187,7 +190,10 @@ const CONFIG_PRINTERS: readonly ConfigPrinter[] = [
     flags: ["component-configs"],
     async text(values) {
       const { printInitDefaults } = await import("../../core/config/print.ts");
-      return printInitDefaults({ componentConfigs: values["component-configs"] ?? [] });
+      return printInitDefaults({
+        componentConfigs: values["component-configs"] ?? [],
+        log: consolePrinter.log,
+      });
     },
   },
   {
