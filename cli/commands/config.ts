@@ -70,7 +70,7 @@ async function runImagesList(c: Command, out: Printer): Promise<void> {
   const { config, warnings } = await imagesConfig(v);
   for (const w of warnings) out.warn(w);
   const { controlPlaneImages } = await import("../../core/preflight/checks/container_runtime.ts");
-  const images = controlPlaneImages(config.cluster);
+  const images = controlPlaneImages(config.cluster, out.log);
   if (format === "text") {
     writeStdout(`${images.join("\n")}\n`);
     return;

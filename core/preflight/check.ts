@@ -29,6 +29,11 @@ export interface Check {
   readonly name: string;
   /** Severity of the check's usual failure (for listings and JSON output). */
   readonly severity: Severity;
+  /**
+   * The line upstream's check logs at `-v=1` as it starts (`validating the existence of file
+   * …`), and the base name of the module defining the check; the runner logs it.
+   */
+  readonly verbose?: { source: string; message: string };
   /** Inspects the host. */
   run(host: Machine): Promise<CheckOutcome>;
 }

@@ -13,20 +13,21 @@ import { dnsImage, etcdImage, kubernetesImage, pauseImage } from "../../manifest
 import { type Check, type CheckOutcome, fail, pass, warn } from "../check.ts";
 import type { ContainerRuntime } from "../../host/container_runtime.ts";
 import type { Machine } from "../../host/machine.ts";
+import type { LogFn } from "../../host/ports.ts";
 
 /**
  * The images a control-plane node runs, in `kubeadm config images list` order: API server,
  * controller manager, scheduler, kube-proxy, CoreDNS, pause, etcd (local etcd only). Disabled
  * addons are left out.
  */
-export function controlPlaneImages(cluster: ResolvedConfig["cluster"]): string[] {
+export function controlPlaneImages(cluster: ResolvedConfig["cluster"], log?: LogFn): string[] {
   const out = ["kube-apiserver", "kube-controller-manager", "kube-scheduler"].map((n) =>
     kubernetesImage(n, cluster)
   );
   if (!cluster.proxy?.disabled) out.push(kubernetesImage("kube-proxy", cluster));
   if (!cluster.dns?.disabled) out.push(dnsImage(cluster));
   out.push(pauseImage(cluster));
-  if (!cluster.etcd.external) out.push(etcdImage(cluster));
+  if (!cluster.etcd.external) out.push(etcdImage(cluster, log));
   return out;
 }
 
@@ -55,6 +56,7 @@ function isOutcome(v: ContainerRuntime | CheckOutcome): v is CheckOutcome {
 export function containerRuntimeCheck(socket: string): Check {
   return {
     name: "CRI",
+    verbose: { source: "container_runtime.ts", message: "validating the container runtime" },
     severity: "error",
     async run(host) {
       const rt = await connectRuntime(host, socket);
@@ -83,6 +85,10 @@ export const RUNTIME_CONFIG_UNIMPLEMENTED =
 export function containerRuntimeVersionCheck(socket: string): Check {
   return {
     name: "ContainerRuntimeVersion",
+    verbose: {
+      source: "container_runtime.ts",
+      message: "validating the container runtime version compatibility",
+    },
     // Its own finding (no RuntimeConfig) is a warning in v1.37; an unreachable runtime errs.
     severity: "warning",
     async run(host) {
@@ -108,6 +114,8 @@ export interface ImagePullOptions {
   policy: string;
   /** Pull one image at a time (the default). */
   serial: boolean;
+  /** Verbose log lines (the policy, each image pulled or present). */
+  log?: LogFn;
 }
 
 /**
@@ -122,10 +130,15 @@ export function imagePullCheck(opts: ImagePullOptions): Check {
     async run(host) {
       const rt = await connectRuntime(host, opts.socket);
       if (isOutcome(rt)) return rt;
-      if (opts.policy === "Never") return pass();
+      const log = (m: string) => opts.log?.(1, "container_runtime.ts", m);
+      if (opts.policy === "Never") {
+        log(`skipping the pull of all images due to policy: ${opts.policy}`);
+        return pass();
+      }
       if (opts.policy !== "Always" && opts.policy !== "IfNotPresent") {
         return fail(`unsupported pull policy ${JSON.stringify(opts.policy)}`);
       }
+      log(`using image pull policy: ${opts.policy}`);
       const out = pass();
       const sandbox = await rt.sandboxImage().catch(() => undefined);
       if (sandbox !== undefined && sandbox !== opts.sandboxImage) {
@@ -136,9 +149,14 @@ export function imagePullCheck(opts: ImagePullOptions): Check {
         );
       }
       const pullOne = async (image: string) => {
-        if (opts.policy === "IfNotPresent" && (await rt.imageExists(image))) return;
+        if (opts.policy === "IfNotPresent" && (await rt.imageExists(image))) {
+          log(`image exists: ${image}`);
+          return;
+        }
+        if (opts.serial) log(`pulling: ${image}`);
         try {
           await rt.pullImage(image);
+          if (!opts.serial) log(`done pulling: ${image}`);
         } catch (e) {
           out.errors.push(`failed to pull image ${image}: ${errorMessage(e)}`);
         }
@@ -146,6 +164,7 @@ export function imagePullCheck(opts: ImagePullOptions): Check {
       if (opts.serial) {
         for (const image of opts.images) await pullOne(image);
       } else {
+        log("pulling all images in parallel");
         await Promise.all(opts.images.map(pullOne));
       }
       return out;

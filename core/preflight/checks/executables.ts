@@ -9,6 +9,10 @@ import { type Check, fail, pass, warn } from "../check.ts";
 export function inPathCheck(command: string, mandatory: boolean, suggestion?: string): Check {
   return {
     name: `FileExisting-${command.replaceAll("/", "-")}`,
+    verbose: {
+      source: "executables.ts",
+      message: `validating the presence of executable ${command}`,
+    },
     severity: mandatory ? "error" : "warning",
     async run(host) {
       if ((await host.lookPath(command)) !== undefined) return pass();

@@ -55,6 +55,7 @@ async function getWithRetries(
 export function externalEtcdVersionCheck(etcd: ExternalEtcd | undefined): Check {
   return {
     name: "ExternalEtcdVersion",
+    verbose: { source: "external_etcd.ts", message: "validating the external etcd version" },
     severity: "error",
     async run(host) {
       const endpoints = etcd?.httpEndpoints ?? [];

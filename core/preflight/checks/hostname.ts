@@ -49,6 +49,10 @@ export function qualifiedNameProblems(value: string): string[] {
 export function hostnameCheck(nodeName: string): Check {
   return {
     name: "Hostname",
+    verbose: {
+      source: "hostname.ts",
+      message: "checking whether the given node name is valid and reachable using net.LookupHost",
+    },
     severity: "warning",
     async run(host) {
       const out = pass();

@@ -19,6 +19,7 @@ export const IPV6_DEFAULT_FORWARDING = "/proc/sys/net/ipv6/conf/default/forwardi
 export function fileAvailableCheck(path: string, label?: string): Check {
   return {
     name: label ?? pathCheckName("FileAvailable", path),
+    verbose: { source: "paths.ts", message: `validating the existence of file ${path}` },
     severity: "error",
     async run(host) {
       return (await host.files.exists(path)) ? fail(`${path} already exists`) : pass();
@@ -30,6 +31,10 @@ export function fileAvailableCheck(path: string, label?: string): Check {
 export function dirAvailableCheck(path: string, label?: string): Check {
   return {
     name: label ?? pathCheckName("DirAvailable", path),
+    verbose: {
+      source: "paths.ts",
+      message: `validating the existence and emptiness of directory ${path}`,
+    },
     severity: "error",
     async run(host) {
       if (!(await host.files.exists(path))) return pass();
@@ -44,6 +49,7 @@ export function dirAvailableCheck(path: string, label?: string): Check {
 export function fileExistingCheck(path: string, label?: string): Check {
   return {
     name: label ?? pathCheckName("FileExisting", path),
+    verbose: { source: "paths.ts", message: `validating the existence of file ${path}` },
     severity: "error",
     async run(host) {
       return (await host.files.exists(path)) ? pass() : fail(`${path} doesn't exist`);
@@ -55,6 +61,7 @@ export function fileExistingCheck(path: string, label?: string): Check {
 export function fileContentCheck(path: string, content = "1", label?: string): Check {
   return {
     name: label ?? pathCheckName("FileContent", path),
+    verbose: { source: "paths.ts", message: `validating the contents of file ${path}` },
     severity: "error",
     async run(host) {
       const data = await host.readSystemFile(path);

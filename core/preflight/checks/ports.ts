@@ -13,6 +13,10 @@ import { type Check, fail, pass } from "../check.ts";
 export function portOpenCheck(port: number, address = "", label?: string): Check {
   return {
     name: label ?? `Port-${port}`,
+    verbose: {
+      source: "ports.ts",
+      message: `validating availability of port ${port} on address ${JSON.stringify(address)}`,
+    },
     severity: "error",
     async run(host) {
       const free = await host.isPortFree(port, address === "" ? undefined : address);

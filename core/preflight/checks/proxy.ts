@@ -15,6 +15,10 @@ import { httpsProxyFor } from "../proxy_env.ts";
 export function httpProxyCheck(host: string): Check {
   return {
     name: "HTTPProxy",
+    verbose: {
+      source: "proxy.ts",
+      message: "validating if the connectivity type is via proxy or direct",
+    },
     severity: "warning",
     run(h) {
       // Upstream gives IPv6 literals a dummy port so the URL parses.
@@ -36,6 +40,10 @@ export function httpProxyCheck(host: string): Check {
 export function httpProxyCIDRCheck(cidr: string): Check {
   return {
     name: "HTTPProxyCIDR",
+    verbose: {
+      source: "proxy.ts",
+      message: "validating http connectivity to first IP address in the CIDR",
+    },
     severity: "warning",
     run(h) {
       if (cidr === "") return Promise.resolve(pass());

@@ -16,6 +16,10 @@ export const NO_INIT_SYSTEM = "no supported init system detected, skipping check
 export function serviceCheck(service: string, checkIfActive = false, label?: string): Check {
   return {
     name: label ?? `Service-${service}`,
+    verbose: {
+      source: "services.ts",
+      message: `validating if the ${JSON.stringify(service)} service is enabled and active`,
+    },
     severity: "warning",
     async run(host) {
       const init = await host.initSystem();
@@ -41,6 +45,7 @@ export function serviceCheck(service: string, checkIfActive = false, label?: str
 export function firewalldCheck(ports: readonly number[]): Check {
   return {
     name: "Firewalld",
+    verbose: { source: "services.ts", message: "validating if the firewall is enabled and active" },
     severity: "warning",
     async run(host) {
       const init = await host.initSystem();

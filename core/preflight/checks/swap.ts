@@ -15,6 +15,7 @@ export const SWAP_WARNING = "swap is supported for cgroup v2 only. " +
 export function swapCheck(): Check {
   return {
     name: "Swap",
+    verbose: { source: "swap.ts", message: "validating whether swap is enabled or not" },
     severity: "warning",
     async run(host) {
       const data = await host.readSystemFile("/proc/swaps");

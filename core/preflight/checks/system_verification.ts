@@ -52,6 +52,7 @@ export function systemVerificationCheck(opts: SystemVerificationOptions = {}): C
   const spec = opts.spec ?? DEFAULT_SYS_SPEC;
   return {
     name: "SystemVerification",
+    verbose: { source: "system_verification.ts", message: "running system verification checks" },
     severity: "error",
     async run(host): Promise<CheckOutcome> {
       let kubelet;

@@ -38,6 +38,7 @@ export function kubernetesVersionCheck(
 ): Check {
   return {
     name: "KubernetesVersion",
+    verbose: { source: "versions.ts", message: "validating Kubernetes and kubeadm version" },
     severity: "warning",
     run() {
       // Upstream skips the check for "super-custom builds" without a version.
@@ -97,6 +98,7 @@ export function parseKubeletVersion(output: string): SemVer {
 export function kubeletVersionCheck(kubernetesVersion = ""): Check {
   return {
     name: "KubeletVersion",
+    verbose: { source: "versions.ts", message: "validating kubelet version" },
     severity: "error",
     async run(host) {
       let kubelet: SemVer;
