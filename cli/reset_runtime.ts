@@ -97,8 +97,18 @@ export async function readResetClusterConfig(
   try {
     connection = await connect(location, { timeoutMs: 10_000 });
   } catch {
+    out.log?.(
+      1,
+      "reset_runtime.ts",
+      `[reset] Could not obtain a client set from the kubeconfig file: ${location.nodePath}`,
+    );
     return undefined;
   }
+  out.log?.(
+    1,
+    "reset_runtime.ts",
+    `[reset] Loaded client set from kubeconfig file: ${location.nodePath}`,
+  );
   try {
     const [{ fetchUpgradeConfig }, { HostFileSystem }, { detectDefaultAddress, readHostFacts }] =
       await Promise.all([
