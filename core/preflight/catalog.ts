@@ -208,7 +208,6 @@ export function initNodeChecks(cfg: ResolvedConfig, opts: InitCheckOptions = {})
 export function imagePullChecks(cfg: ResolvedConfig, log?: LogFn): Check[] {
   const reg = cfg.init.nodeRegistration;
   return [imagePullCheck({
-    log,
     socket: reg.criSocket,
     images: controlPlaneImages(cfg.cluster, log),
     sandboxImage: pauseImage(cfg.cluster),

@@ -6,6 +6,7 @@
  * @module
  */
 import type { Machine } from "../host/machine.ts";
+import type { LogFn } from "../host/ports.ts";
 
 /** What a failing check usually is: fatal (`error`) or advisory (`warning`). */
 export type Severity = "error" | "warning";
@@ -30,12 +31,10 @@ export interface Check {
   /** Severity of the check's usual failure (for listings and JSON output). */
   readonly severity: Severity;
   /**
-   * The line upstream's check logs at `-v=1` as it starts (`validating the existence of file
-   * …`), and the base name of the module defining the check; the runner logs it.
+   * Inspects the host; logs upstream's line for the check at `-v=1` as it starts
+   * (`validating the existence of file …`).
    */
-  readonly verbose?: { source: string; message: string };
-  /** Inspects the host. */
-  run(host: Machine): Promise<CheckOutcome>;
+  run(host: Machine, log?: LogFn): Promise<CheckOutcome>;
 }
 
 /** An outcome with nothing found. */

@@ -127,10 +127,9 @@ export class PreflightRun {
     const out = this.#opts.out;
     const errorLines: string[] = [];
     for (const check of checks) {
-      if (check.verbose) out.log?.(1, check.verbose.source, check.verbose.message);
       let outcome: CheckOutcome;
       try {
-        outcome = await check.run(this.#host);
+        outcome = await check.run(this.#host, out.log);
       } catch (e) {
         outcome = { warnings: [], errors: [errorMessage(e)] };
       }

@@ -56,9 +56,9 @@ function isOutcome(v: ContainerRuntime | CheckOutcome): v is CheckOutcome {
 export function containerRuntimeCheck(socket: string): Check {
   return {
     name: "CRI",
-    verbose: { source: "container_runtime.ts", message: "validating the container runtime" },
     severity: "error",
-    async run(host) {
+    async run(host, log) {
+      log?.(1, "container_runtime.ts", "validating the container runtime");
       const rt = await connectRuntime(host, socket);
       if (isOutcome(rt)) return rt;
       try {
@@ -85,13 +85,10 @@ export const RUNTIME_CONFIG_UNIMPLEMENTED =
 export function containerRuntimeVersionCheck(socket: string): Check {
   return {
     name: "ContainerRuntimeVersion",
-    verbose: {
-      source: "container_runtime.ts",
-      message: "validating the container runtime version compatibility",
-    },
     // Its own finding (no RuntimeConfig) is a warning in v1.37; an unreachable runtime errs.
     severity: "warning",
-    async run(host) {
+    async run(host, log) {
+      log?.(1, "container_runtime.ts", "validating the container runtime version compatibility");
       const rt = await connectRuntime(host, socket);
       if (isOutcome(rt)) return rt;
       let config;
@@ -114,8 +111,6 @@ export interface ImagePullOptions {
   policy: string;
   /** Pull one image at a time (the default). */
   serial: boolean;
-  /** Verbose log lines (the policy, each image pulled or present). */
-  log?: LogFn;
 }
 
 /**
@@ -127,18 +122,18 @@ export function imagePullCheck(opts: ImagePullOptions): Check {
   return {
     name: "ImagePull",
     severity: "error",
-    async run(host) {
+    async run(host, log) {
       const rt = await connectRuntime(host, opts.socket);
       if (isOutcome(rt)) return rt;
-      const log = (m: string) => opts.log?.(1, "container_runtime.ts", m);
+      const say = (m: string) => log?.(1, "container_runtime.ts", m);
       if (opts.policy === "Never") {
-        log(`skipping the pull of all images due to policy: ${opts.policy}`);
+        say(`skipping the pull of all images due to policy: ${opts.policy}`);
         return pass();
       }
       if (opts.policy !== "Always" && opts.policy !== "IfNotPresent") {
         return fail(`unsupported pull policy ${JSON.stringify(opts.policy)}`);
       }
-      log(`using image pull policy: ${opts.policy}`);
+      say(`using image pull policy: ${opts.policy}`);
       const out = pass();
       const sandbox = await rt.sandboxImage().catch(() => undefined);
       if (sandbox !== undefined && sandbox !== opts.sandboxImage) {
@@ -150,13 +145,13 @@ export function imagePullCheck(opts: ImagePullOptions): Check {
       }
       const pullOne = async (image: string) => {
         if (opts.policy === "IfNotPresent" && (await rt.imageExists(image))) {
-          log(`image exists: ${image}`);
+          say(`image exists: ${image}`);
           return;
         }
-        if (opts.serial) log(`pulling: ${image}`);
+        if (opts.serial) say(`pulling: ${image}`);
         try {
           await rt.pullImage(image);
-          if (!opts.serial) log(`done pulling: ${image}`);
+          if (!opts.serial) say(`done pulling: ${image}`);
         } catch (e) {
           out.errors.push(`failed to pull image ${image}: ${errorMessage(e)}`);
         }
@@ -164,7 +159,7 @@ export function imagePullCheck(opts: ImagePullOptions): Check {
       if (opts.serial) {
         for (const image of opts.images) await pullOne(image);
       } else {
-        log("pulling all images in parallel");
+        say("pulling all images in parallel");
         await Promise.all(opts.images.map(pullOne));
       }
       return out;

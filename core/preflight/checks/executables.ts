@@ -9,12 +9,9 @@ import { type Check, fail, pass, warn } from "../check.ts";
 export function inPathCheck(command: string, mandatory: boolean, suggestion?: string): Check {
   return {
     name: `FileExisting-${command.replaceAll("/", "-")}`,
-    verbose: {
-      source: "executables.ts",
-      message: `validating the presence of executable ${command}`,
-    },
     severity: mandatory ? "error" : "warning",
-    async run(host) {
+    async run(host, log) {
+      log?.(1, "executables.ts", `validating the presence of executable ${command}`);
       if ((await host.lookPath(command)) !== undefined) return pass();
       const message = `${command} not found in system path`;
       if (mandatory) return fail(message);

@@ -49,12 +49,13 @@ export function qualifiedNameProblems(value: string): string[] {
 export function hostnameCheck(nodeName: string): Check {
   return {
     name: "Hostname",
-    verbose: {
-      source: "hostname.ts",
-      message: "checking whether the given node name is valid and reachable using net.LookupHost",
-    },
     severity: "warning",
-    async run(host) {
+    async run(host, log) {
+      log?.(
+        1,
+        "hostname.ts",
+        "checking whether the given node name is valid and reachable using net.LookupHost",
+      );
       const out = pass();
       for (const msg of qualifiedNameProblems(nodeName)) {
         out.warnings.push(`invalid node name format ${JSON.stringify(nodeName)}: ${msg}`);

@@ -19,9 +19,9 @@ export const IPV6_DEFAULT_FORWARDING = "/proc/sys/net/ipv6/conf/default/forwardi
 export function fileAvailableCheck(path: string, label?: string): Check {
   return {
     name: label ?? pathCheckName("FileAvailable", path),
-    verbose: { source: "paths.ts", message: `validating the existence of file ${path}` },
     severity: "error",
-    async run(host) {
+    async run(host, log) {
+      log?.(1, "paths.ts", `validating the existence of file ${path}`);
       return (await host.files.exists(path)) ? fail(`${path} already exists`) : pass();
     },
   };
@@ -31,12 +31,9 @@ export function fileAvailableCheck(path: string, label?: string): Check {
 export function dirAvailableCheck(path: string, label?: string): Check {
   return {
     name: label ?? pathCheckName("DirAvailable", path),
-    verbose: {
-      source: "paths.ts",
-      message: `validating the existence and emptiness of directory ${path}`,
-    },
     severity: "error",
-    async run(host) {
+    async run(host, log) {
+      log?.(1, "paths.ts", `validating the existence and emptiness of directory ${path}`);
       if (!(await host.files.exists(path))) return pass();
       const entries = await host.files.list(path);
       // A file in place of the directory reads as "not empty", as upstream's Readdirnames does.
@@ -49,9 +46,9 @@ export function dirAvailableCheck(path: string, label?: string): Check {
 export function fileExistingCheck(path: string, label?: string): Check {
   return {
     name: label ?? pathCheckName("FileExisting", path),
-    verbose: { source: "paths.ts", message: `validating the existence of file ${path}` },
     severity: "error",
-    async run(host) {
+    async run(host, log) {
+      log?.(1, "paths.ts", `validating the existence of file ${path}`);
       return (await host.files.exists(path)) ? pass() : fail(`${path} doesn't exist`);
     },
   };
@@ -61,9 +58,9 @@ export function fileExistingCheck(path: string, label?: string): Check {
 export function fileContentCheck(path: string, content = "1", label?: string): Check {
   return {
     name: label ?? pathCheckName("FileContent", path),
-    verbose: { source: "paths.ts", message: `validating the contents of file ${path}` },
     severity: "error",
-    async run(host) {
+    async run(host, log) {
+      log?.(1, "paths.ts", `validating the contents of file ${path}`);
       const data = await host.readSystemFile(path);
       if (data === undefined) return fail(`${path} does not exist`);
       const head = new TextDecoder().decode(

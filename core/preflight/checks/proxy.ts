@@ -15,12 +15,9 @@ import { httpsProxyFor } from "../proxy_env.ts";
 export function httpProxyCheck(host: string): Check {
   return {
     name: "HTTPProxy",
-    verbose: {
-      source: "proxy.ts",
-      message: "validating if the connectivity type is via proxy or direct",
-    },
     severity: "warning",
-    run(h) {
+    run(h, log) {
+      log?.(1, "proxy.ts", "validating if the connectivity type is via proxy or direct");
       // Upstream gives IPv6 literals a dummy port so the URL parses.
       const v6 = isIPv6(host);
       const url = v6 ? `https://${joinHostPort(host, 1234)}` : `https://${host}`;
@@ -40,12 +37,9 @@ export function httpProxyCheck(host: string): Check {
 export function httpProxyCIDRCheck(cidr: string): Check {
   return {
     name: "HTTPProxyCIDR",
-    verbose: {
-      source: "proxy.ts",
-      message: "validating http connectivity to first IP address in the CIDR",
-    },
     severity: "warning",
-    run(h) {
+    run(h, log) {
+      log?.(1, "proxy.ts", "validating http connectivity to first IP address in the CIDR");
       if (cidr === "") return Promise.resolve(pass());
       const parsed = parseCIDR(cidr);
       if (!parsed) {

@@ -16,12 +16,13 @@ export const NO_INIT_SYSTEM = "no supported init system detected, skipping check
 export function serviceCheck(service: string, checkIfActive = false, label?: string): Check {
   return {
     name: label ?? `Service-${service}`,
-    verbose: {
-      source: "services.ts",
-      message: `validating if the ${JSON.stringify(service)} service is enabled and active`,
-    },
     severity: "warning",
-    async run(host) {
+    async run(host, log) {
+      log?.(
+        1,
+        "services.ts",
+        `validating if the ${JSON.stringify(service)} service is enabled and active`,
+      );
       const init = await host.initSystem();
       if (!init) return warn(NO_INIT_SYSTEM);
       if (!(await init.serviceExists(service))) return warn(`${service} service does not exist`);
@@ -45,9 +46,9 @@ export function serviceCheck(service: string, checkIfActive = false, label?: str
 export function firewalldCheck(ports: readonly number[]): Check {
   return {
     name: "Firewalld",
-    verbose: { source: "services.ts", message: "validating if the firewall is enabled and active" },
     severity: "warning",
-    async run(host) {
+    async run(host, log) {
+      log?.(1, "services.ts", "validating if the firewall is enabled and active");
       const init = await host.initSystem();
       if (!init) return warn(NO_INIT_SYSTEM);
       if (!(await init.serviceExists("firewalld"))) return pass();

@@ -15,9 +15,9 @@ export const SWAP_WARNING = "swap is supported for cgroup v2 only. " +
 export function swapCheck(): Check {
   return {
     name: "Swap",
-    verbose: { source: "swap.ts", message: "validating whether swap is enabled or not" },
     severity: "warning",
-    async run(host) {
+    async run(host, log) {
+      log?.(1, "swap.ts", "validating whether swap is enabled or not");
       const data = await host.readSystemFile("/proc/swaps");
       if (data === undefined) return pass();
       const text = new TextDecoder().decode(data);

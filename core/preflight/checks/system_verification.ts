@@ -52,9 +52,9 @@ export function systemVerificationCheck(opts: SystemVerificationOptions = {}): C
   const spec = opts.spec ?? DEFAULT_SYS_SPEC;
   return {
     name: "SystemVerification",
-    verbose: { source: "system_verification.ts", message: "running system verification checks" },
     severity: "error",
-    async run(host): Promise<CheckOutcome> {
+    async run(host, log): Promise<CheckOutcome> {
+      log?.(1, "system_verification.ts", "running system verification checks");
       let kubelet;
       try {
         kubelet = parseKubeletVersion(await host.kubeletVersionOutput());

@@ -38,9 +38,9 @@ export function kubernetesVersionCheck(
 ): Check {
   return {
     name: "KubernetesVersion",
-    verbose: { source: "versions.ts", message: "validating Kubernetes and kubeadm version" },
     severity: "warning",
-    run() {
+    run(_host, log) {
+      log?.(1, "versions.ts", "validating Kubernetes and kubeadm version");
       // Upstream skips the check for "super-custom builds" without a version.
       if (kubeadmVersion.startsWith("v0.0.0")) return Promise.resolve(pass());
       let kubeadm: SemVer;
@@ -98,9 +98,9 @@ export function parseKubeletVersion(output: string): SemVer {
 export function kubeletVersionCheck(kubernetesVersion = ""): Check {
   return {
     name: "KubeletVersion",
-    verbose: { source: "versions.ts", message: "validating kubelet version" },
     severity: "error",
-    async run(host) {
+    async run(host, log) {
+      log?.(1, "versions.ts", "validating kubelet version");
       let kubelet: SemVer;
       try {
         kubelet = parseKubeletVersion(await host.kubeletVersionOutput());
