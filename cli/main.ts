@@ -11,14 +11,7 @@
  * @module
  */
 import { errorMessage, ExitCode, KubeadmError, redactSecrets } from "../core/errors.ts";
-import {
-  type CliStreams,
-  processStreams,
-  stderr,
-  withStreams,
-  withVerboseLog,
-  writeStderr,
-} from "./output.ts";
+import { type CliStreams, processStreams, stderr, withStreams, writeStderr } from "./output.ts";
 import type { Printer } from "../core/host/ports.ts";
 import { envGet } from "../runtime/host/env.ts";
 import { directRun } from "./direct.ts";
@@ -40,17 +33,16 @@ export interface MainOptions {
  * {@link ExitCode}'s. The process entry below and in-process callers use this same function.
  */
 export async function main(argv: string[], options: MainOptions = {}): Promise<number> {
+  const log = await verboseLogger(argv);
   return await withStreams(options.streams ?? processStreams, async () => {
     try {
-      return await withVerboseLog(await verboseLogger(argv), async () => {
-        if (await directRun(argv)) return ExitCode.success;
-        return await runProgram(argv);
-      });
+      if (await directRun(argv)) return ExitCode.success;
+      return await runProgram(argv);
     } catch (e) {
       options.onError?.(e);
       return report(e, verbosityOf(argv));
     }
-  });
+  }, log);
 }
 
 /**

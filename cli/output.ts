@@ -27,18 +27,27 @@ export const processStreams: CliStreams = {
 };
 
 let current: CliStreams = processStreams;
+/** Where `Printer.log` lines go: `cli/klog.ts`'s logger at `--v` > 0, else nowhere. */
+let verboseLog: Printer["log"];
 
 /**
- * Runs `fn` with the CLI's output going to `streams`. A command line run is process-wide (its
- * environment, its working directory), so runs with their own streams are made one at a time.
+ * Runs `fn` with the CLI's output going to `streams`, and its verbose log lines to `log` (by
+ * default where they went). A command line run is process-wide (its environment, its working
+ * directory), so runs with their own streams are made one at a time.
  */
-export async function withStreams<T>(streams: CliStreams, fn: () => Promise<T>): Promise<T> {
-  const previous = current;
+export async function withStreams<T>(
+  streams: CliStreams,
+  fn: () => Promise<T>,
+  log: Printer["log"] = verboseLog,
+): Promise<T> {
+  const previous = { streams: current, log: verboseLog };
   current = streams;
+  verboseLog = log;
   try {
     return await fn();
   } finally {
-    current = previous;
+    current = previous.streams;
+    verboseLog = previous.log;
   }
 }
 
@@ -65,20 +74,6 @@ export function stdout(line: string): void {
 /** Writes a line to stderr (a newline added unless it ends with one). */
 export function stderr(line: string): void {
   writeStderr(line.endsWith("\n") ? line : `${line}\n`);
-}
-
-/** Where `Printer.log` lines go: `cli/klog.ts`'s logger at `--v` > 0, else nowhere. */
-let verboseLog: Printer["log"];
-
-/** Runs `fn` with verbose log lines going to `log` (`undefined`: dropped). */
-export async function withVerboseLog<T>(log: Printer["log"], fn: () => Promise<T>): Promise<T> {
-  const previous = verboseLog;
-  verboseLog = log;
-  try {
-    return await fn();
-  } finally {
-    verboseLog = previous;
-  }
 }
 
 /** Printer over the CLI's standard streams. */

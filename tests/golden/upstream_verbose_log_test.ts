@@ -129,58 +129,57 @@ const CASES: Case[] = [
   },
 ];
 
+/** One side of the comparison: its kubeadm, its scratch directory and its config path. */
+interface Side {
+  name: string;
+  kubeadm: string;
+  dir: string;
+  /** The config path as the side's kubeadm sees it (upstream's --rootfs chroots). */
+  cfg: string;
+}
+
+/** A side in a fresh scratch directory; `chrooted`: its config path is inside the root. */
+async function scratchSide(name: string, kubeadm: string, chrooted?: boolean): Promise<Side> {
+  const dir = await Deno.makeTempDir({ prefix: `kts-vlog-${name}-` });
+  return { name, kubeadm, dir, cfg: chrooted ? "/cfg.yaml" : `${dir}/cfg.yaml` };
+}
+
+/** Runs a case's command line (or `args`) on one side at level `v`; it must succeed. */
+async function runSide(side: Side, c: Case, v: number, args = c.args): Promise<string> {
+  const r = await run([
+    side.kubeadm,
+    ...args.map((a) => a === "@cfg" ? side.cfg : a),
+    ...(c.rooted ? ["--rootfs", side.dir] : []),
+    `--v=${v}`,
+  ]);
+  assert.equal(r.code, 0, `${side.name} ${args.join(" ")}: ${r.stderr}`);
+  return r.stderr;
+}
+
 for (const c of CASES) {
   Deno.test({
     name: `--v=${c.v} log lines match upstream kubeadm v1.37.2: ${c.name}`,
     sanitizeOps: false,
     sanitizeResources: false,
     async fn() {
-      const bin = await k8sBinDir();
-      const up = await Deno.makeTempDir({ prefix: "kts-vlog-upstream-" });
-      const ours = await Deno.makeTempDir({ prefix: "kts-vlog-ours-" });
+      const up = await scratchSide("upstream", `${await k8sBinDir()}/kubeadm`, c.rooted);
+      const ours = await scratchSide("ours", `${repoRoot}/scripts/kubeadm`, false);
       try {
-        await Deno.writeTextFile(`${up}/cfg.yaml`, CONFIG);
-        await Deno.writeTextFile(`${ours}/cfg.yaml`, CONFIG);
-        // upstream's --rootfs chroots: its config path is inside the root.
-        const upCfg = c.rooted ? "/cfg.yaml" : `${up}/cfg.yaml`;
-        const argv = (cfg: string, root: string, v: number, args = c.args) => [
-          ...args.map((a) => a === "@cfg" ? cfg : a),
-          ...(c.rooted ? ["--rootfs", root] : []),
-          `--v=${v}`,
-        ];
-        for (const before of c.before ?? []) {
-          const ub = await run([`${bin}/kubeadm`, ...argv(upCfg, up, 0, before)]);
-          assert.equal(ub.code, 0, `upstream ${before.join(" ")}: ${ub.stderr}`);
-          const ob = await run([
-            `${repoRoot}/scripts/kubeadm`,
-            ...argv(`${ours}/cfg.yaml`, ours, 0, before),
-          ]);
-          assert.equal(ob.code, 0, `ours ${before.join(" ")}: ${ob.stderr}`);
+        for (const side of [up, ours]) {
+          await Deno.writeTextFile(`${side.dir}/cfg.yaml`, CONFIG);
+          for (const before of c.before ?? []) await runSide(side, c, 0, before);
         }
-        const u = await run([`${bin}/kubeadm`, ...argv(upCfg, up, c.v)]);
-        assert.equal(u.code, 0, `upstream: ${u.stderr}`);
-        const o = await run([
-          `${repoRoot}/scripts/kubeadm`,
-          ...argv(`${ours}/cfg.yaml`, ours, c.v),
-        ]);
-        assert.equal(o.code, 0, `ours: ${o.stderr}`);
-        const ourLines = messages(o.stderr, `${ours}/cfg.yaml`).map(c.ours ?? ((m) => m));
-        const upLines = messages(u.stderr, upCfg).flatMap((m) => {
+        const ourLines = messages(await runSide(ours, c, c.v), ours.cfg).map(c.ours ?? ((m) => m));
+        const upLines = messages(await runSide(up, c, c.v), up.cfg).flatMap((m) => {
           const kept = c.upstream ? c.upstream(m) : m;
           return kept === undefined ? [] : [kept];
         });
         assert.deepEqual(ourLines, upLines);
         assert.ok(ourLines.includes(c.expect), ourLines.join("\n"));
         // The same run again at -v=0 prints no log line (files now exist: reused).
-        const quiet = await run([
-          `${repoRoot}/scripts/kubeadm`,
-          ...argv(`${ours}/cfg.yaml`, ours, 0),
-        ]);
-        assert.equal(quiet.code, 0, quiet.stderr);
-        assert.doesNotMatch(quiet.stderr, /^I\d{4} /m);
+        assert.doesNotMatch(await runSide(ours, c, 0), /^I\d{4} /m);
       } finally {
-        await Deno.remove(up, { recursive: true });
-        await Deno.remove(ours, { recursive: true });
+        for (const side of [up, ours]) await Deno.remove(side.dir, { recursive: true });
       }
     },
   });
