@@ -18,7 +18,8 @@
  *
  * @module
  */
-import { readConfigFile } from "./config_file.ts";
+import { loadConfigFile } from "./config_file.ts";
+import { consolePrinter } from "./output.ts";
 import { DEFAULT_CERTIFICATES_DIR, KubeconfigFile, KUBERNETES_DIR } from "../core/constants.ts";
 import { CURRENT_KUBERNETES_VERSION } from "../core/versions.ts";
 import { errorMessage } from "../core/errors.ts";
@@ -59,13 +60,14 @@ export async function loadOrDefaultConfig(
   defaults: { certificatesDir?: string; kubernetesVersion?: string },
   warn: (line: string) => void,
 ): Promise<ResolvedConfig> {
-  const text = configPath ? await readConfigFile(configPath) : undefined;
+  const text = configPath ? await loadConfigFile(configPath) : undefined;
   const { config, warnings } = resolveInitConfig({
     text,
     source: configPath,
     flags: configPath ? {} : defaults,
     host: hostFacts(undefined),
     random: webRandom,
+    log: consolePrinter.log,
   });
   for (const w of warnings) warn(w);
   return config;

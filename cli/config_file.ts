@@ -4,6 +4,7 @@
  * @module
  */
 import { FlagError } from "../core/errors.ts";
+import { consolePrinter } from "./output.ts";
 
 /**
  * Reads the `--config` file (or the file another flag names), or fails with a
@@ -20,6 +21,15 @@ export async function readConfigFile(path: string, flag = "--config"): Promise<s
       cause: e,
     });
   }
+}
+
+/**
+ * Reads the `--config` file a command loads its configuration from (init, join, reset, the
+ * certs and token commands, `config images`), logging it at `-v=1` as upstream's loaders do.
+ */
+export async function loadConfigFile(path: string): Promise<string> {
+  consolePrinter.log?.(1, "config_file.ts", `loading configuration from ${JSON.stringify(path)}`);
+  return await readConfigFile(path);
 }
 
 /** Whether a regular file exists at a host path. */

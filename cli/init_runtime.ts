@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { readConfigFile, systemdResolvedActive } from "./config_file.ts";
+import { loadConfigFile, systemdResolvedActive } from "./config_file.ts";
 import { KUBERNETES_DIR, MANIFESTS_DIR } from "../core/constants.ts";
 import { systemClock, webRandom } from "../core/host/ports.ts";
 import { realSleep } from "../core/kube/transport.ts";
@@ -66,7 +66,7 @@ export async function prepareInit(
   const { values: flags, out, rootfs } = inv;
   const preflight = preflightOutput(flags);
   const { resolveInitConfig } = await import("../core/config/resolve.ts");
-  const text = flags.config ? await readConfigFile(flags.config) : undefined;
+  const text = flags.config ? await loadConfigFile(flags.config) : undefined;
   const facts = readHostFacts(rootfs);
   const { config, warnings } = resolveInitConfig({
     text,
@@ -99,6 +99,7 @@ export async function prepareInit(
       defaultAdvertiseAddress: defaultAdvertiseAddress(flags["apiserver-advertise-address"]) ?? "",
     },
     random: webRandom,
+    log: out.log,
   });
   for (const w of warnings) out.warn(w);
   const host = new HostFileSystem(rootfs);

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { fileExists, readConfigFile, systemdResolvedActive } from "./config_file.ts";
+import { fileExists, loadConfigFile, systemdResolvedActive } from "./config_file.ts";
 import {
   DISCOVERY_MAX_BODY_BYTES,
   DISCOVERY_REQUEST_TIMEOUT_MS,
@@ -146,7 +146,7 @@ export async function prepareJoin(
       },
     );
   }
-  const text = configFile ? await readConfigFile(configFile) : undefined;
+  const text = configFile ? await loadConfigFile(configFile) : undefined;
   const facts = readHostFacts(rootfs);
   const adminConf = underRoot(rootfs, `${KUBERNETES_DIR}/${KubeconfigFile.admin}`);
   let discoveryFallbackFile: string | undefined;

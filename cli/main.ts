@@ -12,6 +12,7 @@
  */
 import { errorMessage, ExitCode, KubeadmError, redactSecrets } from "../core/errors.ts";
 import { type CliStreams, processStreams, stderr, withStreams, writeStderr } from "./output.ts";
+import type { Printer } from "../core/host/ports.ts";
 import { envGet } from "../runtime/host/env.ts";
 import { directRun } from "./direct.ts";
 import { verbosityOf } from "./flags.ts";
@@ -32,6 +33,7 @@ export interface MainOptions {
  * {@link ExitCode}'s. The process entry below and in-process callers use this same function.
  */
 export async function main(argv: string[], options: MainOptions = {}): Promise<number> {
+  const log = await verboseLogger(argv);
   return await withStreams(options.streams ?? processStreams, async () => {
     try {
       if (await directRun(argv)) return ExitCode.success;
@@ -40,7 +42,17 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
       options.onError?.(e);
       return report(e, verbosityOf(argv));
     }
-  });
+  }, log);
+}
+
+/**
+ * The klog-style logger of `--v`/`--vmodule` (`cli/klog.ts`), loaded only when the command
+ * line may show a log line.
+ */
+async function verboseLogger(argv: string[]): Promise<Printer["log"]> {
+  if (verbosityOf(argv) === 0 && !argv.some((a) => a.startsWith("--vmodule"))) return undefined;
+  const { commandLineLogger } = await import("./klog.ts");
+  return commandLineLogger(argv, writeStderr);
 }
 
 /** Parses and runs a command line on commander; returns the exit status of a parse outcome. */

@@ -27,18 +27,27 @@ export const processStreams: CliStreams = {
 };
 
 let current: CliStreams = processStreams;
+/** Where `Printer.log` lines go: `cli/klog.ts`'s logger at `--v` > 0, else nowhere. */
+let verboseLog: Printer["log"];
 
 /**
- * Runs `fn` with the CLI's output going to `streams`. A command line run is process-wide (its
- * environment, its working directory), so runs with their own streams are made one at a time.
+ * Runs `fn` with the CLI's output going to `streams`, and its verbose log lines to `log` (by
+ * default where they went). A command line run is process-wide (its environment, its working
+ * directory), so runs with their own streams are made one at a time.
  */
-export async function withStreams<T>(streams: CliStreams, fn: () => Promise<T>): Promise<T> {
-  const previous = current;
+export async function withStreams<T>(
+  streams: CliStreams,
+  fn: () => Promise<T>,
+  log: Printer["log"] = verboseLog,
+): Promise<T> {
+  const previous = { streams: current, log: verboseLog };
   current = streams;
+  verboseLog = log;
   try {
     return await fn();
   } finally {
-    current = previous;
+    current = previous.streams;
+    verboseLog = previous.log;
   }
 }
 
@@ -71,4 +80,5 @@ export function stderr(line: string): void {
 export const consolePrinter: Printer = {
   info: stdout,
   warn: stderr,
+  log: (level, source, message) => verboseLog?.(level, source, message),
 };

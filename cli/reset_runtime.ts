@@ -13,7 +13,7 @@ import {
   type ResetData,
 } from "../core/phases/reset/data.ts";
 import { runReset } from "../core/phases/reset/workflow.ts";
-import { readConfigFile } from "./config_file.ts";
+import { loadConfigFile } from "./config_file.ts";
 import { connect, isControlPlaneNode, kubeconfigLocation } from "./cluster_connection.ts";
 import { DefaultTimeouts, KubeconfigFile, KUBERNETES_DIR } from "../core/constants.ts";
 import { type Printer, webRandom } from "../core/host/ports.ts";
@@ -67,7 +67,7 @@ async function resetConfiguration(inv: Invocation): Promise<ResetConfiguration |
   const path = inv.values.config;
   if (!path) return undefined;
   const { loadConfigDocuments } = await import("../core/config/parse.ts");
-  const loaded = loadConfigDocuments(await readConfigFile(path), { source: path });
+  const loaded = loadConfigDocuments(await loadConfigFile(path), { source: path });
   for (const w of loaded.warnings) inv.out.warn(w);
   if (!loaded.reset) {
     throw new ConfigError(`${path}: no ResetConfiguration found`, {
@@ -97,8 +97,18 @@ export async function readResetClusterConfig(
   try {
     connection = await connect(location, { timeoutMs: 10_000 });
   } catch {
+    out.log?.(
+      1,
+      "reset_runtime.ts",
+      `[reset] Could not obtain a client set from the kubeconfig file: ${location.nodePath}`,
+    );
     return undefined;
   }
+  out.log?.(
+    1,
+    "reset_runtime.ts",
+    `[reset] Loaded client set from kubeconfig file: ${location.nodePath}`,
+  );
   try {
     const [{ fetchUpgradeConfig }, { HostFileSystem }, { detectDefaultAddress, readHostFacts }] =
       await Promise.all([

@@ -244,7 +244,18 @@ export function errorMessage(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-/** Replaces the secret half of bootstrap tokens (`abcdef.0123456789abcdef`) in free text. */
+/**
+ * Replaces secrets in free text: the secret half of bootstrap tokens
+ * (`abcdef.0123456789abcdef`), private-key PEM blocks, a certificate key named as such
+ * (`--certificate-key`, `certificateKey:`) and a kubeconfig's `client-key-data`.
+ */
 export function redactSecrets(text: string): string {
-  return text.replace(/\b([a-z0-9]{6})\.[a-z0-9]{16}\b/g, "$1.<redacted>");
+  return text
+    .replace(/\b([a-z0-9]{6})\.[a-z0-9]{16}\b/g, "$1.<redacted>")
+    .replace(
+      /-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----[\s\S]*?(?:-----END \1PRIVATE KEY-----|$)/g,
+      "-----BEGIN $1PRIVATE KEY-----<redacted>-----END $1PRIVATE KEY-----",
+    )
+    .replace(/(certificate[-_ ]?key["']?\s*[:= ]\s*["']?)[0-9a-f]{64}\b/gi, "$1<redacted>")
+    .replace(/(client-key-data["']?\s*:\s*["']?)[A-Za-z0-9+/=]{8,}/g, "$1<redacted>");
 }

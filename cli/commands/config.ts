@@ -42,8 +42,8 @@ async function hostFacts(rootfs: string, address?: string) {
 async function imagesConfig(v: FlagValues) {
   const { resolveInitConfig } = await import("../../core/config/resolve.ts");
   const { webRandom } = await import("../../core/host/ports.ts");
-  const { readConfigFile } = await import("../config_file.ts");
-  const text = v.config ? await readConfigFile(v.config) : undefined;
+  const { loadConfigFile } = await import("../config_file.ts");
+  const text = v.config ? await loadConfigFile(v.config) : undefined;
   const { config, warnings } = resolveInitConfig({
     text,
     source: v.config,
@@ -57,6 +57,7 @@ async function imagesConfig(v: FlagValues) {
       : undefined,
     host: await hostFacts(v.rootfs ?? "/", "192.0.2.1"),
     random: webRandom,
+    log: consolePrinter.log,
   });
   return { config, warnings };
 }
@@ -67,7 +68,7 @@ async function runImagesList(c: Command, out: Printer): Promise<void> {
   const { config, warnings } = await imagesConfig(v);
   for (const w of warnings) out.warn(w);
   const { controlPlaneImages } = await import("../../core/preflight/checks/container_runtime.ts");
-  const images = controlPlaneImages(config.cluster);
+  const images = controlPlaneImages(config.cluster, out.log);
   if (output.kind === "text") {
     writeStdout(`${images.join("\n")}\n`);
     return;
@@ -128,6 +129,7 @@ async function runMigrate(c: Command, out: Printer): Promise<void> {
     source: v["old-config"],
     host: await hostFacts(v.rootfs ?? "/"),
     random: webRandom,
+    log: out.log,
     allowExperimental: v["allow-experimental-api"],
   });
   for (const w of result.warnings) out.warn(w);
@@ -160,6 +162,7 @@ async function runValidate(c: Command, out: Printer): Promise<void> {
     source: v.config,
     host: await hostFacts(v.rootfs ?? "/", "192.0.2.1"),
     random: webRandom,
+    log: out.log,
     allowDeprecated: v["allow-deprecated-api"],
     allowExperimental: v["allow-experimental-api"],
   });
@@ -183,7 +186,10 @@ const CONFIG_PRINTERS: readonly ConfigPrinter[] = [
     flags: ["component-configs"],
     async text(values) {
       const { printInitDefaults } = await import("../../core/config/print.ts");
-      return printInitDefaults({ componentConfigs: values["component-configs"] ?? [] });
+      return printInitDefaults({
+        componentConfigs: values["component-configs"] ?? [],
+        log: consolePrinter.log,
+      });
     },
   },
   {

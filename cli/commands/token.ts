@@ -81,8 +81,8 @@ async function tokensFromConfig(path: string, rootfs: string | undefined) {
   const { resolveInitConfig } = await import("../../core/config/resolve.ts");
   const { webRandom } = await import("../../core/host/ports.ts");
   const { detectDefaultAddress, readHostFacts } = await import("../../runtime/host/facts.ts");
-  const { readConfigFile } = await import("../config_file.ts");
-  const text = await readConfigFile(path);
+  const { loadConfigFile } = await import("../config_file.ts");
+  const text = await loadConfigFile(path);
   const facts = readHostFacts(rootfs ?? "/");
   const { config, warnings } = resolveInitConfig({
     text,
@@ -92,6 +92,7 @@ async function tokensFromConfig(path: string, rootfs: string | undefined) {
       defaultAdvertiseAddress: detectDefaultAddress() ?? "",
     },
     random: webRandom,
+    log: consolePrinter.log,
   });
   for (const w of warnings) consolePrinter.warn(w);
   return config.init.bootstrapTokens;

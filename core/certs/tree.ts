@@ -61,6 +61,9 @@ import {
   samePublicKey,
 } from "../pki/keys.ts";
 
+/** This module's name in verbose log lines. */
+const LOG_SOURCE = "tree.ts";
+
 /**
  * What creating or reusing certificates needs: the run (its configuration gives the
  * certificates dir, key algorithm, validity periods, SANs and etcd mode) and its key pool.
@@ -358,6 +361,7 @@ async function ensureCA(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
       ctx.out.info(`[certs] Using existing ${spec.baseName} certificate authority`);
       return;
   }
+  ctx.out.log?.(1, LOG_SOURCE, `creating a new certificate authority for ${spec.name}`);
   const cfg = certConfigFor(spec, ctx.cfg, ctx.startTime, (l) => ctx.out.warn(l));
   const key = await ctx.keys.take(certKeyId(spec.name), algorithm(ctx));
   const cert = await createSelfSignedCACert(cfg, key, ctx.random);
@@ -565,6 +569,11 @@ async function existingServiceAccountKey(ctx: CertTreeContext) {
 
 async function ensureServiceAccountKey(ctx: CertTreeContext): Promise<void> {
   const dir = certDir(ctx);
+  ctx.out.log?.(
+    1,
+    LOG_SOURCE,
+    "creating new public/private key files for signing service account users",
+  );
   if (await existingServiceAccountKey(ctx) !== undefined) {
     await checkServiceAccountPair(ctx);
     ctx.out.info(`[certs] Using the existing ${JSON.stringify(PkiFile.saBaseName)} key`);

@@ -200,7 +200,7 @@ export async function applyBootstrapTokenPhase(
   out.info(
     `[bootstrap-token] Creating the "${CLUSTER_INFO_CONFIGMAP}" ConfigMap in the "${KUBE_PUBLIC}" namespace`,
   );
-  await applyClusterInfo(client, input.admin);
+  await applyClusterInfo(client, input.admin, out.log);
 }
 
 /**

@@ -12,6 +12,7 @@
 import type { ConfigMap } from "kubernetes-types/core/v1.d.ts";
 import type { Role, RoleBinding } from "kubernetes-types/rbac/v1.d.ts";
 import type { KubeClient } from "../kube/client.ts";
+import type { LogFn } from "../host/ports.ts";
 import {
   createBasicKubeconfig,
   emptyKubeconfig,
@@ -100,8 +101,19 @@ export function clusterInfoRoleBinding(): RoleBinding {
 }
 
 /** Creates or updates the cluster-info ConfigMap, then its Role and RoleBinding. */
-export async function applyClusterInfo(client: KubeClient, admin: Kubeconfig): Promise<void> {
-  await client.createOrUpdate(clusterInfoConfigMap(admin));
+export async function applyClusterInfo(
+  client: KubeClient,
+  admin: Kubeconfig,
+  log?: LogFn,
+): Promise<void> {
+  const say = (m: string) => log?.(1, "cluster_info.ts", m);
+  say("[bootstrap-token] copying the cluster from admin.conf to the bootstrap kubeconfig");
+  const configMap = clusterInfoConfigMap(admin);
+  say("[bootstrap-token] creating/updating ConfigMap in kube-public namespace");
+  await client.createOrUpdate(configMap);
+  say(
+    "creating the RBAC rules for exposing the cluster-info ConfigMap in the kube-public namespace",
+  );
   await client.createOrUpdate(clusterInfoRole());
   await client.createOrUpdate(clusterInfoRoleBinding());
 }

@@ -21,6 +21,7 @@ import {
   setPath,
 } from "./component_merge.ts";
 import { KUBELET_API_VERSION, type KubeletConfiguration } from "./types.ts";
+import type { LogFn } from "../host/ports.ts";
 
 /** resolv.conf the kubelet should use when systemd-resolved is active. */
 export const SYSTEMD_RESOLV_CONF = "/run/systemd/resolve/resolv.conf";
@@ -88,6 +89,8 @@ export interface KubeletDefaultsInput {
   networking: { serviceSubnet: string; dnsDomain: string };
   /** `certificatesDir` (for `authentication.x509.clientCAFile`). */
   certificatesDir: string;
+  /** Verbose log lines (the `cgroupDriver` default). */
+  log?: LogFn;
 }
 
 /**
@@ -164,7 +167,16 @@ export function defaultKubeletConfiguration(
   // Upstream cannot tell an unset bool from false, so it always forces rotation on.
   cfg.rotateCertificates = true;
 
-  if (!cfg.cgroupDriver) cfg.cgroupDriver = DEFAULT_CGROUP_DRIVER;
+  if (!cfg.cgroupDriver) {
+    input.log?.(
+      1,
+      "kubelet_config.ts",
+      `the value of KubeletConfiguration.cgroupDriver is empty; setting it to ${
+        JSON.stringify(DEFAULT_CGROUP_DRIVER)
+      }`,
+    );
+    cfg.cgroupDriver = DEFAULT_CGROUP_DRIVER;
+  }
   return { config: cfg as KubeletConfiguration, warnings };
 }
 

@@ -13,7 +13,7 @@
  * @module
  */
 import { ConfigError } from "../errors.ts";
-import type { RandomSource } from "../host/ports.ts";
+import type { LogFn, RandomSource } from "../host/ports.ts";
 import { applyUpgradeDefaults } from "./defaults.ts";
 import { loadConfigDocuments } from "./parse.ts";
 import {
@@ -36,6 +36,8 @@ export interface MigrateOptions {
   host: InitHostFacts;
   /** Random source (a bootstrap token is generated when the file has none). */
   random: RandomSource;
+  /** Verbose log lines (upstream's `klog.V`), e.g. the kubelet's `cgroupDriver` default. */
+  log?: LogFn;
   /** Accept the experimental `kubeadm.k8s.io/v1` (`--allow-experimental-api`). */
   allowExperimental?: boolean;
 }
@@ -68,6 +70,7 @@ export function migrateConfig(text: string, options: MigrateOptions): MigrateRes
       text,
       host: options.host,
       random: options.random,
+      log: options.log,
     });
     warnings.push(...resolved.warnings.filter((w) => !noise(w) && !warnings.includes(w)));
     parts.push(marshalInitConfiguration(resolved.config.init, resolved.config.cluster));

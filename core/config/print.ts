@@ -23,6 +23,7 @@ import {
 import { type ResolvedJoinConfig, resolveJoinConfig } from "./join.ts";
 import { defaultResetConfiguration } from "./reset.ts";
 import { defaultKubeletConfiguration } from "./kubelet_config.ts";
+import type { LogFn } from "../host/ports.ts";
 import { defaultKubeProxyConfiguration } from "./kube_proxy_config.ts";
 import type {
   APIEndpoint,
@@ -331,10 +332,12 @@ export function marshalUpgradeConfiguration(upgrade: UpgradeConfiguration): stri
 export interface PrintInitDefaultsOptions {
   /** `--component-configs` values (`KubeletConfiguration`, `KubeProxyConfiguration`). */
   componentConfigs?: readonly string[];
+  /** Verbose log lines (upstream's `klog.V`), e.g. the kubelet's `cgroupDriver` default. */
+  log?: LogFn;
 }
 
 /** The statically defaulted configuration `config print init-defaults` shows. */
-export function staticInitDefaults(): {
+export function staticInitDefaults(log?: LogFn): {
   init: InitConfiguration;
   cluster: ClusterConfiguration;
   kubelet: KubeletConfiguration;
@@ -352,6 +355,7 @@ export function staticInitDefaults(): {
   const kubelet = defaultKubeletConfiguration(undefined, {
     networking: cluster.networking,
     certificatesDir: cluster.certificatesDir,
+    log,
   }).config;
   const kubeProxy = defaultKubeProxyConfiguration(undefined, {
     advertiseAddress: init.localAPIEndpoint.advertiseAddress,
@@ -367,7 +371,7 @@ export function staticInitDefaults(): {
  * `---`. Throws {@link ConfigError} for an unknown component config kind.
  */
 export function printInitDefaults(options: PrintInitDefaultsOptions = {}): string {
-  const defaults = staticInitDefaults();
+  const defaults = staticInitDefaults(options.log);
   const parts = [marshalInitConfiguration(defaults.init, defaults.cluster)];
   for (const kind of options.componentConfigs ?? []) {
     if (kind === "KubeletConfiguration") parts.push(toKubeYaml(defaults.kubelet));

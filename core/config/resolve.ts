@@ -10,7 +10,7 @@
  * @module
  */
 import { type FieldError, ValidationError } from "../errors.ts";
-import type { RandomSource } from "../host/ports.ts";
+import type { LogFn, RandomSource } from "../host/ports.ts";
 import { clone } from "./component_merge.ts";
 import {
   ADVERTISE_ADDRESS_FLAG,
@@ -98,6 +98,8 @@ export interface ResolveInitOptions {
   host: InitHostFacts;
   /** Random source for bootstrap tokens and the certificate key. */
   random: RandomSource;
+  /** Verbose log lines (upstream's `klog.V`), e.g. the kubelet's `cgroupDriver` default. */
+  log?: LogFn;
   /** Unknown fields are errors (default) or warnings (`false`). */
   strict?: boolean;
   /** Accept the experimental `kubeadm.k8s.io/v1` (`--allow-experimental-api`). */
@@ -271,6 +273,7 @@ export function resolveInitConfig(options: ResolveInitOptions): ResolveInitResul
   const kubelet = defaultKubeletConfiguration(loaded.kubelet, {
     networking: clusterCfg.networking,
     certificatesDir: clusterCfg.certificatesDir,
+    log: options.log,
   });
   const kubeProxy = defaultKubeProxyConfiguration(loaded.kubeProxy, {
     advertiseAddress: initCfg.localAPIEndpoint.advertiseAddress,

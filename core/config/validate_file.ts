@@ -12,7 +12,7 @@
  * @module
  */
 import { ConfigError } from "../errors.ts";
-import type { RandomSource } from "../host/ports.ts";
+import type { LogFn, RandomSource } from "../host/ports.ts";
 import { KUBEADM_GROUP, loadConfigDocuments } from "./parse.ts";
 import { applyUpgradeDefaults } from "./defaults.ts";
 import { type InitHostFacts, resolveInitConfig } from "./resolve.ts";
@@ -27,6 +27,8 @@ export interface ValidateFileOptions {
   /** Host facts for the dynamic defaults validation needs. */
   host: InitHostFacts;
   random: RandomSource;
+  /** Verbose log lines (upstream's `klog.V`), e.g. the kubelet's `cgroupDriver` default. */
+  log?: LogFn;
   /** `--allow-deprecated-api`. */
   allowDeprecated?: boolean;
   /** `--allow-experimental-api`. */
@@ -59,7 +61,15 @@ export function validateConfigFile(text: string, options: ValidateFileOptions): 
     }
   };
   if (loaded.init || loaded.cluster) {
-    add(resolveInitConfig({ ...load, text, host: options.host, random: options.random }).warnings);
+    add(
+      resolveInitConfig({
+        ...load,
+        text,
+        host: options.host,
+        random: options.random,
+        log: options.log,
+      }).warnings,
+    );
   }
   if (loaded.join) add(resolveJoinConfig({ ...load, text, host: options.host }).warnings);
   if (loaded.reset) validateResetConfiguration(loaded.reset);

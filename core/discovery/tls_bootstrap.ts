@@ -54,8 +54,12 @@ export function buildTlsBootstrapKubeconfig(
 export function tlsBootstrapKubeconfigFor(
   discovered: Kubeconfig,
   tlsBootstrapToken?: string,
+  log?: (line: string) => void,
 ): Kubeconfig {
   if (tlsBootstrapToken) {
+    log?.(
+      "[discovery] Using provided TLSBootstrapToken as authentication credentials for the join process",
+    );
     let cluster;
     try {
       cluster = clusterFromKubeconfig(discovered).cluster;

@@ -19,8 +19,12 @@ import { poll } from "../kube/retry.ts";
 import type { InitialClusterMember } from "../manifests/etcd.ts";
 import type { EtcdClient, EtcdMember } from "../host/etcd.ts";
 import type { EtcdTiming } from "./timing.ts";
+import type { LogFn } from "../host/ports.ts";
 
 /** Retries of the final availability check (upstream `etcdHealthyCheckRetries`). */
+/** This module's name in verbose log lines. */
+const LOG_SOURCE = "member_join.ts";
+
 export const ETCD_HEALTHY_CHECK_RETRIES = 8;
 /** Interval of the final availability check (upstream `etcdHealthyCheckInterval`). */
 export const ETCD_HEALTHY_CHECK_INTERVAL_MS = 5_000;
@@ -55,6 +59,11 @@ export function initialClusterFor(
   return out;
 }
 
+/** A member list as upstream logs it (Go's `%v` of its members: `[{name peerURL} …]`). */
+export function memberListText(members: readonly { name: string; peerURL: string }[]): string {
+  return `[${members.map((m) => `{${m.name} ${m.peerURL}}`).join(" ")}]`;
+}
+
 function isPeerExists(e: unknown): boolean {
   return /peer ?urls? already exists/i.test(errorMessage(e));
 }
@@ -69,8 +78,9 @@ export async function addLearnerMember(
   name: string,
   peerURL: string,
   t: EtcdTiming,
-  log: (line: string) => void = () => {},
+  log?: LogFn,
 ): Promise<InitialClusterMember[]> {
+  const say = (level: number, m: string) => log?.(level, LOG_SOURCE, m);
   const members = await poll<EtcdMember[]>(async () => {
     let list: EtcdMember[];
     try {
@@ -79,16 +89,23 @@ export async function addLearnerMember(
       return { done: false, error: e };
     }
     if (list.some((m) => m.peerURLs[0] === peerURL)) {
-      log(
-        `[etcd] The peer URL ${JSON.stringify(peerURL)} is already a member; not adding it again`,
+      say(
+        5,
+        `The peer URL ${
+          JSON.stringify(peerURL)
+        } for the added etcd member already exists. Skipping etcd member addition`,
       );
       return { done: true, value: list };
     }
     try {
-      log(`[etcd] Adding etcd member ${JSON.stringify(peerURL)} as learner`);
+      say(1, `[etcd] Adding etcd member ${JSON.stringify(peerURL)} as learner`);
       return { done: true, value: (await client.addMember([peerURL], true)).members };
     } catch (e) {
       if (isPeerExists(e)) {
+        say(
+          5,
+          "The peer URL for the added etcd member already exists. Fetching the existing etcd members",
+        );
         try {
           return { done: true, value: await client.listMembers() };
         } catch (e2) {
@@ -131,9 +148,11 @@ export async function promoteLearner(
   client: EtcdClient,
   id: string,
   t: EtcdTiming,
-  log: (line: string) => void = () => {},
+  log?: LogFn,
 ): Promise<void> {
+  const say = (level: number, m: string) => log?.(level, LOG_SOURCE, m);
   const hex = memberIdHex(id);
+  say(1, `[etcd] Waiting for a learner to start: ${hex}`);
   const ready = await poll<boolean>(async () => {
     let m: EtcdMember | undefined;
     try {
@@ -145,27 +164,36 @@ export async function promoteLearner(
       };
     }
     if (!m) return { done: false, error: new KubeadmError(`member ${hex} not found`) };
-    if (!m.isLearner) return { done: true, value: false };
+    if (!m.isLearner) {
+      say(1, `[etcd] Member ${hex} was already promoted.`);
+      return { done: true, value: false };
+    }
     if (m.name === "") {
+      say(1, `[etcd] Member ${hex} is not started yet. Waiting for it to be started.`);
       return { done: false, error: new KubeadmError(`the etcd member ${hex} is not started`) };
     }
     return { done: true, value: true };
   }, t).catch((e) => {
     throw new KubeadmError(errorMessage(e), { cause: e });
   });
-  if (!ready) {
-    log(`[etcd] Member ${hex} was already promoted`);
-    return;
-  }
-  log(`[etcd] Promoting the learner ${hex} to a voting member`);
+  if (!ready) return;
+  say(1, `[etcd] Promoting a learner as a voting member: ${hex}`);
   await poll<true>(async () => {
     try {
       // An earlier attempt may have promoted it even if its answer was lost.
       const m = (await client.listMembers()).find((x) => x.id === id);
-      if (m && !m.isLearner) return { done: true, value: true };
+      if (m && !m.isLearner) {
+        say(
+          1,
+          `[etcd] Member ${hex} is already a voting member, treating promotion as successful`,
+        );
+        return { done: true, value: true };
+      }
       await client.promoteMember(id);
+      say(1, `[etcd] The learner was promoted as a voting member: ${hex}`);
       return { done: true, value: true };
     } catch (e) {
+      say(5, `[etcd] Promoting the learner ${hex} failed: ${errorMessage(e)}`);
       // "can only promote a learner member which is in sync with leader": retry.
       return { done: false, error: e };
     }

@@ -8,6 +8,8 @@
 import { ETCD_CLIENT_PORT, ETCD_PEER_PORT } from "../constants.ts";
 import type { LocalEtcdManifest } from "../manifests/etcd_manifest.ts";
 import { type EtcdClient, EtcdMemberNotFound } from "../host/etcd.ts";
+import type { LogFn } from "../host/ports.ts";
+import { memberListText } from "./member_join.ts";
 
 /** What happened to this node's member. */
 export type MemberRemoval = "removed" | "last-member" | "not-a-member";
@@ -43,16 +45,33 @@ export async function removeEtcdMember(
   endpoints: readonly string[],
   peerURL: string,
   clientURL: string,
+  log?: LogFn,
 ): Promise<MemberRemoval> {
+  const say = (level: number, m: string) => log?.(level, "member_remove.ts", m);
+  say(1, "[etcd] creating etcd client that connects to etcd pods");
   const client = connect(endpoints);
   const members = await client.listMembers();
-  if (members.length === 1 && client.endpoints.includes(clientURL)) return "last-member";
+  if (members.length === 1 && client.endpoints.includes(clientURL)) {
+    say(1, "[etcd] This is the only remaining etcd member in the etcd cluster, skip removing it");
+    return "last-member";
+  }
+  say(2, `[etcd] get the member id from peer: ${peerURL}`);
   const me = members.find((m) => m.peerURLs.includes(peerURL));
-  if (!me) return "not-a-member";
+  if (!me) {
+    say(5, `[etcd] member was already removed, because no member id exists for peer ${peerURL}`);
+    return "not-a-member";
+  }
   const others = members.filter((m) => m !== me).flatMap((m) => m.clientURLs);
   const remover = others.length > 0 ? connect(others) : client;
+  say(1, `[etcd] removing etcd member: ${peerURL}, id: ${me.id}`);
   try {
-    await remover.removeMember(me.id);
+    const left = await remover.removeMember(me.id);
+    say(
+      1,
+      `[etcd] Updated etcd member list: ${
+        memberListText(left.map((m) => ({ name: m.name, peerURL: m.peerURLs[0] ?? "" })))
+      }`,
+    );
   } catch (e) {
     if (e instanceof EtcdMemberNotFound) return "not-a-member";
     if (others.length > 0) {

@@ -249,6 +249,9 @@ export async function ensureKubeconfigFile(
     (l) => ctx.out.warn(l),
   );
   const ca = await loadKubeconfigCA(ctx);
+  if (ca.mode !== "external") {
+    ctx.out.log?.(1, "files.ts", `creating kubeconfig file for ${spec.fileName}`);
+  }
   if (ca.mode === "signing") {
     const period = periodWarning("ca", ca.cert, ctx.clock.now());
     if (period) ctx.out.warn(period);

@@ -32,6 +32,7 @@ export async function writeKubeletEnvFile(
   out: Printer,
   flags: KubeletFlagsOptions,
 ): Promise<void> {
+  const data = kubeletFlagsEnv({ ...flags, log: out.log });
   out.info(
     `[kubelet-start] Writing kubelet environment file with flags to file ${
       JSON.stringify(KUBELET_ENV_FILE)
@@ -39,7 +40,7 @@ export async function writeKubeletEnvFile(
   );
   await files.write({
     path: KUBELET_ENV_FILE,
-    data: kubeletFlagsEnv(flags),
+    data,
     mode: 0o644,
     kind: "env",
   })

@@ -16,6 +16,7 @@ import type { Arg, NodeRegistrationOptions, Taint } from "../config/types.ts";
 import { KUBELET_ENV_VARIABLE } from "../constants.ts";
 import { argumentsToCommand, getArgValue } from "../manifests/arguments.ts";
 import { goQuote } from "./go_quote.ts";
+import type { LogFn } from "../host/ports.ts";
 
 /** Inputs of the kubelet flags. */
 export interface KubeletFlagsOptions {
@@ -24,6 +25,8 @@ export interface KubeletFlagsOptions {
   hostname: string;
   /** Pass `nodeRegistration.taints` as `--register-with-taints` (worker join only). */
   registerTaintsUsingFlags?: boolean;
+  /** Verbose log lines (the `--hostname-override` decision). */
+  log?: LogFn;
 }
 
 /** Renders a taint as the kubelet expects it: `key[=value]:effect` (Go's `Taint.ToString`). */
@@ -54,7 +57,14 @@ export function kubeletBaseArgs(opts: KubeletFlagsOptions): Arg[] {
     args.push({ name: "register-with-taints", value: taints.map(taintToString).join(",") });
   }
   const nodeName = kubeletNodeName(nodeRegistration, opts.hostname);
-  if (nodeName !== opts.hostname) args.push({ name: "hostname-override", value: nodeName });
+  if (nodeName !== opts.hostname) {
+    opts.log?.(
+      1,
+      "flags_env.ts",
+      `setting kubelet hostname-override to ${JSON.stringify(nodeName)}`,
+    );
+    args.push({ name: "hostname-override", value: nodeName });
+  }
   return args;
 }
 

@@ -171,7 +171,7 @@ export function etcdPod(
   ];
   return componentPod({
     name: Component.etcd,
-    image: etcdImage(cluster),
+    image: etcdImage(cluster, input.log),
     command: etcdCommand(input, initialCluster),
     probePort: endpoint.port,
     livenessProbe: livenessProbe(probe("/livez")),

@@ -13,6 +13,7 @@
 import type { ClusterConfiguration } from "../config/types.ts";
 import { DEFAULT_CI_IMAGE_REPOSITORY, DEFAULT_IMAGE_REPOSITORY } from "../constants.ts";
 import { targetRelease } from "../versions.ts";
+import type { LogFn } from "../host/ports.ts";
 
 /** The cluster fields image names depend on. */
 export type ImageConfig = Pick<
@@ -47,16 +48,21 @@ export function kubernetesImage(name: string, cfg: ImageConfig): string {
   }`;
 }
 
-/** etcd image tag: `etcd.local.imageTag`, else the target minor's etcd version. */
-export function etcdImageTag(cfg: ImageConfig): string {
-  return cfg.etcd?.local?.imageTag || targetRelease(cfg.kubernetesVersion).etcd;
+/**
+ * etcd image tag: `etcd.local.imageTag`, else the target minor's etcd version. A target minor
+ * without its own etcd version is logged at `-v=1`, as upstream (also with a tag given).
+ */
+export function etcdImageTag(cfg: ImageConfig, log?: LogFn): string {
+  const { etcd, etcdWarning } = targetRelease(cfg.kubernetesVersion);
+  if (etcdWarning) log?.(1, "images.ts", `WARNING: ${etcdWarning}`);
+  return cfg.etcd?.local?.imageTag || etcd;
 }
 
 /** `<etcd.local.imageRepository or imageRepository>/etcd:<tag>`. */
-export function etcdImage(cfg: ImageConfig): string {
+export function etcdImage(cfg: ImageConfig, log?: LogFn): string {
   const repo = cfg.etcd?.local?.imageRepository || cfg.imageRepository ||
     DEFAULT_IMAGE_REPOSITORY;
-  return `${repo}/etcd:${etcdImageTag(cfg)}`;
+  return `${repo}/etcd:${etcdImageTag(cfg, log)}`;
 }
 
 /** `<imageRepository>/pause:<tag>` (never the CI registry). */

@@ -8,6 +8,7 @@
  * @module
  */
 import type { ResolvedConfig } from "../config/types.ts";
+import type { LogFn } from "../host/ports.ts";
 import { parseDuration } from "../text/duration.ts";
 import { DefaultTimeouts } from "../constants.ts";
 
@@ -29,6 +30,8 @@ export interface ManifestInput {
   externalCA?: boolean;
   /** Receives warnings (upstream's `klog.Warningf`), e.g. about `authorization-mode`. */
   warn?: (message: string) => void;
+  /** Verbose log lines (the etcd image's version fallback). */
+  log?: LogFn;
 }
 
 /** Builds a {@link ManifestInput} from a resolved init configuration and host facts. */

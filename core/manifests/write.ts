@@ -23,6 +23,9 @@ import {
 import { type ManifestInput, manifestInputFromInit } from "./manifest_input.ts";
 import type { ControlPlaneComponent } from "./volumes.ts";
 
+/** This module's name in verbose log lines. */
+const LOG_SOURCE = "write.ts";
+
 /** What writing a node's static Pod manifests needs. */
 export interface ManifestWriteContext {
   /** The configuration of this node in its cluster. */
@@ -53,6 +56,7 @@ export async function nodeManifestInput(ctx: ManifestWriteContext): Promise<Mani
     proxyEnv: ctx.host.proxyEnv,
     externalCA: await keylessCA(ctx.files, ctx.cfg.cluster.certificatesDir),
     warn: (line) => ctx.out.warn(line),
+    log: ctx.out.log,
   });
 }
 
@@ -99,9 +103,27 @@ export async function writeControlPlaneManifest(
   component: ControlPlaneComponent,
 ): Promise<void> {
   ctx.out.info(`[control-plane] Creating static Pod manifest for ${JSON.stringify(component)}`);
+  ctx.out.log?.(1, LOG_SOURCE, "[control-plane] getting StaticPodSpecs");
   const input = await nodeManifestInput(ctx);
   // Upstream builds every control-plane spec for each component it writes (so warnings about
   // the API server flags repeat per component); do the same, then keep the one asked for.
   const specs = new Map(CONTROL_PLANE_COMPONENTS.map((c) => [c, buildStaticPod(c, input)]));
-  await writeStaticPodManifest(ctx, component, specs.get(component)!);
+  const pod = specs.get(component)!;
+  for (const v of pod.spec?.volumes ?? []) {
+    ctx.out.log?.(
+      2,
+      LOG_SOURCE,
+      `[control-plane] adding volume ${JSON.stringify(v.name)} for component ${
+        JSON.stringify(component)
+      }`,
+    );
+  }
+  await writeStaticPodManifest(ctx, component, pod);
+  ctx.out.log?.(
+    1,
+    LOG_SOURCE,
+    `[control-plane] wrote static Pod manifest for component ${JSON.stringify(component)} to ${
+      JSON.stringify(staticPodManifestPath(ctx.manifestDir, component))
+    }`,
+  );
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import type { ResolvedConfig } from "../config/types.ts";
+import type { LogFn } from "../host/ports.ts";
 import {
   CONTROLLER_MANAGER_PORT,
   DEFAULT_API_SERVER_PORT,
@@ -204,11 +205,11 @@ export function initNodeChecks(cfg: ResolvedConfig, opts: InitCheckOptions = {})
 }
 
 /** The image pull of a control-plane node (upstream's `RunPullImagesCheck`). */
-export function imagePullChecks(cfg: ResolvedConfig): Check[] {
+export function imagePullChecks(cfg: ResolvedConfig, log?: LogFn): Check[] {
   const reg = cfg.init.nodeRegistration;
   return [imagePullCheck({
     socket: reg.criSocket,
-    images: controlPlaneImages(cfg.cluster),
+    images: controlPlaneImages(cfg.cluster, log),
     sandboxImage: pauseImage(cfg.cluster),
     policy: reg.imagePullPolicy,
     serial: reg.imagePullSerial ?? true,

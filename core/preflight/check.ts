@@ -6,6 +6,7 @@
  * @module
  */
 import type { Machine } from "../host/machine.ts";
+import type { LogFn } from "../host/ports.ts";
 
 /** What a failing check usually is: fatal (`error`) or advisory (`warning`). */
 export type Severity = "error" | "warning";
@@ -29,8 +30,11 @@ export interface Check {
   readonly name: string;
   /** Severity of the check's usual failure (for listings and JSON output). */
   readonly severity: Severity;
-  /** Inspects the host. */
-  run(host: Machine): Promise<CheckOutcome>;
+  /**
+   * Inspects the host; logs upstream's line for the check at `-v=1` as it starts
+   * (`validating the existence of file …`).
+   */
+  run(host: Machine, log?: LogFn): Promise<CheckOutcome>;
 }
 
 /** An outcome with nothing found. */

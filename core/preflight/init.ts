@@ -71,7 +71,7 @@ export async function pullImages(
   run.info(
     "[preflight] You can also perform this action beforehand using 'kubeadm config images pull'",
   );
-  await run.run(imagePullChecks(cfg));
+  await run.run(imagePullChecks(cfg, run.log));
 }
 
 /** Runs kubeadm init's preflight checks; throws a `PreflightError` when one fails. */

@@ -115,6 +115,7 @@ export async function runJoinPreflight(
     ...nodeChecks.map((c) => c.name),
     ...(cfg.controlPlane ? [/^port-[0-9]+$/, /^diravailable-/] : []),
   ]);
+  opts.out.log?.(1, "join.ts", "[preflight] Running general checks");
   const run = await startNodePreflight(host, {
     command: "join",
     ignore,
@@ -130,6 +131,7 @@ export async function runJoinPreflight(
       );
     }
     const initCfg = await opts.controlPlaneConfig();
+    opts.out.log?.(1, "join.ts", "[preflight] Running configuration dependant checks");
     const hasKey = (cfg.certificateKey ?? "") !== "";
     await checkReadyForAdditionalControlPlane(initCfg, hasKey, host);
     run.info(

@@ -15,7 +15,7 @@
  * @module
  */
 import { errorMessage, PreflightError } from "../errors.ts";
-import type { Printer } from "../host/ports.ts";
+import type { LogFn, Printer } from "../host/ports.ts";
 import type { Check, CheckOutcome, Severity } from "./check.ts";
 import type { Machine } from "../host/machine.ts";
 import { IGNORE_NOTHING, type IgnoreSet } from "./ignore.ts";
@@ -109,6 +109,11 @@ export class PreflightRun {
     return this.#results;
   }
 
+  /** Verbose log lines of the checks (the run's printer's). */
+  get log(): LogFn | undefined {
+    return this.#opts.out.log;
+  }
+
   /** Prints a progress line (`[preflight] Running pre-flight checks`) in text mode only. */
   info(line: string): void {
     if (!this.json) this.#opts.out.info(line);
@@ -124,7 +129,7 @@ export class PreflightRun {
     for (const check of checks) {
       let outcome: CheckOutcome;
       try {
-        outcome = await check.run(this.#host);
+        outcome = await check.run(this.#host, out.log);
       } catch (e) {
         outcome = { warnings: [], errors: [errorMessage(e)] };
       }

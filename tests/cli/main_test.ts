@@ -48,7 +48,12 @@ Deno.test("main prints a failure's stack at --v=5 and above, in place of upstrea
   for (const v of [["--v=5"], ["-v", "7"], ["-v5"], ["--v", "5"]]) {
     const r = await missingConfig(v);
     assert.equal(r.code, 3, v.join(" "));
-    const lines = r.stderr.trimEnd().split("\n");
+    // At -v=1 and above the config file's loading is logged first, as upstream's.
+    const [logged, ...lines] = r.stderr.trimEnd().split("\n");
+    assert.match(
+      logged,
+      /^I\d{4} .* config_file\.ts:\d+\] loading configuration from "\/nonexistent\.yaml"$/,
+    );
     assert.equal(lines[0], 'error: unable to read config from "/nonexistent.yaml"', v.join(" "));
     assert.ok(lines.some((l) => /^\s+at .*\.ts:\d+:\d+\)?$/.test(l)), r.stderr);
     assert.ok(!r.stderr.includes("To see the stack trace"), v.join(" "));

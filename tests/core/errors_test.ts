@@ -10,6 +10,7 @@ import {
   FlagError,
   PhaseError,
   PreflightError,
+  redactSecrets,
   ValidationError,
 } from "../../core/errors.ts";
 import { UsageError } from "../../cli/command.ts";
@@ -50,4 +51,30 @@ Deno.test("each error family ends with its documented status", () => {
     assert.equal(e.exitCode, status, e.constructor.name);
     assert.ok(statuses.includes(e.exitCode));
   }
+});
+
+Deno.test("redactSecrets hides tokens, private keys, certificate keys and client-key-data, not hashes", () => {
+  const key = "9f".repeat(32);
+  const text = [
+    "token abcdef.0123456789abcdef",
+    `--certificate-key ${key}`,
+    `certificateKey: "${key}"`,
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----",
+    "client-key-data: LS0tLS1CRUdJTiBFQyBQUklW",
+    `--discovery-token-ca-cert-hash sha256:${key}`,
+    // An unterminated key block hides everything after it.
+    "-----BEGIN PRIVATE KEY-----\ntruncated\nmore",
+  ].join("\n");
+  assert.equal(
+    redactSecrets(text),
+    [
+      "token abcdef.<redacted>",
+      "--certificate-key <redacted>",
+      'certificateKey: "<redacted>"',
+      "-----BEGIN RSA PRIVATE KEY-----<redacted>-----END RSA PRIVATE KEY-----",
+      "client-key-data: <redacted>",
+      `--discovery-token-ca-cert-hash sha256:${key}`,
+      "-----BEGIN PRIVATE KEY-----<redacted>-----END PRIVATE KEY-----",
+    ].join("\n"),
+  );
 });

@@ -1,7 +1,7 @@
 /**
  * `kubeadm init phase etcd local`: the local etcd static Pod manifest.
  *
- * Skipped (silently, as upstream logs it only at verbosity 1) when `etcd.external` is set.
+ * Skipped when `etcd.external` is set (a line at `-v=1` says so, as upstream's).
  * Upstream also creates the data directory with mode 0700 here; the FileSystem port writes
  * files only, so the kubelet creates it (`DirectoryOrCreate`) when it starts etcd. In dry-run
  * the `[dryrun] Would ensure ...` line is printed as upstream does.
@@ -11,13 +11,21 @@
 import { errorMessage, KubeadmError } from "../../errors.ts";
 import { Component, DEFAULT_ETCD_DATA_DIR } from "../../constants.ts";
 import { etcdPod } from "../../manifests/etcd.ts";
+import { staticPodManifestPath } from "../../manifests/manifest_file.ts";
 import { nodeManifestInput, writeStaticPodManifest } from "../../manifests/write.ts";
 import type { InitData } from "./data.ts";
 
 /** Writes `<manifestDir>/etcd.yaml` for a local etcd; does nothing with external etcd. */
 export async function runLocalEtcd(data: InitData): Promise<void> {
   const cluster = data.cfg.cluster;
-  if (cluster.etcd.external) return;
+  if (cluster.etcd.external) {
+    data.out.log?.(
+      1,
+      "etcd.ts",
+      "[etcd] External etcd mode. Skipping the creation of a manifest for local etcd",
+    );
+    return;
+  }
   const dataDir = cluster.etcd.local?.dataDir || DEFAULT_ETCD_DATA_DIR;
   if (data.dryRun) {
     data.out.info(`[dryrun] Would ensure that ${JSON.stringify(dataDir)} directory is present`);
@@ -28,6 +36,13 @@ export async function runLocalEtcd(data: InitData): Promise<void> {
   try {
     const pod = etcdPod(await nodeManifestInput(data));
     await writeStaticPodManifest(data, Component.etcd, pod);
+    data.out.log?.(
+      1,
+      "etcd.ts",
+      `[etcd] wrote Static Pod manifest for a local etcd member to ${
+        JSON.stringify(staticPodManifestPath(data.manifestDir, Component.etcd))
+      }`,
+    );
   } catch (e) {
     throw new KubeadmError(
       `error creating local etcd static pod manifest file: ${errorMessage(e)}`,

@@ -30,7 +30,18 @@ export function kubeletClientCertPath(data: InitData): string {
 /** `kubelet-finalize/enable-client-cert-rotation`. */
 export async function runEnableClientCertRotation(data: InitData): Promise<void> {
   const pemPath = kubeletClientCertPath(data);
-  if (await data.files.read(pemPath) === undefined) return;
+  const log = (m: string) => data.out.log?.(1, "kubelet_finalize.ts", `[kubelet-finalize] ${m}`);
+  if (await data.files.read(pemPath) === undefined) {
+    log(
+      `Assuming that kubelet client certificate rotation is disabled: open ${pemPath}: no such file or directory`,
+    );
+    return;
+  }
+  log(
+    `Assuming that kubelet client certificate rotation is enabled: found ${
+      JSON.stringify(pemPath)
+    }`,
+  );
   const kubeconfigPath = `${data.kubeconfigDir.replace(/\/+$/, "")}/${KubeconfigFile.kubelet}`;
   data.out.info(kubeletFinalizeMessage(kubeconfigPath));
   if (data.dryRun) return;
@@ -47,5 +58,6 @@ export async function runEnableClientCertRotation(data: InitData): Promise<void>
     mode: 0o600,
     kind: "kubeconfig",
   });
+  log("Restarting the kubelet to enable client certificate rotation");
   if (data.node) await kubeletControl(data.node, data.out).restart();
 }

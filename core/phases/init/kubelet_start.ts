@@ -37,7 +37,10 @@ export async function runKubeletStart(
   hooks: KubeletStartHooks = kubeletHooks(data),
 ): Promise<void> {
   const { cfg } = data;
-  if (!data.dryRun && hooks.stopKubelet) await hooks.stopKubelet();
+  if (!data.dryRun) {
+    data.out.log?.(1, "kubelet_start.ts", "Stopping the kubelet");
+    await hooks.stopKubelet?.();
+  }
 
   await writeKubeletEnvFile(data.files, data.out, {
     nodeRegistration: cfg.init.nodeRegistration,

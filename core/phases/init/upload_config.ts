@@ -21,12 +21,22 @@ export function kubeletConfigurationForUpload(data: Pick<InitData, "cfg">): stri
 
 /** `upload-config/kubeadm`. */
 export async function runUploadKubeadmConfig(data: InitData): Promise<void> {
+  data.out.log?.(
+    1,
+    "upload_config.ts",
+    "[upload-config] Uploading the kubeadm ClusterConfiguration to a ConfigMap",
+  );
   const client = await clusterClient(data.cluster);
   await uploadKubeadmConfig(client, clusterConfigurationForUpload(data.cfg.cluster), data.out);
 }
 
 /** `upload-config/kubelet`. */
 export async function runUploadKubeletConfig(data: InitData): Promise<void> {
+  data.out.log?.(
+    1,
+    "upload_config.ts",
+    "[upload-config] Uploading the kubelet component config to a ConfigMap",
+  );
   const client = await clusterClient(data.cluster);
   await uploadKubeletConfig(client, {
     kubeletConfigurationYaml: kubeletConfigurationForUpload(data),

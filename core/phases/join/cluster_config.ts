@@ -87,6 +87,12 @@ export async function fetchClusterConfigDocuments(
   }
   // Upstream's order of component configs: kube-proxy (optional), then the kubelet.
   let kubeProxyMap: ConfigMap | undefined;
+  const log = (m: string) => out.log?.(1, "cluster_config.ts", m);
+  log(
+    `attempting to download the KubeProxyConfiguration from ConfigMap ${
+      JSON.stringify(KUBE_PROXY_CONFIGMAP)
+    }`,
+  );
   try {
     kubeProxyMap = await getConfigMap(client, KUBE_PROXY_CONFIGMAP);
   } catch (e) {
@@ -108,6 +114,11 @@ export async function fetchClusterConfigDocuments(
     );
   }
   let kubelet: string | undefined;
+  log(
+    `attempting to download the KubeletConfiguration from ConfigMap ${
+      JSON.stringify(KUBELET_CONFIG_CONFIGMAP)
+    }`,
+  );
   try {
     kubelet = (await getConfigMap(client, KUBELET_CONFIG_CONFIGMAP)).data?.[KUBELET_CONFIG_KEY];
   } catch (e) {

@@ -193,11 +193,14 @@ export function createJoinData(input: JoinDataInput): JoinData {
     preflightOutput: input.preflightOutput,
     tlsBootstrapCfg: once(async () => {
       if (input.tlsBootstrapOverride) return input.tlsBootstrapOverride;
+      input.out.log?.(1, "data.ts", "[preflight] Discovering cluster-info");
       discovery = await discoverCluster(input.cfg, input.ports, input.out);
       return discovery.tlsBootstrap;
     }),
     initCfg: once(async () => {
       const tls = await data.tlsBootstrapCfg();
+      input.out.log?.(1, "data.ts", "[preflight] Fetching init configuration");
+      input.out.log?.(1, "data.ts", "[preflight] Retrieving KubeConfig objects");
       const client = await data.bootstrapClient();
       const docs = await fetchClusterConfigDocuments(client, input.out);
       const cfg = nodeInitConfig(docs, input.cfg, {

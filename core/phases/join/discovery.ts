@@ -98,8 +98,9 @@ export async function discoverCluster(
 ): Promise<JoinDiscovery> {
   const timeoutMs = parseDuration(cfg.timeouts.discovery);
   const d = cfg.discovery;
-  // Upstream logs discovery progress at -v=1 only.
-  const log = (_line: string) => {};
+  // Upstream logs discovery progress at -v=1 only; each line names the module it comes from.
+  const logFrom = (source: string) => (line: string) => out.log?.(1, source, line);
+  const log = logFrom("discovery.ts");
   if (d.file?.kubeConfigPath) {
     const path = d.file.kubeConfigPath;
     let kubeconfig: Kubeconfig | string;
@@ -132,12 +133,12 @@ export async function discoverCluster(
       clock: ports.clock,
       sleep: ports.sleep,
       timeoutMs,
-      log,
+      log: logFrom("file.ts"),
       warn: (l) => out.warn(l),
     });
     return {
       tlsBootstrap: await withCaCertificate(
-        tlsBootstrapKubeconfigFor(result.kubeconfig, d.tlsBootstrapToken),
+        tlsBootstrapKubeconfigFor(result.kubeconfig, d.tlsBootstrapToken, log),
         log,
       ),
       method: "file",
@@ -154,13 +155,13 @@ export async function discoverCluster(
       clock: ports.clock,
       sleep: ports.sleep,
       timeoutMs,
-      log,
+      log: logFrom("token.ts"),
       endpoint,
     });
     if (!result.pinned) { for (const line of UNSAFE_DISCOVERY_WARNING) out.warn(line); }
     return {
       tlsBootstrap: await withCaCertificate(
-        tlsBootstrapKubeconfigFor(result.kubeconfig, d.tlsBootstrapToken),
+        tlsBootstrapKubeconfigFor(result.kubeconfig, d.tlsBootstrapToken, log),
         log,
       ),
       method: "token",

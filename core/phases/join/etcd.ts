@@ -18,6 +18,7 @@ import {
   ETCD_HEALTHY_CHECK_INTERVAL_MS,
   ETCD_HEALTHY_CHECK_RETRIES,
   memberByPeerURL,
+  memberListText,
   promoteLearner,
   waitForClusterAvailable,
 } from "../../etcd/member_join.ts";
@@ -100,16 +101,23 @@ export async function runEtcdMemberJoin(d: JoinData): Promise<void> {
   const advertise = d.cfg.controlPlane.localAPIEndpoint.advertiseAddress;
   const peerURL = etcdPeerURL(advertise);
   const t = timing(d);
-  const log = () => {};
+  const log = d.out.log;
   let members: InitialClusterMember[] = [];
   let client: EtcdClient | undefined;
   try {
     if (d.dryRun) {
       d.out.info(`[etcd] Would add etcd member: ${peerURL}`);
     } else {
+      log?.(1, "etcd.ts", "creating etcd client that connects to etcd pods");
       client = await etcdClientFromCluster(d);
+      log?.(1, "etcd.ts", `[etcd] Adding etcd member: ${peerURL}`);
       members = await addLearnerMember(client, cfg.init.nodeRegistration.name, peerURL, t, log);
       d.out.info("[etcd] Announced new etcd member joining to the existing etcd cluster");
+      log?.(
+        1,
+        "etcd.ts",
+        `Updated etcd member list: ${memberListText(members)}`,
+      );
     }
     d.out.info(`[etcd] Creating static Pod manifest for ${JSON.stringify(Component.etcd)}`);
     const ctx = await d.nodeContext();

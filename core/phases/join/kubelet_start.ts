@@ -107,6 +107,8 @@ export async function runKubeletStart(d: JoinData): Promise<void> {
       }
       tls = withServer(tls, server);
     }
+    const log = (m: string) => d.out.log?.(1, "kubelet_start.ts", `[kubelet-start] ${m}`);
+    log(`writing bootstrap kubelet config file at ${bootstrapPath}`);
     await d.files.write({
       path: bootstrapPath,
       data: serializeKubeconfig(tls, { nullEmptyLists: true }),
@@ -124,14 +126,23 @@ export async function runKubeletStart(d: JoinData): Promise<void> {
       } catch (e) {
         throw wrap("couldn't save the CA certificate to disk", e);
       }
+      log(`writing CA certificate at ${caPath}`);
       await d.files.write({ path: caPath, data: caPem, mode: 0o644, kind: "certificate" });
     }
 
     const nodeName = joinNodeName(d);
+    log(
+      `Checking for an existing Node in the cluster with name ${
+        JSON.stringify(nodeName)
+      } and status "Ready"`,
+    );
     await checkNoReadyNode(d, nodeName);
 
     if (d.dryRun) d.out.info("[kubelet-start] Would stop the kubelet");
-    else await kubeletControl(d.node, d.out).stop();
+    else {
+      log("Stopping the kubelet");
+      await kubeletControl(d.node, d.out).stop();
+    }
 
     const instanceConfig = await writeKubeletInstanceConfig(
       d.files,

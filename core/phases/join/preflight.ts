@@ -39,4 +39,8 @@ export async function runJoinNodePreflight(d: JoinData, machine: Machine): Promi
 export async function runJoinPreflightPhase(d: JoinData): Promise<void> {
   await d.ports.preflight(d);
   await d.initCfg();
+  // A control-plane join ran these checks in its preflight, with the cluster's configuration.
+  if (!d.cfg.controlPlane) {
+    d.out.log?.(1, "preflight.ts", "[preflight] Running configuration dependant checks");
+  }
 }

@@ -33,6 +33,7 @@ export const RESET_KUBECONFIG_FILES: readonly string[] = [
 ].map((f) => `${KUBERNETES_DIR}/${f}`);
 
 async function stopKubelet(d: ResetData): Promise<void> {
+  d.out.log?.(1, "cleanup_node.ts", "[reset] Getting init system");
   const init = await d.node.machine.initSystem();
   if (!init) {
     d.out.warn(
@@ -111,6 +112,7 @@ async function removeContainers(d: ResetData): Promise<void> {
     d.out.info("[dryrun] Would remove Kubernetes-managed containers");
     return;
   }
+  d.out.log?.(1, "cleanup_node.ts", "[reset] Removing Kubernetes-managed containers");
   try {
     const rt = d.node.machine.containerRuntime(d.criSocket);
     await rt.connect();

@@ -100,6 +100,11 @@ export function buildResetData(input: ResetDataInput): ResetData & { skipPhases:
     config.ignorePreflightErrors ?? [],
     KNOWN_CHECK_NAMES,
   );
+  const criSocket = flags.criSocket || config.criSocket || cluster?.criSocket ||
+    DEFAULT_CRI_SOCKET;
+  if (!flags.criSocket) {
+    input.out.log?.(1, "data.ts", `[reset] Using specified CRI socket: ${criSocket}`);
+  }
   return {
     out: input.out,
     node: input.node,
@@ -109,7 +114,7 @@ export function buildResetData(input: ResetDataInput): ResetData & { skipPhases:
     force: flags.force ?? config.force ?? false,
     cleanupTmpDir: flags.cleanupTmpDir ?? config.cleanupTmpDir ?? false,
     certificatesDir,
-    criSocket: flags.criSocket || config.criSocket || cluster?.criSocket || DEFAULT_CRI_SOCKET,
+    criSocket,
     ignore,
     unmountFlags: config.unmountFlags ?? [],
     skipPhases: flags.skipPhases && flags.skipPhases.length > 0

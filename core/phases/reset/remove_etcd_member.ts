@@ -102,6 +102,7 @@ async function cleanDataDir(d: ResetData, dir: string): Promise<void> {
 
 /** Runs the phase. */
 export async function runRemoveEtcdMember(d: ResetData): Promise<void> {
+  d.out.log?.(1, "remove_etcd_member.ts", "[reset] Checking for etcd config");
   let manifest: LocalEtcdManifest | undefined;
   let dataDir: string;
   try {
@@ -138,6 +139,7 @@ export async function runRemoveEtcdMember(d: ResetData): Promise<void> {
           target.endpoints,
           target.peerURL,
           target.clientURL,
+          d.out.log,
         );
         removed = true;
       } catch (e) {

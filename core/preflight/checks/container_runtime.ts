@@ -13,20 +13,21 @@ import { dnsImage, etcdImage, kubernetesImage, pauseImage } from "../../manifest
 import { type Check, type CheckOutcome, fail, pass, warn } from "../check.ts";
 import type { ContainerRuntime } from "../../host/container_runtime.ts";
 import type { Machine } from "../../host/machine.ts";
+import type { LogFn } from "../../host/ports.ts";
 
 /**
  * The images a control-plane node runs, in `kubeadm config images list` order: API server,
  * controller manager, scheduler, kube-proxy, CoreDNS, pause, etcd (local etcd only). Disabled
  * addons are left out.
  */
-export function controlPlaneImages(cluster: ResolvedConfig["cluster"]): string[] {
+export function controlPlaneImages(cluster: ResolvedConfig["cluster"], log?: LogFn): string[] {
   const out = ["kube-apiserver", "kube-controller-manager", "kube-scheduler"].map((n) =>
     kubernetesImage(n, cluster)
   );
   if (!cluster.proxy?.disabled) out.push(kubernetesImage("kube-proxy", cluster));
   if (!cluster.dns?.disabled) out.push(dnsImage(cluster));
   out.push(pauseImage(cluster));
-  if (!cluster.etcd.external) out.push(etcdImage(cluster));
+  if (!cluster.etcd.external) out.push(etcdImage(cluster, log));
   return out;
 }
 
@@ -56,7 +57,8 @@ export function containerRuntimeCheck(socket: string): Check {
   return {
     name: "CRI",
     severity: "error",
-    async run(host) {
+    async run(host, log) {
+      log?.(1, "container_runtime.ts", "validating the container runtime");
       const rt = await connectRuntime(host, socket);
       if (isOutcome(rt)) return rt;
       try {
@@ -85,7 +87,8 @@ export function containerRuntimeVersionCheck(socket: string): Check {
     name: "ContainerRuntimeVersion",
     // Its own finding (no RuntimeConfig) is a warning in v1.37; an unreachable runtime errs.
     severity: "warning",
-    async run(host) {
+    async run(host, log) {
+      log?.(1, "container_runtime.ts", "validating the container runtime version compatibility");
       const rt = await connectRuntime(host, socket);
       if (isOutcome(rt)) return rt;
       let config;
@@ -119,13 +122,18 @@ export function imagePullCheck(opts: ImagePullOptions): Check {
   return {
     name: "ImagePull",
     severity: "error",
-    async run(host) {
+    async run(host, log) {
       const rt = await connectRuntime(host, opts.socket);
       if (isOutcome(rt)) return rt;
-      if (opts.policy === "Never") return pass();
+      const say = (m: string) => log?.(1, "container_runtime.ts", m);
+      if (opts.policy === "Never") {
+        say(`skipping the pull of all images due to policy: ${opts.policy}`);
+        return pass();
+      }
       if (opts.policy !== "Always" && opts.policy !== "IfNotPresent") {
         return fail(`unsupported pull policy ${JSON.stringify(opts.policy)}`);
       }
+      say(`using image pull policy: ${opts.policy}`);
       const out = pass();
       const sandbox = await rt.sandboxImage().catch(() => undefined);
       if (sandbox !== undefined && sandbox !== opts.sandboxImage) {
@@ -136,9 +144,14 @@ export function imagePullCheck(opts: ImagePullOptions): Check {
         );
       }
       const pullOne = async (image: string) => {
-        if (opts.policy === "IfNotPresent" && (await rt.imageExists(image))) return;
+        if (opts.policy === "IfNotPresent" && (await rt.imageExists(image))) {
+          say(`image exists: ${image}`);
+          return;
+        }
+        if (opts.serial) say(`pulling: ${image}`);
         try {
           await rt.pullImage(image);
+          if (!opts.serial) say(`done pulling: ${image}`);
         } catch (e) {
           out.errors.push(`failed to pull image ${image}: ${errorMessage(e)}`);
         }
@@ -146,6 +159,7 @@ export function imagePullCheck(opts: ImagePullOptions): Check {
       if (opts.serial) {
         for (const image of opts.images) await pullOne(image);
       } else {
+        say("pulling all images in parallel");
         await Promise.all(opts.images.map(pullOne));
       }
       return out;

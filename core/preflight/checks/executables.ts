@@ -10,7 +10,8 @@ export function inPathCheck(command: string, mandatory: boolean, suggestion?: st
   return {
     name: `FileExisting-${command.replaceAll("/", "-")}`,
     severity: mandatory ? "error" : "warning",
-    async run(host) {
+    async run(host, log) {
+      log?.(1, "executables.ts", `validating the presence of executable ${command}`);
       if ((await host.lookPath(command)) !== undefined) return pass();
       const message = `${command} not found in system path`;
       if (mandatory) return fail(message);

@@ -56,7 +56,8 @@ export function externalEtcdVersionCheck(etcd: ExternalEtcd | undefined): Check 
   return {
     name: "ExternalEtcdVersion",
     severity: "error",
-    async run(host) {
+    async run(host, log) {
+      log?.(1, "external_etcd.ts", "validating the external etcd version");
       const endpoints = etcd?.httpEndpoints ?? [];
       if (!etcd || endpoints.length === 0) return pass();
       const out = pass();

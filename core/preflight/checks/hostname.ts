@@ -50,7 +50,12 @@ export function hostnameCheck(nodeName: string): Check {
   return {
     name: "Hostname",
     severity: "warning",
-    async run(host) {
+    async run(host, log) {
+      log?.(
+        1,
+        "hostname.ts",
+        "checking whether the given node name is valid and reachable using net.LookupHost",
+      );
       const out = pass();
       for (const msg of qualifiedNameProblems(nodeName)) {
         out.warnings.push(`invalid node name format ${JSON.stringify(nodeName)}: ${msg}`);

@@ -20,7 +20,8 @@ export function fileAvailableCheck(path: string, label?: string): Check {
   return {
     name: label ?? pathCheckName("FileAvailable", path),
     severity: "error",
-    async run(host) {
+    async run(host, log) {
+      log?.(1, "paths.ts", `validating the existence of file ${path}`);
       return (await host.files.exists(path)) ? fail(`${path} already exists`) : pass();
     },
   };
@@ -31,7 +32,8 @@ export function dirAvailableCheck(path: string, label?: string): Check {
   return {
     name: label ?? pathCheckName("DirAvailable", path),
     severity: "error",
-    async run(host) {
+    async run(host, log) {
+      log?.(1, "paths.ts", `validating the existence and emptiness of directory ${path}`);
       if (!(await host.files.exists(path))) return pass();
       const entries = await host.files.list(path);
       // A file in place of the directory reads as "not empty", as upstream's Readdirnames does.
@@ -45,7 +47,8 @@ export function fileExistingCheck(path: string, label?: string): Check {
   return {
     name: label ?? pathCheckName("FileExisting", path),
     severity: "error",
-    async run(host) {
+    async run(host, log) {
+      log?.(1, "paths.ts", `validating the existence of file ${path}`);
       return (await host.files.exists(path)) ? pass() : fail(`${path} doesn't exist`);
     },
   };
@@ -56,7 +59,8 @@ export function fileContentCheck(path: string, content = "1", label?: string): C
   return {
     name: label ?? pathCheckName("FileContent", path),
     severity: "error",
-    async run(host) {
+    async run(host, log) {
+      log?.(1, "paths.ts", `validating the contents of file ${path}`);
       const data = await host.readSystemFile(path);
       if (data === undefined) return fail(`${path} does not exist`);
       const head = new TextDecoder().decode(

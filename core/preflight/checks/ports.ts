@@ -14,7 +14,12 @@ export function portOpenCheck(port: number, address = "", label?: string): Check
   return {
     name: label ?? `Port-${port}`,
     severity: "error",
-    async run(host) {
+    async run(host, log) {
+      log?.(
+        1,
+        "ports.ts",
+        `validating availability of port ${port} on address ${JSON.stringify(address)}`,
+      );
       const free = await host.isPortFree(port, address === "" ? undefined : address);
       return free ? pass() : fail(`Port ${port} is in use`);
     },

@@ -16,7 +16,8 @@ export function httpProxyCheck(host: string): Check {
   return {
     name: "HTTPProxy",
     severity: "warning",
-    run(h) {
+    run(h, log) {
+      log?.(1, "proxy.ts", "validating if the connectivity type is via proxy or direct");
       // Upstream gives IPv6 literals a dummy port so the URL parses.
       const v6 = isIPv6(host);
       const url = v6 ? `https://${joinHostPort(host, 1234)}` : `https://${host}`;
@@ -37,7 +38,8 @@ export function httpProxyCIDRCheck(cidr: string): Check {
   return {
     name: "HTTPProxyCIDR",
     severity: "warning",
-    run(h) {
+    run(h, log) {
+      log?.(1, "proxy.ts", "validating http connectivity to first IP address in the CIDR");
       if (cidr === "") return Promise.resolve(pass());
       const parsed = parseCIDR(cidr);
       if (!parsed) {

@@ -17,7 +17,12 @@ export function serviceCheck(service: string, checkIfActive = false, label?: str
   return {
     name: label ?? `Service-${service}`,
     severity: "warning",
-    async run(host) {
+    async run(host, log) {
+      log?.(
+        1,
+        "services.ts",
+        `validating if the ${JSON.stringify(service)} service is enabled and active`,
+      );
       const init = await host.initSystem();
       if (!init) return warn(NO_INIT_SYSTEM);
       if (!(await init.serviceExists(service))) return warn(`${service} service does not exist`);
@@ -42,7 +47,8 @@ export function firewalldCheck(ports: readonly number[]): Check {
   return {
     name: "Firewalld",
     severity: "warning",
-    async run(host) {
+    async run(host, log) {
+      log?.(1, "services.ts", "validating if the firewall is enabled and active");
       const init = await host.initSystem();
       if (!init) return warn(NO_INIT_SYSTEM);
       if (!(await init.serviceExists("firewalld"))) return pass();

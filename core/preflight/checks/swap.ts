@@ -16,7 +16,8 @@ export function swapCheck(): Check {
   return {
     name: "Swap",
     severity: "warning",
-    async run(host) {
+    async run(host, log) {
+      log?.(1, "swap.ts", "validating whether swap is enabled or not");
       const data = await host.readSystemFile("/proc/swaps");
       if (data === undefined) return pass();
       const text = new TextDecoder().decode(data);

@@ -53,7 +53,8 @@ export function systemVerificationCheck(opts: SystemVerificationOptions = {}): C
   return {
     name: "SystemVerification",
     severity: "error",
-    async run(host): Promise<CheckOutcome> {
+    async run(host, log): Promise<CheckOutcome> {
+      log?.(1, "system_verification.ts", "running system verification checks");
       let kubelet;
       try {
         kubelet = parseKubeletVersion(await host.kubeletVersionOutput());

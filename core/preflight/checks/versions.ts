@@ -39,7 +39,8 @@ export function kubernetesVersionCheck(
   return {
     name: "KubernetesVersion",
     severity: "warning",
-    run() {
+    run(_host, log) {
+      log?.(1, "versions.ts", "validating Kubernetes and kubeadm version");
       // Upstream skips the check for "super-custom builds" without a version.
       if (kubeadmVersion.startsWith("v0.0.0")) return Promise.resolve(pass());
       let kubeadm: SemVer;
@@ -98,7 +99,8 @@ export function kubeletVersionCheck(kubernetesVersion = ""): Check {
   return {
     name: "KubeletVersion",
     severity: "error",
-    async run(host) {
+    async run(host, log) {
+      log?.(1, "versions.ts", "validating kubelet version");
       let kubelet: SemVer;
       try {
         kubelet = parseKubeletVersion(await host.kubeletVersionOutput());

@@ -551,18 +551,38 @@ Deno.test("ImagePull: policies, present images, pull errors, sandbox image", asy
   rt.images.add("b:1");
   rt.pullErrors.set("c:1", "manifest unknown");
   rt.sandbox = "pause:3.9";
-  const outcome = await check("IfNotPresent").run(h);
+  const logged: string[] = [];
+  const log = (level: number, source: string, m: string) => logged.push(`${level} ${source} ${m}`);
+  const outcome = await check("IfNotPresent").run(h, log);
   assert.deepEqual(rt.pulled, ["a:1"]);
+  // Upstream's -v=1 lines of a serial pull.
+  assert.deepEqual(logged.splice(0), [
+    "1 container_runtime.ts using image pull policy: IfNotPresent",
+    "1 container_runtime.ts pulling: a:1",
+    "1 container_runtime.ts image exists: b:1",
+    "1 container_runtime.ts pulling: c:1",
+  ]);
   assert.deepEqual(outcome.errors, ["failed to pull image c:1: manifest unknown"]);
   assert.deepEqual(outcome.warnings, [
     'detected that the sandbox image "pause:3.9" of the container runtime is inconsistent with ' +
     'that used by kubeadm. It is recommended to use "pause:3.10.1" as the CRI sandbox image.',
   ]);
   rt.pulled.length = 0;
-  await check("Always", false).run(h);
+  await check("Always", false).run(h, log);
   assert.deepEqual(rt.pulled.sort(), ["a:1", "b:1"]);
+  assert.deepEqual(logged.splice(0, 2), [
+    "1 container_runtime.ts using image pull policy: Always",
+    "1 container_runtime.ts pulling all images in parallel",
+  ]);
+  assert.deepEqual(logged.splice(0).sort(), [
+    "1 container_runtime.ts done pulling: a:1",
+    "1 container_runtime.ts done pulling: b:1",
+  ]);
   rt.pulled.length = 0;
-  assert.deepEqual(await check("Never").run(h), { warnings: [], errors: [] });
+  assert.deepEqual(await check("Never").run(h, log), { warnings: [], errors: [] });
+  assert.deepEqual(logged, [
+    "1 container_runtime.ts skipping the pull of all images due to policy: Never",
+  ]);
   assert.deepEqual(rt.pulled, []);
   assert.deepEqual((await check("Sometimes").run(h)).errors, [
     'unsupported pull policy "Sometimes"',

@@ -109,13 +109,23 @@ Deno.test("runAllCerts() creates the whole PKI like upstream (ECDSA-P256), verif
 });
 
 Deno.test("running the certs phase twice changes no bytes and reuses every file", async () => {
-  const { data, files } = fixture();
+  const { data, files, out } = fixture();
   await runAllCerts(data);
   const before = files.snapshot();
   const writes = files.writes.length;
+  const created = [
+    "creating a new certificate authority for ca",
+    "creating a new certificate authority for front-proxy-ca",
+    "creating a new certificate authority for etcd-ca",
+    "creating new public/private key files for signing service account users",
+  ];
+  assert.deepEqual(out.messages(), created);
+  assert.ok(out.logged.every((l) => l.level === 1 && l.source === "tree.ts"));
   const second = fixture(files);
   await runAllCerts(second.data);
   assert.deepEqual(files.snapshot(), before);
+  // Upstream's -v=1 lines: a CA is announced only when created, the service-account key always.
+  assert.deepEqual(second.out.messages(), created.slice(3));
   assert.equal(files.writes.length, writes);
   assert.deepEqual(second.out.lines, [
     '[certs] Using certificateDir folder "/etc/kubernetes/pki"',

@@ -217,3 +217,50 @@ Deno.test("`join phase control-plane-join all` is a no-op for a worker", async (
   assert.deepEqual(j.files.writes, []);
   assert.deepEqual(j.events, []);
 });
+
+Deno.test("a worker join logs upstream's -v=1 lines, token discovery's included", async () => {
+  const cluster = await fakeCluster();
+  const j = fakeJoin(cluster, { ...flags(cluster.pin), nodeName: "worker-1" });
+  await runWorkflow(joinWorkflow(), j.data);
+  const endpoint = JSON.stringify("10.0.0.1:6443");
+  const waiting =
+    '[discovery] Waiting for the cluster-info ConfigMap to receive a JWS signature for token ID "abcdef"';
+  const messages = j.out.messages(1);
+  const ca = messages.findIndex((m) => m.startsWith("[discovery] Using CA certificate"));
+  assert.match(
+    messages[ca],
+    /^\[discovery\] Using CA certificate from discovery kubeconfig:\nCA Certificate:\n\tSubject: CN=kubernetes\n(.|\n)*\tHash: sha256:[0-9a-f]{64}$/,
+  );
+  // (The machine checks' lines come from the preflight port, a fake here.)
+  assert.deepEqual(messages.toSpliced(ca, 1), [
+    "[preflight] Discovering cluster-info",
+    `[discovery] Created cluster-info discovery client, requesting info from ${endpoint}`,
+    waiting,
+    `[discovery] Requesting info from ${endpoint} again to validate TLS against the pinned public key`,
+    waiting,
+    `[discovery] Cluster info signature and contents are valid and TLS certificate validates against pinned roots, will use API Server ${endpoint}`,
+    "[discovery] Using provided TLSBootstrapToken as authentication credentials for the join process",
+    "[preflight] Fetching init configuration",
+    "[preflight] Retrieving KubeConfig objects",
+    'attempting to download the KubeProxyConfiguration from ConfigMap "kube-proxy"',
+    'attempting to download the KubeletConfiguration from ConfigMap "kubelet-config"',
+    "[preflight] Running configuration dependant checks",
+    "[kubelet-start] writing bootstrap kubelet config file at /etc/kubernetes/bootstrap-kubelet.conf",
+    "[kubelet-start] writing CA certificate at /etc/kubernetes/pki/ca.crt",
+    '[kubelet-start] Checking for an existing Node in the cluster with name "worker-1" and status "Ready"',
+    "[kubelet-start] Stopping the kubelet",
+  ]);
+  // Each line names the module it comes from; no line carries the token's secret.
+  assert.deepEqual(
+    [...new Set(j.out.logged.map((l) => l.source))].sort(),
+    [
+      "cluster_config.ts",
+      "data.ts",
+      "discovery.ts",
+      "kubelet_start.ts",
+      "preflight.ts",
+      "token.ts",
+    ],
+  );
+  assert.ok(j.out.logged.every((l) => !l.message.includes("0123456789abcdef")));
+});
