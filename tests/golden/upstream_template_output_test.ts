@@ -183,8 +183,11 @@ async function pkiRoot(): Promise<string> {
   return root;
 }
 
-/** `residualTime` moves with the clock between the two runs: its digits are masked. */
-const maskDigits = (s: string) => s.replace(/\d/g, "#");
+/**
+ * `residualTime` moves with the clock between the two runs: each run of digits is masked (a
+ * float's shortest form has fewer digits when the value ends in zeros: 3.1535999e+08).
+ */
+const maskDigits = (s: string) => s.replace(/\d+/g, "#");
 
 const EXPIRATION_CASES: (Case & { mask?: boolean })[] = [
   {
