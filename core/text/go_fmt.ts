@@ -40,6 +40,21 @@ export function goIntValue(v: unknown): bigint | undefined {
   return v instanceof GoInt ? v.value : undefined;
 }
 
+/**
+ * Go's `parsenum`: the leading decimal digits of `s` and how many there are; `undefined` when
+ * there are none, `null` when the number grows past 10⁶ (Go gives up on the rest of the format).
+ */
+function parseNum(s: string): { value: number; length: number } | undefined | null {
+  let value = 0;
+  let length = 0;
+  while (length < s.length && s[length] >= "0" && s[length] <= "9") {
+    if (value > 1_000_000) return null;
+    value = value * 10 + (s.charCodeAt(length) - 48);
+    length++;
+  }
+  return length === 0 ? undefined : { value, length };
+}
+
 /** Go's `%#U` of a character (`U+0023 '#'`), as lexers name an unexpected one. */
 export function goCharName(c: string): string {
   return goSprintf("%#U", [new GoInt(BigInt(c.codePointAt(0)!))]);
@@ -556,57 +571,76 @@ export function goSprintf(format: string, args: readonly GoValue[]): string {
       }
       i++;
     }
-    // Argument index [n].
+    // Argument index [n]: `found` when one is written (even out of range); a bad one makes
+    // this verb `%!v(BADINDEX)` whatever follows (Go's goodArgNum).
+    let good = true;
     const argIndex = (): boolean => {
-      if (format[i] !== "[") return true;
+      if (format[i] !== "[") return false;
       reordered = true;
       const close = format.indexOf("]", i);
-      const n = close < 0 ? NaN : Number(format.slice(i + 1, close));
-      if (close < 0 || !Number.isInteger(n) || n < 1 || n > args.length) {
-        i = close < 0 ? end : close + 1;
+      if (close < 0 || close > end) {
+        good = false;
+        i += 1;
         return false;
       }
-      argNum = n - 1;
+      const digits = format.slice(i + 1, close);
       i = close + 1;
+      const n = parseNum(digits);
+      if (!n || n.length !== digits.length) {
+        good = false;
+        return false;
+      }
+      if (n.value < 1 || n.value > args.length) good = false;
+      else argNum = n.value - 1;
       return true;
     };
-    let goodIndex = argIndex();
+    /** The value of a `*` argument: an int within Go's ±10⁶ (`tooLarge`), else undefined. */
+    const starArg = (): number | undefined => {
+      if (argNum >= args.length) return undefined;
+      const v = goIntValue(args[argNum++]);
+      return v === undefined || v > 1_000_000n || v < -1_000_000n ? undefined : Number(v);
+    };
+    let afterIndex = argIndex();
     if (format[i] === "*") {
       i++;
-      const w = argNum < args.length ? goIntValue(args[argNum++]) : undefined;
+      const w = starArg();
       if (w === undefined) out += "%!(BADWIDTH)";
       else {
-        f.width = Number(w);
+        f.width = w;
         if (f.width < 0) {
           f.minus = true;
           f.zero = false;
           f.width = -f.width;
         }
       }
-      goodIndex = argIndex() && goodIndex;
+      afterIndex = false;
     } else {
-      const m = /^\d+/.exec(format.slice(i));
-      if (m) {
-        f.width = Number(m[0]);
-        i += m[0].length;
-      }
+      const n = parseNum(format.slice(i, end));
+      if (n) {
+        f.width = n.value;
+        i += n.length;
+        if (afterIndex) good = false; // "%[3]2d"
+      } else if (n === null) i = end;
     }
-    if (format[i] === ".") {
+    if (i + 1 < end && format[i] === ".") {
       i++;
-      goodIndex = argIndex() && goodIndex;
+      if (afterIndex) good = false; // "%[3].2d"
+      afterIndex = argIndex();
       if (format[i] === "*") {
         i++;
-        const p = argNum < args.length ? goIntValue(args[argNum++]) : undefined;
-        if (p === undefined || p < 0n) out += "%!(BADPREC)";
-        else f.prec = Number(p);
-        goodIndex = argIndex() && goodIndex;
+        const p = starArg();
+        if (p === undefined || p < 0) out += "%!(BADPREC)";
+        else f.prec = p;
+        afterIndex = false;
       } else {
-        const m = /^\d+/.exec(format.slice(i));
-        f.prec = m ? Number(m[0]) : 0;
-        if (m) i += m[0].length;
+        const n = parseNum(format.slice(i, end));
+        f.prec = n ? n.value : 0;
+        if (n) i += n.length;
+        else if (n === null) i = end;
       }
     }
-    if (!goodIndex) goodIndex = argIndex();
+    if (!afterIndex) afterIndex = argIndex();
+    const goodIndex = good;
     if (i >= end) {
       out += "%!(NOVERB)";
       break;

@@ -109,3 +109,21 @@ Deno.test("toGoValue: integers become int64 only for the go-template decoder", (
   assert.deepEqual(toGoValue({ n: 3, f: 1.5, u: undefined }, true), { n: 3n, f: 1.5 });
   assert.deepEqual(toGoValue({ n: 3 }, false), { n: 3 });
 });
+
+Deno.test("goSprintf: argument indexes and widths out of range, as Go's fmt prints them", () => {
+  const i = (n: number) => new GoInt(BigInt(n));
+  // Expected values printed by Go 1.26's fmt.Sprintf for the same arguments.
+  const cases: [string, Parameters<typeof goSprintf>[1], string][] = [
+    ["%[2]d|%[3]d", [i(1), i(2)], "2|%!d(BADINDEX)"],
+    ["%[2]d", [i(7)], "%!d(BADINDEX)"],
+    ["%[0]d", [i(1), i(2)], "%!d(BADINDEX)"],
+    ["%[x]d", [i(7)], "%!d(BADINDEX)"],
+    ["%[3]2d", [i(12345), i(5), 1.5], "%!d(BADINDEX)"],
+    ["%[3].2d", [i(12345), i(5), 1.5], "%!d(BADINDEX)"],
+    ["%[2]*[1]d", [i(1), i(2)], " 1"],
+    ["%.3[2]d", [i(1), i(2)], "002"],
+    ["%*d", [i(10000000), i(1)], "%!(BADWIDTH)1"],
+    ["%999999999999d", [i(7)], "%!(NOVERB)%!(EXTRA int=7)"],
+  ];
+  for (const [format, args, want] of cases) assert.equal(goSprintf(format, args), want, format);
+});
