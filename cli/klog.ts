@@ -42,7 +42,7 @@ function globPattern(glob: string): RegExp {
 
 /**
  * The rules of `--vmodule` values (`pattern=N`, comma-separated; the flag may repeat, the
- * last one wins as for pflag). The flag parser has checked their syntax.
+ * last one wins as for pflag). Malformed parts are skipped; the flag parser reports them.
  */
 export function moduleRules(argv: readonly string[]): ModuleRule[] {
   let spec = "";
@@ -62,11 +62,15 @@ export function moduleRules(argv: readonly string[]): ModuleRule[] {
   return rules;
 }
 
-/** The level a source module logs at: its first matching `--vmodule` rule, else `-v`. */
+/**
+ * The level a source module logs at: `-v`, or its first matching `--vmodule` rule's when that
+ * is higher (klog consults `--vmodule` only when `-v` does not already allow a line, so a rule
+ * raises a module's level and never lowers it).
+ */
 function levelFor(source: string, o: KlogOptions): number {
   const stem = source.replace(/\.[^.]*$/, "");
   for (const r of o.rules ?? []) {
-    if (r.pattern.test(stem) || r.pattern.test(source)) return r.level;
+    if (r.pattern.test(stem) || r.pattern.test(source)) return Math.max(o.verbosity, r.level);
   }
   return o.verbosity;
 }

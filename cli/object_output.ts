@@ -26,7 +26,33 @@ function readFileError(path: string, e: unknown): string {
   if (e instanceof Deno.errors.PermissionDenied) return `open ${path}: permission denied`;
   if (e instanceof Deno.errors.IsADirectory) return `read ${path}: is a directory`;
   if (e instanceof Deno.errors.NotADirectory) return `open ${path}: not a directory`;
+  if (e instanceof RangeError) return `read ${path}: ${e.message}`;
   return `open ${path}: ${(e as Error).message}`;
+}
+
+/** The most a template file may hold (a template is text a person writes; `/dev/zero` is not). */
+const MAX_TEMPLATE_FILE_BYTES = 4 << 20;
+
+/** A file's bytes, refusing one longer than `cap` (read in chunks: devices report no size). */
+async function readCapped(hostPath: string, cap: number): Promise<Uint8Array> {
+  using file = await Deno.open(hostPath);
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const buf = new Uint8Array(64 << 10);
+  for (;;) {
+    const n = await file.read(buf);
+    if (n === null) break;
+    total += n;
+    if (total > cap) throw new RangeError(`file is larger than ${cap} bytes`);
+    chunks.push(buf.slice(0, n));
+  }
+  const out = new Uint8Array(total);
+  let off = 0;
+  for (const c of chunks) {
+    out.set(c, off);
+    off += c.length;
+  }
+  return out;
 }
 
 /**
@@ -40,7 +66,7 @@ async function readTemplateFile(path: string, rootfs: string | undefined, value:
       const { resolveInRootSync } = await import("../runtime/fs/rooted_path.ts");
       hostPath = resolveInRootSync(rootfs, path.startsWith("/") ? path : `/${path}`);
     }
-    return await Deno.readTextFile(hostPath);
+    return new TextDecoder().decode(await readCapped(hostPath, MAX_TEMPLATE_FILE_BYTES));
   } catch (e) {
     throw printerError(`error reading --template ${path}, ${readFileError(path, e)}`, value, e);
   }

@@ -74,7 +74,12 @@ export interface GoTemplateResult {
 
 class ExecError extends Error {}
 
-const MAX_DEPTH = 10000;
+/**
+ * How deep `{{template}}` calls may nest. Go allows 100000; a JavaScript stack holds about
+ * 1000–2000 levels of this walker, so the limit sits below that and a runaway recursion ends
+ * with Go's error, not a stack overflow.
+ */
+const MAX_DEPTH = 500;
 
 class State {
   out = "";
@@ -510,7 +515,7 @@ export function executeGoTemplate(
     return { output: state.out };
   } catch (e) {
     if (e instanceof ExecError) return { output: state.out, error: e.message };
-    if (e instanceof RangeError) {
+    if (e instanceof RangeError && /call stack|string length|array length/i.test(e.message)) {
       return { output: state.out, error: `caught panic: runtime: ${e.message}` };
     }
     throw e;

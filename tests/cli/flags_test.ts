@@ -323,3 +323,23 @@ Deno.test("-o an unknown format or a template format without a template: upstrea
     }
   }
 });
+
+Deno.test("-o go-template-file= of an endless file (/dev/zero) is refused past its cap, exit status 1", async () => {
+  // No --rootfs: the host's /dev/zero.
+  const r = await run([
+    kubeadmLauncher(),
+    "config",
+    "images",
+    "list",
+    "--kubernetes-version",
+    "v1.37.2",
+    "-o",
+    "go-template-file=/dev/zero",
+  ]);
+  assert.equal(r.code, 1, r.stderr);
+  assert.equal(
+    r.stderr.split("\n")[0],
+    "error: could not construct output printer: error reading --template /dev/zero, read /dev/zero: file is larger than 4194304 bytes",
+  );
+  assert.equal(r.stdout, "");
+});

@@ -65,6 +65,12 @@ Deno.test("--vmodule sets a module's level by its name with or without .ts, firs
   const whole = capture(0, ["--vmodule=tre=5"]);
   whole.log(1, "tree.ts", "not matched");
   assert.deepEqual(whole.written, []);
+  // As klog: a rule raises a module's level, never lowers it below -v.
+  const lower = capture(5, ["--vmodule=tree=0"]);
+  lower.log(1, "tree.ts", "tree at 1 under -v=5");
+  assert.deepEqual(lower.written.map((w) => w.replace(/^.*\] /, "").trimEnd()), [
+    "tree at 1 under -v=5",
+  ]);
 });
 
 Deno.test("secrets never reach a log line: tokens, certificate keys, private keys", () => {

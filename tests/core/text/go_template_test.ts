@@ -108,6 +108,11 @@ Deno.test("go-template: execution errors keep what was written and carry Go's lo
     execError('{{define "t"}}{{.x}}{{end}}{{template "t" .name}}'),
     '|template: output:1:16: executing "t" at <.x>: can\'t evaluate field x in type string',
   );
+  // A runaway recursion ends with Go's depth error (our limit, 500), not a stack overflow.
+  assert.equal(
+    execError('{{define "a"}}{{template "a" .}}{{end}}{{template "a" .}}'),
+    '|template: output:1:25: executing "a" at <{{template "a" .}}>: exceeded maximum template depth (500)',
+  );
 });
 
 Deno.test("go-template: parse errors are Go's, with the line", () => {
