@@ -1,10 +1,17 @@
 /**
- * Kubernetes JSONPath, as client-go's `util/jsonpath` implements it and upstream's
- * `-o jsonpath=…` / `-o jsonpath-as-json=…` printers run it: `{.a.b}`, `[n]`, `[*]`, slices
- * `[s:e:step]`, unions `[a,b]`, `..` recursive descent, filters `[?(@.x=="y")]`, `{range …}` …
- * `{end}`, quoted text `{"\n"}` and literal text between actions; the same parse and execution
- * errors, and results printed the way Go prints them (strings as is, maps and lists as compact
- * JSON, numbers as `fmt` prints a float64).
+ * Kubernetes JSONPath, as upstream's `-o jsonpath=…` / `-o jsonpath-as-json=…` printers run it:
+ * `{.a.b}`, `[n]`, `[*]`, slices `[s:e:step]`, unions `[a,b]`, `..` recursive descent, filters
+ * `[?(@.x=="y")]`, `{range …}` … `{end}`, quoted text `{"\n"}` and literal text between actions;
+ * the same parse and execution errors, and results printed the way Go prints them (strings as
+ * is, maps and lists as compact JSON, numbers as `fmt` prints a float64).
+ *
+ * Design: a template is a list of segments (literal text, or the steps of one `{…}` action).
+ * An action is read by a small lexer that hands out one token at a time; each token becomes
+ * one or more steps at once, so errors come in the order the text is read. Bracket contents and
+ * filter operands are re-read as actions of their own (`[a,b]` is `{[a]}` and `{[b]}`,
+ * `['k']` is `{.k}`), which is what gives quoted keys and union members their meaning.
+ * Execution pipes a list of values through the steps; `range`/`end` words drive a small loop
+ * state ({@link LoopState}) that outlives one execution, as upstream's does.
  *
  * Go walks a map's members in random order for `*` and `..`; here they come in sorted key
  * order.
@@ -31,372 +38,344 @@ export class JsonPathError extends Error {
   override name = "JsonPathError";
 }
 
-interface Param {
-  value: number;
-  known: boolean;
-  derived: boolean;
+/** One operation of an action, applied to the list of current values. */
+type Step =
+  | { op: "literal"; text: string }
+  | { op: "key"; name: string }
+  | { op: "every" }
+  | { op: "descendants" }
+  | { op: "slice"; from: number | null; to: number | null; single: boolean; stride: number | null }
+  | { op: "either"; branches: Step[][] }
+  | { op: "where"; left: Step[]; cmp: string | null; right: Step[] }
+  | { op: "integer"; value: number }
+  | { op: "constant"; value: number | boolean }
+  | { op: "word"; word: string };
+
+/** A template: each segment is a list of steps (literal text is one `literal` step). */
+type Segment = Step[];
+
+type Token =
+  | { kind: "close" }
+  | { kind: "filter"; body: string }
+  | { kind: "descend"; field: string | null }
+  | { kind: "bracket"; body: string }
+  | { kind: "quoted"; raw: string }
+  | { kind: "dot"; raw: string }
+  | { kind: "number"; raw: string }
+  | { kind: "word"; raw: string };
+
+const fail = (message: string): never => {
+  throw new JsonPathError(message);
+};
+
+/** The character (a whole code point) at `i`, or undefined past the end. */
+function charAt(s: string, i: number): string | undefined {
+  const cp = s.codePointAt(i);
+  return cp === undefined ? undefined : String.fromCodePoint(cp);
 }
 
-type PathNode =
-  | { type: "list"; nodes: PathNode[] }
-  | { type: "text"; text: string }
-  | { type: "field"; name: string }
-  | { type: "array"; params: [Param, Param, Param] }
-  | {
-    type: "filter";
-    left: PathNode & { type: "list" };
-    right: PathNode & { type: "list" };
-    op: string;
-  }
-  | { type: "int"; value: number }
-  | { type: "float"; value: number }
-  | { type: "bool"; value: boolean }
-  | { type: "wildcard" }
-  | { type: "recursive" }
-  | { type: "union"; nodes: (PathNode & { type: "list" })[] }
-  | { type: "identifier"; name: string };
+const ENDS_NAME = new Set([..." \t\r\n.,[]$@{}"]);
 
-type ListNode = PathNode & { type: "list" };
-
-function isTerminator(c: string | undefined): boolean {
-  return c === undefined || " \t\r\n.,[]$@{}".includes(c);
+function endsName(c: string | undefined): boolean {
+  return c === undefined || ENDS_NAME.has(c);
 }
 
-function isDigit(c: string | undefined): boolean {
+function asciiDigit(c: string | undefined): boolean {
   return c !== undefined && c >= "0" && c <= "9";
 }
 
-/** Go's `strconv.Atoi` for the parser's number texts. */
-function atoi(s: string): number | undefined {
-  if (!/^[+-]?\d+$/.test(s)) return undefined;
-  const n = BigInt(s);
-  if (n < -(2n ** 63n) || n >= 2n ** 63n) return undefined;
-  return Number(n);
+/** A decimal text as a 64-bit signed integer (Go's `strconv.Atoi`), or undefined. */
+function toInt64(text: string): number | undefined {
+  if (!/^[+-]?[0-9]+$/.test(text)) return undefined;
+  const big = BigInt(text);
+  const limit = 1n << 63n;
+  return big >= -limit && big < limit ? Number(big) : undefined;
 }
 
-const SLICE_RE = /^(-?\d*)(:-?\d*)?(:-?\d*)?$/;
-const DICT_KEY_RE = /^'([^']*)'$/;
-const FILTER_RE = /^([^!<>=]+)([!<>=]+)(.+?)$/;
+/** Reads the tokens of one action, from just after its `{`. */
+class ActionLexer {
+  constructor(private readonly src: string, public at: number) {}
 
-class Parser {
-  input = "";
-  pos = 0;
-  start = 0;
-  width = 0;
-  root: ListNode = { type: "list", nodes: [] };
-
-  parse(text: string): ListNode {
-    this.input = text;
-    this.root = { type: "list", nodes: [] };
-    this.pos = 0;
-    this.parseText(this.root);
-    return this.root;
-  }
-
-  consumeText(): string {
-    const v = this.input.slice(this.start, this.pos);
-    this.start = this.pos;
-    return v;
-  }
-
-  next(): string | undefined {
-    if (this.pos >= this.input.length) {
-      this.width = 0;
-      return undefined;
-    }
-    const c = String.fromCodePoint(this.input.codePointAt(this.pos)!);
-    this.width = c.length;
-    this.pos += c.length;
-    return c;
-  }
-
-  peek(): string | undefined {
-    const c = this.next();
-    this.backup();
-    return c;
-  }
-
-  backup(): void {
-    this.pos -= this.width;
-  }
-
-  parseText(cur: ListNode): void {
+  next(): Token {
     for (;;) {
-      if (this.input.startsWith("{", this.pos)) {
-        if (this.pos > this.start) cur.nodes.push({ type: "text", text: this.consumeText() });
-        this.pos += 1;
-        this.consumeText();
-        const list: ListNode = { type: "list", nodes: [] };
-        cur.nodes.push(list);
-        this.parseInsideAction(list);
-        return;
+      const s = this.src;
+      if (s.startsWith("}", this.at)) {
+        this.at += 1;
+        return { kind: "close" };
       }
-      if (this.next() === undefined) break;
-    }
-    if (this.pos > this.start) cur.nodes.push({ type: "text", text: this.consumeText() });
-  }
-
-  parseInsideAction(cur: ListNode): void {
-    for (;;) {
-      if (this.input.startsWith("}", this.pos)) {
-        this.pos += 1;
-        this.consumeText();
-        this.parseText(this.root);
-        return;
+      if (s.startsWith("[?(", this.at)) return this.filter();
+      if (s.startsWith("..", this.at)) {
+        this.at += 2;
+        return { kind: "descend", field: isWordChar(charAt(s, this.at)) ? this.name() : null };
       }
-      if (this.input.startsWith("[?(", this.pos)) {
-        this.parseFilter(cur);
+      const c = charAt(s, this.at);
+      if (c === undefined || c === "\r" || c === "\n") return fail("unclosed action");
+      if (c === " " || c === "@" || c === "$") {
+        this.at += 1;
         continue;
       }
-      if (this.input.startsWith("..", this.pos)) {
-        this.parseRecursive(cur);
-        continue;
+      if (c === "[") return this.bracket();
+      if (c === '"' || c === "'") return this.quoted(c);
+      if (c === ".") {
+        this.at += 1;
+        return { kind: "dot", raw: this.name() };
       }
-      const r = this.next();
-      if (r === undefined || r === "\r" || r === "\n") throw new JsonPathError("unclosed action");
-      if (r === " " || r === "@" || r === "$") this.consumeText();
-      else if (r === "[") this.parseArray(cur);
-      else if (r === '"' || r === "'") this.parseQuote(cur, r);
-      else if (r === ".") this.parseField(cur);
-      else if (
-        r === "+" || r === "-" || isDigit(r) || (isNumber(r.codePointAt(0)!) && r >= "\x80")
-      ) {
-        this.backup();
-        this.parseNumber(cur);
-      } else if (isWordChar(r)) {
-        this.backup();
-        this.parseIdentifier(cur);
-      } else throw new JsonPathError(`unrecognized character in action: ${goCharName(r)}`);
-    }
-  }
-
-  parseIdentifier(cur: ListNode): void {
-    for (;;) {
-      const r = this.next();
-      if (isTerminator(r)) {
-        this.backup();
-        break;
+      if (c === "+" || c === "-" || asciiDigit(c) || (c >= "\x80" && isNumber(c.codePointAt(0)!))) {
+        return this.number();
       }
+      if (isWordChar(c)) return { kind: "word", raw: this.runUntil(endsName) };
+      return fail(`unrecognized character in action: ${goCharName(c)}`);
     }
-    const value = this.consumeText();
-    if (value === "true" || value === "false") {
-      cur.nodes.push({ type: "bool", value: value === "true" });
-    } else cur.nodes.push({ type: "identifier", name: value });
   }
 
-  parseRecursive(cur: ListNode): void {
-    if (cur.nodes.length > 0 && cur.nodes[cur.nodes.length - 1].type === "recursive") {
-      throw new JsonPathError("invalid multiple recursive descent");
+  /** Characters up to (not including) the first one `stop` accepts. */
+  private runUntil(stop: (c: string | undefined) => boolean): string {
+    const from = this.at;
+    for (let c = charAt(this.src, this.at); !stop(c); c = charAt(this.src, this.at)) {
+      this.at += c!.length;
     }
-    this.pos += 2;
-    this.consumeText();
-    cur.nodes.push({ type: "recursive" });
-    if (isWordChar(this.peek())) this.parseField(cur);
+    return this.src.slice(from, this.at);
   }
 
-  parseNumber(cur: ListNode): void {
-    let r = this.peek();
-    if (r === "+" || r === "-") this.next();
+  /** A field name; a backslash keeps the character after it in the name. */
+  private name(): string {
+    const from = this.at;
     for (;;) {
-      r = this.next();
-      if (r !== "." && !isDigit(r)) {
-        this.backup();
-        break;
-      }
+      const c = charAt(this.src, this.at);
+      if (c === "\\") {
+        this.at += 1 + (charAt(this.src, this.at + 1)?.length ?? 0);
+      } else if (endsName(c)) {
+        return this.src.slice(from, this.at);
+      } else this.at += c!.length;
     }
-    const value = this.consumeText();
-    const i = atoi(value);
-    if (i !== undefined) {
-      cur.nodes.push({ type: "int", value: i });
-      return;
-    }
-    if (/^[+-]?(\d+\.?\d*|\.\d+)$/.test(value)) {
-      cur.nodes.push({ type: "float", value: Number(value) });
-      return;
-    }
-    throw new JsonPathError(`cannot parse number ${value}`);
   }
 
-  parseArray(cur: ListNode): void {
+  private number(): Token {
+    const from = this.at;
+    if (this.src[this.at] === "+" || this.src[this.at] === "-") this.at += 1;
+    while (asciiDigit(this.src[this.at]) || this.src[this.at] === ".") this.at += 1;
+    return { kind: "number", raw: this.src.slice(from, this.at) };
+  }
+
+  private bracket(): Token {
+    const open = this.at;
+    this.at += 1;
     for (;;) {
-      const r = this.next();
-      if (r === undefined || r === "\n") throw new JsonPathError("unterminated array");
-      if (r === "]") break;
+      const c = charAt(this.src, this.at);
+      if (c === undefined || c === "\n") return fail("unterminated array");
+      this.at += c.length;
+      if (c === "]") return { kind: "bracket", body: this.src.slice(open + 1, this.at - 1) };
     }
-    let text = this.consumeText();
-    text = text.slice(1, -1);
-    if (text === "*") text = ":";
-    const parts = text.split(",");
-    if (parts.length > 1) {
-      const union = parts.map((p) => parseAction(`[${p.trim()}]`));
-      cur.nodes.push({ type: "union", nodes: union });
-      return;
-    }
-    const dict = DICT_KEY_RE.exec(text);
-    if (dict) {
-      cur.nodes.push(...parseAction(`.${dict[1]}`).nodes);
-      return;
-    }
-    const m = SLICE_RE.exec(text);
-    if (!m) throw new JsonPathError(`invalid array index ${text}`);
-    const params: [Param, Param, Param] = [
-      { value: 0, known: false, derived: false },
-      { value: 0, known: false, derived: false },
-      { value: 0, known: false, derived: false },
-    ];
-    for (let i = 0; i < 3; i++) {
-      let v = m[i + 1] ?? "";
-      if (v !== "") {
-        if (i > 0) v = v.slice(1);
-        if (i > 0 && v === "") params[i].known = false;
-        else {
-          const n = atoi(v);
-          if (n === undefined) throw new JsonPathError(`array index ${v} is not a number`);
-          params[i].known = true;
-          params[i].value = n;
-        }
-      } else if (i === 1) {
-        params[1] = { value: params[0].value + 1, known: true, derived: true };
+  }
+
+  private quoted(quote: string): Token {
+    const open = this.at;
+    this.at += 1;
+    for (;;) {
+      const c = charAt(this.src, this.at);
+      if (c === undefined || c === "\n") return fail("unterminated quoted string");
+      this.at += c.length;
+      if (c === quote && this.src[this.at - 2] !== "\\") {
+        return { kind: "quoted", raw: this.src.slice(open, this.at) };
       }
     }
-    cur.nodes.push({ type: "array", params });
   }
 
-  parseFilter(cur: ListNode): void {
-    this.pos += 3;
-    this.consumeText();
-    let begin = false;
-    let end = false;
-    let pair = "";
+  /** `[?(` … `)]`; a `)` inside the first quoted operand does not end it. */
+  private filter(): Token {
+    this.at += 3;
+    const from = this.at;
+    let quote: string | null = null;
+    let quoteClosed = false;
     for (;;) {
-      const r = this.next();
-      if (r === undefined || r === "\n") throw new JsonPathError("unterminated filter");
-      if (r === '"' || r === "'") {
-        if (!begin) {
-          begin = true;
-          pair = r;
-          continue;
-        }
-        if (this.input[this.pos - 2] !== "\\" && r === pair) end = true;
-      } else if (r === ")" && begin === end) break;
+      const c = charAt(this.src, this.at);
+      if (c === undefined || c === "\n") return fail("unterminated filter");
+      this.at += c.length;
+      if (c === '"' || c === "'") {
+        if (quote === null) quote = c;
+        else if (c === quote && this.src[this.at - 2] !== "\\") quoteClosed = true;
+      } else if (c === ")" && (quote === null || quoteClosed)) break;
     }
-    if (this.next() !== "]") throw new JsonPathError("unclosed array expect ]");
-    let text = this.consumeText();
-    text = text.slice(0, -2);
-    const m = FILTER_RE.exec(text);
-    if (!m) {
-      cur.nodes.push({
-        type: "filter",
-        left: parseAction(text),
-        right: { type: "list", nodes: [] },
-        op: "exists",
-      });
-      return;
-    }
-    cur.nodes.push({ type: "filter", left: parseAction(m[1]), right: parseAction(m[3]), op: m[2] });
-  }
-
-  parseQuote(cur: ListNode, end: string): void {
-    for (;;) {
-      const r = this.next();
-      if (r === undefined || r === "\n") throw new JsonPathError("unterminated quoted string");
-      if (r === end && this.input[this.pos - 2] !== "\\") break;
-    }
-    const value = this.consumeText();
-    let s: string;
-    try {
-      s = goUnquote(value, true);
-    } catch (e) {
-      throw new JsonPathError(`unquote string ${value} error ${(e as Error).message}`);
-    }
-    cur.nodes.push({ type: "text", text: s });
-  }
-
-  parseField(cur: ListNode): void {
-    this.consumeText();
-    for (;;) {
-      const r = this.next();
-      if (r === "\\") {
-        this.next();
-        continue;
-      }
-      if (isTerminator(r)) {
-        this.backup();
-        break;
-      }
-    }
-    const value = this.consumeText();
-    if (value === "*") cur.nodes.push({ type: "wildcard" });
-    else cur.nodes.push({ type: "field", name: value.replaceAll("\\", "") });
+    const after = charAt(this.src, this.at);
+    this.at += after?.length ?? 0;
+    if (after !== "]") fail("unclosed array expect ]");
+    return { kind: "filter", body: this.src.slice(from, this.at - 2) };
   }
 }
 
-/** An action's text parsed alone (`{text}`), its list of nodes. */
-function parseAction(text: string): ListNode {
-  const root = new Parser().parse(`{${text}}`);
-  return root.nodes[0] as ListNode;
+/** Parses a whole template into its segments. */
+function parseTemplate(src: string): Segment[] {
+  const segments: Segment[] = [];
+  let at = 0;
+  for (;;) {
+    const open = src.indexOf("{", at);
+    const textEnd = open < 0 ? src.length : open;
+    if (textEnd > at) segments.push([{ op: "literal", text: src.slice(at, textEnd) }]);
+    if (open < 0) return segments;
+    const steps: Step[] = [];
+    segments.push(steps);
+    at = parseAction(src, open + 1, steps);
+  }
+}
+
+/** Reads one action's tokens into `steps`; the position after its closing `}`. */
+function parseAction(src: string, from: number, steps: Step[]): number {
+  const lexer = new ActionLexer(src, from);
+  for (;;) {
+    const token = lexer.next();
+    switch (token.kind) {
+      case "close":
+        return lexer.at;
+      case "filter":
+        steps.push(filterStep(token.body));
+        break;
+      case "descend":
+        if (steps.at(-1)?.op === "descendants") fail("invalid multiple recursive descent");
+        steps.push({ op: "descendants" });
+        if (token.field !== null) steps.push(fieldStep(token.field));
+        break;
+      case "bracket":
+        steps.push(...bracketSteps(token.body));
+        break;
+      case "quoted":
+        steps.push({ op: "literal", text: unquote(token.raw) });
+        break;
+      case "dot":
+        steps.push(fieldStep(token.raw));
+        break;
+      case "number":
+        steps.push(numberStep(token.raw));
+        break;
+      case "word":
+        steps.push(
+          token.raw === "true" || token.raw === "false"
+            ? { op: "constant", value: token.raw === "true" }
+            : { op: "word", word: token.raw },
+        );
+        break;
+    }
+  }
+}
+
+/** `text` read as the inside of an action of its own (the steps of `{text}`). */
+function subAction(text: string): Step[] {
+  return parseTemplate(`{${text}}`)[0];
+}
+
+function fieldStep(raw: string): Step {
+  return raw === "*" ? { op: "every" } : { op: "key", name: raw.replaceAll("\\", "") };
+}
+
+function unquote(raw: string): string {
+  try {
+    return goUnquote(raw, true);
+  } catch (e) {
+    return fail(`unquote string ${raw} error ${(e as Error).message}`);
+  }
+}
+
+function numberStep(raw: string): Step {
+  const whole = toInt64(raw);
+  if (whole !== undefined) return { op: "integer", value: whole };
+  if (/^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)$/.test(raw)) return { op: "constant", value: Number(raw) };
+  return fail(`cannot parse number ${raw}`);
+}
+
+const QUOTED_KEY = /^'([^']*)'$/;
+const SLICE_PART = /^-?[0-9]*$/;
+
+function bracketSteps(body: string): Step[] {
+  const inner = body === "*" ? ":" : body;
+  const members = inner.split(",");
+  if (members.length > 1) {
+    return [{ op: "either", branches: members.map((m) => subAction(`[${m.trim()}]`)) }];
+  }
+  const key = QUOTED_KEY.exec(inner);
+  if (key) return subAction(`.${key[1]}`);
+  const parts = inner.split(":");
+  if (parts.length > 3 || !parts.every((p) => SLICE_PART.test(p))) {
+    return fail(`invalid array index ${inner}`);
+  }
+  const bound = (p: string | undefined): number | null => {
+    if (p === undefined || p === "") return null;
+    return toInt64(p) ?? fail(`array index ${p} is not a number`);
+  };
+  const from = bound(parts[0]);
+  if (parts.length === 1) {
+    return [{ op: "slice", from, to: (from ?? 0) + 1, single: true, stride: null }];
+  }
+  return [{ op: "slice", from, to: bound(parts[1]), single: false, stride: bound(parts[2]) }];
+}
+
+/** `operand op operand`: the first run of comparison characters splits the two sides. */
+const COMPARISON = /^([^!<>=]+)([!<>=]+)(.+?)$/;
+
+function filterStep(body: string): Step {
+  const m = COMPARISON.exec(body);
+  if (!m) return { op: "where", left: subAction(body), cmp: null, right: [] };
+  const left = subAction(m[1]);
+  return { op: "where", left, cmp: m[2], right: subAction(m[3]) };
 }
 
 /** A value during execution: a JSON value, or nothing (Go's invalid `reflect.Value`). */
 type Val = GoValue;
 
-function typeName(v: Val): string {
-  return v === null ? "interface {}" : goTypeName(v);
-}
+type Scalar = "bool" | "int" | "float" | "string";
 
-type Kind = "bool" | "int" | "float" | "string";
-
-function basicKind(v: Val): Kind {
+function scalarKind(v: Val): Scalar {
   if (typeof v === "boolean") return "bool";
   if (typeof v === "string") return "string";
   if (typeof v === "number") return "float";
   if (goIntValue(v) !== undefined) return "int";
-  throw new JsonPathError("invalid type for comparison");
+  return fail("invalid type for comparison");
 }
 
-function equal(a: Val, b: Val): boolean {
-  const k1 = basicKind(a);
-  const k2 = basicKind(b);
-  if (k1 !== k2) throw new JsonPathError("incompatible types for comparison");
-  if (k1 === "int") return goIntValue(a) === goIntValue(b);
-  return a === b;
+/** Whether `a op b` holds, with client-go's errors for values it cannot compare. */
+function holds(op: string, a: Val, b: Val): boolean {
+  const kind = (): Scalar => {
+    const k = scalarKind(a);
+    return k === scalarKind(b) ? k : fail("incompatible types for comparison");
+  };
+  const same = (): boolean => kind() === "int" ? goIntValue(a) === goIntValue(b) : a === b;
+  const before = (): boolean => {
+    const k = kind();
+    if (k === "bool") fail("invalid type for comparison");
+    return k === "int"
+      ? goIntValue(a)! < goIntValue(b)!
+      : (a as string | number) < (b as string | number);
+  };
+  if (op === "==") return same();
+  if (op === "!=") return !same();
+  if (op === "<") return before();
+  if (op === ">") return !before() && !same();
+  if (op === "<=") return before() || same();
+  if (op === ">=") return !before();
+  return fail(`unrecognized filter operator ${op}`);
 }
 
-function less(a: Val, b: Val): boolean {
-  const k1 = basicKind(a);
-  const k2 = basicKind(b);
-  if (k1 !== k2) throw new JsonPathError("incompatible types for comparison");
-  if (k1 === "bool") throw new JsonPathError("invalid type for comparison");
-  if (k1 === "int") return goIntValue(a)! < goIntValue(b)!;
-  return (a as string | number) < (b as string | number);
-}
-
-function compare(op: string, a: Val, b: Val): boolean {
-  switch (op) {
-    case "<":
-      return less(a, b);
-    case ">":
-      return !(less(a, b) || equal(a, b));
-    case "==":
-      return equal(a, b);
-    case "!=":
-      return !equal(a, b);
-    case "<=":
-      return less(a, b) || equal(a, b);
-    case ">=":
-      return !less(a, b);
-  }
-  throw new JsonPathError(`unrecognized filter operator ${op}`);
-}
-
-/** The members of a map (sorted keys) or the elements of a list or string. */
-function children(v: Val): Val[] {
+/** The members of a map (sorted keys), the elements of a list or the bytes of a string. */
+function members(v: Val): Val[] {
   if (Array.isArray(v)) return v;
   if (typeof v === "string") {
-    return [...new TextEncoder().encode(v)].map((b) => new GoInt(BigInt(b)));
+    return Array.from(new TextEncoder().encode(v), (b) => new GoInt(BigInt(b)));
   }
   if (isGoMap(v)) return goSortedKeys(v).map((k) => v[k]);
   return [];
+}
+
+/** Every value that has members, itself first and then its members' (depth first). */
+function descendants(values: Val[]): Val[] {
+  const out: Val[] = [];
+  const pending = values.slice().reverse();
+  while (pending.length > 0) {
+    const v = pending.pop()!;
+    if (v === null) continue;
+    const inner = members(v);
+    if (inner.length === 0) continue;
+    out.push(v);
+    for (let i = inner.length - 1; i >= 0; i--) pending.push(inner[i]);
+  }
+  return out;
 }
 
 /** Options of a {@link JsonPath}. */
@@ -408,207 +387,185 @@ export interface JsonPathOptions {
 }
 
 /**
- * A parsed JSONPath template. Like client-go's, it keeps the state a `{range}` leaves behind
- * between executions (upstream's printer reuses one object for every token of `token list`).
+ * The loop bookkeeping of `{range}` … `{end}`. It lives as long as the {@link JsonPath}: a
+ * later execution starts at `resumeAt` (the segment after the last `{range}` entered), as
+ * upstream's printer does when it reuses one object for every token of `token list`.
  */
+interface LoopState {
+  /** `range` words seen whose body has not started yet. */
+  opening: number;
+  /** Loop bodies being executed. */
+  depth: number;
+  /** `end` words seen that have not closed a body yet. */
+  closing: number;
+  /** Index of the segment whose `end` closed a body last, or -1. */
+  lastClosedAt: number;
+  /** Segment an execution starts at. */
+  resumeAt: number;
+}
+
+/** A parsed JSONPath template. */
 export class JsonPath {
-  private nodes: PathNode[];
-  private readonly all: PathNode[];
-  private beginRange = 0;
-  private inRange = 0;
-  private endRange = 0;
-  private lastEndNode = -1;
+  private readonly segments: Segment[];
+  private readonly loops: LoopState = {
+    opening: 0,
+    depth: 0,
+    closing: 0,
+    lastClosedAt: -1,
+    resumeAt: 0,
+  };
 
   /** Parses `text`, or throws a {@link JsonPathError} with client-go's message. */
   constructor(text: string, private readonly options: JsonPathOptions = {}) {
-    this.all = new Parser().parse(text).nodes;
-    this.nodes = this.all;
+    this.segments = parseTemplate(text);
   }
 
   /** Executes on `data`; the printed text, or a {@link JsonPathError}. */
   execute(data: GoValue): string {
-    const results = this.findResults(data, this.nodes, this.all.length - this.nodes.length);
-    return results.map((r) => this.printResults(r)).join("");
+    return this.runFrom(data, this.loops.resumeAt).map((set) => this.format(set)).join("");
   }
 
-  private findResults(data: Val, nodes: PathNode[], offset: number): Val[][] {
-    const full: Val[][] = [];
-    for (let i = 0; i < nodes.length; i++) {
-      const results = this.walk([data], nodes[i]);
-      if (this.endRange > 0 && this.endRange <= this.inRange) {
-        this.endRange--;
-        this.lastEndNode = offset + i;
-        break;
+  /** The result sets of the segments from `first` on, until an `end` closes the body. */
+  private runFrom(data: Val, first: number): Val[][] {
+    const loops = this.loops;
+    const sets: Val[][] = [];
+    for (let at = first; at < this.segments.length; at++) {
+      const values = this.apply([data], this.segments[at]);
+      if (loops.closing > 0 && loops.closing <= loops.depth) {
+        loops.closing--;
+        loops.lastClosedAt = at;
+        return sets;
       }
-      if (this.beginRange > 0) {
-        this.beginRange--;
-        this.inRange++;
-        const rest = nodes.slice(i + 1);
-        if (results.length > 0) {
-          for (const value of results) {
-            this.nodes = rest;
-            full.push(...this.findResults(value, rest, offset + i + 1));
-          }
-        } else {
-          this.nodes = rest;
-          this.findResults(null, rest, offset + i + 1);
-        }
-        this.inRange--;
-        for (let k = i + 1; k < nodes.length; k++) {
-          if (offset + k === this.lastEndNode) {
-            i = k;
-            break;
-          }
-        }
+      if (loops.opening === 0) {
+        sets.push(values);
         continue;
       }
-      full.push(results);
+      loops.opening--;
+      loops.depth++;
+      const body = at + 1;
+      if (values.length === 0) {
+        loops.resumeAt = body;
+        this.runFrom(null, body);
+      }
+      for (const item of values) {
+        loops.resumeAt = body;
+        sets.push(...this.runFrom(item, body));
+      }
+      loops.depth--;
+      if (loops.lastClosedAt > at) at = loops.lastClosedAt;
     }
-    return full;
+    return sets;
   }
 
-  private printResults(results: Val[]): string {
-    if (this.options.outputJson) return `${goJson(results, { indent: true })}\n`;
-    return results.map((r) => {
-      if (Array.isArray(r) || isGoMap(r)) return goJson(r);
-      if (r === null) return "null";
-      return goSprintValue(r);
+  private format(set: Val[]): string {
+    if (this.options.outputJson) return `${goJson(set, { indent: true })}\n`;
+    return set.map((v) => {
+      if (v === null) return "null";
+      return Array.isArray(v) || isGoMap(v) ? goJson(v) : goSprintValue(v);
     }).join(" ");
   }
 
-  private walk(values: Val[], node: PathNode): Val[] {
-    switch (node.type) {
-      case "list": {
-        let cur = values;
-        for (const n of node.nodes) cur = this.walk(cur, n);
-        return cur;
-      }
-      case "text":
-        return [node.text];
-      case "field":
-        return this.evalField(values, node.name);
-      case "array":
-        return this.evalArray(values, node.params);
-      case "filter":
-        return this.evalFilter(values, node);
-      case "int":
-        return values.map(() => new GoInt(BigInt(node.value)));
-      case "float":
-      case "bool":
-        return values.map(() => node.value);
-      case "wildcard":
-        return values.flatMap((v) => (v === null ? [] : children(v)));
-      case "recursive":
-        return this.evalRecursive(values);
-      case "union":
-        return node.nodes.flatMap((l) => this.walk(values, l));
-      case "identifier":
-        if (node.name === "range") {
-          this.beginRange++;
-          return values;
-        }
-        if (node.name === "end") {
-          if (this.inRange > 0) {
-            this.endRange++;
-            return [];
-          }
-          throw new JsonPathError("not in range, nothing to end");
-        }
-        throw new JsonPathError(`unrecognized identifier ${node.name}`);
+  private apply(values: Val[], steps: Step[]): Val[] {
+    return steps.reduce((current, step) => this.applyStep(current, step), values);
+  }
+
+  private applyStep(values: Val[], step: Step): Val[] {
+    switch (step.op) {
+      case "literal":
+        return [step.text];
+      case "key":
+        return this.lookUp(values, step.name);
+      case "every":
+        return values.flatMap((v) => (v === null ? [] : members(v)));
+      case "descendants":
+        return descendants(values);
+      case "slice":
+        return sliceAll(values, step);
+      case "either":
+        return step.branches.flatMap((branch) => this.apply(values, branch));
+      case "where":
+        return this.select(values, step);
+      case "integer":
+        return values.map(() => new GoInt(BigInt(step.value)));
+      case "constant":
+        return values.map(() => step.value);
+      case "word":
+        return this.keyword(values, step.word);
     }
   }
 
-  private evalField(values: Val[], name: string): Val[] {
+  private keyword(values: Val[], word: string): Val[] {
+    if (word === "range") {
+      this.loops.opening++;
+      return values;
+    }
+    if (word !== "end") return fail(`unrecognized identifier ${word}`);
+    if (this.loops.depth === 0) return fail("not in range, nothing to end");
+    this.loops.closing++;
+    return [];
+  }
+
+  private lookUp(values: Val[], name: string): Val[] {
     if (values.length === 0) return [];
-    const out: Val[] = [];
-    for (const v of values) {
-      if (isGoMap(v) && Object.hasOwn(v, name)) out.push(v[name]);
-    }
-    if (out.length === 0 && !this.options.allowMissingKeys) {
-      throw new JsonPathError(`${name} is not found`);
-    }
-    return out;
+    const found = values.filter((v) => isGoMap(v) && Object.hasOwn(v, name))
+      .map((v) => (v as Record<string, Val>)[name]);
+    if (found.length === 0 && !this.options.allowMissingKeys) fail(`${name} is not found`);
+    return found;
   }
 
-  private evalArray(values: Val[], node: [Param, Param, Param]): Val[] {
-    const out: Val[] = [];
-    for (const v of values) {
-      if (v === null) continue;
-      if (!Array.isArray(v)) throw new JsonPathError(`${typeName(v)} is not array or slice`);
-      const p = node.map((x) => ({ ...x }));
-      const len = v.length;
-      if (!p[0].known) p[0].value = 0;
-      if (p[0].value < 0) p[0].value += len;
-      if (!p[1].known) p[1].value = len;
-      if (p[1].value < 0 || (p[1].value === 0 && p[1].derived)) p[1].value += len;
-      if (p[1].value === p[0].value) return out;
-      if (p[0].value >= len || p[0].value < 0) {
-        throw new JsonPathError(`array index out of bounds: index ${p[0].value}, length ${len}`);
+  private select(values: Val[], step: Extract<Step, { op: "where" }>): Val[] {
+    const kept: Val[] = [];
+    for (const list of values) {
+      if (!Array.isArray(list)) {
+        const shown = list === null ? "<nil>" : goSprintValue(list);
+        fail(`${shown} is not array or slice and cannot be filtered`);
       }
-      if (p[1].value > len || p[1].value < 0) {
-        throw new JsonPathError(
-          `array index out of bounds: index ${p[1].value - 1}, length ${len}`,
-        );
+      for (const item of list as Val[]) {
+        if (this.matches(item, step)) kept.push(item);
       }
-      if (p[0].value > p[1].value) {
-        throw new JsonPathError(
-          `starting index ${p[0].value} is greater than ending index ${p[1].value}`,
-        );
-      }
-      const slice = v.slice(p[0].value, p[1].value);
-      let step = 1;
-      if (p[2].known) {
-        if (p[2].value <= 0) throw new JsonPathError("step must be > 0");
-        step = p[2].value;
-      }
-      for (let i = 0; i < slice.length; i += step) out.push(slice[i]);
     }
-    return out;
+    return kept;
   }
 
-  private evalRecursive(values: Val[]): Val[] {
-    const out: Val[] = [];
-    for (const v of values) {
-      if (v === null) continue;
-      const kids = children(v);
-      if (kids.length > 0) {
-        out.push(v);
-        out.push(...this.evalRecursive(kids));
+  private matches(item: Val, step: Extract<Step, { op: "where" }>): boolean {
+    if (step.cmp === null) {
+      try {
+        return this.apply([item], step.left).length > 0;
+      } catch {
+        return false;
       }
     }
-    return out;
+    const left = this.apply([item], step.left);
+    if (left.length === 0) return false;
+    if (left.length > 1) fail("can only compare one element at a time");
+    const right = this.apply([item], step.right);
+    if (right.length === 0) return false;
+    if (right.length > 1) fail("can only compare one element at a time");
+    return holds(step.cmp, left[0], right[0]);
   }
+}
 
-  private evalFilter(values: Val[], node: Extract<PathNode, { type: "filter" }>): Val[] {
-    const out: Val[] = [];
-    for (const v of values) {
-      if (!Array.isArray(v)) {
-        throw new JsonPathError(
-          `${v === null ? "<nil>" : goSprintValue(v)} is not array or slice and cannot be filtered`,
-        );
-      }
-      for (const item of v) {
-        let lefts: Val[];
-        let leftError: unknown;
-        try {
-          lefts = this.walk([item], node.left);
-        } catch (e) {
-          lefts = [];
-          leftError = e;
-        }
-        if (node.op === "exists") {
-          if (lefts.length > 0) out.push(item);
-          continue;
-        }
-        if (leftError) throw leftError;
-        if (lefts.length === 0) continue;
-        if (lefts.length > 1) throw new JsonPathError("can only compare one element at a time");
-        const rights = this.walk([item], node.right);
-        if (rights.length === 0) continue;
-        if (rights.length > 1) throw new JsonPathError("can only compare one element at a time");
-        if (compare(node.op, lefts[0], rights[0])) out.push(item);
-      }
+/** A slice or index step over every list among `values`. */
+function sliceAll(values: Val[], step: Extract<Step, { op: "slice" }>): Val[] {
+  const out: Val[] = [];
+  for (const list of values) {
+    if (list === null) continue;
+    if (!Array.isArray(list)) fail(`${goTypeName(list)} is not array or slice`);
+    const len = (list as Val[]).length;
+    let from = step.from ?? 0;
+    if (from < 0) from += len;
+    let to = step.to ?? len;
+    if (to < 0 || (to === 0 && step.single)) to += len;
+    // An empty range ends the whole step, with what the earlier lists gave.
+    if (to === from) return out;
+    if (from < 0 || from >= len) {
+      fail(`array index out of bounds: index ${from}, length ${len}`);
     }
-    return out;
+    if (to < 0 || to > len) fail(`array index out of bounds: index ${to - 1}, length ${len}`);
+    if (from > to) fail(`starting index ${from} is greater than ending index ${to}`);
+    if (step.stride !== null && step.stride <= 0) fail("step must be > 0");
+    const stride = step.stride ?? 1;
+    for (let i = from; i < to; i += stride) out.push((list as Val[])[i]);
   }
+  return out;
 }
