@@ -319,9 +319,20 @@ Deno.test({
               s.desiredNumberScheduled === 2 && s.updatedNumberScheduled === 2 &&
               s.numberAvailable === 2;
           }, 180_000);
-          const proxies = await kubeSystemPods(cp1, "k8s-app=kube-proxy");
+          // The DaemonSet counts the new Pods available while an old one may still be
+          // terminating: wait until only the two new ones are left.
+          let proxies: [string | undefined, string | undefined][] = [];
+          await waitFor("only the new kube-proxy Pods left", async () => {
+            proxies = (await kubeSystemPods(cp1, "k8s-app=kube-proxy"))
+              .filter((p) => !p.metadata?.deletionTimestamp)
+              .map((p) => [p.status?.phase, p.status?.containerStatuses?.[0]?.image]);
+            return proxies.length === 2 &&
+              proxies.every(([phase, image]) =>
+                phase === "Running" && image === `registry.k8s.io/kube-proxy:${TO}`
+              );
+          }, 120_000);
           assert.deepEqual(
-            proxies.map((p) => [p.status?.phase, p.status?.containerStatuses?.[0]?.image]).sort(),
+            proxies.sort(),
             Array(2).fill(["Running", `registry.k8s.io/kube-proxy:${TO}`]),
           );
           await waitFor("CoreDNS Available", async () => {
