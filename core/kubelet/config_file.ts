@@ -17,7 +17,7 @@ import { kubeletConfigurationSchema } from "../patches/patch_schemas.ts";
 import { toKubeYaml } from "../yaml/kube_yaml.ts";
 import type { JsonValue } from "../patches/json_value.ts";
 import { BoundedMemo } from "../text/bounded_memo.ts";
-import { goQuote } from "./go_quote.ts";
+import { goQuote } from "../text/go_quote.ts";
 
 /** Patch target name of the KubeletConfiguration. */
 export const KUBELET_CONFIGURATION_TARGET = "kubeletconfiguration";

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { goQuote } from "../kubelet/go_quote.ts";
+import { goQuote } from "./go_quote.ts";
 import { isLetter, isNumber, isPrintable } from "./unicode.ts";
 
 /** Go's `int` (a template's integer literal, `len`'s result), as opposed to data's int64. */

@@ -7,7 +7,7 @@
  * @module
  */
 import { goCharName, goUnquote, isWordChar } from "./go_fmt.ts";
-import { goQuote } from "../kubelet/go_quote.ts";
+import { goQuote } from "./go_quote.ts";
 import { isPrintable } from "./unicode.ts";
 
 /** A template that failed to parse or execute; the message is Go's. */

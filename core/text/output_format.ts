@@ -9,7 +9,7 @@
  * @module
  */
 import { KubeadmError } from "../errors.ts";
-import { goQuote } from "../kubelet/go_quote.ts";
+import { goQuote } from "./go_quote.ts";
 import type { StructuredFormat } from "./structured_output.ts";
 
 /** The structured formats (matched without regard to case, as upstream). */

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { goQuote } from "../kubelet/go_quote.ts";
+import { goQuote } from "../text/go_quote.ts";
 import { compareSemVer, parseSemVer, type SemVer } from "../config/version.ts";
 import type { Printer } from "../host/ports.ts";
 import { errorMessage } from "../errors.ts";

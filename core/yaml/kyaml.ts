@@ -9,7 +9,7 @@
  * @module
  */
 
-import { goEscapeRune } from "../kubelet/go_quote.ts";
+import { goEscapeRune } from "../text/go_quote.ts";
 import { isLetter, isNumber, singleCodePoint } from "../text/unicode.ts";
 
 const INDENT = "  ";

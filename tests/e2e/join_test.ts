@@ -26,6 +26,7 @@ import {
   PREFLIGHT_IGNORED_CONTROL_PLANE,
   PREFLIGHT_IGNORED_WORKER,
   TEST_TOKEN,
+  tokenJoinArgs,
   trackWrites,
   waitNodeReady,
   workerJoinArgs,
@@ -432,12 +433,7 @@ Deno.test({
       const cp2 = await createClusterNode("cp2", { linkTo: [cp1] });
       nodes.push(cp2);
       const cpJoinArgs = [
-        "join",
-        endpoint,
-        "--token",
-        TEST_TOKEN,
-        "--discovery-token-ca-cert-hash",
-        pin,
+        ...tokenJoinArgs(endpoint, pin),
         "--control-plane",
         "--certificate-key",
         key,

@@ -264,15 +264,15 @@ export async function initControlPlane(
 /** The bootstrap token of the tests' init config ({@link testInitConfig}). */
 export const TEST_TOKEN = "abcdef.0123456789abcdef";
 
+/** `kubeadm join` of `endpoint` with the tests' token, discovery pinned to `pin`. */
+export function tokenJoinArgs(endpoint: string, pin: string): string[] {
+  return ["join", endpoint, "--token", TEST_TOKEN, "--discovery-token-ca-cert-hash", pin];
+}
+
 /** `kubeadm join` of a worker named `name` with token discovery pinned to `pin`. */
 export function workerJoinArgs(endpoint: string, pin: string, name: string): string[] {
   return [
-    "join",
-    endpoint,
-    "--token",
-    TEST_TOKEN,
-    "--discovery-token-ca-cert-hash",
-    pin,
+    ...tokenJoinArgs(endpoint, pin),
     "--node-name",
     name,
     `--ignore-preflight-errors=${PREFLIGHT_IGNORED_WORKER}`,

@@ -14,7 +14,7 @@ import {
 } from "../../../core/text/unicode.ts";
 import * as tables from "../../../core/text/unicode_tables.ts";
 import { categoryRanges } from "../../../scripts/unicode_tables.ts";
-import { goQuote } from "../../../core/kubelet/go_quote.ts";
+import { goQuote } from "../../../core/text/go_quote.ts";
 import { listFiles, repoRoot } from "../../support/repo.ts";
 import { seededRandom } from "../../../core/host/seeded_random.ts";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { goQuote } from "../../../core/kubelet/go_quote.ts";
+import { goQuote } from "../../../core/text/go_quote.ts";
 
 Deno.test("goQuote() matches Go's strconv.Quote", () => {
   assert.equal(goQuote("--a=b --c=d"), '"--a=b --c=d"');
