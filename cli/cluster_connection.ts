@@ -13,6 +13,7 @@ import { KUBERNETES_DIR, MANIFESTS_DIR } from "../core/constants.ts";
 import { errorMessage, KubeadmError } from "../core/errors.ts";
 import type { KubeClient } from "../core/kube/client.ts";
 import type { Transport } from "../core/kube/transport.ts";
+import { readFileCapped } from "../runtime/fs/capped_read.ts";
 import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
 
 /** A client and the transport under it; `close()` releases the transport's connections. */
@@ -70,7 +71,7 @@ export async function connect(
   const { path, refsRoot } = location;
   let raw: Uint8Array;
   try {
-    raw = await Deno.readFile(path);
+    raw = await readFileCapped(path);
   } catch (e) {
     throw new KubeadmError(
       `couldn't create a Kubernetes client from file ${JSON.stringify(path)}: ${

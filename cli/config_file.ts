@@ -5,6 +5,7 @@
  */
 import { FlagError } from "../core/errors.ts";
 import { consolePrinter } from "./output.ts";
+import { FileTooLargeError, readTextFileCapped } from "../runtime/fs/capped_read.ts";
 
 /**
  * Reads the `--config` file (or the file another flag names), or fails with a
@@ -12,12 +13,16 @@ import { consolePrinter } from "./output.ts";
  */
 export async function readConfigFile(path: string, flag = "--config"): Promise<string> {
   try {
-    return await Deno.readTextFile(path);
+    return await readTextFileCapped(path);
   } catch (e) {
     throw new FlagError(`unable to read config from "${path}"`, {
       field: flag,
       value: path,
-      hint: e instanceof Deno.errors.NotFound ? "the file does not exist" : String(e),
+      hint: e instanceof Deno.errors.NotFound
+        ? "the file does not exist"
+        : e instanceof FileTooLargeError
+        ? e.message
+        : String(e),
       cause: e,
     });
   }

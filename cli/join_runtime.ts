@@ -27,6 +27,7 @@ import { realSleep } from "../core/kube/transport.ts";
 import type { DiscoveryUrlResponse } from "../core/discovery/file.ts";
 import type { JoinFlagOverrides } from "../core/config/join.ts";
 import type { JoinData, JoinPorts } from "../core/phases/join/data.ts";
+import { readTextFileCapped } from "../runtime/fs/capped_read.ts";
 import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
 import {
   defaultAdvertiseAddress as advertiseAddressDefault,
@@ -181,7 +182,7 @@ export async function prepareJoin(
   // Upstream: an existing admin.conf on a control-plane node replaces discovery.
   let tlsBootstrapOverride;
   if (config.controlPlane && fileExists(adminConf)) {
-    tlsBootstrapOverride = parseKubeconfig(await Deno.readTextFile(adminConf), adminConf);
+    tlsBootstrapOverride = parseKubeconfig(await readTextFileCapped(adminConf), adminConf);
   }
 
   const node = deps.node?.(rootfs) ?? new DenoNodeHost({ root: rootfs });

@@ -13,6 +13,7 @@ import { KubeadmError } from "../core/errors.ts";
 import { parseOutputFormat, printerError } from "../core/text/output_format.ts";
 import type { StructuredFormat } from "../core/text/structured_output.ts";
 import type { TemplatePrinter } from "../core/text/template_printer.ts";
+import { readTextFileCapped } from "../runtime/fs/capped_read.ts";
 
 /** `-o` resolved: text (the command's own), a structured format, or a ready template printer. */
 export type ObjectOutput =
@@ -30,31 +31,6 @@ function readFileError(path: string, e: unknown): string {
   return `open ${path}: ${(e as Error).message}`;
 }
 
-/** The most a template file may hold (a template is text a person writes; `/dev/zero` is not). */
-const MAX_TEMPLATE_FILE_BYTES = 4 << 20;
-
-/** A file's bytes, refusing one longer than `cap` (read in chunks: devices report no size). */
-async function readCapped(hostPath: string, cap: number): Promise<Uint8Array> {
-  using file = await Deno.open(hostPath);
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const buf = new Uint8Array(64 << 10);
-  for (;;) {
-    const n = await file.read(buf);
-    if (n === null) break;
-    total += n;
-    if (total > cap) throw new RangeError(`file is larger than ${cap} bytes`);
-    chunks.push(buf.slice(0, n));
-  }
-  const out = new Uint8Array(total);
-  let off = 0;
-  for (const c of chunks) {
-    out.set(c, off);
-    off += c.length;
-  }
-  return out;
-}
-
 /**
  * A template file's text. Upstream reads it after `chroot`ing into `--rootfs` (and `chdir("/")`),
  * so with a root the path, relative ones from `/`, is resolved inside it.
@@ -66,7 +42,7 @@ async function readTemplateFile(path: string, rootfs: string | undefined, value:
       const { resolveInRootSync } = await import("../runtime/fs/rooted_path.ts");
       hostPath = resolveInRootSync(rootfs, path.startsWith("/") ? path : `/${path}`);
     }
-    return new TextDecoder().decode(await readCapped(hostPath, MAX_TEMPLATE_FILE_BYTES));
+    return await readTextFileCapped(hostPath);
   } catch (e) {
     throw printerError(`error reading --template ${path}, ${readFileError(path, e)}`, value, e);
   }

@@ -17,6 +17,7 @@ import { createDryRunTransport } from "../core/kube/dry_run.ts";
 import { connectionFromKubeconfig } from "../core/kube/kubeconfig_connection.ts";
 import type { Transport } from "../core/kube/transport.ts";
 import { type Kubeconfig, parseKubeconfig } from "../core/kubeconfig/kubeconfig.ts";
+import { FileTooLargeError, readFileCapped } from "../runtime/fs/capped_read.ts";
 import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
 import { envGet } from "../runtime/host/env.ts";
 import { createDenoTransport } from "../runtime/kube/transport.ts";
@@ -77,9 +78,13 @@ export async function connectToken(
   const path = findKubeconfig(flags);
   let text: Uint8Array;
   try {
-    text = await Deno.readFile(path);
+    text = await readFileCapped(path);
   } catch (e) {
-    const reason = e instanceof Deno.errors.NotFound ? "no such file or directory" : String(e);
+    const reason = e instanceof Deno.errors.NotFound
+      ? "no such file or directory"
+      : e instanceof FileTooLargeError
+      ? e.message
+      : String(e);
     throw new KubeadmError(`failed to load admin kubeconfig: open ${path}: ${reason}`, {
       field: "--kubeconfig",
       hint: "point --kubeconfig at the cluster's admin.conf",

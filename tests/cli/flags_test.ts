@@ -343,3 +343,41 @@ Deno.test("-o go-template-file= of an endless file (/dev/zero) is refused past i
   );
   assert.equal(r.stdout, "");
 });
+
+Deno.test("files a flag names are read with a cap: --config, --kubeconfig and --cluster-info of /dev/zero fail naming the flag's file, nothing written", async () => {
+  const cases: [string[], number, string][] = [
+    [
+      ["config", "validate", "--config", "/dev/zero"],
+      3,
+      'error: unable to read config from "/dev/zero"',
+    ],
+    [
+      ["init", "--dry-run", "--config", "/dev/zero"],
+      3,
+      'error: unable to read config from "/dev/zero"',
+    ],
+    [
+      ["token", "list", "--kubeconfig", "/dev/zero"],
+      1,
+      "error: failed to load admin kubeconfig: open /dev/zero: file is larger than 4194304 bytes",
+    ],
+    [
+      ["upgrade", "plan", "--kubeconfig", "/dev/zero"],
+      1,
+      'error: couldn\'t create a Kubernetes client from file "/dev/zero": file is larger than 4194304 bytes',
+    ],
+    [
+      ["discovery-check", "--cluster-info", "/dev/zero", "--token", SECRET_TOKEN],
+      3,
+      "error: unable to read /dev/zero",
+    ],
+  ];
+  for (const [args, code, first] of cases) {
+    const r = await run([kubeadmLauncher(), ...args]);
+    assert.equal(r.code, code, `${args.join(" ")}: ${r.stderr}`);
+    const lines = r.stderr.split("\n");
+    assert.equal(lines[0], first, args.join(" "));
+    assert.match(r.stderr, /file is larger than 4194304 bytes/, args.join(" "));
+    assert.equal(r.stdout, "", args.join(" "));
+  }
+});
