@@ -22,6 +22,8 @@ export const KUBEADM_TMP_DIR = "/etc/kubernetes/tmp";
 export const KUBELET_RUN_DIR = "/var/lib/kubelet";
 /** Default local etcd data directory. */
 export const DEFAULT_ETCD_DATA_DIR = "/var/lib/etcd";
+/** The etcd data directory's mode, when kubeadm creates it (upstream's `CreateDataDirectory`). */
+export const ETCD_DATA_DIR_MODE = 0o700;
 /** KubeletConfiguration written by kubelet-start. */
 export const KUBELET_CONFIG_FILE = "/var/lib/kubelet/config.yaml";
 /** Environment file with the kubelet's flags. */

@@ -38,6 +38,24 @@ export interface PlannedFile {
   keepExistingMode?: boolean;
 }
 
+/**
+ * The mode of the directories a write creates for `file` where they are missing, as upstream's
+ * writers create them: client-go's certificate, key and kubeconfig writers make theirs 0755
+ * (so `/etc/kubernetes` and `pki/` stay listable and `ca.crt` readable by anyone), kubeadm's own
+ * writers 0700 (manifests, kubelet files, CSRs).
+ */
+export function directoryModeFor(file: PlannedFile): number {
+  switch (file.kind) {
+    case "certificate":
+    case "key":
+    case "public-key":
+    case "kubeconfig":
+      return 0o755;
+    default:
+      return 0o700;
+  }
+}
+
 /** Read access to the node's files. */
 export interface FileReader {
   /** File content, or `undefined` when the file does not exist. */
@@ -54,7 +72,9 @@ export interface NodeFiles extends FileReader {
 
 /** Read and write access to the node's files. Writes are atomic in real adapters. */
 export interface FileSystem extends FileReader {
-  /** Writes (creating parent directories with mode 0700 where missing) atomically. */
+  /**
+   * Writes atomically, creating missing parent directories with {@link directoryModeFor}'s mode.
+   */
   write(file: PlannedFile): Promise<void>;
 }
 

@@ -13,7 +13,7 @@
  * @module
  */
 import type { FileSystem, PlannedFile } from "../../core/host/ports.ts";
-import { toBytes } from "../../core/host/ports.ts";
+import { directoryModeFor, toBytes } from "../../core/host/ports.ts";
 import {
   ensureDirInRootSync,
   lookupInRootSync,
@@ -129,7 +129,7 @@ export class HostFileSystem implements FileSystem {
     const parent = dirname(target);
     const dir = statOrUndefined(parent)?.isDirectory
       ? parent
-      : ensureDirInRootSync(this.root, nodePathOf(this.root, parent), 0o700);
+      : ensureDirInRootSync(this.root, nodePathOf(this.root, parent), directoryModeFor(file));
     const tmp = `${dir}/.${target.slice(dir.length + 1)}.${crypto.randomUUID().slice(0, 8)}.tmp`;
     this.#checkStillInside(dir);
     const existing = exists ? statOrUndefined(target) : undefined;

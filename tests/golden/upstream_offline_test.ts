@@ -1,7 +1,7 @@
 // Golden comparison: upstream kubeadm v1.37.2 (built from its Go module by scripts/k8s-bins)
 // and ours run the same offline init phases with the same config in scratch roots, for a v1.37
 // and a v1.36 control plane; the results must match field by field (keys, serials and times
-// aside), manifests and kubelet files byte for byte.
+// aside), manifests and kubelet files byte for byte, the directories they create with the same modes.
 import assert from "node:assert/strict";
 import { GOLDEN_DEFAULT_CONFIG } from "../support/config.ts";
 import { k8sBinDir } from "../support/k8s_bins.ts";
@@ -83,6 +83,18 @@ async function tree(root: string): Promise<Map<string, number>> {
   return out;
 }
 
+/** Every directory under `root` (relative) with its mode: the directories the phases created. */
+async function directories(root: string, rel = ""): Promise<[string, number][]> {
+  const out: [string, number][] = [];
+  for await (const e of Deno.readDir(`${root}${rel}`)) {
+    if (!e.isDirectory) continue;
+    const sub = `${rel}/${e.name}`;
+    out.push([sub, (await Deno.stat(`${root}${sub}`)).mode! & 0o777]);
+    out.push(...await directories(root, sub));
+  }
+  return out.sort();
+}
+
 for (const target of TARGETS) {
   for (const [name, configFor] of Object.entries(CONFIGS)) {
     const config = configFor(target);
@@ -128,6 +140,11 @@ for (const target of TARGETS) {
             [...ourTree.entries()].sort(),
             [...upTree.entries()].sort(),
             "same files, same modes",
+          );
+          assert.deepEqual(
+            await directories(ours),
+            await directories(up),
+            "same directories, same modes",
           );
           for (const rel of upTree.keys()) {
             const a = `${up}${rel}`;

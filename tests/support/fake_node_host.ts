@@ -71,6 +71,8 @@ export class FakeNodeHost implements NodeHost {
   readonly removedFiles: string[] = [];
   /** Directories created, in order. */
   readonly createdDirs: string[] = [];
+  /** The mode each {@link ensureDir} asked for. */
+  readonly dirModes = new Map<string, number>();
   /** The container runtime behind every socket. */
   readonly runtime = new FakeContainerRuntime("unix:///var/run/containerd/containerd.sock");
   readonly etcd = new FakeEtcd();
@@ -99,8 +101,9 @@ export class FakeNodeHost implements NodeHost {
     return this.etcd.client(endpoints, tls);
   }
 
-  ensureDir(path: string): Promise<void> {
+  ensureDir(path: string, mode: number): Promise<void> {
     this.createdDirs.push(path);
+    this.dirModes.set(path, mode);
     this.actions.push(`mkdir ${path}`);
     this.files.mkdir(path);
     return Promise.resolve();

@@ -1,15 +1,14 @@
 /**
  * `kubeadm init phase etcd local`: the local etcd static Pod manifest.
  *
- * Skipped when `etcd.external` is set (a line at `-v=1` says so, as upstream's).
- * Upstream also creates the data directory with mode 0700 here; the FileSystem port writes
- * files only, so the kubelet creates it (`DirectoryOrCreate`) when it starts etcd. In dry-run
- * the `[dryrun] Would ensure ...` line is printed as upstream does.
+ * Skipped when `etcd.external` is set (a line at `-v=1` says so, as upstream's). Creates the
+ * data directory (0700) first, as upstream does, through the node's port (when there is a
+ * node); in dry-run it says `[etcd] Would ensure ...` instead.
  *
  * @module
  */
 import { errorMessage, KubeadmError } from "../../errors.ts";
-import { Component, DEFAULT_ETCD_DATA_DIR } from "../../constants.ts";
+import { Component, DEFAULT_ETCD_DATA_DIR, ETCD_DATA_DIR_MODE } from "../../constants.ts";
 import { etcdPod } from "../../manifests/etcd.ts";
 import { staticPodManifestPath } from "../../manifests/manifest_file.ts";
 import { nodeManifestInput, writeStaticPodManifest } from "../../manifests/write.ts";
@@ -28,7 +27,9 @@ export async function runLocalEtcd(data: InitData): Promise<void> {
   }
   const dataDir = cluster.etcd.local?.dataDir || DEFAULT_ETCD_DATA_DIR;
   if (data.dryRun) {
-    data.out.info(`[dryrun] Would ensure that ${JSON.stringify(dataDir)} directory is present`);
+    data.out.info(`[etcd] Would ensure that ${JSON.stringify(dataDir)} directory is present`);
+  } else {
+    await data.node?.ensureDir(dataDir, ETCD_DATA_DIR_MODE);
   }
   data.out.info(
     `[etcd] Creating static Pod manifest for local etcd in ${JSON.stringify(data.manifestDir)}`,

@@ -26,7 +26,15 @@ Deno.test("HostFileSystem writes atomically with the requested mode under --root
     });
     const st = await Deno.stat(`${root}/etc/kubernetes/pki/ca.key`);
     assert.equal(st.mode! & 0o777, 0o600);
-    assert.equal((await Deno.stat(`${root}/etc/kubernetes/pki`)).mode! & 0o777, 0o700);
+    // Directories made for a key, as client-go's key writer makes them: 0755.
+    assert.equal((await Deno.stat(`${root}/etc/kubernetes/pki`)).mode! & 0o777, 0o755);
+    await fs.write({
+      path: "/etc/kubernetes/manifests/x.yaml",
+      data: "",
+      mode: 0o600,
+      kind: "manifest",
+    });
+    assert.equal((await Deno.stat(`${root}/etc/kubernetes/manifests`)).mode! & 0o777, 0o700);
     assert.equal(await Deno.readTextFile(`${root}/etc/kubernetes/pki/ca.key`), "secret2");
     assert.deepEqual(await fs.list("/etc/kubernetes/pki"), ["ca.key"]); // no temp files left
     assert.equal(await fs.read("/etc/kubernetes/nope"), undefined);

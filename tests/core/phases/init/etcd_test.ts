@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { runLocalEtcd } from "../../../../core/phases/init/etcd.ts";
 import { initDataFixture } from "../../../support/init_data_fixture.ts";
 import { MemoryFileSystem } from "../../../support/memory_fs.ts";
+import { FakeMachine } from "../../../support/fake_machine.ts";
+import type { FakeNodeHost } from "../../../support/fake_node_host.ts";
 
 Deno.test("runLocalEtcd() writes etcd.yaml (0600) with upstream's line", async () => {
   const { data, out, files } = initDataFixture();
@@ -23,7 +25,7 @@ Deno.test("runLocalEtcd() in dry-run announces the data directory", async () => 
   data.cfg.cluster.etcd.local!.dataDir = "/data/etcd";
   await runLocalEtcd(data);
   assert.deepStrictEqual(out.lines, [
-    '[dryrun] Would ensure that "/data/etcd" directory is present',
+    '[etcd] Would ensure that "/data/etcd" directory is present',
     '[etcd] Creating static Pod manifest for local etcd in "/etc/kubernetes/manifests"',
   ]);
 });
@@ -57,4 +59,11 @@ Deno.test("runLocalEtcd() applies etcd patches and wraps failures", async () => 
     runLocalEtcd(broken.data),
     /^KubeadmError: error creating local etcd static pod manifest file: failed to patch static Pod manifest file for "etcd": /,
   );
+});
+
+Deno.test("runLocalEtcd() creates the data directory (0700) through the node, as upstream", async () => {
+  const { data } = initDataFixture({ machine: new FakeMachine() });
+  data.cfg.cluster.etcd.local!.dataDir = "/data/etcd";
+  await runLocalEtcd(data);
+  assert.deepEqual([...(data.node as FakeNodeHost).dirModes], [["/data/etcd", 0o700]]);
 });
