@@ -139,7 +139,15 @@ async function runMigrate(c: Command, out: Printer): Promise<void> {
     return;
   }
   try {
-    await Deno.writeTextFile(path, result.text, { mode: 0o644 });
+    // Atomically (temp file + rename), 0644 as upstream's, an existing file's mode kept.
+    const { HostFileSystem } = await import("../../runtime/fs/host_fs.ts");
+    await new HostFileSystem("/").write({
+      path: path.startsWith("/") ? path : `${Deno.cwd()}/${path}`,
+      data: result.text,
+      mode: 0o644,
+      kind: "other",
+      keepExistingMode: true,
+    });
   } catch (e) {
     throw new KubeadmError(
       `failed to write the new configuration to the file ${JSON.stringify(path)}: ${

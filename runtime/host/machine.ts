@@ -14,6 +14,8 @@ import type { InitSystem } from "../../core/host/services.ts";
 import type { Machine } from "../../core/host/machine.ts";
 import { errorMessage } from "../../core/errors.ts";
 import { RootedNodeFiles } from "./node_files.ts";
+import { criSocketPath } from "../cri/endpoint.ts";
+import { resolveInRootSync } from "../fs/rooted_path.ts";
 import { deferred, type MethodNames } from "./deferred.ts";
 
 /** The container runtime's methods (its CRI client is loaded on the first call). */
@@ -71,6 +73,23 @@ export function hostsFileAddresses(text: string, name: string): string[] {
   return out;
 }
 
+/**
+ * The CRI endpoint to dial for `endpoint` as the node names it: under a `--rootfs` other than
+ * `/`, its socket inside that root (symlinks resolved inside it), as upstream dials it from
+ * inside its `chroot`, never the running machine's runtime. Endpoints that are no `unix://`
+ * socket are left to the CRI client's own error.
+ */
+export function criEndpointInRoot(root: string, endpoint: string): string {
+  if (root.replace(/\/+$/, "") === "") return endpoint;
+  let path: string;
+  try {
+    path = criSocketPath(endpoint);
+  } catch {
+    return endpoint;
+  }
+  return `unix://${resolveInRootSync(root, path)}`;
+}
+
 /** Options of {@link DenoMachine}. */
 export interface DenoMachineOptions {
   /** `--rootfs` (default `/`). */
@@ -91,10 +110,14 @@ export class DenoMachine implements Machine {
     this.files = new RootedNodeFiles(opts.root ?? "/");
     this.#initSystem = opts.initSystem ??
       (async () => await (await import("./init_system.ts")).detectInitSystem());
+    const root = opts.root ?? "/";
     this.#containerRuntime = opts.containerRuntime ??
       ((s) =>
         deferred(
-          () => import("./container_runtime.ts").then((m) => new m.CriSocketRuntime(s)),
+          () =>
+            import("./container_runtime.ts").then((m) =>
+              new m.CriSocketRuntime(criEndpointInRoot(root, s))
+            ),
           CONTAINER_RUNTIME_METHODS,
           { socket: s },
         ));

@@ -80,7 +80,14 @@ Deno.test("reset -f --rootfs cleans the tree and prints the closing notes", asyn
     const r = await kubeadm(["--rootfs", root, "reset", "-f"]);
     assert.equal(r.error, undefined);
     assert.deepEqual(r.prompts, []);
-    assert.deepEqual(r.init.stopped, ["kubelet"]);
+    // A root other than / is not the running machine: its kubelet service is left alone.
+    assert.deepEqual(r.init.stopped, []);
+    assert.ok(
+      r.out.stderr.includes(
+        `[reset] The node's root is ${root}; kubeadm does not stop the running machine's kubelet service for it`,
+      ),
+      r.out.stderr.join("\n"),
+    );
     assert.ok(r.out.stdout.includes("[preflight] Running pre-flight checks"));
     assert.ok(r.out.stdout.includes(
       "The reset process does not perform cleanup of CNI plugin configuration,",

@@ -33,6 +33,15 @@ export const RESET_KUBECONFIG_FILES: readonly string[] = [
 ].map((f) => `${KUBERNETES_DIR}/${f}`);
 
 async function stopKubelet(d: ResetData): Promise<void> {
+  if (d.node.foreignRoot !== undefined) {
+    // The running machine's kubelet serves the running machine, not a root prepared elsewhere
+    // (upstream, chrooted, would run the root's own systemctl).
+    d.out.warn(
+      `[reset] The node's root is ${d.node.foreignRoot}; kubeadm does not stop the running machine's kubelet service for it`,
+    );
+    d.out.warn("[reset] Please ensure kubelet is stopped manually");
+    return;
+  }
   d.out.log?.(1, "cleanup_node.ts", "[reset] Getting init system");
   const init = await d.node.machine.initSystem();
   if (!init) {

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import {
   countCPUList,
+  criEndpointInRoot,
   DenoMachine,
   hostsFileAddresses,
   unescapeMountPath,
@@ -190,4 +191,34 @@ Deno.test("helpers: CPU lists and mount-path escapes", () => {
   assert.equal(countCPUList("0-3,8,10-11"), 7);
   assert.equal(countCPUList("0"), 1);
   assert.equal(unescapeMountPath("/a\\040b\\011c"), "/a b\tc");
+});
+
+Deno.test("under a --rootfs the CRI socket is the root's (links resolved inside it), never the running machine's", async () => {
+  const root = await Deno.makeTempDir();
+  try {
+    const sock = "unix:///run/containerd/containerd.sock";
+    assert.equal(criEndpointInRoot("/", sock), sock);
+    assert.equal(criEndpointInRoot(root, sock), `unix://${root}/run/containerd/containerd.sock`);
+    assert.equal(
+      criEndpointInRoot(`${root}/`, "/run/crio/crio.sock"),
+      `unix://${root}/run/crio/crio.sock`,
+    );
+    // /var/run -> /run (absolute, as on most hosts): followed inside the root.
+    await Deno.mkdir(`${root}/var`, { recursive: true });
+    await Deno.symlink("/run", `${root}/var/run`);
+    assert.equal(
+      criEndpointInRoot(root, "unix:///var/run/containerd/containerd.sock"),
+      `unix://${root}/run/containerd/containerd.sock`,
+    );
+    // Not a unix socket: left to the CRI client's own error.
+    assert.equal(criEndpointInRoot(root, "tcp://127.0.0.1:1"), "tcp://127.0.0.1:1");
+    // The machine dials it there: nothing listens inside the root, so the dial error names it.
+    const m = new DenoMachine({ root });
+    await assert.rejects(
+      () => m.containerRuntime(sock).connect(),
+      (e: Error) => e.message.includes(`${root}/run/containerd/containerd.sock`),
+    );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
 });
