@@ -35,7 +35,7 @@ function lazyDenoTransports(): { transportFor: TransportFactory; close(): void }
         m.createDenoTransport(params, limits)
       );
       made.push(t);
-      return async (request) => (await t).transport(request);
+      return async (request, perRequest) => (await t).transport(request, perRequest);
     },
     close: () => {
       for (const t of made.splice(0)) void t.then((x) => x.close());

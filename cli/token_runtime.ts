@@ -102,7 +102,8 @@ export async function connectToken(
     const dry = createDryRunTransport({ out });
     const real = netGranted() ? createDenoTransport(params) : undefined;
     close = () => real?.close();
-    transport = (req) => req.method === "GET" && real ? real.transport(req) : dry.transport(req);
+    transport = (req, limits) =>
+      req.method === "GET" && real ? real.transport(req, limits) : dry.transport(req, limits);
   } else {
     const real = createDenoTransport(params);
     transport = real.transport;

@@ -5,9 +5,10 @@
  * `resources.ts`, the idempotent helpers upstream kubeadm builds on (`createOrUpdate`,
  * `createOrRetain`, `createOrMutate`), and raw GETs of `/healthz`, `/readyz`, `/livez`,
  * `/version`. Transient failures (connection refused/reset, timeouts, 429, 500, 502, 503, 504,
- * etcd timeouts) are retried with exponential backoff until the policy's timeout; other errors
- * surface at once as {@link ApiError}s naming the object (`ConfigMap kube-system/x`) and the
- * server's message.
+ * etcd timeouts) are retried with exponential backoff until the policy's timeout, which also
+ * bounds each attempt (the transport is given the time left; a call cut there reports that
+ * deadline as exceeded); other errors surface at once as {@link ApiError}s naming the object
+ * (`ConfigMap kube-system/x`) and the server's message.
  *
  * @example
  * ```ts
@@ -29,6 +30,7 @@ import { type Clock, systemClock } from "../host/ports.ts";
 import { resourceFor, resourcePath } from "./resources.ts";
 import { Backoff, DEFAULT_RETRY_POLICY, type RetryPolicy, type Timing } from "./retry.ts";
 import {
+  apiErrorFromDeadline,
   apiErrorFromResponse,
   apiErrorFromTransport,
   type ApiVerb,
@@ -37,7 +39,7 @@ import {
   isNotFound,
   isTransient,
 } from "./status.ts";
-import { realSleep, type Sleep, type Transport } from "./transport.ts";
+import { describeCall, realSleep, type Sleep, type Transport } from "./transport.ts";
 
 /** Any Kubernetes object (the shape every `kubernetes-types` object satisfies). */
 export interface KubeObject {
@@ -193,9 +195,11 @@ export class KubeClient {
       const body = o.body === undefined ? undefined : JSON.stringify(o.body);
       let error: ApiError;
       let minDelay = 0;
+      // No attempt outlives the call's deadline: each gets the time left before it.
+      const limits = o.backoff.attemptLimits();
       try {
         if (exchange) {
-          const res = await exchange(method, this.server + path, body);
+          const res = await exchange(method, this.server + path, body, limits);
           if (res.status >= 200 && res.status < 300) return res.body;
           error = apiErrorFromResponse(res.status, res.body, o.verb, o.object);
         } else {
@@ -206,6 +210,7 @@ export class KubeClient {
           if (body !== undefined) headers.set("Content-Type", o.contentType ?? "application/json");
           const res = await this.#transport(
             new Request(this.server + path, { method, headers, body }),
+            limits,
           );
           const text = await res.text();
           if (res.ok) return text;
@@ -216,6 +221,10 @@ export class KubeClient {
         error = apiErrorFromTransport(e, o.verb, o.object);
       }
       if (isTransient(error) && await o.backoff.wait(minDelay)) continue;
+      if (error.status === 0 && error.reason === "Timeout" && o.backoff.expiredDuringAttempt()) {
+        const call = describeCall(method, this.server + path);
+        throw apiErrorFromDeadline(error, call, o.backoff.timeoutMs, o.verb, o.object);
+      }
       throw error;
     }
   }

@@ -20,7 +20,7 @@ import { toKubeYaml } from "../yaml/kube_yaml.ts";
 import type { KubeObject } from "./client.ts";
 import { applyMergePatch } from "../patches/merge_patch.ts";
 import { describeObject, parseResourcePath, resourceFor, type ResourceInfo } from "./resources.ts";
-import type { Exchange, Transport } from "./transport.ts";
+import type { Exchange, Transport, TransportLimits } from "./transport.ts";
 
 /** One recorded call. */
 export interface DryRunAction {
@@ -192,11 +192,15 @@ export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransp
     if (options.out) printAttached(options.out, obj);
   };
   /** The real cluster's answer to a read, printed; `undefined` when it has none. */
-  const fromBacking = async (url: string): Promise<Answer | undefined> => {
+  const fromBacking = async (
+    url: string,
+    limits: TransportLimits | undefined,
+  ): Promise<Answer | undefined> => {
     if (!options.backing) return undefined;
     try {
       const res = await options.backing(
         new Request(url, { headers: { accept: "application/json" } }),
+        limits,
       );
       const text = await res.text();
       if (res.ok) {
@@ -211,7 +215,7 @@ export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransp
     );
     return undefined;
   };
-  const exchange: Exchange = async (method, requestUrl, bodyText) => {
+  const exchange: Exchange = async (method, requestUrl, bodyText, limits) => {
     const url = new URL(requestUrl);
     const body = method !== "GET" && bodyText ? JSON.parse(bodyText) : undefined;
     const parsed = parseResourcePath(url.pathname);
@@ -219,7 +223,7 @@ export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransp
       if (url.pathname === "/version") {
         if (options.serverVersion) return json(200, options.serverVersion);
         if (options.backing) {
-          const res = await options.backing(new Request(requestUrl));
+          const res = await options.backing(new Request(requestUrl), limits);
           return { status: res.status, body: await res.text() };
         }
         return json(200, {
@@ -244,7 +248,7 @@ export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransp
           };
           actions.push(list);
           say(list);
-          const real = await fromBacking(requestUrl);
+          const real = await fromBacking(requestUrl, limits);
           if (real) return real;
           const items = [...store.values()].filter((o) =>
             o.kind === info.kind && (!info.namespaced || o.metadata?.namespace === namespace) &&
@@ -266,7 +270,7 @@ export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransp
           attach(answer);
           return json(200, answer);
         }
-        const real = await fromBacking(requestUrl);
+        const real = await fromBacking(requestUrl, limits);
         if (real) return real;
         const found = store.get(key);
         if (found) return json(200, found);
@@ -327,11 +331,12 @@ export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransp
     return json(405, { kind: "Status", code: 405, reason: "MethodNotAllowed" });
   };
   // As HTTP for any caller; the client takes the exchange itself and skips the messages.
-  const transport: Transport = Object.assign(async (request: Request) => {
+  const transport: Transport = Object.assign(async (request: Request, limits?: TransportLimits) => {
     const answer = await exchange(
       request.method,
       request.url,
       request.method === "GET" ? undefined : await request.text(),
+      limits,
     );
     return new Response(answer.body, {
       status: answer.status,

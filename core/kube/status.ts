@@ -6,6 +6,7 @@
  */
 import type { Status } from "kubernetes-types/meta/v1.d.ts";
 import { ApiError, type ApiObjectRef, redactSecrets } from "../errors.ts";
+import { formatDuration } from "../text/duration.ts";
 import { describeObject } from "./resources.ts";
 
 /** The verb of a failed call, as it appears in messages (`unable to create ...`). */
@@ -111,6 +112,26 @@ export function apiErrorFromTransport(
     object,
     cause,
   });
+}
+
+/**
+ * The error of a call whose deadline passed before an answer came (its last attempt was cut
+ * at the deadline): Go's `context deadline exceeded`, naming that deadline rather than the
+ * time the last attempt happened to have left.
+ */
+export function apiErrorFromDeadline(
+  last: ApiError,
+  call: string,
+  timeoutMs: number,
+  verb: ApiVerb,
+  object?: ApiObjectRef,
+): ApiError {
+  const what = object ? describeObject(object.kind, object.namespace, object.name) : "object";
+  return new ApiError(
+    `unable to ${verb} ${what}: ${call}: context deadline exceeded (no complete response ` +
+      `within the call's deadline of ${formatDuration(timeoutMs)}, counted from its first attempt)`,
+    { status: 0, reason: "Timeout", object, hint: last.hint, cause: last },
+  );
 }
 
 function hasReason(e: unknown, status: number, reason?: string): boolean {

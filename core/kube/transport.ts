@@ -12,20 +12,26 @@
  */
 
 /**
- * Sends one HTTP request to the API server. A transport to a server in the same process (the
- * dry-run recorder, a plan's offline cluster) may also offer an {@link Exchange}, which the
- * client then uses instead: same answers, without building HTTP messages.
+ * Sends one HTTP request to the API server. `limits`, when given, bound this one request (the
+ * time left before a caller's deadline): a transport over the network applies the smaller of
+ * each and its own. A transport to a server in the same process (the dry-run recorder, a
+ * plan's offline cluster) may also offer an {@link Exchange}, which the client then uses
+ * instead: same answers, without building HTTP messages.
  */
-export type Transport = ((request: Request) => Promise<Response>) & { exchange?: Exchange };
+export type Transport =
+  & ((request: Request, limits?: TransportLimits) => Promise<Response>)
+  & { exchange?: Exchange };
 
 /**
  * One call to an API server in this process: the method, the URL and the JSON body as text in,
- * the status and the body text out (what the `Response` would have carried).
+ * the status and the body text out (what the `Response` would have carried). `limits` as for
+ * a {@link Transport}, for what such a server reads over the network (a dry run's real cluster).
  */
 export type Exchange = (
   method: string,
   url: string,
   body: string | undefined,
+  limits?: TransportLimits,
 ) => Promise<{ status: number; body: string }>;
 
 /** What a runtime needs to build an authenticated transport to one API server. */
@@ -47,8 +53,9 @@ export interface ConnectionParams {
 }
 
 /**
- * Bounds a runtime puts on each request of a transport. Both failures are `ApiError`s with
- * status 0 naming the limit (reasons `Timeout` and `ResponseTooLarge`).
+ * Bounds a runtime puts on each request of a transport, or a caller on one request (the
+ * smaller applies). Both failures are `ApiError`s with status 0 naming the limit (reasons
+ * `Timeout` and `ResponseTooLarge`).
  */
 export interface TransportLimits {
   /** One deadline for the whole request: connect, TLS handshake, headers and body. */
@@ -75,6 +82,10 @@ export const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(reso
 
 /** `Get "https://host/path"`: the way Go's HTTP client prefixes transport errors. */
 export function describeRequest(request: Request): string {
-  const method = request.method.charAt(0) + request.method.slice(1).toLowerCase();
-  return `${method} ${JSON.stringify(request.url)}`;
+  return describeCall(request.method, request.url);
+}
+
+/** {@link describeRequest} from a method and a URL. */
+export function describeCall(method: string, url: string): string {
+  return `${method.charAt(0)}${method.slice(1).toLowerCase()} ${JSON.stringify(url)}`;
 }

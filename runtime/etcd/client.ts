@@ -12,7 +12,8 @@
  * business, `core/etcd`). With `retryForMs`, like upstream's etcd client for reset, calls are
  * retried every 500 ms until then while etcd answers "unavailable" (e.g. `etcdserver:
  * unhealthy cluster` right after a member started), and for a short grace period while no
- * endpoint answers (so reset does not hang on a dead node).
+ * endpoint answers (so reset does not hang on a dead node); that period is also the call's
+ * deadline, which bounds every request (each gets at most the time left).
  *
  * Member IDs are uint64 values and travel as decimal strings in the gateway's JSON; they are
  * kept as strings.
@@ -26,6 +27,7 @@ import {
   EtcdRequestError,
 } from "../../core/host/etcd.ts";
 import type { TlsClientMaterial } from "../../core/host/http.ts";
+import { formatDuration } from "../../core/text/duration.ts";
 import { transportDetail } from "../kube/transport_errors.ts";
 
 /** PEM material of the etcd client (CA, client certificate and key). */
@@ -87,9 +89,11 @@ export class EtcdGatewayClient implements EtcdClient {
 
   async #call(path: string, body: unknown, only?: string): Promise<Record<string, unknown>> {
     const start = Date.now();
+    // A retried call has one deadline: no request runs past it.
+    const deadline = this.#retryForMs > 0 ? start + this.#retryForMs : undefined;
     for (;;) {
       try {
-        return await this.#post(path, body, only);
+        return await this.#post(path, body, only, deadline);
       } catch (e) {
         if (!(e instanceof EtcdRequestError)) throw e;
         // An unhealthy cluster gets the whole retry period; unreachable endpoints (etcd not
@@ -105,7 +109,12 @@ export class EtcdGatewayClient implements EtcdClient {
     }
   }
 
-  async #post(path: string, body: unknown, only?: string): Promise<Record<string, unknown>> {
+  async #post(
+    path: string,
+    body: unknown,
+    only: string | undefined,
+    deadline: number | undefined,
+  ): Promise<Record<string, unknown>> {
     // The HTTPS stack (node:https) loads with the first request, not with the node's ports.
     const { createDenoTransport } = await import("../kube/transport.ts");
     const t = createDenoTransport({
@@ -118,6 +127,11 @@ export class EtcdGatewayClient implements EtcdClient {
     try {
       for (const endpoint of only ? [only] : this.endpoints) {
         const url = `${endpoint.replace(/\/+$/, "")}${path}`;
+        const left = deadline === undefined ? undefined : deadline - Date.now();
+        if (left !== undefined && left <= 0) {
+          failures.push(`${url}: not tried, the deadline had passed`);
+          continue;
+        }
         const request = new Request(url, {
           method: "POST",
           headers: { "content-type": "application/json" },
@@ -125,7 +139,7 @@ export class EtcdGatewayClient implements EtcdClient {
         });
         let res: Response;
         try {
-          res = await t.transport(request);
+          res = await t.transport(request, left === undefined ? undefined : { timeoutMs: left });
         } catch (e) {
           failures.push(`${url}: ${transportDetail(e, request)}`);
           continue;
@@ -151,7 +165,10 @@ export class EtcdGatewayClient implements EtcdClient {
     } finally {
       t.close();
     }
-    throw new EtcdRequestError(`no etcd endpoint answered: ${failures.join("; ")}`, {
+    const when = deadline !== undefined && Date.now() >= deadline
+      ? ` within the call's deadline of ${formatDuration(this.#retryForMs)}`
+      : "";
+    throw new EtcdRequestError(`no etcd endpoint answered${when}: ${failures.join("; ")}`, {
       unreachable: true,
     });
   }

@@ -11,7 +11,8 @@
  *
  * Every request has one deadline covering connect, TLS, headers and the whole body (a server
  * that drips bytes cannot stretch it), and the body is read up to a size cap; both failures
- * are `ApiError`s naming the limit.
+ * are `ApiError`s naming the limit. A caller's per-request limits (the time left before its
+ * own deadline) tighten the transport's.
  *
  * @module
  */
@@ -113,7 +114,12 @@ export function createNodeHttpsTransport(
   const pooled = acquireAgent(tlsOptions);
   const agent = pooled.agent;
 
-  const send = (request: Request, body: Uint8Array | undefined): Promise<Response> => {
+  const send = (
+    request: Request,
+    body: Uint8Array | undefined,
+    timeoutMs: number,
+    maxBodyBytes: number,
+  ): Promise<Response> => {
     const url = new URL(request.url);
     const headers: Record<string, string> = {};
     request.headers.forEach((v, k) => (headers[k] = v));
@@ -203,11 +209,16 @@ export function createNodeHttpsTransport(
     });
   };
 
-  const transport: Transport = async (request) => {
+  const transport: Transport = async (request, perRequest) => {
     try {
       request.signal.throwIfAborted();
       const body = request.body ? new Uint8Array(await request.arrayBuffer()) : undefined;
-      return await send(request, body);
+      return await send(
+        request,
+        body,
+        Math.min(timeoutMs, perRequest?.timeoutMs ?? Infinity),
+        Math.min(maxBodyBytes, perRequest?.maxBodyBytes ?? Infinity),
+      );
     } catch (e) {
       throw transportError(e, request);
     }

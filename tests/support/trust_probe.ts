@@ -5,7 +5,8 @@
  *
  * The parent sets Deno's own trust store (`DENO_CERT`, `DENO_TLS_CA_STORE`/`SSL_CERT_FILE`) to
  * the CA that did sign the server; `default fetch` (no client options) shows that store is in
- * effect, so a refusal by the others proves they ignore it.
+ * effect, so a refusal by the others proves they ignore it. The health probe is also asked a
+ * plain-HTTP URL that redirects to the server: it must report the redirect, not follow it.
  *
  * Usage: `deno run -A tests/support/trust_probe.ts https://127.0.0.1:<port>`
  *
@@ -58,4 +59,19 @@ results["health probe (verified)"] = await outcome(async () => {
   const r = await createHealthProbe().get(`${url}/healthz`, { timeoutMs: 5_000 });
   if ("error" in r) throw new Error(r.error);
 });
+// A plain-HTTP health URL (the kubelet's) that redirects to the server: following it would
+// reach the HTTPS server through Deno's store.
+const redirecting = Deno.serve(
+  { hostname: "127.0.0.1", port: 0, onListen() {} },
+  () => new Response(null, { status: 302, headers: { location: `${url}/healthz` } }),
+);
+results["health probe (plain HTTP, redirected)"] = await outcome(async () => {
+  const r = await createHealthProbe().get(
+    `http://127.0.0.1:${redirecting.addr.port}/healthz`,
+    { timeoutMs: 5_000 },
+  );
+  if ("error" in r) throw new Error(r.error);
+  if (r.status !== 200) throw new Error(`status ${r.status}`);
+});
+await redirecting.shutdown();
 console.log(JSON.stringify(results));

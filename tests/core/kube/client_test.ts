@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import type { ConfigMap, Node } from "kubernetes-types/core/v1.d.ts";
 import { ApiError } from "../../../core/errors.ts";
 import { KubeClient } from "../../../core/kube/client.ts";
+import { SHORT_RETRY_POLICY } from "../../../core/kube/retry.ts";
 import { isAlreadyExists, isNotFound } from "../../../core/kube/status.ts";
+import type { Transport } from "../../../core/kube/transport.ts";
 import { FakeClock } from "../../support/fake_clock.ts";
 import { FakeKubeApi, requestMatching } from "../../support/fake_kube_api.ts";
 
@@ -135,6 +137,82 @@ Deno.test("transient errors stop being retried at the policy timeout", async () 
   assert.ok(clock.ms - start <= 60_000, `slept ${clock.ms - start}ms`);
   assert.ok(clock.sleeps.every((s) => s <= 8000));
   assert.ok(api.requests.length > 5 && api.requests.length < 20);
+});
+
+/**
+ * A transport on a fake clock that records each request's limits: the attempts listed in
+ * `hang` take as long as they are allowed and time out; the others are refused at once.
+ */
+function limitRecorder(clock: FakeClock, hang: (attempt: number) => boolean) {
+  const limits: (number | undefined)[] = [];
+  const transport: Transport = (request, l) => {
+    limits.push(l?.timeoutMs);
+    const timedOut = hang(limits.length);
+    if (timedOut) clock.ms += l?.timeoutMs ?? 30_000;
+    return Promise.reject(
+      new ApiError(`Get ${JSON.stringify(request.url)}: ${timedOut ? "timeout" : "refused"}`, {
+        status: 0,
+        reason: timedOut ? "Timeout" : "ConnectionRefused",
+        hint: "the API server did not answer",
+      }),
+    );
+  };
+  return { limits, transport };
+}
+
+Deno.test("each attempt is given the time left before the call's deadline, which a timeout then reports", async () => {
+  const clock = new FakeClock();
+  const { limits, transport } = limitRecorder(clock, (n) => n === 3);
+  const client = new KubeClient({
+    server: SERVER,
+    transport,
+    clock,
+    sleep: clock.sleep,
+    retry: { timeoutMs: 2000 },
+  });
+  const start = clock.ms;
+  await assert.rejects(
+    () => client.get({ kind: "ConfigMap", namespace: "kube-system", name: "x" }),
+    (e: unknown) => {
+      assert.ok(e instanceof ApiError);
+      assert.equal(e.reason, "Timeout");
+      assert.equal(e.status, 0);
+      assert.equal(e.hint, "the API server did not answer");
+      assert.equal(
+        e.message,
+        'unable to get ConfigMap kube-system/x: Get "https://10.0.0.1:6443/api/v1/namespaces/' +
+          'kube-system/configmaps/x": context deadline exceeded (no complete response within ' +
+          "the call's deadline of 2s, counted from its first attempt)",
+      );
+      return true;
+    },
+  );
+  // Refused at 0 and 500ms; the third attempt, at 1500ms, may only run until 2000ms.
+  assert.deepEqual(limits, [2000, 1500, 500]);
+  assert.deepEqual(clock.sleeps, [500, 1000]);
+  assert.equal(clock.ms - start, 2000);
+});
+
+Deno.test("a single-attempt client leaves the bound to the transport; its timeout is reported as is", async () => {
+  const clock = new FakeClock();
+  const { limits, transport } = limitRecorder(clock, () => true);
+  const client = new KubeClient({ server: SERVER, transport, clock, sleep: clock.sleep })
+    .withRetry({ timeoutMs: 0 });
+  await assert.rejects(() => client.get({ kind: "Node", name: "n" }), /: timeout$/);
+  assert.deepEqual(limits, [undefined]);
+});
+
+Deno.test("the short retry (kubeadm-config) stops new attempts at 350ms but lets one run 10s", async () => {
+  const clock = new FakeClock();
+  const { limits, transport } = limitRecorder(clock, () => true);
+  const client = new KubeClient({ server: SERVER, transport, clock, sleep: clock.sleep })
+    .withRetry(SHORT_RETRY_POLICY);
+  await assert.rejects(
+    () => client.get({ kind: "ConfigMap", namespace: "kube-system", name: "kubeadm-config" }),
+    // The attempt's own bound, not the 350ms window, is what ran out.
+    /configmaps\/kubeadm-config": timeout$/,
+  );
+  assert.deepEqual(limits, [10_000]);
 });
 
 Deno.test("a 403 fails at once naming the object and carrying the server message", async () => {

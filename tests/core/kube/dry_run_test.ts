@@ -162,3 +162,27 @@ Deno.test("dry-run answers the same over HTTP messages as through its in-process
     "delete",
   ]);
 });
+
+Deno.test("reads from a real cluster behind a dry run get the client's per-attempt limits", async () => {
+  const seen: (number | undefined)[] = [];
+  const dry = createDryRunTransport({
+    backing: (request, limits) => {
+      seen.push(limits?.timeoutMs);
+      return Promise.resolve(
+        request.url.endsWith("/version")
+          ? Response.json({ major: "1", minor: "37", gitVersion: "v1.37.2" })
+          : Response.json({ kind: "Status", code: 404, reason: "NotFound" }, { status: 404 }),
+      );
+    },
+  });
+  const clock = { now: () => new Date(0) };
+  const client = new KubeClient({
+    server: "https://10.0.0.1:6443",
+    transport: dry.transport,
+    clock,
+    retry: { timeoutMs: 5000 },
+  });
+  assert.equal((await client.version()).gitVersion, "v1.37.2");
+  await client.tryGet({ kind: "ConfigMap", namespace: "kube-system", name: "x" });
+  assert.deepEqual(seen, [5000, 5000]);
+});

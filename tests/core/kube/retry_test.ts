@@ -14,6 +14,27 @@ Deno.test("backoff doubles up to the cap and stops at the deadline", async () =>
   assert.deepEqual(waits, [true, true, true, true, true, true, false, false, false, false]);
 });
 
+Deno.test("attempt limits: the time left before the deadline, at least minAttemptMs; none for one attempt", async () => {
+  const clock = new FakeClock();
+  const timing = { clock, sleep: clock.sleep };
+  const policy = { timeoutMs: 2000, initialDelayMs: 500, maxDelayMs: 500, factor: 1 };
+  const b = new Backoff(policy, timing);
+  assert.deepEqual(b.attemptLimits(), { timeoutMs: 2000 });
+  await b.wait();
+  assert.deepEqual(b.attemptLimits(), { timeoutMs: 1500 });
+  clock.ms += 1500;
+  assert.ok(b.expiredDuringAttempt());
+  assert.deepEqual(b.attemptLimits(), { timeoutMs: 1 }, "never 0 or less");
+
+  const floor = new Backoff({ ...policy, minAttemptMs: 1000 }, timing);
+  clock.ms += 1500;
+  assert.deepEqual(floor.attemptLimits(), { timeoutMs: 1000 });
+  clock.ms += 1000;
+  assert.ok(!floor.expiredDuringAttempt(), "that attempt was bounded by minAttemptMs");
+
+  assert.equal(new Backoff({ ...policy, timeoutMs: 0 }, timing).attemptLimits(), undefined);
+});
+
 Deno.test("poll returns as soon as an attempt is done", async () => {
   const clock = new FakeClock();
   let n = 0;

@@ -1,6 +1,7 @@
 // remove-etcd-member against a real two-member etcd cluster on loopback (TLS, client
 // certificates from openssl): the reset of member m2 removes it from the cluster.
 import assert from "node:assert/strict";
+import http from "node:http";
 import { buildResetData } from "../../../core/phases/reset/data.ts";
 import { runReset } from "../../../core/phases/reset/workflow.ts";
 import { EtcdGatewayClient } from "../../../runtime/etcd/client.ts";
@@ -91,4 +92,33 @@ Deno.test("the etcd client reports unreachable endpoints after a short grace per
     () => client.listMembers(),
     /^Error: no etcd endpoint answered: https:\/\/127\.0\.0\.1:\d+\/v3\/cluster\/member\/list: /,
   );
+});
+
+Deno.test("a retried etcd call has one deadline: a request hanging near its end is cut there", async () => {
+  // Answers "unavailable" twice (retried), then never answers.
+  let requests = 0;
+  const server = http.createServer((_req, res) => {
+    if (++requests > 2) return;
+    res.writeHead(503, { "Content-Type": "application/json" });
+    res.end(JSON.stringify({ code: 14, message: "etcdserver: unhealthy cluster" }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  const endpoint = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  // 8s per request, 1.5s for the whole call.
+  const client = new EtcdGatewayClient([endpoint], {}, 8_000, 1_500);
+  const started = Date.now();
+  try {
+    await assert.rejects(
+      () => client.listMembers(),
+      new RegExp(
+        "^Error: no etcd endpoint answered within the call's deadline of 1\\.5s: " +
+          `${endpoint.replaceAll(".", "\\.")}/v3/cluster/member/list: .*context deadline exceeded`,
+      ),
+    );
+    assert.equal(requests, 3);
+    assert.ok(Date.now() - started < 5_000, `took ${Date.now() - started}ms`);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
 });

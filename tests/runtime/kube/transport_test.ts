@@ -158,6 +158,56 @@ Deno.test("a server that does not answer times out per request", async () => {
   }
 });
 
+Deno.test("an API client's retry deadline bounds each attempt: a silent server fails at 1s, not at the transport's 30s", async () => {
+  // Accepts and completes the TLS handshake, never answers.
+  const server = await startHttpsServer(tls, { requireClientCert: false }, () => {});
+  const t = createDenoTransport({ server: server.url, caPem: tls.caCert });
+  const client = new KubeClient({
+    server: server.url,
+    transport: t.transport,
+    retry: { timeoutMs: 1000 },
+  });
+  const started = Date.now();
+  try {
+    await assert.rejects(
+      () => client.get({ kind: "ConfigMap", namespace: "kube-system", name: "x" }),
+      (e: unknown) => {
+        assert.ok(e instanceof ApiError);
+        assert.equal(e.reason, "Timeout", e.message);
+        assert.match(
+          e.message,
+          /^unable to get ConfigMap kube-system\/x: Get "https:\/\/127\.0\.0\.1:\d+\/api\/v1\/namespaces\/kube-system\/configmaps\/x": context deadline exceeded \(no complete response within the call's deadline of 1s, counted from its first attempt\)$/,
+        );
+        return true;
+      },
+    );
+    assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started}ms`);
+  } finally {
+    t.close();
+    await server.close();
+  }
+});
+
+Deno.test("per-request limits only tighten the transport's own", async () => {
+  const timers: ReturnType<typeof setInterval>[] = [];
+  const server = await startHttpsServer(tls, { requireClientCert: false }, drippingHandler(timers));
+  const t = createDenoTransport({ server: server.url, caPem: tls.caCert }, { timeoutMs: 300 });
+  try {
+    await assert.rejects(
+      () => t.transport(new Request(`${server.url}/version`), { timeoutMs: 60_000 }),
+      /no complete response within 300ms/,
+    );
+    await assert.rejects(
+      () => t.transport(new Request(`${server.url}/version`), { timeoutMs: 200 }),
+      /no complete response within 200ms/,
+    );
+  } finally {
+    t.close();
+    timers.forEach(clearInterval);
+    await server.close();
+  }
+});
+
 Deno.test("insecure transport fetches without verifying the server or sending credentials", async () => {
   await withServer(false, async (s, seen) => {
     const t = createInsecureTransport(s.url);
