@@ -11,6 +11,7 @@ import {
   FakeContainerRuntime,
   FakeInitSystem,
 } from "../../support/fake_machine.ts";
+import { startSwapRacer } from "../../support/swap_racer.ts";
 
 const ETCD_YAML = `apiVersion: v1
 kind: Pod
@@ -267,6 +268,111 @@ Deno.test("DenoNodeHost: realDir, mountPoints and removeFile stay inside the roo
     );
     const withTable = new DenoNodeHost({ root: node.root, mountsFile: table });
     assert.deepEqual(await withTable.mountPoints(), ["/var/lib/kubelet/pods/a b"]);
+  } finally {
+    await node.cleanup();
+  }
+});
+
+Deno.test("cleanDir cannot be raced out of the root by swapping a directory for a symlink", async () => {
+  // A race may miss its window in one round; five rounds of 400 files found it every time
+  // against a path-by-path walk.
+  for (let round = 0; round < 5; round++) {
+    const node = await initNode();
+    const files = 400;
+    const victim = `${node.root}/var/lib/kubelet/pods/p9/volumes/victim`;
+    const swap = `${node.root}/var/lib/swap`; // beside the cleaned directory
+    const target = `${node.outside}/target`;
+    try {
+      await Deno.mkdir(victim, { recursive: true });
+      await Deno.mkdir(target);
+      for (let i = 0; i < files; i++) {
+        await Deno.writeTextFile(`${victim}/f${i}`, "inside");
+        await Deno.writeTextFile(`${target}/f${i}`, "outside");
+      }
+      await Deno.symlink(target, swap);
+      const racer = await startSwapRacer(victim, swap, target);
+      let error: unknown;
+      try {
+        await new DenoNodeHost({ root: node.root }).cleanDir("/var/lib/kubelet");
+      } catch (e) {
+        error = e; // a raced removal may report what moved under it; it must not leave the root
+      } finally {
+        await racer.stop();
+      }
+      const left = [...Deno.readDirSync(target)].length;
+      assert.equal(
+        left,
+        files,
+        `round ${round}: ${files - left} files removed outside the root (${error})`,
+      );
+      assert.ok(racer.flips() >= 50);
+    } finally {
+      await node.cleanup();
+    }
+  }
+});
+
+Deno.test("cleanDir never removes through a mount point, bind mounts included (root)", async () => {
+  const node = await initNode();
+  // A bind mount of a directory of the same file system: the same st_dev as its parent.
+  const mnt = `${node.root}/var/lib/kubelet/pods/p3/volumes/kubernetes.io~host-path/data`;
+  try {
+    await Deno.mkdir(mnt, { recursive: true });
+    const m = await new Deno.Command("mount", {
+      args: ["--bind", `${node.outside}/subdir`, mnt],
+    }).output();
+    assert.equal(m.code, 0, new TextDecoder().decode(m.stderr));
+    const host = new DenoNodeHost({ root: node.root });
+    const real = await Deno.realPath(node.root);
+    await assert.rejects(
+      () => host.cleanDir("/var/lib/kubelet"),
+      (e: Error) => {
+        assert.equal(
+          e.message,
+          `${real}/var/lib/kubelet/pods/p3/volumes/kubernetes.io~host-path/data is on another file system (still mounted?); not removing ${real}/var/lib/kubelet/pods`,
+        );
+        return true;
+      },
+    );
+    assert.equal(await Deno.readTextFile(`${node.outside}/subdir/also.txt`), "must survive too");
+    // everything else in the directory went
+    assert.deepEqual([...Deno.readDirSync(`${node.root}/var/lib/kubelet`)].map((e) => e.name), [
+      "pods",
+    ]);
+    // removeFile refuses the same way, naming the mount point itself
+    await assert.rejects(
+      () => host.removeFile("/var/lib/kubelet/pods/p3/volumes/kubernetes.io~host-path/data"),
+      /host-path\/data is on another file system \(still mounted\?\); not removing it$/,
+    );
+    assert.equal(await Deno.readTextFile(`${node.outside}/subdir/also.txt`), "must survive too");
+  } finally {
+    await new Deno.Command("umount", { args: [mnt] }).output().catch(() => {});
+    await node.cleanup();
+  }
+});
+
+Deno.test("cleanDir and removeFile consult the mount table (escaped paths)", async () => {
+  const node = await initNode();
+  try {
+    const real = await Deno.realPath(node.root);
+    await Deno.mkdir(`${node.root}/var/lib/kubelet/pods/a b/vol`, { recursive: true });
+    await Deno.writeTextFile(`${node.root}/var/lib/kubelet/pods/a b/vol/kept`, "x");
+    const table = `${node.outside}/mounts`;
+    await Deno.writeTextFile(
+      table,
+      `proc /proc proc rw 0 0\ntmpfs ${real}/var/lib/kubelet/pods/a\\040b/vol tmpfs rw 0 0\n`,
+    );
+    const host = new DenoNodeHost({ root: node.root, mountsFile: table });
+    await assert.rejects(
+      () => host.cleanDir("/var/lib/kubelet"),
+      /pods\/a b\/vol is on another file system \(still mounted\?\); not removing \S+\/var\/lib\/kubelet\/pods$/,
+    );
+    await assert.rejects(() => host.removeFile("/var/lib/kubelet/pods/a b"), /not removing/);
+    assert.equal(await Deno.readTextFile(`${node.root}/var/lib/kubelet/pods/a b/vol/kept`), "x");
+    // a mount point beside the entry, sharing a prefix of its name, does not count
+    await Deno.mkdir(`${node.root}/var/lib/kubelet/pods/a`, { recursive: true });
+    await host.removeFile("/var/lib/kubelet/pods/a");
+    await assert.rejects(() => Deno.lstat(`${node.root}/var/lib/kubelet/pods/a`));
   } finally {
     await node.cleanup();
   }
