@@ -26,7 +26,13 @@ import { errorMessage } from "../../core/errors.ts";
 import { DenoMachine, unescapeMountPath } from "./machine.ts";
 import { deferred, type MethodNames } from "./deferred.ts";
 import type { RootedNodeFiles } from "./node_files.ts";
-import { nodePathOf, normalizeNodePath, resolveInRoot } from "../fs/rooted_path.ts";
+import {
+  ensureDirInRootSync,
+  nodePathOf,
+  normalizeNodePath,
+  resolveInRoot,
+} from "../fs/rooted_path.ts";
+import { openRegularFileSync } from "../fs/regular_file.ts";
 
 /** The etcd client's methods (the gateway client loads on the first call). */
 const ETCD_CLIENT_METHODS: MethodNames<Omit<EtcdClient, "endpoints">> = {
@@ -244,22 +250,40 @@ export class DenoNodeHost implements NodeHost {
     if (errors.length > 0) throw new Error(errors.join("; "));
   }
 
+  /**
+   * Renames as `rename(2)` does (upstream's `os.Rename`): a symlink at the destination is
+   * replaced, never written through. Across file systems the source is copied beside the
+   * destination and renamed over it the same way, then removed (upstream's fallback).
+   */
   async moveFile(from: string, to: string): Promise<void> {
     const src = await resolveInRoot(this.files.root, from, { followFinal: false });
     const dst = await resolveInRoot(this.files.root, to, { followFinal: false });
     try {
       await Deno.rename(src, dst);
     } catch (e) {
-      // Another file system: copy, then remove the source (upstream's MoveFile fallback).
       if (!(e instanceof Error) || !/cross-device|EXDEV/i.test(e.message)) throw e;
       await copyHostTree(src, dst);
-      await Deno.remove(src, { recursive: true });
+      await this.removeFile(from);
     }
   }
 
+  /**
+   * Copies as `cp -r` would under `chroot`: a destination that is a symlink names the file or
+   * directory copied into, resolved inside the root (a copied symlink replaces the link itself).
+   */
   async copyTree(from: string, to: string): Promise<void> {
-    const src = await resolveInRoot(this.files.root, from, { followFinal: false });
-    const dst = await resolveInRoot(this.files.root, to, { followFinal: false });
+    const root = this.files.root;
+    const src = await resolveInRoot(root, from, { followFinal: false });
+    const st = await Deno.lstat(src);
+    let dst: string;
+    if (st.isSymlink) dst = await resolveInRoot(root, to, { followFinal: false });
+    else {
+      dst = await resolveInRoot(root, to);
+      if (st.isDirectory) {
+        // The directory a link names may be missing: created level by level, inside the root.
+        dst = ensureDirInRootSync(root, nodePathOf(root, dst), (st.mode ?? 0o700) & 0o7777);
+      }
+    }
     await copyHostTree(src, dst);
   }
 
@@ -289,9 +313,11 @@ export class DenoNodeHost implements NodeHost {
 }
 
 /**
- * Copies a host file or directory tree: files with their modes (through a temp file renamed
- * into place), directories created with the source's mode, symlinks recreated as links (never
- * followed).
+ * Copies a host file or directory tree: regular files with their modes (through a new temp
+ * file renamed into place), directories created with the source's mode, symlinks recreated as
+ * links (never followed); other files (FIFOs, devices, sockets) are refused. Nothing is
+ * written through a symlink already in the destination: a link where a directory goes is
+ * replaced by the directory, and a rename replaces a link where a file or link goes.
  */
 async function copyHostTree(src: string, dst: string): Promise<void> {
   const st = await Deno.lstat(src);
@@ -301,21 +327,46 @@ async function copyHostTree(src: string, dst: string): Promise<void> {
     return;
   }
   if (st.isDirectory) {
-    await Deno.mkdir(dst, { recursive: true, mode: (st.mode ?? 0o700) & 0o7777 });
+    await makeRealDir(dst, (st.mode ?? 0o700) & 0o7777);
     for await (const entry of Deno.readDir(src)) {
       await copyHostTree(`${src}/${entry.name}`, `${dst}/${entry.name}`);
     }
     return;
   }
+  const mode = (st.mode ?? 0o600) & 0o7777;
   const tmp = `${dst}.${crypto.randomUUID().slice(0, 8)}.tmp`;
   try {
-    await Deno.copyFile(src, tmp);
-    await Deno.chmod(tmp, (st.mode ?? 0o600) & 0o7777);
+    await copyFileContent(src, tmp, mode);
+    await Deno.chmod(tmp, mode);
     await Deno.rename(tmp, dst);
   } catch (e) {
     await Deno.remove(tmp).catch(() => {});
     throw e;
   }
+}
+
+/** Copies a regular file's bytes into a new file (never an existing one, nor a link). */
+async function copyFileContent(src: string, dst: string, mode: number): Promise<void> {
+  using from = openRegularFileSync(src);
+  using to = await Deno.open(dst, { write: true, createNew: true, mode });
+  const buf = new Uint8Array(1 << 20);
+  for (let n = await from.read(buf); n !== null; n = await from.read(buf)) {
+    for (let off = 0; off < n;) off += await to.write(buf.subarray(off, n));
+  }
+}
+
+/**
+ * A directory at `path` that is not a symlink: an existing one is kept, a symlink there is
+ * replaced (its target is left alone), a missing one is created with `mode`.
+ */
+async function makeRealDir(path: string, mode: number): Promise<void> {
+  const st = await Deno.lstat(path).catch((e) => {
+    if (notFound(e)) return undefined;
+    throw e;
+  });
+  if (st?.isDirectory) return;
+  if (st?.isSymlink) await Deno.remove(path);
+  await Deno.mkdir(path, { mode });
 }
 
 // The network stack (node:https for self-signed health endpoints) costs tens of milliseconds

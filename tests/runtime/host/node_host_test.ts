@@ -377,3 +377,105 @@ Deno.test("cleanDir and removeFile consult the mount table (escaped paths)", asy
     await node.cleanup();
   }
 });
+
+/** A root holding an etcd backup, and an outside directory the tests point links at. */
+async function backupNode(): Promise<Node> {
+  const node = await initNode();
+  await write(node.root, "/backup/etcd/member/snap/db", "backup data");
+  await Deno.chmod(`${node.root}/backup/etcd/member/snap/db`, 0o600);
+  await Deno.mkdir(`${node.outside}/etcd`);
+  return node;
+}
+
+Deno.test("copyTree into a symlinked destination copies into the directory it names inside the root", async () => {
+  const node = await backupNode();
+  try {
+    const host = new DenoNodeHost({ root: node.root });
+    // a link to a data directory elsewhere in the root: the data goes there
+    await Deno.rename(`${node.root}/var/lib/etcd`, `${node.root}/var/lib/etcd-data`);
+    await Deno.symlink("/var/lib/etcd-data", `${node.root}/var/lib/etcd`);
+    await host.copyTree("/backup/etcd", "/var/lib/etcd");
+    assert.equal(
+      await Deno.readTextFile(`${node.root}/var/lib/etcd-data/member/snap/db`),
+      "backup data",
+    );
+    // a link to a host path (as on the machine the root was prepared for): inside the root
+    await Deno.remove(`${node.root}/var/lib/etcd`);
+    await Deno.symlink(`${node.outside}/etcd`, `${node.root}/var/lib/etcd`);
+    await host.copyTree("/backup/etcd", "/var/lib/etcd");
+    assert.deepEqual([...Deno.readDirSync(`${node.outside}/etcd`)], []);
+    const copied = `${node.root}${node.outside}/etcd/member/snap/db`;
+    assert.equal(await Deno.readTextFile(copied), "backup data");
+    assert.equal((await Deno.stat(copied)).mode! & 0o777, 0o600);
+    assert.ok((await Deno.lstat(`${node.root}/var/lib/etcd`)).isSymlink, "the link stays");
+    // a relative link climbing out resolves inside the root too
+    await Deno.remove(`${node.root}/var/lib/etcd`);
+    await Deno.symlink(`../../../../../../..${node.outside}/etcd`, `${node.root}/var/lib/etcd`);
+    await host.copyTree("/backup/etcd", "/var/lib/etcd");
+    assert.deepEqual([...Deno.readDirSync(`${node.outside}/etcd`)], []);
+  } finally {
+    await node.cleanup();
+  }
+});
+
+Deno.test("copyTree replaces symlinks inside the destination tree, never writing through them", async () => {
+  const node = await backupNode();
+  try {
+    const host = new DenoNodeHost({ root: node.root });
+    await Deno.remove(`${node.root}/var/lib/etcd/member`, { recursive: true });
+    await Deno.symlink(`${node.outside}/etcd`, `${node.root}/var/lib/etcd/member`);
+    await Deno.mkdir(`${node.outside}/etcd/snap`);
+    await Deno.symlink(`${node.outside}/precious.txt`, `${node.outside}/etcd/snap/db`);
+    await host.copyTree("/backup/etcd", "/var/lib/etcd");
+    assert.equal(await Deno.readTextFile(`${node.outside}/precious.txt`), "must survive");
+    assert.deepEqual([...Deno.readDirSync(`${node.outside}/etcd`)].map((e) => e.name), ["snap"]);
+    assert.ok((await Deno.lstat(`${node.outside}/etcd/snap/db`)).isSymlink);
+    assert.ok((await Deno.lstat(`${node.root}/var/lib/etcd/member`)).isDirectory);
+    assert.equal(
+      await Deno.readTextFile(`${node.root}/var/lib/etcd/member/snap/db`),
+      "backup data",
+    );
+    // a FIFO in the source is refused by name, not read (a read would wait forever)
+    const fifo = `${node.root}/backup/etcd/member/fifo`;
+    assert.equal((await new Deno.Command("mkfifo", { args: [fifo] }).output()).code, 0);
+    await assert.rejects(
+      () => host.copyTree("/backup/etcd", "/var/lib/etcd"),
+      /backup\/etcd\/member\/fifo is a FIFO, not a regular file$/,
+    );
+  } finally {
+    await node.cleanup();
+  }
+});
+
+Deno.test("moveFile replaces a symlinked destination, across file systems too (root)", async () => {
+  const node = await backupNode();
+  const tmpfs = `${node.root}/etc/kubernetes/tmp`;
+  try {
+    const m = await new Deno.Command("mount", { args: ["-t", "tmpfs", "tmpfs", tmpfs] }).output();
+    assert.equal(m.code, 0, new TextDecoder().decode(m.stderr));
+    const host = new DenoNodeHost({ root: node.root });
+    const manifest = `${node.root}/etc/kubernetes/manifests/etcd.yaml`;
+    for (const across of [false, true]) {
+      // rename(2) semantics: the link at the destination is replaced, its target untouched
+      const from = across ? "/etc/kubernetes/tmp/etcd.yaml" : "/etc/kubernetes/etcd.yaml";
+      await Deno.writeTextFile(`${node.root}${from}`, `new ${across}`, { mode: 0o600 });
+      await Deno.remove(manifest);
+      await Deno.symlink(`${node.outside}/precious.txt`, manifest);
+      await host.moveFile(from, "/etc/kubernetes/manifests/etcd.yaml");
+      assert.equal(await Deno.readTextFile(`${node.outside}/precious.txt`), "must survive");
+      assert.ok((await Deno.lstat(manifest)).isFile, `across=${across}`);
+      assert.equal(await Deno.readTextFile(manifest), `new ${across}`);
+      assert.equal((await Deno.stat(manifest)).mode! & 0o777, 0o600);
+      await assert.rejects(() => Deno.lstat(`${node.root}${from}`), Deno.errors.NotFound);
+    }
+    // a directory moved across file systems onto a link to a directory outside: not through it
+    await write(node.root, "/etc/kubernetes/tmp/dir/file", "x");
+    await Deno.symlink(`${node.outside}/etcd`, `${node.root}/var/lib/etcd-link`);
+    await host.moveFile("/etc/kubernetes/tmp/dir", "/var/lib/etcd-link");
+    assert.deepEqual([...Deno.readDirSync(`${node.outside}/etcd`)], []);
+    assert.equal(await Deno.readTextFile(`${node.root}/var/lib/etcd-link/file`), "x");
+  } finally {
+    await new Deno.Command("umount", { args: [tmpfs] }).output().catch(() => {});
+    await node.cleanup();
+  }
+});
