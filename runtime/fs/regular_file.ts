@@ -15,10 +15,12 @@
  * @module
  */
 
+const DIRECTORY = "a directory";
+
 /** What a file is, for errors (`a FIFO`, `a directory`). */
 export function fileKind(info: Deno.FileInfo): string {
   if (info.isFile) return "a regular file";
-  if (info.isDirectory) return "a directory";
+  if (info.isDirectory) return DIRECTORY;
   if (info.isSymlink) return "a symbolic link";
   if (info.isFifo) return "a FIFO";
   if (info.isSocket) return "a socket";
@@ -36,6 +38,11 @@ export class NotRegularFileError extends Error {
         : `${path} is ${kind}, not a regular file`,
     );
     this.name = "NotRegularFileError";
+  }
+
+  /** Whether it is a directory (a reader may take that as no file at all). */
+  get isDirectory(): boolean {
+    return this.kind === DIRECTORY;
   }
 }
 
