@@ -48,6 +48,13 @@ async function snapshot(dir: string): Promise<Map<string, string>> {
   return out;
 }
 
+/** Mounts (`mount <args> <at>`, needs root) on a directory created for it if missing. */
+async function mount(args: string[], at: string): Promise<void> {
+  await Deno.mkdir(at, { recursive: true });
+  const m = await new Deno.Command("mount", { args: [...args, at] }).output();
+  assert.equal(m.code, 0, new TextDecoder().decode(m.stderr));
+}
+
 interface Node {
   root: string;
   outside: string;
@@ -211,9 +218,7 @@ Deno.test("mounts under the kubelet directory are unmounted before it is emptied
   const node = await initNode();
   const mnt = `${node.root}/var/lib/kubelet/pods/p2/volumes/kubernetes.io~empty-dir/cache`;
   try {
-    await Deno.mkdir(mnt, { recursive: true });
-    const m = await new Deno.Command("mount", { args: ["-t", "tmpfs", "tmpfs", mnt] }).output();
-    assert.equal(m.code, 0, new TextDecoder().decode(m.stderr));
+    await mount(["-t", "tmpfs", "tmpfs"], mnt);
     await Deno.writeTextFile(`${mnt}/in-tmpfs`, "x");
     const { data, out } = resetData(node.root, { force: true });
     await runReset(data, { only: "cleanup-node" });
@@ -317,11 +322,7 @@ Deno.test("cleanDir never removes through a mount point, bind mounts included (r
   // A bind mount of a directory of the same file system: the same st_dev as its parent.
   const mnt = `${node.root}/var/lib/kubelet/pods/p3/volumes/kubernetes.io~host-path/data`;
   try {
-    await Deno.mkdir(mnt, { recursive: true });
-    const m = await new Deno.Command("mount", {
-      args: ["--bind", `${node.outside}/subdir`, mnt],
-    }).output();
-    assert.equal(m.code, 0, new TextDecoder().decode(m.stderr));
+    await mount(["--bind", `${node.outside}/subdir`], mnt);
     const host = new DenoNodeHost({ root: node.root });
     const real = await Deno.realPath(node.root);
     await assert.rejects(
@@ -451,8 +452,7 @@ Deno.test("moveFile replaces a symlinked destination, across file systems too (r
   const node = await backupNode();
   const tmpfs = `${node.root}/etc/kubernetes/tmp`;
   try {
-    const m = await new Deno.Command("mount", { args: ["-t", "tmpfs", "tmpfs", tmpfs] }).output();
-    assert.equal(m.code, 0, new TextDecoder().decode(m.stderr));
+    await mount(["-t", "tmpfs", "tmpfs"], tmpfs);
     const host = new DenoNodeHost({ root: node.root });
     const manifest = `${node.root}/etc/kubernetes/manifests/etcd.yaml`;
     for (const across of [false, true]) {
