@@ -1,18 +1,24 @@
 /**
- * Reading a file a user names (`--config`, `--kubeconfig`, `--cluster-info`, a template file)
- * with a size cap: such a path may be a device or a pipe that never ends (`/dev/zero`), and a
- * read without a cap would take all memory before any error is shown.
+ * Reading with a size cap. Files a user names (`--config`, `--kubeconfig`, `--cluster-info`, a
+ * template file) may be a device or a pipe that never ends (`/dev/zero`): a read without a cap
+ * would take all memory before any error is shown. Node files (`runtime/fs/host_fs.ts`) are read
+ * with the same cap, once opened as regular files.
  *
  * @module
  */
 
-/** The most a file a user names may hold: configurations and kubeconfigs are kilobytes. */
+/**
+ * The most a file kubeadm reads as input may hold. Configurations, kubeconfigs, certificates,
+ * keys, manifests and patches are kilobytes; the largest plausible one, a CA bundle, is well
+ * under a MiB (a distribution's whole trust store is ~200 KiB). One cap for both kinds of input.
+ */
 export const MAX_INPUT_FILE_BYTES = 4 << 20;
 
 /** The error a capped read throws past its cap (Go's wording: `file is larger than N bytes`). */
 export class FileTooLargeError extends RangeError {
-  constructor(readonly cap: number) {
-    super(`file is larger than ${cap} bytes`);
+  /** `path`: the file to name in the message (a node file; flag errors name theirs). */
+  constructor(readonly cap: number, readonly path?: string) {
+    super(`${path === undefined ? "" : `${path}: `}file is larger than ${cap} bytes`);
     this.name = "FileTooLargeError";
   }
 }
@@ -54,6 +60,14 @@ export function readFileCappedSync(
   cap = MAX_INPUT_FILE_BYTES,
 ): Uint8Array<ArrayBuffer> {
   using file = Deno.openSync(path);
+  return readOpenFileCappedSync(file, cap);
+}
+
+/** {@link readFileCappedSync} of a file already open (from where it stands to its end). */
+export function readOpenFileCappedSync(
+  file: Deno.FsFile,
+  cap = MAX_INPUT_FILE_BYTES,
+): Uint8Array<ArrayBuffer> {
   const chunks: Uint8Array[] = [];
   const buf = new Uint8Array(64 << 10);
   let total = 0;

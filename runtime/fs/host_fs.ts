@@ -8,7 +8,8 @@
  * file in the same directory (fsync'd when it replaces a file), then renamed, with the
  * requested mode set before the rename (or, for `keepExistingMode`, the replaced file's mode
  * and owner); directories are created one level at a time, and the directory written into is
- * checked again (still inside the root) before the rename.
+ * checked again (still inside the root) before the rename. Reads take regular files only (a
+ * FIFO is refused by name instead of waited on: `regular_file.ts`), with a size cap.
  *
  * @module
  */
@@ -21,6 +22,8 @@ import {
   resolveInRootSync,
   RootedPathError,
 } from "./rooted_path.ts";
+import { NotRegularFileError, openRegularFileSync } from "./regular_file.ts";
+import { FileTooLargeError, readOpenFileCappedSync } from "./capped_read.ts";
 
 /**
  * The host path of node path `path` under `root` (`/` = no mapping), symlinks resolved inside
@@ -53,18 +56,36 @@ export class HostFileSystem implements FileSystem {
     return resolveInRootSync(this.root, path);
   }
 
-  /** File content, or `undefined` when the path does not exist or is not a regular file. */
+  /**
+   * File content, or `undefined` when the path does not exist or is a directory. Anything else
+   * that is not a regular file (a FIFO, a device, a socket) is refused with a
+   * {@link NotRegularFileError} naming it, without being opened; a file larger than the input
+   * cap (`MAX_INPUT_FILE_BYTES`, 4 MiB) with a {@link FileTooLargeError}.
+   */
   read(path: string): Promise<Uint8Array | undefined> {
     return later(() => {
       const { hostPath: p, exists } = lookupInRootSync(this.root, path);
       if (!exists) return undefined;
+      let file: Deno.FsFile;
       try {
-        return Deno.readFileSync(p);
+        // Under a root the path was resolved to one with no symlink left; on the real root
+        // the node's own links are followed.
+        file = openRegularFileSync(p, this.root.replace(/\/+$/, "") === "");
       } catch (e) {
         if (missing(e)) return undefined;
-        // Reading a directory fails with EISDIR: not a file.
-        if (statOrUndefined(p)?.isDirectory) return undefined;
+        if (e instanceof NotRegularFileError) {
+          if (e.isDirectory) return undefined;
+          throw new NotRegularFileError(path, e.kind);
+        }
         throw e;
+      }
+      try {
+        return readOpenFileCappedSync(file);
+      } catch (e) {
+        if (e instanceof FileTooLargeError) throw new FileTooLargeError(e.cap, path);
+        throw e;
+      } finally {
+        file.close();
       }
     });
   }

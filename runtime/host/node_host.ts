@@ -5,10 +5,15 @@
  * unmounting).
  *
  * Node paths resolve inside the root as `chroot` would (`runtime/fs/rooted_path.ts`): a
- * symlink never leads out of it. Removal is defensive: a directory is emptied entry by entry
- * with `lstat`, so a symlink inside it is removed as a link and never followed; a directory on
- * another file system (a mount point left behind) is not entered; a directory that is itself a
- * symlink is followed (inside the root) only when its target is itself safe to empty.
+ * symlink never leads out of it. Removal never walks a tree path by path (checking a
+ * directory, then listing it and removing `dir/name` by path could be raced: a directory
+ * swapped for a symlink in between leads the removal out of the root). A tree is removed by
+ * the runtime's recursive removal (Rust's `remove_dir_all`: `openat`/`unlinkat` relative to
+ * directory descriptors opened with `O_NOFOLLOW`, so a swapped-in symlink is unlinked, never
+ * followed). That removal crosses mount points, so the mount table is read first: an entry
+ * with a mount point at or below it (a volume left mounted under `/var/lib/kubelet`, a bind
+ * mount of the same file system included) is not removed. A directory to empty that is itself
+ * a symlink is followed (inside the root) only when its target is itself safe to empty.
  *
  * @module
  */
@@ -21,7 +26,13 @@ import { errorMessage } from "../../core/errors.ts";
 import { DenoMachine, unescapeMountPath } from "./machine.ts";
 import { deferred, type MethodNames } from "./deferred.ts";
 import type { RootedNodeFiles } from "./node_files.ts";
-import { nodePathOf, normalizeNodePath, resolveInRoot } from "../fs/rooted_path.ts";
+import {
+  ensureDirInRootSync,
+  nodePathOf,
+  normalizeNodePath,
+  resolveInRoot,
+} from "../fs/rooted_path.ts";
+import { openRegularFileSync } from "../fs/regular_file.ts";
 
 /** The etcd client's methods (the gateway client loads on the first call). */
 const ETCD_CLIENT_METHODS: MethodNames<Omit<EtcdClient, "endpoints">> = {
@@ -40,7 +51,7 @@ export interface DenoNodeHostOptions {
   initSystem?: () => Promise<InitSystem | undefined>;
   /** Replaces the CRI runtime factory. */
   containerRuntime?: (socket: string) => ContainerRuntime;
-  /** The mount table to read (default `/proc/mounts`). */
+  /** The mount table to read (default `/proc/mounts`); removals consult it too. */
   mountsFile?: string;
   /**
    * etcd requests: per-request timeout (default 20s) and how long transient failures are
@@ -55,6 +66,15 @@ const UMOUNT_ARGS: Readonly<Record<string, string | undefined>> = {
   UMOUNT_NOFOLLOW: "--no-canonicalize",
   MNT_EXPIRE: undefined,
 };
+
+/** Why an entry holding mount points (a volume left mounted) is kept. */
+function stillMounted(mounts: readonly string[], entry: string): string {
+  const are = mounts.length === 1 ? "is" : "are";
+  const kept = mounts.length === 1 && mounts[0] === entry ? "it" : entry;
+  return `${
+    mounts.join(", ")
+  } ${are} on another file system (still mounted?); not removing ${kept}`;
+}
 
 function notFound(e: unknown): boolean {
   return e instanceof Deno.errors.NotFound;
@@ -131,13 +151,21 @@ export class DenoNodeHost implements NodeHost {
     return nodePathOf(this.files.root, host);
   }
 
-  async mountPoints(): Promise<string[]> {
+  /** The mount points of the mount table, as host paths (the kernel's, unescaped). */
+  async #hostMountPoints(): Promise<string[]> {
     const text = await Deno.readTextFile(this.#opts.mountsFile ?? "/proc/mounts");
     const out: string[] = [];
     for (const line of text.split("\n")) {
       const fields = line.split(" ");
-      if (fields.length < 2) continue;
-      const node = await this.#toNode(unescapeMountPath(fields[1]));
+      if (fields.length >= 2) out.push(unescapeMountPath(fields[1]));
+    }
+    return out;
+  }
+
+  async mountPoints(): Promise<string[]> {
+    const out: string[] = [];
+    for (const mount of await this.#hostMountPoints()) {
+      const node = await this.#toNode(mount);
       if (node !== undefined) out.push(node);
     }
     return out;
@@ -164,7 +192,7 @@ export class DenoNodeHost implements NodeHost {
    * the result must stay inside the root, and when it differs from the plain mapping it must
    * itself be safe to empty.
    */
-  async #dirToClean(path: string): Promise<{ dir: string; dev: number } | undefined> {
+  async #dirToClean(path: string): Promise<string | undefined> {
     const host = await resolveInRoot(this.files.root, path);
     let st: Deno.FileInfo;
     try {
@@ -180,89 +208,116 @@ export class DenoNodeHost implements NodeHost {
       if (problem !== undefined) throw new Error(`${path} resolves to ${node}: ${problem}`);
     }
     if (!st.isDirectory) throw new Error(`${path} is not a directory`);
-    return { dir: host, dev: st.dev };
+    return host;
   }
 
-  async #removeTree(path: string, dev: number, errors: string[]): Promise<void> {
-    let st: Deno.FileInfo;
+  /**
+   * Removes the tree at host path `entry` in directory `dir` (resolved inside the root, no
+   * symlink left in it), without following links and without touching a mount point:
+   * `mounts` are the mount table's, `realDir` the real path of `dir` to compare them with.
+   * Problems are collected in `errors`.
+   */
+  async #removeTree(
+    dir: string,
+    realDir: string,
+    name: string,
+    mounts: readonly string[],
+    errors: string[],
+  ): Promise<void> {
+    const entry = `${dir}/${name}`;
+    const real = `${realDir === "/" ? "" : realDir}/${name}`;
+    const below = mounts.filter((m) => m === real || m.startsWith(`${real}/`));
+    if (below.length > 0) {
+      errors.push(stillMounted(below, real));
+      return;
+    }
     try {
-      st = await Deno.lstat(path);
+      await Deno.remove(entry, { recursive: true });
     } catch (e) {
-      if (!notFound(e)) errors.push(`${path}: ${errorMessage(e)}`);
-      return;
-    }
-    if (!st.isDirectory) {
-      // Files and symlinks (whatever they point to) are unlinked, never followed.
-      try {
-        await Deno.remove(path);
-      } catch (e) {
-        if (!notFound(e)) errors.push(`${path}: ${errorMessage(e)}`);
-      }
-      return;
-    }
-    if (st.dev !== dev) {
-      errors.push(`${path} is on another file system (still mounted?); not removing it`);
-      return;
-    }
-    const names: string[] = [];
-    for await (const entry of Deno.readDir(path)) names.push(entry.name);
-    for (const name of names) await this.#removeTree(`${path}/${name}`, dev, errors);
-    try {
-      await Deno.remove(path);
-    } catch (e) {
-      if (!notFound(e)) errors.push(`${path}: ${errorMessage(e)}`);
+      if (!notFound(e)) errors.push(`${entry}: ${errorMessage(e)}`);
     }
   }
 
   async cleanDir(path: string): Promise<void> {
-    const target = await this.#dirToClean(path);
-    if (!target) return;
+    const dir = await this.#dirToClean(path);
+    if (dir === undefined) return;
+    const realDir = await Deno.realPath(dir);
+    const mounts = await this.#hostMountPoints();
     const errors: string[] = [];
     const names: string[] = [];
-    for await (const entry of Deno.readDir(target.dir)) names.push(entry.name);
-    for (const name of names) await this.#removeTree(`${target.dir}/${name}`, target.dev, errors);
+    for await (const entry of Deno.readDir(dir)) names.push(entry.name);
+    for (const name of names) await this.#removeTree(dir, realDir, name, mounts, errors);
     if (errors.length > 0) throw new Error(errors.join("; "));
   }
 
+  /**
+   * Renames as `rename(2)` does (upstream's `os.Rename`): a symlink at the destination is
+   * replaced, never written through. Across file systems the source is copied beside the
+   * destination and renamed over it the same way, then removed (upstream's fallback).
+   */
   async moveFile(from: string, to: string): Promise<void> {
     const src = await resolveInRoot(this.files.root, from, { followFinal: false });
     const dst = await resolveInRoot(this.files.root, to, { followFinal: false });
     try {
       await Deno.rename(src, dst);
     } catch (e) {
-      // Another file system: copy, then remove the source (upstream's MoveFile fallback).
       if (!(e instanceof Error) || !/cross-device|EXDEV/i.test(e.message)) throw e;
       await copyHostTree(src, dst);
-      await Deno.remove(src, { recursive: true });
+      await this.removeFile(from);
     }
   }
 
+  /**
+   * Copies as `cp -r` would under `chroot`: a destination that is a symlink names the file or
+   * directory copied into, resolved inside the root (a copied symlink replaces the link itself).
+   */
   async copyTree(from: string, to: string): Promise<void> {
-    const src = await resolveInRoot(this.files.root, from, { followFinal: false });
-    const dst = await resolveInRoot(this.files.root, to, { followFinal: false });
+    const root = this.files.root;
+    const src = await resolveInRoot(root, from, { followFinal: false });
+    const st = await Deno.lstat(src);
+    let dst: string;
+    if (st.isSymlink) dst = await resolveInRoot(root, to, { followFinal: false });
+    else {
+      dst = await resolveInRoot(root, to);
+      if (st.isDirectory) {
+        // The directory a link names may be missing: created level by level, inside the root.
+        dst = ensureDirInRootSync(root, nodePathOf(root, dst), (st.mode ?? 0o700) & 0o7777);
+      }
+    }
     await copyHostTree(src, dst);
   }
 
   async removeFile(path: string): Promise<void> {
     // The last component is not followed: a symlinked file goes as a link.
     const host = await resolveInRoot(this.files.root, path, { followFinal: false });
-    let st: Deno.FileInfo;
+    const cut = host.lastIndexOf("/");
+    const dir = cut === 0 ? "/" : host.slice(0, cut);
+    let realDir: string;
     try {
-      st = await Deno.lstat(host);
+      await Deno.lstat(host);
+      realDir = await Deno.realPath(dir);
     } catch (e) {
       if (notFound(e)) return;
       throw e;
     }
     const errors: string[] = [];
-    await this.#removeTree(host, st.dev, errors);
+    await this.#removeTree(
+      dir,
+      realDir,
+      host.slice(cut + 1),
+      await this.#hostMountPoints(),
+      errors,
+    );
     if (errors.length > 0) throw new Error(errors.join("; "));
   }
 }
 
 /**
- * Copies a host file or directory tree: files with their modes (through a temp file renamed
- * into place), directories created with the source's mode, symlinks recreated as links (never
- * followed).
+ * Copies a host file or directory tree: regular files with their modes (through a new temp
+ * file renamed into place), directories created with the source's mode, symlinks recreated as
+ * links (never followed); other files (FIFOs, devices, sockets) are refused. Nothing is
+ * written through a symlink already in the destination: a link where a directory goes is
+ * replaced by the directory, and a rename replaces a link where a file or link goes.
  */
 async function copyHostTree(src: string, dst: string): Promise<void> {
   const st = await Deno.lstat(src);
@@ -272,21 +327,46 @@ async function copyHostTree(src: string, dst: string): Promise<void> {
     return;
   }
   if (st.isDirectory) {
-    await Deno.mkdir(dst, { recursive: true, mode: (st.mode ?? 0o700) & 0o7777 });
+    await makeRealDir(dst, (st.mode ?? 0o700) & 0o7777);
     for await (const entry of Deno.readDir(src)) {
       await copyHostTree(`${src}/${entry.name}`, `${dst}/${entry.name}`);
     }
     return;
   }
+  const mode = (st.mode ?? 0o600) & 0o7777;
   const tmp = `${dst}.${crypto.randomUUID().slice(0, 8)}.tmp`;
   try {
-    await Deno.copyFile(src, tmp);
-    await Deno.chmod(tmp, (st.mode ?? 0o600) & 0o7777);
+    await copyFileContent(src, tmp, mode);
+    await Deno.chmod(tmp, mode);
     await Deno.rename(tmp, dst);
   } catch (e) {
     await Deno.remove(tmp).catch(() => {});
     throw e;
   }
+}
+
+/** Copies a regular file's bytes into a new file (never an existing one, nor a link). */
+async function copyFileContent(src: string, dst: string, mode: number): Promise<void> {
+  using from = openRegularFileSync(src);
+  using to = await Deno.open(dst, { write: true, createNew: true, mode });
+  const buf = new Uint8Array(1 << 20);
+  for (let n = await from.read(buf); n !== null; n = await from.read(buf)) {
+    for (let off = 0; off < n;) off += await to.write(buf.subarray(off, n));
+  }
+}
+
+/**
+ * A directory at `path` that is not a symlink: an existing one is kept, a symlink there is
+ * replaced (its target is left alone), a missing one is created with `mode`.
+ */
+async function makeRealDir(path: string, mode: number): Promise<void> {
+  const st = await Deno.lstat(path).catch((e) => {
+    if (notFound(e)) return undefined;
+    throw e;
+  });
+  if (st?.isDirectory) return;
+  if (st?.isSymlink) await Deno.remove(path);
+  await Deno.mkdir(path, { mode });
 }
 
 // The network stack (node:https for self-signed health endpoints) costs tens of milliseconds

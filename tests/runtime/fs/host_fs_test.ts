@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { HostFileSystem, underRoot } from "../../../runtime/fs/host_fs.ts";
+import { MAX_INPUT_FILE_BYTES } from "../../../runtime/fs/capped_read.ts";
 
 Deno.test("underRoot maps node paths inside the root, '..' cannot escape", () => {
   assert.equal(underRoot("/", "/etc/kubernetes"), "/etc/kubernetes");
@@ -202,6 +203,64 @@ Deno.test("HostFileSystem keepExistingMode keeps a replaced file's mode and owne
     assert.equal(await Deno.readTextFile(path), "two");
     await fs.write({ ...file, data: "three", keepExistingMode: false });
     assert.equal((await Deno.stat(path)).mode! & 0o777, 0o600);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("node files are read only when regular: a FIFO is refused by name at once, not waited on", async () => {
+  const root = await Deno.makeTempDir();
+  const fifo = `${root}/etc/kubernetes/pki/ca.crt`;
+  await Deno.mkdir(`${root}/etc/kubernetes/pki`, { recursive: true });
+  assert.equal((await new Deno.Command("mkfifo", { args: [fifo] }).output()).code, 0);
+  // A writer that comes late: a read that waits on the FIFO gets its line after a second.
+  const writer = new Deno.Command("sh", { args: ["-c", 'sleep 1; echo late > "$0"', fifo] })
+    .spawn();
+  try {
+    const fs = new HostFileSystem(root);
+    const started = performance.now();
+    await assert.rejects(() => fs.read("/etc/kubernetes/pki/ca.crt"), {
+      name: "NotRegularFileError",
+      message: "/etc/kubernetes/pki/ca.crt is a FIFO, not a regular file",
+    });
+    assert.ok(performance.now() - started < 500, "the read waited on the FIFO");
+    // the real root: a device is refused the same way, a directory still reads as no file
+    await assert.rejects(
+      () => new HostFileSystem("/").read("/dev/null"),
+      /^NotRegularFileError: \/dev\/null is a character device, not a regular file$/,
+    );
+    assert.equal(await fs.read("/etc/kubernetes/pki"), undefined);
+  } finally {
+    try {
+      writer.kill("SIGKILL");
+    } catch { /* it ended */ }
+    await writer.status;
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("node files are read with a size cap that names the file", async () => {
+  const root = await Deno.makeTempDir();
+  try {
+    const fs = new HostFileSystem(root);
+    await Deno.mkdir(`${root}/etc/kubernetes/manifests`, { recursive: true });
+    const path = `${root}/etc/kubernetes/manifests/etcd.yaml`;
+    await Deno.writeTextFile(path, "kind: Pod\n");
+    assert.equal(
+      new TextDecoder().decode(await fs.read("/etc/kubernetes/manifests/etcd.yaml")),
+      "kind: Pod\n",
+    );
+    await Deno.truncate(path, MAX_INPUT_FILE_BYTES);
+    assert.equal(
+      (await fs.read("/etc/kubernetes/manifests/etcd.yaml"))?.length,
+      MAX_INPUT_FILE_BYTES,
+    );
+    await Deno.truncate(path, MAX_INPUT_FILE_BYTES + 1);
+    await assert.rejects(() => fs.read("/etc/kubernetes/manifests/etcd.yaml"), {
+      name: "FileTooLargeError",
+      message:
+        `/etc/kubernetes/manifests/etcd.yaml: file is larger than ${MAX_INPUT_FILE_BYTES} bytes`,
+    });
   } finally {
     await Deno.remove(root, { recursive: true });
   }

@@ -11,6 +11,7 @@ import {
   FakeContainerRuntime,
   FakeInitSystem,
 } from "../../support/fake_machine.ts";
+import { startSwapRacer } from "../../support/swap_racer.ts";
 
 const ETCD_YAML = `apiVersion: v1
 kind: Pod
@@ -45,6 +46,13 @@ async function snapshot(dir: string): Promise<Map<string, string>> {
   };
   await walk(dir);
   return out;
+}
+
+/** Mounts (`mount <args> <at>`, needs root) on a directory created for it if missing. */
+async function mount(args: string[], at: string): Promise<void> {
+  await Deno.mkdir(at, { recursive: true });
+  const m = await new Deno.Command("mount", { args: [...args, at] }).output();
+  assert.equal(m.code, 0, new TextDecoder().decode(m.stderr));
 }
 
 interface Node {
@@ -210,9 +218,7 @@ Deno.test("mounts under the kubelet directory are unmounted before it is emptied
   const node = await initNode();
   const mnt = `${node.root}/var/lib/kubelet/pods/p2/volumes/kubernetes.io~empty-dir/cache`;
   try {
-    await Deno.mkdir(mnt, { recursive: true });
-    const m = await new Deno.Command("mount", { args: ["-t", "tmpfs", "tmpfs", mnt] }).output();
-    assert.equal(m.code, 0, new TextDecoder().decode(m.stderr));
+    await mount(["-t", "tmpfs", "tmpfs"], mnt);
     await Deno.writeTextFile(`${mnt}/in-tmpfs`, "x");
     const { data, out } = resetData(node.root, { force: true });
     await runReset(data, { only: "cleanup-node" });
@@ -268,6 +274,208 @@ Deno.test("DenoNodeHost: realDir, mountPoints and removeFile stay inside the roo
     const withTable = new DenoNodeHost({ root: node.root, mountsFile: table });
     assert.deepEqual(await withTable.mountPoints(), ["/var/lib/kubelet/pods/a b"]);
   } finally {
+    await node.cleanup();
+  }
+});
+
+Deno.test("cleanDir cannot be raced out of the root by swapping a directory for a symlink", async () => {
+  // A race may miss its window in one round; five rounds of 400 files found it every time
+  // against a path-by-path walk.
+  for (let round = 0; round < 5; round++) {
+    const node = await initNode();
+    const files = 400;
+    const victim = `${node.root}/var/lib/kubelet/pods/p9/volumes/victim`;
+    const swap = `${node.root}/var/lib/swap`; // beside the cleaned directory
+    const target = `${node.outside}/target`;
+    try {
+      await Deno.mkdir(victim, { recursive: true });
+      await Deno.mkdir(target);
+      for (let i = 0; i < files; i++) {
+        await Deno.writeTextFile(`${victim}/f${i}`, "inside");
+        await Deno.writeTextFile(`${target}/f${i}`, "outside");
+      }
+      await Deno.symlink(target, swap);
+      const racer = await startSwapRacer(victim, swap, target);
+      let error: unknown;
+      try {
+        await new DenoNodeHost({ root: node.root }).cleanDir("/var/lib/kubelet");
+      } catch (e) {
+        error = e; // a raced removal may report what moved under it; it must not leave the root
+      } finally {
+        await racer.stop();
+      }
+      const left = [...Deno.readDirSync(target)].length;
+      assert.equal(
+        left,
+        files,
+        `round ${round}: ${files - left} files removed outside the root (${error})`,
+      );
+      assert.ok(racer.flips() >= 50);
+    } finally {
+      await node.cleanup();
+    }
+  }
+});
+
+Deno.test("cleanDir never removes through a mount point, bind mounts included (root)", async () => {
+  const node = await initNode();
+  // A bind mount of a directory of the same file system: the same st_dev as its parent.
+  const mnt = `${node.root}/var/lib/kubelet/pods/p3/volumes/kubernetes.io~host-path/data`;
+  try {
+    await mount(["--bind", `${node.outside}/subdir`], mnt);
+    const host = new DenoNodeHost({ root: node.root });
+    const real = await Deno.realPath(node.root);
+    await assert.rejects(
+      () => host.cleanDir("/var/lib/kubelet"),
+      (e: Error) => {
+        assert.equal(
+          e.message,
+          `${real}/var/lib/kubelet/pods/p3/volumes/kubernetes.io~host-path/data is on another file system (still mounted?); not removing ${real}/var/lib/kubelet/pods`,
+        );
+        return true;
+      },
+    );
+    assert.equal(await Deno.readTextFile(`${node.outside}/subdir/also.txt`), "must survive too");
+    // everything else in the directory went
+    assert.deepEqual([...Deno.readDirSync(`${node.root}/var/lib/kubelet`)].map((e) => e.name), [
+      "pods",
+    ]);
+    // removeFile refuses the same way, naming the mount point itself
+    await assert.rejects(
+      () => host.removeFile("/var/lib/kubelet/pods/p3/volumes/kubernetes.io~host-path/data"),
+      /host-path\/data is on another file system \(still mounted\?\); not removing it$/,
+    );
+    assert.equal(await Deno.readTextFile(`${node.outside}/subdir/also.txt`), "must survive too");
+  } finally {
+    await new Deno.Command("umount", { args: [mnt] }).output().catch(() => {});
+    await node.cleanup();
+  }
+});
+
+Deno.test("cleanDir and removeFile consult the mount table (escaped paths)", async () => {
+  const node = await initNode();
+  try {
+    const real = await Deno.realPath(node.root);
+    await Deno.mkdir(`${node.root}/var/lib/kubelet/pods/a b/vol`, { recursive: true });
+    await Deno.writeTextFile(`${node.root}/var/lib/kubelet/pods/a b/vol/kept`, "x");
+    const table = `${node.outside}/mounts`;
+    await Deno.writeTextFile(
+      table,
+      `proc /proc proc rw 0 0\ntmpfs ${real}/var/lib/kubelet/pods/a\\040b/vol tmpfs rw 0 0\n`,
+    );
+    const host = new DenoNodeHost({ root: node.root, mountsFile: table });
+    await assert.rejects(
+      () => host.cleanDir("/var/lib/kubelet"),
+      /pods\/a b\/vol is on another file system \(still mounted\?\); not removing \S+\/var\/lib\/kubelet\/pods$/,
+    );
+    await assert.rejects(() => host.removeFile("/var/lib/kubelet/pods/a b"), /not removing/);
+    assert.equal(await Deno.readTextFile(`${node.root}/var/lib/kubelet/pods/a b/vol/kept`), "x");
+    // a mount point beside the entry, sharing a prefix of its name, does not count
+    await Deno.mkdir(`${node.root}/var/lib/kubelet/pods/a`, { recursive: true });
+    await host.removeFile("/var/lib/kubelet/pods/a");
+    await assert.rejects(() => Deno.lstat(`${node.root}/var/lib/kubelet/pods/a`));
+  } finally {
+    await node.cleanup();
+  }
+});
+
+/** A root holding an etcd backup, and an outside directory the tests point links at. */
+async function backupNode(): Promise<Node> {
+  const node = await initNode();
+  await write(node.root, "/backup/etcd/member/snap/db", "backup data");
+  await Deno.chmod(`${node.root}/backup/etcd/member/snap/db`, 0o600);
+  await Deno.mkdir(`${node.outside}/etcd`);
+  return node;
+}
+
+Deno.test("copyTree into a symlinked destination copies into the directory it names inside the root", async () => {
+  const node = await backupNode();
+  try {
+    const host = new DenoNodeHost({ root: node.root });
+    // a link to a data directory elsewhere in the root: the data goes there
+    await Deno.rename(`${node.root}/var/lib/etcd`, `${node.root}/var/lib/etcd-data`);
+    await Deno.symlink("/var/lib/etcd-data", `${node.root}/var/lib/etcd`);
+    await host.copyTree("/backup/etcd", "/var/lib/etcd");
+    assert.equal(
+      await Deno.readTextFile(`${node.root}/var/lib/etcd-data/member/snap/db`),
+      "backup data",
+    );
+    // a link to a host path (as on the machine the root was prepared for): inside the root
+    await Deno.remove(`${node.root}/var/lib/etcd`);
+    await Deno.symlink(`${node.outside}/etcd`, `${node.root}/var/lib/etcd`);
+    await host.copyTree("/backup/etcd", "/var/lib/etcd");
+    assert.deepEqual([...Deno.readDirSync(`${node.outside}/etcd`)], []);
+    const copied = `${node.root}${node.outside}/etcd/member/snap/db`;
+    assert.equal(await Deno.readTextFile(copied), "backup data");
+    assert.equal((await Deno.stat(copied)).mode! & 0o777, 0o600);
+    assert.ok((await Deno.lstat(`${node.root}/var/lib/etcd`)).isSymlink, "the link stays");
+    // a relative link climbing out resolves inside the root too
+    await Deno.remove(`${node.root}/var/lib/etcd`);
+    await Deno.symlink(`../../../../../../..${node.outside}/etcd`, `${node.root}/var/lib/etcd`);
+    await host.copyTree("/backup/etcd", "/var/lib/etcd");
+    assert.deepEqual([...Deno.readDirSync(`${node.outside}/etcd`)], []);
+  } finally {
+    await node.cleanup();
+  }
+});
+
+Deno.test("copyTree replaces symlinks inside the destination tree, never writing through them", async () => {
+  const node = await backupNode();
+  try {
+    const host = new DenoNodeHost({ root: node.root });
+    await Deno.remove(`${node.root}/var/lib/etcd/member`, { recursive: true });
+    await Deno.symlink(`${node.outside}/etcd`, `${node.root}/var/lib/etcd/member`);
+    await Deno.mkdir(`${node.outside}/etcd/snap`);
+    await Deno.symlink(`${node.outside}/precious.txt`, `${node.outside}/etcd/snap/db`);
+    await host.copyTree("/backup/etcd", "/var/lib/etcd");
+    assert.equal(await Deno.readTextFile(`${node.outside}/precious.txt`), "must survive");
+    assert.deepEqual([...Deno.readDirSync(`${node.outside}/etcd`)].map((e) => e.name), ["snap"]);
+    assert.ok((await Deno.lstat(`${node.outside}/etcd/snap/db`)).isSymlink);
+    assert.ok((await Deno.lstat(`${node.root}/var/lib/etcd/member`)).isDirectory);
+    assert.equal(
+      await Deno.readTextFile(`${node.root}/var/lib/etcd/member/snap/db`),
+      "backup data",
+    );
+    // a FIFO in the source is refused by name, not read (a read would wait forever)
+    const fifo = `${node.root}/backup/etcd/member/fifo`;
+    assert.equal((await new Deno.Command("mkfifo", { args: [fifo] }).output()).code, 0);
+    await assert.rejects(
+      () => host.copyTree("/backup/etcd", "/var/lib/etcd"),
+      /backup\/etcd\/member\/fifo is a FIFO, not a regular file$/,
+    );
+  } finally {
+    await node.cleanup();
+  }
+});
+
+Deno.test("moveFile replaces a symlinked destination, across file systems too (root)", async () => {
+  const node = await backupNode();
+  const tmpfs = `${node.root}/etc/kubernetes/tmp`;
+  try {
+    await mount(["-t", "tmpfs", "tmpfs"], tmpfs);
+    const host = new DenoNodeHost({ root: node.root });
+    const manifest = `${node.root}/etc/kubernetes/manifests/etcd.yaml`;
+    for (const across of [false, true]) {
+      // rename(2) semantics: the link at the destination is replaced, its target untouched
+      const from = across ? "/etc/kubernetes/tmp/etcd.yaml" : "/etc/kubernetes/etcd.yaml";
+      await Deno.writeTextFile(`${node.root}${from}`, `new ${across}`, { mode: 0o600 });
+      await Deno.remove(manifest);
+      await Deno.symlink(`${node.outside}/precious.txt`, manifest);
+      await host.moveFile(from, "/etc/kubernetes/manifests/etcd.yaml");
+      assert.equal(await Deno.readTextFile(`${node.outside}/precious.txt`), "must survive");
+      assert.ok((await Deno.lstat(manifest)).isFile, `across=${across}`);
+      assert.equal(await Deno.readTextFile(manifest), `new ${across}`);
+      assert.equal((await Deno.stat(manifest)).mode! & 0o777, 0o600);
+      await assert.rejects(() => Deno.lstat(`${node.root}${from}`), Deno.errors.NotFound);
+    }
+    // a directory moved across file systems onto a link to a directory outside: not through it
+    await write(node.root, "/etc/kubernetes/tmp/dir/file", "x");
+    await Deno.symlink(`${node.outside}/etcd`, `${node.root}/var/lib/etcd-link`);
+    await host.moveFile("/etc/kubernetes/tmp/dir", "/var/lib/etcd-link");
+    assert.deepEqual([...Deno.readDirSync(`${node.outside}/etcd`)], []);
+    assert.equal(await Deno.readTextFile(`${node.root}/var/lib/etcd-link/file`), "x");
+  } finally {
+    await new Deno.Command("umount", { args: [tmpfs] }).output().catch(() => {});
     await node.cleanup();
   }
 });
