@@ -33,7 +33,8 @@ export interface NodeHost {
   /** Renames a file, atomically replacing the destination (`upgrade` swaps manifests). */
   moveFile(from: string, to: string): Promise<void>;
   /**
-   * Copies a file or a directory tree, modes kept, symlinks copied as links; into an existing
+   * Copies a file or a directory tree, modes kept, symlinks inside it copied as links (a source
+   * or destination that is itself a link is followed inside the root); into an existing
    * directory the tree is merged (`upgrade` backs up manifests and etcd's data).
    */
   copyTree(from: string, to: string): Promise<void>;

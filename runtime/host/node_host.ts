@@ -268,21 +268,20 @@ export class DenoNodeHost implements NodeHost {
   }
 
   /**
-   * Copies as `cp -r` would under `chroot`: a destination that is a symlink names the file or
-   * directory copied into, resolved inside the root (a copied symlink replaces the link itself).
+   * Copies as `cp -rH` would under `chroot`: a source that is a symlink is followed inside the
+   * root, so its tree is copied (a backup of a symlinked `/var/lib/etcd` holds etcd's data, not
+   * a link that the rollback, which empties the data directory first, would restore as the only
+   * copy), and a destination that is a symlink names the directory copied into, resolved inside
+   * the root. Links inside the tree are copied as links.
    */
   async copyTree(from: string, to: string): Promise<void> {
     const root = this.files.root;
-    const src = await resolveInRoot(root, from, { followFinal: false });
+    const src = await resolveInRoot(root, from);
     const st = await Deno.lstat(src);
-    let dst: string;
-    if (st.isSymlink) dst = await resolveInRoot(root, to, { followFinal: false });
-    else {
-      dst = await resolveInRoot(root, to);
-      if (st.isDirectory) {
-        // The directory a link names may be missing: created level by level, inside the root.
-        dst = ensureDirInRootSync(root, nodePathOf(root, dst), (st.mode ?? 0o700) & 0o7777);
-      }
+    let dst = await resolveInRoot(root, to);
+    if (st.isDirectory) {
+      // The directory a link names may be missing: created level by level, inside the root.
+      dst = ensureDirInRootSync(root, nodePathOf(root, dst), (st.mode ?? 0o700) & 0o7777);
     }
     await copyHostTree(src, dst);
   }

@@ -419,6 +419,39 @@ Deno.test("copyTree into a symlinked destination copies into the directory it na
   }
 });
 
+Deno.test("copyTree of a symlinked source copies the tree it names (an etcd backup holds the data), so upgrade's rollback (empty, then copy back) restores it", async () => {
+  const node = await backupNode();
+  try {
+    const host = new DenoNodeHost({ root: node.root });
+    // /var/lib/etcd -> /data/etcd (absolute: resolved inside the root), holding etcd's data
+    await write(node.root, "/data/etcd/member/snap/db", "live data");
+    await Deno.remove(`${node.root}/var/lib/etcd`, { recursive: true });
+    await Deno.symlink("/data/etcd", `${node.root}/var/lib/etcd`);
+    // upgrade's backup, then a failed upgrade's rollback
+    await host.copyTree("/var/lib/etcd", "/etc/kubernetes/tmp/backup-etcd/etcd");
+    const backup = `${node.root}/etc/kubernetes/tmp/backup-etcd/etcd`;
+    assert.ok(!(await Deno.lstat(backup)).isSymlink, "the backup is a directory, not a link");
+    assert.equal(await Deno.readTextFile(`${backup}/member/snap/db`), "live data");
+    await Deno.writeTextFile(`${node.root}/data/etcd/member/snap/db`, "written by a broken etcd");
+    await host.cleanDir("/var/lib/etcd");
+    await host.copyTree("/etc/kubernetes/tmp/backup-etcd/etcd", "/var/lib/etcd");
+    assert.equal(await Deno.readTextFile(`${node.root}/data/etcd/member/snap/db`), "live data");
+    assert.ok((await Deno.lstat(`${node.root}/var/lib/etcd`)).isSymlink, "the link stays");
+    // a source link pointing out of the root is followed inside it: nothing outside is read
+    await Deno.writeTextFile(`${node.outside}/etcd/secret`, "outside");
+    await Deno.symlink(`${node.outside}/etcd`, `${node.root}/etc/kubernetes/tmp/out`);
+    await assert.rejects(() =>
+      host.copyTree("/etc/kubernetes/tmp/out", "/etc/kubernetes/tmp/copy")
+    );
+    assert.equal(
+      await Deno.lstat(`${node.root}/etc/kubernetes/tmp/copy`).then(() => true, () => false),
+      false,
+    );
+  } finally {
+    await node.cleanup();
+  }
+});
+
 Deno.test("copyTree replaces symlinks inside the destination tree, never writing through them", async () => {
   const node = await backupNode();
   try {
