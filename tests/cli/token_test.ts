@@ -7,6 +7,7 @@ import { opensslSpkiSha256 } from "../support/openssl.ts";
 import { fakeClusterKubeconfig, fakeClusterTls, withFakeCluster } from "../support/fake_cluster.ts";
 import { repoRoot } from "../support/repo.ts";
 import { k8sBinDir } from "../support/k8s_bins.ts";
+import { klogMessages } from "../support/klog_lines.ts";
 import { redactSecrets } from "../../core/errors.ts";
 
 const tls = await fakeClusterTls();
@@ -129,13 +130,6 @@ bootstrapTokens:
     assert.match(mixed.stderr, /can not mix '--config' with arguments \[ttl\]/);
   });
 });
-
-/** The messages of the klog info lines on stderr (klog's header stripped). */
-function klogMessages(stderr: string): string[] {
-  return stderr.split("\n").filter((l) => /^I\d{4} /.test(l)).map((l) =>
-    l.replace(/^I\d{4} [\d:.]+ +\d+ [\w.-]+:\d+\] /, "")
-  );
-}
 
 Deno.test("token create --v=5: upstream's [token] lines in its order, never a token's secret", async () => {
   await withCluster(async ({ kc, dir }) => {

@@ -10,6 +10,7 @@ import { GOLDEN_DEFAULT_CONFIG } from "../support/config.ts";
 import { withFakeCluster } from "../support/fake_cluster.ts";
 import type { FakeKubeApi } from "../support/fake_kube_api.ts";
 import { k8sBinDir } from "../support/k8s_bins.ts";
+import { isStructuredLine, klogMessages } from "../support/klog_lines.ts";
 import { repoRoot } from "../support/repo.ts";
 import { run } from "../support/control_plane.ts";
 
@@ -24,18 +25,9 @@ networking:
   podSubnet: 10.244.0.0/16
 `;
 
-/** klog's header: severity, MMDD hh:mm:ss.micro, the thread (pid) column, `file:line] `. */
-const HEADER = /^I\d{4} \d{2}:\d{2}:\d{2}\.\d{6} +\d+ [\w.-]+:\d+\] /;
-
-/** The messages of the klog info lines on stderr, each checked for klog's header. */
+/** The messages of the klog info lines on stderr, the config file's path as `<config>`. */
 function messages(stderr: string, configPath: string): string[] {
-  const out: string[] = [];
-  for (const line of stderr.split("\n")) {
-    if (!/^I\d{4} /.test(line)) continue;
-    assert.match(line, HEADER);
-    out.push(line.replace(HEADER, "").replaceAll(configPath, "<config>"));
-  }
-  return out;
+  return klogMessages(stderr).map((m) => m.replaceAll(configPath, "<config>"));
 }
 
 /** A command line of both, `@cfg` standing for the config file, `@kc` for the kubeconfig. */
@@ -249,9 +241,7 @@ async function compare(c: Case, kc?: string): Promise<void> {
       c.ours ?? ((m) => m),
     );
     const upLines = messages(await runSide(up, c, c.v, c.args, kc), up.cfg).flatMap((m) => {
-      // Structured lines (`"message" key=value`) are client-go's own, such as its feature
-      // gates' default state, not kubeadm's.
-      if (m.startsWith('"')) return [];
+      if (isStructuredLine(m)) return [];
       const kept = c.upstream ? c.upstream(m) : m;
       return kept === undefined ? [] : [kept];
     });
