@@ -25,7 +25,6 @@ import type { ResolvedUpgradeConfig } from "../core/upgrade/upgrade_config.ts";
 import { HostFileSystem } from "../runtime/fs/host_fs.ts";
 import { detectDefaultAddress, readHostFacts } from "../runtime/host/facts.ts";
 import { DenoNodeHost } from "../runtime/host/node_host.ts";
-import { envGet } from "../runtime/host/env.ts";
 import { readAnswer } from "./reset_runtime.ts";
 import { writeStdout } from "./output.ts";
 import {
@@ -38,6 +37,9 @@ import { UsageError } from "./usage.ts";
 import type { FlagValues } from "./flags.ts";
 import { resolveObjectOutput, writeObject } from "./object_output.ts";
 import type { CommandDeps, Invocation, WorkflowRun } from "./workflow_command.ts";
+
+/** This module's name in verbose log lines. */
+const LOG_SOURCE = "upgrade_runtime.ts";
 
 /** The two upgrade workflows. */
 export type UpgradeWorkflowName = "apply" | "node";
@@ -170,6 +172,9 @@ export async function prepareUpgrade(
     const { parseDuration } = await import("../core/text/duration.ts");
     const { facts, host } = hostFacts(rootfs);
     const nodeFiles = new HostFileSystem(rootfs);
+    if (command === "apply") {
+      out.log?.(1, LOG_SOURCE, "[upgrade] retrieving configuration from cluster");
+    }
     let cfg: ResolvedConfig;
     try {
       cfg = await fetchUpgradeConfig({
@@ -227,7 +232,6 @@ export async function prepareUpgrade(
       host: facts,
       kubeadmVersion: KUBERNETES_VERSION,
       confirm: async (q) => /^(y|yes)$/i.test((await ask(q))?.trim() ?? ""),
-      verbose: envGet("KUBEADM_TS_DEBUG") ? (l) => out.warn(l) : undefined,
     };
     return {
       data,
@@ -259,13 +263,15 @@ export async function prepareUpgrade(
 }
 
 /** Whether the cluster has a component config's ConfigMap (upstream `GetVersionStates`). */
-async function presentComponentConfigs(client: KubeClient): Promise<Set<string>> {
+async function presentComponentConfigs(client: KubeClient, out: Printer): Promise<Set<string>> {
+  const { logComponentConfigDownload } = await import("../core/phases/join/cluster_config.ts");
   const present = new Set<string>();
   const maps = [
-    ["kube-proxy", "kubeproxy.config.k8s.io"],
-    ["kubelet-config", "kubelet.config.k8s.io"],
+    ["KubeProxyConfiguration", "kube-proxy", "kubeproxy.config.k8s.io"],
+    ["KubeletConfiguration", "kubelet-config", "kubelet.config.k8s.io"],
   ];
-  for (const [name, group] of maps) {
+  for (const [kind, name, group] of maps) {
+    logComponentConfigDownload(out, kind, name);
     if (await client.tryGet({ kind: "ConfigMap", namespace: "kube-system", name })) {
       present.add(group);
     }
@@ -286,7 +292,10 @@ export async function runUpgradePlan(
   // Structured output keeps stdout for the object (upstream's printer drops the lines).
   const out: Printer = output.kind === "text"
     ? stdoutPrinter
-    : { info: () => {}, warn: stdoutPrinter.warn };
+    : { info: () => {}, warn: stdoutPrinter.warn, log: stdoutPrinter.log };
+  const log = (m: string) => out.log?.(1, LOG_SOURCE, m);
+  log("[upgrade/plan] verifying health of cluster");
+  log("[upgrade/plan] retrieving configuration from cluster");
   let upgrade: ResolvedUpgradeConfig;
   try {
     upgrade = await loadUpgradeConfig(values.config);
@@ -317,8 +326,10 @@ export async function runUpgradePlan(
     );
     const node = new DenoNodeHost({ root: rootfs });
     const run = new PreflightRun(node.machine, { command: "upgrade plan", ignore, out });
+    log("running preflight checks");
     out.info("[preflight] Running pre-flight checks.");
     await run.run(rootChecks());
+    await run.run(coreDNSMigrationChecks({ client, targetVersion: COREDNS_VERSION }));
     const { host } = hostFacts(rootfs);
     let cfg: ResolvedConfig;
     try {
@@ -336,11 +347,6 @@ export async function runUpgradePlan(
     } catch (e) {
       throw new KubeadmError(`[upgrade/init config] FATAL: ${errorMessage(e)}`, { cause: e });
     }
-    await run.run(coreDNSMigrationChecks({
-      client,
-      targetVersion: COREDNS_VERSION,
-      dnsDomain: cfg.cluster.networking.dnsDomain,
-    }));
     const target = argument ?? upgrade.plan.kubernetesVersion ?? "";
     out.info("[upgrade] Running cluster health checks");
     try {
@@ -371,6 +377,7 @@ export async function runUpgradePlan(
       }),
       target,
     );
+    log("[upgrade/plan] computing upgrade possibilities");
     let upgrades;
     try {
       upgrades = await availableUpgrades(getter, {
@@ -378,13 +385,16 @@ export async function runUpgradePlan(
           upgrade.plan.allowExperimentalUpgrades,
         allowRC: values["allow-release-candidate-upgrades"] ?? upgrade.plan.allowRCUpgrades,
         warn: (l) => stdoutPrinter.warn(l),
-        verbose: envGet("KUBEADM_TS_DEBUG") ? (l) => stdoutPrinter.warn(l) : undefined,
       }, out);
     } catch (e) {
       throw new KubeadmError(`[upgrade/versions] FATAL: ${errorMessage(e)}`, { cause: e });
     }
-    const states = componentConfigVersionStates(await presentComponentConfigs(client));
-    if (upgrades.length === 0) return;
+    log("[upgrade/plan] analysing component config version states");
+    const states = componentConfigVersionStates(await presentComponentConfigs(client, out));
+    if (upgrades.length === 0) {
+      log("[upgrade/plan] Awesome, you're up-to-date! Enjoy!");
+      return;
+    }
     const plan = upgradePlan(upgrades, states, values["etcd-upgrade"] ?? upgrade.plan.etcdUpgrade);
     if (output.kind === "text") writeStdout(upgradePlanText(plan));
     else await writeObject(output, plan);
@@ -428,6 +438,7 @@ export async function runUpgradeDiff(
       files,
       out: printer,
       logPrefix: "upgrade/diff",
+      componentConfigs: false,
       kubeletConf: `${KUBERNETES_DIR}/${KubeconfigFile.kubelet}`,
       controlPlane: await isControlPlaneNode(rootfs),
       host,

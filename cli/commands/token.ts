@@ -21,6 +21,11 @@ function commonFlags(cmd: Command): TokenCommonFlags {
   return { kubeconfig: v.kubeconfig, dryRun: v["dry-run"] === true, rootfs: v.rootfs };
 }
 
+/** A `[token]` line at `-v=1`, as upstream's token commands log their steps. */
+function logStep(message: string): void {
+  consolePrinter.log?.(1, "token.ts", `[token] ${message}`);
+}
+
 async function runCreate(tokenArg: string | undefined, cmd: Command): Promise<void> {
   const { KubeadmError } = await import("../../core/errors.ts");
   const { validateMixedArguments } = await import("../../core/config/mixed_flags.ts");
@@ -36,12 +41,13 @@ async function runCreate(tokenArg: string | undefined, cmd: Command): Promise<vo
       field: "--certificate-key",
     });
   }
+  logStep("validating mixed arguments");
   validateMixedArguments(setFlagNames(cmd));
   const { webRandom, systemClock } = await import("../../core/host/ports.ts");
+  // The token of the flags is checked before the kubeconfig is read (upstream parses it first
+  // too); a --config file is loaded once connected, in upstream's order.
   let tokens;
-  if (flags.config) {
-    tokens = await tokensFromConfig(flags.config, flags.rootfs);
-  } else {
+  if (!flags.config) {
     const { tokenForCreate } = await import("../../core/config/token_create.ts");
     tokens = [tokenForCreate({
       token: tokenArg,
@@ -53,8 +59,12 @@ async function runCreate(tokenArg: string | undefined, cmd: Command): Promise<vo
   }
   const { connectToken } = await import("../token_runtime.ts");
   const { updateOrCreateTokens } = await import("../../core/cluster/bootstrap_token.ts");
+  logStep("getting Clientsets from kubeconfig file");
   const conn = await connectToken(flags, consolePrinter);
   try {
+    logStep("loading configurations");
+    tokens ??= await tokensFromConfig(flags.config!, flags.rootfs);
+    logStep("creating token");
     await updateOrCreateTokens(conn.client, tokens, systemClock.now(), { failIfExists: true });
     const token = tokens[0].token!;
     if (!flags.printJoinCommand) {
@@ -109,6 +119,8 @@ async function runList(cmd: Command): Promise<void> {
   const { connectToken } = await import("../token_runtime.ts");
   const conn = await connectToken(commonFlags(cmd), consolePrinter);
   try {
+    logStep("preparing selector for bootstrap token");
+    logStep("retrieving list of bootstrap tokens");
     const secrets = await conn.client.list<import("kubernetes-types/core/v1.d.ts").Secret>(
       "Secret",
       { namespace: "kube-system", fieldSelector: `type=${BOOTSTRAP_TOKEN_SECRET_TYPE}` },
@@ -171,6 +183,9 @@ async function runDelete(args: string[], cmd: Command): Promise<void> {
   const conn = await connectToken(commonFlags(cmd), consolePrinter);
   try {
     for (const id of ids) {
+      // Every argument was parsed before connecting; the lines keep upstream's order.
+      logStep("parsing token");
+      logStep(`deleting token ${JSON.stringify(id)}`);
       try {
         await conn.client.delete({
           kind: "Secret",
@@ -245,6 +260,7 @@ export function registerToken(program: Command): void {
     token.command("generate")
       .description("Generate and print a bootstrap token, but do not create it on the server"),
   ).action(async () => {
+    logStep("generating random token");
     const { generateToken } = await import("../../core/bootstraptoken/token.ts");
     const { webRandom } = await import("../../core/host/ports.ts");
     stdout(generateToken(webRandom));

@@ -6,7 +6,7 @@
 import type { Command } from "commander";
 import { KUBERNETES_VERSION } from "../../core/versions.ts";
 import { FlagError } from "../../core/errors.ts";
-import { stdout } from "../output.ts";
+import { consolePrinter, stdout } from "../output.ts";
 import { addFlags, type FlagName, type FlagValues, flagValues } from "../flags.ts";
 
 /** The version info object upstream prints (apimachinery version.Info). */
@@ -30,6 +30,7 @@ export const VERSION_FLAGS: readonly FlagName[] = ["output"];
 
 /** Prints the version in the format `-o` asks for. */
 export async function runVersion(values: FlagValues): Promise<void> {
+  consolePrinter.log?.(1, "version.ts", "[version] retrieving version info");
   const opts = { output: values.output ?? "" };
   const info = versionInfo();
   switch (opts.output) {

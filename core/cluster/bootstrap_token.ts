@@ -21,9 +21,8 @@ import type { KubeClient, KubeObject } from "../kube/client.ts";
 import type { Kubeconfig } from "../kubeconfig/kubeconfig.ts";
 import {
   applyClusterInfo,
+  applyClusterInfoRBAC,
   CLUSTER_INFO_CONFIGMAP,
-  clusterInfoRole,
-  clusterInfoRoleBinding,
   KUBE_PUBLIC,
 } from "./cluster_info.ts";
 import { clusterRole, clusterRoleBinding, groupSubject, userSubject } from "./rbac.ts";
@@ -212,18 +211,20 @@ export async function applyBootstrapTokenPhase(
  */
 export async function applyBootstrapTokenRBAC(client: KubeClient, out: Printer): Promise<void> {
   const errors: unknown[] = [];
-  const attempt = async (objects: KubeObject[]) => {
+  const attempt = async (apply: () => Promise<void>) => {
     try {
-      for (const o of objects) await client.createOrUpdate(o);
+      await apply();
     } catch (e) {
       errors.push(e);
     }
   };
   for (const step of bootstrapTokenRbacSteps()) {
     out.info(step.line);
-    await attempt(step.objects);
+    await attempt(async () => {
+      for (const o of step.objects) await client.createOrUpdate(o);
+    });
   }
-  await attempt([clusterInfoRole(), clusterInfoRoleBinding()]);
+  await attempt(() => applyClusterInfoRBAC(client, out.log));
   if (errors.length === 1) throw errors[0];
   if (errors.length > 1) {
     throw new KubeadmError(`[${errors.map(errorMessage).join(", ")}]`, { cause: errors[0] });

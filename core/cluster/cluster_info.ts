@@ -111,7 +111,14 @@ export async function applyClusterInfo(
   const configMap = clusterInfoConfigMap(admin);
   say("[bootstrap-token] creating/updating ConfigMap in kube-public namespace");
   await client.createOrUpdate(configMap);
-  say(
+  await applyClusterInfoRBAC(client, log);
+}
+
+/** Creates or updates the Role and RoleBinding that expose cluster-info anonymously. */
+export async function applyClusterInfoRBAC(client: KubeClient, log?: LogFn): Promise<void> {
+  log?.(
+    1,
+    "cluster_info.ts",
     "creating the RBAC rules for exposing the cluster-info ConfigMap in the kube-public namespace",
   );
   await client.createOrUpdate(clusterInfoRole());

@@ -20,6 +20,7 @@ import type { InitialClusterMember } from "../manifests/etcd.ts";
 import type { EtcdClient, EtcdMember } from "../host/etcd.ts";
 import type { EtcdTiming } from "./timing.ts";
 import type { LogFn } from "../host/ports.ts";
+import { formatDuration } from "../text/duration.ts";
 
 /** Retries of the final availability check (upstream `etcdHealthyCheckRetries`). */
 /** This module's name in verbose log lines. */
@@ -234,12 +235,27 @@ function aggregate(errors: readonly string[]): string {
   return errors.length === 1 ? errors[0] : `[${errors.join(", ")}]`;
 }
 
+/** Upstream's `-v=1` line when some members did not answer. */
+function logUnhealthy(log: LogFn | undefined, quorum: boolean, errors: readonly string[]): void {
+  if (errors.length === 0) return;
+  log?.(
+    1,
+    LOG_SOURCE,
+    `[etcd] cluster has quorum: ${quorum}; some members are not healthy: ${aggregate(errors)}`,
+  );
+}
+
 /**
  * A quorum of the endpoints answers a status request (upstream `CheckClusterHealth`, v1.35+:
  * a majority suffices; the others are only logged at `-v=1`).
  */
-export async function checkClusterHealth(client: EtcdClient, t: EtcdTiming): Promise<void> {
+export async function checkClusterHealth(
+  client: EtcdClient,
+  t: EtcdTiming,
+  log?: LogFn,
+): Promise<void> {
   const { quorum, errors } = await clusterStatus(client, t);
+  logUnhealthy(log, quorum, errors);
   if (quorum) return;
   throw new KubeadmError(`etcd cluster is not healthy: ${aggregate(errors)}`);
 }
@@ -254,10 +270,21 @@ export async function waitForClusterAvailable(
   t: EtcdTiming,
   retries = ETCD_HEALTHY_CHECK_RETRIES,
   intervalMs = ETCD_HEALTHY_CHECK_INTERVAL_MS,
+  log?: LogFn,
 ): Promise<void> {
   let last: string[] = [];
   for (let i = 0; i < retries; i++) {
-    if (i > 0) await t.sleep(intervalMs);
+    if (i > 0) {
+      log?.(1, LOG_SOURCE, `[etcd] Waiting ${formatDuration(intervalMs)} until next retry`);
+      await t.sleep(intervalMs);
+    }
+    log?.(
+      2,
+      LOG_SOURCE,
+      `[etcd] attempting to see if all cluster endpoints ([${
+        client.endpoints.join(" ")
+      }]) are available ${i + 1}/${retries}`,
+    );
     const failed: string[] = [];
     for (const ep of client.endpoints) {
       await client.status(ep).catch((e) =>
@@ -265,7 +292,9 @@ export async function waitForClusterAvailable(
       );
     }
     const total = client.endpoints.length;
-    if (total - failed.length > Math.floor(total / 2)) return;
+    const quorum = total - failed.length > Math.floor(total / 2);
+    logUnhealthy(log, quorum, failed);
+    if (quorum) return;
     last = failed;
   }
   throw new KubeadmError(

@@ -1,8 +1,8 @@
 /**
  * Writing the static Pod manifests of a control-plane node: the builder input for this node
  * (external-CA mode detected from the certificates dir), `--patches` applied to a built Pod,
- * and the manifest written with mode 0600. `init`'s control-plane and etcd phases and a
- * control-plane `join` (and later `upgrade`) call this.
+ * and the manifest written with mode 0600. `init`'s control-plane and etcd phases, a
+ * control-plane `join` and `upgrade` call this.
  *
  * @module
  */
@@ -97,6 +97,21 @@ export async function writeStaticPodManifest(
   }
 }
 
+/**
+ * Writes a local etcd member's manifest and says so at `-v=1` (upstream
+ * `CreateLocalEtcdStaticPodManifestFile`, as `init` and an upgrade write it).
+ */
+export async function writeLocalEtcdManifest(ctx: ManifestWriteContext, pod: Pod): Promise<void> {
+  await writeStaticPodManifest(ctx, "etcd", pod);
+  ctx.out.log?.(
+    1,
+    LOG_SOURCE,
+    `[etcd] wrote Static Pod manifest for a local etcd member to ${
+      JSON.stringify(staticPodManifestPath(ctx.manifestDir, "etcd"))
+    }`,
+  );
+}
+
 /** Writes the static Pod manifest of one control-plane component. */
 export async function writeControlPlaneManifest(
   ctx: ManifestWriteContext,
@@ -108,7 +123,28 @@ export async function writeControlPlaneManifest(
   // Upstream builds every control-plane spec for each component it writes (so warnings about
   // the API server flags repeat per component); do the same, then keep the one asked for.
   const specs = new Map(CONTROL_PLANE_COMPONENTS.map((c) => [c, buildStaticPod(c, input)]));
-  const pod = specs.get(component)!;
+  await writeBuiltManifest(ctx, component, specs.get(component)!);
+}
+
+/**
+ * Writes the manifests of the three control-plane components into `ctx.manifestDir` from one
+ * set of specs (upstream `CreateInitStaticPodManifestFiles`, as an upgrade writes them).
+ */
+export async function writeControlPlaneManifests(ctx: ManifestWriteContext): Promise<void> {
+  ctx.out.log?.(1, LOG_SOURCE, "[control-plane] creating static Pod files");
+  ctx.out.log?.(1, LOG_SOURCE, "[control-plane] getting StaticPodSpecs");
+  const input = await nodeManifestInput(ctx);
+  for (const component of CONTROL_PLANE_COMPONENTS) {
+    await writeBuiltManifest(ctx, component, buildStaticPod(component, input));
+  }
+}
+
+/** Writes a built control-plane Pod, logging its volumes (`-v=2`) and the file (`-v=1`). */
+async function writeBuiltManifest(
+  ctx: ManifestWriteContext,
+  component: ControlPlaneComponent,
+  pod: Pod,
+): Promise<void> {
   for (const v of pod.spec?.volumes ?? []) {
     ctx.out.log?.(
       2,

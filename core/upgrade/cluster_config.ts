@@ -149,12 +149,22 @@ export interface FetchUpgradeConfigInput {
   random: RandomSource;
   /** Bound of the endpoint lookup (`timeouts.kubernetesAPICall`). */
   apiCallTimeoutMs: number;
+  /**
+   * Read the component configs too (default); `upgrade diff` does not, and uses their
+   * defaults.
+   */
+  componentConfigs?: boolean;
 }
 
 /** The cluster's configuration for this node, as the upgrade commands use it. */
 export async function fetchUpgradeConfig(input: FetchUpgradeConfigInput): Promise<ResolvedConfig> {
   const { client, files, out } = input;
-  const docs = await fetchClusterConfigDocuments(client, out, input.logPrefix);
+  const docs = await fetchClusterConfigDocuments(
+    client,
+    out,
+    input.logPrefix,
+    input.componentConfigs ?? true,
+  );
   const name = await nodeNameFromKubeletConf(files, input.kubeletConf, input.host.hostname);
   let node: Node;
   try {
@@ -192,6 +202,7 @@ export async function fetchUpgradeConfig(input: FetchUpgradeConfigInput): Promis
       defaultAdvertiseAddress: endpoint?.advertiseAddress ?? input.host.defaultAdvertiseAddress,
     },
     input.random,
+    out.log,
   );
   return config;
 }

@@ -5,19 +5,25 @@
  *
  * Upstream migrates customized Corefiles between CoreDNS releases with the corefile-migration
  * tables; kubeadm-ts does not carry them. So: the same CoreDNS version, no CoreDNS, or
- * kubeadm's own default Corefile (which the addon phase simply replaces) pass; a customized
- * Corefile of another CoreDNS version fails `CoreDNSMigration` (ignorable: the addon phase
- * then keeps the customized Corefile, as upstream does when a migration fails).
+ * kubeadm's own default Corefile for the domain it serves (which the addon phase simply
+ * replaces) pass; a customized Corefile of another CoreDNS version fails `CoreDNSMigration`
+ * (ignorable: the addon phase then keeps the customized Corefile, as upstream does when a
+ * migration fails). Like upstream's, the check needs the cluster only, not its configuration,
+ * so `upgrade plan` runs it before the configuration is fetched.
  *
  * @module
  */
 import type { ConfigMap } from "kubernetes-types/core/v1.d.ts";
 import { corefile } from "../addons/coredns.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
+import type { LogFn } from "../host/ports.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { isNotFound } from "../kube/status.ts";
 import { type Check, fail, pass } from "../preflight/check.ts";
 import { deployedDNSAddonVersion } from "./version_getter.ts";
+
+/** This module's name in verbose log lines. */
+const LOG_SOURCE = "coredns_check.ts";
 
 /** The names of the checks, for `--ignore-preflight-errors`. */
 export const COREDNS_CHECK_NAMES = ["CoreDNSUnsupportedPlugins", "CoreDNSMigration"] as const;
@@ -47,8 +53,12 @@ export interface CoreDNSCheckInput {
   client: KubeClient;
   /** The CoreDNS version this kubeadm deploys (`v1.14.6`). */
   targetVersion: string;
-  /** `networking.dnsDomain` (kubeadm's default Corefile depends on it). */
-  dnsDomain: string;
+}
+
+/** Whether a Corefile is kubeadm's default one for the DNS domain its `kubernetes` block serves. */
+function isDefaultCorefile(text: string): boolean {
+  const served = /^\s*kubernetes (\S*) ?in-addr\.arpa ip6\.arpa \{$/m.exec(text);
+  return served !== null && text.trim() === corefile(served[1]).trim();
 }
 
 /** The migration check (its name is ignorable like upstream's two). */
@@ -59,7 +69,14 @@ export function coreDNSMigrationChecks(input: CoreDNSCheckInput): Check[] {
   const check = (name: string, run: (i: { corefile: string; version: string }) => string[]) => ({
     name,
     severity: "error" as const,
-    async run() {
+    async run(_host: unknown, log?: LogFn) {
+      // Upstream's two checks each log what they validate; this one answers both questions.
+      log?.(
+        1,
+        LOG_SOURCE,
+        "validating if there are any unsupported CoreDNS plugins in the Corefile",
+      );
+      log?.(1, LOG_SOURCE, "validating if migration can be done for the current CoreDNS release.");
       try {
         const errors = run(await load());
         return errors.length === 0 ? pass() : fail(...errors);
@@ -71,7 +88,7 @@ export function coreDNSMigrationChecks(input: CoreDNSCheckInput): Check[] {
   const needsMigration = (i: { corefile: string; version: string }) => {
     const current = i.version.replace(/^v+/, "");
     return i.corefile !== "" && current !== "" && current !== target &&
-      i.corefile.trim() !== corefile(input.dnsDomain).trim();
+      !isDefaultCorefile(i.corefile);
   };
   // Upstream's CoreDNSUnsupportedPlugins lists the plugins the migration tables do not know;
   // without the tables, a customized Corefile is reported once, by CoreDNSMigration.

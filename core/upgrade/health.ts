@@ -81,19 +81,23 @@ export function healthCheckJob(name: string, pauseImage: string): Job {
 }
 
 async function createJob(input: ClusterHealthInput): Promise<string[]> {
+  const log = (m: string) => input.out.log?.(2, "health.ts", m);
   const timeoutMs = input.jobTimeoutMs ?? HEALTH_CHECK_JOB_TIMEOUT_MS;
   const client = input.client.withRetry({ timeoutMs: 0 });
   const timing = { ...client.timing, intervalMs: POLL_INTERVAL_MS, timeoutMs };
   const wrap = (message: string) => (e: unknown) => {
     throw new KubeadmError(`${message}: ${errorMessage(e)}`, { cause: e });
   };
+  const fieldSelector = "spec.unschedulable=false";
   const nodes = await poll<Node[]>(async () => {
     try {
-      return {
-        done: true,
-        value: await client.list<Node>("Node", { fieldSelector: "spec.unschedulable=false" }),
-      };
+      return { done: true, value: await client.list<Node>("Node", { fieldSelector }) };
     } catch (e) {
+      log(
+        `Could not list Nodes with field selector ${JSON.stringify(fieldSelector)}: ${
+          errorMessage(e)
+        }`,
+      );
       return { done: false, error: e };
     }
   }, timing).catch(
@@ -109,33 +113,31 @@ async function createJob(input: ClusterHealthInput): Promise<string[]> {
     (input.now ?? (() => client.timing.clock.now().getTime()))()
   }`;
   const job = healthCheckJob(name, input.pauseImage);
+  const where = `${JSON.stringify(name)} in the namespace "kube-system"`;
+  log(`Creating a Job ${where}`);
   await poll<true>(async () => {
     try {
       await client.create(job);
       return { done: true, value: true };
     } catch (e) {
+      log(`Could not create Job ${where}, retrying: ${errorMessage(e)}`);
       return { done: false, error: e };
     }
-  }, timing).catch(
-    wrap(`could not create Job ${JSON.stringify(name)} in the namespace "kube-system"`),
-  );
+  }, timing).catch(wrap(`could not create Job ${where}`));
   await poll<true>(async () => {
     try {
       const got = await client.get<Job>({ kind: "Job", namespace: "kube-system", name });
       if (got.status?.conditions?.some((c) => c.type === "Complete")) {
         return { done: true, value: true };
       }
+      log(`Job ${where} is not yet complete, retrying`);
       return { done: false, error: new KubeadmError("no condition of type Complete") };
     } catch (e) {
+      log(`could not get Job ${where}, retrying: ${errorMessage(e)}`);
       return { done: false, error: e };
     }
-  }, timing).catch(
-    wrap(
-      `Job ${JSON.stringify(name)} in the namespace "kube-system" did not complete in ${
-        timeoutMs / 1000
-      }s`,
-    ),
-  );
+  }, timing).catch(wrap(`Job ${where} did not complete in ${timeoutMs / 1000}s`));
+  log(`Job ${where} completed`);
   return [];
 }
 

@@ -60,8 +60,6 @@ export interface AvailableUpgradesOptions {
   allowRC: boolean;
   /** Warnings (upstream's klog lines). */
   warn(line: string): void;
-  /** Upstream's `-v=1` lines (the etcd version fallback). */
-  verbose?: (line: string) => void;
 }
 
 function latestVersion(versions: VersionMap): SemVer {
@@ -92,7 +90,8 @@ function mustParse(v: string, what: string): SemVer {
 
 /**
  * Upstream's `GetAvailableUpgrades`: reads every version through `getter`, prints upstream's
- * `[upgrade/versions] …` lines, and returns the upgrades kubeadm can do (possibly none).
+ * `[upgrade/versions] …` lines (the etcd version fallback at `-v=1`), and returns the upgrades
+ * kubeadm can do (possibly none).
  */
 export async function availableUpgrades(
   getter: VersionGetter,
@@ -152,7 +151,7 @@ export async function availableUpgrades(
   const etcdFor = (k8s: string): string => {
     if (externalEtcd) return "";
     const { etcd, etcdWarning } = targetRelease(k8s);
-    if (etcdWarning) opts.verbose?.(`[upgrade/versions] WARNING: ${etcdWarning}`);
+    if (etcdWarning) out.log?.(1, "plan.ts", `[upgrade/versions] WARNING: ${etcdWarning}`);
     const parsed = parseSemVer(etcd);
     return parsed ? formatSemVer(parsed) : etcd;
   };

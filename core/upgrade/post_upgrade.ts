@@ -22,7 +22,7 @@ import {
 } from "../constants.ts";
 import type { KubeletConfiguration } from "../config/types.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
-import type { FileSystem, Printer } from "../host/ports.ts";
+import type { FileSystem, LogFn, Printer } from "../host/ports.ts";
 import { utf8 } from "../host/ports.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { writeKubeletConfigFile, writeKubeletInstanceConfig } from "../kubelet/files.ts";
@@ -188,7 +188,8 @@ export type KubeconfigServerChange =
 /**
  * Upstream's `UpdateKubeletKubeconfigServer`: when `kubelet.conf` points at the control-plane
  * endpoint and that is not this node's own API server, it is pointed at the local endpoint
- * (written unless `dryRun`). A missing `kubelet.conf` is left alone.
+ * (written unless `dryRun`). A missing `kubelet.conf` is left alone. What it decides is logged
+ * as upstream's (`-v=2` when nothing changes, `-v=1` the change).
  */
 export async function updateKubeletKubeconfigServer(input: {
   files: FileSystem;
@@ -197,9 +198,17 @@ export async function updateKubeletKubeconfigServer(input: {
   controlPlaneEndpoint?: string;
   localAPIEndpoint: LocalEndpoint;
   dryRun: boolean;
+  log?: LogFn;
 }): Promise<KubeconfigServerChange> {
+  const say = (level: number, m: string) => input.log?.(level, "post_upgrade.ts", m);
   const raw = await input.files.read(input.path);
-  if (raw === undefined) return { changed: false };
+  if (raw === undefined) {
+    say(
+      2,
+      `Could not mutate the Server URL in ${input.path}: stat ${input.path}: no such file or directory`,
+    );
+    return { changed: false };
+  }
   const config = parseKubeconfig(utf8(raw), input.path);
   const { context, cluster } = lookupContext(config);
   if (!context || !cluster) {
@@ -209,9 +218,23 @@ export async function updateKubeletKubeconfigServer(input: {
   }
   const local = localAPIEndpointURL(input.localAPIEndpoint);
   const cpe = controlPlaneEndpointURL(input.controlPlaneEndpoint, input.localAPIEndpoint);
-  if (cluster.server !== cpe || cpe === local) return { changed: false };
+  if (cluster.server !== cpe || cpe === local) {
+    say(
+      2,
+      `Skipping update of the Server URL in ${input.path}, because it's already not equal to ${
+        JSON.stringify(cpe)
+      } or already matches the localAPIEndpoint`,
+    );
+    return { changed: false };
+  }
   const from = cluster.server;
   if (!input.dryRun) {
+    say(
+      1,
+      `Changing the Server URL from ${JSON.stringify(from)} to ${
+        JSON.stringify(local)
+      } in ${input.path}`,
+    );
     cluster.server = local;
     await input.files.write({
       path: input.path,

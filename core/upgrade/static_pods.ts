@@ -35,15 +35,12 @@ import { checkClusterHealth, waitForClusterAvailable } from "../etcd/member_join
 import type { EtcdTiming } from "../etcd/timing.ts";
 import { planRenewal, type RenewalSettings } from "../certs/renewal.ts";
 import { etcdPod } from "../manifests/etcd.ts";
-import {
-  buildStaticPod,
-  CONTROL_PLANE_COMPONENTS,
-  staticPodManifestPath,
-} from "../manifests/manifest_file.ts";
+import { CONTROL_PLANE_COMPONENTS, staticPodManifestPath } from "../manifests/manifest_file.ts";
 import {
   type ManifestWriteContext,
   nodeManifestInput,
-  writeStaticPodManifest,
+  writeControlPlaneManifests,
+  writeLocalEtcdManifest,
 } from "../manifests/write.ts";
 import { compareSemVer, formatSemVer, parseSemVer } from "../config/version.ts";
 import { formatDuration } from "../text/duration.ts";
@@ -51,6 +48,9 @@ import { parseKubeYamlOne } from "../yaml/kube_yaml.ts";
 import type { StaticPodWaiter } from "./pod_waiter.ts";
 import { imageTagToSemver, tagFromImage } from "./version_getter.ts";
 import { RecordingFileSystem } from "../host/recording_fs.ts";
+
+/** This module's name in verbose log lines. */
+const LOG_SOURCE = "static_pods.ts";
 
 /** What the upgrade does to the node's files besides writing them. */
 export interface UpgradeNodeOps {
@@ -96,8 +96,6 @@ export interface StaticPodUpgradeInput {
   random: RandomSource;
   /** Now (backup directory names, certificate validity). */
   now: Date;
-  /** Warnings at upstream's `-v=1` (the etcd version fallback). */
-  verbose?: (line: string) => void;
 }
 
 /** The directories of one upgrade (upstream `StaticPodPathManager`). */
@@ -335,6 +333,14 @@ async function upgradeComponent(swap: Swap, component: string, beforeHash: strin
     );
     return;
   }
+  // Upstream logs the manifests' differences at -v=4 too, as a Go structure diff (not kept).
+  if (equal) {
+    out.log?.(
+      4,
+      LOG_SOURCE,
+      `[upgrade/staticpods] Current and new manifests of ${component} are equal, but ${Component.apiServer} will be upgraded`,
+    );
+  }
   const rollback = async (e: unknown) => {
     throw await rollbackOldManifests(swap, e, restoreEtcd);
   };
@@ -400,7 +406,9 @@ function desiredEtcdVersion(input: StaticPodUpgradeInput): string {
   const tag = cluster.etcd.local?.imageTag;
   if (tag) return imageTagToSemver(tag);
   const { etcd, etcdWarning } = targetRelease(cluster.kubernetesVersion);
-  if (etcdWarning) input.verbose?.(`[upgrade/etcd] WARNING: ${etcdWarning}`);
+  if (etcdWarning) {
+    input.ctx.out.log?.(1, LOG_SOURCE, `[upgrade/etcd] WARNING: ${etcdWarning}`);
+  }
   return etcd;
 }
 
@@ -431,9 +439,9 @@ async function upgradeEtcd(swap: Swap, oldEtcd: EtcdClient): Promise<void> {
   const retries = etcd.retries ?? 10;
   const intervalMs = etcd.intervalMs ?? 15_000;
   const available = (client: EtcdClient) =>
-    waitForClusterAvailable(client, etcd.timing, retries, intervalMs);
+    waitForClusterAvailable(client, etcd.timing, retries, intervalMs, out.log);
   try {
-    await checkClusterHealth(oldEtcd, etcd.timing);
+    await checkClusterHealth(oldEtcd, etcd.timing, out.log);
   } catch (e) {
     throw new EtcdUpgradeError("etcd cluster is not healthy", true, e);
   }
@@ -488,11 +496,7 @@ async function upgradeEtcd(swap: Swap, oldEtcd: EtcdClient): Promise<void> {
   }
   try {
     const tempCtx = { ...ctx, manifestDir: dirs.temp };
-    await writeStaticPodManifest(
-      tempCtx,
-      Component.etcd,
-      etcdPod(await nodeManifestInput(ctx), []),
-    );
+    await writeLocalEtcdManifest(tempCtx, etcdPod(await nodeManifestInput(ctx), []));
   } catch (e) {
     throw new EtcdUpgradeError("error creating local etcd static pod manifest file", true, e);
   }
@@ -577,11 +581,7 @@ async function upgradeEtcd(swap: Swap, oldEtcd: EtcdClient): Promise<void> {
 
 /** Writes the new control-plane manifests (not etcd) into `dir`. */
 async function writeNewManifests(ctx: ManifestWriteContext, dir: string): Promise<void> {
-  const target = { ...ctx, manifestDir: dir };
-  const manifestInput = await nodeManifestInput(ctx);
-  for (const component of CONTROL_PLANE_COMPONENTS) {
-    await writeStaticPodManifest(target, component, buildStaticPod(component, manifestInput));
-  }
+  await writeControlPlaneManifests({ ...ctx, manifestDir: dir });
 }
 
 /**

@@ -7,6 +7,7 @@ import { opensslSpkiSha256 } from "../support/openssl.ts";
 import { fakeClusterKubeconfig, fakeClusterTls, withFakeCluster } from "../support/fake_cluster.ts";
 import { repoRoot } from "../support/repo.ts";
 import { k8sBinDir } from "../support/k8s_bins.ts";
+import { klogMessages } from "../support/klog_lines.ts";
 import { redactSecrets } from "../../core/errors.ts";
 
 const tls = await fakeClusterTls();
@@ -127,6 +128,68 @@ bootstrapTokens:
     const mixed = await kubeadm(["token", "create", "--config", config, "--ttl", "1h"]);
     assert.notEqual(mixed.code, 0);
     assert.match(mixed.stderr, /can not mix '--config' with arguments \[ttl\]/);
+  });
+});
+
+Deno.test("token create --v=5: upstream's [token] lines in its order, never a token's secret", async () => {
+  await withCluster(async ({ kc, dir }) => {
+    const secret = "0123456789abcdef";
+    const created = await kubeadm([
+      "token",
+      "create",
+      `cccccc.${secret}`,
+      "--print-join-command",
+      "--kubeconfig",
+      kc,
+      "--v=5",
+    ]);
+    assert.equal(created.code, 0, created.stderr);
+    assert.match(created.stdout, new RegExp(`--token cccccc\\.${secret} `));
+    assert.deepEqual(klogMessages(created.stderr), [
+      "[token] validating mixed arguments",
+      "[token] getting Clientsets from kubeconfig file",
+      "[token] loading configurations",
+      "[token] creating token",
+    ]);
+    const config = `${dir}/tokens.yaml`;
+    await Deno.writeTextFile(
+      config,
+      `apiVersion: kubeadm.k8s.io/v1beta4\nkind: InitConfiguration\nbootstrapTokens:\n- token: dddddd.${secret}\n---\napiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nkubernetesVersion: v1.37.2\n`,
+    );
+    const fromConfig = await kubeadm([
+      "token",
+      "create",
+      "--config",
+      config,
+      "--kubeconfig",
+      kc,
+      "--v=5",
+    ]);
+    assert.equal(fromConfig.code, 0, fromConfig.stderr);
+    assert.equal(fromConfig.stdout, `dddddd.${secret}\n`);
+    assert.deepEqual(klogMessages(fromConfig.stderr), [
+      "[token] validating mixed arguments",
+      "[token] getting Clientsets from kubeconfig file",
+      "[token] loading configurations",
+      `loading configuration from ${JSON.stringify(config)}`,
+      'the value of KubeletConfiguration.cgroupDriver is empty; setting it to "systemd"',
+      "[token] creating token",
+    ]);
+    for (const r of [created, fromConfig]) assert.doesNotMatch(r.stderr, new RegExp(secret));
+    const deleted = await kubeadm([
+      "token",
+      "delete",
+      `cccccc.${secret}`,
+      "--kubeconfig",
+      kc,
+      "--v=5",
+    ]);
+    assert.equal(deleted.code, 0, deleted.stderr);
+    assert.deepEqual(klogMessages(deleted.stderr), [
+      "[token] parsing token",
+      '[token] deleting token "cccccc"',
+    ]);
+    assert.doesNotMatch(deleted.stderr, new RegExp(secret));
   });
 });
 

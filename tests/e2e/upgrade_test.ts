@@ -21,9 +21,11 @@ import {
   waitFor,
 } from "../support/control_plane.ts";
 import { fileTree, mtimeOf } from "../support/file_tree.ts";
+import { klogMessages } from "../support/klog_lines.ts";
 import { opensslSpkiSha256 } from "../support/openssl.ts";
 import {
   assertDryRunAsUpstream,
+  assertLogAsUpstream,
   diffInFileOrder,
   oursAndUpstream,
 } from "../support/upgrade_golden.ts";
@@ -98,6 +100,21 @@ function apiWatch(cps: TestNode[]) {
       return { outages, polls };
     },
   };
+}
+
+/**
+ * Asserts that `expected` occur in `messages` in this order (others may come between); an
+ * array stands for any one of its messages.
+ */
+function assertInOrder(messages: string[], expected: (string | string[])[]) {
+  let at = 0;
+  for (const m of expected) {
+    const i = messages.findIndex((l, n) =>
+      n >= at && (typeof m === "string" ? l === m : m.includes(l))
+    );
+    assert.ok(i >= 0, `missing, or out of order: ${m}\n--- logged:\n${messages.join("\n")}`);
+    at = i + 1;
+  }
 }
 
 function tree(root: string): Promise<Map<string, string>> {
@@ -276,18 +293,31 @@ Deno.test({
       });
 
       await t.step(
-        "golden: plan, diff and apply --dry-run as upstream kubeadm v1.37.2's",
+        "golden: plan, diff and apply --dry-run as upstream kubeadm v1.37.2's, --v=4 lines too",
         async () => {
+          // At --v=4 (stdout is the same at any level): the log lines are upstream's too.
+          const v = "--v=4";
           for (const args of [["plan", TO, ignore], ["plan", TO, ignore, "-o", "yaml"]]) {
-            const r = await oursAndUpstream(cp1, ["upgrade", ...args]);
+            const r = await oursAndUpstream(cp1, ["upgrade", ...args, v]);
             assert.equal(r.ours, r.theirs, `upgrade ${args.join(" ")}`);
+            const log = assertLogAsUpstream(r);
+            assert.ok(
+              log.includes("[upgrade/plan] computing upgrade possibilities"),
+              log.join("\n"),
+            );
           }
-          const diff = await oursAndUpstream(cp1, ["upgrade", "diff", TO]);
+          const diff = await oursAndUpstream(cp1, ["upgrade", "diff", TO, v]);
           assert.deepEqual(diffInFileOrder(diff.ours), diffInFileOrder(diff.theirs));
           assert.equal(diffInFileOrder(diff.ours).filter((b) => b.startsWith("--- ")).length, 3);
-          const r = await oursAndUpstream(cp1, ["upgrade", "apply", TO, "--dry-run", ignore]);
+          assertLogAsUpstream(diff);
+          const r = await oursAndUpstream(cp1, ["upgrade", "apply", TO, "--dry-run", ignore, v]);
           const ours = assertDryRunAsUpstream(r.ours, r.theirs);
           assert.equal(ours.files.size, 5, "three manifests, instance-config.yaml, config.yaml");
+          const log = assertLogAsUpstream(r);
+          assert.ok(
+            log.includes("[upgrade/preflight] Verifying the cluster health"),
+            log.join("\n"),
+          );
         },
       );
 
@@ -360,8 +390,21 @@ Deno.test({
         child.kill("SIGKILL");
         await child.status;
         reader.releaseLock();
-        const again = await cp1.kubeadm(["upgrade", "apply", TO, "--yes", ignore]);
+        const again = await cp1.kubeadm(["upgrade", "apply", TO, "--yes", ignore, "--v=4"]);
         ok(again, "apply (re-run)");
+        // A real apply cannot run twice to compare with upstream's (its dry run is compared
+        // above); its own steps log upstream's lines, in upstream's order.
+        assertInOrder(klogMessages(again.stderr), [
+          "[upgrade] retrieving configuration from cluster",
+          "[upgrade/preflight] Verifying the cluster health",
+          "[upgrade/preflight] Validating requested and actual version",
+          `etcd endpoints read from pods: https://${cp1.ns.address}:2379,https://${cp2.ns.address}:2379`,
+          "[control-plane] creating static Pod files",
+          "[upgrade/upload-config] Uploading the kubeadm ClusterConfiguration to a ConfigMap",
+          "[upgrade/upload-config] Uploading the kubelet configuration to a ConfigMap",
+          `Skipping update of the Server URL in /etc/kubernetes/kubelet.conf, because it's already not equal to "https://${endpoint}" or already matches the localAPIEndpoint`,
+          "creating the RBAC rules for exposing the cluster-info ConfigMap in the kube-public namespace",
+        ]);
         assert.match(
           again.stdout,
           /\[upgrade\] SUCCESS! A control plane node of your cluster was upgraded to "v1\.37\.2"\./,
@@ -398,10 +441,30 @@ Deno.test({
           ignore,
           "--patches",
           "/patches-addons",
+          "--v=4",
         ]);
         assertDryRunAsUpstream(dry.ours, dry.theirs);
-        const r = await cp2.kubeadm(["upgrade", "node", ignore, "--patches", "/patches-addons"]);
+        assertLogAsUpstream(dry);
+        const r = await cp2.kubeadm([
+          "upgrade",
+          "node",
+          ignore,
+          "--patches",
+          "/patches-addons",
+          "--v=2",
+        ]);
         ok(r, "upgrade node (cp2)");
+        // cp2's kubelet.conf already points at cp2's own API server (kubeadm's local mode).
+        assertInOrder(klogMessages(r.stderr), [
+          "[control-plane] creating static Pod files",
+          // etcd's member list gives the endpoints' order: either.
+          [[cp1, cp2], [cp2, cp1]].map((nodes) =>
+            `[etcd] attempting to see if all cluster endpoints ([${
+              nodes.map((n) => `https://${n.ns.address}:2379`).join(" ")
+            }]) are available 1/10`
+          ),
+          `Skipping update of the Server URL in /etc/kubernetes/kubelet.conf, because it's already not equal to "https://${endpoint}" or already matches the localAPIEndpoint`,
+        ]);
         assert.match(r.stdout, /\[addons\] Applied essential addon: CoreDNS/);
         assert.match(r.stdout, /\[addons\] Applied essential addon: kube-proxy/);
         assert.match(
@@ -421,8 +484,10 @@ Deno.test({
           "node",
           "--dry-run",
           "--ignore-preflight-errors=all",
+          "--v=4",
         ]);
         assertDryRunAsUpstream(dry.ours, dry.theirs);
+        assertLogAsUpstream(dry);
         const r = await worker.kubeadm(["upgrade", "node", "--ignore-preflight-errors=all"]);
         ok(r, "upgrade node (worker)");
         assert.match(

@@ -1,10 +1,16 @@
 // Golden comparison of `--v=N` log lines: upstream kubeadm v1.37.2 (built by scripts/k8s-bins)
-// and ours run the same offline commands; the klog lines on stderr must have klog's header and,
-// once it is stripped, the same messages in the same order (the config file's path aside:
-// upstream's --rootfs chroots, so its path is inside the root). At -v=0 neither prints one.
+// and ours run the same offline commands (the token commands against the fake API server); the
+// klog lines on stderr must have klog's header and, once it is stripped, the same messages in
+// the same order (the config file's path aside: upstream's --rootfs chroots, so its path is
+// inside the root). At -v=0 neither prints one. The upgrade commands' lines are compared on a
+// real cluster, in tests/e2e/upgrade_test.ts.
 import assert from "node:assert/strict";
+import { tokenToSecret } from "../../core/bootstraptoken/secret.ts";
 import { GOLDEN_DEFAULT_CONFIG } from "../support/config.ts";
+import { withFakeCluster } from "../support/fake_cluster.ts";
+import type { FakeKubeApi } from "../support/fake_kube_api.ts";
 import { k8sBinDir } from "../support/k8s_bins.ts";
+import { isStructuredLine, klogMessages } from "../support/klog_lines.ts";
 import { repoRoot } from "../support/repo.ts";
 import { run } from "../support/control_plane.ts";
 
@@ -19,24 +25,17 @@ networking:
   podSubnet: 10.244.0.0/16
 `;
 
-/** klog's header: severity, MMDD hh:mm:ss.micro, the thread (pid) column, `file:line] `. */
-const HEADER = /^I\d{4} \d{2}:\d{2}:\d{2}\.\d{6} +\d+ [\w.-]+:\d+\] /;
-
-/** The messages of the klog info lines on stderr, each checked for klog's header. */
+/** The messages of the klog info lines on stderr, the config file's path as `<config>`. */
 function messages(stderr: string, configPath: string): string[] {
-  const out: string[] = [];
-  for (const line of stderr.split("\n")) {
-    if (!/^I\d{4} /.test(line)) continue;
-    assert.match(line, HEADER);
-    out.push(line.replace(HEADER, "").replaceAll(configPath, "<config>"));
-  }
-  return out;
+  return klogMessages(stderr).map((m) => m.replaceAll(configPath, "<config>"));
 }
 
-/** A command line of both, `@cfg` standing for the config file. */
+/** A command line of both, `@cfg` standing for the config file, `@kc` for the kubeconfig. */
 interface Case {
   name: string;
   args: string[];
+  /** Run against a fake API server (`@kc` its admin kubeconfig), seeded by this function. */
+  cluster?: (api: FakeKubeApi) => void;
   /** Run in a scratch root (`--rootfs`): init phases. */
   rooted?: boolean;
   /** Phases run first in the root, at -v=0 (what the phase needs on disk). */
@@ -54,6 +53,13 @@ interface Case {
 /** The kubelet-finalize line's reason: a Go stat error upstream, our read's error. */
 const finalizeReason = (m: string) =>
   m.replace(/(client certificate rotation is disabled: ).*/, "$1<reason>");
+
+/** Two bootstrap tokens in the fake cluster, for `token list` and `token delete`. */
+const seedTokens = (api: FakeKubeApi) => {
+  for (const t of ["zzzzzz.0123456789abcdef", "yyyyyy.0123456789abcdef"]) {
+    api.put(tokenToSecret({ token: t, ttl: "1h" }, new Date()));
+  }
+};
 
 const CASES: Case[] = [
   {
@@ -88,14 +94,14 @@ const CASES: Case[] = [
   },
   {
     // Upstream's dry run writes manifests to a temporary directory, ours plans them at their
-    // real paths; client-go's own feature-gate lines are not kubeadm's.
+    // real paths.
     name: "init --dry-run",
     args: ["init", "--dry-run", "--config", "@cfg", "--ignore-preflight-errors=all"],
     rooted: true,
     v: 1,
     expect: "validating the existence and emptiness of directory /var/lib/etcd",
     upstream: (m) =>
-      m.startsWith('"Feature gate default state"') ? undefined : finalizeReason(
+      finalizeReason(
         m.replace(
           /\/etc\/kubernetes\/tmp\/kubeadm-init-dryrun\d+\/([a-z-]+\.yaml)/,
           "/etc/kubernetes/manifests/$1",
@@ -127,6 +133,54 @@ const CASES: Case[] = [
     v: 1,
     expect: 'loading configuration from "<config>"',
   },
+  { name: "version", args: ["version"], v: 1, expect: "[version] retrieving version info" },
+  {
+    name: "token generate",
+    args: ["token", "generate"],
+    v: 1,
+    expect: "[token] generating random token",
+  },
+  {
+    // Writes in --dry-run: upstream's client sends them as protobuf, which the fake API server
+    // does not read (its reads are JSON).
+    name: "token create --config",
+    args: ["token", "create", "--config", "@cfg", "--dry-run", "--kubeconfig", "@kc"],
+    cluster: () => {},
+    v: 1,
+    expect: "[token] loading configurations",
+  },
+  {
+    // Without --config upstream defaults a whole InitConfiguration for the one token and logs
+    // the kubelet's cgroupDriver default; kubeadm-ts builds only the token (README).
+    name: "token create",
+    args: ["token", "create", "--print-join-command", "--dry-run", "--kubeconfig", "@kc"],
+    cluster: () => {},
+    v: 1,
+    expect: "[token] creating token",
+    upstream: (m) => m.startsWith("the value of KubeletConfiguration.cgroupDriver") ? undefined : m,
+  },
+  {
+    name: "token list",
+    args: ["token", "list", "--kubeconfig", "@kc"],
+    cluster: seedTokens,
+    v: 1,
+    expect: "[token] retrieving list of bootstrap tokens",
+  },
+  {
+    name: "token delete",
+    args: [
+      "token",
+      "delete",
+      "zzzzzz",
+      "yyyyyy.0123456789abcdef",
+      "--dry-run",
+      "--kubeconfig",
+      "@kc",
+    ],
+    cluster: seedTokens,
+    v: 1,
+    expect: '[token] deleting token "yyyyyy"',
+  },
 ];
 
 /** One side of the comparison: its kubeadm, its scratch directory and its config path. */
@@ -144,11 +198,14 @@ async function scratchSide(name: string, kubeadm: string, chrooted?: boolean): P
   return { name, kubeadm, dir, cfg: chrooted ? "/cfg.yaml" : `${dir}/cfg.yaml` };
 }
 
-/** Runs a case's command line (or `args`) on one side at level `v`; it must succeed. */
-async function runSide(side: Side, c: Case, v: number, args = c.args): Promise<string> {
+/**
+ * Runs a case's command line (or `args`) on one side at level `v`, `kc` standing for `@kc`; it
+ * must succeed.
+ */
+async function runSide(side: Side, c: Case, v: number, args = c.args, kc = ""): Promise<string> {
   const r = await run([
     side.kubeadm,
-    ...args.map((a) => a === "@cfg" ? side.cfg : a),
+    ...args.map((a) => a === "@cfg" ? side.cfg : a === "@kc" ? kc : a),
     ...(c.rooted ? ["--rootfs", side.dir] : []),
     `--v=${v}`,
   ]);
@@ -162,25 +219,37 @@ for (const c of CASES) {
     sanitizeOps: false,
     sanitizeResources: false,
     async fn() {
-      const up = await scratchSide("upstream", `${await k8sBinDir()}/kubeadm`, c.rooted);
-      const ours = await scratchSide("ours", `${repoRoot}/scripts/kubeadm`, false);
-      try {
-        for (const side of [up, ours]) {
-          await Deno.writeTextFile(`${side.dir}/cfg.yaml`, CONFIG);
-          for (const before of c.before ?? []) await runSide(side, c, 0, before);
-        }
-        const ourLines = messages(await runSide(ours, c, c.v), ours.cfg).map(c.ours ?? ((m) => m));
-        const upLines = messages(await runSide(up, c, c.v), up.cfg).flatMap((m) => {
-          const kept = c.upstream ? c.upstream(m) : m;
-          return kept === undefined ? [] : [kept];
-        });
-        assert.deepEqual(ourLines, upLines);
-        assert.ok(ourLines.includes(c.expect), ourLines.join("\n"));
-        // The same run again at -v=0 prints no log line (files now exist: reused).
-        assert.doesNotMatch(await runSide(ours, c, 0), /^I\d{4} /m);
-      } finally {
-        for (const side of [up, ours]) await Deno.remove(side.dir, { recursive: true });
-      }
+      if (!c.cluster) return await compare(c);
+      await withFakeCluster(async ({ api, kc }) => {
+        c.cluster!(api);
+        await compare(c, kc);
+      });
     },
   });
+}
+
+/** Runs a case on both sides and compares their messages; `kc`: the fake cluster's kubeconfig. */
+async function compare(c: Case, kc?: string): Promise<void> {
+  const up = await scratchSide("upstream", `${await k8sBinDir()}/kubeadm`, c.rooted);
+  const ours = await scratchSide("ours", `${repoRoot}/scripts/kubeadm`, false);
+  try {
+    for (const side of [up, ours]) {
+      await Deno.writeTextFile(`${side.dir}/cfg.yaml`, CONFIG);
+      for (const before of c.before ?? []) await runSide(side, c, 0, before, kc);
+    }
+    const ourLines = messages(await runSide(ours, c, c.v, c.args, kc), ours.cfg).map(
+      c.ours ?? ((m) => m),
+    );
+    const upLines = messages(await runSide(up, c, c.v, c.args, kc), up.cfg).flatMap((m) => {
+      if (isStructuredLine(m)) return [];
+      const kept = c.upstream ? c.upstream(m) : m;
+      return kept === undefined ? [] : [kept];
+    });
+    assert.deepEqual(ourLines, upLines);
+    assert.ok(ourLines.includes(c.expect), ourLines.join("\n"));
+    // The same run again at -v=0 prints no log line (files now exist: reused).
+    assert.doesNotMatch(await runSide(ours, c, 0, c.args, kc), /^I\d{4} /m);
+  } finally {
+    for (const side of [up, ours]) await Deno.remove(side.dir, { recursive: true });
+  }
 }

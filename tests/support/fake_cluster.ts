@@ -77,29 +77,27 @@ users:
 `;
 }
 
+/** Stores a `kube-system` ConfigMap. */
+export function putConfigMap(api: FakeKubeApi, name: string, data: Record<string, string>): void {
+  api.put(
+    <ConfigMap> {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name, namespace: "kube-system" },
+      data,
+    },
+  );
+}
+
 /**
  * Stores what `kubeadm init` uploads for the cluster's configuration: the `kubeadm-config`
  * ConfigMap holding `clusterConfiguration` (YAML) and a default `kubelet-config`.
  */
 export function putClusterConfiguration(api: FakeKubeApi, clusterConfiguration: string): void {
-  api.put(
-    <ConfigMap> {
-      apiVersion: "v1",
-      kind: "ConfigMap",
-      metadata: { name: "kubeadm-config", namespace: "kube-system" },
-      data: { ClusterConfiguration: clusterConfiguration },
-    },
-  );
-  api.put(
-    <ConfigMap> {
-      apiVersion: "v1",
-      kind: "ConfigMap",
-      metadata: { name: "kubelet-config", namespace: "kube-system" },
-      data: {
-        kubelet: "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n",
-      },
-    },
-  );
+  putConfigMap(api, "kubeadm-config", { ClusterConfiguration: clusterConfiguration });
+  putConfigMap(api, "kubelet-config", {
+    kubelet: "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n",
+  });
 }
 
 /** A running fake cluster: the API, its server, the kubeconfig path `kc` in a temp `dir`. */

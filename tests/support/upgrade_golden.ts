@@ -6,12 +6,14 @@
  * actions in the same order with the same objects attached to its writes, the same addon
  * objects and the same log, except for the differences README lists: upstream reads the CoreDNS
  * objects twice (two checks), a Go zero value (`null`, `{}`, `readOnly: false`) is not printed
- * by kubeadm-ts, and upstream names its temporary dry-run directory for the kubelet files.
+ * by kubeadm-ts, and upstream names its temporary dry-run directory for the kubelet files. Run
+ * with `--v=N`, both must log the same messages ({@link assertLogAsUpstream}).
  *
  * @module
  */
 import assert from "node:assert/strict";
 import { run, type TestNode } from "./control_plane.ts";
+import { isStructuredLine, klogMessages } from "./klog_lines.ts";
 import {
   dropEmptyFields,
   type PrintedAction,
@@ -19,11 +21,16 @@ import {
   type UpgradeDryRun,
 } from "./dry_run_output.ts";
 
+/** Both sides' stdout and stderr. */
+export interface BothOutputs {
+  ours: string;
+  theirs: string;
+  oursStderr: string;
+  theirsStderr: string;
+}
+
 /** Runs `args` with ours and with upstream's kubeadm on `node`; both must succeed. */
-export async function oursAndUpstream(
-  node: TestNode,
-  args: string[],
-): Promise<{ ours: string; theirs: string }> {
+export async function oursAndUpstream(node: TestNode, args: string[]): Promise<BothOutputs> {
   const ours = await node.kubeadm(args);
   assert.equal(ours.code, 0, `ours: ${args.join(" ")}\n${ours.stdout}\n${ours.stderr}`);
   // Upstream chroots into the node's root; its dry-run directory is the root's /tmp.
@@ -37,7 +44,41 @@ export async function oursAndUpstream(
     node.rootfs,
   ], { ns: node.ns });
   assert.equal(theirs.code, 0, `upstream: ${args.join(" ")}\n${theirs.stdout}\n${theirs.stderr}`);
-  return { ours: ours.stdout, theirs: theirs.stdout };
+  return {
+    ours: ours.stdout,
+    theirs: theirs.stdout,
+    oursStderr: ours.stderr,
+    theirsStderr: theirs.stderr,
+  };
+}
+
+/**
+ * An upgrade's `--v=N` messages as compared: the health-check Job's name untimed, a poll's
+ * repeated line counted once (how often it repeats is timing), and upstream's dry-run directory
+ * (`KUBEADM_UPGRADE_DRYRUN_DIR=/tmp`) read as the manifest folder kubeadm-ts plans its
+ * manifests in. Upstream's structured lines are client-go's and the CRI client's, not kubeadm's.
+ */
+function upgradeLogMessages(stderr: string, upstream: boolean): string[] {
+  const out: string[] = [];
+  for (let m of klogMessages(stderr)) {
+    if (upstream && isStructuredLine(m)) continue;
+    m = timestamped(m);
+    if (upstream) {
+      m = m.replace(/ to "\/tmp\/([a-z-]+\.yaml)"$/, ' to "/etc/kubernetes/manifests/$1"');
+    }
+    if (m !== out[out.length - 1] || !/, retrying/.test(m)) out.push(m);
+  }
+  return out;
+}
+
+/**
+ * Asserts that a run of ours logged upstream's `--v=N` messages in upstream's order; returns
+ * ours (for a test to check that a line it needs is there).
+ */
+export function assertLogAsUpstream(r: BothOutputs): string[] {
+  const ours = upgradeLogMessages(r.oursStderr, false);
+  assert.deepEqual(ours, upgradeLogMessages(r.theirsStderr, true), "the --v log lines");
+  return ours;
 }
 
 const timestamped = (s: string) =>

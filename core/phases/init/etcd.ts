@@ -8,10 +8,9 @@
  * @module
  */
 import { errorMessage, KubeadmError } from "../../errors.ts";
-import { Component, DEFAULT_ETCD_DATA_DIR, ETCD_DATA_DIR_MODE } from "../../constants.ts";
+import { DEFAULT_ETCD_DATA_DIR, ETCD_DATA_DIR_MODE } from "../../constants.ts";
 import { etcdPod } from "../../manifests/etcd.ts";
-import { staticPodManifestPath } from "../../manifests/manifest_file.ts";
-import { nodeManifestInput, writeStaticPodManifest } from "../../manifests/write.ts";
+import { nodeManifestInput, writeLocalEtcdManifest } from "../../manifests/write.ts";
 import type { InitData } from "./data.ts";
 
 /** Writes `<manifestDir>/etcd.yaml` for a local etcd; does nothing with external etcd. */
@@ -35,15 +34,7 @@ export async function runLocalEtcd(data: InitData): Promise<void> {
     `[etcd] Creating static Pod manifest for local etcd in ${JSON.stringify(data.manifestDir)}`,
   );
   try {
-    const pod = etcdPod(await nodeManifestInput(data));
-    await writeStaticPodManifest(data, Component.etcd, pod);
-    data.out.log?.(
-      1,
-      "etcd.ts",
-      `[etcd] wrote Static Pod manifest for a local etcd member to ${
-        JSON.stringify(staticPodManifestPath(data.manifestDir, Component.etcd))
-      }`,
-    );
+    await writeLocalEtcdManifest(data, etcdPod(await nodeManifestInput(data)));
   } catch (e) {
     throw new KubeadmError(
       `error creating local etcd static pod manifest file: ${errorMessage(e)}`,

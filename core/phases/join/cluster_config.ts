@@ -18,7 +18,7 @@ import { resolveInitConfig } from "../../config/resolve.ts";
 import type { KubeletConfiguration, ResolvedConfig } from "../../config/types.ts";
 import { KUBEADM_API_VERSION } from "../../config/types.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
-import type { Printer, RandomSource } from "../../host/ports.ts";
+import type { LogFn, Printer, RandomSource } from "../../host/ports.ts";
 import type { KubeClient } from "../../kube/client.ts";
 import { SHORT_RETRY_POLICY } from "../../kube/retry.ts";
 import { isForbidden, isNotFound } from "../../kube/status.ts";
@@ -39,8 +39,8 @@ const KUBE_PROXY_CONFIG_KEY = "config.conf";
 export interface ClusterConfigDocuments {
   /** `ClusterConfiguration` YAML from `kubeadm-config`. */
   clusterConfiguration: string;
-  /** `kubelet` YAML from `kubelet-config`. */
-  kubelet: string;
+  /** `kubelet` YAML from `kubelet-config` (absent when the component configs were not read). */
+  kubelet?: string;
   /** `config.conf` YAML from `kube-proxy`, when readable. */
   kubeProxy?: string;
 }
@@ -53,14 +53,25 @@ async function getConfigMap(client: KubeClient, name: string): Promise<ConfigMap
   });
 }
 
+/** Upstream's `-v=1` line as a component config is read from its ConfigMap. */
+export function logComponentConfigDownload(out: Printer, kind: string, configMap: string): void {
+  out.log?.(
+    1,
+    "cluster_config.ts",
+    `attempting to download the ${kind} from ConfigMap ${JSON.stringify(configMap)}`,
+  );
+}
+
 /**
- * Reads the three ConfigMaps; prints upstream's `[<logPrefix>] Reading configuration ...`
- * lines (`preflight` for join, `renew` / `check-expiration` for the certs commands).
+ * Reads the three ConfigMaps (only `kubeadm-config` without `componentConfigs`, as `upgrade
+ * diff`); prints upstream's `[<logPrefix>] Reading configuration ...` lines (`preflight` for
+ * join, `renew` / `check-expiration` for the certs commands).
  */
 export async function fetchClusterConfigDocuments(
   client: KubeClient,
   out: Printer,
   logPrefix = "preflight",
+  componentConfigs = true,
 ): Promise<ClusterConfigDocuments> {
   out.info(
     `[${logPrefix}] Reading configuration from the ${
@@ -85,14 +96,10 @@ export async function fetchClusterConfigDocuments(
       `unable to fetch the kubeadm-config ConfigMap: unexpected error when reading kubeadm-config ConfigMap: ${CLUSTER_CONFIGURATION_KEY} key value pair missing`,
     );
   }
+  if (!componentConfigs) return { clusterConfiguration };
   // Upstream's order of component configs: kube-proxy (optional), then the kubelet.
   let kubeProxyMap: ConfigMap | undefined;
-  const log = (m: string) => out.log?.(1, "cluster_config.ts", m);
-  log(
-    `attempting to download the KubeProxyConfiguration from ConfigMap ${
-      JSON.stringify(KUBE_PROXY_CONFIGMAP)
-    }`,
-  );
+  logComponentConfigDownload(out, "KubeProxyConfiguration", KUBE_PROXY_CONFIGMAP);
   try {
     kubeProxyMap = await getConfigMap(client, KUBE_PROXY_CONFIGMAP);
   } catch (e) {
@@ -114,11 +121,7 @@ export async function fetchClusterConfigDocuments(
     );
   }
   let kubelet: string | undefined;
-  log(
-    `attempting to download the KubeletConfiguration from ConfigMap ${
-      JSON.stringify(KUBELET_CONFIG_CONFIGMAP)
-    }`,
-  );
+  logComponentConfigDownload(out, "KubeletConfiguration", KUBELET_CONFIG_CONFIGMAP);
   try {
     kubelet = (await getConfigMap(client, KUBELET_CONFIG_CONFIGMAP)).data?.[KUBELET_CONFIG_KEY];
   } catch (e) {
@@ -155,20 +158,24 @@ function documentOf(yaml: string, kind: string): Record<string, unknown> {
 /**
  * The cluster's documents (ClusterConfiguration, KubeletConfiguration kept as stored,
  * KubeProxyConfiguration) resolved with an InitConfiguration document and the host's facts
- * (upstream `FetchInitConfigurationFromCluster`'s decoding and dynamic defaults). Throws when
- * the cluster's configuration does not validate.
+ * (upstream `FetchInitConfigurationFromCluster`'s decoding and dynamic defaults). Without a
+ * stored KubeletConfiguration, its defaults are used and logged to `log` as upstream's. Throws
+ * when the cluster's configuration does not validate.
  */
 export function resolveClusterDocuments(
   docs: ClusterConfigDocuments,
   init: Record<string, unknown>,
   host: NodeConfigHost,
   random: RandomSource,
+  log?: LogFn,
 ): ResolvedConfig {
-  const kubelet = documentOf(docs.kubelet, "KubeletConfiguration") as KubeletConfiguration;
+  const kubelet = docs.kubelet === undefined
+    ? undefined
+    : documentOf(docs.kubelet, "KubeletConfiguration") as KubeletConfiguration;
   const text = [
     toKubeYaml({ apiVersion: KUBEADM_API_VERSION, kind: "InitConfiguration", ...init }),
     docs.clusterConfiguration,
-    toKubeYaml(kubelet),
+    ...(kubelet ? [toKubeYaml(kubelet)] : []),
     ...(docs.kubeProxy ? [docs.kubeProxy] : []),
   ].map((d) => d.replace(/\n*$/, "\n")).join("---\n");
   let config: ResolvedConfig;
@@ -180,6 +187,7 @@ export function resolveClusterDocuments(
       fromCluster: true,
       host,
       random,
+      log: kubelet ? undefined : log,
     }));
   } catch (e) {
     throw new KubeadmError(
@@ -189,7 +197,7 @@ export function resolveClusterDocuments(
       { cause: e },
     );
   }
-  config.kubelet = kubelet;
+  if (kubelet) config.kubelet = kubelet;
   return config;
 }
 

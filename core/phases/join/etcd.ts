@@ -58,8 +58,9 @@ export async function etcdClientFromCluster(d: JoinData): Promise<EtcdClient> {
   const endpoints = await etcdEndpointsFromCluster(
     client,
     parseDuration(d.cfg.timeouts.kubernetesAPICall),
+    d.out.log,
   );
-  return await syncEtcdClient((e) => d.node.etcdClient(e, tls), endpoints, timing(d));
+  return await syncEtcdClient((e) => d.node.etcdClient(e, tls), endpoints, timing(d), d.out.log);
 }
 
 /** The hidden `check-etcd` phase. */
@@ -76,7 +77,7 @@ export async function runCheckEtcd(d: JoinData): Promise<void> {
   }
   d.out.info("[check-etcd] Checking that the etcd cluster is healthy");
   const client = await etcdClientFromCluster(d);
-  await checkClusterHealth(client, timing(d));
+  await checkClusterHealth(client, timing(d), d.out.log);
 }
 
 /**
@@ -139,7 +140,13 @@ export async function runEtcdMemberJoin(d: JoinData): Promise<void> {
     );
     const endpoints = [...new Set([...client.endpoints, etcdClientURL(advertise)])];
     const cfgTls = await etcdTls(d, cfg.cluster.certificatesDir);
-    await waitForClusterAvailable(d.node.etcdClient(endpoints, cfgTls), t);
+    await waitForClusterAvailable(
+      d.node.etcdClient(endpoints, cfgTls),
+      t,
+      ETCD_HEALTHY_CHECK_RETRIES,
+      ETCD_HEALTHY_CHECK_INTERVAL_MS,
+      log,
+    );
   } catch (e) {
     throw new KubeadmError(
       `error creating local etcd static pod manifest file: ${errorMessage(e)}`,

@@ -57,8 +57,9 @@ function localEtcd(d: UpgradeData): UpgradeEtcd {
       const endpoints = await etcdEndpointsFromCluster(
         d.client,
         parseDuration(d.upgrade.timeouts.kubernetesAPICall),
+        d.out.log,
       );
-      return await syncEtcdClient((e) => d.etcdClient(e, tls), endpoints, timing);
+      return await syncEtcdClient((e) => d.etcdClient(e, tls), endpoints, timing, d.out.log);
     },
   };
 }
@@ -72,7 +73,7 @@ async function dryRun(d: UpgradeData): Promise<void> {
   const lines: string[] = [];
   const files = await plannedControlPlaneManifests({
     ...manifestContext(d),
-    out: { info: (l) => lines.push(l), warn: (l) => d.out.warn(l) },
+    out: { info: (l) => lines.push(l), warn: (l) => d.out.warn(l), log: d.out.log },
   });
   let prefix = `[dryrun] Would upgrade your static Pod-hosted control plane to version ${
     JSON.stringify(d.cfg.cluster.kubernetesVersion)
@@ -100,7 +101,6 @@ async function upgrade(d: UpgradeData): Promise<void> {
       renewCerts: d.settings.renewCerts,
       random: d.random,
       now: d.clock.now(),
-      verbose: d.verbose,
     });
   } catch (e) {
     throw new KubeadmError(`couldn't complete the static pod upgrade: ${errorMessage(e)}`, {

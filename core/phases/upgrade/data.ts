@@ -73,8 +73,6 @@ export interface UpgradeData {
   kubeadmVersion: string;
   /** Asks the user a yes/no question (interactive `apply`); absent: no terminal. */
   confirm?: (question: string) => Promise<boolean>;
-  /** `-v=1` lines (upstream's klog V(1)); absent: dropped. */
-  verbose?: (line: string) => void;
   /** Which phase paths this run executes (absent: all not skipped). */
   willRun?: (phasePath: string) => boolean;
 }

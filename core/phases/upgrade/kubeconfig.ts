@@ -26,6 +26,7 @@ export async function runKubeconfig(d: UpgradeData): Promise<void> {
       controlPlaneEndpoint: d.cfg.cluster.controlPlaneEndpoint,
       localAPIEndpoint: d.cfg.init.localAPIEndpoint,
       dryRun: d.settings.dryRun,
+      log: d.out.log,
     });
     if (change.changed && d.settings.dryRun) {
       d.out.info(

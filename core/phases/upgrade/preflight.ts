@@ -30,6 +30,9 @@ import { MINIMUM_UPGRADE_TARGET, normalizeUpgradeTarget } from "../../upgrade/ta
 import { COREDNS_VERSION } from "../../versions.ts";
 import type { UpgradeData } from "./data.ts";
 
+/** This module's name in verbose log lines. */
+const LOG_SOURCE = "preflight.ts";
+
 /** Every check name an upgrade accepts in `--ignore-preflight-errors`. */
 export const UPGRADE_CHECK_NAMES: readonly string[] = [
   ...KNOWN_CHECK_NAMES,
@@ -52,11 +55,8 @@ export async function runApplyPreflight(d: UpgradeData): Promise<void> {
   await run.run(rootChecks());
   await run.run(upgradeChecks(d.cfg.init.nodeRegistration.criSocket));
   const cluster = d.cfg.cluster;
-  await run.run(coreDNSMigrationChecks({
-    client: d.client,
-    targetVersion: COREDNS_VERSION,
-    dnsDomain: cluster.networking.dnsDomain,
-  }));
+  await run.run(coreDNSMigrationChecks({ client: d.client, targetVersion: COREDNS_VERSION }));
+  d.out.log?.(1, LOG_SOURCE, "[upgrade/preflight] Verifying the cluster health");
   d.out.info("[upgrade] Running cluster health checks");
   await run.run(clusterHealthChecks({
     client: d.client,
@@ -69,6 +69,7 @@ export async function runApplyPreflight(d: UpgradeData): Promise<void> {
   for (const notice of storedFeatureGateNotices(cluster.featureGates ?? {})) {
     d.out.info(`[upgrade/preflight] ${notice}`);
   }
+  d.out.log?.(1, LOG_SOURCE, "[upgrade/preflight] Validating requested and actual version");
   const { version: target, warnings } = normalizeUpgradeTarget(cluster.kubernetesVersion);
   for (const w of warnings) d.out.warn(w);
   cluster.kubernetesVersion = target;
@@ -123,7 +124,7 @@ async function pullUpgradeImages(d: UpgradeData, run: PreflightRun, dryRunPrefix
   const cfg = structuredClone(d.cfg);
   cfg.init.nodeRegistration.imagePullPolicy = d.settings.imagePullPolicy as never;
   cfg.init.nodeRegistration.imagePullSerial = d.settings.imagePullSerial;
-  await run.run(imagePullChecks(cfg));
+  await run.run(imagePullChecks(cfg, d.out.log));
 }
 
 /** `upgrade node phase preflight`. */

@@ -18,6 +18,11 @@ export async function runUploadKubeadmConfig(d: UpgradeData): Promise<void> {
     d.out.info("[dryrun] Would upload the kubeadm ClusterConfiguration to a ConfigMap");
     return;
   }
+  d.out.log?.(
+    1,
+    "upload_config.ts",
+    "[upgrade/upload-config] Uploading the kubeadm ClusterConfiguration to a ConfigMap",
+  );
   try {
     await uploadKubeadmConfig(d.client, clusterConfigurationForUpload(d.cfg.cluster), d.out);
   } catch (e) {
@@ -34,6 +39,11 @@ export async function runUploadKubeletConfig(d: UpgradeData): Promise<void> {
     d.out.info("[dryrun] Would write the CRISocket annotation for the control-plane node");
     return;
   }
+  d.out.log?.(
+    1,
+    "upload_config.ts",
+    "[upgrade/upload-config] Uploading the kubelet configuration to a ConfigMap",
+  );
   try {
     await uploadKubeletConfig(d.client, {
       kubeletConfigurationYaml: kubeletConfigurationForUpload(d),

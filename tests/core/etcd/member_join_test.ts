@@ -10,10 +10,11 @@ import {
   promoteLearner,
   waitForClusterAvailable,
 } from "../../../core/etcd/member_join.ts";
-import { etcdEndpointsFromPods } from "../../../core/etcd/endpoints.ts";
+import { etcdEndpointsFromPods, syncEtcdClient } from "../../../core/etcd/endpoints.ts";
 import { type EtcdClient, type EtcdMember, EtcdRequestError } from "../../../core/host/etcd.ts";
 import { etcdTiming } from "../../../core/etcd/timing.ts";
 import { FakeClock } from "../../support/fake_clock.ts";
+import { RecordingPrinter } from "../../support/recording_printer.ts";
 
 class FakeEtcd implements EtcdClient {
   endpoints = ["https://10.0.0.1:2379"];
@@ -200,4 +201,74 @@ Deno.test("etcd endpoints come from the mirror Pods' annotation", () => {
     endpoints: ["https://10.0.0.1:2379"],
     total: 2,
   });
+});
+
+Deno.test("the availability wait and the health check log upstream's lines", async () => {
+  const etcd = new FakeEtcd();
+  const { t } = timing();
+  etcd.endpoints = ["https://a:2379", "https://b:2379", "https://c:2379"];
+  let fails = 1;
+  etcd.status = (ep: string) =>
+    ep === "https://c:2379" && fails-- > 0
+      ? Promise.reject(new Error("connection refused"))
+      : Promise.resolve();
+  const out = new RecordingPrinter();
+  await waitForClusterAvailable(etcd, t, 3, 15_000, out.log);
+  await checkClusterHealth(etcd, t, out.log);
+  assert.deepEqual(out.logged.map((l) => `${l.level} ${l.source} ${l.message}`), [
+    "2 member_join.ts [etcd] attempting to see if all cluster endpoints ([https://a:2379 https://b:2379 https://c:2379]) are available 1/3",
+    "1 member_join.ts [etcd] cluster has quorum: true; some members are not healthy: the status of member https://c:2379 is not available: connection refused",
+  ]);
+  out.logged.length = 0;
+  etcd.status = () => Promise.reject(new Error("unavailable"));
+  etcd.endpoints = ["https://a:2379"];
+  await assert.rejects(() => waitForClusterAvailable(etcd, t, 2, 15_000, out.log));
+  assert.deepEqual(out.messages(2), [
+    "[etcd] attempting to see if all cluster endpoints ([https://a:2379]) are available 1/2",
+    "[etcd] cluster has quorum: false; some members are not healthy: the status of member https://a:2379 is not available: unavailable",
+    "[etcd] Waiting 15s until next retry",
+    "[etcd] attempting to see if all cluster endpoints ([https://a:2379]) are available 2/2",
+    "[etcd] cluster has quorum: false; some members are not healthy: the status of member https://a:2379 is not available: unavailable",
+  ]);
+});
+
+Deno.test("finding the endpoints logs the Pods it waits for and what it found, then the sync", async () => {
+  const out = new RecordingPrinter();
+  const ready = { conditions: [{ type: "Ready", status: "True" }] };
+  const pods: Pod[] = [
+    {
+      metadata: {
+        name: "etcd-cp1",
+        annotations: {
+          "kubeadm.kubernetes.io/etcd.advertise-client-urls": "https://10.0.0.1:2379",
+        },
+      },
+      status: ready,
+    },
+    { metadata: { name: "etcd-cp2" } },
+  ];
+  assert.deepEqual(etcdEndpointsFromPods(pods, out.log).endpoints, ["https://10.0.0.1:2379"]);
+  assert.deepEqual(out.messages(3), [
+    'etcd pod "etcd-cp2" is not ready',
+    'etcd Pod "etcd-cp2" is missing the "kubeadm.kubernetes.io/etcd.advertise-client-urls" annotation; cannot infer etcd advertise client URL using the Pod annotation',
+  ]);
+  out.logged.length = 0;
+  const etcd = new FakeEtcd();
+  etcd.members[0].clientURLs = ["https://10.0.0.1:2379", "https://10.0.0.9:2379"];
+  const synced = await syncEtcdClient(
+    (endpoints) => {
+      const c = new FakeEtcd();
+      c.endpoints = [...endpoints];
+      c.members = etcd.members;
+      return c;
+    },
+    ["https://10.0.0.1:2379"],
+    timing().t,
+    out.log,
+  );
+  assert.deepEqual(synced.endpoints, ["https://10.0.0.1:2379", "https://10.0.0.9:2379"]);
+  assert.deepEqual(out.messages(1), [
+    "etcd endpoints read from etcd: https://10.0.0.1:2379,https://10.0.0.9:2379",
+    "update etcd endpoints: https://10.0.0.1:2379,https://10.0.0.9:2379",
+  ]);
 });
