@@ -139,15 +139,7 @@ async function runMigrate(c: Command, out: Printer): Promise<void> {
     return;
   }
   try {
-    // Atomically (temp file + rename), 0644 as upstream's, an existing file's mode kept.
-    const { HostFileSystem } = await import("../../runtime/fs/host_fs.ts");
-    await new HostFileSystem("/").write({
-      path: path.startsWith("/") ? path : `${Deno.cwd()}/${path}`,
-      data: result.text,
-      mode: 0o644,
-      kind: "other",
-      keepExistingMode: true,
-    });
+    await writeNewConfig(path, result.text);
   } catch (e) {
     throw new KubeadmError(
       `failed to write the new configuration to the file ${JSON.stringify(path)}: ${
@@ -324,4 +316,40 @@ ${API_VERSION_NOTE}`,
     [...IMAGE_FLAGS, "cri-socket"],
     "config images",
   ).action(async (_o, c: Command) => await runImagesPull(c, deps));
+}
+
+/**
+ * Writes `--new-config` where upstream's `os.WriteFile` would: through a symlink to the file it
+ * names, into a device or pipe (`/dev/stdout`), 0644 when created. A regular file (or a new one
+ * in an existing directory) is replaced atomically (temp file + rename), its mode kept.
+ */
+async function writeNewConfig(path: string, text: string): Promise<void> {
+  const absolute = path.startsWith("/") ? path : `${Deno.cwd()}/${path}`;
+  const cut = absolute.lastIndexOf("/");
+  let target: string | undefined;
+  try {
+    target = await Deno.realPath(absolute);
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+    // Missing (or a dangling link): a new file in its directory, when that exists.
+    const dir = await Deno.realPath(absolute.slice(0, cut) || "/").catch(() => undefined);
+    if (dir !== undefined && !(await Deno.lstat(absolute).catch(() => undefined))?.isSymlink) {
+      target = `${dir === "/" ? "" : dir}/${absolute.slice(cut + 1)}`;
+    }
+  }
+  const st = target === undefined ? undefined : await Deno.stat(target).catch(() => undefined);
+  if (target === undefined || (st !== undefined && !st.isFile)) {
+    // Not a regular file (a device, a pipe, a dangling link, a missing directory): written
+    // into as upstream does, or failing as it fails.
+    await Deno.writeTextFile(path, text, { mode: 0o644 });
+    return;
+  }
+  const { HostFileSystem } = await import("../../runtime/fs/host_fs.ts");
+  await new HostFileSystem("/").write({
+    path: target,
+    data: text,
+    mode: 0o644,
+    kind: "other",
+    keepExistingMode: true,
+  });
 }

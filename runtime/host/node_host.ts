@@ -12,8 +12,13 @@
  * directory descriptors opened with `O_NOFOLLOW`, so a swapped-in symlink is unlinked, never
  * followed). That removal crosses mount points, so the mount table is read first: an entry
  * with a mount point at or below it (a volume left mounted under `/var/lib/kubelet`, a bind
- * mount of the same file system included) is not removed. A directory to empty that is itself
- * a symlink is followed (inside the root) only when its target is itself safe to empty.
+ * mount of the same file system included) is not removed, whole: reset unmounts what is
+ * under the kubelet directory first and stops when it cannot, so this is a backstop. A
+ * directory to empty that is itself a symlink is followed (inside the root) only when its
+ * target is itself safe to empty. What stays open: the directory being emptied and its parents
+ * are still found by path, so whoever can swap one of those (write access above it, e.g. to
+ * `<root>/var/lib`) can still lead a removal elsewhere; what a pod or a container can write
+ * below them cannot.
  *
  * @module
  */
@@ -276,9 +281,16 @@ export class DenoNodeHost implements NodeHost {
    */
   async copyTree(from: string, to: string): Promise<void> {
     const root = this.files.root;
-    const src = await resolveInRoot(root, from);
+    // With root `/` a path is taken as given (nothing to contain), so links named as the
+    // source or the destination are followed here; a foreign root's walk has followed them.
+    const followed = async (host: string) =>
+      this.foreignRoot === undefined &&
+        (await Deno.lstat(host).catch(() => undefined))?.isSymlink
+        ? await Deno.realPath(host)
+        : host;
+    const src = await followed(await resolveInRoot(root, from));
     const st = await Deno.lstat(src);
-    let dst = await resolveInRoot(root, to);
+    let dst = await followed(await resolveInRoot(root, to));
     if (st.isDirectory) {
       // The directory a link names may be missing: created level by level, inside the root.
       dst = ensureDirInRootSync(root, nodePathOf(root, dst), (st.mode ?? 0o700) & 0o7777);

@@ -45,3 +45,46 @@ Deno.test("config migrate --new-config writes the file stdout would show: atomic
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("config migrate --new-config writes where upstream's os.WriteFile writes: through a link to its file, into a device or a pipe, never replacing them", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/old.yaml`, OLD);
+    const migrate = (to: string) =>
+      run([
+        kubeadmLauncher(),
+        "config",
+        "migrate",
+        "--old-config",
+        `${dir}/old.yaml`,
+        "--new-config",
+        to,
+      ]);
+    // A relative link to a regular file: the file gets the text, the link stays a link.
+    await Deno.writeTextFile(`${dir}/real.yaml`, "");
+    await Deno.symlink("real.yaml", `${dir}/link.yaml`);
+    const viaLink = await migrate(`${dir}/link.yaml`);
+    assert.equal(viaLink.code, 0, viaLink.stderr);
+    assert.ok((await Deno.lstat(`${dir}/link.yaml`)).isSymlink);
+    assert.match(await Deno.readTextFile(`${dir}/real.yaml`), /kind: ClusterConfiguration/);
+    // A character device (a private /dev/null): written into, still a device.
+    const mknod = await run(["mknod", `${dir}/null`, "c", "1", "3"]);
+    assert.equal(mknod.code, 0, mknod.stderr);
+    const dev = await migrate(`${dir}/null`);
+    assert.equal(dev.code, 0, dev.stderr);
+    assert.ok((await Deno.stat(`${dir}/null`)).isCharDevice, "the device stays a device");
+    // A link to the process's stdout (as /dev/stdout is): the text arrives on the pipe.
+    await Deno.symlink("/proc/self/fd/1", `${dir}/stdout`);
+    const piped = await migrate(`${dir}/stdout`);
+    assert.equal(piped.code, 0, piped.stderr);
+    assert.match(piped.stdout, /kind: ClusterConfiguration/);
+    assert.ok((await Deno.lstat(`${dir}/stdout`)).isSymlink, "the link stays a link");
+    // A missing directory fails as upstream's does, creating nothing.
+    const missing = await migrate(`${dir}/nope/new.yaml`);
+    assert.equal(missing.code, 1, missing.stderr);
+    assert.match(missing.stderr, /failed to write the new configuration to the file/);
+    assert.equal(await Deno.stat(`${dir}/nope`).then(() => true, () => false), false);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

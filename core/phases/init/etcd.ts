@@ -8,7 +8,8 @@
  * @module
  */
 import { errorMessage, KubeadmError } from "../../errors.ts";
-import { DEFAULT_ETCD_DATA_DIR, ETCD_DATA_DIR_MODE } from "../../constants.ts";
+import { DEFAULT_ETCD_DATA_DIR } from "../../constants.ts";
+import { createEtcdDataDir } from "../../etcd/data_dir.ts";
 import { etcdPod } from "../../manifests/etcd.ts";
 import { nodeManifestInput, writeLocalEtcdManifest } from "../../manifests/write.ts";
 import type { InitData } from "./data.ts";
@@ -28,7 +29,7 @@ export async function runLocalEtcd(data: InitData): Promise<void> {
   if (data.dryRun) {
     data.out.info(`[etcd] Would ensure that ${JSON.stringify(dataDir)} directory is present`);
   } else {
-    await data.node?.ensureDir(dataDir, ETCD_DATA_DIR_MODE);
+    if (data.node) await createEtcdDataDir(data.node, dataDir);
   }
   data.out.info(
     `[etcd] Creating static Pod manifest for local etcd in ${JSON.stringify(data.manifestDir)}`,

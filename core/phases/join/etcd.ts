@@ -9,7 +9,8 @@
  *
  * @module
  */
-import { Component, DEFAULT_ETCD_DATA_DIR, ETCD_DATA_DIR_MODE } from "../../constants.ts";
+import { Component, DEFAULT_ETCD_DATA_DIR } from "../../constants.ts";
+import { createEtcdDataDir } from "../../etcd/data_dir.ts";
 import type { EtcdClient } from "../../host/etcd.ts";
 import { etcdEndpointsFromCluster, syncEtcdClient } from "../../etcd/endpoints.ts";
 import {
@@ -97,7 +98,7 @@ export async function runEtcdMemberJoin(d: JoinData): Promise<void> {
       `[control-plane-join] Would ensure that ${JSON.stringify(dataDir)} directory is present`,
     );
   } else {
-    await d.node.ensureDir(dataDir, ETCD_DATA_DIR_MODE);
+    await createEtcdDataDir(d.node, dataDir);
   }
   const advertise = d.cfg.controlPlane.localAPIEndpoint.advertiseAddress;
   const peerURL = etcdPeerURL(advertise);

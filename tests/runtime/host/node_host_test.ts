@@ -452,6 +452,26 @@ Deno.test("copyTree of a symlinked source copies the tree it names (an etcd back
   }
 });
 
+Deno.test("copyTree of a symlinked source with root / (the running machine) copies the tree it names too", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const host = new DenoNodeHost({ root: "/" });
+    await Deno.mkdir(`${dir}/data/member`, { recursive: true });
+    await Deno.writeTextFile(`${dir}/data/member/db`, "live data");
+    await Deno.symlink(`${dir}/data`, `${dir}/etcd`);
+    await host.copyTree(`${dir}/etcd`, `${dir}/backup/etcd`);
+    assert.ok(!(await Deno.lstat(`${dir}/backup/etcd`)).isSymlink, "a directory, not a link");
+    assert.equal(await Deno.readTextFile(`${dir}/backup/etcd/member/db`), "live data");
+    await Deno.writeTextFile(`${dir}/data/member/db`, "written by a broken etcd");
+    await host.cleanDir(`${dir}/etcd`);
+    await host.copyTree(`${dir}/backup/etcd`, `${dir}/etcd`);
+    assert.equal(await Deno.readTextFile(`${dir}/data/member/db`), "live data");
+    assert.ok((await Deno.lstat(`${dir}/etcd`)).isSymlink, "the link stays");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("copyTree replaces symlinks inside the destination tree, never writing through them", async () => {
   const node = await backupNode();
   try {

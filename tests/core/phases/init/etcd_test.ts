@@ -67,3 +67,17 @@ Deno.test("runLocalEtcd() creates the data directory (0700) through the node, as
   await runLocalEtcd(data);
   assert.deepEqual([...(data.node as FakeNodeHost).dirModes], [["/data/etcd", 0o700]]);
 });
+
+Deno.test("runLocalEtcd(): a data directory that cannot be made fails with upstream's message, before the manifest", async () => {
+  const { data, files } = initDataFixture({ machine: new FakeMachine() });
+  (data.node as FakeNodeHost).ensureDir = () =>
+    Promise.reject(new Error("mkdir /var/lib/etcd: read-only file system"));
+  await assert.rejects(
+    () => runLocalEtcd(data),
+    {
+      message:
+        'failed to create the etcd data directory: "/var/lib/etcd": mkdir /var/lib/etcd: read-only file system',
+    },
+  );
+  assert.equal(files.writes.length, 0);
+});
