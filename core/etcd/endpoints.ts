@@ -39,13 +39,14 @@ export async function etcdEndpointsFromCluster(
   timeoutMs: number = DefaultTimeouts.kubernetesAPICall,
 ): Promise<string[]> {
   try {
-    return await poll<string[]>(async () => {
+    const once = client.withRetry({ timeoutMs: 0 });
+    return await poll<string[]>(async (window) => {
       let pods: Pod[];
       try {
-        pods = await client.withRetry({ timeoutMs: 0 }).list<Pod>("Pod", {
+        pods = await once.list<Pod>("Pod", {
           namespace: "kube-system",
           labelSelector: ETCD_POD_SELECTOR,
-        });
+        }, window.limits());
       } catch (e) {
         return { done: false, error: e };
       }
@@ -80,9 +81,9 @@ export async function syncEtcdClient(
   t: EtcdTiming,
 ): Promise<EtcdClient> {
   const first = connect(endpoints);
-  const urls = await poll<string[]>(async () => {
+  const urls = await poll<string[]>(async (window) => {
     try {
-      const members = await first.listMembers();
+      const members = await first.listMembers(window.limits());
       return { done: true, value: members.flatMap((m) => m.clientURLs) };
     } catch (e) {
       return { done: false, error: e };

@@ -87,11 +87,15 @@ async function createJob(input: ClusterHealthInput): Promise<string[]> {
   const wrap = (message: string) => (e: unknown) => {
     throw new KubeadmError(`${message}: ${errorMessage(e)}`, { cause: e });
   };
-  const nodes = await poll<Node[]>(async () => {
+  const nodes = await poll<Node[]>(async (window) => {
     try {
       return {
         done: true,
-        value: await client.list<Node>("Node", { fieldSelector: "spec.unschedulable=false" }),
+        value: await client.list<Node>(
+          "Node",
+          { fieldSelector: "spec.unschedulable=false" },
+          window.limits(),
+        ),
       };
     } catch (e) {
       return { done: false, error: e };
@@ -109,9 +113,9 @@ async function createJob(input: ClusterHealthInput): Promise<string[]> {
     (input.now ?? (() => client.timing.clock.now().getTime()))()
   }`;
   const job = healthCheckJob(name, input.pauseImage);
-  await poll<true>(async () => {
+  await poll<true>(async (window) => {
     try {
-      await client.create(job);
+      await client.create(job, window.limits());
       return { done: true, value: true };
     } catch (e) {
       return { done: false, error: e };
@@ -119,9 +123,12 @@ async function createJob(input: ClusterHealthInput): Promise<string[]> {
   }, timing).catch(
     wrap(`could not create Job ${JSON.stringify(name)} in the namespace "kube-system"`),
   );
-  await poll<true>(async () => {
+  await poll<true>(async (window) => {
     try {
-      const got = await client.get<Job>({ kind: "Job", namespace: "kube-system", name });
+      const got = await client.get<Job>(
+        { kind: "Job", namespace: "kube-system", name },
+        window.limits(),
+      );
       if (got.status?.conditions?.some((c) => c.type === "Complete")) {
         return { done: true, value: true };
       }
