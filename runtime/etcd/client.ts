@@ -14,7 +14,8 @@
  * unhealthy cluster` right after a member started), and for a short grace period while no
  * endpoint answers (so reset does not hang on a dead node); that period is also the call's
  * deadline, which bounds every request (each gets at most the time left). A call's own limits
- * (a core poll's time left) bound it the same way.
+ * (a core poll's time left) bound it the same way. One request may take upstream's 2s
+ * (`etcdTimeout`) unless told otherwise.
  *
  * Member IDs are uint64 values and travel as decimal strings in the gateway's JSON; they are
  * kept as strings.
@@ -28,6 +29,7 @@ import {
   EtcdRequestError,
 } from "../../core/host/etcd.ts";
 import type { TlsClientMaterial } from "../../core/host/http.ts";
+import { ETCD_REQUEST_TIMEOUT_MS } from "../../core/etcd/timing.ts";
 import type { TransportLimits } from "../../core/kube/transport.ts";
 import { formatDuration } from "../../core/text/duration.ts";
 import { transportDetail } from "../kube/transport_errors.ts";
@@ -72,14 +74,15 @@ export class EtcdGatewayClient implements EtcdClient {
   readonly #retryForMs: number;
 
   /**
-   * @param timeoutMs per request (upstream's etcd dial/request timeout is 20s)
+   * @param timeoutMs per request (default upstream's `etcdTimeout`, 2s: its dial timeout and
+   *   the context of each request)
    * @param retryForMs how long transient failures are retried (0: one attempt; reset uses
    *   upstream's etcdAPICall, 2m)
    */
   constructor(
     endpoints: readonly string[],
     tls: EtcdClientTls,
-    timeoutMs = 20_000,
+    timeoutMs = ETCD_REQUEST_TIMEOUT_MS,
     retryForMs = 0,
   ) {
     if (endpoints.length === 0) throw new EtcdRequestError("no etcd endpoints");

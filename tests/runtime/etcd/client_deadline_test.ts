@@ -51,3 +51,15 @@ Deno.test("join's endpoint sync over a silent etcd ends at its timeout", async (
     assert.ok(took < 4_000, `took ${took}ms`);
   });
 });
+
+Deno.test("one etcd request takes at most upstream's etcdTimeout, 2s", async () => {
+  await withSilentServer(async ([endpoint]) => {
+    const started = Date.now();
+    await assert.rejects(
+      () => new EtcdGatewayClient([endpoint], {}).listMembers(),
+      /^Error: no etcd endpoint answered: http:\/\/127\.0\.0\.1:\d+\/v3\/cluster\/member\/list: context deadline exceeded \(no complete response within 2s: connect, TLS, headers and body\)$/,
+    );
+    const took = Date.now() - started;
+    assert.ok(took < 5_000, `took ${took}ms`);
+  });
+});
