@@ -154,8 +154,8 @@ export async function prepareReset(
     node = deps.node(rootfs);
   } else {
     const { DenoNodeHost } = await import("../runtime/host/node_host.ts");
-    // Upstream's etcd client for reset: 10s requests, transient failures retried for 2m.
-    node = new DenoNodeHost({ root: rootfs, etcd: { timeoutMs: 10_000, retryForMs: 120_000 } });
+    // Upstream's etcd client for reset: 2s requests, transient failures retried for 2m.
+    node = new DenoNodeHost({ root: rootfs, etcd: { retryForMs: 120_000 } });
   }
   const cluster = await (deps.fetchClusterConfig ?? readResetClusterConfig)(
     v.kubeconfig,

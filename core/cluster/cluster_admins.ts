@@ -56,9 +56,9 @@ export async function ensureClusterAdminsBinding(
   const binding = clusterAdminsBinding();
   const once = { timeoutMs: 0 };
   const adminOnce = admin.withRetry(once);
-  const viaAdmin = await poll<"exists" | "forbidden">(async () => {
+  const viaAdmin = await poll<"exists" | "forbidden">(async (window) => {
     try {
-      await adminOnce.create(binding);
+      await adminOnce.create(binding, window.limits());
       return { done: true, value: "exists" };
     } catch (e) {
       if (isForbidden(e)) return { done: true, value: "forbidden" };
@@ -79,9 +79,9 @@ export async function ensureClusterAdminsBinding(
   }
   const superAdminOnce = superAdmin.withRetry(once);
   try {
-    await poll<true>(async () => {
+    await poll<true>(async (window) => {
       try {
-        await superAdminOnce.create(binding);
+        await superAdminOnce.create(binding, window.limits());
         return { done: true, value: true };
       } catch (e) {
         if (isAlreadyExists(e)) return { done: true, value: true };

@@ -34,10 +34,10 @@ export async function patchNode(
   mutate: (node: Node) => void,
   options: NodePatchOptions = {},
 ): Promise<Node> {
-  return await poll<Node>(async () => {
+  return await poll<Node>(async (window) => {
     let node: Node;
     try {
-      node = await client.get<Node>({ kind: "Node", name: nodeName });
+      node = await client.get<Node>({ kind: "Node", name: nodeName }, window.limits());
     } catch (e) {
       if (isForbidden(e) || isUnauthorized(e)) throw e;
       return { done: false, error: e };
@@ -51,6 +51,7 @@ export async function patchNode(
         { kind: "Node", name: nodeName },
         patch,
         "strategic",
+        window.limits(),
       );
       return { done: true, value: patched };
     } catch (e) {

@@ -60,7 +60,8 @@ export async function etcdEndpointsFromCluster(
 ): Promise<string[]> {
   let found: string[];
   try {
-    found = await poll<string[]>(async () => {
+    const once = client.withRetry({ timeoutMs: 0 });
+    found = await poll<string[]>(async (window) => {
       log?.(
         3,
         LOG_SOURCE,
@@ -70,10 +71,10 @@ export async function etcdEndpointsFromCluster(
       );
       let pods: Pod[];
       try {
-        pods = await client.withRetry({ timeoutMs: 0 }).list<Pod>("Pod", {
+        pods = await once.list<Pod>("Pod", {
           namespace: "kube-system",
           labelSelector: ETCD_POD_SELECTOR,
-        });
+        }, window.limits());
       } catch (e) {
         return { done: false, error: e };
       }
@@ -119,9 +120,9 @@ export async function syncEtcdClient(
   log?: LogFn,
 ): Promise<EtcdClient> {
   const first = connect(endpoints);
-  const urls = await poll<string[]>(async () => {
+  const urls = await poll<string[]>(async (window) => {
     try {
-      const members = await first.listMembers();
+      const members = await first.listMembers(window.limits());
       return { done: true, value: members.flatMap((m) => m.clientURLs) };
     } catch (e) {
       log?.(5, LOG_SOURCE, `Failed to sync etcd endpoints: ${errorMessage(e)}`);

@@ -82,10 +82,10 @@ export async function addLearnerMember(
   log?: LogFn,
 ): Promise<InitialClusterMember[]> {
   const say = (level: number, m: string) => log?.(level, LOG_SOURCE, m);
-  const members = await poll<EtcdMember[]>(async () => {
+  const members = await poll<EtcdMember[]>(async (window) => {
     let list: EtcdMember[];
     try {
-      list = await client.listMembers();
+      list = await client.listMembers(window.limits());
     } catch (e) {
       return { done: false, error: e };
     }
@@ -100,7 +100,8 @@ export async function addLearnerMember(
     }
     try {
       say(1, `[etcd] Adding etcd member ${JSON.stringify(peerURL)} as learner`);
-      return { done: true, value: (await client.addMember([peerURL], true)).members };
+      const added = await client.addMember([peerURL], true, window.limits());
+      return { done: true, value: added.members };
     } catch (e) {
       if (isPeerExists(e)) {
         say(
@@ -108,7 +109,7 @@ export async function addLearnerMember(
           "The peer URL for the added etcd member already exists. Fetching the existing etcd members",
         );
         try {
-          return { done: true, value: await client.listMembers() };
+          return { done: true, value: await client.listMembers(window.limits()) };
         } catch (e2) {
           return { done: false, error: e2 };
         }
@@ -129,9 +130,9 @@ export async function memberByPeerURL(
   peerURL: string,
   t: EtcdTiming,
 ): Promise<EtcdMember> {
-  const members = await poll<EtcdMember[]>(async () => {
+  const members = await poll<EtcdMember[]>(async (window) => {
     try {
-      return { done: true, value: await client.listMembers() };
+      return { done: true, value: await client.listMembers(window.limits()) };
     } catch (e) {
       return { done: false, error: e };
     }
@@ -154,10 +155,10 @@ export async function promoteLearner(
   const say = (level: number, m: string) => log?.(level, LOG_SOURCE, m);
   const hex = memberIdHex(id);
   say(1, `[etcd] Waiting for a learner to start: ${hex}`);
-  const ready = await poll<boolean>(async () => {
+  const ready = await poll<boolean>(async (window) => {
     let m: EtcdMember | undefined;
     try {
-      m = (await client.listMembers()).find((x) => x.id === id);
+      m = (await client.listMembers(window.limits())).find((x) => x.id === id);
     } catch (e) {
       return {
         done: false,
@@ -179,10 +180,10 @@ export async function promoteLearner(
   });
   if (!ready) return;
   say(1, `[etcd] Promoting a learner as a voting member: ${hex}`);
-  await poll<true>(async () => {
+  await poll<true>(async (window) => {
     try {
       // An earlier attempt may have promoted it even if its answer was lost.
-      const m = (await client.listMembers()).find((x) => x.id === id);
+      const m = (await client.listMembers(window.limits())).find((x) => x.id === id);
       if (m && !m.isLearner) {
         say(
           1,
@@ -190,7 +191,7 @@ export async function promoteLearner(
         );
         return { done: true, value: true };
       }
-      await client.promoteMember(id);
+      await client.promoteMember(id, window.limits());
       say(1, `[etcd] The learner was promoted as a voting member: ${hex}`);
       return { done: true, value: true };
     } catch (e) {
@@ -215,9 +216,9 @@ async function clusterStatus(
 ): Promise<{ quorum: boolean; errors: string[] }> {
   const errors: string[] = [];
   for (const ep of client.endpoints) {
-    await poll<true>(async () => {
+    await poll<true>(async (window) => {
       try {
-        await client.status(ep);
+        await client.status(ep, window.limits());
         return { done: true, value: true };
       } catch (e) {
         return { done: false, error: e };

@@ -1,6 +1,7 @@
 /**
  * How etcd operations are retried: every 500 ms (upstream `EtcdAPICallRetryInterval`) until
- * `timeouts.etcdAPICall` (2 minutes), on an injected clock and sleep.
+ * `timeouts.etcdAPICall` (2 minutes), on an injected clock and sleep; and how long one request
+ * may take.
  *
  * @module
  */
@@ -10,6 +11,12 @@ import { realSleep, type Sleep } from "../kube/transport.ts";
 
 /** Upstream's `EtcdAPICallRetryInterval`. */
 export const ETCD_API_CALL_RETRY_INTERVAL_MS = 500;
+
+/**
+ * Bound of one etcd request: upstream's `etcdTimeout` (2s, `util/etcd/etcd.go`), its client's
+ * dial timeout and the context of every request it sends.
+ */
+export const ETCD_REQUEST_TIMEOUT_MS = 2_000;
 
 /** Clock, sleep and bounds of etcd retries. */
 export interface EtcdTiming {

@@ -8,6 +8,7 @@
  * @module
  */
 import { KubeadmError, type KubeadmErrorOptions } from "../errors.ts";
+import type { TransportLimits } from "../kube/transport.ts";
 
 /** One member as etcd reports it. */
 export interface EtcdMember {
@@ -21,23 +22,28 @@ export interface EtcdMember {
   isLearner?: boolean;
 }
 
-/** A client bound to a list of endpoints (tried in order). */
+/**
+ * A client bound to a list of endpoints (tried in order). Every call takes, last, limits of
+ * its own (a poll's time left): the whole call, every endpoint it tries included, ends within
+ * them.
+ */
 export interface EtcdClient {
   /** The client URLs this client talks to. */
   readonly endpoints: readonly string[];
   /** `MemberList`. */
-  listMembers(): Promise<EtcdMember[]>;
+  listMembers(limits?: TransportLimits): Promise<EtcdMember[]>;
   /** `MemberAdd` (as a learner when asked); returns the added member and the new list. */
   addMember(
     peerURLs: readonly string[],
     isLearner: boolean,
+    limits?: TransportLimits,
   ): Promise<{ member: EtcdMember; members: EtcdMember[] }>;
   /** `MemberPromote`; returns the new member list. */
-  promoteMember(id: string): Promise<EtcdMember[]>;
+  promoteMember(id: string, limits?: TransportLimits): Promise<EtcdMember[]>;
   /** `MemberRemove`; resolves to the members left. Rejects with {@link EtcdMemberNotFound}. */
-  removeMember(id: string): Promise<EtcdMember[]>;
+  removeMember(id: string, limits?: TransportLimits): Promise<EtcdMember[]>;
   /** `Status` of one endpoint; rejects when it does not answer healthily. */
-  status(endpoint: string): Promise<void>;
+  status(endpoint: string, limits?: TransportLimits): Promise<void>;
 }
 
 /** Options of an {@link EtcdRequestError}. */

@@ -8,7 +8,8 @@
  * etcd timeouts) are retried with exponential backoff until the policy's timeout, which also
  * bounds each attempt (the transport is given the time left; a call cut there reports that
  * deadline as exceeded); other errors surface at once as {@link ApiError}s naming the object
- * (`ConfigMap kube-system/x`) and the server's message.
+ * (`ConfigMap kube-system/x`) and the server's message. Every call also takes limits of its
+ * own (a poll's time left), which bound it retries included.
  *
  * @example
  * ```ts
@@ -39,7 +40,13 @@ import {
   isNotFound,
   isTransient,
 } from "./status.ts";
-import { describeCall, realSleep, type Sleep, type Transport } from "./transport.ts";
+import {
+  describeCall,
+  realSleep,
+  type Sleep,
+  type Transport,
+  type TransportLimits,
+} from "./transport.ts";
 
 /** Any Kubernetes object (the shape every `kubernetes-types` object satisfies). */
 export interface KubeObject {
@@ -185,8 +192,8 @@ export class KubeClient {
     });
   }
 
-  #backoff(): Backoff {
-    return new Backoff(this.retry, this.timing);
+  #backoff(limits: TransportLimits | undefined): Backoff {
+    return new Backoff(this.retry, this.timing, limits);
   }
 
   async #send(method: string, path: string, o: SendOptions): Promise<string> {
@@ -221,9 +228,10 @@ export class KubeClient {
         error = apiErrorFromTransport(e, o.verb, o.object);
       }
       if (isTransient(error) && await o.backoff.wait(minDelay)) continue;
-      if (error.status === 0 && error.reason === "Timeout" && o.backoff.expiredDuringAttempt()) {
+      const deadlineMs = o.backoff.expiredDuringAttempt();
+      if (error.status === 0 && error.reason === "Timeout" && deadlineMs !== undefined) {
         const call = describeCall(method, this.server + path);
-        throw apiErrorFromDeadline(error, call, o.backoff.timeoutMs, o.verb, o.object);
+        throw apiErrorFromDeadline(error, call, deadlineMs, o.verb, o.object);
       }
       throw error;
     }
@@ -278,15 +286,22 @@ export class KubeClient {
     });
   }
 
-  /** Reads one object; throws an `ApiError` (404 NotFound) when it does not exist. */
-  async get<T extends KubeObject>(ref: ObjectRef): Promise<T> {
-    return await this.#get<T>(ref, this.#backoff());
+  /**
+   * Reads one object; throws an `ApiError` (404 NotFound) when it does not exist. `limits`,
+   * here and on every call, bound this one call (retries included), e.g. a poll's
+   * `PollWindow.limits()`.
+   */
+  async get<T extends KubeObject>(ref: ObjectRef, limits?: TransportLimits): Promise<T> {
+    return await this.#get<T>(ref, this.#backoff(limits));
   }
 
   /** Reads one object, or `undefined` when it does not exist. */
-  async tryGet<T extends KubeObject>(ref: ObjectRef): Promise<T | undefined> {
+  async tryGet<T extends KubeObject>(
+    ref: ObjectRef,
+    limits?: TransportLimits,
+  ): Promise<T | undefined> {
     try {
-      return await this.get<T>(ref);
+      return await this.get<T>(ref, limits);
     } catch (e) {
       if (isNotFound(e)) return undefined;
       throw e;
@@ -294,7 +309,11 @@ export class KubeClient {
   }
 
   /** Lists objects of a kind (in a namespace for namespaced kinds). */
-  async list<T extends KubeObject>(kind: string, options: ListOptions = {}): Promise<T[]> {
+  async list<T extends KubeObject>(
+    kind: string,
+    options: ListOptions = {},
+    limits?: TransportLimits,
+  ): Promise<T[]> {
     const info = resourceFor(kind);
     const query = new URLSearchParams();
     if (options.labelSelector) query.set("labelSelector", options.labelSelector);
@@ -304,34 +323,43 @@ export class KubeClient {
     const list = await this.#json<{ items?: T[] | null }>("GET", path, {
       verb: "list",
       object: { kind, namespace: info.namespaced ? options.namespace : undefined },
-      backoff: this.#backoff(),
+      backoff: this.#backoff(limits),
     });
     return (list.items ?? []).map((item) => ({ kind, apiVersion: info.apiVersion, ...item }));
   }
 
   /** Creates an object; throws an `ApiError` (409 AlreadyExists) when it exists. */
-  async create<T extends KubeObject>(obj: T): Promise<T> {
-    return await this.#create(obj, this.#backoff());
+  async create<T extends KubeObject>(obj: T, limits?: TransportLimits): Promise<T> {
+    return await this.#create(obj, this.#backoff(limits));
   }
 
   /** Replaces an object (PUT). A set `metadata.resourceVersion` makes it conditional. */
-  async update<T extends KubeObject>(obj: T): Promise<T> {
-    return await this.#update(obj, this.#backoff());
+  async update<T extends KubeObject>(obj: T, limits?: TransportLimits): Promise<T> {
+    return await this.#update(obj, this.#backoff(limits));
   }
 
   /** Patches an object with a strategic-merge, JSON-merge or JSON patch. */
-  async patch<T extends KubeObject>(ref: ObjectRef, patch: unknown, type: PatchType): Promise<T> {
+  async patch<T extends KubeObject>(
+    ref: ObjectRef,
+    patch: unknown,
+    type: PatchType,
+    limits?: TransportLimits,
+  ): Promise<T> {
     return await this.#json<T>("PATCH", this.#path(ref), {
       verb: "patch",
       object: objectRef(ref),
       body: patch,
       contentType: PATCH_CONTENT_TYPE[type],
-      backoff: this.#backoff(),
+      backoff: this.#backoff(limits),
     });
   }
 
   /** Deletes an object, optionally with UID/resourceVersion preconditions. */
-  async delete(ref: ObjectRef, options: DeleteOptions = {}): Promise<void> {
+  async delete(
+    ref: ObjectRef,
+    options: DeleteOptions = {},
+    limits?: TransportLimits,
+  ): Promise<void> {
     const preconditions: Record<string, string> = {};
     if (options.uid) preconditions.uid = options.uid;
     if (options.resourceVersion) preconditions.resourceVersion = options.resourceVersion;
@@ -342,7 +370,7 @@ export class KubeClient {
       verb: "delete",
       object: objectRef(ref),
       body,
-      backoff: this.#backoff(),
+      backoff: this.#backoff(limits),
     });
   }
 
@@ -364,7 +392,7 @@ export class KubeClient {
     mutate: (current: T) => T | void,
   ): Promise<ApplyResult<T>> {
     const ref = refOf(obj);
-    const backoff = this.#backoff();
+    const backoff = this.#backoff(undefined);
     for (;;) {
       try {
         return { action: "created", object: await this.#create(obj, backoff) };
@@ -394,7 +422,7 @@ export class KubeClient {
   /** Creates the object unless it exists; an existing object is left untouched. */
   async createOrRetain<T extends KubeObject>(obj: T): Promise<ApplyResult<T>> {
     const ref = refOf(obj);
-    const backoff = this.#backoff();
+    const backoff = this.#backoff(undefined);
     for (;;) {
       try {
         return { action: "retained", object: await this.#get<T>(ref, backoff) };
@@ -412,16 +440,16 @@ export class KubeClient {
   /**
    * One GET of a non-resource path (`/healthz`, `/readyz`, `/livez`, `/version`, ...). Error
    * statuses are returned, not thrown; transport failures throw an `ApiError` (status 0).
-   * No retries: callers poll.
+   * No retries: callers poll (and bound it with `limits`).
    */
-  async getRaw(path: string): Promise<RawResponse> {
+  async getRaw(path: string, limits?: TransportLimits): Promise<RawResponse> {
     const request = new Request(this.server + path, {
       method: "GET",
       headers: { "Accept": "application/json, */*", "User-Agent": this.#userAgent },
     });
     let res: Response;
     try {
-      res = await this.#transport(request);
+      res = await this.#transport(request, limits);
     } catch (e) {
       throw apiErrorFromTransport(e, "get", { kind: "endpoint", name: path });
     }
@@ -429,17 +457,20 @@ export class KubeClient {
   }
 
   /** Whether `/healthz`, `/readyz` or `/livez` answers 200 `ok`. */
-  async healthy(endpoint: "healthz" | "readyz" | "livez"): Promise<boolean> {
-    const r = await this.getRaw(`/${endpoint}`);
+  async healthy(
+    endpoint: "healthz" | "readyz" | "livez",
+    limits?: TransportLimits,
+  ): Promise<boolean> {
+    const r = await this.getRaw(`/${endpoint}`, limits);
     return r.status === 200 && r.body.trim() === "ok";
   }
 
   /** The server's `/version` (retried like any call). */
-  async version(): Promise<VersionInfo> {
+  async version(limits?: TransportLimits): Promise<VersionInfo> {
     return await this.#json<VersionInfo>("GET", "/version", {
       verb: "get",
       object: { kind: "endpoint", name: "/version" },
-      backoff: this.#backoff(),
+      backoff: this.#backoff(limits),
     });
   }
 }

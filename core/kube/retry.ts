@@ -3,12 +3,14 @@
  * polling for conditions, both bounded by a deadline on an injected {@link Clock} and using an
  * injected sleep, so tests run instantly and deterministically. A backoff also bounds each of
  * its attempts by the time left ({@link Backoff.attemptLimits}), which the client hands to its
- * transport.
+ * transport; a poll hands the time it has left to every call of its attempts
+ * ({@link PollWindow}), so a wait ends at its timeout, not a request timeout later.
  *
  * @module
  */
 import { DefaultTimeouts } from "../constants.ts";
-import { KubeadmError } from "../errors.ts";
+import { ApiError, errorMessage, KubeadmError } from "../errors.ts";
+import { formatDuration } from "../text/duration.ts";
 import type { Clock } from "../host/ports.ts";
 import type { Sleep, TransportLimits } from "./transport.ts";
 
@@ -60,50 +62,78 @@ export interface Timing {
   sleep: Sleep;
 }
 
-/** A growing delay sequence bounded by a deadline. */
+/**
+ * A growing delay sequence bounded by a deadline, and the bounds of each attempt. `within`
+ * bounds the whole call from outside (a poll's window: the time left before the wait ends):
+ * no attempt runs past it and none starts after it, whatever the policy says.
+ */
 export class Backoff {
-  /**
-   * Epoch milliseconds by which the retried call ends: no attempt starts past it, nor runs past
-   * it unless the policy's `minAttemptMs` says so.
-   */
-  readonly deadline: number;
-  /** How long after the backoff's start the deadline falls (the policy's `timeoutMs`). */
-  readonly timeoutMs: number;
+  /** Epoch milliseconds of the backoff's start (its first attempt). */
+  readonly #start: number;
+  /** Epoch milliseconds after which no further attempt starts. */
+  readonly #retryUntil: number;
+  /** Epoch milliseconds by which the policy ends an attempt (retried policies only). */
+  readonly #policyEnd?: number;
+  /** Epoch milliseconds by which `within` ends the call. */
+  readonly #outerEnd?: number;
+  readonly #maxBodyBytes?: number;
   #delay: number;
-  #attemptEndsAtDeadline = false;
+  /** The deadline that bounded the last attempt (undefined: the attempt's own floor did). */
+  #attemptEnd?: number;
   readonly #policy: RetryPolicy;
   readonly #timing: Timing;
 
-  constructor(policy: RetryPolicy, timing: Timing, deadline?: number) {
+  constructor(policy: RetryPolicy, timing: Timing, within?: TransportLimits) {
     this.#policy = policy;
     this.#timing = timing;
     this.#delay = policy.initialDelayMs;
     const now = timing.clock.now().getTime();
-    this.deadline = deadline ?? now + policy.timeoutMs;
-    this.timeoutMs = this.deadline - now;
+    this.#start = now;
+    if (policy.timeoutMs > 0) this.#policyEnd = now + policy.timeoutMs;
+    if (within?.timeoutMs !== undefined) this.#outerEnd = now + Math.max(0, within.timeoutMs);
+    this.#maxBodyBytes = within?.maxBodyBytes;
+    this.#retryUntil = Math.min(now + Math.max(0, policy.timeoutMs), this.#outerEnd ?? Infinity);
   }
 
   /**
    * The bounds of the attempt about to start: the time left before the deadline (at least the
-   * policy's `minAttemptMs`, and at least 1ms), so that no attempt outlives it. A policy of a
-   * single attempt (`timeoutMs` 0) sets none: the transport's own bound applies.
+   * policy's `minAttemptMs`, and at least 1ms), so that no attempt outlives it; `within`
+   * tightens that and is never stretched by `minAttemptMs`. A policy of a single attempt
+   * (`timeoutMs` 0) given no `within` sets none: the transport's own bound applies.
    */
   attemptLimits(): TransportLimits | undefined {
-    this.#attemptEndsAtDeadline = false;
-    if (this.timeoutMs <= 0) return undefined;
-    const left = Math.max(1, this.deadline - this.#timing.clock.now().getTime());
-    const minimum = this.#policy.minAttemptMs ?? 0;
-    this.#attemptEndsAtDeadline = left >= minimum;
-    return { timeoutMs: Math.max(left, minimum) };
+    const now = this.#timing.clock.now().getTime();
+    let timeoutMs: number | undefined;
+    this.#attemptEnd = undefined;
+    if (this.#policyEnd !== undefined) {
+      const left = Math.max(1, this.#policyEnd - now);
+      const minimum = this.#policy.minAttemptMs ?? 0;
+      timeoutMs = Math.max(left, minimum);
+      if (left >= minimum) this.#attemptEnd = this.#policyEnd;
+    }
+    if (this.#outerEnd !== undefined) {
+      const left = Math.max(1, this.#outerEnd - now);
+      if (timeoutMs === undefined || left <= timeoutMs) {
+        timeoutMs = left;
+        this.#attemptEnd = this.#outerEnd;
+      }
+    }
+    if (timeoutMs === undefined && this.#maxBodyBytes === undefined) return undefined;
+    const limits: TransportLimits = {};
+    if (timeoutMs !== undefined) limits.timeoutMs = timeoutMs;
+    if (this.#maxBodyBytes !== undefined) limits.maxBodyBytes = this.#maxBodyBytes;
+    return limits;
   }
 
   /**
-   * Whether the deadline has passed and the last attempt was bounded by it (not by the
-   * policy's `minAttemptMs`): a timeout of that attempt is the call's deadline exceeded.
+   * When the last attempt was bounded by a deadline (not by the policy's `minAttemptMs`) and
+   * that deadline has passed: how long after the start it fell (a timeout of that attempt is
+   * that deadline exceeded); otherwise `undefined`.
    */
-  expiredDuringAttempt(): boolean {
-    return this.#attemptEndsAtDeadline &&
-      this.#timing.clock.now().getTime() >= this.deadline;
+  expiredDuringAttempt(): number | undefined {
+    const end = this.#attemptEnd;
+    if (end === undefined || this.#timing.clock.now().getTime() < end) return undefined;
+    return end - this.#start;
   }
 
   /**
@@ -113,7 +143,7 @@ export class Backoff {
    */
   async wait(minDelayMs = 0): Promise<boolean> {
     const delay = Math.min(Math.max(this.#delay, minDelayMs), this.#policy.maxDelayMs);
-    if (this.#timing.clock.now().getTime() + delay > this.deadline) return false;
+    if (this.#timing.clock.now().getTime() + delay > this.#retryUntil) return false;
     await this.#timing.sleep(delay);
     this.#delay = Math.min(this.#delay * this.#policy.factor, this.#policy.maxDelayMs);
     return true;
@@ -122,6 +152,16 @@ export class Backoff {
 
 /** One poll attempt: done with a value, or not yet (optionally with the error seen). */
 export type PollAttempt<T> = { done: true; value: T } | { done: false; error?: unknown };
+
+/**
+ * What a poll hands each attempt: the bounds of a call starting now, so that no call outlives
+ * the wait. Give `limits()` to every network call of the attempt (API client, etcd client,
+ * health probe), each when it starts.
+ */
+export interface PollWindow {
+  /** The time left before the wait ends (at least 1ms); none for a single-attempt poll. */
+  limits(): TransportLimits | undefined;
+}
 
 /** Options of {@link poll}. */
 export interface PollOptions extends Timing {
@@ -135,23 +175,68 @@ export interface PollOptions extends Timing {
 
 /**
  * Runs `attempt` immediately and then every `intervalMs` until it reports done, like upstream's
- * `wait.PollUntilContextTimeout(..., immediate=true, ...)`. On timeout throws the last error an
- * attempt reported, or a timeout error. Errors thrown by `attempt` abort the loop at once.
+ * `wait.PollUntilContextTimeout(..., immediate=true, ...)`. Each attempt gets the wait's
+ * {@link PollWindow}, so that the whole wait ends within its timeout (plus what the calls take
+ * to notice their limits), never a whole request timeout later. On timeout throws the last
+ * error an attempt reported, or a timeout error; when the timeout ran out during an attempt
+ * that its window bounded, that attempt's error is reported as cut by the wait's timeout
+ * ({@link waitCutError}). Errors thrown by `attempt` abort the loop at once.
  */
 export async function poll<T>(
-  attempt: () => Promise<PollAttempt<T>>,
+  attempt: (window: PollWindow) => Promise<PollAttempt<T>>,
   options: PollOptions,
 ): Promise<T> {
-  const deadline = options.clock.now().getTime() + options.timeoutMs;
+  const interval = options.intervalMs;
+  const backoff = new Backoff(
+    { timeoutMs: options.timeoutMs, initialDelayMs: interval, maxDelayMs: interval, factor: 1 },
+    options,
+  );
+  let bounded = false;
+  const window: PollWindow = {
+    limits() {
+      bounded = true;
+      return backoff.attemptLimits();
+    },
+  };
   let lastError: unknown;
   for (;;) {
-    const r = await attempt();
+    bounded = false;
+    const started = options.clock.now().getTime();
+    const r = await attempt(window);
     if (r.done) return r.value;
     if (r.error !== undefined) lastError = r.error;
-    if (options.clock.now().getTime() + options.intervalMs > deadline) break;
-    await options.sleep(options.intervalMs);
+    if (await backoff.wait()) continue;
+    // Cut: its calls were bounded by the wait and it ran into the wait's end (an attempt that
+    // failed at once, at the end, was not cut).
+    const cut = bounded && backoff.expiredDuringAttempt() !== undefined &&
+      options.clock.now().getTime() > started;
+    if (cut && r.error !== undefined) throw waitCutError(r.error, options.timeoutMs);
+    break;
   }
   if (lastError !== undefined) throw lastError;
   throw options.timeoutError?.() ??
     new KubeadmError(`timed out waiting for the condition after ${options.timeoutMs}ms`);
+}
+
+/**
+ * The error of a wait whose timeout ran out during an attempt it had bounded: that attempt's
+ * error (its call was cut at the wait's end, so it names only the time that was left), said
+ * to be the wait's timeout. An API error stays one (status, reason, object and hint kept).
+ */
+export function waitCutError(last: unknown, timeoutMs: number): KubeadmError {
+  const message = `the wait's timeout of ${formatDuration(timeoutMs)} ran out during its ` +
+    `last attempt: ${errorMessage(last)}`;
+  if (last instanceof ApiError) {
+    return new ApiError(message, {
+      status: last.status,
+      reason: last.reason,
+      object: last.object,
+      hint: last.hint,
+      cause: last,
+    });
+  }
+  return new KubeadmError(message, {
+    cause: last,
+    hint: last instanceof KubeadmError ? last.hint : undefined,
+  });
 }

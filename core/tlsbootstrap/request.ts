@@ -177,13 +177,13 @@ export async function requestNodeClientCertificate(
   }
   log("[tls-bootstrap] Waiting for the client certificate to be issued");
   let fatal: KubeadmError | undefined;
-  const issued = await poll<string>(async () => {
+  const issued = await poll<string>(async (window) => {
     let csr: CertificateSigningRequest;
     try {
       csr = await o.client.get<CertificateSigningRequest>({
         kind: "CertificateSigningRequest",
         name,
-      });
+      }, window.limits());
     } catch (e) {
       if (isNotFound(e)) {
         throw fatal = new KubeadmError(

@@ -77,13 +77,13 @@ export async function apiEndpointFromPod(
   const once = client.withRetry({ timeoutMs: 0 });
   let raw: string;
   try {
-    raw = await poll<string>(async () => {
+    raw = await poll<string>(async (window) => {
       try {
         const pods = await once.list<Pod>("Pod", {
           namespace: "kube-system",
           fieldSelector: `spec.nodeName=${nodeName}`,
           labelSelector: "component=kube-apiserver,tier=control-plane",
-        });
+        }, window.limits());
         if (pods.length !== 1) {
           return {
             done: false,

@@ -89,9 +89,12 @@ async function createJob(input: ClusterHealthInput): Promise<string[]> {
     throw new KubeadmError(`${message}: ${errorMessage(e)}`, { cause: e });
   };
   const fieldSelector = "spec.unschedulable=false";
-  const nodes = await poll<Node[]>(async () => {
+  const nodes = await poll<Node[]>(async (window) => {
     try {
-      return { done: true, value: await client.list<Node>("Node", { fieldSelector }) };
+      return {
+        done: true,
+        value: await client.list<Node>("Node", { fieldSelector }, window.limits()),
+      };
     } catch (e) {
       log(
         `Could not list Nodes with field selector ${JSON.stringify(fieldSelector)}: ${
@@ -115,18 +118,21 @@ async function createJob(input: ClusterHealthInput): Promise<string[]> {
   const job = healthCheckJob(name, input.pauseImage);
   const where = `${JSON.stringify(name)} in the namespace "kube-system"`;
   log(`Creating a Job ${where}`);
-  await poll<true>(async () => {
+  await poll<true>(async (window) => {
     try {
-      await client.create(job);
+      await client.create(job, window.limits());
       return { done: true, value: true };
     } catch (e) {
       log(`Could not create Job ${where}, retrying: ${errorMessage(e)}`);
       return { done: false, error: e };
     }
   }, timing).catch(wrap(`could not create Job ${where}`));
-  await poll<true>(async () => {
+  await poll<true>(async (window) => {
     try {
-      const got = await client.get<Job>({ kind: "Job", namespace: "kube-system", name });
+      const got = await client.get<Job>(
+        { kind: "Job", namespace: "kube-system", name },
+        window.limits(),
+      );
       if (got.status?.conditions?.some((c) => c.type === "Complete")) {
         return { done: true, value: true };
       }

@@ -11,7 +11,7 @@ import type { Pod } from "kubernetes-types/core/v1.d.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
 import type { Printer } from "../host/ports.ts";
 import type { KubeClient } from "../kube/client.ts";
-import { API_CALL_RETRY_INTERVAL_MS, poll } from "../kube/retry.ts";
+import { API_CALL_RETRY_INTERVAL_MS, poll, type PollWindow } from "../kube/retry.ts";
 import { formatDuration } from "../text/duration.ts";
 
 /** The mirror Pod annotation holding the hash of the manifest the kubelet runs. */
@@ -35,13 +35,14 @@ async function mirrorPodHash(
   client: KubeClient,
   nodeName: string,
   component: string,
+  window: PollWindow,
 ): Promise<string> {
   try {
     const pod = await client.get<Pod>({
       kind: "Pod",
       namespace: "kube-system",
       name: `${component}-${nodeName}`,
-    });
+    }, window.limits());
     return pod.metadata?.annotations?.[CONFIG_HASH_ANNOTATION] ?? "";
   } catch (e) {
     throw new KubeadmError(
@@ -59,9 +60,9 @@ export function kubeWaiter(client: KubeClient, timeoutMs: number, out: Printer):
   const once = client.withRetry({ timeoutMs: 0 });
   const timing = { ...once.timing, intervalMs: API_CALL_RETRY_INTERVAL_MS, timeoutMs };
   const hash = (nodeName: string, component: string) =>
-    poll<string>(async () => {
+    poll<string>(async (window) => {
       try {
-        return { done: true, value: await mirrorPodHash(once, nodeName, component) };
+        return { done: true, value: await mirrorPodHash(once, nodeName, component, window) };
       } catch (e) {
         return { done: false, error: e };
       }
@@ -77,19 +78,20 @@ export function kubeWaiter(client: KubeClient, timeoutMs: number, out: Printer):
     async staticPodHashChange(nodeName, component, previous) {
       let lastError: unknown;
       try {
-        await poll<true>(async () => {
+        await poll<true>(async (window) => {
           try {
-            const h = await mirrorPodHash(once, nodeName, component);
+            const h = await mirrorPodHash(once, nodeName, component, window);
             lastError = undefined;
             return h === previous ? { done: false } : { done: true, value: true };
           } catch (e) {
             lastError = e;
-            return { done: false };
+            return { done: false, error: e };
           }
         }, timing);
-      } catch {
-        // Upstream reports the last read error when there was one, else the timeout.
-        if (lastError !== undefined) throw lastError;
+      } catch (e) {
+        // Upstream reports the last read error when the last read failed (as the poll does:
+        // cut at the wait's end or not), else the timeout.
+        if (lastError !== undefined) throw e;
         throw new KubeadmError(
           `static Pod hash for component ${component} on Node ${nodeName} did not change after ${
             formatDuration(timeoutMs)
@@ -99,10 +101,14 @@ export function kubeWaiter(client: KubeClient, timeoutMs: number, out: Printer):
     },
     async podsWithLabel(selector) {
       let lastCount = -1;
-      await poll<true>(async () => {
+      await poll<true>(async (window) => {
         let pods: Pod[];
         try {
-          pods = await once.list<Pod>("Pod", { namespace: "kube-system", labelSelector: selector });
+          pods = await once.list<Pod>(
+            "Pod",
+            { namespace: "kube-system", labelSelector: selector },
+            window.limits(),
+          );
         } catch (e) {
           out.info(
             `[apiclient] Error getting Pods with label selector ${JSON.stringify(selector)} [${

@@ -13,7 +13,9 @@
  * retried every 500 ms until then while etcd answers "unavailable" (e.g. `etcdserver:
  * unhealthy cluster` right after a member started), and for a short grace period while no
  * endpoint answers (so reset does not hang on a dead node); that period is also the call's
- * deadline, which bounds every request (each gets at most the time left).
+ * deadline, which bounds every request (each gets at most the time left). A call's own limits
+ * (a core poll's time left) bound it the same way. One request may take upstream's 2s
+ * (`etcdTimeout`) unless told otherwise.
  *
  * Member IDs are uint64 values and travel as decimal strings in the gateway's JSON; they are
  * kept as strings.
@@ -27,6 +29,8 @@ import {
   EtcdRequestError,
 } from "../../core/host/etcd.ts";
 import type { TlsClientMaterial } from "../../core/host/http.ts";
+import { ETCD_REQUEST_TIMEOUT_MS } from "../../core/etcd/timing.ts";
+import type { TransportLimits } from "../../core/kube/transport.ts";
 import { formatDuration } from "../../core/text/duration.ts";
 import { transportDetail } from "../kube/transport_errors.ts";
 
@@ -70,14 +74,15 @@ export class EtcdGatewayClient implements EtcdClient {
   readonly #retryForMs: number;
 
   /**
-   * @param timeoutMs per request (upstream's etcd dial/request timeout is 20s)
+   * @param timeoutMs per request (default upstream's `etcdTimeout`, 2s: its dial timeout and
+   *   the context of each request)
    * @param retryForMs how long transient failures are retried (0: one attempt; reset uses
    *   upstream's etcdAPICall, 2m)
    */
   constructor(
     endpoints: readonly string[],
     tls: EtcdClientTls,
-    timeoutMs = 20_000,
+    timeoutMs = ETCD_REQUEST_TIMEOUT_MS,
     retryForMs = 0,
   ) {
     if (endpoints.length === 0) throw new EtcdRequestError("no etcd endpoints");
@@ -87,13 +92,25 @@ export class EtcdGatewayClient implements EtcdClient {
     this.#retryForMs = retryForMs;
   }
 
-  async #call(path: string, body: unknown, only?: string): Promise<Record<string, unknown>> {
+  async #call(
+    path: string,
+    body: unknown,
+    only: string | undefined,
+    limits: TransportLimits | undefined,
+  ): Promise<Record<string, unknown>> {
     const start = Date.now();
-    // A retried call has one deadline: no request runs past it.
-    const deadline = this.#retryForMs > 0 ? start + this.#retryForMs : undefined;
+    // One deadline for the call: the retry period and the caller's limits, whichever ends
+    // first; no request runs past it.
+    const bounds = [
+      ...(this.#retryForMs > 0 ? [this.#retryForMs] : []),
+      ...(limits?.timeoutMs !== undefined ? [Math.max(0, limits.timeoutMs)] : []),
+    ];
+    const deadline = bounds.length > 0
+      ? { at: start + Math.min(...bounds), ms: Math.min(...bounds) }
+      : undefined;
     for (;;) {
       try {
-        return await this.#post(path, body, only, deadline);
+        return await this.#post(path, body, only, deadline, limits?.maxBodyBytes);
       } catch (e) {
         if (!(e instanceof EtcdRequestError)) throw e;
         // An unhealthy cluster gets the whole retry period; unreachable endpoints (etcd not
@@ -103,7 +120,8 @@ export class EtcdGatewayClient implements EtcdClient {
           : e.grpcCode === GRPC_UNAVAILABLE
           ? this.#retryForMs
           : 0;
-        if (Date.now() + RETRY_INTERVAL_MS > start + limit) throw e;
+        const until = Math.min(start + limit, deadline?.at ?? Infinity);
+        if (Date.now() + RETRY_INTERVAL_MS > until) throw e;
       }
       await new Promise((r) => setTimeout(r, RETRY_INTERVAL_MS));
     }
@@ -113,7 +131,8 @@ export class EtcdGatewayClient implements EtcdClient {
     path: string,
     body: unknown,
     only: string | undefined,
-    deadline: number | undefined,
+    deadline: { at: number; ms: number } | undefined,
+    maxBodyBytes: number | undefined,
   ): Promise<Record<string, unknown>> {
     // The HTTPS stack (node:https) loads with the first request, not with the node's ports.
     const { createDenoTransport } = await import("../kube/transport.ts");
@@ -127,7 +146,7 @@ export class EtcdGatewayClient implements EtcdClient {
     try {
       for (const endpoint of only ? [only] : this.endpoints) {
         const url = `${endpoint.replace(/\/+$/, "")}${path}`;
-        const left = deadline === undefined ? undefined : deadline - Date.now();
+        const left = deadline === undefined ? undefined : deadline.at - Date.now();
         if (left !== undefined && left <= 0) {
           failures.push(`${url}: not tried, the deadline had passed`);
           continue;
@@ -139,7 +158,7 @@ export class EtcdGatewayClient implements EtcdClient {
         });
         let res: Response;
         try {
-          res = await t.transport(request, left === undefined ? undefined : { timeoutMs: left });
+          res = await t.transport(request, { timeoutMs: left, maxBodyBytes });
         } catch (e) {
           failures.push(`${url}: ${transportDetail(e, request)}`);
           continue;
@@ -165,34 +184,39 @@ export class EtcdGatewayClient implements EtcdClient {
     } finally {
       t.close();
     }
-    const when = deadline !== undefined && Date.now() >= deadline
-      ? ` within the call's deadline of ${formatDuration(this.#retryForMs)}`
+    const when = deadline !== undefined && Date.now() >= deadline.at
+      ? ` within the call's deadline of ${formatDuration(deadline.ms)}`
       : "";
     throw new EtcdRequestError(`no etcd endpoint answered${when}: ${failures.join("; ")}`, {
       unreachable: true,
     });
   }
 
-  async listMembers(): Promise<EtcdMember[]> {
-    return toMembers(await this.#call("/v3/cluster/member/list", { linearizable: true }));
+  async listMembers(limits?: TransportLimits): Promise<EtcdMember[]> {
+    const body = { linearizable: true };
+    return toMembers(await this.#call("/v3/cluster/member/list", body, undefined, limits));
   }
 
   async addMember(
     peerURLs: readonly string[],
     isLearner: boolean,
+    limits?: TransportLimits,
   ): Promise<{ member: EtcdMember; members: EtcdMember[] }> {
-    const json = await this.#call("/v3/cluster/member/add", { peerURLs, isLearner });
+    const body = { peerURLs, isLearner };
+    const json = await this.#call("/v3/cluster/member/add", body, undefined, limits);
     return { member: toMember((json.member ?? {}) as GatewayMember), members: toMembers(json) };
   }
 
-  async promoteMember(id: string): Promise<EtcdMember[]> {
+  async promoteMember(id: string, limits?: TransportLimits): Promise<EtcdMember[]> {
     // The ID is a uint64: sent as a JSON string, which the gateway accepts for 64-bit ints.
-    return toMembers(await this.#call("/v3/cluster/member/promote", { ID: id }));
+    return toMembers(await this.#call("/v3/cluster/member/promote", { ID: id }, undefined, limits));
   }
 
-  async removeMember(id: string): Promise<EtcdMember[]> {
+  async removeMember(id: string, limits?: TransportLimits): Promise<EtcdMember[]> {
     try {
-      return toMembers(await this.#call("/v3/cluster/member/remove", { ID: id }));
+      return toMembers(
+        await this.#call("/v3/cluster/member/remove", { ID: id }, undefined, limits),
+      );
     } catch (e) {
       if (
         e instanceof EtcdRequestError &&
@@ -204,8 +228,8 @@ export class EtcdGatewayClient implements EtcdClient {
     }
   }
 
-  async status(endpoint: string): Promise<void> {
-    const json = await this.#call("/v3/maintenance/status", {}, endpoint);
+  async status(endpoint: string, limits?: TransportLimits): Promise<void> {
+    const json = await this.#call("/v3/maintenance/status", {}, endpoint, limits);
     const errors = (json.errors ?? []) as string[];
     if (errors.length > 0) throw new EtcdRequestError(errors.join("; "));
   }

@@ -59,8 +59,8 @@ export interface DenoNodeHostOptions {
   /** The mount table to read (default `/proc/mounts`); removals consult it too. */
   mountsFile?: string;
   /**
-   * etcd requests: per-request timeout (default 20s) and how long transient failures are
-   * retried (default 0: one attempt; reset uses upstream's 2m).
+   * etcd requests: per-request timeout (default upstream's 2s) and how long transient
+   * failures are retried (default 0: one attempt; reset uses upstream's 2m).
    */
   etcd?: { timeoutMs?: number; retryForMs?: number };
 }

@@ -18,7 +18,7 @@ import type { Clock, FileReader } from "../../host/ports.ts";
 import { KubeClient } from "../../kube/client.ts";
 import { connectionFromKubeconfig } from "../../kube/kubeconfig_connection.ts";
 import { API_CALL_RETRY_INTERVAL_MS, poll } from "../../kube/retry.ts";
-import { isForbidden } from "../../kube/status.ts";
+import { isForbidden, isTransient } from "../../kube/status.ts";
 import type { ConnectionParams, Sleep, TransportFactory } from "../../kube/transport.ts";
 import { type Kubeconfig, withServer } from "../../kubeconfig/kubeconfig.ts";
 import { readKubeconfigFile } from "../../kubeconfig/files.ts";
@@ -106,12 +106,14 @@ export function createClusterAccess(o: ClusterAccessOptions): ClusterAccess {
     await ensureClusterAdminsBinding(admin, superAdmin);
     // A binding created through super-admin.conf reaches the authorizer's cache a moment
     // later; wait until admin.conf is no longer forbidden before handing the client out.
-    await poll<true>(async () => {
+    await poll<true>(async (window) => {
       try {
-        await admin.tryGet({ kind: "Namespace", name: "kube-system" });
+        await admin.tryGet({ kind: "Namespace", name: "kube-system" }, window.limits());
         return { done: true, value: true };
       } catch (e) {
-        if (isForbidden(e)) return { done: false, error: e };
+        // A transient failure comes back only once the client's retries reached the wait's
+        // end: reported as the wait's.
+        if (isForbidden(e) || isTransient(e)) return { done: false, error: e };
         throw e;
       }
     }, {

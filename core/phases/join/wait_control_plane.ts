@@ -16,11 +16,35 @@ import {
 } from "../../controlplane/health.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
 import type { HealthProbe } from "../../host/http.ts";
+import type { KubeClient } from "../../kube/client.ts";
 import { utf8 } from "../../host/ports.ts";
 import { parseKubeconfig, withServer } from "../../kubeconfig/kubeconfig.ts";
 import { localAPIEndpointURL } from "../../net/endpoint.ts";
 import { parseDuration } from "../../text/duration.ts";
 import type { JoinData } from "./data.ts";
+
+/**
+ * The wait's probe: the kube-apiserver's `apiServerURL` is read through `client` (this node's
+ * admin identity, as upstream), the other components' health ports through `node`; each read
+ * within the probe's bound (the time the wait has left).
+ */
+export function controlPlaneProbe(
+  client: KubeClient,
+  apiServerURL: string,
+  node: HealthProbe,
+): HealthProbe {
+  return {
+    async get(url, options) {
+      if (url !== apiServerURL) return await node.get(url, options);
+      try {
+        const limits = { timeoutMs: options?.timeoutMs };
+        return { status: (await client.getRaw(new URL(url).pathname, limits)).status };
+      } catch (e) {
+        return { error: errorMessage(e) };
+      }
+    },
+  };
+}
 
 /** Runs the phase; a no-op for worker joins and in dry-run. */
 export async function runJoinWaitControlPlane(d: JoinData): Promise<void> {
@@ -37,20 +61,13 @@ export async function runJoinWaitControlPlane(d: JoinData): Promise<void> {
 
   const pods = await readControlPlanePods(d.files, d.manifestDir, true);
   const targets = controlPlaneHealthTargets(pods, cp.localAPIEndpoint);
-  const apiServer = targets[0];
-  // The API server answers this node's admin identity; the other components' health ports.
-  const health: HealthProbe = {
-    async get(url, options) {
-      if (url !== apiServer.url) return await d.node.health.get(url, options);
-      try {
-        return { status: (await client.getRaw(new URL(url).pathname)).status };
-      } catch (e) {
-        return { error: errorMessage(e) };
-      }
-    },
-  };
   const outcome = await waitForControlPlaneComponents(
-    { health, clock: d.clock, sleep: d.sleep, out: d.out },
+    {
+      health: controlPlaneProbe(client, targets[0].url, d.node.health),
+      clock: d.clock,
+      sleep: d.sleep,
+      out: d.out,
+    },
     targets,
     parseDuration(d.cfg.timeouts.controlPlaneComponentHealthCheck),
   );

@@ -8,6 +8,7 @@ import { ApiError } from "../../../core/errors.ts";
 import { KubeClient } from "../../../core/kube/client.ts";
 import { FakeClock } from "../../support/fake_clock.ts";
 import { FakeKubeApi, requestMatching } from "../../support/fake_kube_api.ts";
+import { failedWait, silentApiClient } from "../../support/silent_peer.ts";
 
 /** One API server seen through two clients: admin.conf (may be forbidden) and super-admin.conf. */
 function setup() {
@@ -152,4 +153,18 @@ Deno.test("a TLS trust failure is not retried (admin.conf and super-admin.conf)"
     /unable to create the kubeadm:cluster-admins ClusterRoleBinding by using super-admin.conf: .*certificate signed by unknown authority/,
   );
   assert.equal(s.superCalls.length, 1);
+});
+
+Deno.test("creating the binding against a silent API server ends within the wait's timeout", async () => {
+  const { clock, peer, client } = silentApiClient();
+  const { error, elapsedMs } = await failedWait(
+    clock,
+    () => ensureClusterAdminsBinding(client, undefined, { timeoutMs: 10_000 }),
+  );
+  assert.equal(elapsedMs, 10_000);
+  assert.match(
+    error,
+    /^ApiError: the wait's timeout of 10s ran out during its last attempt: unable to create ClusterRoleBinding kubeadm:cluster-admins: /,
+  );
+  assert.deepEqual(peer.limits, [10_000]);
 });

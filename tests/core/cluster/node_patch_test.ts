@@ -3,7 +3,8 @@
 import assert from "node:assert/strict";
 import type { Node } from "kubernetes-types/core/v1.d.ts";
 import { patchNode } from "../../../core/cluster/node_patch.ts";
-import { fakeApiClient } from "../../support/fake_kube_api.ts";
+import { fakeApiClient, FakeKubeApi } from "../../support/fake_kube_api.ts";
+import { failedWait, silentApiClient } from "../../support/silent_peer.ts";
 
 const NODE: Node = {
   apiVersion: "v1",
@@ -38,4 +39,24 @@ Deno.test("the node patch waits for the Node and its hostname label, then patche
 Deno.test("a Node that never appears fails with the last error", async () => {
   const { client } = setup();
   await assert.rejects(() => patchNode(client, "ghost", label), /nodes "ghost" not found/);
+});
+
+Deno.test("a Node read or patch that never answers is cut at the wait's end", async () => {
+  const api = new FakeKubeApi({ objects: [NODE] });
+  for (const method of ["GET", "PATCH"]) {
+    const { clock, client } = silentApiClient((r) => r.method === method, api.transport);
+    const { error, elapsedMs } = await failedWait(
+      clock,
+      () => patchNode(client, "cp-1", label, { timeoutMs: 10_000 }),
+    );
+    assert.equal(elapsedMs, 10_000, `${method}: not 10s + the client's retries`);
+    assert.match(
+      error,
+      new RegExp(
+        `^ApiError: the wait's timeout of 10s ran out during its last attempt: unable to ${
+          method === "GET" ? "get" : "patch"
+        } Node cp-1: `,
+      ),
+    );
+  }
 });

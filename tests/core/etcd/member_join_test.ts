@@ -6,6 +6,7 @@ import {
   addLearnerMember,
   checkClusterHealth,
   initialClusterFor,
+  memberByPeerURL,
   memberIdHex,
   promoteLearner,
   waitForClusterAvailable,
@@ -13,8 +14,10 @@ import {
 import { etcdEndpointsFromPods, syncEtcdClient } from "../../../core/etcd/endpoints.ts";
 import { type EtcdClient, type EtcdMember, EtcdRequestError } from "../../../core/host/etcd.ts";
 import { etcdTiming } from "../../../core/etcd/timing.ts";
+import type { TransportLimits } from "../../../core/kube/transport.ts";
 import { FakeClock } from "../../support/fake_clock.ts";
 import { RecordingPrinter } from "../../support/recording_printer.ts";
+import { failedWait, SilentPeer } from "../../support/silent_peer.ts";
 
 class FakeEtcd implements EtcdClient {
   endpoints = ["https://10.0.0.1:2379"];
@@ -32,7 +35,7 @@ class FakeEtcd implements EtcdClient {
   startsAfterLists = 0;
   #lists = 0;
 
-  listMembers(): Promise<EtcdMember[]> {
+  listMembers(_limits?: TransportLimits): Promise<EtcdMember[]> {
     this.calls.push("list");
     if (++this.#lists > this.startsAfterLists) {
       for (const m of this.members) if (m.isLearner && m.name === "") m.name = "cp2";
@@ -51,7 +54,7 @@ class FakeEtcd implements EtcdClient {
     this.members.push(member);
     return Promise.resolve({ member, members: structuredClone(this.members) });
   }
-  promoteMember(id: string) {
+  promoteMember(id: string, _limits?: TransportLimits) {
     this.calls.push(`promote ${id}`);
     if (this.promoteFailures-- > 0) {
       return Promise.reject(
@@ -64,7 +67,7 @@ class FakeEtcd implements EtcdClient {
     for (const m of this.members) if (m.id === id) m.isLearner = false;
     return Promise.resolve(structuredClone(this.members));
   }
-  status(_endpoint?: string): Promise<void> {
+  status(_endpoint: string, _limits?: TransportLimits): Promise<void> {
     return Promise.resolve();
   }
   removeMember(): Promise<EtcdMember[]> {
@@ -271,4 +274,60 @@ Deno.test("finding the endpoints logs the Pods it waits for and what it found, t
     "etcd endpoints read from etcd: https://10.0.0.1:2379,https://10.0.0.9:2379",
     "update etcd endpoints: https://10.0.0.1:2379,https://10.0.0.9:2379",
   ]);
+});
+
+Deno.test("every etcd wait of a join ends within its timeout: a silent etcd's calls are cut there", async () => {
+  // Three endpoints, each request 25s unless the call is bounded: unbounded, one call took 75s
+  // and the second ran to 2m30.5s.
+  const cases: [
+    string,
+    (etcd: FakeEtcd, t: ReturnType<typeof timing>["t"]) => Promise<unknown>,
+    RegExp,
+  ][] = [
+    [
+      "add",
+      (etcd, t) => addLearnerMember(etcd, "cp2", "https://10.0.0.2:2380", t),
+      /^KubeadmError: error adding the etcd member https:\/\/10\.0\.0\.2:2380: the wait's timeout of 2m0s ran out/,
+    ],
+    [
+      "member ID",
+      (etcd, t) => memberByPeerURL(etcd, "https://10.0.0.1:2380", t),
+      /^KubeadmError: the wait's timeout of 2m0s ran out during its last attempt: no etcd endpoint answered/,
+    ],
+    [
+      "learner start",
+      (etcd, t) => promoteLearner(etcd, "42", t),
+      /^KubeadmError: the wait's timeout of 2m0s ran out during its last attempt: failed to get member 2a status: /,
+    ],
+  ];
+  for (const [name, wait, message] of cases) {
+    const etcd = new FakeEtcd();
+    const { clock, t } = timing();
+    const peer = new SilentPeer(clock, 25_000, 3);
+    etcd.listMembers = (limits) => peer.etcd(limits);
+    const { error, elapsedMs } = await failedWait(clock, () => wait(etcd, t));
+    assert.equal(elapsedMs, 120_000, `${name}: the wait's 2m, not 2m30.5s`);
+    assert.match(error, message, name);
+    assert.ok(peer.limits.every((l) => l !== undefined && l <= 120_000), name);
+  }
+
+  // Promotion: the learner has started, every promote request hangs.
+  const etcd = new FakeEtcd();
+  const { clock, t } = timing();
+  await addLearnerMember(etcd, "cp2", "https://10.0.0.2:2380", t);
+  const peer = new SilentPeer(clock, 25_000, 3);
+  etcd.promoteMember = (_id, limits) => peer.etcd(limits);
+  const promotion = await failedWait(clock, () => promoteLearner(etcd, "42", t));
+  assert.equal(promotion.elapsedMs, 120_000);
+  assert.match(
+    promotion.error,
+    /^KubeadmError: error promoting the etcd learner 2a: the wait's timeout of 2m0s ran out during its last attempt: no etcd endpoint answered: timeout after \d+ms$/,
+  );
+
+  // The quorum check waits for each endpoint in turn (as upstream), each within 2m.
+  etcd.endpoints = ["https://a:2379", "https://b:2379", "https://c:2379"];
+  etcd.status = (_ep, limits) => peer.etcd(limits);
+  const health = await failedWait(clock, () => checkClusterHealth(etcd, t));
+  assert.equal(health.elapsedMs, 3 * 120_000);
+  assert.match(health.error, /the wait's timeout of 2m0s ran out/);
 });

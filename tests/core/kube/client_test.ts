@@ -4,9 +4,9 @@ import { ApiError } from "../../../core/errors.ts";
 import { KubeClient } from "../../../core/kube/client.ts";
 import { SHORT_RETRY_POLICY } from "../../../core/kube/retry.ts";
 import { isAlreadyExists, isNotFound } from "../../../core/kube/status.ts";
-import type { Transport } from "../../../core/kube/transport.ts";
 import { FakeClock } from "../../support/fake_clock.ts";
 import { FakeKubeApi, requestMatching } from "../../support/fake_kube_api.ts";
+import { SilentPeer } from "../../support/silent_peer.ts";
 
 const SERVER = "https://10.0.0.1:6443";
 
@@ -139,25 +139,10 @@ Deno.test("transient errors stop being retried at the policy timeout", async () 
   assert.ok(api.requests.length > 5 && api.requests.length < 20);
 });
 
-/**
- * A transport on a fake clock that records each request's limits: the attempts listed in
- * `hang` take as long as they are allowed and time out; the others are refused at once.
- */
+/** A server that never answers the requests `hang` picks and refuses the others. */
 function limitRecorder(clock: FakeClock, hang: (attempt: number) => boolean) {
-  const limits: (number | undefined)[] = [];
-  const transport: Transport = (request, l) => {
-    limits.push(l?.timeoutMs);
-    const timedOut = hang(limits.length);
-    if (timedOut) clock.ms += l?.timeoutMs ?? 30_000;
-    return Promise.reject(
-      new ApiError(`Get ${JSON.stringify(request.url)}: ${timedOut ? "timeout" : "refused"}`, {
-        status: 0,
-        reason: timedOut ? "Timeout" : "ConnectionRefused",
-        hint: "the API server did not answer",
-      }),
-    );
-  };
-  return { limits, transport };
+  const peer = new SilentPeer(clock, 30_000);
+  return { limits: peer.limits, transport: peer.transport((_, n) => hang(n)) };
 }
 
 Deno.test("each attempt is given the time left before the call's deadline, which a timeout then reports", async () => {
@@ -198,7 +183,7 @@ Deno.test("a single-attempt client leaves the bound to the transport; its timeou
   const { limits, transport } = limitRecorder(clock, () => true);
   const client = new KubeClient({ server: SERVER, transport, clock, sleep: clock.sleep })
     .withRetry({ timeoutMs: 0 });
-  await assert.rejects(() => client.get({ kind: "Node", name: "n" }), /: timeout$/);
+  await assert.rejects(() => client.get({ kind: "Node", name: "n" }), /: timeout after 30000ms$/);
   assert.deepEqual(limits, [undefined]);
 });
 
@@ -210,9 +195,51 @@ Deno.test("the short retry (kubeadm-config) stops new attempts at 350ms but lets
   await assert.rejects(
     () => client.get({ kind: "ConfigMap", namespace: "kube-system", name: "kubeadm-config" }),
     // The attempt's own bound, not the 350ms window, is what ran out.
-    /configmaps\/kubeadm-config": timeout$/,
+    /configmaps\/kubeadm-config": timeout after 10000ms$/,
   );
   assert.deepEqual(limits, [10_000]);
+});
+
+Deno.test("a call's own limits bound it, retries included, and never stretch to the short retry's floor", async () => {
+  const clock = new FakeClock();
+  const refused = limitRecorder(clock, () => false);
+  const client = new KubeClient({
+    server: SERVER,
+    transport: refused.transport,
+    clock,
+    sleep: clock.sleep,
+  });
+  const start = clock.ms;
+  await assert.rejects(
+    () => client.get({ kind: "Node", name: "n" }, { timeoutMs: 1200 }),
+    /refused/,
+  );
+  // Retried at 500ms; the next retry (1500ms) would start past the call's 1200ms.
+  assert.deepEqual(refused.limits, [1200, 700]);
+  assert.equal(clock.ms - start, 500);
+
+  const silent = limitRecorder(clock, () => true);
+  const once = new KubeClient({ server: SERVER, transport: silent.transport, clock })
+    .withRetry({ timeoutMs: 0 });
+  await assert.rejects(
+    () => once.list("Pod", { namespace: "kube-system" }, { timeoutMs: 800 }),
+    (e: unknown) => {
+      assert.ok(e instanceof ApiError && e.reason === "Timeout");
+      assert.match(
+        e.message,
+        /context deadline exceeded \(no complete response within the call's deadline of 800ms, counted from its first attempt\)$/,
+      );
+      return true;
+    },
+  );
+  await assert.rejects(() => once.getRaw("/livez", { timeoutMs: 300 }), /timeout after 300ms/);
+  const short = once.withRetry(SHORT_RETRY_POLICY);
+  await assert.rejects(
+    () =>
+      short.get({ kind: "ConfigMap", namespace: "kube-system", name: "x" }, { timeoutMs: 3000 }),
+    /call's deadline of 3s/,
+  );
+  assert.deepEqual(silent.limits, [800, 300, 3000]);
 });
 
 Deno.test("a 403 fails at once naming the object and carrying the server message", async () => {

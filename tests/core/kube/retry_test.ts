@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
+import { ApiError } from "../../../core/errors.ts";
 import { Backoff, poll, type PollAttempt } from "../../../core/kube/retry.ts";
 import { FakeClock } from "../../support/fake_clock.ts";
+import { SilentPeer } from "../../support/silent_peer.ts";
 
 Deno.test("backoff doubles up to the cap and stops at the deadline", async () => {
   const clock = new FakeClock();
@@ -23,14 +25,14 @@ Deno.test("attempt limits: the time left before the deadline, at least minAttemp
   await b.wait();
   assert.deepEqual(b.attemptLimits(), { timeoutMs: 1500 });
   clock.ms += 1500;
-  assert.ok(b.expiredDuringAttempt());
+  assert.equal(b.expiredDuringAttempt(), 2000);
   assert.deepEqual(b.attemptLimits(), { timeoutMs: 1 }, "never 0 or less");
 
   const floor = new Backoff({ ...policy, minAttemptMs: 1000 }, timing);
   clock.ms += 1500;
   assert.deepEqual(floor.attemptLimits(), { timeoutMs: 1000 });
   clock.ms += 1000;
-  assert.ok(!floor.expiredDuringAttempt(), "that attempt was bounded by minAttemptMs");
+  assert.equal(floor.expiredDuringAttempt(), undefined, "that attempt was bounded by minAttemptMs");
 
   assert.equal(new Backoff({ ...policy, timeoutMs: 0 }, timing).attemptLimits(), undefined);
 });
@@ -73,5 +75,67 @@ Deno.test("poll throws the last reported error, or the timeout error", async () 
         timeoutError: () => new Error("never ready"),
       }),
     /never ready/,
+  );
+});
+
+Deno.test("a bound from outside (a poll's time left) tightens every attempt and stops retries", async () => {
+  const clock = new FakeClock();
+  const timing = { clock, sleep: clock.sleep };
+  const policy = { timeoutMs: 60_000, initialDelayMs: 500, maxDelayMs: 8000, factor: 2 };
+  const b = new Backoff(policy, timing, { timeoutMs: 1200, maxBodyBytes: 1024 });
+  assert.deepEqual(b.attemptLimits(), { timeoutMs: 1200, maxBodyBytes: 1024 });
+  assert.ok(await b.wait());
+  assert.deepEqual(b.attemptLimits(), { timeoutMs: 700, maxBodyBytes: 1024 });
+  assert.ok(!await b.wait(), "the next attempt would start past the bound");
+  clock.ms += 700;
+  assert.equal(b.expiredDuringAttempt(), 1200);
+
+  // A single attempt is bounded too; a floor (minAttemptMs) never stretches the bound.
+  const once = new Backoff({ ...policy, timeoutMs: 0 }, timing, { timeoutMs: 900 });
+  assert.deepEqual(once.attemptLimits(), { timeoutMs: 900 });
+  assert.ok(!await once.wait());
+  const floor = new Backoff({ ...policy, minAttemptMs: 10_000 }, timing, { timeoutMs: 3000 });
+  assert.deepEqual(floor.attemptLimits(), { timeoutMs: 3000 });
+});
+
+Deno.test("poll hands each attempt the time left; a call cut at the end reports the wait's timeout", async () => {
+  const clock = new FakeClock();
+  // Refused at once twice, then silent: that request may only run until the wait ends.
+  const peer = new SilentPeer(clock, 30_000);
+  const transport = peer.transport((_, n) => n >= 3);
+  const start = clock.ms;
+  await assert.rejects(
+    () =>
+      poll(async (window) => {
+        try {
+          await transport(new Request("https://10.0.0.1:6443/livez"), window.limits());
+          return { done: true, value: true };
+        } catch (e) {
+          return { done: false, error: e };
+        }
+      }, { clock, sleep: clock.sleep, intervalMs: 500, timeoutMs: 2000 }),
+    (e: unknown) => {
+      assert.ok(e instanceof ApiError, "an API error stays one");
+      assert.equal(e.reason, "Timeout");
+      assert.equal(e.hint, "the API server did not answer");
+      assert.equal(
+        e.message,
+        "the wait's timeout of 2s ran out during its last attempt: " +
+          'Get "https://10.0.0.1:6443/livez": timeout after 1000ms',
+      );
+      return true;
+    },
+  );
+  assert.deepEqual(peer.limits, [2000, 1500, 1000]);
+  assert.equal(clock.ms - start, 2000, "not 1000ms + the transport's 30s");
+
+  // An attempt that takes no limits (no network) is not reported as cut.
+  await assert.rejects(
+    () =>
+      poll(() => {
+        clock.ms += 3000;
+        return Promise.resolve({ done: false, error: new Error("slow file") });
+      }, { clock, sleep: clock.sleep, intervalMs: 500, timeoutMs: 2000 }),
+    /^Error: slow file$/,
   );
 });

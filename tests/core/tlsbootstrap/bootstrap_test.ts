@@ -29,6 +29,7 @@ import { runKubeletTlsBootstrap } from "../../../core/tlsbootstrap/bootstrap.ts"
 import { FakeKubeApi } from "../../support/fake_kube_api.ts";
 import { FakeClock } from "../../support/fake_clock.ts";
 import { MemoryFileSystem } from "../../support/memory_fs.ts";
+import { failedWait, silentApiClient } from "../../support/silent_peer.ts";
 
 const CSR_PATH = "/apis/certificates.k8s.io/v1/certificatesigningrequests";
 
@@ -184,26 +185,34 @@ Deno.test("a denied CSR fails with the reason", async () => {
   );
 });
 
-Deno.test("an unsigned CSR times out with a clear error", async () => {
-  const api = new FakeKubeApi();
-  const clock = new FakeClock();
-  const client = new KubeClient({
-    server: "https://x",
-    transport: api.transport,
-    clock,
-    sleep: clock.sleep,
-  });
-  await assert.rejects(
-    () =>
+Deno.test("an unsigned CSR times out with a clear error, at the wait's timeout even when reads hang", async () => {
+  const cases: [string, (r: Request) => boolean, RegExp][] = [
+    [
+      "never approved",
+      () => false,
+      /^KubeadmError: certificate request was not signed: certificate signing request "node-csr-[^"]+" is not approved yet$/,
+    ],
+    [
+      // The CSR is sent; every read of it afterwards hangs.
+      "reads hang",
+      (r) => r.method === "GET",
+      /^KubeadmError: certificate request was not signed: the wait's timeout of 10s ran out during its last attempt: unable to get CertificateSigningRequest node-csr-/,
+    ],
+  ];
+  for (const [name, hang, message] of cases) {
+    const api = new FakeKubeApi();
+    const { clock, client } = silentApiClient(hang, api.transport);
+    const { error, elapsedMs } = await failedWait(clock, () =>
       requestNodeClientCertificate({
         client,
         nodeName: "n1",
         clock,
         sleep: clock.sleep,
         timeoutMs: 10_000,
-      }),
-    /certificate request was not signed: certificate signing request "node-csr-[^"]+" is not approved yet/,
-  );
+      }));
+    assert.equal(elapsedMs, 10_000, `${name}: not 10s + the client's 1m of retries`);
+    assert.match(error, message, name);
+  }
 });
 
 Deno.test("a retried bootstrap with the same key reuses its CSR; another key is refused", async () => {
