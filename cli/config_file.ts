@@ -5,7 +5,7 @@
  */
 import { FlagError } from "../core/errors.ts";
 import { consolePrinter } from "./output.ts";
-import { FileTooLargeError, readTextFileCapped } from "../runtime/fs/capped_read.ts";
+import { readTextFileCapped } from "../runtime/fs/capped_read.ts";
 
 /**
  * Reads the `--config` file (or the file another flag names), or fails with a
@@ -18,11 +18,7 @@ export async function readConfigFile(path: string, flag = "--config"): Promise<s
     throw new FlagError(`unable to read config from "${path}"`, {
       field: flag,
       value: path,
-      hint: e instanceof Deno.errors.NotFound
-        ? "the file does not exist"
-        : e instanceof FileTooLargeError
-        ? e.message
-        : String(e),
+      hint: e instanceof Deno.errors.NotFound ? "the file does not exist" : String(e),
       cause: e,
     });
   }

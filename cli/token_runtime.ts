@@ -17,7 +17,7 @@ import { createDryRunTransport } from "../core/kube/dry_run.ts";
 import { connectionFromKubeconfig } from "../core/kube/kubeconfig_connection.ts";
 import type { Transport } from "../core/kube/transport.ts";
 import { type Kubeconfig, parseKubeconfig } from "../core/kubeconfig/kubeconfig.ts";
-import { FileTooLargeError, readFileCapped } from "../runtime/fs/capped_read.ts";
+import { readFileCapped } from "../runtime/fs/capped_read.ts";
 import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
 import { envGet } from "../runtime/host/env.ts";
 import { createDenoTransport } from "../runtime/kube/transport.ts";
@@ -80,11 +80,7 @@ export async function connectToken(
   try {
     text = await readFileCapped(path);
   } catch (e) {
-    const reason = e instanceof Deno.errors.NotFound
-      ? "no such file or directory"
-      : e instanceof FileTooLargeError
-      ? e.message
-      : String(e);
+    const reason = e instanceof Deno.errors.NotFound ? "no such file or directory" : String(e);
     throw new KubeadmError(`failed to load admin kubeconfig: open ${path}: ${reason}`, {
       field: "--kubeconfig",
       hint: "point --kubeconfig at the cluster's admin.conf",

@@ -10,7 +10,7 @@
 import type { Command } from "commander";
 import { addFlags, flagValues } from "../flags.ts";
 import { stdinStream, stdout } from "../output.ts";
-import { FileTooLargeError, readTextFileCapped } from "../../runtime/fs/capped_read.ts";
+import { readTextFileCapped } from "../../runtime/fs/capped_read.ts";
 
 /** The command's options. */
 export interface DiscoveryCheckOptions {
@@ -61,11 +61,7 @@ async function readClusterInfo(source: string): Promise<string> {
     throw new FlagError(`unable to read ${source}`, {
       field: "--cluster-info",
       value: source,
-      hint: e instanceof Deno.errors.NotFound
-        ? "the file does not exist"
-        : e instanceof FileTooLargeError
-        ? e.message
-        : String(e),
+      hint: e instanceof Deno.errors.NotFound ? "the file does not exist" : String(e),
     });
   }
 }

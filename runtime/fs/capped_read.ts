@@ -21,16 +21,36 @@ export class FileTooLargeError extends RangeError {
     super(`${path === undefined ? "" : `${path}: `}file is larger than ${cap} bytes`);
     this.name = "FileTooLargeError";
   }
+
+  /** The message alone: hints that show an error as `String(e)` read as Go's text. */
+  override toString(): string {
+    return this.message;
+  }
 }
 
-function joined(chunks: Uint8Array[], total: number): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(total);
-  let off = 0;
-  for (const c of chunks) {
-    out.set(c, off);
-    off += c.length;
+/** The chunks of a capped read, refusing more than `cap` bytes in all. */
+class CappedChunks {
+  readonly buf = new Uint8Array(64 << 10);
+  readonly #chunks: Uint8Array[] = [];
+  #total = 0;
+  constructor(readonly cap: number) {}
+
+  /** Keeps the `n` bytes just read into {@link buf}; throws past the cap. */
+  add(n: number): void {
+    this.#total += n;
+    if (this.#total > this.cap) throw new FileTooLargeError(this.cap);
+    this.#chunks.push(this.buf.slice(0, n));
   }
-  return out;
+
+  bytes(): Uint8Array<ArrayBuffer> {
+    const out = new Uint8Array(this.#total);
+    let off = 0;
+    for (const c of this.#chunks) {
+      out.set(c, off);
+      off += c.length;
+    }
+    return out;
+  }
 }
 
 /**
@@ -42,42 +62,19 @@ export async function readFileCapped(
   cap = MAX_INPUT_FILE_BYTES,
 ): Promise<Uint8Array<ArrayBuffer>> {
   using file = await Deno.open(path);
-  const chunks: Uint8Array[] = [];
-  const buf = new Uint8Array(64 << 10);
-  let total = 0;
-  for (;;) {
-    const n = await file.read(buf);
-    if (n === null) return joined(chunks, total);
-    total += n;
-    if (total > cap) throw new FileTooLargeError(cap);
-    chunks.push(buf.slice(0, n));
-  }
+  const chunks = new CappedChunks(cap);
+  for (let n; (n = await file.read(chunks.buf)) !== null;) chunks.add(n);
+  return chunks.bytes();
 }
 
-/** {@link readFileCapped}, synchronously. */
-export function readFileCappedSync(
-  path: string,
-  cap = MAX_INPUT_FILE_BYTES,
-): Uint8Array<ArrayBuffer> {
-  using file = Deno.openSync(path);
-  return readOpenFileCappedSync(file, cap);
-}
-
-/** {@link readFileCappedSync} of a file already open (from where it stands to its end). */
+/** {@link readFileCapped} of a file already open, synchronously (from where it stands to its end). */
 export function readOpenFileCappedSync(
   file: Deno.FsFile,
   cap = MAX_INPUT_FILE_BYTES,
 ): Uint8Array<ArrayBuffer> {
-  const chunks: Uint8Array[] = [];
-  const buf = new Uint8Array(64 << 10);
-  let total = 0;
-  for (;;) {
-    const n = file.readSync(buf);
-    if (n === null) return joined(chunks, total);
-    total += n;
-    if (total > cap) throw new FileTooLargeError(cap);
-    chunks.push(buf.slice(0, n));
-  }
+  const chunks = new CappedChunks(cap);
+  for (let n; (n = file.readSync(chunks.buf)) !== null;) chunks.add(n);
+  return chunks.bytes();
 }
 
 /** {@link readFileCapped} as UTF-8 text. */
