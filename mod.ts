@@ -61,23 +61,23 @@ export {
   type ControlPlanePlanOptions,
   INIT_CONFIG_PATH,
   planControlPlane,
-} from "./core/plan/control_plane.ts";
+} from "./library/control_plane.ts";
 export {
   JOIN_CONFIG_PATH,
   type JoinPlan,
   type JoinPlanOptions,
   planControlPlaneJoin,
   planWorker,
-} from "./core/plan/join.ts";
-export type { PlanFile, PlanHost, PlanRunOptions } from "./core/plan/node_plan.ts";
+} from "./library/join.ts";
+export type { PlanFile, PlanHost, PlanRunOptions } from "./library/node_plan.ts";
 export {
   type CloudInitFile,
   cloudInitFile,
   type CloudInitInput,
   type CloudInitOptions,
   toCloudInit,
-} from "./core/plan/cloud_init.ts";
-export { withBootstrapSignatures } from "./core/plan/offline_cluster.ts";
+} from "./library/cloud_init.ts";
+export { withBootstrapSignatures } from "./adapters/offline/cluster.ts";
 export {
   type CertificateExpiration,
   type CertificateExpirationInfo,
@@ -87,7 +87,7 @@ export {
   checkCertificateExpiration,
   planCertificateRenewal,
   type RenewedCertificate,
-} from "./core/plan/renewal.ts";
+} from "./library/renewal.ts";
 export type { KubeObject } from "./core/kube/client.ts";
 export type { ConfigMap, Secret } from "kubernetes-types/core/v1.d.ts";
 export type {
@@ -99,8 +99,11 @@ export type {
 } from "kubernetes-types/meta/v1.d.ts";
 
 // Time, randomness and the crypto port.
-export { type Clock, type RandomSource, systemClock, webRandom } from "./core/host/ports.ts";
-export { seededRandom } from "./core/host/seeded_random.ts";
+export { type Clock } from "./core/ports/clock.ts";
+export { type RandomSource } from "./core/ports/random.ts";
+export { systemClock } from "./adapters/web/clock.ts";
+export { webRandom } from "./adapters/web/random.ts";
+export { seededRandom } from "./adapters/offline/random.ts";
 export type {
   CryptoPort,
   EcCurve,
@@ -108,9 +111,9 @@ export type {
   KeyPair,
   KeySpec,
   PrivateKeyMaterial,
-} from "./core/pki/crypto.ts";
-export { webCryptoPort } from "./core/pki/webcrypto.ts";
-export { deterministicCryptoPort } from "./core/pki/noble.ts";
+} from "./core/ports/crypto.ts";
+export { webCryptoPort } from "./adapters/crypto/webcrypto.ts";
+export { deterministicCryptoPort } from "./adapters/crypto/noble.ts";
 export {
   encodePrivateKeyPEM,
   generateKeyPair,

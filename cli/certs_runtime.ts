@@ -23,13 +23,13 @@ import { consolePrinter } from "./output.ts";
 import { DEFAULT_CERTIFICATES_DIR, KubeconfigFile, KUBERNETES_DIR } from "../core/constants.ts";
 import { CURRENT_KUBERNETES_VERSION } from "../core/versions.ts";
 import { errorMessage } from "../core/errors.ts";
-import type { Printer } from "../core/host/ports.ts";
-import { webRandom } from "../core/host/ports.ts";
+import type { Printer } from "../core/ports/printer.ts";
+import { webRandom } from "../adapters/web/random.ts";
 import type { ResolvedConfig } from "../core/config/types.ts";
 import { resolveInitConfig } from "../core/config/resolve.ts";
-import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
-import { detectDefaultAddress, readHostFacts } from "../runtime/host/facts.ts";
-import { envGet } from "../runtime/host/env.ts";
+import { HostFileSystem, underRoot } from "../adapters/deno/files.ts";
+import { detectDefaultAddress, readHostFacts } from "../adapters/deno/host/facts.ts";
+import { envGet } from "../adapters/deno/host/env.ts";
 import { connect } from "./cluster_connection.ts";
 import type { FlagValues } from "./flags.ts";
 

@@ -12,9 +12,9 @@
 import { KUBERNETES_DIR, MANIFESTS_DIR } from "../core/constants.ts";
 import { errorMessage, KubeadmError } from "../core/errors.ts";
 import type { KubeClient } from "../core/kube/client.ts";
-import type { Transport } from "../core/kube/transport.ts";
-import { readFileCapped } from "../runtime/fs/capped_read.ts";
-import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
+import type { Transport } from "../core/ports/transport.ts";
+import { readFileCapped } from "../adapters/deno/fs/capped_read.ts";
+import { HostFileSystem, underRoot } from "../adapters/deno/files.ts";
 
 /** A client and the transport under it; `close()` releases the transport's connections. */
 export interface Connection {
@@ -65,7 +65,7 @@ export async function connect(
   }] = await Promise.all([
     import("../core/kubeconfig/kubeconfig.ts"),
     import("../core/kube/kubeconfig_connection.ts"),
-    import("../runtime/kube/transport.ts"),
+    import("../adapters/deno/transport.ts"),
     import("../core/kube/client.ts"),
   ]);
   const { path, refsRoot } = location;

@@ -5,7 +5,7 @@
  */
 import { FlagError } from "../core/errors.ts";
 import { consolePrinter } from "./output.ts";
-import { readTextFileCapped } from "../runtime/fs/capped_read.ts";
+import { readTextFileCapped } from "../adapters/deno/fs/capped_read.ts";
 
 /**
  * Reads the `--config` file (or the file another flag names), or fails with a

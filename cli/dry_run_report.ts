@@ -8,10 +8,12 @@
  *
  * @module
  */
-import { type PlannedFile, type Printer, toBytes, utf8 } from "../core/host/ports.ts";
-import type { RecordingFileSystem } from "../core/host/recording_fs.ts";
-import { HostFileSystem } from "../runtime/fs/host_fs.ts";
-import { canWrite, envGet } from "../runtime/host/env.ts";
+import type { PlannedFile } from "../core/ports/files.ts";
+import type { Printer } from "../core/ports/printer.ts";
+import { toBytes, utf8 } from "../core/text/utf8.ts";
+import type { RecordingFileSystem } from "../adapters/offline/files.ts";
+import { HostFileSystem } from "../adapters/deno/files.ts";
+import { canWrite, envGet } from "../adapters/deno/host/env.ts";
 
 /** Options of {@link DryRunReport}. */
 export interface DryRunReportOptions {

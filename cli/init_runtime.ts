@@ -1,28 +1,27 @@
 /**
  * Assembles an init run on this host: reads the config file, detects host facts, resolves the
  * configuration, chooses the file system (real, under `--rootfs`, or a dry-run recording) and
- * plugs in the node (`runtime/host/node_host.ts`) and the admin connection over
+ * plugs in the node (`adapters/deno/node.ts`) and the admin connection over
  * `<rootfs>/etc/kubernetes/admin.conf` (the Deno mTLS transport, or the recording dry-run
  * transport).
  *
  * @module
  */
 import { loadConfigFile, systemdResolvedActive } from "./config_file.ts";
-import { KUBERNETES_DIR, MANIFESTS_DIR } from "../core/constants.ts";
-import { systemClock, webRandom } from "../core/host/ports.ts";
-import { realSleep } from "../core/kube/transport.ts";
+import { DefaultTimeouts, KUBERNETES_DIR, MANIFESTS_DIR } from "../core/constants.ts";
+import { realSleep, systemClock } from "../adapters/web/clock.ts";
+import { webRandom } from "../adapters/web/random.ts";
 import type { ClusterAccessOptions } from "../core/phases/init/cluster_access.ts";
 import { adminKubeconfigPath } from "../core/kubeconfig/specs.ts";
-import type { TransportFactory } from "../core/kube/transport.ts";
+import type { TransportFactory } from "../core/ports/transport.ts";
 import type { ClusterAccess, InitData } from "../core/phases/init/data.ts";
 import { parseDuration } from "../core/text/duration.ts";
-import { DefaultTimeouts } from "../core/constants.ts";
-import { HostFileSystem } from "../runtime/fs/host_fs.ts";
-import { defaultAdvertiseAddress, readHostFacts } from "../runtime/host/facts.ts";
+import { HostFileSystem } from "../adapters/deno/files.ts";
+import { defaultAdvertiseAddress, readHostFacts } from "../adapters/deno/host/facts.ts";
 import type { CommandDeps, Invocation, WorkflowRun } from "./workflow_command.ts";
 import { preflightOutput } from "./flags.ts";
-import { DenoNodeHost } from "../runtime/host/node_host.ts";
-import { deferred } from "../runtime/host/deferred.ts";
+import { DenoNodeHost } from "../adapters/deno/node.ts";
+import { deferred } from "../adapters/deno/host/deferred.ts";
 
 // The network stack (node:https for self-signed health endpoints, fetch clients) costs tens of
 // milliseconds to load: only phases that talk to the cluster pay for it.
@@ -31,7 +30,7 @@ function lazyDenoTransports(): { transportFor: TransportFactory; close(): void }
   const made: Promise<{ close(): void }>[] = [];
   return {
     transportFor(params, limits) {
-      const t = import("../runtime/kube/transport.ts").then((m) =>
+      const t = import("../adapters/deno/transport.ts").then((m) =>
         m.createDenoTransport(params, limits)
       );
       made.push(t);
@@ -104,15 +103,15 @@ export async function prepareInit(
   for (const w of warnings) out.warn(w);
   const host = new HostFileSystem(rootfs);
   const dryRun = flags["dry-run"] ?? config.init.dryRun ?? false;
-  let recording: import("../core/host/recording_fs.ts").RecordingFileSystem | undefined;
+  let recording: import("../adapters/offline/files.ts").RecordingFileSystem | undefined;
   let report: import("./dry_run_report.ts").DryRunReport | undefined;
   let transports: { transportFor: TransportFactory; close(): void };
   if (dryRun) {
     const [{ RecordingFileSystem }, { DryRunReport }, { createDryRunTransport }] = await Promise
       .all([
-        import("../core/host/recording_fs.ts"),
+        import("../adapters/offline/files.ts"),
         import("./dry_run_report.ts"),
-        import("../core/kube/dry_run.ts"),
+        import("../adapters/offline/transport.ts"),
       ]);
     recording = new RecordingFileSystem(host);
     report = new DryRunReport(recording, out, { command: "init", announceWrites: true });

@@ -20,22 +20,22 @@ import {
   MANIFESTS_DIR,
 } from "../core/constants.ts";
 import { KubeadmError } from "../core/errors.ts";
-import { systemClock, webRandom } from "../core/host/ports.ts";
-import { RecordingFileSystem } from "../core/host/recording_fs.ts";
-import type { ConnectionParams, TransportLimits } from "../core/kube/transport.ts";
-import { realSleep } from "../core/kube/transport.ts";
+import { realSleep, systemClock } from "../adapters/web/clock.ts";
+import { webRandom } from "../adapters/web/random.ts";
+import { RecordingFileSystem } from "../adapters/offline/files.ts";
+import type { ConnectionParams, TransportLimits } from "../core/ports/transport.ts";
 import type { DiscoveryUrlResponse } from "../core/discovery/file.ts";
 import type { JoinFlagOverrides } from "../core/config/join.ts";
 import type { JoinData, JoinPorts } from "../core/phases/join/data.ts";
-import { readTextFileCapped } from "../runtime/fs/capped_read.ts";
-import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
+import { readTextFileCapped } from "../adapters/deno/fs/capped_read.ts";
+import { HostFileSystem, underRoot } from "../adapters/deno/files.ts";
 import {
   defaultAdvertiseAddress as advertiseAddressDefault,
   readHostFacts,
-} from "../runtime/host/facts.ts";
-import { envGet } from "../runtime/host/env.ts";
-import { createDenoTransport } from "../runtime/kube/transport.ts";
-import { DenoNodeHost } from "../runtime/host/node_host.ts";
+} from "../adapters/deno/host/facts.ts";
+import { envGet } from "../adapters/deno/host/env.ts";
+import { createDenoTransport } from "../adapters/deno/transport.ts";
+import { DenoNodeHost } from "../adapters/deno/node.ts";
 import { DryRunReport } from "./dry_run_report.ts";
 import { preflightOutput } from "./flags.ts";
 import type { CommandDeps, Invocation, WorkflowRun } from "./workflow_command.ts";

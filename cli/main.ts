@@ -12,8 +12,8 @@
  */
 import { errorMessage, ExitCode, KubeadmError, redactSecrets } from "../core/errors.ts";
 import { type CliStreams, processStreams, stderr, withStreams, writeStderr } from "./output.ts";
-import type { Printer } from "../core/host/ports.ts";
-import { envGet } from "../runtime/host/env.ts";
+import type { Printer } from "../core/ports/printer.ts";
+import { envGet } from "../adapters/deno/host/env.ts";
 import { directRun } from "./direct.ts";
 import { verbosityOf } from "./flags.ts";
 

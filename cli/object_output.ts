@@ -13,7 +13,7 @@ import { KubeadmError } from "../core/errors.ts";
 import { parseOutputFormat, printerError } from "../core/text/output_format.ts";
 import type { StructuredFormat } from "../core/text/structured_output.ts";
 import type { TemplatePrinter } from "../core/text/template_printer.ts";
-import { readTextFileCapped } from "../runtime/fs/capped_read.ts";
+import { readTextFileCapped } from "../adapters/deno/fs/capped_read.ts";
 
 /** `-o` resolved: text (the command's own), a structured format, or a ready template printer. */
 export type ObjectOutput =
@@ -39,7 +39,7 @@ async function readTemplateFile(path: string, rootfs: string | undefined, value:
   try {
     let hostPath = path;
     if (rootfs) {
-      const { resolveInRootSync } = await import("../runtime/fs/rooted_path.ts");
+      const { resolveInRootSync } = await import("../adapters/deno/fs/rooted_path.ts");
       hostPath = resolveInRootSync(rootfs, path.startsWith("/") ? path : `/${path}`);
     }
     return await readTextFileCapped(hostPath);

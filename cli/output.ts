@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Printer } from "../core/host/ports.ts";
+import type { Printer } from "../core/ports/printer.ts";
 
 /** Where the CLI's output and input go: the process's streams, or a caller's. */
 export interface CliStreams {

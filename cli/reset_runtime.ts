@@ -1,6 +1,6 @@
 /**
  * Assembles a `kubeadm reset` run on this host: the `--config` ResetConfiguration, the node
- * (`runtime/host/node_host.ts`, with upstream's etcd retries for reset), what could be read
+ * (`adapters/deno/node.ts`, with upstream's etcd retries for reset), what could be read
  * from the cluster, and the confirmation prompt on stdin.
  *
  * @module
@@ -16,7 +16,8 @@ import { runReset } from "../core/phases/reset/workflow.ts";
 import { loadConfigFile } from "./config_file.ts";
 import { connect, isControlPlaneNode, kubeconfigLocation } from "./cluster_connection.ts";
 import { DefaultTimeouts, KubeconfigFile, KUBERNETES_DIR } from "../core/constants.ts";
-import { type Printer, webRandom } from "../core/host/ports.ts";
+import type { Printer } from "../core/ports/printer.ts";
+import { webRandom } from "../adapters/web/random.ts";
 import { stdinStream, writeStdout } from "./output.ts";
 import type { CommandDeps, Invocation, WorkflowRun } from "./workflow_command.ts";
 
@@ -113,8 +114,8 @@ export async function readResetClusterConfig(
     const [{ fetchUpgradeConfig }, { HostFileSystem }, { detectDefaultAddress, readHostFacts }] =
       await Promise.all([
         import("../core/upgrade/cluster_config.ts"),
-        import("../runtime/fs/host_fs.ts"),
-        import("../runtime/host/facts.ts"),
+        import("../adapters/deno/files.ts"),
+        import("../adapters/deno/host/facts.ts"),
       ]);
     const controlPlane = await isControlPlaneNode(rootfs);
     const cfg = await fetchUpgradeConfig({
@@ -153,7 +154,7 @@ export async function prepareReset(
   if (deps.node) {
     node = deps.node(rootfs);
   } else {
-    const { DenoNodeHost } = await import("../runtime/host/node_host.ts");
+    const { DenoNodeHost } = await import("../adapters/deno/node.ts");
     // Upstream's etcd client for reset: 2s requests, transient failures retried for 2m.
     node = new DenoNodeHost({ root: rootfs, etcd: { retryForMs: 120_000 } });
   }

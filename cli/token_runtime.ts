@@ -11,16 +11,16 @@
  */
 import { KubeconfigFile, KUBERNETES_DIR } from "../core/constants.ts";
 import { KubeadmError } from "../core/errors.ts";
-import type { Printer } from "../core/host/ports.ts";
+import type { Printer } from "../core/ports/printer.ts";
 import { KubeClient } from "../core/kube/client.ts";
-import { createDryRunTransport } from "../core/kube/dry_run.ts";
+import { createDryRunTransport } from "../adapters/offline/transport.ts";
 import { connectionFromKubeconfig } from "../core/kube/kubeconfig_connection.ts";
-import type { Transport } from "../core/kube/transport.ts";
+import type { Transport } from "../core/ports/transport.ts";
 import { type Kubeconfig, parseKubeconfig } from "../core/kubeconfig/kubeconfig.ts";
-import { readFileCapped } from "../runtime/fs/capped_read.ts";
-import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
-import { envGet } from "../runtime/host/env.ts";
-import { createDenoTransport } from "../runtime/kube/transport.ts";
+import { readFileCapped } from "../adapters/deno/fs/capped_read.ts";
+import { HostFileSystem, underRoot } from "../adapters/deno/files.ts";
+import { envGet } from "../adapters/deno/host/env.ts";
+import { createDenoTransport } from "../adapters/deno/transport.ts";
 
 /** Flags every `token` sub-command shares. */
 export interface TokenCommonFlags {

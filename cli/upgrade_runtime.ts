@@ -15,16 +15,17 @@ import { validateMixedArguments } from "../core/config/mixed_flags.ts";
 import { KubeconfigFile, KUBERNETES_DIR, MANIFESTS_DIR } from "../core/constants.ts";
 import { COREDNS_VERSION, KUBERNETES_VERSION } from "../core/versions.ts";
 import { errorMessage, KubeadmError } from "../core/errors.ts";
-import { type Printer, systemClock, webRandom } from "../core/host/ports.ts";
-import { RecordingFileSystem } from "../core/host/recording_fs.ts";
+import type { Printer } from "../core/ports/printer.ts";
+import { realSleep, systemClock } from "../adapters/web/clock.ts";
+import { webRandom } from "../adapters/web/random.ts";
+import { RecordingFileSystem } from "../adapters/offline/files.ts";
 import { KubeClient } from "../core/kube/client.ts";
-import { realSleep } from "../core/kube/transport.ts";
 import type { ResolvedConfig } from "../core/config/types.ts";
 import type { UpgradeData, UpgradeSettings } from "../core/phases/upgrade/data.ts";
 import type { ResolvedUpgradeConfig } from "../core/upgrade/upgrade_config.ts";
-import { HostFileSystem } from "../runtime/fs/host_fs.ts";
-import { detectDefaultAddress, readHostFacts } from "../runtime/host/facts.ts";
-import { DenoNodeHost } from "../runtime/host/node_host.ts";
+import { HostFileSystem } from "../adapters/deno/files.ts";
+import { detectDefaultAddress, readHostFacts } from "../adapters/deno/host/facts.ts";
+import { DenoNodeHost } from "../adapters/deno/node.ts";
 import { readAnswer } from "./reset_runtime.ts";
 import { writeStdout } from "./output.ts";
 import {
@@ -78,7 +79,7 @@ async function printConfiguration(cfg: ResolvedConfig, out: Printer): Promise<vo
 
 /** `--dry-run`'s API client: reads the real cluster, prints and keeps every write. */
 async function dryRunClient(real: Connection, out: Printer): Promise<KubeClient> {
-  const { createDryRunTransport } = await import("../core/kube/dry_run.ts");
+  const { createDryRunTransport } = await import("../adapters/offline/transport.ts");
   const { HEALTH_CHECK_JOB_PREFIX } = await import("../core/upgrade/health.ts");
   const version = await real.client.version().catch((e) => {
     throw new KubeadmError(`failed to get server version: ${errorMessage(e)}`, { cause: e });

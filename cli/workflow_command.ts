@@ -14,8 +14,8 @@
  */
 import type { Command } from "commander";
 import { validateMixedArguments } from "../core/config/mixed_flags.ts";
-import type { NodeHost } from "../core/host/node.ts";
-import type { Printer } from "../core/host/ports.ts";
+import type { NodeHost } from "../core/ports/node.ts";
+import type { Printer } from "../core/ports/printer.ts";
 import type { Phase, Workflow } from "../core/workflow/phase.ts";
 import type { RunOptions } from "../core/workflow/runner.ts";
 import {

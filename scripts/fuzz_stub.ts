@@ -10,9 +10,9 @@
 import https from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ConfigMap } from "kubernetes-types/core/v1.d.ts";
-import { planControlPlane } from "../core/plan/control_plane.ts";
-import { offlineCluster } from "../core/plan/offline_cluster.ts";
-import { seededRandom } from "../core/host/seeded_random.ts";
+import { planControlPlane } from "../library/control_plane.ts";
+import { offlineCluster } from "../adapters/offline/cluster.ts";
+import { seededRandom } from "../adapters/offline/random.ts";
 import {
   CLUSTER_INFO_CONFIGMAP,
   KUBE_PUBLIC,

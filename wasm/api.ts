@@ -32,7 +32,7 @@ import {
   seededRandom,
   toCloudInit,
 } from "../mod.ts";
-import { pureJsCryptoPort } from "../core/pki/pure_js.ts";
+import { pureJsCryptoPort } from "../adapters/crypto/pure_js.ts";
 import type * as Wit from "./wit.d.ts";
 
 /** The fewest seed bytes a function takes: 256 bits of the host's entropy. */

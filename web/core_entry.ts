@@ -39,4 +39,6 @@ export {
   buildTlsBootstrapKubeconfig,
   tlsBootstrapKubeconfigFor,
 } from "../core/discovery/tls_bootstrap.ts";
-export { realSleep, type Sleep, type TransportFactory } from "../core/kube/transport.ts";
+export { realSleep } from "../adapters/web/clock.ts";
+export { type Sleep } from "../core/ports/clock.ts";
+export { type TransportFactory } from "../core/ports/transport.ts";

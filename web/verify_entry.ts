@@ -86,7 +86,9 @@ export {
 export { parseKubeYaml, parseKubeYamlOne, toKubeYaml } from "../core/yaml/kube_yaml.ts";
 
 // Ports, errors and constants.
-export { type Clock, systemClock, webRandom } from "../core/host/ports.ts";
+export { type Clock } from "../core/ports/clock.ts";
+export { systemClock } from "../adapters/web/clock.ts";
+export { webRandom } from "../adapters/web/random.ts";
 export {
   ApiError,
   DiscoveryError,

@@ -53,9 +53,9 @@ async function runRenew(names: "all" | string, cmd: Command): Promise<void> {
     "../../core/certs/renewal.ts"
   );
   const { KUBERNETES_DIR } = await import("../../core/constants.ts");
-  const { systemClock, webRandom, writePlannedFiles } = await import(
-    "../../core/host/ports.ts"
-  );
+  const { systemClock } = await import("../../adapters/web/clock.ts");
+  const { webRandom } = await import("../../adapters/web/random.ts");
+  const { writePlannedFiles } = await import("../../core/ports/files.ts");
   const cfg = await loadCertsConfig(flags, consolePrinter, "renew", stderr);
   const externalEtcd = cfg.cluster.etcd.external !== undefined;
   const files = nodeFiles(flags.rootfs);
@@ -149,7 +149,7 @@ async function runGenerateCSR(cmd: Command): Promise<void> {
   const { loadOrDefaultConfig, nodeFiles } = await import("../certs_runtime.ts");
   const { csrGroupHeader, planKeysAndCSRs } = await import("../../core/certs/generate_csr.ts");
   const { KUBERNETES_DIR } = await import("../../core/constants.ts");
-  const { writePlannedFiles } = await import("../../core/host/ports.ts");
+  const { writePlannedFiles } = await import("../../core/ports/files.ts");
   const cfg = await loadOrDefaultConfig(flags.config, {}, stderr);
   // --cert-dir takes priority over the configuration when set.
   if (flags["cert-dir"]) cfg.cluster.certificatesDir = flags["cert-dir"];
@@ -213,7 +213,7 @@ generate and print one for you.`,
     )
     .action(async () => {
       const { generateCertificateKey } = await import("../../core/cluster/cert_cipher.ts");
-      const { webRandom } = await import("../../core/host/ports.ts");
+      const { webRandom } = await import("../../adapters/web/random.ts");
       stdout(generateCertificateKey(webRandom));
     });
 

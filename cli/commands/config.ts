@@ -8,8 +8,8 @@
  */
 import type { Command } from "commander";
 import type { DirectCommand } from "../command_list.ts";
-import type { ContainerRuntime } from "../../core/host/container_runtime.ts";
-import type { Printer } from "../../core/host/ports.ts";
+import type { ContainerRuntime } from "../../core/ports/container_runtime.ts";
+import type { Printer } from "../../core/ports/printer.ts";
 import { addFlags, type FlagName, type FlagValues, flagValues } from "../flags.ts";
 import { resolveObjectOutput, writeObject } from "../object_output.ts";
 import { consolePrinter, writeStdout } from "../output.ts";
@@ -28,7 +28,9 @@ kubeadm.k8s.io/v1beta4 (kubeadm.k8s.io/v1 only with --allow-experimental-api).`;
 
 /** Host facts for dynamic defaults: this machine's name and default address (or a stand-in). */
 async function hostFacts(rootfs: string, address?: string) {
-  const { defaultAdvertiseAddress, readHostFacts } = await import("../../runtime/host/facts.ts");
+  const { defaultAdvertiseAddress, readHostFacts } = await import(
+    "../../adapters/deno/host/facts.ts"
+  );
   return {
     hostname: readHostFacts(rootfs).hostname,
     defaultAdvertiseAddress: defaultAdvertiseAddress(address) ?? "",
@@ -41,7 +43,7 @@ async function hostFacts(rootfs: string, address?: string) {
  */
 async function imagesConfig(v: FlagValues) {
   const { resolveInitConfig } = await import("../../core/config/resolve.ts");
-  const { webRandom } = await import("../../core/host/ports.ts");
+  const { webRandom } = await import("../../adapters/web/random.ts");
   const { loadConfigFile } = await import("../config_file.ts");
   const text = v.config ? await loadConfigFile(v.config) : undefined;
   const { config, warnings } = resolveInitConfig({
@@ -90,7 +92,7 @@ async function runImagesPull(c: Command, deps: ConfigCommandDeps): Promise<void>
   if (deps.containerRuntime) {
     runtime = deps.containerRuntime(socket);
   } else {
-    const { DenoMachine } = await import("../../runtime/host/machine.ts");
+    const { DenoMachine } = await import("../../adapters/deno/machine.ts");
     runtime = new DenoMachine({ root: v.rootfs ?? "/" }).containerRuntime(socket);
   }
   try {
@@ -123,7 +125,7 @@ async function runMigrate(c: Command, out: Printer): Promise<void> {
   }
   const { readConfigFile } = await import("../config_file.ts");
   const { migrateConfig } = await import("../../core/config/migrate.ts");
-  const { webRandom } = await import("../../core/host/ports.ts");
+  const { webRandom } = await import("../../adapters/web/random.ts");
   const text = await readConfigFile(v["old-config"], "--old-config");
   const result = migrateConfig(text, {
     source: v["old-config"],
@@ -156,7 +158,7 @@ async function runValidate(c: Command, out: Printer): Promise<void> {
   if (!v.config) throw new FlagError("the --config flag is mandatory", { field: "--config" });
   const { readConfigFile } = await import("../config_file.ts");
   const { validateConfigFile } = await import("../../core/config/validate_file.ts");
-  const { webRandom } = await import("../../core/host/ports.ts");
+  const { webRandom } = await import("../../adapters/web/random.ts");
   // Host-dependent defaults only need plausible values to validate a file.
   const warnings = validateConfigFile(await readConfigFile(v.config), {
     source: v.config,
@@ -344,7 +346,7 @@ async function writeNewConfig(path: string, text: string): Promise<void> {
     await Deno.writeTextFile(path, text, { mode: 0o644 });
     return;
   }
-  const { HostFileSystem } = await import("../../runtime/fs/host_fs.ts");
+  const { HostFileSystem } = await import("../../adapters/deno/files.ts");
   await new HostFileSystem("/").write({
     path: target,
     data: text,

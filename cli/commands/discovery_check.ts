@@ -10,7 +10,7 @@
 import type { Command } from "commander";
 import { addFlags, flagValues } from "../flags.ts";
 import { stdinStream, stdout } from "../output.ts";
-import { readTextFileCapped } from "../../runtime/fs/capped_read.ts";
+import { readTextFileCapped } from "../../adapters/deno/fs/capped_read.ts";
 
 /** The command's options. */
 export interface DiscoveryCheckOptions {

@@ -30,7 +30,7 @@ async function runUser(cmd: Command): Promise<void> {
   const validityMs = durationValue(flags, "validity-period", DEFAULT_VALIDITY)!;
   const { loadOrDefaultConfig, nodeFiles } = await import("../certs_runtime.ts");
   const { userKubeconfig } = await import("../../core/kubeconfig/user.ts");
-  const { webRandom } = await import("../../core/host/ports.ts");
+  const { webRandom } = await import("../../adapters/web/random.ts");
   const cfg = await loadOrDefaultConfig(flags.config, {}, stderr);
   const now = new Date();
   const text = await userKubeconfig({

@@ -43,7 +43,8 @@ async function runCreate(tokenArg: string | undefined, cmd: Command): Promise<vo
   }
   logStep("validating mixed arguments");
   validateMixedArguments(setFlagNames(cmd));
-  const { webRandom, systemClock } = await import("../../core/host/ports.ts");
+  const { webRandom } = await import("../../adapters/web/random.ts");
+  const { systemClock } = await import("../../adapters/web/clock.ts");
   // The token of the flags is checked before the kubeconfig is read (upstream parses it first
   // too); a --config file is loaded once connected, in upstream's order.
   let tokens;
@@ -89,8 +90,8 @@ async function runCreate(tokenArg: string | undefined, cmd: Command): Promise<vo
 
 async function tokensFromConfig(path: string, rootfs: string | undefined) {
   const { resolveInitConfig } = await import("../../core/config/resolve.ts");
-  const { webRandom } = await import("../../core/host/ports.ts");
-  const { detectDefaultAddress, readHostFacts } = await import("../../runtime/host/facts.ts");
+  const { webRandom } = await import("../../adapters/web/random.ts");
+  const { detectDefaultAddress, readHostFacts } = await import("../../adapters/deno/host/facts.ts");
   const { loadConfigFile } = await import("../config_file.ts");
   const text = await loadConfigFile(path);
   const facts = readHostFacts(rootfs ?? "/");
@@ -115,7 +116,7 @@ async function runList(cmd: Command): Promise<void> {
   const { BOOTSTRAP_TOKEN_SECRET_TYPE, tokenFromSecret } = await import(
     "../../core/bootstraptoken/secret.ts"
   );
-  const { systemClock } = await import("../../core/host/ports.ts");
+  const { systemClock } = await import("../../adapters/web/clock.ts");
   const { connectToken } = await import("../token_runtime.ts");
   const conn = await connectToken(commonFlags(cmd), consolePrinter);
   try {
@@ -262,7 +263,7 @@ export function registerToken(program: Command): void {
   ).action(async () => {
     logStep("generating random token");
     const { generateToken } = await import("../../core/bootstraptoken/token.ts");
-    const { webRandom } = await import("../../core/host/ports.ts");
+    const { webRandom } = await import("../../adapters/web/random.ts");
     stdout(generateToken(webRandom));
   });
 }

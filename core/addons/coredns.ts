@@ -12,7 +12,7 @@ import type { ClusterRole, ClusterRoleBinding } from "kubernetes-types/rbac/v1.d
 import { clusterDNSIPOrUndefined } from "../net/service_ip.ts";
 import { CONTROL_PLANE_LABEL } from "../constants.ts";
 import { KubeadmError } from "../errors.ts";
-import type { Printer } from "../host/ports.ts";
+import type { Printer } from "../ports/printer.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { isAlreadyExists, isInvalid } from "../kube/status.ts";
 import { clusterRole, clusterRoleBinding, serviceAccountSubject } from "../cluster/rbac.ts";

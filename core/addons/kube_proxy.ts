@@ -10,7 +10,7 @@ import type { DaemonSet } from "kubernetes-types/apps/v1.d.ts";
 import type { ConfigMap, EnvVar, ServiceAccount } from "kubernetes-types/core/v1.d.ts";
 import type { ClusterRoleBinding, Role, RoleBinding } from "kubernetes-types/rbac/v1.d.ts";
 import { Identity } from "../constants.ts";
-import type { Printer } from "../host/ports.ts";
+import type { Printer } from "../ports/printer.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { signConfigMap } from "../cluster/component_config_hash.ts";
 import {

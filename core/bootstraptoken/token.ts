@@ -8,7 +8,7 @@
  * @module
  */
 import { KubeadmError } from "../errors.ts";
-import type { RandomSource } from "../host/ports.ts";
+import type { RandomSource } from "../ports/random.ts";
 
 /** Upstream's full-token pattern, exactly as it prints it in error messages (Go syntax). */
 export const TOKEN_PATTERN_TEXT = "\\A([a-z0-9]{6})\\.([a-z0-9]{16})\\z";

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { FileReader } from "../host/ports.ts";
+import type { FileReader } from "../ports/files.ts";
 import { OUTPUT_API_VERSION } from "../text/structured_output.ts";
 import { humanDuration } from "../text/human_duration.ts";
 import { tabwriterFormat } from "../text/tabwriter.ts";

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { FileReader } from "../host/ports.ts";
+import type { FileReader } from "../ports/files.ts";
 import { errorMessage, ExistingFileError } from "../errors.ts";
 import { type Certificate, verifyCertChain } from "../pki/cert.ts";
 import { keyPath } from "./certlist.ts";

@@ -13,7 +13,8 @@
  */
 import type { ResolvedConfig } from "../config/types.ts";
 import { KubeadmError } from "../errors.ts";
-import { type FileReader, type PlannedFile, webRandom } from "../host/ports.ts";
+import type { FileReader, PlannedFile } from "../ports/files.ts";
+import { webRandom } from "../../adapters/web/random.ts";
 import { createCSR, encodeCSRPEM } from "../pki/csr.ts";
 import { encodePrivateKeyPEM } from "../pki/keys.ts";
 import { KeyPool } from "../pki/key_pool.ts";

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { FileReader, FileSystem } from "../host/ports.ts";
+import type { FileReader, FileSystem } from "../ports/files.ts";
 import { errorMessage, ExistingFileError, KubeadmError, PkiError } from "../errors.ts";
 import {
   type Certificate,
@@ -23,9 +23,9 @@ import {
   type KeyPair,
   parsePrivateKeyPEM,
 } from "../pki/keys.ts";
-import type { CryptoPort } from "../pki/crypto.ts";
+import type { CryptoPort } from "../ports/crypto.ts";
 import { certPath, keyPath, publicKeyPath } from "./certlist.ts";
-import { ParsedFiles } from "../host/parsed_files.ts";
+import { ParsedFiles } from "../files/parsed_files.ts";
 
 /** The certificates of the PEM files a run reads and writes (see `ParsedFiles`). */
 const parsedCerts = new ParsedFiles<readonly Certificate[]>();

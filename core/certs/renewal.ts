@@ -26,12 +26,13 @@
  *
  * @module
  */
-import type { CryptoPort } from "../pki/crypto.ts";
+import type { CryptoPort } from "../ports/crypto.ts";
 import type { EncryptionAlgorithm } from "../config/types.ts";
 import { parseDuration } from "../text/duration.ts";
 import { CERT_BACKDATE_MS } from "../constants.ts";
 import { errorMessage, KubeadmError, PkiError } from "../errors.ts";
-import type { FileReader, PlannedFile, RandomSource } from "../host/ports.ts";
+import type { FileReader, PlannedFile } from "../ports/files.ts";
+import type { RandomSource } from "../ports/random.ts";
 import {
   type Certificate,
   createSignedCert,
@@ -248,7 +249,7 @@ export interface RenewalInput {
   /** Now, for the external-CA checks. */
   now: Date;
   random: RandomSource;
-  /** Key generation, import and signing (default WebCrypto; see `core/pki/crypto.ts`). */
+  /** Key generation, import and signing (default WebCrypto; see `core/ports/crypto.ts`). */
   crypto?: CryptoPort;
   /** Where new keys come from (default: generated on demand, all started at once). */
   keys?: KeyPool;

@@ -18,7 +18,7 @@
 import type { EncryptionAlgorithm } from "../config/types.ts";
 import type { RunContext } from "../workflow/context.ts";
 import { errorMessage, ExistingFileError, KubeadmError, PkiError } from "../errors.ts";
-import type { FileReader } from "../host/ports.ts";
+import type { FileReader } from "../ports/files.ts";
 import {
   caSpecOf,
   certConfigFor,

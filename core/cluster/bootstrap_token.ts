@@ -16,7 +16,7 @@ import {
   KUBELET_API_ADMIN_CLUSTER_ROLE_BINDING,
 } from "../constants.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
-import type { Printer } from "../host/ports.ts";
+import type { Printer } from "../ports/printer.ts";
 import type { KubeClient, KubeObject } from "../kube/client.ts";
 import type { Kubeconfig } from "../kubeconfig/kubeconfig.ts";
 import {

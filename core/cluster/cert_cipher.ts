@@ -8,9 +8,9 @@
  * @module
  */
 import { KubeadmError } from "../errors.ts";
-import type { RandomSource } from "../host/ports.ts";
-import type { CryptoPort } from "../pki/crypto.ts";
-import { webCryptoPort } from "../pki/webcrypto.ts";
+import type { RandomSource } from "../ports/random.ts";
+import type { CryptoPort } from "../ports/crypto.ts";
+import { webCryptoPort } from "../../adapters/crypto/webcrypto.ts";
 
 /** Bytes in a certificate key (AES-256). */
 export const CERTIFICATE_KEY_SIZE = 32;

@@ -12,7 +12,7 @@
 import type { ConfigMap } from "kubernetes-types/core/v1.d.ts";
 import type { Role, RoleBinding } from "kubernetes-types/rbac/v1.d.ts";
 import type { KubeClient } from "../kube/client.ts";
-import type { LogFn } from "../host/ports.ts";
+import type { LogFn } from "../ports/printer.ts";
 import {
   createBasicKubeconfig,
   emptyKubeconfig,

@@ -12,7 +12,7 @@
  * @module
  */
 import { errorMessage, KubeadmError } from "../errors.ts";
-import type { Printer } from "../host/ports.ts";
+import type { Printer } from "../ports/printer.ts";
 import { type Kubeconfig, resolveContext } from "../kubeconfig/kubeconfig.ts";
 import { parseCertificatesPEM } from "../pki/cert.ts";
 import { base64Decode } from "../text/base64.ts";

@@ -8,7 +8,7 @@
  */
 import type { Node, Taint } from "kubernetes-types/core/v1.d.ts";
 import { CONTROL_PLANE_LABEL, EXCLUDE_LB_LABEL } from "../constants.ts";
-import type { Printer } from "../host/ports.ts";
+import type { Printer } from "../ports/printer.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { type NodePatchOptions, patchNode } from "./node_patch.ts";
 

@@ -13,10 +13,12 @@ import { generateToken, parseToken, tokenSecretName } from "../bootstraptoken/to
 import type { BootstrapToken, ExternalEtcd } from "../config/types.ts";
 import { Identity } from "../constants.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
-import type { FileReader, PlannedFile, Printer, RandomSource } from "../host/ports.ts";
+import type { FileReader, PlannedFile } from "../ports/files.ts";
+import type { Printer } from "../ports/printer.ts";
+import type { RandomSource } from "../ports/random.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { isNotFound } from "../kube/status.ts";
-import type { CryptoPort } from "../pki/crypto.ts";
+import type { CryptoPort } from "../ports/crypto.ts";
 import { decodePem } from "../pki/pem.ts";
 import { base64Decode, base64Encode } from "../text/base64.ts";
 import { updateOrCreateTokens } from "./bootstrap_token.ts";

@@ -9,7 +9,7 @@
 import type { ConfigMap } from "kubernetes-types/core/v1.d.ts";
 import type { Role, RoleBinding } from "kubernetes-types/rbac/v1.d.ts";
 import { Identity } from "../constants.ts";
-import type { Printer } from "../host/ports.ts";
+import type { Printer } from "../ports/printer.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { signConfigMap } from "./component_config_hash.ts";
 import { getOneObjectRole, groupSubject, roleBinding } from "./rbac.ts";

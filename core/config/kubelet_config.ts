@@ -21,7 +21,7 @@ import {
   setPath,
 } from "./component_merge.ts";
 import { KUBELET_API_VERSION, type KubeletConfiguration } from "./types.ts";
-import type { LogFn } from "../host/ports.ts";
+import type { LogFn } from "../ports/printer.ts";
 
 /** resolv.conf the kubelet should use when systemd-resolved is active. */
 export const SYSTEMD_RESOLV_CONF = "/run/systemd/resolve/resolv.conf";

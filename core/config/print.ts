@@ -23,27 +23,27 @@ import {
 import { type ResolvedJoinConfig, resolveJoinConfig } from "./join.ts";
 import { defaultResetConfiguration } from "./reset.ts";
 import { defaultKubeletConfiguration } from "./kubelet_config.ts";
-import type { LogFn } from "../host/ports.ts";
+import type { LogFn } from "../ports/printer.ts";
 import { defaultKubeProxyConfiguration } from "./kube_proxy_config.ts";
-import type {
-  APIEndpoint,
-  APIServer,
-  Arg,
-  BootstrapToken,
-  ClusterConfiguration,
-  ControlPlaneComponent,
-  HostPathMount,
-  InitConfiguration,
-  JoinConfiguration,
-  KubeletConfiguration,
-  KubeProxyConfiguration,
-  NodeRegistrationOptions,
-  ResetConfiguration,
-  Taint,
-  Timeouts,
-  UpgradeConfiguration,
+import {
+  type APIEndpoint,
+  type APIServer,
+  type Arg,
+  type BootstrapToken,
+  type ClusterConfiguration,
+  type ControlPlaneComponent,
+  type HostPathMount,
+  type InitConfiguration,
+  type JoinConfiguration,
+  KUBEADM_API_VERSION,
+  type KubeletConfiguration,
+  type KubeProxyConfiguration,
+  type NodeRegistrationOptions,
+  type ResetConfiguration,
+  type Taint,
+  type Timeouts,
+  type UpgradeConfiguration,
 } from "./types.ts";
-import { KUBEADM_API_VERSION } from "./types.ts";
 
 /** Upstream's YAML document separator. */
 export const YAML_DOCUMENT_SEPARATOR = "---\n";

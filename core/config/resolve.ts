@@ -10,7 +10,8 @@
  * @module
  */
 import { type FieldError, ValidationError } from "../errors.ts";
-import type { LogFn, RandomSource } from "../host/ports.ts";
+import type { LogFn } from "../ports/printer.ts";
+import type { RandomSource } from "../ports/random.ts";
 import { clone } from "./component_merge.ts";
 import {
   ADVERTISE_ADDRESS_FLAG,

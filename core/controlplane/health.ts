@@ -14,10 +14,11 @@ import {
   SCHEDULER_PORT,
 } from "../constants.ts";
 import type { KubeletConfiguration, ResolvedAPIEndpoint } from "../config/types.ts";
-import type { HealthProbe, HealthResult } from "../host/http.ts";
-import type { Clock, FileReader, Printer } from "../host/ports.ts";
-import { utf8 } from "../host/ports.ts";
-import type { Sleep } from "../kube/transport.ts";
+import type { HealthProbe, HealthResult } from "../ports/http.ts";
+import type { Clock, Sleep } from "../ports/clock.ts";
+import type { FileReader } from "../ports/files.ts";
+import type { Printer } from "../ports/printer.ts";
+import { utf8 } from "../text/utf8.ts";
 import { formatDuration } from "../text/duration.ts";
 import { KubeadmError } from "../errors.ts";
 import { staticPodManifestPath } from "../manifests/manifest_file.ts";

@@ -12,10 +12,10 @@ import {
   DISCOVERY_REQUEST_TIMEOUT_MS,
   KUBE_PUBLIC_NAMESPACE,
 } from "../constants.ts";
-import { utf8 } from "../host/ports.ts";
+import { utf8 } from "../text/utf8.ts";
 import { KubeClient } from "../kube/client.ts";
 import { base64Decode } from "../text/base64.ts";
-import type { ConnectionParams, TransportFactory, TransportLimits } from "../kube/transport.ts";
+import type { ConnectionParams, TransportFactory, TransportLimits } from "../ports/transport.ts";
 import type { ClusterInfoConfigMap } from "./cluster_info.ts";
 import {
   certificateAuthorityPem,

@@ -18,10 +18,13 @@ import {
 } from "../constants.ts";
 import { formatDuration } from "../text/duration.ts";
 import { DiscoveryError, errorMessage } from "../errors.ts";
-import { type Clock, type FileReader, systemClock, utf8 } from "../host/ports.ts";
+import type { Clock, Sleep } from "../ports/clock.ts";
+import type { FileReader } from "../ports/files.ts";
+import { realSleep, systemClock } from "../../adapters/web/clock.ts";
+import { utf8 } from "../text/utf8.ts";
 import { poll } from "../kube/retry.ts";
 import { isForbidden } from "../kube/status.ts";
-import { realSleep, type Sleep, type TransportLimits } from "../kube/transport.ts";
+import type { TransportLimits } from "../ports/transport.ts";
 import { discoveryAttemptLimits } from "./fetch.ts";
 import { clusterInfoCluster, type ClusterInfoConfigMap } from "./cluster_info.ts";
 import {

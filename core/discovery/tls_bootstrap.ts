@@ -14,7 +14,7 @@ import {
   TLS_BOOTSTRAP_USER,
 } from "../constants.ts";
 import { DiscoveryError, errorMessage } from "../errors.ts";
-import type { PlannedFile } from "../host/ports.ts";
+import type { PlannedFile } from "../ports/files.ts";
 import { parseCertificatesPEM } from "../pki/cert.ts";
 import { type CaCertSummary, summarizeCertificate } from "./ca_bundle.ts";
 import {

@@ -32,10 +32,11 @@ import {
 } from "../constants.ts";
 import { formatDuration } from "../text/duration.ts";
 import { DiscoveryError, errorMessage } from "../errors.ts";
-import { type Clock, systemClock } from "../host/ports.ts";
+import type { Clock, Sleep } from "../ports/clock.ts";
+import { realSleep, systemClock } from "../../adapters/web/clock.ts";
 import { parseToken, redactToken, type TokenParts } from "../bootstraptoken/token.ts";
 import { poll } from "../kube/retry.ts";
-import { realSleep, type Sleep, type TransportLimits } from "../kube/transport.ts";
+import type { TransportLimits } from "../ports/transport.ts";
 import { discoveryAttemptLimits } from "./fetch.ts";
 import { PinSet } from "../pki/pin.ts";
 import { type CaCertSummary, summarizeCaBundle, validateClusterCA } from "./ca_bundle.ts";

@@ -13,8 +13,8 @@ import { DefaultTimeouts, ETCD_ENDPOINT_ANNOTATION } from "../constants.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { API_CALL_RETRY_INTERVAL_MS, poll } from "../kube/retry.ts";
-import type { EtcdClient } from "../host/etcd.ts";
-import type { LogFn } from "../host/ports.ts";
+import type { EtcdClient } from "../ports/etcd.ts";
+import type { LogFn } from "../ports/printer.ts";
 import type { EtcdTiming } from "./timing.ts";
 
 /** Label selector of the etcd static Pods. */

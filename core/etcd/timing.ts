@@ -6,8 +6,8 @@
  * @module
  */
 import { DefaultTimeouts } from "../constants.ts";
-import { type Clock, systemClock } from "../host/ports.ts";
-import { realSleep, type Sleep } from "../kube/transport.ts";
+import type { Clock, Sleep } from "../ports/clock.ts";
+import { realSleep, systemClock } from "../../adapters/web/clock.ts";
 
 /** Upstream's `EtcdAPICallRetryInterval`. */
 export const ETCD_API_CALL_RETRY_INTERVAL_MS = 500;

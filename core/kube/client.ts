@@ -27,7 +27,8 @@
 import type { ObjectMeta } from "kubernetes-types/meta/v1.d.ts";
 import { KUBERNETES_VERSION } from "../versions.ts";
 import { type ApiError, type ApiObjectRef, KubeadmError } from "../errors.ts";
-import { type Clock, systemClock } from "../host/ports.ts";
+import type { Clock, Sleep } from "../ports/clock.ts";
+import { realSleep, systemClock } from "../../adapters/web/clock.ts";
 import { resourceFor, resourcePath } from "./resources.ts";
 import { Backoff, DEFAULT_RETRY_POLICY, type RetryPolicy, type Timing } from "./retry.ts";
 import {
@@ -40,13 +41,8 @@ import {
   isNotFound,
   isTransient,
 } from "./status.ts";
-import {
-  describeCall,
-  realSleep,
-  type Sleep,
-  type Transport,
-  type TransportLimits,
-} from "./transport.ts";
+import { describeCall } from "./describe_call.ts";
+import type { Transport, TransportLimits } from "../ports/transport.ts";
 
 /** Any Kubernetes object (the shape every `kubernetes-types` object satisfies). */
 export interface KubeObject {

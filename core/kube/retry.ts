@@ -11,8 +11,8 @@
 import { DefaultTimeouts } from "../constants.ts";
 import { ApiError, errorMessage, KubeadmError } from "../errors.ts";
 import { formatDuration } from "../text/duration.ts";
-import type { Clock } from "../host/ports.ts";
-import type { Sleep, TransportLimits } from "./transport.ts";
+import type { Clock, Sleep } from "../ports/clock.ts";
+import type { TransportLimits } from "../ports/transport.ts";
 
 /** Upstream's `KubernetesAPICallRetryInterval`. */
 export const API_CALL_RETRY_INTERVAL_MS = 500;

@@ -25,8 +25,10 @@ import { type CertTreeContext, keylessCA, kubeconfigKeyId } from "../certs/tree.
 import { type Certificate, createSignedCert, encodeCertificatePEM } from "../pki/cert.ts";
 import { encodePrivateKeyPEM, type KeyPair } from "../pki/keys.ts";
 import { parseDuration } from "../text/duration.ts";
-import { type FileReader, type RandomSource, utf8 } from "../host/ports.ts";
-import { ParsedFiles } from "../host/parsed_files.ts";
+import type { FileReader } from "../ports/files.ts";
+import type { RandomSource } from "../ports/random.ts";
+import { utf8 } from "../text/utf8.ts";
+import { ParsedFiles } from "../files/parsed_files.ts";
 import { controlPlaneEndpointURL } from "../net/endpoint.ts";
 import {
   createKubeconfigWithCerts,

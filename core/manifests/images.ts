@@ -13,7 +13,7 @@
 import type { ClusterConfiguration } from "../config/types.ts";
 import { DEFAULT_CI_IMAGE_REPOSITORY, DEFAULT_IMAGE_REPOSITORY } from "../constants.ts";
 import { targetRelease } from "../versions.ts";
-import type { LogFn } from "../host/ports.ts";
+import type { LogFn } from "../ports/printer.ts";
 
 /** The cluster fields image names depend on. */
 export type ImageConfig = Pick<

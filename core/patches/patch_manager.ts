@@ -11,9 +11,9 @@
  * @module
  */
 import { errorMessage, KubeadmError } from "../errors.ts";
-import type { FileReader } from "../host/ports.ts";
-import { utf8 } from "../host/ports.ts";
-import { RecordingFileSystem } from "../host/recording_fs.ts";
+import type { FileReader } from "../ports/files.ts";
+import { utf8 } from "../text/utf8.ts";
+import { RecordingFileSystem } from "../../adapters/offline/files.ts";
 import { parseKubeYaml } from "../yaml/kube_yaml.ts";
 import { applyJsonPatch } from "./json_patch.ts";
 import { type JsonValue, sortedJson, toJsonValue } from "./json_value.ts";

@@ -14,7 +14,7 @@
  *
  * @module
  */
-import type { RandomSource } from "../host/ports.ts";
+import type { RandomSource } from "../ports/random.ts";
 import { PkiError } from "../errors.ts";
 import { ipEqual, parseIP } from "../net/ip.ts";
 import { bitString, explicit, integer, sequence, x509Time } from "./der.ts";
@@ -54,7 +54,7 @@ import {
   type KeySpec,
   samePublicKey,
 } from "./keys.ts";
-import type { CryptoPort } from "./crypto.ts";
+import type { CryptoPort } from "../ports/crypto.ts";
 import type { EncryptionAlgorithm } from "../config/types.ts";
 import { encodeName, type ParsedName, parseName } from "./name.ts";
 import { decodePem, encodePem } from "./pem.ts";

@@ -7,8 +7,8 @@
  * @module
  */
 import { PkiError } from "../errors.ts";
-import type { EcCurve, KeySpec, PrivateKeyMaterial } from "./crypto.ts";
-import { curveByteLength } from "./crypto.ts";
+import type { EcCurve, KeySpec, PrivateKeyMaterial } from "../ports/crypto.ts";
+import { curveByteLength } from "./ec_curve.ts";
 import { bitString, explicit, integer, nullValue, octetString, oid, sequence } from "./der.ts";
 import { CURVE_OIDS, OID } from "./oid.ts";
 import {

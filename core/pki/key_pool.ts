@@ -9,8 +9,8 @@
  * @module
  */
 import type { EncryptionAlgorithm } from "../config/types.ts";
-import type { RandomSource } from "../host/ports.ts";
-import type { CryptoPort } from "./crypto.ts";
+import type { RandomSource } from "../ports/random.ts";
+import type { CryptoPort } from "../ports/crypto.ts";
 import { generateKeyPair, type KeyPair } from "./keys.ts";
 
 /** What a pool makes keys with: the run's crypto port (default WebCrypto) and random source. */

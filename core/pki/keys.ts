@@ -4,15 +4,16 @@
  * `PUBLIC KEY` (SubjectPublicKeyInfo) for `sa.pub`. Reading also accepts PKCS#8
  * (`PRIVATE KEY`).
  *
- * Generating and importing go through a crypto port (`core/pki/crypto.ts`): WebCrypto unless
+ * Generating and importing go through a crypto port (`core/ports/crypto.ts`): WebCrypto unless
  * the caller passes another (the deterministic one for reproducible plans).
  *
  * @module
  */
 import type { EncryptionAlgorithm } from "../config/types.ts";
 import { PkiError, UnsupportedAlgorithmError } from "../errors.ts";
-import { type RandomSource, webRandom } from "../host/ports.ts";
-import type { CryptoPort, KeyPair, KeySpec, PrivateKeyMaterial } from "./crypto.ts";
+import type { RandomSource } from "../ports/random.ts";
+import { webRandom } from "../../adapters/web/random.ts";
+import type { CryptoPort, KeyPair, KeySpec, PrivateKeyMaterial } from "../ports/crypto.ts";
 import {
   ecMaterialOfSec1,
   materialOfPkcs8,
@@ -21,9 +22,9 @@ import {
   samePublicKeyValues,
 } from "./key_der.ts";
 import { decodePem, encodePem } from "./pem.ts";
-import { webCryptoPort } from "./webcrypto.ts";
+import { webCryptoPort } from "../../adapters/crypto/webcrypto.ts";
 
-export type { CryptoPort, EcCurve, KeyPair, KeySpec } from "./crypto.ts";
+export type { CryptoPort, EcCurve, KeyPair, KeySpec } from "../ports/crypto.ts";
 
 /** PEM label of a PKCS#1 RSA private key. */
 export const RSA_PRIVATE_KEY_BLOCK = "RSA PRIVATE KEY";

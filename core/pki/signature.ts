@@ -6,19 +6,13 @@
  * @module
  */
 import { PkiError } from "../errors.ts";
-import {
-  type CryptoPort,
-  type HashName,
-  type KeyPair,
-  type KeySpec,
-  signatureHashFor,
-} from "./crypto.ts";
+import type { CryptoPort, HashName, KeyPair, KeySpec } from "../ports/crypto.ts";
 import { nullValue, oid, sequence } from "./der.ts";
 import { publicKeyOfSpki } from "./key_der.ts";
 import { OID } from "./oid.ts";
-import { webCryptoPort } from "./webcrypto.ts";
+import { webCryptoPort } from "../../adapters/crypto/webcrypto.ts";
 
-export type { HashName } from "./crypto.ts";
+export type { HashName } from "../ports/crypto.ts";
 
 /** A signature algorithm: its OID, its AlgorithmIdentifier DER and its hash. */
 export interface SignatureAlgorithm {
@@ -82,4 +76,14 @@ export function verifySignature(
     );
   }
   return crypto.verify(spki, spec, hash, data, signature);
+}
+
+/** The hash Go's x509 signs with for a key (SHA-256 for RSA; the curve's hash for ECDSA). */
+export function signatureHashFor(spec: KeySpec): HashName {
+  if (spec.type === "RSA") return "SHA-256";
+  return spec.namedCurve === "P-256"
+    ? "SHA-256"
+    : spec.namedCurve === "P-384"
+    ? "SHA-384"
+    : "SHA-512";
 }

@@ -7,14 +7,14 @@
  */
 import type { ResolvedConfig } from "../config/types.ts";
 import { KubeadmError } from "../errors.ts";
-import type { Printer } from "../host/ports.ts";
+import type { Printer } from "../ports/printer.ts";
 import {
   initNodeChecks,
   type JoinCheckConfig,
   joinNodeChecks,
   KNOWN_CHECK_NAMES,
 } from "./catalog.ts";
-import type { Machine } from "../host/machine.ts";
+import type { Machine } from "../ports/machine.ts";
 import { resolveIgnoreSet } from "./ignore.ts";
 import { pullImages, startNodePreflight } from "./init.ts";
 import type { PreflightOutput, PreflightReport } from "./runner.ts";

@@ -15,9 +15,9 @@
  * @module
  */
 import { errorMessage, PreflightError } from "../errors.ts";
-import type { LogFn, Printer } from "../host/ports.ts";
+import type { LogFn, Printer } from "../ports/printer.ts";
 import type { Check, CheckOutcome, Severity } from "./check.ts";
-import type { Machine } from "../host/machine.ts";
+import type { Machine } from "../ports/machine.ts";
 import { IGNORE_NOTHING, type IgnoreSet } from "./ignore.ts";
 import { stripColours } from "./system/report.ts";
 

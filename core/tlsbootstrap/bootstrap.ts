@@ -8,12 +8,12 @@
  * @module
  */
 import { errorMessage, KubeadmError } from "../errors.ts";
-import type { Clock, FileSystem } from "../host/ports.ts";
-import { utf8 } from "../host/ports.ts";
+import type { Clock, Sleep } from "../ports/clock.ts";
+import type { FileSystem } from "../ports/files.ts";
+import { utf8 } from "../text/utf8.ts";
 import { KubeClient } from "../kube/client.ts";
 import { connectionFromKubeconfig } from "../kube/kubeconfig_connection.ts";
-import type { Sleep } from "../kube/transport.ts";
-import type { TransportFactory } from "../kube/transport.ts";
+import type { TransportFactory } from "../ports/transport.ts";
 import { parseKubeconfig } from "../kubeconfig/kubeconfig.ts";
 import {
   BOOTSTRAP_KUBELET_CONF,

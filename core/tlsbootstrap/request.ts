@@ -13,11 +13,11 @@
  */
 import type { ObjectMeta } from "kubernetes-types/meta/v1.d.ts";
 import { errorMessage, KubeadmError, PkiError } from "../errors.ts";
-import { type Clock, systemClock } from "../host/ports.ts";
+import type { Clock, Sleep } from "../ports/clock.ts";
+import { realSleep, systemClock } from "../../adapters/web/clock.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { poll } from "../kube/retry.ts";
 import { isAlreadyExists, isNotFound } from "../kube/status.ts";
-import { realSleep, type Sleep } from "../kube/transport.ts";
 import { parseCertificatesPEM } from "../pki/cert.ts";
 import { createCSR, encodeCSRPEM, parseCSR } from "../pki/csr.ts";
 import {

@@ -16,8 +16,10 @@ import {
 } from "../constants.ts";
 import type { ResolvedConfig } from "../config/types.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
-import type { FileReader, Printer, RandomSource } from "../host/ports.ts";
-import { utf8 } from "../host/ports.ts";
+import type { FileReader } from "../ports/files.ts";
+import type { Printer } from "../ports/printer.ts";
+import type { RandomSource } from "../ports/random.ts";
+import { utf8 } from "../text/utf8.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { API_CALL_RETRY_INTERVAL_MS, poll } from "../kube/retry.ts";
 import { isNotFound } from "../kube/status.ts";

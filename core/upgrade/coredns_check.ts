@@ -16,7 +16,7 @@
 import type { ConfigMap } from "kubernetes-types/core/v1.d.ts";
 import { corefile } from "../addons/coredns.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
-import type { LogFn } from "../host/ports.ts";
+import type { LogFn } from "../ports/printer.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { isNotFound } from "../kube/status.ts";
 import { type Check, fail, pass } from "../preflight/check.ts";

@@ -13,7 +13,7 @@
  */
 import { compareSemVer, formatSemVer, parseSemVer, type SemVer } from "../config/version.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
-import type { Printer } from "../host/ports.ts";
+import type { Printer } from "../ports/printer.ts";
 import { tabwriterFormat } from "../text/tabwriter.ts";
 import { OUTPUT_API_VERSION } from "../text/structured_output.ts";
 import { targetRelease } from "../versions.ts";

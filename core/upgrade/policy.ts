@@ -14,7 +14,7 @@
  */
 import { goQuote } from "../text/go_quote.ts";
 import { compareSemVer, parseSemVer, type SemVer } from "../config/version.ts";
-import type { Printer } from "../host/ports.ts";
+import type { Printer } from "../ports/printer.ts";
 import { errorMessage } from "../errors.ts";
 
 /** How many minors the control plane may go up in one upgrade. */

@@ -28,9 +28,10 @@ import type { Pod } from "kubernetes-types/core/v1.d.ts";
 import { Component } from "../constants.ts";
 import { targetRelease } from "../versions.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
-import type { EtcdClient } from "../host/etcd.ts";
-import type { FileSystem, RandomSource } from "../host/ports.ts";
-import { utf8, writePlannedFiles } from "../host/ports.ts";
+import type { EtcdClient } from "../ports/etcd.ts";
+import { type FileSystem, writePlannedFiles } from "../ports/files.ts";
+import type { RandomSource } from "../ports/random.ts";
+import { utf8 } from "../text/utf8.ts";
 import { checkClusterHealth, waitForClusterAvailable } from "../etcd/member_join.ts";
 import type { EtcdTiming } from "../etcd/timing.ts";
 import { planRenewal, type RenewalSettings } from "../certs/renewal.ts";
@@ -47,7 +48,7 @@ import { formatDuration } from "../text/duration.ts";
 import { parseKubeYamlOne } from "../yaml/kube_yaml.ts";
 import type { StaticPodWaiter } from "./pod_waiter.ts";
 import { imageTagToSemver, tagFromImage } from "./version_getter.ts";
-import { RecordingFileSystem } from "../host/recording_fs.ts";
+import { RecordingFileSystem } from "../../adapters/offline/files.ts";
 
 /** This module's name in verbose log lines. */
 const LOG_SOURCE = "static_pods.ts";

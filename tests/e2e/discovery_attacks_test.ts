@@ -13,7 +13,7 @@ import {
 } from "../support/cluster.ts";
 import { waitFor } from "../support/commands.ts";
 import { opensslSpkiSha256 } from "../support/openssl.ts";
-import { webRandom } from "../../core/host/ports.ts";
+import { webRandom } from "../../adapters/web/random.ts";
 import {
   encodeCertificatePEM,
   newCertAndKey,

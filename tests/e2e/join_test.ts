@@ -33,8 +33,8 @@ import {
   writeInitConfig,
 } from "../support/cluster.ts";
 import { waitFor } from "../support/commands.ts";
-import { CriClient } from "../../runtime/cri/client.ts";
-import { webRandom } from "../../core/host/ports.ts";
+import { CriClient } from "../../adapters/deno/cri/client.ts";
+import { webRandom } from "../../adapters/web/random.ts";
 import {
   encodeCertificatePEM,
   newCertAndKey,

@@ -6,10 +6,11 @@
  */
 import type { ResolvedConfig } from "../../core/config/types.ts";
 import type { ClusterAccess, HostFacts, InitData } from "../../core/phases/init/data.ts";
-import type { HealthProbe } from "../../core/host/http.ts";
+import type { HealthProbe } from "../../core/ports/http.ts";
 import type { FakeMachine } from "./fake_machine.ts";
 import { FakeNodeHost } from "./fake_node_host.ts";
-import { systemClock, webRandom } from "../../core/host/ports.ts";
+import { systemClock } from "../../adapters/web/clock.ts";
+import { webRandom } from "../../adapters/web/random.ts";
 import { initConfigFixture } from "./init_config_fixture.ts";
 import { MemoryFileSystem } from "./memory_fs.ts";
 import { RecordingPrinter } from "./recording_printer.ts";

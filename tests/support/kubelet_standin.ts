@@ -25,8 +25,8 @@ import { KubeClient, type KubeObject } from "../../core/kube/client.ts";
 import { connectionFromKubeconfig } from "../../core/kube/kubeconfig_connection.ts";
 import { parseKubeconfig } from "../../core/kubeconfig/kubeconfig.ts";
 import { runKubeletTlsBootstrap } from "../../core/tlsbootstrap/bootstrap.ts";
-import { HostFileSystem, underRoot } from "../../runtime/fs/host_fs.ts";
-import { createDenoTransport } from "../../runtime/kube/transport.ts";
+import { HostFileSystem, underRoot } from "../../adapters/deno/files.ts";
+import { createDenoTransport } from "../../adapters/deno/transport.ts";
 
 /** Settings of one stand-in. */
 export interface StandinOptions {

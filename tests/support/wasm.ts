@@ -57,7 +57,15 @@ const cacheRoot = Deno.env.get("KUBEADM_TS_CACHE") ??
 
 /** Every file `scripts/wasm` reads, as paths relative to the repository. */
 async function buildInputs(): Promise<string[]> {
-  const dirs = ["core", "wasm", "wit"];
+  const dirs = [
+    "core",
+    "library",
+    "adapters/offline",
+    "adapters/crypto",
+    "adapters/web",
+    "wasm",
+    "wit",
+  ];
   const files = ["mod.ts", "deno.json", "deno.lock", "scripts/wasm", "scripts/npm-tool"];
   files.push("web/bundle_guard.ts");
   for (const d of dirs) {

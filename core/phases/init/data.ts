@@ -12,9 +12,9 @@
  */
 import type { RunContext } from "../../workflow/context.ts";
 import type { KubeClient } from "../../kube/client.ts";
-import type { Sleep } from "../../kube/transport.ts";
+import type { Sleep } from "../../ports/clock.ts";
 import type { Kubeconfig } from "../../kubeconfig/kubeconfig.ts";
-import type { NodeHost } from "../../host/node.ts";
+import type { NodeHost } from "../../ports/node.ts";
 
 /** Facts about the host that shape generated files (read by the runtime, passed in). */
 export interface HostFacts {

@@ -29,7 +29,7 @@ import {
   waitForKubelet,
 } from "../../controlplane/health.ts";
 import { KubeadmError } from "../../errors.ts";
-import { realSleep } from "../../kube/transport.ts";
+import { realSleep } from "../../../adapters/web/clock.ts";
 import type { InitData } from "./data.ts";
 
 /** The three control-plane health endpoints, from the manifests where they set them. */

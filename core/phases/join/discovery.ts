@@ -19,10 +19,12 @@ import {
 import { bootstrapCaSummary, tlsBootstrapKubeconfigFor } from "../../discovery/tls_bootstrap.ts";
 import { discoverWithToken } from "../../discovery/token.ts";
 import { DiscoveryError, errorMessage } from "../../errors.ts";
-import type { Clock, FileReader, Printer } from "../../host/ports.ts";
+import type { Clock, Sleep } from "../../ports/clock.ts";
+import type { FileReader } from "../../ports/files.ts";
+import type { Printer } from "../../ports/printer.ts";
 import type { Kubeconfig } from "../../kubeconfig/kubeconfig.ts";
-import type { Sleep, TransportFactory } from "../../kube/transport.ts";
-import { utf8 } from "../../host/ports.ts";
+import type { TransportFactory } from "../../ports/transport.ts";
+import { utf8 } from "../../text/utf8.ts";
 
 /** What discovery needs from the runtime. */
 export interface DiscoveryPorts {

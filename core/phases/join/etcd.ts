@@ -11,7 +11,7 @@
  */
 import { Component, DEFAULT_ETCD_DATA_DIR } from "../../constants.ts";
 import { createEtcdDataDir } from "../../etcd/data_dir.ts";
-import type { EtcdClient } from "../../host/etcd.ts";
+import type { EtcdClient } from "../../ports/etcd.ts";
 import { etcdEndpointsFromCluster, syncEtcdClient } from "../../etcd/endpoints.ts";
 import {
   addLearnerMember,
@@ -26,9 +26,13 @@ import {
 import { etcdTiming } from "../../etcd/timing.ts";
 import { formatDuration, parseDuration } from "../../text/duration.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
-import { utf8 } from "../../host/ports.ts";
-import type { InitialClusterMember } from "../../manifests/etcd.ts";
-import { etcdClientURL, etcdPeerURL, etcdPod } from "../../manifests/etcd.ts";
+import { utf8 } from "../../text/utf8.ts";
+import {
+  etcdClientURL,
+  etcdPeerURL,
+  etcdPod,
+  type InitialClusterMember,
+} from "../../manifests/etcd.ts";
 import { nodeManifestInput, writeStaticPodManifest } from "../../manifests/write.ts";
 import type { JoinData } from "./data.ts";
 

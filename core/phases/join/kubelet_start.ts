@@ -24,7 +24,7 @@ import {
 } from "../../controlplane/health.ts";
 import type { KubeletConfiguration, ResolvedConfig } from "../../config/types.ts";
 import { KubeadmError } from "../../errors.ts";
-import { utf8 } from "../../host/ports.ts";
+import { utf8 } from "../../text/utf8.ts";
 import { connectionFromKubeconfig } from "../../kube/kubeconfig_connection.ts";
 import { poll } from "../../kube/retry.ts";
 import { isNotFound } from "../../kube/status.ts";

@@ -8,7 +8,7 @@
  */
 import { formatDuration, parseDuration } from "../../text/duration.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
-import { utf8 } from "../../host/ports.ts";
+import { utf8 } from "../../text/utf8.ts";
 import { etcdEndpointsFromCluster, syncEtcdClient } from "../../etcd/endpoints.ts";
 import { etcdTiming } from "../../etcd/timing.ts";
 import type { ManifestWriteContext } from "../../manifests/write.ts";

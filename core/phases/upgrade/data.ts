@@ -8,12 +8,14 @@
  * @module
  */
 import type { ResolvedConfig } from "../../config/types.ts";
-import type { NodeHost } from "../../host/node.ts";
-import type { Clock, FileSystem, Printer, RandomSource } from "../../host/ports.ts";
+import type { NodeHost } from "../../ports/node.ts";
+import type { Clock, Sleep } from "../../ports/clock.ts";
+import type { FileSystem } from "../../ports/files.ts";
+import type { Printer } from "../../ports/printer.ts";
+import type { RandomSource } from "../../ports/random.ts";
 import type { KubeClient } from "../../kube/client.ts";
-import type { Sleep } from "../../kube/transport.ts";
-import type { EtcdClient } from "../../host/etcd.ts";
-import type { TlsClientMaterial } from "../../host/http.ts";
+import type { EtcdClient } from "../../ports/etcd.ts";
+import type { TlsClientMaterial } from "../../ports/http.ts";
 import type { ResolvedUpgradeConfig } from "../../upgrade/upgrade_config.ts";
 import type { VersionGetter } from "../../upgrade/version_getter.ts";
 

@@ -10,7 +10,7 @@
  */
 import { errorMessage } from "../../errors.ts";
 import type { Check, CheckOutcome } from "../check.ts";
-import type { Machine } from "../../host/machine.ts";
+import type { Machine } from "../../ports/machine.ts";
 import { validateCgroups } from "../system/cgroups.ts";
 import { validateKernel, type ValidatorOutcome } from "../system/kernel.ts";
 import { ValidationReport } from "../system/report.ts";

@@ -10,7 +10,7 @@
  * @module
  */
 import { errorMessage, KubeadmError } from "../../errors.ts";
-import type { Machine } from "../../host/machine.ts";
+import type { Machine } from "../../ports/machine.ts";
 import type { ValidationReport } from "./report.ts";
 import type { KernelConfig, KernelSpec } from "./spec.ts";
 

@@ -3,7 +3,7 @@ import { csrGroupHeader, planKeysAndCSRs } from "../../../core/certs/generate_cs
 import { parseCSR, verifyCSRSignature } from "../../../core/pki/csr.ts";
 import { exportSPKI, parsePrivateKeyPEM } from "../../../core/pki/keys.ts";
 import { embeddedText, parseKubeconfig } from "../../../core/kubeconfig/kubeconfig.ts";
-import { utf8 } from "../../../core/host/ports.ts";
+import { utf8 } from "../../../core/text/utf8.ts";
 import { KubeadmError } from "../../../core/errors.ts";
 import { initConfigFixture } from "../../support/init_config_fixture.ts";
 import { MemoryFileSystem } from "../../support/memory_fs.ts";

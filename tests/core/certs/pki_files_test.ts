@@ -8,8 +8,8 @@ import {
 } from "../../../core/certs/pki_files.ts";
 import { createSelfSignedCACert } from "../../../core/pki/cert.ts";
 import { generateKeyPair } from "../../../core/pki/keys.ts";
-import { webCryptoPort } from "../../../core/pki/webcrypto.ts";
-import { deterministicCryptoPort } from "../../../core/pki/noble.ts";
+import { webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
+import { deterministicCryptoPort } from "../../../adapters/crypto/noble.ts";
 import { ExistingFileError, PkiError } from "../../../core/errors.ts";
 import { MemoryFileSystem } from "../../support/memory_fs.ts";
 import { seededRandom } from "../../support/fixed_random.ts";

@@ -26,7 +26,7 @@ import {
   embeddedText,
   parseKubeconfig,
 } from "../../../core/kubeconfig/kubeconfig.ts";
-import { type PlannedFile, writePlannedFiles } from "../../../core/host/ports.ts";
+import { type PlannedFile, writePlannedFiles } from "../../../core/ports/files.ts";
 import { ExistingFileError, KubeadmError } from "../../../core/errors.ts";
 import { KUBECONFIG_DIR, PKI_CREATED, PKI_DIR, pkiFixture } from "../../support/pki_fixture.ts";
 import { MemoryFileSystem } from "../../support/memory_fs.ts";

@@ -8,8 +8,8 @@ import {
   toHex,
 } from "../../../core/cluster/cert_cipher.ts";
 import { replayRandom, seededRandom } from "../../support/fixed_random.ts";
-import { deterministicCryptoPort } from "../../../core/pki/noble.ts";
-import { pureJsCryptoPort } from "../../../core/pki/pure_js.ts";
+import { deterministicCryptoPort } from "../../../adapters/crypto/noble.ts";
+import { pureJsCryptoPort } from "../../../adapters/crypto/pure_js.ts";
 
 const KEY = fromHex("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
 const NONCE = Array.from({ length: 12 }, (_, i) => i);

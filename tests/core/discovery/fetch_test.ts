@@ -11,7 +11,7 @@ import { computeDetachedSignature } from "../../../core/discovery/jws.ts";
 import { discoverWithToken } from "../../../core/discovery/token.ts";
 import { discoverWithFile } from "../../../core/discovery/file.ts";
 import { embedData, parseKubeconfig } from "../../../core/kubeconfig/kubeconfig.ts";
-import type { ConnectionParams } from "../../../core/kube/transport.ts";
+import type { ConnectionParams } from "../../../core/ports/transport.ts";
 import { FakeClock } from "../../support/fake_clock.ts";
 import { FakeKubeApi, requestMatching } from "../../support/fake_kube_api.ts";
 import {

@@ -6,7 +6,7 @@ import {
   buildTlsBootstrapKubeconfig,
 } from "../../../core/discovery/tls_bootstrap.ts";
 import { DiscoveryError } from "../../../core/errors.ts";
-import { webRandom } from "../../../core/host/ports.ts";
+import { webRandom } from "../../../adapters/web/random.ts";
 import { encodeCertificatePEM, newCertificateAuthority } from "../../../core/pki/cert.ts";
 import { generateKeyPair } from "../../../core/pki/keys.ts";
 import { certificatePin } from "../../../core/pki/pin.ts";

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { KeyPool, keyPoolFor } from "../../../core/pki/key_pool.ts";
-import { webRandom } from "../../../core/host/ports.ts";
+import { webRandom } from "../../../adapters/web/random.ts";
 import { generateKeyPair } from "../../../core/pki/keys.ts";
-import { deterministicCryptoPort } from "../../../core/pki/noble.ts";
-import { seededRandom } from "../../../core/host/seeded_random.ts";
+import { deterministicCryptoPort } from "../../../adapters/crypto/noble.ts";
+import { seededRandom } from "../../../adapters/offline/random.ts";
 
 Deno.test("KeyPool hands out prefetched keys once, and fresh keys otherwise", async () => {
   const pool = new KeyPool({ random: webRandom });

@@ -1,9 +1,8 @@
 // The kubelet's TLS bootstrap over the core ports, against the in-memory API server with a fake
 // "controller-manager" that approves and signs CSRs like csrapprover + csrsigner.
 import assert from "node:assert/strict";
-import type { KubeObject } from "../../../core/kube/client.ts";
-import { KubeClient } from "../../../core/kube/client.ts";
-import { webRandom } from "../../../core/host/ports.ts";
+import { KubeClient, type KubeObject } from "../../../core/kube/client.ts";
+import { webRandom } from "../../../adapters/web/random.ts";
 import {
   createSignedCert,
   encodeCertificatePEM,

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import type { Deployment } from "kubernetes-types/apps/v1.d.ts";
 import { corefile } from "../../../core/addons/coredns.ts";
-import type { Machine } from "../../../core/host/machine.ts";
+import type { Machine } from "../../../core/ports/machine.ts";
 import { KubeClient } from "../../../core/kube/client.ts";
 import { coreDNSMigrationChecks } from "../../../core/upgrade/coredns_check.ts";
 import { putConfigMap } from "../../support/fake_cluster.ts";

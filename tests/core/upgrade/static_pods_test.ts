@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { ResolvedConfig } from "../../../core/config/types.ts";
-import type { EtcdClient } from "../../../core/host/etcd.ts";
+import type { EtcdClient } from "../../../core/ports/etcd.ts";
 import { etcdPod } from "../../../core/manifests/etcd.ts";
 import {
   buildStaticPod,

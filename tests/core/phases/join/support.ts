@@ -6,7 +6,7 @@
  * @module
  */
 import type { KubeObject } from "../../../../core/kube/client.ts";
-import { webRandom } from "../../../../core/host/ports.ts";
+import { webRandom } from "../../../../adapters/web/random.ts";
 import { computeDetachedSignature } from "../../../../core/discovery/jws.ts";
 import {
   createBasicKubeconfig,
@@ -15,15 +15,14 @@ import {
 import { encodeCertificatePEM, newCertificateAuthority } from "../../../../core/pki/cert.ts";
 import { generateKeyPair } from "../../../../core/pki/keys.ts";
 import { certificatePin } from "../../../../core/pki/pin.ts";
-import { resolveJoinConfig } from "../../../../core/config/join.ts";
-import type { JoinFlagOverrides } from "../../../../core/config/join.ts";
+import { type JoinFlagOverrides, resolveJoinConfig } from "../../../../core/config/join.ts";
 import {
   createJoinData,
   type JoinData,
   type JoinPorts,
 } from "../../../../core/phases/join/data.ts";
 import { FakeNodeHost } from "../../../support/fake_node_host.ts";
-import type { FileSystem } from "../../../../core/host/ports.ts";
+import type { FileSystem } from "../../../../core/ports/files.ts";
 import { FakeKubeApi } from "../../../support/fake_kube_api.ts";
 import { FakeClock } from "../../../support/fake_clock.ts";
 import { MemoryFileSystem } from "../../../support/memory_fs.ts";
