@@ -77,7 +77,6 @@ export {
   type CloudInitOptions,
   toCloudInit,
 } from "./library/cloud_init.ts";
-export { withBootstrapSignatures } from "./adapters/offline/cluster.ts";
 export {
   type CertificateExpiration,
   type CertificateExpirationInfo,
@@ -99,27 +98,27 @@ export type {
 } from "kubernetes-types/meta/v1.d.ts";
 
 // Time, randomness and the crypto port.
-export { type Clock } from "./core/ports/clock.ts";
-export { type RandomSource } from "./core/ports/random.ts";
-export { systemClock } from "./adapters/web/clock.ts";
-export { webRandom } from "./adapters/web/random.ts";
-export { seededRandom } from "./adapters/offline/random.ts";
+export type { Clock } from "./core/ports/clock.ts";
+export type { RandomSource } from "./core/ports/random.ts";
+export {
+  deterministicCryptoPort,
+  pureJsCryptoPort,
+  seededRandom,
+  systemClock,
+  webCryptoPort,
+  webRandom,
+} from "./library/adapters.ts";
 export type {
   CryptoPort,
   EcCurve,
+  Hashing,
   HashName,
   KeyPair,
   KeySpec,
   PrivateKeyMaterial,
 } from "./core/ports/crypto.ts";
-export { webCryptoPort } from "./adapters/crypto/webcrypto.ts";
-export { deterministicCryptoPort } from "./adapters/crypto/noble.ts";
-export {
-  encodePrivateKeyPEM,
-  generateKeyPair,
-  type KeyOptions,
-  parsePrivateKeyPEM,
-} from "./core/pki/keys.ts";
+export { encodePrivateKeyPEM } from "./core/pki/keys.ts";
+export { generateKeyPair, type KeyOptions, parsePrivateKeyPEM } from "./library/pki.ts";
 export type { EncryptionAlgorithm } from "./core/config/types.ts";
 
 // Bootstrap tokens.
@@ -133,21 +132,25 @@ export {
 export { tokenFromSecret, tokenToSecret } from "./core/bootstraptoken/secret.ts";
 
 // cluster-info: build, sign, verify.
-export { clusterInfoFor, signClusterInfo } from "./core/cluster/cluster_info.ts";
-export { computeDetachedSignature, detachedTokenIsValid } from "./core/discovery/jws.ts";
+export { clusterInfoFor } from "./core/cluster/cluster_info.ts";
 export {
   checkClusterInfo,
-  type CheckStatus,
-  type DiscoveryVerdict,
-  type VerdictCa,
-  type VerdictCheck,
-  type VerdictInput,
+  computeDetachedSignature,
+  detachedTokenIsValid,
+  signClusterInfo,
+  withBootstrapSignatures,
+} from "./library/cluster_info.ts";
+export type {
+  CheckStatus,
+  DiscoveryVerdict,
+  VerdictCa,
+  VerdictCheck,
+  VerdictInput,
 } from "./core/discovery/verdict.ts";
 export type { CaCertSummary } from "./core/discovery/ca_bundle.ts";
 
 // CA pins.
-export { certificatePin, PinSet } from "./core/pki/pin.ts";
-export { pemCertificatePins } from "./core/pki/cert.ts";
+export { certificatePin, pemCertificatePins, PinSet } from "./library/pki.ts";
 export type { Certificate } from "./core/pki/cert.ts";
 export type { DecodedExtensions, X509KeyUsage } from "./core/pki/extensions.ts";
 export type { DistinguishedName, ParsedName } from "./core/pki/name.ts";

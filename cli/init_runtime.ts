@@ -11,6 +11,7 @@ import { loadConfigFile, systemdResolvedActive } from "./config_file.ts";
 import { DefaultTimeouts, KUBERNETES_DIR, MANIFESTS_DIR } from "../core/constants.ts";
 import { realSleep, systemClock } from "../adapters/web/clock.ts";
 import { webRandom } from "../adapters/web/random.ts";
+import { webCryptoPort } from "../adapters/crypto/webcrypto.ts";
 import type { ClusterAccessOptions } from "../core/phases/init/cluster_access.ts";
 import { adminKubeconfigPath } from "../core/kubeconfig/specs.ts";
 import type { TransportFactory } from "../core/ports/transport.ts";
@@ -128,6 +129,7 @@ export async function prepareInit(
     out,
     clock: systemClock,
     random: webRandom,
+    crypto: webCryptoPort,
     startTime: new Date(),
     dryRun,
     kubeconfigDir: flags["kubeconfig-dir"] ?? KUBERNETES_DIR,

@@ -22,6 +22,7 @@ import {
 import { KubeadmError } from "../core/errors.ts";
 import { realSleep, systemClock } from "../adapters/web/clock.ts";
 import { webRandom } from "../adapters/web/random.ts";
+import { webCryptoPort } from "../adapters/crypto/webcrypto.ts";
 import { RecordingFileSystem } from "../adapters/offline/files.ts";
 import type { ConnectionParams, TransportLimits } from "../core/ports/transport.ts";
 import type { DiscoveryUrlResponse } from "../core/discovery/file.ts";
@@ -192,7 +193,6 @@ export async function prepareJoin(
     clientTransportFor: clientTransport,
     hostFiles: new HostFileSystem("/"),
     fetchUrl: fetchDiscoveryUrl,
-    sleep: realSleep,
     preflight: (d) => runJoinNodePreflight(d, node.machine),
     ...deps.ports,
   };
@@ -203,6 +203,7 @@ export async function prepareJoin(
     clock: systemClock,
     sleep: realSleep,
     random: webRandom,
+    crypto: webCryptoPort,
     startTime: new Date(),
     dryRun,
     kubeconfigDir: KUBERNETES_DIR,

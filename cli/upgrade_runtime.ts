@@ -18,6 +18,7 @@ import { errorMessage, KubeadmError } from "../core/errors.ts";
 import type { Printer } from "../core/ports/printer.ts";
 import { realSleep, systemClock } from "../adapters/web/clock.ts";
 import { webRandom } from "../adapters/web/random.ts";
+import { webCryptoPort } from "../adapters/crypto/webcrypto.ts";
 import { RecordingFileSystem } from "../adapters/offline/files.ts";
 import { KubeClient } from "../core/kube/client.ts";
 import type { ResolvedConfig } from "../core/config/types.ts";
@@ -226,6 +227,7 @@ export async function prepareUpgrade(
       clock: systemClock,
       sleep: realSleep,
       random: webRandom,
+      crypto: webCryptoPort,
       node,
       etcdClient: (endpoints, tls) => node.etcdClient(endpoints, tls),
       kubernetesDir: KUBERNETES_DIR,

@@ -14,7 +14,6 @@ import { resolveInitConfig } from "../core/config/resolve.ts";
 import { marshalInitConfiguration } from "../core/config/print.ts";
 import type { ResolvedConfig } from "../core/config/types.ts";
 import type { DocumentInfo } from "../core/config/parse.ts";
-import { RecordingFileSystem } from "../adapters/offline/files.ts";
 import type { KubeObject } from "../core/kube/client.ts";
 import { keyPoolFor } from "../core/pki/key_pool.ts";
 import { certificatePin } from "../core/pki/pin.ts";
@@ -35,7 +34,7 @@ import {
   type PlanRunOptions,
   provideKeys,
 } from "./node_plan.ts";
-import { offlineCluster, planPreflight, writtenObjects } from "../adapters/offline/cluster.ts";
+import { offlineCluster, planPreflight, RecordingFileSystem, writtenObjects } from "./adapters.ts";
 import { INIT_PHASE_MODULES } from "./phase_modules.ts";
 
 /** Input of {@link planControlPlane}. */
@@ -193,14 +192,16 @@ export async function planControlPlane(o: ControlPlanePlanOptions): Promise<Cont
     });
   }
   const certificateKey = config.uploadCerts ? config.init.certificateKey : undefined;
-  const joinCommand = flattenJoinCommand(await joinCommandFromKubeconfig(admin, { token })).trim();
+  const joinCommand = flattenJoinCommand(
+    await joinCommandFromKubeconfig(admin, { token }, ports.crypto),
+  ).trim();
   const controlPlaneJoinCommand = config.cluster.controlPlaneEndpoint
     ? flattenJoinCommand(
       await joinCommandFromKubeconfig(admin, {
         token,
         controlPlane: true,
         certificateKey: certificateKey ?? "",
-      }),
+      }, ports.crypto),
     ).trim()
     : undefined;
   const caPath = `${config.cluster.certificatesDir}/ca.crt`;
@@ -214,7 +215,7 @@ export async function planControlPlane(o: ControlPlanePlanOptions): Promise<Cont
     objects: writtenObjects(cluster.actions),
     joinCommand,
     controlPlaneJoinCommand,
-    caCertHash: await certificatePin((await readCertsFile(files, caPath))[0]),
+    caCertHash: await certificatePin((await readCertsFile(files, caPath))[0], ports.crypto),
     token,
     apiServerEndpoint: joinCommand.split(" ")[2],
     certificateKey,

@@ -14,7 +14,6 @@
 import { KUBELET_RUN_DIR, KUBERNETES_DIR, MANIFESTS_DIR } from "../core/constants.ts";
 import { resolveJoinConfig } from "../core/config/join.ts";
 import { marshalJoinConfiguration } from "../core/config/print.ts";
-import { RecordingFileSystem } from "../adapters/offline/files.ts";
 import type { KubeObject } from "../core/kube/client.ts";
 import { KubeadmError } from "../core/errors.ts";
 import { createJoinData } from "../core/phases/join/data.ts";
@@ -33,8 +32,9 @@ import {
   offlineCluster,
   planNode,
   planPreflight,
+  RecordingFileSystem,
   withBootstrapSignatures,
-} from "../adapters/offline/cluster.ts";
+} from "./adapters.ts";
 import { JOIN_PHASE_MODULES } from "./phase_modules.ts";
 import {
   type BringUp,
@@ -123,6 +123,7 @@ async function planJoin(o: JoinPlanOptions, controlPlane: boolean): Promise<Join
   }
   const objects = await withBootstrapSignatures(
     isPlan(o.cluster) ? o.cluster.objects : o.cluster.objects,
+    ports.crypto,
   );
   const cluster = offlineCluster(objects);
   const files = new RecordingFileSystem(filesReader(o.existingFiles));
@@ -160,8 +161,6 @@ async function planJoin(o: JoinPlanOptions, controlPlane: boolean): Promise<Join
             hint: "use token discovery (token and CA hashes) with the cluster's objects",
           }),
         ),
-      clock: ports.clock,
-      sleep: ports.sleep,
       preflight: () => Promise.resolve(),
     },
   });

@@ -11,13 +11,10 @@ import type { Clock } from "../core/ports/clock.ts";
 import type { FileReader, PlannedFile } from "../core/ports/files.ts";
 import type { Printer } from "../core/ports/printer.ts";
 import type { RandomSource } from "../core/ports/random.ts";
-import { systemClock } from "../adapters/web/clock.ts";
 import { utf8 } from "../core/text/utf8.ts";
-import { webRandom } from "../adapters/web/random.ts";
 import type { CryptoPort } from "../core/ports/crypto.ts";
-import { webCryptoPort } from "../adapters/crypto/webcrypto.ts";
-import { deterministicCryptoPort } from "../adapters/crypto/noble.ts";
 import { parsePrivateKeyPEM } from "../core/pki/keys.ts";
+import { cryptoFor, systemClock, virtualTime, webRandom } from "./adapters.ts";
 import type { KeyPool } from "../core/pki/key_pool.ts";
 
 /** One file of a plan: a node path, its POSIX mode and its text. */
@@ -94,16 +91,10 @@ export interface PlanPorts {
 /** Resolves a plan's ports: `random` given means the deterministic crypto port. */
 export function planPorts(o: Pick<PlanRunOptions, "random" | "clock" | "crypto">): PlanPorts {
   const log: string[] = [];
-  const base = o.clock ?? systemClock;
-  let slept = 0;
   return {
-    clock: { now: () => new Date(base.now().getTime() + slept) },
-    sleep: (ms) => {
-      slept += ms;
-      return Promise.resolve();
-    },
+    ...virtualTime(o.clock ?? systemClock),
     random: o.random ?? webRandom,
-    crypto: o.crypto ?? (o.random ? deterministicCryptoPort : webCryptoPort),
+    crypto: cryptoFor(o.random, o.crypto),
     log,
     out: { info: (l) => log.push(l), warn: (l) => log.push(l) },
   };
@@ -142,6 +133,6 @@ export async function provideKeys(
   crypto: CryptoPort,
 ): Promise<void> {
   for (const [id, pem] of Object.entries(keys ?? {})) {
-    pool.provide(id, await parsePrivateKeyPEM(pem, `keys[${JSON.stringify(id)}]`, crypto));
+    pool.provide(id, await parsePrivateKeyPEM(pem, crypto, `keys[${JSON.stringify(id)}]`));
   }
 }

@@ -116,15 +116,17 @@ export async function planCertificateRenewal(
 
 /** Reports the expiry of every certificate and CA, as `kubeadm certs check-expiration -o json`. */
 export async function checkCertificateExpiration(
-  o: CertificateFilesInput & Pick<PlanRunOptions, "clock">,
+  o: CertificateFilesInput & Pick<PlanRunOptions, "clock" | "crypto">,
 ): Promise<CertificateExpirationInfo & { warnings: string[] }> {
   const settings = settingsOf(o.config);
+  const ports = planPorts(o);
   const { info, warnings } = await checkExpiration({
     files: filesReader(o.files),
     certificatesDir: settings.certificatesDir,
     kubeconfigDir: settings.kubeconfigDir,
     externalEtcd: settings.externalEtcd,
-    now: planPorts(o).clock.now(),
+    now: ports.clock.now(),
+    crypto: ports.crypto,
   });
   return { ...info, warnings };
 }

@@ -23,7 +23,7 @@ import {
 } from "../tests/support/control_plane.ts";
 import { opensslSpkiSha256 } from "../tests/support/openssl.ts";
 import { clusterInfoFetcher } from "../core/discovery/fetch.ts";
-import { discoverWithToken } from "../core/discovery/token.ts";
+import { discoverWithToken } from "../library/discovery.ts";
 import { discoveryTransport } from "../cli/join_runtime.ts";
 
 const TOKEN = "abcdef.0123456789abcdef";

@@ -13,11 +13,8 @@ import type { ConfigMap } from "kubernetes-types/core/v1.d.ts";
 import { planControlPlane } from "../library/control_plane.ts";
 import { offlineCluster } from "../adapters/offline/cluster.ts";
 import { seededRandom } from "../adapters/offline/random.ts";
-import {
-  CLUSTER_INFO_CONFIGMAP,
-  KUBE_PUBLIC,
-  signClusterInfo,
-} from "../core/cluster/cluster_info.ts";
+import { CLUSTER_INFO_CONFIGMAP, KUBE_PUBLIC } from "../core/cluster/cluster_info.ts";
+import { signClusterInfo } from "../library/cluster_info.ts";
 import { parseToken } from "../core/bootstraptoken/token.ts";
 import { toKubeYaml } from "../core/yaml/kube_yaml.ts";
 

@@ -29,10 +29,10 @@ import {
   type PlanFile,
   type PlanRunOptions,
   planWorker as libPlanWorker,
+  pureJsCryptoPort,
   seededRandom,
   toCloudInit,
 } from "../mod.ts";
-import { pureJsCryptoPort } from "../adapters/crypto/pure_js.ts";
 import type * as Wit from "./wit.d.ts";
 
 /** The fewest seed bytes a function takes: 256 bits of the host's entropy. */
@@ -270,7 +270,7 @@ export function checkClusterInfo(request: Wit.ClusterInfoCheck): Promise<Wit.Ver
         caCertHashes: request.caCertHashes,
         unsafeSkipCAVerification: request.unsafeSkipCaVerification,
         now: date(request.now, "now"),
-      }),
+      }, pureJsCryptoPort),
     )
   );
 }
@@ -287,7 +287,7 @@ export function parseToken(token: string): Promise<Wit.TokenParts> {
 
 /** `ca-cert-pins`. */
 export function caCertPins(caPem: string): Promise<string[]> {
-  return guarded(() => pemCertificatePins(caPem));
+  return guarded(() => pemCertificatePins(caPem, pureJsCryptoPort));
 }
 
 /** `plan-control-plane`. */

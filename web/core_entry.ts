@@ -10,23 +10,26 @@ export * from "../mod.ts";
 export * from "./verify_entry.ts";
 
 // Token, file and HTTPS discovery over the caller's own network code; TLS bootstrap.
-export {
-  type ClusterInfoFetchMode,
-  type DiscoveredClusterInfo,
-  discoverWithToken,
-  type FetchClusterInfo,
-  type TokenDiscoveryOptions,
+export type {
+  ClusterInfoFetchMode,
+  DiscoveredClusterInfo,
+  FetchClusterInfo,
 } from "../core/discovery/token.ts";
 export {
-  discoverWithFile,
   type FetchClusterInfoWith,
   fetchDiscoveryKubeconfig,
   type FetchDiscoveryUrl,
-  type FileDiscoveryOptions,
   type FileDiscoveryResult,
   hasAuthenticationCredentials,
   validateKubeconfig,
 } from "../core/discovery/file.ts";
+export {
+  bootstrapCaSummary,
+  discoverWithFile,
+  discoverWithToken,
+  type FileDiscoveryOptions,
+  type TokenDiscoveryOptions,
+} from "../library/discovery.ts";
 export {
   clusterInfoFetcher,
   clusterInfoFetcherWithKubeconfig,
@@ -34,11 +37,10 @@ export {
   discoveryConnection,
 } from "../core/discovery/fetch.ts";
 export {
-  bootstrapCaSummary,
   bootstrapKubeletConfFile,
   buildTlsBootstrapKubeconfig,
   tlsBootstrapKubeconfigFor,
 } from "../core/discovery/tls_bootstrap.ts";
-export { realSleep } from "../adapters/web/clock.ts";
-export { type Sleep } from "../core/ports/clock.ts";
-export { type TransportFactory } from "../core/ports/transport.ts";
+export { realSleep } from "../library/adapters.ts";
+export type { Sleep } from "../core/ports/clock.ts";
+export type { TransportFactory } from "../core/ports/transport.ts";

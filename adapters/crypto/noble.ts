@@ -11,8 +11,8 @@
  *   `encryptionAlgorithm`.
  *
  * What noble does not cover goes to a delegate: {@link deterministicCryptoPort} signs and
- * checks RSA and does AES-GCM on WebCrypto (PKCS#1 v1.5 signatures and AES-GCM under a given
- * nonce are deterministic anyway); `pureJsCryptoPort` (`./pure_js.ts`) touches no WebCrypto key
+ * checks RSA and does AES-GCM, digests and HMACs on WebCrypto (PKCS#1 v1.5 signatures and
+ * AES-GCM under a given nonce are deterministic anyway); `pureJsCryptoPort` (`./pure_js.ts`) touches no WebCrypto key
  * operation at all, for engines whose WebCrypto cannot generate, export or import keys: the
  * WebAssembly component's.
  *
@@ -75,11 +75,11 @@ function ecKey(curve: EcCurve, d: Uint8Array): KeyPair {
 
 /**
  * What a noble port hands on, because noble does not cover it: RSA keys and signature checks,
- * ECDSA checks under another hash than the curve's own, and AES-GCM.
+ * ECDSA checks under another hash than the curve's own, AES-GCM, digests and HMACs.
  */
 export type NobleDelegate = Pick<
   CryptoPort,
-  "importPrivateKey" | "verify" | "sealAesGcm" | "openAesGcm"
+  "importPrivateKey" | "verify" | "sealAesGcm" | "openAesGcm" | "digest" | "hmac"
 >;
 
 /** How a noble port is made. */
@@ -167,15 +167,18 @@ export function noblePort(name: string, o: NoblePortOptions): CryptoPort {
 
     sealAesGcm: (key, nonce, plaintext) => o.delegate.sealAesGcm(key, nonce, plaintext),
     openAesGcm: (key, nonce, sealed) => o.delegate.openAesGcm(key, nonce, sealed),
+    digest: (hash, data) => o.delegate.digest(hash, data),
+    hmac: (hash, key, data) => o.delegate.hmac(hash, key, data),
   };
 }
 
 /**
  * The deterministic crypto port: ECDSA on `@noble/curves` with keys derived from the run's
- * random source and RFC 6979 signatures; RSA signing and checking and AES-GCM on WebCrypto; no
- * RSA key generation.
+ * random source and RFC 6979 signatures; RSA signing and checking, AES-GCM, digests and HMACs
+ * on WebCrypto; no RSA key generation. Made by a call marked pure, so that a bundle which never
+ * uses it leaves it, and noble, out.
  */
-export const deterministicCryptoPort: CryptoPort = noblePort("deterministic", {
+export const deterministicCryptoPort: CryptoPort = /* @__PURE__ */ noblePort("deterministic", {
   rsaGenerationRefused: (algorithm, options) =>
     new PkiError(
       `a reproducible (seeded) run cannot generate ${algorithm} keys: RSA keys cannot be derived from a random seed`,

@@ -1,5 +1,6 @@
 /**
- * The crypto port on the platform's WebCrypto (`crypto.subtle`): the CLI's implementation.
+ * The crypto port on the platform's WebCrypto (`crypto.subtle`): the CLI's implementation, and
+ * the library's unless its caller picks another.
  *
  * WebCrypto exports PKCS#8/JWK/SPKI only, so PKCS#1 is the inner OCTET STRING of the PKCS#8
  * export and a SEC1 key is rebuilt from the JWK; imports wrap the other way round. ECDSA
@@ -11,6 +12,7 @@ import { PkiError } from "../../core/errors.ts";
 import type {
   CryptoPort,
   EcCurve,
+  Hashing,
   HashName,
   KeyPair,
   KeySpec,
@@ -230,10 +232,29 @@ async function generatedEcKey(spec: KeySpec & { type: "ECDSA" }): Promise<KeyPai
   );
 }
 
+async function digest(hash: HashName, data: Uint8Array): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest(hash, data.slice()));
+}
+
+async function hmac(hash: HashName, key: Uint8Array, data: Uint8Array): Promise<Uint8Array> {
+  const k = await crypto.subtle.importKey("raw", key.slice(), { name: "HMAC", hash }, false, [
+    "sign",
+  ]);
+  return new Uint8Array(await crypto.subtle.sign("HMAC", k, data.slice()));
+}
+
+/**
+ * Digests and HMACs on WebCrypto: the hashing half of {@link webCryptoPort}, alone for what
+ * only hashes (the cluster-info verifier, whose bundle then carries no key code).
+ */
+export const webHashing: Hashing = { digest, hmac };
+
 /** The crypto port on WebCrypto: the platform's key generator, randomised ECDSA signatures. */
 export const webCryptoPort: CryptoPort = {
   name: "webcrypto",
   deterministic: false,
+  digest,
+  hmac,
 
   async generateKeyPair(spec: KeySpec): Promise<KeyPair> {
     if (spec.type === "ECDSA") {

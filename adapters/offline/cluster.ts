@@ -1,17 +1,16 @@
 /**
- * The cluster a plan talks to: kubeadm's dry-run transport (`adapters/offline/transport.ts`), seeded
- * with the objects the cluster already has and recording what a workflow would create, plus
- * the one controller a joining node relies on, the bootstrap signer (it signs `cluster-info`
- * for every signing token), and the absent node every plan runs on.
+ * The cluster a plan talks to: kubeadm's dry-run transport (`./transport.ts`), seeded with the
+ * objects the cluster already has and recording what a workflow would create, plus the one
+ * controller a joining node relies on, the bootstrap signer (it signs `cluster-info` for every
+ * signing token).
  *
  * @module
  */
 import type { ConfigMap, Secret } from "kubernetes-types/core/v1.d.ts";
-import { KubeadmError } from "../../core/errors.ts";
-import type { NodeHost } from "../../core/ports/node.ts";
 import type { KubeObject } from "../../core/kube/client.ts";
 import { createDryRunTransport, type DryRunAction } from "./transport.ts";
 import type { Transport } from "../../core/ports/transport.ts";
+import type { Hashing } from "../../core/ports/crypto.ts";
 import { BOOTSTRAP_TOKEN_SECRET_TYPE, tokenFromSecret } from "../../core/bootstraptoken/secret.ts";
 import {
   CLUSTER_INFO_CONFIGMAP,
@@ -63,6 +62,7 @@ function isClusterInfo(o: KubeObject): boolean {
  */
 export async function withBootstrapSignatures(
   objects: readonly KubeObject[],
+  crypto: Hashing,
 ): Promise<KubeObject[]> {
   const tokens: string[] = [];
   for (const o of objects) {
@@ -71,50 +71,6 @@ export async function withBootstrapSignatures(
     if (t.token && (t.usages ?? []).includes("signing")) tokens.push(t.token);
   }
   return await Promise.all(
-    objects.map((o) => isClusterInfo(o) ? signClusterInfo(o as ConfigMap, tokens) : o),
+    objects.map((o) => isClusterInfo(o) ? signClusterInfo(o as ConfigMap, tokens, crypto) : o),
   );
 }
-
-function absent(what: string): Promise<never> {
-  return Promise.reject(
-    new KubeadmError(`a plan has no node to ${what}`, {
-      hint: "plans only write files; run kubeadm on the node for this step",
-    }),
-  );
-}
-
-/**
- * The preflight phase of a plan's workflow: a plan has no machine to check and skips the phase,
- * so kubeadm's checks are not part of it (nor of the library bundle).
- */
-export function planPreflight(): Promise<never> {
-  return Promise.reject(
-    new KubeadmError("a plan has no machine to inspect", {
-      hint: "plans skip preflight; run kubeadm on the node for the checks",
-    }),
-  );
-}
-
-/**
- * The node of a plan: there is none. The workflows run in dry-run mode and never reach it; a
- * step that would is a clear error.
- */
-export const planNode: NodeHost = {
-  get machine(): never {
-    throw new KubeadmError("a plan has no machine to inspect", {
-      hint: "plans skip preflight; run kubeadm on the node for the checks",
-    });
-  },
-  health: { get: () => absent("probe health endpoints on") },
-  etcdClient() {
-    throw new KubeadmError("a plan has no node to reach etcd from");
-  },
-  ensureDir: () => absent("create directories on"),
-  removeFile: () => absent("remove files from"),
-  moveFile: () => absent("move files on"),
-  copyTree: () => absent("copy files on"),
-  cleanDir: () => absent("clean directories on"),
-  realDir: () => absent("resolve paths on"),
-  mountPoints: () => absent("list mounts of"),
-  unmount: () => absent("unmount"),
-};

@@ -55,6 +55,7 @@ async function runRenew(names: "all" | string, cmd: Command): Promise<void> {
   const { KUBERNETES_DIR } = await import("../../core/constants.ts");
   const { systemClock } = await import("../../adapters/web/clock.ts");
   const { webRandom } = await import("../../adapters/web/random.ts");
+  const { webCryptoPort } = await import("../../adapters/crypto/webcrypto.ts");
   const { writePlannedFiles } = await import("../../core/ports/files.ts");
   const cfg = await loadCertsConfig(flags, consolePrinter, "renew", stderr);
   const externalEtcd = cfg.cluster.etcd.external !== undefined;
@@ -73,6 +74,7 @@ async function runRenew(names: "all" | string, cmd: Command): Promise<void> {
     startTime: now,
     now,
     random: webRandom,
+    crypto: webCryptoPort,
   });
   for (const w of plan.warnings) stderr(w);
   for (const outcome of plan.outcomes) {
@@ -124,6 +126,7 @@ async function runCheckExpiration(cmd: Command): Promise<void> {
   const { checkExpiration, formatExpirationText, expiringWithin, ExpiringCertificatesError } =
     await import("../../core/certs/expiration.ts");
   const { KUBERNETES_DIR } = await import("../../core/constants.ts");
+  const { webCryptoPort } = await import("../../adapters/crypto/webcrypto.ts");
   const out = output.kind === "text" ? consolePrinter : silentPrinter;
   const cfg = await loadCertsConfig(flags, out, "check-expiration", stderr);
   const { info, warnings } = await checkExpiration({
@@ -132,6 +135,7 @@ async function runCheckExpiration(cmd: Command): Promise<void> {
     kubeconfigDir: KUBERNETES_DIR,
     externalEtcd: cfg.cluster.etcd.external !== undefined,
     now: new Date(),
+    crypto: webCryptoPort,
   });
   for (const w of warnings) stderr(w);
   if (output.kind === "text") writeStdout(formatExpirationText(info));
@@ -150,6 +154,9 @@ async function runGenerateCSR(cmd: Command): Promise<void> {
   const { csrGroupHeader, planKeysAndCSRs } = await import("../../core/certs/generate_csr.ts");
   const { KUBERNETES_DIR } = await import("../../core/constants.ts");
   const { writePlannedFiles } = await import("../../core/ports/files.ts");
+  const { KeyPool } = await import("../../core/pki/key_pool.ts");
+  const { webCryptoPort } = await import("../../adapters/crypto/webcrypto.ts");
+  const { webRandom } = await import("../../adapters/web/random.ts");
   const cfg = await loadOrDefaultConfig(flags.config, {}, stderr);
   // --cert-dir takes priority over the configuration when set.
   if (flags["cert-dir"]) cfg.cluster.certificatesDir = flags["cert-dir"];
@@ -160,6 +167,7 @@ async function runGenerateCSR(cmd: Command): Promise<void> {
     kubeconfigDir: flags["kubeconfig-dir"] ?? KUBERNETES_DIR,
     startTime: new Date(),
     warn: stderr,
+    keys: new KeyPool({ crypto: webCryptoPort, random: webRandom }),
   });
   for (const group of groups) {
     stdout(csrGroupHeader(group));

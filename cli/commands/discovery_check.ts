@@ -73,6 +73,7 @@ export async function runDiscoveryCheck(
 ): Promise<number> {
   const { FlagError } = await import("../../core/errors.ts");
   const { checkClusterInfo } = await import("../../core/discovery/verdict.ts");
+  const { webCryptoPort } = await import("../../adapters/crypto/webcrypto.ts");
   const output = opts.output ?? "text";
   if (output !== "text" && output !== "json") {
     throw new FlagError(`invalid output format ${JSON.stringify(output)}`, {
@@ -92,7 +93,7 @@ export async function runDiscoveryCheck(
     token: opts.token,
     caCertHashes: opts.discoveryTokenCaCertHash ?? [],
     unsafeSkipCAVerification: opts.discoveryTokenUnsafeSkipCaVerification ?? false,
-  });
+  }, webCryptoPort);
   if (output === "json") {
     print(JSON.stringify(verdict, null, 2));
   } else {

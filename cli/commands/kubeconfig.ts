@@ -31,6 +31,7 @@ async function runUser(cmd: Command): Promise<void> {
   const { loadOrDefaultConfig, nodeFiles } = await import("../certs_runtime.ts");
   const { userKubeconfig } = await import("../../core/kubeconfig/user.ts");
   const { webRandom } = await import("../../adapters/web/random.ts");
+  const { webCryptoPort } = await import("../../adapters/crypto/webcrypto.ts");
   const cfg = await loadOrDefaultConfig(flags.config, {}, stderr);
   const now = new Date();
   const text = await userKubeconfig({
@@ -43,6 +44,7 @@ async function runUser(cmd: Command): Promise<void> {
     startTime: now,
     now,
     random: webRandom,
+    crypto: webCryptoPort,
     warn: stderr,
   });
   // Upstream prints the serialized kubeconfig with Println: one more newline.

@@ -79,7 +79,7 @@ async function runCreate(tokenArg: string | undefined, cmd: Command): Promise<vo
       token,
       controlPlane: Boolean(flags.certificateKey),
       certificateKey: flags.certificateKey || undefined,
-    }).catch((e) => {
+    }, (await import("../../adapters/crypto/webcrypto.ts")).webCryptoPort).catch((e) => {
       throw new KubeadmError(`failed to get join command: ${(e as Error).message}`, { cause: e });
     });
     stdout(flattenJoinCommand(command));

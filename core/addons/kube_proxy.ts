@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { Hashing } from "../ports/crypto.ts";
 import type { DaemonSet } from "kubernetes-types/apps/v1.d.ts";
 import type { ConfigMap, EnvVar, ServiceAccount } from "kubernetes-types/core/v1.d.ts";
 import type { ClusterRoleBinding, Role, RoleBinding } from "kubernetes-types/rbac/v1.d.ts";
@@ -63,6 +64,8 @@ export interface KubeProxyConfigMapInput {
   controlPlaneEndpoint: string;
   /** Whether the user supplied the KubeProxyConfiguration (then it is not checksummed). */
   userSupplied: boolean;
+  /** What computes the checksum. */
+  crypto: Hashing;
 }
 
 /**
@@ -79,7 +82,7 @@ export async function kubeProxyConfigMap(input: KubeProxyConfigMapInput): Promis
       [KUBE_PROXY_CONFIG_KEY]: input.kubeProxyConfigurationYaml.replace(/\n+$/, ""),
     },
   };
-  return input.userSupplied ? cm : await signConfigMap(cm);
+  return input.userSupplied ? cm : await signConfigMap(cm, input.crypto);
 }
 
 /**

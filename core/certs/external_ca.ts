@@ -7,6 +7,7 @@
  * @module
  */
 import type { FileReader } from "../ports/files.ts";
+import type { CryptoPort } from "../ports/crypto.ts";
 import { errorMessage, ExistingFileError } from "../errors.ts";
 import { type Certificate, verifyCertChain } from "../pki/cert.ts";
 import { keyPath } from "./certlist.ts";
@@ -29,10 +30,11 @@ export async function validateSignedCertWithCA(
   check: SignedCertCheck,
   ca: Certificate,
   now: Date,
-  warn?: (line: string) => void,
+  options: ExternalCAOptions,
 ): Promise<void> {
+  const { crypto, warn } = options;
   try {
-    await loadKey(files, certDir, check.baseName);
+    await loadKey(files, certDir, check.baseName, crypto);
   } catch (e) {
     throw new ExistingFileError(`failure loading key for ${check.baseName}: ${errorMessage(e)}`, {
       field: keyPath(certDir, check.baseName),
@@ -51,7 +53,7 @@ export async function validateSignedCertWithCA(
   const period = warn && periodWarning(check.uxName, chain.cert, now);
   if (period) warn!(period);
   try {
-    await verifyCertChain(chain.cert, chain.intermediates, ca, now);
+    await verifyCertChain(chain.cert, chain.intermediates, ca, now, crypto);
   } catch (e) {
     throw new ExistingFileError(
       `certificate ${check.uxName} is not signed by corresponding CA: ${errorMessage(e)}`,
@@ -65,6 +67,8 @@ export async function validateSignedCertWithCA(
 
 /** Options of the external-CA checks. */
 export interface ExternalCAOptions {
+  /** What loads the keys and checks the signatures. */
+  crypto: CryptoPort;
   /**
    * Upstream's rule for `certs renew` and `check-expiration`: a CA certificate that does not
    * load is an error (`failure loading certificate for CA: ...`), not "no external CA".
@@ -104,7 +108,7 @@ async function usingExternal(
   certDir: string,
   caBaseName: string,
   now: Date,
-  options: ExternalCAOptions = {},
+  options: ExternalCAOptions,
 ): Promise<boolean> {
   const { uxName: caUxName, leaves } = EXTERNAL_CA_LEAVES[caBaseName];
   let ca: Certificate;
@@ -126,7 +130,7 @@ async function usingExternal(
   }
   if (await fileExists(files, keyPath(certDir, caBaseName))) return false;
   for (const leaf of leaves) {
-    await validateSignedCertWithCA(files, certDir, leaf, ca, now, options.warn);
+    await validateSignedCertWithCA(files, certDir, leaf, ca, now, options);
   }
   return true;
 }
@@ -136,7 +140,7 @@ export function usingExternalCA(
   files: FileReader,
   certDir: string,
   now: Date,
-  options?: ExternalCAOptions,
+  options: ExternalCAOptions,
 ): Promise<boolean> {
   return usingExternal(files, certDir, "ca", now, options);
 }
@@ -146,7 +150,7 @@ export function usingExternalFrontProxyCA(
   files: FileReader,
   certDir: string,
   now: Date,
-  options?: ExternalCAOptions,
+  options: ExternalCAOptions,
 ): Promise<boolean> {
   return usingExternal(files, certDir, "front-proxy-ca", now, options);
 }
@@ -156,7 +160,7 @@ export function usingExternalEtcdCA(
   files: FileReader,
   certDir: string,
   now: Date,
-  options?: ExternalCAOptions,
+  options: ExternalCAOptions,
 ): Promise<boolean> {
   return usingExternal(files, certDir, "etcd/ca", now, options);
 }
@@ -172,6 +176,7 @@ export async function isExternallyManaged(
   certDir: string,
   caBaseName: string,
   now: Date,
+  crypto: CryptoPort,
   warn?: (line: string) => void,
 ): Promise<boolean> {
   if (!EXTERNAL_CA_LEAVES[caBaseName]) {
@@ -180,7 +185,7 @@ export async function isExternallyManaged(
     });
   }
   try {
-    return await usingExternal(files, certDir, caBaseName, now, { requireCA: true, warn });
+    return await usingExternal(files, certDir, caBaseName, now, { requireCA: true, crypto, warn });
   } catch (e) {
     throw new ExistingFileError(
       `Error checking external CA condition for ${caBaseName} certificate authority: ${
@@ -212,6 +217,7 @@ export function externalCAChecker(
   files: FileReader,
   certDir: string,
   now: Date,
+  crypto: CryptoPort,
 ): ExternalCAChecker {
   const warnings: string[] = [];
   const warn = (line: string) => {
@@ -223,7 +229,7 @@ export function externalCAChecker(
     isExternal(caBaseName: string) {
       let v = seen.get(caBaseName);
       if (!v) {
-        v = isExternallyManaged(files, certDir, caBaseName, now, warn);
+        v = isExternallyManaged(files, certDir, caBaseName, now, crypto, warn);
         seen.set(caBaseName, v);
       }
       return v;

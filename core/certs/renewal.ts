@@ -249,8 +249,8 @@ export interface RenewalInput {
   /** Now, for the external-CA checks. */
   now: Date;
   random: RandomSource;
-  /** Key generation, import and signing (default WebCrypto; see `core/ports/crypto.ts`). */
-  crypto?: CryptoPort;
+  /** Key generation, import, signing and hashing (`core/ports/crypto.ts`). */
+  crypto: CryptoPort;
   /** Where new keys come from (default: generated on demand, all started at once). */
   keys?: KeyPool;
 }
@@ -375,7 +375,7 @@ export async function planRenewal(input: RenewalInput): Promise<RenewalPlan> {
   }
   const targets = new Map(renewTargets(settings.externalEtcd).map((t) => [t.name, t]));
   const all = new Map(renewTargets().map((t) => [t.name, t]));
-  const external = externalCAChecker(files, settings.certificatesDir, now);
+  const external = externalCAChecker(files, settings.certificatesDir, now, input.crypto);
   const { warnings } = external;
   const warn = (line: string) => {
     if (!warnings.includes(line)) warnings.push(line);
@@ -411,8 +411,8 @@ export async function planRenewal(input: RenewalInput): Promise<RenewalPlan> {
         files,
         settings.certificatesDir,
         target.caBaseName,
-        "restore",
         input.crypto,
+        "restore",
       );
       cas.set(target.caBaseName, ca);
     }
@@ -425,7 +425,7 @@ export async function planRenewal(input: RenewalInput): Promise<RenewalPlan> {
     try {
       if (config.usages.length === 0) throw new PkiError("must specify at least one ExtKeyUsage");
       try {
-        cert = await createSignedCert(config, key, caCert, caKey, input.random);
+        cert = await createSignedCert(config, key, caCert, caKey, input.random, input.crypto);
       } catch (e) {
         throw new PkiError(`unable to sign certificate: ${errorMessage(e)}`, { cause: e });
       }

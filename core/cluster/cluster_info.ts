@@ -9,6 +9,7 @@
  *
  * @module
  */
+import type { Hashing } from "../ports/crypto.ts";
 import type { ConfigMap } from "kubernetes-types/core/v1.d.ts";
 import type { Role, RoleBinding } from "kubernetes-types/rbac/v1.d.ts";
 import type { KubeClient } from "../kube/client.ts";
@@ -140,6 +141,7 @@ export function clusterInfoFor(server: string, caPem: string): ConfigMap {
 export async function signClusterInfo(
   clusterInfo: ConfigMap,
   tokens: readonly string[],
+  crypto: Hashing,
 ): Promise<ConfigMap> {
   const kubeconfig = clusterInfo.data?.[CLUSTER_INFO_KUBECONFIG_KEY];
   if (kubeconfig === undefined) {
@@ -150,7 +152,7 @@ export async function signClusterInfo(
   const data = { ...clusterInfo.data };
   for (const token of tokens) {
     const { id, secret } = parseToken(token);
-    data[signatureKey(id)] ??= await computeDetachedSignature(kubeconfig, id, secret);
+    data[signatureKey(id)] ??= await computeDetachedSignature(kubeconfig, id, secret, crypto);
   }
   return { ...clusterInfo, data };
 }

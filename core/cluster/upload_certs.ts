@@ -130,7 +130,7 @@ export async function encryptSharedFiles(
   shared: readonly SharedCertFile[],
   key: Uint8Array,
   random: RandomSource,
-  crypto?: CryptoPort,
+  crypto: CryptoPort,
 ): Promise<Record<string, Uint8Array>> {
   const out: Record<string, Uint8Array> = {};
   for (const f of shared) {
@@ -153,8 +153,8 @@ export interface UploadCertsInput {
   /** The certificate key (64 hex characters). Secret. */
   certificateKey: string;
   random: RandomSource;
-  /** The cipher's implementation (default WebCrypto). */
-  crypto?: CryptoPort;
+  /** The cipher's implementation. */
+  crypto: CryptoPort;
   /** Reference time for the proxy token's expiration. */
   now: Date;
   /** `--skip-certificate-key-print`. */
@@ -209,7 +209,7 @@ export async function uploadCerts(
 export async function decryptSecretData(
   secret: Secret,
   key: Uint8Array,
-  crypto?: CryptoPort,
+  crypto: CryptoPort,
 ): Promise<Record<string, Uint8Array>> {
   const out: Record<string, Uint8Array> = {};
   for (const [name, value] of Object.entries(secret.data ?? {})) {
@@ -238,8 +238,8 @@ export interface DownloadCertsInput {
   certificatesDir: string;
   /** `etcd.external`, when the cluster uses external etcd (files go to its paths). */
   externalEtcd?: ExternalEtcd;
-  /** The cipher's implementation (default WebCrypto). */
-  crypto?: CryptoPort;
+  /** The cipher's implementation. */
+  crypto: CryptoPort;
 }
 
 /**

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { Hashing } from "../ports/crypto.ts";
 import type { ConfigMap } from "kubernetes-types/core/v1.d.ts";
 import type { Role, RoleBinding } from "kubernetes-types/rbac/v1.d.ts";
 import { Identity } from "../constants.ts";
@@ -64,6 +65,7 @@ export function kubeadmConfigRoleBinding(): RoleBinding {
 export async function kubeletConfigConfigMap(
   kubeletConfigurationYaml: string,
   userSupplied: boolean,
+  crypto: Hashing,
 ): Promise<ConfigMap> {
   const cm: ConfigMap = {
     apiVersion: "v1",
@@ -71,7 +73,7 @@ export async function kubeletConfigConfigMap(
     metadata: { name: KUBELET_CONFIG_CONFIGMAP, namespace: KUBE_SYSTEM },
     data: { [KUBELET_CONFIG_KEY]: kubeletConfigurationYaml },
   };
-  return userSupplied ? cm : await signConfigMap(cm);
+  return userSupplied ? cm : await signConfigMap(cm, crypto);
 }
 
 /** Role `kube-system/kubeadm:kubelet-config`: get configmap `kubelet-config`. */
@@ -112,6 +114,8 @@ export interface UploadKubeletConfigInput {
   kubeletConfigurationYaml: string;
   /** Whether the user supplied the KubeletConfiguration (then it is not checksummed). */
   userSupplied: boolean;
+  /** What computes the checksum. */
+  crypto: Hashing;
 }
 
 /**
@@ -127,7 +131,7 @@ export async function uploadKubeletConfig(
     `[kubelet] Creating a ConfigMap "${KUBELET_CONFIG_CONFIGMAP}" in namespace ${KUBE_SYSTEM} with the configuration for the kubelets in the cluster`,
   );
   await client.createOrUpdate(
-    await kubeletConfigConfigMap(input.kubeletConfigurationYaml, input.userSupplied),
+    await kubeletConfigConfigMap(input.kubeletConfigurationYaml, input.userSupplied, input.crypto),
   );
   await client.createOrUpdate(kubeletConfigRole());
   await client.createOrUpdate(kubeletConfigRoleBinding());

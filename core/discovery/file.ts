@@ -20,7 +20,6 @@ import { formatDuration } from "../text/duration.ts";
 import { DiscoveryError, errorMessage } from "../errors.ts";
 import type { Clock, Sleep } from "../ports/clock.ts";
 import type { FileReader } from "../ports/files.ts";
-import { realSleep, systemClock } from "../../adapters/web/clock.ts";
 import { utf8 } from "../text/utf8.ts";
 import { poll } from "../kube/retry.ts";
 import { isForbidden } from "../kube/status.ts";
@@ -63,8 +62,8 @@ export interface FileDiscoveryOptions {
   files?: FileReader;
   /** The network port. */
   fetchClusterInfo: FetchClusterInfoWith;
-  clock?: Clock;
-  sleep?: Sleep;
+  clock: Clock;
+  sleep: Sleep;
   /** Upstream `timeouts.discovery` (5m). */
   timeoutMs?: number;
   /** Delay between attempts (5s). */
@@ -288,7 +287,7 @@ async function validateConfigInfo(o: FileDiscoveryOptions): Promise<FileDiscover
   }
 
   const timeoutMs = o.timeoutMs ?? DefaultTimeouts.discovery;
-  const clock = o.clock ?? systemClock;
+  const clock = o.clock;
   const deadline = clock.now().getTime() + timeoutMs;
   let clusterInfo: ClusterInfoConfigMap | undefined;
   try {
@@ -315,7 +314,7 @@ async function validateConfigInfo(o: FileDiscoveryOptions): Promise<FileDiscover
       return { done: false, error: r };
     }, {
       clock,
-      sleep: o.sleep ?? realSleep,
+      sleep: o.sleep,
       timeoutMs,
       intervalMs: Math.min(o.intervalMs ?? DISCOVERY_RETRY_INTERVAL_MS, timeoutMs),
     });

@@ -24,6 +24,7 @@
  *
  * @module
  */
+import type { Hashing } from "../ports/crypto.ts";
 import {
   CLUSTER_INFO_CONFIGMAP,
   CLUSTER_INFO_KUBECONFIG_KEY,
@@ -33,7 +34,6 @@ import {
 import { formatDuration } from "../text/duration.ts";
 import { DiscoveryError, errorMessage } from "../errors.ts";
 import type { Clock, Sleep } from "../ports/clock.ts";
-import { realSleep, systemClock } from "../../adapters/web/clock.ts";
 import { parseToken, redactToken, type TokenParts } from "../bootstraptoken/token.ts";
 import { poll } from "../kube/retry.ts";
 import type { TransportLimits } from "../ports/transport.ts";
@@ -72,8 +72,10 @@ export interface TokenDiscoveryOptions {
   caCertHashes?: readonly string[];
   /** The network port. */
   fetchClusterInfo: FetchClusterInfo;
-  clock?: Clock;
-  sleep?: Sleep;
+  /** What checks the JWS signatures and computes the CA pins. */
+  crypto: Hashing;
+  clock: Clock;
+  sleep: Sleep;
   /**
    * Overall bound of the whole discovery, both fetches and every request's connect, TLS,
    * headers and body included (`timeouts.discovery`, 5m).
@@ -193,9 +195,9 @@ function loadClusterInfoKubeconfig(text: string): Kubeconfig {
   }
 }
 
-async function summaries(caPem: string): Promise<CaCertSummary[]> {
+async function summaries(caPem: string, crypto: Hashing): Promise<CaCertSummary[]> {
   try {
-    return await summarizeCaBundle(caPem);
+    return await summarizeCaBundle(caPem, crypto);
   } catch {
     return [];
   }
@@ -205,16 +207,16 @@ async function retrieveValidatedClusterInfo(
   o: TokenDiscoveryOptions,
 ): Promise<DiscoveredClusterInfo> {
   const timeoutMs = o.timeoutMs ?? DefaultTimeouts.discovery;
-  const clock = o.clock ?? systemClock;
+  const clock = o.clock;
   const t: PollTiming = {
     clock,
-    sleep: o.sleep ?? realSleep,
+    sleep: o.sleep,
     deadline: clock.now().getTime() + timeoutMs,
     intervalMs: Math.min(o.intervalMs ?? DISCOVERY_RETRY_INTERVAL_MS, timeoutMs),
     log: o.log ?? (() => {}),
   };
   // Unlike upstream (after the first fetch), the pins are checked before any request.
-  const pins = new PinSet();
+  const pins = new PinSet(o.crypto);
   try {
     pins.allow(...(o.caCertHashes ?? []));
   } catch (e) {
@@ -227,7 +229,7 @@ async function retrieveValidatedClusterInfo(
   const insecure = await getClusterInfo(o.fetchClusterInfo, { kind: "insecure" }, o.token, t);
 
   const { id, secret } = parseTokenForDiscovery(o.token);
-  const insecureText = await validateClusterInfoToken(insecure, id, secret);
+  const insecureText = await validateClusterInfoToken(insecure, id, secret, o.crypto);
   const insecureConfig = loadClusterInfoKubeconfig(insecureText);
   let named;
   try {
@@ -250,7 +252,7 @@ async function retrieveValidatedClusterInfo(
       clusterName: named.name,
       server: named.cluster.server ?? "",
       caPem,
-      caCerts: await summaries(caPem),
+      caCerts: await summaries(caPem, o.crypto),
       pinned: false,
       tokenId: id,
     };
@@ -284,7 +286,7 @@ async function retrieveValidatedClusterInfo(
     clusterName: named.name,
     server: named.cluster.server ?? "",
     caPem,
-    caCerts: await summaries(caPem),
+    caCerts: await summaries(caPem, o.crypto),
     pinned: true,
     tokenId: id,
   };

@@ -12,6 +12,7 @@
  *
  * @module
  */
+import type { CryptoPort } from "../ports/crypto.ts";
 import type { ResolvedConfig } from "../config/types.ts";
 import { errorMessage, ExistingFileError, KubeadmError, PkiError } from "../errors.ts";
 import { certPath, keyPath } from "../certs/certlist.ts";
@@ -86,6 +87,7 @@ export async function buildClientCertKubeconfig(
   ca: { cert: Certificate; key: KeyPair },
   clientKey: KeyPair,
   random: RandomSource,
+  crypto: CryptoPort,
   validity: ClientCertValidity = {},
 ): Promise<BuiltKubeconfig> {
   const clientCert = await createSignedCert(
@@ -100,6 +102,7 @@ export async function buildClientCertKubeconfig(
     ca.cert,
     ca.key,
     random,
+    crypto,
   );
   const kubeconfig = createKubeconfigWithCerts(
     resolved.serverURL,
@@ -153,7 +156,7 @@ async function loadKubeconfigCA(ctx: KubeconfigFileContext): Promise<CAOnDisk> {
   try {
     return {
       mode: "signing",
-      ...await loadCertificateAuthority(ctx.files, dir, "ca", ctx.recovery, ctx.crypto),
+      ...await loadCertificateAuthority(ctx.files, dir, "ca", ctx.crypto, ctx.recovery),
     };
   } catch (e) {
     const missing = !(await fileExists(ctx.files, certPath(dir, "ca")));
@@ -278,6 +281,7 @@ export async function ensureKubeconfigFile(
     ca,
     key,
     ctx.random,
+    ctx.crypto,
     clientCertValidity(ctx.cfg, ctx.startTime),
   );
   ctx.out.info(`[kubeconfig] Writing ${JSON.stringify(spec.fileName)} kubeconfig file`);

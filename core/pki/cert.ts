@@ -54,7 +54,7 @@ import {
   type KeySpec,
   samePublicKey,
 } from "./keys.ts";
-import type { CryptoPort } from "../ports/crypto.ts";
+import type { CryptoPort, Hashing } from "../ports/crypto.ts";
 import type { EncryptionAlgorithm } from "../config/types.ts";
 import { encodeName, type ParsedName, parseName } from "./name.ts";
 import { decodePem, encodePem } from "./pem.ts";
@@ -139,8 +139,8 @@ function publicKeyBits(spki: Uint8Array): Uint8Array {
 }
 
 /** Go's SubjectKeyId for CA templates: SHA-1 of the subjectPublicKey BIT STRING contents. */
-export async function subjectKeyIdFor(spki: Uint8Array): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest("SHA-1", publicKeyBits(spki).slice()));
+export function subjectKeyIdFor(spki: Uint8Array, crypto: Hashing): Promise<Uint8Array> {
+  return crypto.digest("SHA-1", publicKeyBits(spki));
 }
 
 interface TbsInput {
@@ -174,6 +174,7 @@ export async function createSelfSignedCACert(
   cfg: CertConfig,
   key: KeyPair,
   random: RandomSource,
+  crypto: Hashing,
 ): Promise<Certificate> {
   if (!cfg.notBefore) throw new PkiError("a CA certificate needs an explicit NotBefore");
   const notBefore = cfg.notBefore;
@@ -183,7 +184,7 @@ export async function createSelfSignedCACert(
   const extensions: EncodedExtension[] = [
     keyUsageExtension(["digitalSignature", "keyEncipherment", "keyCertSign"]),
     basicConstraintsExtension(true),
-    subjectKeyIdExtension(await subjectKeyIdFor(spki)),
+    subjectKeyIdExtension(await subjectKeyIdFor(spki, crypto)),
   ];
   if (cfg.commonName) extensions.push(subjectAltNameExtension([cfg.commonName], []));
   return signCertificate({
@@ -208,6 +209,7 @@ export async function createSignedCert(
   ca: Certificate,
   caKey: KeyPair,
   random: RandomSource,
+  crypto: Hashing,
   isCA = false,
 ): Promise<Certificate> {
   if (!cfg.commonName) throw new PkiError("must specify a CommonName");
@@ -226,7 +228,7 @@ export async function createSignedCert(
   const extensions: EncodedExtension[] = [keyUsageExtension(keyUsage)];
   if (cfg.usages && cfg.usages.length > 0) extensions.push(extKeyUsageExtension(cfg.usages));
   extensions.push(basicConstraintsExtension(isCA));
-  if (isCA) extensions.push(subjectKeyIdExtension(await subjectKeyIdFor(spki)));
+  if (isCA) extensions.push(subjectKeyIdExtension(await subjectKeyIdFor(spki, crypto)));
   const selfIssued = bytesEqual(ca.subject.der, subject);
   if (!selfIssued && ca.subjectKeyId && ca.subjectKeyId.length > 0) {
     extensions.push(authorityKeyIdExtension(ca.subjectKeyId));
@@ -337,8 +339,9 @@ export async function newCertificateAuthority(
   cfg: CertConfig,
   key: KeyPair,
   random: RandomSource,
+  crypto: Hashing,
 ): Promise<CertAndKey> {
-  return { cert: await createSelfSignedCACert(cfg, key, random), key };
+  return { cert: await createSelfSignedCACert(cfg, key, random, crypto), key };
 }
 
 /**
@@ -351,21 +354,21 @@ export async function newCertAndKey(
   cfg: CertConfig,
   key: KeyPair | EncryptionAlgorithm | KeySpec,
   random: RandomSource,
-  crypto?: CryptoPort,
+  crypto: CryptoPort,
 ): Promise<CertAndKey> {
   if (!cfg.usages || cfg.usages.length === 0) {
     throw new PkiError("must specify at least one ExtKeyUsage");
   }
   const opts: KeyOptions = { crypto, random };
   const pair = typeof key === "string" || !("sign" in key) ? await generateKeyPair(key, opts) : key;
-  return { cert: await createSignedCert(cfg, pair, ca, caKey, random), key: pair };
+  return { cert: await createSignedCert(cfg, pair, ca, caKey, random, crypto), key: pair };
 }
 
 /** True when the certificate's signature verifies with the issuer's public key. */
 export async function checkSignatureFrom(
   cert: Certificate,
   issuer: Certificate,
-  crypto?: CryptoPort,
+  crypto: CryptoPort,
 ): Promise<boolean> {
   try {
     return await verifySignature(
@@ -431,7 +434,7 @@ export async function verifyCertChain(
   intermediates: Certificate[],
   root: Certificate,
   now: Date,
-  crypto?: CryptoPort,
+  crypto: CryptoPort,
 ): Promise<void> {
   const expired = expiryError(cert, now);
   if (expired) throw new PkiError(expired);
@@ -490,7 +493,7 @@ function asn1SpkiIsRSA(spki: Uint8Array): boolean {
 async function findParent(
   cert: Certificate,
   pool: Certificate[],
-  crypto?: CryptoPort,
+  crypto: CryptoPort,
 ): Promise<Certificate | undefined> {
   for (const candidate of pool) {
     if (!bytesEqual(cert.issuer.der, candidate.subject.der) || !canSign(candidate)) continue;
@@ -557,6 +560,9 @@ export function verifyHostname(cert: Certificate, host: string): void {
 }
 
 /** The CA pin of every certificate of a PEM bundle, in order (what a join command lists). */
-export async function pemCertificatePins(pem: string | Uint8Array): Promise<string[]> {
-  return await Promise.all(parseCertificatesPEM(pem).map((c) => certificatePin(c)));
+export async function pemCertificatePins(
+  pem: string | Uint8Array,
+  crypto: Hashing,
+): Promise<string[]> {
+  return await Promise.all(parseCertificatesPEM(pem).map((c) => certificatePin(c, crypto)));
 }

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { CryptoPort } from "../ports/crypto.ts";
 import {
   bitStringOf,
   childrenOf,
@@ -123,9 +124,18 @@ export function encodeCSRPEM(csr: CertificateRequest): string {
 }
 
 /** True when the CSR is signed by the key it carries (proof of possession). */
-export async function verifyCSRSignature(csr: CertificateRequest): Promise<boolean> {
+export async function verifyCSRSignature(
+  csr: CertificateRequest,
+  crypto: CryptoPort,
+): Promise<boolean> {
   try {
-    return await verifySignature(csr.spki, csr.signatureAlgorithm, csr.info, csr.signature);
+    return await verifySignature(
+      csr.spki,
+      csr.signatureAlgorithm,
+      csr.info,
+      csr.signature,
+      crypto,
+    );
   } catch {
     return false;
   }

@@ -4,15 +4,14 @@
  * `PUBLIC KEY` (SubjectPublicKeyInfo) for `sa.pub`. Reading also accepts PKCS#8
  * (`PRIVATE KEY`).
  *
- * Generating and importing go through a crypto port (`core/ports/crypto.ts`): WebCrypto unless
- * the caller passes another (the deterministic one for reproducible plans).
+ * Generating and importing go through the run's crypto port (`core/ports/crypto.ts`): WebCrypto,
+ * or the deterministic one for reproducible plans.
  *
  * @module
  */
 import type { EncryptionAlgorithm } from "../config/types.ts";
 import { PkiError, UnsupportedAlgorithmError } from "../errors.ts";
 import type { RandomSource } from "../ports/random.ts";
-import { webRandom } from "../../adapters/web/random.ts";
 import type { CryptoPort, KeyPair, KeySpec, PrivateKeyMaterial } from "../ports/crypto.ts";
 import {
   ecMaterialOfSec1,
@@ -22,7 +21,6 @@ import {
   samePublicKeyValues,
 } from "./key_der.ts";
 import { decodePem, encodePem } from "./pem.ts";
-import { webCryptoPort } from "../../adapters/crypto/webcrypto.ts";
 
 export type { CryptoPort, EcCurve, KeyPair, KeySpec } from "../ports/crypto.ts";
 
@@ -75,21 +73,20 @@ export function encryptionAlgorithmOf(spec: KeySpec): EncryptionAlgorithm | unde
   ];
 }
 
-/** How a key is made or imported: the crypto port and, for a deterministic port, the entropy. */
+/** How a key is made: the crypto port and, for a deterministic port, the entropy. */
 export interface KeyOptions {
-  /** Default: WebCrypto. */
-  crypto?: CryptoPort;
-  /** Where a deterministic port draws the key from; default the platform's CSPRNG. */
-  random?: RandomSource;
+  crypto: CryptoPort;
+  /** Where a deterministic port draws the key from (WebCrypto's uses its own generator). */
+  random: RandomSource;
 }
 
 /** Generates a new key pair (`RSA-*` with e = 65537, or ECDSA on P-256/P-384). */
 export function generateKeyPair(
   algorithm: EncryptionAlgorithm | KeySpec,
-  opts: KeyOptions = {},
+  opts: KeyOptions,
 ): Promise<KeyPair> {
   const spec = typeof algorithm === "string" ? keySpecFor(algorithm) : algorithm;
-  return (opts.crypto ?? webCryptoPort).generateKeyPair(spec, opts.random ?? webRandom);
+  return opts.crypto.generateKeyPair(spec, opts.random);
 }
 
 /** The SubjectPublicKeyInfo DER of a key pair. */
@@ -138,13 +135,13 @@ function materialOfBlock(
 
 /**
  * Reads the first private key of a PEM text: `RSA PRIVATE KEY`, `EC PRIVATE KEY` or
- * `PRIVATE KEY` (PKCS#8), through `crypto` (default WebCrypto). Errors use upstream's wording;
- * `path` names the file in them.
+ * `PRIVATE KEY` (PKCS#8), through `crypto`. Errors use upstream's wording; `path` names the
+ * file in them.
  */
 export async function parsePrivateKeyPEM(
   pem: string | Uint8Array,
+  crypto: CryptoPort,
   path = "<input>",
-  crypto: CryptoPort = webCryptoPort,
 ): Promise<KeyPair> {
   for (const block of decodePem(pem)) {
     // Like client-go's keyutil, a block that fails to parse is skipped, not fatal.

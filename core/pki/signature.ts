@@ -1,7 +1,7 @@
 /**
  * X.509 signatures: which algorithm a signer key implies (Go's choice: SHA-256 with RSA,
  * ECDSA with the curve's hash), signing with a key and checking a signature through the crypto
- * port (WebCrypto unless another is given).
+ * port.
  *
  * @module
  */
@@ -10,7 +10,6 @@ import type { CryptoPort, HashName, KeyPair, KeySpec } from "../ports/crypto.ts"
 import { nullValue, oid, sequence } from "./der.ts";
 import { publicKeyOfSpki } from "./key_der.ts";
 import { OID } from "./oid.ts";
-import { webCryptoPort } from "../../adapters/crypto/webcrypto.ts";
 
 export type { HashName } from "../ports/crypto.ts";
 
@@ -66,7 +65,7 @@ export function verifySignature(
   signatureAlgorithmOid: string,
   data: Uint8Array,
   signature: Uint8Array,
-  crypto: CryptoPort = webCryptoPort,
+  crypto: CryptoPort,
 ): Promise<boolean> {
   const { spec } = publicKeyOfSpki(spki);
   const hash = (spec.type === "RSA" ? RSA_HASHES : ECDSA_HASHES)[signatureAlgorithmOid];

@@ -1,7 +1,7 @@
 /**
- * The crypto port: everything the core does with private keys (generate, import, sign) and
- * public-key signature checks, behind one interface with three implementations
- * (`adapters/crypto/`):
+ * The crypto port: everything the core does with private keys (generate, import, sign),
+ * public-key signature checks, AES-GCM, digests and HMACs, behind one interface with three
+ * implementations (`adapters/crypto/`); no core module calls `crypto.subtle` itself:
  *
  * - `webCryptoPort` (`webcrypto.ts`): the platform's WebCrypto. The CLI's choice: fast, keys
  *   generated off the main thread; ECDSA signatures are randomised.
@@ -9,13 +9,14 @@
  *   `@noble/curves`. ECDSA keys are derived from the caller's {@link RandomSource} and ECDSA
  *   signatures are deterministic (RFC 6979), so a seeded run gives byte-identical output in
  *   every runtime. RSA signing and checking and AES-GCM stay on WebCrypto there (PKCS#1 v1.5
- *   signatures are deterministic anyway); RSA keys cannot be derived from a seed, so
- *   generating one is an error naming the option.
+ *   signatures are deterministic anyway), and so do digests and HMACs; RSA keys cannot be
+ *   derived from a seed, so generating one is an error naming the option.
  * - `pureJsCryptoPort` (`pure_js.ts`): the same without WebCrypto at all (AES-GCM on
- *   `@noble/ciphers`, no RSA), for engines whose WebCrypto cannot generate, export or import
+ *   `@noble/ciphers`, digests and HMACs on `@noble/hashes`, no RSA), for engines whose WebCrypto cannot generate, export or import
  *   keys, such as the WebAssembly component's (`wasm/`).
  *
- * Which one a run uses is its `crypto` (see `RunContext`); keys remember the implementation
+ * Which one a run uses is its `crypto` (see `RunContext`), picked by the face (the CLI, the
+ * library, the component); keys remember the implementation
  * that made them, so signing needs no port argument.
  *
  * @module
@@ -30,7 +31,7 @@ export type KeySpec =
   | { type: "RSA"; modulusLength: number }
   | { type: "ECDSA"; namedCurve: EcCurve };
 
-/** Hash names used by X.509 signatures (WebCrypto spelling). */
+/** Hash names used by X.509 signatures, pins and HMACs (WebCrypto spelling). */
 export type HashName = "SHA-1" | "SHA-256" | "SHA-384" | "SHA-512";
 
 /** A private key's material in the form kubeadm stores it. */
@@ -58,8 +59,20 @@ export interface KeyPair {
   exportPrivate(): Promise<PrivateKeyMaterial>;
 }
 
-/** One implementation of the core's private-key and signature operations. */
-export interface CryptoPort {
+/**
+ * Hashing and message authentication: what the core computes over public data and token
+ * secrets (CA pins, subject key identifiers, the component configs' checksum, the JWS that
+ * signs `cluster-info`). The half of the port that holds no private key.
+ */
+export interface Hashing {
+  /** The digest of `data` under `hash`. */
+  digest(hash: HashName, data: Uint8Array): Promise<Uint8Array>;
+  /** The HMAC of `data` under `key` (at least one byte long) with `hash`. */
+  hmac(hash: HashName, key: Uint8Array, data: Uint8Array): Promise<Uint8Array>;
+}
+
+/** One implementation of the core's private-key, signature and hash operations. */
+export interface CryptoPort extends Hashing {
   /** `webcrypto` or `deterministic`. */
   readonly name: string;
   /** True when the same inputs (random source included) give the same keys and signatures. */

@@ -10,6 +10,7 @@
 import { errorMessage, KubeadmError } from "../errors.ts";
 import type { Clock, Sleep } from "../ports/clock.ts";
 import type { FileSystem } from "../ports/files.ts";
+import type { KeyPair } from "../ports/crypto.ts";
 import { utf8 } from "../text/utf8.ts";
 import { KubeClient } from "../kube/client.ts";
 import { connectionFromKubeconfig } from "../kube/kubeconfig_connection.ts";
@@ -38,8 +39,10 @@ export interface KubeletTlsBootstrapOptions {
   kubeconfig?: string;
   /** Default `/var/lib/kubelet/pki/kubelet-client-current.pem`. */
   pemPath?: string;
-  clock?: Clock;
-  sleep?: Sleep;
+  /** Key to certify (the kubelet makes an ECDSA P-256 key). */
+  key: KeyPair;
+  clock: Clock;
+  sleep: Sleep;
   /** Bound of the wait for the signed certificate (default 1h). */
   timeoutMs?: number;
   /** Delay between CSR status reads (default 1s). */
@@ -87,6 +90,7 @@ export async function runKubeletTlsBootstrap(
     issued = await requestNodeClientCertificate({
       client,
       nodeName: o.nodeName,
+      key: o.key,
       clock: o.clock,
       sleep: o.sleep,
       timeoutMs: o.timeoutMs,

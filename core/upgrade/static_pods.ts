@@ -24,6 +24,7 @@
  *
  * @module
  */
+import type { CryptoPort } from "../ports/crypto.ts";
 import type { Pod } from "kubernetes-types/core/v1.d.ts";
 import { Component } from "../constants.ts";
 import { targetRelease } from "../versions.ts";
@@ -95,6 +96,8 @@ export interface StaticPodUpgradeInput {
   /** `--certificate-renewal`. */
   renewCerts: boolean;
   random: RandomSource;
+  /** Key generation, import, signing and hashing of the renewed certificates. */
+  crypto: CryptoPort;
   /** Now (backup directory names, certificate validity). */
   now: Date;
 }
@@ -242,6 +245,7 @@ export async function renewUsingLocalCA(
     startTime: input.now,
     now: input.now,
     random: input.random,
+    crypto: input.crypto,
   });
   const outcome = plan.outcomes[0];
   if (outcome.status === "external") return false;

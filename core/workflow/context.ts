@@ -24,10 +24,10 @@ export interface RunContext {
   clock: Clock;
   random: RandomSource;
   /**
-   * Key generation, import and signing; default WebCrypto. The deterministic port makes a
-   * seeded run reproducible (`core/ports/crypto.ts`).
+   * Key generation, import, signing and hashing. The deterministic port makes a seeded run
+   * reproducible (`core/ports/crypto.ts`).
    */
-  crypto?: CryptoPort;
+  crypto: CryptoPort;
   /** Process start time: certificates are valid from start − 5 min (as upstream). */
   startTime: Date;
 }

@@ -3,6 +3,8 @@
 // NOTHING written on the joining node (a real node: our join runs inside it, no --rootfs). An attacker's TLS proxy (another CA) sits between the joining
 // node and the real API server where a case needs one; tokens are created, expired and deleted
 // through kubectl, and the real controller-manager's bootstrap signer and token cleaner react.
+import { webCryptoPort } from "../../adapters/crypto/webcrypto.ts";
+import { webKeys } from "../support/web_keys.ts";
 import assert from "node:assert/strict";
 import {
   type ClusterNode,
@@ -46,7 +48,7 @@ async function startAttackerProxy(
   upstream: string,
   realCa: string,
 ): Promise<Proxy> {
-  const caKey = await generateKeyPair("ECDSA-P256");
+  const caKey = await generateKeyPair("ECDSA-P256", webKeys);
   const now = new Date();
   const ca = await newCertificateAuthority(
     {
@@ -56,6 +58,7 @@ async function startAttackerProxy(
     },
     caKey,
     webRandom,
+    webCryptoPort,
   );
   const leaf = await newCertAndKey(
     ca.cert,
@@ -67,6 +70,7 @@ async function startAttackerProxy(
     },
     "ECDSA-P256",
     webRandom,
+    webCryptoPort,
   );
   const client = Deno.createHttpClient({ caCerts: [realCa] });
   const proxy: Proxy = {
@@ -252,6 +256,7 @@ timeouts:
             data.kubeconfig,
             "abcdef",
             "attackerssecret0",
+            webCryptoPort,
           );
         };
         const r = await join("resigned", {

@@ -1,5 +1,6 @@
 // planControlPlane: kubeadm's init workflow as data; reproducible when seeded; its PKI passes
 // the same openssl checks as the CLI's.
+import { webCryptoPort } from "../../adapters/crypto/webcrypto.ts";
 import assert from "node:assert/strict";
 import { planControlPlane } from "../../library/control_plane.ts";
 import type { PlanFile } from "../../library/node_plan.ts";
@@ -54,7 +55,7 @@ Deno.test("the plan's PKI and kubeconfigs pass the CLI's openssl checks; objects
     assert.equal(f.mode, secret ? 0o600 : 0o644, f.path);
   }
   const ca = plan.files.find((f) => f.path === "/etc/kubernetes/pki/ca.crt")!;
-  assert.deepEqual(await pemCertificatePins(ca.content), [plan.caCertHash]);
+  assert.deepEqual(await pemCertificatePins(ca.content, webCryptoPort), [plan.caCertHash]);
   assert.equal(
     plan.joinCommand,
     `kubeadm join 192.0.2.10:6443 --token ${plan.token} --discovery-token-ca-cert-hash ${plan.caCertHash}`,

@@ -1,5 +1,6 @@
 // planWorker / planControlPlaneJoin: kubeadm's join workflow against the cluster's objects,
 // with real token discovery (JWS and CA pin) and, for a control plane, kubeadm-certs.
+import { webCryptoPort } from "../../adapters/crypto/webcrypto.ts";
 import assert from "node:assert/strict";
 import { planControlPlane } from "../../library/control_plane.ts";
 import { planControlPlaneJoin, planWorker } from "../../library/join.ts";
@@ -64,7 +65,9 @@ Deno.test("a worker plan refuses a wrong CA pin and a token cluster-info is not 
 Deno.test("a worker plan from a live cluster's objects (cluster-info already signed)", async () => {
   // What a caller fetches from a running cluster: its ConfigMaps, cluster-info signed by the
   // bootstrap signer; no Secrets.
-  const live = (await withBootstrapSignatures(cp.objects)).filter((o) => o.kind === "ConfigMap");
+  const live = (await withBootstrapSignatures(cp.objects, webCryptoPort)).filter((o) =>
+    o.kind === "ConfigMap"
+  );
   const w = await planWorker({
     cluster: { objects: live },
     apiServerEndpoint: "lb.example.test:6443",

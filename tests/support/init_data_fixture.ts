@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { webCryptoPort } from "../../adapters/crypto/webcrypto.ts";
 import type { ResolvedConfig } from "../../core/config/types.ts";
 import type { ClusterAccess, HostFacts, InitData } from "../../core/phases/init/data.ts";
 import type { HealthProbe } from "../../core/ports/http.ts";
@@ -46,6 +47,7 @@ export function initDataFixture(opts: InitDataFixtureOptions = {}): {
     out,
     clock: systemClock,
     random: webRandom,
+    crypto: webCryptoPort,
     startTime: new Date("2025-01-01T00:00:00Z"),
     dryRun: opts.dryRun ?? false,
     kubeconfigDir: "/etc/kubernetes",

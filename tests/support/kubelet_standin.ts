@@ -19,6 +19,9 @@
  *
  * @module
  */
+import { realSleep, systemClock } from "../../adapters/web/clock.ts";
+import { generateKeyPair } from "../../core/pki/keys.ts";
+import { webKeys } from "./web_keys.ts";
 import type { Pod } from "kubernetes-types/core/v1.d.ts";
 import { parseKubeYamlOne } from "../../core/yaml/kube_yaml.ts";
 import { KubeClient, type KubeObject } from "../../core/kube/client.ts";
@@ -222,6 +225,9 @@ async function bootstrapIfNeeded(opts: StandinOptions, log: (l: string) => void)
     files,
     nodeName: opts.nodeName,
     transportFor: (params) => createDenoTransport(params, { timeoutMs: 10_000 }).transport,
+    key: await generateKeyPair({ type: "ECDSA", namedCurve: "P-256" }, webKeys),
+    clock: systemClock,
+    sleep: realSleep,
     kubeconfig,
     timeoutMs: 120_000,
     log,

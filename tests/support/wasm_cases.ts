@@ -15,6 +15,7 @@ import {
   seededRandom,
   signClusterInfo,
   toKubeYaml,
+  webCryptoPort,
   withBootstrapSignatures,
 } from "../../mod.ts";
 import { encodeCertificatePEM, newCertificateAuthority } from "../../core/pki/cert.ts";
@@ -185,6 +186,7 @@ export async function componentCases(): Promise<ComponentCase[]> {
     { commonName: "kubernetes", notBefore: new Date(SCENARIO_TIME) },
     rsaKey,
     seededRandom("rsa ca"),
+    webCryptoPort,
   );
   const rsaCaFiles: Wit.File[] = [
     {

@@ -29,8 +29,8 @@ export async function initSuccessText(data: InitData, token: string): Promise<st
       ...common,
       controlPlane: true,
       certificateKey: data.cfg.init.certificateKey ?? "",
-    });
-    const joinWorkerCommand = await joinCommandFromKubeconfig(admin, common);
+    }, data.crypto);
+    const joinWorkerCommand = await joinCommandFromKubeconfig(admin, common, data.crypto);
     return initSuccessMessage({
       kubeconfigPath: data.cluster?.kubeconfigPath ?? `${data.kubeconfigDir}/admin.conf`,
       controlPlaneEndpoint: Boolean(data.cfg.cluster.controlPlaneEndpoint),

@@ -63,8 +63,8 @@ export interface JoinData {
   clock: Clock;
   sleep: Sleep;
   random: RandomSource;
-  /** Key generation, import and signing (default WebCrypto; see `core/ports/crypto.ts`). */
-  crypto?: CryptoPort;
+  /** Key generation, import, signing and hashing (`core/ports/crypto.ts`). */
+  crypto: CryptoPort;
   /** Process start time (certificate validity). */
   startTime: Date;
   dryRun: boolean;
@@ -195,7 +195,7 @@ export function createJoinData(input: JoinDataInput): JoinData {
     tlsBootstrapCfg: once(async () => {
       if (input.tlsBootstrapOverride) return input.tlsBootstrapOverride;
       input.out.log?.(1, "data.ts", "[preflight] Discovering cluster-info");
-      discovery = await discoverCluster(input.cfg, input.ports, input.out);
+      discovery = await discoverCluster(input.cfg, input.ports, input);
       return discovery.tlsBootstrap;
     }),
     initCfg: once(async () => {

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import type { Hashing } from "../../ports/crypto.ts";
 import { parseDuration } from "../../text/duration.ts";
 import type { ResolvedJoinConfig } from "../../config/join.ts";
 import { clusterInfoFetcher, clusterInfoFetcherWithKubeconfig } from "../../discovery/fetch.ts";
@@ -37,8 +38,15 @@ export interface DiscoveryPorts {
   hostFiles: FileReader;
   /** GETs an `https://` discovery URL with the host's trust store. */
   fetchUrl: FetchDiscoveryUrl;
-  clock?: Clock;
-  sleep?: Sleep;
+}
+
+/** What discovery takes of the run: its output, time and crypto port. */
+export interface DiscoveryRun {
+  out: Printer;
+  clock: Clock;
+  sleep: Sleep;
+  /** Checks the JWS signature and computes the CA pins. */
+  crypto: Hashing;
 }
 
 /** The warning printed when token discovery does not pin the CA. */
@@ -72,9 +80,10 @@ function isHttpsURL(path: string): boolean {
  */
 async function withCaCertificate(
   kubeconfig: Kubeconfig,
+  crypto: Hashing,
   log: (line: string) => void,
 ): Promise<Kubeconfig> {
-  const ca = await bootstrapCaSummary(kubeconfig);
+  const ca = await bootstrapCaSummary(kubeconfig, crypto);
   log(
     [
       "[discovery] Using CA certificate from discovery kubeconfig:",
@@ -96,8 +105,9 @@ async function withCaCertificate(
 export async function discoverCluster(
   cfg: ResolvedJoinConfig,
   ports: DiscoveryPorts,
-  out: Printer,
+  run: DiscoveryRun,
 ): Promise<JoinDiscovery> {
+  const { out, clock, sleep, crypto } = run;
   const timeoutMs = parseDuration(cfg.timeouts.discovery);
   const d = cfg.discovery;
   // Upstream logs discovery progress at -v=1 only; each line names the module it comes from.
@@ -132,8 +142,8 @@ export async function discoverCluster(
       kubeconfig,
       files: ports.hostFiles,
       fetchClusterInfo: clusterInfoFetcherWithKubeconfig(ports.transportFor),
-      clock: ports.clock,
-      sleep: ports.sleep,
+      clock,
+      sleep,
       timeoutMs,
       log: logFrom("file.ts"),
       warn: (l) => out.warn(l),
@@ -141,6 +151,7 @@ export async function discoverCluster(
     return {
       tlsBootstrap: await withCaCertificate(
         tlsBootstrapKubeconfigFor(result.kubeconfig, d.tlsBootstrapToken, log),
+        crypto,
         log,
       ),
       method: "file",
@@ -154,8 +165,9 @@ export async function discoverCluster(
       token: b.token ?? "",
       caCertHashes: b.caCertHashes ?? [],
       fetchClusterInfo: clusterInfoFetcher(endpoint, ports.transportFor),
-      clock: ports.clock,
-      sleep: ports.sleep,
+      crypto,
+      clock,
+      sleep,
       timeoutMs,
       log: logFrom("token.ts"),
       endpoint,
@@ -164,6 +176,7 @@ export async function discoverCluster(
     return {
       tlsBootstrap: await withCaCertificate(
         tlsBootstrapKubeconfigFor(result.kubeconfig, d.tlsBootstrapToken, log),
+        crypto,
         log,
       ),
       method: "token",

@@ -100,6 +100,7 @@ async function upgrade(d: UpgradeData): Promise<void> {
       etcdUpgrade: d.settings.etcdUpgrade,
       renewCerts: d.settings.renewCerts,
       random: d.random,
+      crypto: d.crypto,
       now: d.clock.now(),
     });
   } catch (e) {

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import type { CryptoPort } from "../../ports/crypto.ts";
 import type { ResolvedConfig } from "../../config/types.ts";
 import type { NodeHost } from "../../ports/node.ts";
 import type { Clock, Sleep } from "../../ports/clock.ts";
@@ -62,6 +63,8 @@ export interface UpgradeData {
   clock: Clock;
   sleep: Sleep;
   random: RandomSource;
+  /** Key generation, import, signing and hashing (`core/ports/crypto.ts`). */
+  crypto: CryptoPort;
   node: NodeHost;
   /** An etcd client over this node's etcd client certificate. */
   etcdClient(endpoints: readonly string[], tls: TlsClientMaterial): EtcdClient;

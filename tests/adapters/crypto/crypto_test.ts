@@ -1,5 +1,6 @@
 // The crypto port: WebCrypto and the noble implementations (deterministic, pure-JS) make keys
 // that openssl accepts, sign what the others verify, and the noble ones repeat themselves.
+import { webKeys } from "../../support/web_keys.ts";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { ecdsaRawToDer, webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
@@ -72,7 +73,7 @@ for (const maker of PORTS) {
       assert.equal(r.code, 0, r.stderr);
       // Re-imported through either port, the key is the same key.
       for (const importer of PORTS) {
-        const back = await parsePrivateKeyPEM(pem, "k", importer);
+        const back = await parsePrivateKeyPEM(pem, importer, "k");
         assert.equal(hex(back.spki), hex(key.spki));
         assert.equal(await encodePrivateKeyPEM(back), pem);
       }
@@ -112,9 +113,9 @@ Deno.test("deterministic port refuses to derive RSA keys and names the option; R
       e instanceof PkiError && e.field === "encryptionAlgorithm" && e.value === "RSA-2048" &&
       /cannot generate RSA-2048 keys/.test(e.message),
   );
-  const rsa = await generateKeyPair("RSA-2048");
+  const rsa = await generateKeyPair("RSA-2048", webKeys);
   const pem = await encodePrivateKeyPEM(rsa);
-  const viaDet = await parsePrivateKeyPEM(pem, "k", deterministicCryptoPort);
+  const viaDet = await parsePrivateKeyPEM(pem, deterministicCryptoPort, "k");
   const sig = await viaDet.sign(data);
   assert.equal(hex(sig), hex(await rsa.sign(data)), "PKCS#1 v1.5 is deterministic");
   assert.equal(
@@ -130,8 +131,8 @@ Deno.test("deterministic port refuses to derive RSA keys and names the option; R
 });
 
 Deno.test("deterministic port rejects an EC key whose stored public point is not its own", async () => {
-  const a = await generateKeyPair("ECDSA-P256");
-  const b = await generateKeyPair("ECDSA-P256");
+  const a = await generateKeyPair("ECDSA-P256", webKeys);
+  const b = await generateKeyPair("ECDSA-P256", webKeys);
   const ma = await a.exportPrivate();
   const mb = await b.exportPrivate();
   assert(ma.type === "ECDSA" && mb.type === "ECDSA");
@@ -181,10 +182,10 @@ Deno.test("pure-JS port refuses RSA (generate, import, check) with a PkiError na
         .test(e.message) &&
       /ECDSA-P256/.test(e.hint ?? ""),
   );
-  const rsa = await generateKeyPair("RSA-2048");
+  const rsa = await generateKeyPair("RSA-2048", webKeys);
   const rsaPem = await encodePrivateKeyPEM(rsa);
   await assert.rejects(
-    () => parsePrivateKeyPEM(rsaPem, "k", pureJsCryptoPort),
+    () => parsePrivateKeyPEM(rsaPem, pureJsCryptoPort, "k"),
     (e) => e instanceof PkiError && /cannot use RSA private keys/.test(e.message),
   );
   const sig = await rsa.sign(data);

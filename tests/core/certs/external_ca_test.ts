@@ -1,3 +1,4 @@
+import { webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
 import assert from "node:assert/strict";
 import {
   usingExternalCA,
@@ -26,17 +27,17 @@ async function pki() {
 
 Deno.test("usingExternalCA() is false with a CA key or without a CA, true for a keyless CA with valid leaves", async () => {
   const files = await pki();
-  assert.equal(await usingExternalCA(files, PKI, NOW), false);
-  assert.equal(await usingExternalFrontProxyCA(files, PKI, NOW), false);
-  assert.equal(await usingExternalEtcdCA(files, PKI, NOW), false);
+  assert.equal(await usingExternalCA(files, PKI, NOW, { crypto: webCryptoPort }), false);
+  assert.equal(await usingExternalFrontProxyCA(files, PKI, NOW, { crypto: webCryptoPort }), false);
+  assert.equal(await usingExternalEtcdCA(files, PKI, NOW, { crypto: webCryptoPort }), false);
   files.remove(`${PKI}/ca.key`);
   files.remove(`${PKI}/front-proxy-ca.key`);
   files.remove(`${PKI}/etcd/ca.key`);
-  assert.equal(await usingExternalCA(files, PKI, NOW), true);
-  assert.equal(await usingExternalFrontProxyCA(files, PKI, NOW), true);
-  assert.equal(await usingExternalEtcdCA(files, PKI, NOW), true);
+  assert.equal(await usingExternalCA(files, PKI, NOW, { crypto: webCryptoPort }), true);
+  assert.equal(await usingExternalFrontProxyCA(files, PKI, NOW, { crypto: webCryptoPort }), true);
+  assert.equal(await usingExternalEtcdCA(files, PKI, NOW, { crypto: webCryptoPort }), true);
   files.remove(`${PKI}/ca.crt`);
-  assert.equal(await usingExternalCA(files, PKI, NOW), false);
+  assert.equal(await usingExternalCA(files, PKI, NOW, { crypto: webCryptoPort }), false);
 });
 
 Deno.test("usingExternalCA() rejects missing keys, foreign leaves and non-CA certificates", async () => {
@@ -44,7 +45,7 @@ Deno.test("usingExternalCA() rejects missing keys, foreign leaves and non-CA cer
   files.remove(`${PKI}/ca.key`);
   files.remove(`${PKI}/apiserver-kubelet-client.key`);
   await assert.rejects(
-    () => usingExternalCA(files, PKI, NOW),
+    () => usingExternalCA(files, PKI, NOW, { crypto: webCryptoPort }),
     (e: unknown) =>
       e instanceof ExistingFileError &&
       e.message.startsWith(
@@ -54,12 +55,12 @@ Deno.test("usingExternalCA() rejects missing keys, foreign leaves and non-CA cer
   files.put(`${PKI}/apiserver-kubelet-client.key`, files.text(`${PKI}/apiserver.key`)!);
   files.put(`${PKI}/apiserver-kubelet-client.crt`, files.text(`${PKI}/front-proxy-client.crt`)!);
   await assert.rejects(
-    () => usingExternalCA(files, PKI, NOW),
+    () => usingExternalCA(files, PKI, NOW, { crypto: webCryptoPort }),
     /certificate API server kubelet client is not signed by corresponding CA: x509: certificate signed by unknown authority/,
   );
   files.put(`${PKI}/ca.crt`, files.text(`${PKI}/apiserver.crt`)!);
   await assert.rejects(
-    () => usingExternalCA(files, PKI, NOW),
+    () => usingExternalCA(files, PKI, NOW, { crypto: webCryptoPort }),
     /^ExistingFileError: certificate CA is not a CA$/,
   );
 });

@@ -1,5 +1,6 @@
 // Discovery over the core's Kubernetes client: the connection parameters of each fetch and a
 // full token discovery against the in-memory API server.
+import { webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
 import assert from "node:assert/strict";
 import {
   clusterInfoFetcher,
@@ -47,6 +48,7 @@ Deno.test("token discovery end to end against the fake API server", async () => 
         EXPECTED_KUBECONFIG,
         "123456",
         "abcdef1234567890",
+        webCryptoPort,
       ),
     },
   } as never);
@@ -65,6 +67,7 @@ Deno.test("token discovery end to end against the fake API server", async () => 
     }),
     clock,
     sleep: clock.sleep,
+    crypto: webCryptoPort,
   });
   assert.equal(r.kubeconfigText, EXPECTED_KUBECONFIG);
   assert.deepEqual(api.calls(), [`GET ${PATH}`, `GET ${PATH}`, `GET ${PATH}`]);
@@ -97,6 +100,7 @@ Deno.test("a missing ConfigMap surfaces the API server's NotFound text", async (
     clock,
     sleep: clock.sleep,
     timeoutMs: 12_000,
+    crypto: webCryptoPort,
   }).then(() => undefined, (x) => x as Error);
   assert.ok(e);
   assert.match(

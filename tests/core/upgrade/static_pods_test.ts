@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
 import type { ResolvedConfig } from "../../../core/config/types.ts";
 import type { EtcdClient } from "../../../core/ports/etcd.ts";
 import { etcdPod } from "../../../core/manifests/etcd.ts";
@@ -113,6 +114,7 @@ async function setup(opts: { from?: string; failing?: string[]; etcdTag?: string
     etcdUpgrade: true,
     renewCerts: true,
     random: seededRandom(3),
+    crypto: webCryptoPort,
     now: NOW,
   };
   return { files, cfg, input, node, out, waiter: w };

@@ -1,5 +1,6 @@
 // The init phases that talk to the cluster, run through the real workflow against the fake
 // API server: objects and names, phase order, the cluster-admins bootstrap, dry-run.
+import { webCryptoPort } from "../../../../adapters/crypto/webcrypto.ts";
 import { describeActions } from "../../../support/dry_run_output.ts";
 import { FakeMachine } from "../../../support/fake_machine.ts";
 import assert from "node:assert/strict";
@@ -240,7 +241,7 @@ Deno.test("full init workflow against the fake API: every phase, in order, every
 
   // The join command pins the CA the certs phase generated.
   const ca = parseCertificatesPEM(h.files.text("/etc/kubernetes/pki/ca.crt")!);
-  const pin = await certificatePin(ca[0]);
+  const pin = await certificatePin(ca[0], webCryptoPort);
   assert.ok(h.out.lines.includes(`\t--discovery-token-ca-cert-hash ${pin} `));
 });
 

@@ -5,6 +5,8 @@
  *
  * @module
  */
+import { webCryptoPort } from "../../../../adapters/crypto/webcrypto.ts";
+import { webKeys } from "../../../support/web_keys.ts";
 import type { KubeObject } from "../../../../core/kube/client.ts";
 import { webRandom } from "../../../../adapters/web/random.ts";
 import { computeDetachedSignature } from "../../../../core/discovery/jws.ts";
@@ -65,7 +67,7 @@ export interface FakeCluster {
 
 /** cluster-info signed for {@link TOKEN}, kubeadm-config and kubelet-config. */
 export async function fakeCluster(): Promise<FakeCluster> {
-  const key = await generateKeyPair("ECDSA-P256");
+  const key = await generateKeyPair("ECDSA-P256", webKeys);
   const now = new Date();
   const ca = await newCertificateAuthority(
     {
@@ -75,6 +77,7 @@ export async function fakeCluster(): Promise<FakeCluster> {
     },
     key,
     webRandom,
+    webCryptoPort,
   );
   const caPem = encodeCertificatePEM(ca.cert);
   const kubeconfig = serializeKubeconfig(createBasicKubeconfig(SERVER, "", "", caPem), {
@@ -89,11 +92,12 @@ export async function fakeCluster(): Promise<FakeCluster> {
       kubeconfig,
       "abcdef",
       "0123456789abcdef",
+      webCryptoPort,
     ),
   }));
   api.put(cm("kube-system", "kubeadm-config", { ClusterConfiguration: CLUSTER_CONFIGURATION }));
   api.put(cm("kube-system", "kubelet-config", { kubelet: KUBELET_CONFIGURATION }));
-  return { api, caPem, pin: await certificatePin(ca.cert) };
+  return { api, caPem, pin: await certificatePin(ca.cert, webCryptoPort) };
 }
 
 /** The fake host and what happened on it. */
@@ -136,8 +140,6 @@ export function fakeJoin(
       events.push("preflight");
       return Promise.resolve();
     },
-    clock,
-    sleep: clock.sleep,
   };
   const node = new FakeNodeHost();
   const kubelet = node.machine.init!;
@@ -184,6 +186,7 @@ export function fakeJoin(
     clock,
     sleep: clock.sleep,
     random: webRandom,
+    crypto: webCryptoPort,
     dryRun: opts.dryRun ?? false,
     kubeconfigDir: "/etc/kubernetes",
     manifestDir: "/etc/kubernetes/manifests",

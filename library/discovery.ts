@@ -1,0 +1,72 @@
+/**
+ * Token and file discovery over the caller's own network code, for library callers: the core's
+ * functions with the library's clock, sleep and crypto port (`./adapters.ts`) where the caller
+ * passes none.
+ *
+ * @module
+ */
+import type { Clock, Sleep } from "../core/ports/clock.ts";
+import type { Hashing } from "../core/ports/crypto.ts";
+import type { Kubeconfig } from "../core/kubeconfig/kubeconfig.ts";
+import type { CaCertSummary } from "../core/discovery/ca_bundle.ts";
+import * as token from "../core/discovery/token.ts";
+import type { DiscoveredClusterInfo } from "../core/discovery/token.ts";
+import * as file from "../core/discovery/file.ts";
+import type { FileDiscoveryResult } from "../core/discovery/file.ts";
+import * as tlsBootstrap from "../core/discovery/tls_bootstrap.ts";
+import { realSleep, systemClock, webHashing } from "./adapters.ts";
+
+/** The time of a discovery: the caller's, or the platform's. */
+interface DiscoveryTime {
+  /** Default: the system clock. */
+  clock?: Clock;
+  /** Default: `setTimeout`. */
+  sleep?: Sleep;
+}
+
+/** Inputs of {@link discoverWithToken}. */
+export interface TokenDiscoveryOptions
+  extends Omit<token.TokenDiscoveryOptions, "crypto" | "clock" | "sleep">, DiscoveryTime {
+  /** What checks the JWS signatures and computes the CA pins (default WebCrypto). */
+  crypto?: Hashing;
+}
+
+/**
+ * Runs token discovery and returns the validated cluster-info. Throws a `DiscoveryError`
+ * `couldn't validate the identity of the API Server: <reason>`.
+ */
+export function discoverWithToken(options: TokenDiscoveryOptions): Promise<DiscoveredClusterInfo> {
+  return token.discoverWithToken({
+    ...options,
+    crypto: options.crypto ?? webHashing,
+    clock: options.clock ?? systemClock,
+    sleep: options.sleep ?? realSleep,
+  });
+}
+
+/** Inputs of {@link discoverWithFile}. */
+export interface FileDiscoveryOptions
+  extends Omit<file.FileDiscoveryOptions, "clock" | "sleep">, DiscoveryTime {}
+
+/**
+ * Runs file (or, with a kubeconfig fetched by `fetchDiscoveryKubeconfig`, HTTPS) discovery.
+ * Throws a `DiscoveryError` `couldn't validate the identity of the API Server: <reason>`.
+ */
+export function discoverWithFile(options: FileDiscoveryOptions): Promise<FileDiscoveryResult> {
+  return file.discoverWithFile({
+    ...options,
+    clock: options.clock ?? systemClock,
+    sleep: options.sleep ?? realSleep,
+  });
+}
+
+/**
+ * The first CA certificate of a bootstrap kubeconfig, summarised (what kubeadm logs after
+ * discovery). Throws `could not get CA certificate from discovery kubeconfig: ...`.
+ */
+export function bootstrapCaSummary(
+  kubeconfig: Kubeconfig,
+  crypto: Hashing = webHashing,
+): Promise<CaCertSummary> {
+  return tlsBootstrap.bootstrapCaSummary(kubeconfig, crypto);
+}
