@@ -102,7 +102,6 @@ export type { Clock } from "./core/ports/clock.ts";
 export type { RandomSource } from "./core/ports/random.ts";
 export {
   deterministicCryptoPort,
-  pureJsCryptoPort,
   seededRandom,
   systemClock,
   webCryptoPort,

@@ -8,12 +8,11 @@
  *
  * @module
  */
-import type { PlannedFile } from "../core/ports/files.ts";
+import type { PlannedFile, PlanningFileSystem } from "../core/ports/files.ts";
 import type { Printer } from "../core/ports/printer.ts";
 import { toBytes, utf8 } from "../core/text/utf8.ts";
-import type { RecordingFileSystem } from "../adapters/offline/files.ts";
 import { HostFileSystem } from "../adapters/deno/files.ts";
-import { canWrite, envGet } from "../adapters/deno/host/env.ts";
+import { canWrite, envGet, makeTempDir } from "../adapters/deno/process.ts";
 
 /** Options of {@link DryRunReport}. */
 export interface DryRunReportOptions {
@@ -27,13 +26,13 @@ const PRINTABLE_KINDS = new Set(["manifest", "kubelet-config", "env"]);
 
 /** The dry-run report of one run. */
 export class DryRunReport {
-  readonly #recording: RecordingFileSystem;
+  readonly #recording: PlanningFileSystem;
   readonly #out: Printer;
   readonly #options: DryRunReportOptions;
   readonly #reported = new Set<PlannedFile>();
   #dir?: Promise<string | undefined>;
 
-  constructor(recording: RecordingFileSystem, out: Printer, options: DryRunReportOptions) {
+  constructor(recording: PlanningFileSystem, out: Printer, options: DryRunReportOptions) {
     this.#recording = recording;
     this.#out = out;
     this.#options = options;
@@ -45,10 +44,7 @@ export class DryRunReport {
       if (dir) return dir;
       const tmp = envGet("TMPDIR") ?? "/tmp";
       if (!canWrite(tmp)) return undefined;
-      return await Deno.makeTempDir({
-        dir: tmp,
-        prefix: `kubeadm-${this.#options.command}-dryrun`,
-      });
+      return await makeTempDir(tmp, `kubeadm-${this.#options.command}-dryrun`);
     })();
   }
 

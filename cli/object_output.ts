@@ -13,23 +13,13 @@ import { KubeadmError } from "../core/errors.ts";
 import { parseOutputFormat, printerError } from "../core/text/output_format.ts";
 import type { StructuredFormat } from "../core/text/structured_output.ts";
 import type { TemplatePrinter } from "../core/text/template_printer.ts";
-import { readTextFileCapped } from "../adapters/deno/fs/capped_read.ts";
+import { readFileError, readTextFileCapped } from "../adapters/deno/fs/capped_read.ts";
 
 /** `-o` resolved: text (the command's own), a structured format, or a ready template printer. */
 export type ObjectOutput =
   | { kind: "text" }
   | { kind: "structured"; format: StructuredFormat }
   | { kind: "template"; printer: TemplatePrinter };
-
-/** Go's `os.ReadFile` error text for `path` (`open PATH: no such file or directory`, …). */
-function readFileError(path: string, e: unknown): string {
-  if (e instanceof Deno.errors.NotFound) return `open ${path}: no such file or directory`;
-  if (e instanceof Deno.errors.PermissionDenied) return `open ${path}: permission denied`;
-  if (e instanceof Deno.errors.IsADirectory) return `read ${path}: is a directory`;
-  if (e instanceof Deno.errors.NotADirectory) return `open ${path}: not a directory`;
-  if (e instanceof RangeError) return `read ${path}: ${e.message}`;
-  return `open ${path}: ${(e as Error).message}`;
-}
 
 /**
  * A template file's text. Upstream reads it after `chroot`ing into `--rootfs` (and `chdir("/")`),

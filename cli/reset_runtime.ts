@@ -1,6 +1,6 @@
 /**
  * Assembles a `kubeadm reset` run on this host: the `--config` ResetConfiguration, the node
- * (`adapters/deno/node.ts`, with upstream's etcd retries for reset), what could be read
+ * (`./adapters.ts`, with upstream's etcd retries for reset), what could be read
  * from the cluster, and the confirmation prompt on stdin.
  *
  * @module
@@ -17,9 +17,9 @@ import { loadConfigFile } from "./config_file.ts";
 import { connect, isControlPlaneNode, kubeconfigLocation } from "./cluster_connection.ts";
 import { DefaultTimeouts, KubeconfigFile, KUBERNETES_DIR } from "../core/constants.ts";
 import type { Printer } from "../core/ports/printer.ts";
-import { webRandom } from "../adapters/web/random.ts";
 import { stdinStream, writeStdout } from "./output.ts";
 import type { CommandDeps, Invocation, WorkflowRun } from "./workflow_command.ts";
+import { nodeFiles, nodeHost, platform } from "./adapters.ts";
 
 /** What `reset` can be given from outside the CLI (tests). */
 export interface ResetDeps extends CommandDeps {
@@ -111,16 +111,14 @@ export async function readResetClusterConfig(
     `[reset] Loaded client set from kubeconfig file: ${location.nodePath}`,
   );
   try {
-    const [{ fetchUpgradeConfig }, { HostFileSystem }, { detectDefaultAddress, readHostFacts }] =
-      await Promise.all([
-        import("../core/upgrade/cluster_config.ts"),
-        import("../adapters/deno/files.ts"),
-        import("../adapters/deno/host/facts.ts"),
-      ]);
+    const [{ fetchUpgradeConfig }, { detectDefaultAddress, readHostFacts }] = await Promise.all([
+      import("../core/upgrade/cluster_config.ts"),
+      import("../adapters/deno/host/facts.ts"),
+    ]);
     const controlPlane = await isControlPlaneNode(rootfs);
     const cfg = await fetchUpgradeConfig({
       client: connection.client,
-      files: new HostFileSystem(rootfs),
+      files: await nodeFiles(rootfs),
       out,
       logPrefix: "reset",
       kubeletConf: `${KUBERNETES_DIR}/${KubeconfigFile.kubelet}`,
@@ -129,7 +127,7 @@ export async function readResetClusterConfig(
         hostname: readHostFacts(rootfs).hostname,
         defaultAdvertiseAddress: detectDefaultAddress() ?? "",
       },
-      random: webRandom,
+      random: platform.random,
       apiCallTimeoutMs: DefaultTimeouts.kubernetesAPICall,
     });
     return {
@@ -150,14 +148,8 @@ export async function prepareReset(
 ): Promise<WorkflowRun<ResetData>> {
   const { values: v, out, rootfs } = inv;
   const config = await resetConfiguration(inv);
-  let node;
-  if (deps.node) {
-    node = deps.node(rootfs);
-  } else {
-    const { DenoNodeHost } = await import("../adapters/deno/node.ts");
-    // Upstream's etcd client for reset: 2s requests, transient failures retried for 2m.
-    node = new DenoNodeHost({ root: rootfs, etcd: { retryForMs: 120_000 } });
-  }
+  // Upstream's etcd client for reset: 2s requests, transient failures retried for 2m.
+  const node = await nodeHost(rootfs, deps, { etcd: { retryForMs: 120_000 } });
   const cluster = await (deps.fetchClusterConfig ?? readResetClusterConfig)(
     v.kubeconfig,
     rootfs,

@@ -14,7 +14,15 @@ import type { DiscoveredClusterInfo } from "../core/discovery/token.ts";
 import * as file from "../core/discovery/file.ts";
 import type { FileDiscoveryResult } from "../core/discovery/file.ts";
 import * as tlsBootstrap from "../core/discovery/tls_bootstrap.ts";
+import * as fetch from "../core/discovery/fetch.ts";
+import type { FetchClusterInfoWith } from "../core/discovery/file.ts";
+import type { FetchClusterInfo } from "../core/discovery/token.ts";
+import type { Timing } from "../core/kube/retry.ts";
+import type { TransportFactory } from "../core/ports/transport.ts";
 import { realSleep, systemClock, webHashing } from "./adapters.ts";
+
+/** The platform's clock and sleep. */
+const platformTime: Timing = { clock: systemClock, sleep: realSleep };
 
 /** The time of a discovery: the caller's, or the platform's. */
 interface DiscoveryTime {
@@ -39,8 +47,8 @@ export function discoverWithToken(options: TokenDiscoveryOptions): Promise<Disco
   return token.discoverWithToken({
     ...options,
     crypto: options.crypto ?? webHashing,
-    clock: options.clock ?? systemClock,
-    sleep: options.sleep ?? realSleep,
+    clock: options.clock ?? platformTime.clock,
+    sleep: options.sleep ?? platformTime.sleep,
   });
 }
 
@@ -55,8 +63,8 @@ export interface FileDiscoveryOptions
 export function discoverWithFile(options: FileDiscoveryOptions): Promise<FileDiscoveryResult> {
   return file.discoverWithFile({
     ...options,
-    clock: options.clock ?? systemClock,
-    sleep: options.sleep ?? realSleep,
+    clock: options.clock ?? platformTime.clock,
+    sleep: options.sleep ?? platformTime.sleep,
   });
 }
 
@@ -69,4 +77,26 @@ export function bootstrapCaSummary(
   crypto: Hashing = webHashing,
 ): Promise<CaCertSummary> {
   return tlsBootstrap.bootstrapCaSummary(kubeconfig, crypto);
+}
+/**
+ * A `FetchClusterInfo` for token discovery against `endpoint` (`host:port`) over the caller's
+ * transports, on `time` (default the platform's clock and sleep).
+ */
+export function clusterInfoFetcher(
+  endpoint: string,
+  transportFor: TransportFactory,
+  time: Timing = platformTime,
+): FetchClusterInfo {
+  return fetch.clusterInfoFetcher(endpoint, transportFor, time);
+}
+
+/**
+ * A `FetchClusterInfoWith` for file/HTTPS discovery over the caller's transports, on `time`
+ * (default the platform's clock and sleep).
+ */
+export function clusterInfoFetcherWithKubeconfig(
+  transportFor: TransportFactory,
+  time: Timing = platformTime,
+): FetchClusterInfoWith {
+  return fetch.clusterInfoFetcherWithKubeconfig(transportFor, time);
 }

@@ -25,17 +25,14 @@ export {
 } from "../core/discovery/file.ts";
 export {
   bootstrapCaSummary,
+  clusterInfoFetcher,
+  clusterInfoFetcherWithKubeconfig,
   discoverWithFile,
   discoverWithToken,
   type FileDiscoveryOptions,
   type TokenDiscoveryOptions,
 } from "../library/discovery.ts";
-export {
-  clusterInfoFetcher,
-  clusterInfoFetcherWithKubeconfig,
-  connectionFromDiscoveryKubeconfig,
-  discoveryConnection,
-} from "../core/discovery/fetch.ts";
+export { connectionFromDiscoveryKubeconfig, discoveryConnection } from "../core/discovery/fetch.ts";
 export {
   bootstrapKubeletConfFile,
   buildTlsBootstrapKubeconfig,

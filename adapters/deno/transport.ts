@@ -16,7 +16,10 @@
  * @module
  */
 import type { ConnectionParams, TransportLimits } from "../../core/ports/transport.ts";
+import { DISCOVERY_MAX_BODY_BYTES, DISCOVERY_REQUEST_TIMEOUT_MS } from "../../core/constants.ts";
+import type { DiscoveryUrlResponse } from "../../core/discovery/file.ts";
 import { createNodeHttpsTransport, type TransportHandle } from "./transport/node_https.ts";
+import { envGet } from "./process.ts";
 
 export type { TransportHandle } from "./transport/node_https.ts";
 
@@ -43,4 +46,62 @@ export function createInsecureTransport(
   options: DenoTransportOptions = {},
 ): DenoTransport {
   return createDenoTransport({ server, insecureSkipTLSVerify: true }, options);
+}
+
+/** Go's system CA bundle locations (crypto/x509 root_linux.go), `SSL_CERT_FILE` first. */
+const CA_BUNDLE_FILES = [
+  "/etc/ssl/certs/ca-certificates.crt",
+  "/etc/pki/tls/certs/ca-bundle.crt",
+  "/etc/ssl/ca-bundle.pem",
+  "/etc/pki/tls/cacert.pem",
+  "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",
+  "/etc/ssl/cert.pem",
+];
+
+/** The host's trust store as PEM (`SSL_CERT_FILE`, else the first standard bundle). */
+export function hostCaBundle(): string | undefined {
+  const override = envGet("SSL_CERT_FILE");
+  for (const path of override ? [override] : CA_BUNDLE_FILES) {
+    try {
+      return Deno.readTextFileSync(path);
+    } catch {
+      // next
+    }
+  }
+  return undefined;
+}
+
+/**
+ * GETs an https:// discovery URL, verified against the host's CA bundle file (the one place a
+ * public CA is meant to be trusted, as upstream's `discovery/https`); returns the body.
+ */
+export async function fetchDiscoveryUrl(url: string): Promise<DiscoveryUrlResponse> {
+  const u = new URL(url);
+  const t = createDenoTransport({
+    server: `${u.protocol}//${u.host}`,
+    caPem: hostCaBundle(),
+  }, { timeoutMs: DISCOVERY_REQUEST_TIMEOUT_MS, maxBodyBytes: DISCOVERY_MAX_BODY_BYTES });
+  try {
+    const res = await t.transport(new Request(url));
+    return { status: res.status, body: new Uint8Array(await res.arrayBuffer()) };
+  } finally {
+    t.close();
+  }
+}
+
+/**
+ * Discovery transports: the CA given is the only trusted root; discovery passes its own
+ * deadline and body cap per attempt.
+ */
+export function discoveryTransport(params: ConnectionParams, limits: TransportLimits = {}) {
+  return createDenoTransport(params, {
+    timeoutMs: DISCOVERY_REQUEST_TIMEOUT_MS,
+    maxBodyBytes: DISCOVERY_MAX_BODY_BYTES,
+    ...limits,
+  }).transport;
+}
+
+/** API client transports: the kubeconfig's CA is the only trusted root; pooled connections. */
+export function clientTransport(params: ConnectionParams, limits: TransportLimits = {}) {
+  return createDenoTransport(params, limits).transport;
 }

@@ -7,11 +7,11 @@
  *
  * @module
  */
-import type { FileReader, FileSystem, PlannedFile } from "../../core/ports/files.ts";
+import type { FileReader, PlannedFile, PlanningFileSystem } from "../../core/ports/files.ts";
 import { toBytes } from "../../core/text/utf8.ts";
 
-/** A {@link FileSystem} that keeps writes in memory, in order. */
-export class RecordingFileSystem implements FileSystem {
+/** A {@link PlanningFileSystem} that keeps writes in memory, in order. */
+export class RecordingFileSystem implements PlanningFileSystem {
   readonly #base: FileReader | undefined;
   readonly #written = new Map<string, PlannedFile>();
   /** UTF-8 of the written text files, encoded on first read (runs read their files often). */

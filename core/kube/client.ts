@@ -28,7 +28,6 @@ import type { ObjectMeta } from "kubernetes-types/meta/v1.d.ts";
 import { KUBERNETES_VERSION } from "../versions.ts";
 import { type ApiError, type ApiObjectRef, KubeadmError } from "../errors.ts";
 import type { Clock, Sleep } from "../ports/clock.ts";
-import { realSleep, systemClock } from "../../adapters/web/clock.ts";
 import { resourceFor, resourcePath } from "./resources.ts";
 import { Backoff, DEFAULT_RETRY_POLICY, type RetryPolicy, type Timing } from "./retry.ts";
 import {
@@ -117,8 +116,10 @@ export interface KubeClientOptions {
   /** Base URL, e.g. `https://10.0.0.1:6443`. */
   server: string;
   transport: Transport;
-  clock?: Clock;
-  sleep?: Sleep;
+  /** The time retries and deadlines follow. */
+  clock: Clock;
+  /** How retries wait. */
+  sleep: Sleep;
   /** Overrides of {@link DEFAULT_RETRY_POLICY}. */
   retry?: Partial<RetryPolicy>;
   /** `User-Agent` header (default {@link DEFAULT_USER_AGENT}). */
@@ -172,7 +173,7 @@ export class KubeClient {
     this.server = options.server.replace(/\/+$/, "");
     this.#transport = options.transport;
     this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
-    this.timing = { clock: options.clock ?? systemClock, sleep: options.sleep ?? realSleep };
+    this.timing = { clock: options.clock, sleep: options.sleep };
     this.#userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
   }
 

@@ -63,6 +63,11 @@ export interface FileReader {
   read(path: string): Promise<Uint8Array | undefined>;
   /** Entry names of a directory, or `undefined` when it does not exist. */
   list(path: string): Promise<string[] | undefined>;
+  /**
+   * The reader an overlay reads unwritten paths through (a dry run's planning file system):
+   * what remembers the node's files per file system keys on the innermost one.
+   */
+  readonly base?: FileReader;
 }
 
 /** Read access to kubeadm's files on the node with existence checks (preflight, reset). */
@@ -78,6 +83,18 @@ export interface FileSystem extends FileReader {
    */
   write(file: PlannedFile): Promise<void>;
 }
+
+/**
+ * A file system that plans writes instead of making them (`--dry-run`, the library's plans):
+ * reads see what was planned, over its {@link FileReader.base}.
+ */
+export interface PlanningFileSystem extends FileSystem {
+  /** The planned writes, in the order they were made (a rewrite keeps its first position). */
+  readonly planned: PlannedFile[];
+}
+
+/** Makes a {@link PlanningFileSystem} over `base` (a run's adapter, for a plan within a run). */
+export type PlanningOverlay = (base: FileReader) => PlanningFileSystem;
 
 /**
  * Applies a plan: writes the files one after the other, in the plan's order (each write is

@@ -30,7 +30,7 @@ import { Component } from "../constants.ts";
 import { targetRelease } from "../versions.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
 import type { EtcdClient } from "../ports/etcd.ts";
-import { type FileSystem, writePlannedFiles } from "../ports/files.ts";
+import { type FileSystem, type PlanningOverlay, writePlannedFiles } from "../ports/files.ts";
 import type { RandomSource } from "../ports/random.ts";
 import { utf8 } from "../text/utf8.ts";
 import { checkClusterHealth, waitForClusterAvailable } from "../etcd/member_join.ts";
@@ -49,7 +49,6 @@ import { formatDuration } from "../text/duration.ts";
 import { parseKubeYamlOne } from "../yaml/kube_yaml.ts";
 import type { StaticPodWaiter } from "./pod_waiter.ts";
 import { imageTagToSemver, tagFromImage } from "./version_getter.ts";
-import { RecordingFileSystem } from "../../adapters/offline/files.ts";
 
 /** This module's name in verbose log lines. */
 const LOG_SOURCE = "static_pods.ts";
@@ -591,12 +590,14 @@ async function writeNewManifests(ctx: ManifestWriteContext, dir: string): Promis
 
 /**
  * The new control-plane manifests as `upgrade apply --dry-run` prints them (upstream
- * `DryRunStaticPodUpgrade`): built and patched, never written; returns path and content.
+ * `DryRunStaticPodUpgrade`): built and patched on a planning overlay of `ctx.files`, never
+ * written; returns path and content.
  */
 export async function plannedControlPlaneManifests(
   ctx: ManifestWriteContext,
+  overlay: PlanningOverlay,
 ): Promise<{ path: string; content: string }[]> {
-  const recording = new RecordingFileSystem(ctx.files);
+  const recording = overlay(ctx.files);
   await writeNewManifests({ ...ctx, files: recording }, ctx.manifestDir);
   return recording.planned.map((f) => ({
     path: f.path,

@@ -30,6 +30,47 @@ Deno.test("core/ imports no Deno.*, node:* or network APIs", async () => {
   assert.deepEqual(offenders, []);
 });
 
+/** The relative module specifiers of a module's imports and re-exports, static and dynamic. */
+function relativeImports(text: string): string[] {
+  const found: string[] = [];
+  for (
+    const m of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)["'](\.{1,2}\/[^"']+)["']/g)
+  ) {
+    found.push(m[1]);
+  }
+  return found;
+}
+
+Deno.test("core/ imports only core/ modules and packages: no adapter, library or CLI module", async () => {
+  const offenders: string[] = [];
+  const files = await listFiles(`${repoRoot}/core`, ".ts");
+  for (const file of files) {
+    for (const spec of relativeImports(await Deno.readTextFile(file))) {
+      const target = new URL(spec, `file://${file}`).pathname;
+      if (!target.startsWith(`${repoRoot}/core/`)) {
+        offenders.push(`${file.slice(repoRoot.length + 1)}: ${spec}`);
+      }
+    }
+  }
+  assert.deepEqual(offenders, []);
+});
+
+Deno.test("the layering scan finds static, dynamic and re-exported imports", () => {
+  const text = [
+    'import { a } from "../../adapters/web/clock.ts";',
+    'export { b } from "./b.ts";',
+    'const c = await import("../c.ts");',
+    'import "./d.ts";',
+    'import { e } from "yaml";',
+  ].join("\n");
+  assert.deepEqual(relativeImports(text), [
+    "../../adapters/web/clock.ts",
+    "./b.ts",
+    "../c.ts",
+    "./d.ts",
+  ]);
+});
+
 Deno.test("the purity scan catches a violation", () => {
   const bad = 'import { readFile } from "node:fs"; Deno.readTextFile("x");';
   assert.ok(FORBIDDEN.some(([re]) => re.test(bad)));

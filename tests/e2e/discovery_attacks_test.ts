@@ -4,7 +4,7 @@
 // node and the real API server where a case needs one; tokens are created, expired and deleted
 // through kubectl, and the real controller-manager's bootstrap signer and token cleaner react.
 import { webCryptoPort } from "../../adapters/crypto/webcrypto.ts";
-import { webKeys } from "../support/web_keys.ts";
+import { webKeys } from "../support/platform.ts";
 import assert from "node:assert/strict";
 import {
   type ClusterNode,

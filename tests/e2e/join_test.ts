@@ -12,7 +12,7 @@
 // - reset on the joined nodes stops their kubelet, removes their Pods from containerd and the
 //   files kubeadm and the kubelet wrote (and cp2's etcd member).
 import { webCryptoPort } from "../../adapters/crypto/webcrypto.ts";
-import { webKeys } from "../support/web_keys.ts";
+import { webKeys } from "../support/platform.ts";
 import assert from "node:assert/strict";
 import {
   assertKubeletIdentity,

@@ -19,9 +19,10 @@
  *
  * @module
  */
+import { platformTime } from "./platform.ts";
 import { realSleep, systemClock } from "../../adapters/web/clock.ts";
 import { generateKeyPair } from "../../core/pki/keys.ts";
-import { webKeys } from "./web_keys.ts";
+import { webKeys } from "./platform.ts";
 import type { Pod } from "kubernetes-types/core/v1.d.ts";
 import { parseKubeYamlOne } from "../../core/yaml/kube_yaml.ts";
 import { KubeClient, type KubeObject } from "../../core/kube/client.ts";
@@ -255,7 +256,12 @@ async function nodeApi(opts: StandinOptions): Promise<NodeApi | undefined> {
   const params = await connectionFromKubeconfig(parseKubeconfig(text, path), { files });
   const { transport } = createDenoTransport(params, { timeoutMs: 10_000 });
   const api: NodeApi = {
-    client: new KubeClient({ server: params.server, transport, retry: { timeoutMs: 0 } }),
+    client: new KubeClient({
+      server: params.server,
+      transport,
+      retry: { timeoutMs: 0 },
+      ...platformTime,
+    }),
     send: (method, p, body, contentType = "application/json") =>
       transport(
         new Request(`${params.server}${p}`, {

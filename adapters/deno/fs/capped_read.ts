@@ -2,7 +2,8 @@
  * Reading with a size cap. Files a user names (`--config`, `--kubeconfig`, `--cluster-info`, a
  * template file) may be a device or a pipe that never ends (`/dev/zero`): a read without a cap
  * would take all memory before any error is shown. Node files (`adapters/deno/files.ts`) are read
- * with the same cap, once opened as regular files.
+ * with the same cap, once opened as regular files. A read that fails is told as Go's
+ * `os.ReadFile` tells it.
  *
  * @module
  */
@@ -84,4 +85,19 @@ export async function readTextFileCapped(
 ): Promise<string> {
   // Kept as Deno.readTextFile keeps it: a byte-order mark is the YAML parser's to judge.
   return new TextDecoder("utf-8", { ignoreBOM: true }).decode(await readFileCapped(path, cap));
+}
+
+/** Whether `e` is the error of a path that does not exist. */
+export function isNotFound(e: unknown): boolean {
+  return e instanceof Deno.errors.NotFound;
+}
+
+/** Go's `os.ReadFile` error text for `path` (`open PATH: no such file or directory`, …). */
+export function readFileError(path: string, e: unknown): string {
+  if (e instanceof Deno.errors.NotFound) return `open ${path}: no such file or directory`;
+  if (e instanceof Deno.errors.PermissionDenied) return `open ${path}: permission denied`;
+  if (e instanceof Deno.errors.IsADirectory) return `read ${path}: is a directory`;
+  if (e instanceof Deno.errors.NotADirectory) return `open ${path}: not a directory`;
+  if (e instanceof RangeError) return `read ${path}: ${e.message}`;
+  return `open ${path}: ${(e as Error).message}`;
 }

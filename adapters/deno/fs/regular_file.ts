@@ -10,7 +10,8 @@
  * and the same one (device and inode), or it was swapped in between and is refused. Residual: a FIFO swapped in between the check and the open still
  * blocks the open (Deno's `open` takes no `O_NONBLOCK`); that needs write access to the node's
  * own directories. Files a user names on the command line are not read this way: a pipe there
- * is meant (`cli/config_file.ts`).
+ * is meant (`cli/config_file.ts`); for those, and host files the command line looks for, there
+ * is a plain existence check ({@link isRegularFile}).
  *
  * @module
  */
@@ -68,5 +69,14 @@ export function openRegularFileSync(path: string, followSymlink = false): Deno.F
   } catch (e) {
     file.close();
     throw e;
+  }
+}
+
+/** Whether a regular file exists at a host path. */
+export function isRegularFile(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
   }
 }

@@ -58,8 +58,8 @@ export interface InitData extends RunContext {
    * work ahead of time. Absent means every phase not in `skipPhases`.
    */
   willRun?: (phasePath: string) => boolean;
-  /** Sleeps between polls (injected so tests do not wait); default `setTimeout`. */
-  sleep?: Sleep;
+  /** Sleeps between polls (injected so tests do not wait). */
+  sleep: Sleep;
   /**
    * The node's ports (machine, health endpoints, kubelet service). Offline-only users (a
    * browser plan) have none: the phases that need the node then fail clearly, and

@@ -141,7 +141,7 @@ export async function discoverCluster(
     const result = await discoverWithFile({
       kubeconfig,
       files: ports.hostFiles,
-      fetchClusterInfo: clusterInfoFetcherWithKubeconfig(ports.transportFor),
+      fetchClusterInfo: clusterInfoFetcherWithKubeconfig(ports.transportFor, { clock, sleep }),
       clock,
       sleep,
       timeoutMs,
@@ -164,7 +164,7 @@ export async function discoverCluster(
     const result = await discoverWithToken({
       token: b.token ?? "",
       caCertHashes: b.caCertHashes ?? [],
-      fetchClusterInfo: clusterInfoFetcher(endpoint, ports.transportFor),
+      fetchClusterInfo: clusterInfoFetcher(endpoint, ports.transportFor, { clock, sleep }),
       crypto,
       clock,
       sleep,

@@ -74,7 +74,7 @@ async function dryRun(d: UpgradeData): Promise<void> {
   const files = await plannedControlPlaneManifests({
     ...manifestContext(d),
     out: { info: (l) => lines.push(l), warn: (l) => d.out.warn(l), log: d.out.log },
-  });
+  }, d.planningOverlay);
   let prefix = `[dryrun] Would upgrade your static Pod-hosted control plane to version ${
     JSON.stringify(d.cfg.cluster.kubernetesVersion)
   }`;

@@ -11,7 +11,7 @@ import type { CryptoPort } from "../../ports/crypto.ts";
 import type { ResolvedConfig } from "../../config/types.ts";
 import type { NodeHost } from "../../ports/node.ts";
 import type { Clock, Sleep } from "../../ports/clock.ts";
-import type { FileSystem } from "../../ports/files.ts";
+import type { FileSystem, PlanningOverlay } from "../../ports/files.ts";
 import type { Printer } from "../../ports/printer.ts";
 import type { RandomSource } from "../../ports/random.ts";
 import type { KubeClient } from "../../kube/client.ts";
@@ -59,6 +59,8 @@ export interface UpgradeData {
   isControlPlaneNode: boolean;
   /** The node's files (a recording overlay in `--dry-run`). */
   files: FileSystem;
+  /** Planning overlays (`--dry-run` builds the new manifests on one, to print them). */
+  planningOverlay: PlanningOverlay;
   out: Printer;
   clock: Clock;
   sleep: Sleep;

@@ -1,14 +1,13 @@
 // The crypto port: WebCrypto and the noble implementations (deterministic, pure-JS) make keys
 // that openssl accepts, sign what the others verify, and the noble ones repeat themselves.
-import { webKeys } from "../../support/web_keys.ts";
+import { webKeys } from "../../support/platform.ts";
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
 import { ecdsaRawToDer, webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
 import { deterministicCryptoPort } from "../../../adapters/crypto/noble.ts";
 import { pureJsCryptoPort } from "../../../adapters/crypto/pure_js.ts";
+import { CURVE_ORDER } from "../../../core/pki/ec_curve.ts";
 import type { CryptoPort, KeySpec } from "../../../core/ports/crypto.ts";
-import { CURVE_ORDER, ecScalarFromSeed, ecSeedLength } from "../../../core/pki/ec_curve.ts";
-import { getMinHashLength, mapHashToField } from "@noble/curves/abstract/modular.js";
 import { p256, p384, p521 } from "@noble/curves/nist.js";
 import {
   encodePrivateKeyPEM,
@@ -31,16 +30,6 @@ const EC_SPECS: [KeySpec, string][] = [
   [{ type: "ECDSA", namedCurve: "P-256" }, OID.ecdsaWithSHA256],
   [{ type: "ECDSA", namedCurve: "P-384" }, OID.ecdsaWithSHA384],
 ];
-
-Deno.test("seededRandom() is the SHAKE256 stream of its seed, read in order", () => {
-  const r = seededRandom("seed");
-  const drawn = [...r.bytes(5), ...r.bytes(27)];
-  const want = createHash("shake256", { outputLength: 32 })
-    .update("kubeadm-ts seeded random v1\0seed").digest();
-  assert.equal(hex(new Uint8Array(drawn)), want.toString("hex"));
-  assert.notEqual(hex(seededRandom("seed2").bytes(32)), want.toString("hex"));
-  assert.throws(() => seededRandom(""), /the random seed is empty/);
-});
 
 for (const maker of PORTS) {
   for (const [spec, sigOid] of EC_SPECS) {
@@ -211,29 +200,21 @@ Deno.test("AES-GCM: every port seals to the same bytes and opens the others'; ta
   }
 });
 
-Deno.test("CURVE_ORDER is each curve's group order (as noble's curves define it)", () => {
-  assert.equal(CURVE_ORDER["P-256"], p256.Point.Fn.ORDER);
-  assert.equal(CURVE_ORDER["P-384"], p384.Point.Fn.ORDER);
-  assert.equal(CURVE_ORDER["P-521"], p521.Point.Fn.ORDER);
-});
-
-Deno.test("ecScalarFromSeed maps a seed as noble's audited mapHashToField does (FIPS 186-5 A.2.1)", () => {
-  const curves = { "P-256": p256, "P-384": p384, "P-521": p521 } as const;
-  for (const curve of ["P-256", "P-384", "P-521"] as const) {
-    const order = curves[curve].Point.Fn.ORDER;
-    assert.equal(ecSeedLength(curve), getMinHashLength(order));
-    const len = ecSeedLength(curve);
-    const seeds = [
-      new Uint8Array(len), // 0 -> 1
-      new Uint8Array(len).fill(0xff), // the largest seed
-      crypto.getRandomValues(new Uint8Array(len)),
-      crypto.getRandomValues(new Uint8Array(len + 7)), // longer seeds are accepted
-    ];
-    for (const seed of seeds) {
-      assert.equal(hex(ecScalarFromSeed(curve, seed)), hex(mapHashToField(seed, order)));
+Deno.test("digests and HMACs: every port gives node:crypto's bytes, for every hash and an empty input", async () => {
+  const key = new TextEncoder().encode("0123456789abcdef".padEnd(32, "\0"));
+  const hashes = [["SHA-1", "sha1"], ["SHA-256", "sha256"], ["SHA-384", "sha384"], [
+    "SHA-512",
+    "sha512",
+  ]] as const;
+  for (const [hash, node] of hashes) {
+    for (const input of [data, new Uint8Array(0)]) {
+      const digest = createHash(node).update(input).digest("hex");
+      const mac = createHmac(node, key).update(input).digest("hex");
+      for (const p of PORTS) {
+        assert.equal(hex(await p.digest(hash, input)), digest, `${p.name} ${hash}`);
+        assert.equal(hex(await p.hmac(hash, key, input)), mac, `${p.name} HMAC ${hash}`);
+      }
     }
-    assert.equal(BigInt("0x" + hex(ecScalarFromSeed(curve, seeds[0]))), 1n);
-    assert.throws(() => ecScalarFromSeed(curve, new Uint8Array(len - 1)), RangeError);
   }
 });
 

@@ -2,6 +2,7 @@
 // connections and never answers: a call's limits bound all the endpoints it tries, so a core
 // wait over it (join's endpoint sync) ends at its timeout, not endpoints × request timeout
 // later.
+import { platformTime } from "../../support/platform.ts";
 import assert from "node:assert/strict";
 import http from "node:http";
 import { syncEtcdClient } from "../../../core/etcd/endpoints.ts";
@@ -43,7 +44,7 @@ Deno.test("join's endpoint sync over a silent etcd ends at its timeout", async (
         syncEtcdClient(
           (e) => new EtcdGatewayClient(e, {}, 8_000),
           endpoints,
-          etcdTiming({ timeoutMs: 1_500 }),
+          etcdTiming({ timeoutMs: 1_500, ...platformTime }),
         ),
       /^KubeadmError: error syncing endpoints with etcd: the wait's timeout of 1\.5s ran out during its last attempt: no etcd endpoint answered within the call's deadline of/,
     );

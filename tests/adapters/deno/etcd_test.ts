@@ -1,6 +1,7 @@
 // A control-plane node's etcd join against a real one-member etcd cluster on loopback: add the
 // new member as a learner through the gateway, start it with the computed initial cluster,
 // promote it, and see two voting members.
+import { platformTime } from "../../support/platform.ts";
 import assert from "node:assert/strict";
 import { EtcdGatewayClient } from "../../../adapters/deno/etcd.ts";
 import {
@@ -35,7 +36,7 @@ Deno.test({
         keyPem: await Deno.readTextFile(cluster.pki.clientKey),
       };
       const client = new EtcdGatewayClient([cluster.members[0].clientURL], tls);
-      const t = etcdTiming({ timeoutMs: 60_000 });
+      const t = etcdTiming({ timeoutMs: 60_000, ...platformTime });
       await checkClusterHealth(client, t);
 
       const peerURL = `https://127.0.0.1:${freePort()}`;

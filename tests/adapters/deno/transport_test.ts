@@ -1,3 +1,4 @@
+import { platformTime } from "../../support/platform.ts";
 import assert from "node:assert/strict";
 import { ApiError } from "../../../core/errors.ts";
 import { KubeClient } from "../../../core/kube/client.ts";
@@ -41,7 +42,12 @@ async function withServer(
 
 function noRetryClient(server: string, params: ConnectionParams, timeoutMs?: number) {
   const t = createDenoTransport(params, { timeoutMs });
-  const client = new KubeClient({ server, transport: t.transport, retry: { timeoutMs: 0 } });
+  const client = new KubeClient({
+    server,
+    transport: t.transport,
+    retry: { timeoutMs: 0 },
+    ...platformTime,
+  });
   return { client, close: t.close };
 }
 
@@ -166,6 +172,7 @@ Deno.test("an API client's retry deadline bounds each attempt: a silent server f
     server: server.url,
     transport: t.transport,
     retry: { timeoutMs: 1000 },
+    ...platformTime,
   });
   const started = Date.now();
   try {
@@ -215,6 +222,7 @@ Deno.test("insecure transport fetches without verifying the server or sending cr
       server: s.url,
       transport: t.transport,
       retry: { timeoutMs: 0 },
+      ...platformTime,
     });
     assert.equal((await client.version()).minor, "37");
     assert.deepEqual(seen, [{ cn: undefined, auth: undefined }]);
@@ -316,6 +324,7 @@ for (const chunked of [false, true]) {
       server: server.url,
       transport: t.transport,
       retry: { timeoutMs: 0 },
+      ...platformTime,
     });
     try {
       await assert.rejects(() => client.version(), (e: unknown) => {

@@ -1,3 +1,5 @@
+import { platformTime } from "../../support/platform.ts";
+import { realSleep } from "../../../adapters/web/clock.ts";
 import { parseDryRunActions } from "../../support/dry_run_output.ts";
 import assert from "node:assert/strict";
 import type { ConfigMap, Node, Secret } from "kubernetes-types/core/v1.d.ts";
@@ -10,7 +12,11 @@ import { RecordingPrinter } from "../../support/recording_printer.ts";
 function setup(objects: ConfigMap[] = []) {
   const out = new RecordingPrinter();
   const dry = createDryRunTransport({ out, objects });
-  const client = new KubeClient({ server: "https://10.0.0.1:6443", transport: dry.transport });
+  const client = new KubeClient({
+    server: "https://10.0.0.1:6443",
+    transport: dry.transport,
+    ...platformTime,
+  });
   return { out, dry, client };
 }
 
@@ -147,9 +153,11 @@ Deno.test("dry-run answers the same over HTTP messages as through its in-process
   assert.ok(direct.transport.exchange, "the dry-run transport offers an exchange");
   const http = createDryRunTransport({ objects: [] });
   const server = "https://10.0.0.1:6443";
-  const viaExchange = await script(new KubeClient({ server, transport: direct.transport }));
+  const viaExchange = await script(
+    new KubeClient({ server, transport: direct.transport, ...platformTime }),
+  );
   const viaHttp = await script(
-    new KubeClient({ server, transport: (request) => http.transport(request) }),
+    new KubeClient({ server, transport: (request) => http.transport(request), ...platformTime }),
   );
   assert.deepEqual(viaHttp, viaExchange);
   assert.deepEqual(http.actions, direct.actions);
@@ -181,6 +189,7 @@ Deno.test("reads from a real cluster behind a dry run get the client's per-attem
     transport: dry.transport,
     clock,
     retry: { timeoutMs: 5000 },
+    sleep: realSleep,
   });
   assert.equal((await client.version()).gitVersion, "v1.37.2");
   await client.tryGet({ kind: "ConfigMap", namespace: "kube-system", name: "x" });

@@ -1,3 +1,4 @@
+import { platformTime } from "../../support/platform.ts";
 import { webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
 import assert from "node:assert/strict";
 import type { DaemonSet } from "kubernetes-types/apps/v1.d.ts";
@@ -104,7 +105,11 @@ Deno.test("DaemonSet kube-proxy", () => {
 
 Deno.test("ensureKubeProxy applies in upstream's order and binds the right subjects", async () => {
   const api = new FakeKubeApi();
-  const client = new KubeClient({ server: "https://h:6443", transport: api.transport });
+  const client = new KubeClient({
+    server: "https://h:6443",
+    transport: api.transport,
+    ...platformTime,
+  });
   const out = new RecordingPrinter();
   await ensureKubeProxy(client, {
     ...CM_INPUT,

@@ -1,5 +1,5 @@
 import { KeyPool } from "../../../core/pki/key_pool.ts";
-import { webKeys } from "../../support/web_keys.ts";
+import { webKeys } from "../../support/platform.ts";
 import { webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
 import assert from "node:assert/strict";
 import { csrGroupHeader, planKeysAndCSRs } from "../../../core/certs/generate_csr.ts";

@@ -1,4 +1,4 @@
-import { webKeys } from "../../support/web_keys.ts";
+import { webKeys } from "../../support/platform.ts";
 import assert from "node:assert/strict";
 import {
   loadCert,

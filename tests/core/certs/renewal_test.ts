@@ -1,5 +1,5 @@
 import { webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
-import { webKeys } from "../../support/web_keys.ts";
+import { webKeys } from "../../support/platform.ts";
 import assert from "node:assert/strict";
 import {
   caTargets,
@@ -359,9 +359,9 @@ Deno.test("planRenewal() refuses bad input with upstream's errors, naming the fi
 
 /** A file system that fails the n-th write (0-based), as a crash at that point would. */
 class FailingFileSystem extends MemoryFileSystem {
-  constructor(private readonly base: MemoryFileSystem, private failAt: number) {
+  constructor(source: MemoryFileSystem, private failAt: number) {
     super();
-    for (const [p, f] of base.files) this.files.set(p, f);
+    for (const [p, f] of source.files) this.files.set(p, f);
   }
   override write(file: PlannedFile): Promise<void> {
     if (this.failAt-- === 0) return Promise.reject(new Error(`killed before ${file.path}`));

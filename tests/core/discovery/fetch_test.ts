@@ -64,7 +64,7 @@ Deno.test("token discovery end to end against the fake API server", async () => 
     fetchClusterInfo: clusterInfoFetcher("10.0.0.1:6443", (p) => {
       params.push(p);
       return api.transport;
-    }),
+    }, { clock, sleep: clock.sleep }),
     clock,
     sleep: clock.sleep,
     crypto: webCryptoPort,
@@ -96,7 +96,10 @@ Deno.test("a missing ConfigMap surfaces the API server's NotFound text", async (
   const e = await discoverWithToken({
     token: DISCOVERY_TOKEN,
     caCertHashes: [DISCOVERY_CA_HASH],
-    fetchClusterInfo: clusterInfoFetcher("10.0.0.1:6443", () => api.transport),
+    fetchClusterInfo: clusterInfoFetcher("10.0.0.1:6443", () => api.transport, {
+      clock,
+      sleep: clock.sleep,
+    }),
     clock,
     sleep: clock.sleep,
     timeoutMs: 12_000,
@@ -141,7 +144,7 @@ users:
     fetchClusterInfo: clusterInfoFetcherWithKubeconfig((p) => {
       params.push(p);
       return api.transport;
-    }),
+    }, { clock, sleep: clock.sleep }),
     clock,
     sleep: clock.sleep,
   });

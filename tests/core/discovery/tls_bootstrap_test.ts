@@ -1,7 +1,7 @@
 // The CA certificate of the TLS bootstrap kubeconfig (upstream v1.35+ `getCACertFromKubeconfig`):
 // discovery fails when the CA data holds no certificate.
 import { webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
-import { webKeys } from "../../support/web_keys.ts";
+import { webKeys } from "../../support/platform.ts";
 import assert from "node:assert/strict";
 import {
   bootstrapCaSummary,

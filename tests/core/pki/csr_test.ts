@@ -1,5 +1,5 @@
 import { webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
-import { webKeys } from "../../support/web_keys.ts";
+import { webKeys } from "../../support/platform.ts";
 import assert from "node:assert/strict";
 import { createCSR, encodeCSRPEM, parseCSR, verifyCSRSignature } from "../../../core/pki/csr.ts";
 import { encodePublicKeyPEM, generateKeyPair } from "../../../core/pki/keys.ts";

@@ -1,4 +1,4 @@
-import { webKeys } from "../../support/web_keys.ts";
+import { webKeys } from "../../support/platform.ts";
 import assert from "node:assert/strict";
 import { KeyPool, keyPoolFor } from "../../../core/pki/key_pool.ts";
 import { generateKeyPair } from "../../../core/pki/keys.ts";

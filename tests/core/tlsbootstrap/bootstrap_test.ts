@@ -1,7 +1,7 @@
 // The kubelet's TLS bootstrap over the core ports, against the in-memory API server with a fake
 // "controller-manager" that approves and signs CSRs like csrapprover + csrsigner.
 import { webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
-import { webKeys } from "../../support/web_keys.ts";
+import { webKeys } from "../../support/platform.ts";
 import assert from "node:assert/strict";
 import { KubeClient, type KubeObject } from "../../../core/kube/client.ts";
 import { webRandom } from "../../../adapters/web/random.ts";

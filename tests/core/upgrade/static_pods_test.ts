@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { systemClock } from "../../../adapters/web/clock.ts";
 import { webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
 import type { ResolvedConfig } from "../../../core/config/types.ts";
 import type { EtcdClient } from "../../../core/ports/etcd.ts";
@@ -107,7 +108,7 @@ async function setup(opts: { from?: string; failing?: string[]; etcdTag?: string
     waiter: w,
     etcd: {
       connect: () => Promise.resolve(etcdClient(() => true)),
-      timing: etcdTiming({ sleep: () => Promise.resolve() }),
+      timing: etcdTiming({ sleep: () => Promise.resolve(), clock: systemClock }),
       retries: 2,
       intervalMs: 0,
     },

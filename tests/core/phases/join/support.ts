@@ -6,7 +6,7 @@
  * @module
  */
 import { webCryptoPort } from "../../../../adapters/crypto/webcrypto.ts";
-import { webKeys } from "../../../support/web_keys.ts";
+import { webKeys } from "../../../support/platform.ts";
 import type { KubeObject } from "../../../../core/kube/client.ts";
 import { webRandom } from "../../../../adapters/web/random.ts";
 import { computeDetachedSignature } from "../../../../core/discovery/jws.ts";
