@@ -128,14 +128,9 @@ export async function verifyCSRSignature(
   csr: CertificateRequest,
   crypto: CryptoPort,
 ): Promise<boolean> {
+  const { spki, signatureAlgorithm, info, signature } = csr;
   try {
-    return await verifySignature(
-      csr.spki,
-      csr.signatureAlgorithm,
-      csr.info,
-      csr.signature,
-      crypto,
-    );
+    return await verifySignature(spki, signatureAlgorithm, info, signature, crypto);
   } catch {
     return false;
   }

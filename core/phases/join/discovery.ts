@@ -113,6 +113,12 @@ export async function discoverCluster(
   // Upstream logs discovery progress at -v=1 only; each line names the module it comes from.
   const logFrom = (source: string) => (line: string) => out.log?.(1, source, line);
   const log = logFrom("discovery.ts");
+  const tlsBootstrapOf = (discovered: Kubeconfig) =>
+    withCaCertificate(
+      tlsBootstrapKubeconfigFor(discovered, d.tlsBootstrapToken, log),
+      crypto,
+      log,
+    );
   if (d.file?.kubeConfigPath) {
     const path = d.file.kubeConfigPath;
     let kubeconfig: Kubeconfig | string;
@@ -148,15 +154,7 @@ export async function discoverCluster(
       log: logFrom("file.ts"),
       warn: (l) => out.warn(l),
     });
-    return {
-      tlsBootstrap: await withCaCertificate(
-        tlsBootstrapKubeconfigFor(result.kubeconfig, d.tlsBootstrapToken, log),
-        crypto,
-        log,
-      ),
-      method: "file",
-      pinned: true,
-    };
+    return { tlsBootstrap: await tlsBootstrapOf(result.kubeconfig), method: "file", pinned: true };
   }
   if (d.bootstrapToken) {
     const b = d.bootstrapToken;
@@ -174,11 +172,7 @@ export async function discoverCluster(
     });
     if (!result.pinned) { for (const line of UNSAFE_DISCOVERY_WARNING) out.warn(line); }
     return {
-      tlsBootstrap: await withCaCertificate(
-        tlsBootstrapKubeconfigFor(result.kubeconfig, d.tlsBootstrapToken, log),
-        crypto,
-        log,
-      ),
+      tlsBootstrap: await tlsBootstrapOf(result.kubeconfig),
       method: "token",
       pinned: result.pinned,
     };
