@@ -11,8 +11,6 @@
  */
 import { loadConfigFile, systemdResolvedActive } from "./config_file.ts";
 import {
-  DISCOVERY_MAX_BODY_BYTES,
-  DISCOVERY_REQUEST_TIMEOUT_MS,
   KubeconfigFile,
   KUBELET_RUN_DIR,
   KUBERNETES_DIR,

@@ -23,7 +23,6 @@ export { seededRandom } from "../adapters/offline/random.ts";
 export { virtualTime } from "../adapters/offline/clock.ts";
 export { RecordingFileSystem } from "../adapters/offline/files.ts";
 export {
-  type OfflineCluster,
   offlineCluster,
   withBootstrapSignatures,
   writtenObjects,
