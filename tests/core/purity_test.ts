@@ -11,9 +11,10 @@ const FORBIDDEN: [RegExp, string][] = [
   [/\brequire\s*\(/, "require()"],
   [/\bBuffer\.from\b/, "Buffer"],
   [/from\s+["'](https?|jsr):/, "remote import"],
+  [/\bcrypto\.subtle\b/, "crypto.subtle (the crypto port's)"],
 ];
 
-Deno.test("core/ imports no Deno.*, node:* or network APIs", async () => {
+Deno.test("core/ uses no Deno.*, node:*, network or WebCrypto API", async () => {
   const offenders: string[] = [];
   const files = await listFiles(`${repoRoot}/core`, ".ts");
   assert.ok(files.length > 10, "expected to scan the core's modules");
