@@ -100,13 +100,9 @@ export type {
 // Time, randomness and the crypto port.
 export type { Clock } from "./core/ports/clock.ts";
 export type { RandomSource } from "./core/ports/random.ts";
-export {
-  deterministicCryptoPort,
-  seededRandom,
-  systemClock,
-  webCryptoPort,
-  webRandom,
-} from "./library/adapters.ts";
+export { systemClock, webCryptoPort, webRandom } from "./library/adapters.ts";
+export { deterministicCryptoPort } from "./adapters/crypto/noble.ts";
+export { seededRandom } from "./adapters/offline/random.ts";
 export type {
   CryptoPort,
   EcCurve,
@@ -137,8 +133,8 @@ export {
   computeDetachedSignature,
   detachedTokenIsValid,
   signClusterInfo,
-  withBootstrapSignatures,
 } from "./library/cluster_info.ts";
+export { withBootstrapSignatures } from "./library/join.ts";
 export type {
   CheckStatus,
   DiscoveryVerdict,

@@ -16,8 +16,6 @@ import * as caBundle from "../core/discovery/ca_bundle.ts";
 import type { CaCertSummary } from "../core/discovery/ca_bundle.ts";
 import * as verdict from "../core/discovery/verdict.ts";
 import type { DiscoveryVerdict, VerdictInput } from "../core/discovery/verdict.ts";
-import type { KubeObject } from "../core/kube/client.ts";
-import * as offline from "./adapters.ts";
 import { webHashing } from "./adapters.ts";
 
 /**
@@ -99,15 +97,4 @@ export function checkClusterInfo(
   crypto: Hashing = webHashing,
 ): Promise<DiscoveryVerdict> {
   return verdict.checkClusterInfo(input, crypto);
-}
-
-/**
- * The cluster as the bootstrap signer leaves it: `cluster-info` signed for every bootstrap
- * token Secret among `objects` that allows signing.
- */
-export function withBootstrapSignatures(
-  objects: readonly KubeObject[],
-  crypto: Hashing = webHashing,
-): Promise<KubeObject[]> {
-  return offline.withBootstrapSignatures(objects, crypto);
 }

@@ -34,7 +34,9 @@ import {
   type PlanRunOptions,
   provideKeys,
 } from "./node_plan.ts";
-import { offlineCluster, planPreflight, RecordingFileSystem, writtenObjects } from "./adapters.ts";
+import { RecordingFileSystem } from "../adapters/offline/files.ts";
+import { offlineCluster, writtenObjects } from "../adapters/offline/cluster.ts";
+import { planPreflight } from "../adapters/offline/node.ts";
 import { INIT_PHASE_MODULES } from "./phase_modules.ts";
 
 /** Input of {@link planControlPlane}. */

@@ -28,13 +28,11 @@ import {
   type PlanRunOptions,
   provideKeys,
 } from "./node_plan.ts";
-import {
-  offlineCluster,
-  planNode,
-  planPreflight,
-  RecordingFileSystem,
-  withBootstrapSignatures,
-} from "./adapters.ts";
+import { RecordingFileSystem } from "../adapters/offline/files.ts";
+import * as offline from "../adapters/offline/cluster.ts";
+import { webHashing } from "./adapters.ts";
+import type { Hashing } from "../core/ports/crypto.ts";
+import { planNode, planPreflight } from "../adapters/offline/node.ts";
 import { JOIN_PHASE_MODULES } from "./phase_modules.ts";
 import {
   type BringUp,
@@ -43,6 +41,18 @@ import {
   preflightIgnoresFor,
 } from "./control_plane.ts";
 import { BOOTSTRAP_KUBELET_CONF } from "../core/tlsbootstrap/kubelet_conf.ts";
+
+/**
+ * The cluster as the bootstrap signer leaves it: `cluster-info` signed for every bootstrap
+ * token Secret among `objects` that allows signing (`crypto` computes the signatures; default
+ * WebCrypto).
+ */
+export function withBootstrapSignatures(
+  objects: readonly KubeObject[],
+  crypto: Hashing = webHashing,
+): Promise<KubeObject[]> {
+  return offline.withBootstrapSignatures(objects, crypto);
+}
 
 /** Input of {@link planWorker} and {@link planControlPlaneJoin}. */
 export interface JoinPlanOptions extends PlanRunOptions {
@@ -125,7 +135,7 @@ async function planJoin(o: JoinPlanOptions, controlPlane: boolean): Promise<Join
     isPlan(o.cluster) ? o.cluster.objects : o.cluster.objects,
     ports.crypto,
   );
-  const cluster = offlineCluster(objects);
+  const cluster = offline.offlineCluster(objects);
   const files = new RecordingFileSystem(filesReader(o.existingFiles));
   const transportFor = () => cluster.transport;
   const data = createJoinData({

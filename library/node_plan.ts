@@ -14,7 +14,9 @@ import type { RandomSource } from "../core/ports/random.ts";
 import { utf8 } from "../core/text/utf8.ts";
 import type { CryptoPort } from "../core/ports/crypto.ts";
 import { parsePrivateKeyPEM } from "../core/pki/keys.ts";
-import { cryptoFor, systemClock, virtualTime, webRandom } from "./adapters.ts";
+import { virtualTime } from "../adapters/offline/clock.ts";
+import { deterministicCryptoPort } from "../adapters/crypto/noble.ts";
+import { systemClock, webCryptoPort, webRandom } from "./adapters.ts";
 import type { KeyPool } from "../core/pki/key_pool.ts";
 
 /** One file of a plan: a node path, its POSIX mode and its text. */
@@ -94,7 +96,7 @@ export function planPorts(o: Pick<PlanRunOptions, "random" | "clock" | "crypto">
   return {
     ...virtualTime(o.clock ?? systemClock),
     random: o.random ?? webRandom,
-    crypto: cryptoFor(o.random, o.crypto),
+    crypto: o.crypto ?? (o.random ? deterministicCryptoPort : webCryptoPort),
     log,
     out: { info: (l) => log.push(l), warn: (l) => log.push(l) },
   };

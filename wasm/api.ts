@@ -7,8 +7,7 @@
  * result back: files as bytes, objects as JSON, time as Unix milliseconds, entropy as a seed
  * expanded with `seededRandom`. Crypto is the pure-JavaScript port (`pureJsCryptoPort`: no
  * WebCrypto at all, ECDSA only), which the component's engine needs and which gives the same
- * bytes as the library's deterministic port; the library's adapters module hands it over
- * (`mod.ts` leaves it out, so that the web bundles do not carry it). Every failure is thrown as an
+ * bytes as the library's deterministic port, passed to the library's functions. Every failure is thrown as an
  * {@link ErrorRecord}, which componentize-js returns as the `err` of the function's `result`.
  *
  * @module
@@ -33,8 +32,8 @@ import {
   seededRandom,
   toCloudInit,
 } from "../mod.ts";
-// The library face's adapter, kept out of mod.ts so that the web bundles do not carry it.
-import { pureJsCryptoPort } from "../library/adapters.ts";
+// The component's one adapter choice; mod.ts leaves it out so that the web bundles do not carry it.
+import { pureJsCryptoPort } from "../adapters/crypto/pure_js.ts";
 import type * as Wit from "./wit.d.ts";
 
 /** The fewest seed bytes a function takes: 256 bits of the host's entropy. */
