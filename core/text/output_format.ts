@@ -3,8 +3,8 @@
  * list`, `certs check-expiration`, `config images list`, `upgrade plan`): one list, one parser
  * of `name=argument`, upstream's errors (cli-runtime's print flags as kubeadm composes them).
  *
- * The template engines are not imported here: a caller loads `template_printer.ts` only when
- * a template format is asked for.
+ * The template engines are not imported here: a caller loads `printers/template_printer.ts`
+ * only when a template format is asked for.
  *
  * @module
  */

@@ -31,7 +31,7 @@ import {
   isGoMap,
   isWordChar,
 } from "./go_fmt.ts";
-import { isNumber } from "./unicode.ts";
+import { isNumber } from "../core/text/unicode.ts";
 
 /** A JSONPath expression that failed to parse or execute; the message is client-go's. */
 export class JsonPathError extends Error {
