@@ -57,13 +57,6 @@ export function storedFeatureGateNotices(gates: Readonly<Record<string, boolean>
   return out;
 }
 
-/** The effective value of a gate given the user's settings. */
-export function featureEnabled(gates: Readonly<Record<string, boolean>> | undefined, name: string) {
-  const set = gates?.[name];
-  if (set !== undefined) return set;
-  return INIT_FEATURE_GATES[name]?.default ?? false;
-}
-
 /** Help text lines: `Name=true|false (BETA - default=true)`, sorted. */
 export function knownFeatures(): string[] {
   return Object.entries(INIT_FEATURE_GATES).map(([name, spec]) => {

@@ -46,16 +46,8 @@ import {
   subjectKeyIdExtension,
   type X509KeyUsage,
 } from "./extensions.ts";
-import {
-  exportSPKI,
-  generateKeyPair,
-  type KeyOptions,
-  type KeyPair,
-  type KeySpec,
-  samePublicKey,
-} from "./keys.ts";
+import { exportSPKI, type KeyPair, samePublicKey } from "./keys.ts";
 import type { CryptoPort } from "./crypto.ts";
-import type { EncryptionAlgorithm } from "../config/types.ts";
 import { encodeName, type ParsedName, parseName } from "./name.ts";
 import { decodePem, encodePem } from "./pem.ts";
 import { certificatePin } from "./pin.ts";
@@ -330,35 +322,6 @@ export function encodeCertificatePEM(cert: Certificate | Certificate[]): string 
   return (Array.isArray(cert) ? cert : [cert]).map((c) => encodePem(CERTIFICATE_BLOCK, c.der)).join(
     "",
   );
-}
-
-/** Creates a new key and a self-signed CA certificate for it (upstream `NewCertificateAuthority`). */
-export async function newCertificateAuthority(
-  cfg: CertConfig,
-  key: KeyPair,
-  random: RandomSource,
-): Promise<CertAndKey> {
-  return { cert: await createSelfSignedCACert(cfg, key, random), key };
-}
-
-/**
- * Creates a leaf certificate signed by the CA, with a new key unless one is given (upstream
- * `NewCertAndKey`: at least one ExtKeyUsage is required).
- */
-export async function newCertAndKey(
-  ca: Certificate,
-  caKey: KeyPair,
-  cfg: CertConfig,
-  key: KeyPair | EncryptionAlgorithm | KeySpec,
-  random: RandomSource,
-  crypto?: CryptoPort,
-): Promise<CertAndKey> {
-  if (!cfg.usages || cfg.usages.length === 0) {
-    throw new PkiError("must specify at least one ExtKeyUsage");
-  }
-  const opts: KeyOptions = { crypto, random };
-  const pair = typeof key === "string" || !("sign" in key) ? await generateKeyPair(key, opts) : key;
-  return { cert: await createSignedCert(cfg, pair, ca, caKey, random), key: pair };
 }
 
 /** True when the certificate's signature verifies with the issuer's public key. */

@@ -114,15 +114,6 @@ function elementAt(bytes: Uint8Array, offset: number): Element {
   return new Element(bytes, offset, id, tag, i, end);
 }
 
-/** Reads the element that starts at `offset` of `bytes`; `end` is where the next one starts. */
-export function readElementAt(
-  bytes: Uint8Array,
-  offset: number,
-): { element: DerElement; end: number } {
-  const element = elementAt(bytes, offset);
-  return { element, end: element.end };
-}
-
 /** The first element of `bytes` (what follows it is ignored); `asn1: structure error` if none. */
 export function readDer(bytes: Uint8Array): DerElement {
   return elementAt(bytes, 0);
