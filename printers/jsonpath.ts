@@ -379,7 +379,7 @@ function descendants(values: Val[]): Val[] {
 }
 
 /** Options of a {@link JsonPath}. */
-export interface JsonPathOptions {
+interface JsonPathOptions {
   /** Missing keys print nothing instead of failing (`--allow-missing-template-keys`, default). */
   allowMissingKeys?: boolean;
   /** `jsonpath-as-json`: every result set printed as one indented JSON list. */

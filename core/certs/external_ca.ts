@@ -23,7 +23,7 @@ interface SignedCertCheck {
  * Checks that `<base>.key` loads and `<base>.crt` verifies against the CA (upstream
  * `validateSignedCertWithCA`); throws an {@link ExistingFileError} naming the problem.
  */
-export async function validateSignedCertWithCA(
+async function validateSignedCertWithCA(
   files: FileReader,
   certDir: string,
   check: SignedCertCheck,
@@ -130,7 +130,7 @@ async function usingExternal(
  * verify. A CA certificate that does not load, or a keyless CA whose leaves do not verify, is
  * an error `Error checking external CA condition for <base> certificate authority: ...`.
  */
-export async function isExternallyManaged(
+async function isExternallyManaged(
   files: FileReader,
   certDir: string,
   caBaseName: string,

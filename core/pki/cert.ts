@@ -54,7 +54,7 @@ import { certificatePin } from "./pin.ts";
 import { signatureAlgorithmFor, signData, verifySignature } from "./signature.ts";
 
 /** PEM label of a certificate. */
-export const CERTIFICATE_BLOCK = "CERTIFICATE";
+const CERTIFICATE_BLOCK = "CERTIFICATE";
 
 /** What to put in a certificate (upstream's `certutil.Config` + validity). */
 export interface CertConfig {
@@ -109,9 +109,9 @@ export interface CertAndKey {
 
 const YEAR_MS = 365 * 24 * 3600 * 1000;
 /** Upstream's fallback leaf validity (`CertificateValidityPeriod`, 8760h). */
-export const DEFAULT_CERT_VALIDITY_MS = YEAR_MS;
+const DEFAULT_CERT_VALIDITY_MS = YEAR_MS;
 /** Upstream's fallback CA validity (`CACertificateValidityPeriod`, 87600h). */
-export const DEFAULT_CA_CERT_VALIDITY_MS = 10 * YEAR_MS;
+const DEFAULT_CA_CERT_VALIDITY_MS = 10 * YEAR_MS;
 
 const MAX_SERIAL_EXCLUSIVE = (1n << 63n) - 2n;
 
@@ -131,7 +131,7 @@ function publicKeyBits(spki: Uint8Array): Uint8Array {
 }
 
 /** Go's SubjectKeyId for CA templates: SHA-1 of the subjectPublicKey BIT STRING contents. */
-export async function subjectKeyIdFor(spki: Uint8Array): Promise<Uint8Array> {
+async function subjectKeyIdFor(spki: Uint8Array): Promise<Uint8Array> {
   return new Uint8Array(await crypto.subtle.digest("SHA-1", publicKeyBits(spki).slice()));
 }
 
@@ -325,7 +325,7 @@ export function encodeCertificatePEM(cert: Certificate | Certificate[]): string 
 }
 
 /** True when the certificate's signature verifies with the issuer's public key. */
-export async function checkSignatureFrom(
+async function checkSignatureFrom(
   cert: Certificate,
   issuer: Certificate,
   crypto?: CryptoPort,
@@ -344,7 +344,7 @@ export async function checkSignatureFrom(
 }
 
 /** Go's `time.Time` `%v` form: `2006-01-02 15:04:05 +0000 UTC`. */
-export function formatGoTime(d: Date): string {
+function formatGoTime(d: Date): string {
   return `${d.toISOString().slice(0, 19).replace("T", " ")} +0000 UTC`;
 }
 

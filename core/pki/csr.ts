@@ -32,7 +32,7 @@ import { decodePem, encodePem } from "./pem.ts";
 import { signatureAlgorithmFor, signData } from "./signature.ts";
 
 /** PEM label of a CSR. */
-export const CERTIFICATE_REQUEST_BLOCK = "CERTIFICATE REQUEST";
+const CERTIFICATE_REQUEST_BLOCK = "CERTIFICATE REQUEST";
 
 /** What to request. */
 export interface CSRConfig {

@@ -11,9 +11,9 @@
 import { PkiError } from "../errors.ts";
 
 /** Identifier-octet classes (X.690 8.1.2.2). */
-export const UNIVERSAL = 0;
+const UNIVERSAL = 0;
 /** Context-specific class (`[n]`). */
-export const CONTEXT = 2;
+const CONTEXT = 2;
 
 /** Universal tag numbers kubeadm's structures use. */
 export const TAG = {
