@@ -77,7 +77,7 @@ export interface TargetRelease {
 const VERSION_MINOR = /^(?:ci(?:-cross)?\/)?v?(\d+)\.(\d+)\.(\d+)(?:[-+].*)?$/;
 
 /** Minor of a `[ci/]vMAJOR.MINOR.PATCH[...]` version, or `undefined` when it does not parse. */
-export function kubernetesMinor(version: string | undefined): number | undefined {
+function kubernetesMinor(version: string | undefined): number | undefined {
   const m = VERSION_MINOR.exec(version ?? "");
   return m ? Number(m[2]) : undefined;
 }

@@ -101,12 +101,6 @@ export interface Certificate extends DecodedExtensions {
   signature: Uint8Array;
 }
 
-/** A certificate with the key pair that goes with it. */
-export interface CertAndKey {
-  cert: Certificate;
-  key: KeyPair;
-}
-
 const YEAR_MS = 365 * 24 * 3600 * 1000;
 /** Upstream's fallback leaf validity (`CertificateValidityPeriod`, 8760h). */
 const DEFAULT_CERT_VALIDITY_MS = YEAR_MS;

@@ -8,7 +8,6 @@
 import type { EncryptionAlgorithm } from "../../core/config/types.ts";
 import type { RandomSource } from "../../core/host/ports.ts";
 import {
-  type CertAndKey,
   type CertConfig,
   type Certificate,
   createSelfSignedCACert,
@@ -17,6 +16,12 @@ import {
 import type { CertificateRequest } from "../../core/pki/csr.ts";
 import { generateKeyPair, type KeyPair, type KeySpec } from "../../core/pki/keys.ts";
 import { verifySignature } from "../../core/pki/signature.ts";
+
+/** A certificate with the key pair that goes with it. */
+export interface CertAndKey {
+  cert: Certificate;
+  key: KeyPair;
+}
 
 /** A self-signed CA certificate for `key`. */
 export async function newCertificateAuthority(
