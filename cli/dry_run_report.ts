@@ -15,7 +15,7 @@ import { HostFileSystem } from "../adapters/deno/files.ts";
 import { canWrite, envGet, makeTempDir } from "../adapters/deno/process.ts";
 
 /** Options of {@link DryRunReport}. */
-export interface DryRunReportOptions {
+interface DryRunReportOptions {
   /** `init` or `join`: names the directory's environment variable and temp prefix. */
   command: "init" | "join";
   /** Upstream init also says it wrote the files and why it does not print them. */

@@ -39,7 +39,7 @@ export interface TokenConnection {
 }
 
 /** Upstream's `GetKubeConfigPath`: the kubeconfig a token command uses. */
-export function findKubeconfig(flags: TokenCommonFlags): string {
+function findKubeconfig(flags: TokenCommonFlags): string {
   if (flags.kubeconfig) return flags.kubeconfig;
   const root = flags.rootfs ?? "/";
   const env = envGet("KUBECONFIG");

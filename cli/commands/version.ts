@@ -11,7 +11,7 @@ import { addFlags, type FlagName, type FlagValues, flagValues } from "../flags.t
 import { runtimeInfo } from "../../adapters/deno/process.ts";
 
 /** The version info object upstream prints (apimachinery version.Info). */
-export function versionInfo(): Record<string, string> {
+function versionInfo(): Record<string, string> {
   const [major, minor] = KUBERNETES_VERSION.replace(/^v/, "").split(".");
   const runtime = runtimeInfo();
   return {

@@ -46,12 +46,3 @@ export async function signConfigMap(cm: ConfigMap, crypto: Hashing): Promise<Con
     },
   };
 }
-
-/** True when the ConfigMap carries a checksum annotation that matches its content. */
-export async function verifyConfigMapSignature(
-  cm: ConfigMap,
-  crypto: Hashing,
-): Promise<boolean> {
-  const sig = cm.metadata?.annotations?.[COMPONENT_CONFIG_HASH_ANNOTATION];
-  return sig !== undefined && sig === await configMapChecksum(cm, crypto);
-}

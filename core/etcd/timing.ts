@@ -9,7 +9,7 @@ import { DefaultTimeouts } from "../constants.ts";
 import type { Clock, Sleep } from "../ports/clock.ts";
 
 /** Upstream's `EtcdAPICallRetryInterval`. */
-export const ETCD_API_CALL_RETRY_INTERVAL_MS = 500;
+const ETCD_API_CALL_RETRY_INTERVAL_MS = 500;
 
 /**
  * Bound of one etcd request: upstream's `etcdTimeout` (2s, `util/etcd/etcd.go`), its client's

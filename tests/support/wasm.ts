@@ -65,9 +65,10 @@ async function buildInputs(): Promise<string[]> {
     "adapters/web",
     "wasm",
     "wit",
+    "scripts/wasm_build",
   ];
   const files = ["mod.ts", "deno.json", "deno.lock", "scripts/wasm", "scripts/npm-tool"];
-  files.push("web/bundle_guard.ts");
+  files.push("scripts/web_build/bundle_guard.ts");
   for (const d of dirs) {
     for (const f of await listFiles(`${repoRoot}/${d}`, "")) {
       files.push(f.slice(repoRoot.length + 1));

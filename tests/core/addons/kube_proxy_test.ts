@@ -10,7 +10,10 @@ import {
   kubeProxyDaemonSet,
   proxyEnvVars,
 } from "../../../core/addons/kube_proxy.ts";
-import { verifyConfigMapSignature } from "../../../core/cluster/component_config_hash.ts";
+import {
+  COMPONENT_CONFIG_HASH_ANNOTATION,
+  configMapChecksum,
+} from "../../../core/cluster/component_config_hash.ts";
 import { KubeClient } from "../../../core/kube/client.ts";
 import { toKubeYaml } from "../../../core/yaml/kube_yaml.ts";
 import { FakeKubeApi } from "../../support/fake_kube_api.ts";
@@ -50,8 +53,11 @@ users:
     tokenFile: /var/run/secrets/kubernetes.io/serviceaccount/token`,
   );
   assert.equal(cm.data!["config.conf"], PROXY_CONFIG.trimEnd());
-  assert.ok(await verifyConfigMapSignature(cm, webCryptoPort));
-  const user = await kubeProxyConfigMap({ ...CM_INPUT, userSupplied: true, crypto: webCryptoPort });
+  assert.equal(
+    cm.metadata?.annotations?.[COMPONENT_CONFIG_HASH_ANNOTATION],
+    await configMapChecksum(cm, webCryptoPort),
+  );
+  const user = await kubeProxyConfigMap({ ...CM_INPUT, userSupplied: true });
   assert.equal(user.metadata?.annotations, undefined);
   assert.ok(
     toKubeYaml(cm.data).includes(

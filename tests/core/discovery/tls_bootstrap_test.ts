@@ -9,7 +9,8 @@ import {
 } from "../../../core/discovery/tls_bootstrap.ts";
 import { DiscoveryError } from "../../../core/errors.ts";
 import { webRandom } from "../../../adapters/web/random.ts";
-import { encodeCertificatePEM, newCertificateAuthority } from "../../../core/pki/cert.ts";
+import { encodeCertificatePEM } from "../../../core/pki/cert.ts";
+import { newCertificateAuthority } from "../../support/test_pki.ts";
 import { generateKeyPair } from "../../../core/pki/keys.ts";
 import { certificatePin } from "../../../core/pki/pin.ts";
 

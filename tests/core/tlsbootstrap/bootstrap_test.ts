@@ -8,9 +8,9 @@ import { webRandom } from "../../../adapters/web/random.ts";
 import {
   createSignedCert,
   encodeCertificatePEM,
-  newCertificateAuthority,
   parseCertificatesPEM,
 } from "../../../core/pki/cert.ts";
+import { newCertificateAuthority } from "../../support/test_pki.ts";
 import { parseCSR } from "../../../core/pki/csr.ts";
 import { generateKeyPair } from "../../../core/pki/keys.ts";
 import { decodePem } from "../../../core/pki/pem.ts";
