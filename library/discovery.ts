@@ -34,7 +34,7 @@ interface DiscoveryTime {
 
 /** Inputs of {@link discoverWithToken}. */
 export interface TokenDiscoveryOptions
-  extends Omit<token.TokenDiscoveryOptions, "crypto" | "clock" | "sleep">, DiscoveryTime {
+  extends Omit<token.TokenDiscoveryInput, "crypto" | "clock" | "sleep">, DiscoveryTime {
   /** What checks the JWS signatures and computes the CA pins (default WebCrypto). */
   crypto?: Hashing;
 }
@@ -54,7 +54,7 @@ export function discoverWithToken(options: TokenDiscoveryOptions): Promise<Disco
 
 /** Inputs of {@link discoverWithFile}. */
 export interface FileDiscoveryOptions
-  extends Omit<file.FileDiscoveryOptions, "clock" | "sleep">, DiscoveryTime {}
+  extends Omit<file.FileDiscoveryInput, "clock" | "sleep">, DiscoveryTime {}
 
 /**
  * Runs file (or, with a kubeconfig fetched by `fetchDiscoveryKubeconfig`, HTTPS) discovery.

@@ -55,7 +55,7 @@ export interface DiscoveryUrlResponse {
 export type FetchDiscoveryUrl = (url: string) => Promise<DiscoveryUrlResponse>;
 
 /** Inputs of {@link discoverWithFile}. */
-export interface FileDiscoveryOptions {
+export interface FileDiscoveryInput {
   /** The discovery kubeconfig: parsed, or the text of the file / HTTPS body. */
   kubeconfig: Kubeconfig | string;
   /** Reads files the kubeconfig refers to (`certificate-authority`, `client-*`). */
@@ -219,7 +219,7 @@ export async function fetchDiscoveryKubeconfig(
   });
 }
 
-async function validateConfigInfo(o: FileDiscoveryOptions): Promise<FileDiscoveryResult> {
+async function validateConfigInfo(o: FileDiscoveryInput): Promise<FileDiscoveryResult> {
   const log = o.log ?? (() => {});
   const warn = o.warn ?? (() => {});
   const config: Kubeconfig = structuredClone(
@@ -384,7 +384,7 @@ async function validateConfigInfo(o: FileDiscoveryOptions): Promise<FileDiscover
  * discovery. Throws a {@link DiscoveryError}
  * `couldn't validate the identity of the API Server: <reason>`.
  */
-export async function discoverWithFile(o: FileDiscoveryOptions): Promise<FileDiscoveryResult> {
+export async function discoverWithFile(o: FileDiscoveryInput): Promise<FileDiscoveryResult> {
   try {
     return await validateConfigInfo(o);
   } catch (e) {

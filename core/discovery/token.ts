@@ -65,7 +65,7 @@ export type FetchClusterInfo = (
 ) => Promise<ClusterInfoConfigMap | Error>;
 
 /** Inputs of {@link discoverWithToken}. */
-export interface TokenDiscoveryOptions {
+export interface TokenDiscoveryInput {
   /** The discovery bootstrap token `<id>.<secret>`. Secret. */
   token: string;
   /** `sha256:<hex>` pins of the cluster CA; empty means "unsafe skip CA verification". */
@@ -204,7 +204,7 @@ async function summaries(caPem: string, crypto: Hashing): Promise<CaCertSummary[
 }
 
 async function retrieveValidatedClusterInfo(
-  o: TokenDiscoveryOptions,
+  o: TokenDiscoveryInput,
 ): Promise<DiscoveredClusterInfo> {
   const timeoutMs = o.timeoutMs ?? DefaultTimeouts.discovery;
   const clock = o.clock;
@@ -297,7 +297,7 @@ async function retrieveValidatedClusterInfo(
  * {@link DiscoveryError} `couldn't validate the identity of the API Server: <reason>`.
  */
 export async function discoverWithToken(
-  options: TokenDiscoveryOptions,
+  options: TokenDiscoveryInput,
 ): Promise<DiscoveredClusterInfo> {
   try {
     return await retrieveValidatedClusterInfo(options);
