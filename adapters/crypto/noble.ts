@@ -12,9 +12,9 @@
  *
  * What noble does not cover goes to a delegate: {@link deterministicCryptoPort} signs and
  * checks RSA and does AES-GCM, digests and HMACs on WebCrypto (PKCS#1 v1.5 signatures and
- * AES-GCM under a given nonce are deterministic anyway); `pureJsCryptoPort` (`./pure_js.ts`) touches no WebCrypto key
- * operation at all, for engines whose WebCrypto cannot generate, export or import keys: the
- * WebAssembly component's.
+ * AES-GCM under a given nonce are deterministic anyway); `pureJsCryptoPort` (`./pure_js.ts`)
+ * touches no WebCrypto at all, for engines whose WebCrypto cannot generate, export or import
+ * keys: the WebAssembly component's.
  *
  * @module
  */

@@ -1,8 +1,8 @@
 /**
  * The etcd client of the Deno runtime, over etcd's v3 HTTP/JSON gateway
  * (`POST /v3/cluster/member/{list,add,promote,remove}`, `/v3/maintenance/status`) with
- * client-certificate TLS through the runtime's one transport factory (trusting exactly the etcd
- * CA; the etcd client certificates: `apiserver-etcd-client` or `etcd/healthcheck-client`). It
+ * client-certificate TLS through the Deno adapters' one transport factory (trusting exactly the
+ * etcd CA; the etcd client certificates: `apiserver-etcd-client` or `etcd/healthcheck-client`). It
  * implements the core's {@link EtcdClient} port: a control-plane node joining stacked etcd
  * lists, adds as a learner, promotes and checks status; reset's remove-etcd-member lists and
  * removes.

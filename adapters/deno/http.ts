@@ -1,5 +1,5 @@
 /**
- * The Deno {@link HealthProbe}: one GET of a health URL through the runtime's one transport
+ * The Deno {@link HealthProbe}: one GET of a health URL through the Deno adapters' one transport
  * factory, plain HTTP (the kubelet's `127.0.0.1:10248/healthz`) and HTTPS alike. HTTPS is
  * unverified when asked (the control-plane components' self-signed serving certificates, as
  * upstream) and otherwise trusts no root at all (no CA is given to a health probe; Deno's root

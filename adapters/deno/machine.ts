@@ -1,7 +1,7 @@
 /**
  * The real machine as a {@link Machine}: Linux `/proc` and `/sys`, `$PATH`, TCP
  * listeners, systemd/OpenRC, DNS, the environment, the CRI socket, HTTPS with client
- * certificates (the runtime's one transport factory: only the given CA is trusted).
+ * certificates (the Deno adapters' one transport factory: only the given CA is trusted).
  *
  * kubeadm's own files are read under `--rootfs`; kernel interfaces (`/proc`, `/sys`, `/boot`)
  * and everything else are the running machine's.

@@ -1,7 +1,7 @@
 /**
  * The process the command line runs in, on Deno: its arguments, standard streams, environment,
- * permissions, temp directories, id and exit, and the runtime's name for `kubeadm version`. Environment and
- * permission reads degrade gracefully when Deno did not grant them.
+ * permissions, temp directories, id and exit, and the runtime's name for `kubeadm version`.
+ * Environment and permission reads degrade gracefully when Deno did not grant them.
  *
  * @module
  */
