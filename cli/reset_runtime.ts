@@ -164,7 +164,7 @@ export async function prepareReset(
   });
   const data = buildResetData({
     flags: {
-      certDir: v["cert-dir"],
+      certificatesDir: v["cert-dir"],
       cleanupTmpDir: v["cleanup-tmp-dir"],
       criSocket: v["cri-socket"],
       dryRun: v["dry-run"],

@@ -57,8 +57,7 @@ async function readPem(d: JoinData, path: string): Promise<string> {
 /** A synced etcd client for the cluster's stacked etcd (upstream `NewFromCluster`). */
 async function etcdClientFromCluster(d: JoinData): Promise<EtcdClient> {
   const cfg = await d.initCfg();
-  const dir = cfg.cluster.certificatesDir;
-  const tls = await etcdTls(d, dir);
+  const tls = await etcdTls(d, cfg.cluster.certificatesDir);
   const client = await d.client();
   const endpoints = await etcdEndpointsFromCluster(
     client,
@@ -160,11 +159,11 @@ async function runEtcdMemberJoin(d: JoinData): Promise<void> {
   }
 }
 
-async function etcdTls(d: JoinData, dir: string) {
+async function etcdTls(d: JoinData, certificatesDir: string) {
   return {
-    caPem: await readPem(d, `${dir}/etcd/ca.crt`),
-    certPem: await readPem(d, `${dir}/etcd/healthcheck-client.crt`),
-    keyPem: await readPem(d, `${dir}/etcd/healthcheck-client.key`),
+    caPem: await readPem(d, `${certificatesDir}/etcd/ca.crt`),
+    certPem: await readPem(d, `${certificatesDir}/etcd/healthcheck-client.crt`),
+    keyPem: await readPem(d, `${certificatesDir}/etcd/healthcheck-client.key`),
   };
 }
 

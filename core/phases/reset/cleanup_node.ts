@@ -11,7 +11,6 @@
  * @module
  */
 import {
-  DEFAULT_CERTIFICATES_DIR,
   KUBEADM_TMP_DIR,
   KubeconfigFile,
   KUBELET_RUN_DIR,
@@ -19,6 +18,7 @@ import {
   MANIFESTS_DIR,
 } from "../../constants.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
+import { certificatesDirOrDefault } from "../../config/defaults.ts";
 import type { ResetData } from "./data.ts";
 import { cleanupDirProblem } from "./safety.ts";
 
@@ -173,7 +173,7 @@ export async function runCleanupNode(d: ResetData): Promise<void> {
   const kubeletDir = await unmountKubeletDir(d);
   if (kubeletDir !== undefined) dirs.push(kubeletDir);
   await removeContainers(d);
-  if (d.certificatesDir !== DEFAULT_CERTIFICATES_DIR) {
+  if (d.certificatesDir !== certificatesDirOrDefault()) {
     d.out.warn(
       `[reset] WARNING: Cleaning a non-default certificates directory: ${
         JSON.stringify(d.certificatesDir)

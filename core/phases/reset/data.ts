@@ -9,7 +9,8 @@
  * @module
  */
 import type { ResetConfiguration } from "../../config/types.ts";
-import { DEFAULT_CERTIFICATES_DIR, DEFAULT_CRI_SOCKET } from "../../constants.ts";
+import { DEFAULT_CRI_SOCKET } from "../../constants.ts";
+import { certificatesDirOrDefault } from "../../config/defaults.ts";
 import { validateUnmountFlags } from "../../config/reset.ts";
 import type { Printer } from "../../ports/printer.ts";
 import { KNOWN_CHECK_NAMES } from "../../preflight/catalog.ts";
@@ -65,7 +66,7 @@ export interface ResetData {
 
 /** Command-line values; `undefined` means the flag was not given. */
 export interface ResetFlags {
-  certDir?: string;
+  certificatesDir?: string;
   cleanupTmpDir?: boolean;
   criSocket?: string;
   dryRun?: boolean;
@@ -88,10 +89,10 @@ export interface ResetDataInput {
 /** Resolves flags, ResetConfiguration and cluster values into {@link ResetData}. */
 export function buildResetData(input: ResetDataInput): ResetData & { skipPhases: string[] } {
   const { flags, config = {}, cluster } = input;
-  const certificatesDir = flags.certDir !== undefined
-    ? assertSafeCleanupDir(flags.certDir, "--cert-dir")
+  const certificatesDir = flags.certificatesDir !== undefined
+    ? assertSafeCleanupDir(flags.certificatesDir, "--cert-dir")
     : assertSafeCleanupDir(
-      config.certificatesDir || cluster?.certificatesDir || DEFAULT_CERTIFICATES_DIR,
+      certificatesDirOrDefault(config.certificatesDir || cluster?.certificatesDir),
       "certificatesDir",
     );
   validateUnmountFlags(config.unmountFlags ?? []);

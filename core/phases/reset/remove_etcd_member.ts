@@ -65,16 +65,17 @@ function memberTarget(
 
 /** The etcd client certificate: `apiserver-etcd-client`, else `etcd/healthcheck-client`. */
 async function etcdClientTLS(d: ResetData): Promise<TlsClientMaterial> {
-  const dir = d.certificatesDir;
-  const ca = await d.node.machine.files.read(`${dir}/etcd/ca.crt`);
-  if (ca === undefined) throw new KubeadmError(`could not read the etcd CA ${dir}/etcd/ca.crt`);
+  const { certificatesDir } = d;
+  const caPath = `${certificatesDir}/etcd/ca.crt`;
+  const ca = await d.node.machine.files.read(caPath);
+  if (ca === undefined) throw new KubeadmError(`could not read the etcd CA ${caPath}`);
   for (const base of ["apiserver-etcd-client", "etcd/healthcheck-client"]) {
-    const cert = await d.node.machine.files.read(`${dir}/${base}.crt`);
-    const key = await d.node.machine.files.read(`${dir}/${base}.key`);
+    const cert = await d.node.machine.files.read(`${certificatesDir}/${base}.crt`);
+    const key = await d.node.machine.files.read(`${certificatesDir}/${base}.key`);
     if (cert && key) return { caPem: utf8(ca), certPem: utf8(cert), keyPem: utf8(key) };
   }
   throw new KubeadmError(
-    `no etcd client certificate found in ${dir} (apiserver-etcd-client or etcd/healthcheck-client)`,
+    `no etcd client certificate found in ${certificatesDir} (apiserver-etcd-client or etcd/healthcheck-client)`,
   );
 }
 

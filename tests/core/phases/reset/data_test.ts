@@ -36,7 +36,7 @@ Deno.test("flags win over the ResetConfiguration, which wins over the cluster", 
 
   const fromFlags = resetFixture({
     flags: {
-      certDir: "/flag/pki",
+      certificatesDir: "/flag/pki",
       criSocket: "unix:///flag.sock",
       dryRun: false,
       force: false,
@@ -57,8 +57,8 @@ Deno.test("flags win over the ResetConfiguration, which wins over the cluster", 
 });
 
 Deno.test("dangerous certificate directories are refused before anything runs", () => {
-  for (const certDir of ["/", "", "pki", "/etc/kubernetes/pki/../..", "/etc", "/var/lib"]) {
-    assert.throws(() => resetFixture({ flags: { certDir } }), FlagError, certDir);
+  for (const certificatesDir of ["/", "", "pki", "/etc/kubernetes/pki/../..", "/etc", "/var/lib"]) {
+    assert.throws(() => resetFixture({ flags: { certificatesDir } }), FlagError, certificatesDir);
   }
   assert.throws(
     () => resetFixture({ flags: {}, config: { certificatesDir: "/" } }),

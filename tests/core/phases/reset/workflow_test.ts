@@ -147,7 +147,9 @@ Deno.test("dry-run as an unprivileged user reports the root check but goes on", 
 });
 
 Deno.test("a non-default certificate directory is warned about and emptied; --cleanup-tmp-dir", async () => {
-  const f = resetFixture({ flags: { force: true, certDir: "/srv/k8s/pki", cleanupTmpDir: true } });
+  const f = resetFixture({
+    flags: { force: true, certificatesDir: "/srv/k8s/pki", cleanupTmpDir: true },
+  });
   f.host.files.put("/srv/k8s/pki/ca.crt", "x");
   await runReset(f.data);
   assert.ok(
