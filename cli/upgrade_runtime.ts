@@ -456,6 +456,7 @@ export async function runUpgradeDiff(
     const diff = await manifestDiffs({
       cfg,
       files,
+      crypto: platform.crypto,
       manifestDir: MANIFESTS_DIR,
       existingDirs: facts.existingDirs,
       context: values["context-lines"] ?? upgrade.diff.contextLines,

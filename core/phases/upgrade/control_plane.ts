@@ -25,6 +25,7 @@ function manifestContext(d: UpgradeData): ManifestWriteContext {
   return {
     cfg: d.cfg,
     files: d.files,
+    crypto: d.crypto,
     out: d.out,
     manifestDir: d.manifestDir,
     patchesDir: d.settings.patchesDir,
@@ -48,11 +49,11 @@ function localEtcd(d: UpgradeData): UpgradeEtcd {
   return {
     timing,
     async connect() {
-      const dir = d.cfg.cluster.certificatesDir;
+      const { certificatesDir } = d.cfg.cluster;
       const tls = {
-        caPem: await readPem(d, `${dir}/etcd/ca.crt`),
-        certPem: await readPem(d, `${dir}/etcd/healthcheck-client.crt`),
-        keyPem: await readPem(d, `${dir}/etcd/healthcheck-client.key`),
+        caPem: await readPem(d, `${certificatesDir}/etcd/ca.crt`),
+        certPem: await readPem(d, `${certificatesDir}/etcd/healthcheck-client.crt`),
+        keyPem: await readPem(d, `${certificatesDir}/etcd/healthcheck-client.key`),
       };
       const endpoints = await etcdEndpointsFromCluster(
         d.client,
@@ -100,7 +101,6 @@ async function upgrade(d: UpgradeData): Promise<void> {
       etcdUpgrade: d.settings.etcdUpgrade,
       renewCerts: d.settings.renewCerts,
       random: d.random,
-      crypto: d.crypto,
       now: d.clock.now(),
     });
   } catch (e) {
