@@ -86,7 +86,7 @@ async function fromCluster(
     return undefined;
   }
   const { fetchClusterConfigDocuments, resolveClusterDocuments } = await import(
-    "../core/phases/join/cluster_config.ts"
+    "../core/config/cluster_config.ts"
   );
   try {
     // Upstream's GetConfigMapWithShortRetry: every 50ms for at most 350ms.
