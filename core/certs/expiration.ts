@@ -91,17 +91,20 @@ function missing(name: string): CertificateExpiration {
 export async function checkExpiration(
   input: ExpirationInput,
 ): Promise<{ info: CertificateExpirationInfo; warnings: string[] }> {
-  const { pki, now } = input;
+  const { now } = input;
+  // One walk: each file of the directory is read once for the whole report.
+  const pki = input.pki.walk();
+  const where = { ...input, pki };
   const external = externalCAChecker(pki, now);
   const isExternal = (caBaseName: string) => external.isExternal(caBaseName);
   const certificates: CertificateExpiration[] = [];
   for (const target of renewTargets(input.externalEtcd)) {
-    if (!(await targetExists(target, input))) {
+    if (!(await targetExists(target, where))) {
       certificates.push(missing(target.name));
       continue;
     }
     const managed = await isExternal(target.caBaseName);
-    const { cert } = await loadTarget(target, input);
+    const { cert } = await loadTarget(target, where);
     certificates.push(entry(target.name, cert.notAfter, now, managed, target.caName));
   }
   const certificateAuthorities: CertificateExpiration[] = [];

@@ -99,6 +99,8 @@ export function periodWarning(name: string, cert: Certificate, now: Date): strin
  */
 export class PkiDirectory<F extends FileReader = FileReader> {
   readonly #prefix: string;
+  /** A walk's reads by path (see {@link PkiDirectory.walk}); absent, every read reaches the files. */
+  #reads?: Map<string, Promise<Uint8Array | undefined>>;
 
   constructor(
     /** The node's files the directory is read (and written) through. */
@@ -116,6 +118,35 @@ export class PkiDirectory<F extends FileReader = FileReader> {
     run: { files: F; cfg: { cluster: { certificatesDir: string } }; crypto: CryptoPort },
   ): PkiDirectory<F> {
     return new PkiDirectory(run.files, run.cfg.cluster.certificatesDir, run.crypto);
+  }
+
+  /**
+   * This directory for one walk over a certificate (its presence, loads and checks, and its
+   * CA's): each file is read at most once during the walk, and a file the walk writes is read
+   * again afterwards. A walk is short-lived: it does not see what others write meanwhile.
+   */
+  walk(): PkiDirectory<F> {
+    const walk = new PkiDirectory(this.files, this.certificatesDir, this.crypto);
+    walk.#reads = new Map();
+    return walk;
+  }
+
+  /** The content of `<dir>/<name>`, or `undefined` when it does not exist. */
+  read(name: string): Promise<Uint8Array | undefined> {
+    return this.#readPath(this.path(name));
+  }
+
+  #readPath(path: string): Promise<Uint8Array | undefined> {
+    if (!this.#reads) return this.files.read(path);
+    let read = this.#reads.get(path);
+    if (!read) this.#reads.set(path, read = this.files.read(path));
+    return read;
+  }
+
+  /** Writes `file` through the directory's file system (a walk reads it afresh). */
+  async #write(this: PkiDirectory<FileSystem>, file: PlannedFile): Promise<void> {
+    this.#reads?.delete(file.path);
+    await this.files.write(file);
   }
 
   /** `<dir>/<name>`: any file of the directory (`sa.key`, `etcd/ca.crt`). */
@@ -145,7 +176,7 @@ export class PkiDirectory<F extends FileReader = FileReader> {
 
   /** Whether `<dir>/<name>` exists. */
   async has(name: string): Promise<boolean> {
-    return (await this.files.read(this.path(name))) !== undefined;
+    return (await this.read(name)) !== undefined;
   }
 
   /** Whether `<base>.crt` exists. */
@@ -176,7 +207,7 @@ export class PkiDirectory<F extends FileReader = FileReader> {
    */
   async readCerts(baseName: string): Promise<Certificate[]> {
     const path = this.certPath(baseName);
-    const data = await this.files.read(path);
+    const data = await this.#readPath(path);
     if (data === undefined) throw new PkiError(notFound(path), { field: path });
     try {
       return [...parsedCerts.of(this.files, data, parseCertificatesPEM)];
@@ -213,7 +244,7 @@ export class PkiDirectory<F extends FileReader = FileReader> {
    */
   async loadKey(baseName: string): Promise<KeyPair> {
     const path = this.keyPath(baseName);
-    const data = await this.files.read(path);
+    const data = await this.#readPath(path);
     if (data === undefined) {
       throw new PkiError(`couldn't load the private key file ${path}: ${notFound(path)}`, {
         field: path,
@@ -370,14 +401,14 @@ export class PkiDirectory<F extends FileReader = FileReader> {
   ): Promise<void> {
     await this.writeKey(baseName, key);
     const file = this.certFile(baseName, cert);
-    await this.files.write(file);
+    await this.#write(file);
     parsedCerts.remember(this.files, file.data, [cert]);
   }
 
   /** Writes `<base>.key` (0600), remembered as {@link writeCertAndKey} remembers it. */
   async writeKey(this: PkiDirectory<FileSystem>, baseName: string, key: KeyPair): Promise<void> {
     const file = await this.keyFile(baseName, key);
-    await this.files.write(file);
+    await this.#write(file);
     parsedKeysOf(this.crypto).remember(this.files, file.data, key);
   }
 
@@ -387,7 +418,7 @@ export class PkiDirectory<F extends FileReader = FileReader> {
     baseName: string,
     key: KeyPair,
   ): Promise<void> {
-    await this.files.write({
+    await this.#write({
       path: this.publicKeyPath(baseName),
       data: await encodePublicKeyPEM(key),
       mode: KEY_FILE_MODE,

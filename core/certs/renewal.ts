@@ -76,6 +76,7 @@ function targetPath(target: RenewTarget, where: RenewalFiles): string {
 
 /** True when the target's certificate file exists (upstream `CertificateExists`). */
 export async function targetExists(target: RenewTarget, where: RenewalFiles): Promise<boolean> {
+  if (target.source.kind === "pki") return await where.pki.hasCert(target.source.baseName);
   return (await where.pki.files.read(targetPath(target, where))) !== undefined;
 }
 
@@ -345,7 +346,10 @@ async function renewedFiles(
  * verify, a CA that does not load, a CA key that does not match the CA certificate.
  */
 export async function planRenewal(input: RenewalInput): Promise<RenewalPlan> {
-  const { pki, settings, startTime, now } = input;
+  const { settings, startTime, now } = input;
+  // Planning writes nothing: one walk reads each file of the directory once.
+  const pki = input.pki.walk();
+  const where: RenewalFiles = { pki, kubeconfigDir: input.kubeconfigDir };
   const unknown = unknownRenewNames(input.names);
   if (unknown.length > 0) {
     throw new KubeadmError(`${unknown[0]} is not a valid certificate for this cluster`, {
@@ -367,7 +371,7 @@ export async function planRenewal(input: RenewalInput): Promise<RenewalPlan> {
   const outcomes: (RenewalOutcome | { target: RenewTarget; status: "pending" })[] = [];
   for (const name of input.names) {
     const target = targets.get(name);
-    if (!target || !(await targetExists(target, input))) {
+    if (!target || !(await targetExists(target, where))) {
       outcomes.push({ target: target ?? all.get(name)!, status: "missing" });
       continue;
     }
@@ -375,7 +379,7 @@ export async function planRenewal(input: RenewalInput): Promise<RenewalPlan> {
       outcomes.push({ target, status: "external" });
       continue;
     }
-    pending.push({ target, loaded: await loadTarget(target, input) });
+    pending.push({ target, loaded: await loadTarget(target, where) });
     outcomes.push({ target, status: "pending" });
   }
   const pool = input.keys ?? new KeyPool({ random: input.random, crypto: pki.crypto });
@@ -415,7 +419,7 @@ export async function planRenewal(input: RenewalInput): Promise<RenewalPlan> {
     renewed.set(target.name, {
       target,
       status: "renewed",
-      files: await renewedFiles(target, loaded, { cert, key }, input),
+      files: await renewedFiles(target, loaded, { cert, key }, where),
       previous: loaded.cert,
       cert,
     });

@@ -89,8 +89,9 @@ function checkPeriod(ctx: CertTreeContext, name: string, cert: Certificate): voi
   if (warning) ctx.out.warn(warning);
 }
 
-function pkiOf(ctx: CertTreeContext): PkiDirectory<FileSystem> {
-  return PkiDirectory.of(ctx);
+/** The run's certificates directory for one walk (each of its files read at most once). */
+function walkOf(ctx: CertTreeContext): PkiDirectory<FileSystem> {
+  return PkiDirectory.of(ctx).walk();
 }
 
 function algorithm(ctx: CertTreeContext): EncryptionAlgorithm {
@@ -118,7 +119,7 @@ export interface KeyPlan {
  * Cheap when everything exists.
  */
 export async function prefetchKeys(ctx: CertTreeContext, plan: KeyPlan): Promise<void> {
-  const pki = pkiOf(ctx);
+  const pki = walkOf(ctx);
   const alg = algorithm(ctx);
   const specs = certListFor(ctx.cfg).filter((s) => plan.certs.includes(s.name));
   const present = await Promise.all(specs.map((s) => pki.hasCertOrKey(s.baseName)));
@@ -164,22 +165,25 @@ export async function checkExistingCerts(
   certs: readonly string[],
 ): Promise<Set<string>> {
   const generated = new Set<string>();
+  const pki = walkOf(ctx);
   for (const spec of certListFor(ctx.cfg)) {
     if (!certs.includes(spec.name)) continue;
-    if (spec.caName) await inspectLeaf(ctx, spec, generated);
-    else if ((await inspectCA(ctx, spec)) === "absent") generated.add(spec.name);
+    if (spec.caName) await inspectLeaf(ctx, pki, spec, generated);
+    else if ((await inspectCA(ctx, pki, spec)) === "absent") generated.add(spec.name);
   }
-  if (certs.includes("sa")) await checkServiceAccountPair(ctx);
+  if (certs.includes("sa")) await checkServiceAccountPair(ctx, pki);
   return generated;
 }
 
 /** Refuses an existing sa.pub that is not the public half of the existing sa.key. */
-async function checkServiceAccountPair(ctx: CertTreeContext): Promise<void> {
-  const pki = pkiOf(ctx);
+async function checkServiceAccountPair(
+  ctx: CertTreeContext,
+  pki: PkiDirectory<FileSystem>,
+): Promise<void> {
   const keyFile = pki.path(PkiFile.saPrivateKey);
   const pubFile = pki.path(PkiFile.saPublicKey);
-  const key = await existingServiceAccountKey(ctx);
-  const pubPem = await ctx.files.read(pubFile);
+  const key = await existingServiceAccountKey(ctx, pki);
+  const pubPem = await pki.read(PkiFile.saPublicKey);
   if (key === undefined || pubPem === undefined) return;
   let pub: Uint8Array | undefined;
   try {
@@ -207,9 +211,10 @@ async function checkServiceAccountPair(ctx: CertTreeContext): Promise<void> {
  * service-account key pair), as upstream's `init phase certs <name>` does.
  */
 export function ensureCert(ctx: CertTreeContext, name: string): Promise<void> {
-  if (name === "sa") return ensureServiceAccountKey(ctx);
+  const pki = walkOf(ctx);
+  if (name === "sa") return ensureServiceAccountKey(ctx, pki);
   const spec = certSpec(name);
-  return spec.caName ? ensureLeaf(ctx, spec) : ensureCA(ctx, spec);
+  return spec.caName ? ensureLeaf(ctx, pki, spec) : ensureCA(ctx, pki, spec);
 }
 
 /** Loads an existing certificate file; a file that does not load is an {@link ExistingFileError}. */
@@ -232,10 +237,10 @@ async function existingCert<T>(
 /** An existing certificate's key must load and match it. */
 async function checkMatchingKey(
   ctx: CertTreeContext,
+  pki: PkiDirectory,
   spec: CertSpec,
   cert: Certificate,
 ): Promise<void> {
-  const pki = pkiOf(ctx);
   let key;
   try {
     key = await pki.loadKey(spec.baseName);
@@ -262,11 +267,11 @@ type CAInspection = "skipped" | "absent" | "keyless" | "reused";
  */
 async function inspectCA(
   ctx: CertTreeContext,
+  pki: PkiDirectory,
   spec: CertSpec,
   loaded: OnLoaded = () => {},
 ): Promise<CAInspection> {
   if (externalEtcd(ctx) && spec.name === "etcd-ca") return "skipped";
-  const pki = pkiOf(ctx);
   const crtPath = pki.certPath(spec.baseName);
   const kPath = pki.keyPath(spec.baseName);
   const regenerate = recoveryOf(ctx) === "regenerate";
@@ -288,7 +293,7 @@ async function inspectCA(
       });
     }
     if (!(await pki.hasKey(spec.baseName))) return "keyless";
-    await checkMatchingKey(ctx, spec, cert);
+    await checkMatchingKey(ctx, pki, spec, cert);
     return "reused";
   }
   if (await pki.hasKey(spec.baseName)) {
@@ -305,8 +310,12 @@ async function inspectCA(
   return "absent";
 }
 
-async function ensureCA(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
-  const found = await inspectCA(ctx, spec, (name, cert) => checkPeriod(ctx, name, cert));
+async function ensureCA(
+  ctx: CertTreeContext,
+  pki: PkiDirectory<FileSystem>,
+  spec: CertSpec,
+): Promise<void> {
+  const found = await inspectCA(ctx, pki, spec, (name, cert) => checkPeriod(ctx, name, cert));
   switch (found) {
     case "skipped":
       ctx.out.info(
@@ -325,7 +334,7 @@ async function ensureCA(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
   const key = await ctx.keys.take(certKeyId(spec.name), algorithm(ctx));
   const cert = await createSelfSignedCACert(cfg, key, ctx.random, ctx.crypto);
   ctx.out.info(`[certs] Generating ${JSON.stringify(spec.baseName)} certificate and key`);
-  await pkiOf(ctx).writeCertAndKey(spec.baseName, { cert, key });
+  await pki.writeCertAndKey(spec.baseName, { cert, key });
 }
 
 function goList(items: string[]): string {
@@ -349,17 +358,20 @@ type LeafInspection =
  */
 async function inspectLeaf(
   ctx: CertTreeContext,
+  pki: PkiDirectory,
   spec: CertSpec,
   generated: ReadonlySet<string> = new Set(),
   loaded: OnLoaded = () => {},
 ): Promise<LeafInspection> {
   const ca = caSpecOf(spec)!;
   if (externalEtcd(ctx) && spec.caName === "etcd-ca") return { action: "skipped" };
-  const pki = pkiOf(ctx);
   const crtPath = pki.certPath(spec.baseName);
   const kPath = pki.keyPath(spec.baseName);
   if (await pki.hasCert(spec.baseName)) {
-    return { action: "reuse", cert: await checkExistingLeaf(ctx, spec, ca, generated, loaded) };
+    return {
+      action: "reuse",
+      cert: await checkExistingLeaf(ctx, pki, spec, ca, generated, loaded),
+    };
   }
   if (await pki.hasKey(spec.baseName)) {
     throw new ExistingFileError(
@@ -393,14 +405,24 @@ async function inspectLeaf(
   return { action: "create", ca: caPair };
 }
 
-async function ensureLeaf(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
-  const found = await inspectLeaf(ctx, spec, new Set(), (name, c) => checkPeriod(ctx, name, c));
+async function ensureLeaf(
+  ctx: CertTreeContext,
+  pki: PkiDirectory<FileSystem>,
+  spec: CertSpec,
+): Promise<void> {
+  const found = await inspectLeaf(
+    ctx,
+    pki,
+    spec,
+    new Set(),
+    (name, c) => checkPeriod(ctx, name, c),
+  );
   if (found.action === "skipped") {
     ctx.out.info(`[certs] External etcd mode: Skipping ${spec.baseName} certificate generation`);
     return;
   }
   if (found.action === "reuse") {
-    warnMissingSANs(ctx, spec, found.cert);
+    warnMissingSANs(ctx, pki, spec, found.cert);
     ctx.out.info(`[certs] Using existing ${spec.baseName} certificate and key on disk`);
     return;
   }
@@ -409,7 +431,7 @@ async function ensureLeaf(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
   const key = await ctx.keys.take(certKeyId(spec.name), algorithm(ctx));
   const cert = await createSignedCert(cfg, key, caPair.cert, caPair.key, ctx.random, ctx.crypto);
   ctx.out.info(`[certs] Generating ${JSON.stringify(spec.baseName)} certificate and key`);
-  await pkiOf(ctx).writeCertAndKey(spec.baseName, { cert, key });
+  await pki.writeCertAndKey(spec.baseName, { cert, key });
   if (hasServerAuth(cert)) {
     ctx.out.info(
       `[certs] ${spec.baseName} serving cert is signed for DNS names ${
@@ -425,12 +447,12 @@ async function ensureLeaf(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
  */
 async function checkExistingLeaf(
   ctx: CertTreeContext,
+  pki: PkiDirectory,
   spec: CertSpec,
   ca: CertSpec,
   generated: ReadonlySet<string>,
   loaded: OnLoaded,
 ): Promise<Certificate> {
-  const pki = pkiOf(ctx);
   const crtPath = pki.certPath(spec.baseName);
   const kPath = pki.keyPath(spec.baseName);
   const chain = await existingCert(
@@ -469,14 +491,18 @@ async function checkExistingLeaf(
   } catch (e) {
     throw notSigned(errorMessage(e), e);
   }
-  await checkMatchingKey(ctx, spec, chain.cert);
+  await checkMatchingKey(ctx, pki, spec, chain.cert);
   return chain.cert;
 }
 
 /** Upstream reuses a leaf as is; say so when it no longer covers the configured SANs. */
-function warnMissingSANs(ctx: CertTreeContext, spec: CertSpec, cert: Certificate): void {
+function warnMissingSANs(
+  ctx: CertTreeContext,
+  pki: PkiDirectory,
+  spec: CertSpec,
+  cert: Certificate,
+): void {
   if (!spec.altNames) return;
-  const pki = pkiOf(ctx);
   const wanted = certConfigFor(spec, ctx.cfg, ctx.startTime);
   for (const host of [...wanted.dnsNames ?? [], ...wanted.ips ?? []]) {
     try {
@@ -497,10 +523,9 @@ function warnMissingSANs(ctx: CertTreeContext, spec: CertSpec, cert: Certificate
  * The existing `sa.key`, parsed; `undefined` when there is none. A file that does not load is
  * an {@link ExistingFileError} (checked before any write, and again by the `sa` sub-phase).
  */
-async function existingServiceAccountKey(ctx: CertTreeContext) {
-  const pki = pkiOf(ctx);
+async function existingServiceAccountKey(ctx: CertTreeContext, pki: PkiDirectory) {
   const path = pki.path(PkiFile.saPrivateKey);
-  const existing = await ctx.files.read(path);
+  const existing = await pki.read(PkiFile.saPrivateKey);
   if (existing === undefined) return undefined;
   try {
     return await parsePrivateKeyPEM(existing, ctx.crypto, path);
@@ -520,20 +545,22 @@ async function existingServiceAccountKey(ctx: CertTreeContext) {
   }
 }
 
-async function ensureServiceAccountKey(ctx: CertTreeContext): Promise<void> {
+async function ensureServiceAccountKey(
+  ctx: CertTreeContext,
+  pki: PkiDirectory<FileSystem>,
+): Promise<void> {
   ctx.out.log?.(
     1,
     LOG_SOURCE,
     "creating new public/private key files for signing service account users",
   );
-  if (await existingServiceAccountKey(ctx) !== undefined) {
-    await checkServiceAccountPair(ctx);
+  if (await existingServiceAccountKey(ctx, pki) !== undefined) {
+    await checkServiceAccountPair(ctx, pki);
     ctx.out.info(`[certs] Using the existing ${JSON.stringify(PkiFile.saBaseName)} key`);
     return;
   }
   const key = await ctx.keys.take(certKeyId("sa"), algorithm(ctx));
   ctx.out.info(`[certs] Generating ${JSON.stringify(PkiFile.saBaseName)} key and public key`);
-  const pki = pkiOf(ctx);
   await pki.writeKey(PkiFile.saBaseName, key);
   await pki.writePublicKey(PkiFile.saBaseName, key);
 }

@@ -115,3 +115,36 @@ Deno.test("a PkiDirectory names every file of the directory by its base name", a
   assert.equal(await pki.isKeyless("ca"), true, "a certificate without its key");
   assert.equal(await pki.isKeyless("front-proxy-ca"), false, "neither file");
 });
+
+Deno.test("a walk reads each file once, reads again what it writes, and sees no other writes", async () => {
+  const files = new MemoryFileSystem();
+  const reads: string[] = [];
+  const read = files.read.bind(files);
+  files.read = (path: string) => {
+    reads.push(path.slice(PKI.length + 1));
+    return read(path);
+  };
+  const key = await generateKeyPair("ECDSA-P256", webKeys);
+  const cert = await createSelfSignedCACert(
+    { commonName: "kubernetes", notBefore: new Date("2026-01-01T00:00:00Z") },
+    key,
+    seededRandom(2),
+    webCryptoPort,
+  );
+  const walk = pkiOf(files).walk();
+  assert.equal(await walk.hasCertOrKey("ca"), false);
+  assert.equal(await walk.isKeyless("ca"), false);
+  assert.deepEqual(reads, ["ca.crt", "ca.key"]);
+  await walk.writeCertAndKey("ca", { cert, key });
+  assert.equal((await walk.loadCA("ca")).cert.subject.commonName, "kubernetes");
+  assert.equal(await walk.hasCertOrKey("ca"), true);
+  assert.deepEqual(reads, ["ca.crt", "ca.key", "ca.crt", "ca.key"]);
+  // Others' writes are not seen by a walk already under way; a new walk or the directory sees them.
+  await files.write({ path: `${PKI}/sa.key`, data: "x", mode: 0o600, kind: "key" });
+  const before = pkiOf(files).walk();
+  assert.equal(await before.has("sa.pub"), false);
+  await files.write({ path: `${PKI}/sa.pub`, data: "y", mode: 0o600, kind: "public-key" });
+  assert.equal(await before.has("sa.pub"), false);
+  assert.equal(await pkiOf(files).has("sa.pub"), true);
+  assert.equal(await pkiOf(files).walk().has("sa.pub"), true);
+});
