@@ -136,7 +136,7 @@ type CAOnDisk =
 
 /** Loads the CA of the kubeconfig files as their sub-phases do. */
 async function loadKubeconfigCA(ctx: KubeconfigFileContext): Promise<CAOnDisk> {
-  const pki = PkiDirectory.of(ctx);
+  const pki = PkiDirectory.of(ctx).walk();
   if (await pki.isKeyless("ca")) {
     try {
       return { mode: "external", cert: await pki.loadCert("ca") };
