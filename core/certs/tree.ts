@@ -176,10 +176,7 @@ export async function checkExistingCerts(
 }
 
 /** Refuses an existing sa.pub that is not the public half of the existing sa.key. */
-async function checkServiceAccountPair(
-  ctx: CertTreeContext,
-  pki: PkiDirectory<FileSystem>,
-): Promise<void> {
+async function checkServiceAccountPair(ctx: CertTreeContext, pki: PkiDirectory): Promise<void> {
   const keyFile = pki.path(PkiFile.saPrivateKey);
   const pubFile = pki.path(PkiFile.saPublicKey);
   const key = await existingServiceAccountKey(ctx, pki);
