@@ -65,7 +65,7 @@ export async function readAnswer(prompt: string): Promise<string | undefined> {
 }
 
 async function resetConfiguration(inv: Invocation): Promise<ResetConfiguration | undefined> {
-  const path = inv.values.config;
+  const path = inv.inputs.config;
   if (!path) return undefined;
   const { loadConfigDocuments } = await import("../core/config/parse.ts");
   const loaded = loadConfigDocuments(await loadConfigFile(path), { source: path });
@@ -141,17 +141,17 @@ async function readResetClusterConfig(
   }
 }
 
-/** Resolves flags, the ResetConfiguration and what the cluster says into a reset run. */
+/** Resolves the inputs, the ResetConfiguration and what the cluster says into a reset run. */
 export async function prepareReset(
   inv: Invocation,
   deps: ResetDeps,
 ): Promise<WorkflowRun<ResetData>> {
-  const { values: v, out, rootfs } = inv;
+  const { inputs, out, rootfs } = inv;
   const config = await resetConfiguration(inv);
   // Upstream's etcd client for reset: 2s requests, transient failures retried for 2m.
   const node = await nodeHost(rootfs, deps, { etcd: { retryForMs: 120_000 } });
   const cluster = await (deps.fetchClusterConfig ?? readResetClusterConfig)(
-    v.kubeconfig,
+    inputs.kubeconfig,
     rootfs,
     out,
   ).catch((e) => {
@@ -163,15 +163,7 @@ export async function prepareReset(
     return undefined;
   });
   const data = buildResetData({
-    flags: {
-      certDir: v["cert-dir"],
-      cleanupTmpDir: v["cleanup-tmp-dir"],
-      criSocket: v["cri-socket"],
-      dryRun: v["dry-run"],
-      force: v.force,
-      ignorePreflightErrors: v["ignore-preflight-errors"],
-      skipPhases: v["skip-phases"],
-    },
+    inputs,
     config,
     cluster,
     out,

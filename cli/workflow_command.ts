@@ -22,12 +22,13 @@ import {
   addFlags,
   type CommandName,
   type FlagName,
-  type FlagValues,
   flagValues,
   type GivenFlags,
+  inputsOf,
   isFlagName,
   setFlagNames,
 } from "./flags.ts";
+import type { Inputs } from "../core/config/inputs.ts";
 import { consolePrinter } from "./output.ts";
 import { requireSubcommand } from "./usage.ts";
 import type { DirectCommand } from "./command_list.ts";
@@ -42,8 +43,8 @@ export interface CommandDeps {
 
 /** One invocation of a workflow command, as its `prepare` sees it. */
 export interface Invocation {
-  /** The flags the user set, typed (`--config` mixing is already checked). */
-  values: FlagValues;
+  /** What the flags the user set give (`inputsOf`; `--config` mixing is already checked). */
+  inputs: Inputs;
   /** The flags this command accepts. */
   accepts: readonly string[];
   /** The positional argument, when the command takes one. */
@@ -106,15 +107,15 @@ async function run<D extends { willRun?: (phasePath: string) => boolean }>(
   );
   // Upstream's data initialiser checks this for the workflow and every phase command alike.
   validateMixedArguments(given.set);
-  const values = given.values();
+  const flags = given.values();
   const workflow = spec.workflow();
-  const skip = only ? [] : resolveSkipPhases(workflow, values["skip-phases"] ?? []);
+  const skip = only ? [] : resolveSkipPhases(workflow, flags["skip-phases"] ?? []);
   const prepared = await spec.prepare({
-    values,
+    inputs: inputsOf(flags),
     accepts,
     argument,
     only,
-    rootfs: values.rootfs ?? "/",
+    rootfs: flags.rootfs ?? "/",
     out: deps.out ?? consolePrinter,
   }, deps);
   try {

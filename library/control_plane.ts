@@ -145,7 +145,7 @@ export async function planControlPlane(o: ControlPlanePlanOptions): Promise<Cont
       defaultAdvertiseAddress: o.host.advertiseAddress ?? "",
     },
     random: ports.random,
-    flags: { uploadCerts: o.uploadCerts },
+    inputs: { uploadCerts: o.uploadCerts },
   });
   for (const w of warnings) ports.out.warn(w);
   const files = new RecordingFileSystem(filesReader(o.existingFiles));

@@ -108,7 +108,7 @@ async function planJoin(o: JoinPlanOptions, controlPlane: boolean): Promise<Join
   const { config, warnings } = resolveJoinConfig({
     text: o.config,
     source: "config",
-    flags: {
+    inputs: {
       apiServerEndpoint: o.config && !o.apiServerEndpoint ? undefined : endpoint,
       token: o.config && !o.token ? undefined : token,
       caCertHashes: o.config && !o.caCertHashes ? undefined : caCertHashes,
