@@ -9,10 +9,10 @@ import { ConfigError } from "../core/errors.ts";
 import type { ResetConfiguration } from "../core/config/types.ts";
 import {
   buildResetData,
+  RESET_CLEANUP_NOTES,
   type ResetClusterConfig,
   type ResetData,
 } from "../core/phases/reset/data.ts";
-import { runReset } from "../core/phases/reset/workflow.ts";
 import { loadConfigFile } from "./config_file.ts";
 import { connect, isControlPlaneNode, kubeconfigLocation } from "./cluster_connection.ts";
 import { DefaultTimeouts, KubeconfigFile, KUBERNETES_DIR } from "../core/constants.ts";
@@ -173,6 +173,10 @@ export async function prepareReset(
   return {
     data,
     skipPhases: data.skipPhases,
-    execute: (options) => runReset(data, options),
+    // Upstream's closing notes follow a whole run, never a single phase.
+    finish: inv.only ? undefined : () => {
+      for (const line of RESET_CLEANUP_NOTES) out.info(line);
+      return Promise.resolve();
+    },
   };
 }

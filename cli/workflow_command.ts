@@ -22,10 +22,10 @@ import {
   addFlags,
   type CommandName,
   type FlagName,
+  flagOf,
   flagValues,
   type GivenFlags,
   inputsOf,
-  isFlagName,
   setFlagNames,
 } from "./flags.ts";
 import type { Inputs } from "../core/config/inputs.ts";
@@ -131,6 +131,11 @@ async function run<D extends { willRun?: (phasePath: string) => boolean }>(
   await prepared.finish?.();
 }
 
+/** The flags a phase's command accepts: those bound to its inputs. */
+function phaseFlags<D>(phase: Phase<D>): FlagName[] {
+  return (phase.inputs ?? []).map(flagOf);
+}
+
 function addPhaseCommands<D extends { willRun?: (phasePath: string) => boolean }>(
   spec: WorkflowCommand<D>,
   deps: CommandDeps,
@@ -150,7 +155,7 @@ function addPhaseCommands<D extends { willRun?: (phasePath: string) => boolean }
       requireSubcommand(cmd);
       continue;
     }
-    const accepts = phase.flags ?? [];
+    const accepts = phaseFlags(phase);
     if (phase.argsUsage) cmd.argument(phase.argsUsage);
     addFlags(cmd, accepts, spec.name);
     cmd.action(async (...args: unknown[]) => {
@@ -218,8 +223,7 @@ export function directWorkflowCommand<D extends { willRun?: (phasePath: string) 
     phases = phase.phases ?? [];
   }
   if (!phase || phases.length > 0 || phase.argsUsage) return undefined;
-  const accepts = phase.flags ?? [];
-  if (!accepts.every(isFlagName)) return undefined;
+  const accepts = phaseFlags(phase);
   const only = names.join("/");
   return { flags: accepts, run: (given) => run(spec, deps, given, accepts, undefined, only) };
 }

@@ -17,7 +17,7 @@ import { marshalJoinConfiguration } from "../core/config/print.ts";
 import type { KubeObject } from "../core/kube/client.ts";
 import { KubeadmError } from "../core/errors.ts";
 import { createJoinData } from "../core/phases/join/data.ts";
-import { joinWorkflowWith } from "../core/phases/join/phases.ts";
+import { joinWorkflow } from "../core/phases/join/workflow.ts";
 import { keyPoolFor } from "../core/pki/key_pool.ts";
 import { resolveSkipPhases, runWorkflow } from "../core/workflow/runner.ts";
 import {
@@ -33,7 +33,6 @@ import * as offline from "../adapters/offline/cluster.ts";
 import { webHashing } from "./adapters.ts";
 import type { Hashing } from "../core/ports/crypto.ts";
 import { planNode, planPreflight } from "../adapters/offline/node.ts";
-import { JOIN_PHASE_MODULES } from "./phase_modules.ts";
 import {
   type BringUp,
   type ControlPlanePlan,
@@ -171,11 +170,11 @@ async function planJoin(o: JoinPlanOptions, controlPlane: boolean): Promise<Join
             hint: "use token discovery (token and CA hashes) with the cluster's objects",
           }),
         ),
-      preflight: () => Promise.resolve(),
+      preflight: planPreflight,
     },
   });
   await provideKeys(keyPoolFor(data), o.keys, ports.crypto);
-  const workflow = joinWorkflowWith(JOIN_PHASE_MODULES, planPreflight);
+  const workflow = joinWorkflow();
   await runWorkflow(workflow, data, {
     skip: resolveSkipPhases(workflow, ["preflight", ...config.skipPhases ?? []]),
   });

@@ -117,3 +117,14 @@ export function buildResetData(input: ResetDataInput): ResetData & { skipPhases:
       : [...(config.skipPhases ?? [])],
   };
 }
+
+/** What upstream prints after a full reset: what reset does not clean up. */
+export const RESET_CLEANUP_NOTES = [
+  "",
+  "The reset process does not perform cleanup of CNI plugin configuration,",
+  "network filtering rules and kubeconfig files.",
+  "",
+  "For information on how to perform this cleanup manually, please see:",
+  "    https://k8s.io/docs/reference/setup-tools/kubeadm/kubeadm-reset/",
+  "",
+];

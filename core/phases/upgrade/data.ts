@@ -18,7 +18,7 @@ import type { KubeClient } from "../../kube/client.ts";
 import type { EtcdClient } from "../../ports/etcd.ts";
 import type { TlsClientMaterial } from "../../ports/http.ts";
 import type { ResolvedUpgradeConfig } from "../../upgrade/upgrade_config.ts";
-import type { Inputs } from "../../config/inputs.ts";
+import type { InputName, Inputs } from "../../config/inputs.ts";
 import type { VersionGetter } from "../../upgrade/version_getter.ts";
 
 /**
@@ -122,3 +122,10 @@ export function upgradeSettings(
     imagePullSerial: section.imagePullSerial,
   };
 }
+
+/** What every `upgrade apply|node phase` command takes. */
+export const BASE_INPUTS = [
+  "config",
+  "kubeconfig",
+  "dryRun",
+] as const satisfies readonly InputName[];

@@ -1,10 +1,7 @@
 // The reset workflow on a fake control-plane node: prompts, output, what is removed.
 import assert from "node:assert/strict";
-import {
-  RESET_CLEANUP_NOTES,
-  resetWorkflow,
-  runReset,
-} from "../../../../core/phases/reset/workflow.ts";
+import { resetWorkflow, runReset } from "../../../../core/phases/reset/workflow.ts";
+import { RESET_CLEANUP_NOTES } from "../../../../core/phases/reset/data.ts";
 import { RESET_PROMPT } from "../../../../core/phases/reset/preflight.ts";
 import { resolveSkipPhases } from "../../../../core/workflow/runner.ts";
 import { KubeadmError, PhaseError, PreflightError } from "../../../../core/errors.ts";
