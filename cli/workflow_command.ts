@@ -83,7 +83,10 @@ export interface WorkflowCommand<D extends { willRun?: (phasePath: string) => bo
   argument?: string;
   /** Flags of the top-level command (phases declare their own). */
   flags: readonly FlagName[];
-  /** The workflow; building it must stay cheap (phases load their modules when they run). */
+  /**
+   * The workflow's outline (`cli/phase_outlines.ts`): cheap to build, each phase's module loaded
+   * when it runs.
+   */
   workflow(): Workflow<D>;
   /** Resolves flags, configuration and host into a run. */
   prepare(invocation: Invocation, deps: CommandDeps): Promise<WorkflowRun<D>>;
@@ -189,7 +192,7 @@ export function registerWorkflowCommand<D extends { willRun?: (phasePath: string
       `Use this command to invoke single phase of the "${word}" workflow`,
     ),
   );
-  // The workflow module only declares phases; implementations load lazily when a phase runs.
+  // The outline only names phases; their modules load when a phase runs.
   addPhaseCommands(spec, deps, phase, workflow.phases, "");
   return cmd;
 }
