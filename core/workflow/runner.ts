@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { FlagError, PhaseError } from "../errors.ts";
+import { FlagError, KubeadmError, PhaseError } from "../errors.ts";
 import type { Phase, Workflow } from "./phase.ts";
 
 /** A phase with its position in the tree. */
@@ -139,7 +139,9 @@ export async function loadPhases<D>(workflow: Workflow<D>, only?: string): Promi
     if (!phase.load || (only !== undefined && phase.name !== top)) return phase;
     const loaded = await phase.load();
     if (loaded.name !== phase.name) {
-      throw new Error(`phase outline ${phase.name} loaded phase ${loaded.name}`);
+      throw new KubeadmError(`phase outline ${phase.name} loaded phase ${loaded.name}`, {
+        hint: "an outline is generated from its workflow: generate it again",
+      });
     }
     return loaded;
   }));
