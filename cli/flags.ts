@@ -902,11 +902,11 @@ export function preflightOutput(inputs: Inputs): "text" | "json" {
  * "--flag" flag: …`, exit status 1 as upstream's flag parsing.
  */
 export function durationValue(
-  values: FlagValues,
+  flags: FlagValues,
   name: FlagName,
   fallback?: string,
 ): number | undefined {
-  const raw = values[name] ?? fallback;
+  const raw = flags[name] ?? fallback;
   if (raw === undefined) return undefined;
   try {
     return parseDuration(String(raw));

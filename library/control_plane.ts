@@ -2,7 +2,7 @@
  * `planControlPlane`: everything `kubeadm init` would write on the first control-plane node
  * and create in its cluster, as data.
  *
- * It runs the init workflow itself (`core/phases/init/phases.ts`) in dry-run mode: the
+ * It runs the init workflow itself (`core/phases/init/workflow.ts`) in dry-run mode: the
  * files land on a recording file system (`adapters/offline/files.ts`), the API calls on an
  * offline cluster (`adapters/offline/cluster.ts`); only preflight (which inspects a machine) is
  * skipped. The result is what `kubeadm init --dry-run` plans, plus the join commands.

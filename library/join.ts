@@ -2,7 +2,7 @@
  * `planWorker` and `planControlPlaneJoin`: what `kubeadm join` would write on a new node, as
  * data.
  *
- * They run the join workflow itself (`core/phases/join/phases.ts`) in dry-run mode against
+ * They run the join workflow itself (`core/phases/join/workflow.ts`) in dry-run mode against
  * an offline cluster that serves the objects the caller knows the cluster has: a control-plane
  * plan's objects, or `cluster-info`, `kubeadm-config` and `kubelet-config` fetched from a live
  * cluster. Discovery is the real one: the `cluster-info` JWS must verify for the token and the
