@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { KUBELET_RUN_DIR, KUBERNETES_DIR, MANIFESTS_DIR } from "../constants.ts";
+import { KubeconfigFile, KUBELET_RUN_DIR, KUBERNETES_DIR, MANIFESTS_DIR } from "../constants.ts";
 import { resolveJoinConfig } from "../config/join.ts";
 import { marshalJoinConfiguration } from "../config/print.ts";
 import { RecordingFileSystem } from "../host/recording_fs.ts";
@@ -42,7 +42,6 @@ import {
   isManifest,
   preflightIgnoresFor,
 } from "./control_plane.ts";
-import { BOOTSTRAP_KUBELET_CONF } from "../tlsbootstrap/kubelet_conf.ts";
 
 /** Input of {@link planWorker} and {@link planControlPlaneJoin}. */
 export interface JoinPlanOptions extends PlanRunOptions {
@@ -182,7 +181,9 @@ async function planJoin(o: JoinPlanOptions, controlPlane: boolean): Promise<Join
         `--ignore-preflight-errors=${
           preflightIgnoresFor(
             planned,
-            (p) => isManifest(p) || p === BOOTSTRAP_KUBELET_CONF || p === config.caCertPath,
+            (p) =>
+              isManifest(p) || p === `${KUBERNETES_DIR}/${KubeconfigFile.bootstrapKubelet}` ||
+              p === config.caCertPath,
           ).join(",")
         }`,
       ]],

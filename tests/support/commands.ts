@@ -47,10 +47,14 @@ export function kubeadmLauncher(): string {
 
 /** A process started with {@link spawnGroup}. */
 export interface GroupProcess {
+  /** The process group's ID (the host PID of its leader). */
+  pgid: number;
   /** Its output once it has ended. */
   output: Promise<Deno.CommandOutput>;
   /** SIGKILLs its whole process group (the command and everything it started). */
   killGroup(): void;
+  /** Sends `signal` to its whole process group. */
+  signalGroup(signal: Deno.Signal): void;
 }
 
 /**
@@ -69,15 +73,18 @@ export function spawnGroup(
     stdout: "piped",
     stderr: "piped",
   }).spawn();
+  const signalGroup = (signal: Deno.Signal) => {
+    try {
+      Deno.kill(-child.pid, signal);
+    } catch {
+      // already gone
+    }
+  };
   return {
+    pgid: child.pid,
     output: child.output(),
-    killGroup() {
-      try {
-        Deno.kill(-child.pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    },
+    killGroup: () => signalGroup("SIGKILL"),
+    signalGroup,
   };
 }
 
