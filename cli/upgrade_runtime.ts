@@ -156,6 +156,14 @@ export async function prepareUpgrade(
     imagePullSerial: section.imagePullSerial,
   };
   const controlPlane = command === "apply" || await isControlPlaneNode(rootfs);
+  const nodeFiles = new HostFileSystem(rootfs);
+  const node = deps.node?.(rootfs) ?? new DenoNodeHost({ root: rootfs });
+  if (controlPlane) {
+    // Before the API server is asked anything: with a single control plane it answers only
+    // once a manifest an interrupted swap left out (etcd's) is back.
+    const { restoreInterruptedSwap } = await import("../core/upgrade/static_pods.ts");
+    await restoreInterruptedSwap(nodeFiles, node, KUBERNETES_DIR, MANIFESTS_DIR, out, dryRun);
+  }
   const { path, refsRoot, nodePath } = kubeconfigLocation(
     values.kubeconfig,
     rootfs,
@@ -171,7 +179,6 @@ export async function prepareUpgrade(
     const { fetchUpgradeConfig } = await import("../core/upgrade/cluster_config.ts");
     const { parseDuration } = await import("../core/text/duration.ts");
     const { facts, host } = hostFacts(rootfs);
-    const nodeFiles = new HostFileSystem(rootfs);
     if (command === "apply") {
       out.log?.(1, LOG_SOURCE, "[upgrade] retrieving configuration from cluster");
     }
@@ -203,7 +210,6 @@ export async function prepareUpgrade(
       await printConfiguration(cfg, out);
     }
     const recording = dryRun ? new RecordingFileSystem(nodeFiles) : undefined;
-    const node = deps.node?.(rootfs) ?? new DenoNodeHost({ root: rootfs });
     const { kubeVersionGetter, offlineVersionGetter } = await import(
       "../core/upgrade/version_getter.ts"
     );

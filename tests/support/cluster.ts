@@ -488,16 +488,19 @@ export async function assertStaticPodsMirrored(
  * Asserts that the node's kubelet holds a client certificate of its own and registered its
  * Node with it: `kubelet.conf` points at `/var/lib/kubelet/pki/kubelet-client-current.pem`,
  * which the kubelet's certificate store made (a link to `kubelet-client-<time>.pem`) holding
- * `O=system:nodes, CN=system:node:<name>` signed by the cluster CA; `requestor` made a CSR of
- * signer `kubernetes.io/kube-apiserver-client-kubelet` that the real controller-manager
- * approved and signed; the API server knows the kubelet as `system:node:<name>`; the Node was
- * created by the kubelet.
+ * `O=system:nodes, CN=system:node:<name>` signed by the cluster CA; the API server knows the
+ * kubelet as `system:node:<name>`; the Node was created by the kubelet. Each CSR `requestor`
+ * made (signer `kubernetes.io/kube-apiserver-client-kubelet`) is approved and signed by the real
+ * controller-manager.
  *
- * `init`'s kubelet starts from the certificate kubeadm signed into kubelet.conf and asks for
- * one of its own at once, but kubelet-finalize restarts it (as upstream's does) possibly before
- * the signed one arrives; then it keeps kubeadm's until rotation time. So unless
- * `mustHoldIssued` (a kubelet that joined by TLS bootstrap has no other certificate), the
- * current certificate is either the issued one or that first one.
+ * A kubelet that joined by TLS bootstrap (`mustHoldIssued`) holds a CSR's certificate: the wait
+ * follows its CSR. `init`'s kubelet starts on the certificate kubeadm signed into kubelet.conf
+ * (its store keeps it as the current one) and asks for one of its own once the API server
+ * answers — with a backoff, so on a busy machine possibly after kubelet-finalize restarted it,
+ * as upstream's does; restarted on a stored certificate it does not ask again until rotation
+ * time. So unless `mustHoldIssued` the wait follows what the kubelet did: its CSRs, when it made
+ * any, are signed; when it made none it still holds that first certificate, the only one in
+ * its store.
  */
 export async function assertKubeletIdentity(
   apiNode: ClusterNode,
@@ -516,22 +519,34 @@ export async function assertKubeletIdentity(
   };
   const certOf = (pem: string) =>
     pem.match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/)?.[0];
-  const { target, cert, csr } = await waitFor(
-    `${node.name}'s kubelet CSR signed${mustHoldIssued ? " and its certificate stored" : ""}`,
+  const { target, cert, csrs } = await waitFor(
+    `${node.name}'s kubelet CSRs signed${mustHoldIssued ? " and its certificate stored" : ""}`,
     async () => {
       const target = await Deno.readLink(node.path(current));
       const cert = certOf(await Deno.readTextFile(node.path(target)));
       if (!cert) return undefined;
       const csrs = ((await kubectlJson(apiNode, ["get", "csr"])).items as Csr[])
-        .filter((c) => c.spec.username === requestor && c.status.certificate);
-      const held = csrs.find((c) => atob(c.status.certificate!).includes(cert));
-      if (held) return { target, cert, csr: held };
-      return !mustHoldIssued && csrs[0] && { target, cert, csr: csrs[0] };
+        .filter((c) => c.spec.username === requestor);
+      const denied = csrs.find((c) =>
+        c.status.conditions?.some((x) => x.type === "Denied" || x.type === "Failed")
+      );
+      if (denied) throw new Error(`CSR ${denied.metadata.name} denied or failed`);
+      if (csrs.some((c) => !c.status.certificate)) return undefined; // still pending: wait
+      const held = csrs.some((c) => atob(c.status.certificate!).includes(cert));
+      if (mustHoldIssued && !held) return undefined; // the kubelet has yet to store it
+      return { target, cert, csrs };
     },
     120_000,
   );
+  if (csrs.length === 0) {
+    assert.ok(!mustHoldIssued, `${requestor} made no CSR`);
+    const stored = (await Array.fromAsync(Deno.readDir(node.path("/var/lib/kubelet/pki"))))
+      .map((e) => e.name).filter((n) => /^kubelet-client-\d{4}/.test(n));
+    assert.deepEqual(stored, [target.split("/").pop()], "a kubelet that never rotated");
+  }
   assert.match(target, /^\/var\/lib\/kubelet\/pki\/kubelet-client-\d{4}(-\d\d){5}\.pem$/);
-  for (const pem of [cert, certOf(atob(csr.status.certificate!))!]) {
+  const issued = csrs.map((c) => certOf(atob(c.status.certificate!))!);
+  for (const pem of [cert, ...issued]) {
     assert.equal(
       (await openssl(["x509", "-noout", "-subject"], pem)).trim(),
       `subject=O = system:nodes, CN = system:node:${node.name}`,
@@ -539,8 +554,10 @@ export async function assertKubeletIdentity(
     const ca = node.path("/etc/kubernetes/pki/ca.crt");
     assert.equal((await openssl(["verify", "-CAfile", ca], pem)).trim(), "stdin: OK");
   }
-  assert.equal(csr.spec.signerName, "kubernetes.io/kube-apiserver-client-kubelet");
-  assert.ok(csr.status.conditions?.some((c) => c.type === "Approved"), csr.metadata.name);
+  for (const csr of csrs) {
+    assert.equal(csr.spec.signerName, "kubernetes.io/kube-apiserver-client-kubelet");
+    assert.ok(csr.status.conditions?.some((c) => c.type === "Approved"), csr.metadata.name);
+  }
   const who = await node.kubectlNode(
     ["auth", "whoami", "-o", "json"],
     "/etc/kubernetes/kubelet.conf",

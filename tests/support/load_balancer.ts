@@ -39,8 +39,11 @@ function freePort(): number {
   return port;
 }
 
-/** HAProxy's configuration: the frontend on each of `binds`, the API servers behind it. */
-function config(port: number, binds: string[], servers: ClusterNode[]): string {
+/**
+ * HAProxy's configuration: the frontend on `port` of every host address (nodes added later
+ * reach it at their own link's end too), the API servers behind it.
+ */
+function config(port: number, servers: ClusterNode[]): string {
   return [
     "global",
     "  maxconn 4096",
@@ -57,11 +60,12 @@ function config(port: number, binds: string[], servers: ClusterNode[]): string {
     "  retries 3",
     "  option redispatch",
     "frontend kube-apiserver",
-    ...binds.map((a) => `  bind ${a}:${port}`),
+    `  bind 0.0.0.0:${port}`,
     "  default_backend control-planes",
     "backend control-planes",
     "  balance roundrobin",
-    "  option httpchk GET /readyz",
+    "  option httpchk",
+    "  http-check send meth GET uri /readyz ver HTTP/1.1 hdr Host kubernetes",
     "  http-check expect status 200",
     "  default-server inter 1s fall 2 rise 2 check check-ssl verify none",
     ...servers.map((s) => `  server ${s.name} ${s.ip}:6443`),
@@ -70,8 +74,8 @@ function config(port: number, binds: string[], servers: ClusterNode[]): string {
 }
 
 /**
- * Starts HAProxy in front of `servers`' API servers (port 6443), listening on the host's end of
- * each of `clients`' links; maps the endpoint's name on those nodes.
+ * Starts HAProxy in front of `servers`' API servers (port 6443), listening on the host; maps the
+ * endpoint's name on `clients` to the host's end of their links.
  */
 export async function startLoadBalancer(
   servers: ClusterNode[],
@@ -79,8 +83,7 @@ export async function startLoadBalancer(
 ): Promise<LoadBalancer> {
   const dir = await Deno.makeTempDir({ prefix: "kts-haproxy-" });
   const port = freePort();
-  const binds = [...new Set(clients.map((c) => c.hostAddress))];
-  await Deno.writeTextFile(`${dir}/haproxy.cfg`, config(port, binds, servers));
+  await Deno.writeTextFile(`${dir}/haproxy.cfg`, config(port, servers));
   const logFile = await Deno.open(`${dir}/haproxy.log`, { write: true, create: true });
   const child = new Deno.Command("haproxy", {
     // -db: foreground, no daemon; -W: master-worker (a SIGTERM stops the worker too).
@@ -128,8 +131,8 @@ export async function startLoadBalancer(
     close,
   };
   try {
-    // Listening once every frontend address accepts a connection.
-    for (const address of binds) {
+    // Listening once the clients' addresses accept a connection.
+    for (const address of new Set(clients.map((c) => c.hostAddress))) {
       const deadline = Date.now() + 10_000;
       for (;;) {
         const exited = await Promise.race([
