@@ -31,10 +31,15 @@ import { errorMessage, KubeadmError } from "../errors.ts";
 import type { EtcdClient } from "../host/etcd.ts";
 import type { FileReader, FileSystem, Printer, RandomSource } from "../host/ports.ts";
 import { utf8, writePlannedFiles } from "../host/ports.ts";
-import { checkClusterHealth, waitForClusterAvailable } from "../etcd/member_join.ts";
+import {
+  checkClusterHealth,
+  checkQuorumWithout,
+  waitForClusterAvailable,
+} from "../etcd/member_join.ts";
+import { ETCD_REQUEST_TIMEOUT_MS } from "../etcd/timing.ts";
 import type { EtcdTiming } from "../etcd/timing.ts";
 import { planRenewal, type RenewalSettings } from "../certs/renewal.ts";
-import { etcdPod } from "../manifests/etcd.ts";
+import { etcdPeerURL, etcdPod } from "../manifests/etcd.ts";
 import { CONTROL_PLANE_COMPONENTS, staticPodManifestPath } from "../manifests/manifest_file.ts";
 import {
   type ManifestWriteContext,
@@ -396,7 +401,10 @@ async function upgradeComponent(swap: Swap, component: string, beforeHash: strin
 /** An etcd upgrade's outcome: fatal errors stop the upgrade, others are printed. */
 class EtcdUpgradeError extends KubeadmError {
   constructor(message: string, readonly fatal: boolean, cause?: unknown) {
-    super(cause === undefined ? message : `${message}: ${errorMessage(cause)}`, { cause });
+    super(cause === undefined ? message : `${message}: ${errorMessage(cause)}`, {
+      cause,
+      hint: cause instanceof KubeadmError ? cause.hint : undefined,
+    });
   }
 }
 
@@ -442,6 +450,13 @@ async function upgradeEtcd(swap: Swap, oldEtcd: EtcdClient): Promise<void> {
     waitForClusterAvailable(client, etcd.timing, retries, intervalMs, out.log);
   try {
     await checkClusterHealth(oldEtcd, etcd.timing, out.log);
+  } catch (e) {
+    throw new EtcdUpgradeError("etcd cluster is not healthy", true, e);
+  }
+  // Restarting this member must not stop the cluster (beyond upstream).
+  const peerURL = etcdPeerURL(ctx.cfg.init.localAPIEndpoint.advertiseAddress);
+  try {
+    await checkQuorumWithout(oldEtcd, peerURL, etcd.timing, ETCD_REQUEST_TIMEOUT_MS);
   } catch (e) {
     throw new EtcdUpgradeError("etcd cluster is not healthy", true, e);
   }

@@ -58,7 +58,7 @@ const CELLS: InitCell[] = [
   kill("phase:etcd/local"),
   kill("phase:control-plane/apiserver"),
   kill("phase:kubelet-start"),
-  kill("phase:wait-control-plane", { ci: true }),
+  kill("phase:wait-control-plane"),
   kill("phase:upload-config/kubeadm"),
   kill("phase:mark-control-plane"),
   kill("phase:bootstrap-token"),
@@ -66,7 +66,7 @@ const CELLS: InitCell[] = [
   kill("phase:addon/coredns"),
   kill("phase:show-join-command"),
   // Inside the risky steps.
-  kill("write:/etc/kubernetes/pki/apiserver.crt", { ci: true }),
+  kill("write:/etc/kubernetes/pki/apiserver.key"),
   kill("wrote:/etc/kubernetes/pki/apiserver.key", {
     advice:
       /apiserver\.key exists without its certificate: restore .*apiserver\.crt or remove the key/,

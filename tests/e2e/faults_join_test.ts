@@ -71,7 +71,7 @@ const killCell = (operation: string, point: string, ci = false): JoinCell => ({
 const WORKER_CELLS: JoinCell[] = [
   killCell(WORKER, "phase:kubelet-start"),
   killCell(WORKER, "write:/etc/kubernetes/bootstrap-kubelet.conf"),
-  killCell(WORKER, "service:restart:kubelet", true),
+  killCell(WORKER, "service:restart:kubelet"),
   killCell(WORKER, "phase:kubelet-wait-bootstrap"),
   {
     operation: WORKER,

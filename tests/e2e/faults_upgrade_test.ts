@@ -15,17 +15,14 @@ import assert from "node:assert/strict";
 import {
   assertOk,
   assertStaticPodsMirrored,
-  certificateKey,
   type ClusterNode,
   controlPlaneJoinArgs,
   createClusterNode,
   importImages,
-  initForJoin,
   PREFLIGHT_IGNORED_CONTROL_PLANE,
   PREFLIGHT_IGNORED_WORKER,
   uploadCerts,
   waitNodeReady,
-  workerJoinArgs,
 } from "../support/cluster.ts";
 import {
   assertNothingLost,
@@ -42,7 +39,7 @@ import {
   stopEtcd,
   stoppedAt,
 } from "../support/faults.ts";
-import { type LoadBalancer, startLoadBalancer } from "../support/load_balancer.ts";
+import { createHaCluster, type HaCluster } from "../support/ha_cluster.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 const FROM = "v1.36.3";
@@ -97,47 +94,11 @@ if (cells.size > 0) {
       `fault matrix: upgrade apply, upgrade node, control-plane join on HA × ${cells.size} faults`,
     ...e2e,
     async fn(t) {
-      const nodes: ClusterNode[] = [];
-      let lb: LoadBalancer | undefined;
+      let ha: HaCluster | undefined;
       try {
-        const cp1 = await createClusterNode("cp1", { version: FROM });
-        nodes.push(cp1);
-        const cp2 = await createClusterNode("cp2", { version: FROM, linkTo: [cp1] });
-        nodes.push(cp2);
-        const cp3 = await createClusterNode("cp3", { version: FROM, linkTo: [cp1, cp2] });
-        nodes.push(cp3);
-        const cps = [cp1, cp2, cp3];
-        const worker = await createClusterNode("worker1", {
-          version: FROM,
-          role: "worker",
-          linkTo: cps,
-        });
-        nodes.push(worker);
-        lb = await startLoadBalancer(cps, nodes);
-        const { endpoint, pin } = await initForJoin(
-          cp1,
-          `kubernetesVersion: ${FROM}\n`,
-          lb.endpoint,
-        );
-        const key = certificateKey();
-        await uploadCerts(
-          cp1,
-          key,
-          `kubernetesVersion: ${FROM}\ncontrolPlaneEndpoint: ${endpoint}\n`,
-        );
-        for (const cp of [cp2, cp3]) {
-          await assertOk(
-            cp,
-            "join",
-            await cp.kubeadm(controlPlaneJoinArgs(endpoint, pin, cp, key)),
-          );
-        }
-        await assertOk(
-          worker,
-          "join",
-          await worker.kubeadm(workerJoinArgs(endpoint, pin, "worker1")),
-        );
-        for (const n of nodes) await waitNodeReady(cp1, n.name);
+        ha = await createHaCluster(FROM);
+        const { cps, worker, nodes, lb, endpoint, pin, key } = ha;
+        const [cp1, cp2, cp3] = cps;
         await assertOk(
           cp1,
           "the marker",
@@ -271,7 +232,7 @@ if (cells.size > 0) {
           await runCell(t, JOIN_ETCD_STOPPED, async () => {
             const cp4 = await createClusterNode("cp4", { linkTo: cps });
             nodes.push(cp4);
-            await lb!.addClient(cp4);
+            await lb.addClient(cp4);
             await uploadCerts(cp1, key, `controlPlaneEndpoint: ${endpoint}\n`);
             await stopEtcd(cp3);
             let outcome: string;
@@ -292,8 +253,7 @@ if (cells.size > 0) {
           });
         }
       } finally {
-        for (const n of nodes.reverse()) await n.stop();
-        await lb?.close();
+        await ha?.stop();
       }
     },
   });

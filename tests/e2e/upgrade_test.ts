@@ -23,33 +23,27 @@ import {
   assertKubeletIdentity,
   assertOk,
   assertStaticPodsMirrored,
-  certificateKey,
   type ClusterNode,
   containerdContainers,
   containerdTasks,
   CONTROL_PLANE_PODS,
-  controlPlaneJoinArgs,
-  createClusterNode,
   etcdctl,
   etcdMembers,
   importImages,
-  initForJoin,
   kubectlJson,
   kubeSystemPods,
   PREFLIGHT_IGNORED_CONTROL_PLANE,
   PREFLIGHT_IGNORED_WORKER,
   readyz,
   restartStaticPod,
-  uploadCerts,
   waitNodeReady,
-  workerJoinArgs,
 } from "../support/cluster.ts";
 import { type RunResult, waitFor } from "../support/commands.ts";
 import { type EndpointClient, startEndpointClient } from "../support/endpoint_client.ts";
 import { fileTree, mtimeOf } from "../support/file_tree.ts";
 import { sampleHostUsage } from "../support/host_usage.ts";
 import { klogMessages } from "../support/klog_lines.ts";
-import { type LoadBalancer, startLoadBalancer } from "../support/load_balancer.ts";
+import { createHaCluster, type HaCluster } from "../support/ha_cluster.ts";
 import { nodeBinDir } from "../support/node.ts";
 import { checkKubeconfigClients, checkPkiDir } from "../support/pki_checks.ts";
 import {
@@ -177,43 +171,14 @@ Deno.test({
   ...e2e,
   async fn(t) {
     const usage = await sampleHostUsage();
-    const nodes: ClusterNode[] = [];
-    let lb: LoadBalancer | undefined;
+    let ha: HaCluster | undefined;
     let client: EndpointClient | undefined;
     try {
       // ---- a v1.36 cluster by our init and joins, behind the load balancer ----------------
       const booted = performance.now();
-      const cp1 = await createClusterNode("cp1", { version: FROM });
-      nodes.push(cp1);
-      const cp2 = await createClusterNode("cp2", { version: FROM, linkTo: [cp1] });
-      nodes.push(cp2);
-      const cp3 = await createClusterNode("cp3", { version: FROM, linkTo: [cp1, cp2] });
-      nodes.push(cp3);
-      const cps = [cp1, cp2, cp3];
-      const worker = await createClusterNode("worker1", {
-        version: FROM,
-        role: "worker",
-        linkTo: cps,
-      });
-      nodes.push(worker);
-      lb = await startLoadBalancer(cps, nodes);
-      const clusterLines = `kubernetesVersion: ${FROM}\n`;
-      const { endpoint, pin } = await initForJoin(cp1, clusterLines, lb.endpoint);
-      const key = certificateKey();
-      await uploadCerts(cp1, key, `${clusterLines}controlPlaneEndpoint: ${endpoint}\n`);
-      for (const cp of [cp2, cp3]) {
-        await assertOk(
-          cp,
-          `${cp.name}'s control-plane join`,
-          await cp.kubeadm(controlPlaneJoinArgs(endpoint, pin, cp, key)),
-        );
-      }
-      await assertOk(
-        worker,
-        "worker join",
-        await worker.kubeadm(workerJoinArgs(endpoint, pin, "worker1")),
-      );
-      for (const n of nodes) await waitNodeReady(cp1, n.name);
+      ha = await createHaCluster(FROM);
+      const { cps, worker, nodes, endpoint } = ha;
+      const [cp1, cp2, cp3] = cps;
       const builtS = (performance.now() - booted) / 1000;
       ok(
         await cp1.kubectl([
@@ -893,8 +858,7 @@ Deno.test({
       assert.deepEqual(report.failures, [], "requests through the endpoint failed");
     } finally {
       await client?.stop();
-      for (const n of nodes.reverse()) await n.stop();
-      await lb?.close();
+      await ha?.stop();
       await usage.stop();
     }
   },

@@ -191,7 +191,7 @@ export async function stopEtcd(node: ClusterNode): Promise<void> {
     node.path("/etc/kubernetes/etcd.yaml.stopped"),
   );
   await waitFor(`${node.name}'s etcd stopped`, async () => {
-    const r = await node.exec(["sh", "-c", `exec 3<>/dev/tcp/${node.ip}/2379`]);
+    const r = await node.exec(["bash", "-c", `exec 3<>/dev/tcp/${node.ip}/2379`]);
     return r.code !== 0;
   }, 120_000);
 }
@@ -203,7 +203,7 @@ export async function startEtcd(node: ClusterNode): Promise<void> {
     node.path("/etc/kubernetes/manifests/etcd.yaml"),
   );
   await waitFor(`${node.name}'s etcd serving`, async () => {
-    const r = await node.exec(["sh", "-c", `exec 3<>/dev/tcp/${node.ip}/2379`]);
+    const r = await node.exec(["bash", "-c", `exec 3<>/dev/tcp/${node.ip}/2379`]);
     return r.code === 0;
   }, 180_000);
 }
