@@ -124,19 +124,24 @@ export async function addLearnerMember(
   return initialClusterFor(members, name, peerURL);
 }
 
-/** The member whose first peer URL is `peerURL` (upstream `GetMemberID`). */
-export async function memberByPeerURL(
-  client: EtcdClient,
-  peerURL: string,
-  t: EtcdTiming,
-): Promise<EtcdMember> {
-  const members = await poll<EtcdMember[]>(async (window) => {
+/** The member list, retried until the etcd API timeout. */
+function listMembersRetried(client: EtcdClient, t: EtcdTiming): Promise<EtcdMember[]> {
+  return poll<EtcdMember[]>(async (window) => {
     try {
       return { done: true, value: await client.listMembers(window.limits()) };
     } catch (e) {
       return { done: false, error: e };
     }
   }, t);
+}
+
+/** The member whose first peer URL is `peerURL` (upstream `GetMemberID`). */
+export async function memberByPeerURL(
+  client: EtcdClient,
+  peerURL: string,
+  t: EtcdTiming,
+): Promise<EtcdMember> {
+  const members = await listMembersRetried(client, t);
   const m = members.find((x) => x.peerURLs[0] === peerURL);
   if (!m) throw new KubeadmError(`no member ID found for peer URL ${peerURL}`);
   return m;
@@ -320,14 +325,7 @@ export async function checkQuorumWithout(
   t: EtcdTiming,
   requestTimeoutMs: number,
 ): Promise<void> {
-  const members = await poll<EtcdMember[]>(async (window) => {
-    try {
-      return { done: true, value: await client.listMembers(window.limits()) };
-    } catch (e) {
-      return { done: false, error: e };
-    }
-  }, t);
-  const voters = members.filter((m) => !m.isLearner);
+  const voters = (await listMembersRetried(client, t)).filter((m) => !m.isLearner);
   if (voters.length < 3) return;
   const quorum = Math.floor(voters.length / 2) + 1;
   const others = voters.filter((m) => m.peerURLs[0] !== peerURL);
