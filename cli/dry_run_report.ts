@@ -14,7 +14,7 @@ import { HostFileSystem } from "../runtime/fs/host_fs.ts";
 import { canWrite, envGet } from "../runtime/host/env.ts";
 
 /** Options of {@link DryRunReport}. */
-export interface DryRunReportOptions {
+interface DryRunReportOptions {
   /** `init` or `join`: names the directory's environment variable and temp prefix. */
   command: "init" | "join";
   /** Upstream init also says it wrote the files and why it does not print them. */

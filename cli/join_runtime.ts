@@ -51,7 +51,7 @@ const CA_BUNDLE_FILES = [
 ];
 
 /** The host's trust store as PEM (`SSL_CERT_FILE`, else the first standard bundle). */
-export function hostCaBundle(): string | undefined {
+function hostCaBundle(): string | undefined {
   const override = envGet("SSL_CERT_FILE");
   for (const path of override ? [override] : CA_BUNDLE_FILES) {
     try {

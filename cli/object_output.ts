@@ -12,7 +12,7 @@ import { writeStdout } from "./output.ts";
 import { KubeadmError } from "../core/errors.ts";
 import { parseOutputFormat, printerError } from "../core/text/output_format.ts";
 import type { StructuredFormat } from "../core/text/structured_output.ts";
-import type { TemplatePrinter } from "../core/text/template_printer.ts";
+import type { TemplatePrinter } from "../printers/template_printer.ts";
 import { readTextFileCapped } from "../runtime/fs/capped_read.ts";
 
 /** `-o` resolved: text (the command's own), a structured format, or a ready template printer. */
@@ -58,7 +58,7 @@ export async function resolveObjectOutput(values: FlagValues): Promise<ObjectOut
   if (choice.kind !== "template") return choice;
   const t = choice.template;
   const text = t.fromFile ? await readTemplateFile(t.argument, values.rootfs, value) : t.argument;
-  const { templatePrinter } = await import("../core/text/template_printer.ts");
+  const { templatePrinter } = await import("../printers/template_printer.ts");
   const allowMissing = values["allow-missing-template-keys"] ?? true;
   return { kind: "template", printer: templatePrinter(t, text, allowMissing !== false) };
 }

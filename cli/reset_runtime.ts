@@ -88,7 +88,7 @@ async function resetConfiguration(inv: Invocation): Promise<ResetConfiguration |
  * silently, as upstream; a cluster that cannot be read throws (the caller warns). Its reads
  * change nothing, so a dry run reads the cluster too.
  */
-export async function readResetClusterConfig(
+async function readResetClusterConfig(
   kubeconfigFlag: string | undefined,
   rootfs: string,
   out: Printer,

@@ -47,7 +47,7 @@ function exists(path: string): boolean {
 }
 
 /** Upstream's `GetKubeConfigPath`: the kubeconfig a token command uses. */
-export function findKubeconfig(flags: TokenCommonFlags): string {
+function findKubeconfig(flags: TokenCommonFlags): string {
   if (flags.kubeconfig) return flags.kubeconfig;
   const root = flags.rootfs ?? "/";
   const env = envGet("KUBECONFIG");

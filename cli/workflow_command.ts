@@ -229,7 +229,7 @@ export function directWorkflowCommand<D extends { willRun?: (phasePath: string) 
  * The phase list upstream appends to a workflow command's help: every visible phase with its
  * one-line help, sub-phases as `/name` (upstream's "all" phases left out).
  */
-export function phaseListHelp<D>(name: string, workflow: Workflow<D>): string {
+function phaseListHelp<D>(name: string, workflow: Workflow<D>): string {
   // Upstream pads each name (`/name` below the top) to the longest plus two, after the
   // indentation of its level.
   const rows: { depth: number; use: string; short: string }[] = [];

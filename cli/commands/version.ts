@@ -10,7 +10,7 @@ import { consolePrinter, stdout } from "../output.ts";
 import { addFlags, type FlagName, type FlagValues, flagValues } from "../flags.ts";
 
 /** The version info object upstream prints (apimachinery version.Info). */
-export function versionInfo(): Record<string, string> {
+function versionInfo(): Record<string, string> {
   const [major, minor] = KUBERNETES_VERSION.replace(/^v/, "").split(".");
   return {
     major,

@@ -17,9 +17,9 @@ import type { CoreDNSInput } from "./coredns.ts";
 import type { KubeProxyInput } from "./kube_proxy.ts";
 
 /** Patch target of the CoreDNS Deployment. */
-export const COREDNS_DEPLOYMENT_TARGET = "corednsdeployment";
+const COREDNS_DEPLOYMENT_TARGET = "corednsdeployment";
 /** Patch target of the kube-proxy DaemonSet (v1.37). */
-export const KUBE_PROXY_DAEMONSET_TARGET = "kubeproxydaemonset";
+const KUBE_PROXY_DAEMONSET_TARGET = "kubeproxydaemonset";
 
 /** The CoreDNS addon's input for a configuration (its patches from `patches`, if any). */
 export function coreDNSInputFor(cfg: ResolvedConfig, patches?: PatchManager): CoreDNSInput {

@@ -23,18 +23,18 @@ import {
 
 const KUBE_SYSTEM = "kube-system";
 /** ConfigMap, DaemonSet, ServiceAccount, Role and RoleBinding name. */
-export const KUBE_PROXY_NAME = "kube-proxy";
+const KUBE_PROXY_NAME = "kube-proxy";
 /** Key of the KubeProxyConfiguration in the ConfigMap. */
-export const KUBE_PROXY_CONFIG_KEY = "config.conf";
+const KUBE_PROXY_CONFIG_KEY = "config.conf";
 /** Key of the in-cluster kubeconfig in the ConfigMap. */
-export const KUBE_PROXY_KUBECONFIG_KEY = "kubeconfig.conf";
+const KUBE_PROXY_KUBECONFIG_KEY = "kubeconfig.conf";
 /** ClusterRoleBinding granting the node-proxier role. */
-export const NODE_PROXIER_BINDING = "kubeadm:node-proxier";
+const NODE_PROXIER_BINDING = "kubeadm:node-proxier";
 /** The built-in ClusterRole for kube-proxy. */
-export const NODE_PROXIER_ROLE = "system:node-proxier";
+const NODE_PROXIER_ROLE = "system:node-proxier";
 
 /** The kubeconfig kube-proxy uses in the cluster (service-account token and CA). */
-export function kubeProxyKubeconfig(controlPlaneEndpoint: string): string {
+function kubeProxyKubeconfig(controlPlaneEndpoint: string): string {
   return `apiVersion: v1
 kind: Config
 clusters:
@@ -159,7 +159,7 @@ export function kubeProxyDaemonSet(
 }
 
 /** ServiceAccount `kube-system/kube-proxy`. */
-export function kubeProxyServiceAccount(): ServiceAccount {
+function kubeProxyServiceAccount(): ServiceAccount {
   return {
     apiVersion: "v1",
     kind: "ServiceAccount",
@@ -168,19 +168,19 @@ export function kubeProxyServiceAccount(): ServiceAccount {
 }
 
 /** ClusterRoleBinding `kubeadm:node-proxier` → `system:node-proxier`, SA `kube-system/kube-proxy`. */
-export function nodeProxierBinding(): ClusterRoleBinding {
+function nodeProxierBinding(): ClusterRoleBinding {
   return clusterRoleBinding(NODE_PROXIER_BINDING, NODE_PROXIER_ROLE, [
     serviceAccountSubject(KUBE_SYSTEM, KUBE_PROXY_NAME),
   ]);
 }
 
 /** Role `kube-system/kube-proxy`: get configmap `kube-proxy`. */
-export function kubeProxyRole(): Role {
+function kubeProxyRole(): Role {
   return getOneObjectRole(KUBE_SYSTEM, KUBE_PROXY_NAME, "configmaps", KUBE_PROXY_NAME);
 }
 
 /** RoleBinding `kube-system/kube-proxy` → the default bootstrap-token group. */
-export function kubeProxyRoleBinding(): RoleBinding {
+function kubeProxyRoleBinding(): RoleBinding {
   return roleBinding(KUBE_SYSTEM, KUBE_PROXY_NAME, [groupSubject(Identity.bootstrapDefaultGroup)]);
 }
 

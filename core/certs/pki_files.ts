@@ -306,7 +306,7 @@ export async function writeCertAndKey(
 }
 
 /** Writes `<base>.crt` (0644); a bundle when given several certificates. */
-export async function writeCert(
+async function writeCert(
   files: FileSystem,
   certDir: string,
   baseName: string,

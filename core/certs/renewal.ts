@@ -76,7 +76,7 @@ export interface RenewalDirs {
 }
 
 /** The path of the file holding a target's certificate. */
-export function targetPath(target: RenewTarget, dirs: RenewalDirs): string {
+function targetPath(target: RenewTarget, dirs: RenewalDirs): string {
   return target.source.kind === "pki"
     ? certPath(dirs.certificatesDir, target.source.baseName)
     : kubeconfigPath(dirs.kubeconfigDir, target.source.fileName);
@@ -258,7 +258,7 @@ export interface RenewalInput {
  * Names that are not targets at all; `renew <name>` for a name that is a target of another
  * cluster layout (etcd leaves with external etcd) is reported missing, as upstream does.
  */
-export function unknownRenewNames(names: readonly string[]): string[] {
+function unknownRenewNames(names: readonly string[]): string[] {
   const known = new Set(renewTargets().map((t) => t.name));
   return names.filter((n) => !known.has(n));
 }

@@ -13,9 +13,9 @@ import type { CryptoPort } from "../pki/crypto.ts";
 import { webCryptoPort } from "../pki/webcrypto.ts";
 
 /** Bytes in a certificate key (AES-256). */
-export const CERTIFICATE_KEY_SIZE = 32;
+const CERTIFICATE_KEY_SIZE = 32;
 /** GCM nonce size. */
-export const GCM_NONCE_SIZE = 12;
+const GCM_NONCE_SIZE = 12;
 
 /** Lowercase hex of bytes. */
 export function toHex(bytes: Uint8Array): string {

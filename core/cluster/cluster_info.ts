@@ -34,11 +34,11 @@ export const KUBE_PUBLIC = "kube-public";
 /** The ConfigMap name. */
 export const CLUSTER_INFO_CONFIGMAP = "cluster-info";
 /** Its kubeconfig data key. */
-export const CLUSTER_INFO_KUBECONFIG_KEY = "kubeconfig";
+const CLUSTER_INFO_KUBECONFIG_KEY = "kubeconfig";
 /** Role and RoleBinding granting anonymous read of cluster-info. */
-export const BOOTSTRAP_SIGNER_CLUSTERINFO_ROLE = "kubeadm:bootstrap-signer-clusterinfo";
+const BOOTSTRAP_SIGNER_CLUSTERINFO_ROLE = "kubeadm:bootstrap-signer-clusterinfo";
 /** The anonymous user. */
-export const ANONYMOUS_USER = "system:anonymous";
+const ANONYMOUS_USER = "system:anonymous";
 
 /** The fields of a kubeconfig cluster entry client-go keeps (`omitempty` ones only when set). */
 const CLUSTER_FIELDS = [
@@ -74,7 +74,7 @@ export function clusterInfoKubeconfig(admin: Kubeconfig): string {
 }
 
 /** ConfigMap `kube-public/cluster-info`. */
-export function clusterInfoConfigMap(admin: Kubeconfig): ConfigMap {
+function clusterInfoConfigMap(admin: Kubeconfig): ConfigMap {
   return {
     apiVersion: "v1",
     kind: "ConfigMap",
@@ -84,7 +84,7 @@ export function clusterInfoConfigMap(admin: Kubeconfig): ConfigMap {
 }
 
 /** Role `kube-public/kubeadm:bootstrap-signer-clusterinfo`: get configmap `cluster-info`. */
-export function clusterInfoRole(): Role {
+function clusterInfoRole(): Role {
   return getOneObjectRole(
     KUBE_PUBLIC,
     BOOTSTRAP_SIGNER_CLUSTERINFO_ROLE,
@@ -94,7 +94,7 @@ export function clusterInfoRole(): Role {
 }
 
 /** Its RoleBinding to User `system:anonymous`. */
-export function clusterInfoRoleBinding(): RoleBinding {
+function clusterInfoRoleBinding(): RoleBinding {
   return roleBinding(KUBE_PUBLIC, BOOTSTRAP_SIGNER_CLUSTERINFO_ROLE, [
     userSubject(ANONYMOUS_USER),
   ]);

@@ -45,9 +45,3 @@ export async function signConfigMap(cm: ConfigMap): Promise<ConfigMap> {
     },
   };
 }
-
-/** True when the ConfigMap carries a checksum annotation that matches its content. */
-export async function verifyConfigMapSignature(cm: ConfigMap): Promise<boolean> {
-  const sig = cm.metadata?.annotations?.[COMPONENT_CONFIG_HASH_ANNOTATION];
-  return sig !== undefined && sig === await configMapChecksum(cm);
-}

@@ -20,7 +20,7 @@ import { certificatePin } from "../pki/pin.ts";
 import { BoundedMemo } from "../text/bounded_memo.ts";
 
 /** What `--skip-token-print` / `--skip-certificate-key-print` print instead of the value. */
-export const VALUE_WITHHELD = "<value withheld>";
+const VALUE_WITHHELD = "<value withheld>";
 
 /** Input of {@link joinCommand}. */
 export interface JoinCommandInput {

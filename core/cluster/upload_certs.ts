@@ -24,13 +24,13 @@ import { decryptBytes, encryptBytes, parseCertificateKey } from "./cert_cipher.t
 import { getOneObjectRole, groupSubject, roleBinding } from "./rbac.ts";
 
 /** The Secret holding the encrypted certificates. */
-export const KUBEADM_CERTS_SECRET = "kubeadm-certs";
+const KUBEADM_CERTS_SECRET = "kubeadm-certs";
 /** Role and RoleBinding that let bootstrap tokens read it. */
-export const KUBEADM_CERTS_ROLE = "kubeadm:kubeadm-certs";
+const KUBEADM_CERTS_ROLE = "kubeadm:kubeadm-certs";
 /** Lifetime of the proxy token (and so of the Secret). */
-export const CERT_TOKEN_TTL = "2h0m0s";
+const CERT_TOKEN_TTL = "2h0m0s";
 /** Description of the proxy token. */
-export const PROXY_TOKEN_DESCRIPTION = "Proxy for managing TTL for the kubeadm-certs secret";
+const PROXY_TOKEN_DESCRIPTION = "Proxy for managing TTL for the kubeadm-certs secret";
 
 const KUBE_SYSTEM = "kube-system";
 
@@ -68,12 +68,12 @@ export function sharedCertFiles(
 }
 
 /** The Secret data key of a shared file (`etcd/ca.crt` → `etcd-ca.crt`). */
-export function secretKeyFor(name: string): string {
+function secretKeyFor(name: string): string {
   return name.replaceAll("/", "-");
 }
 
 /** A new proxy token: 2h TTL, the fixed description, no usages and no groups. */
-export function proxyToken(random: RandomSource): BootstrapToken {
+function proxyToken(random: RandomSource): BootstrapToken {
   return {
     token: generateToken(random),
     description: PROXY_TOKEN_DESCRIPTION,
@@ -82,7 +82,7 @@ export function proxyToken(random: RandomSource): BootstrapToken {
 }
 
 /** Secret `kube-system/kubeadm-certs` with the encrypted data, controlled by the token Secret. */
-export function kubeadmCertsSecret(
+function kubeadmCertsSecret(
   encrypted: Readonly<Record<string, Uint8Array>>,
   owner: { name: string; uid: string },
 ): Secret {
@@ -108,12 +108,12 @@ export function kubeadmCertsSecret(
 }
 
 /** Role `kube-system/kubeadm:kubeadm-certs`: get secret `kubeadm-certs`. */
-export function kubeadmCertsRole(): Role {
+function kubeadmCertsRole(): Role {
   return getOneObjectRole(KUBE_SYSTEM, KUBEADM_CERTS_ROLE, "secrets", KUBEADM_CERTS_SECRET);
 }
 
 /** Its RoleBinding → the default bootstrap-token group. */
-export function kubeadmCertsRoleBinding(): RoleBinding {
+function kubeadmCertsRoleBinding(): RoleBinding {
   return roleBinding(KUBE_SYSTEM, KUBEADM_CERTS_ROLE, [
     groupSubject(Identity.bootstrapDefaultGroup),
   ]);
@@ -123,7 +123,7 @@ export function kubeadmCertsRoleBinding(): RoleBinding {
  * Reads and encrypts the shared files. A missing file is stored as an empty value (external
  * etcd without TLS, external CA without `ca.key`), as upstream does.
  */
-export async function encryptSharedFiles(
+async function encryptSharedFiles(
   files: FileReader,
   shared: readonly SharedCertFile[],
   key: Uint8Array,
@@ -204,7 +204,7 @@ export async function uploadCerts(
 }
 
 /** Decrypts every non-empty entry of the Secret; any failure fails the whole lot. */
-export async function decryptSecretData(
+async function decryptSecretData(
   secret: Secret,
   key: Uint8Array,
   crypto?: CryptoPort,

@@ -21,16 +21,16 @@ export const KUBEADM_CONFIG_CONFIGMAP = "kubeadm-config";
 /** Its data key. */
 export const CLUSTER_CONFIGURATION_KEY = "ClusterConfiguration";
 /** Role and RoleBinding that let nodes read `kubeadm-config`. */
-export const NODES_KUBEADM_CONFIG_ROLE = "kubeadm:nodes-kubeadm-config";
+const NODES_KUBEADM_CONFIG_ROLE = "kubeadm:nodes-kubeadm-config";
 /** The ConfigMap holding the cluster-wide KubeletConfiguration. */
 export const KUBELET_CONFIG_CONFIGMAP = "kubelet-config";
 /** Its data key. */
 export const KUBELET_CONFIG_KEY = "kubelet";
 /** Role and RoleBinding that let nodes read `kubelet-config`. */
-export const KUBELET_CONFIG_ROLE = "kubeadm:kubelet-config";
+const KUBELET_CONFIG_ROLE = "kubeadm:kubelet-config";
 
 /** ConfigMap `kube-system/kubeadm-config` with the ClusterConfiguration YAML. */
-export function kubeadmConfigConfigMap(clusterConfigurationYaml: string): ConfigMap {
+function kubeadmConfigConfigMap(clusterConfigurationYaml: string): ConfigMap {
   return {
     apiVersion: "v1",
     kind: "ConfigMap",
@@ -40,7 +40,7 @@ export function kubeadmConfigConfigMap(clusterConfigurationYaml: string): Config
 }
 
 /** Role `kube-system/kubeadm:nodes-kubeadm-config`: get configmap `kubeadm-config`. */
-export function kubeadmConfigRole(): Role {
+function kubeadmConfigRole(): Role {
   return getOneObjectRole(
     KUBE_SYSTEM,
     NODES_KUBEADM_CONFIG_ROLE,
@@ -50,7 +50,7 @@ export function kubeadmConfigRole(): Role {
 }
 
 /** Its RoleBinding: the default bootstrap-token group, then `system:nodes`. */
-export function kubeadmConfigRoleBinding(): RoleBinding {
+function kubeadmConfigRoleBinding(): RoleBinding {
   return roleBinding(KUBE_SYSTEM, NODES_KUBEADM_CONFIG_ROLE, [
     groupSubject(Identity.bootstrapDefaultGroup),
     groupSubject(Identity.nodesGroup),
@@ -75,12 +75,12 @@ export async function kubeletConfigConfigMap(
 }
 
 /** Role `kube-system/kubeadm:kubelet-config`: get configmap `kubelet-config`. */
-export function kubeletConfigRole(): Role {
+function kubeletConfigRole(): Role {
   return getOneObjectRole(KUBE_SYSTEM, KUBELET_CONFIG_ROLE, "configmaps", KUBELET_CONFIG_CONFIGMAP);
 }
 
 /** Its RoleBinding: `system:nodes`, then the default bootstrap-token group. */
-export function kubeletConfigRoleBinding(): RoleBinding {
+function kubeletConfigRoleBinding(): RoleBinding {
   return roleBinding(KUBE_SYSTEM, KUBELET_CONFIG_ROLE, [
     groupSubject(Identity.nodesGroup),
     groupSubject(Identity.bootstrapDefaultGroup),

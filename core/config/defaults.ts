@@ -55,7 +55,7 @@ export const CONTROL_PLANE_TAINT: Readonly<Taint> = {
 };
 
 /** URL scheme every CRI socket must carry. */
-export const CRI_SOCKET_SCHEME = "unix";
+const CRI_SOCKET_SCHEME = "unix";
 
 /** Facts about the host that dynamic defaulting needs; the runtime detects them. */
 export interface InitHostFacts {
@@ -70,7 +70,7 @@ export interface InitHostFacts {
 }
 
 /** Default timeouts as Go durations (`4m0s`, ...). */
-export function defaultTimeouts(): Required<Timeouts> {
+function defaultTimeouts(): Required<Timeouts> {
   return {
     controlPlaneComponentHealthCheck: formatDuration(
       DefaultTimeouts.controlPlaneComponentHealthCheck,
@@ -137,7 +137,7 @@ export function applyUpgradeDefaults(input: UpgradeConfiguration): UpgradeConfig
 }
 
 /** Go re-renders durations it decoded (`3m` → `3m0s`); invalid ones are left for validation. */
-export function canonicalDuration(v: string): string {
+function canonicalDuration(v: string): string {
   return isDuration(v) ? normalizeDuration(v) : v;
 }
 

@@ -168,7 +168,7 @@ function hasPhase(phase: string, skip: readonly string[]): boolean {
  * Upstream's `manageSkippedAddons`: skipping `addon`, `addon/coredns` or `addon/kube-proxy`
  * marks the addon disabled, and a disabled addon's phase is skipped.
  */
-export function manageSkippedAddons(cluster: ClusterConfiguration, skipPhases: string[]): string[] {
+function manageSkippedAddons(cluster: ClusterConfiguration, skipPhases: string[]): string[] {
   let skipDNS = false;
   let skipProxy = false;
   cluster.dns = { ...cluster.dns };

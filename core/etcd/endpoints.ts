@@ -18,7 +18,7 @@ import type { LogFn } from "../host/ports.ts";
 import type { EtcdTiming } from "./timing.ts";
 
 /** Label selector of the etcd static Pods. */
-export const ETCD_POD_SELECTOR = "component=etcd,tier=control-plane";
+const ETCD_POD_SELECTOR = "component=etcd,tier=control-plane";
 
 /** This module's name in verbose log lines. */
 const LOG_SOURCE = "endpoints.ts";

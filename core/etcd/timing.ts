@@ -10,7 +10,7 @@ import { type Clock, systemClock } from "../host/ports.ts";
 import { realSleep, type Sleep } from "../kube/transport.ts";
 
 /** Upstream's `EtcdAPICallRetryInterval`. */
-export const ETCD_API_CALL_RETRY_INTERVAL_MS = 500;
+const ETCD_API_CALL_RETRY_INTERVAL_MS = 500;
 
 /**
  * Bound of one etcd request: upstream's `etcdTimeout` (2s, `util/etcd/etcd.go`), its client's

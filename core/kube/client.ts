@@ -117,7 +117,7 @@ export interface VersionInfo {
 }
 
 /** Options of a {@link KubeClient}. */
-export interface KubeClientOptions {
+interface KubeClientOptions {
   /** Base URL, e.g. `https://10.0.0.1:6443`. */
   server: string;
   transport: Transport;
@@ -133,7 +133,7 @@ export interface KubeClientOptions {
  * The default `User-Agent`. The API server names the field manager of every object a request
  * writes after the agent's product (up to the first `/`): `kubeadm`, as upstream's objects.
  */
-export const DEFAULT_USER_AGENT = `kubeadm/${KUBERNETES_VERSION} (kubeadm-ts)`;
+const DEFAULT_USER_AGENT = `kubeadm/${KUBERNETES_VERSION} (kubeadm-ts)`;
 
 interface SendOptions {
   verb: ApiVerb;
@@ -149,7 +149,7 @@ function retryAfterMs(res: Response): number {
 }
 
 /** The {@link ObjectRef} of an object (kind, namespace, name) or an error naming what lacks. */
-export function refOf(obj: KubeObject): ObjectRef {
+function refOf(obj: KubeObject): ObjectRef {
   if (!obj.kind) throw new KubeadmError("object has no kind");
   const name = obj.metadata?.name;
   if (!name) throw new KubeadmError(`${obj.kind} object has no metadata.name`);

@@ -223,7 +223,7 @@ export async function poll<T>(
  * error (its call was cut at the wait's end, so it names only the time that was left), said
  * to be the wait's timeout. An API error stays one (status, reason, object and hint kept).
  */
-export function waitCutError(last: unknown, timeoutMs: number): KubeadmError {
+function waitCutError(last: unknown, timeoutMs: number): KubeadmError {
   const message = `the wait's timeout of ${formatDuration(timeoutMs)} ran out during its ` +
     `last attempt: ${errorMessage(last)}`;
   if (last instanceof ApiError) {

@@ -62,7 +62,7 @@ export interface ClientCertValidity {
 }
 
 /** NotAfter = start + certificateValidityPeriod (NotBefore left to the CA's, as upstream). */
-export function clientCertValidity(cfg: ResolvedConfig, startTime: Date): ClientCertValidity {
+function clientCertValidity(cfg: ResolvedConfig, startTime: Date): ClientCertValidity {
   return {
     notAfter: new Date(startTime.getTime() + parseDuration(cfg.cluster.certificateValidityPeriod)),
   };

@@ -20,7 +20,7 @@ import { createKubeconfigWithToken, serializeKubeconfig } from "./kubeconfig.ts"
 import { buildClientCertKubeconfig } from "./files.ts";
 
 /** Upstream's default (and recommended maximum) client certificate validity: 8760h. */
-export const DEFAULT_USER_VALIDITY_MS = CERT_VALIDITY_HOURS * 3600 * 1000;
+const DEFAULT_USER_VALIDITY_MS = CERT_VALIDITY_HOURS * 3600 * 1000;
 
 /** Input of {@link userKubeconfig}. */
 export interface UserKubeconfigInput {

@@ -49,7 +49,7 @@ export function kubeletNodeName(
 }
 
 /** The kubelet flags kubeadm sets before merging `kubeletExtraArgs`. */
-export function kubeletBaseArgs(opts: KubeletFlagsOptions): Arg[] {
+function kubeletBaseArgs(opts: KubeletFlagsOptions): Arg[] {
   const { nodeRegistration } = opts;
   const args: Arg[] = [];
   const taints = nodeRegistration.taints ?? [];

@@ -46,23 +46,15 @@ import {
   subjectKeyIdExtension,
   type X509KeyUsage,
 } from "./extensions.ts";
-import {
-  exportSPKI,
-  generateKeyPair,
-  type KeyOptions,
-  type KeyPair,
-  type KeySpec,
-  samePublicKey,
-} from "./keys.ts";
+import { exportSPKI, type KeyPair, samePublicKey } from "./keys.ts";
 import type { CryptoPort } from "./crypto.ts";
-import type { EncryptionAlgorithm } from "../config/types.ts";
 import { encodeName, type ParsedName, parseName } from "./name.ts";
 import { decodePem, encodePem } from "./pem.ts";
 import { certificatePin } from "./pin.ts";
 import { signatureAlgorithmFor, signData, verifySignature } from "./signature.ts";
 
 /** PEM label of a certificate. */
-export const CERTIFICATE_BLOCK = "CERTIFICATE";
+const CERTIFICATE_BLOCK = "CERTIFICATE";
 
 /** What to put in a certificate (upstream's `certutil.Config` + validity). */
 export interface CertConfig {
@@ -109,17 +101,11 @@ export interface Certificate extends DecodedExtensions {
   signature: Uint8Array;
 }
 
-/** A certificate with the key pair that goes with it. */
-export interface CertAndKey {
-  cert: Certificate;
-  key: KeyPair;
-}
-
 const YEAR_MS = 365 * 24 * 3600 * 1000;
 /** Upstream's fallback leaf validity (`CertificateValidityPeriod`, 8760h). */
-export const DEFAULT_CERT_VALIDITY_MS = YEAR_MS;
+const DEFAULT_CERT_VALIDITY_MS = YEAR_MS;
 /** Upstream's fallback CA validity (`CACertificateValidityPeriod`, 87600h). */
-export const DEFAULT_CA_CERT_VALIDITY_MS = 10 * YEAR_MS;
+const DEFAULT_CA_CERT_VALIDITY_MS = 10 * YEAR_MS;
 
 const MAX_SERIAL_EXCLUSIVE = (1n << 63n) - 2n;
 
@@ -139,7 +125,7 @@ function publicKeyBits(spki: Uint8Array): Uint8Array {
 }
 
 /** Go's SubjectKeyId for CA templates: SHA-1 of the subjectPublicKey BIT STRING contents. */
-export async function subjectKeyIdFor(spki: Uint8Array): Promise<Uint8Array> {
+async function subjectKeyIdFor(spki: Uint8Array): Promise<Uint8Array> {
   return new Uint8Array(await crypto.subtle.digest("SHA-1", publicKeyBits(spki).slice()));
 }
 
@@ -332,37 +318,8 @@ export function encodeCertificatePEM(cert: Certificate | Certificate[]): string 
   );
 }
 
-/** Creates a new key and a self-signed CA certificate for it (upstream `NewCertificateAuthority`). */
-export async function newCertificateAuthority(
-  cfg: CertConfig,
-  key: KeyPair,
-  random: RandomSource,
-): Promise<CertAndKey> {
-  return { cert: await createSelfSignedCACert(cfg, key, random), key };
-}
-
-/**
- * Creates a leaf certificate signed by the CA, with a new key unless one is given (upstream
- * `NewCertAndKey`: at least one ExtKeyUsage is required).
- */
-export async function newCertAndKey(
-  ca: Certificate,
-  caKey: KeyPair,
-  cfg: CertConfig,
-  key: KeyPair | EncryptionAlgorithm | KeySpec,
-  random: RandomSource,
-  crypto?: CryptoPort,
-): Promise<CertAndKey> {
-  if (!cfg.usages || cfg.usages.length === 0) {
-    throw new PkiError("must specify at least one ExtKeyUsage");
-  }
-  const opts: KeyOptions = { crypto, random };
-  const pair = typeof key === "string" || !("sign" in key) ? await generateKeyPair(key, opts) : key;
-  return { cert: await createSignedCert(cfg, pair, ca, caKey, random), key: pair };
-}
-
 /** True when the certificate's signature verifies with the issuer's public key. */
-export async function checkSignatureFrom(
+async function checkSignatureFrom(
   cert: Certificate,
   issuer: Certificate,
   crypto?: CryptoPort,
@@ -381,7 +338,7 @@ export async function checkSignatureFrom(
 }
 
 /** Go's `time.Time` `%v` form: `2006-01-02 15:04:05 +0000 UTC`. */
-export function formatGoTime(d: Date): string {
+function formatGoTime(d: Date): string {
   return `${d.toISOString().slice(0, 19).replace("T", " ")} +0000 UTC`;
 }
 

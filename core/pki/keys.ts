@@ -26,13 +26,13 @@ import { webCryptoPort } from "./webcrypto.ts";
 export type { CryptoPort, EcCurve, KeyPair, KeySpec } from "./crypto.ts";
 
 /** PEM label of a PKCS#1 RSA private key. */
-export const RSA_PRIVATE_KEY_BLOCK = "RSA PRIVATE KEY";
+const RSA_PRIVATE_KEY_BLOCK = "RSA PRIVATE KEY";
 /** PEM label of a SEC1 EC private key. */
-export const EC_PRIVATE_KEY_BLOCK = "EC PRIVATE KEY";
+const EC_PRIVATE_KEY_BLOCK = "EC PRIVATE KEY";
 /** PEM label of a PKCS#8 private key. */
-export const PRIVATE_KEY_BLOCK = "PRIVATE KEY";
+const PRIVATE_KEY_BLOCK = "PRIVATE KEY";
 /** PEM label of a SubjectPublicKeyInfo public key. */
-export const PUBLIC_KEY_BLOCK = "PUBLIC KEY";
+const PUBLIC_KEY_BLOCK = "PUBLIC KEY";
 
 /** Maps kubeadm's `encryptionAlgorithm` to a key shape (empty means RSA-2048, as upstream). */
 export function keySpecFor(algorithm: EncryptionAlgorithm | "" | undefined): KeySpec {
@@ -97,7 +97,7 @@ export function exportSPKI(key: KeyPair): Promise<Uint8Array> {
 }
 
 /** The private key in kubeadm's on-disk DER form: PKCS#1 for RSA, SEC1 for ECDSA. */
-export async function exportPrivateKeyDER(
+async function exportPrivateKeyDER(
   key: KeyPair,
 ): Promise<{ type: string; der: Uint8Array }> {
   const material = await key.exportPrivate();

@@ -222,7 +222,7 @@ export class PreflightRun {
  * warning saying the check could not be made, never an error (dry runs run with narrow
  * permissions).
  */
-export function downgradeAccessDenials(outcome: CheckOutcome): CheckOutcome {
+function downgradeAccessDenials(outcome: CheckOutcome): CheckOutcome {
   const denied = (text: string) =>
     /Requires (\w+ )?access to .*run again with the --allow-\w+ flag/.test(text);
   const errors = outcome.errors.filter((e) => !denied(e));

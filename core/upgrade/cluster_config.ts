@@ -39,7 +39,7 @@ const NODE_USER_PREFIX = "system:node:";
  * This node's name (upstream `GetNodeName`): the CN of `kubelet.conf`'s client certificate
  * without `system:node:`, else `hostname`.
  */
-export async function nodeNameFromKubeletConf(
+async function nodeNameFromKubeletConf(
   files: FileReader,
   kubeletConf: string,
   hostname: string,
@@ -59,7 +59,7 @@ export async function nodeNameFromKubeletConf(
 }
 
 /** The CRI socket `instance-config.yaml` names, or `undefined` when the file is absent. */
-export async function instanceConfigCRISocket(files: FileReader): Promise<string | undefined> {
+async function instanceConfigCRISocket(files: FileReader): Promise<string | undefined> {
   const raw = await files.read(KUBELET_INSTANCE_CONFIG_FILE);
   if (raw === undefined) return undefined;
   const doc = parseKubeYamlOne(utf8(raw), KUBELET_INSTANCE_CONFIG_FILE) as

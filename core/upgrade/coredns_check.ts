@@ -29,7 +29,7 @@ const LOG_SOURCE = "coredns_check.ts";
 export const COREDNS_CHECK_NAMES = ["CoreDNSUnsupportedPlugins", "CoreDNSMigration"] as const;
 
 /** The deployed Corefile and CoreDNS version (upstream `GetCoreDNSInfo`); empty when none. */
-export async function coreDNSInfo(
+async function coreDNSInfo(
   client: KubeClient,
 ): Promise<{ corefile: string; version: string }> {
   let cm: ConfigMap;

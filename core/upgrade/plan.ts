@@ -44,7 +44,7 @@ export interface Upgrade {
 }
 
 /** Whether any kubelet would change version (upstream `CanUpgradeKubelets`). */
-export function canUpgradeKubelets(up: Upgrade): boolean {
+function canUpgradeKubelets(up: Upgrade): boolean {
   const kubelets = up.before.kubeletVersions ?? {};
   const versions = Object.keys(kubelets);
   if (versions.length > 1) return true;
@@ -245,7 +245,7 @@ export interface UpgradePlan {
 }
 
 /** The component configs kubeadm manages, in upstream's order, with their one version. */
-export const COMPONENT_CONFIG_GROUPS: readonly { group: string; version: string }[] = [
+const COMPONENT_CONFIG_GROUPS: readonly { group: string; version: string }[] = [
   { group: "kubeproxy.config.k8s.io", version: "v1alpha1" },
   { group: "kubelet.config.k8s.io", version: "v1beta1" },
 ];

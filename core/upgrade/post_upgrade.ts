@@ -251,7 +251,7 @@ export async function updateKubeletKubeconfigServer(input: {
 export const UNWANTED_KUBELET_FLAGS: readonly string[] = [];
 
 /** Splits `KUBELET_KUBEADM_ARGS="--a=b --c"` into its flags. */
-export function kubeletEnvFlags(content: string): string[] {
+function kubeletEnvFlags(content: string): string[] {
   const m = /KUBELET_KUBEADM_ARGS="((?:[^"\\]|\\.)*)"/.exec(content);
   if (!m) return [];
   return m[1].replace(/\\(.)/g, "$1").split(" ").filter((f) => f !== "");

@@ -104,7 +104,7 @@ export interface StaticPodUpgradeInput {
 }
 
 /** The directories of one upgrade (upstream `StaticPodPathManager`). */
-export interface UpgradeDirs {
+interface UpgradeDirs {
   /** Where the new manifests are written first. */
   temp: string;
   /** Where the replaced manifests are kept. */
@@ -150,7 +150,7 @@ export async function createTempDir(
 }
 
 /** Creates the upgrade's three directories. */
-export async function createUpgradeDirs(input: StaticPodUpgradeInput): Promise<UpgradeDirs> {
+async function createUpgradeDirs(input: StaticPodUpgradeInput): Promise<UpgradeDirs> {
   const { node, kubernetesDir } = input;
   return {
     temp: await createTempDir(node, kubernetesDir, "kubeadm-upgraded-manifests", input.random),
@@ -191,7 +191,7 @@ async function readPod(files: FileSystem, path: string): Promise<Pod> {
 }
 
 /** Whether two manifest files decode to the same Pod (upstream `ManifestFilesAreEqual`). */
-export async function manifestFilesAreEqual(
+async function manifestFilesAreEqual(
   files: FileSystem,
   a: string,
   b: string,
@@ -200,7 +200,7 @@ export async function manifestFilesAreEqual(
 }
 
 /** The certificates (and kubeconfigs) renewed before a component's manifest changes. */
-export function certificatesOfComponent(component: string, localEtcd: boolean): string[] {
+function certificatesOfComponent(component: string, localEtcd: boolean): string[] {
   switch (component) {
     case Component.etcd:
       return localEtcd ? ["etcd-server", "etcd-peer", "etcd-healthcheck-client"] : [];
@@ -235,7 +235,7 @@ function renewalSettings(input: StaticPodUpgradeInput): RenewalSettings {
  * Renews one certificate with the local CA (upstream `RenewUsingLocalCA`); returns false when
  * its CA is external (the certificate cannot be renewed).
  */
-export async function renewUsingLocalCA(
+async function renewUsingLocalCA(
   input: StaticPodUpgradeInput,
   name: string,
 ): Promise<boolean> {
@@ -289,7 +289,7 @@ interface Swap {
  * Moves the backed-up manifests back (etcd's only when asked) and returns the error to fail
  * with, which keeps the original error first (upstream `rollbackOldManifests`).
  */
-export async function rollbackOldManifests(
+async function rollbackOldManifests(
   swap: Swap,
   cause: unknown,
   restoreEtcd: boolean,

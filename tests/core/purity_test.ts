@@ -1,4 +1,5 @@
-// The core must run unchanged in Deno, Node, browsers and edge functions: no host APIs.
+// The core (and the printers, web-only like it) must run unchanged in Deno, Node, browsers and
+// edge functions: no host APIs.
 import assert from "node:assert/strict";
 import { listFiles, repoRoot } from "../support/repo.ts";
 
@@ -13,9 +14,12 @@ const FORBIDDEN: [RegExp, string][] = [
   [/from\s+["'](https?|jsr):/, "remote import"],
 ];
 
-Deno.test("core/ imports no Deno.*, node:* or network APIs", async () => {
+Deno.test("core/ and printers/ import no Deno.*, node:* or network APIs", async () => {
   const offenders: string[] = [];
-  const files = await listFiles(`${repoRoot}/core`, ".ts");
+  const files = [
+    ...await listFiles(`${repoRoot}/core`, ".ts"),
+    ...await listFiles(`${repoRoot}/printers`, ".ts"),
+  ];
   assert.ok(files.length > 10, "expected to scan the core's modules");
   for (const file of files) {
     const text = await Deno.readTextFile(file);

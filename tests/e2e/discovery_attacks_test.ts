@@ -14,11 +14,8 @@ import {
 import { waitFor } from "../support/commands.ts";
 import { opensslSpkiSha256 } from "../support/openssl.ts";
 import { webRandom } from "../../core/host/ports.ts";
-import {
-  encodeCertificatePEM,
-  newCertAndKey,
-  newCertificateAuthority,
-} from "../../core/pki/cert.ts";
+import { encodeCertificatePEM } from "../../core/pki/cert.ts";
+import { newCertAndKey, newCertificateAuthority } from "../support/test_pki.ts";
 import { encodePrivateKeyPEM, generateKeyPair } from "../../core/pki/keys.ts";
 import { computeDetachedSignature } from "../../core/discovery/jws.ts";
 import { embedData } from "../../core/kubeconfig/kubeconfig.ts";

@@ -37,11 +37,8 @@ import {
 import { waitFor } from "../support/commands.ts";
 import { CriClient } from "../../runtime/cri/client.ts";
 import { webRandom } from "../../core/host/ports.ts";
-import {
-  encodeCertificatePEM,
-  newCertAndKey,
-  newCertificateAuthority,
-} from "../../core/pki/cert.ts";
+import { encodeCertificatePEM } from "../../core/pki/cert.ts";
+import { newCertAndKey, newCertificateAuthority } from "../support/test_pki.ts";
 import { encodePrivateKeyPEM, generateKeyPair } from "../../core/pki/keys.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };

@@ -17,7 +17,8 @@ import {
   toKubeYaml,
   withBootstrapSignatures,
 } from "../../mod.ts";
-import { encodeCertificatePEM, newCertificateAuthority } from "../../core/pki/cert.ts";
+import { encodeCertificatePEM } from "../../core/pki/cert.ts";
+import { newCertificateAuthority } from "./test_pki.ts";
 import * as api from "../../wasm/api.ts";
 import type * as Wit from "../../wasm/wit.d.ts";
 import {

@@ -17,7 +17,7 @@ import { adminKubeconfig } from "./cluster_access.ts";
 import type { InitData } from "./data.ts";
 
 /** The success message for one token. */
-export async function initSuccessText(data: InitData, token: string): Promise<string> {
+async function initSuccessText(data: InitData, token: string): Promise<string> {
   const admin = await adminKubeconfig(data.cluster);
   const common = {
     token,

@@ -40,7 +40,7 @@ export interface DiscoveryPorts {
 }
 
 /** The warning printed when token discovery does not pin the CA. */
-export const UNSAFE_DISCOVERY_WARNING = [
+const UNSAFE_DISCOVERY_WARNING = [
   "[discovery] WARNING: ************************************************************************",
   "[discovery] WARNING: The cluster CA was NOT verified: --discovery-token-unsafe-skip-ca-verification",
   "[discovery] WARNING: (unsafeSkipCAVerification) is set and no --discovery-token-ca-cert-hash was",

@@ -51,7 +51,7 @@ async function readPem(d: JoinData, path: string): Promise<string> {
 }
 
 /** A synced etcd client for the cluster's stacked etcd (upstream `NewFromCluster`). */
-export async function etcdClientFromCluster(d: JoinData): Promise<EtcdClient> {
+async function etcdClientFromCluster(d: JoinData): Promise<EtcdClient> {
   const cfg = await d.initCfg();
   const dir = cfg.cluster.certificatesDir;
   const tls = await etcdTls(d, dir);
@@ -85,7 +85,7 @@ export async function runCheckEtcd(d: JoinData): Promise<void> {
  * Adds this node's member as a learner, writes `etcd.yaml` with the whole initial cluster and
  * `--initial-cluster-state=existing`, promotes the member and waits for the cluster.
  */
-export async function runEtcdMemberJoin(d: JoinData): Promise<void> {
+async function runEtcdMemberJoin(d: JoinData): Promise<void> {
   if (!d.cfg.controlPlane) return;
   const cfg = await d.initCfg();
   if (cfg.cluster.etcd.external) {

@@ -63,10 +63,10 @@ function printKubeletHelp(d: JoinData): void {
 }
 
 /** Interval of the wait for kubelet.conf (upstream `TLSBootstrapRetryInterval`). */
-export const TLS_BOOTSTRAP_RETRY_INTERVAL_MS = 1_000;
+const TLS_BOOTSTRAP_RETRY_INTERVAL_MS = 1_000;
 
 /** The node name the kubelet registers with. */
-export function joinNodeName(d: JoinData): string {
+function joinNodeName(d: JoinData): string {
   return kubeletNodeName(d.cfg.nodeRegistration, d.host.hostname);
 }
 

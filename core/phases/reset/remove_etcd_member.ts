@@ -27,7 +27,7 @@ import { etcdClientURL, etcdPeerURL } from "../../manifests/etcd.ts";
 import { cleanupDirProblem } from "./safety.ts";
 
 /** The local etcd manifest. */
-export const ETCD_MANIFEST = `${MANIFESTS_DIR}/etcd.yaml`;
+const ETCD_MANIFEST = `${MANIFESTS_DIR}/etcd.yaml`;
 
 interface MemberTarget {
   peerURL: string;

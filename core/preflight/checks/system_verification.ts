@@ -18,7 +18,7 @@ import { DEFAULT_SYS_SPEC, type SysSpec } from "../system/spec.ts";
 import { parseKubeletVersion } from "./versions.ts";
 
 /** The line printed before the report when the verification fails. */
-export const SYSTEM_VERIFICATION_FAILED =
+const SYSTEM_VERIFICATION_FAILED =
   "[preflight] The system verification failed. Printing the output from the verification:";
 
 async function validateOS(

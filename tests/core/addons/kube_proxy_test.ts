@@ -8,7 +8,10 @@ import {
   kubeProxyDaemonSet,
   proxyEnvVars,
 } from "../../../core/addons/kube_proxy.ts";
-import { verifyConfigMapSignature } from "../../../core/cluster/component_config_hash.ts";
+import {
+  COMPONENT_CONFIG_HASH_ANNOTATION,
+  configMapChecksum,
+} from "../../../core/cluster/component_config_hash.ts";
 import { KubeClient } from "../../../core/kube/client.ts";
 import { toKubeYaml } from "../../../core/yaml/kube_yaml.ts";
 import { FakeKubeApi } from "../../support/fake_kube_api.ts";
@@ -47,7 +50,10 @@ users:
     tokenFile: /var/run/secrets/kubernetes.io/serviceaccount/token`,
   );
   assert.equal(cm.data!["config.conf"], PROXY_CONFIG.trimEnd());
-  assert.ok(await verifyConfigMapSignature(cm));
+  assert.equal(
+    cm.metadata?.annotations?.[COMPONENT_CONFIG_HASH_ANNOTATION],
+    await configMapChecksum(cm),
+  );
   const user = await kubeProxyConfigMap({ ...CM_INPUT, userSupplied: true });
   assert.equal(user.metadata?.annotations, undefined);
   assert.ok(

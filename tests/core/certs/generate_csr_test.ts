@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { csrGroupHeader, planKeysAndCSRs } from "../../../core/certs/generate_csr.ts";
-import { parseCSR, verifyCSRSignature } from "../../../core/pki/csr.ts";
+import { parseCSR } from "../../../core/pki/csr.ts";
+import { verifyCSRSignature } from "../../support/test_pki.ts";
 import { exportSPKI, parsePrivateKeyPEM } from "../../../core/pki/keys.ts";
 import { embeddedText, parseKubeconfig } from "../../../core/kubeconfig/kubeconfig.ts";
 import { utf8 } from "../../../core/host/ports.ts";

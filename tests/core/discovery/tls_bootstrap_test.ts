@@ -7,7 +7,8 @@ import {
 } from "../../../core/discovery/tls_bootstrap.ts";
 import { DiscoveryError } from "../../../core/errors.ts";
 import { webRandom } from "../../../core/host/ports.ts";
-import { encodeCertificatePEM, newCertificateAuthority } from "../../../core/pki/cert.ts";
+import { encodeCertificatePEM } from "../../../core/pki/cert.ts";
+import { newCertificateAuthority } from "../../support/test_pki.ts";
 import { generateKeyPair } from "../../../core/pki/keys.ts";
 import { certificatePin } from "../../../core/pki/pin.ts";
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { createCSR, encodeCSRPEM, parseCSR, verifyCSRSignature } from "../../../core/pki/csr.ts";
+import { createCSR, encodeCSRPEM, parseCSR } from "../../../core/pki/csr.ts";
+import { verifyCSRSignature } from "../../support/test_pki.ts";
 import { encodePublicKeyPEM, generateKeyPair } from "../../../core/pki/keys.ts";
 import { openssl, runTool, tempFile } from "../../support/openssl.ts";
 

@@ -12,7 +12,8 @@ import {
   createBasicKubeconfig,
   serializeKubeconfig,
 } from "../../../../core/kubeconfig/kubeconfig.ts";
-import { encodeCertificatePEM, newCertificateAuthority } from "../../../../core/pki/cert.ts";
+import { encodeCertificatePEM } from "../../../../core/pki/cert.ts";
+import { newCertificateAuthority } from "../../../support/test_pki.ts";
 import { generateKeyPair } from "../../../../core/pki/keys.ts";
 import { certificatePin } from "../../../../core/pki/pin.ts";
 import { resolveJoinConfig } from "../../../../core/config/join.ts";

@@ -1,4 +1,4 @@
-// Go's fmt and encoding/json over decoded JSON values (core/text/go_fmt.ts): float formatting
+// Go's fmt and encoding/json over decoded JSON values (printers/go_fmt.ts): float formatting
 // (shortest and with precision, half-to-even on exact halves), the verbs and flags, the
 // `%!verb(…)` notes, map order, and JSON as Go marshals it.
 import assert from "node:assert/strict";
@@ -12,7 +12,7 @@ import {
   goSprintSharpV,
   goSprintValue,
   toGoValue,
-} from "../../../core/text/go_fmt.ts";
+} from "../../printers/go_fmt.ts";
 
 Deno.test("goFormatFloat: strconv's shortest and fixed-precision forms", () => {
   const cases: [number, "e" | "f" | "g", number, string][] = [

@@ -1,9 +1,9 @@
-// Kubernetes JSONPath as client-go runs it (core/text/jsonpath.ts): selection, printing of
+// Kubernetes JSONPath as client-go runs it (printers/jsonpath.ts): selection, printing of
 // results as Go prints them (float64 numbers, compact JSON for maps and lists), jsonpath-as-json,
 // missing keys, and client-go's parse and execution errors.
 import assert from "node:assert/strict";
-import { JsonPath, JsonPathError } from "../../../core/text/jsonpath.ts";
-import { toGoValue } from "../../../core/text/go_fmt.ts";
+import { JsonPath, JsonPathError } from "../../printers/jsonpath.ts";
+import { toGoValue } from "../../printers/go_fmt.ts";
 
 const DATA = toGoValue({
   kind: "List",

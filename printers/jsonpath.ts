@@ -31,7 +31,7 @@ import {
   isGoMap,
   isWordChar,
 } from "./go_fmt.ts";
-import { isNumber } from "./unicode.ts";
+import { isNumber } from "../core/text/unicode.ts";
 
 /** A JSONPath expression that failed to parse or execute; the message is client-go's. */
 export class JsonPathError extends Error {
@@ -379,7 +379,7 @@ function descendants(values: Val[]): Val[] {
 }
 
 /** Options of a {@link JsonPath}. */
-export interface JsonPathOptions {
+interface JsonPathOptions {
   /** Missing keys print nothing instead of failing (`--allow-missing-template-keys`, default). */
   allowMissingKeys?: boolean;
   /** `jsonpath-as-json`: every result set printed as one indented JSON list. */

@@ -5,12 +5,13 @@
  * resolved from Deno's npm cache as `deno.json` pins them; `kubernetes-types` is inlined, so
  * the file needs no package of its own.
  *
- * Usage: `deno run -A web/types.ts <entry.ts> <out.d.ts> [<entry.ts> <out.d.ts> ...]`
+ * Usage: `deno run -A scripts/web_build/types.ts <entry.ts> <out.d.ts> [<entry.ts> <out.d.ts>
+ * ...]`
  *
  * @module
  */
 
-const repo = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+const repo = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 
 async function run(cmd: string, args: string[]): Promise<string> {
   const out = await new Deno.Command(cmd, { args, cwd: repo, stdout: "piped", stderr: "piped" })
@@ -51,7 +52,7 @@ export function npmPaths(
 if (import.meta.main) {
   const pairs = Deno.args;
   if (pairs.length === 0 || pairs.length % 2 !== 0) {
-    console.error("usage: web/types.ts <entry.ts> <out.d.ts> [...]");
+    console.error("usage: scripts/web_build/types.ts <entry.ts> <out.d.ts> [...]");
     Deno.exit(2);
   }
   const info = JSON.parse(await run(Deno.execPath(), ["info", "--json"]));

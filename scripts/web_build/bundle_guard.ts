@@ -3,7 +3,8 @@
  * APIs. `deno bundle --platform browser` leaves `node:` imports external instead of failing,
  * so this scan is the guard.
  *
- * Usage: `deno run --allow-read web/bundle_guard.ts <file>...` (exit status 1 on a finding).
+ * Usage: `deno run --allow-read scripts/web_build/bundle_guard.ts <file>...` (exit status 1 on
+ * a finding).
  *
  * @module
  */

@@ -9,8 +9,8 @@
 import { executeGoTemplate, type GoTemplate, parseGoTemplate } from "./go_template.ts";
 import { JsonPath } from "./jsonpath.ts";
 import { goJson, goSprintPlusV, goSprintSharpV, toGoValue } from "./go_fmt.ts";
-import { goQuote } from "./go_quote.ts";
-import { printerError, type TemplateFormat } from "./output_format.ts";
+import { goQuote } from "../core/text/go_quote.ts";
+import { printerError, type TemplateFormat } from "../core/text/output_format.ts";
 
 /** What printing one object gives: the text for stdout, and upstream's error if it failed. */
 export interface PrintOutcome {

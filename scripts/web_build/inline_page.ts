@@ -3,7 +3,8 @@
  * the `<script type="module" data-bundle></script>` element, so the page needs no server
  * (browsers refuse module scripts loaded from file://).
  *
- * Usage: `deno run --allow-read --allow-write web/inline_page.ts <template.html> <bundle.js> <out.html>`
+ * Usage: `deno run --allow-read --allow-write scripts/web_build/inline_page.ts <template.html>
+ * <bundle.js> <out.html>`
  *
  * @module
  */

@@ -12,7 +12,7 @@
  * @module
  */
 import { GoInt, goIntValue, goSortedKeys, goSprintValue, type GoValue, isGoMap } from "./go_fmt.ts";
-import { goQuote } from "./go_quote.ts";
+import { goQuote } from "../core/text/go_quote.ts";
 import {
   type ArgNode,
   argString,

@@ -16,7 +16,7 @@ import {
   type GoValue,
   isGoMap,
 } from "./go_fmt.ts";
-import { isPrintable } from "./unicode.ts";
+import { isPrintable } from "../core/text/unicode.ts";
 
 /** An `interface{}` holding a value (a map's or list's element); `null` inside: a nil one. */
 export class Iface {

@@ -7,8 +7,8 @@
  * @module
  */
 import { goCharName, goUnquote, isWordChar } from "./go_fmt.ts";
-import { goQuote } from "./go_quote.ts";
-import { isPrintable } from "./unicode.ts";
+import { goQuote } from "../core/text/go_quote.ts";
+import { isPrintable } from "../core/text/unicode.ts";
 
 /** A template that failed to parse or execute; the message is Go's. */
 export class GoTemplateError extends Error {

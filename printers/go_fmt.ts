@@ -10,8 +10,8 @@
  *
  * @module
  */
-import { goQuote } from "./go_quote.ts";
-import { isLetter, isNumber, isPrintable } from "./unicode.ts";
+import { goQuote } from "../core/text/go_quote.ts";
+import { isLetter, isNumber, isPrintable } from "../core/text/unicode.ts";
 
 /** Go's `int` (a template's integer literal, `len`'s result), as opposed to data's int64. */
 export class GoInt {

@@ -1,5 +1,6 @@
-// The Worker scripts/bench_library.ts runs in workerd (scripts/bench-library): one route per measured call, the input
-// in the request body (JSON), nothing returned but a status.
+// The Worker scripts/bench_library.ts runs in workerd (scripts/bench-library): one route per
+// measured call, the input in the request body (JSON), nothing returned but a status.
+// @ts-ignore: the bundle is beside this file only in workerd (scripts/bench_library.ts copies both)
 import { checkClusterInfo, planControlPlane, seededRandom } from "./kubeadm-core.js";
 
 const CONFIG = (alg) =>

@@ -1,13 +1,9 @@
-// Go's text/template over JSON-decoded values (core/text/go_template.ts): output and error
+// Go's text/template over JSON-decoded values (printers/go_template.ts): output and error
 // texts as Go's, including the interface and nil rules that reach the output. The differential
 // test (tests/golden/upstream_template_output_test.ts) checks many more against upstream.
 import assert from "node:assert/strict";
-import {
-  executeGoTemplate,
-  GoTemplateError,
-  parseGoTemplate,
-} from "../../../core/text/go_template.ts";
-import { toGoValue } from "../../../core/text/go_fmt.ts";
+import { executeGoTemplate, GoTemplateError, parseGoTemplate } from "../../printers/go_template.ts";
+import { toGoValue } from "../../printers/go_fmt.ts";
 
 const DATA = toGoValue({
   name: "node-1",
