@@ -137,6 +137,14 @@ export async function prepareUpgrade(
   resolveIgnoreSet(settings.ignorePreflightErrors, [], UPGRADE_CHECK_NAMES);
   const { dryRun } = settings;
   const controlPlane = command === "apply" || await isControlPlaneNode(rootfs);
+  const files = await nodeFiles(rootfs);
+  const node = await nodeHost(rootfs, deps);
+  if (controlPlane) {
+    // Before the API server is asked anything: with a single control plane it answers only
+    // once a manifest an interrupted swap left out (etcd's) is back.
+    const { restoreInterruptedSwap } = await import("../core/upgrade/static_pods.ts");
+    await restoreInterruptedSwap(files, node, KUBERNETES_DIR, MANIFESTS_DIR, out, dryRun);
+  }
   const { path, refsRoot, nodePath } = kubeconfigLocation(
     inputs.kubeconfig,
     rootfs,
@@ -152,7 +160,6 @@ export async function prepareUpgrade(
     const { fetchUpgradeConfig } = await import("../core/upgrade/cluster_config.ts");
     const { parseDuration } = await import("../core/text/duration.ts");
     const { facts, host } = hostFacts(rootfs);
-    const files = await nodeFiles(rootfs);
     if (command === "apply") {
       out.log?.(1, LOG_SOURCE, "[upgrade] retrieving configuration from cluster");
     }
@@ -182,7 +189,6 @@ export async function prepareUpgrade(
     if (target) cfg.cluster.kubernetesVersion = target;
     if (settings.printConfig) await printConfiguration(cfg, out);
     const overlay = await planningOverlay();
-    const node = await nodeHost(rootfs, deps);
     const { kubeVersionGetter, offlineVersionGetter } = await import(
       "../core/upgrade/version_getter.ts"
     );

@@ -48,7 +48,7 @@ import {
 } from "../../kubelet/files.ts";
 import { patchManagerFor } from "../../patches/patch_manager.ts";
 import { kubeletConfigurationSchema } from "../../patches/patch_schemas.ts";
-import { BOOTSTRAP_KUBELET_CONF, KUBELET_CONF } from "../../tlsbootstrap/kubelet_conf.ts";
+import { KubeconfigFile, KUBERNETES_DIR } from "../../constants.ts";
 import { API_SERVER_ENDPOINT, DISCOVERY_INPUTS, type JoinData } from "./data.ts";
 import type { Phase } from "../../workflow/phase.ts";
 
@@ -95,7 +95,7 @@ async function checkNoReadyNode(data: JoinData, nodeName: string): Promise<void>
 /** Runs `join phase kubelet-start`. */
 export async function runKubeletStart(data: JoinData): Promise<void> {
   const initCfg = await data.initCfg();
-  const bootstrapPath = `${data.kubeconfigDir}/${BOOTSTRAP_KUBELET_CONF.split("/").pop()}`;
+  const bootstrapPath = `${data.kubeconfigDir}/${KubeconfigFile.bootstrapKubelet}`;
   let ok = false;
   try {
     let tls: Kubeconfig = structuredClone(await data.tlsBootstrapCfg());
@@ -191,7 +191,7 @@ async function kubeletHealthz(data: JoinData, cfg: ResolvedConfig): Promise<stri
 
 /** Whether a usable kubelet.conf exists: parseable, with its credentials readable. */
 async function kubeletConfReady(data: JoinData): Promise<boolean> {
-  const path = `${data.kubeconfigDir}/${KUBELET_CONF.split("/").pop()}`;
+  const path = `${data.kubeconfigDir}/${KubeconfigFile.kubelet}`;
   const raw = await data.files.read(path);
   if (raw === undefined) return false;
   try {
@@ -234,7 +234,7 @@ async function waitForBootstrap(data: JoinData, cfg: ResolvedConfig): Promise<vo
         timeoutMs: parseDuration(data.cfg.timeouts.tlsBootstrap),
         timeoutError: () =>
           new KubeadmError(
-            `timed out after ${data.cfg.timeouts.tlsBootstrap} waiting for ${KUBELET_CONF} and its client certificate`,
+            `timed out after ${data.cfg.timeouts.tlsBootstrap} waiting for ${KUBERNETES_DIR}/${KubeconfigFile.kubelet} and its client certificate`,
           ),
       },
     );
@@ -254,7 +254,7 @@ export async function runKubeletWaitBootstrap(data: JoinData): Promise<void> {
     return;
   }
   const cfg = await data.initCfg();
-  const bootstrapPath = `${data.kubeconfigDir}/${BOOTSTRAP_KUBELET_CONF.split("/").pop()}`;
+  const bootstrapPath = `${data.kubeconfigDir}/${KubeconfigFile.bootstrapKubelet}`;
   try {
     await waitForBootstrap(data, cfg);
   } finally {

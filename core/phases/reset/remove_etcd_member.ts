@@ -8,7 +8,9 @@
  * manifest's `--initial-advertise-peer-urls`) through the cluster's etcd endpoints (else the
  * manifest's client URLs and peers), using the `apiserver-etcd-client` certificate (or
  * `etcd/healthcheck-client`). Upstream only removes the member when it could read the cluster
- * configuration; kubeadm-ts also does it from the manifest alone.
+ * configuration; kubeadm-ts also does it from the manifest alone, and — a join killed after it
+ * added this node's member as a learner, before it wrote the etcd manifest (k/kubeadm#3269) —
+ * from the kube-apiserver manifest's `--advertise-address` and the cluster's etcd Pods.
  *
  * @module
  */
@@ -19,6 +21,8 @@ import type { TlsClientMaterial } from "../../ports/http.ts";
 import type { ResetData } from "./data.ts";
 import type { Phase } from "../../workflow/phase.ts";
 import { type LocalEtcdManifest, parseEtcdManifest } from "../../manifests/etcd_manifest.ts";
+import { parseKubeYamlOne } from "../../yaml/kube_yaml.ts";
+import type { Pod } from "kubernetes-types/core/v1.d.ts";
 import { endpointsFromManifest, removeEtcdMember } from "../../etcd/member_remove.ts";
 import { etcdClientURL, etcdPeerURL } from "../../manifests/etcd.ts";
 import { cleanupDirProblem } from "./safety.ts";
@@ -37,11 +41,32 @@ async function readManifest(data: ResetData): Promise<LocalEtcdManifest | undefi
   return bytes === undefined ? undefined : parseEtcdManifest(utf8(bytes), ETCD_MANIFEST);
 }
 
-function memberTarget(
+/**
+ * The `--advertise-address` of this node's kube-apiserver manifest: the address a control
+ * plane's etcd member is added with, when the etcd manifest never got written (a join killed
+ * after adding the member as a learner).
+ */
+async function apiServerAdvertiseAddress(data: ResetData): Promise<string | undefined> {
+  const bytes = await data.node.machine.files.read(`${MANIFESTS_DIR}/kube-apiserver.yaml`);
+  if (bytes === undefined) return undefined;
+  try {
+    const pod = parseKubeYamlOne(utf8(bytes), "kube-apiserver.yaml") as Pod;
+    const command = pod.spec?.containers?.[0]?.command ?? [];
+    return command.find((a) => a.startsWith("--advertise-address="))?.split("=")[1] || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function memberTarget(
   data: ResetData,
   manifest: LocalEtcdManifest | undefined,
-): MemberTarget | undefined {
-  const endpoint = data.cluster?.localAPIEndpoint;
+): Promise<MemberTarget | undefined> {
+  const address = data.cluster?.localAPIEndpoint?.advertiseAddress ??
+    (manifest || !data.cluster?.etcdEndpoints?.length
+      ? undefined
+      : await apiServerAdvertiseAddress(data));
+  const endpoint = address ? { advertiseAddress: address } : undefined;
   if (endpoint?.advertiseAddress) {
     const endpoints = data.cluster?.etcdEndpoints?.length
       ? data.cluster.etcdEndpoints
@@ -125,7 +150,7 @@ export async function runRemoveEtcdMember(data: ResetData): Promise<void> {
     return;
   }
 
-  const target = memberTarget(data, manifest);
+  const target = await memberTarget(data, manifest);
   let cleaned = false;
   if (target) {
     if (data.dryRun) {
