@@ -60,7 +60,7 @@ export async function loadOrDefaultConfig(
   const { config, warnings } = resolveInitConfig({
     text,
     source: configPath,
-    flags: configPath ? {} : overrides,
+    inputs: configPath ? {} : overrides,
     host: hostFacts(undefined),
     random: platform.random,
     log: consolePrinter.log,

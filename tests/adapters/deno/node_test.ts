@@ -103,12 +103,12 @@ async function initNode(): Promise<Node> {
 
 function resetData(
   root: string,
-  flags: Parameters<typeof buildResetData>[0]["flags"],
+  inputs: Parameters<typeof buildResetData>[0]["inputs"],
   init = new FakeInitSystem(),
 ) {
   const out = new CapturePrinter();
   const data = buildResetData({
-    flags,
+    inputs,
     out,
     node: new DenoNodeHost({
       root,
