@@ -22,6 +22,8 @@
  * @module
  */
 import { errorMessage, FlagError, KubeadmError } from "../errors.ts";
+import type { CertificateExpiration, CertificateExpirationInfo } from "./expiration.ts";
+import { expiringWithin } from "./expiration.ts";
 import type { FileReader, PlannedFile } from "../ports/files.ts";
 import type { InitSystem } from "../ports/services.ts";
 import { formatDurationNs, parseDurationNs } from "../text/duration.ts";
@@ -484,4 +486,30 @@ export function autoRenewalStatusLines(status: AutoRenewalStatus): string[] {
   }
   for (const f of status.files) lines.push(`  ${f.path}: ${f.state}`);
   return lines;
+}
+
+/** What a scheduled run has to do, from the `check-expiration` report. */
+export interface DueForRenewal {
+  /** Renewable certificates expiring within the window (or expired), by target name. */
+  renew: string[];
+  /** Those signed by an external CA: reported, not renewed. */
+  external: CertificateExpiration[];
+  /** CAs expiring within the window: a renewal cannot help, a rotation can. */
+  authorities: CertificateExpiration[];
+  /** The certificate expiring first when nothing is due (for the log). */
+  next?: CertificateExpiration;
+}
+
+/** Sorts the report's entries into what a run renews and what it only reports. */
+export function dueForRenewal(info: CertificateExpirationInfo, windowMs: number): DueForRenewal {
+  const due = expiringWithin(info, windowMs);
+  const leaves = due.filter((c) => info.certificates.includes(c));
+  const next = [...info.certificates].filter((c) => !c.missing)
+    .sort((a, b) => a.residualTime - b.residualTime)[0];
+  return {
+    renew: leaves.filter((c) => !c.externallyManaged).map((c) => c.name),
+    external: leaves.filter((c) => c.externallyManaged),
+    authorities: due.filter((c) => info.certificateAuthorities.includes(c)),
+    next,
+  };
 }

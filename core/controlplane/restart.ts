@@ -115,8 +115,6 @@ export interface RestartEtcd {
   /** A client of the cluster (its members' client URLs). */
   connect(): Promise<EtcdClient>;
   timing: EtcdTiming;
-  /** This member's peer URL. */
-  peerURL: string;
 }
 
 /** What the restarts need of the node and the cluster. */
@@ -264,31 +262,37 @@ function backupPath(dir: string, path: string): string {
   return `${dir}${path}`;
 }
 
+/** This member's peer URL: its manifest's `--initial-advertise-peer-urls` (the first). */
+function peerURLOf(etcd: StaticPod): string {
+  const c = etcd.manifest.spec?.containers?.[0];
+  for (const arg of [...(c?.command ?? []), ...(c?.args ?? [])]) {
+    const m = /^--initial-advertise-peer-urls=([^,]+)/.exec(arg);
+    if (m) return m[1];
+  }
+  throw new KubeadmError(`${etcd.manifestPath} has no --initial-advertise-peer-urls`, {
+    field: etcd.manifestPath,
+  });
+}
+
 /** The local etcd member's checks: cluster healthy, quorum kept without this member. */
-async function checkEtcd(ctx: RestartContext): Promise<void> {
+async function checkEtcd(ctx: RestartContext, etcdPod: StaticPod): Promise<void> {
   const etcd = ctx.etcd;
   if (!etcd) return;
-  let client: EtcdClient;
   try {
-    client = await etcd.connect();
+    const client = await etcd.connect();
     await checkClusterHealth(client, etcd.timing, ctx.out.log);
-    await checkQuorumWithout(client, etcd.peerURL, etcd.timing, ETCD_REQUEST_TIMEOUT_MS);
+    await checkQuorumWithout(client, peerURLOf(etcdPod), etcd.timing, ETCD_REQUEST_TIMEOUT_MS);
   } catch (e) {
     throw new KubeadmError(`etcd cannot be restarted now: ${errorMessage(e)}`, {
       cause: e,
-      hint: e instanceof KubeadmError && e.hint
-        ? e.hint
-        : "bring the etcd cluster back to health, then run again; nothing was written",
+      hint:
+        "bring the etcd members back to health (or remove the ones gone for good with 'etcdctl member remove'), then run again; nothing was written",
     });
   }
 }
 
 /** Lines saying what the restarts would do (`--dry-run`). */
-export function restartPlanLines(
-  plan: RestartPlan,
-  kubernetesDir: string,
-  nodeName: string,
-): string[] {
+export function restartPlanLines(plan: RestartPlan, kubernetesDir: string): string[] {
   const lines: string[] = [];
   if (plan.steps.length === 0) {
     return ["[dryrun] No static Pod reads what would be renewed: nothing to restart"];
@@ -300,7 +304,7 @@ export function restartPlanLines(
     lines.push(
       `[dryrun]   ${i + 1}. ${s.component} (for ${
         s.renewed.join(", ")
-      }): write its renewed files, set ${RESTARTED_AT_ANNOTATION} in its manifest, wait for the mirror Pod ${s.component}-${nodeName} to be Ready and its health endpoint to answer${
+      }): write its renewed files, set ${RESTARTED_AT_ANNOTATION} in its manifest, wait for its mirror Pod to be Ready and its health endpoint to answer${
         s.component === Component.etcd ? "; only while the other etcd members keep quorum" : ""
       }`,
     );
@@ -438,7 +442,8 @@ export async function renewAndRestart(ctx: RestartContext, plan: RestartPlan): P
         );
       }
     }
-    if (components.has(Component.etcd)) await checkEtcd(ctx);
+    const etcdPod = components.get(Component.etcd);
+    if (etcdPod) await checkEtcd(ctx, etcdPod);
     await ctx.node.ensureDir(backupDir, 0o700);
     for (const f of plan.unread) {
       await ctx.files.write(f);

@@ -8,8 +8,7 @@
  */
 import { formatDuration, parseDuration } from "../../text/duration.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
-import { utf8 } from "../../text/utf8.ts";
-import { etcdEndpointsFromCluster, syncEtcdClient } from "../../etcd/endpoints.ts";
+import { stackedEtcdClient } from "../../etcd/endpoints.ts";
 import { etcdTiming } from "../../etcd/timing.ts";
 import type { ManifestWriteContext } from "../../manifests/write.ts";
 import { kubeWaiter } from "../../upgrade/pod_waiter.ts";
@@ -32,12 +31,6 @@ function manifestContext(d: UpgradeData): ManifestWriteContext {
   };
 }
 
-async function readPem(d: UpgradeData, path: string): Promise<string> {
-  const data = await d.files.read(path);
-  if (data === undefined) throw new KubeadmError(`open ${path}: no such file or directory`);
-  return utf8(data);
-}
-
 /** The stacked etcd cluster, reached with this node's `etcd/healthcheck-client` certificate. */
 function localEtcd(d: UpgradeData): UpgradeEtcd {
   const timing = etcdTiming({
@@ -47,20 +40,16 @@ function localEtcd(d: UpgradeData): UpgradeEtcd {
   });
   return {
     timing,
-    async connect() {
-      const dir = d.cfg.cluster.certificatesDir;
-      const tls = {
-        caPem: await readPem(d, `${dir}/etcd/ca.crt`),
-        certPem: await readPem(d, `${dir}/etcd/healthcheck-client.crt`),
-        keyPem: await readPem(d, `${dir}/etcd/healthcheck-client.key`),
-      };
-      const endpoints = await etcdEndpointsFromCluster(
-        d.client,
-        parseDuration(d.upgrade.timeouts.kubernetesAPICall),
-        d.out.log,
-      );
-      return await syncEtcdClient((e) => d.etcdClient(e, tls), endpoints, timing, d.out.log);
-    },
+    connect: () =>
+      stackedEtcdClient({
+        client: d.client,
+        files: d.files,
+        certificatesDir: d.cfg.cluster.certificatesDir,
+        etcdClient: d.etcdClient,
+        timing,
+        apiTimeoutMs: parseDuration(d.upgrade.timeouts.kubernetesAPICall),
+        log: d.out.log,
+      }),
   };
 }
 

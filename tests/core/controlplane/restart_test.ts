@@ -33,6 +33,9 @@ function manifest(name: string, probe: { scheme: string; port: number; path: str
       containers: [{
         name,
         image: `registry.k8s.io/${name}:v1.37.2`,
+        command: name === "etcd"
+          ? ["etcd", "--initial-advertise-peer-urls=https://10.0.0.1:2380"]
+          : [name],
         readinessProbe: name === "kube-controller-manager" || name === "kube-scheduler"
           ? undefined
           : {
@@ -172,7 +175,6 @@ function fakeNode() {
     etcd: {
       connect: () => Promise.resolve(etcd),
       timing: etcdTiming({ clock, sleep: clock.sleep }),
-      peerURL: "https://10.0.0.1:2380",
     },
     timeoutMs: 60_000,
     out,
@@ -218,7 +220,7 @@ Deno.test("planRestarts() groups renewed files by reader, etcd last; unread file
     ["kube-scheduler", ["scheduler.conf"], 1],
     ["etcd", ["etcd-server"], 2],
   ]);
-  const lines = restartPlanLines(plan, "/etc/kubernetes", NODE).join("\n");
+  const lines = restartPlanLines(plan, "/etc/kubernetes").join("\n");
   assert.match(
     lines,
     /1\. kube-apiserver \(for apiserver\): write its renewed files, set kubeadm.kubernetes.io\/restartedAt/,
