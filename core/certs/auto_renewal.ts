@@ -336,7 +336,9 @@ export async function installAutoRenewal(
  * Removes the schedule: stops and disables the timer (systemd), deletes the files, reloads.
  * Nothing installed: nothing done. Returns the paths removed.
  */
-export async function removeAutoRenewal(node: AutoRenewalNode): Promise<string[]> {
+export async function removeAutoRenewal(
+  node: Omit<AutoRenewalNode, "files"> & { files: FileReader },
+): Promise<string[]> {
   const { init, out } = node;
   if (!init) return [];
   const present: string[] = [];

@@ -6,7 +6,8 @@
  * Only these are touched: the contents of `/etc/kubernetes/manifests`, of `/var/lib/kubelet`
  * (after symlink resolution), of the certificates directory and, with `--cleanup-tmp-dir`, of
  * `/etc/kubernetes/tmp`; and the six kubeconfig files in `/etc/kubernetes`. CNI configuration,
- * network rules and `$HOME/.kube` are left alone, as upstream.
+ * network rules and `$HOME/.kube` are left alone, as upstream. Beyond upstream, the certificate
+ * auto-renewal schedule (`certs auto-renewal install`) is removed first.
  *
  * @module
  */
@@ -19,6 +20,7 @@ import {
   MANIFESTS_DIR,
 } from "../../constants.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
+import { removeAutoRenewal } from "../../certs/auto_renewal.ts";
 import type { ResetData } from "./data.ts";
 import { cleanupDirProblem } from "./safety.ts";
 
@@ -61,6 +63,26 @@ async function stopKubelet(d: ResetData): Promise<void> {
   } catch (e) {
     d.out.warn(`[reset] The kubelet service could not be stopped by kubeadm: [${errorMessage(e)}]`);
     d.out.warn("[reset] Please ensure kubelet is stopped manually");
+  }
+}
+
+/**
+ * Removes the certificate auto-renewal schedule (beyond upstream: kubeadm-ts installs it), so
+ * that no timer renews the certificates of a node that no longer has any.
+ */
+async function removeCertificateAutoRenewal(d: ResetData): Promise<void> {
+  if (d.node.foreignRoot !== undefined) return;
+  const init = await d.node.machine.initSystem();
+  try {
+    await removeAutoRenewal({
+      files: d.node.machine.files,
+      removeFile: (p) => d.node.removeFile(p),
+      init,
+      out: d.out,
+      dryRun: d.dryRun,
+    });
+  } catch (e) {
+    d.out.warn(`[reset] Failed to remove the certificate auto-renewal: ${errorMessage(e)}`);
   }
 }
 
@@ -169,6 +191,7 @@ async function resetConfigDir(d: ResetData, dirs: readonly string[]): Promise<vo
 /** Runs the phase. */
 export async function runCleanupNode(d: ResetData): Promise<void> {
   const dirs = [MANIFESTS_DIR];
+  await removeCertificateAutoRenewal(d);
   await stopKubelet(d);
   const kubeletDir = await unmountKubeletDir(d);
   if (kubeletDir !== undefined) dirs.push(kubeletDir);
