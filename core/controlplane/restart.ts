@@ -156,8 +156,13 @@ function healthURL(pod: Pod, name: string): string {
       `the static Pod of ${name} has no HTTP readiness or liveness probe to check it with`,
     );
   }
+  // kubeadm's probes name their port (`probe-port`): the container's port of that name.
+  const port = typeof get.port === "number" || /^\d+$/.test(get.port)
+    ? String(get.port)
+    : String(c?.ports?.find((p) => p.name === get.port)?.containerPort ?? "");
+  if (!port) throw new KubeadmError(`the static Pod of ${name} probes an unknown port ${get.port}`);
   const scheme = (get.scheme ?? "HTTP").toLowerCase();
-  return `${scheme}://${joinHostPort(get.host || "127.0.0.1", String(get.port))}${get.path ?? "/"}`;
+  return `${scheme}://${joinHostPort(get.host || "127.0.0.1", port)}${get.path ?? "/"}`;
 }
 
 async function readComponent(ctx: RestartContext, name: string): Promise<StaticPod> {

@@ -2,7 +2,7 @@
  * Real test nodes: each node is a network namespace (netns.ts: its own address, a route to the
  * host), a UTS namespace (its hostname is the node name), a PID namespace (killing its first
  * process kills every process of the node, containers included) and a private mount namespace
- * that gives it its own `/etc/kubernetes`, `/etc/cni/net.d`, `/etc/default/kubelet`,
+ * that gives it its own `/etc/kubernetes`, `/etc/cni/net.d`, `/etc/systemd/system`, `/etc/default/kubelet`,
  * `/var/lib/{kubelet,etcd,containerd}`, `/var/log/{pods,containers}` and `/run` (bound from the
  * node's directory on the host, so tests read and write them there), over copy-on-write
  * overlays of the host's `/etc` and `/var` that absorb any other write; the sysctls the kubelet
@@ -41,6 +41,7 @@ import { repoRoot } from "./repo.ts";
 const DIR_BINDS: readonly [string, string][] = [
   ["/etc/kubernetes", "etc/kubernetes"],
   ["/etc/cni/net.d", "etc/cni/net.d"],
+  ["/etc/systemd/system", "etc/systemd/system"],
   ["/var/lib/kubelet", "var/lib/kubelet"],
   ["/var/lib/etcd", "var/lib/etcd"],
   ["/var/lib/containerd", "var/lib/containerd"],
@@ -78,6 +79,7 @@ export function nodeBinDir(set = NODE_IMAGE_SET): Promise<string> {
 const FILES_LISTED: readonly string[] = [
   "/etc/kubernetes",
   "/etc/cni/net.d",
+  "/etc/systemd/system",
   "/etc/default/kubelet",
   "/var/lib/kubelet",
   "/var/lib/etcd",
@@ -586,6 +588,14 @@ export async function createNode(opts: NodeOptions = {}): Promise<TestNode> {
     services = new ServiceManager({
       readFile: (p) => Deno.readTextFile(hostPath(p)).catch(() => undefined),
       spawn: spawnUnit,
+      listFiles: async (p) => {
+        try {
+          return (await Array.fromAsync(Deno.readDir(hostPath(p)))).filter((e) => e.isFile)
+            .map((e) => e.name);
+        } catch {
+          return [];
+        }
+      },
     }, [containerdUnit, kubeletUnit]);
     const server = services.serve(`${dir}/run/kts-node/systemctl.sock`);
     control = server;

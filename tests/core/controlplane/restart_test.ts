@@ -24,7 +24,10 @@ import { MemoryFileSystem, MemoryNodeOps } from "../../support/memory_fs.ts";
 const NODE = "cp1";
 const MANIFESTS = "/etc/kubernetes/manifests";
 
-function manifest(name: string, probe: { scheme: string; port: number; path: string }): string {
+function manifest(
+  name: string,
+  probe: { scheme: string; port: number | string; path: string },
+): string {
   const pod: Pod = {
     apiVersion: "v1",
     kind: "Pod",
@@ -33,6 +36,7 @@ function manifest(name: string, probe: { scheme: string; port: number; path: str
       containers: [{
         name,
         image: `registry.k8s.io/${name}:v1.37.2`,
+        ports: [{ containerPort: 2381, name: "probe-port", protocol: "TCP" }],
         command: name === "etcd"
           ? ["etcd", "--initial-advertise-peer-urls=https://10.0.0.1:2380"]
           : [name],
@@ -59,7 +63,7 @@ const PODS: Record<string, string> = {
     path: "/healthz",
   }),
   "kube-scheduler": manifest("kube-scheduler", { scheme: "HTTPS", port: 10259, path: "/livez" }),
-  "etcd": manifest("etcd", { scheme: "HTTP", port: 2381, path: "/readyz" }),
+  "etcd": manifest("etcd", { scheme: "HTTP", port: "probe-port", path: "/readyz" }),
 };
 
 function file(path: string, data: string): PlannedFile {
