@@ -331,7 +331,9 @@ interface Run {
 /** Copies a file's current content (when it has one) into the backup folder. */
 async function backUp(run: Run, path: string): Promise<void> {
   if ((await run.ctx.files.read(path)) === undefined) return;
-  await run.ctx.node.copyTree(path, backupPath(run.backupDir, path));
+  const to = backupPath(run.backupDir, path);
+  await run.ctx.node.ensureDir(to.slice(0, to.lastIndexOf("/")), 0o700);
+  await run.ctx.node.copyTree(path, to);
 }
 
 async function restore(run: Run, paths: readonly string[]): Promise<string[]> {

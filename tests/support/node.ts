@@ -550,7 +550,6 @@ export async function createNode(opts: NodeOptions = {}): Promise<TestNode> {
       name: "kubelet",
       description: "kubelet: The Kubernetes Node Agent",
       environment: {
-        PATH: nodeEnv.PATH,
         // kubeadm's drop-in (10-kubeadm.conf).
         KUBELET_KUBECONFIG_ARGS:
           "--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf --kubeconfig=/etc/kubernetes/kubelet.conf",
@@ -579,7 +578,7 @@ export async function createNode(opts: NodeOptions = {}): Promise<TestNode> {
     const containerdUnit: UnitSpec = {
       name: "containerd",
       description: "containerd container runtime",
-      environment: { PATH: nodeEnv.PATH },
+      environment: {},
       environmentFiles: [],
       execStart: [`${dir}/bin/containerd`, "--config", `${dir}/containerd.toml`],
       restartSecMs: 2_000,
@@ -588,6 +587,7 @@ export async function createNode(opts: NodeOptions = {}): Promise<TestNode> {
     services = new ServiceManager({
       readFile: (p) => Deno.readTextFile(hostPath(p)).catch(() => undefined),
       spawn: spawnUnit,
+      defaultPath: nodeEnv.PATH,
       listFiles: async (p) => {
         try {
           return (await Array.fromAsync(Deno.readDir(hostPath(p)))).filter((e) => e.isFile)

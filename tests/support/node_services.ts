@@ -57,6 +57,11 @@ export interface ServiceHost {
   spawn(unit: string, argv: string[], env: Record<string, string>): Promise<UnitProcess>;
   /** The names of the files in a node directory (none when it does not exist). */
   listFiles(nodeDir: string): Promise<string[]>;
+  /**
+   * The `PATH` systemd gives every service that sets none (the node's bin dir standing in for
+   * `/usr/bin`); like systemd, no `HOME` for a root service.
+   */
+  defaultPath: string;
 }
 
 /** Where administrators' unit files are (what `daemon-reload` loads). */
@@ -252,7 +257,7 @@ export class ServiceManager {
   }
 
   async #environment(spec: UnitSpec): Promise<Record<string, string>> {
-    const env: Record<string, string> = { ...spec.environment };
+    const env: Record<string, string> = { PATH: this.#host.defaultPath, ...spec.environment };
     for (const entry of spec.environmentFiles) {
       const optional = entry.startsWith("-");
       const path = optional ? entry.slice(1) : entry;
