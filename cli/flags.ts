@@ -333,6 +333,7 @@ export const FLAGS = {
       "discovery-check": "Output format: text or json.",
       "config images": OUTPUT_FORMAT_HELP,
       certs: `${OUTPUT_FORMAT_HELP} (default "text")`,
+      "certs auto-renewal": OUTPUT_FORMAT_HELP,
       "upgrade plan": `${OUTPUT_FORMAT_HELP} (default "text")`,
     },
     defaultBy: {

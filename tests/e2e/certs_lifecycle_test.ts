@@ -16,13 +16,77 @@ import {
   trackWrites,
 } from "../support/cluster.ts";
 import { waitFor } from "../support/commands.ts";
-import { startApiPoller } from "../support/api_poller.ts";
-import { openssl, opensslSpkiSha256 } from "../support/openssl.ts";
+import { downtimeWithin, type Outage, startApiPoller } from "../support/api_poller.ts";
+import { openssl } from "../support/openssl.ts";
 import { RESTARTED_AT_ANNOTATION } from "../../core/controlplane/restart.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 const TIMER = "kubeadm-certs-renewal.timer";
 const SERVICE = "kubeadm-certs-renewal";
+/** The components a renewal restarts, in kubeadm's order (etcd last). */
+const RESTARTED = ["kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd"];
+/** The poller's request timeout: a request slower than this counts as failed. */
+const POLL_TIMEOUT_MS = 5_000;
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/** A component's restart as seen from outside: when it began and ended (epoch ms). */
+interface RestartWindow {
+  component: string;
+  start: number;
+  end: number;
+}
+
+/** One line per component: how long its restart took and how long the API was unavailable. */
+function restartFigures(windows: RestartWindow[], outages: Outage[]): string[] {
+  return windows.map((w) =>
+    `  ${w.component}: restart ${seconds(w.end - w.start)}, API unavailable ${
+      seconds(downtimeWithin(outages, w.start, w.end))
+    }`
+  );
+}
+
+/**
+ * Runs `f` while watching a unit's log, and returns when each component's `[restart]` lines
+ * (`Restarting X`, `X is back`) first appeared.
+ */
+async function watchRestarts<T>(
+  node: ClusterNode,
+  unit: string,
+  f: () => Promise<T>,
+): Promise<{ result: T; windows: RestartWindow[] }> {
+  const offset = (await node.machine.log(unit)).length;
+  const seen = new Map<string, number>();
+  let done = false;
+  const watch = (async () => {
+    while (!done) {
+      const text = (await node.machine.log(unit)).slice(offset);
+      for (const m of text.matchAll(/\[restart\] (Restarting \S+|\S+ is back)/g)) {
+        if (!seen.has(m[1])) seen.set(m[1], Date.now());
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  })();
+  const result = await f();
+  done = true;
+  await watch;
+  const windows = RESTARTED.filter((c) => seen.has(`Restarting ${c}`)).map((c) => ({
+    component: c,
+    start: seen.get(`Restarting ${c}`)!,
+    end: seen.get(`${c} is back`) ?? Date.now(),
+  }));
+  return { result, windows };
+}
+
+/** The health endpoint a component's manifest probes (kubeadm's probes, as the node reaches them). */
+function healthURL(node: ClusterNode, component: string): string {
+  return {
+    "kube-apiserver": `https://${node.ip}:6443/livez`,
+    "kube-controller-manager": "https://127.0.0.1:10257/healthz",
+    "kube-scheduler": "https://127.0.0.1:10259/livez",
+    "etcd": "http://127.0.0.1:2381/livez",
+  }[component]!;
+}
 
 /** Days left of the certificate in a PEM (or the first certificate of a kubeconfig's user). */
 async function daysLeft(pem: string): Promise<number> {
@@ -58,14 +122,19 @@ async function certificateDays(node: ClusterNode): Promise<Map<string, number>> 
   return out;
 }
 
-/** The certificate a TLS server presents, as its SPKI pin (the node's own openssl). */
-async function servedPin(node: ClusterNode, port: number, clientArgs = ""): Promise<string> {
+/** A certificate's serial number. */
+async function serialOf(pem: string): Promise<string> {
+  return (await openssl(["x509", "-noout", "-serial"], pem)).trim();
+}
+
+/** The serial number of the certificate a TLS server presents (the node's own openssl). */
+async function servedSerial(node: ClusterNode, port: number, clientArgs = ""): Promise<string> {
   const r = await node.exec([
     "sh",
     "-c",
-    `openssl s_client -connect ${node.ip}:${port} ${clientArgs} </dev/null 2>/dev/null | openssl x509`,
+    `openssl s_client -connect ${node.ip}:${port} ${clientArgs} </dev/null 2>/dev/null | openssl x509 -noout -serial`,
   ]);
-  return r.code === 0 && r.stdout.includes("BEGIN") ? await opensslSpkiSha256(r.stdout) : "";
+  return r.code === 0 ? r.stdout.trim() : "";
 }
 
 async function mirrorPod(node: ClusterNode, component: string): Promise<Pod> {
@@ -161,10 +230,15 @@ Deno.test({
           const poller = startApiPoller(
             admin,
             "/api/v1/namespaces/kube-system/configmaps/kubeadm-config",
+            { timeoutMs: POLL_TIMEOUT_MS },
           );
           await new Promise((r) => setTimeout(r, 2_000));
           const started = Date.now();
-          const result = await node.machine.services.fireTimer(TIMER);
+          const { result, windows } = await watchRestarts(
+            node,
+            SERVICE,
+            () => node.machine.services.fireTimer(TIMER),
+          );
           const tookMs = Date.now() - started;
           await new Promise((r) => setTimeout(r, 2_000));
           const report = await poller.stop();
@@ -178,14 +252,18 @@ Deno.test({
             );
           }
           console.log(
-            `single control plane, renewal run of ${
-              (tookMs / 1000).toFixed(1)
-            } s: ${report.requests} requests every 100 ms, ${report.failures.length} failed; downtime ${
-              (report.downtimeMs / 1000).toFixed(1)
-            } s (longest outage ${(report.longestOutageMs / 1000).toFixed(1)} s), slowest success ${
-              (report.slowestMs / 1000).toFixed(1)
-            } s`,
+            [
+              `kubeadm-ts, scheduled renewal with restarts on a single control plane: run of ${
+                seconds(tookMs)
+              }; ${report.requests} requests every 100 ms, ${report.failures.length} failed; API unavailable ${
+                seconds(report.downtimeMs)
+              } (longest outage ${seconds(report.longestOutageMs)}), slowest success ${
+                seconds(report.slowestMs)
+              }`,
+              ...restartFigures(windows, report.outages),
+            ].join("\n"),
           );
+          assert.deepEqual(windows.map((w) => w.component), RESTARTED);
           for (const [f, days] of await certificateDays(node)) {
             assert.ok(days > 364, `${f} renewed for a year: ${days} days`);
           }
@@ -214,20 +292,16 @@ Deno.test({
           }
           assert.equal(stamps.size, 1, "one run");
           const pki = node.path("/etc/kubernetes/pki");
-          const apiPin = await opensslSpkiSha256(await Deno.readTextFile(`${pki}/apiserver.crt`));
           assert.equal(
-            await servedPin(node, 6443),
-            apiPin,
+            await servedSerial(node, 6443),
+            await serialOf(await Deno.readTextFile(`${pki}/apiserver.crt`)),
             "the API server serves its renewed certificate",
-          );
-          const etcdPin = await opensslSpkiSha256(
-            await Deno.readTextFile(`${pki}/etcd/server.crt`),
           );
           const client =
             "-cert /etc/kubernetes/pki/etcd/healthcheck-client.crt -key /etc/kubernetes/pki/etcd/healthcheck-client.key";
           assert.equal(
-            await servedPin(node, 2379, client),
-            etcdPin,
+            await servedSerial(node, 2379, client),
+            await serialOf(await Deno.readTextFile(`${pki}/etcd/server.crt`)),
             "etcd serves its renewed certificate",
           );
           assert.ok(
@@ -342,6 +416,67 @@ Deno.test({
           manifests,
         );
       });
+
+      await t.step(
+        "the peer: upstream kubeadm's certs renew all, then the documented manual restart",
+        async () => {
+          // As kubeadm's documentation says: move each manifest out of the manifest directory,
+          // wait 20 s (the kubelet's fileCheckFrequency) for its Pod to stop, move it back; an
+          // administrator waits for the component to answer before the next one.
+          const admin = await Deno.readTextFile(node.path("/etc/kubernetes/admin.conf"));
+          const pki = node.path("/etc/kubernetes/pki");
+          const before = await serialOf(await Deno.readTextFile(`${pki}/apiserver.crt`));
+          const poller = startApiPoller(
+            admin,
+            "/api/v1/namespaces/kube-system/configmaps/kubeadm-config",
+            { timeoutMs: POLL_TIMEOUT_MS },
+          );
+          await new Promise((r) => setTimeout(r, 2_000));
+          const started = Date.now();
+          const renew = await node.exec([`${node.binDir}/kubeadm`, "certs", "renew", "all"]);
+          assert.equal(renew.code, 0, renew.stderr);
+          assert.match(renew.stdout, /You must restart the kube-apiserver/);
+          const windows: RestartWindow[] = [];
+          for (const c of RESTARTED) {
+            const start = Date.now();
+            const moved = await node.exec([
+              "sh",
+              "-c",
+              `mv /etc/kubernetes/manifests/${c}.yaml /etc/kubernetes/${c}.yaml && sleep 20 && mv /etc/kubernetes/${c}.yaml /etc/kubernetes/manifests/${c}.yaml`,
+            ]);
+            assert.equal(moved.code, 0, moved.stderr);
+            await waitFor(`${c} to answer again`, async () => {
+              const r = await node.exec([
+                "curl",
+                "-ksf",
+                "--max-time",
+                "2",
+                healthURL(node, c),
+              ]);
+              return r.code === 0;
+            }, 180_000);
+            windows.push({ component: c, start, end: Date.now() });
+          }
+          const tookMs = Date.now() - started;
+          await new Promise((r) => setTimeout(r, 2_000));
+          const report = await poller.stop();
+          console.log(
+            [
+              `upstream kubeadm v1.37.2, certs renew all + manual restart on the same control plane: ${
+                seconds(tookMs)
+              }; ${report.requests} requests every 100 ms, ${report.failures.length} failed; API unavailable ${
+                seconds(report.downtimeMs)
+              } (longest outage ${seconds(report.longestOutageMs)}), slowest success ${
+                seconds(report.slowestMs)
+              }`,
+              ...restartFigures(windows, report.outages),
+            ].join("\n"),
+          );
+          const renewed = await serialOf(await Deno.readTextFile(`${pki}/apiserver.crt`));
+          assert.notEqual(renewed, before);
+          assert.equal(await servedSerial(node, 6443), renewed, "upstream's restart took effect");
+        },
+      );
 
       await t.step("reset removes the schedule", async () => {
         await kubeadm(["reset", "--force"]);

@@ -20,10 +20,18 @@ export interface FailedRequest {
   error: string;
 }
 
+/** An outage: from the start of its first failed request to the start of the next success. */
+export interface Outage {
+  /** Epoch ms. */
+  start: number;
+  end: number;
+}
+
 /** What the poller saw between start and stop. */
 export interface PollerReport {
   requests: number;
   failures: FailedRequest[];
+  outages: Outage[];
   /** Summed outages, ms. */
   downtimeMs: number;
   /** The longest outage, ms. */
@@ -82,6 +90,14 @@ export function startApiPoller(
   let longestOutageMs = 0;
   let outageStart: number | undefined;
   const failures: FailedRequest[] = [];
+  const outages: Outage[] = [];
+  /** Records the outage from `start` to `end` (performance times). */
+  const closeOutage = (start: number, end: number) => {
+    downtimeMs += end - start;
+    longestOutageMs = Math.max(longestOutageMs, end - start);
+    const wall = Date.now() - performance.now();
+    outages.push({ start: wall + start, end: wall + end });
+  };
   const started = performance.now();
   const loop = (async () => {
     while (!stopping) {
@@ -117,9 +133,7 @@ export function startApiPoller(
       } else {
         slowestMs = Math.max(slowestMs, took);
         if (outageStart !== undefined) {
-          const outage = t0 - outageStart;
-          downtimeMs += outage;
-          longestOutageMs = Math.max(longestOutageMs, outage);
+          closeOutage(outageStart, t0);
           outageStart = undefined;
         }
       }
@@ -134,19 +148,24 @@ export function startApiPoller(
     async stop() {
       stopping = true;
       await loop;
-      const now = performance.now();
-      if (outageStart !== undefined) {
-        downtimeMs += now - outageStart;
-        longestOutageMs = Math.max(longestOutageMs, now - outageStart);
-      }
+      if (outageStart !== undefined) closeOutage(outageStart, performance.now());
       return {
         requests,
         failures,
+        outages,
         downtimeMs,
         longestOutageMs,
         slowestMs,
-        durationMs: now - started,
+        durationMs: performance.now() - started,
       };
     },
   };
+}
+
+/** The part of the outages within `[from, to)` (epoch ms), ms. */
+export function downtimeWithin(outages: readonly Outage[], from: number, to: number): number {
+  return outages.reduce(
+    (sum, o) => sum + Math.max(0, Math.min(o.end, to) - Math.max(o.start, from)),
+    0,
+  );
 }

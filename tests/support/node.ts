@@ -531,8 +531,13 @@ export async function createNode(opts: NodeOptions = {}): Promise<TestNode> {
         stderr: "piped",
       }).spawn();
       const log = await Deno.open(logPath, { append: true });
-      const merged = mergeStreams(child.stdout, child.stderr);
-      const piped = merged.pipeTo(log.writable).catch(() => {});
+      // Written chunk by chunk, so the log is read live (piping into the file's writable
+      // stream showed nothing until the process ended).
+      const piped = (async () => {
+        for await (const chunk of mergeStreams(child.stdout, child.stderr)) {
+          for (let n = 0; n < chunk.length;) n += await log.write(chunk.subarray(n));
+        }
+      })().catch(() => {}).finally(() => log.close());
       const pid = await childPid(child.pid).catch(() => undefined);
       return {
         exited: child.status.then(async (s) => {
