@@ -15,9 +15,11 @@
  *   deterministic (RFC 6979) through the {@link deterministicCryptoPort}. RSA keys cannot be
  *   derived from a seed: such a plan fails naming `encryptionAlgorithm` unless the RSA keys
  *   are given (`keys`).
- * - **Day-2 certificates**: {@link planCertificateRenewal} (`kubeadm certs renew`) and
+ * - **Day-2 certificates**: {@link planCertificateRenewal} (`kubeadm certs renew`; with
+ *   `within`, what the scheduled renewal renews; the restarts in order) and
  *   {@link checkCertificateExpiration} (`kubeadm certs check-expiration`) from the node's
- *   files.
+ *   files; {@link planCertificateAutoRenewal} (the renewal schedule's systemd units or OpenRC
+ *   script).
  * - **Bootstrap tokens** ({@link generateToken}, {@link tokenToSecret}), **cluster-info**
  *   ({@link clusterInfoFor}, {@link signClusterInfo}, {@link checkClusterInfo}) and **CA pins**
  *   ({@link certificatePin}).
@@ -78,15 +80,20 @@ export {
   toCloudInit,
 } from "./library/cloud_init.ts";
 export {
+  type CertificateAutoRenewalOptions,
+  type CertificateAutoRenewalPlan,
   type CertificateExpiration,
   type CertificateExpirationInfo,
   type CertificateFilesInput,
   type CertificateRenewalOptions,
   type CertificateRenewalPlan,
   checkCertificateExpiration,
+  planCertificateAutoRenewal,
   planCertificateRenewal,
   type RenewedCertificate,
+  type RestartStepPlan,
 } from "./library/renewal.ts";
+export type { RenewalSchedule } from "./core/certs/auto_renewal.ts";
 export type { KubeObject } from "./core/kube/client.ts";
 export type { ConfigMap, Secret } from "kubernetes-types/core/v1.d.ts";
 export type {

@@ -72,7 +72,7 @@ async function windowAndConfig(flags: FlagValues, out: Printer) {
   const cfg = await loadCertsConfig(flags, out, "certs", stderr);
   const window = parseRenewalWindow(
     flags.within ?? DEFAULT_RENEWAL_WINDOW,
-    cfg.cluster.certificateValidityPeriod ?? "8760h0m0s",
+    cfg.cluster.certificateValidityPeriod,
   );
   return { cfg, window };
 }

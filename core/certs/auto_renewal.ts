@@ -64,10 +64,13 @@ export interface AutoRenewalSettings {
 
 /**
  * Parses and checks a renewal window (`--within`): a Go duration of at least one hour, and
- * shorter than the certificates' validity (`certificateValidityPeriod`), since a window as long
+ * shorter than the certificates' validity (`certificateValidityPeriod`, default 8760h), since a window as long
  * as the validity would renew every certificate at every run. Returns it normalized.
  */
-export function parseRenewalWindow(text: string, certificateValidityPeriod: string): string {
+export function parseRenewalWindow(
+  text: string,
+  certificateValidityPeriod: string | undefined,
+): string {
   let ns: bigint;
   try {
     ns = parseDurationNs(text);
@@ -81,7 +84,8 @@ export function parseRenewalWindow(text: string, certificateValidityPeriod: stri
       },
     );
   }
-  const validity = parseDurationNs(certificateValidityPeriod);
+  // Unset: upstream's 8760h, as the renewal takes it.
+  const validity = parseDurationNs(certificateValidityPeriod ?? "8760h");
   if (ns < MIN_WINDOW_NS || ns >= validity) {
     throw new FlagError(
       `invalid argument ${
@@ -221,6 +225,14 @@ function openrcFiles(settings: AutoRenewalSettings): PlannedFile[] {
 
 /** The files of a schedule on this init system (`systemd` or `openrc`). */
 export function autoRenewalFiles(initSystem: string, settings: AutoRenewalSettings): PlannedFile[] {
+  if (!settings.command[0]?.startsWith("/")) {
+    throw new KubeadmError(
+      `the command a certificate renewal schedule runs must start with an absolute path, not ${
+        JSON.stringify(settings.command[0] ?? "")
+      }`,
+      { field: "command", hint: "give kubeadm's absolute path, e.g. /usr/bin/kubeadm" },
+    );
+  }
   switch (initSystem) {
     case "systemd":
       return systemdFiles(settings);
@@ -250,7 +262,7 @@ function candidatePaths(initSystem: string): string[] {
 }
 
 /** The unit that is enabled: systemd's timer, OpenRC's cron daemon. */
-function scheduledUnit(initSystem: string): string {
+export function scheduledUnit(initSystem: string): string {
   return initSystem === "systemd" ? `${AUTO_RENEWAL_NAME}.timer` : CRON_SERVICE;
 }
 
