@@ -2,8 +2,10 @@
 // certificates made to expire soon (re-issued with a 10-day validity) are renewed by the
 // installed schedule — its systemd units run as the timer would — which restarts every
 // component, one at a time, while a client polls the API (the downtime of a single control
-// plane is measured and printed); the kubelet's serving certificate request is approved and
-// forged ones are left Pending; `reset` removes the schedule.
+// plane is measured and printed, per component); the kubelet's serving certificate request is
+// approved and forged ones are left Pending; the peer, upstream kubeadm's `certs renew all` and
+// the documented manual restart, is measured the same way on the same node; `reset` removes the
+// schedule.
 import assert from "node:assert/strict";
 import type { Pod } from "kubernetes-types/core/v1.d.ts";
 import {
@@ -44,6 +46,42 @@ function restartFigures(windows: RestartWindow[], outages: Outage[]): string[] {
       seconds(downtimeWithin(outages, w.start, w.end))
     }`
   );
+}
+
+/**
+ * Runs `f` while a client polls the API with admin.conf's credentials, and prints the figures
+ * under `label`: the run's time, the API's downtime, and per component (`f`'s windows) its
+ * restart's time and the downtime within it.
+ */
+async function measureDowntime<T extends { windows: RestartWindow[] }>(
+  node: ClusterNode,
+  label: string,
+  f: () => Promise<T>,
+): Promise<T> {
+  const poller = startApiPoller(
+    await Deno.readTextFile(node.path("/etc/kubernetes/admin.conf")),
+    "/api/v1/namespaces/kube-system/configmaps/kubeadm-config",
+    { timeoutMs: POLL_TIMEOUT_MS },
+  );
+  await new Promise((r) => setTimeout(r, 2_000));
+  const started = Date.now();
+  const result = await f();
+  const tookMs = Date.now() - started;
+  await new Promise((r) => setTimeout(r, 2_000));
+  const report = await poller.stop();
+  console.log(
+    [
+      `${label}: ${
+        seconds(tookMs)
+      }; ${report.requests} requests every 100 ms, ${report.failures.length} failed; API unavailable ${
+        seconds(report.downtimeMs)
+      } (longest outage ${seconds(report.longestOutageMs)}), slowest success ${
+        seconds(report.slowestMs)
+      }`,
+      ...restartFigures(result.windows, report.outages),
+    ].join("\n"),
+  );
+  return result;
 }
 
 /**
@@ -226,22 +264,11 @@ Deno.test({
       await t.step(
         "the timer fires: everything renewed, every component restarted, downtime measured",
         async () => {
-          const admin = await Deno.readTextFile(node.path("/etc/kubernetes/admin.conf"));
-          const poller = startApiPoller(
-            admin,
-            "/api/v1/namespaces/kube-system/configmaps/kubeadm-config",
-            { timeoutMs: POLL_TIMEOUT_MS },
-          );
-          await new Promise((r) => setTimeout(r, 2_000));
-          const started = Date.now();
-          const { result, windows } = await watchRestarts(
+          const { result, windows } = await measureDowntime(
             node,
-            SERVICE,
-            () => node.machine.services.fireTimer(TIMER),
+            "kubeadm-ts, scheduled renewal with restarts on a single control plane",
+            () => watchRestarts(node, SERVICE, () => node.machine.services.fireTimer(TIMER)),
           );
-          const tookMs = Date.now() - started;
-          await new Promise((r) => setTimeout(r, 2_000));
-          const report = await poller.stop();
           const journal = await node.machine.log(SERVICE);
           assert.equal(result.result, "success", journal);
           assert.match(journal, /Renewing what expires within 720h0m0s: admin\.conf, apiserver, /);
@@ -251,18 +278,6 @@ Deno.test({
               new RegExp(`\\[restart\\] ${c} is back, on its renewed certificates`),
             );
           }
-          console.log(
-            [
-              `kubeadm-ts, scheduled renewal with restarts on a single control plane: run of ${
-                seconds(tookMs)
-              }; ${report.requests} requests every 100 ms, ${report.failures.length} failed; API unavailable ${
-                seconds(report.downtimeMs)
-              } (longest outage ${seconds(report.longestOutageMs)}), slowest success ${
-                seconds(report.slowestMs)
-              }`,
-              ...restartFigures(windows, report.outages),
-            ].join("\n"),
-          );
           assert.deepEqual(windows.map((w) => w.component), RESTARTED);
           for (const [f, days] of await certificateDays(node)) {
             assert.ok(days > 364, `${f} renewed for a year: ${days} days`);
@@ -423,54 +438,38 @@ Deno.test({
           // As kubeadm's documentation says: move each manifest out of the manifest directory,
           // wait 20 s (the kubelet's fileCheckFrequency) for its Pod to stop, move it back; an
           // administrator waits for the component to answer before the next one.
-          const admin = await Deno.readTextFile(node.path("/etc/kubernetes/admin.conf"));
           const pki = node.path("/etc/kubernetes/pki");
           const before = await serialOf(await Deno.readTextFile(`${pki}/apiserver.crt`));
-          const poller = startApiPoller(
-            admin,
-            "/api/v1/namespaces/kube-system/configmaps/kubeadm-config",
-            { timeoutMs: POLL_TIMEOUT_MS },
-          );
-          await new Promise((r) => setTimeout(r, 2_000));
-          const started = Date.now();
-          const renew = await node.exec([`${node.binDir}/kubeadm`, "certs", "renew", "all"]);
-          assert.equal(renew.code, 0, renew.stderr);
-          assert.match(renew.stdout, /You must restart the kube-apiserver/);
-          const windows: RestartWindow[] = [];
-          for (const c of RESTARTED) {
-            const start = Date.now();
-            const moved = await node.exec([
-              "sh",
-              "-c",
-              `mv /etc/kubernetes/manifests/${c}.yaml /etc/kubernetes/${c}.yaml && sleep 20 && mv /etc/kubernetes/${c}.yaml /etc/kubernetes/manifests/${c}.yaml`,
-            ]);
-            assert.equal(moved.code, 0, moved.stderr);
-            await waitFor(`${c} to answer again`, async () => {
-              const r = await node.exec([
-                "curl",
-                "-ksf",
-                "--max-time",
-                "2",
-                healthURL(node, c),
-              ]);
-              return r.code === 0;
-            }, 180_000);
-            windows.push({ component: c, start, end: Date.now() });
-          }
-          const tookMs = Date.now() - started;
-          await new Promise((r) => setTimeout(r, 2_000));
-          const report = await poller.stop();
-          console.log(
-            [
-              `upstream kubeadm v1.37.2, certs renew all + manual restart on the same control plane: ${
-                seconds(tookMs)
-              }; ${report.requests} requests every 100 ms, ${report.failures.length} failed; API unavailable ${
-                seconds(report.downtimeMs)
-              } (longest outage ${seconds(report.longestOutageMs)}), slowest success ${
-                seconds(report.slowestMs)
-              }`,
-              ...restartFigures(windows, report.outages),
-            ].join("\n"),
+          await measureDowntime(
+            node,
+            "upstream kubeadm v1.37.2, certs renew all + manual restart on the same control plane",
+            async () => {
+              const renew = await node.exec([`${node.binDir}/kubeadm`, "certs", "renew", "all"]);
+              assert.equal(renew.code, 0, renew.stderr);
+              assert.match(renew.stdout, /You must restart the kube-apiserver/);
+              const windows: RestartWindow[] = [];
+              for (const c of RESTARTED) {
+                const start = Date.now();
+                const moved = await node.exec([
+                  "sh",
+                  "-c",
+                  `mv /etc/kubernetes/manifests/${c}.yaml /etc/kubernetes/${c}.yaml && sleep 20 && mv /etc/kubernetes/${c}.yaml /etc/kubernetes/manifests/${c}.yaml`,
+                ]);
+                assert.equal(moved.code, 0, moved.stderr);
+                await waitFor(`${c} to answer again`, async () => {
+                  const r = await node.exec([
+                    "curl",
+                    "-ksf",
+                    "--max-time",
+                    "2",
+                    healthURL(node, c),
+                  ]);
+                  return r.code === 0;
+                }, 180_000);
+                windows.push({ component: c, start, end: Date.now() });
+              }
+              return { windows };
+            },
           );
           const renewed = await serialOf(await Deno.readTextFile(`${pki}/apiserver.crt`));
           assert.notEqual(renewed, before);
