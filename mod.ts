@@ -93,7 +93,7 @@ export {
   type RenewedCertificate,
   type RestartStepPlan,
 } from "./library/renewal.ts";
-export type { RenewalSchedule } from "./core/certs/auto_renewal.ts";
+export { RENEWAL_SCHEDULES, type RenewalSchedule } from "./core/certs/auto_renewal.ts";
 export type { KubeObject } from "./core/kube/client.ts";
 export type { ConfigMap, Secret } from "kubernetes-types/core/v1.d.ts";
 export type {
