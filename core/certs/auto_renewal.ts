@@ -64,8 +64,9 @@ export interface AutoRenewalSettings {
 
 /**
  * Parses and checks a renewal window (`--within`): a Go duration of at least one hour, and
- * shorter than the certificates' validity (`certificateValidityPeriod`, default 8760h), since a window as long
- * as the validity would renew every certificate at every run. Returns it normalized.
+ * shorter than the certificates' validity (`certificateValidityPeriod`, default 8760h), since
+ * a window as long as the validity would renew every certificate at every run. Returns it
+ * normalized.
  */
 export function parseRenewalWindow(
   text: string,
