@@ -9,13 +9,14 @@ import { ConfigError } from "../core/errors.ts";
 import type { ResetConfiguration } from "../core/config/types.ts";
 import {
   buildResetData,
+  RESET_CLEANUP_NOTES,
   type ResetClusterConfig,
   type ResetData,
 } from "../core/phases/reset/data.ts";
-import { runReset } from "../core/phases/reset/workflow.ts";
 import { loadConfigFile } from "./config_file.ts";
 import { connect, isControlPlaneNode, kubeconfigLocation } from "./cluster_connection.ts";
 import { DefaultTimeouts, KubeconfigFile, KUBERNETES_DIR } from "../core/constants.ts";
+import { errorMessage } from "../core/errors.ts";
 import type { Printer } from "../core/ports/printer.ts";
 import { stdinStream, writeStdout } from "./output.ts";
 import type { CommandDeps, Invocation, WorkflowRun } from "./workflow_command.ts";
@@ -65,7 +66,7 @@ export async function readAnswer(prompt: string): Promise<string | undefined> {
 }
 
 async function resetConfiguration(inv: Invocation): Promise<ResetConfiguration | undefined> {
-  const path = inv.values.config;
+  const path = inv.inputs.config;
   if (!path) return undefined;
   const { loadConfigDocuments } = await import("../core/config/parse.ts");
   const loaded = loadConfigDocuments(await loadConfigFile(path), { source: path });
@@ -116,42 +117,61 @@ async function readResetClusterConfig(
       import("../adapters/deno/host/facts.ts"),
     ]);
     const controlPlane = await isControlPlaneNode(rootfs);
-    const cfg = await fetchUpgradeConfig({
-      client: connection.client,
-      files: await nodeFiles(rootfs),
-      out,
-      logPrefix: "reset",
-      kubeletConf: `${KUBERNETES_DIR}/${KubeconfigFile.kubelet}`,
-      controlPlane,
-      host: {
-        hostname: readHostFacts(rootfs).hostname,
-        defaultAdvertiseAddress: detectDefaultAddress() ?? "",
-      },
-      random: platform.random,
-      apiCallTimeoutMs: DefaultTimeouts.kubernetesAPICall,
-    });
+    // The etcd members' client URLs, from the etcd Pods (as upstream's reset finds etcd): a
+    // node killed while it joined has no etcd manifest of its own to find the cluster from.
+    const etcdEndpoints = controlPlane
+      ? await import("../core/etcd/endpoints.ts").then((m) =>
+        m.etcdEndpointsFromCluster(connection.client, 10_000, out.log)
+      ).catch(() => undefined)
+      : undefined;
+    let cfg;
+    try {
+      cfg = await fetchUpgradeConfig({
+        client: connection.client,
+        files: await nodeFiles(rootfs),
+        out,
+        logPrefix: "reset",
+        kubeletConf: `${KUBERNETES_DIR}/${KubeconfigFile.kubelet}`,
+        controlPlane,
+        host: {
+          hostname: readHostFacts(rootfs).hostname,
+          defaultAdvertiseAddress: detectDefaultAddress() ?? "",
+        },
+        random: platform.random,
+        apiCallTimeoutMs: DefaultTimeouts.kubernetesAPICall,
+      });
+    } catch (e) {
+      if (!etcdEndpoints) throw e;
+      // A node killed while it joined: no node registration yet, but its etcd member (added
+      // first, as a learner) is still to be removed.
+      out.warn(
+        `[reset] Unable to fetch the kubeadm-config ConfigMap from cluster: ${errorMessage(e)}`,
+      );
+      return { etcdEndpoints };
+    }
     return {
       certificatesDir: cfg.cluster.certificatesDir,
       etcd: cfg.cluster.etcd,
       localAPIEndpoint: controlPlane ? cfg.init.localAPIEndpoint : undefined,
       criSocket: cfg.init.nodeRegistration.criSocket,
+      etcdEndpoints,
     };
   } finally {
     connection.close();
   }
 }
 
-/** Resolves flags, the ResetConfiguration and what the cluster says into a reset run. */
+/** Resolves the inputs, the ResetConfiguration and what the cluster says into a reset run. */
 export async function prepareReset(
   inv: Invocation,
   deps: ResetDeps,
 ): Promise<WorkflowRun<ResetData>> {
-  const { values: v, out, rootfs } = inv;
+  const { inputs, out, rootfs } = inv;
   const config = await resetConfiguration(inv);
   // Upstream's etcd client for reset: 2s requests, transient failures retried for 2m.
   const node = await nodeHost(rootfs, deps, { etcd: { retryForMs: 120_000 } });
   const cluster = await (deps.fetchClusterConfig ?? readResetClusterConfig)(
-    v.kubeconfig,
+    inputs.kubeconfig,
     rootfs,
     out,
   ).catch((e) => {
@@ -163,15 +183,7 @@ export async function prepareReset(
     return undefined;
   });
   const data = buildResetData({
-    flags: {
-      certDir: v["cert-dir"],
-      cleanupTmpDir: v["cleanup-tmp-dir"],
-      criSocket: v["cri-socket"],
-      dryRun: v["dry-run"],
-      force: v.force,
-      ignorePreflightErrors: v["ignore-preflight-errors"],
-      skipPhases: v["skip-phases"],
-    },
+    inputs,
     config,
     cluster,
     out,
@@ -181,6 +193,10 @@ export async function prepareReset(
   return {
     data,
     skipPhases: data.skipPhases,
-    execute: (options) => runReset(data, options),
+    // Upstream's closing notes follow a whole run, never a single phase.
+    finish: inv.only ? undefined : () => {
+      for (const line of RESET_CLEANUP_NOTES) out.info(line);
+      return Promise.resolve();
+    },
   };
 }

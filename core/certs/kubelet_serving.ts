@@ -28,7 +28,7 @@ import { canonicalIP } from "../net/ip.ts";
 import { parseCSR } from "../pki/csr.ts";
 import { base64Decode } from "../text/base64.ts";
 import { utf8 } from "../text/utf8.ts";
-import type { CertificateSigningRequest } from "../tlsbootstrap/request.ts";
+import type { CertificateSigningRequest } from "kubernetes-types/certificates/v1.d.ts";
 
 /** The signer of the kubelets' serving certificates. */
 export const KUBELET_SERVING_SIGNER = "kubernetes.io/kubelet-serving";

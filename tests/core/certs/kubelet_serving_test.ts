@@ -10,7 +10,7 @@ import {
 import { createCSR, encodeCSRPEM } from "../../../core/pki/csr.ts";
 import { generateKeyPair } from "../../../core/pki/keys.ts";
 import { base64Encode } from "../../../core/text/base64.ts";
-import type { CertificateSigningRequest } from "../../../core/tlsbootstrap/request.ts";
+import type { CertificateSigningRequest } from "kubernetes-types/certificates/v1.d.ts";
 import { fakeApiClient } from "../../support/fake_kube_api.ts";
 import { openssl, tempFile } from "../../support/openssl.ts";
 import { webKeys } from "../../support/platform.ts";
