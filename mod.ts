@@ -15,9 +15,11 @@
  *   deterministic (RFC 6979) through the {@link deterministicCryptoPort}. RSA keys cannot be
  *   derived from a seed: such a plan fails naming `encryptionAlgorithm` unless the RSA keys
  *   are given (`keys`).
- * - **Day-2 certificates**: {@link planCertificateRenewal} (`kubeadm certs renew`) and
+ * - **Day-2 certificates**: {@link planCertificateRenewal} (`kubeadm certs renew`; with
+ *   `within`, what the scheduled renewal renews; the restarts in order) and
  *   {@link checkCertificateExpiration} (`kubeadm certs check-expiration`) from the node's
- *   files.
+ *   files; {@link planCertificateAutoRenewal} (the renewal schedule's systemd units or OpenRC
+ *   script).
  * - **Upgrades**: {@link planUpgrade} (`kubeadm upgrade plan`): the upgrades kubeadm can make to
  *   a cluster, from its objects or through a transport to its API server.
  * - **Bootstrap tokens** ({@link generateToken}, {@link tokenToSecret}), **cluster-info**
@@ -80,14 +82,18 @@ export {
   toCloudInit,
 } from "./library/cloud_init.ts";
 export {
+  type CertificateAutoRenewalOptions,
+  type CertificateAutoRenewalPlan,
   type CertificateExpiration,
   type CertificateExpirationInfo,
   type CertificateFilesInput,
   type CertificateRenewalOptions,
   type CertificateRenewalPlan,
   checkCertificateExpiration,
+  planCertificateAutoRenewal,
   planCertificateRenewal,
   type RenewedCertificate,
+  type RestartStepPlan,
 } from "./library/renewal.ts";
 export {
   type AvailableUpgrade,
@@ -100,6 +106,7 @@ export {
   type UpgradePlanOptions,
   type UpgradePlanResult,
 } from "./library/upgrade.ts";
+export { RENEWAL_SCHEDULES, type RenewalSchedule } from "./core/certs/auto_renewal.ts";
 export type { KubeObject } from "./core/kube/client.ts";
 export type { Exchange, Transport, TransportLimits } from "./core/ports/transport.ts";
 export type { ConfigMap, Secret } from "kubernetes-types/core/v1.d.ts";

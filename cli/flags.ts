@@ -35,6 +35,7 @@ export type CommandName =
   | "config images"
   | "completion"
   | "certs"
+  | "certs auto-renewal"
   | "generate-csr"
   | "kubeconfig"
   | "upgrade"
@@ -136,6 +137,12 @@ export const FLAGS = {
     value: "sans",
     help:
       "Optional extra Subject Alternative Names (SANs) to use for the API Server serving certificate. Can be both IP addresses and DNS names.",
+  },
+  "approve-kubelet-serving": {
+    type: "bool",
+    help:
+      "Also approve the kubelets' pending serving certificate requests (kubernetes.io/kubelet-serving, serverTLSBootstrap: true) that a node made for its own Node's addresses; leave the others Pending (beyond upstream).",
+    notConfig: true,
   },
   "cert-dir": {
     input: "certificatesDir",
@@ -265,6 +272,7 @@ export const FLAGS = {
     helpBy: {
       token: "Whether to enable dry-run mode or not",
       certs: "Do not write anything: list the files each renewal would write (beyond upstream).",
+      "certs auto-renewal": "Do not change anything: say what would be done (beyond upstream).",
       "upgrade apply": "Do not change any state, just output what actions would be performed.",
       "upgrade node": "Do not change any state, just output the actions that would be performed.",
     },
@@ -371,9 +379,15 @@ export const FLAGS = {
       "discovery-check": "Output format: text or json.",
       "config images": OUTPUT_FORMAT_HELP,
       certs: `${OUTPUT_FORMAT_HELP} (default "text")`,
+      "certs auto-renewal": OUTPUT_FORMAT_HELP,
       "upgrade plan": `${OUTPUT_FORMAT_HELP} (default "text")`,
     },
-    defaultBy: { version: "", "discovery-check": "text", "config images": "text" },
+    defaultBy: {
+      version: "",
+      "discovery-check": "text",
+      "config images": "text",
+      "certs auto-renewal": "text",
+    },
     notConfig: true,
   },
   patches: {
@@ -405,10 +419,23 @@ export const FLAGS = {
     help:
       "Instead of printing only the token, print the full 'kubeadm join' flag needed to join the cluster using the token.",
   },
+  restart: {
+    type: "bool",
+    help:
+      "After renewing, restart the static Pods that read the renewed files, one at a time and etcd last, each waited for (mirror Pod Ready, health endpoint) and given its previous files back if it does not come back (beyond upstream).",
+    notConfig: true,
+  },
   rootfs: {
     type: "string",
     value: "dir",
     help: "The path to the 'real' host root filesystem (node paths are resolved under it)",
+  },
+  schedule: {
+    type: "string",
+    value: "period",
+    help: "How often the renewal runs: hourly, daily, weekly or monthly (beyond upstream).",
+    defaultBy: { "certs auto-renewal": "daily" },
+    notConfig: true,
   },
   "service-cidr": {
     input: "serviceSubnet",
@@ -505,6 +532,14 @@ export const FLAGS = {
     value: "duration",
     help:
       "The validity period of the client certificate. It is an offset from the current time. (default 8760h0m0s)",
+  },
+  within: {
+    type: "string",
+    value: "duration",
+    help:
+      "Renew the certificates that expire within this duration (or have expired), e.g. 720h (30 days); at least 1h and shorter than the certificates' validity (beyond upstream).",
+    defaultBy: { "certs auto-renewal": "720h0m0s" },
+    notConfig: true,
   },
   yes: {
     input: "yes",

@@ -1,8 +1,11 @@
 /**
- * Day-2 certificates as data: `planCertificateRenewal` (what `kubeadm certs renew` would write)
- * and `checkCertificateExpiration` (what `kubeadm certs check-expiration` reports), from the
- * node's files given as data. They call the same domain code as the commands
- * (`core/certs/renewal.ts`, `core/certs/expiration.ts`).
+ * Day-2 certificates as data: `planCertificateRenewal` (what `kubeadm certs renew` would write,
+ * and with `within` what the scheduled `certs auto-renewal run` renews, with the restarts in
+ * their order), `checkCertificateExpiration` (what `kubeadm certs check-expiration` reports),
+ * from the node's files given as data, and `planCertificateAutoRenewal` (the schedule's files
+ * that `kubeadm certs auto-renewal install` writes). They call the same domain code as the
+ * commands (`core/certs/renewal.ts`, `core/certs/expiration.ts`, `core/certs/auto_renewal.ts`,
+ * `core/controlplane/restart.ts`).
  *
  * @module
  */
@@ -20,6 +23,19 @@ import { PkiDirectory } from "../core/certs/pki_dir.ts";
 import type { ResolvedClusterConfiguration } from "../core/config/types.ts";
 import type { CryptoPort } from "../core/ports/crypto.ts";
 import { type CertificateExpirationInfo, checkExpiration } from "../core/certs/expiration.ts";
+import {
+  autoRenewalFiles,
+  autoRenewalRunArgs,
+  DEFAULT_RENEWAL_SCHEDULE,
+  DEFAULT_RENEWAL_WINDOW,
+  dueForRenewal,
+  parseRenewalSchedule,
+  parseRenewalWindow,
+  type RenewalSchedule,
+  scheduledUnit,
+} from "../core/certs/auto_renewal.ts";
+import { planRestarts } from "../core/controlplane/restart.ts";
+import { parseDuration } from "../core/text/duration.ts";
 import {
   filesReader,
   type PlanFile,
@@ -49,6 +65,12 @@ export interface CertificateRenewalOptions
    * (`admin.conf`, ...), as `kubeadm certs renew` names them. Default: all.
    */
   names?: readonly string[];
+  /**
+   * Renew only what expires within this Go duration (or has expired), e.g. `720h`: what
+   * `kubeadm certs auto-renewal run --within` renews (of `names` when given). At least `1h`
+   * and shorter than the certificates' validity.
+   */
+  within?: string;
 }
 
 /** What happened to one certificate. */
@@ -61,6 +83,16 @@ export interface RenewedCertificate {
   notAfter?: string;
 }
 
+/** One component's restart after a renewal. */
+export interface RestartStepPlan {
+  /** The static Pod: `kube-apiserver`, `kube-controller-manager`, `kube-scheduler`, `etcd`. */
+  component: string;
+  /** What was renewed for it (`certs renew` names). */
+  renewed: string[];
+  /** The paths written just before it restarts. */
+  files: string[];
+}
+
 /** What `kubeadm certs renew` would write. */
 export interface CertificateRenewalPlan {
   /** The renewed keys, certificates and kubeconfigs, in write order. */
@@ -69,6 +101,11 @@ export interface CertificateRenewalPlan {
   certificates: RenewedCertificate[];
   /** The static Pods to restart so that they load the new files. */
   podsToRestart: string[];
+  /**
+   * The restarts `--restart` (and the scheduled run) make, in order: etcd last; each
+   * component's renewed files are written just before its static Pod restarts.
+   */
+  restarts: RestartStepPlan[];
   /** kubeadm's warnings (CA validity). */
   warnings: string[];
 }
@@ -101,10 +138,22 @@ export async function planCertificateRenewal(
   const cluster = clusterOf(o.config);
   const settings = renewalSettings(cluster);
   const now = ports.clock.now();
+  const files = renewalFiles(o, cluster, ports.crypto);
+  let names = o.names ?? renewTargets(settings.externalEtcd).map((t) => t.name);
+  if (o.within !== undefined) {
+    const window = parseRenewalWindow(o.within, settings.certificateValidityPeriod);
+    const { info } = await checkExpiration({
+      ...files,
+      externalEtcd: settings.externalEtcd,
+      now,
+    });
+    const due = new Set(dueForRenewal(info, parseDuration(window)).renew);
+    names = names.filter((n) => due.has(n));
+  }
   const plan = await planRenewal({
-    ...renewalFiles(o, cluster, ports.crypto),
+    ...files,
     settings,
-    names: o.names ?? renewTargets(settings.externalEtcd).map((t) => t.name),
+    names,
     startTime: now,
     now,
     random: ports.random,
@@ -117,6 +166,17 @@ export async function planCertificateRenewal(
       ...(out.status === "renewed" ? { notAfter: out.cert.notAfter.toISOString() } : {}),
     })),
     podsToRestart: podsToRestart(plan),
+    restarts: planRestarts(
+      plan.outcomes.flatMap((out) =>
+        out.status === "renewed"
+          ? [{ name: out.target.name, files: out.files, readers: out.target.readers }]
+          : []
+      ),
+    ).steps.map((step) => ({
+      component: step.component,
+      renewed: step.renewed,
+      files: step.files.map((f) => f.path),
+    })),
     warnings: plan.warnings,
   };
 }
@@ -133,4 +193,53 @@ export async function checkCertificateExpiration(
     now: ports.clock.now(),
   });
   return { ...info, warnings };
+}
+
+/** Input of {@link planCertificateAutoRenewal}. */
+export interface CertificateAutoRenewalOptions {
+  /** The node's init system: `systemd` (a timer) or `openrc` (a script crond runs). */
+  initSystem: "systemd" | "openrc";
+  /** The kubeadm the schedule runs: its absolute path, then any leading arguments. */
+  command: readonly string[];
+  /** Renew what expires within this Go duration. Default `720h` (30 days). */
+  within?: string;
+  /** `hourly`, `daily` (the default), `weekly` or `monthly`. */
+  schedule?: RenewalSchedule;
+  /** Also approve the kubelets' serving certificate requests for their own Node. */
+  approveKubeletServing?: boolean;
+  /** The cluster's ClusterConfiguration: its `certificateValidityPeriod` bounds `within`. */
+  config?: string;
+}
+
+/** What `kubeadm certs auto-renewal install` puts on a node. */
+export interface CertificateAutoRenewalPlan {
+  /** The units (systemd) or the periodic script (OpenRC). */
+  files: PlanFile[];
+  /** What to enable and start once they are written: the timer, or OpenRC's `crond`. */
+  enable: string;
+  /** The scheduled run's arguments, after the command. */
+  runArgs: string[];
+}
+
+/**
+ * Plans the certificate renewal schedule of a control-plane node (beyond upstream): the files
+ * `kubeadm certs auto-renewal install` writes, e.g. for cloud-init to write them. No I/O.
+ */
+export function planCertificateAutoRenewal(
+  o: CertificateAutoRenewalOptions,
+): CertificateAutoRenewalPlan {
+  const settings = {
+    window: parseRenewalWindow(
+      o.within ?? DEFAULT_RENEWAL_WINDOW,
+      renewalSettings(clusterOf(o.config)).certificateValidityPeriod,
+    ),
+    schedule: parseRenewalSchedule(o.schedule ?? DEFAULT_RENEWAL_SCHEDULE),
+    approveKubeletServing: o.approveKubeletServing === true,
+    command: o.command,
+  };
+  return {
+    files: planFiles(autoRenewalFiles(o.initSystem, settings)),
+    enable: scheduledUnit(o.initSystem),
+    runArgs: autoRenewalRunArgs(settings),
+  };
 }

@@ -73,3 +73,12 @@ export function runtimeInfo(): { version: string; platform: string } {
   const arch = Deno.build.arch === "x86_64" ? "amd64" : Deno.build.arch;
   return { version: `deno${Deno.version.deno}`, platform: `${Deno.build.os}/${arch}` };
 }
+
+/**
+ * The command that runs this kubeadm, for a schedule to run it again: the compiled binary, or
+ * the repository's launcher beside these sources.
+ */
+export function selfCommand(): string[] {
+  if (Deno.build.standalone) return [Deno.execPath()];
+  return [decodeURIComponent(new URL("../../scripts/kubeadm", import.meta.url).pathname)];
+}

@@ -6,7 +6,7 @@
  * @module
  */
 import type { InitSystem } from "../../core/ports/services.ts";
-import { exitStatus, lookPath, runCommand } from "./host/exec.ts";
+import { type CommandResult, exitStatus, lookPath, runCommand } from "./host/exec.ts";
 import { faultPoint } from "./fault_injection.ts";
 
 /** systemd via `systemctl`. */
@@ -51,11 +51,46 @@ export class SystemdInitSystem implements InitSystem {
     faultPoint(`service:restart:${service}`);
   }
 
+  async serviceEnableNow(unit: string): Promise<void> {
+    await this.#reload();
+    const r = await runCommand("systemctl", ["enable", "--now", unit], { timeoutMs: 60_000 });
+    if (r.code !== 0) throw new Error(commandFailure("systemctl enable --now", unit, r));
+  }
+
+  async serviceDisableNow(unit: string): Promise<void> {
+    if (!(await this.serviceInstalled(unit))) return;
+    const r = await runCommand("systemctl", ["disable", "--now", unit], { timeoutMs: 60_000 });
+    if (r.code !== 0) throw new Error(commandFailure("systemctl disable --now", unit, r));
+  }
+
+  reload(): Promise<void> {
+    return this.#reload();
+  }
+
+  async unitProperties(unit: string, names: readonly string[]): Promise<Record<string, string>> {
+    const r = await runCommand("systemctl", ["show", unit, `--property=${names.join(",")}`], {
+      timeoutMs: 10_000,
+    });
+    if (r.code !== 0) throw new Error(commandFailure("systemctl show", unit, r));
+    const out: Record<string, string> = {};
+    for (const line of r.stdout.split("\n")) {
+      const eq = line.indexOf("=");
+      if (eq > 0) out[line.slice(0, eq)] = line.slice(eq + 1);
+    }
+    return out;
+  }
+
   /** `systemctl daemon-reload`: kubeadm may have changed the unit's drop-ins. */
   async #reload(): Promise<void> {
     const reload = await runCommand("systemctl", ["daemon-reload"], { timeoutMs: 60_000 });
     if (reload.code !== 0) throw new Error(`failed to reload systemd: ${exitStatus(reload)}`);
   }
+}
+
+/** `<command> <unit>: exit status 5: <stderr>`. */
+function commandFailure(command: string, unit: string, r: CommandResult): string {
+  const detail = r.stderr.trim();
+  return `${command} ${unit}: ${exitStatus(r)}${detail ? `: ${detail}` : ""}`;
 }
 
 /** OpenRC via `rc-service` and `rc-update`. */
@@ -93,6 +128,33 @@ export class OpenRCInitSystem implements InitSystem {
     const r = await runCommand("rc-service", [service, "restart"], { timeoutMs: 60_000 });
     if (r.code !== 0) throw new Error(exitStatus(r));
     faultPoint(`service:restart:${service}`);
+  }
+
+  async serviceEnableNow(service: string): Promise<void> {
+    if (!(await this.serviceIsEnabled(service))) {
+      const add = await runCommand("rc-update", ["add", service, "default"]);
+      if (add.code !== 0) throw new Error(commandFailure("rc-update add", service, add));
+    }
+    if (await this.serviceIsActive(service)) return;
+    const r = await runCommand("rc-service", [service, "start"], { timeoutMs: 60_000 });
+    if (r.code !== 0) throw new Error(commandFailure("rc-service start", service, r));
+  }
+
+  async serviceDisableNow(service: string): Promise<void> {
+    if (!(await this.serviceExists(service))) return;
+    await runCommand("rc-service", [service, "stop"], { timeoutMs: 60_000 });
+    const r = await runCommand("rc-update", ["del", service, "default"]);
+    if (r.code !== 0 && (await this.serviceIsEnabled(service))) {
+      throw new Error(commandFailure("rc-update del", service, r));
+    }
+  }
+
+  reload(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  unitProperties(): Promise<Record<string, string>> {
+    return Promise.resolve({});
   }
 }
 

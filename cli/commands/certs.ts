@@ -10,11 +10,15 @@
  * @module
  */
 import type { Command } from "commander";
-import { addFlags, durationValue, type FlagName, flagValues } from "../flags.ts";
+import type { ResolvedConfig } from "../../core/config/types.ts";
+import type { RenewedFiles } from "../../core/controlplane/restart.ts";
+import type { RenewalPlan } from "../../core/certs/renewal.ts";
+import { addFlags, durationValue, type FlagName, type FlagValues, flagValues } from "../flags.ts";
 import { resolveObjectOutput, writeObject } from "../object_output.ts";
 import { consolePrinter, stderr, stdout, writeStdout } from "../output.ts";
 import { renewTargets } from "../../core/certs/renew_targets.ts";
 import { requireSubcommand } from "../usage.ts";
+import { registerAutoRenewal } from "./certs_auto_renewal.ts";
 
 const RENEW_LONG = (longName: string) =>
   `Renew the ${longName}.
@@ -28,8 +32,8 @@ After renewal, in order to make changes effective, is required to restart contro
 const RENEW_ALL_LONG =
   "Renew all known certificates necessary to run the control plane. Renewals are run unconditionally, regardless of expiration date. Renewals can also be run individually for more control.";
 
-/** The flags of every `certs renew <name>|all` (upstream's, plus `--dry-run`). */
-const RENEW_FLAGS: readonly FlagName[] = ["cert-dir", "config", "kubeconfig", "dry-run"];
+/** The flags of every `certs renew <name>|all` (upstream's, plus `--dry-run` and `--restart`). */
+const RENEW_FLAGS: readonly FlagName[] = ["cert-dir", "config", "kubeconfig", "dry-run", "restart"];
 
 /** The flags of `certs check-expiration` (upstream's, plus `--fail-if-expiring-within`). */
 const CHECK_EXPIRATION_FLAGS: readonly FlagName[] = [
@@ -69,6 +73,10 @@ async function runRenew(names: "all" | string, cmd: Command): Promise<void> {
     random: platform.random,
   });
   for (const w of plan.warnings) stderr(w);
+  if (flags.restart && !dryRun) {
+    await renewAndRestart(flags, cfg, plan);
+    return;
+  }
   for (const outcome of plan.outcomes) {
     if (outcome.status !== "renewed") {
       stdout(renewalMessage(outcome));
@@ -92,6 +100,14 @@ async function runRenew(names: "all" | string, cmd: Command): Promise<void> {
   }
   const pods = podsToRestart(plan);
   if (dryRun) {
+    if (flags.restart) {
+      const { planRestarts, restartPlanLines } = await import("../../core/controlplane/restart.ts");
+      for (const line of restartPlanLines(planRestarts(renewedFiles(plan)), KUBERNETES_DIR)) {
+        stdout(line);
+      }
+      stdout("[dryrun] No file was written and nothing was restarted.");
+      return;
+    }
     stdout(
       `[dryrun] No file was written.${
         pods.length > 0 ? ` A real run would need a restart of: ${pods.join(", ")}` : ""
@@ -107,6 +123,35 @@ async function runRenew(names: "all" | string, cmd: Command): Promise<void> {
         pods.length > 1 ? "they" : "it"
       } can use the new certificate.`,
     );
+  }
+}
+
+/** What a renewal plan renewed, as the restarts take it. */
+function renewedFiles(plan: RenewalPlan): RenewedFiles[] {
+  return plan.outcomes.flatMap((o) =>
+    o.status === "renewed"
+      ? [{ name: o.target.name, files: o.files, readers: o.target.readers }]
+      : []
+  );
+}
+
+/**
+ * `--restart`: writes the renewed files component by component, restarting each component that
+ * reads them (`core/controlplane/restart.ts`), then prints upstream's lines for every outcome.
+ */
+async function renewAndRestart(flags: FlagValues, cfg: ResolvedConfig, plan: RenewalPlan) {
+  const { planRestarts, renewAndRestart } = await import("../../core/controlplane/restart.ts");
+  const { restartRuntime } = await import("../certs_restart_runtime.ts");
+  const { renewalMessage } = await import("../../core/certs/renewal.ts");
+  const runtime = await restartRuntime(flags, cfg, consolePrinter);
+  try {
+    await renewAndRestart(runtime.ctx, planRestarts(renewedFiles(plan)));
+  } finally {
+    runtime.close();
+  }
+  for (const outcome of plan.outcomes) stdout(renewalMessage(outcome));
+  if (plan.outcomes.some((o) => o.status === "renewed")) {
+    stdout("\nDone renewing certificates; every component reading them was restarted and is back.");
   }
 }
 
@@ -216,6 +261,8 @@ generate and print one for you.`,
       const { platform } = await import("../adapters.ts");
       stdout(generateCertificateKey(platform.random));
     });
+
+  registerAutoRenewal(certs);
 
   addFlags(
     certs.command("generate-csr")

@@ -14,7 +14,10 @@ import { errorMessage, KubeadmError } from "../errors.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { API_CALL_RETRY_INTERVAL_MS, poll } from "../kube/retry.ts";
 import type { EtcdClient } from "../ports/etcd.ts";
+import type { FileReader } from "../ports/files.ts";
+import type { TlsClientMaterial } from "../ports/http.ts";
 import type { LogFn } from "../ports/printer.ts";
+import { utf8 } from "../text/utf8.ts";
 import type { EtcdTiming } from "./timing.ts";
 
 /** Label selector of the etcd static Pods. */
@@ -135,4 +138,37 @@ export async function syncEtcdClient(
   log?.(1, LOG_SOURCE, `etcd endpoints read from etcd: ${synced.endpoints.join(",")}`);
   log?.(1, LOG_SOURCE, `update etcd endpoints: ${synced.endpoints.join(",")}`);
   return synced;
+}
+
+/** What {@link stackedEtcdClient} needs: the cluster, this node's files, an etcd client maker. */
+export interface StackedEtcdAccess {
+  client: KubeClient;
+  files: FileReader;
+  certificatesDir: string;
+  etcdClient(endpoints: readonly string[], tls: TlsClientMaterial): EtcdClient;
+  timing: EtcdTiming;
+  /** Bound of the etcd Pod listing (`timeouts.kubernetesAPICall`). */
+  apiTimeoutMs: number;
+  log?: LogFn;
+}
+
+async function readPem(files: FileReader, path: string): Promise<string> {
+  const data = await files.read(path);
+  if (data === undefined) throw new KubeadmError(`open ${path}: no such file or directory`);
+  return utf8(data);
+}
+
+/**
+ * A client of the stacked etcd cluster found through the API server (upstream
+ * `NewFromCluster`), authenticated with this node's `etcd/healthcheck-client` certificate.
+ */
+export async function stackedEtcdClient(a: StackedEtcdAccess): Promise<EtcdClient> {
+  const dir = a.certificatesDir;
+  const tls = {
+    caPem: await readPem(a.files, `${dir}/etcd/ca.crt`),
+    certPem: await readPem(a.files, `${dir}/etcd/healthcheck-client.crt`),
+    keyPem: await readPem(a.files, `${dir}/etcd/healthcheck-client.key`),
+  };
+  const endpoints = await etcdEndpointsFromCluster(a.client, a.apiTimeoutMs, a.log);
+  return await syncEtcdClient((e) => a.etcdClient(e, tls), endpoints, a.timing, a.log);
 }

@@ -335,6 +335,25 @@ export class KubeClient {
     return await this.#update(obj, this.#backoff(limits));
   }
 
+  /**
+   * Replaces a subresource of an object (PUT `<object>/<subresource>`), e.g. a
+   * CertificateSigningRequest's `approval`. A set `metadata.resourceVersion` makes it
+   * conditional.
+   */
+  async updateSubresource<T extends KubeObject>(
+    obj: T,
+    subresource: string,
+    limits?: TransportLimits,
+  ): Promise<T> {
+    const ref = refOf(obj);
+    return await this.#json<T>("PUT", `${this.#path(ref)}/${subresource}`, {
+      verb: "update",
+      object: objectRef(ref),
+      body: this.#stamp(obj),
+      backoff: this.#backoff(limits),
+    });
+  }
+
   /** Patches an object with a strategic-merge, JSON-merge or JSON patch. */
   async patch<T extends KubeObject>(
     ref: ObjectRef,

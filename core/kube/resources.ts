@@ -41,6 +41,7 @@ export const RESOURCES: readonly ResourceInfo[] = [
   { kind: "Deployment", apiVersion: "apps/v1", plural: "deployments", namespaced: true },
   { kind: "DaemonSet", apiVersion: "apps/v1", plural: "daemonsets", namespaced: true },
   { kind: "Job", apiVersion: "batch/v1", plural: "jobs", namespaced: true },
+  { kind: "Lease", apiVersion: "coordination.k8s.io/v1", plural: "leases", namespaced: true },
   {
     kind: "CertificateSigningRequest",
     apiVersion: "certificates.k8s.io/v1",

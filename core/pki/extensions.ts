@@ -182,6 +182,11 @@ export interface DecodedExtensions {
   dnsNames: string[];
   /** IP SANs, as text. */
   ipAddresses: string[];
+  /**
+   * Every other SAN (an e-mail address, a URI, or another kind of name), as `email:…`,
+   * `URI:…` or `GeneralName [n]`: what a check that allows only DNS names and IPs refuses.
+   */
+  otherAltNames: string[];
   /** SubjectKeyIdentifier. */
   subjectKeyId?: Uint8Array;
   /** AuthorityKeyIdentifier's key id. */
@@ -207,6 +212,7 @@ export function decodeExtensions(extensions: DerElement[]): DecodedExtensions {
     isCA: false,
     dnsNames: [],
     ipAddresses: [],
+    otherAltNames: [],
     present: [],
   };
   for (const ext of extensions) {
@@ -249,9 +255,11 @@ export function decodeExtensions(extensions: DerElement[]): DecodedExtensions {
           if (gn.cls !== 2) continue;
           const raw = gn.content;
           if (gn.tag === 2) out.dnsNames.push(new TextDecoder().decode(raw));
-          if (gn.tag === 7 && (raw.length === 4 || raw.length === 16)) {
+          else if (gn.tag === 7 && (raw.length === 4 || raw.length === 16)) {
             out.ipAddresses.push(formatIP(raw));
-          }
+          } else if (gn.tag === 1) out.otherAltNames.push(`email:${new TextDecoder().decode(raw)}`);
+          else if (gn.tag === 6) out.otherAltNames.push(`URI:${new TextDecoder().decode(raw)}`);
+          else out.otherAltNames.push(`GeneralName [${gn.tag}]`);
         }
         break;
       case OID.subjectKeyIdentifier:

@@ -34,4 +34,22 @@ export interface InitSystem {
   serviceStop(service: string): Promise<void>;
   /** Reloads the unit definitions and restarts a service; rejects with the failure. */
   serviceRestart(service: string): Promise<void>;
+  /**
+   * Reloads the unit definitions, enables a unit and starts it now (systemd: `systemctl
+   * daemon-reload`, `systemctl enable --now <unit>`, which takes a `.timer`; OpenRC: `rc-update
+   * add <service> default`, `rc-service <service> start`); rejects with the failure.
+   */
+  serviceEnableNow(unit: string): Promise<void>;
+  /**
+   * Stops and disables a unit (systemd: `systemctl disable --now <unit>`; OpenRC: `rc-service
+   * stop`, `rc-update del`); a unit that is not installed is not an error.
+   */
+  serviceDisableNow(unit: string): Promise<void>;
+  /** Reloads the unit definitions after unit files changed (systemd; nothing on OpenRC). */
+  reload(): Promise<void>;
+  /**
+   * Properties of a unit (systemd: `systemctl show <unit> --property=…`, e.g.
+   * `NextElapseUSecRealtime`, `Result`); OpenRC has none and answers `{}`.
+   */
+  unitProperties(unit: string, names: readonly string[]): Promise<Record<string, string>>;
 }

@@ -48,7 +48,7 @@ const NODE_USER_PREFIX = "system:node:";
  * This node's name (upstream `GetNodeName`): the CN of `kubelet.conf`'s client certificate
  * without `system:node:`, else `hostname`.
  */
-async function nodeNameFromKubeletConf(
+export async function nodeNameFromKubeletConf(
   files: FileReader,
   kubeletConf: string,
   hostname: string,

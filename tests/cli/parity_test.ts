@@ -32,6 +32,18 @@ const OUR_ADDITIONS: readonly { lines: RegExp; why: string }[] = [
     lines: /^extra flag: kubeadm certs check-expiration --fail-if-expiring-within string$/,
     why: "exit status 4 when something expires within the window, for monitoring",
   },
+  {
+    lines: /^extra flag: kubeadm certs renew \S+ --restart bool$/,
+    why: "restarts the static Pods reading what was renewed, one at a time, etcd last",
+  },
+  {
+    lines: /^extra command: kubeadm certs auto-renewal( install| remove| status| run)?$/,
+    why: "a systemd timer (or OpenRC periodic script) renewing and restarting before expiry",
+  },
+  {
+    lines: /^extra command: kubeadm certs approve-kubelet-serving$/,
+    why: "approves kubelets' serving CSRs for their own Node's addresses only",
+  },
 ];
 
 function describe(f: HelpFlag): string {

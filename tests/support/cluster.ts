@@ -198,7 +198,8 @@ export async function importImages(
 
 /**
  * The tests' kubeadm config for a control-plane node (config.ts's {@link testInitConfigYaml};
- * `extra` appended to the ClusterConfiguration, `initExtra` to the InitConfiguration) with what
+ * `extra` appended to the ClusterConfiguration, `initExtra` to the InitConfiguration,
+ * `kubeletExtra` to the KubeletConfiguration) with what
  * a user on these hosts passes: a KubeletConfiguration accepting cgroup v1 and the cgroupfs
  * driver, with swap and no OOM score change ({@link MACHINE_KUBELET_CONFIG}), and a
  * KubeProxyConfiguration that leaves the kernel's conntrack table size alone (its hash size is
@@ -208,6 +209,7 @@ export function testInitConfig(
   node: Pick<ClusterNode, "name" | "ip">,
   extra = "",
   initExtra = "",
+  kubeletExtra = "",
 ): string {
   return testInitConfigYaml({
     name: node.name,
@@ -219,7 +221,7 @@ export function testInitConfig(
         "apiVersion: kubelet.config.k8s.io/v1beta1",
         "kind: KubeletConfiguration",
         ...Object.entries(MACHINE_KUBELET_CONFIG).map(([k, v]) => `${k}: ${v}`),
-        "",
+        kubeletExtra,
       ].join("\n"),
       [
         "apiVersion: kubeproxy.config.k8s.io/v1alpha1",
@@ -239,10 +241,10 @@ export function testInitConfig(
 export async function writeInitConfig(
   node: ClusterNode,
   extra = "",
-  opts: { initExtra?: string; file?: string } = {},
+  opts: { initExtra?: string; file?: string; kubeletExtra?: string } = {},
 ): Promise<string> {
   const path = `${node.machine.dir}/${opts.file ?? "kubeadm-config.yaml"}`;
-  await Deno.writeTextFile(path, testInitConfig(node, extra, opts.initExtra));
+  await Deno.writeTextFile(path, testInitConfig(node, extra, opts.initExtra, opts.kubeletExtra));
   return path;
 }
 
@@ -254,8 +256,9 @@ export async function writeInitConfig(
 export async function initControlPlane(
   node: ClusterNode,
   extra = "",
+  opts: { kubeletExtra?: string } = {},
 ): Promise<{ init: RunResult; config: string }> {
-  const config = await writeInitConfig(node, extra);
+  const config = await writeInitConfig(node, extra, opts);
   const init = await node.kubeadm([
     "init",
     "--config",

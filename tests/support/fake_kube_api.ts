@@ -246,7 +246,9 @@ export class FakeKubeApi {
         return ok(201, this.put({ ...body, kind: info.kind, metadata: { ...meta, namespace } }));
       }
       case "PUT": {
-        const existing = this.objects.get(r.path);
+        // A subresource (a CSR's `approval`) replaces the object as a whole here.
+        const path = resourcePath(info, namespace, parsed.name);
+        const existing = this.objects.get(path);
         if (!existing) {
           return statusResponse(404, "NotFound", `${q} "${parsed.name}" not found`);
         }

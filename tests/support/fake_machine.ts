@@ -72,7 +72,8 @@ export class FakeNodeFiles implements NodeFiles {
 
 /** A scriptable service manager. */
 export class FakeInitSystem implements InitSystem {
-  readonly name = "systemd";
+  /** `systemd` (the default) or `openrc`. */
+  constructor(readonly name = "systemd") {}
   /** Services that exist → { enabled, active }. */
   readonly services = new Map<string, { enabled: boolean; active: boolean }>([
     ["kubelet", { enabled: true, active: false }],
@@ -106,6 +107,28 @@ export class FakeInitSystem implements InitSystem {
   serviceRestart(service: string): Promise<void> {
     this.restarted.push(service);
     return Promise.resolve();
+  }
+  /** Reloads so far. */
+  reloads = 0;
+  /** Properties `unitProperties` answers, by unit. */
+  readonly properties = new Map<string, Record<string, string>>();
+  serviceEnableNow(unit: string): Promise<void> {
+    this.services.set(unit, { enabled: true, active: true });
+    return Promise.resolve();
+  }
+  serviceDisableNow(unit: string): Promise<void> {
+    this.services.delete(unit);
+    return Promise.resolve();
+  }
+  reload(): Promise<void> {
+    this.reloads++;
+    return Promise.resolve();
+  }
+  unitProperties(unit: string, names: readonly string[]): Promise<Record<string, string>> {
+    const all = this.properties.get(unit) ?? {};
+    return Promise.resolve(
+      Object.fromEntries(names.filter((n) => n in all).map((n) => [n, all[n]])),
+    );
   }
 }
 

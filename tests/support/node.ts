@@ -2,7 +2,7 @@
  * Real test nodes: each node is a network namespace (netns.ts: its own address, a route to the
  * host), a UTS namespace (its hostname is the node name), a PID namespace (killing its first
  * process kills every process of the node, containers included) and a private mount namespace
- * that gives it its own `/etc/kubernetes`, `/etc/cni/net.d`, `/etc/default/kubelet`,
+ * that gives it its own `/etc/kubernetes`, `/etc/cni/net.d`, `/etc/systemd/system`, `/etc/default/kubelet`,
  * `/var/lib/{kubelet,etcd,containerd}`, `/var/log/{pods,containers}` and `/run` (bound from the
  * node's directory on the host, so tests read and write them there), over copy-on-write
  * overlays of the host's `/etc` and `/var` that absorb any other write; the sysctls the kubelet
@@ -41,6 +41,7 @@ import { repoRoot } from "./repo.ts";
 const DIR_BINDS: readonly [string, string][] = [
   ["/etc/kubernetes", "etc/kubernetes"],
   ["/etc/cni/net.d", "etc/cni/net.d"],
+  ["/etc/systemd/system", "etc/systemd/system"],
   ["/var/lib/kubelet", "var/lib/kubelet"],
   ["/var/lib/etcd", "var/lib/etcd"],
   ["/var/lib/containerd", "var/lib/containerd"],
@@ -78,6 +79,7 @@ export function nodeBinDir(set = NODE_IMAGE_SET): Promise<string> {
 const FILES_LISTED: readonly string[] = [
   "/etc/kubernetes",
   "/etc/cni/net.d",
+  "/etc/systemd/system",
   "/etc/default/kubelet",
   "/var/lib/kubelet",
   "/var/lib/etcd",
@@ -545,8 +547,13 @@ export async function createNode(opts: NodeOptions = {}): Promise<TestNode> {
         stderr: "piped",
       }).spawn();
       const log = await Deno.open(logPath, { append: true });
-      const merged = mergeStreams(child.stdout, child.stderr);
-      const piped = merged.pipeTo(log.writable).catch(() => {});
+      // Written chunk by chunk, so the log is read live (piping into the file's writable
+      // stream showed nothing until the process ended).
+      const piped = (async () => {
+        for await (const chunk of mergeStreams(child.stdout, child.stderr)) {
+          for (let n = 0; n < chunk.length;) n += await log.write(chunk.subarray(n));
+        }
+      })().catch(() => {}).finally(() => log.close());
       const pid = await childPid(child.pid).catch(() => undefined);
       return {
         exited: child.status.then(async (s) => {
@@ -564,7 +571,6 @@ export async function createNode(opts: NodeOptions = {}): Promise<TestNode> {
       name: "kubelet",
       description: "kubelet: The Kubernetes Node Agent",
       environment: {
-        PATH: nodeEnv.PATH,
         // kubeadm's drop-in (10-kubeadm.conf).
         KUBELET_KUBECONFIG_ARGS:
           "--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf --kubeconfig=/etc/kubernetes/kubelet.conf",
@@ -593,7 +599,7 @@ export async function createNode(opts: NodeOptions = {}): Promise<TestNode> {
     const containerdUnit: UnitSpec = {
       name: "containerd",
       description: "containerd container runtime",
-      environment: { PATH: nodeEnv.PATH },
+      environment: {},
       environmentFiles: [],
       execStart: [`${dir}/bin/containerd`, "--config", `${dir}/containerd.toml`],
       restartSecMs: 2_000,
@@ -602,6 +608,15 @@ export async function createNode(opts: NodeOptions = {}): Promise<TestNode> {
     services = new ServiceManager({
       readFile: (p) => Deno.readTextFile(hostPath(p)).catch(() => undefined),
       spawn: spawnUnit,
+      defaultPath: nodeEnv.PATH,
+      listFiles: async (p) => {
+        try {
+          return (await Array.fromAsync(Deno.readDir(hostPath(p)))).filter((e) => e.isFile)
+            .map((e) => e.name);
+        } catch {
+          return [];
+        }
+      },
     }, [containerdUnit, kubeletUnit]);
     const server = services.serve(`${dir}/run/kts-node/systemctl.sock`);
     control = server;

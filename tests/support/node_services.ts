@@ -3,7 +3,14 @@
  * `EnvironmentFile=` (re-read at every start, later files and files over `Environment=`),
  * `ExecStart=` with `$VAR` word splitting, `Restart=always` after `RestartSec=`; and the
  * `systemctl` verbs kubeadm uses (`daemon-reload`, `start`, `stop`, `restart`, `enable`,
- * `disable`, `is-active`, `is-enabled`, `status`, `cat`), with systemctl's output and exit codes.
+ * `disable` (both with `--now`), `is-active`, `is-enabled`, `status`, `cat`, `show`), with
+ * systemctl's output and exit codes.
+ *
+ * `daemon-reload` also loads the unit files written to the node's `/etc/systemd/system`: a
+ * `Type=oneshot` service (started, it runs `ExecStart=` to completion and records its
+ * `Result=`) and a `.timer` for it (enabled and started, it waits). Time does not pass here:
+ * a test fires a timer ({@link ServiceManager.fireTimer}), which runs its service as systemd
+ * would when the calendar elapses, output in the unit's log (the node's journal).
  *
  * It runs in the test process: processes are started inside the node through a `spawn`
  * function (the node's namespaces), and the node's `systemctl` (tests/support/node_systemctl.ts)
@@ -28,6 +35,10 @@ export interface UnitSpec {
   restartSecMs: number;
   /** Started at boot (`systemctl is-enabled`). */
   enabled: boolean;
+  /** `Type=oneshot`: runs to completion when started, never restarted. */
+  oneshot?: boolean;
+  /** A timer (`<name>.timer`): `timer` is the service it starts. */
+  timer?: string;
 }
 
 /** A process started for a unit. */
@@ -44,7 +55,17 @@ export interface ServiceHost {
   readFile(nodePath: string): Promise<string | undefined>;
   /** Starts argv inside the node with exactly `env`, output appended to the unit's log. */
   spawn(unit: string, argv: string[], env: Record<string, string>): Promise<UnitProcess>;
+  /** The names of the files in a node directory (none when it does not exist). */
+  listFiles(nodeDir: string): Promise<string[]>;
+  /**
+   * The `PATH` systemd gives every service that sets none (the node's bin dir standing in for
+   * `/usr/bin`); like systemd, no `HOME` for a root service.
+   */
+  defaultPath: string;
 }
+
+/** Where administrators' unit files are (what `daemon-reload` loads). */
+const UNIT_DIR = "/etc/systemd/system";
 
 /** Output of one `systemctl` invocation. */
 export interface SystemctlResult {
@@ -105,8 +126,65 @@ export function expandExecStart(words: string[], env: Record<string, string>): s
   return out;
 }
 
+/** Splits `ExecStart=` as systemd does: words, double-quoted words with `\\` escapes. */
+export function splitExecStart(line: string): string[] {
+  const words: string[] = [];
+  for (const m of line.matchAll(/"((?:[^"\\]|\\.)*)"|(\S+)/g)) {
+    words.push((m[1] !== undefined ? m[1].replace(/\\(.)/g, "$1") : m[2]).replaceAll("%%", "%"));
+  }
+  return words;
+}
+
+/** A unit file's settings (`Key=value` lines; the last wins). */
+function unitSettings(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of text.split("\n")) {
+    const m = /^([A-Za-z]+)=(.*)$/.exec(line.trim());
+    if (m) out.set(m[1], m[2]);
+  }
+  return out;
+}
+
+/** A unit from its file in `/etc/systemd/system`, or `undefined` when it is not one we run. */
+export function unitFromFile(file: string, text: string): UnitSpec | undefined {
+  const settings = unitSettings(text);
+  const base = {
+    description: settings.get("Description") ?? "",
+    environment: {},
+    environmentFiles: [],
+    restartSecMs: 0,
+    enabled: false,
+  };
+  if (file.endsWith(".timer")) {
+    const name = file.slice(0, -".timer".length);
+    return {
+      ...base,
+      name: file,
+      execStart: [],
+      timer: settings.get("Unit")?.replace(/\.service$/, "") ?? name,
+    };
+  }
+  if (!file.endsWith(".service") || settings.get("Type") !== "oneshot") return undefined;
+  return {
+    ...base,
+    name: file.slice(0, -".service".length),
+    execStart: splitExecStart(settings.get("ExecStart") ?? ""),
+    oneshot: true,
+  };
+}
+
+/** What a oneshot service's last run ended with (`systemctl show -p Result,ExecMainStatus`). */
+export interface OneshotResult {
+  /** `success`, or `exit-code` when ExecStart failed. */
+  result: string;
+  exitCode: number;
+}
+
 interface UnitState {
   spec: UnitSpec;
+  /** A oneshot's last run, a timer's last trigger. */
+  last?: OneshotResult;
+  lastTrigger?: Date;
   /** Whether the unit should run (started and not stopped). */
   wanted: boolean;
   process?: UnitProcess;
@@ -143,13 +221,43 @@ export class ServiceManager {
     return u;
   }
 
+  /** `daemon-reload`: (re)loads the oneshot services and timers of `/etc/systemd/system`. */
+  async #reload(): Promise<void> {
+    const found = new Set<string>();
+    for (const file of await this.#host.listFiles(UNIT_DIR)) {
+      const text = await this.#host.readFile(`${UNIT_DIR}/${file}`);
+      const spec = text === undefined ? undefined : unitFromFile(file, text);
+      if (!spec) continue;
+      found.add(spec.name);
+      const u = this.#units.get(spec.name);
+      if (u) u.spec = { ...spec, enabled: u.spec.enabled };
+      else this.#units.set(spec.name, { spec, wanted: false, starts: 0, generation: 0 });
+    }
+    for (const [name, u] of this.#units) {
+      if ((u.spec.oneshot || u.spec.timer) && !found.has(name)) this.#units.delete(name);
+    }
+  }
+
+  /**
+   * Fires a started timer as systemd does when its calendar elapses: runs its service once and
+   * resolves with how that run ended.
+   */
+  async fireTimer(timer: string): Promise<OneshotResult> {
+    const t = this.#unit(timer);
+    if (!t.spec.timer) throw new Error(`${timer} is not a timer`);
+    if (!t.wanted) throw new Error(`${timer} is not started`);
+    t.lastTrigger = new Date();
+    await this.start(t.spec.timer);
+    return this.#unit(t.spec.timer).last!;
+  }
+
   /** Whether the unit's process is running. */
   isActive(name: string): boolean {
     return this.#unit(name).process !== undefined;
   }
 
   async #environment(spec: UnitSpec): Promise<Record<string, string>> {
-    const env: Record<string, string> = { ...spec.environment };
+    const env: Record<string, string> = { PATH: this.#host.defaultPath, ...spec.environment };
     for (const entry of spec.environmentFiles) {
       const optional = entry.startsWith("-");
       const path = optional ? entry.slice(1) : entry;
@@ -170,6 +278,14 @@ export class ServiceManager {
     u.starts++;
     const proc = await this.#host.spawn(u.spec.name, argv, env);
     u.process = proc;
+    if (u.spec.oneshot) {
+      // systemctl start of a oneshot returns when it has run.
+      const code = await proc.exited;
+      u.process = undefined;
+      u.wanted = false;
+      u.last = { result: code === 0 ? "success" : "exit-code", exitCode: code };
+      return;
+    }
     proc.exited.then(() => {
       if (u.generation !== generation) return;
       u.process = undefined;
@@ -181,11 +297,11 @@ export class ServiceManager {
     });
   }
 
-  /** `systemctl start`: starts the unit unless it runs. */
+  /** `systemctl start`: starts the unit unless it runs (a timer starts waiting). */
   async start(name: string): Promise<void> {
     const u = this.#unit(name);
     u.wanted = true;
-    if (u.process || u.timer !== undefined) return;
+    if (u.spec.timer || u.process || u.timer !== undefined) return;
     await this.#spawn(u);
   }
 
@@ -215,6 +331,9 @@ export class ServiceManager {
   /** The unit file as `systemctl cat` shows it. */
   unitText(name: string): string {
     const { spec } = this.#unit(name);
+    if (spec.oneshot || spec.timer) {
+      return `# /etc/systemd/system/${spec.timer ? spec.name : `${spec.name}.service`}\n`;
+    }
     return [
       `# /etc/systemd/system/${spec.name}.service (kubeadm-ts test node)`,
       "[Unit]",
@@ -245,8 +364,10 @@ export class ServiceManager {
       stdout: "",
       stderr: `Failed to ${verb} ${n}: Unit ${n.replace(/\.service$/, "")}.service not found.\n`,
     });
+    const now = args.includes("--now");
     switch (verb) {
       case "daemon-reload":
+        await this.#reload();
         return ok();
       case "start":
       case "stop":
@@ -258,14 +379,35 @@ export class ServiceManager {
           if (verb === "start") await this.start(n);
           else if (verb === "stop") await this.stop(n);
           else if (verb === "restart") await this.restart(n);
-          else this.#unit(n).spec.enabled = verb === "enable";
+          else {
+            this.#unit(n).spec.enabled = verb === "enable";
+            if (now && verb === "enable") await this.start(n);
+            if (now && verb === "disable") await this.stop(n);
+          }
         }
         return ok();
+      }
+      case "show": {
+        const n = names[0] ?? "";
+        const wanted = args.find((a) => a.startsWith("--property="))?.slice(11).split(",") ?? [];
+        const props: Record<string, string> = { LoadState: known(n) ? "loaded" : "not-found" };
+        if (known(n)) {
+          const u = this.#unit(n);
+          props.ActiveState = u.process || (u.spec.timer && u.wanted) ? "active" : "inactive";
+          props.UnitFileState = u.spec.enabled ? "enabled" : "disabled";
+          props.Result = u.last?.result ?? "success";
+          props.ExecMainStatus = String(u.last?.exitCode ?? 0);
+          props.LastTriggerUSec = u.lastTrigger?.toUTCString() ?? "n/a";
+          props.NextElapseUSecRealtime = u.spec.timer && u.wanted ? "(fired by the test)" : "n/a";
+        }
+        const shown = wanted.length > 0 ? wanted : Object.keys(props);
+        return ok(shown.map((p) => `${p}=${props[p] ?? ""}\n`).join(""));
       }
       case "is-active": {
         const states = names.map((n) => {
           if (!known(n)) return "inactive";
           const u = this.#unit(n);
+          if (u.spec.timer) return u.wanted ? "active" : "inactive";
           return u.process ? "active" : u.timer !== undefined ? "activating" : "inactive";
         });
         return {

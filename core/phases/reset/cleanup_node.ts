@@ -6,7 +6,8 @@
  * Only these are touched: the contents of `/etc/kubernetes/manifests`, of `/var/lib/kubelet`
  * (after symlink resolution), of the certificates directory and, with `--cleanup-tmp-dir`, of
  * `/etc/kubernetes/tmp`; and the six kubeconfig files in `/etc/kubernetes`. CNI configuration,
- * network rules and `$HOME/.kube` are left alone, as upstream.
+ * network rules and `$HOME/.kube` are left alone, as upstream. Beyond upstream, the certificate
+ * auto-renewal schedule (`certs auto-renewal install`) is removed first.
  *
  * @module
  */
@@ -19,6 +20,7 @@ import {
 } from "../../constants.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
 import { certificatesDirOrDefault } from "../../config/defaults.ts";
+import { removeAutoRenewal } from "../../certs/auto_renewal.ts";
 import type { ResetData } from "./data.ts";
 import type { Phase } from "../../workflow/phase.ts";
 import { cleanupDirProblem } from "./safety.ts";
@@ -64,6 +66,26 @@ async function stopKubelet(data: ResetData): Promise<void> {
       `[reset] The kubelet service could not be stopped by kubeadm: [${errorMessage(e)}]`,
     );
     data.out.warn("[reset] Please ensure kubelet is stopped manually");
+  }
+}
+
+/**
+ * Removes the certificate auto-renewal schedule (beyond upstream: kubeadm-ts installs it), so
+ * that no timer renews the certificates of a node that no longer has any.
+ */
+async function removeCertificateAutoRenewal(data: ResetData): Promise<void> {
+  if (data.node.foreignRoot !== undefined) return;
+  const init = await data.node.machine.initSystem();
+  try {
+    await removeAutoRenewal({
+      files: data.node.machine.files,
+      removeFile: (p) => data.node.removeFile(p),
+      init,
+      out: data.out,
+      dryRun: data.dryRun,
+    });
+  } catch (e) {
+    data.out.warn(`[reset] Failed to remove the certificate auto-renewal: ${errorMessage(e)}`);
   }
 }
 
@@ -174,6 +196,7 @@ async function resetConfigDir(data: ResetData, dirs: readonly string[]): Promise
 /** Runs the phase. */
 export async function runCleanupNode(data: ResetData): Promise<void> {
   const dirs = [MANIFESTS_DIR];
+  await removeCertificateAutoRenewal(data);
   await stopKubelet(data);
   const kubeletDir = await unmountKubeletDir(data);
   if (kubeletDir !== undefined) dirs.push(kubeletDir);

@@ -8,8 +8,7 @@
  */
 import { formatDuration, parseDuration } from "../../text/duration.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
-import { utf8 } from "../../text/utf8.ts";
-import { etcdEndpointsFromCluster, syncEtcdClient } from "../../etcd/endpoints.ts";
+import { stackedEtcdClient } from "../../etcd/endpoints.ts";
 import { etcdTiming } from "../../etcd/timing.ts";
 import type { ManifestWriteContext } from "../../manifests/write.ts";
 import { kubeWaiter } from "../../upgrade/pod_waiter.ts";
@@ -34,12 +33,6 @@ function manifestContext(data: UpgradeData): ManifestWriteContext {
   };
 }
 
-async function readPem(data: UpgradeData, path: string): Promise<string> {
-  const bytes = await data.files.read(path);
-  if (bytes === undefined) throw new KubeadmError(`open ${path}: no such file or directory`);
-  return utf8(bytes);
-}
-
 /** The stacked etcd cluster, reached with this node's `etcd/healthcheck-client` certificate. */
 function localEtcd(data: UpgradeData): UpgradeEtcd {
   const timing = etcdTiming({
@@ -49,20 +42,16 @@ function localEtcd(data: UpgradeData): UpgradeEtcd {
   });
   return {
     timing,
-    async connect() {
-      const dir = data.cfg.cluster.certificatesDir;
-      const tls = {
-        caPem: await readPem(data, `${dir}/etcd/ca.crt`),
-        certPem: await readPem(data, `${dir}/etcd/healthcheck-client.crt`),
-        keyPem: await readPem(data, `${dir}/etcd/healthcheck-client.key`),
-      };
-      const endpoints = await etcdEndpointsFromCluster(
-        data.client,
-        parseDuration(data.upgrade.timeouts.kubernetesAPICall),
-        data.out.log,
-      );
-      return await syncEtcdClient((e) => data.etcdClient(e, tls), endpoints, timing, data.out.log);
-    },
+    connect: () =>
+      stackedEtcdClient({
+        client: data.client,
+        files: data.files,
+        certificatesDir: data.cfg.cluster.certificatesDir,
+        etcdClient: data.etcdClient,
+        timing,
+        apiTimeoutMs: parseDuration(data.upgrade.timeouts.kubernetesAPICall),
+        log: data.out.log,
+      }),
   };
 }
 

@@ -360,6 +360,30 @@ Deno.test("skipping preflight skips the prompt; KubeadmError from the prompt kee
   });
 });
 
+Deno.test("reset removes the certificate auto-renewal schedule (timer disabled, units gone)", async () => {
+  const f = resetFixture({ inputs: { force: true } });
+  const unit = "/etc/systemd/system/kubeadm-certs-renewal";
+  f.host.files.put(`${unit}.service`, "[Service]\n");
+  f.host.files.put(`${unit}.timer`, "[Timer]\n");
+  f.host.init!.services.set("kubeadm-certs-renewal.timer", { enabled: true, active: true });
+  await runReset(f.data);
+  assert.equal(f.host.files.files.has(`${unit}.service`), false);
+  assert.equal(f.host.files.files.has(`${unit}.timer`), false);
+  assert.equal(f.host.init!.services.has("kubeadm-certs-renewal.timer"), false);
+  assert.ok(
+    f.out.all.includes(
+      `[certs/auto-renewal] Removed the certificate auto-renewal: ${unit}.service, ${unit}.timer`,
+    ),
+  );
+  const dry = resetFixture({ inputs: { force: true, dryRun: true } });
+  dry.host.files.put(`${unit}.timer`, "[Timer]\n");
+  await runReset(dry.data);
+  assert.ok(dry.host.files.files.has(`${unit}.timer`));
+  assert.ok(
+    dry.out.all.includes(`[dryrun] Would remove the certificate auto-renewal: ${unit}.timer`),
+  );
+});
+
 Deno.test("a join killed after adding its etcd learner: reset still removes the member (k/kubeadm#3269)", async () => {
   // No etcd manifest yet; the kube-apiserver manifest names the advertise address; the
   // cluster's etcd Pods give its members' client URLs.

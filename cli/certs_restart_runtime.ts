@@ -1,0 +1,85 @@
+/**
+ * The runtime side of the restarts after a renewal (`certs renew … --restart`,
+ * `certs auto-renewal run`): the cluster through `--kubeconfig` (default
+ * `/etc/kubernetes/admin.conf` under `--rootfs`), this node's name (the client certificate of
+ * `kubelet.conf`, else the hostname), its files, health probes and etcd client, and the stacked
+ * etcd cluster found through the API server (`core/controlplane/restart.ts` does the rest).
+ *
+ * @module
+ */
+import {
+  DefaultTimeouts,
+  KubeconfigFile,
+  KUBERNETES_DIR,
+  MANIFESTS_DIR,
+} from "../core/constants.ts";
+import type { ResolvedConfig } from "../core/config/types.ts";
+import type { RestartContext } from "../core/controlplane/restart.ts";
+import type { Printer } from "../core/ports/printer.ts";
+import { readHostFacts } from "../adapters/deno/host/facts.ts";
+import { nodeFiles, nodeHost, platform } from "./adapters.ts";
+import { connect, kubeconfigLocation } from "./cluster_connection.ts";
+import type { FlagValues } from "./flags.ts";
+
+/** A restart context and what releases its connections. */
+export interface RestartRuntime {
+  ctx: RestartContext;
+  /** The API client the restarts use (the serving-certificate approval uses it too). */
+  close(): void;
+}
+
+/** Builds the restarts' context for this node (see the module documentation). */
+export async function restartRuntime(
+  flags: Pick<FlagValues, "kubeconfig" | "rootfs">,
+  cfg: ResolvedConfig,
+  out: Printer,
+): Promise<RestartRuntime> {
+  const rootfs = flags.rootfs ?? "/";
+  const { path, refsRoot } = kubeconfigLocation(flags.kubeconfig, rootfs, KubeconfigFile.admin);
+  const connection = await connect({ path, refsRoot }, { timeoutMs: 30_000 });
+  try {
+    const files = await nodeFiles(rootfs);
+    const node = await nodeHost(rootfs, {});
+    const [{ nodeNameFromKubeletConf }, { stackedEtcdClient }, { etcdTiming }] = await Promise.all([
+      import("../core/upgrade/cluster_config.ts"),
+      import("../core/etcd/endpoints.ts"),
+      import("../core/etcd/timing.ts"),
+    ]);
+    const nodeName = await nodeNameFromKubeletConf(
+      files,
+      `${KUBERNETES_DIR}/${KubeconfigFile.kubelet}`,
+      readHostFacts(rootfs).hostname,
+    );
+    const timing = etcdTiming({ clock: platform.clock, sleep: platform.sleep });
+    const client = connection.client;
+    const ctx: RestartContext = {
+      files,
+      node,
+      kubernetesDir: KUBERNETES_DIR,
+      manifestDir: MANIFESTS_DIR,
+      nodeName,
+      client,
+      health: node.health,
+      etcd: cfg.cluster.etcd.external ? undefined : {
+        timing,
+        connect: () =>
+          stackedEtcdClient({
+            client,
+            files,
+            certificatesDir: cfg.cluster.certificatesDir,
+            etcdClient: (endpoints, tls) => node.etcdClient(endpoints, tls),
+            timing,
+            apiTimeoutMs: DefaultTimeouts.kubernetesAPICall,
+            log: out.log,
+          }),
+      },
+      timeoutMs: DefaultTimeouts.upgradeManifests,
+      out,
+      now: platform.clock.now(),
+    };
+    return { ctx, close: () => connection.close() };
+  } catch (e) {
+    connection.close();
+    throw e;
+  }
+}

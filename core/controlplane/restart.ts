@@ -1,0 +1,465 @@
+/**
+ * Restarting what renewed certificates are read by (beyond upstream, whose `certs renew` leaves
+ * the restarts to the user: k/kubeadm#2652, website#28875). The way `upgrade apply` swaps a
+ * static Pod: one component at a time — kube-apiserver, kube-controller-manager,
+ * kube-scheduler, then etcd last — each:
+ *
+ * 1. its renewed files written (their previous content, and its manifest, copied first to
+ *    `/etc/kubernetes/tmp/kubeadm-backup-certs-<timestamp>/`);
+ * 2. its manifest rewritten with the annotation `kubeadm.kubernetes.io/restartedAt` set to the
+ *    run's time (atomically: the manifest is never absent), which the kubelet sees as a new Pod:
+ *    it stops the old one and starts the new one, on the new files — as
+ *    `kubectl rollout restart` does for a Deployment;
+ * 3. waited for: its mirror Pod carries the new annotation, is Running and Ready, and its health
+ *    endpoint (the manifest's readiness probe, else its liveness probe) answers 200;
+ * 4. when it does not come back within the timeout, its previous files and manifest are put
+ *    back and waited for the same way, and the run stops with an error naming the component.
+ *
+ * Before anything is written every component to restart must be healthy (mirror Pod Ready,
+ * health endpoint answering); etcd is restarted only when its cluster is healthy and the other
+ * voting members keep quorum without this one (a cluster of one or two voters has no quorum to
+ * spare: there its restart is the brief outage a single control plane always has). A Lease
+ * (`restart_lease.ts`) keeps the control planes of a cluster from restarting at the same time.
+ * The backup folder holds old private keys: it is removed when every component came back.
+ *
+ * @module
+ */
+import type { Pod } from "kubernetes-types/core/v1.d.ts";
+import { Component } from "../constants.ts";
+import { errorMessage, KubeadmError } from "../errors.ts";
+import type { EtcdClient } from "../ports/etcd.ts";
+import type { FileSystem, PlannedFile } from "../ports/files.ts";
+import type { HealthProbe } from "../ports/http.ts";
+import type { Printer } from "../ports/printer.ts";
+import type { KubeClient } from "../kube/client.ts";
+import { poll } from "../kube/retry.ts";
+import {
+  checkClusterHealth,
+  checkQuorumWithout,
+  waitForClusterAvailable,
+} from "../etcd/member_join.ts";
+import { ETCD_REQUEST_TIMEOUT_MS, type EtcdTiming } from "../etcd/timing.ts";
+import { staticPodManifestPath, staticPodManifestYaml } from "../manifests/manifest_file.ts";
+import { joinHostPort } from "../net/host_port.ts";
+import { formatDuration } from "../text/duration.ts";
+import { utf8 } from "../text/utf8.ts";
+import { parseKubeYamlOne } from "../yaml/kube_yaml.ts";
+import { timestamp, type UpgradeNodeOps } from "../upgrade/static_pods.ts";
+import { acquireRestartLease, type RestartLease } from "./restart_lease.ts";
+
+/** The manifest annotation whose change makes the kubelet restart a static Pod. */
+export const RESTARTED_AT_ANNOTATION = "kubeadm.kubernetes.io/restartedAt";
+
+/** The order of the restarts: etcd last. */
+export const RESTART_ORDER: readonly string[] = [
+  Component.apiServer,
+  Component.controllerManager,
+  Component.scheduler,
+  Component.etcd,
+];
+
+/** How often waits poll. */
+const POLL_INTERVAL_MS = 1_000;
+/** How long the checks before the first write wait for a component to be healthy. */
+const PRECHECK_MS = 30_000;
+/** Bound of one health probe. */
+const PROBE_TIMEOUT_MS = 5_000;
+
+/** A renewed target as the restarts see it: its files and the static Pods reading them. */
+export interface RenewedFiles {
+  /** `apiserver`, `admin.conf`, … */
+  name: string;
+  files: readonly PlannedFile[];
+  /** The static Pods that read them (none: nothing to restart). */
+  readers: readonly string[];
+}
+
+/** One component's restart. */
+export interface RestartStep {
+  component: string;
+  /** The renewed files it reads, written just before it restarts. */
+  files: PlannedFile[];
+  /** What was renewed for it. */
+  renewed: string[];
+}
+
+/** The restarts of one renewal, in order. */
+export interface RestartPlan {
+  /** Renewed files no static Pod reads (`admin.conf`, …): written first. */
+  unread: PlannedFile[];
+  steps: RestartStep[];
+}
+
+/** Groups renewed files by the component that reads them, in {@link RESTART_ORDER}. */
+export function planRestarts(renewed: readonly RenewedFiles[]): RestartPlan {
+  const steps = new Map<string, RestartStep>();
+  const unread: PlannedFile[] = [];
+  for (const r of renewed) {
+    const readers = RESTART_ORDER.filter((c) => r.readers.includes(c));
+    if (readers.length === 0) {
+      unread.push(...r.files);
+      continue;
+    }
+    readers.forEach((component, i) => {
+      const step = steps.get(component) ?? { component, files: [], renewed: [] };
+      steps.set(component, step);
+      if (i === 0) step.files.push(...r.files);
+      step.renewed.push(r.name);
+    });
+  }
+  return { unread, steps: RESTART_ORDER.flatMap((c) => steps.get(c) ?? []) };
+}
+
+/** The local etcd member, for the checks around its restart. */
+export interface RestartEtcd {
+  /** A client of the cluster (its members' client URLs). */
+  connect(): Promise<EtcdClient>;
+  timing: EtcdTiming;
+}
+
+/** What the restarts need of the node and the cluster. */
+export interface RestartContext {
+  files: FileSystem;
+  node: Pick<UpgradeNodeOps, "ensureDir" | "copyTree" | "removeFile">;
+  /** `/etc/kubernetes`. */
+  kubernetesDir: string;
+  manifestDir: string;
+  /** This node's name: its mirror Pods are `<component>-<nodeName>`. */
+  nodeName: string;
+  /** Reads the mirror Pods and holds the Lease. */
+  client: KubeClient;
+  health: HealthProbe;
+  /** The local etcd member (absent with external etcd). */
+  etcd?: RestartEtcd;
+  /** How long each component may take to come back (`timeouts.upgradeManifests`). */
+  timeoutMs: number;
+  out: Printer;
+  /** The run's time: the annotation's value and the backup folder's name. */
+  now: Date;
+}
+
+/** A component's static Pod and where to reach it. */
+interface StaticPod {
+  name: string;
+  manifestPath: string;
+  manifest: Pod;
+  text: string;
+  healthURL: string;
+}
+
+/** The health URL of a static Pod: its readiness probe, else its liveness probe. */
+function healthURL(pod: Pod, name: string): string {
+  const c = pod.spec?.containers?.[0];
+  const get = c?.readinessProbe?.httpGet ?? c?.livenessProbe?.httpGet;
+  if (!get) {
+    throw new KubeadmError(
+      `the static Pod of ${name} has no HTTP readiness or liveness probe to check it with`,
+    );
+  }
+  // kubeadm's probes name their port (`probe-port`): the container's port of that name.
+  const port = typeof get.port === "number" || /^\d+$/.test(get.port)
+    ? String(get.port)
+    : String(c?.ports?.find((p) => p.name === get.port)?.containerPort ?? "");
+  if (!port) throw new KubeadmError(`the static Pod of ${name} probes an unknown port ${get.port}`);
+  const scheme = (get.scheme ?? "HTTP").toLowerCase();
+  return `${scheme}://${joinHostPort(get.host || "127.0.0.1", port)}${get.path ?? "/"}`;
+}
+
+async function readComponent(ctx: RestartContext, name: string): Promise<StaticPod> {
+  const manifestPath = staticPodManifestPath(ctx.manifestDir, name);
+  const data = await ctx.files.read(manifestPath);
+  if (data === undefined) {
+    throw new KubeadmError(`cannot restart ${name}: ${manifestPath} does not exist`, {
+      field: manifestPath,
+      hint: "this is not a control-plane node, or its manifests are not where kubeadm writes them",
+    });
+  }
+  const text = utf8(data);
+  let manifest: Pod;
+  try {
+    manifest = parseKubeYamlOne(text, manifestPath) as Pod;
+  } catch (e) {
+    throw new KubeadmError(`cannot restart ${name}: ${errorMessage(e)}`, {
+      field: manifestPath,
+      cause: e,
+    });
+  }
+  return { name, manifestPath, manifest, text, healthURL: healthURL(manifest, name) };
+}
+
+/** The manifest with the restart annotation set to `value`. */
+function annotated(c: StaticPod, value: string): string {
+  const pod = structuredClone(c.manifest);
+  pod.metadata = {
+    ...pod.metadata,
+    annotations: { ...pod.metadata?.annotations, [RESTARTED_AT_ANNOTATION]: value },
+  };
+  return staticPodManifestYaml(pod);
+}
+
+/** What a mirror Pod shows, for messages. */
+function describePod(pod: Pod | undefined): string {
+  if (!pod) return "it does not exist";
+  const ready = pod.status?.conditions?.find((c) => c.type === "Ready")?.status ?? "Unknown";
+  const waiting =
+    pod.status?.containerStatuses?.flatMap((s) =>
+      s.state?.waiting?.reason ? [`${s.name} ${s.state.waiting.reason}`] : []
+    ) ?? [];
+  return `phase ${pod.status?.phase ?? "Unknown"}, Ready ${ready}${
+    waiting.length > 0 ? `, waiting: ${waiting.join(", ")}` : ""
+  }`;
+}
+
+function isRunningAndReady(pod: Pod): boolean {
+  return pod.status?.phase === "Running" &&
+    pod.status.conditions?.some((c) => c.type === "Ready" && c.status === "True") === true;
+}
+
+/**
+ * Waits until the component's mirror Pod satisfies `matches`, is Running and Ready, and its
+ * health endpoint answers 200, within `timeoutMs`.
+ */
+async function waitForComponent(
+  ctx: RestartContext,
+  c: StaticPod,
+  matches: (pod: Pod) => boolean,
+  timeoutMs: number,
+): Promise<void> {
+  const podName = `${c.name}-${ctx.nodeName}`;
+  const once = ctx.client.withRetry({ timeoutMs: 0 });
+  let last = "nothing read yet";
+  await poll<true>(async (window) => {
+    let pod: Pod | undefined;
+    try {
+      pod = await once.tryGet<Pod>(
+        { kind: "Pod", namespace: "kube-system", name: podName },
+        window.limits(),
+      );
+    } catch (e) {
+      last = `the API server did not answer: ${errorMessage(e)}`;
+      return { done: false };
+    }
+    if (!pod || !matches(pod) || !isRunningAndReady(pod)) {
+      last = `mirror Pod ${podName}: ${
+        pod && !matches(pod) ? "not the new one yet" : describePod(pod)
+      }`;
+      return { done: false };
+    }
+    const limit = window.limits()?.timeoutMs ?? PROBE_TIMEOUT_MS;
+    const r = await ctx.health.get(c.healthURL, {
+      insecureSkipTLSVerify: true,
+      timeoutMs: Math.min(PROBE_TIMEOUT_MS, limit),
+    });
+    if ("status" in r && r.status === 200) return { done: true, value: true };
+    last = `${c.healthURL}: ${"status" in r ? `HTTP ${r.status}` : r.error}`;
+    return { done: false };
+  }, {
+    ...ctx.client.timing,
+    intervalMs: POLL_INTERVAL_MS,
+    timeoutMs,
+    timeoutError: () =>
+      new KubeadmError(`${c.name} did not come back within ${formatDuration(timeoutMs)}: ${last}`),
+  });
+}
+
+/** The backup path of a node file. */
+function backupPath(dir: string, path: string): string {
+  return `${dir}${path}`;
+}
+
+/** This member's peer URL: its manifest's `--initial-advertise-peer-urls` (the first). */
+function peerURLOf(etcd: StaticPod): string {
+  const c = etcd.manifest.spec?.containers?.[0];
+  for (const arg of [...(c?.command ?? []), ...(c?.args ?? [])]) {
+    const m = /^--initial-advertise-peer-urls=([^,]+)/.exec(arg);
+    if (m) return m[1];
+  }
+  throw new KubeadmError(`${etcd.manifestPath} has no --initial-advertise-peer-urls`, {
+    field: etcd.manifestPath,
+  });
+}
+
+/** The local etcd member's checks: cluster healthy, quorum kept without this member. */
+async function checkEtcd(ctx: RestartContext, etcdPod: StaticPod): Promise<void> {
+  const etcd = ctx.etcd;
+  if (!etcd) return;
+  try {
+    const client = await etcd.connect();
+    await checkClusterHealth(client, etcd.timing, ctx.out.log);
+    await checkQuorumWithout(client, peerURLOf(etcdPod), etcd.timing, ETCD_REQUEST_TIMEOUT_MS);
+  } catch (e) {
+    throw new KubeadmError(`etcd cannot be restarted now: ${errorMessage(e)}`, {
+      cause: e,
+      hint:
+        "bring the etcd members back to health (or remove the ones gone for good with 'etcdctl member remove'), then run again; nothing was written",
+    });
+  }
+}
+
+/** Lines saying what the restarts would do (`--dry-run`). */
+export function restartPlanLines(plan: RestartPlan, kubernetesDir: string): string[] {
+  const lines: string[] = [];
+  if (plan.steps.length === 0) {
+    return ["[dryrun] No static Pod reads what would be renewed: nothing to restart"];
+  }
+  lines.push(
+    `[dryrun] Would copy the files about to change and the manifests below to ${kubernetesDir}/tmp/kubeadm-backup-certs-<timestamp>, then restart one component at a time:`,
+  );
+  plan.steps.forEach((s, i) => {
+    lines.push(
+      `[dryrun]   ${i + 1}. ${s.component} (for ${
+        s.renewed.join(", ")
+      }): write its renewed files, set ${RESTARTED_AT_ANNOTATION} in its manifest, wait for its mirror Pod to be Ready and its health endpoint to answer${
+        s.component === Component.etcd ? "; only while the other etcd members keep quorum" : ""
+      }`,
+    );
+  });
+  lines.push(
+    "[dryrun] A component that does not come back gets its previous files and manifest back, and the run stops",
+  );
+  return lines;
+}
+
+/** The state of one run. */
+interface Run {
+  ctx: RestartContext;
+  backupDir: string;
+  stamp: string;
+  lease?: RestartLease;
+}
+
+/** Copies a file's current content (when it has one) into the backup folder. */
+async function backUp(run: Run, path: string): Promise<void> {
+  if ((await run.ctx.files.read(path)) === undefined) return;
+  const to = backupPath(run.backupDir, path);
+  await run.ctx.node.ensureDir(to.slice(0, to.lastIndexOf("/")), 0o700);
+  await run.ctx.node.copyTree(path, to);
+}
+
+async function restore(run: Run, paths: readonly string[]): Promise<string[]> {
+  const errors: string[] = [];
+  for (const path of paths) {
+    try {
+      await run.ctx.node.copyTree(backupPath(run.backupDir, path), path);
+    } catch (e) {
+      errors.push(`${path}: ${errorMessage(e)}`);
+    }
+  }
+  return errors;
+}
+
+async function restartOne(run: Run, step: RestartStep, c: StaticPod): Promise<void> {
+  const { ctx } = run;
+  const out = ctx.out;
+  for (const f of step.files) await backUp(run, f.path);
+  await backUp(run, c.manifestPath);
+  let stamp = run.stamp;
+  if (c.manifest.metadata?.annotations?.[RESTARTED_AT_ANNOTATION] === stamp) stamp += "-1";
+  out.info(`[restart] Restarting ${c.name} (for ${step.renewed.join(", ")})`);
+  const paths = [...step.files.map((f) => f.path), c.manifestPath];
+  try {
+    for (const f of step.files) await ctx.files.write(f);
+    await ctx.files.write({
+      path: c.manifestPath,
+      data: annotated(c, stamp),
+      mode: 0o600,
+      kind: "manifest",
+      keepExistingMode: true,
+    });
+    await waitForComponent(
+      ctx,
+      c,
+      (pod) => pod.metadata?.annotations?.[RESTARTED_AT_ANNOTATION] === stamp,
+      ctx.timeoutMs,
+    );
+  } catch (e) {
+    out.info(`[restart] ${c.name} did not come back: ${errorMessage(e)}`);
+    out.info(`[restart] Putting back the previous files and manifest of ${c.name}`);
+    const errors = await restore(run, paths);
+    const previous = c.manifest.metadata?.annotations?.[RESTARTED_AT_ANNOTATION];
+    if (errors.length === 0) {
+      try {
+        await waitForComponent(
+          ctx,
+          c,
+          (pod) => pod.metadata?.annotations?.[RESTARTED_AT_ANNOTATION] === previous,
+          ctx.timeoutMs,
+        );
+      } catch (e2) {
+        errors.push(`the previous ${c.name} did not come back either: ${errorMessage(e2)}`);
+      }
+    }
+    throw new KubeadmError(
+      `${c.name} did not come back after its restart; ${
+        errors.length === 0
+          ? "its previous certificates and manifest are back and it runs again"
+          : `putting back its previous certificates and manifest failed: ${errors.join("; ")}`
+      }. The backups are in ${run.backupDir}. Cause: ${errorMessage(e)}`,
+      {
+        cause: e,
+        hint:
+          `look at its logs ('crictl ps -a --name ${c.name}', 'crictl logs <id>'); the components restarted before it run on their renewed certificates`,
+      },
+    );
+  }
+  if (c.name === Component.etcd && ctx.etcd) {
+    const client = await ctx.etcd.connect();
+    await waitForClusterAvailable(client, ctx.etcd.timing, undefined, undefined, ctx.out.log);
+  }
+  out.info(`[restart] ${c.name} is back, on its renewed certificates`);
+  await run.lease?.renew();
+}
+
+/**
+ * Writes a renewal's files and restarts the components that read them (see the module
+ * documentation). Every check runs before the first write; throws naming the component that
+ * did not come back (its previous files and manifest put back).
+ */
+export async function renewAndRestart(ctx: RestartContext, plan: RestartPlan): Promise<void> {
+  const out = ctx.out;
+  const components = new Map<string, StaticPod>();
+  for (const step of plan.steps) {
+    components.set(step.component, await readComponent(ctx, step.component));
+  }
+  const backupDir = `${ctx.kubernetesDir}/tmp/kubeadm-backup-certs-${timestamp(ctx.now)}`;
+  const run: Run = { ctx, backupDir, stamp: ctx.now.toISOString() };
+  if (plan.steps.length > 0) {
+    run.lease = await acquireRestartLease({
+      client: ctx.client,
+      holder: ctx.nodeName,
+      durationMs: 3 * ctx.timeoutMs,
+      waitMs: 2 * ctx.timeoutMs,
+      onWait: (holder, until) =>
+        out.info(
+          `[restart] Waiting for control plane ${holder} to finish its restarts (until ${until.toISOString()} at most)`,
+        ),
+    });
+  }
+  try {
+    for (const c of components.values()) {
+      try {
+        await waitForComponent(ctx, c, () => true, Math.min(PRECHECK_MS, ctx.timeoutMs));
+      } catch (e) {
+        throw new KubeadmError(
+          `${c.name} is not healthy, so kubeadm will not restart it: ${errorMessage(e)}`,
+          {
+            cause: e,
+            hint: "nothing was written; bring it back to health, then run again",
+          },
+        );
+      }
+    }
+    const etcdPod = components.get(Component.etcd);
+    if (etcdPod) await checkEtcd(ctx, etcdPod);
+    await ctx.node.ensureDir(backupDir, 0o700);
+    for (const f of plan.unread) {
+      await ctx.files.write(f);
+    }
+    for (const step of plan.steps) await restartOne(run, step, components.get(step.component)!);
+    await ctx.node.removeFile(backupDir);
+  } finally {
+    await run.lease?.release().catch((e) =>
+      out.warn(`[restart] could not release the Lease: ${errorMessage(e)} (it expires by itself)`)
+    );
+  }
+}

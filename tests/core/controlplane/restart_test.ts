@@ -1,0 +1,371 @@
+// The restarts of renewed components over a fake kubelet (manifest writes become mirror Pods),
+// the fake API server, a fake etcd and a fake health probe: order, waits, rollback, refusals.
+import assert from "node:assert/strict";
+import type { Pod } from "kubernetes-types/core/v1.d.ts";
+import type { Lease } from "kubernetes-types/coordination/v1.d.ts";
+import {
+  planRestarts,
+  renewAndRestart,
+  type RestartContext,
+  RESTARTED_AT_ANNOTATION,
+  restartPlanLines,
+} from "../../../core/controlplane/restart.ts";
+import { RESTART_LEASE_NAME } from "../../../core/controlplane/restart_lease.ts";
+import { etcdTiming } from "../../../core/etcd/timing.ts";
+import type { EtcdClient, EtcdMember } from "../../../core/ports/etcd.ts";
+import type { PlannedFile } from "../../../core/ports/files.ts";
+import type { HealthProbe } from "../../../core/ports/http.ts";
+import { staticPodManifestYaml } from "../../../core/manifests/manifest_file.ts";
+import { parseKubeYamlOne } from "../../../core/yaml/kube_yaml.ts";
+import { fakeApiClient } from "../../support/fake_kube_api.ts";
+import { CapturePrinter } from "../../support/fake_machine.ts";
+import { MemoryFileSystem, MemoryNodeOps } from "../../support/memory_fs.ts";
+
+const NODE = "cp1";
+const MANIFESTS = "/etc/kubernetes/manifests";
+
+function manifest(
+  name: string,
+  probe: { scheme: string; port: number | string; path: string },
+): string {
+  const pod: Pod = {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name, namespace: "kube-system", labels: { component: name } },
+    spec: {
+      containers: [{
+        name,
+        image: `registry.k8s.io/${name}:v1.37.2`,
+        ports: [{ containerPort: 2381, name: "probe-port", protocol: "TCP" }],
+        command: name === "etcd"
+          ? ["etcd", "--initial-advertise-peer-urls=https://10.0.0.1:2380"]
+          : [name],
+        readinessProbe: name === "kube-controller-manager" || name === "kube-scheduler"
+          ? undefined
+          : {
+            httpGet: { host: "10.0.0.1", port: probe.port, path: probe.path, scheme: probe.scheme },
+          },
+        livenessProbe: {
+          httpGet: { host: "127.0.0.1", port: probe.port, path: probe.path, scheme: probe.scheme },
+        },
+      }],
+      hostNetwork: true,
+    },
+  };
+  return staticPodManifestYaml(pod);
+}
+
+const PODS: Record<string, string> = {
+  "kube-apiserver": manifest("kube-apiserver", { scheme: "HTTPS", port: 6443, path: "/readyz" }),
+  "kube-controller-manager": manifest("kube-controller-manager", {
+    scheme: "HTTPS",
+    port: 10257,
+    path: "/healthz",
+  }),
+  "kube-scheduler": manifest("kube-scheduler", { scheme: "HTTPS", port: 10259, path: "/livez" }),
+  "etcd": manifest("etcd", { scheme: "HTTP", port: "probe-port", path: "/readyz" }),
+};
+
+function file(path: string, data: string): PlannedFile {
+  return { path, data, mode: path.endsWith(".key") ? 0o600 : 0o644, kind: "other" };
+}
+
+class FakeEtcd implements EtcdClient {
+  endpoints = ["https://10.0.0.1:2379", "https://10.0.0.2:2379", "https://10.0.0.3:2379"];
+  down = new Set<string>();
+  members: EtcdMember[] = [1, 2, 3].map((i) => ({
+    id: String(i),
+    name: `cp${i}`,
+    peerURLs: [`https://10.0.0.${i}:2380`],
+    clientURLs: [`https://10.0.0.${i}:2379`],
+  }));
+  listMembers() {
+    return Promise.resolve(structuredClone(this.members));
+  }
+  status(endpoint: string) {
+    return this.down.has(endpoint)
+      ? Promise.reject(new Error("connection refused"))
+      : Promise.resolve();
+  }
+  addMember(): never {
+    throw new Error("unused");
+  }
+  promoteMember(): never {
+    throw new Error("unused");
+  }
+  removeMember(): never {
+    throw new Error("unused");
+  }
+}
+
+/** A node: its files, a kubelet turning manifest writes into mirror Pods, the API, etcd. */
+function fakeNode() {
+  const fs = new MemoryFileSystem({
+    "/etc/kubernetes/pki/apiserver.crt": "old apiserver cert",
+    "/etc/kubernetes/pki/apiserver.key": "old apiserver key",
+    "/etc/kubernetes/pki/etcd/server.crt": "old etcd cert",
+    "/etc/kubernetes/pki/etcd/server.key": "old etcd key",
+    "/etc/kubernetes/scheduler.conf": "old scheduler.conf",
+    "/etc/kubernetes/admin.conf": "old admin.conf",
+  });
+  for (const [name, text] of Object.entries(PODS)) fs.put(`${MANIFESTS}/${name}.yaml`, text, 0o600);
+  const { api, client, clock } = fakeApiClient();
+  /** Components whose new Pod never becomes Ready. */
+  const broken = new Set<string>();
+  const events: string[] = [];
+  const kubelet = (path: string) => {
+    const m = /^\/etc\/kubernetes\/manifests\/(.+)\.yaml$/.exec(path);
+    if (!m) return;
+    const pod = parseKubeYamlOne(fs.text(path)!) as Pod;
+    const stamp = pod.metadata?.annotations?.[RESTARTED_AT_ANNOTATION];
+    const ready = !(broken.has(m[1]) && stamp !== undefined);
+    events.push(`kubelet runs ${m[1]}${stamp ? ` ${stamp}` : ""}${ready ? "" : " (crashing)"}`);
+    api.put(
+      <Pod> {
+        ...pod,
+        metadata: { ...pod.metadata, name: `${m[1]}-${NODE}` },
+        status: {
+          phase: "Running",
+          conditions: [{ type: "Ready", status: ready ? "True" : "False" }],
+          containerStatuses: ready ? [] : [{
+            name: m[1],
+            ready: false,
+            restartCount: 3,
+            image: "",
+            imageID: "",
+            state: { waiting: { reason: "CrashLoopBackOff" } },
+          }],
+        },
+      },
+    );
+  };
+  for (const name of Object.keys(PODS)) kubelet(`${MANIFESTS}/${name}.yaml`);
+  events.length = 0;
+  const ops = new MemoryNodeOps(fs);
+  const files = {
+    read: (p: string) => fs.read(p),
+    list: (p: string) => fs.list(p),
+    async write(f: PlannedFile) {
+      events.push(`write ${f.path}`);
+      await fs.write(f);
+      kubelet(f.path);
+    },
+  };
+  const node = {
+    ensureDir: (p: string) => ops.ensureDir(p),
+    removeFile: (p: string) => ops.removeFile(p),
+    async copyTree(from: string, to: string) {
+      await ops.copyTree(from, to);
+      kubelet(to);
+    },
+  };
+  const probed: string[] = [];
+  const health: HealthProbe = {
+    get(url) {
+      probed.push(url);
+      return Promise.resolve({ status: 200 });
+    },
+  };
+  const etcd = new FakeEtcd();
+  const out = new CapturePrinter();
+  const ctx: RestartContext = {
+    files,
+    node,
+    kubernetesDir: "/etc/kubernetes",
+    manifestDir: MANIFESTS,
+    nodeName: NODE,
+    client,
+    health,
+    etcd: {
+      connect: () => Promise.resolve(etcd),
+      timing: etcdTiming({ clock, sleep: clock.sleep }),
+    },
+    timeoutMs: 60_000,
+    out,
+    now: new Date(Date.UTC(2026, 10, 29, 6, 0, 0)),
+  };
+  return { fs, api, clock, broken, events, probed, etcd, out, ctx };
+}
+
+const RENEWED = [
+  {
+    name: "apiserver",
+    readers: ["kube-apiserver"],
+    files: [
+      file("/etc/kubernetes/pki/apiserver.key", "new apiserver key"),
+      file("/etc/kubernetes/pki/apiserver.crt", "new apiserver cert"),
+    ],
+  },
+  {
+    name: "admin.conf",
+    readers: [],
+    files: [file("/etc/kubernetes/admin.conf", "new admin.conf")],
+  },
+  {
+    name: "etcd-server",
+    readers: ["etcd"],
+    files: [
+      file("/etc/kubernetes/pki/etcd/server.key", "new etcd key"),
+      file("/etc/kubernetes/pki/etcd/server.crt", "new etcd cert"),
+    ],
+  },
+  {
+    name: "scheduler.conf",
+    readers: ["kube-scheduler"],
+    files: [file("/etc/kubernetes/scheduler.conf", "new scheduler.conf")],
+  },
+];
+
+Deno.test("planRestarts() groups renewed files by reader, etcd last; unread files first", () => {
+  const plan = planRestarts(RENEWED);
+  assert.deepEqual(plan.unread.map((f) => f.path), ["/etc/kubernetes/admin.conf"]);
+  assert.deepEqual(plan.steps.map((s) => [s.component, s.renewed, s.files.length]), [
+    ["kube-apiserver", ["apiserver"], 2],
+    ["kube-scheduler", ["scheduler.conf"], 1],
+    ["etcd", ["etcd-server"], 2],
+  ]);
+  const lines = restartPlanLines(plan, "/etc/kubernetes").join("\n");
+  assert.match(
+    lines,
+    /1\. kube-apiserver \(for apiserver\): write its renewed files, set kubeadm.kubernetes.io\/restartedAt/,
+  );
+  assert.match(
+    lines,
+    /3\. etcd \(for etcd-server\).*only while the other etcd members keep quorum/,
+  );
+});
+
+Deno.test("renewAndRestart() restarts one component at a time, each on its new files, and cleans up", async () => {
+  const n = fakeNode();
+  await renewAndRestart(n.ctx, planRestarts(RENEWED));
+  const stamp = "2026-11-29T06:00:00.000Z";
+  // Each component's files are written, then its manifest, then it is waited for, in order.
+  assert.deepEqual(
+    n.events,
+    [
+      "write /etc/kubernetes/admin.conf",
+      "write /etc/kubernetes/pki/apiserver.key",
+      "write /etc/kubernetes/pki/apiserver.crt",
+      `write ${MANIFESTS}/kube-apiserver.yaml`,
+      `kubelet runs kube-apiserver ${stamp}`,
+      "write /etc/kubernetes/scheduler.conf",
+      `write ${MANIFESTS}/kube-scheduler.yaml`,
+      `kubelet runs kube-scheduler ${stamp}`,
+      "write /etc/kubernetes/pki/etcd/server.key",
+      "write /etc/kubernetes/pki/etcd/server.crt",
+      `write ${MANIFESTS}/etcd.yaml`,
+      `kubelet runs etcd ${stamp}`,
+    ],
+  );
+  assert.equal(n.fs.text("/etc/kubernetes/pki/apiserver.crt"), "new apiserver cert");
+  // The manifest changed by the annotation only.
+  const after = parseKubeYamlOne(n.fs.text(`${MANIFESTS}/kube-apiserver.yaml`)!) as Pod;
+  const before = parseKubeYamlOne(PODS["kube-apiserver"]) as Pod;
+  assert.deepEqual(after, {
+    ...before,
+    metadata: { ...before.metadata, annotations: { [RESTARTED_AT_ANNOTATION]: stamp } },
+  });
+  assert.equal(n.fs.files.get(`${MANIFESTS}/kube-apiserver.yaml`)!.mode, 0o600);
+  assert.ok(n.probed.includes("https://10.0.0.1:6443/readyz"));
+  assert.ok(
+    n.probed.includes("https://127.0.0.1:10259/livez"),
+    "the liveness probe when no readiness one",
+  );
+  assert.ok(n.probed.includes("http://10.0.0.1:2381/readyz"));
+  assert.ok(
+    ![...n.fs.files.keys()].some((p) => p.startsWith("/etc/kubernetes/tmp/")),
+    "the backups (old keys) are gone",
+  );
+  assert.equal(n.api.get("Lease", "kube-system", RESTART_LEASE_NAME), undefined, "Lease released");
+  assert.ok(
+    n.api.calls().includes("POST /apis/coordination.k8s.io/v1/namespaces/kube-system/leases"),
+  );
+  assert.equal(
+    n.fs.text(`${MANIFESTS}/kube-controller-manager.yaml`),
+    PODS["kube-controller-manager"],
+  );
+});
+
+Deno.test("renewAndRestart() puts back the files and manifest of a component that does not come back", async () => {
+  const n = fakeNode();
+  n.broken.add("kube-scheduler");
+  await assert.rejects(renewAndRestart(n.ctx, planRestarts(RENEWED)), (e: Error) => {
+    assert.match(
+      e.message,
+      /^kube-scheduler did not come back after its restart; its previous certificates and manifest are back and it runs again\. The backups are in \/etc\/kubernetes\/tmp\/kubeadm-backup-certs-2026-11-29-\d\d-00-00\. Cause: kube-scheduler did not come back within 1m0s: mirror Pod kube-scheduler-cp1: phase Running, Ready False, waiting: kube-scheduler CrashLoopBackOff/,
+    );
+    return true;
+  });
+  assert.equal(n.fs.text("/etc/kubernetes/scheduler.conf"), "old scheduler.conf");
+  assert.equal(n.fs.text(`${MANIFESTS}/kube-scheduler.yaml`), PODS["kube-scheduler"]);
+  assert.equal(
+    n.fs.text("/etc/kubernetes/pki/apiserver.crt"),
+    "new apiserver cert",
+    "restarted before",
+  );
+  assert.equal(n.fs.text("/etc/kubernetes/pki/etcd/server.crt"), "old etcd cert", "never reached");
+  assert.equal(n.fs.text(`${MANIFESTS}/etcd.yaml`), PODS["etcd"]);
+  const mirror = n.api.get<Pod>("Pod", "kube-system", "kube-scheduler-cp1")!;
+  assert.equal(
+    mirror.metadata?.annotations?.[RESTARTED_AT_ANNOTATION],
+    undefined,
+    "the old Pod runs",
+  );
+  assert.equal(n.api.get("Lease", "kube-system", RESTART_LEASE_NAME), undefined, "Lease released");
+});
+
+Deno.test("renewAndRestart() refuses before any write when a component or etcd's quorum is not healthy", async () => {
+  const sick = fakeNode();
+  const pod = sick.api.get<Pod>("Pod", "kube-system", "kube-scheduler-cp1")!;
+  sick.api.put(<Pod> { ...pod, status: { phase: "Pending" } });
+  const writes = () => sick.events.filter((e) => e.startsWith("write")).length;
+  await assert.rejects(
+    renewAndRestart(sick.ctx, planRestarts(RENEWED)),
+    /kube-scheduler is not healthy, so kubeadm will not restart it: kube-scheduler did not come back within 30s: mirror Pod kube-scheduler-cp1: phase Pending/,
+  );
+  assert.equal(writes(), 0);
+
+  const noQuorum = fakeNode();
+  noQuorum.etcd.down.add("https://10.0.0.2:2379");
+  await assert.rejects(
+    renewAndRestart(noQuorum.ctx, planRestarts(RENEWED)),
+    (e: Error & { hint?: string }) => {
+      assert.match(
+        e.message,
+        /^etcd cannot be restarted now: restarting this etcd member would leave the etcd cluster without quorum \(2 of 3 voting members\): 1 of the other 2 is not healthy: cp2/,
+      );
+      return true;
+    },
+  );
+  assert.equal(noQuorum.events.filter((e) => e.startsWith("write")).length, 0);
+  // Without etcd to restart, a sick etcd member elsewhere does not matter.
+  await renewAndRestart(
+    noQuorum.ctx,
+    planRestarts(RENEWED.filter((r) => r.name !== "etcd-server")),
+  );
+});
+
+Deno.test("renewAndRestart() waits for another control plane's Lease, and takes over an expired one", async () => {
+  const n = fakeNode();
+  const lease = (holder: string, renewedMsAgo: number): Lease => ({
+    apiVersion: "coordination.k8s.io/v1",
+    kind: "Lease",
+    metadata: { name: RESTART_LEASE_NAME, namespace: "kube-system" },
+    spec: {
+      holderIdentity: holder,
+      leaseDurationSeconds: 600,
+      renewTime: new Date(n.clock.ms - renewedMsAgo).toISOString(),
+    },
+  });
+  n.api.put(lease("cp2", 0));
+  await assert.rejects(
+    renewAndRestart(n.ctx, planRestarts(RENEWED)),
+    /control plane "cp2" is restarting its components \(Lease kube-system\/kubeadm-control-plane-restart\)/,
+  );
+  assert.match(n.out.all.join("\n"), /Waiting for control plane cp2 to finish its restarts/);
+  assert.equal(n.events.filter((e) => e.startsWith("write")).length, 0);
+  const m = fakeNode();
+  m.api.put(lease("cp2", 700_000));
+  await renewAndRestart(m.ctx, planRestarts(RENEWED));
+  assert.equal(m.api.get("Lease", "kube-system", RESTART_LEASE_NAME), undefined);
+});
