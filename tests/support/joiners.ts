@@ -1,6 +1,6 @@
 /**
  * Worker joins without kubelets: our `kubeadm join` run in-process, many at once, against a real
- * control plane (scripts/bench-joiners, tests/e2e/joiners_test.ts).
+ * control plane (scripts/bench-joiners, and its slice in tests/e2e/join_test.ts).
  *
  * Each joiner is the real join command (cli/commands/join.ts: flags, configuration, every phase
  * of a worker join) on a `--rootfs` directory of its own, with a fake node host
