@@ -48,6 +48,7 @@ import {
   subjectKeyIdExtension,
   type X509KeyUsage,
 } from "./extensions.ts";
+import { ecPointProblem, type PrimeCurveName } from "./ec_curve.ts";
 import { exportSPKI, type KeyPair, samePublicKey } from "./keys.ts";
 import type { CryptoPort, Hashing } from "../ports/crypto.ts";
 import { encodeName, type ParsedName, parseName } from "./name.ts";
@@ -265,17 +266,17 @@ function algorithmOf(items: DerElement[]): { oid: string; params?: DerElement } 
   return { oid, params: items[1] };
 }
 
-const CURVE_BYTES: Record<string, number> = {
-  "1.3.132.0.33": 28, // P-224
-  [OID.prime256v1]: 32,
-  [OID.secp384r1]: 48,
-  [OID.secp521r1]: 66,
+const CURVES: Record<string, PrimeCurveName> = {
+  "1.3.132.0.33": "P224",
+  [OID.prime256v1]: "P256",
+  [OID.secp384r1]: "P384",
+  [OID.secp521r1]: "P521",
 };
 const ED25519 = "1.3.101.112";
 
 /**
- * Go's checks of the public keys it knows (RSA, ECDSA, Ed25519), with its messages. Whether an
- * EC point lies on its curve is left to the first use of the key.
+ * Go's checks of the public keys it knows (RSA, ECDSA, Ed25519; an EC point on its curve), with
+ * its messages.
  */
 function checkPublicKey(alg: { oid: string; params?: DerElement }, key: Uint8Array): void {
   if (alg.oid === OID.rsaEncryption) {
@@ -300,12 +301,11 @@ function checkPublicKey(alg: { oid: string; params?: DerElement }, key: Uint8Arr
   } else if (alg.oid === OID.ecPublicKey) {
     const curve = oidOf(alg.params);
     if (curve === undefined) throw new PkiError("x509: invalid ECDSA parameters");
-    const size = CURVE_BYTES[curve];
-    if (size === undefined) throw new PkiError("x509: unsupported elliptic curve");
+    const name = CURVES[curve];
+    if (name === undefined) throw new PkiError("x509: unsupported elliptic curve");
     if (key[0] !== 4) throw new PkiError("ecdsa: invalid uncompressed public key");
-    if (key.length !== 1 + 2 * size) {
-      throw new PkiError(`invalid P${size === 66 ? 521 : size * 8} point encoding`);
-    }
+    const problem = ecPointProblem(name, key);
+    if (problem) throw new PkiError(problem);
   } else if (alg.oid === ED25519) {
     if (alg.params) throw new PkiError("x509: Ed25519 key encoded with illegal parameters");
     if (key.length !== 32) throw new PkiError("x509: wrong Ed25519 public key size");

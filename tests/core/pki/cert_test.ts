@@ -779,6 +779,24 @@ Deno.test("parseCertificate() refuses what Go or openssl refuses, with Go's mess
       false,
     ],
     [
+      "an EC point off its curve (openssl x509 does not look)",
+      (r) => {
+        const bits = tbs(r)[6].children![1].content!;
+        bits[bits.length - 1] ^= 1; // y's last bit
+      },
+      "P256 point not on curve",
+      false,
+    ],
+    [
+      "an EC point with a coordinate not below the field prime",
+      (r) => {
+        const bits = tbs(r)[6].children![1].content!;
+        bits.fill(0xff, 2, 34); // x = 2^256 - 1 > p
+      },
+      "invalid P256Element encoding",
+      null,
+    ],
+    [
       "an EC key without its curve",
       (r) => {
         tbs(r)[6].children![0].children!.pop();
