@@ -57,10 +57,21 @@ interface ProcSample {
 
 const CLOCK_TICKS = 100;
 
+/** The fields of `/proc/<pid>/stat` after the command name, from the state (field 3) on. */
+function statFields(pid: number | "self"): string[] {
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+}
+
+/** CPU seconds of this process's finished children (`cutime` + `cstime`). */
+function childrenCpuSeconds(): number {
+  const fields = statFields("self");
+  return (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS;
+}
+
 function sample(pid: number): ProcSample | undefined {
   try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const fields = statFields(pid);
     const status = Deno.readTextFileSync(`/proc/${pid}/status`);
     const rss = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
     return {
@@ -122,6 +133,7 @@ async function watched<T>(
   const started = performance.now();
   const requestsBefore = await requestCounts(cp);
   const ownBefore = process.cpuUsage();
+  const childrenBefore = childrenCpuSeconds();
   const peak = new Map<string, number>();
   const timer = setInterval(() => {
     for (const [n, p] of pids) {
@@ -132,6 +144,7 @@ async function watched<T>(
   try {
     const value = await load();
     const own = process.cpuUsage(ownBefore);
+    const children = childrenCpuSeconds() - childrenBefore;
     const components = [...pids].map(([n, p]) => {
       const a = before.get(n);
       const b = sample(p);
@@ -149,6 +162,13 @@ async function watched<T>(
           ((own.user + own.system) / 1e6).toFixed(1)
         } CPU-s`,
         `API server: ${requestsPerJoin(requestsBefore, await requestCounts(cp), joins)}`,
+        ...(children > 0
+          ? [
+            `the kubeadm processes: ${children.toFixed(1)} CPU-s, ${
+              (children / joins).toFixed(2)
+            } per join (independent of the machine's other load)`,
+          ]
+          : []),
       ],
     };
   } finally {
