@@ -89,14 +89,8 @@ async function fromCluster(
     "../core/config/cluster_config.ts"
   );
   try {
-    // Upstream's GetConfigMapWithShortRetry: every 50ms for at most 350ms.
-    const client = connection.client.withRetry({
-      timeoutMs: 350,
-      initialDelayMs: 50,
-      maxDelayMs: 50,
-      factor: 1,
-    });
-    const docs = await fetchClusterConfigDocuments(client, out, logPrefix);
+    // Each read is upstream's GetConfigMapWithShortRetry (new attempts for 350ms).
+    const docs = await fetchClusterConfigDocuments(connection.client, out, logPrefix);
     return resolveClusterDocuments(docs, {}, hostFacts(undefined), platform.random);
   } catch (e) {
     if (envGet("KUBEADM_TS_DEBUG")) out.warn(`[${logPrefix}] ${errorMessage(e)}`);

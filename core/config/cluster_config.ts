@@ -20,7 +20,7 @@ import { errorMessage, KubeadmError } from "../errors.ts";
 import type { LogFn, Printer } from "../ports/printer.ts";
 import type { RandomSource } from "../ports/random.ts";
 import type { KubeClient } from "../kube/client.ts";
-import { SHORT_RETRY_POLICY } from "../kube/retry.ts";
+import { shortRetryPolicy } from "../kube/retry.ts";
 import { isForbidden, isNotFound } from "../kube/status.ts";
 import { parseKubeYaml, toKubeYaml } from "../yaml/kube_yaml.ts";
 import {
@@ -46,7 +46,7 @@ export interface ClusterConfigDocuments {
 }
 
 async function getConfigMap(client: KubeClient, name: string): Promise<ConfigMap> {
-  return await client.withRetry(SHORT_RETRY_POLICY).get<ConfigMap>({
+  return await client.withRetry(shortRetryPolicy(client.retry.timeoutMs)).get<ConfigMap>({
     kind: "ConfigMap",
     namespace: KUBE_SYSTEM,
     name,

@@ -140,10 +140,22 @@ interface SendOptions {
   backoff: Backoff;
 }
 
-function retryAfterMs(res: Response): number {
-  const v = Number(res.headers.get("Retry-After"));
-  return Number.isFinite(v) && v > 0 ? v * 1000 : 0;
+/**
+ * The delay before the retry a response asks for, as client-go reads it (`checkWait`): a 429 or
+ * 5xx with a `Retry-After` of whole seconds (Go's `strconv.Atoi`: an HTTP date or a fraction is
+ * no request; a negative wait is none); `undefined` when the response asks for no retry.
+ */
+export function serverRetryDelayMs(status: number, retryAfter: string | null): number | undefined {
+  if (status !== 429 && status < 500) return undefined;
+  if (retryAfter === null || !/^[+-]?[0-9]+$/.test(retryAfter)) return undefined;
+  return Math.max(0, Number(retryAfter) * 1000);
 }
+
+/**
+ * What client-go makes of a GET whose connection was reset or closed before the answer
+ * (`IsConnectionReset`, `IsProbableEOF`): a retry 1s later, as if the server had asked for it.
+ */
+const RESET_GET_RETRY_MS = 1000;
 
 /** The {@link ObjectRef} of an object (kind, namespace, name) or an error naming what lacks. */
 function refOf(obj: KubeObject): ObjectRef {
@@ -198,7 +210,8 @@ export class KubeClient {
     for (;;) {
       const body = o.body === undefined ? undefined : JSON.stringify(o.body);
       let error: ApiError;
-      let minDelay = 0;
+      /** The retry the server asked for (or client-go would make), its delay. */
+      let asked: number | undefined;
       // No attempt outlives the call's deadline: each gets the time left before it.
       const limits = o.backoff.attemptLimits();
       try {
@@ -219,12 +232,20 @@ export class KubeClient {
           const text = await res.text();
           if (res.ok) return text;
           error = apiErrorFromResponse(res.status, text, o.verb, o.object);
-          minDelay = retryAfterMs(res);
+          asked = serverRetryDelayMs(res.status, res.headers.get("Retry-After"));
         }
       } catch (e) {
         error = apiErrorFromTransport(e, o.verb, o.object);
+        if (method === "GET" && error.reason === "ConnectionReset") asked = RESET_GET_RETRY_MS;
       }
-      if (isTransient(error) && await o.backoff.wait(minDelay)) continue;
+      // What the server asks for is retried as client-go's request retries it (its delay
+      // exactly, up to 10 times, past the policy's window for new attempts); once those
+      // retries are used up, and for other failures, as kubeadm's polls retry: transient
+      // failures with the policy's backoff, never sooner than the server asked.
+      const retried = asked !== undefined && o.backoff.serverRetriesLeft
+        ? await o.backoff.waitForServer(asked)
+        : isTransient(error) && await o.backoff.wait(asked);
+      if (retried) continue;
       const deadlineMs = o.backoff.expiredDuringAttempt();
       if (error.status === 0 && error.reason === "Timeout" && deadlineMs !== undefined) {
         const call = describeCall(method, this.server + path);

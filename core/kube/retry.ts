@@ -28,10 +28,11 @@ export interface RetryPolicy {
   /** Growth factor between delays. */
   factor: number;
   /**
-   * Least time an attempt is given even when less is left before the deadline (default 0:
-   * no attempt runs past it). See {@link SHORT_RETRY_POLICY}.
+   * Least time the call is given, counted from its first attempt, even when its timeout is
+   * shorter: the timeout then only stops new attempts (default 0: nothing runs past the
+   * timeout). See {@link shortRetryPolicy}.
    */
-  minAttemptMs?: number;
+  minCallMs?: number;
 }
 
 /** Retries for up to `timeouts.kubernetesAPICall` (1m), starting at 500ms, doubling to 8s. */
@@ -44,17 +45,28 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
 
 /**
  * Upstream's `GetConfigMapWithShortRetry` (reading `kubeadm-config` and the component configs):
- * every 50ms for 350ms, so an unreachable API server fails at once instead of after a minute.
- * Upstream runs each of those reads on a context of its own so that the short window cannot
- * cut a slow answer; here an attempt is given at least 10s (the window only stops new ones).
+ * new attempts every 50ms for 350ms, so an unreachable API server fails at once instead of after
+ * a minute. Upstream runs each of those reads on a context of its own, without a deadline, so
+ * that the short window cannot cut a slow answer (nor client-go's waits for a `Retry-After`);
+ * here the call is given `apiCallTimeoutMs` (the client's, `timeouts.kubernetesAPICall`), as
+ * every API call: with a thousand nodes joining at once, answers took over 10s
+ * (scripts/bench-joiners).
  */
-export const SHORT_RETRY_POLICY: Readonly<RetryPolicy> = {
-  timeoutMs: 350,
-  initialDelayMs: 50,
-  maxDelayMs: 50,
-  factor: 1,
-  minAttemptMs: 10_000,
-};
+export function shortRetryPolicy(apiCallTimeoutMs: number): RetryPolicy {
+  return {
+    timeoutMs: 350,
+    initialDelayMs: 50,
+    maxDelayMs: 50,
+    factor: 1,
+    minCallMs: apiCallTimeoutMs,
+  };
+}
+
+/**
+ * How many times one call is retried when the server asks for it (`Retry-After`, e.g. the 429 of
+ * API Priority and Fairness), as client-go's request does (its `maxRetries`, 10).
+ */
+export const MAX_SERVER_RETRIES = 10;
 
 /** The clock and sleep a retry loop runs on. */
 export interface Timing {
@@ -78,7 +90,9 @@ export class Backoff {
   readonly #outerEnd?: number;
   readonly #maxBodyBytes?: number;
   #delay: number;
-  /** The deadline that bounded the last attempt (undefined: the attempt's own floor did). */
+  /** Retries the server asked for (`Retry-After`) so far. */
+  #serverRetries = 0;
+  /** The deadline that bounded the last attempt (undefined: the call's floor did). */
   #attemptEnd?: number;
   readonly #policy: RetryPolicy;
   readonly #timing: Timing;
@@ -96,20 +110,19 @@ export class Backoff {
   }
 
   /**
-   * The bounds of the attempt about to start: the time left before the deadline (at least the
-   * policy's `minAttemptMs`, and at least 1ms), so that no attempt outlives it; `within`
-   * tightens that and is never stretched by `minAttemptMs`. A policy of a single attempt
-   * (`timeoutMs` 0) given no `within` sets none: the transport's own bound applies.
+   * The bounds of the attempt about to start: the time left before the call ends (the later of
+   * the policy's timeout and its `minCallMs` floor, both from the first attempt; at least
+   * 1ms), so that no attempt outlives it; `within` tightens that and is never stretched by
+   * `minCallMs`. A policy of a single attempt (`timeoutMs` 0) given no `within` sets none:
+   * the transport's own bound applies.
    */
   attemptLimits(): TransportLimits | undefined {
     const now = this.#timing.clock.now().getTime();
     let timeoutMs: number | undefined;
     this.#attemptEnd = undefined;
     if (this.#policyEnd !== undefined) {
-      const left = Math.max(1, this.#policyEnd - now);
-      const minimum = this.#policy.minAttemptMs ?? 0;
-      timeoutMs = Math.max(left, minimum);
-      if (left >= minimum) this.#attemptEnd = this.#policyEnd;
+      timeoutMs = Math.max(1, this.#callEnd() - now);
+      if (this.#policyEnd >= this.#floorEnd()) this.#attemptEnd = this.#policyEnd;
     }
     if (this.#outerEnd !== undefined) {
       const left = Math.max(1, this.#outerEnd - now);
@@ -126,7 +139,7 @@ export class Backoff {
   }
 
   /**
-   * When the last attempt was bounded by a deadline (not by the policy's `minAttemptMs`) and
+   * When the last attempt was bounded by a deadline (not by the policy's `minCallMs`) and
    * that deadline has passed: how long after the start it fell (a timeout of that attempt is
    * that deadline exceeded); otherwise `undefined`.
    */
@@ -136,16 +149,47 @@ export class Backoff {
     return end - this.#start;
   }
 
+  /** Where the `minCallMs` floor ends. */
+  #floorEnd(): number {
+    return this.#start + (this.#policy.minCallMs ?? 0);
+  }
+
+  /** Where the call ends: the later of its timeout and floor, within `within`. */
+  #callEnd(): number {
+    return Math.min(this.#outerEnd ?? Infinity, Math.max(this.#policyEnd!, this.#floorEnd()));
+  }
+
   /**
-   * Sleeps before the next attempt (at least `minDelayMs`, e.g. a server's Retry-After) and
-   * returns true, or returns false without sleeping when the next attempt would start past
-   * the deadline.
+   * Sleeps before the next attempt (at least `minDelayMs`, e.g. a server's Retry-After, up to
+   * the policy's maximum) and returns true, or returns false without sleeping when the next
+   * attempt would start past the deadline.
    */
   async wait(minDelayMs = 0): Promise<boolean> {
     const delay = Math.min(Math.max(this.#delay, minDelayMs), this.#policy.maxDelayMs);
     if (this.#timing.clock.now().getTime() + delay > this.#retryUntil) return false;
     await this.#timing.sleep(delay);
     this.#delay = Math.min(this.#delay * this.#policy.factor, this.#policy.maxDelayMs);
+    return true;
+  }
+
+  /** Whether a retry the server asks for may still be made ({@link waitForServer}). */
+  get serverRetriesLeft(): boolean {
+    return this.#policyEnd !== undefined && this.#serverRetries < MAX_SERVER_RETRIES;
+  }
+
+  /**
+   * Sleeps `delayMs` before retrying what the server asked to be retried (its `Retry-After`,
+   * exactly: neither the policy's delays nor its maximum apply) and returns true, as client-go
+   * retries such answers inside one request, at most {@link MAX_SERVER_RETRIES} times a call
+   * and past the policy's window for new attempts, but within the call's end (its timeout or
+   * floor, see {@link attemptLimits}); returns false without sleeping when no retry is left
+   * ({@link serverRetriesLeft}) or the retry would start at or past that end.
+   */
+  async waitForServer(delayMs: number): Promise<boolean> {
+    if (!this.serverRetriesLeft) return false;
+    if (this.#timing.clock.now().getTime() + delayMs >= this.#callEnd()) return false;
+    this.#serverRetries++;
+    await this.#timing.sleep(delayMs);
     return true;
   }
 }

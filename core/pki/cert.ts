@@ -19,14 +19,14 @@ import { PkiError } from "../errors.ts";
 import { ipEqual, parseIP } from "../net/ip.ts";
 import { bitString, explicit, integer, sequence, x509Time } from "./der.ts";
 import {
+  asMalformed,
   bitStringOf,
   childrenOf,
   type DerElement,
+  integerOf,
   isContext,
-  isStructureError,
   isUniversal,
   oidOf,
-  primitiveOf,
   readDer,
   TAG,
   timeOf,
@@ -42,13 +42,17 @@ import {
   type ExtKeyUsage,
   extKeyUsageExtension,
   keyUsageExtension,
+  type RawExtension,
+  readExtensions,
   subjectAltNameExtension,
   subjectKeyIdExtension,
   type X509KeyUsage,
 } from "./extensions.ts";
+import { ecPointProblem, type PrimeCurveName } from "./ec_curve.ts";
 import { exportSPKI, type KeyPair, samePublicKey } from "./keys.ts";
 import type { CryptoPort, Hashing } from "../ports/crypto.ts";
 import { encodeName, type ParsedName, parseName } from "./name.ts";
+import { OID } from "./oid.ts";
 import { decodePem, encodePem } from "./pem.ts";
 import { certificatePin } from "./pin.ts";
 import { signatureAlgorithmFor, signData, verifySignature } from "./signature.ts";
@@ -237,76 +241,183 @@ function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((v, i) => v === b[i]);
 }
 
+/** One of a Validity's times, with Go's messages. */
 function parseTime(el: DerElement | undefined): Date {
+  const utc = isUniversal(el, TAG.utcTime) && !el.constructed;
+  if (!utc && !(isUniversal(el, TAG.generalizedTime) && !el.constructed)) {
+    throw new PkiError("x509: unsupported time format");
+  }
   const t = timeOf(el);
-  if (!t) throw new PkiError("x509: malformed validity");
+  if (!t) throw new PkiError(utc ? "x509: malformed UTCTime" : "x509: malformed GeneralizedTime");
   return t;
 }
 
-/** Parses a DER certificate; throws {@link PkiError} `x509: malformed certificate` otherwise. */
-export function parseCertificate(der: Uint8Array): Certificate {
-  try {
-    const copy = der.slice();
-    const top = readDer(copy);
-    if (!isUniversal(top, TAG.sequence) || !top.constructed) {
-      throw new PkiError("x509: malformed certificate");
+/** The elements of `el` when it is a SEQUENCE of DER elements; else a PkiError `message`. */
+function sequenceItems(el: DerElement | undefined, message: string): DerElement[] {
+  if (!isUniversal(el, TAG.sequence) || !el.constructed) throw new PkiError(message);
+  return asMalformed(() => childrenOf(el), message);
+}
+
+/** An AlgorithmIdentifier: its OID and its one optional parameters element. */
+function algorithmOf(items: DerElement[]): { oid: string; params?: DerElement } {
+  const oid = oidOf(items[0]);
+  if (oid === undefined) throw new PkiError("x509: malformed OID");
+  if (items.length > 2) throw new PkiError("x509: malformed parameters");
+  return { oid, params: items[1] };
+}
+
+const CURVES: Record<string, PrimeCurveName> = {
+  "1.3.132.0.33": "P224",
+  [OID.prime256v1]: "P256",
+  [OID.secp384r1]: "P384",
+  [OID.secp521r1]: "P521",
+};
+const ED25519 = "1.3.101.112";
+
+/**
+ * Go's checks of the public keys it knows (RSA, ECDSA, Ed25519; an EC point on its curve), with
+ * its messages.
+ */
+function checkPublicKey(alg: { oid: string; params?: DerElement }, key: Uint8Array): void {
+  if (alg.oid === OID.rsaEncryption) {
+    const p = alg.params?.raw;
+    if (!p || p.length !== 2 || p[0] !== 0x05 || p[1] !== 0) {
+      throw new PkiError("x509: RSA key missing NULL parameters");
     }
-    const [tbsBlock, sigAlgBlock, sigBlock] = childrenOf(top);
-    const tbsItems = childrenOf(tbsBlock);
-    let i = 0;
-    let version = 1;
-    if (isContext(tbsItems[0], 0)) {
-      version = Number(integerValue(childrenOf(tbsItems[0])[0])) + 1;
-      i = 1;
+    // As Go: the modulus and the exponent are read, what follows them is not.
+    const seq = asMalformed(() => readDer(key), "x509: invalid RSA public key");
+    if (!isUniversal(seq, TAG.sequence) || !seq.constructed) {
+      throw new PkiError("x509: invalid RSA public key");
     }
-    const serialNumber = integerValue(tbsItems[i], false);
-    const issuer = parseName(tbsItems[i + 2]);
-    const [nb, na] = childrenOf(tbsItems[i + 3]);
-    const subject = parseName(tbsItems[i + 4]);
-    const spki = tbsItems[i + 5].raw.slice();
-    let extensions: DerElement[] = [];
-    for (const item of tbsItems.slice(i + 6)) {
-      if (isContext(item, 3)) extensions = childrenOf(childrenOf(item)[0]);
-    }
-    const sigAlg = oidOf(childrenOf(sigAlgBlock)[0]);
-    if (sigAlg === undefined) throw new PkiError("x509: malformed certificate");
-    return {
-      der: copy,
-      tbs: tbsBlock.raw.slice(),
-      version,
-      serialNumber,
-      subject,
-      issuer,
-      notBefore: parseTime(nb),
-      notAfter: parseTime(na),
-      spki,
-      signatureAlgorithm: sigAlg,
-      signature: bitStringOf(sigBlock).slice(),
-      ...decodeExtensions(extensions),
-    };
-  } catch (e) {
-    if (e instanceof PkiError && !isStructureError(e)) throw e;
-    throw new PkiError("x509: malformed certificate", { cause: e });
+    const n = asMalformed(() => readDer(seq.content), "x509: invalid RSA modulus");
+    const modulus = asMalformed(() => integerOf(n), "x509: invalid RSA modulus");
+    const exponent = asMalformed(
+      () => integerOf(readDer(seq.content.subarray(n.raw.length))),
+      "x509: invalid RSA public exponent",
+    );
+    if (exponent >= 1n << 63n) throw new PkiError("x509: invalid RSA public exponent");
+    if (modulus <= 0n) throw new PkiError("x509: RSA modulus is not a positive number");
+    if (exponent <= 0n) throw new PkiError("x509: RSA public exponent is not a positive number");
+  } else if (alg.oid === OID.ecPublicKey) {
+    const curve = oidOf(alg.params);
+    if (curve === undefined) throw new PkiError("x509: invalid ECDSA parameters");
+    const name = CURVES[curve];
+    if (name === undefined) throw new PkiError("x509: unsupported elliptic curve");
+    if (key[0] !== 4) throw new PkiError("ecdsa: invalid uncompressed public key");
+    const problem = ecPointProblem(name, key);
+    if (problem) throw new PkiError(problem);
+  } else if (alg.oid === ED25519) {
+    if (alg.params) throw new PkiError("x509: Ed25519 key encoded with illegal parameters");
+    if (key.length !== 32) throw new PkiError("x509: wrong Ed25519 public key size");
   }
 }
 
-/** An INTEGER's value: two's complement, or (`signed` false) its content read as unsigned. */
-function integerValue(el: DerElement | undefined, signed = true): bigint {
-  const bytes = primitiveOf(el, TAG.integer);
-  let v = 0n;
-  for (const b of bytes) v = (v << 8n) | BigInt(b);
-  if (signed && bytes.length > 0 && bytes[0] & 0x80) v -= 1n << BigInt(bytes.length * 8);
-  return v;
+/**
+ * Parses a DER certificate as Go's `x509.ParseCertificate` does, with its checks and messages
+ * (a {@link PkiError}): DER only, versions 1 to 3, a non-negative serial, the same signature
+ * algorithm inside and out, names of Go's string types, valid times, the public keys Go knows
+ * well formed, extensions (read for v3 only) without duplicates and, for those kubeadm reads,
+ * well formed. Also refused, as openssl refuses them: anything after the last field of a
+ * SEQUENCE (Go ignores it in a few places) and malformed unique identifiers.
+ */
+export function parseCertificate(der: Uint8Array): Certificate {
+  const copy = der.slice();
+  const top = asMalformed(() => readDer(copy), "x509: malformed certificate");
+  const [tbsBlock, sigAlgBlock, sigBlock, ...trailing] = sequenceItems(
+    top,
+    "x509: malformed certificate",
+  );
+  if (top.raw.length !== copy.length) throw new PkiError("x509: trailing data");
+  const tbsItems = sequenceItems(tbsBlock, "x509: malformed tbs certificate");
+  let i = 0;
+  let version = 1;
+  if (isContext(tbsItems[0], 0) && tbsItems[0].constructed) {
+    const [v, ...rest] = explicitItems(tbsItems[0], "x509: malformed version");
+    const n = asMalformed(() => integerOf(v), "x509: malformed version");
+    if (rest.length > 0 || n < 0n || n >= 1n << 63n) throw new PkiError("x509: malformed version");
+    if (n > 2n) throw new PkiError("x509: invalid version");
+    version = Number(n) + 1;
+    i = 1;
+  }
+  const serialNumber = asMalformed(
+    () => integerOf(tbsItems[i]),
+    "x509: malformed serial number",
+  );
+  if (serialNumber < 0n) throw new PkiError("x509: negative serial number");
+  const sigAlgItems = sequenceItems(
+    tbsItems[i + 1],
+    "x509: malformed signature algorithm identifier",
+  );
+  sequenceItems(sigAlgBlock, "x509: malformed algorithm identifier");
+  if (!bytesEqual(sigAlgBlock.content, tbsItems[i + 1].content)) {
+    throw new PkiError("x509: inner and outer signature algorithm identifiers don't match");
+  }
+  const signatureAlgorithm = algorithmOf(sigAlgItems).oid;
+  sequenceItems(tbsItems[i + 2], "x509: malformed issuer");
+  const issuer = parseName(tbsItems[i + 2]);
+  const validity = sequenceItems(tbsItems[i + 3], "x509: malformed validity");
+  if (validity.length !== 2) throw new PkiError("x509: malformed validity");
+  const notBefore = parseTime(validity[0]);
+  const notAfter = parseTime(validity[1]);
+  // Go's message for a subject that is not a SEQUENCE names the issuer too.
+  sequenceItems(tbsItems[i + 4], "x509: malformed issuer");
+  const subject = parseName(tbsItems[i + 4]);
+  const [keyAlg, keyBits, ...spkiRest] = sequenceItems(tbsItems[i + 5], "x509: malformed spki");
+  const alg = algorithmOf(
+    sequenceItems(keyAlg, "x509: malformed public key algorithm identifier"),
+  );
+  const key = asMalformed(() => bitStringOf(keyBits), "x509: malformed subjectPublicKey");
+  if (spkiRest.length > 0) throw new PkiError("x509: malformed spki");
+  checkPublicKey(alg, key);
+  // [1] issuerUniqueID, [2] subjectUniqueID (BIT STRINGs), [3] extensions, in this order.
+  let rest = tbsItems.slice(i + 6);
+  for (const [tag, what] of [[1, "issuerUniqueID"], [2, "subjectUniqueID"]] as const) {
+    if (!isContext(rest[0], tag)) continue;
+    const c = rest[0].content;
+    if (rest[0].constructed || c.length === 0 || c[0] > 7) {
+      throw new PkiError(`x509: malformed ${what}`);
+    }
+    rest = rest.slice(1);
+  }
+  let extensions: RawExtension[] = [];
+  if (isContext(rest[0], 3) && rest[0].constructed) {
+    const [list, ...more] = explicitItems(rest[0], "x509: malformed extensions");
+    if (more.length > 0) throw new PkiError("x509: malformed extensions");
+    extensions = readExtensions(sequenceItems(list, "x509: malformed extensions"));
+    rest = rest.slice(1);
+  }
+  if (rest.length > 0) throw new PkiError("x509: malformed tbs certificate");
+  const signature = asMalformed(() => bitStringOf(sigBlock), "x509: malformed signature");
+  if (trailing.length > 0) throw new PkiError("x509: malformed certificate");
+  return {
+    der: copy,
+    tbs: tbsBlock.raw.slice(),
+    version,
+    serialNumber,
+    subject,
+    issuer,
+    notBefore,
+    notAfter,
+    spki: tbsItems[i + 5].raw.slice(),
+    signatureAlgorithm,
+    signature: signature.slice(),
+    // Go reads extensions in version 3 certificates only.
+    ...decodeExtensions(version === 3 ? extensions : []),
+  };
+}
+
+/** The elements inside an explicitly tagged element, or a PkiError `message`. */
+function explicitItems(el: DerElement, message: string): DerElement[] {
+  return asMalformed(() => childrenOf(el), message);
 }
 
 /**
- * Parses every `CERTIFICATE` block of a PEM text (client-go `ParseCertsPEM`); throws
- * `data does not contain any valid RSA or ECDSA certificates` when there is none.
+ * Parses every `CERTIFICATE` block without headers of a PEM text (client-go `ParseCertsPEM`);
+ * throws `data does not contain any valid RSA or ECDSA certificates` when there is none.
  */
 export function parseCertificatesPEM(pem: string | Uint8Array): Certificate[] {
-  const certs = decodePem(pem).filter((b) => b.type === CERTIFICATE_BLOCK).map((b) =>
-    parseCertificate(b.bytes)
-  );
+  const blocks = decodePem(pem).filter((b) => b.type === CERTIFICATE_BLOCK && !b.headers);
+  const certs = blocks.map((b) => parseCertificate(b.bytes));
   if (certs.length === 0) {
     throw new PkiError("data does not contain any valid RSA or ECDSA certificates");
   }

@@ -23,6 +23,7 @@ import {
   dedupeAltNames,
   type EncodedExtension,
   encodeExtension,
+  readExtensions,
   subjectAltNameExtension,
 } from "./extensions.ts";
 import { exportSPKI, type KeyPair } from "./keys.ts";
@@ -109,7 +110,7 @@ export function parseCSR(input: Uint8Array | string): CertificateRequest {
       spki: spkiBlock.raw.slice(),
       signatureAlgorithm,
       signature: bitStringOf(sigBlock).slice(),
-      ...decodeExtensions(extensions),
+      ...decodeExtensions(readExtensions(extensions)),
     };
   } catch (e) {
     if (e instanceof PkiError && !isStructureError(e)) throw e;

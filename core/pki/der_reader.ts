@@ -13,7 +13,7 @@ import { PkiError } from "../errors.ts";
 /** Identifier-octet classes (X.690 8.1.2.2). */
 const UNIVERSAL = 0;
 /** Context-specific class (`[n]`). */
-const CONTEXT = 2;
+export const CONTEXT = 2;
 
 /** Universal tag numbers kubeadm's structures use. */
 export const TAG = {
@@ -53,6 +53,19 @@ export function isStructureError(e: unknown): boolean {
   return e instanceof PkiError && e.message === STRUCTURE_ERROR;
 }
 
+/**
+ * Runs `read`; the structure error it may throw becomes a {@link PkiError} with `message`
+ * (what the caller was reading, in Go's words).
+ */
+export function asMalformed<T>(read: () => T, message: string): T {
+  try {
+    return read();
+  } catch (e) {
+    if (isStructureError(e)) throw new PkiError(message);
+    throw e;
+  }
+}
+
 /** A {@link DerElement} as read: its content a view, its whole bytes made on demand. */
 class Element implements DerElement {
   readonly cls: number;
@@ -88,19 +101,11 @@ class Element implements DerElement {
 
 function elementAt(bytes: Uint8Array, offset: number): Element {
   let i = offset;
-  if (i >= bytes.length) malformed();
+  if (i + 2 > bytes.length) malformed();
   const id = bytes[i++];
-  let tag = id & 0x1f;
-  if (tag === 0x1f) {
-    tag = 0;
-    for (;;) {
-      if (i >= bytes.length || tag > 0xffffff) malformed();
-      const b = bytes[i++];
-      tag = tag * 128 + (b & 0x7f);
-      if (!(b & 0x80)) break;
-    }
-  }
-  if (i >= bytes.length) malformed();
+  // The high-tag-number form (tags above 30): no structure kubeadm reads has one, and Go's
+  // parsers (cryptobyte) refuse it.
+  if ((id & 0x1f) === 0x1f) malformed();
   let length = bytes[i++];
   if (length & 0x80) {
     const n = length & 0x7f;
@@ -108,10 +113,12 @@ function elementAt(bytes: Uint8Array, offset: number): Element {
     if (n === 0 || n > 4 || i + n > bytes.length) malformed();
     length = 0;
     for (let k = 0; k < n; k++) length = length * 256 + bytes[i++];
+    // DER: the fewest octets (short form below 128, no leading zero octet).
+    if (length < 0x80 || bytes[i - n] === 0) malformed();
   }
   const end = i + length;
   if (end > bytes.length) malformed();
-  return new Element(bytes, offset, id, tag, i, end);
+  return new Element(bytes, offset, id, id & 0x1f, i, end);
 }
 
 /** The first element of `bytes` (what follows it is ignored); `asn1: structure error` if none. */
@@ -141,31 +148,51 @@ export function isContext(el: DerElement | undefined, tag: number): el is DerEle
   return el !== undefined && el.cls === CONTEXT && el.tag === tag;
 }
 
-/** The dotted text of an OBJECT IDENTIFIER element, if it is one. */
+/**
+ * The dotted text of an OBJECT IDENTIFIER element; `undefined` when it is not one or not a valid
+ * one in Go's terms (empty, an arc with a leading 0x80 or cut short, an arc above 2^31-1).
+ */
 export function oidOf(el: DerElement | undefined): string | undefined {
-  if (!isUniversal(el, TAG.oid) || el.content.length === 0) return undefined;
+  if (!isUniversal(el, TAG.oid) || el.constructed || el.content.length === 0) return undefined;
   const arcs: number[] = [];
   let v = 0;
+  let octets = 0;
   for (const b of el.content) {
+    if (octets === 0 && b === 0x80) return undefined;
+    if (++octets > 5 || v >= 1 << 24) return undefined;
     v = v * 128 + (b & 0x7f);
     if (!(b & 0x80)) {
       arcs.push(v);
       v = 0;
+      octets = 0;
     }
   }
+  if (octets !== 0) return undefined;
   const first = arcs[0] < 40 ? 0 : arcs[0] < 80 ? 1 : 2;
   return [first, arcs[0] - first * 40, ...arcs.slice(1)].join(".");
 }
 
-/** The content of a BOOLEAN element (false when it is not one). */
+/** The value of a DER BOOLEAN (one octet, 0x00 or 0xff); `asn1: structure error` otherwise. */
 export function booleanOf(el: DerElement | undefined): boolean {
-  return isUniversal(el, TAG.boolean) && el.content.length > 0 && el.content[0] !== 0;
+  const c = primitiveOf(el, TAG.boolean);
+  if (c.length !== 1 || (c[0] !== 0 && c[0] !== 0xff)) malformed();
+  return c[0] === 0xff;
 }
 
-/** The data bits of a BIT STRING element (its content after the unused-bits octet). */
+/**
+ * The data bits of a BIT STRING element (its content after the unused-bits octet), checked as
+ * DER: at most 7 unused bits, none when there is no data, and those bits zero.
+ */
 export function bitStringOf(el: DerElement | undefined): Uint8Array {
-  if (!isUniversal(el, TAG.bitString) || el.constructed || el.content.length === 0) malformed();
-  return el.content.subarray(1);
+  const c = primitiveOf(el, TAG.bitString);
+  const unused = c[0];
+  if (
+    c.length === 0 || unused > 7 || (c.length === 1 && unused !== 0) ||
+    (c.length > 1 && (c[c.length - 1] & ((1 << unused) - 1)) !== 0)
+  ) {
+    malformed();
+  }
+  return c.subarray(1);
 }
 
 /** The content of a primitive universal element of type `tag` (INTEGER, OCTET STRING, ...). */
@@ -174,66 +201,130 @@ export function primitiveOf(el: DerElement | undefined, tag: number): Uint8Array
   return el.content;
 }
 
-const latin1 = (b: Uint8Array) => String.fromCharCode(...b);
+/** The value of a DER INTEGER (two's complement, minimally encoded, at least one octet). */
+export function integerOf(el: DerElement | undefined): bigint {
+  const c = primitiveOf(el, TAG.integer);
+  if (
+    c.length === 0 || (c.length > 1 && (c[0] === 0 ? c[1] < 0x80 : c[0] === 0xff && c[1] >= 0x80))
+  ) {
+    malformed();
+  }
+  // Through hex text: shifting a BigInt in octet by octet is quadratic in the length.
+  const hex = new Uint8Array(2 + 2 * c.length);
+  hex.set([0x30, 0x78]); // "0x"
+  for (let i = 0; i < c.length; i++) {
+    hex[2 + 2 * i] = HEX_DIGITS[c[i] >> 4];
+    hex[3 + 2 * i] = HEX_DIGITS[c[i] & 15];
+  }
+  const v = BigInt(new TextDecoder().decode(hex));
+  return c[0] & 0x80 ? v - (1n << BigInt(c.length * 8)) : v;
+}
 
-function utf16be(b: Uint8Array): string {
+const HEX_DIGITS = new TextEncoder().encode("0123456789abcdef");
+
+/** Bytes as ISO 8859-1 text (each octet its code point), in chunks the engine can spread. */
+function latin1(b: Uint8Array): string {
   let s = "";
-  for (let i = 0; i + 1 < b.length; i += 2) s += String.fromCharCode((b[i] << 8) | b[i + 1]);
+  for (let i = 0; i < b.length; i += 0x2000) s += String.fromCharCode(...b.subarray(i, i + 0x2000));
   return s;
 }
 
-function utf32be(b: Uint8Array): string {
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** Go's PrintableString set, with the `*` and `&` it tolerates. */
+const PRINTABLE = /^[A-Za-z0-9 '()+,\-./:=?*&]*$/;
+
+function ascii(b: Uint8Array, valid: (s: string) => boolean, name: string): string {
+  if (b.some((x) => x >= 0x80)) throw new PkiError(`invalid ${name}`);
+  const s = latin1(b);
+  if (!valid(s)) throw new PkiError(`invalid ${name}`);
+  return s;
+}
+
+function bmp(b: Uint8Array): string {
+  if (b.length % 2 !== 0) throw new PkiError("invalid BMPString");
+  // A trailing NUL terminator is dropped, as Go does.
+  const end = b.length >= 2 && b[b.length - 1] === 0 && b[b.length - 2] === 0
+    ? b.length - 2
+    : b.length;
+  const units = new Uint16Array(end / 2);
+  for (let i = 0; i < end; i += 2) {
+    const u = (b[i] << 8) | b[i + 1];
+    // Surrogates and the permanent noncharacters are not UCS-2.
+    if ((u >= 0xd800 && u <= 0xdfff) || (u >= 0xfdd0 && u <= 0xfdef) || u >= 0xfffe) {
+      throw new PkiError("invalid BMPString");
+    }
+    units[i / 2] = u;
+  }
   let s = "";
-  for (let i = 0; i + 3 < b.length; i += 4) {
-    s += String.fromCodePoint(((b[i] << 24) | (b[i + 1] << 16) | (b[i + 2] << 8) | b[i + 3]) >>> 0);
+  for (let i = 0; i < units.length; i += 0x2000) {
+    s += String.fromCharCode(...units.subarray(i, i + 0x2000));
   }
   return s;
 }
 
-/** Decoders of the character string types an X.509 name may hold, by universal tag. */
+/** Decoders of the character string types Go reads in a Name, by universal tag. */
 const STRING_DECODERS: Record<number, (b: Uint8Array) => string> = {
-  12: (b) => new TextDecoder().decode(b), // UTF8String
-  18: latin1, // NumericString
-  19: latin1, // PrintableString
-  20: latin1, // TeletexString (T61)
-  21: latin1, // VideotexString
-  22: latin1, // IA5String
-  25: latin1, // GraphicString
-  26: latin1, // VisibleString
-  27: latin1, // GeneralString
-  28: utf32be, // UniversalString
-  30: utf16be, // BMPString
+  12: (b) => {
+    try {
+      return UTF8.decode(b);
+    } catch {
+      throw new PkiError("invalid UTF-8 string");
+    }
+  },
+  18: (b) => ascii(b, (s) => /^[0-9 ]*$/.test(s), "NumericString"),
+  19: (b) => ascii(b, (s) => PRINTABLE.test(s), "PrintableString"),
+  20: latin1, // TeletexString (T61), read as Latin-1 as Go and BoringSSL do
+  22: (b) => ascii(b, () => true, "IA5String"),
+  30: bmp, // BMPString
 };
 
-/** The text of a character string element, if it is one. */
-export function stringOf(el: DerElement | undefined): string | undefined {
-  if (!el || el.cls !== UNIVERSAL || el.constructed) return undefined;
-  return STRING_DECODERS[el.tag]?.(el.content);
+/**
+ * The text of a character string element as Go's `crypto/x509` reads one (UTF8String,
+ * PrintableString, T61String, IA5String, NumericString, BMPString, each checked); throws a
+ * {@link PkiError} with Go's message for any other type or invalid content.
+ */
+export function stringOf(el: DerElement): string {
+  const decode = el.cls === UNIVERSAL && !el.constructed ? STRING_DECODERS[el.tag] : undefined;
+  if (!decode) {
+    throw new PkiError(
+      `unsupported string type: ${(el.cls << 6) | (el.constructed ? 0x20 : 0) | el.tag}`,
+    );
+  }
+  return decode(el.content);
 }
 
-const TIME = /^(\d{2}|\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})?(\.\d+)?(Z|[+-]\d{4})$/;
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const UTC_TIME = /^(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})?(Z|[+-]\d{4})$/;
+const GENERALIZED_TIME = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(Z|[+-]\d{4})$/;
 
-/** The instant of a UTCTime or GeneralizedTime element; `undefined` when it is neither. */
+/**
+ * The instant of a UTCTime or GeneralizedTime element read as Go reads them (`YYMMDDhhmm[ss]`
+ * or `YYYYMMDDhhmmss`, then `Z` or a `±hhmm` offset; every field in range, no fraction, no
+ * `+0000`); `undefined` when it is neither or not valid.
+ */
 export function timeOf(el: DerElement | undefined): Date | undefined {
   const utc = isUniversal(el, TAG.utcTime);
-  if (!utc && !isUniversal(el, TAG.generalizedTime)) return undefined;
-  const m = TIME.exec(latin1(el!.content));
-  if (!m || (m[1].length === 2) !== utc) return undefined;
-  let year = Number(m[1]);
-  if (utc) year += year < 50 ? 2000 : 1900;
-  const ms = m[7] ? Math.round(Number(`0${m[7]}`) * 1000) : 0;
-  let t = Date.UTC(
-    year,
-    Number(m[2]) - 1,
-    Number(m[3]),
-    Number(m[4]),
-    Number(m[5]),
-    Number(m[6] ?? 0),
-    ms,
-  );
-  if (m[8] !== "Z") {
-    const sign = m[8][0] === "+" ? 1 : -1;
-    t -= sign * (Number(m[8].slice(1, 3)) * 60 + Number(m[8].slice(3))) * 60000;
+  if ((!utc && !isUniversal(el, TAG.generalizedTime)) || el!.constructed) return undefined;
+  const m = (utc ? UTC_TIME : GENERALIZED_TIME).exec(latin1(el!.content));
+  if (!m) return undefined;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map((x) => Number(x ?? 0));
+  const fullYear = utc ? year + (year < 50 ? 2000 : 1900) : year;
+  const leap = fullYear % 4 === 0 && (fullYear % 100 !== 0 || fullYear % 400 === 0);
+  const days = month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1];
+  if (!days || day < 1 || day > days || hour > 23 || minute > 59 || second > 59) {
+    return undefined;
   }
-  return new Date(t);
+  let offsetMinutes = 0;
+  if (m[7] !== "Z") {
+    const hh = Number(m[7].slice(1, 3));
+    const mm = Number(m[7].slice(3));
+    // Go writes a zero offset as `Z` and keeps only what it writes back the same way.
+    if (hh > 24 || mm > 59 || hh + mm === 0) return undefined;
+    offsetMinutes = (m[7][0] === "+" ? 1 : -1) * (hh * 60 + mm);
+  }
+  const t = new Date(0);
+  t.setUTCFullYear(fullYear, month - 1, day);
+  t.setUTCHours(hour, minute - offsetMinutes, second, 0);
+  return t;
 }

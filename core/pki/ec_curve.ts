@@ -46,3 +46,48 @@ export function ecScalarFromSeed(curve: EcCurve, seed: Uint8Array): Uint8Array {
   for (let i = out.length - 1; i >= 0; i--, d >>= 8n) out[i] = Number(d & 0xffn);
   return out;
 }
+
+/** A NIST prime curve Go's x509 reads public keys on, named as Go's errors name it. */
+export type PrimeCurveName = "P224" | "P256" | "P384" | "P521";
+
+/** Each curve's coordinate length, field prime p and coefficient b of y² = x³ − 3x + b (SEC 2). */
+const PRIME_CURVES: Readonly<Record<PrimeCurveName, { bytes: number; p: bigint; b: bigint }>> = {
+  P224: {
+    bytes: 28,
+    p: 0xffffffffffffffffffffffffffffffff000000000000000000000001n,
+    b: 0xb4050a850c04b3abf54132565044b0b7d7bfd8ba270b39432355ffb4n,
+  },
+  P256: {
+    bytes: 32,
+    p: 0xffffffff00000001000000000000000000000000ffffffffffffffffffffffffn,
+    b: 0x5ac635d8aa3a93e7b3ebbd55769886bc651d06b0cc53b0f63bce3c3e27d2604bn,
+  },
+  P384: {
+    bytes: 48,
+    p: 0xfffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffeffffffff0000000000000000ffffffffn,
+    b: 0xb3312fa7e23ee7e4988e056be3f82d19181d9c6efe8141120314088f5013875ac656398d8a2ed19d2a85c8edd3ec2aefn,
+  },
+  P521: {
+    bytes: 66,
+    p: (1n << 521n) - 1n,
+    b: 0x51953eb9618e1c9a1f929a21a0b68540eea2da725b99b315f3b8b489918ef109e156193951ec7e937b1652c0bd3bb1bf073573df883d2c34f1ef451fd46b503f00n,
+  },
+};
+
+const toBigInt = (bytes: Uint8Array) => bytes.reduce((n, b) => (n << 8n) | BigInt(b), 0n);
+
+/**
+ * What is wrong with an uncompressed point (`04 || x || y`) on `curve`, in Go's words
+ * (crypto/internal/fips140/nistec): its length, a coordinate not below p, or a point not on the
+ * curve; `undefined` for a valid point. Go's x509 refuses such a key when it parses the
+ * certificate, so a CA with one is refused before it is trusted, as upstream's.
+ */
+export function ecPointProblem(curve: PrimeCurveName, point: Uint8Array): string | undefined {
+  const { bytes, p, b } = PRIME_CURVES[curve];
+  if (point.length !== 1 + 2 * bytes || point[0] !== 4) return `invalid ${curve} point encoding`;
+  const x = toBigInt(point.subarray(1, 1 + bytes));
+  const y = toBigInt(point.subarray(1 + bytes));
+  if (x >= p || y >= p) return `invalid ${curve}Element encoding`;
+  const rhs = (((x * x) % p) * x - 3n * x + b) % p;
+  return ((y * y - rhs) % p + p) % p === 0n ? undefined : `${curve} point not on curve`;
+}

@@ -9,11 +9,13 @@ import { bitString, boolean, implicitPrimitive, octetString, oid, sequence } fro
 import { formatIP, ipEqual, parseIP } from "../net/ip.ts";
 import { OID } from "./oid.ts";
 import {
+  asMalformed,
   bitStringOf,
   booleanOf,
   childrenOf,
+  CONTEXT,
   type DerElement,
-  isContext,
+  integerOf,
   isUniversal,
   oidOf,
   primitiveOf,
@@ -195,16 +197,75 @@ export interface DecodedExtensions {
   present: { oid: string; critical: boolean }[];
 }
 
-function fromDer(bytes: Uint8Array): DerElement {
-  try {
-    return readDer(bytes);
-  } catch {
-    throw new PkiError("x509: malformed extension");
-  }
+/** One extension as read: its OID, criticality and value (the DER inside the OCTET STRING). */
+export interface RawExtension {
+  oid: string;
+  critical: boolean;
+  value: Uint8Array;
 }
 
-/** Decodes a SEQUENCE OF Extension (the content of `[3]` in a certificate). */
-export function decodeExtensions(extensions: DerElement[]): DecodedExtensions {
+/**
+ * Reads a SEQUENCE OF Extension (the content of a certificate's `[3]`, or of a CSR's
+ * extensionRequest) with Go's checks and messages: each `SEQUENCE { OID, BOOLEAN DEFAULT FALSE,
+ * OCTET STRING }` and nothing more (openssl refuses more too), no OID twice.
+ */
+export function readExtensions(extensions: DerElement[]): RawExtension[] {
+  const out: RawExtension[] = [];
+  const seen = new Set<string>();
+  for (const ext of extensions) {
+    if (!isUniversal(ext, TAG.sequence) || !ext.constructed) {
+      throw new PkiError("x509: malformed extension");
+    }
+    const parts = asMalformed(() => childrenOf(ext), "x509: malformed extension");
+    const id = oidOf(parts[0]);
+    if (id === undefined) throw new PkiError("x509: malformed extension OID field");
+    let i = 1;
+    let critical = false;
+    if (isUniversal(parts[1], TAG.boolean)) {
+      critical = asMalformed(() => booleanOf(parts[1]), "x509: malformed extension critical field");
+      i = 2;
+    }
+    const value = parts[i];
+    if (!isUniversal(value, TAG.octetString) || value.constructed) {
+      throw new PkiError("x509: malformed extension value field");
+    }
+    if (parts.length > i + 1) throw new PkiError("x509: malformed extension");
+    if (seen.has(id)) {
+      throw new PkiError(
+        `x509: certificate contains duplicate extension with OID ${JSON.stringify(id)}`,
+      );
+    }
+    seen.add(id);
+    out.push({ oid: id, critical, value: value.content });
+  }
+  return out;
+}
+
+/** The SEQUENCE that `value` starts with (what follows it is ignored, as Go does), or `message`. */
+function sequenceAt(value: Uint8Array, message: string): DerElement {
+  const seq = asMalformed(() => readDer(value), message);
+  if (!isUniversal(seq, TAG.sequence) || !seq.constructed) throw new PkiError(message);
+  return seq;
+}
+
+/** The content of the SEQUENCE that `value` starts with, or `message`. */
+const sequenceContent = (value: Uint8Array, message: string) => sequenceAt(value, message).content;
+
+/** The elements of the SEQUENCE that `value` starts with, or `message`. */
+function sequenceIn(value: Uint8Array, message: string): DerElement[] {
+  const seq = sequenceAt(value, message);
+  return asMalformed(() => childrenOf(seq), message);
+}
+
+/** Whether every octet is ASCII (Go's IA5String check). */
+const isIA5 = (b: Uint8Array) => b.every((x) => x < 0x80);
+
+/**
+ * Decodes the extensions kubeadm reads as Go's `crypto/x509` does, with its checks and
+ * messages. Go also checks name constraints, policies, CRL distribution points and AIA, which
+ * kubeadm never reads: those values are not checked here.
+ */
+export function decodeExtensions(extensions: RawExtension[]): DecodedExtensions {
   const out: DecodedExtensions = {
     keyUsage: [],
     extKeyUsage: [],
@@ -215,19 +276,11 @@ export function decodeExtensions(extensions: DerElement[]): DecodedExtensions {
     otherAltNames: [],
     present: [],
   };
-  for (const ext of extensions) {
-    const parts = childrenOf(ext);
-    const id = oidOf(parts[0]);
-    const valueBlock = parts[parts.length - 1];
-    if (id === undefined || !isUniversal(valueBlock, TAG.octetString)) {
-      throw new PkiError("x509: malformed extension");
-    }
-    const critical = booleanOf(parts[1]);
-    const value = valueBlock.content;
+  for (const { oid: id, critical, value } of extensions) {
     out.present.push({ oid: id, critical });
     switch (id) {
       case OID.keyUsage: {
-        const bytes = bitStringOf(fromDer(value));
+        const bytes = asMalformed(() => bitStringOf(readDer(value)), "x509: invalid key usage");
         KEY_USAGE_BITS.forEach((name, bit) => {
           if (bytes.length > bit >> 3 && bytes[bit >> 3] & (0x80 >> (bit & 7))) {
             out.keyUsage.push(name);
@@ -236,9 +289,9 @@ export function decodeExtensions(extensions: DerElement[]): DecodedExtensions {
         break;
       }
       case OID.extKeyUsage:
-        for (const o of childrenOf(fromDer(value))) {
+        for (const o of sequenceIn(value, "x509: invalid extended key usages")) {
           const dotted = oidOf(o);
-          if (dotted === undefined) throw new PkiError("x509: malformed extension");
+          if (dotted === undefined) throw new PkiError("x509: invalid extended key usages");
           const known = (Object.entries(EKU_OIDS) as [ExtKeyUsage, string][]).find(([, v]) =>
             v === dotted
           );
@@ -246,30 +299,68 @@ export function decodeExtensions(extensions: DerElement[]): DecodedExtensions {
         }
         break;
       case OID.basicConstraints: {
+        // As Go: an optional BOOLEAN, then an optional INTEGER; the rest is not read.
+        const invalid = "x509: invalid basic constraints";
+        let rest = sequenceContent(value, invalid);
+        if (rest[0] === 0x01) {
+          const flag = asMalformed(() => readDer(rest), invalid);
+          out.isCA = asMalformed(() => booleanOf(flag), invalid);
+          rest = rest.subarray(flag.raw.length);
+        }
+        if (rest[0] === 0x02) {
+          // A pathLen must be a non-negative int.
+          const n = asMalformed(() => integerOf(readDer(rest)), invalid);
+          if (n < 0n || n >= 1n << 63n) throw new PkiError(invalid);
+        }
         out.basicConstraintsValid = true;
-        out.isCA = booleanOf(childrenOf(fromDer(value))[0]);
         break;
       }
       case OID.subjectAltName:
-        for (const gn of childrenOf(fromDer(value))) {
-          if (gn.cls !== 2) continue;
+        for (const gn of sequenceIn(value, "x509: invalid subject alternative names")) {
+          // Go reads the primitive context tags: [1] email, [2] DNS, [6] URI, [7] IP; any other
+          // name (otherName, directoryName, …) is kept only as "other" for the CSR checks.
+          if (gn.cls !== CONTEXT) continue;
           const raw = gn.content;
-          if (gn.tag === 2) out.dnsNames.push(new TextDecoder().decode(raw));
-          else if (gn.tag === 7 && (raw.length === 4 || raw.length === 16)) {
+          const text = () => new TextDecoder().decode(raw);
+          if (gn.constructed) out.otherAltNames.push(`GeneralName [${gn.tag}]`);
+          else if (gn.tag === 1) {
+            if (!isIA5(raw)) throw new PkiError("x509: SAN rfc822Name is malformed");
+            out.otherAltNames.push(`email:${text()}`);
+          } else if (gn.tag === 2) {
+            if (!isIA5(raw)) throw new PkiError("x509: SAN dNSName is malformed");
+            out.dnsNames.push(text());
+          } else if (gn.tag === 6) {
+            if (!isIA5(raw)) throw new PkiError("x509: SAN uniformResourceIdentifier is malformed");
+            out.otherAltNames.push(`URI:${text()}`);
+          } else if (gn.tag === 7) {
+            if (raw.length !== 4 && raw.length !== 16) {
+              throw new PkiError(`x509: cannot parse IP address of length ${raw.length}`);
+            }
             out.ipAddresses.push(formatIP(raw));
-          } else if (gn.tag === 1) out.otherAltNames.push(`email:${new TextDecoder().decode(raw)}`);
-          else if (gn.tag === 6) out.otherAltNames.push(`URI:${new TextDecoder().decode(raw)}`);
-          else out.otherAltNames.push(`GeneralName [${gn.tag}]`);
+          } else out.otherAltNames.push(`GeneralName [${gn.tag}]`);
         }
         break;
       case OID.subjectKeyIdentifier:
-        out.subjectKeyId = primitiveOf(fromDer(value), TAG.octetString).slice();
+        if (critical) {
+          throw new PkiError("x509: subject key identifier incorrectly marked critical");
+        }
+        out.subjectKeyId = asMalformed(
+          () => primitiveOf(readDer(value), TAG.octetString),
+          "x509: invalid subject key identifier",
+        ).slice();
         break;
-      case OID.authorityKeyIdentifier:
-        for (const item of childrenOf(fromDer(value))) {
-          if (isContext(item, 0)) out.authorityKeyId = item.content.slice();
+      case OID.authorityKeyIdentifier: {
+        const invalid = "x509: invalid authority key identifier";
+        if (critical) {
+          throw new PkiError("x509: authority key identifier incorrectly marked critical");
+        }
+        // As Go: only a leading [0] keyIdentifier is read.
+        const content = sequenceContent(value, invalid);
+        if (content[0] === 0x80) {
+          out.authorityKeyId = asMalformed(() => readDer(content), invalid).content.slice();
         }
         break;
+      }
     }
   }
   return out;

@@ -11,6 +11,7 @@ import { PkiError } from "../errors.ts";
 import { directoryString, oid, sequence, setOf } from "./der.ts";
 import { OID } from "./oid.ts";
 import {
+  asMalformed,
   childrenOf,
   type DerElement,
   isUniversal,
@@ -51,26 +52,37 @@ export function encodeName(name: Partial<DistinguishedName>): Uint8Array {
   return sequence(...rdns);
 }
 
-/** Parses a Name from its DER or its element in a larger structure. */
+/** openssl refuses a Name longer than this (`X509_NAME_MAX`); Go has no bound. */
+const MAX_NAME_BYTES = 1024 * 1024;
+
+/**
+ * Parses a Name from its DER or its element in a larger structure, as Go's `crypto/x509` does
+ * (its checks and messages): a SEQUENCE of SETs of `SEQUENCE { OID, string }`, nothing more in
+ * an attribute (openssl refuses more too).
+ */
 export function parseName(input: Uint8Array | DerElement | undefined): ParsedName {
-  let seq: DerElement | undefined;
-  try {
-    seq = input instanceof Uint8Array ? readDer(input) : input;
-  } catch {
-    throw new PkiError("x509: malformed name");
-  }
-  if (!isUniversal(seq, TAG.sequence) || !seq.constructed) {
-    throw new PkiError("x509: malformed name");
-  }
+  const invalid = "x509: invalid RDNSequence";
+  const seq = input instanceof Uint8Array ? asMalformed(() => readDer(input), invalid) : input;
+  if (!isUniversal(seq, TAG.sequence) || !seq.constructed) throw new PkiError(invalid);
+  if (seq.raw.length > MAX_NAME_BYTES) throw new PkiError(`${invalid}: longer than 1 MiB`);
   const rdns: [string, string][][] = [];
-  for (const set of childrenOf(seq)) {
+  for (const set of asMalformed(() => childrenOf(seq), invalid)) {
+    if (!isUniversal(set, TAG.set) || !set.constructed) throw new PkiError(invalid);
     const rdn: [string, string][] = [];
-    for (const atv of childrenOf(set)) {
-      const [type, value] = childrenOf(atv);
+    for (const atv of asMalformed(() => childrenOf(set), invalid)) {
+      const attribute = `${invalid}: invalid attribute`;
+      if (!isUniversal(atv, TAG.sequence) || !atv.constructed) throw new PkiError(attribute);
+      const [type, value, ...rest] = asMalformed(() => childrenOf(atv), attribute);
       const id = oidOf(type);
-      if (id === undefined) throw new PkiError("x509: malformed name");
-      const text = stringOf(value);
-      if (text === undefined) throw new PkiError("x509: unsupported attribute value type in name");
+      if (id === undefined) throw new PkiError(`${attribute} type`);
+      if (value === undefined) throw new PkiError(`${attribute} value`);
+      if (rest.length > 0) throw new PkiError(attribute);
+      let text: string;
+      try {
+        text = stringOf(value);
+      } catch (e) {
+        throw new PkiError(`${attribute} value: ${(e as Error).message}`);
+      }
       rdn.push([id, text]);
     }
     rdns.push(rdn);

@@ -37,6 +37,7 @@ import {
   workerJoinArgs,
 } from "../support/cluster.ts";
 import { waitFor } from "../support/commands.ts";
+import { runJoiner } from "../support/joiners.ts";
 import { CriClient } from "../../adapters/deno/cri/client.ts";
 import { webRandom } from "../../adapters/web/random.ts";
 import { encodeCertificatePEM } from "../../core/pki/cert.ts";
@@ -44,6 +45,9 @@ import { newCertAndKey, newCertificateAuthority } from "../support/test_pki.ts";
 import { encodePrivateKeyPEM, generateKeyPair } from "../../core/pki/keys.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
+
+/** Joins at once in the load slice: seconds on two shared cores. */
+const CI_JOINERS = 25;
 
 // deno-lint-ignore no-explicit-any
 const json = (node: ClusterNode, args: string[], kubeconfig?: string): Promise<any> =>
@@ -347,6 +351,32 @@ Deno.test({
         assert.equal(again.machine.services.isActive("kubelet"), false);
         assert.equal(await exists(again.path("/etc/kubernetes/bootstrap-kubelet.conf")), false);
         await again.stop();
+      });
+
+      // scripts/bench-joiners' slice (issue 25, load): the whole run (1,000 joins, and
+      // upstream's beside ours) is by hand, its figures in the README.
+      await t.step(`${CI_JOINERS} worker joins at once, in-process: all join`, async () => {
+        const work = await Deno.makeTempDir({ prefix: "kts-joiners-" });
+        try {
+          const results = await Promise.all(
+            Array.from(
+              { length: CI_JOINERS },
+              (_, i) => runJoiner({ endpoint, token: TEST_TOKEN, pin }, `joiner-${i}`, work),
+            ),
+          );
+          const failed = results.filter((r) => !r.ok).map((r) => `${r.name}: ${r.error}`);
+          assert.deepEqual(failed, []);
+          assert.ok(results.every((r) => r.tlsBootstrapMs !== undefined), "every CSR signed");
+          const csrs = await json(cp1, ["get", "csr"]);
+          const issued =
+            (csrs.items as { spec: { username: string }; status?: { certificate?: string } }[])
+              .filter((c) =>
+                c.spec.username === "system:bootstrap:abcdef" && c.status?.certificate
+              );
+          assert.ok(issued.length >= CI_JOINERS, `${issued.length} CSRs issued`);
+        } finally {
+          await Deno.remove(work, { recursive: true });
+        }
       });
 
       await t.step(

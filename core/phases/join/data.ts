@@ -34,6 +34,7 @@ import type { CertTreeContext } from "../../certs/tree.ts";
 import type { KubeconfigFileContext } from "../../kubeconfig/files.ts";
 import type { ManifestWriteContext } from "../../manifests/write.ts";
 import { keyPoolFor } from "../../pki/key_pool.ts";
+import { parseDuration } from "../../text/duration.ts";
 import type { CryptoPort } from "../../ports/crypto.ts";
 import { fetchClusterConfigDocuments, nodeInitConfig } from "../../config/cluster_config.ts";
 import { discoverCluster, type DiscoveryPorts, type JoinDiscovery } from "./discovery.ts";
@@ -225,11 +226,19 @@ export function createJoinData(input: JoinDataInput): JoinData {
     }),
     async clientFor(kubeconfig) {
       const params = await connectionFromKubeconfig(kubeconfig, { files: input.files });
+      // Every call is retried for timeouts.kubernetesAPICall, as upstream's are, and a request
+      // may take that long too (upstream's requests have no deadline of their own): with a
+      // thousand nodes joining at once, answers took over 30s, the transport's default bound.
+      const apiCallMs = parseDuration(input.cfg.timeouts.kubernetesAPICall);
       return new KubeClient({
         server: params.server,
-        transport: await (input.ports.clientTransportFor ?? input.ports.transportFor)(params),
+        transport: await (input.ports.clientTransportFor ?? input.ports.transportFor)(
+          params,
+          { timeoutMs: apiCallMs },
+        ),
         clock: input.clock,
         sleep: input.sleep,
+        retry: { timeoutMs: apiCallMs },
       });
     },
     nodeContext: once(async () => ({

@@ -2,8 +2,8 @@ import { platformTime } from "../../support/platform.ts";
 import assert from "node:assert/strict";
 import type { ConfigMap, Node } from "kubernetes-types/core/v1.d.ts";
 import { ApiError } from "../../../core/errors.ts";
-import { KubeClient } from "../../../core/kube/client.ts";
-import { SHORT_RETRY_POLICY } from "../../../core/kube/retry.ts";
+import { KubeClient, serverRetryDelayMs } from "../../../core/kube/client.ts";
+import { MAX_SERVER_RETRIES, shortRetryPolicy } from "../../../core/kube/retry.ts";
 import { isAlreadyExists, isNotFound } from "../../../core/kube/status.ts";
 import { FakeClock } from "../../support/fake_clock.ts";
 import { FakeKubeApi, requestMatching } from "../../support/fake_kube_api.ts";
@@ -188,17 +188,138 @@ Deno.test("a single-attempt client leaves the bound to the transport; its timeou
   assert.deepEqual(limits, [undefined]);
 });
 
-Deno.test("the short retry (kubeadm-config) stops new attempts at 350ms but lets one run 10s", async () => {
+Deno.test("the short retry (kubeadm-config) stops new attempts at 350ms but gives the call the API call timeout", async () => {
   const clock = new FakeClock();
   const { limits, transport } = limitRecorder(clock, () => true);
   const client = new KubeClient({ server: SERVER, transport, clock, sleep: clock.sleep })
-    .withRetry(SHORT_RETRY_POLICY);
+    .withRetry({ timeoutMs: 45_000 });
   await assert.rejects(
-    () => client.get({ kind: "ConfigMap", namespace: "kube-system", name: "kubeadm-config" }),
-    // The attempt's own bound, not the 350ms window, is what ran out.
-    /configmaps\/kubeadm-config": timeout after 10000ms$/,
+    () =>
+      client.withRetry(shortRetryPolicy(client.retry.timeoutMs))
+        .get({ kind: "ConfigMap", namespace: "kube-system", name: "kubeadm-config" }),
+    // The transport's own bound (30s here), not the 350ms window, is what ran out.
+    /configmaps\/kubeadm-config": timeout after 30000ms$/,
   );
-  assert.deepEqual(limits, [10_000]);
+  assert.deepEqual(limits, [45_000]);
+});
+
+// Upstream's client-go retries, inside one request, what the server asks to be retried: a 429
+// or 5xx with a Retry-After of whole seconds (rest/with_retry.go checkWait), after exactly that
+// delay, up to 10 times (maxRetries), on a context without deadline (kubeadm's API calls);
+// kubeadm's polls around it then retry what is left. scripts/bench-joiners (issue 25): API
+// Priority and Fairness answers 429 with Retry-After to a thousand joining nodes.
+const KUBEADM_CONFIG = { kind: "ConfigMap", namespace: "kube-system", name: "kubeadm-config" };
+
+const statusIs = (status: number) => (e: unknown) => e instanceof ApiError && e.status === status;
+
+function throttled(
+  fault: { status?: number; retryAfter?: string; times: number; method?: string },
+) {
+  const { api, client, clock } = setup({ objects: [configMap({ a: "1" })] });
+  api.failNext({
+    match: requestMatching(fault.method ?? "GET"),
+    status: fault.status ?? 429,
+    reason: "TooManyRequests",
+    headers: fault.retryAfter === undefined ? {} : { "Retry-After": fault.retryAfter },
+    times: fault.times,
+  });
+  return { api, client, clock };
+}
+
+Deno.test("Retry-After: whole seconds of a 429 or 5xx, as client-go reads it", () => {
+  assert.equal(serverRetryDelayMs(429, "3"), 3000);
+  assert.equal(serverRetryDelayMs(503, "0"), 0);
+  assert.equal(serverRetryDelayMs(501, "+2"), 2000, "any 5xx, Atoi's sign");
+  assert.equal(serverRetryDelayMs(500, "-1"), 0, "a negative wait is no wait");
+  assert.equal(serverRetryDelayMs(429, null), undefined);
+  assert.equal(serverRetryDelayMs(429, "1.5"), undefined, "not an integer");
+  assert.equal(serverRetryDelayMs(429, "Wed, 21 Oct 2026 07:28:00 GMT"), undefined);
+  assert.equal(serverRetryDelayMs(404, "1"), undefined, "only 429 and 5xx");
+  assert.equal(serverRetryDelayMs(409, "1"), undefined);
+});
+
+Deno.test("a Retry-After is waited exactly, beyond the policy's largest delay", async () => {
+  const { client, clock } = throttled({ retryAfter: "20", times: 1 });
+  assert.equal((await client.get<ConfigMap>(KUBEADM_CONFIG)).data?.a, "1");
+  assert.deepEqual(clock.sleeps, [20_000], "not the policy's 500ms, not capped at its 8s");
+  const now = throttled({ status: 503, retryAfter: "0", times: 2 });
+  await now.client.get(KUBEADM_CONFIG);
+  assert.deepEqual(now.clock.sleeps, [0, 0], "Retry-After: 0 retries at once");
+});
+
+Deno.test("writes are retried on a Retry-After too (client-go resends a body it holds)", async () => {
+  const { api, client, clock } = throttled({ method: "POST", retryAfter: "2", times: 1 });
+  await client.create({ ...configMap({}), metadata: { name: "new", namespace: "kube-system" } });
+  assert.deepEqual(api.calls().map((c) => c.split(" ")[0]), ["POST", "POST"]);
+  assert.deepEqual(clock.sleeps, [2000]);
+});
+
+Deno.test("a 5xx that asks for a retry is retried even when not transient; a 4xx never", async () => {
+  const asked = throttled({ status: 501, retryAfter: "1", times: 1 });
+  await asked.client.get(KUBEADM_CONFIG);
+  assert.deepEqual(asked.clock.sleeps, [1000]);
+  const notAsked = throttled({ status: 501, times: 1 });
+  await assert.rejects(() => notAsked.client.get(KUBEADM_CONFIG), statusIs(501));
+  assert.deepEqual(notAsked.clock.sleeps, []);
+  const conflict = throttled({ status: 409, retryAfter: "1", times: 1 });
+  await assert.rejects(() => conflict.client.get(KUBEADM_CONFIG), statusIs(409));
+  assert.deepEqual(conflict.clock.sleeps, []);
+});
+
+Deno.test("an unreadable Retry-After leaves a 429 to the policy's backoff", async () => {
+  const { client, clock } = throttled({ retryAfter: "1.5", times: 2 });
+  await client.get(KUBEADM_CONFIG);
+  assert.deepEqual(clock.sleeps, [500, 1000]);
+});
+
+Deno.test("Retry-After is honoured past the short window, at most 10 times a call, then the policy decides", async () => {
+  const short = (times: number) => {
+    const t = throttled({ retryAfter: "1", times });
+    return { ...t, short: t.client.withRetry(shortRetryPolicy(t.client.retry.timeoutMs)) };
+  };
+  const ok = short(3);
+  assert.equal((await ok.short.get<ConfigMap>(KUBEADM_CONFIG)).data?.a, "1");
+  assert.deepEqual(ok.clock.sleeps, [1000, 1000, 1000]);
+  // Upstream: client-go's 10 retries (10s), then the 350ms poll has run out: 11 requests.
+  const refused = short(100);
+  await assert.rejects(() => refused.short.get(KUBEADM_CONFIG), (e: unknown) => {
+    assert.ok(e instanceof ApiError && e.status === 429);
+    return true;
+  });
+  assert.equal(MAX_SERVER_RETRIES, 10);
+  assert.deepEqual(refused.clock.sleeps, new Array(10).fill(1000));
+  assert.equal(refused.api.requests.length, 11);
+  // A call of the default policy (1m) goes on after the 10, with its backoff (upstream's poll
+  // starts a new request), never sooner than the server asked.
+  const long = throttled({ retryAfter: "1", times: 12 });
+  await long.client.get(KUBEADM_CONFIG);
+  assert.deepEqual(long.clock.sleeps, new Array(12).fill(1000));
+});
+
+Deno.test("a Retry-After that would end past the call's end is not waited", async () => {
+  const { api, client, clock } = throttled({ retryAfter: "30", times: 5 });
+  const start = clock.ms;
+  await assert.rejects(() => client.get(KUBEADM_CONFIG, { timeoutMs: 45_000 }), statusIs(429));
+  // Retried at 30s; a second 30s wait would end at 60s, past the call's 45s.
+  assert.deepEqual(clock.sleeps, [30_000]);
+  assert.equal(api.requests.length, 2);
+  assert.equal(clock.ms - start, 30_000);
+});
+
+Deno.test("a GET whose connection was reset is retried after 1s, as client-go does; a write by the policy", async () => {
+  const reset = () =>
+    new ApiError('Get "https://10.0.0.1:6443/x": read: connection reset by peer', {
+      status: 0,
+      reason: "ConnectionReset",
+    });
+  const { api, client, clock } = setup({ objects: [configMap({ a: "1" })] });
+  api.failNext({ match: requestMatching("GET"), error: reset(), times: 2 });
+  const short = client.withRetry(shortRetryPolicy(client.retry.timeoutMs));
+  assert.equal((await short.get<ConfigMap>(KUBEADM_CONFIG)).data?.a, "1");
+  assert.deepEqual(clock.sleeps, [1000, 1000], "past the short retry's 350ms");
+  api.failNext({ match: requestMatching("POST"), error: reset(), times: 2 });
+  await client.create({ ...configMap({}), metadata: { name: "w", namespace: "kube-system" } });
+  assert.deepEqual(clock.sleeps.slice(2), [500, 1000]);
 });
 
 Deno.test("a call's own limits bound it, retries included, and never stretch to the short retry's floor", async () => {
@@ -239,7 +360,7 @@ Deno.test("a call's own limits bound it, retries included, and never stretch to 
     },
   );
   await assert.rejects(() => once.getRaw("/livez", { timeoutMs: 300 }), /timeout after 300ms/);
-  const short = once.withRetry(SHORT_RETRY_POLICY);
+  const short = once.withRetry(shortRetryPolicy(60_000));
   await assert.rejects(
     () =>
       short.get({ kind: "ConfigMap", namespace: "kube-system", name: "x" }, { timeoutMs: 3000 }),

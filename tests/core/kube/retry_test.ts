@@ -16,7 +16,7 @@ Deno.test("backoff doubles up to the cap and stops at the deadline", async () =>
   assert.deepEqual(waits, [true, true, true, true, true, true, false, false, false, false]);
 });
 
-Deno.test("attempt limits: the time left before the deadline, at least minAttemptMs; none for one attempt", async () => {
+Deno.test("attempt limits: the time left before the deadline, at least minCallMs; none for one attempt", async () => {
   const clock = new FakeClock();
   const timing = { clock, sleep: clock.sleep };
   const policy = { timeoutMs: 2000, initialDelayMs: 500, maxDelayMs: 500, factor: 1 };
@@ -28,11 +28,13 @@ Deno.test("attempt limits: the time left before the deadline, at least minAttemp
   assert.equal(b.expiredDuringAttempt(), 2000);
   assert.deepEqual(b.attemptLimits(), { timeoutMs: 1 }, "never 0 or less");
 
-  const floor = new Backoff({ ...policy, minAttemptMs: 1000 }, timing);
-  clock.ms += 1500;
+  // A floor longer than the timeout gives the call that long, counted from its first attempt.
+  const floor = new Backoff({ ...policy, timeoutMs: 350, minCallMs: 1000 }, timing);
   assert.deepEqual(floor.attemptLimits(), { timeoutMs: 1000 });
-  clock.ms += 1000;
-  assert.equal(floor.expiredDuringAttempt(), undefined, "that attempt was bounded by minAttemptMs");
+  clock.ms += 600;
+  assert.deepEqual(floor.attemptLimits(), { timeoutMs: 400 });
+  clock.ms += 400;
+  assert.equal(floor.expiredDuringAttempt(), undefined, "that attempt was bounded by minCallMs");
 
   assert.equal(new Backoff({ ...policy, timeoutMs: 0 }, timing).attemptLimits(), undefined);
 });
@@ -90,11 +92,11 @@ Deno.test("a bound from outside (a poll's time left) tightens every attempt and 
   clock.ms += 700;
   assert.equal(b.expiredDuringAttempt(), 1200);
 
-  // A single attempt is bounded too; a floor (minAttemptMs) never stretches the bound.
+  // A single attempt is bounded too; a floor (minCallMs) never stretches the bound.
   const once = new Backoff({ ...policy, timeoutMs: 0 }, timing, { timeoutMs: 900 });
   assert.deepEqual(once.attemptLimits(), { timeoutMs: 900 });
   assert.ok(!await once.wait());
-  const floor = new Backoff({ ...policy, minAttemptMs: 10_000 }, timing, { timeoutMs: 3000 });
+  const floor = new Backoff({ ...policy, minCallMs: 10_000 }, timing, { timeoutMs: 3000 });
   assert.deepEqual(floor.attemptLimits(), { timeoutMs: 3000 });
 });
 

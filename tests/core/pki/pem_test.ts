@@ -1,5 +1,14 @@
 import assert from "node:assert/strict";
 import { decodePem, encodePem } from "../../../core/pki/pem.ts";
+import {
+  createSelfSignedCACert,
+  encodeCertificatePEM,
+  parseCertificatesPEM,
+} from "../../../core/pki/cert.ts";
+import { generateKeyPair } from "../../../core/pki/keys.ts";
+import { seededRandom } from "../../support/fixed_random.ts";
+import { webKeys } from "../../support/platform.ts";
+import { webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
 
 Deno.test("encodePem() writes 64-column lines and a trailing newline like Go", () => {
   const bytes = new Uint8Array(100).map((_, i) => i);
@@ -30,4 +39,37 @@ Deno.test("decodePem() reads several blocks, skipping junk, headers and malforme
 Deno.test("decodePem() accepts a final block without a trailing newline", () => {
   const pem = encodePem("CERTIFICATE", new Uint8Array([9, 8, 7])).trimEnd();
   assert.deepEqual(decodePem(pem), [{ type: "CERTIFICATE", bytes: new Uint8Array([9, 8, 7]) }]);
+});
+
+// Findings of scripts/fuzz-der (issue 25).
+
+Deno.test("decodePem() is linear in BEGIN lines without their END (20,000 of them took minutes)", () => {
+  assert.deepEqual(decodePem("-----BEGIN CERTIFICATE-----\nQUJD\n".repeat(70_000)), []);
+  const after = encodePem("CERTIFICATE", new Uint8Array([1, 2, 3]));
+  const blocks = decodePem("-----BEGIN A-----\n".repeat(70_000) + "-----END B-----\n" + after);
+  assert.deepEqual(blocks, [{ type: "CERTIFICATE", bytes: new Uint8Array([1, 2, 3]) }]);
+});
+
+Deno.test("decodePem() reads on after a BEGIN line whose END names another type, as Go does", () => {
+  const text = "-----BEGIN A-----\n-----BEGIN B-----\nAQID\n-----END B-----\n";
+  assert.deepEqual(decodePem(text), [{ type: "B", bytes: new Uint8Array([1, 2, 3]) }]);
+});
+
+Deno.test("decodePem() keeps headers; parseCertificatesPEM() skips certificate blocks with headers (client-go)", async () => {
+  const key = await generateKeyPair("ECDSA-P256", webKeys);
+  const cert = await createSelfSignedCACert(
+    { commonName: "ca", notBefore: new Date("2026-01-01T00:00:00Z") },
+    key,
+    seededRandom(1),
+    webCryptoPort,
+  );
+  const plain = encodeCertificatePEM(cert);
+  const withHeader = plain.replace("-----\n", "-----\nX-Note: a header\n\n");
+  assert.deepEqual(decodePem(withHeader)[0].headers, { "X-Note": "a header" });
+  assert.equal(decodePem(plain)[0].headers, undefined);
+  assert.throws(
+    () => parseCertificatesPEM(withHeader),
+    /data does not contain any valid RSA or ECDSA certificates/,
+  );
+  assert.equal(parseCertificatesPEM(withHeader + plain).length, 1);
 });

@@ -4,6 +4,8 @@ import assert from "node:assert/strict";
 import { renameBootstrapCluster } from "../../../../core/phases/join/data.ts";
 import type { Kubeconfig } from "../../../../core/kubeconfig/kubeconfig.ts";
 import { DiscoveryError } from "../../../../core/errors.ts";
+import type { TransportLimits } from "../../../../core/ports/transport.ts";
+import { fakeCluster, fakeJoin, TOKEN } from "./support.ts";
 
 function bootstrap(): Kubeconfig {
   return {
@@ -44,4 +46,26 @@ Deno.test("a bootstrap kubeconfig whose current-context is missing is refused as
     () => renameBootstrapCluster(noCluster, "prod"),
     /^DiscoveryError: the TLS bootstrap kubeconfig is malformed: /,
   );
+});
+
+// scripts/bench-joiners (issue 25): with a thousand nodes joining at once, reading kubeadm-config
+// took longer than the transport's default 30s per request; upstream's requests have no
+// deadline of their own. The join's API clients retry each call for timeouts.kubernetesAPICall,
+// as upstream's polls do, and give each request that long too.
+Deno.test("the join's API clients take timeouts.kubernetesAPICall as their retry and request bound", async () => {
+  const cluster = await fakeCluster();
+  const j = fakeJoin(cluster, {
+    apiServerEndpoint: "10.0.0.1:6443",
+    token: TOKEN,
+    caCertHashes: [cluster.pin],
+  });
+  j.data.cfg.timeouts.kubernetesAPICall = "2m30s";
+  const limits: (TransportLimits | undefined)[] = [];
+  j.data.ports.clientTransportFor = (_params, l) => {
+    limits.push(l);
+    return cluster.api.transport;
+  };
+  const client = await j.data.bootstrapClient();
+  assert.deepEqual(limits, [{ timeoutMs: 150_000 }]);
+  assert.equal(client.retry.timeoutMs, 150_000);
 });

@@ -1,0 +1,3 @@
+module kubeadm-ts/x509-oracle
+
+go 1.26
