@@ -30,11 +30,11 @@ import {
   kubeSystemPods,
   PREFLIGHT_IGNORED_CONTROL_PLANE,
   PREFLIGHT_IGNORED_WORKER,
+  upgradeKubelet,
   waitNodeReady,
   workerJoinArgs,
 } from "../support/cluster.ts";
 import { type RunResult, waitFor } from "../support/commands.ts";
-import { nodeBinDir } from "../support/node.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 const FROM = "v1.36.3";
@@ -57,23 +57,6 @@ async function controlPlanePods(node: ClusterNode): Promise<Map<string, Pod>> {
 
 const containerId = (p: Pod) =>
   p.status?.containerStatuses?.[0]?.containerID?.replace(/^containerd:\/\//, "") ?? "";
-
-/**
- * What an admin does after `upgrade apply`/`upgrade node`: installs the target's kubelet (here:
- * points the node's kubelet at that set's binary) and restarts it; waits for the Node to report
- * it, Ready.
- */
-async function upgradeKubelet(apiNode: ClusterNode, node: ClusterNode, version: string) {
-  const link = `${node.machine.dir}/bin/kubelet`;
-  await Deno.remove(link);
-  await Deno.symlink(`${await nodeBinDir(version)}/kubelet`, link);
-  const r = await node.exec(["systemctl", "restart", "kubelet"]);
-  assert.equal(r.code, 0, r.stderr);
-  await waitFor(`${node.name}'s Node reporting kubelet ${version}, Ready`, async () => {
-    const n = await waitNodeReady(apiNode, node.name);
-    return n.status?.nodeInfo?.kubeletVersion === version;
-  }, 120_000);
-}
 
 /** The kubelet config backups `upgrade` made (`/etc/kubernetes/tmp/kubeadm-kubelet-config*`). */
 async function kubeletBackups(node: ClusterNode): Promise<string[]> {

@@ -113,6 +113,13 @@ export interface ClusterNodeOptions {
   version?: string;
   /** `control-plane` (every image of the version, the default) or `worker`. */
   role?: "control-plane" | "worker";
+  /**
+   * Whether the node gets the sample CNI network (default true); without it the node stays
+   * NotReady until a Pod network is installed (pod_network.ts).
+   */
+  cni?: boolean;
+  /** containerd's registry host configuration of the node (node.ts, `registryConfigDir`). */
+  registryConfigDir?: string;
 }
 
 /** Boots a machine for a node named `name` (nothing of Kubernetes runs yet). */
@@ -122,7 +129,10 @@ export async function createClusterNode(
 ): Promise<ClusterNode> {
   const version = options.version ?? NODE_IMAGE_SET;
   const binDir = await k8sBinDir();
-  const machine = await createNode({ kubeletBinDir: await nodeBinDir(version) });
+  const machine = await createNode({
+    kubeletBinDir: await nodeBinDir(version),
+    registryConfigDir: options.registryConfigDir,
+  });
   const node: ClusterNode = {
     name,
     ip: machine.ip,
@@ -148,10 +158,12 @@ export async function createClusterNode(
   };
   try {
     await importImages(node, version, options.role);
-    await Deno.writeTextFile(
-      machine.hostPath("/etc/cni/net.d/10-containerd-net.conflist"),
-      CNI_CONFIG,
-    );
+    if (options.cni ?? true) {
+      await Deno.writeTextFile(
+        machine.hostPath("/etc/cni/net.d/10-containerd-net.conflist"),
+        CNI_CONFIG,
+      );
+    }
     for (const other of options.linkTo ?? []) await node.link(other);
   } catch (e) {
     await machine.close().catch((c) => console.error(c));
@@ -337,6 +349,27 @@ export async function waitNodeReady(
     const transient = (n.spec.taints ?? []).some((t) => LIFECYCLE_TAINTS.includes(t.key));
     return transient ? undefined : n;
   }, timeoutMs);
+}
+
+/**
+ * What an admin does after `upgrade apply`/`upgrade node`: installs the target's kubelet (here:
+ * points the node's kubelet at that set's binary) and restarts it; waits for the Node to report
+ * it, Ready.
+ */
+export async function upgradeKubelet(
+  apiNode: ClusterNode,
+  node: ClusterNode,
+  version: string,
+): Promise<void> {
+  const link = `${node.machine.dir}/bin/kubelet`;
+  await Deno.remove(link);
+  await Deno.symlink(`${await nodeBinDir(version)}/kubelet`, link);
+  const r = await node.exec(["systemctl", "restart", "kubelet"]);
+  assert.equal(r.code, 0, r.stderr);
+  await waitFor(`${node.name}'s Node reporting kubelet ${version}, Ready`, async () => {
+    const n = await waitNodeReady(apiNode, node.name);
+    return n.status?.nodeInfo?.kubeletVersion === version;
+  }, 120_000);
 }
 
 /** The parts of a Node object the tests read. */

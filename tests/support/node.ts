@@ -112,6 +112,11 @@ export interface NodeOptions {
   kubeletBinDir?: string;
   /** `RestartSec=` of the kubelet unit in ms (kubeadm's packages: 10 s; default 2 s). */
   kubeletRestartMs?: number;
+  /**
+   * containerd's registry host configuration (`certs.d` layout, a host path the node sees as
+   * is): where the node pulls from (default none: every pull goes to the registry named).
+   */
+  registryConfigDir?: string;
 }
 
 /** Output of a command run inside the node. */
@@ -572,6 +577,7 @@ export async function createNode(opts: NodeOptions = {}): Promise<TestNode> {
         root: "/var/lib/containerd",
         state: "/run/containerd",
         cniConfDir: "/etc/cni/net.d",
+        registryConfigDir: opts.registryConfigDir,
       }, PAUSE_IMAGE),
     );
     const containerdUnit: UnitSpec = {
