@@ -10,7 +10,13 @@
 // Secrets as volumes and environment), auth (service account tokens, SubjectAccessReviews) and
 // kubectl. Every test of it must pass, and each must have run.
 import assert from "node:assert/strict";
-import { counts, createConformanceCluster, runSuite, summary } from "../support/conformance.ts";
+import {
+  ClusterError,
+  counts,
+  createConformanceCluster,
+  runSuite,
+  summary,
+} from "../support/conformance.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 
@@ -89,6 +95,41 @@ Deno.test({
       throw new Error(`${e instanceof Error ? e.message : e}\n(reports in ${reportDir})`);
     } finally {
       await cluster.close();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "conformance: a cluster that does not come up fails naming why, with its node's logs, and is torn down",
+  ...e2e,
+  async fn() {
+    const logsDir = await Deno.makeTempDir({ prefix: "kts-conformance-logs-" });
+    // A kubeadm that fails at once: init does not succeed.
+    Deno.env.set("KUBEADM_TS_LAUNCHER", "/bin/false");
+    try {
+      const err = await createConformanceCluster("ours", { logsDir }).then(
+        () => assert.fail("the cluster came up"),
+        (e) => e,
+      );
+      assert.ok(err instanceof ClusterError, String(err));
+      assert.match(err.message, /^the cluster did not come up: init failed \(exit 1\)/);
+      assert.match(err.message, new RegExp(`node logs in ${logsDir}`));
+      const cp1 = `${logsDir}/cp1`;
+      assert.match(
+        await Deno.readTextFile(`${cp1}/containerd.log`),
+        /containerd successfully booted/,
+      );
+      assert.ok((await Deno.stat(`${cp1}/kubelet.log`)).isFile);
+      // Torn down: no node of this process is left (namespaces, cgroups, directories).
+      const netns = new TextDecoder().decode(
+        (await new Deno.Command("ip", { args: ["netns", "list"], stdout: "piped" }).output())
+          .stdout,
+      );
+      assert.doesNotMatch(netns, new RegExp(`^kts-${Deno.pid}-`, "m"));
+    } finally {
+      Deno.env.delete("KUBEADM_TS_LAUNCHER");
+      await Deno.remove(logsDir, { recursive: true });
     }
   },
 });
