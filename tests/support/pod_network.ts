@@ -89,7 +89,10 @@ export class PodNetwork {
   }
 }
 
-/** Routes `cidr` through `via` (a linked node's address) in `node`'s network namespace. */
+/**
+ * Routes `cidr` through `via` (a linked node's address) in `node`'s network namespace, from the
+ * node's own address (the link carries none of its own).
+ */
 async function route(node: ClusterNode, cidr: string, via: string): Promise<void> {
-  await sh([...node.machine.ns.exec, "ip", "route", "replace", cidr, "via", via]);
+  await sh([...node.machine.ns.exec, "ip", "route", "replace", cidr, "via", via, "src", node.ip]);
 }
