@@ -113,7 +113,7 @@ Deno.test({
         (e) => e,
       );
       assert.ok(err instanceof ClusterError, String(err));
-      assert.match(err.message, /^the cluster did not come up: init failed \(exit 1\)/);
+      assert.match(err.message, /^the cluster did not come up: init failed:/);
       assert.match(err.message, new RegExp(`node logs in ${logsDir}`));
       const cp1 = `${logsDir}/cp1`;
       assert.match(

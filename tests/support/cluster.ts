@@ -12,7 +12,9 @@
  *   images (kube-proxy, CoreDNS), which a worker's kubelet would pull for the Pods the
  *   scheduler puts there;
  * - a CNI configuration standing in for the pod network add-on (containerd's sample bridge
- *   network): with it the runtime's network is ready and the kubelet reports the Node Ready.
+ *   network): with it the runtime's network is ready and the kubelet reports the Node Ready
+ *   (unless `cni: false`: then the node waits for a Pod network, pod_network.ts's, which spans
+ *   the nodes).
  *
  * The tests' kubeadm config carries what a user on these cgroup v1 hosts must pass
  * ({@link testInitConfig}); tests ignore preflight's SystemVerification error (cgroup v1) as such
@@ -251,18 +253,21 @@ export async function writeInitConfig(
  * `kubeadm init` on a node with {@link writeInitConfig}'s config (plus `extra`
  * ClusterConfiguration lines), ignoring {@link PREFLIGHT_IGNORED_CONTROL_PLANE}; fails the test
  * with init's output when it does not succeed. Returns the result and the config's path.
+ * `kubeadm`: the kubeadm to run (default ours; upstream's for a cluster made by it).
  */
 export async function initControlPlane(
   node: ClusterNode,
   extra = "",
+  kubeadm = kubeadmLauncher(),
 ): Promise<{ init: RunResult; config: string }> {
   const config = await writeInitConfig(node, extra);
-  const init = await node.kubeadm([
+  const init = await node.exec([
+    kubeadm,
     "init",
     "--config",
     config,
     `--ignore-preflight-errors=${PREFLIGHT_IGNORED_CONTROL_PLANE}`,
-  ]);
+  ], { timeoutMs: 10 * 60_000 });
   if (init.code !== 0) {
     throw new Error(
       `init failed:\n${init.stdout}\n${init.stderr}\n--- kubelet log (end):\n${
@@ -294,14 +299,19 @@ export function workerJoinArgs(endpoint: string, pin: string, name: string): str
 /**
  * Inits `cp1` with `extra` ClusterConfiguration lines (its own address as the control-plane
  * endpoint) and waits for the bootstrap signer to sign cluster-info; returns the join endpoint,
- * the init config's path, the CA and its pin.
+ * the init config's path, the CA and its pin. `kubeadm` as {@link initControlPlane}'s.
  */
 export async function initForJoin(
   cp1: ClusterNode,
   extra = "",
+  kubeadm?: string,
 ): Promise<{ endpoint: string; config: string; caPem: string; pin: string }> {
   const endpoint = `${cp1.ip}:6443`;
-  const { config } = await initControlPlane(cp1, `${extra}controlPlaneEndpoint: ${endpoint}\n`);
+  const { config } = await initControlPlane(
+    cp1,
+    `${extra}controlPlaneEndpoint: ${endpoint}\n`,
+    kubeadm,
+  );
   const caPem = await Deno.readTextFile(cp1.path("/etc/kubernetes/pki/ca.crt"));
   const pin = `sha256:${await opensslSpkiSha256(caPem)}`;
   await waitFor("the bootstrap signer to sign cluster-info", async () => {

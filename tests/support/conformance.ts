@@ -15,20 +15,19 @@ import {
   type ClusterNode,
   createClusterNode,
   importImages,
+  initForJoin,
   kubectlJson,
   PREFLIGHT_IGNORED_CONTROL_PLANE,
   PREFLIGHT_IGNORED_WORKER,
   upgradeKubelet,
   waitNodeReady,
   workerJoinArgs,
-  writeInitConfig,
 } from "./cluster.ts";
 import { kubeadmLauncher, type RunResult, waitFor } from "./commands.ts";
 import { binSetDir, k8sBinDir } from "./k8s_bins.ts";
 import { nodeBinDir } from "./node.ts";
 import { importNodeImages, NODE_IMAGE_SET, nodeImages } from "./node_images.ts";
 import { type OciRegistry, startOciRegistry, writeRegistryHosts } from "./oci_registry.ts";
-import { opensslSpkiSha256 } from "./openssl.ts";
 import { PodNetwork } from "./pod_network.ts";
 
 /** How the cluster is made. */
@@ -165,32 +164,11 @@ export async function createConformanceCluster(
   opts.signal?.addEventListener("abort", onAbort);
   try {
     const cp1 = await boot("cp1", {});
-    const endpoint = `${cp1.ip}:6443`;
-    const config = await writeInitConfig(
-      cp1,
-      `controlPlaneEndpoint: ${endpoint}\nkubernetesVersion: ${version}\n`,
-    );
     log(`init on cp1 (${kind === "upstream" ? "upstream kubeadm v1.37.2" : "kubeadm-ts"})`);
-    ok(
-      "init",
-      await cp1.exec([
-        kubeadm,
-        "init",
-        "--config",
-        config,
-        `--ignore-preflight-errors=${PREFLIGHT_IGNORED_CONTROL_PLANE}`,
-      ], { timeoutMs: 10 * 60_000 }),
-    );
+    const { endpoint, pin } = await initForJoin(cp1, `kubernetesVersion: ${version}\n`, kubeadm);
     cluster.kubeconfig = cp1.path("/etc/kubernetes/admin.conf");
     const network = new PodNetwork(cp1);
     await network.add(cp1);
-    const pin = `sha256:${await opensslSpkiSha256(
-      await Deno.readTextFile(cp1.path("/etc/kubernetes/pki/ca.crt")),
-    )}`;
-    await waitFor("the bootstrap signer to sign cluster-info", async () => {
-      const cm = await kubectlJson(cp1, ["-n", "kube-public", "get", "cm", "cluster-info"]);
-      return Boolean((cm.data as Record<string, string> | undefined)?.["jws-kubeconfig-abcdef"]);
-    }, 90_000);
 
     for (let i = 1; i <= (opts.workers ?? 2); i++) {
       const name = `worker${i}`;
