@@ -14,6 +14,7 @@ import {
   ClusterError,
   counts,
   createConformanceCluster,
+  exactFocus,
   runSuite,
   summary,
 } from "../support/conformance.ts";
@@ -44,12 +45,6 @@ const CONFORMANCE_SLICE: readonly string[] = [
   "[sig-storage] Secrets should be consumable from pods in volume [Conformance] [NodeConformance]",
 ];
 
-/** A ginkgo `--focus` matching exactly the names given (Go's RE2 syntax). */
-function exactNames(names: readonly string[]): string {
-  const quote = (s: string) => s.replace(/[\\^$.|?*+()[\]{}]/g, "\\$&");
-  return `^(${names.map(quote).join("|")})$`;
-}
-
 Deno.test({
   name: "conformance: a slice of the v1.37.2 suite passes on a cluster made by our init and join",
   ...e2e,
@@ -63,7 +58,7 @@ Deno.test({
     try {
       const result = await runSuite(cluster, {
         phases: ["parallel"],
-        focus: exactNames(CONFORMANCE_SLICE),
+        focus: exactFocus(CONFORMANCE_SLICE),
         procs: 4,
         reportDir,
         timeoutMinutes: 20,

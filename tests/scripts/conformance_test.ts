@@ -4,7 +4,13 @@
 import assert from "node:assert/strict";
 import { run } from "../support/control_plane.ts";
 import { repoRoot } from "../support/repo.ts";
-import { counts, readGinkgoReport, resultsTable, summary } from "../support/conformance.ts";
+import {
+  counts,
+  exactFocus,
+  readGinkgoReport,
+  resultsTable,
+  summary,
+} from "../support/conformance.ts";
 
 const conformance = (args: string[], env: Record<string, string> = {}) =>
   run([`${repoRoot}/scripts/conformance`, ...args], { env: { ...Deno.env.toObject(), ...env } });
@@ -96,6 +102,7 @@ function spec(
 
 Deno.test("conformance: a phase's tests are the Conformance specs of its kind that the focus selects", () => {
   const report = [{
+    SuiteDescription: "Kubernetes e2e suite",
     SpecReports: [
       spec("work [Conformance]", "passed", ["Conformance"]),
       spec("break [Conformance]", "failed", ["Conformance"], {
@@ -128,6 +135,19 @@ Deno.test("conformance: a phase's tests are the Conformance specs of its kind th
   assert.deepEqual(parallel.suiteErrors, [
     "parallel: SynchronizedBeforeSuite failed: cluster unreachable",
   ]);
+  // ginkgo matches the focus against the suite's description, a space and the name.
+  assert.deepEqual(
+    // deno-lint-ignore no-explicit-any
+    readGinkgoReport(report as any, "parallel", exactFocus(["[sig-x] Things work [Conformance]"]))
+      .tests.map((t) => t.name),
+    ["[sig-x] Things work [Conformance]"],
+  );
+  assert.deepEqual(
+    // deno-lint-ignore no-explicit-any
+    readGinkgoReport(report as any, "parallel", "^\\[sig-x\\]").tests,
+    [],
+    "no name starts the matched text",
+  );
   // deno-lint-ignore no-explicit-any
   const serial = readGinkgoReport(report as any, "serial");
   assert.deepEqual(serial.tests.map((t) => [t.name, t.state]), [

@@ -37,6 +37,18 @@ export type ClusterKind = "ours" | "upstream" | "upgrade";
 export const SUITE_VERSION = "v1.37.2";
 export const UPGRADE_FROM = "v1.36.3";
 
+/**
+ * The description `e2e.test` gives its suite. ginkgo matches `--focus` and `--skip` against it,
+ * a space and the test's name (`Kubernetes e2e suite [sig-node] …`).
+ */
+export const SUITE_DESCRIPTION = "Kubernetes e2e suite";
+
+/** A ginkgo `--focus` selecting exactly the tests named (Go's RE2 syntax, JavaScript's too). */
+export function exactFocus(names: readonly string[]): string {
+  const quote = (s: string) => s.replace(/[\\^$.|?*+()[\]{}]/g, "\\$&");
+  return `^${quote(SUITE_DESCRIPTION)} (${names.map(quote).join("|")})$`;
+}
+
 /** The image set of the suite's test images (`scripts/node-images --set e2e`). */
 export const TEST_IMAGE_SET = "e2e";
 
@@ -506,11 +518,12 @@ interface GinkgoSpecReport {
 
 /**
  * The tests of a ginkgo JSON report that `phase` selected — labelled `Conformance`, `Serial` as
- * the phase wants, matching `focus` and not `skip` — and the failures of its suite nodes.
- * (Specs the filters left out are in the report as `skipped` too; they are not the run's.)
+ * the phase wants, matching `focus` and not `skip` as ginkgo matches them (the suite's
+ * description, a space, the name) — and the failures of its suite nodes. (Specs the filters
+ * left out are in the report as `skipped` too; they are not the run's.)
  */
 export function readGinkgoReport(
-  reports: { SpecReports?: GinkgoSpecReport[] | null }[],
+  reports: { SuiteDescription?: string; SpecReports?: GinkgoSpecReport[] | null }[],
   phase: Phase,
   focus?: string,
   skip?: string,
@@ -534,7 +547,8 @@ export function readGinkgoReport(
       ]);
       const name = [...(s.ContainerHierarchyTexts ?? []), s.LeafNodeText].join(" ");
       if (!labels.has("Conformance") || labels.has("Serial") !== (phase === "serial")) continue;
-      if ((focusRe && !focusRe.test(name)) || skipRe?.test(name)) continue;
+      const matched = `${report.SuiteDescription ?? ""} ${name}`;
+      if ((focusRe && !focusRe.test(matched)) || skipRe?.test(matched)) continue;
       tests.push({
         name,
         phase,
