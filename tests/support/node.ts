@@ -533,9 +533,14 @@ export async function createNode(opts: NodeOptions = {}): Promise<TestNode> {
         stdout: "piped",
         stderr: "piped",
       }).spawn();
+      // Each chunk written as it comes: piping into the file's `writable` held a daemon's
+      // output until it exited (containerd's log stayed empty while it ran).
       const log = await Deno.open(logPath, { append: true });
-      const merged = mergeStreams(child.stdout, child.stderr);
-      const piped = merged.pipeTo(log.writable).catch(() => {});
+      const piped = (async () => {
+        for await (const chunk of mergeStreams(child.stdout, child.stderr)) {
+          for (let off = 0; off < chunk.length;) off += await log.write(chunk.subarray(off));
+        }
+      })().catch(() => {}).finally(() => log.close());
       const pid = await childPid(child.pid).catch(() => undefined);
       return {
         exited: child.status.then(async (s) => {
