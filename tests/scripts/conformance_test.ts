@@ -2,7 +2,7 @@
 // flag named), a missing build is refused naming the build step, and ginkgo's JSON report is
 // read back into the tests a phase selected.
 import assert from "node:assert/strict";
-import { run } from "../support/control_plane.ts";
+import { run } from "../support/commands.ts";
 import { repoRoot } from "../support/repo.ts";
 import {
   counts,
