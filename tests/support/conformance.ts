@@ -177,7 +177,12 @@ export async function createConformanceCluster(
   try {
     const cp1 = await boot("cp1", {});
     log(`init on cp1 (${kind === "upstream" ? "upstream kubeadm v1.37.2" : "kubeadm-ts"})`);
-    const { endpoint, pin } = await initForJoin(cp1, `kubernetesVersion: ${version}\n`, kubeadm);
+    const { endpoint, pin } = await initForJoin(
+      cp1,
+      `kubernetesVersion: ${version}\n`,
+      undefined, // its own address
+      kubeadm,
+    );
     cluster.kubeconfig = cp1.path("/etc/kubernetes/admin.conf");
     const network = new PodNetwork(cp1);
     await network.add(cp1);
