@@ -36,6 +36,7 @@ import {
   PREFLIGHT_IGNORED_WORKER,
   readyz,
   restartStaticPod,
+  upgradeKubelet,
   waitNodeReady,
 } from "../support/cluster.ts";
 import { type RunResult, waitFor } from "../support/commands.ts";
@@ -44,7 +45,6 @@ import { fileTree, mtimeOf } from "../support/file_tree.ts";
 import { sampleHostUsage } from "../support/host_usage.ts";
 import { klogMessages } from "../support/klog_lines.ts";
 import { createHaCluster, type HaCluster } from "../support/ha_cluster.ts";
-import { nodeBinDir } from "../support/node.ts";
 import { checkKubeconfigClients, checkPkiDir } from "../support/pki_checks.ts";
 import {
   assertDryRunAsUpstream,
@@ -102,22 +102,6 @@ function assertInOrder(messages: string[], expected: (string | string[])[]) {
 /** A node's `/etc/kubernetes` by modification time (to see that nothing was written). */
 function tree(node: ClusterNode): Promise<Map<string, string>> {
   return fileTree(node.path("/etc/kubernetes"), mtimeOf);
-}
-
-/**
- * What an admin does after `upgrade apply`/`upgrade node`: installs the target's kubelet (here:
- * points the node's kubelet at that set's binary) and restarts it; waits for the Node to report
- * it, Ready.
- */
-async function upgradeKubelet(apiNode: ClusterNode, node: ClusterNode, version: string) {
-  const link = `${node.machine.dir}/bin/kubelet`;
-  await Deno.remove(link);
-  await Deno.symlink(`${await nodeBinDir(version)}/kubelet`, link);
-  ok(await node.exec(["systemctl", "restart", "kubelet"]), "systemctl restart kubelet");
-  await waitFor(`${node.name}'s Node reporting kubelet ${version}, Ready`, async () => {
-    const n = await waitNodeReady(apiNode, node.name);
-    return n.status?.nodeInfo?.kubeletVersion === version;
-  }, 180_000);
 }
 
 /** The kubelet config backups `upgrade` made (`/etc/kubernetes/tmp/kubeadm-kubelet-config*`). */

@@ -35,6 +35,11 @@ const sets: Record<
   },
   // upstream kubeadm v1.37.2: constants.CoreDNSVersion.
   coredns: { bins: ["coredns"], version: [["coredns", "-version"], /^CoreDNS-1\.14\.6$/m] },
+  // The conformance suite of v1.37.2 and its test images' binaries (scripts/conformance).
+  e2e: {
+    bins: ["e2e.test", "ginkgo", "agnhost", "nnp", "sample-apiserver"],
+    version: [["e2e.test", "--version"], /^v1\.37\.2$/m],
+  },
 };
 
 Deno.test("k8s-bins --list names every set with its dir, the default first", async () => {

@@ -12,7 +12,9 @@
  *   images (kube-proxy, CoreDNS), which a worker's kubelet would pull for the Pods the
  *   scheduler puts there;
  * - a CNI configuration standing in for the pod network add-on (containerd's sample bridge
- *   network): with it the runtime's network is ready and the kubelet reports the Node Ready.
+ *   network): with it the runtime's network is ready and the kubelet reports the Node Ready
+ *   (unless `cni: false`: then the node waits for a Pod network, pod_network.ts's, which spans
+ *   the nodes).
  *
  * The tests' kubeadm config carries what a user on these cgroup v1 hosts must pass
  * ({@link testInitConfig}); tests ignore preflight's SystemVerification error (cgroup v1) as such
@@ -119,6 +121,13 @@ export interface ClusterNodeOptions {
   version?: string;
   /** `control-plane` (every image of the version, the default) or `worker`. */
   role?: "control-plane" | "worker";
+  /**
+   * Whether the node gets the sample CNI network (default true); without it the node stays
+   * NotReady until a Pod network is installed (pod_network.ts).
+   */
+  cni?: boolean;
+  /** containerd's registry host configuration of the node (node.ts, `registryConfigDir`). */
+  registryConfigDir?: string;
   /** Node directories backed by a tmpfs of their own, in bytes (see {@link NodeOptions}). */
   tmpfs?: NodeOptions["tmpfs"];
 }
@@ -132,6 +141,7 @@ export async function createClusterNode(
   const binDir = await k8sBinDir();
   const machine = await createNode({
     kubeletBinDir: await nodeBinDir(version),
+    registryConfigDir: options.registryConfigDir,
     tmpfs: options.tmpfs,
   });
   const node: ClusterNode = {
@@ -159,10 +169,12 @@ export async function createClusterNode(
   };
   try {
     await importImages(node, version, options.role);
-    await Deno.writeTextFile(
-      machine.hostPath("/etc/cni/net.d/10-containerd-net.conflist"),
-      CNI_CONFIG,
-    );
+    if (options.cni ?? true) {
+      await Deno.writeTextFile(
+        machine.hostPath("/etc/cni/net.d/10-containerd-net.conflist"),
+        CNI_CONFIG,
+      );
+    }
     for (const other of options.linkTo ?? []) await node.link(other);
   } catch (e) {
     await machine.close().catch((c) => console.error(c));
@@ -252,19 +264,21 @@ export async function writeInitConfig(
  * `kubeadm init` on a node with {@link writeInitConfig}'s config (plus `extra`
  * ClusterConfiguration lines), ignoring {@link PREFLIGHT_IGNORED_CONTROL_PLANE}; fails the test
  * with init's output when it does not succeed. Returns the result and the config's path.
+ * `opts.kubeadm`: the kubeadm to run (default ours; upstream's for a cluster made by it).
  */
 export async function initControlPlane(
   node: ClusterNode,
   extra = "",
-  opts: { kubeletExtra?: string } = {},
+  opts: { kubeletExtra?: string; kubeadm?: string } = {},
 ): Promise<{ init: RunResult; config: string }> {
   const config = await writeInitConfig(node, extra, opts);
-  const init = await node.kubeadm([
+  const init = await node.exec([
+    opts.kubeadm ?? kubeadmLauncher(),
     "init",
     "--config",
     config,
     `--ignore-preflight-errors=${PREFLIGHT_IGNORED_CONTROL_PLANE}`,
-  ]);
+  ], { timeoutMs: 10 * 60_000 });
   if (init.code !== 0) {
     throw new Error(
       `init failed:\n${init.stdout}\n${init.stderr}\n--- kubelet log (end):\n${
@@ -296,14 +310,20 @@ export function workerJoinArgs(endpoint: string, pin: string, name: string): str
 /**
  * Inits `cp1` with `extra` ClusterConfiguration lines and `endpoint` as the control-plane
  * endpoint (default its own address) and waits for the bootstrap signer to sign cluster-info;
- * returns the join endpoint, the init config's path, the CA and its pin.
+ * returns the join endpoint, the init config's path, the CA and its pin. `kubeadm` as
+ * {@link initControlPlane}'s.
  */
 export async function initForJoin(
   cp1: ClusterNode,
   extra = "",
   endpoint = `${cp1.ip}:6443`,
+  kubeadm?: string,
 ): Promise<{ endpoint: string; config: string; caPem: string; pin: string }> {
-  const { config } = await initControlPlane(cp1, `${extra}controlPlaneEndpoint: ${endpoint}\n`);
+  const { config } = await initControlPlane(
+    cp1,
+    `${extra}controlPlaneEndpoint: ${endpoint}\n`,
+    { kubeadm },
+  );
   const caPem = await Deno.readTextFile(cp1.path("/etc/kubernetes/pki/ca.crt"));
   const pin = `sha256:${await opensslSpkiSha256(caPem)}`;
   await waitFor("the bootstrap signer to sign cluster-info", async () => {
@@ -351,6 +371,27 @@ export async function waitNodeReady(
     const transient = (n.spec.taints ?? []).some((t) => LIFECYCLE_TAINTS.includes(t.key));
     return transient ? undefined : n;
   }, timeoutMs);
+}
+
+/**
+ * What an admin does after `upgrade apply`/`upgrade node`: installs the target's kubelet (here:
+ * points the node's kubelet at that set's binary) and restarts it; waits for the Node to report
+ * it, Ready.
+ */
+export async function upgradeKubelet(
+  apiNode: ClusterNode,
+  node: ClusterNode,
+  version: string,
+): Promise<void> {
+  const link = `${node.machine.dir}/bin/kubelet`;
+  await Deno.remove(link);
+  await Deno.symlink(`${await nodeBinDir(version)}/kubelet`, link);
+  const r = await node.exec(["systemctl", "restart", "kubelet"]);
+  assert.equal(r.code, 0, r.stderr);
+  await waitFor(`${node.name}'s Node reporting kubelet ${version}, Ready`, async () => {
+    const n = await waitNodeReady(apiNode, node.name);
+    return n.status?.nodeInfo?.kubeletVersion === version;
+  }, 180_000);
 }
 
 /** The parts of a Node object the tests read. */

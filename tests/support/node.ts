@@ -115,6 +115,11 @@ export interface NodeOptions {
   /** `RestartSec=` of the kubelet unit in ms (kubeadm's packages: 10 s; default 2 s). */
   kubeletRestartMs?: number;
   /**
+   * containerd's registry host configuration (`certs.d` layout, a host path the node sees as
+   * is): where the node pulls from (default none: every pull goes to the registry named).
+   */
+  registryConfigDir?: string;
+  /**
    * Node directories (of the node's own: `/etc/kubernetes`, `/var/lib/etcd`, …) backed by a
    * tmpfs of their own, of this many bytes each, mounted on the host before the node boots
    * (a disk that can be filled; tests/support/faults.ts).
@@ -546,12 +551,12 @@ export async function createNode(opts: NodeOptions = {}): Promise<TestNode> {
         stdout: "piped",
         stderr: "piped",
       }).spawn();
+      // Each chunk written as it comes: piping into the file's `writable` held a daemon's
+      // output until it exited (containerd's log stayed empty while it ran).
       const log = await Deno.open(logPath, { append: true });
-      // Written chunk by chunk, so the log is read live (piping into the file's writable
-      // stream showed nothing until the process ended).
       const piped = (async () => {
         for await (const chunk of mergeStreams(child.stdout, child.stderr)) {
-          for (let n = 0; n < chunk.length;) n += await log.write(chunk.subarray(n));
+          for (let off = 0; off < chunk.length;) off += await log.write(chunk.subarray(off));
         }
       })().catch(() => {}).finally(() => log.close());
       const pid = await childPid(child.pid).catch(() => undefined);
@@ -594,6 +599,7 @@ export async function createNode(opts: NodeOptions = {}): Promise<TestNode> {
         root: "/var/lib/containerd",
         state: "/run/containerd",
         cniConfDir: "/etc/cni/net.d",
+        registryConfigDir: opts.registryConfigDir,
       }, PAUSE_IMAGE),
     );
     const containerdUnit: UnitSpec = {
