@@ -20,6 +20,7 @@ import {
   containerdContainers,
   containerdTasks,
   createClusterNode,
+  etcdMembers,
   initForJoin,
   kubectlJson,
   kubeSystemPods,
@@ -616,26 +617,4 @@ async function readyz(node: ClusterNode): Promise<string> {
   ]);
   assert.equal(r.code, 0, r.stderr);
   return r.stdout.trim();
-}
-
-/** `etcdctl member list` inside a control-plane node, with its healthcheck client cert. */
-async function etcdMembers(cp: ClusterNode) {
-  const pki = "/etc/kubernetes/pki";
-  const r = await cp.exec([
-    `${cp.binDir}/etcdctl`,
-    `--endpoints=https://${cp.ip}:2379`,
-    `--cacert=${pki}/etcd/ca.crt`,
-    `--cert=${pki}/etcd/healthcheck-client.crt`,
-    `--key=${pki}/etcd/healthcheck-client.key`,
-    "member",
-    "list",
-    "-w",
-    "json",
-  ]);
-  assert.equal(r.code, 0, r.stderr);
-  return JSON.parse(r.stdout).members as {
-    name: string;
-    isLearner?: boolean;
-    peerURLs: string[];
-  }[];
 }

@@ -13,7 +13,8 @@
  *   (`/var/lib/cloud`, `/run/cloud-init`, its logs in `/var/log`) and the node's
  *   `/etc/cloud/cloud.cfg.d/` stay in the node. That configuration keeps cloud-init to the
  *   modules these machines take: no network configuration (the node's link is the harness's),
- *   no default user, the hostname kept (the node's UTS namespace names it).
+ *   no default user; the hostname is the meta-data's (`set_hostname`, in the node's own UTS
+ *   namespace and `/etc/hostname`), so the Node is named as the machine.
  *
  * @module
  */
@@ -24,9 +25,9 @@ import type { TestNode } from "./node.ts";
 export const NODE_CLOUD_CFG = `datasource_list: [NoCloud]
 network: {config: disabled}
 users: []
-preserve_hostname: true
+preserve_hostname: false
 manage_etc_hosts: false
-cloud_init_modules: [write-files]
+cloud_init_modules: [set_hostname, write-files]
 cloud_config_modules: [runcmd]
 cloud_final_modules: [write-files-deferred, scripts-user, final-message]
 `;

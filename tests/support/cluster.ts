@@ -29,7 +29,13 @@ import { testInitConfigYaml } from "./config.ts";
 import { PAUSE_IMAGE } from "./containerd.ts";
 import { k8sBinDir } from "./k8s_bins.ts";
 import { linkNamespaces } from "./netns.ts";
-import { createNode, MACHINE_KUBELET_CONFIG, nodeBinDir, type TestNode } from "./node.ts";
+import {
+  createNode,
+  MACHINE_KUBELET_CONFIG,
+  nodeBinDir,
+  type NodeOptions,
+  type TestNode,
+} from "./node.ts";
 import { importNodeImages, NODE_IMAGE_SET, nodeImages } from "./node_images.ts";
 import { openssl, opensslSpkiSha256 } from "./openssl.ts";
 
@@ -113,6 +119,8 @@ export interface ClusterNodeOptions {
   version?: string;
   /** `control-plane` (every image of the version, the default) or `worker`. */
   role?: "control-plane" | "worker";
+  /** More programs on the machine's PATH (see {@link NodeOptions.bins}). */
+  bins?: NodeOptions["bins"];
 }
 
 /** Boots a machine for a node named `name` (nothing of Kubernetes runs yet). */
@@ -122,7 +130,10 @@ export async function createClusterNode(
 ): Promise<ClusterNode> {
   const version = options.version ?? NODE_IMAGE_SET;
   const binDir = await k8sBinDir();
-  const machine = await createNode({ kubeletBinDir: await nodeBinDir(version) });
+  const machine = await createNode({
+    kubeletBinDir: await nodeBinDir(version),
+    bins: options.bins,
+  });
   const node: ClusterNode = {
     name,
     ip: machine.ip,
@@ -548,4 +559,26 @@ export async function assertKubeletIdentity(
     n.metadata.managedFields?.some((f) => f.manager === "kubelet" && !f.subresource),
     `Node ${node.name} not created by the kubelet: ${JSON.stringify(n.metadata.managedFields)}`,
   );
+}
+
+/** `etcdctl member list` inside a control-plane node, with its healthcheck client cert. */
+export async function etcdMembers(cp: ClusterNode) {
+  const pki = "/etc/kubernetes/pki";
+  const r = await cp.exec([
+    `${cp.binDir}/etcdctl`,
+    `--endpoints=https://${cp.ip}:2379`,
+    `--cacert=${pki}/etcd/ca.crt`,
+    `--cert=${pki}/etcd/healthcheck-client.crt`,
+    `--key=${pki}/etcd/healthcheck-client.key`,
+    "member",
+    "list",
+    "-w",
+    "json",
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  return JSON.parse(r.stdout).members as {
+    name: string;
+    isLearner?: boolean;
+    peerURLs: string[];
+  }[];
 }

@@ -112,6 +112,11 @@ export interface NodeOptions {
   kubeletBinDir?: string;
   /** `RestartSec=` of the kubelet unit in ms (kubeadm's packages: 10 s; default 2 s). */
   kubeletRestartMs?: number;
+  /**
+   * More programs on the node's PATH: name → host path (e.g. `kubeadm` → an installed
+   * kubeadm-ts, or upstream's), linked into the node's bin directory.
+   */
+  bins?: Readonly<Record<string, string>>;
 }
 
 /** Output of a command run inside the node. */
@@ -434,6 +439,9 @@ export async function createNode(opts: NodeOptions = {}): Promise<TestNode> {
     await Deno.symlink(`${opts.kubeletBinDir ?? await nodeBinDir()}/kubelet`, `${dir}/bin/kubelet`);
     for (const b of ["containerd", "ctr", "containerd-shim-runc-v2"]) {
       await Deno.symlink(`${ctrdBin}/${b}`, `${dir}/bin/${b}`);
+    }
+    for (const [name, target] of Object.entries(opts.bins ?? {})) {
+      await Deno.symlink(target, `${dir}/bin/${name}`);
     }
     await Deno.writeTextFile(
       `${dir}/bin/systemctl`,

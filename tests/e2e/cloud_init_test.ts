@@ -1,0 +1,85 @@
+// End to end: the library's user-data (`planControlPlane`, `planControlPlaneJoin`, `planWorker`,
+// rendered by `toCloudInit`) executed by Debian's cloud-init on real nodes, every machine booting
+// at once, with the installed kubeadm-ts (`scripts/install`) as the machines' `kubeadm`:
+//
+// - cp1's cloud-init writes its planned PKI, kubeconfigs and manifests and runs `kubeadm init`,
+//   which reuses them and uploads the certificates;
+// - cp2's writes its planned files (its own leaves, signed by the plan's CAs) and runs
+//   `kubeadm join --control-plane`, which waits for cp1's API server and joins etcd;
+// - the workers' write the bootstrap kubeconfig and kubelet files and restart the kubelet, which
+//   bootstraps its client certificate through cp1 without any kubeadm on the machine;
+// - every Node becomes Ready, etcd has both members, the workers' kubelets hold certificates
+//   the cluster issued.
+import assert from "node:assert/strict";
+import {
+  assertKubeletIdentity,
+  assertStaticPodsMirrored,
+  type ClusterNode,
+  createClusterNode,
+  etcdMembers,
+  waitNodeReady,
+} from "../support/cluster.ts";
+import { assertCloudInitSucceeded, cloudInitSchema } from "../support/cloud_init.ts";
+import { bootAll, planUserData, waitNodesReady } from "../support/fleet.ts";
+import { installedKubeadm } from "../support/installed_kubeadm.ts";
+
+const e2e = { sanitizeOps: false, sanitizeResources: false };
+
+Deno.test({
+  name: "cloud-init: the library's plans bring up a control plane, a second one and two workers",
+  ...e2e,
+  async fn() {
+    const bins = { kubeadm: await installedKubeadm() };
+    const nodes: ClusterNode[] = [];
+    try {
+      const cp1 = await createClusterNode("cp1", { bins });
+      nodes.push(cp1);
+      const cp2 = await createClusterNode("cp2", { bins, linkTo: [cp1] });
+      nodes.push(cp2);
+      const workers: ClusterNode[] = [];
+      for (const name of ["w1", "w2"]) {
+        workers.push(await createClusterNode(name, { bins, linkTo: [cp1, cp2], role: "worker" }));
+      }
+      nodes.push(...workers);
+
+      const targets = await planUserData({ controlPlane: cp1, controlPlanes: [cp2], workers });
+      for (const t of targets) {
+        const schema = await cloudInitSchema(t.userData);
+        assert.equal(schema.code, 0, `${t.node.name}: ${schema.stdout}${schema.stderr}`);
+      }
+      const started = performance.now();
+      const [boots, ready] = await Promise.all([
+        bootAll(targets),
+        waitNodesReady(cp1, nodes.map((n) => n.name), performance.now(), 10 * 60_000),
+      ]);
+      console.log(
+        `all Ready in ${((performance.now() - started) / 1000).toFixed(1)} s: ${
+          [...ready].map(([n, ms]) => `${n} ${(ms / 1000).toFixed(1)} s`).join(", ")
+        }`,
+      );
+      for (const { target, run } of boots) {
+        assertCloudInitSucceeded(target.node.name, run);
+        assert.equal(run.stages.length, 4);
+        // The machine is named by its meta-data, and runcmd ran the bring-up.
+        assert.equal(
+          (await target.node.exec(["hostname"])).stdout.trim(),
+          target.node.name,
+        );
+      }
+      assert.match(
+        boots[0].run.output,
+        /Your Kubernetes control-plane has initialized successfully!/,
+      );
+      assert.match(boots[1].run.output, /This node has joined the cluster and a new control plane/);
+
+      for (const n of nodes) await waitNodeReady(cp1, n.name, 180_000);
+      const members = await etcdMembers(cp1);
+      assert.deepEqual(members.map((m) => m.name).sort(), ["cp1", "cp2"]);
+      assert.ok(members.every((m) => !m.isLearner));
+      await assertStaticPodsMirrored(cp1, cp2);
+      for (const w of workers) await assertKubeletIdentity(cp1, w, "system:bootstrap:abcdef", true);
+    } finally {
+      for (const n of nodes.reverse()) await n.stop();
+    }
+  },
+});
