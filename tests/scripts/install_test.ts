@@ -84,6 +84,23 @@ Deno.test("the installed kubeadm runs without the repository, caches or network,
     assert.equal(pull.code, 1);
     assert.match(pull.stderr, /dial unix \/run\/kts-none\.sock: connect: no such file/);
 
+    // `--v` lines name our modules and lines (the bundle's source maps), as the launcher's.
+    const klogFiles = (r: RunResult) =>
+      [...r.stderr.matchAll(/^I\d{4} [\d:.]+ +\d+ (\S+\]) /gm)].map((m) => m[1]);
+    const verbose = [
+      "init",
+      "phase",
+      "kubeconfig",
+      "admin",
+      "--dry-run",
+      "--config",
+      `${home}/kubeadm.yaml`,
+      "--v=6",
+    ];
+    const files = klogFiles(await isolated(kubeadm, verbose, home));
+    assert.ok(files.length > 0 && files.every((f) => /^[a-z_]+\.ts:\d+\]$/.test(f)), files.join());
+    assert.deepEqual(files, klogFiles(await run([launcher, ...verbose])));
+
     // A whole dry run: every phase, nothing written to the (empty) root.
     const root = `${home}/root`;
     await Deno.mkdir(root);
