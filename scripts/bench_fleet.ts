@@ -24,7 +24,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { type ClusterNode, createClusterNode } from "../tests/support/cluster.ts";
+import type { ClusterNode } from "../tests/support/cluster.ts";
 import { assertCloudInitSucceeded } from "../tests/support/cloud_init.ts";
 import { capiToken } from "../tests/support/cluster_api.ts";
 import {
@@ -32,7 +32,7 @@ import {
   type BootTarget,
   capiFleetUserData,
   capiSucceeded,
-  type ClusterMachines,
+  createMachines,
   planUserData,
   waitNodesReady,
 } from "../tests/support/fleet.ts";
@@ -100,18 +100,12 @@ interface RunResult {
 }
 
 async function fleetRun(impl: Impl, flavor: Flavor, kubeadm: string): Promise<RunResult> {
-  const nodes: ClusterNode[] = [];
+  const machines = await createMachines(
+    { controlPlanes: ["cp1"], workers: Array.from({ length: workers }, (_, i) => `w${i + 1}`) },
+    { kubeadm },
+  );
   try {
-    const cp = await createClusterNode("cp1", { bins: { kubeadm } });
-    nodes.push(cp);
-    const ws: ClusterNode[] = [];
-    for (let i = 1; i <= workers; i++) {
-      ws.push(
-        await createClusterNode(`w${i}`, { bins: { kubeadm }, linkTo: [cp], role: "worker" }),
-      );
-    }
-    nodes.push(...ws);
-    const machines: ClusterMachines = { controlPlane: cp, workers: ws };
+    const { controlPlane: cp, all: nodes } = machines;
     const targets: BootTarget[] = flavor === "plan"
       ? await planUserData(machines)
       : (await capiFleetUserData(machines, (await capiToken()).token)).targets;
@@ -146,7 +140,7 @@ async function fleetRun(impl: Impl, flavor: Flavor, kubeadm: string): Promise<Ru
       fleetRssMb,
     };
   } finally {
-    for (const n of nodes.reverse()) await n.stop();
+    await machines.stop();
   }
 }
 

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { parse } from "yaml";
 import { run } from "../support/commands.ts";
-import { cloudInitSchema } from "../support/cloud_init.ts";
+import { cloudInitSchema, renderUserData } from "../support/cloud_init.ts";
 import { capiInitUserData, capiJoinUserData, capiToken } from "../support/cluster_api.ts";
 import { capiSpec } from "../support/fleet.ts";
 import { k8sBinDir } from "../support/k8s_bins.ts";
@@ -60,7 +60,7 @@ Deno.test("kind's configuration for v1.37 (control plane, second control plane, 
   };
   for (const [name, config] of Object.entries(configs)) await validatesAsUpstream(name, config);
   const cp = configs["kind-control-plane"];
-  assert.match(cp, /^scheduler:\n  extraArgs: null$/m, "kind's own template output");
+  assert.ok(cp.includes("\nscheduler:\n  extraArgs: null\n"), "kind's own template output");
   assert.match(cp, /unsafeSkipCAVerification: true/);
 
   // kind's init command line, as a dry run: every phase but preflight, the token withheld.
@@ -93,30 +93,15 @@ Deno.test("kind's configuration for v1.37 (control plane, second control plane, 
 
 /** The kubeadm configuration file of Cluster API's user-data, rendered for machine `name`. */
 async function capiKubeadmFile(userData: string, name: string, path: string): Promise<string> {
-  const dir = await Deno.makeTempDir({ prefix: "kts-capi-render-" });
-  try {
-    await Deno.writeTextFile(`${dir}/user-data`, userData);
-    await Deno.writeTextFile(
-      `${dir}/instance-data.json`,
-      JSON.stringify({ ds: { meta_data: { local_hostname: name } }, v1: { local_hostname: name } }),
-    );
-    const r = await run([
-      "cloud-init",
-      "devel",
-      "render",
-      "--instance-data",
-      `${dir}/instance-data.json`,
-      `${dir}/user-data`,
-    ]);
-    assert.equal(r.code, 0, r.stderr);
-    const files = (parse(r.stdout) as { write_files: { path: string; content: string }[] })
-      .write_files;
-    const file = files.find((f) => f.path === path);
-    assert.ok(file, `${path} in ${files.map((f) => f.path).join(", ")}`);
-    return file.content;
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  const rendered = await renderUserData(userData, {
+    instanceId: `iid-${name}`,
+    localHostname: name,
+  });
+  const files = (parse(rendered) as { write_files: { path: string; content: string }[] })
+    .write_files;
+  const file = files.find((f) => f.path === path);
+  assert.ok(file, `${path} in ${files.map((f) => f.path).join(", ")}`);
+  return file.content;
 }
 
 Deno.test("Cluster API's kubeadm configuration files (init, control-plane join, worker join)", async () => {

@@ -14,13 +14,11 @@ import assert from "node:assert/strict";
 import {
   assertKubeletIdentity,
   assertStaticPodsMirrored,
-  type ClusterNode,
-  createClusterNode,
   etcdMembers,
   waitNodeReady,
 } from "../support/cluster.ts";
 import { assertCloudInitSucceeded, cloudInitSchema } from "../support/cloud_init.ts";
-import { bootAll, planUserData, waitNodesReady } from "../support/fleet.ts";
+import { bootAll, createMachines, planUserData, waitNodesReady } from "../support/fleet.ts";
 import { installedKubeadm } from "../support/installed_kubeadm.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
@@ -29,20 +27,14 @@ Deno.test({
   name: "cloud-init: the library's plans bring up a control plane, a second one and two workers",
   ...e2e,
   async fn() {
-    const bins = { kubeadm: await installedKubeadm() };
-    const nodes: ClusterNode[] = [];
+    const m = await createMachines(
+      { controlPlanes: ["cp1", "cp2"], workers: ["w1", "w2"] },
+      { kubeadm: await installedKubeadm() },
+    );
     try {
-      const cp1 = await createClusterNode("cp1", { bins });
-      nodes.push(cp1);
-      const cp2 = await createClusterNode("cp2", { bins, linkTo: [cp1] });
-      nodes.push(cp2);
-      const workers: ClusterNode[] = [];
-      for (const name of ["w1", "w2"]) {
-        workers.push(await createClusterNode(name, { bins, linkTo: [cp1, cp2], role: "worker" }));
-      }
-      nodes.push(...workers);
-
-      const targets = await planUserData({ controlPlane: cp1, controlPlanes: [cp2], workers });
+      const { controlPlane: cp1, all: nodes, workers } = m;
+      const cp2 = m.controlPlanes[0];
+      const targets = await planUserData(m);
       for (const t of targets) {
         const schema = await cloudInitSchema(t.userData);
         assert.equal(schema.code, 0, `${t.node.name}: ${schema.stdout}${schema.stderr}`);
@@ -79,7 +71,7 @@ Deno.test({
       await assertStaticPodsMirrored(cp1, cp2);
       for (const w of workers) await assertKubeletIdentity(cp1, w, "system:bootstrap:abcdef", true);
     } finally {
-      for (const n of nodes.reverse()) await n.stop();
+      await m.stop();
     }
   },
 });

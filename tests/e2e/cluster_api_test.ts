@@ -16,8 +16,6 @@
 import assert from "node:assert/strict";
 import {
   assertStaticPodsMirrored,
-  type ClusterNode,
-  createClusterNode,
   etcdMembers,
   kubectlJson,
   type NodeJson,
@@ -30,7 +28,7 @@ import {
   capiJoinUserData,
   capiToken,
 } from "../support/cluster_api.ts";
-import { bootAll, capiCluster, capiSpec, capiSucceeded } from "../support/fleet.ts";
+import { bootAll, capiCluster, capiSpec, capiSucceeded, createMachines } from "../support/fleet.ts";
 import { installedKubeadm } from "../support/installed_kubeadm.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
@@ -39,15 +37,14 @@ Deno.test({
   name: "Cluster API: its bootstrap data brings up an HA cluster with kubeadm-ts as kubeadm",
   ...e2e,
   async fn() {
-    const bins = { kubeadm: await installedKubeadm() };
-    const nodes: ClusterNode[] = [];
+    const m = await createMachines(
+      { controlPlanes: ["cp1", "cp2"], workers: ["w1"] },
+      { kubeadm: await installedKubeadm() },
+    );
     try {
-      const cp1 = await createClusterNode("cp1", { bins });
-      nodes.push(cp1);
-      const cp2 = await createClusterNode("cp2", { bins, linkTo: [cp1] });
-      nodes.push(cp2);
-      const w1 = await createClusterNode("w1", { bins, linkTo: [cp1, cp2], role: "worker" });
-      nodes.push(w1);
+      const { controlPlane: cp1, all: nodes } = m;
+      const [cp2] = m.controlPlanes;
+      const [w1] = m.workers;
       const cluster = capiCluster(cp1);
       const spec = capiSpec();
 
@@ -128,7 +125,7 @@ Deno.test({
       assert.equal(untaint.code, 0, untaint.stderr);
       assert.deepEqual(taints(await node("w1")), []);
     } finally {
-      for (const n of nodes.reverse()) await n.stop();
+      await m.stop();
     }
   },
 });

@@ -22,6 +22,7 @@ import {
   kindConfig,
   kindDefaults,
 } from "../support/kind.ts";
+import { createMachines } from "../support/fleet.ts";
 import { installedKubeadm } from "../support/installed_kubeadm.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
@@ -123,19 +124,14 @@ Deno.test({
   name: "kind: a three-node cluster (a second control plane with copied CAs, a worker)",
   ...e2e,
   async fn() {
-    const bins = { kubeadm: await installedKubeadm() };
-    const nodes: ClusterNode[] = [];
+    const m = await createMachines(
+      { controlPlanes: ["kind-control-plane", "kind-control-plane2"], workers: ["kind-worker"] },
+      { kubeadm: await installedKubeadm() },
+    );
     try {
-      const cp = await createClusterNode("kind-control-plane", { bins });
-      nodes.push(cp);
-      const cp2 = await createClusterNode("kind-control-plane2", { bins, linkTo: [cp] });
-      nodes.push(cp2);
-      const worker = await createClusterNode("kind-worker", {
-        bins,
-        linkTo: [cp, cp2],
-        role: "worker",
-      });
-      nodes.push(worker);
+      const { controlPlane: cp, all: nodes } = m;
+      const [cp2] = m.controlPlanes;
+      const [worker] = m.workers;
       await nameNodes(nodes);
       await writeKindConfigs(nodes, 2);
 
@@ -174,7 +170,7 @@ Deno.test({
         );
       }
     } finally {
-      for (const n of nodes.reverse()) await n.stop();
+      await m.stop();
     }
   },
 });

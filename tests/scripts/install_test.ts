@@ -4,22 +4,11 @@
 // @grpc/grpc-js) on use, and a second install changes nothing.
 import assert from "node:assert/strict";
 import { run, type RunResult } from "../support/commands.ts";
+import { testInitConfigYaml } from "../support/config.ts";
 import { installKubeadm } from "../support/installed_kubeadm.ts";
 import { repoRoot } from "../support/repo.ts";
 
-const CONFIG = `apiVersion: kubeadm.k8s.io/v1beta4
-kind: InitConfiguration
-bootstrapTokens:
-- token: abcdef.0123456789abcdef
-localAPIEndpoint:
-  advertiseAddress: 192.0.2.10
-nodeRegistration:
-  name: cp1
----
-apiVersion: kubeadm.k8s.io/v1beta4
-kind: ClusterConfiguration
-encryptionAlgorithm: ECDSA-P256
-`;
+const CONFIG = testInitConfigYaml({ name: "cp1", address: "192.0.2.10" });
 
 /**
  * Runs `kubeadm args…` in a new mount and network namespace where the repository is an empty

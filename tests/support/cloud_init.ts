@@ -2,8 +2,8 @@
  * Debian's cloud-init (22.4, the `cloud-init` package `scripts/test` installs) for tests:
  *
  * - {@link cloudInitSchema}: `cloud-init schema --config-file`, after rendering a
- *   `## template: jinja` user-data with `cloud-init devel render` (22.4's schema check refuses the
- *   header) for the machine's meta-data;
+ *   `## template: jinja` user-data with `cloud-init devel render` for the machine's meta-data
+ *   ({@link renderUserData}; 22.4's schema check refuses the header);
  * - {@link runCloudInit}: cloud-init's four boot stages (`init --local`, `init`,
  *   `modules --mode=config`, `modules --mode=final`) run inside a real test node (node.ts) from a
  *   NoCloud seed (`/var/lib/cloud/seed/nocloud/{meta-data,user-data}`), as a machine's boot runs
@@ -43,40 +43,51 @@ function metaDataText(m: CloudMetaData): string {
 }
 
 /**
- * What `cloud-init schema --config-file` says of `userData` (a `## template: jinja` user-data is
- * rendered first with `cloud-init devel render` and the instance data of `meta`).
+ * `userData` as cloud-init reads it on the machine of `meta`: a `## template: jinja` user-data
+ * rendered with `cloud-init devel render` and that machine's instance data, any other returned
+ * as it is.
+ */
+export async function renderUserData(userData: string, meta: CloudMetaData): Promise<string> {
+  if (!userData.startsWith("## template: jinja\n")) return userData;
+  const dir = await Deno.makeTempDir({ prefix: "kts-cloud-init-render-" });
+  try {
+    await Deno.writeTextFile(`${dir}/user-data`, userData, { mode: 0o600 });
+    await Deno.writeTextFile(
+      `${dir}/instance-data.json`,
+      JSON.stringify({
+        ds: { meta_data: { "instance-id": meta.instanceId, local_hostname: meta.localHostname } },
+        v1: { local_hostname: meta.localHostname, instance_id: meta.instanceId },
+      }),
+    );
+    const r = await run([
+      "cloud-init",
+      "devel",
+      "render",
+      "--instance-data",
+      `${dir}/instance-data.json`,
+      `${dir}/user-data`,
+    ]);
+    if (r.code !== 0) throw new Error(`cloud-init devel render: ${r.stderr}`);
+    return r.stdout;
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/**
+ * What `cloud-init schema --config-file` says of `userData`, rendered first for the machine of
+ * `meta` ({@link renderUserData}: 22.4's schema check refuses the jinja header).
  */
 export async function cloudInitSchema(
   userData: string,
   meta: CloudMetaData = { instanceId: "iid-schema", localHostname: "node" },
 ): Promise<RunResult> {
-  const dir = await Deno.makeTempDir({ prefix: "kts-cloud-init-schema-" });
+  const file = await Deno.makeTempFile({ prefix: "kts-cloud-init-schema-", suffix: ".yaml" });
   try {
-    let text = userData;
-    if (text.startsWith("## template: jinja\n")) {
-      await Deno.writeTextFile(`${dir}/user-data`, text);
-      await Deno.writeTextFile(
-        `${dir}/instance-data.json`,
-        JSON.stringify({
-          ds: { meta_data: { "instance-id": meta.instanceId, local_hostname: meta.localHostname } },
-          v1: { local_hostname: meta.localHostname, instance_id: meta.instanceId },
-        }),
-      );
-      const rendered = await run([
-        "cloud-init",
-        "devel",
-        "render",
-        "--instance-data",
-        `${dir}/instance-data.json`,
-        `${dir}/user-data`,
-      ]);
-      if (rendered.code !== 0) return rendered;
-      text = rendered.stdout;
-    }
-    await Deno.writeTextFile(`${dir}/user-data.yaml`, text, { mode: 0o600 });
-    return await run(["cloud-init", "schema", "--config-file", `${dir}/user-data.yaml`]);
+    await Deno.writeTextFile(file, await renderUserData(userData, meta), { mode: 0o600 });
+    return await run(["cloud-init", "schema", "--config-file", file]);
   } finally {
-    await Deno.remove(dir, { recursive: true });
+    await Deno.remove(file);
   }
 }
 

@@ -214,23 +214,30 @@ export function testInitConfig(
     address: node.ip,
     init: initExtra,
     cluster: extra,
-    documents: [
-      [
-        "apiVersion: kubelet.config.k8s.io/v1beta1",
-        "kind: KubeletConfiguration",
-        ...Object.entries(MACHINE_KUBELET_CONFIG).map(([k, v]) => `${k}: ${v}`),
-        "",
-      ].join("\n"),
-      [
-        "apiVersion: kubeproxy.config.k8s.io/v1alpha1",
-        "kind: KubeProxyConfiguration",
-        "conntrack:",
-        "  maxPerCore: 0",
-        "",
-      ].join("\n"),
-    ],
+    documents: [...MACHINE_COMPONENT_CONFIGS],
   });
 }
+
+/**
+ * The component configurations of {@link testInitConfig} (one YAML document each): the
+ * KubeletConfiguration these hosts need and the KubeProxyConfiguration that leaves the kernel's
+ * conntrack table size alone.
+ */
+export const MACHINE_COMPONENT_CONFIGS: readonly string[] = [
+  [
+    "apiVersion: kubelet.config.k8s.io/v1beta1",
+    "kind: KubeletConfiguration",
+    ...Object.entries(MACHINE_KUBELET_CONFIG).map(([k, v]) => `${k}: ${v}`),
+    "",
+  ].join("\n"),
+  [
+    "apiVersion: kubeproxy.config.k8s.io/v1alpha1",
+    "kind: KubeProxyConfiguration",
+    "conntrack:",
+    "  maxPerCore: 0",
+    "",
+  ].join("\n"),
+];
 
 /**
  * Writes {@link testInitConfig} into the node's directory (a path the node sees as is) and

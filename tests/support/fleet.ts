@@ -9,9 +9,14 @@
 import { planControlPlane } from "../../core/plan/control_plane.ts";
 import { planControlPlaneJoin, planWorker } from "../../core/plan/join.ts";
 import { toCloudInit } from "../../core/plan/cloud_init.ts";
-import { type ClusterNode, PREFLIGHT_IGNORED_CONTROL_PLANE, testInitConfig } from "./cluster.ts";
+import {
+  type ClusterNode,
+  createClusterNode,
+  MACHINE_COMPONENT_CONFIGS,
+  PREFLIGHT_IGNORED_CONTROL_PLANE,
+  testInitConfig,
+} from "./cluster.ts";
 import { type CloudInitRun, runCloudInit } from "./cloud_init.ts";
-import { MACHINE_KUBELET_CONFIG } from "./node.ts";
 import {
   CAPI_SUCCESS_MARKER,
   type CapiCertificates,
@@ -31,6 +36,45 @@ export interface ClusterMachines {
   controlPlane: ClusterNode;
   controlPlanes?: ClusterNode[];
   workers: ClusterNode[];
+}
+
+/** {@link ClusterMachines} with every machine in boot order, and their tear-down. */
+export interface Machines extends ClusterMachines {
+  controlPlanes: ClusterNode[];
+  all: ClusterNode[];
+  /** Tears every machine down, the last booted first. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Boots the machines of a cluster (nothing of Kubernetes runs yet): the control planes, each
+ * linked to those before it, then the workers, linked to every control plane, each with `bins`
+ * on its PATH (e.g. `{ kubeadm }`). A failure tears down what was booted.
+ */
+export async function createMachines(
+  names: { controlPlanes: readonly string[]; workers: readonly string[] },
+  bins: Readonly<Record<string, string>>,
+): Promise<Machines> {
+  const all: ClusterNode[] = [];
+  const stop = async () => {
+    for (const n of [...all].reverse()) await n.stop();
+  };
+  try {
+    const cps: ClusterNode[] = [];
+    for (const name of names.controlPlanes) {
+      cps.push(await createClusterNode(name, { bins, linkTo: [...cps] }));
+      all.push(cps.at(-1)!);
+    }
+    const workers: ClusterNode[] = [];
+    for (const name of names.workers) {
+      workers.push(await createClusterNode(name, { bins, linkTo: cps, role: "worker" }));
+      all.push(workers.at(-1)!);
+    }
+    return { controlPlane: cps[0], controlPlanes: cps.slice(1), workers, all, stop };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
 }
 
 /** The API server endpoint of a cluster whose first control plane is `cp` (no load balancer). */
@@ -121,18 +165,7 @@ export function capiSpec(o: { token?: string } = {}): Record<string, unknown> {
       path: components,
       owner: "root:root",
       permissions: "0640",
-      content: [
-        "---",
-        "apiVersion: kubelet.config.k8s.io/v1beta1",
-        "kind: KubeletConfiguration",
-        ...Object.entries(MACHINE_KUBELET_CONFIG).map(([k, v]) => `${k}: ${v}`),
-        "---",
-        "apiVersion: kubeproxy.config.k8s.io/v1alpha1",
-        "kind: KubeProxyConfiguration",
-        "conntrack:",
-        "  maxPerCore: 0",
-        "",
-      ].join("\n"),
+      content: MACHINE_COMPONENT_CONFIGS.map((d) => `---\n${d}`).join(""),
     }],
     preKubeadmCommands: [
       `if [ -f /run/kubeadm/kubeadm.yaml ]; then cat ${components} >> /run/kubeadm/kubeadm.yaml; fi`,
