@@ -1,10 +1,11 @@
 // scripts/install: the installed kubeadm runs on a machine without this repository and without a
 // network (a mount namespace hiding the checkout, an empty HOME, no network interfaces but
 // loopback), prints what scripts/kubeadm prints, loads the CommonJS packages (commander,
-// @grpc/grpc-js) on use, and a second install changes nothing.
+// @grpc/grpc-js, which then calls a CRI server) on use, and a second install changes nothing.
 import assert from "node:assert/strict";
 import { run, type RunResult } from "../support/commands.ts";
 import { testInitConfigYaml } from "../support/config.ts";
+import { startFakeCriServer } from "../support/fake_cri_server.ts";
 import { installKubeadm } from "../support/installed_kubeadm.ts";
 import { repoRoot } from "../support/repo.ts";
 
@@ -64,14 +65,20 @@ Deno.test("the installed kubeadm runs without the repository, caches or network,
     // commander (CommonJS) for the root's help and `upgrade`.
     assert.match((await same(["--help"])).stdout, /^kubeadm: easily bootstrap/);
     await same(["upgrade", "plan", "--help"]);
-    // @grpc/grpc-js (CommonJS, Node built-ins) dials the CRI socket.
-    const pull = await isolated(
-      kubeadm,
-      ["config", "images", "pull", "--cri-socket", "unix:///run/kts-none.sock"],
-      home,
-    );
-    assert.equal(pull.code, 1);
-    assert.match(pull.stderr, /dial unix \/run\/kts-none\.sock: connect: no such file/);
+    // @grpc/grpc-js (CommonJS, Node built-ins) calls the CRI: the runtime's answer comes back.
+    const cri = await startFakeCriServer(() => ({ status: 5, message: "no such image here" }));
+    try {
+      const pull = await isolated(
+        kubeadm,
+        ["config", "images", "pull", "--cri-socket", cri.endpoint],
+        home,
+      );
+      assert.equal(pull.code, 1);
+      assert.match(pull.stderr, /rpc error: code = NotFound desc = no such image here/);
+      assert.ok(cri.calls.includes("/runtime.v1.ImageService/PullImage"), cri.calls.join());
+    } finally {
+      await cri.close();
+    }
 
     // `--v` lines name our modules and lines (the bundle's source maps), as the launcher's.
     const klogFiles = (r: RunResult) =>

@@ -95,20 +95,26 @@ export async function planUserData(m: ClusterMachines): Promise<BootTarget[]> {
     host: { hostname: cp.name, advertiseAddress: cp.ip },
     uploadCerts: (m.controlPlanes ?? []).length > 0,
   });
-  const joinConfig = [
-    "apiVersion: kubeadm.k8s.io/v1beta4",
-    "kind: JoinConfiguration",
-    "nodeRegistration:",
-    ignore,
-  ].join("\n");
   const out: BootTarget[] = [{ node: cp, userData: toCloudInit(plan) }];
   for (const node of m.controlPlanes ?? []) {
+    // A configuration given to a plan is read as `kubeadm join --config` reads its file: the
+    // discovery and the certificate key go in it too.
+    const joinConfig = [
+      "apiVersion: kubeadm.k8s.io/v1beta4",
+      "kind: JoinConfiguration",
+      "discovery:",
+      "  bootstrapToken:",
+      `    apiServerEndpoint: ${plan.apiServerEndpoint}`,
+      `    token: ${plan.token}`,
+      `    caCertHashes: [${plan.caCertHash}]`,
+      "controlPlane:",
+      `  certificateKey: ${plan.certificateKey}`,
+      "nodeRegistration:",
+      ignore,
+    ].join("\n");
     const join = await planControlPlaneJoin({
       cluster: plan,
       config: joinConfig,
-      apiServerEndpoint: plan.apiServerEndpoint,
-      token: plan.token,
-      caCertHashes: [plan.caCertHash],
       host: { hostname: node.name, advertiseAddress: node.ip },
     });
     out.push({ node, userData: toCloudInit(join) });
