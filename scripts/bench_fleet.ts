@@ -25,16 +25,14 @@
  */
 import { parseArgs } from "node:util";
 import type { ClusterNode } from "../tests/support/cluster.ts";
-import { assertCloudInitSucceeded } from "../tests/support/cloud_init.ts";
 import { capiToken } from "../tests/support/cluster_api.ts";
 import {
-  bootAll,
   type BootTarget,
+  bringUp,
   capiFleetUserData,
   capiSucceeded,
   createMachines,
   planUserData,
-  waitNodesReady,
 } from "../tests/support/fleet.ts";
 import { installedKubeadm } from "../tests/support/installed_kubeadm.ts";
 import { k8sBinDir } from "../tests/support/k8s_bins.ts";
@@ -110,18 +108,11 @@ async function fleetRun(impl: Impl, flavor: Flavor, kubeadm: string): Promise<Ru
       ? await planUserData(machines)
       : (await capiFleetUserData(machines, (await capiToken()).token)).targets;
 
-    const started = performance.now();
-    const [boots, ready] = await Promise.all([
-      bootAll(targets),
-      waitNodesReady(cp, nodes.map((n) => n.name), started, 20 * 60_000),
-    ]);
+    const { ready } = await bringUp(targets, cp, 20 * 60_000);
     const allReadyS = Math.max(...ready.values()) / 1000;
     const fleetRssMb = await fleetRssKb(nodes) / 1024;
-    for (const { target, run } of boots) {
-      assertCloudInitSucceeded(target.node.name, run);
-      if (flavor === "capi" && !(await capiSucceeded(target.node))) {
-        throw new Error(`${target.node.name}: no Cluster API success marker`);
-      }
+    for (const n of flavor === "capi" ? nodes : []) {
+      if (!(await capiSucceeded(n))) throw new Error(`${n.name}: no Cluster API success marker`);
     }
     const runs: RunResult["kubeadm"] = [];
     for (const n of nodes) {

@@ -21,14 +21,14 @@ import {
   type NodeJson,
   waitNodeReady,
 } from "../support/cluster.ts";
-import { assertCloudInitSucceeded, cloudInitSchema } from "../support/cloud_init.ts";
+import { cloudInitSchema } from "../support/cloud_init.ts";
 import {
   CAPI_UNINITIALIZED_TAINT,
   capiInitUserData,
   capiJoinUserData,
   capiToken,
 } from "../support/cluster_api.ts";
-import { bootAll, capiCluster, capiSpec, capiSucceeded, createMachines } from "../support/fleet.ts";
+import { bringUp, capiCluster, capiSpec, capiSucceeded, createMachines } from "../support/fleet.ts";
 import { installedKubeadm } from "../support/installed_kubeadm.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
@@ -59,8 +59,7 @@ Deno.test({
         localHostname: "cp1",
       });
       assert.equal(schema.code, 0, schema.stdout + schema.stderr);
-      const [first] = await bootAll([{ node: cp1, userData: init.userData }]);
-      assertCloudInitSucceeded("cp1", first.run);
+      await bringUp([{ node: cp1, userData: init.userData }], cp1, 10 * 60_000);
       assert.ok(await capiSucceeded(cp1), "cp1: no success marker");
       // The CA material is Cluster API's, not regenerated.
       assert.equal(
@@ -97,8 +96,7 @@ Deno.test({
         assert.equal(s.code, 0, s.stdout + s.stderr);
         joins.push({ node, userData });
       }
-      for (const { target, run } of await bootAll(joins)) {
-        assertCloudInitSucceeded(target.node.name, run);
+      for (const { target } of (await bringUp(joins, cp1, 10 * 60_000)).boots) {
         assert.ok(await capiSucceeded(target.node), `${target.node.name}: no success marker`);
       }
 

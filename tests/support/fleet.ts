@@ -16,7 +16,7 @@ import {
   PREFLIGHT_IGNORED_CONTROL_PLANE,
   testInitConfig,
 } from "./cluster.ts";
-import { type CloudInitRun, runCloudInit } from "./cloud_init.ts";
+import { assertCloudInitSucceeded, type CloudInitRun, runCloudInit } from "./cloud_init.ts";
 import {
   CAPI_SUCCESS_MARKER,
   type CapiCertificates,
@@ -215,38 +215,57 @@ export async function capiSucceeded(node: ClusterNode): Promise<boolean> {
 
 /**
  * Boots cloud-init on every target at once (meta-data: instance `iid-<name>`, local hostname
- * `<name>`); resolves with each machine's run when all have finished.
+ * `<name>`) and watches, through `apiNode`, for every machine's Node to be Ready
+ * ({@link waitNodesReady}, from the moment the boots start). Fails as soon as a machine's
+ * cloud-init reports an error (with its output), or when the Nodes are not Ready within
+ * `timeoutMs`; else resolves with each machine's run and when its Node was seen Ready.
  */
-export function bootAll(
+export async function bringUp(
   targets: readonly BootTarget[],
-  env?: Record<string, string>,
-): Promise<{ target: BootTarget; run: CloudInitRun }[]> {
-  return Promise.all(targets.map(async (target) => ({
-    target,
-    run: await runCloudInit(
+  apiNode: ClusterNode,
+  timeoutMs: number,
+): Promise<{ boots: { target: BootTarget; run: CloudInitRun }[]; ready: Map<string, number> }> {
+  const started = performance.now();
+  const stop = new AbortController();
+  const boots = targets.map(async (target) => {
+    const run = await runCloudInit(
       target.node.machine,
       target.userData,
       { instanceId: `iid-${target.node.name}`, localHostname: target.node.name },
-      { env },
-    ),
-  })));
+    );
+    assertCloudInitSucceeded(target.node.name, run);
+    return { target, run };
+  });
+  const names = targets.map((t) => t.node.name);
+  try {
+    const [ready, ...done] = await Promise.all([
+      waitNodesReady(apiNode, names, started, timeoutMs, stop.signal),
+      ...boots,
+    ]);
+    return { boots: done, ready };
+  } finally {
+    stop.abort();
+    await Promise.allSettled(boots);
+  }
 }
 
 /**
  * Watches the Nodes through `apiNode`'s `admin.conf` (one `kubectl get nodes` a second) until
  * every one of `names` has its Ready condition True; returns, per name, the milliseconds from
  * `since` (a `performance.now()`) to the first poll that saw it Ready. Fails after `timeoutMs`
- * naming the Nodes not Ready.
+ * naming the Nodes not Ready, or when `signal` aborts.
  */
 export async function waitNodesReady(
   apiNode: ClusterNode,
   names: readonly string[],
   since: number,
   timeoutMs: number,
+  signal?: AbortSignal,
 ): Promise<Map<string, number>> {
   const ready = new Map<string, number>();
   const deadline = since + timeoutMs;
   while (ready.size < names.length) {
+    signal?.throwIfAborted();
     if (performance.now() > deadline) {
       const missing = names.filter((n) => !ready.has(n));
       throw new Error(`Nodes not Ready after ${timeoutMs / 1000} s: ${missing.join(", ")}`);
