@@ -19,7 +19,9 @@
  * (namespaces, containerd, image import) and tear-down are not timed.
  *
  * Usage: scripts/deno run -A scripts/bench_fleet.ts [--workers N] [--rounds R]
- *          [--user-data plan|capi|both]   (as root; defaults 6, 1, both)
+ *          [--user-data plan|capi|both] [--trace]   (as root; defaults 6, 1, both)
+ * `--trace` prints the first control plane's timeline per run: kubeadm's phases as it printed
+ * them, the kubelet's (re)starts, the Node's Ready.
  *
  * @module
  */
@@ -43,6 +45,7 @@ const { values } = parseArgs({
     workers: { type: "string", default: "6" },
     rounds: { type: "string", default: "1" },
     "user-data": { type: "string", default: "both" },
+    trace: { type: "boolean", default: false },
   },
 });
 const workers = Number(values.workers);
@@ -57,15 +60,49 @@ for (const f of flavors) {
 type Impl = "ours" | "upstream";
 type Flavor = "plan" | "capi";
 
-/** `kubeadm` for the machines: `real` under /usr/bin/time, appending to the node's /run. */
+/**
+ * `kubeadm` for the machines: `real` under /usr/bin/time (wall time and peak RSS appended to the
+ * node's `/run/kubeadm-bench.log`), its output passed on and also appended, each line with the
+ * time it was printed (epoch seconds), to `/run/kubeadm-bench.out` (the phases' timeline).
+ */
 async function timedKubeadm(real: string, dir: string, impl: Impl): Promise<string> {
   const path = `${dir}/kubeadm-${impl}`;
   await Deno.writeTextFile(
     path,
-    `#!/bin/sh\nexec /usr/bin/time -a -o /run/kubeadm-bench.log -f "$1 %e %M" '${real}' "$@"\n`,
+    `#!/bin/bash
+set -o pipefail
+/usr/bin/time -a -o /run/kubeadm-bench.log -f "$1 %e %M" '${real}' "$@" 2>&1 |
+  perl -MTime::HiRes=time -ne 'BEGIN { $| = 1; open(O, ">>", "/run/kubeadm-bench.out") }
+    print; printf O "%.3f %s", time, $_'
+`,
     { mode: 0o755 },
   );
   return path;
+}
+
+/**
+ * The first control plane's timeline, in seconds from `startMs` (epoch): its kubeadm output
+ * lines that open a phase or report a wait, and every kubelet (re)start.
+ */
+async function timeline(cp: ClusterNode, startMs: number): Promise<string[]> {
+  const out: [number, string][] = [];
+  const text = await Deno.readTextFile(cp.path("/run/kubeadm-bench.out")).catch(() => "");
+  let last = "";
+  for (const line of text.split("\n")) {
+    const m = /^(\d+\.\d+) (\[[a-z-]+\].*)$/.exec(line);
+    if (!m) continue;
+    const phase = m[2].slice(0, m[2].indexOf("]") + 1);
+    if (phase !== last || /healthy after|Waiting|Restarting|took/.test(m[2])) {
+      out.push([Number(m[1]) * 1000, m[2].slice(0, 110)]);
+    }
+    last = phase;
+  }
+  for (const m of (await cp.machine.log("kubelet")).matchAll(/^--- start (\S+):/gm)) {
+    out.push([Date.parse(m[1]), "(kubelet started)"]);
+  }
+  return out.sort((a, b) => a[0] - b[0]).map(([t, l]) =>
+    `    ${((t - startMs) / 1000).toFixed(1).padStart(6)} s  ${l}`
+  );
 }
 
 /** Resident memory (kB) of every process in the PID namespace of each node. */
@@ -90,6 +127,8 @@ async function fleetRssKb(nodes: ClusterNode[]): Promise<number> {
 
 interface RunResult {
   impl: Impl;
+  /** The first control plane's timeline (with --trace). */
+  trace: string[];
   flavor: Flavor;
   allReadyS: number;
   controlPlaneReadyS: number;
@@ -108,6 +147,7 @@ async function fleetRun(impl: Impl, flavor: Flavor, kubeadm: string): Promise<Ru
       ? await planUserData(machines)
       : (await capiFleetUserData(machines, (await capiToken()).token)).targets;
 
+    const startMs = Date.now();
     const { ready } = await bringUp(targets, cp, 20 * 60_000);
     const allReadyS = Math.max(...ready.values()) / 1000;
     const fleetRssMb = await fleetRssKb(nodes) / 1024;
@@ -122,8 +162,15 @@ async function fleetRun(impl: Impl, flavor: Flavor, kubeadm: string): Promise<Ru
         runs.push({ node: n.name, command, wallS: Number(wall), rssKb: Number(rss) });
       }
     }
+    const trace = values.trace
+      ? [
+        ...await timeline(cp, startMs),
+        `    ${f1(ready.get("cp1")! / 1000).padStart(6)} s  (Node cp1 Ready)`,
+      ]
+      : [];
     return {
       impl,
+      trace,
       flavor,
       allReadyS,
       controlPlaneReadyS: ready.get("cp1")! / 1000,
@@ -177,6 +224,7 @@ try {
                 : ""
             }; fleet RSS ${r.fleetRssMb.toFixed(0)} MB`,
         );
+        for (const line of r.trace) console.log(line);
       }
     }
   }
