@@ -114,7 +114,7 @@ Deno.test("Cluster API's kubeadm configuration files (init, control-plane join, 
   const spec = capiSpec();
   const init = await capiInitUserData(cluster, spec);
   const initFile = await capiKubeadmFile(init.userData, "cp1", "/run/kubeadm/kubeadm.yaml");
-  assert.match(initFile, /name: cp1\n/, "the jinja template rendered");
+  assert.match(initFile, /name: 'cp1'\n/, "the jinja template rendered");
   assert.match(initFile, /taints: null/, "Cluster API's marshalling");
   await validatesAsUpstream("init", initFile);
   assert.equal((await cloudInitSchema(init.userData)).code, 0);
