@@ -61,23 +61,22 @@ export {
   type ControlPlanePlanOptions,
   INIT_CONFIG_PATH,
   planControlPlane,
-} from "./core/plan/control_plane.ts";
+} from "./library/control_plane.ts";
 export {
   JOIN_CONFIG_PATH,
   type JoinPlan,
   type JoinPlanOptions,
   planControlPlaneJoin,
   planWorker,
-} from "./core/plan/join.ts";
-export type { PlanFile, PlanHost, PlanRunOptions } from "./core/plan/node_plan.ts";
+} from "./library/join.ts";
+export type { PlanFile, PlanHost, PlanRunOptions } from "./library/node_plan.ts";
 export {
   type CloudInitFile,
   cloudInitFile,
   type CloudInitInput,
   type CloudInitOptions,
   toCloudInit,
-} from "./core/plan/cloud_init.ts";
-export { withBootstrapSignatures } from "./core/plan/offline_cluster.ts";
+} from "./library/cloud_init.ts";
 export {
   type CertificateExpiration,
   type CertificateExpirationInfo,
@@ -87,7 +86,7 @@ export {
   checkCertificateExpiration,
   planCertificateRenewal,
   type RenewedCertificate,
-} from "./core/plan/renewal.ts";
+} from "./library/renewal.ts";
 export type { KubeObject } from "./core/kube/client.ts";
 export type { ConfigMap, Secret } from "kubernetes-types/core/v1.d.ts";
 export type {
@@ -99,24 +98,22 @@ export type {
 } from "kubernetes-types/meta/v1.d.ts";
 
 // Time, randomness and the crypto port.
-export { type Clock, type RandomSource, systemClock, webRandom } from "./core/host/ports.ts";
-export { seededRandom } from "./core/host/seeded_random.ts";
+export type { Clock } from "./core/ports/clock.ts";
+export type { RandomSource } from "./core/ports/random.ts";
+export { systemClock, webCryptoPort, webRandom } from "./library/adapters.ts";
+export { deterministicCryptoPort } from "./adapters/crypto/noble.ts";
+export { seededRandom } from "./adapters/offline/random.ts";
 export type {
   CryptoPort,
   EcCurve,
+  Hashing,
   HashName,
   KeyPair,
   KeySpec,
   PrivateKeyMaterial,
-} from "./core/pki/crypto.ts";
-export { webCryptoPort } from "./core/pki/webcrypto.ts";
-export { deterministicCryptoPort } from "./core/pki/noble.ts";
-export {
-  encodePrivateKeyPEM,
-  generateKeyPair,
-  type KeyOptions,
-  parsePrivateKeyPEM,
-} from "./core/pki/keys.ts";
+} from "./core/ports/crypto.ts";
+export { encodePrivateKeyPEM } from "./core/pki/keys.ts";
+export { generateKeyPair, type KeyOptions, parsePrivateKeyPEM } from "./library/pki.ts";
 export type { EncryptionAlgorithm } from "./core/config/types.ts";
 
 // Bootstrap tokens.
@@ -130,21 +127,25 @@ export {
 export { tokenFromSecret, tokenToSecret } from "./core/bootstraptoken/secret.ts";
 
 // cluster-info: build, sign, verify.
-export { clusterInfoFor, signClusterInfo } from "./core/cluster/cluster_info.ts";
-export { computeDetachedSignature, detachedTokenIsValid } from "./core/discovery/jws.ts";
+export { clusterInfoFor } from "./core/cluster/cluster_info.ts";
 export {
   checkClusterInfo,
-  type CheckStatus,
-  type DiscoveryVerdict,
-  type VerdictCa,
-  type VerdictCheck,
-  type VerdictInput,
+  computeDetachedSignature,
+  detachedTokenIsValid,
+  signClusterInfo,
+} from "./library/cluster_info.ts";
+export { withBootstrapSignatures } from "./library/join.ts";
+export type {
+  CheckStatus,
+  DiscoveryVerdict,
+  VerdictCa,
+  VerdictCheck,
+  VerdictInput,
 } from "./core/discovery/verdict.ts";
 export type { CaCertSummary } from "./core/discovery/ca_bundle.ts";
 
 // CA pins.
-export { certificatePin, PinSet } from "./core/pki/pin.ts";
-export { pemCertificatePins } from "./core/pki/cert.ts";
+export { certificatePin, pemCertificatePins, PinSet } from "./library/pki.ts";
 export type { Certificate } from "./core/pki/cert.ts";
 export type { DecodedExtensions, X509KeyUsage } from "./core/pki/extensions.ts";
 export type { DistinguishedName, ParsedName } from "./core/pki/name.ts";

@@ -23,26 +23,21 @@ import { consolePrinter } from "./output.ts";
 import { DEFAULT_CERTIFICATES_DIR, KubeconfigFile, KUBERNETES_DIR } from "../core/constants.ts";
 import { CURRENT_KUBERNETES_VERSION } from "../core/versions.ts";
 import { errorMessage } from "../core/errors.ts";
-import type { Printer } from "../core/host/ports.ts";
-import { webRandom } from "../core/host/ports.ts";
+import type { Printer } from "../core/ports/printer.ts";
 import type { ResolvedConfig } from "../core/config/types.ts";
 import { resolveInitConfig } from "../core/config/resolve.ts";
-import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
-import { detectDefaultAddress, readHostFacts } from "../runtime/host/facts.ts";
-import { envGet } from "../runtime/host/env.ts";
+import { underRoot } from "../adapters/deno/files.ts";
+import { detectDefaultAddress, readHostFacts } from "../adapters/deno/host/facts.ts";
+import { envGet } from "../adapters/deno/process.ts";
 import { connect } from "./cluster_connection.ts";
 import type { FlagValues } from "./flags.ts";
+import { platform } from "./adapters.ts";
 
 /** The registry's flags the certs commands that read a configuration use. */
 export type CertsConfigFlags = Pick<FlagValues, "config" | "cert-dir" | "kubeconfig" | "rootfs">;
 
 /** A printer that prints nothing (structured output keeps stdout for the object). */
 export const silentPrinter: Printer = { info: () => {}, warn: () => {} };
-
-/** The node's files (under `--rootfs`). */
-export function nodeFiles(rootfs: string | undefined): HostFileSystem {
-  return new HostFileSystem(rootfs ?? "/");
-}
 
 function hostFacts(rootfs: string | undefined) {
   return {
@@ -66,7 +61,7 @@ export async function loadOrDefaultConfig(
     source: configPath,
     flags: configPath ? {} : defaults,
     host: hostFacts(undefined),
-    random: webRandom,
+    random: platform.random,
     log: consolePrinter.log,
   });
   for (const w of warnings) warn(w);
@@ -101,7 +96,7 @@ async function fromCluster(
       factor: 1,
     });
     const docs = await fetchClusterConfigDocuments(client, out, logPrefix);
-    return resolveClusterDocuments(docs, {}, hostFacts(undefined), webRandom);
+    return resolveClusterDocuments(docs, {}, hostFacts(undefined), platform.random);
   } catch (e) {
     if (envGet("KUBEADM_TS_DEBUG")) out.warn(`[${logPrefix}] ${errorMessage(e)}`);
     out.info(

@@ -12,9 +12,10 @@
 import { KUBERNETES_DIR, MANIFESTS_DIR } from "../core/constants.ts";
 import { errorMessage, KubeadmError } from "../core/errors.ts";
 import type { KubeClient } from "../core/kube/client.ts";
-import type { Transport } from "../core/kube/transport.ts";
-import { readFileCapped } from "../runtime/fs/capped_read.ts";
-import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
+import type { Transport } from "../core/ports/transport.ts";
+import { isNotFound, readFileCapped } from "../adapters/deno/fs/capped_read.ts";
+import { underRoot } from "../adapters/deno/files.ts";
+import { connectTransport, nodeFiles, platform } from "./adapters.ts";
 
 /** A client and the transport under it; `close()` releases the transport's connections. */
 export interface Connection {
@@ -60,12 +61,9 @@ export async function connect(
   location: Pick<KubeconfigLocation, "path" | "refsRoot">,
   options: ConnectOptions,
 ): Promise<Connection> {
-  const [{ parseKubeconfig }, { connectionFromKubeconfig }, { createDenoTransport }, {
-    KubeClient,
-  }] = await Promise.all([
+  const [{ parseKubeconfig }, { connectionFromKubeconfig }, { KubeClient }] = await Promise.all([
     import("../core/kubeconfig/kubeconfig.ts"),
     import("../core/kube/kubeconfig_connection.ts"),
-    import("../runtime/kube/transport.ts"),
     import("../core/kube/client.ts"),
   ]);
   const { path, refsRoot } = location;
@@ -75,7 +73,7 @@ export async function connect(
   } catch (e) {
     throw new KubeadmError(
       `couldn't create a Kubernetes client from file ${JSON.stringify(path)}: ${
-        e instanceof Deno.errors.NotFound
+        isNotFound(e)
           ? `failed to load admin kubeconfig: open ${path}: no such file or directory`
           : errorMessage(e)
       }`,
@@ -83,12 +81,15 @@ export async function connect(
     );
   }
   const kubeconfig = parseKubeconfig(raw, path, { clientcmd: options.clientcmd });
-  const params = await connectionFromKubeconfig(kubeconfig, {
-    files: new HostFileSystem(refsRoot),
-  });
-  const handle = createDenoTransport(params, { timeoutMs: options.timeoutMs });
+  const params = await connectionFromKubeconfig(kubeconfig, { files: await nodeFiles(refsRoot) });
+  const handle = await connectTransport(params, { timeoutMs: options.timeoutMs });
   return {
-    client: new KubeClient({ server: params.server, transport: handle.transport }),
+    client: new KubeClient({
+      server: params.server,
+      transport: handle.transport,
+      clock: platform.clock,
+      sleep: platform.sleep,
+    }),
     transport: handle.transport,
     close: () => handle.close(),
   };
@@ -96,5 +97,5 @@ export async function connect(
 
 /** Whether this node runs a control plane (upstream `IsControlPlaneNode`). */
 export async function isControlPlaneNode(rootfs: string): Promise<boolean> {
-  return await new HostFileSystem(rootfs).exists(`${MANIFESTS_DIR}/kube-apiserver.yaml`);
+  return await (await nodeFiles(rootfs)).exists(`${MANIFESTS_DIR}/kube-apiserver.yaml`);
 }

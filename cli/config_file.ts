@@ -5,7 +5,8 @@
  */
 import { FlagError } from "../core/errors.ts";
 import { consolePrinter } from "./output.ts";
-import { readTextFileCapped } from "../runtime/fs/capped_read.ts";
+import { isNotFound, readTextFileCapped } from "../adapters/deno/fs/capped_read.ts";
+import { isRegularFile } from "../adapters/deno/fs/regular_file.ts";
 
 /**
  * Reads the `--config` file (or the file another flag names), or fails with a
@@ -18,7 +19,7 @@ export async function readConfigFile(path: string, flag = "--config"): Promise<s
     throw new FlagError(`unable to read config from "${path}"`, {
       field: flag,
       value: path,
-      hint: e instanceof Deno.errors.NotFound ? "the file does not exist" : String(e),
+      hint: isNotFound(e) ? "the file does not exist" : String(e),
       cause: e,
     });
   }
@@ -33,16 +34,7 @@ export async function loadConfigFile(path: string): Promise<string> {
   return await readConfigFile(path);
 }
 
-/** Whether a regular file exists at a host path. */
-export function fileExists(path: string): boolean {
-  try {
-    return Deno.statSync(path).isFile;
-  } catch {
-    return false;
-  }
-}
-
 /** Whether systemd-resolved manages the host's DNS (the kubelet then needs its resolv.conf). */
 export function systemdResolvedActive(): boolean {
-  return fileExists("/run/systemd/resolve/resolv.conf");
+  return isRegularFile("/run/systemd/resolve/resolv.conf");
 }

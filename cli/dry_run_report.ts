@@ -8,13 +8,14 @@
  *
  * @module
  */
-import { type PlannedFile, type Printer, toBytes, utf8 } from "../core/host/ports.ts";
-import type { RecordingFileSystem } from "../core/host/recording_fs.ts";
-import { HostFileSystem } from "../runtime/fs/host_fs.ts";
-import { canWrite, envGet } from "../runtime/host/env.ts";
+import type { PlannedFile, PlanningFileSystem } from "../core/ports/files.ts";
+import type { Printer } from "../core/ports/printer.ts";
+import { toBytes, utf8 } from "../core/text/utf8.ts";
+import { HostFileSystem } from "../adapters/deno/files.ts";
+import { canWrite, envGet, makeTempDir } from "../adapters/deno/process.ts";
 
 /** Options of {@link DryRunReport}. */
-export interface DryRunReportOptions {
+interface DryRunReportOptions {
   /** `init` or `join`: names the directory's environment variable and temp prefix. */
   command: "init" | "join";
   /** Upstream init also says it wrote the files and why it does not print them. */
@@ -25,13 +26,13 @@ const PRINTABLE_KINDS = new Set(["manifest", "kubelet-config", "env"]);
 
 /** The dry-run report of one run. */
 export class DryRunReport {
-  readonly #recording: RecordingFileSystem;
+  readonly #recording: PlanningFileSystem;
   readonly #out: Printer;
   readonly #options: DryRunReportOptions;
   readonly #reported = new Set<PlannedFile>();
   #dir?: Promise<string | undefined>;
 
-  constructor(recording: RecordingFileSystem, out: Printer, options: DryRunReportOptions) {
+  constructor(recording: PlanningFileSystem, out: Printer, options: DryRunReportOptions) {
     this.#recording = recording;
     this.#out = out;
     this.#options = options;
@@ -43,10 +44,7 @@ export class DryRunReport {
       if (dir) return dir;
       const tmp = envGet("TMPDIR") ?? "/tmp";
       if (!canWrite(tmp)) return undefined;
-      return await Deno.makeTempDir({
-        dir: tmp,
-        prefix: `kubeadm-${this.#options.command}-dryrun`,
-      });
+      return await makeTempDir(tmp, `kubeadm-${this.#options.command}-dryrun`);
     })();
   }
 

@@ -43,7 +43,7 @@ export type CommandName =
   | "upgrade diff";
 
 /** How a flag's value is typed (pflag's kinds). */
-export type FlagType =
+type FlagType =
   | "string"
   | "bool"
   | "int32"
@@ -56,7 +56,7 @@ export type FlagType =
   | "moduleSpec";
 
 /** One flag. */
-export interface FlagSpec {
+interface FlagSpec {
   type: FlagType;
   /** One-letter alias (`f` for `-f, --force`). */
   short?: string;

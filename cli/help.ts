@@ -42,7 +42,7 @@ export function disableFlagsInUseLine(cmd: Command): Command {
  * pflag's `FlagUsages`: one line per flag, usages aligned two spaces after the longest
  * `--name type`, continuation lines of multi-line usages indented to the same column.
  */
-export function formatFlagUsages(flags: readonly FlagUsage[]): string {
+function formatFlagUsages(flags: readonly FlagUsage[]): string {
   const heads = flags.map((f) =>
     `${f.short ? `  -${f.short}, ` : "      "}--${f.name}${f.type ? ` ${f.type}` : ""}`
   );

@@ -1,47 +1,23 @@
 /**
  * Assembles an init run on this host: reads the config file, detects host facts, resolves the
- * configuration, chooses the file system (real, under `--rootfs`, or a dry-run recording) and
- * plugs in the node (`runtime/host/node_host.ts`) and the admin connection over
+ * configuration, and plugs in the command line's adapters (`./adapters.ts`): the node's files
+ * (real, under `--rootfs`, or a dry-run recording), the node, and the admin connection over
  * `<rootfs>/etc/kubernetes/admin.conf` (the Deno mTLS transport, or the recording dry-run
  * transport).
  *
  * @module
  */
 import { loadConfigFile, systemdResolvedActive } from "./config_file.ts";
-import { KUBERNETES_DIR, MANIFESTS_DIR } from "../core/constants.ts";
-import { systemClock, webRandom } from "../core/host/ports.ts";
-import { realSleep } from "../core/kube/transport.ts";
+import { DefaultTimeouts, KUBERNETES_DIR, MANIFESTS_DIR } from "../core/constants.ts";
 import type { ClusterAccessOptions } from "../core/phases/init/cluster_access.ts";
 import { adminKubeconfigPath } from "../core/kubeconfig/specs.ts";
-import type { TransportFactory } from "../core/kube/transport.ts";
 import type { ClusterAccess, InitData } from "../core/phases/init/data.ts";
 import { parseDuration } from "../core/text/duration.ts";
-import { DefaultTimeouts } from "../core/constants.ts";
-import { HostFileSystem } from "../runtime/fs/host_fs.ts";
-import { defaultAdvertiseAddress, readHostFacts } from "../runtime/host/facts.ts";
+import { defaultAdvertiseAddress, readHostFacts } from "../adapters/deno/host/facts.ts";
 import type { CommandDeps, Invocation, WorkflowRun } from "./workflow_command.ts";
 import { preflightOutput } from "./flags.ts";
-import { DenoNodeHost } from "../runtime/host/node_host.ts";
-import { deferred } from "../runtime/host/deferred.ts";
-
-// The network stack (node:https for self-signed health endpoints, fetch clients) costs tens of
-// milliseconds to load: only phases that talk to the cluster pay for it.
-
-function lazyDenoTransports(): { transportFor: TransportFactory; close(): void } {
-  const made: Promise<{ close(): void }>[] = [];
-  return {
-    transportFor(params, limits) {
-      const t = import("../runtime/kube/transport.ts").then((m) =>
-        m.createDenoTransport(params, limits)
-      );
-      made.push(t);
-      return async (request, perRequest) => (await t).transport(request, perRequest);
-    },
-    close: () => {
-      for (const t of made.splice(0)) void t.then((x) => x.close());
-    },
-  };
-}
+import { deferred } from "../adapters/deno/host/deferred.ts";
+import { dryRunTransport, lazyTransports, nodeHost, platform, runFiles } from "./adapters.ts";
 
 /**
  * The admin connection ({@link ClusterAccessOptions}), its client stack (kubeconfig parsing,
@@ -98,53 +74,46 @@ export async function prepareInit(
       hostname: facts.hostname,
       defaultAdvertiseAddress: defaultAdvertiseAddress(flags["apiserver-advertise-address"]) ?? "",
     },
-    random: webRandom,
+    random: platform.random,
     log: out.log,
   });
   for (const w of warnings) out.warn(w);
-  const host = new HostFileSystem(rootfs);
   const dryRun = flags["dry-run"] ?? config.init.dryRun ?? false;
-  let recording: import("../core/host/recording_fs.ts").RecordingFileSystem | undefined;
+  const { files, recording } = await runFiles(rootfs, dryRun);
   let report: import("./dry_run_report.ts").DryRunReport | undefined;
-  let transports: { transportFor: TransportFactory; close(): void };
-  if (dryRun) {
-    const [{ RecordingFileSystem }, { DryRunReport }, { createDryRunTransport }] = await Promise
-      .all([
-        import("../core/host/recording_fs.ts"),
-        import("./dry_run_report.ts"),
-        import("../core/kube/dry_run.ts"),
-      ]);
-    recording = new RecordingFileSystem(host);
+  let transports: ReturnType<typeof lazyTransports>;
+  if (recording) {
+    const { DryRunReport } = await import("./dry_run_report.ts");
     report = new DryRunReport(recording, out, { command: "init", announceWrites: true });
     // One recording transport for the whole run: later GETs see earlier "created" objects.
-    const dry = createDryRunTransport({ out });
+    const dry = await dryRunTransport({ out });
     transports = { transportFor: () => dry.transport, close: () => {} };
   } else {
-    transports = lazyDenoTransports();
+    transports = lazyTransports();
   }
-  const files = recording ?? host;
   const data: InitData = {
     cfg: config,
     files,
     out,
-    clock: systemClock,
-    random: webRandom,
-    startTime: new Date(),
+    clock: platform.clock,
+    random: platform.random,
+    crypto: platform.crypto,
+    startTime: platform.clock.now(),
     dryRun,
     kubeconfigDir: flags["kubeconfig-dir"] ?? KUBERNETES_DIR,
     manifestDir: MANIFESTS_DIR,
     patchesDir: flags.patches ?? config.init.patches?.directory,
     host: { ...facts, systemdResolvedActive: systemdResolvedActive() },
-    sleep: realSleep,
-    node: deps.node?.(rootfs) ?? new DenoNodeHost({ root: rootfs }),
+    sleep: platform.sleep,
+    node: await nodeHost(rootfs, deps),
     cluster: lazyClusterAccess({
       files,
       kubeconfigDir: KUBERNETES_DIR,
       kubeconfigPath: flags.kubeconfig,
       transportFor: transports.transportFor,
       bootstrapClusterAdmins: !dryRun,
-      clock: systemClock,
-      sleep: realSleep,
+      clock: platform.clock,
+      sleep: platform.sleep,
       apiCallTimeoutMs: apiCallTimeout(config.init.timeouts.kubernetesAPICall),
       localAPIEndpoint: config.init.localAPIEndpoint,
     }),

@@ -1,102 +1,36 @@
 /**
  * Assembles a `kubeadm join` run on this host: reads the config file, detects host facts,
- * resolves the JoinConfiguration, picks the file system (real, under `--rootfs`, or a dry-run
- * recording), and supplies the join phases' ports: discovery and API client transports from
- * the runtime's one factory (anonymous discovery; insecure for the first token-discovery fetch,
- * otherwise verifying against exactly the given CA), HTTPS discovery URLs verified against the
- * host's CA bundle file, the
- * kubelet service through systemd, health probes, the etcd gateway client and the preflight
- * checks.
+ * resolves the JoinConfiguration, and supplies the join phases' ports from the command line's
+ * adapters (`./adapters.ts`): the node's files (real, under `--rootfs`, or a dry-run
+ * recording), discovery and API client transports (anonymous discovery; insecure for the first
+ * token-discovery fetch, otherwise verifying against exactly the given CA), HTTPS discovery URLs
+ * verified against the host's CA bundle file, the node (kubelet service, health probes, the
+ * etcd gateway client) and the preflight checks.
  *
  * @module
  */
-import { fileExists, loadConfigFile, systemdResolvedActive } from "./config_file.ts";
+import { loadConfigFile, systemdResolvedActive } from "./config_file.ts";
 import {
-  DISCOVERY_MAX_BODY_BYTES,
-  DISCOVERY_REQUEST_TIMEOUT_MS,
   KubeconfigFile,
   KUBELET_RUN_DIR,
   KUBERNETES_DIR,
   MANIFESTS_DIR,
 } from "../core/constants.ts";
 import { KubeadmError } from "../core/errors.ts";
-import { systemClock, webRandom } from "../core/host/ports.ts";
-import { RecordingFileSystem } from "../core/host/recording_fs.ts";
-import type { ConnectionParams, TransportLimits } from "../core/kube/transport.ts";
-import { realSleep } from "../core/kube/transport.ts";
-import type { DiscoveryUrlResponse } from "../core/discovery/file.ts";
 import type { JoinFlagOverrides } from "../core/config/join.ts";
 import type { JoinData, JoinPorts } from "../core/phases/join/data.ts";
-import { readTextFileCapped } from "../runtime/fs/capped_read.ts";
-import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
+import { readTextFileCapped } from "../adapters/deno/fs/capped_read.ts";
+import { underRoot } from "../adapters/deno/files.ts";
 import {
   defaultAdvertiseAddress as advertiseAddressDefault,
   readHostFacts,
-} from "../runtime/host/facts.ts";
-import { envGet } from "../runtime/host/env.ts";
-import { createDenoTransport } from "../runtime/kube/transport.ts";
-import { DenoNodeHost } from "../runtime/host/node_host.ts";
+} from "../adapters/deno/host/facts.ts";
+import { networkAllowed } from "../adapters/deno/process.ts";
+import { isRegularFile } from "../adapters/deno/fs/regular_file.ts";
+import { joinNetwork, nodeHost, platform, runFiles } from "./adapters.ts";
 import { DryRunReport } from "./dry_run_report.ts";
 import { preflightOutput } from "./flags.ts";
 import type { CommandDeps, Invocation, WorkflowRun } from "./workflow_command.ts";
-
-/** Go's system CA bundle locations (crypto/x509 root_linux.go), `SSL_CERT_FILE` first. */
-const CA_BUNDLE_FILES = [
-  "/etc/ssl/certs/ca-certificates.crt",
-  "/etc/pki/tls/certs/ca-bundle.crt",
-  "/etc/ssl/ca-bundle.pem",
-  "/etc/pki/tls/cacert.pem",
-  "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",
-  "/etc/ssl/cert.pem",
-];
-
-/** The host's trust store as PEM (`SSL_CERT_FILE`, else the first standard bundle). */
-export function hostCaBundle(): string | undefined {
-  const override = envGet("SSL_CERT_FILE");
-  for (const path of override ? [override] : CA_BUNDLE_FILES) {
-    try {
-      return Deno.readTextFileSync(path);
-    } catch {
-      // next
-    }
-  }
-  return undefined;
-}
-
-/**
- * GETs an https:// discovery URL, verified against the host's CA bundle file (the one place a
- * public CA is meant to be trusted, as upstream's `discovery/https`); returns the body.
- */
-export async function fetchDiscoveryUrl(url: string): Promise<DiscoveryUrlResponse> {
-  const u = new URL(url);
-  const t = createDenoTransport({
-    server: `${u.protocol}//${u.host}`,
-    caPem: hostCaBundle(),
-  }, { timeoutMs: DISCOVERY_REQUEST_TIMEOUT_MS, maxBodyBytes: DISCOVERY_MAX_BODY_BYTES });
-  try {
-    const res = await t.transport(new Request(url));
-    return { status: res.status, body: new Uint8Array(await res.arrayBuffer()) };
-  } finally {
-    t.close();
-  }
-}
-
-/**
- * Discovery transports: the CA given is the only trusted root; discovery passes its own
- * deadline and body cap per attempt.
- */
-export function discoveryTransport(params: ConnectionParams, limits: TransportLimits = {}) {
-  return createDenoTransport(params, {
-    timeoutMs: DISCOVERY_REQUEST_TIMEOUT_MS,
-    maxBodyBytes: DISCOVERY_MAX_BODY_BYTES,
-    ...limits,
-  }).transport;
-}
-
-/** API client transports: the kubeconfig's CA is the only trusted root; pooled connections. */
-export function clientTransport(params: ConnectionParams, limits: TransportLimits = {}) {
-  return createDenoTransport(params, limits).transport;
-}
 
 /** The join configuration's overrides from the flags the user set. */
 function joinFlags(inv: Invocation): JoinFlagOverrides {
@@ -137,7 +71,7 @@ export async function prepareJoin(
   const configFile = inv.values.config;
   const flags = joinFlags(inv);
   const preflight = preflightOutput(inv.values);
-  if (Deno.permissions.querySync({ name: "net" }).state !== "granted") {
+  if (!networkAllowed()) {
     // Discovery and every later step talk to the API server (a dry run only reads).
     throw new KubeadmError(
       "kubeadm join needs network access to reach the API server, but this process may not use the network",
@@ -153,7 +87,7 @@ export async function prepareJoin(
   let discoveryFallbackFile: string | undefined;
   // `join phase` commands without discovery flags use this node's admin.conf, as upstream.
   if (!inv.accepts.includes("discovery-file")) {
-    if (!fileExists(adminConf)) {
+    if (!isRegularFile(adminConf)) {
       throw new KubeadmError(
         `File ${KUBERNETES_DIR}/${KubeconfigFile.admin} does not exists. Please use 'kubeadm join phase control-plane-prepare' subcommands to generate it.`,
       );
@@ -169,30 +103,24 @@ export async function prepareJoin(
       hostname: facts.hostname,
       defaultAdvertiseAddress,
     },
-    fileExists,
+    fileExists: isRegularFile,
     discoveryFallbackFile,
   });
   for (const w of warnings) out.warn(w);
 
-  const host = new HostFileSystem(rootfs);
   const dryRun = flags.dryRun ?? config.dryRun ?? false;
-  const recording = dryRun ? new RecordingFileSystem(host) : undefined;
-  const files = recording ?? host;
+  const { files, recording } = await runFiles(rootfs, dryRun);
 
   // Upstream: an existing admin.conf on a control-plane node replaces discovery.
   let tlsBootstrapOverride;
-  if (config.controlPlane && fileExists(adminConf)) {
+  if (config.controlPlane && isRegularFile(adminConf)) {
     tlsBootstrapOverride = parseKubeconfig(await readTextFileCapped(adminConf), adminConf);
   }
 
-  const node = deps.node?.(rootfs) ?? new DenoNodeHost({ root: rootfs });
+  const node = await nodeHost(rootfs, deps);
   const { runJoinNodePreflight } = await import("../core/phases/join/preflight.ts");
   const ports: JoinPorts = {
-    transportFor: discoveryTransport,
-    clientTransportFor: clientTransport,
-    hostFiles: new HostFileSystem("/"),
-    fetchUrl: fetchDiscoveryUrl,
-    sleep: realSleep,
+    ...await joinNetwork(),
     preflight: (d) => runJoinNodePreflight(d, node.machine),
     ...deps.ports,
   };
@@ -200,10 +128,8 @@ export async function prepareJoin(
     cfg: config,
     files,
     out,
-    clock: systemClock,
-    sleep: realSleep,
-    random: webRandom,
-    startTime: new Date(),
+    ...platform,
+    startTime: platform.clock.now(),
     dryRun,
     kubeconfigDir: KUBERNETES_DIR,
     manifestDir: MANIFESTS_DIR,

@@ -10,6 +10,7 @@
  */
 import { redactSecrets } from "../core/errors.ts";
 import { verbosityOf } from "./flags.ts";
+import { processId } from "../adapters/deno/process.ts";
 
 /** One `--vmodule` rule: a glob over a module's base name, and its level. */
 export interface ModuleRule {
@@ -104,7 +105,7 @@ export function klogLogger(
   o: KlogOptions,
 ): (level: number, source: string, message: string) => void {
   const now = o.now ?? (() => performance.timeOrigin + performance.now());
-  const pid = o.pid ?? Deno.pid;
+  const pid = o.pid ?? processId();
   return (level, source, message) => {
     if (level > levelFor(source, o)) return;
     const text = klogHeader(now(), pid, `${source}${callerLine(source)}`) +

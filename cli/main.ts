@@ -11,9 +11,9 @@
  * @module
  */
 import { errorMessage, ExitCode, KubeadmError, redactSecrets } from "../core/errors.ts";
-import { type CliStreams, processStreams, stderr, withStreams, writeStderr } from "./output.ts";
-import type { Printer } from "../core/host/ports.ts";
-import { envGet } from "../runtime/host/env.ts";
+import { type CliStreams, stderr, withStreams, writeStderr } from "./output.ts";
+import type { Printer } from "../core/ports/printer.ts";
+import { envGet, exitProcess, processArgs, processStreams } from "../adapters/deno/process.ts";
 import { directRun } from "./direct.ts";
 import { verbosityOf } from "./flags.ts";
 
@@ -99,5 +99,5 @@ function report(e: unknown, verbosity: number): number {
 }
 
 if (import.meta.main) {
-  Deno.exit(await main(Deno.args));
+  exitProcess(await main(processArgs()));
 }

@@ -12,24 +12,14 @@ import { writeStdout } from "./output.ts";
 import { KubeadmError } from "../core/errors.ts";
 import { parseOutputFormat, printerError } from "../core/text/output_format.ts";
 import type { StructuredFormat } from "../core/text/structured_output.ts";
-import type { TemplatePrinter } from "../core/text/template_printer.ts";
-import { readTextFileCapped } from "../runtime/fs/capped_read.ts";
+import type { TemplatePrinter } from "../printers/template_printer.ts";
+import { readFileError, readTextFileCapped } from "../adapters/deno/fs/capped_read.ts";
 
 /** `-o` resolved: text (the command's own), a structured format, or a ready template printer. */
 export type ObjectOutput =
   | { kind: "text" }
   | { kind: "structured"; format: StructuredFormat }
   | { kind: "template"; printer: TemplatePrinter };
-
-/** Go's `os.ReadFile` error text for `path` (`open PATH: no such file or directory`, …). */
-function readFileError(path: string, e: unknown): string {
-  if (e instanceof Deno.errors.NotFound) return `open ${path}: no such file or directory`;
-  if (e instanceof Deno.errors.PermissionDenied) return `open ${path}: permission denied`;
-  if (e instanceof Deno.errors.IsADirectory) return `read ${path}: is a directory`;
-  if (e instanceof Deno.errors.NotADirectory) return `open ${path}: not a directory`;
-  if (e instanceof RangeError) return `read ${path}: ${e.message}`;
-  return `open ${path}: ${(e as Error).message}`;
-}
 
 /**
  * A template file's text. Upstream reads it after `chroot`ing into `--rootfs` (and `chdir("/")`),
@@ -39,7 +29,7 @@ async function readTemplateFile(path: string, rootfs: string | undefined, value:
   try {
     let hostPath = path;
     if (rootfs) {
-      const { resolveInRootSync } = await import("../runtime/fs/rooted_path.ts");
+      const { resolveInRootSync } = await import("../adapters/deno/fs/rooted_path.ts");
       hostPath = resolveInRootSync(rootfs, path.startsWith("/") ? path : `/${path}`);
     }
     return await readTextFileCapped(hostPath);
@@ -58,7 +48,7 @@ export async function resolveObjectOutput(values: FlagValues): Promise<ObjectOut
   if (choice.kind !== "template") return choice;
   const t = choice.template;
   const text = t.fromFile ? await readTemplateFile(t.argument, values.rootfs, value) : t.argument;
-  const { templatePrinter } = await import("../core/text/template_printer.ts");
+  const { templatePrinter } = await import("../printers/template_printer.ts");
   const allowMissing = values["allow-missing-template-keys"] ?? true;
   return { kind: "template", printer: templatePrinter(t, text, allowMissing !== false) };
 }

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import type { Printer } from "../core/host/ports.ts";
+import type { Printer } from "../core/ports/printer.ts";
+import { processStreams } from "../adapters/deno/process.ts";
 
 /** Where the CLI's output and input go: the process's streams, or a caller's. */
 export interface CliStreams {
@@ -16,15 +17,6 @@ export interface CliStreams {
   /** Standard input (`discovery-check --cluster-info -`, `reset`'s prompt). */
   stdin(): ReadableStream<Uint8Array>;
 }
-
-const enc = new TextEncoder();
-
-/** The process's standard streams, written synchronously (ordering matters when mixed). */
-export const processStreams: CliStreams = {
-  stdout: (text) => void Deno.stdout.writeSync(enc.encode(text)),
-  stderr: (text) => void Deno.stderr.writeSync(enc.encode(text)),
-  stdin: () => Deno.stdin.readable,
-};
 
 let current: CliStreams = processStreams;
 /** Where `Printer.log` lines go: `cli/klog.ts`'s logger at `--v` > 0, else nowhere. */

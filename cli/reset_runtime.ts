@@ -1,6 +1,6 @@
 /**
  * Assembles a `kubeadm reset` run on this host: the `--config` ResetConfiguration, the node
- * (`runtime/host/node_host.ts`, with upstream's etcd retries for reset), what could be read
+ * (`./adapters.ts`, with upstream's etcd retries for reset), what could be read
  * from the cluster, and the confirmation prompt on stdin.
  *
  * @module
@@ -16,9 +16,10 @@ import { runReset } from "../core/phases/reset/workflow.ts";
 import { loadConfigFile } from "./config_file.ts";
 import { connect, isControlPlaneNode, kubeconfigLocation } from "./cluster_connection.ts";
 import { DefaultTimeouts, KubeconfigFile, KUBERNETES_DIR } from "../core/constants.ts";
-import { type Printer, webRandom } from "../core/host/ports.ts";
+import type { Printer } from "../core/ports/printer.ts";
 import { stdinStream, writeStdout } from "./output.ts";
 import type { CommandDeps, Invocation, WorkflowRun } from "./workflow_command.ts";
+import { nodeFiles, nodeHost, platform } from "./adapters.ts";
 
 /** What `reset` can be given from outside the CLI (tests). */
 export interface ResetDeps extends CommandDeps {
@@ -87,7 +88,7 @@ async function resetConfiguration(inv: Invocation): Promise<ResetConfiguration |
  * silently, as upstream; a cluster that cannot be read throws (the caller warns). Its reads
  * change nothing, so a dry run reads the cluster too.
  */
-export async function readResetClusterConfig(
+async function readResetClusterConfig(
   kubeconfigFlag: string | undefined,
   rootfs: string,
   out: Printer,
@@ -110,16 +111,14 @@ export async function readResetClusterConfig(
     `[reset] Loaded client set from kubeconfig file: ${location.nodePath}`,
   );
   try {
-    const [{ fetchUpgradeConfig }, { HostFileSystem }, { detectDefaultAddress, readHostFacts }] =
-      await Promise.all([
-        import("../core/upgrade/cluster_config.ts"),
-        import("../runtime/fs/host_fs.ts"),
-        import("../runtime/host/facts.ts"),
-      ]);
+    const [{ fetchUpgradeConfig }, { detectDefaultAddress, readHostFacts }] = await Promise.all([
+      import("../core/upgrade/cluster_config.ts"),
+      import("../adapters/deno/host/facts.ts"),
+    ]);
     const controlPlane = await isControlPlaneNode(rootfs);
     const cfg = await fetchUpgradeConfig({
       client: connection.client,
-      files: new HostFileSystem(rootfs),
+      files: await nodeFiles(rootfs),
       out,
       logPrefix: "reset",
       kubeletConf: `${KUBERNETES_DIR}/${KubeconfigFile.kubelet}`,
@@ -128,7 +127,7 @@ export async function readResetClusterConfig(
         hostname: readHostFacts(rootfs).hostname,
         defaultAdvertiseAddress: detectDefaultAddress() ?? "",
       },
-      random: webRandom,
+      random: platform.random,
       apiCallTimeoutMs: DefaultTimeouts.kubernetesAPICall,
     });
     return {
@@ -149,14 +148,8 @@ export async function prepareReset(
 ): Promise<WorkflowRun<ResetData>> {
   const { values: v, out, rootfs } = inv;
   const config = await resetConfiguration(inv);
-  let node;
-  if (deps.node) {
-    node = deps.node(rootfs);
-  } else {
-    const { DenoNodeHost } = await import("../runtime/host/node_host.ts");
-    // Upstream's etcd client for reset: 2s requests, transient failures retried for 2m.
-    node = new DenoNodeHost({ root: rootfs, etcd: { retryForMs: 120_000 } });
-  }
+  // Upstream's etcd client for reset: 2s requests, transient failures retried for 2m.
+  const node = await nodeHost(rootfs, deps, { etcd: { retryForMs: 120_000 } });
   const cluster = await (deps.fetchClusterConfig ?? readResetClusterConfig)(
     v.kubeconfig,
     rootfs,

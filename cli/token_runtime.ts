@@ -11,16 +11,16 @@
  */
 import { KubeconfigFile, KUBERNETES_DIR } from "../core/constants.ts";
 import { KubeadmError } from "../core/errors.ts";
-import type { Printer } from "../core/host/ports.ts";
+import type { Printer } from "../core/ports/printer.ts";
 import { KubeClient } from "../core/kube/client.ts";
-import { createDryRunTransport } from "../core/kube/dry_run.ts";
 import { connectionFromKubeconfig } from "../core/kube/kubeconfig_connection.ts";
-import type { Transport } from "../core/kube/transport.ts";
+import type { Transport } from "../core/ports/transport.ts";
 import { type Kubeconfig, parseKubeconfig } from "../core/kubeconfig/kubeconfig.ts";
-import { readFileCapped } from "../runtime/fs/capped_read.ts";
-import { HostFileSystem, underRoot } from "../runtime/fs/host_fs.ts";
-import { envGet } from "../runtime/host/env.ts";
-import { createDenoTransport } from "../runtime/kube/transport.ts";
+import { isNotFound, readFileCapped } from "../adapters/deno/fs/capped_read.ts";
+import { underRoot } from "../adapters/deno/files.ts";
+import { envGet, networkAllowed } from "../adapters/deno/process.ts";
+import { isRegularFile } from "../adapters/deno/fs/regular_file.ts";
+import { connectTransport, dryRunTransport, nodeFiles, platform } from "./adapters.ts";
 
 /** Flags every `token` sub-command shares. */
 export interface TokenCommonFlags {
@@ -38,16 +38,8 @@ export interface TokenConnection {
   close(): void;
 }
 
-function exists(path: string): boolean {
-  try {
-    return Deno.statSync(path).isFile;
-  } catch {
-    return false;
-  }
-}
-
 /** Upstream's `GetKubeConfigPath`: the kubeconfig a token command uses. */
-export function findKubeconfig(flags: TokenCommonFlags): string {
+function findKubeconfig(flags: TokenCommonFlags): string {
   if (flags.kubeconfig) return flags.kubeconfig;
   const root = flags.rootfs ?? "/";
   const env = envGet("KUBECONFIG");
@@ -59,15 +51,7 @@ export function findKubeconfig(flags: TokenCommonFlags): string {
     : [];
   precedence.push(`${KUBERNETES_DIR}/${KubeconfigFile.admin}`);
   const candidates = precedence.map((p) => underRoot(root, p));
-  return candidates.find(exists) ?? candidates[0];
-}
-
-function netGranted(): boolean {
-  try {
-    return Deno.permissions.querySync({ name: "net" }).state === "granted";
-  } catch {
-    return false;
-  }
+  return candidates.find(isRegularFile) ?? candidates[0];
 }
 
 /** Reads the kubeconfig and connects (see the module documentation). */
@@ -80,7 +64,7 @@ export async function connectToken(
   try {
     text = await readFileCapped(path);
   } catch (e) {
-    const reason = e instanceof Deno.errors.NotFound ? "no such file or directory" : String(e);
+    const reason = isNotFound(e) ? "no such file or directory" : String(e);
     throw new KubeadmError(`failed to load admin kubeconfig: open ${path}: ${reason}`, {
       field: "--kubeconfig",
       hint: "point --kubeconfig at the cluster's admin.conf",
@@ -88,25 +72,30 @@ export async function connectToken(
   }
   const kubeconfig = parseKubeconfig(text, path);
   const params = await connectionFromKubeconfig(kubeconfig, {
-    files: new HostFileSystem(flags.kubeconfig ? "/" : flags.rootfs ?? "/"),
+    files: await nodeFiles(flags.kubeconfig ? "/" : flags.rootfs ?? "/"),
   });
   let transport: Transport;
   let close = () => {};
   if (flags.dryRun) {
     // Writes are recorded and printed; reads go to the cluster when the network is allowed
     // (the launcher grants none in dry-run), else to the empty simulated cluster.
-    const dry = createDryRunTransport({ out });
-    const real = netGranted() ? createDenoTransport(params) : undefined;
+    const dry = await dryRunTransport({ out });
+    const real = networkAllowed() ? await connectTransport(params) : undefined;
     close = () => real?.close();
     transport = (req, limits) =>
       req.method === "GET" && real ? real.transport(req, limits) : dry.transport(req, limits);
   } else {
-    const real = createDenoTransport(params);
+    const real = await connectTransport(params);
     transport = real.transport;
     close = real.close;
   }
   return {
-    client: new KubeClient({ server: params.server, transport }),
+    client: new KubeClient({
+      server: params.server,
+      transport,
+      clock: platform.clock,
+      sleep: platform.sleep,
+    }),
     kubeconfig,
     path,
     close,

@@ -15,16 +15,13 @@ import { validateMixedArguments } from "../core/config/mixed_flags.ts";
 import { KubeconfigFile, KUBERNETES_DIR, MANIFESTS_DIR } from "../core/constants.ts";
 import { COREDNS_VERSION, KUBERNETES_VERSION } from "../core/versions.ts";
 import { errorMessage, KubeadmError } from "../core/errors.ts";
-import { type Printer, systemClock, webRandom } from "../core/host/ports.ts";
-import { RecordingFileSystem } from "../core/host/recording_fs.ts";
+import type { Printer } from "../core/ports/printer.ts";
 import { KubeClient } from "../core/kube/client.ts";
-import { realSleep } from "../core/kube/transport.ts";
 import type { ResolvedConfig } from "../core/config/types.ts";
 import type { UpgradeData, UpgradeSettings } from "../core/phases/upgrade/data.ts";
 import type { ResolvedUpgradeConfig } from "../core/upgrade/upgrade_config.ts";
-import { HostFileSystem } from "../runtime/fs/host_fs.ts";
-import { detectDefaultAddress, readHostFacts } from "../runtime/host/facts.ts";
-import { DenoNodeHost } from "../runtime/host/node_host.ts";
+import { detectDefaultAddress, readHostFacts } from "../adapters/deno/host/facts.ts";
+import { dryRunTransport, nodeFiles, nodeHost, planningOverlay, platform } from "./adapters.ts";
 import { readAnswer } from "./reset_runtime.ts";
 import { writeStdout } from "./output.ts";
 import {
@@ -78,12 +75,11 @@ async function printConfiguration(cfg: ResolvedConfig, out: Printer): Promise<vo
 
 /** `--dry-run`'s API client: reads the real cluster, prints and keeps every write. */
 async function dryRunClient(real: Connection, out: Printer): Promise<KubeClient> {
-  const { createDryRunTransport } = await import("../core/kube/dry_run.ts");
   const { HEALTH_CHECK_JOB_PREFIX } = await import("../core/upgrade/health.ts");
   const version = await real.client.version().catch((e) => {
     throw new KubeadmError(`failed to get server version: ${errorMessage(e)}`, { cause: e });
   });
-  const dry = createDryRunTransport({
+  const dry = await dryRunTransport({
     out,
     backing: real.transport,
     serverVersion: { major: version.major, minor: version.minor, gitVersion: version.gitVersion },
@@ -99,7 +95,12 @@ async function dryRunClient(real: Connection, out: Printer): Promise<KubeClient>
         } as never
         : undefined,
   });
-  return new KubeClient({ server: real.client.server, transport: dry.transport });
+  return new KubeClient({
+    server: real.client.server,
+    transport: dry.transport,
+    clock: platform.clock,
+    sleep: platform.sleep,
+  });
 }
 
 function flagOr<T>(flag: T | undefined, config: T): T {
@@ -171,7 +172,7 @@ export async function prepareUpgrade(
     const { fetchUpgradeConfig } = await import("../core/upgrade/cluster_config.ts");
     const { parseDuration } = await import("../core/text/duration.ts");
     const { facts, host } = hostFacts(rootfs);
-    const nodeFiles = new HostFileSystem(rootfs);
+    const files = await nodeFiles(rootfs);
     if (command === "apply") {
       out.log?.(1, LOG_SOURCE, "[upgrade] retrieving configuration from cluster");
     }
@@ -180,13 +181,13 @@ export async function prepareUpgrade(
       cfg = await fetchUpgradeConfig({
         // In --dry-run through the printing client: its reads are shown, as upstream's.
         client,
-        files: nodeFiles,
+        files,
         out,
         logPrefix: "upgrade",
         kubeletConf: `${KUBERNETES_DIR}/${KubeconfigFile.kubelet}`,
         controlPlane,
         host,
-        random: webRandom,
+        random: platform.random,
         apiCallTimeoutMs: parseDuration(upgrade.timeouts.kubernetesAPICall),
       });
     } catch (e) {
@@ -202,8 +203,8 @@ export async function prepareUpgrade(
     if (command === "apply" && flagOr(values["print-config"], upgrade.apply.printConfig)) {
       await printConfiguration(cfg, out);
     }
-    const recording = dryRun ? new RecordingFileSystem(nodeFiles) : undefined;
-    const node = deps.node?.(rootfs) ?? new DenoNodeHost({ root: rootfs });
+    const overlay = await planningOverlay();
+    const node = await nodeHost(rootfs, deps);
     const { kubeVersionGetter, offlineVersionGetter } = await import(
       "../core/upgrade/version_getter.ts"
     );
@@ -220,11 +221,10 @@ export async function prepareUpgrade(
         cfg.cluster.kubernetesVersion,
       ),
       isControlPlaneNode: controlPlane,
-      files: recording ?? nodeFiles,
+      files: dryRun ? overlay(files) : files,
+      planningOverlay: overlay,
       out,
-      clock: systemClock,
-      sleep: realSleep,
-      random: webRandom,
+      ...platform,
       node,
       etcdClient: (endpoints, tls) => node.etcdClient(endpoints, tls),
       kubernetesDir: KUBERNETES_DIR,
@@ -324,7 +324,7 @@ export async function runUpgradePlan(
       upgrade.plan.ignorePreflightErrors,
       UPGRADE_CHECK_NAMES,
     );
-    const node = new DenoNodeHost({ root: rootfs });
+    const node = await nodeHost(rootfs, {});
     const run = new PreflightRun(node.machine, { command: "upgrade plan", ignore, out });
     log("running preflight checks");
     out.info("[preflight] Running pre-flight checks.");
@@ -335,13 +335,13 @@ export async function runUpgradePlan(
     try {
       cfg = await fetchUpgradeConfig({
         client,
-        files: new HostFileSystem(rootfs),
+        files: await nodeFiles(rootfs),
         out,
         logPrefix: "upgrade/config",
         kubeletConf: `${KUBERNETES_DIR}/${KubeconfigFile.kubelet}`,
         controlPlane: await isControlPlaneNode(rootfs),
         host,
-        random: webRandom,
+        random: platform.random,
         apiCallTimeoutMs: parseDuration(upgrade.timeouts.kubernetesAPICall),
       });
     } catch (e) {
@@ -411,7 +411,7 @@ export async function runUpgradeDiff(
   printer: Printer,
 ): Promise<void> {
   const rootfs = values.rootfs ?? "/";
-  const files = new HostFileSystem(rootfs);
+  const files = await nodeFiles(rootfs);
   for (const c of ["kube-apiserver", "kube-controller-manager", "kube-scheduler"]) {
     const p = `${MANIFESTS_DIR}/${c}.yaml`;
     if (!(await files.exists(p))) {
@@ -442,7 +442,7 @@ export async function runUpgradeDiff(
       kubeletConf: `${KUBERNETES_DIR}/${KubeconfigFile.kubelet}`,
       controlPlane: await isControlPlaneNode(rootfs),
       host,
-      random: webRandom,
+      random: platform.random,
       apiCallTimeoutMs: parseDuration(upgrade.timeouts.kubernetesAPICall),
     });
     const version = argument ?? upgrade.diff.kubernetesVersion ?? cfg.cluster.kubernetesVersion;

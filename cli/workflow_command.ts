@@ -14,8 +14,8 @@
  */
 import type { Command } from "commander";
 import { validateMixedArguments } from "../core/config/mixed_flags.ts";
-import type { NodeHost } from "../core/host/node.ts";
-import type { Printer } from "../core/host/ports.ts";
+import type { NodeHost } from "../core/ports/node.ts";
+import type { Printer } from "../core/ports/printer.ts";
 import type { Phase, Workflow } from "../core/workflow/phase.ts";
 import type { RunOptions } from "../core/workflow/runner.ts";
 import {
@@ -227,7 +227,7 @@ export function directWorkflowCommand<D extends { willRun?: (phasePath: string) 
  * The phase list upstream appends to a workflow command's help: every visible phase with its
  * one-line help, sub-phases as `/name` (upstream's "all" phases left out).
  */
-export function phaseListHelp<D>(name: string, workflow: Workflow<D>): string {
+function phaseListHelp<D>(name: string, workflow: Workflow<D>): string {
   // Upstream pads each name (`/name` below the top) to the longest plus two, after the
   // indentation of its level.
   const rows: { depth: number; use: string; short: string }[] = [];

@@ -180,7 +180,7 @@ export interface ApiObjectRef {
 }
 
 /** Options of an {@link ApiError}. */
-export interface ApiErrorOptions extends KubeadmErrorOptions {
+interface ApiErrorOptions extends KubeadmErrorOptions {
   /** HTTP status code; `0` when no response arrived (connection or TLS failure, timeout). */
   status: number;
   /**

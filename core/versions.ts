@@ -25,13 +25,13 @@ export const MINIMUM_CONTROL_PLANE_MINOR = KUBEADM_MINOR - 1;
 /** Oldest kubelet minor this kubeadm supports (`MinimumKubeletVersion`: minor − 3). */
 export const MINIMUM_KUBELET_MINOR = KUBEADM_MINOR - 3;
 /** etcd image tag when the target version does not parse (`DefaultEtcdVersion`). */
-export const DEFAULT_ETCD_VERSION = "3.7.0-0";
+const DEFAULT_ETCD_VERSION = "3.7.0-0";
 /** Oldest external etcd this kubeadm accepts (`MinExternalEtcdVersion`). */
 export const MIN_EXTERNAL_ETCD_VERSION = "3.5.24-0";
 /** CoreDNS image tag kubeadm v1.37 deploys (`CoreDNSVersion`). */
 export const COREDNS_VERSION = "v1.14.6";
 /** pause image tag kubeadm v1.37 pulls and compares with the CRI's sandbox image. */
-export const PAUSE_VERSION = "3.10.2";
+const PAUSE_VERSION = "3.10.2";
 
 /** What kubeadm v1.37 deploys for one control-plane minor. */
 export interface TargetMinor {
@@ -77,7 +77,7 @@ export interface TargetRelease {
 const VERSION_MINOR = /^(?:ci(?:-cross)?\/)?v?(\d+)\.(\d+)\.(\d+)(?:[-+].*)?$/;
 
 /** Minor of a `[ci/]vMAJOR.MINOR.PATCH[...]` version, or `undefined` when it does not parse. */
-export function kubernetesMinor(version: string | undefined): number | undefined {
+function kubernetesMinor(version: string | undefined): number | undefined {
   const m = VERSION_MINOR.exec(version ?? "");
   return m ? Number(m[2]) : undefined;
 }

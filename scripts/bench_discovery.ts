@@ -22,9 +22,8 @@ import {
   writeInitConfig,
 } from "../tests/support/control_plane.ts";
 import { opensslSpkiSha256 } from "../tests/support/openssl.ts";
-import { clusterInfoFetcher } from "../core/discovery/fetch.ts";
-import { discoverWithToken } from "../core/discovery/token.ts";
-import { discoveryTransport } from "../cli/join_runtime.ts";
+import { clusterInfoFetcher, discoverWithToken } from "../library/discovery.ts";
+import { discoveryTransport } from "../adapters/deno/transport.ts";
 
 const TOKEN = "abcdef.0123456789abcdef";
 

@@ -6,7 +6,7 @@
  *
  * - Deno: `process.cpuUsage()` around N calls (user + system of the whole process).
  * - workerd: the process's CPU time from `/proc/<pid>/stat` around N sequential requests to
- *   `web/bench_worker.js`, minus the same for a no-op route (HTTP and routing).
+ *   `scripts/bench_library_worker.js`, minus the same for a no-op route (HTTP and routing).
  *   `/proc` counts in 10 ms ticks: N is chosen so that each figure spans many ticks. The
  *   `workerd` column is the first N requests of a route after one warm-up, so it includes V8
  *   compiling the code as it gets hot (all of the process's threads count); the targets are
@@ -112,7 +112,7 @@ try {
     const r = await inProcess(c.deno, c.runs);
     results[c.name] = { deno: r.cpu, denoWall: r.wall };
   }
-  await Deno.copyFile(`${repoRoot}/web/bench_worker.js`, `${build.dir}/worker.js`);
+  await Deno.copyFile(`${repoRoot}/scripts/bench_library_worker.js`, `${build.dir}/worker.js`);
   const workerd = await startWorkerd(
     { "worker.js": "worker.js", "kubeadm-core.js": "kubeadm-core.js" },
     build.dir,

@@ -10,14 +10,11 @@
 import https from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ConfigMap } from "kubernetes-types/core/v1.d.ts";
-import { planControlPlane } from "../core/plan/control_plane.ts";
-import { offlineCluster } from "../core/plan/offline_cluster.ts";
-import { seededRandom } from "../core/host/seeded_random.ts";
-import {
-  CLUSTER_INFO_CONFIGMAP,
-  KUBE_PUBLIC,
-  signClusterInfo,
-} from "../core/cluster/cluster_info.ts";
+import { planControlPlane } from "../library/control_plane.ts";
+import { offlineCluster } from "../adapters/offline/cluster.ts";
+import { seededRandom } from "../adapters/offline/random.ts";
+import { CLUSTER_INFO_CONFIGMAP, KUBE_PUBLIC } from "../core/cluster/cluster_info.ts";
+import { signClusterInfo } from "../library/cluster_info.ts";
 import { parseToken } from "../core/bootstraptoken/token.ts";
 import { toKubeYaml } from "../core/yaml/kube_yaml.ts";
 

@@ -6,8 +6,8 @@
  * Each function turns WIT values into the library's inputs, calls `mod.ts`, and turns the
  * result back: files as bytes, objects as JSON, time as Unix milliseconds, entropy as a seed
  * expanded with `seededRandom`. Crypto is the pure-JavaScript port (`pureJsCryptoPort`: no
- * WebCrypto key operation, ECDSA only), which the component's engine needs and which gives the
- * same bytes as the library's deterministic port. Every failure is thrown as an
+ * WebCrypto at all, ECDSA only), which the component's engine needs and which gives the same
+ * bytes as the library's deterministic port, passed to the library's functions. Every failure is thrown as an
  * {@link ErrorRecord}, which componentize-js returns as the `err` of the function's `result`.
  *
  * @module
@@ -32,7 +32,8 @@ import {
   seededRandom,
   toCloudInit,
 } from "../mod.ts";
-import { pureJsCryptoPort } from "../core/pki/pure_js.ts";
+// The component's one adapter choice; mod.ts leaves it out so that the web bundles do not carry it.
+import { pureJsCryptoPort } from "../adapters/crypto/pure_js.ts";
 import type * as Wit from "./wit.d.ts";
 
 /** The fewest seed bytes a function takes: 256 bits of the host's entropy. */
@@ -270,7 +271,7 @@ export function checkClusterInfo(request: Wit.ClusterInfoCheck): Promise<Wit.Ver
         caCertHashes: request.caCertHashes,
         unsafeSkipCAVerification: request.unsafeSkipCaVerification,
         now: date(request.now, "now"),
-      }),
+      }, pureJsCryptoPort),
     )
   );
 }
@@ -287,7 +288,7 @@ export function parseToken(token: string): Promise<Wit.TokenParts> {
 
 /** `ca-cert-pins`. */
 export function caCertPins(caPem: string): Promise<string[]> {
-  return guarded(() => pemCertificatePins(caPem));
+  return guarded(() => pemCertificatePins(caPem, pureJsCryptoPort));
 }
 
 /** `plan-control-plane`. */

@@ -10,33 +10,34 @@ export * from "../mod.ts";
 export * from "./verify_entry.ts";
 
 // Token, file and HTTPS discovery over the caller's own network code; TLS bootstrap.
-export {
-  type ClusterInfoFetchMode,
-  type DiscoveredClusterInfo,
-  discoverWithToken,
-  type FetchClusterInfo,
-  type TokenDiscoveryOptions,
+export type {
+  ClusterInfoFetchMode,
+  DiscoveredClusterInfo,
+  FetchClusterInfo,
 } from "../core/discovery/token.ts";
 export {
-  discoverWithFile,
   type FetchClusterInfoWith,
   fetchDiscoveryKubeconfig,
   type FetchDiscoveryUrl,
-  type FileDiscoveryOptions,
   type FileDiscoveryResult,
   hasAuthenticationCredentials,
   validateKubeconfig,
 } from "../core/discovery/file.ts";
 export {
+  bootstrapCaSummary,
   clusterInfoFetcher,
   clusterInfoFetcherWithKubeconfig,
-  connectionFromDiscoveryKubeconfig,
-  discoveryConnection,
-} from "../core/discovery/fetch.ts";
+  discoverWithFile,
+  discoverWithToken,
+  type FileDiscoveryOptions,
+  type TokenDiscoveryOptions,
+} from "../library/discovery.ts";
+export { connectionFromDiscoveryKubeconfig, discoveryConnection } from "../core/discovery/fetch.ts";
 export {
-  bootstrapCaSummary,
   bootstrapKubeletConfFile,
   buildTlsBootstrapKubeconfig,
   tlsBootstrapKubeconfigFor,
 } from "../core/discovery/tls_bootstrap.ts";
-export { realSleep, type Sleep, type TransportFactory } from "../core/kube/transport.ts";
+export { realSleep } from "../library/adapters.ts";
+export type { Sleep } from "../core/ports/clock.ts";
+export type { TransportFactory } from "../core/ports/transport.ts";

@@ -13,11 +13,7 @@ import {
 } from "../core/kubeconfig/kubeconfig.ts";
 
 // The offline verdict, the JWS on cluster-info, cluster-info parsing.
-export {
-  computeDetachedSignature,
-  detachedTokenIsValid,
-  jwsHeaderSegment,
-} from "../core/discovery/jws.ts";
+export { jwsHeaderSegment } from "../core/discovery/jws.ts";
 export {
   type ClusterInfoConfigMap,
   hasSignatureFor,
@@ -25,8 +21,15 @@ export {
   signatureKey,
   signedTokenIds,
   tryParseClusterInfo,
-  validateClusterInfoToken,
 } from "../core/discovery/cluster_info.ts";
+export {
+  checkClusterInfo,
+  computeDetachedSignature,
+  detachedTokenIsValid,
+  summarizeCaBundle,
+  summarizeCertificate,
+  validateClusterInfoToken,
+} from "../library/cluster_info.ts";
 export {
   certificateAuthorityPem,
   clusterFromKubeconfig,
@@ -48,23 +51,17 @@ export function loadKubeconfig(text: string): Kubeconfig {
 export function writeKubeconfig(config: Kubeconfig): string {
   return serializeKubeconfig(config, { nullEmptyLists: true });
 }
-export {
-  type CaCertSummary,
-  summarizeCaBundle,
-  summarizeCertificate,
-  validateClusterCA,
-} from "../core/discovery/ca_bundle.ts";
-export {
-  checkClusterInfo,
-  type CheckStatus,
-  type DiscoveryVerdict,
-  type VerdictCa,
-  type VerdictCheck,
-  type VerdictInput,
+export { type CaCertSummary, validateClusterCA } from "../core/discovery/ca_bundle.ts";
+export type {
+  CheckStatus,
+  DiscoveryVerdict,
+  VerdictCa,
+  VerdictCheck,
+  VerdictInput,
 } from "../core/discovery/verdict.ts";
 
 // Public-key pins and certificates.
-export { certificatePin, PinSet } from "../core/pki/pin.ts";
+export { certificatePin, PinSet } from "../library/pki.ts";
 export { type Certificate, parseCertificate, parseCertificatesPEM } from "../core/pki/cert.ts";
 export { formatName } from "../core/pki/name.ts";
 export { decodePem, encodePem } from "../core/pki/pem.ts";
@@ -86,7 +83,8 @@ export {
 export { parseKubeYaml, parseKubeYamlOne, toKubeYaml } from "../core/yaml/kube_yaml.ts";
 
 // Ports, errors and constants.
-export { type Clock, systemClock, webRandom } from "../core/host/ports.ts";
+export type { Clock } from "../core/ports/clock.ts";
+export { systemClock, webRandom } from "../library/adapters.ts";
 export {
   ApiError,
   DiscoveryError,

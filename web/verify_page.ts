@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { checkClusterInfo, type DiscoveryVerdict } from "../core/discovery/verdict.ts";
+import type { DiscoveryVerdict } from "../core/discovery/verdict.ts";
+import { checkClusterInfo } from "../library/cluster_info.ts";
 
 function byId<T extends HTMLElement>(id: string): T {
   const el = document.getElementById(id);

@@ -48,18 +48,17 @@ const GENERATE_CSR_FLAGS: readonly FlagName[] = ["cert-dir", "config", "kubeconf
 async function runRenew(names: "all" | string, cmd: Command): Promise<void> {
   const flags = flagValues(cmd);
   const dryRun = flags["dry-run"] === true;
-  const { loadCertsConfig, nodeFiles } = await import("../certs_runtime.ts");
+  const { loadCertsConfig } = await import("../certs_runtime.ts");
+  const { nodeFiles, platform } = await import("../adapters.ts");
   const { planRenewal, podsToRestart, renewalMessage, RENEW_ALL_DONE } = await import(
     "../../core/certs/renewal.ts"
   );
   const { KUBERNETES_DIR } = await import("../../core/constants.ts");
-  const { systemClock, webRandom, writePlannedFiles } = await import(
-    "../../core/host/ports.ts"
-  );
+  const { writePlannedFiles } = await import("../../core/ports/files.ts");
   const cfg = await loadCertsConfig(flags, consolePrinter, "renew", stderr);
   const externalEtcd = cfg.cluster.etcd.external !== undefined;
-  const files = nodeFiles(flags.rootfs);
-  const now = systemClock.now();
+  const files = await nodeFiles(flags.rootfs);
+  const now = platform.clock.now();
   const plan = await planRenewal({
     files,
     settings: {
@@ -72,7 +71,8 @@ async function runRenew(names: "all" | string, cmd: Command): Promise<void> {
     names: names === "all" ? renewTargets(externalEtcd).map((t) => t.name) : [names],
     startTime: now,
     now,
-    random: webRandom,
+    random: platform.random,
+    crypto: platform.crypto,
   });
   for (const w of plan.warnings) stderr(w);
   for (const outcome of plan.outcomes) {
@@ -120,18 +120,20 @@ async function runCheckExpiration(cmd: Command): Promise<void> {
   const flags = flagValues(cmd);
   const output = await resolveObjectOutput(flags);
   const windowMs = durationValue(flags, "fail-if-expiring-within");
-  const { loadCertsConfig, nodeFiles, silentPrinter } = await import("../certs_runtime.ts");
+  const { loadCertsConfig, silentPrinter } = await import("../certs_runtime.ts");
+  const { nodeFiles, platform } = await import("../adapters.ts");
   const { checkExpiration, formatExpirationText, expiringWithin, ExpiringCertificatesError } =
     await import("../../core/certs/expiration.ts");
   const { KUBERNETES_DIR } = await import("../../core/constants.ts");
   const out = output.kind === "text" ? consolePrinter : silentPrinter;
   const cfg = await loadCertsConfig(flags, out, "check-expiration", stderr);
   const { info, warnings } = await checkExpiration({
-    files: nodeFiles(flags.rootfs),
+    files: await nodeFiles(flags.rootfs),
     certificatesDir: cfg.cluster.certificatesDir,
     kubeconfigDir: KUBERNETES_DIR,
     externalEtcd: cfg.cluster.etcd.external !== undefined,
-    now: new Date(),
+    now: platform.clock.now(),
+    crypto: platform.crypto,
   });
   for (const w of warnings) stderr(w);
   if (output.kind === "text") writeStdout(formatExpirationText(info));
@@ -146,20 +148,23 @@ async function runCheckExpiration(cmd: Command): Promise<void> {
 
 async function runGenerateCSR(cmd: Command): Promise<void> {
   const flags = flagValues(cmd);
-  const { loadOrDefaultConfig, nodeFiles } = await import("../certs_runtime.ts");
+  const { loadOrDefaultConfig } = await import("../certs_runtime.ts");
+  const { nodeFiles, platform } = await import("../adapters.ts");
   const { csrGroupHeader, planKeysAndCSRs } = await import("../../core/certs/generate_csr.ts");
   const { KUBERNETES_DIR } = await import("../../core/constants.ts");
-  const { writePlannedFiles } = await import("../../core/host/ports.ts");
+  const { writePlannedFiles } = await import("../../core/ports/files.ts");
+  const { KeyPool } = await import("../../core/pki/key_pool.ts");
   const cfg = await loadOrDefaultConfig(flags.config, {}, stderr);
   // --cert-dir takes priority over the configuration when set.
   if (flags["cert-dir"]) cfg.cluster.certificatesDir = flags["cert-dir"];
-  const files = nodeFiles(flags.rootfs);
+  const files = await nodeFiles(flags.rootfs);
   const groups = await planKeysAndCSRs({
     cfg,
     files,
     kubeconfigDir: flags["kubeconfig-dir"] ?? KUBERNETES_DIR,
-    startTime: new Date(),
+    startTime: platform.clock.now(),
     warn: stderr,
+    keys: new KeyPool(platform),
   });
   for (const group of groups) {
     stdout(csrGroupHeader(group));
@@ -213,8 +218,8 @@ generate and print one for you.`,
     )
     .action(async () => {
       const { generateCertificateKey } = await import("../../core/cluster/cert_cipher.ts");
-      const { webRandom } = await import("../../core/host/ports.ts");
-      stdout(generateCertificateKey(webRandom));
+      const { platform } = await import("../adapters.ts");
+      stdout(generateCertificateKey(platform.random));
     });
 
   addFlags(

@@ -8,8 +8,8 @@
  */
 import type { Command } from "commander";
 import type { DirectCommand } from "../command_list.ts";
-import type { ContainerRuntime } from "../../core/host/container_runtime.ts";
-import type { Printer } from "../../core/host/ports.ts";
+import type { ContainerRuntime } from "../../core/ports/container_runtime.ts";
+import type { Printer } from "../../core/ports/printer.ts";
 import { addFlags, type FlagName, type FlagValues, flagValues } from "../flags.ts";
 import { resolveObjectOutput, writeObject } from "../object_output.ts";
 import { consolePrinter, writeStdout } from "../output.ts";
@@ -28,7 +28,9 @@ kubeadm.k8s.io/v1beta4 (kubeadm.k8s.io/v1 only with --allow-experimental-api).`;
 
 /** Host facts for dynamic defaults: this machine's name and default address (or a stand-in). */
 async function hostFacts(rootfs: string, address?: string) {
-  const { defaultAdvertiseAddress, readHostFacts } = await import("../../runtime/host/facts.ts");
+  const { defaultAdvertiseAddress, readHostFacts } = await import(
+    "../../adapters/deno/host/facts.ts"
+  );
   return {
     hostname: readHostFacts(rootfs).hostname,
     defaultAdvertiseAddress: defaultAdvertiseAddress(address) ?? "",
@@ -41,7 +43,7 @@ async function hostFacts(rootfs: string, address?: string) {
  */
 async function imagesConfig(v: FlagValues) {
   const { resolveInitConfig } = await import("../../core/config/resolve.ts");
-  const { webRandom } = await import("../../core/host/ports.ts");
+  const { platform } = await import("../adapters.ts");
   const { loadConfigFile } = await import("../config_file.ts");
   const text = v.config ? await loadConfigFile(v.config) : undefined;
   const { config, warnings } = resolveInitConfig({
@@ -56,7 +58,7 @@ async function imagesConfig(v: FlagValues) {
       }
       : undefined,
     host: await hostFacts(v.rootfs ?? "/", "192.0.2.1"),
-    random: webRandom,
+    random: platform.random,
     log: consolePrinter.log,
   });
   return { config, warnings };
@@ -90,8 +92,8 @@ async function runImagesPull(c: Command, deps: ConfigCommandDeps): Promise<void>
   if (deps.containerRuntime) {
     runtime = deps.containerRuntime(socket);
   } else {
-    const { DenoMachine } = await import("../../runtime/host/machine.ts");
-    runtime = new DenoMachine({ root: v.rootfs ?? "/" }).containerRuntime(socket);
+    const { nodeHost } = await import("../adapters.ts");
+    runtime = (await nodeHost(v.rootfs ?? "/", {})).machine.containerRuntime(socket);
   }
   try {
     await runtime.connect();
@@ -123,12 +125,12 @@ async function runMigrate(c: Command, out: Printer): Promise<void> {
   }
   const { readConfigFile } = await import("../config_file.ts");
   const { migrateConfig } = await import("../../core/config/migrate.ts");
-  const { webRandom } = await import("../../core/host/ports.ts");
+  const { platform } = await import("../adapters.ts");
   const text = await readConfigFile(v["old-config"], "--old-config");
   const result = migrateConfig(text, {
     source: v["old-config"],
     host: await hostFacts(v.rootfs ?? "/"),
-    random: webRandom,
+    random: platform.random,
     log: out.log,
     allowExperimental: v["allow-experimental-api"],
   });
@@ -138,8 +140,9 @@ async function runMigrate(c: Command, out: Printer): Promise<void> {
     writeStdout(result.text);
     return;
   }
+  const { writeOutputFile } = await import("../../adapters/deno/fs/output_file.ts");
   try {
-    await writeNewConfig(path, result.text);
+    await writeOutputFile(path, result.text);
   } catch (e) {
     throw new KubeadmError(
       `failed to write the new configuration to the file ${JSON.stringify(path)}: ${
@@ -156,12 +159,12 @@ async function runValidate(c: Command, out: Printer): Promise<void> {
   if (!v.config) throw new FlagError("the --config flag is mandatory", { field: "--config" });
   const { readConfigFile } = await import("../config_file.ts");
   const { validateConfigFile } = await import("../../core/config/validate_file.ts");
-  const { webRandom } = await import("../../core/host/ports.ts");
+  const { platform } = await import("../adapters.ts");
   // Host-dependent defaults only need plausible values to validate a file.
   const warnings = validateConfigFile(await readConfigFile(v.config), {
     source: v.config,
     host: await hostFacts(v.rootfs ?? "/", "192.0.2.1"),
-    random: webRandom,
+    random: platform.random,
     log: out.log,
     allowDeprecated: v["allow-deprecated-api"],
     allowExperimental: v["allow-experimental-api"],
@@ -316,40 +319,4 @@ ${API_VERSION_NOTE}`,
     [...IMAGE_FLAGS, "cri-socket"],
     "config images",
   ).action(async (_o, c: Command) => await runImagesPull(c, deps));
-}
-
-/**
- * Writes `--new-config` where upstream's `os.WriteFile` would: through a symlink to the file it
- * names, into a device or pipe (`/dev/stdout`), 0644 when created. A regular file (or a new one
- * in an existing directory) is replaced atomically (temp file + rename), its mode kept.
- */
-async function writeNewConfig(path: string, text: string): Promise<void> {
-  const absolute = path.startsWith("/") ? path : `${Deno.cwd()}/${path}`;
-  const cut = absolute.lastIndexOf("/");
-  let target: string | undefined;
-  try {
-    target = await Deno.realPath(absolute);
-  } catch (e) {
-    if (!(e instanceof Deno.errors.NotFound)) throw e;
-    // Missing (or a dangling link): a new file in its directory, when that exists.
-    const dir = await Deno.realPath(absolute.slice(0, cut) || "/").catch(() => undefined);
-    if (dir !== undefined && !(await Deno.lstat(absolute).catch(() => undefined))?.isSymlink) {
-      target = `${dir === "/" ? "" : dir}/${absolute.slice(cut + 1)}`;
-    }
-  }
-  const st = target === undefined ? undefined : await Deno.stat(target).catch(() => undefined);
-  if (target === undefined || (st !== undefined && !st.isFile)) {
-    // Not a regular file (a device, a pipe, a dangling link, a missing directory): written
-    // into as upstream does, or failing as it fails.
-    await Deno.writeTextFile(path, text, { mode: 0o644 });
-    return;
-  }
-  const { HostFileSystem } = await import("../../runtime/fs/host_fs.ts");
-  await new HostFileSystem("/").write({
-    path: target,
-    data: text,
-    mode: 0o644,
-    kind: "other",
-    keepExistingMode: true,
-  });
 }

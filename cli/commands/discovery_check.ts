@@ -10,7 +10,7 @@
 import type { Command } from "commander";
 import { addFlags, flagValues } from "../flags.ts";
 import { stdinStream, stdout } from "../output.ts";
-import { readTextFileCapped } from "../../runtime/fs/capped_read.ts";
+import { isNotFound, readTextFileCapped } from "../../adapters/deno/fs/capped_read.ts";
 
 /** The command's options. */
 export interface DiscoveryCheckOptions {
@@ -37,7 +37,7 @@ async function readClusterInfo(source: string): Promise<string> {
   const { FlagError } = await import("../../core/errors.ts");
   if (source === "-") return await readStdin();
   if (/^https:\/\//i.test(source)) {
-    const { fetchDiscoveryUrl } = await import("../join_runtime.ts");
+    const { fetchDiscoveryUrl } = await import("../../adapters/deno/transport.ts");
     try {
       const { status, body } = await fetchDiscoveryUrl(source);
       if (status !== 200) throw new Error(`received status ${status}`);
@@ -61,7 +61,7 @@ async function readClusterInfo(source: string): Promise<string> {
     throw new FlagError(`unable to read ${source}`, {
       field: "--cluster-info",
       value: source,
-      hint: e instanceof Deno.errors.NotFound ? "the file does not exist" : String(e),
+      hint: isNotFound(e) ? "the file does not exist" : String(e),
     });
   }
 }
@@ -73,6 +73,7 @@ export async function runDiscoveryCheck(
 ): Promise<number> {
   const { FlagError } = await import("../../core/errors.ts");
   const { checkClusterInfo } = await import("../../core/discovery/verdict.ts");
+  const { platform } = await import("../adapters.ts");
   const output = opts.output ?? "text";
   if (output !== "text" && output !== "json") {
     throw new FlagError(`invalid output format ${JSON.stringify(output)}`, {
@@ -92,7 +93,7 @@ export async function runDiscoveryCheck(
     token: opts.token,
     caCertHashes: opts.discoveryTokenCaCertHash ?? [],
     unsafeSkipCAVerification: opts.discoveryTokenUnsafeSkipCaVerification ?? false,
-  });
+  }, platform.crypto);
   if (output === "json") {
     print(JSON.stringify(verdict, null, 2));
   } else {

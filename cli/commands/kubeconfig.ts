@@ -28,21 +28,22 @@ async function runUser(cmd: Command): Promise<void> {
     throw new KubeadmError(`required flag(s) "client-name" not set`, { field: "--client-name" });
   }
   const validityMs = durationValue(flags, "validity-period", DEFAULT_VALIDITY)!;
-  const { loadOrDefaultConfig, nodeFiles } = await import("../certs_runtime.ts");
+  const { loadOrDefaultConfig } = await import("../certs_runtime.ts");
+  const { nodeFiles, platform } = await import("../adapters.ts");
   const { userKubeconfig } = await import("../../core/kubeconfig/user.ts");
-  const { webRandom } = await import("../../core/host/ports.ts");
   const cfg = await loadOrDefaultConfig(flags.config, {}, stderr);
-  const now = new Date();
+  const now = platform.clock.now();
   const text = await userKubeconfig({
     cfg,
-    files: nodeFiles(flags.rootfs),
+    files: await nodeFiles(flags.rootfs),
     clientName,
     organizations: flags.org ?? [],
     token: flags.token || undefined,
     validityMs,
     startTime: now,
     now,
-    random: webRandom,
+    random: platform.random,
+    crypto: platform.crypto,
     warn: stderr,
   });
   // Upstream prints the serialized kubeconfig with Println: one more newline.

@@ -43,7 +43,7 @@ async function runCreate(tokenArg: string | undefined, cmd: Command): Promise<vo
   }
   logStep("validating mixed arguments");
   validateMixedArguments(setFlagNames(cmd));
-  const { webRandom, systemClock } = await import("../../core/host/ports.ts");
+  const { platform } = await import("../adapters.ts");
   // The token of the flags is checked before the kubeconfig is read (upstream parses it first
   // too); a --config file is loaded once connected, in upstream's order.
   let tokens;
@@ -55,7 +55,7 @@ async function runCreate(tokenArg: string | undefined, cmd: Command): Promise<vo
       usages: v.usages,
       groups: v.groups,
       description: v.description,
-    }, webRandom)];
+    }, platform.random)];
   }
   const { connectToken } = await import("../token_runtime.ts");
   const { updateOrCreateTokens } = await import("../../core/cluster/bootstrap_token.ts");
@@ -65,7 +65,7 @@ async function runCreate(tokenArg: string | undefined, cmd: Command): Promise<vo
     logStep("loading configurations");
     tokens ??= await tokensFromConfig(flags.config!, flags.rootfs);
     logStep("creating token");
-    await updateOrCreateTokens(conn.client, tokens, systemClock.now(), { failIfExists: true });
+    await updateOrCreateTokens(conn.client, tokens, platform.clock.now(), { failIfExists: true });
     const token = tokens[0].token!;
     if (!flags.printJoinCommand) {
       stdout(token);
@@ -78,7 +78,7 @@ async function runCreate(tokenArg: string | undefined, cmd: Command): Promise<vo
       token,
       controlPlane: Boolean(flags.certificateKey),
       certificateKey: flags.certificateKey || undefined,
-    }).catch((e) => {
+    }, platform.crypto).catch((e) => {
       throw new KubeadmError(`failed to get join command: ${(e as Error).message}`, { cause: e });
     });
     stdout(flattenJoinCommand(command));
@@ -89,8 +89,8 @@ async function runCreate(tokenArg: string | undefined, cmd: Command): Promise<vo
 
 async function tokensFromConfig(path: string, rootfs: string | undefined) {
   const { resolveInitConfig } = await import("../../core/config/resolve.ts");
-  const { webRandom } = await import("../../core/host/ports.ts");
-  const { detectDefaultAddress, readHostFacts } = await import("../../runtime/host/facts.ts");
+  const { platform } = await import("../adapters.ts");
+  const { detectDefaultAddress, readHostFacts } = await import("../../adapters/deno/host/facts.ts");
   const { loadConfigFile } = await import("../config_file.ts");
   const text = await loadConfigFile(path);
   const facts = readHostFacts(rootfs ?? "/");
@@ -101,7 +101,7 @@ async function tokensFromConfig(path: string, rootfs: string | undefined) {
       hostname: facts.hostname,
       defaultAdvertiseAddress: detectDefaultAddress() ?? "",
     },
-    random: webRandom,
+    random: platform.random,
     log: consolePrinter.log,
   });
   for (const w of warnings) consolePrinter.warn(w);
@@ -115,7 +115,7 @@ async function runList(cmd: Command): Promise<void> {
   const { BOOTSTRAP_TOKEN_SECRET_TYPE, tokenFromSecret } = await import(
     "../../core/bootstraptoken/secret.ts"
   );
-  const { systemClock } = await import("../../core/host/ports.ts");
+  const { platform } = await import("../adapters.ts");
   const { connectToken } = await import("../token_runtime.ts");
   const conn = await connectToken(commonFlags(cmd), consolePrinter);
   try {
@@ -147,7 +147,7 @@ async function runList(cmd: Command): Promise<void> {
       return;
     }
     const text = output.kind === "text"
-      ? list.formatTokenListText(tokens, systemClock.now())
+      ? list.formatTokenListText(tokens, platform.clock.now())
       : list.formatTokenListStructured(tokens, output.format);
     if (text) writeStdout(text);
   } finally {
@@ -262,7 +262,7 @@ export function registerToken(program: Command): void {
   ).action(async () => {
     logStep("generating random token");
     const { generateToken } = await import("../../core/bootstraptoken/token.ts");
-    const { webRandom } = await import("../../core/host/ports.ts");
-    stdout(generateToken(webRandom));
+    const { platform } = await import("../adapters.ts");
+    stdout(generateToken(platform.random));
   });
 }

@@ -65,7 +65,7 @@ const PLAN_LONG =
   `Check which versions are available to upgrade to and validate whether your current cluster is upgradeable. This command can only run on the control plane nodes where the kubeconfig file "admin.conf" exists. To skip the internet check, pass in the optional [version] parameter.`;
 
 /** `kubeadm upgrade apply`. */
-export function upgradeApplyCommand(deps: UpgradeDeps = {}): WorkflowCommand<UpgradeData> {
+function upgradeApplyCommand(deps: UpgradeDeps = {}): WorkflowCommand<UpgradeData> {
   return {
     name: "upgrade apply",
     use: "apply",
@@ -82,7 +82,7 @@ export function upgradeApplyCommand(deps: UpgradeDeps = {}): WorkflowCommand<Upg
 }
 
 /** `kubeadm upgrade node`. */
-export function upgradeNodeCommand(deps: UpgradeDeps = {}): WorkflowCommand<UpgradeData> {
+function upgradeNodeCommand(deps: UpgradeDeps = {}): WorkflowCommand<UpgradeData> {
   return {
     name: "upgrade node",
     use: "node",

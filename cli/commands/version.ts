@@ -8,10 +8,12 @@ import { KUBERNETES_VERSION } from "../../core/versions.ts";
 import { FlagError } from "../../core/errors.ts";
 import { consolePrinter, stdout } from "../output.ts";
 import { addFlags, type FlagName, type FlagValues, flagValues } from "../flags.ts";
+import { runtimeInfo } from "../../adapters/deno/process.ts";
 
 /** The version info object upstream prints (apimachinery version.Info). */
-export function versionInfo(): Record<string, string> {
+function versionInfo(): Record<string, string> {
   const [major, minor] = KUBERNETES_VERSION.replace(/^v/, "").split(".");
+  const runtime = runtimeInfo();
   return {
     major,
     minor,
@@ -19,9 +21,9 @@ export function versionInfo(): Record<string, string> {
     gitCommit: "kubeadm-ts",
     gitTreeState: "clean",
     buildDate: "1970-01-01T00:00:00Z",
-    goVersion: `deno${Deno.version.deno}`,
+    goVersion: runtime.version,
     compiler: "deno",
-    platform: `${Deno.build.os}/${Deno.build.arch === "x86_64" ? "amd64" : Deno.build.arch}`,
+    platform: runtime.platform,
   };
 }
 

@@ -12,24 +12,24 @@ import type { ClusterRole, ClusterRoleBinding } from "kubernetes-types/rbac/v1.d
 import { clusterDNSIPOrUndefined } from "../net/service_ip.ts";
 import { CONTROL_PLANE_LABEL } from "../constants.ts";
 import { KubeadmError } from "../errors.ts";
-import type { Printer } from "../host/ports.ts";
+import type { Printer } from "../ports/printer.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { isAlreadyExists, isInvalid } from "../kube/status.ts";
 import { clusterRole, clusterRoleBinding, serviceAccountSubject } from "../cluster/rbac.ts";
 
 const KUBE_SYSTEM = "kube-system";
 /** Deployment, ConfigMap and ServiceAccount name. */
-export const COREDNS_NAME = "coredns";
+const COREDNS_NAME = "coredns";
 /** ClusterRole and ClusterRoleBinding name. */
-export const COREDNS_CLUSTER_ROLE = "system:coredns";
+const COREDNS_CLUSTER_ROLE = "system:coredns";
 /** The DNS Service name. */
-export const KUBE_DNS_SERVICE = "kube-dns";
+const KUBE_DNS_SERVICE = "kube-dns";
 /** Label selecting the DNS pods. */
-export const KUBE_DNS_LABEL = { "k8s-app": "kube-dns" } as const;
+const KUBE_DNS_LABEL = { "k8s-app": "kube-dns" } as const;
 /** Replicas at first install. */
-export const COREDNS_REPLICAS = 2;
+const COREDNS_REPLICAS = 2;
 /** The Corefile key. */
-export const COREFILE_KEY = "Corefile";
+const COREFILE_KEY = "Corefile";
 
 /** The cluster DNS Service IP: the 10th address of the first service CIDR. */
 export function dnsServiceIP(serviceSubnet: string): string {
@@ -71,7 +71,7 @@ ${cache}    loop
 }
 
 /** ConfigMap `kube-system/coredns`. */
-export function coreDNSConfigMap(dnsDomain: string): ConfigMap {
+function coreDNSConfigMap(dnsDomain: string): ConfigMap {
   return {
     apiVersion: "v1",
     kind: "ConfigMap",
@@ -93,14 +93,14 @@ export function coreDNSClusterRole(): ClusterRole {
 }
 
 /** ClusterRoleBinding `system:coredns` → ServiceAccount `kube-system/coredns`. */
-export function coreDNSClusterRoleBinding(): ClusterRoleBinding {
+function coreDNSClusterRoleBinding(): ClusterRoleBinding {
   return clusterRoleBinding(COREDNS_CLUSTER_ROLE, COREDNS_CLUSTER_ROLE, [
     serviceAccountSubject(KUBE_SYSTEM, COREDNS_NAME),
   ]);
 }
 
 /** ServiceAccount `kube-system/coredns`. */
-export function coreDNSServiceAccount(): ServiceAccount {
+function coreDNSServiceAccount(): ServiceAccount {
   return {
     apiVersion: "v1",
     kind: "ServiceAccount",
@@ -229,7 +229,7 @@ export interface CoreDNSInput {
 }
 
 /** Replicas to use: 2 at first install, the existing count otherwise. */
-export async function deployedDNSReplicas(client: KubeClient): Promise<number> {
+async function deployedDNSReplicas(client: KubeClient): Promise<number> {
   const items = await client.list<Deployment>("Deployment", {
     namespace: KUBE_SYSTEM,
     labelSelector: "k8s-app=kube-dns",
@@ -244,7 +244,7 @@ export async function deployedDNSReplicas(client: KubeClient): Promise<number> {
 }
 
 /** Every CoreDNS object, built once for installing and for `--print-manifest`. */
-export interface CoreDNSObjects {
+interface CoreDNSObjects {
   deployment: Deployment;
   configMap: ConfigMap;
   service: Service;
@@ -254,7 +254,7 @@ export interface CoreDNSObjects {
 }
 
 /** The CoreDNS objects for a configuration (the Deployment patched, when asked). */
-export async function coreDNSObjects(
+async function coreDNSObjects(
   input: CoreDNSInput,
   replicas: number,
 ): Promise<CoreDNSObjects> {

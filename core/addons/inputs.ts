@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { Hashing } from "../ports/crypto.ts";
 import type { DaemonSet, Deployment } from "kubernetes-types/apps/v1.d.ts";
 import type { ResolvedConfig } from "../config/types.ts";
 import { dnsImage, kubernetesImage } from "../manifests/images.ts";
@@ -17,9 +18,9 @@ import type { CoreDNSInput } from "./coredns.ts";
 import type { KubeProxyInput } from "./kube_proxy.ts";
 
 /** Patch target of the CoreDNS Deployment. */
-export const COREDNS_DEPLOYMENT_TARGET = "corednsdeployment";
+const COREDNS_DEPLOYMENT_TARGET = "corednsdeployment";
 /** Patch target of the kube-proxy DaemonSet (v1.37). */
-export const KUBE_PROXY_DAEMONSET_TARGET = "kubeproxydaemonset";
+const KUBE_PROXY_DAEMONSET_TARGET = "kubeproxydaemonset";
 
 /** The CoreDNS addon's input for a configuration (its patches from `patches`, if any). */
 export function coreDNSInputFor(cfg: ResolvedConfig, patches?: PatchManager): CoreDNSInput {
@@ -41,6 +42,7 @@ export function coreDNSInputFor(cfg: ResolvedConfig, patches?: PatchManager): Co
 export function kubeProxyInputFor(
   cfg: ResolvedConfig,
   proxyEnv: Readonly<Record<string, string>> | undefined,
+  crypto: Hashing,
   patches?: PatchManager,
 ): KubeProxyInput {
   return {
@@ -50,6 +52,7 @@ export function kubeProxyInputFor(
       cfg.init.localAPIEndpoint,
     ),
     userSupplied: cfg.userSupplied.kubeProxy,
+    crypto,
     image: kubernetesImage("kube-proxy", cfg.cluster),
     proxyEnv,
     patchDaemonSet: patches?.hasPatchesFor(KUBE_PROXY_DAEMONSET_TARGET)

@@ -6,11 +6,12 @@
  *
  * @module
  */
+import type { Hashing } from "../ports/crypto.ts";
 import type { DaemonSet } from "kubernetes-types/apps/v1.d.ts";
 import type { ConfigMap, EnvVar, ServiceAccount } from "kubernetes-types/core/v1.d.ts";
 import type { ClusterRoleBinding, Role, RoleBinding } from "kubernetes-types/rbac/v1.d.ts";
 import { Identity } from "../constants.ts";
-import type { Printer } from "../host/ports.ts";
+import type { Printer } from "../ports/printer.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { signConfigMap } from "../cluster/component_config_hash.ts";
 import {
@@ -23,18 +24,18 @@ import {
 
 const KUBE_SYSTEM = "kube-system";
 /** ConfigMap, DaemonSet, ServiceAccount, Role and RoleBinding name. */
-export const KUBE_PROXY_NAME = "kube-proxy";
+const KUBE_PROXY_NAME = "kube-proxy";
 /** Key of the KubeProxyConfiguration in the ConfigMap. */
-export const KUBE_PROXY_CONFIG_KEY = "config.conf";
+const KUBE_PROXY_CONFIG_KEY = "config.conf";
 /** Key of the in-cluster kubeconfig in the ConfigMap. */
-export const KUBE_PROXY_KUBECONFIG_KEY = "kubeconfig.conf";
+const KUBE_PROXY_KUBECONFIG_KEY = "kubeconfig.conf";
 /** ClusterRoleBinding granting the node-proxier role. */
-export const NODE_PROXIER_BINDING = "kubeadm:node-proxier";
+const NODE_PROXIER_BINDING = "kubeadm:node-proxier";
 /** The built-in ClusterRole for kube-proxy. */
-export const NODE_PROXIER_ROLE = "system:node-proxier";
+const NODE_PROXIER_ROLE = "system:node-proxier";
 
 /** The kubeconfig kube-proxy uses in the cluster (service-account token and CA). */
-export function kubeProxyKubeconfig(controlPlaneEndpoint: string): string {
+function kubeProxyKubeconfig(controlPlaneEndpoint: string): string {
   return `apiVersion: v1
 kind: Config
 clusters:
@@ -63,6 +64,8 @@ export interface KubeProxyConfigMapInput {
   controlPlaneEndpoint: string;
   /** Whether the user supplied the KubeProxyConfiguration (then it is not checksummed). */
   userSupplied: boolean;
+  /** What computes the checksum. */
+  crypto: Hashing;
 }
 
 /**
@@ -79,7 +82,7 @@ export async function kubeProxyConfigMap(input: KubeProxyConfigMapInput): Promis
       [KUBE_PROXY_CONFIG_KEY]: input.kubeProxyConfigurationYaml.replace(/\n+$/, ""),
     },
   };
-  return input.userSupplied ? cm : await signConfigMap(cm);
+  return input.userSupplied ? cm : await signConfigMap(cm, input.crypto);
 }
 
 /**
@@ -159,7 +162,7 @@ export function kubeProxyDaemonSet(
 }
 
 /** ServiceAccount `kube-system/kube-proxy`. */
-export function kubeProxyServiceAccount(): ServiceAccount {
+function kubeProxyServiceAccount(): ServiceAccount {
   return {
     apiVersion: "v1",
     kind: "ServiceAccount",
@@ -168,19 +171,19 @@ export function kubeProxyServiceAccount(): ServiceAccount {
 }
 
 /** ClusterRoleBinding `kubeadm:node-proxier` → `system:node-proxier`, SA `kube-system/kube-proxy`. */
-export function nodeProxierBinding(): ClusterRoleBinding {
+function nodeProxierBinding(): ClusterRoleBinding {
   return clusterRoleBinding(NODE_PROXIER_BINDING, NODE_PROXIER_ROLE, [
     serviceAccountSubject(KUBE_SYSTEM, KUBE_PROXY_NAME),
   ]);
 }
 
 /** Role `kube-system/kube-proxy`: get configmap `kube-proxy`. */
-export function kubeProxyRole(): Role {
+function kubeProxyRole(): Role {
   return getOneObjectRole(KUBE_SYSTEM, KUBE_PROXY_NAME, "configmaps", KUBE_PROXY_NAME);
 }
 
 /** RoleBinding `kube-system/kube-proxy` → the default bootstrap-token group. */
-export function kubeProxyRoleBinding(): RoleBinding {
+function kubeProxyRoleBinding(): RoleBinding {
   return roleBinding(KUBE_SYSTEM, KUBE_PROXY_NAME, [groupSubject(Identity.bootstrapDefaultGroup)]);
 }
 

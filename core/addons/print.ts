@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Printer } from "../host/ports.ts";
+import type { Printer } from "../ports/printer.ts";
 import { toKubeYaml } from "../yaml/kube_yaml.ts";
 
 /** Prints `objects` (from `coreDNSManifests` or `kubeProxyManifests`) one document each. */

@@ -20,7 +20,7 @@ import {
 import { formatRFC3339 } from "./secret.ts";
 
 /** The table's columns. */
-export const TOKEN_LIST_COLUMNS: readonly string[] = [
+const TOKEN_LIST_COLUMNS: readonly string[] = [
   "TOKEN",
   "TTL",
   "EXPIRES",
@@ -46,7 +46,7 @@ function padRight(text: string, width: number): string {
 }
 
 /** The cells of one token row (TTL relative to `now`). */
-export function tokenListCells(token: BootstrapToken, now: Date): string[] {
+function tokenListCells(token: BootstrapToken, now: Date): string[] {
   let ttl = "<forever>";
   let expires = "<never>";
   if (token.expires) {
@@ -68,7 +68,7 @@ export function tokenListCells(token: BootstrapToken, now: Date): string[] {
 }
 
 /** One row as upstream prints it: its own tabwriter, with the header when `withHeader`. */
-export function tokenListRow(token: BootstrapToken, now: Date, withHeader: boolean): string {
+function tokenListRow(token: BootstrapToken, now: Date, withHeader: boolean): string {
   let text = withHeader ? `${TOKEN_LIST_COLUMNS.join("\t")}\n` : "";
   text += `${tokenListCells(token, now).join("\t")}\n`;
   return tabwriterFormat(text);

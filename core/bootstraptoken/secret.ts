@@ -18,7 +18,7 @@ import { base64Decode, base64Encode } from "../text/base64.ts";
 /** Secret type of bootstrap tokens. */
 export const BOOTSTRAP_TOKEN_SECRET_TYPE = "bootstrap.kubernetes.io/token";
 /** Prefix of the usage keys. */
-export const USAGE_KEY_PREFIX = "usage-bootstrap-";
+const USAGE_KEY_PREFIX = "usage-bootstrap-";
 
 /** Formats a date as RFC 3339 UTC with second precision (`1970-01-01T03:01:01Z`). */
 export function formatRFC3339(date: Date): string {

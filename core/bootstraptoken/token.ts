@@ -8,22 +8,22 @@
  * @module
  */
 import { KubeadmError } from "../errors.ts";
-import type { RandomSource } from "../host/ports.ts";
+import type { RandomSource } from "../ports/random.ts";
 
 /** Upstream's full-token pattern, exactly as it prints it in error messages (Go syntax). */
 export const TOKEN_PATTERN_TEXT = "\\A([a-z0-9]{6})\\.([a-z0-9]{16})\\z";
 /** The full-token pattern as a JavaScript RegExp (group 1 = id, group 2 = secret). */
-export const TOKEN_REGEXP = /^([a-z0-9]{6})\.([a-z0-9]{16})$/;
+const TOKEN_REGEXP = /^([a-z0-9]{6})\.([a-z0-9]{16})$/;
 /** The token-id pattern. */
-export const TOKEN_ID_REGEXP = /^([a-z0-9]{6})$/;
+const TOKEN_ID_REGEXP = /^([a-z0-9]{6})$/;
 /** Upstream's extra-group pattern, as printed in error messages. */
-export const GROUP_PATTERN_TEXT = "\\Asystem:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]\\z";
+const GROUP_PATTERN_TEXT = "\\Asystem:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]\\z";
 /** The extra-group pattern as a JavaScript RegExp. */
-export const GROUP_REGEXP = /^system:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]$/;
+const GROUP_REGEXP = /^system:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]$/;
 /** The 36 characters tokens are made of. */
-export const TOKEN_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz";
+const TOKEN_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz";
 /** Known token usages, in upstream's order. */
-export const KNOWN_TOKEN_USAGES: readonly string[] = ["signing", "authentication"];
+const KNOWN_TOKEN_USAGES: readonly string[] = ["signing", "authentication"];
 /** Default usages of a kubeadm bootstrap token. */
 export const DEFAULT_TOKEN_USAGES: readonly string[] = ["signing", "authentication"];
 /** Default TTL of a kubeadm bootstrap token, as a Go duration. */

@@ -217,12 +217,12 @@ export interface AltNames {
 }
 
 /** Upstream's warning for a SAN that is neither an IP nor a DNS name. */
-export function invalidSANWarning(san: string, certName: string): string {
+function invalidSANWarning(san: string, certName: string): string {
   return `[certificates] WARNING: '${san}' was not added to the '${certName}' SAN, because it is not a valid IP or RFC-1123 compliant DNS entry`;
 }
 
 /** Sorts user SANs into IPs and (wildcard) DNS names; warns about and drops the rest. */
-export function appendSANs(
+function appendSANs(
   alt: AltNames,
   sans: readonly string[] | undefined,
   certName: string,
@@ -305,7 +305,7 @@ export function etcdAltNames(
 }
 
 /** The SANs a certificate should carry for this configuration (empty for CAs and clients). */
-export function altNamesFor(
+function altNamesFor(
   spec: CertSpec,
   cfg: ResolvedConfig,
   warn: (line: string) => void = () => {},
@@ -371,7 +371,7 @@ const IF_BOTH_EXIST =
   "If both files already exist, kubeadm skips the generation step and existing files will be used.";
 
 /** Help text of the `sa` sub-phase. */
-export const SA_LONG_DESCRIPTION =
+const SA_LONG_DESCRIPTION =
   "Generate the private key for signing service account tokens along with its public key, and save them into\n" +
   `sa.key and sa.pub files.\n\n${IF_BOTH_EXIST}`;
 

@@ -10,7 +10,8 @@
  *
  * @module
  */
-import type { FileReader } from "../host/ports.ts";
+import type { CryptoPort } from "../ports/crypto.ts";
+import type { FileReader } from "../ports/files.ts";
 import { OUTPUT_API_VERSION } from "../text/structured_output.ts";
 import { humanDuration } from "../text/human_duration.ts";
 import { tabwriterFormat } from "../text/tabwriter.ts";
@@ -61,6 +62,8 @@ export interface ExpirationInput extends RenewalDirs {
   /** External etcd: the etcd certificates and CA are not reported. */
   externalEtcd: boolean;
   now: Date;
+  /** What checks the signatures of an external CA's leaves. */
+  crypto: CryptoPort;
 }
 
 function rfc3339(d: Date): string {
@@ -96,7 +99,7 @@ export async function checkExpiration(
   input: ExpirationInput,
 ): Promise<{ info: CertificateExpirationInfo; warnings: string[] }> {
   const { files, now } = input;
-  const external = externalCAChecker(files, input.certificatesDir, now);
+  const external = externalCAChecker(files, input.certificatesDir, now, input.crypto);
   const isExternal = (caBaseName: string) => external.isExternal(caBaseName);
   const certificates: CertificateExpiration[] = [];
   for (const target of renewTargets(input.externalEtcd)) {

@@ -6,7 +6,8 @@
  *
  * @module
  */
-import type { FileReader } from "../host/ports.ts";
+import type { FileReader } from "../ports/files.ts";
+import type { CryptoPort } from "../ports/crypto.ts";
 import { errorMessage, ExistingFileError } from "../errors.ts";
 import { type Certificate, verifyCertChain } from "../pki/cert.ts";
 import { keyPath } from "./certlist.ts";
@@ -23,16 +24,17 @@ interface SignedCertCheck {
  * Checks that `<base>.key` loads and `<base>.crt` verifies against the CA (upstream
  * `validateSignedCertWithCA`); throws an {@link ExistingFileError} naming the problem.
  */
-export async function validateSignedCertWithCA(
+async function validateSignedCertWithCA(
   files: FileReader,
   certDir: string,
   check: SignedCertCheck,
   ca: Certificate,
   now: Date,
+  crypto: CryptoPort,
   warn?: (line: string) => void,
 ): Promise<void> {
   try {
-    await loadKey(files, certDir, check.baseName);
+    await loadKey(files, certDir, check.baseName, crypto);
   } catch (e) {
     throw new ExistingFileError(`failure loading key for ${check.baseName}: ${errorMessage(e)}`, {
       field: keyPath(certDir, check.baseName),
@@ -51,7 +53,7 @@ export async function validateSignedCertWithCA(
   const period = warn && periodWarning(check.uxName, chain.cert, now);
   if (period) warn!(period);
   try {
-    await verifyCertChain(chain.cert, chain.intermediates, ca, now);
+    await verifyCertChain(chain.cert, chain.intermediates, ca, now, crypto);
   } catch (e) {
     throw new ExistingFileError(
       `certificate ${check.uxName} is not signed by corresponding CA: ${errorMessage(e)}`,
@@ -61,17 +63,6 @@ export async function validateSignedCertWithCA(
       },
     );
   }
-}
-
-/** Options of the external-CA checks. */
-export interface ExternalCAOptions {
-  /**
-   * Upstream's rule for `certs renew` and `check-expiration`: a CA certificate that does not
-   * load is an error (`failure loading certificate for CA: ...`), not "no external CA".
-   */
-  requireCA?: boolean;
-  /** Receives upstream's period warnings for the CA and the leaves checked. */
-  warn?: (line: string) => void;
 }
 
 /** What each CA's external mode requires: the leaves it signs, with upstream's names. */
@@ -99,26 +90,31 @@ const EXTERNAL_CA_LEAVES: Readonly<Record<string, { uxName: string; leaves: Sign
     },
   };
 
+/**
+ * Upstream's `UsingExternalCA` and its front-proxy and etcd twins, with the rule of
+ * `certs renew` and `check-expiration`: a CA certificate that does not load is an error
+ * (`failure loading certificate for CA: ...`), not "no external CA".
+ */
 async function usingExternal(
   files: FileReader,
   certDir: string,
   caBaseName: string,
   now: Date,
-  options: ExternalCAOptions = {},
+  crypto: CryptoPort,
+  warn?: (line: string) => void,
 ): Promise<boolean> {
   const { uxName: caUxName, leaves } = EXTERNAL_CA_LEAVES[caBaseName];
   let ca: Certificate;
   try {
     ca = await loadCert(files, certDir, caBaseName);
   } catch (e) {
-    if (!options.requireCA) return false;
     throw new ExistingFileError(`failure loading certificate for ${caUxName}: ${errorMessage(e)}`, {
       field: `${certDir}/${caBaseName}.crt`,
       cause: e,
     });
   }
-  const caPeriod = options.warn && periodWarning(caUxName, ca, now);
-  if (caPeriod) options.warn!(caPeriod);
+  const caPeriod = warn && periodWarning(caUxName, ca, now);
+  if (caPeriod) warn!(caPeriod);
   if (!ca.isCA) {
     throw new ExistingFileError(`certificate ${caUxName} is not a CA`, {
       field: `${certDir}/${caBaseName}.crt`,
@@ -126,39 +122,9 @@ async function usingExternal(
   }
   if (await fileExists(files, keyPath(certDir, caBaseName))) return false;
   for (const leaf of leaves) {
-    await validateSignedCertWithCA(files, certDir, leaf, ca, now, options.warn);
+    await validateSignedCertWithCA(files, certDir, leaf, ca, now, crypto, warn);
   }
   return true;
-}
-
-/** True when `ca.crt` exists without `ca.key`; then apiserver and kubelet-client certs must verify. */
-export function usingExternalCA(
-  files: FileReader,
-  certDir: string,
-  now: Date,
-  options?: ExternalCAOptions,
-): Promise<boolean> {
-  return usingExternal(files, certDir, "ca", now, options);
-}
-
-/** True when `front-proxy-ca.crt` exists without its key; then front-proxy-client must verify. */
-export function usingExternalFrontProxyCA(
-  files: FileReader,
-  certDir: string,
-  now: Date,
-  options?: ExternalCAOptions,
-): Promise<boolean> {
-  return usingExternal(files, certDir, "front-proxy-ca", now, options);
-}
-
-/** True when `etcd/ca.crt` exists without its key; then every etcd-signed cert must verify. */
-export function usingExternalEtcdCA(
-  files: FileReader,
-  certDir: string,
-  now: Date,
-  options?: ExternalCAOptions,
-): Promise<boolean> {
-  return usingExternal(files, certDir, "etcd/ca", now, options);
 }
 
 /**
@@ -167,11 +133,12 @@ export function usingExternalEtcdCA(
  * verify. A CA certificate that does not load, or a keyless CA whose leaves do not verify, is
  * an error `Error checking external CA condition for <base> certificate authority: ...`.
  */
-export async function isExternallyManaged(
+async function isExternallyManaged(
   files: FileReader,
   certDir: string,
   caBaseName: string,
   now: Date,
+  crypto: CryptoPort,
   warn?: (line: string) => void,
 ): Promise<boolean> {
   if (!EXTERNAL_CA_LEAVES[caBaseName]) {
@@ -180,7 +147,7 @@ export async function isExternallyManaged(
     });
   }
   try {
-    return await usingExternal(files, certDir, caBaseName, now, { requireCA: true, warn });
+    return await usingExternal(files, certDir, caBaseName, now, crypto, warn);
   } catch (e) {
     throw new ExistingFileError(
       `Error checking external CA condition for ${caBaseName} certificate authority: ${
@@ -212,6 +179,7 @@ export function externalCAChecker(
   files: FileReader,
   certDir: string,
   now: Date,
+  crypto: CryptoPort,
 ): ExternalCAChecker {
   const warnings: string[] = [];
   const warn = (line: string) => {
@@ -223,7 +191,7 @@ export function externalCAChecker(
     isExternal(caBaseName: string) {
       let v = seen.get(caBaseName);
       if (!v) {
-        v = isExternallyManaged(files, certDir, caBaseName, now, warn);
+        v = isExternallyManaged(files, certDir, caBaseName, now, crypto, warn);
         seen.set(caBaseName, v);
       }
       return v;

@@ -13,10 +13,10 @@
  */
 import type { ResolvedConfig } from "../config/types.ts";
 import { KubeadmError } from "../errors.ts";
-import { type FileReader, type PlannedFile, webRandom } from "../host/ports.ts";
+import type { FileReader, PlannedFile } from "../ports/files.ts";
 import { createCSR, encodeCSRPEM } from "../pki/csr.ts";
 import { encodePrivateKeyPEM } from "../pki/keys.ts";
-import { KeyPool } from "../pki/key_pool.ts";
+import type { KeyPool } from "../pki/key_pool.ts";
 import { createKubeconfigWithCerts, serializeKubeconfig } from "../kubeconfig/kubeconfig.ts";
 import { KUBECONFIG_FILE_MODE, kubeconfigPath } from "../kubeconfig/files.ts";
 import { KUBECONFIG_SPECS, resolveKubeconfigSpec } from "../kubeconfig/specs.ts";
@@ -52,7 +52,8 @@ export interface CSRPlanInput {
   startTime: Date;
   /** Receives upstream's SAN and endpoint warnings. */
   warn?: (line: string) => void;
-  keys?: KeyPool;
+  /** Where the keys come from (the run's crypto port and random source). */
+  keys: KeyPool;
 }
 
 /**
@@ -95,7 +96,7 @@ export async function planKeysAndCSRs(input: CSRPlanInput): Promise<CSRGroup[]> 
   }
   const warn = input.warn ?? (() => {});
   const alg = cfg.cluster.encryptionAlgorithm;
-  const pool = input.keys ?? new KeyPool({ random: webRandom });
+  const pool = input.keys;
   pool.prefetchAll(
     [
       ...leaves.map((s) => certKeyId(s.name)),

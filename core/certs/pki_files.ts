@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { FileReader, FileSystem } from "../host/ports.ts";
+import type { FileReader, FileSystem } from "../ports/files.ts";
 import { errorMessage, ExistingFileError, KubeadmError, PkiError } from "../errors.ts";
 import {
   type Certificate,
@@ -23,19 +23,16 @@ import {
   type KeyPair,
   parsePrivateKeyPEM,
 } from "../pki/keys.ts";
-import type { CryptoPort } from "../pki/crypto.ts";
+import type { CryptoPort } from "../ports/crypto.ts";
 import { certPath, keyPath, publicKeyPath } from "./certlist.ts";
-import { ParsedFiles } from "../host/parsed_files.ts";
+import { ParsedFiles } from "../files/parsed_files.ts";
 
 /** The certificates of the PEM files a run reads and writes (see `ParsedFiles`). */
 const parsedCerts = new ParsedFiles<readonly Certificate[]>();
 /** The keys of its key files, per crypto port (a key is bound to the port that made it). */
 const parsedKeys = new WeakMap<CryptoPort, ParsedFiles<KeyPair>>();
-/** The keys read with the default port (no port given). */
-const parsedDefaultKeys = new ParsedFiles<KeyPair>();
 
-function parsedKeysOf(crypto: CryptoPort | undefined): ParsedFiles<KeyPair> {
-  if (!crypto) return parsedDefaultKeys;
+function parsedKeysOf(crypto: CryptoPort): ParsedFiles<KeyPair> {
   // Weakly held: a caller may make a port per request, and each goes with its runs.
   let memo = parsedKeys.get(crypto);
   if (!memo) parsedKeys.set(crypto, memo = new ParsedFiles());
@@ -122,7 +119,7 @@ export async function loadKey(
   files: FileReader,
   certDir: string,
   baseName: string,
-  crypto?: CryptoPort,
+  crypto: CryptoPort,
 ): Promise<KeyPair> {
   const path = keyPath(certDir, baseName);
   const data = await files.read(path);
@@ -135,7 +132,7 @@ export async function loadKey(
     return await parsedKeysOf(crypto).ofAsync(
       files,
       data,
-      (pem) => parsePrivateKeyPEM(pem, path, crypto),
+      (pem) => parsePrivateKeyPEM(pem, crypto, path),
     );
   } catch (e) {
     if (errorMessage(e).startsWith("the private key file")) throw e;
@@ -155,7 +152,7 @@ export async function loadCertAndKey(
   files: FileReader,
   certDir: string,
   baseName: string,
-  crypto?: CryptoPort,
+  crypto: CryptoPort,
 ): Promise<{ cert: Certificate; key: KeyPair }> {
   let cert: Certificate;
   try {
@@ -216,8 +213,8 @@ export async function loadCertificateAuthority(
   files: FileReader,
   certDir: string,
   baseName: string,
+  crypto: CryptoPort,
   recovery: KeyPairRecovery = "restore",
-  crypto?: CryptoPort,
 ): Promise<{ cert: Certificate; key: KeyPair }> {
   const crtPath = certPath(certDir, baseName);
   if (!(await certOrKeyExists(files, certDir, baseName))) {
@@ -306,7 +303,7 @@ export async function writeCertAndKey(
 }
 
 /** Writes `<base>.crt` (0644); a bundle when given several certificates. */
-export async function writeCert(
+async function writeCert(
   files: FileSystem,
   certDir: string,
   baseName: string,

@@ -26,12 +26,13 @@
  *
  * @module
  */
-import type { CryptoPort } from "../pki/crypto.ts";
+import type { CryptoPort } from "../ports/crypto.ts";
 import type { EncryptionAlgorithm } from "../config/types.ts";
 import { parseDuration } from "../text/duration.ts";
 import { CERT_BACKDATE_MS } from "../constants.ts";
 import { errorMessage, KubeadmError, PkiError } from "../errors.ts";
-import type { FileReader, PlannedFile, RandomSource } from "../host/ports.ts";
+import type { FileReader, PlannedFile } from "../ports/files.ts";
+import type { RandomSource } from "../ports/random.ts";
 import {
   type Certificate,
   createSignedCert,
@@ -76,7 +77,7 @@ export interface RenewalDirs {
 }
 
 /** The path of the file holding a target's certificate. */
-export function targetPath(target: RenewTarget, dirs: RenewalDirs): string {
+function targetPath(target: RenewTarget, dirs: RenewalDirs): string {
   return target.source.kind === "pki"
     ? certPath(dirs.certificatesDir, target.source.baseName)
     : kubeconfigPath(dirs.kubeconfigDir, target.source.fileName);
@@ -248,8 +249,8 @@ export interface RenewalInput {
   /** Now, for the external-CA checks. */
   now: Date;
   random: RandomSource;
-  /** Key generation, import and signing (default WebCrypto; see `core/pki/crypto.ts`). */
-  crypto?: CryptoPort;
+  /** Key generation, import, signing and hashing (`core/ports/crypto.ts`). */
+  crypto: CryptoPort;
   /** Where new keys come from (default: generated on demand, all started at once). */
   keys?: KeyPool;
 }
@@ -258,7 +259,7 @@ export interface RenewalInput {
  * Names that are not targets at all; `renew <name>` for a name that is a target of another
  * cluster layout (etcd leaves with external etcd) is reported missing, as upstream does.
  */
-export function unknownRenewNames(names: readonly string[]): string[] {
+function unknownRenewNames(names: readonly string[]): string[] {
   const known = new Set(renewTargets().map((t) => t.name));
   return names.filter((n) => !known.has(n));
 }
@@ -374,7 +375,7 @@ export async function planRenewal(input: RenewalInput): Promise<RenewalPlan> {
   }
   const targets = new Map(renewTargets(settings.externalEtcd).map((t) => [t.name, t]));
   const all = new Map(renewTargets().map((t) => [t.name, t]));
-  const external = externalCAChecker(files, settings.certificatesDir, now);
+  const external = externalCAChecker(files, settings.certificatesDir, now, input.crypto);
   const { warnings } = external;
   const warn = (line: string) => {
     if (!warnings.includes(line)) warnings.push(line);
@@ -410,8 +411,8 @@ export async function planRenewal(input: RenewalInput): Promise<RenewalPlan> {
         files,
         settings.certificatesDir,
         target.caBaseName,
-        "restore",
         input.crypto,
+        "restore",
       );
       cas.set(target.caBaseName, ca);
     }
@@ -424,7 +425,7 @@ export async function planRenewal(input: RenewalInput): Promise<RenewalPlan> {
     try {
       if (config.usages.length === 0) throw new PkiError("must specify at least one ExtKeyUsage");
       try {
-        cert = await createSignedCert(config, key, caCert, caKey, input.random);
+        cert = await createSignedCert(config, key, caCert, caKey, input.random, input.crypto);
       } catch (e) {
         throw new PkiError(`unable to sign certificate: ${errorMessage(e)}`, { cause: e });
       }

@@ -18,7 +18,7 @@
 import type { EncryptionAlgorithm } from "../config/types.ts";
 import type { RunContext } from "../workflow/context.ts";
 import { errorMessage, ExistingFileError, KubeadmError, PkiError } from "../errors.ts";
-import type { FileReader } from "../host/ports.ts";
+import type { FileReader } from "../ports/files.ts";
 import {
   caSpecOf,
   certConfigFor,
@@ -364,7 +364,7 @@ async function ensureCA(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
   ctx.out.log?.(1, LOG_SOURCE, `creating a new certificate authority for ${spec.name}`);
   const cfg = certConfigFor(spec, ctx.cfg, ctx.startTime, (l) => ctx.out.warn(l));
   const key = await ctx.keys.take(certKeyId(spec.name), algorithm(ctx));
-  const cert = await createSelfSignedCACert(cfg, key, ctx.random);
+  const cert = await createSelfSignedCACert(cfg, key, ctx.random, ctx.crypto);
   ctx.out.info(`[certs] Generating ${JSON.stringify(spec.baseName)} certificate and key`);
   await writeCertAndKey(ctx.files, certDir(ctx), spec.baseName, cert, key, ctx.crypto);
 }
@@ -420,8 +420,8 @@ async function inspectLeaf(
       ctx.files,
       dir,
       ca.baseName,
-      recoveryOf(ctx),
       ctx.crypto,
+      recoveryOf(ctx),
     );
   } catch (e) {
     const keyless = await fileExists(ctx.files, certPath(dir, ca.baseName)) &&
@@ -455,7 +455,7 @@ async function ensureLeaf(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
   const caPair = found.ca!;
   const cfg = certConfigFor(spec, ctx.cfg, ctx.startTime, (l) => ctx.out.warn(l));
   const key = await ctx.keys.take(certKeyId(spec.name), algorithm(ctx));
-  const cert = await createSignedCert(cfg, key, caPair.cert, caPair.key, ctx.random);
+  const cert = await createSignedCert(cfg, key, caPair.cert, caPair.key, ctx.random, ctx.crypto);
   ctx.out.info(`[certs] Generating ${JSON.stringify(spec.baseName)} certificate and key`);
   await writeCertAndKey(ctx.files, certDir(ctx), spec.baseName, cert, key, ctx.crypto);
   if (hasServerAuth(cert)) {
@@ -550,7 +550,7 @@ async function existingServiceAccountKey(ctx: CertTreeContext) {
   const existing = await ctx.files.read(path);
   if (existing === undefined) return undefined;
   try {
-    return await parsePrivateKeyPEM(existing, path, ctx.crypto);
+    return await parsePrivateKeyPEM(existing, ctx.crypto, path);
   } catch (e) {
     throw new ExistingFileError(
       `file ${PkiFile.saPrivateKey} existed but it could not be loaded properly: ${

@@ -16,7 +16,7 @@ import {
   KUBELET_API_ADMIN_CLUSTER_ROLE_BINDING,
 } from "../constants.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
-import type { Printer } from "../host/ports.ts";
+import type { Printer } from "../ports/printer.ts";
 import type { KubeClient, KubeObject } from "../kube/client.ts";
 import type { Kubeconfig } from "../kubeconfig/kubeconfig.ts";
 import {
@@ -28,20 +28,19 @@ import {
 import { clusterRole, clusterRoleBinding, groupSubject, userSubject } from "./rbac.ts";
 
 /** ClusterRole and ClusterRoleBinding letting bootstrap tokens get Nodes. */
-export const GET_NODES_ROLE = "kubeadm:get-nodes";
+const GET_NODES_ROLE = "kubeadm:get-nodes";
 /** Binding that lets bootstrap tokens post CSRs. */
-export const KUBELET_BOOTSTRAP_BINDING = "kubeadm:kubelet-bootstrap";
+const KUBELET_BOOTSTRAP_BINDING = "kubeadm:kubelet-bootstrap";
 /** Built-in ClusterRole for posting CSRs. */
-export const NODE_BOOTSTRAPPER_ROLE = "system:node-bootstrapper";
+const NODE_BOOTSTRAPPER_ROLE = "system:node-bootstrapper";
 /** Binding that makes the csrapprover approve bootstrap-token CSRs. */
-export const NODE_AUTOAPPROVE_BOOTSTRAP_BINDING = "kubeadm:node-autoapprove-bootstrap";
+const NODE_AUTOAPPROVE_BOOTSTRAP_BINDING = "kubeadm:node-autoapprove-bootstrap";
 /** Built-in ClusterRole for auto-approving node client CSRs. */
-export const CSR_AUTO_APPROVAL_ROLE =
-  "system:certificates.k8s.io:certificatesigningrequests:nodeclient";
+const CSR_AUTO_APPROVAL_ROLE = "system:certificates.k8s.io:certificatesigningrequests:nodeclient";
 /** Binding that makes the csrapprover approve node client certificate renewals. */
-export const NODE_AUTOAPPROVE_ROTATION_BINDING = "kubeadm:node-autoapprove-certificate-rotation";
+const NODE_AUTOAPPROVE_ROTATION_BINDING = "kubeadm:node-autoapprove-certificate-rotation";
 /** Built-in ClusterRole for auto-approving renewals of a node's own client certificate. */
-export const NODE_SELF_CSR_AUTO_APPROVAL_ROLE =
+const NODE_SELF_CSR_AUTO_APPROVAL_ROLE =
   "system:certificates.k8s.io:certificatesigningrequests:selfnodeclient";
 
 /** ClusterRole `kubeadm:get-nodes`: get nodes. */
@@ -50,28 +49,28 @@ export function getNodesClusterRole(): ClusterRole {
 }
 
 /** ClusterRoleBinding `kubeadm:get-nodes` → the default bootstrap-token group. */
-export function getNodesClusterRoleBinding(): ClusterRoleBinding {
+function getNodesClusterRoleBinding(): ClusterRoleBinding {
   return clusterRoleBinding(GET_NODES_ROLE, GET_NODES_ROLE, [
     groupSubject(Identity.bootstrapDefaultGroup),
   ]);
 }
 
 /** ClusterRoleBinding `kubeadm:kubelet-bootstrap` → `system:node-bootstrapper`. */
-export function kubeletBootstrapBinding(): ClusterRoleBinding {
+function kubeletBootstrapBinding(): ClusterRoleBinding {
   return clusterRoleBinding(KUBELET_BOOTSTRAP_BINDING, NODE_BOOTSTRAPPER_ROLE, [
     groupSubject(Identity.bootstrapDefaultGroup),
   ]);
 }
 
 /** ClusterRoleBinding `kubeadm:node-autoapprove-bootstrap` → `...:nodeclient`. */
-export function nodeAutoApproveBootstrapBinding(): ClusterRoleBinding {
+function nodeAutoApproveBootstrapBinding(): ClusterRoleBinding {
   return clusterRoleBinding(NODE_AUTOAPPROVE_BOOTSTRAP_BINDING, CSR_AUTO_APPROVAL_ROLE, [
     groupSubject(Identity.bootstrapDefaultGroup),
   ]);
 }
 
 /** ClusterRoleBinding `kubeadm:node-autoapprove-certificate-rotation` → `system:nodes`. */
-export function nodeAutoApproveRotationBinding(): ClusterRoleBinding {
+function nodeAutoApproveRotationBinding(): ClusterRoleBinding {
   return clusterRoleBinding(NODE_AUTOAPPROVE_ROTATION_BINDING, NODE_SELF_CSR_AUTO_APPROVAL_ROLE, [
     groupSubject(Identity.nodesGroup),
   ]);
@@ -82,7 +81,7 @@ export function nodeAutoApproveRotationBinding(): ClusterRoleBinding {
  * user of `apiserver-kubelet-client.crt` (kubeadm v1.37: the certificate is no longer in
  * `kubeadm:cluster-admins`).
  */
-export function apiServerKubeletClientBinding(): ClusterRoleBinding {
+function apiServerKubeletClientBinding(): ClusterRoleBinding {
   return clusterRoleBinding(
     KUBELET_API_ADMIN_CLUSTER_ROLE_BINDING,
     KUBELET_API_ADMIN_CLUSTER_ROLE,

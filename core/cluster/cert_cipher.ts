@@ -8,14 +8,13 @@
  * @module
  */
 import { KubeadmError } from "../errors.ts";
-import type { RandomSource } from "../host/ports.ts";
-import type { CryptoPort } from "../pki/crypto.ts";
-import { webCryptoPort } from "../pki/webcrypto.ts";
+import type { RandomSource } from "../ports/random.ts";
+import type { CryptoPort } from "../ports/crypto.ts";
 
 /** Bytes in a certificate key (AES-256). */
-export const CERTIFICATE_KEY_SIZE = 32;
+const CERTIFICATE_KEY_SIZE = 32;
 /** GCM nonce size. */
-export const GCM_NONCE_SIZE = 12;
+const GCM_NONCE_SIZE = 12;
 
 /** Lowercase hex of bytes. */
 export function toHex(bytes: Uint8Array): string {
@@ -85,7 +84,7 @@ export async function encryptBytes(
   data: Uint8Array,
   key: Uint8Array,
   random: RandomSource,
-  crypto: CryptoPort = webCryptoPort,
+  crypto: CryptoPort,
 ): Promise<Uint8Array> {
   checkKeySize(key);
   const nonce = random.bytes(GCM_NONCE_SIZE);
@@ -100,7 +99,7 @@ export async function encryptBytes(
 export async function decryptBytes(
   data: Uint8Array,
   key: Uint8Array,
-  crypto: CryptoPort = webCryptoPort,
+  crypto: CryptoPort,
 ): Promise<Uint8Array> {
   checkKeySize(key);
   if (data.length < GCM_NONCE_SIZE) {

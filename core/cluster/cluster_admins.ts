@@ -22,7 +22,7 @@ import { isAlreadyExists, isForbidden, isUnrecoverableTransportError } from "../
 import { clusterRoleBinding, groupSubject } from "./rbac.ts";
 
 /** The built-in ClusterRole bound to the group. */
-export const CLUSTER_ADMIN_ROLE = "cluster-admin";
+const CLUSTER_ADMIN_ROLE = "cluster-admin";
 
 /** ClusterRoleBinding `kubeadm:cluster-admins` → ClusterRole `cluster-admin`, same-named Group. */
 export function clusterAdminsBinding(): ClusterRoleBinding {

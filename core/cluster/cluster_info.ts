@@ -9,10 +9,11 @@
  *
  * @module
  */
+import type { Hashing } from "../ports/crypto.ts";
 import type { ConfigMap } from "kubernetes-types/core/v1.d.ts";
 import type { Role, RoleBinding } from "kubernetes-types/rbac/v1.d.ts";
 import type { KubeClient } from "../kube/client.ts";
-import type { LogFn } from "../host/ports.ts";
+import type { LogFn } from "../ports/printer.ts";
 import {
   createBasicKubeconfig,
   emptyKubeconfig,
@@ -34,11 +35,11 @@ export const KUBE_PUBLIC = "kube-public";
 /** The ConfigMap name. */
 export const CLUSTER_INFO_CONFIGMAP = "cluster-info";
 /** Its kubeconfig data key. */
-export const CLUSTER_INFO_KUBECONFIG_KEY = "kubeconfig";
+const CLUSTER_INFO_KUBECONFIG_KEY = "kubeconfig";
 /** Role and RoleBinding granting anonymous read of cluster-info. */
-export const BOOTSTRAP_SIGNER_CLUSTERINFO_ROLE = "kubeadm:bootstrap-signer-clusterinfo";
+const BOOTSTRAP_SIGNER_CLUSTERINFO_ROLE = "kubeadm:bootstrap-signer-clusterinfo";
 /** The anonymous user. */
-export const ANONYMOUS_USER = "system:anonymous";
+const ANONYMOUS_USER = "system:anonymous";
 
 /** The fields of a kubeconfig cluster entry client-go keeps (`omitempty` ones only when set). */
 const CLUSTER_FIELDS = [
@@ -74,7 +75,7 @@ export function clusterInfoKubeconfig(admin: Kubeconfig): string {
 }
 
 /** ConfigMap `kube-public/cluster-info`. */
-export function clusterInfoConfigMap(admin: Kubeconfig): ConfigMap {
+function clusterInfoConfigMap(admin: Kubeconfig): ConfigMap {
   return {
     apiVersion: "v1",
     kind: "ConfigMap",
@@ -84,7 +85,7 @@ export function clusterInfoConfigMap(admin: Kubeconfig): ConfigMap {
 }
 
 /** Role `kube-public/kubeadm:bootstrap-signer-clusterinfo`: get configmap `cluster-info`. */
-export function clusterInfoRole(): Role {
+function clusterInfoRole(): Role {
   return getOneObjectRole(
     KUBE_PUBLIC,
     BOOTSTRAP_SIGNER_CLUSTERINFO_ROLE,
@@ -94,7 +95,7 @@ export function clusterInfoRole(): Role {
 }
 
 /** Its RoleBinding to User `system:anonymous`. */
-export function clusterInfoRoleBinding(): RoleBinding {
+function clusterInfoRoleBinding(): RoleBinding {
   return roleBinding(KUBE_PUBLIC, BOOTSTRAP_SIGNER_CLUSTERINFO_ROLE, [
     userSubject(ANONYMOUS_USER),
   ]);
@@ -140,6 +141,7 @@ export function clusterInfoFor(server: string, caPem: string): ConfigMap {
 export async function signClusterInfo(
   clusterInfo: ConfigMap,
   tokens: readonly string[],
+  crypto: Hashing,
 ): Promise<ConfigMap> {
   const kubeconfig = clusterInfo.data?.[CLUSTER_INFO_KUBECONFIG_KEY];
   if (kubeconfig === undefined) {
@@ -150,7 +152,7 @@ export async function signClusterInfo(
   const data = { ...clusterInfo.data };
   for (const token of tokens) {
     const { id, secret } = parseToken(token);
-    data[signatureKey(id)] ??= await computeDetachedSignature(kubeconfig, id, secret);
+    data[signatureKey(id)] ??= await computeDetachedSignature(kubeconfig, id, secret, crypto);
   }
   return { ...clusterInfo, data };
 }

@@ -7,17 +7,18 @@
  * @module
  */
 import type { ConfigMap } from "kubernetes-types/core/v1.d.ts";
+import type { Hashing } from "../ports/crypto.ts";
 import { base64Decode } from "../text/base64.ts";
 
 /** The annotation key. */
 export const COMPONENT_CONFIG_HASH_ANNOTATION = "kubeadm.kubernetes.io/component-config.hash";
 
-function hex(bytes: ArrayBuffer): string {
-  return Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("");
+function hex(bytes: Uint8Array): string {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** `sha256:<hex>` over the ConfigMap's data then binaryData values, each in sorted key order. */
-export async function configMapChecksum(cm: ConfigMap): Promise<string> {
+export async function configMapChecksum(cm: ConfigMap, crypto: Hashing): Promise<string> {
   const parts: Uint8Array[] = [];
   const enc = new TextEncoder();
   for (const k of Object.keys(cm.data ?? {}).sort()) parts.push(enc.encode(cm.data![k]));
@@ -31,12 +32,12 @@ export async function configMapChecksum(cm: ConfigMap): Promise<string> {
     all.set(p, off);
     off += p.length;
   }
-  return `sha256:${hex(await crypto.subtle.digest("SHA-256", all))}`;
+  return `sha256:${hex(await crypto.digest("SHA-256", all))}`;
 }
 
 /** A copy of the ConfigMap annotated with its checksum. */
-export async function signConfigMap(cm: ConfigMap): Promise<ConfigMap> {
-  const checksum = await configMapChecksum(cm);
+export async function signConfigMap(cm: ConfigMap, crypto: Hashing): Promise<ConfigMap> {
+  const checksum = await configMapChecksum(cm, crypto);
   return {
     ...cm,
     metadata: {
@@ -44,10 +45,4 @@ export async function signConfigMap(cm: ConfigMap): Promise<ConfigMap> {
       annotations: { ...cm.metadata?.annotations, [COMPONENT_CONFIG_HASH_ANNOTATION]: checksum },
     },
   };
-}
-
-/** True when the ConfigMap carries a checksum annotation that matches its content. */
-export async function verifyConfigMapSignature(cm: ConfigMap): Promise<boolean> {
-  const sig = cm.metadata?.annotations?.[COMPONENT_CONFIG_HASH_ANNOTATION];
-  return sig !== undefined && sig === await configMapChecksum(cm);
 }

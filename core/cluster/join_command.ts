@@ -11,8 +11,9 @@
  *
  * @module
  */
+import type { Hashing } from "../ports/crypto.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
-import type { Printer } from "../host/ports.ts";
+import type { Printer } from "../ports/printer.ts";
 import { type Kubeconfig, resolveContext } from "../kubeconfig/kubeconfig.ts";
 import { parseCertificatesPEM } from "../pki/cert.ts";
 import { base64Decode } from "../text/base64.ts";
@@ -20,7 +21,7 @@ import { certificatePin } from "../pki/pin.ts";
 import { BoundedMemo } from "../text/bounded_memo.ts";
 
 /** What `--skip-token-print` / `--skip-certificate-key-print` print instead of the value. */
-export const VALUE_WITHHELD = "<value withheld>";
+const VALUE_WITHHELD = "<value withheld>";
 
 /** Input of {@link joinCommand}. */
 export interface JoinCommandInput {
@@ -85,17 +86,19 @@ export type KubeconfigJoinOptions = Omit<JoinCommandInput, "server" | "caPins">;
  */
 const pinsByCaData = new BoundedMemo<readonly string[]>(8);
 
-async function caPinsOf(caData: string): Promise<string[]> {
+async function caPinsOf(caData: string, crypto: Hashing): Promise<string[]> {
   const known = pinsByCaData.get(caData);
   if (known) return [...known];
   const certs = parseCertificatesPEM(base64Decode(caData));
-  return [...pinsByCaData.set(caData, await Promise.all(certs.map((c) => certificatePin(c))))];
+  const pins = await Promise.all(certs.map((c) => certificatePin(c, crypto)));
+  return [...pinsByCaData.set(caData, pins)];
 }
 
 /** The join command for the current cluster of a kubeconfig with embedded CA data. */
 export async function joinCommandFromKubeconfig(
   config: Kubeconfig,
   options: KubeconfigJoinOptions,
+  crypto: Hashing,
 ): Promise<string> {
   const { cluster } = resolveContext(config);
   const caData = cluster["certificate-authority-data"];
@@ -106,7 +109,7 @@ export async function joinCommandFromKubeconfig(
   }
   let caPins: string[];
   try {
-    caPins = await caPinsOf(caData);
+    caPins = await caPinsOf(caData, crypto);
   } catch (e) {
     throw new KubeadmError(`failed to parse CA certificate from kubeconfig: ${errorMessage(e)}`, {
       cause: e,

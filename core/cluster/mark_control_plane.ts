@@ -8,12 +8,12 @@
  */
 import type { Node, Taint } from "kubernetes-types/core/v1.d.ts";
 import { CONTROL_PLANE_LABEL, EXCLUDE_LB_LABEL } from "../constants.ts";
-import type { Printer } from "../host/ports.ts";
+import type { Printer } from "../ports/printer.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { type NodePatchOptions, patchNode } from "./node_patch.ts";
 
 /** Labels added to control-plane nodes, in upstream's order. */
-export const CONTROL_PLANE_LABELS: readonly string[] = [CONTROL_PLANE_LABEL, EXCLUDE_LB_LABEL];
+const CONTROL_PLANE_LABELS: readonly string[] = [CONTROL_PLANE_LABEL, EXCLUDE_LB_LABEL];
 
 /** A taint as `key=value:Effect` (Go's `Taint.ToString`). */
 export function formatTaint(t: Taint): string {
@@ -39,7 +39,7 @@ export function markControlPlaneNode(node: Node, taints: readonly Taint[]): void
 }
 
 /** The phase's log lines for a node and its configured taints. */
-export function markControlPlaneMessages(nodeName: string, taints: readonly Taint[]): string[] {
+function markControlPlaneMessages(nodeName: string, taints: readonly Taint[]): string[] {
   const lines = [
     `[mark-control-plane] Marking the node ${nodeName} as control-plane by adding the labels: [${
       CONTROL_PLANE_LABELS.join(" ")

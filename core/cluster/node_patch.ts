@@ -14,7 +14,7 @@ import { API_CALL_RETRY_INTERVAL_MS, poll } from "../kube/retry.ts";
 import { isConflict, isForbidden, isTransient, isUnauthorized } from "../kube/status.ts";
 
 /** The label the kubelet sets on its Node once registered. */
-export const HOSTNAME_LABEL = "kubernetes.io/hostname";
+const HOSTNAME_LABEL = "kubernetes.io/hostname";
 
 /** Timing of {@link patchNode}. */
 export interface NodePatchOptions {

@@ -14,9 +14,9 @@ import type {
 } from "kubernetes-types/rbac/v1.d.ts";
 
 /** `rbac.authorization.k8s.io/v1`. */
-export const RBAC_API_VERSION = "rbac.authorization.k8s.io/v1";
+const RBAC_API_VERSION = "rbac.authorization.k8s.io/v1";
 /** `rbac.authorization.k8s.io`. */
-export const RBAC_GROUP = "rbac.authorization.k8s.io";
+const RBAC_GROUP = "rbac.authorization.k8s.io";
 
 /** A `Group` subject. */
 export function groupSubject(name: string): Subject {
@@ -34,7 +34,7 @@ export function serviceAccountSubject(namespace: string, name: string): Subject 
 }
 
 /** A Role (namespaced). */
-export function role(namespace: string, name: string, rules: PolicyRule[]): Role {
+function role(namespace: string, name: string, rules: PolicyRule[]): Role {
   return { apiVersion: RBAC_API_VERSION, kind: "Role", metadata: { name, namespace }, rules };
 }
 

@@ -13,10 +13,12 @@ import { generateToken, parseToken, tokenSecretName } from "../bootstraptoken/to
 import type { BootstrapToken, ExternalEtcd } from "../config/types.ts";
 import { Identity } from "../constants.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
-import type { FileReader, PlannedFile, Printer, RandomSource } from "../host/ports.ts";
+import type { FileReader, PlannedFile } from "../ports/files.ts";
+import type { Printer } from "../ports/printer.ts";
+import type { RandomSource } from "../ports/random.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { isNotFound } from "../kube/status.ts";
-import type { CryptoPort } from "../pki/crypto.ts";
+import type { CryptoPort } from "../ports/crypto.ts";
 import { decodePem } from "../pki/pem.ts";
 import { base64Decode, base64Encode } from "../text/base64.ts";
 import { updateOrCreateTokens } from "./bootstrap_token.ts";
@@ -24,13 +26,13 @@ import { decryptBytes, encryptBytes, parseCertificateKey } from "./cert_cipher.t
 import { getOneObjectRole, groupSubject, roleBinding } from "./rbac.ts";
 
 /** The Secret holding the encrypted certificates. */
-export const KUBEADM_CERTS_SECRET = "kubeadm-certs";
+const KUBEADM_CERTS_SECRET = "kubeadm-certs";
 /** Role and RoleBinding that let bootstrap tokens read it. */
-export const KUBEADM_CERTS_ROLE = "kubeadm:kubeadm-certs";
+const KUBEADM_CERTS_ROLE = "kubeadm:kubeadm-certs";
 /** Lifetime of the proxy token (and so of the Secret). */
-export const CERT_TOKEN_TTL = "2h0m0s";
+const CERT_TOKEN_TTL = "2h0m0s";
 /** Description of the proxy token. */
-export const PROXY_TOKEN_DESCRIPTION = "Proxy for managing TTL for the kubeadm-certs secret";
+const PROXY_TOKEN_DESCRIPTION = "Proxy for managing TTL for the kubeadm-certs secret";
 
 const KUBE_SYSTEM = "kube-system";
 
@@ -68,12 +70,12 @@ export function sharedCertFiles(
 }
 
 /** The Secret data key of a shared file (`etcd/ca.crt` → `etcd-ca.crt`). */
-export function secretKeyFor(name: string): string {
+function secretKeyFor(name: string): string {
   return name.replaceAll("/", "-");
 }
 
 /** A new proxy token: 2h TTL, the fixed description, no usages and no groups. */
-export function proxyToken(random: RandomSource): BootstrapToken {
+function proxyToken(random: RandomSource): BootstrapToken {
   return {
     token: generateToken(random),
     description: PROXY_TOKEN_DESCRIPTION,
@@ -82,7 +84,7 @@ export function proxyToken(random: RandomSource): BootstrapToken {
 }
 
 /** Secret `kube-system/kubeadm-certs` with the encrypted data, controlled by the token Secret. */
-export function kubeadmCertsSecret(
+function kubeadmCertsSecret(
   encrypted: Readonly<Record<string, Uint8Array>>,
   owner: { name: string; uid: string },
 ): Secret {
@@ -108,12 +110,12 @@ export function kubeadmCertsSecret(
 }
 
 /** Role `kube-system/kubeadm:kubeadm-certs`: get secret `kubeadm-certs`. */
-export function kubeadmCertsRole(): Role {
+function kubeadmCertsRole(): Role {
   return getOneObjectRole(KUBE_SYSTEM, KUBEADM_CERTS_ROLE, "secrets", KUBEADM_CERTS_SECRET);
 }
 
 /** Its RoleBinding → the default bootstrap-token group. */
-export function kubeadmCertsRoleBinding(): RoleBinding {
+function kubeadmCertsRoleBinding(): RoleBinding {
   return roleBinding(KUBE_SYSTEM, KUBEADM_CERTS_ROLE, [
     groupSubject(Identity.bootstrapDefaultGroup),
   ]);
@@ -123,12 +125,12 @@ export function kubeadmCertsRoleBinding(): RoleBinding {
  * Reads and encrypts the shared files. A missing file is stored as an empty value (external
  * etcd without TLS, external CA without `ca.key`), as upstream does.
  */
-export async function encryptSharedFiles(
+async function encryptSharedFiles(
   files: FileReader,
   shared: readonly SharedCertFile[],
   key: Uint8Array,
   random: RandomSource,
-  crypto?: CryptoPort,
+  crypto: CryptoPort,
 ): Promise<Record<string, Uint8Array>> {
   const out: Record<string, Uint8Array> = {};
   for (const f of shared) {
@@ -151,8 +153,8 @@ export interface UploadCertsInput {
   /** The certificate key (64 hex characters). Secret. */
   certificateKey: string;
   random: RandomSource;
-  /** The cipher's implementation (default WebCrypto). */
-  crypto?: CryptoPort;
+  /** The cipher's implementation. */
+  crypto: CryptoPort;
   /** Reference time for the proxy token's expiration. */
   now: Date;
   /** `--skip-certificate-key-print`. */
@@ -204,10 +206,10 @@ export async function uploadCerts(
 }
 
 /** Decrypts every non-empty entry of the Secret; any failure fails the whole lot. */
-export async function decryptSecretData(
+async function decryptSecretData(
   secret: Secret,
   key: Uint8Array,
-  crypto?: CryptoPort,
+  crypto: CryptoPort,
 ): Promise<Record<string, Uint8Array>> {
   const out: Record<string, Uint8Array> = {};
   for (const [name, value] of Object.entries(secret.data ?? {})) {
@@ -236,8 +238,8 @@ export interface DownloadCertsInput {
   certificatesDir: string;
   /** `etcd.external`, when the cluster uses external etcd (files go to its paths). */
   externalEtcd?: ExternalEtcd;
-  /** The cipher's implementation (default WebCrypto). */
-  crypto?: CryptoPort;
+  /** The cipher's implementation. */
+  crypto: CryptoPort;
 }
 
 /**

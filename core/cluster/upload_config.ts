@@ -6,10 +6,11 @@
  *
  * @module
  */
+import type { Hashing } from "../ports/crypto.ts";
 import type { ConfigMap } from "kubernetes-types/core/v1.d.ts";
 import type { Role, RoleBinding } from "kubernetes-types/rbac/v1.d.ts";
 import { Identity } from "../constants.ts";
-import type { Printer } from "../host/ports.ts";
+import type { Printer } from "../ports/printer.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { signConfigMap } from "./component_config_hash.ts";
 import { getOneObjectRole, groupSubject, roleBinding } from "./rbac.ts";
@@ -21,16 +22,16 @@ export const KUBEADM_CONFIG_CONFIGMAP = "kubeadm-config";
 /** Its data key. */
 export const CLUSTER_CONFIGURATION_KEY = "ClusterConfiguration";
 /** Role and RoleBinding that let nodes read `kubeadm-config`. */
-export const NODES_KUBEADM_CONFIG_ROLE = "kubeadm:nodes-kubeadm-config";
+const NODES_KUBEADM_CONFIG_ROLE = "kubeadm:nodes-kubeadm-config";
 /** The ConfigMap holding the cluster-wide KubeletConfiguration. */
 export const KUBELET_CONFIG_CONFIGMAP = "kubelet-config";
 /** Its data key. */
 export const KUBELET_CONFIG_KEY = "kubelet";
 /** Role and RoleBinding that let nodes read `kubelet-config`. */
-export const KUBELET_CONFIG_ROLE = "kubeadm:kubelet-config";
+const KUBELET_CONFIG_ROLE = "kubeadm:kubelet-config";
 
 /** ConfigMap `kube-system/kubeadm-config` with the ClusterConfiguration YAML. */
-export function kubeadmConfigConfigMap(clusterConfigurationYaml: string): ConfigMap {
+function kubeadmConfigConfigMap(clusterConfigurationYaml: string): ConfigMap {
   return {
     apiVersion: "v1",
     kind: "ConfigMap",
@@ -40,7 +41,7 @@ export function kubeadmConfigConfigMap(clusterConfigurationYaml: string): Config
 }
 
 /** Role `kube-system/kubeadm:nodes-kubeadm-config`: get configmap `kubeadm-config`. */
-export function kubeadmConfigRole(): Role {
+function kubeadmConfigRole(): Role {
   return getOneObjectRole(
     KUBE_SYSTEM,
     NODES_KUBEADM_CONFIG_ROLE,
@@ -50,7 +51,7 @@ export function kubeadmConfigRole(): Role {
 }
 
 /** Its RoleBinding: the default bootstrap-token group, then `system:nodes`. */
-export function kubeadmConfigRoleBinding(): RoleBinding {
+function kubeadmConfigRoleBinding(): RoleBinding {
   return roleBinding(KUBE_SYSTEM, NODES_KUBEADM_CONFIG_ROLE, [
     groupSubject(Identity.bootstrapDefaultGroup),
     groupSubject(Identity.nodesGroup),
@@ -64,6 +65,7 @@ export function kubeadmConfigRoleBinding(): RoleBinding {
 export async function kubeletConfigConfigMap(
   kubeletConfigurationYaml: string,
   userSupplied: boolean,
+  crypto: Hashing,
 ): Promise<ConfigMap> {
   const cm: ConfigMap = {
     apiVersion: "v1",
@@ -71,16 +73,16 @@ export async function kubeletConfigConfigMap(
     metadata: { name: KUBELET_CONFIG_CONFIGMAP, namespace: KUBE_SYSTEM },
     data: { [KUBELET_CONFIG_KEY]: kubeletConfigurationYaml },
   };
-  return userSupplied ? cm : await signConfigMap(cm);
+  return userSupplied ? cm : await signConfigMap(cm, crypto);
 }
 
 /** Role `kube-system/kubeadm:kubelet-config`: get configmap `kubelet-config`. */
-export function kubeletConfigRole(): Role {
+function kubeletConfigRole(): Role {
   return getOneObjectRole(KUBE_SYSTEM, KUBELET_CONFIG_ROLE, "configmaps", KUBELET_CONFIG_CONFIGMAP);
 }
 
 /** Its RoleBinding: `system:nodes`, then the default bootstrap-token group. */
-export function kubeletConfigRoleBinding(): RoleBinding {
+function kubeletConfigRoleBinding(): RoleBinding {
   return roleBinding(KUBE_SYSTEM, KUBELET_CONFIG_ROLE, [
     groupSubject(Identity.nodesGroup),
     groupSubject(Identity.bootstrapDefaultGroup),
@@ -112,6 +114,8 @@ export interface UploadKubeletConfigInput {
   kubeletConfigurationYaml: string;
   /** Whether the user supplied the KubeletConfiguration (then it is not checksummed). */
   userSupplied: boolean;
+  /** What computes the checksum. */
+  crypto: Hashing;
 }
 
 /**
@@ -127,7 +131,7 @@ export async function uploadKubeletConfig(
     `[kubelet] Creating a ConfigMap "${KUBELET_CONFIG_CONFIGMAP}" in namespace ${KUBE_SYSTEM} with the configuration for the kubelets in the cluster`,
   );
   await client.createOrUpdate(
-    await kubeletConfigConfigMap(input.kubeletConfigurationYaml, input.userSupplied),
+    await kubeletConfigConfigMap(input.kubeletConfigurationYaml, input.userSupplied, input.crypto),
   );
   await client.createOrUpdate(kubeletConfigRole());
   await client.createOrUpdate(kubeletConfigRoleBinding());

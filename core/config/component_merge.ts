@@ -69,7 +69,7 @@ export function normalizeDurations(obj: JsonObject, paths: readonly string[]): v
 }
 
 /** Formats a value the way Go's `%v` does for the types used in warnings. */
-export function goValue(v: unknown): string {
+function goValue(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(goValue).join(" ")}]`;
   if (v === null || v === undefined) return "<nil>";
   return String(v);

@@ -26,27 +26,27 @@ import {
   Identity,
 } from "../constants.ts";
 import { ConfigError } from "../errors.ts";
-import type { RandomSource } from "../host/ports.ts";
+import type { RandomSource } from "../ports/random.ts";
 import { DEFAULT_TOKEN_TTL, DEFAULT_TOKEN_USAGES, generateToken } from "../bootstraptoken/token.ts";
 import { formatIP, isLoopbackIP, isUnspecifiedIP, parseIP } from "../net/ip.ts";
 import { joinHostPort, parseHostPort } from "../net/host_port.ts";
 import { clone } from "./component_merge.ts";
 import { formatDuration, isDuration, normalizeDuration } from "../text/duration.ts";
-import type {
-  APIEndpoint,
-  BootstrapToken,
-  ClusterConfiguration,
-  ControlPlaneComponent,
-  Etcd,
-  InitConfiguration,
-  NodeRegistrationOptions,
-  ResolvedClusterConfiguration,
-  ResolvedInitConfiguration,
-  Taint,
-  Timeouts,
-  UpgradeConfiguration,
+import {
+  type APIEndpoint,
+  type BootstrapToken,
+  type ClusterConfiguration,
+  type ControlPlaneComponent,
+  type Etcd,
+  type InitConfiguration,
+  KUBEADM_API_VERSION,
+  type NodeRegistrationOptions,
+  type ResolvedClusterConfiguration,
+  type ResolvedInitConfiguration,
+  type Taint,
+  type Timeouts,
+  type UpgradeConfiguration,
 } from "./types.ts";
-import { KUBEADM_API_VERSION } from "./types.ts";
 
 /** The taint a control-plane node gets when `nodeRegistration.taints` is unset. */
 export const CONTROL_PLANE_TAINT: Readonly<Taint> = {
@@ -55,7 +55,7 @@ export const CONTROL_PLANE_TAINT: Readonly<Taint> = {
 };
 
 /** URL scheme every CRI socket must carry. */
-export const CRI_SOCKET_SCHEME = "unix";
+const CRI_SOCKET_SCHEME = "unix";
 
 /** Facts about the host that dynamic defaulting needs; the runtime detects them. */
 export interface InitHostFacts {
@@ -70,7 +70,7 @@ export interface InitHostFacts {
 }
 
 /** Default timeouts as Go durations (`4m0s`, ...). */
-export function defaultTimeouts(): Required<Timeouts> {
+function defaultTimeouts(): Required<Timeouts> {
   return {
     controlPlaneComponentHealthCheck: formatDuration(
       DefaultTimeouts.controlPlaneComponentHealthCheck,
@@ -137,7 +137,7 @@ export function applyUpgradeDefaults(input: UpgradeConfiguration): UpgradeConfig
 }
 
 /** Go re-renders durations it decoded (`3m` → `3m0s`); invalid ones are left for validation. */
-export function canonicalDuration(v: string): string {
+function canonicalDuration(v: string): string {
   return isDuration(v) ? normalizeDuration(v) : v;
 }
 

@@ -11,10 +11,10 @@
 import { ValueError } from "../errors.ts";
 
 /** Maturity of a gate. */
-export type FeatureStage = "Alpha" | "Beta" | "GA" | "Deprecated";
+type FeatureStage = "Alpha" | "Beta" | "GA" | "Deprecated";
 
 /** One gate's specification. */
-export interface FeatureSpec {
+interface FeatureSpec {
   /** Value when the user does not set it. */
   default: boolean;
   stage: FeatureStage;
@@ -23,12 +23,12 @@ export interface FeatureSpec {
 }
 
 /** Gate names. */
-export const Feature = {
+const Feature = {
   RootlessControlPlane: "RootlessControlPlane",
 } as const;
 
 /** The gates `kubeadm init` knows, in alphabetical order. */
-export const INIT_FEATURE_GATES: Readonly<Record<string, FeatureSpec>> = {
+const INIT_FEATURE_GATES: Readonly<Record<string, FeatureSpec>> = {
   [Feature.RootlessControlPlane]: {
     default: false,
     stage: "Alpha",
@@ -55,13 +55,6 @@ export function storedFeatureGateNotices(gates: Readonly<Record<string, boolean>
     else if (spec.stage === "Deprecated") out.push(spec.deprecationMessage ?? "");
   }
   return out;
-}
-
-/** The effective value of a gate given the user's settings. */
-export function featureEnabled(gates: Readonly<Record<string, boolean>> | undefined, name: string) {
-  const set = gates?.[name];
-  if (set !== undefined) return set;
-  return INIT_FEATURE_GATES[name]?.default ?? false;
 }
 
 /** Help text lines: `Name=true|false (BETA - default=true)`, sorted. */

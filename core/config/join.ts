@@ -51,10 +51,10 @@ import {
 } from "./validate.ts";
 
 /** Default `caCertPath`. */
-export const DEFAULT_CA_CERT_PATH = `${DEFAULT_CERTIFICATES_DIR}/ca.crt`;
+const DEFAULT_CA_CERT_PATH = `${DEFAULT_CERTIFICATES_DIR}/ca.crt`;
 
 /** The flags that only matter for a control-plane join (upstream's warning lists them). */
-export const JOIN_CONTROL_PLANE_FLAGS: readonly string[] = [
+const JOIN_CONTROL_PLANE_FLAGS: readonly string[] = [
   "certificate-key",
   "apiserver-advertise-address",
   "apiserver-bind-port",
@@ -154,7 +154,7 @@ function invalid(field: string, value: string, detail: string): FieldError {
 }
 
 /** Builds the versioned JoinConfiguration from flags alone (upstream `newJoinData`). */
-export function joinConfigurationFromFlags(
+function joinConfigurationFromFlags(
   f: JoinFlagOverrides,
   warnings: string[] = [],
 ): JoinConfiguration {
@@ -338,7 +338,7 @@ const CA_CERT_HASH_FLAG = "--discovery-token-ca-cert-hash";
  * after its first cluster-info fetch; here a bad pin fails before any network call). With
  * `fromFlags`, pin errors name `--discovery-token-ca-cert-hash` instead of the config field.
  */
-export function validateDiscovery(
+function validateDiscovery(
   d: Discovery,
   fileExists?: (path: string) => boolean,
   path = "discovery",
@@ -405,7 +405,7 @@ export function validateDiscovery(
  * Upstream `ValidateJoinConfiguration` over a defaulted configuration; `fromFlags` when it was
  * built from flags (errors then name the flags where they differ from the fields).
  */
-export function validateJoinConfiguration(
+function validateJoinConfiguration(
   cfg: JoinConfiguration,
   fileExists?: (path: string) => boolean,
   fromFlags = false,

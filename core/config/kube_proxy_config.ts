@@ -20,13 +20,13 @@ import {
 import { KUBEPROXY_API_VERSION, type KubeProxyConfiguration } from "./types.ts";
 
 /** kubeconfig path inside the kube-proxy Pod. */
-export const KUBE_PROXY_KUBECONFIG = "/var/lib/kube-proxy/kubeconfig.conf";
+const KUBE_PROXY_KUBECONFIG = "/var/lib/kube-proxy/kubeconfig.conf";
 /** Default bind address for an IPv4 advertise address. */
-export const KUBE_PROXY_BIND_ADDRESS_V4 = "0.0.0.0";
+const KUBE_PROXY_BIND_ADDRESS_V4 = "0.0.0.0";
 /** Default bind address for an IPv6 advertise address. */
-export const KUBE_PROXY_BIND_ADDRESS_V6 = "::";
+const KUBE_PROXY_BIND_ADDRESS_V6 = "::";
 /** The proxy mode kubeadm sets when the user leaves `mode` empty (v1.37). */
-export const KUBE_PROXY_DEFAULT_MODE = "iptables";
+const KUBE_PROXY_DEFAULT_MODE = "iptables";
 
 /** The fields upstream always serializes, at their Go zero values. */
 function kubeProxySkeleton(): JsonObject {
@@ -123,7 +123,7 @@ export interface KubeProxyDefaultsInput {
 }
 
 /** The wildcard bind address of an address's family (`0.0.0.0`, else `::`). */
-export function kubeProxyBindAddress(advertiseAddress: string | undefined): string {
+function kubeProxyBindAddress(advertiseAddress: string | undefined): string {
   // IPv4-mapped IPv6 addresses count as IPv4 (Go: `To4() != nil`).
   return advertiseAddress && isIPv4(advertiseAddress)
     ? KUBE_PROXY_BIND_ADDRESS_V4

@@ -21,12 +21,12 @@ import {
   setPath,
 } from "./component_merge.ts";
 import { KUBELET_API_VERSION, type KubeletConfiguration } from "./types.ts";
-import type { LogFn } from "../host/ports.ts";
+import type { LogFn } from "../ports/printer.ts";
 
 /** resolv.conf the kubelet should use when systemd-resolved is active. */
-export const SYSTEMD_RESOLV_CONF = "/run/systemd/resolve/resolv.conf";
+const SYSTEMD_RESOLV_CONF = "/run/systemd/resolve/resolv.conf";
 /** Default cgroup driver kubeadm sets when the user leaves it empty. */
-export const DEFAULT_CGROUP_DRIVER = "systemd";
+const DEFAULT_CGROUP_DRIVER = "systemd";
 
 /** The fields upstream always serializes, at their Go zero values. */
 function kubeletSkeleton(): JsonObject {

@@ -8,7 +8,7 @@
 import { FlagError } from "../errors.ts";
 
 /** Flags allowed together with `--config` (besides every `--skip-*` flag). */
-export const FLAGS_ALLOWED_WITH_CONFIG: readonly string[] = [
+const FLAGS_ALLOWED_WITH_CONFIG: readonly string[] = [
   "config",
   "ignore-preflight-errors",
   "dry-run",
@@ -28,7 +28,7 @@ export const FLAGS_ALLOWED_WITH_CONFIG: readonly string[] = [
 ];
 
 /** Whether a flag (name without dashes) may be set together with `--config`. */
-export function isFlagAllowedWithConfig(name: string): boolean {
+function isFlagAllowedWithConfig(name: string): boolean {
   return FLAGS_ALLOWED_WITH_CONFIG.includes(name) || name.startsWith("skip-");
 }
 

@@ -36,9 +36,9 @@ import type {
 /** The kubeadm API group. */
 export const KUBEADM_GROUP = "kubeadm.k8s.io";
 /** The kubelet component-config group. */
-export const KUBELET_GROUP = "kubelet.config.k8s.io";
+const KUBELET_GROUP = "kubelet.config.k8s.io";
 /** The kube-proxy component-config group. */
-export const KUBEPROXY_GROUP = "kubeproxy.config.k8s.io";
+const KUBEPROXY_GROUP = "kubeproxy.config.k8s.io";
 
 /** kubeadm API versions that were removed, with the kubeadm release that still reads them. */
 const OLD_KUBEADM_VERSIONS: Readonly<Record<string, string>> = {
@@ -94,7 +94,7 @@ export interface LoadOptions {
 }
 
 /** Upstream's `GroupVersionKind.String()`. */
-export function gvkString(group: string, version: string, kind: string): string {
+function gvkString(group: string, version: string, kind: string): string {
   return `${group}/${version}, Kind=${kind}`;
 }
 

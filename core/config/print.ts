@@ -23,33 +23,33 @@ import {
 import { type ResolvedJoinConfig, resolveJoinConfig } from "./join.ts";
 import { defaultResetConfiguration } from "./reset.ts";
 import { defaultKubeletConfiguration } from "./kubelet_config.ts";
-import type { LogFn } from "../host/ports.ts";
+import type { LogFn } from "../ports/printer.ts";
 import { defaultKubeProxyConfiguration } from "./kube_proxy_config.ts";
-import type {
-  APIEndpoint,
-  APIServer,
-  Arg,
-  BootstrapToken,
-  ClusterConfiguration,
-  ControlPlaneComponent,
-  HostPathMount,
-  InitConfiguration,
-  JoinConfiguration,
-  KubeletConfiguration,
-  KubeProxyConfiguration,
-  NodeRegistrationOptions,
-  ResetConfiguration,
-  Taint,
-  Timeouts,
-  UpgradeConfiguration,
+import {
+  type APIEndpoint,
+  type APIServer,
+  type Arg,
+  type BootstrapToken,
+  type ClusterConfiguration,
+  type ControlPlaneComponent,
+  type HostPathMount,
+  type InitConfiguration,
+  type JoinConfiguration,
+  KUBEADM_API_VERSION,
+  type KubeletConfiguration,
+  type KubeProxyConfiguration,
+  type NodeRegistrationOptions,
+  type ResetConfiguration,
+  type Taint,
+  type Timeouts,
+  type UpgradeConfiguration,
 } from "./types.ts";
-import { KUBEADM_API_VERSION } from "./types.ts";
 
 /** Upstream's YAML document separator. */
 export const YAML_DOCUMENT_SEPARATOR = "---\n";
 
 /** Component configs `--component-configs` accepts, sorted. */
-export const COMPONENT_CONFIG_KINDS = ["KubeProxyConfiguration", "KubeletConfiguration"] as const;
+const COMPONENT_CONFIG_KINDS = ["KubeProxyConfiguration", "KubeletConfiguration"] as const;
 
 type Obj = Record<string, unknown>;
 
@@ -129,7 +129,7 @@ function bootstrapToken(bt: BootstrapToken): Obj {
 }
 
 /** An InitConfiguration as upstream marshals it (v1beta4). */
-export function versionedInitConfiguration(init: InitConfiguration): Obj {
+function versionedInitConfiguration(init: InitConfiguration): Obj {
   const o: Obj = { apiVersion: KUBEADM_API_VERSION, kind: "InitConfiguration" };
   omitEmpty(o, "bootstrapTokens", init.bootstrapTokens?.map(bootstrapToken));
   omitEmpty(o, "dryRun", init.dryRun);
@@ -159,7 +159,7 @@ function nodeCommandTail(o: Obj, cfg: InitConfiguration | JoinConfiguration): vo
 }
 
 /** A ClusterConfiguration as upstream marshals it (v1beta4). */
-export function versionedClusterConfiguration(cluster: ClusterConfiguration): Obj {
+function versionedClusterConfiguration(cluster: ClusterConfiguration): Obj {
   const o: Obj = { apiVersion: KUBEADM_API_VERSION, kind: "ClusterConfiguration" };
   const etcd: Obj = {};
   const local = cluster.etcd?.local;
@@ -235,7 +235,7 @@ export function marshalInitConfiguration(
 }
 
 /** A JoinConfiguration as upstream marshals it (v1beta4). */
-export function versionedJoinConfiguration(join: JoinConfiguration): Obj {
+function versionedJoinConfiguration(join: JoinConfiguration): Obj {
   const o: Obj = { apiVersion: KUBEADM_API_VERSION, kind: "JoinConfiguration" };
   omitEmpty(o, "dryRun", join.dryRun);
   o.nodeRegistration = nodeRegistration(join.nodeRegistration);

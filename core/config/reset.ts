@@ -11,7 +11,7 @@ import { validateSocketPath } from "./validate.ts";
 import { KUBEADM_API_VERSION, type ResetConfiguration } from "./types.ts";
 
 /** Unmount flags accepted in `ResetConfiguration.unmountFlags`. */
-export const UNMOUNT_FLAGS = ["MNT_FORCE", "MNT_DETACH", "MNT_EXPIRE", "UMOUNT_NOFOLLOW"] as const;
+const UNMOUNT_FLAGS = ["MNT_FORCE", "MNT_DETACH", "MNT_EXPIRE", "UMOUNT_NOFOLLOW"] as const;
 
 function unmountFlagErrors(flags: readonly string[]): FieldError[] {
   return flags.flatMap((f, i) =>

@@ -10,7 +10,8 @@
  * @module
  */
 import { type FieldError, ValidationError } from "../errors.ts";
-import type { LogFn, RandomSource } from "../host/ports.ts";
+import type { LogFn } from "../ports/printer.ts";
+import type { RandomSource } from "../ports/random.ts";
 import { clone } from "./component_merge.ts";
 import {
   ADVERTISE_ADDRESS_FLAG,
@@ -168,7 +169,7 @@ function hasPhase(phase: string, skip: readonly string[]): boolean {
  * Upstream's `manageSkippedAddons`: skipping `addon`, `addon/coredns` or `addon/kube-proxy`
  * marks the addon disabled, and a disabled addon's phase is skipped.
  */
-export function manageSkippedAddons(cluster: ClusterConfiguration, skipPhases: string[]): string[] {
+function manageSkippedAddons(cluster: ClusterConfiguration, skipPhases: string[]): string[] {
   let skipDNS = false;
   let skipProxy = false;
   cluster.dns = { ...cluster.dns };

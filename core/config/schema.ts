@@ -266,7 +266,7 @@ function show(v: unknown): string {
 }
 
 /** Edit distance (case-insensitive) between two names. */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     let diag = prev[0];

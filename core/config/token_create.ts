@@ -11,7 +11,7 @@ import type { BootstrapToken } from "./types.ts";
 import { validateBootstrapTokens } from "./validate.ts";
 import { Identity } from "../constants.ts";
 import { KubeadmError, ValidationError } from "../errors.ts";
-import type { RandomSource } from "../host/ports.ts";
+import type { RandomSource } from "../ports/random.ts";
 import {
   DEFAULT_TOKEN_TTL,
   DEFAULT_TOKEN_USAGES,

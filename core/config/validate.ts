@@ -4,7 +4,7 @@
  * Rules and wording follow upstream `apis/kubeadm/validation/validation.go`; each problem is
  * a {@link FieldError} naming the config path, the bad value (bootstrap-token secrets
  * redacted) and, where the set is closed, the allowed values. All problems are collected;
- * {@link assertValid} throws them as one {@link ValidationError} (exit status 3).
+ * `resolveInitConfig` throws them as one {@link ValidationError} (exit status 3).
  *
  * @module
  */
@@ -60,9 +60,9 @@ export interface ValidationResult {
 }
 
 /** Image pull policies. */
-export const IMAGE_PULL_POLICIES = ["Always", "IfNotPresent", "Never"] as const;
+const IMAGE_PULL_POLICIES = ["Always", "IfNotPresent", "Never"] as const;
 /** HostPath volume types (`""` = no check). */
-export const HOST_PATH_TYPES = [
+const HOST_PATH_TYPES = [
   "",
   "DirectoryOrCreate",
   "Directory",
@@ -73,7 +73,7 @@ export const HOST_PATH_TYPES = [
   "BlockDevice",
 ] as const;
 /** Taint effects. */
-export const TAINT_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"] as const;
+const TAINT_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"] as const;
 
 const quoteList = (values: readonly string[]) => values.map((v) => JSON.stringify(v)).join(", ");
 
@@ -87,16 +87,6 @@ function required(field: string, detail: string): FieldError {
 
 function unsupported(field: string, value: string, allowed: readonly string[]): FieldError {
   return { field, value, detail: `Unsupported value: supported values: ${quoteList(allowed)}` };
-}
-
-/** Throws the collected errors as one {@link ValidationError}; returns the warnings. */
-export function assertValid(result: ValidationResult): string[] {
-  if (result.errors.length > 0) {
-    throw new ValidationError(result.errors, {
-      hint: "fix the listed fields in the configuration file or flags",
-    });
-  }
-  return result.warnings;
 }
 
 // ---- bootstrap tokens -----------------------------------------------------------------
@@ -229,7 +219,7 @@ export function validateSocketPath(socket: string, path: string): FieldError[] {
 const QUALIFIED_NAME_RE = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 
 /** Validates taints: key (qualified name), value (≤ 63 chars) and effect. */
-export function validateTaints(taints: readonly Taint[], path: string): FieldError[] {
+function validateTaints(taints: readonly Taint[], path: string): FieldError[] {
   const errs: FieldError[] = [];
   const seen = new Set<string>();
   taints.forEach((t, i) => {
@@ -279,7 +269,7 @@ export function validateTaints(taints: readonly Taint[], path: string): FieldErr
 }
 
 /** Validates `extraArgs` / `kubeletExtraArgs`: every argument needs a name. */
-export function validateExtraArgs(args: readonly Arg[] | undefined, path: string): FieldError[] {
+function validateExtraArgs(args: readonly Arg[] | undefined, path: string): FieldError[] {
   const errs: FieldError[] = [];
   (args ?? []).forEach((a, i) => {
     if (!a?.name) errs.push(invalid(path, `index ${i}`, "argument has no name"));
@@ -288,7 +278,7 @@ export function validateExtraArgs(args: readonly Arg[] | undefined, path: string
 }
 
 /** Validates `extraVolumes`: name, hostPath and mountPath required, pathType known. */
-export function validateExtraVolumes(
+function validateExtraVolumes(
   volumes: readonly HostPathMount[] | undefined,
   path: string,
 ): FieldError[] {
@@ -352,7 +342,7 @@ export function validateAPIEndpoint(
  * Validates a comma-separated subnet list: parseable, at most two CIDRs (one per family),
  * each with at least `minAddresses` addresses.
  */
-export function validateIPNetList(text: string, minAddresses: number, path: string): {
+function validateIPNetList(text: string, minAddresses: number, path: string): {
   errors: FieldError[];
   warnings: string[];
   cidrs?: CIDR[];
@@ -400,7 +390,7 @@ function argValue(args: readonly Arg[] | undefined, name: string): string | unde
 }
 
 /** Validates `networking`: DNS domain, service subnet (size limits) and pod subnet (node mask). */
-export function validateNetworking(
+function validateNetworking(
   cluster: ClusterConfiguration,
   path = "networking",
 ): ValidationResult {
@@ -482,7 +472,7 @@ export function validateNetworking(
 }
 
 /** Validates certificate SANs: each an IP, a DNS-1123 subdomain or a wildcard subdomain. */
-export function validateCertSANs(sans: readonly string[] | undefined, path: string): FieldError[] {
+function validateCertSANs(sans: readonly string[] | undefined, path: string): FieldError[] {
   const errs: FieldError[] = [];
   for (const san of sans ?? []) {
     const e1 = dns1123SubdomainErrors(san);
@@ -503,7 +493,7 @@ export function validateCertSANs(sans: readonly string[] | undefined, path: stri
 }
 
 /** Validates `host[:port]` endpoints (`controlPlaneEndpoint`). */
-export function validateHostPort(endpoint: string | undefined, path: string): FieldError[] {
+function validateHostPort(endpoint: string | undefined, path: string): FieldError[] {
   if (!endpoint) return [];
   try {
     parseHostPort(endpoint);
@@ -514,7 +504,7 @@ export function validateHostPort(endpoint: string | undefined, path: string): Fi
 }
 
 /** Validates an `imagePullPolicy` (empty, or one of {@link IMAGE_PULL_POLICIES}). */
-export function validateImagePullPolicy(policy: string | undefined, path: string): FieldError[] {
+function validateImagePullPolicy(policy: string | undefined, path: string): FieldError[] {
   const p = policy ?? "";
   if (p === "" || (IMAGE_PULL_POLICIES as readonly string[]).includes(p)) return [];
   return [
@@ -545,7 +535,7 @@ export function validateUpgradeConfiguration(cfg: UpgradeConfiguration): void {
 }
 
 /** Validates that a path is absolute. */
-export function validateAbsolutePath(p: string | undefined, path: string): FieldError[] {
+function validateAbsolutePath(p: string | undefined, path: string): FieldError[] {
   return (p ?? "").startsWith("/") ? [] : [invalid(path, p ?? "", "path is not absolute")];
 }
 
@@ -561,7 +551,7 @@ const IMAGE_REFERENCE_RE = new RegExp(
 );
 
 /** Validates an image repository (`registry.k8s.io`, `myreg:5000/mirror`). */
-export function validateImageRepository(repo: string, path: string): FieldError[] {
+function validateImageRepository(repo: string, path: string): FieldError[] {
   return IMAGE_REFERENCE_RE.test(`${repo}/name:tag`)
     ? []
     : [invalid(path, repo, "invalid image repository format")];
@@ -570,7 +560,7 @@ export function validateImageRepository(repo: string, path: string): FieldError[
 // ---- etcd -----------------------------------------------------------------------------
 
 /** Validates `etcd`: local XOR external; external TLS files all-or-none; URLs; paths. */
-export function validateEtcd(etcd: Etcd | undefined, path = "etcd"): FieldError[] {
+function validateEtcd(etcd: Etcd | undefined, path = "etcd"): FieldError[] {
   const errs: FieldError[] = [];
   const e = etcd ?? {};
   if (!e.local && !e.external) {
@@ -692,7 +682,7 @@ export function validateFeatureGates(
 }
 
 /** Validates `encryptionAlgorithm`. */
-export function validateEncryptionAlgorithm(
+function validateEncryptionAlgorithm(
   algo: string | undefined,
   path = "encryptionAlgorithm",
 ): FieldError[] {
@@ -709,7 +699,7 @@ export function validateEncryptionAlgorithm(
 }
 
 /** Validates the certificate validity periods (> 0) and warns above the recommendations. */
-export function validateCertValidity(cluster: ClusterConfiguration): ValidationResult {
+function validateCertValidity(cluster: ClusterConfiguration): ValidationResult {
   const errors: FieldError[] = [];
   const warnings: string[] = [];
   const leafDefault = CERT_VALIDITY_HOURS * 3_600_000;
@@ -761,7 +751,7 @@ export function validateCertValidity(cluster: ClusterConfiguration): ValidationR
 }
 
 /** Validates a defaulted ClusterConfiguration. */
-export function validateClusterConfiguration(cluster: ClusterConfiguration): ValidationResult {
+function validateClusterConfiguration(cluster: ClusterConfiguration): ValidationResult {
   const errors: FieldError[] = [];
   const warnings: string[] = [];
   if (cluster.dns?.imageRepository) {

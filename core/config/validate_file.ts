@@ -12,7 +12,8 @@
  * @module
  */
 import { ConfigError } from "../errors.ts";
-import type { LogFn, RandomSource } from "../host/ports.ts";
+import type { LogFn } from "../ports/printer.ts";
+import type { RandomSource } from "../ports/random.ts";
 import { KUBEADM_GROUP, loadConfigDocuments } from "./parse.ts";
 import { applyUpgradeDefaults } from "./defaults.ts";
 import { type InitHostFacts, resolveInitConfig } from "./resolve.ts";

@@ -14,10 +14,11 @@ import {
   SCHEDULER_PORT,
 } from "../constants.ts";
 import type { KubeletConfiguration, ResolvedAPIEndpoint } from "../config/types.ts";
-import type { HealthProbe, HealthResult } from "../host/http.ts";
-import type { Clock, FileReader, Printer } from "../host/ports.ts";
-import { utf8 } from "../host/ports.ts";
-import type { Sleep } from "../kube/transport.ts";
+import type { HealthProbe, HealthResult } from "../ports/http.ts";
+import type { Clock, Sleep } from "../ports/clock.ts";
+import type { FileReader } from "../ports/files.ts";
+import type { Printer } from "../ports/printer.ts";
+import { utf8 } from "../text/utf8.ts";
 import { formatDuration } from "../text/duration.ts";
 import { KubeadmError } from "../errors.ts";
 import { staticPodManifestPath } from "../manifests/manifest_file.ts";
@@ -191,11 +192,11 @@ export function troubleshootingLines(error: string, criSocket: string): string[]
 }
 
 /** Delay between polls (upstream's `KubernetesAPICallRetryInterval`). */
-export const HEALTH_POLL_INTERVAL_MS = 500;
+const HEALTH_POLL_INTERVAL_MS = 500;
 /** How often a progress line names the endpoints still pending. */
-export const HEALTH_PROGRESS_INTERVAL_MS = 10_000;
+const HEALTH_PROGRESS_INTERVAL_MS = 10_000;
 /** Upper bound of one probe request. */
-export const HEALTH_PROBE_TIMEOUT_MS = 10_000;
+const HEALTH_PROBE_TIMEOUT_MS = 10_000;
 
 /** What waiting for health endpoints needs. */
 export interface HealthWaitContext {
@@ -216,7 +217,7 @@ export interface WaitOutcome {
 }
 
 /** Options of {@link waitForHealthy}. */
-export interface WaitOptions {
+interface WaitOptions {
   timeoutMs: number;
   /** Log prefix of the progress lines. */
   prefix: string;
@@ -232,7 +233,7 @@ export interface WaitOptions {
  * Polls all pending targets together (every 500ms) until each answered 200 or the timeout
  * passes; every 10s a progress line names the ones still pending.
  */
-export async function waitForHealthy(
+async function waitForHealthy(
   ctx: HealthWaitContext,
   targets: readonly HealthTarget[],
   o: WaitOptions,
@@ -313,7 +314,7 @@ export async function waitForKubelet(
 }
 
 /** Describes a failed component probe: `<name> check failed at <url>[ with status: N|: error]`. */
-export function describeComponentFailure(t: HealthTarget, r: HealthResult): string {
+function describeComponentFailure(t: HealthTarget, r: HealthResult): string {
   return "status" in r
     ? `${t.name} check failed at ${t.url} with status: ${r.status}`
     : `${t.name} check failed at ${t.url}: ${r.error}`;

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { Hashing } from "../ports/crypto.ts";
 import { childrenOf, oidOf, readDer } from "../pki/der_reader.ts";
 import { DiscoveryError, errorMessage } from "../errors.ts";
 import { type Certificate, parseCertificatesPEM } from "../pki/cert.ts";
@@ -64,7 +65,10 @@ function rfc3339(d: Date): string {
 }
 
 /** Summarises one parsed certificate. */
-export async function summarizeCertificate(cert: Certificate): Promise<CaCertSummary> {
+export async function summarizeCertificate(
+  cert: Certificate,
+  crypto: Hashing,
+): Promise<CaCertSummary> {
   const keyOid = publicKeyAlgorithmOid(cert.spki);
   return {
     subject: formatName(cert.subject),
@@ -75,13 +79,13 @@ export async function summarizeCertificate(cert: Certificate): Promise<CaCertSum
     signatureAlgorithm: SIGNATURE_NAMES[cert.signatureAlgorithm] ?? cert.signatureAlgorithm,
     publicKeyAlgorithm: PUBLIC_KEY_NAMES[keyOid] ?? keyOid,
     isCA: cert.isCA,
-    pin: await certificatePin(cert),
+    pin: await certificatePin(cert, crypto),
   };
 }
 
 /** Summarises every certificate of a PEM bundle (throws when there is none). */
-export async function summarizeCaBundle(pem: string): Promise<CaCertSummary[]> {
-  return await Promise.all(parseCertificatesPEM(pem).map(summarizeCertificate));
+export async function summarizeCaBundle(pem: string, crypto: Hashing): Promise<CaCertSummary[]> {
+  return await Promise.all(parseCertificatesPEM(pem).map((c) => summarizeCertificate(c, crypto)));
 }
 
 /**
@@ -90,7 +94,10 @@ export async function summarizeCaBundle(pem: string): Promise<CaCertSummary[]> {
  * `failed to parse cluster CA from the cluster-info ConfigMap: ...` or
  * `cluster CA found in cluster-info ConfigMap is invalid: none of the public keys ... are pinned`.
  */
-export async function validateClusterCA(caPem: string, pins: PinSet): Promise<Certificate[]> {
+export async function validateClusterCA(
+  caPem: string,
+  pins: Pick<PinSet, "checkAny">,
+): Promise<Certificate[]> {
   let certs: Certificate[];
   try {
     certs = parseCertificatesPEM(caPem);

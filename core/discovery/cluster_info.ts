@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { Hashing } from "../ports/crypto.ts";
 import {
   CLUSTER_INFO_CONFIGMAP,
   CLUSTER_INFO_KUBECONFIG_KEY,
@@ -105,6 +106,7 @@ export async function validateClusterInfoToken(
   cm: ClusterInfoConfigMap,
   tokenId: string,
   tokenSecret: string,
+  crypto: Hashing,
 ): Promise<string> {
   const kubeconfig = cm.data?.[CLUSTER_INFO_KUBECONFIG_KEY];
   if (!kubeconfig) {
@@ -120,7 +122,7 @@ export async function validateClusterInfoToken(
       } is invalid for this cluster or it has expired. Use "kubeadm token create" on the control-plane node to create a new valid token`,
     );
   }
-  if (!await detachedTokenIsValid(signature, kubeconfig, tokenId, tokenSecret)) {
+  if (!await detachedTokenIsValid(signature, kubeconfig, tokenId, tokenSecret, crypto)) {
     throw new DiscoveryError(
       "failed to verify JWS signature of received cluster info object, can't trust this API Server",
     );

@@ -12,10 +12,11 @@ import {
   DISCOVERY_REQUEST_TIMEOUT_MS,
   KUBE_PUBLIC_NAMESPACE,
 } from "../constants.ts";
-import { utf8 } from "../host/ports.ts";
+import { utf8 } from "../text/utf8.ts";
 import { KubeClient } from "../kube/client.ts";
+import type { Timing } from "../kube/retry.ts";
 import { base64Decode } from "../text/base64.ts";
-import type { ConnectionParams, TransportFactory, TransportLimits } from "../kube/transport.ts";
+import type { ConnectionParams, TransportFactory, TransportLimits } from "../ports/transport.ts";
 import type { ClusterInfoConfigMap } from "./cluster_info.ts";
 import {
   certificateAuthorityPem,
@@ -56,11 +57,13 @@ export function discoveryConnection(
 async function getClusterInfo(
   params: ConnectionParams,
   transportFor: TransportFactory,
+  time: Timing,
   limits: TransportLimits | undefined,
 ): Promise<ClusterInfoConfigMap> {
   const client = new KubeClient({
     server: params.server,
     transport: await transportFor(params, limits),
+    ...time,
     // Discovery polls on its own schedule: no retries inside one attempt.
     retry: { timeoutMs: 0 },
   });
@@ -71,13 +74,17 @@ async function getClusterInfo(
   });
 }
 
-/** A {@link FetchClusterInfo} for token discovery against `endpoint` (`host:port`). */
+/**
+ * A {@link FetchClusterInfo} for token discovery against `endpoint` (`host:port`), on the
+ * discovery's clock and sleep.
+ */
 export function clusterInfoFetcher(
   endpoint: string,
   transportFor: TransportFactory,
+  time: Timing,
 ): FetchClusterInfo {
   return (mode, limits) =>
-    getClusterInfo(discoveryConnection(endpoint, mode), transportFor, limits);
+    getClusterInfo(discoveryConnection(endpoint, mode), transportFor, time, limits);
 }
 
 /**
@@ -101,10 +108,11 @@ export function connectionFromDiscoveryKubeconfig(config: Kubeconfig): Connectio
   return params;
 }
 
-/** A {@link FetchClusterInfoWith} for file/HTTPS discovery. */
+/** A {@link FetchClusterInfoWith} for file/HTTPS discovery, on the discovery's clock and sleep. */
 export function clusterInfoFetcherWithKubeconfig(
   transportFor: TransportFactory,
+  time: Timing,
 ): FetchClusterInfoWith {
   return (config, limits) =>
-    getClusterInfo(connectionFromDiscoveryKubeconfig(config), transportFor, limits);
+    getClusterInfo(connectionFromDiscoveryKubeconfig(config), transportFor, time, limits);
 }

@@ -18,10 +18,12 @@ import {
 } from "../constants.ts";
 import { formatDuration } from "../text/duration.ts";
 import { DiscoveryError, errorMessage } from "../errors.ts";
-import { type Clock, type FileReader, systemClock, utf8 } from "../host/ports.ts";
+import type { Clock, Sleep } from "../ports/clock.ts";
+import type { FileReader } from "../ports/files.ts";
+import { utf8 } from "../text/utf8.ts";
 import { poll } from "../kube/retry.ts";
 import { isForbidden } from "../kube/status.ts";
-import { realSleep, type Sleep, type TransportLimits } from "../kube/transport.ts";
+import type { TransportLimits } from "../ports/transport.ts";
 import { discoveryAttemptLimits } from "./fetch.ts";
 import { clusterInfoCluster, type ClusterInfoConfigMap } from "./cluster_info.ts";
 import {
@@ -53,15 +55,15 @@ export interface DiscoveryUrlResponse {
 export type FetchDiscoveryUrl = (url: string) => Promise<DiscoveryUrlResponse>;
 
 /** Inputs of {@link discoverWithFile}. */
-export interface FileDiscoveryOptions {
+export interface FileDiscoveryInput {
   /** The discovery kubeconfig: parsed, or the text of the file / HTTPS body. */
   kubeconfig: Kubeconfig | string;
   /** Reads files the kubeconfig refers to (`certificate-authority`, `client-*`). */
   files?: FileReader;
   /** The network port. */
   fetchClusterInfo: FetchClusterInfoWith;
-  clock?: Clock;
-  sleep?: Sleep;
+  clock: Clock;
+  sleep: Sleep;
   /** Upstream `timeouts.discovery` (5m). */
   timeoutMs?: number;
   /** Delay between attempts (5s). */
@@ -217,7 +219,7 @@ export async function fetchDiscoveryKubeconfig(
   });
 }
 
-async function validateConfigInfo(o: FileDiscoveryOptions): Promise<FileDiscoveryResult> {
+async function validateConfigInfo(o: FileDiscoveryInput): Promise<FileDiscoveryResult> {
   const log = o.log ?? (() => {});
   const warn = o.warn ?? (() => {});
   const config: Kubeconfig = structuredClone(
@@ -285,7 +287,7 @@ async function validateConfigInfo(o: FileDiscoveryOptions): Promise<FileDiscover
   }
 
   const timeoutMs = o.timeoutMs ?? DefaultTimeouts.discovery;
-  const clock = o.clock ?? systemClock;
+  const clock = o.clock;
   const deadline = clock.now().getTime() + timeoutMs;
   let clusterInfo: ClusterInfoConfigMap | undefined;
   try {
@@ -312,7 +314,7 @@ async function validateConfigInfo(o: FileDiscoveryOptions): Promise<FileDiscover
       return { done: false, error: r };
     }, {
       clock,
-      sleep: o.sleep ?? realSleep,
+      sleep: o.sleep,
       timeoutMs,
       intervalMs: Math.min(o.intervalMs ?? DISCOVERY_RETRY_INTERVAL_MS, timeoutMs),
     });
@@ -382,7 +384,7 @@ async function validateConfigInfo(o: FileDiscoveryOptions): Promise<FileDiscover
  * discovery. Throws a {@link DiscoveryError}
  * `couldn't validate the identity of the API Server: <reason>`.
  */
-export async function discoverWithFile(o: FileDiscoveryOptions): Promise<FileDiscoveryResult> {
+export async function discoverWithFile(o: FileDiscoveryInput): Promise<FileDiscoveryResult> {
   try {
     return await validateConfigInfo(o);
   } catch (e) {

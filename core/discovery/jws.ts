@@ -8,13 +8,14 @@
  * secret's UTF-8 bytes zero-padded to 32 bytes, and the payload is the `kubeconfig` string as
  * stored. Verification recomputes the signature and compares the whole string, as upstream.
  *
- * Implemented on WebCrypto's HMAC rather than `jose`: the header bytes must be exactly
- * go-jose's and the payload is never parsed, so the 15 lines below are the whole algorithm;
+ * Implemented on the crypto port's HMAC rather than `jose`: the header bytes must be exactly
+ * go-jose's and the payload is never parsed, so the few lines below are the whole algorithm;
  * it also keeps the empty-secret case explicit (WebCrypto rejects zero-length HMAC keys, and
  * zero padding does not change an HMAC-SHA256 result) and jose out of the browser bundle.
  *
  * @module
  */
+import type { Hashing } from "../ports/crypto.ts";
 import { base64UrlEncode } from "../text/base64.ts";
 
 const encoder = new TextEncoder();
@@ -27,7 +28,7 @@ export function jwsHeaderSegment(tokenId: string): string {
   return base64UrlEncode(encoder.encode(`{"alg":"HS256","kid":${JSON.stringify(tokenId)}}`));
 }
 
-function hmacKeyBytes(tokenSecret: string): Uint8Array<ArrayBuffer> {
+function hmacKeyBytes(tokenSecret: string): Uint8Array {
   const secret = encoder.encode(tokenSecret);
   const key = new Uint8Array(Math.max(secret.length, MIN_HS256_KEY_BYTES));
   key.set(secret);
@@ -42,17 +43,11 @@ export async function computeDetachedSignature(
   content: string,
   tokenId: string,
   tokenSecret: string,
+  crypto: Hashing,
 ): Promise<string> {
   const header = jwsHeaderSegment(tokenId);
   const signingInput = `${header}.${base64UrlEncode(encoder.encode(content))}`;
-  const key = await crypto.subtle.importKey(
-    "raw",
-    hmacKeyBytes(tokenSecret),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(signingInput)));
+  const mac = await crypto.hmac("SHA-256", hmacKeyBytes(tokenSecret), encoder.encode(signingInput));
   return `${header}..${base64UrlEncode(mac)}`;
 }
 
@@ -65,9 +60,11 @@ export async function detachedTokenIsValid(
   content: string,
   tokenId: string,
   tokenSecret: string,
+  crypto: Hashing,
 ): Promise<boolean> {
   try {
-    return detachedToken === await computeDetachedSignature(content, tokenId, tokenSecret);
+    return detachedToken ===
+      await computeDetachedSignature(content, tokenId, tokenSecret, crypto);
   } catch {
     return false;
   }

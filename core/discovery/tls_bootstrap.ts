@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { Hashing } from "../ports/crypto.ts";
 import {
   CLUSTER_INFO_CONFIGMAP,
   DEFAULT_CLUSTER_NAME,
@@ -14,7 +15,7 @@ import {
   TLS_BOOTSTRAP_USER,
 } from "../constants.ts";
 import { DiscoveryError, errorMessage } from "../errors.ts";
-import type { PlannedFile } from "../host/ports.ts";
+import type { PlannedFile } from "../ports/files.ts";
 import { parseCertificatesPEM } from "../pki/cert.ts";
 import { type CaCertSummary, summarizeCertificate } from "./ca_bundle.ts";
 import {
@@ -86,11 +87,14 @@ export function tlsBootstrapKubeconfigFor(
  * The first CA certificate of a bootstrap kubeconfig, summarised (what kubeadm logs after
  * discovery). Throws `could not get CA certificate from discovery kubeconfig: ...`.
  */
-export async function bootstrapCaSummary(kubeconfig: Kubeconfig): Promise<CaCertSummary> {
+export async function bootstrapCaSummary(
+  kubeconfig: Kubeconfig,
+  crypto: Hashing,
+): Promise<CaCertSummary> {
   try {
     const pem = certificateAuthorityPem(clusterFromKubeconfig(kubeconfig).cluster);
     if (!pem) throw new DiscoveryError("no CA certificate found in CertificateAuthorityData");
-    return await summarizeCertificate(parseCertificatesPEM(pem)[0]);
+    return await summarizeCertificate(parseCertificatesPEM(pem)[0], crypto);
   } catch (e) {
     throw new DiscoveryError(
       `could not get CA certificate from discovery kubeconfig: ${errorMessage(e)}`,

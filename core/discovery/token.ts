@@ -24,6 +24,7 @@
  *
  * @module
  */
+import type { Hashing } from "../ports/crypto.ts";
 import {
   CLUSTER_INFO_CONFIGMAP,
   CLUSTER_INFO_KUBECONFIG_KEY,
@@ -32,10 +33,10 @@ import {
 } from "../constants.ts";
 import { formatDuration } from "../text/duration.ts";
 import { DiscoveryError, errorMessage } from "../errors.ts";
-import { type Clock, systemClock } from "../host/ports.ts";
+import type { Clock, Sleep } from "../ports/clock.ts";
 import { parseToken, redactToken, type TokenParts } from "../bootstraptoken/token.ts";
 import { poll } from "../kube/retry.ts";
-import { realSleep, type Sleep, type TransportLimits } from "../kube/transport.ts";
+import type { TransportLimits } from "../ports/transport.ts";
 import { discoveryAttemptLimits } from "./fetch.ts";
 import { PinSet } from "../pki/pin.ts";
 import { type CaCertSummary, summarizeCaBundle, validateClusterCA } from "./ca_bundle.ts";
@@ -64,15 +65,17 @@ export type FetchClusterInfo = (
 ) => Promise<ClusterInfoConfigMap | Error>;
 
 /** Inputs of {@link discoverWithToken}. */
-export interface TokenDiscoveryOptions {
+export interface TokenDiscoveryInput {
   /** The discovery bootstrap token `<id>.<secret>`. Secret. */
   token: string;
   /** `sha256:<hex>` pins of the cluster CA; empty means "unsafe skip CA verification". */
   caCertHashes?: readonly string[];
   /** The network port. */
   fetchClusterInfo: FetchClusterInfo;
-  clock?: Clock;
-  sleep?: Sleep;
+  /** What checks the JWS signatures and computes the CA pins. */
+  crypto: Hashing;
+  clock: Clock;
+  sleep: Sleep;
   /**
    * Overall bound of the whole discovery, both fetches and every request's connect, TLS,
    * headers and body included (`timeouts.discovery`, 5m).
@@ -192,28 +195,28 @@ function loadClusterInfoKubeconfig(text: string): Kubeconfig {
   }
 }
 
-async function summaries(caPem: string): Promise<CaCertSummary[]> {
+async function summaries(caPem: string, crypto: Hashing): Promise<CaCertSummary[]> {
   try {
-    return await summarizeCaBundle(caPem);
+    return await summarizeCaBundle(caPem, crypto);
   } catch {
     return [];
   }
 }
 
 async function retrieveValidatedClusterInfo(
-  o: TokenDiscoveryOptions,
+  o: TokenDiscoveryInput,
 ): Promise<DiscoveredClusterInfo> {
   const timeoutMs = o.timeoutMs ?? DefaultTimeouts.discovery;
-  const clock = o.clock ?? systemClock;
+  const clock = o.clock;
   const t: PollTiming = {
     clock,
-    sleep: o.sleep ?? realSleep,
+    sleep: o.sleep,
     deadline: clock.now().getTime() + timeoutMs,
     intervalMs: Math.min(o.intervalMs ?? DISCOVERY_RETRY_INTERVAL_MS, timeoutMs),
     log: o.log ?? (() => {}),
   };
   // Unlike upstream (after the first fetch), the pins are checked before any request.
-  const pins = new PinSet();
+  const pins = new PinSet(o.crypto);
   try {
     pins.allow(...(o.caCertHashes ?? []));
   } catch (e) {
@@ -226,7 +229,7 @@ async function retrieveValidatedClusterInfo(
   const insecure = await getClusterInfo(o.fetchClusterInfo, { kind: "insecure" }, o.token, t);
 
   const { id, secret } = parseTokenForDiscovery(o.token);
-  const insecureText = await validateClusterInfoToken(insecure, id, secret);
+  const insecureText = await validateClusterInfoToken(insecure, id, secret, o.crypto);
   const insecureConfig = loadClusterInfoKubeconfig(insecureText);
   let named;
   try {
@@ -249,7 +252,7 @@ async function retrieveValidatedClusterInfo(
       clusterName: named.name,
       server: named.cluster.server ?? "",
       caPem,
-      caCerts: await summaries(caPem),
+      caCerts: await summaries(caPem, o.crypto),
       pinned: false,
       tokenId: id,
     };
@@ -283,7 +286,7 @@ async function retrieveValidatedClusterInfo(
     clusterName: named.name,
     server: named.cluster.server ?? "",
     caPem,
-    caCerts: await summaries(caPem),
+    caCerts: await summaries(caPem, o.crypto),
     pinned: true,
     tokenId: id,
   };
@@ -294,7 +297,7 @@ async function retrieveValidatedClusterInfo(
  * {@link DiscoveryError} `couldn't validate the identity of the API Server: <reason>`.
  */
 export async function discoverWithToken(
-  options: TokenDiscoveryOptions,
+  options: TokenDiscoveryInput,
 ): Promise<DiscoveredClusterInfo> {
   try {
     return await retrieveValidatedClusterInfo(options);

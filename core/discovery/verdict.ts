@@ -14,6 +14,7 @@
  *
  * @module
  */
+import type { Hashing } from "../ports/crypto.ts";
 import { CLUSTER_INFO_CONFIGMAP, CLUSTER_INFO_KUBECONFIG_KEY } from "../constants.ts";
 import { DiscoveryError, errorMessage } from "../errors.ts";
 import { parseToken, redactToken } from "../bootstraptoken/token.ts";
@@ -133,10 +134,14 @@ const CHECK_NAMES = [
 type CheckName = typeof CHECK_NAMES[number];
 
 /**
- * Checks a cluster-info ConfigMap against a token and CA hashes without any network. Never
- * throws for bad input: problems become a `rejected` verdict with the failing check.
+ * Checks a cluster-info ConfigMap against a token and CA hashes without any network, `crypto`
+ * checking the JWS signature and computing the pins. Never throws for bad input: problems
+ * become a `rejected` verdict with the failing check.
  */
-export async function checkClusterInfo(input: VerdictInput): Promise<DiscoveryVerdict> {
+export async function checkClusterInfo(
+  input: VerdictInput,
+  crypto: Hashing,
+): Promise<DiscoveryVerdict> {
   const checks: VerdictCheck[] = [];
   const result: DiscoveryVerdict = {
     verdict: "rejected",
@@ -184,7 +189,7 @@ export async function checkClusterInfo(input: VerdictInput): Promise<DiscoveryVe
 
     // ca-cert-hashes
     const hashes = input.caCertHashes ?? [];
-    const pins = new PinSet();
+    const pins = new PinSet(crypto);
     try {
       pins.allow(...hashes);
     } catch (e) {
@@ -228,7 +233,7 @@ export async function checkClusterInfo(input: VerdictInput): Promise<DiscoveryVe
     pass("signature-key", `${signatureKey(id)} present`);
 
     // signature
-    if (!await detachedTokenIsValid(signature!, kubeconfigText!, id, secret)) {
+    if (!await detachedTokenIsValid(signature!, kubeconfigText!, id, secret, crypto)) {
       fail(
         "signature",
         "failed to verify JWS signature of received cluster info object, can't trust this API Server",
@@ -277,7 +282,7 @@ export async function checkClusterInfo(input: VerdictInput): Promise<DiscoveryVe
         }`,
       );
     }
-    result.caCerts = await Promise.all(certs.map(summarizeCertificate));
+    result.caCerts = await Promise.all(certs.map((c) => summarizeCertificate(c, crypto)));
     pass(
       "ca-certificates",
       `${certs.length} certificate(s): ${result.caCerts.map((c) => c.subject).join("; ")}`,

@@ -6,7 +6,7 @@
  */
 import { ETCD_DATA_DIR_MODE } from "../constants.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
-import type { NodeHost } from "../host/node.ts";
+import type { NodeHost } from "../ports/node.ts";
 
 /** Creates `dir` (and its parents) with mode 0700, failing with upstream's message. */
 export async function createEtcdDataDir(

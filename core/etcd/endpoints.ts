@@ -13,12 +13,12 @@ import { DefaultTimeouts, ETCD_ENDPOINT_ANNOTATION } from "../constants.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { API_CALL_RETRY_INTERVAL_MS, poll } from "../kube/retry.ts";
-import type { EtcdClient } from "../host/etcd.ts";
-import type { LogFn } from "../host/ports.ts";
+import type { EtcdClient } from "../ports/etcd.ts";
+import type { LogFn } from "../ports/printer.ts";
 import type { EtcdTiming } from "./timing.ts";
 
 /** Label selector of the etcd static Pods. */
-export const ETCD_POD_SELECTOR = "component=etcd,tier=control-plane";
+const ETCD_POD_SELECTOR = "component=etcd,tier=control-plane";
 
 /** This module's name in verbose log lines. */
 const LOG_SOURCE = "endpoints.ts";

@@ -17,9 +17,9 @@
 import { errorMessage, KubeadmError } from "../errors.ts";
 import { poll } from "../kube/retry.ts";
 import type { InitialClusterMember } from "../manifests/etcd.ts";
-import type { EtcdClient, EtcdMember } from "../host/etcd.ts";
+import type { EtcdClient, EtcdMember } from "../ports/etcd.ts";
 import type { EtcdTiming } from "./timing.ts";
-import type { LogFn } from "../host/ports.ts";
+import type { LogFn } from "../ports/printer.ts";
 import { formatDuration } from "../text/duration.ts";
 
 /** Retries of the final availability check (upstream `etcdHealthyCheckRetries`). */

@@ -7,8 +7,8 @@
  */
 import { ETCD_CLIENT_PORT, ETCD_PEER_PORT } from "../constants.ts";
 import type { LocalEtcdManifest } from "../manifests/etcd_manifest.ts";
-import { type EtcdClient, EtcdMemberNotFound } from "../host/etcd.ts";
-import type { LogFn } from "../host/ports.ts";
+import { type EtcdClient, EtcdMemberNotFound } from "../ports/etcd.ts";
+import type { LogFn } from "../ports/printer.ts";
 import { memberListText } from "./member_join.ts";
 
 /** What happened to this node's member. */

@@ -6,11 +6,10 @@
  * @module
  */
 import { DefaultTimeouts } from "../constants.ts";
-import { type Clock, systemClock } from "../host/ports.ts";
-import { realSleep, type Sleep } from "../kube/transport.ts";
+import type { Clock, Sleep } from "../ports/clock.ts";
 
 /** Upstream's `EtcdAPICallRetryInterval`. */
-export const ETCD_API_CALL_RETRY_INTERVAL_MS = 500;
+const ETCD_API_CALL_RETRY_INTERVAL_MS = 500;
 
 /**
  * Bound of one etcd request: upstream's `etcdTimeout` (2s, `util/etcd/etcd.go`), its client's
@@ -28,11 +27,11 @@ export interface EtcdTiming {
   intervalMs: number;
 }
 
-/** Upstream's defaults, with overrides. */
-export function etcdTiming(overrides: Partial<EtcdTiming> = {}): EtcdTiming {
+/** Upstream's bounds on the run's clock and sleep, with overrides. */
+export function etcdTiming(
+  overrides: Pick<EtcdTiming, "clock" | "sleep"> & Partial<EtcdTiming>,
+): EtcdTiming {
   return {
-    clock: systemClock,
-    sleep: realSleep,
     timeoutMs: DefaultTimeouts.etcdAPICall,
     intervalMs: ETCD_API_CALL_RETRY_INTERVAL_MS,
     ...overrides,

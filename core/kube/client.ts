@@ -27,7 +27,7 @@
 import type { ObjectMeta } from "kubernetes-types/meta/v1.d.ts";
 import { KUBERNETES_VERSION } from "../versions.ts";
 import { type ApiError, type ApiObjectRef, KubeadmError } from "../errors.ts";
-import { type Clock, systemClock } from "../host/ports.ts";
+import type { Clock, Sleep } from "../ports/clock.ts";
 import { resourceFor, resourcePath } from "./resources.ts";
 import { Backoff, DEFAULT_RETRY_POLICY, type RetryPolicy, type Timing } from "./retry.ts";
 import {
@@ -40,13 +40,8 @@ import {
   isNotFound,
   isTransient,
 } from "./status.ts";
-import {
-  describeCall,
-  realSleep,
-  type Sleep,
-  type Transport,
-  type TransportLimits,
-} from "./transport.ts";
+import { describeCall } from "./describe_call.ts";
+import type { Transport, TransportLimits } from "../ports/transport.ts";
 
 /** Any Kubernetes object (the shape every `kubernetes-types` object satisfies). */
 export interface KubeObject {
@@ -117,12 +112,14 @@ export interface VersionInfo {
 }
 
 /** Options of a {@link KubeClient}. */
-export interface KubeClientOptions {
+interface KubeClientOptions {
   /** Base URL, e.g. `https://10.0.0.1:6443`. */
   server: string;
   transport: Transport;
-  clock?: Clock;
-  sleep?: Sleep;
+  /** The time retries and deadlines follow. */
+  clock: Clock;
+  /** How retries wait. */
+  sleep: Sleep;
   /** Overrides of {@link DEFAULT_RETRY_POLICY}. */
   retry?: Partial<RetryPolicy>;
   /** `User-Agent` header (default {@link DEFAULT_USER_AGENT}). */
@@ -133,7 +130,7 @@ export interface KubeClientOptions {
  * The default `User-Agent`. The API server names the field manager of every object a request
  * writes after the agent's product (up to the first `/`): `kubeadm`, as upstream's objects.
  */
-export const DEFAULT_USER_AGENT = `kubeadm/${KUBERNETES_VERSION} (kubeadm-ts)`;
+const DEFAULT_USER_AGENT = `kubeadm/${KUBERNETES_VERSION} (kubeadm-ts)`;
 
 interface SendOptions {
   verb: ApiVerb;
@@ -149,7 +146,7 @@ function retryAfterMs(res: Response): number {
 }
 
 /** The {@link ObjectRef} of an object (kind, namespace, name) or an error naming what lacks. */
-export function refOf(obj: KubeObject): ObjectRef {
+function refOf(obj: KubeObject): ObjectRef {
   if (!obj.kind) throw new KubeadmError("object has no kind");
   const name = obj.metadata?.name;
   if (!name) throw new KubeadmError(`${obj.kind} object has no metadata.name`);
@@ -176,7 +173,7 @@ export class KubeClient {
     this.server = options.server.replace(/\/+$/, "");
     this.#transport = options.transport;
     this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
-    this.timing = { clock: options.clock ?? systemClock, sleep: options.sleep ?? realSleep };
+    this.timing = { clock: options.clock, sleep: options.sleep };
     this.#userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
   }
 

@@ -10,10 +10,10 @@
  * @module
  */
 import { KubeadmError } from "../errors.ts";
-import type { FileReader } from "../host/ports.ts";
+import type { FileReader } from "../ports/files.ts";
 import { type Kubeconfig, resolveContext } from "../kubeconfig/kubeconfig.ts";
 import { base64Decode } from "../text/base64.ts";
-import type { ConnectionParams } from "./transport.ts";
+import type { ConnectionParams } from "../ports/transport.ts";
 
 function decodeData(b64: string, what: string): string {
   try {

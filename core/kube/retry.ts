@@ -11,8 +11,8 @@
 import { DefaultTimeouts } from "../constants.ts";
 import { ApiError, errorMessage, KubeadmError } from "../errors.ts";
 import { formatDuration } from "../text/duration.ts";
-import type { Clock } from "../host/ports.ts";
-import type { Sleep, TransportLimits } from "./transport.ts";
+import type { Clock, Sleep } from "../ports/clock.ts";
+import type { TransportLimits } from "../ports/transport.ts";
 
 /** Upstream's `KubernetesAPICallRetryInterval`. */
 export const API_CALL_RETRY_INTERVAL_MS = 500;
@@ -223,7 +223,7 @@ export async function poll<T>(
  * error (its call was cut at the wait's end, so it names only the time that was left), said
  * to be the wait's timeout. An API error stays one (status, reason, object and hint kept).
  */
-export function waitCutError(last: unknown, timeoutMs: number): KubeadmError {
+function waitCutError(last: unknown, timeoutMs: number): KubeadmError {
   const message = `the wait's timeout of ${formatDuration(timeoutMs)} ran out during its ` +
     `last attempt: ${errorMessage(last)}`;
   if (last instanceof ApiError) {

@@ -12,6 +12,7 @@
  *
  * @module
  */
+import type { CryptoPort } from "../ports/crypto.ts";
 import type { ResolvedConfig } from "../config/types.ts";
 import { errorMessage, ExistingFileError, KubeadmError, PkiError } from "../errors.ts";
 import { certPath, keyPath } from "../certs/certlist.ts";
@@ -25,8 +26,10 @@ import { type CertTreeContext, keylessCA, kubeconfigKeyId } from "../certs/tree.
 import { type Certificate, createSignedCert, encodeCertificatePEM } from "../pki/cert.ts";
 import { encodePrivateKeyPEM, type KeyPair } from "../pki/keys.ts";
 import { parseDuration } from "../text/duration.ts";
-import { type FileReader, type RandomSource, utf8 } from "../host/ports.ts";
-import { ParsedFiles } from "../host/parsed_files.ts";
+import type { FileReader } from "../ports/files.ts";
+import type { RandomSource } from "../ports/random.ts";
+import { utf8 } from "../text/utf8.ts";
+import { ParsedFiles } from "../files/parsed_files.ts";
 import { controlPlaneEndpointURL } from "../net/endpoint.ts";
 import {
   createKubeconfigWithCerts,
@@ -62,7 +65,7 @@ export interface ClientCertValidity {
 }
 
 /** NotAfter = start + certificateValidityPeriod (NotBefore left to the CA's, as upstream). */
-export function clientCertValidity(cfg: ResolvedConfig, startTime: Date): ClientCertValidity {
+function clientCertValidity(cfg: ResolvedConfig, startTime: Date): ClientCertValidity {
   return {
     notAfter: new Date(startTime.getTime() + parseDuration(cfg.cluster.certificateValidityPeriod)),
   };
@@ -84,6 +87,7 @@ export async function buildClientCertKubeconfig(
   ca: { cert: Certificate; key: KeyPair },
   clientKey: KeyPair,
   random: RandomSource,
+  crypto: CryptoPort,
   validity: ClientCertValidity = {},
 ): Promise<BuiltKubeconfig> {
   const clientCert = await createSignedCert(
@@ -98,6 +102,7 @@ export async function buildClientCertKubeconfig(
     ca.cert,
     ca.key,
     random,
+    crypto,
   );
   const kubeconfig = createKubeconfigWithCerts(
     resolved.serverURL,
@@ -151,7 +156,7 @@ async function loadKubeconfigCA(ctx: KubeconfigFileContext): Promise<CAOnDisk> {
   try {
     return {
       mode: "signing",
-      ...await loadCertificateAuthority(ctx.files, dir, "ca", ctx.recovery, ctx.crypto),
+      ...await loadCertificateAuthority(ctx.files, dir, "ca", ctx.crypto, ctx.recovery),
     };
   } catch (e) {
     const missing = !(await fileExists(ctx.files, certPath(dir, "ca")));
@@ -276,6 +281,7 @@ export async function ensureKubeconfigFile(
     ca,
     key,
     ctx.random,
+    ctx.crypto,
     clientCertValidity(ctx.cfg, ctx.startTime),
   );
   ctx.out.info(`[kubeconfig] Writing ${JSON.stringify(spec.fileName)} kubeconfig file`);

@@ -99,7 +99,7 @@ export function emptyKubeconfig(): Kubeconfig {
 }
 
 /** Context name kubeadm uses: `<user>@<cluster>`. */
-export function contextName(userName: string, clusterName: string): string {
+function contextName(userName: string, clusterName: string): string {
   return `${userName}@${clusterName}`;
 }
 
@@ -390,13 +390,13 @@ export function lookupContext(config: Kubeconfig, contextName?: string): Context
 }
 
 /** Which part of a context could not be resolved. */
-export type ContextProblem = "context" | "cluster" | "user";
+type ContextProblem = "context" | "cluster" | "user";
 
 /**
  * A kubeconfig whose context, or the cluster or user it refers to, is missing (exit status 1:
  * a broken file, not an invalid configuration).
  */
-export class KubeconfigContextError extends ConfigError {
+class KubeconfigContextError extends ConfigError {
   override readonly code = "ERR_KUBECONFIG_CONTEXT";
   override readonly exitCode = ExitCode.generic;
   /** What is missing. */

@@ -7,11 +7,13 @@
  *
  * @module
  */
+import type { CryptoPort } from "../ports/crypto.ts";
 import type { ResolvedConfig } from "../config/types.ts";
 import { formatDuration } from "../text/duration.ts";
 import { CERT_VALIDITY_HOURS } from "../constants.ts";
 import { errorMessage, KubeadmError, PkiError } from "../errors.ts";
-import type { FileReader, RandomSource } from "../host/ports.ts";
+import type { FileReader } from "../ports/files.ts";
+import type { RandomSource } from "../ports/random.ts";
 import { type Certificate, encodeCertificatePEM } from "../pki/cert.ts";
 import { generateKeyPair, type KeyPair } from "../pki/keys.ts";
 import { controlPlaneEndpointURL } from "../net/endpoint.ts";
@@ -20,7 +22,7 @@ import { createKubeconfigWithToken, serializeKubeconfig } from "./kubeconfig.ts"
 import { buildClientCertKubeconfig } from "./files.ts";
 
 /** Upstream's default (and recommended maximum) client certificate validity: 8760h. */
-export const DEFAULT_USER_VALIDITY_MS = CERT_VALIDITY_HOURS * 3600 * 1000;
+const DEFAULT_USER_VALIDITY_MS = CERT_VALIDITY_HOURS * 3600 * 1000;
 
 /** Input of {@link userKubeconfig}. */
 export interface UserKubeconfigInput {
@@ -37,6 +39,7 @@ export interface UserKubeconfigInput {
   startTime: Date;
   now: Date;
   random: RandomSource;
+  crypto: CryptoPort;
   /** Receives upstream's warnings (long validity, CA period, endpoint port). */
   warn?: (line: string) => void;
   /** The client key (default: a new one per `encryptionAlgorithm`). */
@@ -57,9 +60,10 @@ export function longValidityWarning(validityMs: number): string | undefined {
 async function loadCA(
   files: FileReader,
   certDir: string,
+  crypto: CryptoPort,
 ): Promise<{ cert: Certificate; key: KeyPair }> {
   try {
-    return await loadCertAndKey(files, certDir, "ca");
+    return await loadCertAndKey(files, certDir, "ca", crypto);
   } catch (e) {
     throw new PkiError(
       `couldn't create a kubeconfig; the CA files couldn't be loaded: ${errorMessage(e)}`,
@@ -78,7 +82,7 @@ export async function userKubeconfig(input: UserKubeconfigInput): Promise<string
   const warn = input.warn ?? (() => {});
   const long = longValidityWarning(input.validityMs);
   if (long) warn(long);
-  const ca = await loadCA(input.files, cfg.cluster.certificatesDir);
+  const ca = await loadCA(input.files, cfg.cluster.certificatesDir, input.crypto);
   const period = periodWarning("ca", ca.cert, input.now);
   if (period) warn(period);
   const server = controlPlaneEndpointURL(
@@ -94,13 +98,14 @@ export async function userKubeconfig(input: UserKubeconfigInput): Promise<string
       { nullEmptyLists: true },
     );
   }
-  const key = input.key ?? await generateKeyPair(cfg.cluster.encryptionAlgorithm);
+  const key = input.key ?? await generateKeyPair(cfg.cluster.encryptionAlgorithm, input);
   const { kubeconfig } = await buildClientCertKubeconfig(
     { clientName: input.clientName, organizations: [...input.organizations], serverURL: server },
     clusterName,
     ca,
     key,
     input.random,
+    input.crypto,
     { notAfter: new Date(input.startTime.getTime() + input.validityMs) },
   );
   return serializeKubeconfig(kubeconfig, { nullEmptyLists: true });

@@ -13,7 +13,8 @@ import {
 import type { KubeletConfiguration } from "../config/types.ts";
 import { nodeKubeletConfiguration } from "../config/kubelet_config.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
-import type { FileSystem, Printer } from "../host/ports.ts";
+import type { FileSystem } from "../ports/files.ts";
+import type { Printer } from "../ports/printer.ts";
 import { patchManagerFor } from "../patches/patch_manager.ts";
 import { kubeletConfigFileContent, kubeletInstanceConfigContent } from "./config_file.ts";
 import { kubeletFlagsEnv, type KubeletFlagsOptions } from "./flags_env.ts";

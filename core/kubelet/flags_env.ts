@@ -16,7 +16,7 @@ import type { Arg, NodeRegistrationOptions, Taint } from "../config/types.ts";
 import { KUBELET_ENV_VARIABLE } from "../constants.ts";
 import { argumentsToCommand, getArgValue } from "../manifests/arguments.ts";
 import { goQuote } from "../text/go_quote.ts";
-import type { LogFn } from "../host/ports.ts";
+import type { LogFn } from "../ports/printer.ts";
 
 /** Inputs of the kubelet flags. */
 export interface KubeletFlagsOptions {
@@ -49,7 +49,7 @@ export function kubeletNodeName(
 }
 
 /** The kubelet flags kubeadm sets before merging `kubeletExtraArgs`. */
-export function kubeletBaseArgs(opts: KubeletFlagsOptions): Arg[] {
+function kubeletBaseArgs(opts: KubeletFlagsOptions): Arg[] {
   const { nodeRegistration } = opts;
   const args: Arg[] = [];
   const taints = nodeRegistration.taints ?? [];

@@ -9,9 +9,9 @@
  * @module
  */
 import { errorMessage } from "../errors.ts";
-import type { NodeHost } from "../host/node.ts";
-import type { Printer } from "../host/ports.ts";
-import type { InitSystem } from "../host/services.ts";
+import type { NodeHost } from "../ports/node.ts";
+import type { Printer } from "../ports/printer.ts";
+import type { InitSystem } from "../ports/services.ts";
 
 /** What a workflow does with the kubelet service. */
 export interface KubeletControl {

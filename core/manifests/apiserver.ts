@@ -24,7 +24,7 @@ import {
 import { controlPlaneMounts } from "./volumes.ts";
 
 /** kube-apiserver `authorization-mode` values kubeadm accepts. */
-export const AUTHORIZATION_MODES: readonly string[] = [
+const AUTHORIZATION_MODES: readonly string[] = [
   "Node",
   "RBAC",
   "Webhook",
@@ -34,7 +34,7 @@ export const AUTHORIZATION_MODES: readonly string[] = [
 ];
 
 /** The default `authorization-mode`. */
-export const DEFAULT_AUTHORIZATION_MODE = "Node,RBAC";
+const DEFAULT_AUTHORIZATION_MODE = "Node,RBAC";
 
 /**
  * kubeadm's choice of `authorization-mode` from the user's value: unknown modes are dropped

@@ -139,9 +139,9 @@ export function etcdCommand(
 }
 
 /** Name of the etcd data volume. */
-export const ETCD_DATA_VOLUME = "etcd-data";
+const ETCD_DATA_VOLUME = "etcd-data";
 /** Name of the etcd certificates volume. */
-export const ETCD_CERTS_VOLUME = "etcd-certs";
+const ETCD_CERTS_VOLUME = "etcd-certs";
 
 /** The local etcd static Pod. */
 export function etcdPod(

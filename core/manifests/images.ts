@@ -13,7 +13,7 @@
 import type { ClusterConfiguration } from "../config/types.ts";
 import { DEFAULT_CI_IMAGE_REPOSITORY, DEFAULT_IMAGE_REPOSITORY } from "../constants.ts";
 import { targetRelease } from "../versions.ts";
-import type { LogFn } from "../host/ports.ts";
+import type { LogFn } from "../ports/printer.ts";
 
 /** The cluster fields image names depend on. */
 export type ImageConfig = Pick<
@@ -24,7 +24,7 @@ export type ImageConfig = Pick<
 const CI_VERSION = /^ci(-cross)?\//;
 
 /** True when `kubernetesVersion` names a CI build (`ci/latest`, `ci/v1.35.0-alpha.0.1+abc`). */
-export function isCIKubernetesVersion(version: string | undefined): boolean {
+function isCIKubernetesVersion(version: string | undefined): boolean {
   return CI_VERSION.test(version ?? "");
 }
 
@@ -37,7 +37,7 @@ export function controlPlaneImageRepository(cfg: ImageConfig): string {
 }
 
 /** Image tag for a Kubernetes version: `v1.34.4`, `v1.35.0-alpha.1.2_abc` for `+abc` builds. */
-export function kubernetesImageTag(version: string): string {
+function kubernetesImageTag(version: string): string {
   return version.replace(CI_VERSION, "").replaceAll("+", "_");
 }
 
@@ -52,7 +52,7 @@ export function kubernetesImage(name: string, cfg: ImageConfig): string {
  * etcd image tag: `etcd.local.imageTag`, else the target minor's etcd version. A target minor
  * without its own etcd version is logged at `-v=1`, as upstream (also with a tag given).
  */
-export function etcdImageTag(cfg: ImageConfig, log?: LogFn): string {
+function etcdImageTag(cfg: ImageConfig, log?: LogFn): string {
   const { etcd, etcdWarning } = targetRelease(cfg.kubernetesVersion);
   if (etcdWarning) log?.(1, "images.ts", `WARNING: ${etcdWarning}`);
   return cfg.etcd?.local?.imageTag || etcd;

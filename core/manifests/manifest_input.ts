@@ -8,7 +8,7 @@
  * @module
  */
 import type { ResolvedConfig } from "../config/types.ts";
-import type { LogFn } from "../host/ports.ts";
+import type { LogFn } from "../ports/printer.ts";
 import { parseDuration } from "../text/duration.ts";
 import { DefaultTimeouts } from "../constants.ts";
 

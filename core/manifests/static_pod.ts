@@ -20,11 +20,11 @@ import type {
 import { DefaultTimeouts, PROBE_PORT_NAME } from "../constants.ts";
 
 /** Priority value of the `system-node-critical` class. */
-export const SYSTEM_NODE_CRITICAL_PRIORITY = 2000001000;
+const SYSTEM_NODE_CRITICAL_PRIORITY = 2000001000;
 /** Priority class of every kubeadm static Pod. */
-export const SYSTEM_NODE_CRITICAL = "system-node-critical";
+const SYSTEM_NODE_CRITICAL = "system-node-critical";
 /** Value of the `tier` label. */
-export const CONTROL_PLANE_TIER = "control-plane";
+const CONTROL_PLANE_TIER = "control-plane";
 
 /** HTTP or HTTPS, as Kubernetes spells the probe scheme. */
 export type ProbeScheme = "HTTP" | "HTTPS";
@@ -105,7 +105,7 @@ export interface HostPathMount {
 }
 
 /** The Volume of a {@link HostPathMount}. */
-export function hostPathVolume(m: HostPathMount): Volume {
+function hostPathVolume(m: HostPathMount): Volume {
   return {
     hostPath: {
       path: m.hostPath,
@@ -116,7 +116,7 @@ export function hostPathVolume(m: HostPathMount): Volume {
 }
 
 /** The VolumeMount of a {@link HostPathMount}. */
-export function hostPathVolumeMount(m: HostPathMount): VolumeMount {
+function hostPathVolumeMount(m: HostPathMount): VolumeMount {
   return {
     mountPath: m.mountPath,
     name: m.name,

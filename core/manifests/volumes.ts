@@ -18,19 +18,19 @@ import { Component, KubeconfigFile, KUBERNETES_DIR } from "../constants.ts";
 import { type HostPathMount, HostPathMounts } from "./static_pod.ts";
 
 /** Name of the certificates-dir volume. */
-export const K8S_CERTS_VOLUME = "k8s-certs";
+const K8S_CERTS_VOLUME = "k8s-certs";
 /** Name of the `/etc/ssl/certs` volume. */
-export const CA_CERTS_VOLUME = "ca-certs";
+const CA_CERTS_VOLUME = "ca-certs";
 /** `/etc/ssl/certs`, always mounted into the API server and controller-manager. */
-export const CA_CERTS_PATH = "/etc/ssl/certs";
+const CA_CERTS_PATH = "/etc/ssl/certs";
 /** Name of the kubeconfig volume of the controller-manager and scheduler. */
-export const KUBECONFIG_VOLUME = "kubeconfig";
+const KUBECONFIG_VOLUME = "kubeconfig";
 
 /**
  * CA-trust directories `/etc/ssl/certs` may link into; each is mounted (as `etc-pki-ca-trust`
  * etc.) only when it exists on the host when the manifests are generated.
  */
-export const CA_CERTS_EXTRA_PATHS: readonly string[] = [
+const CA_CERTS_EXTRA_PATHS: readonly string[] = [
   "/etc/pki/ca-trust",
   "/etc/pki/tls/certs",
   "/etc/ca-certificates",
@@ -76,7 +76,7 @@ function volumeNameForPath(path: string): string {
  * directories collapse into their parent, and the rest are named `etcd-certs-<i>` in sorted
  * order (upstream `getEtcdCertVolumes`).
  */
-export function externalEtcdCertMounts(
+function externalEtcdCertMounts(
   external: ExternalEtcd,
   certificatesDir: string,
 ): HostPathMount[] {

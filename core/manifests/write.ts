@@ -9,7 +9,8 @@
 import type { Pod } from "kubernetes-types/core/v1.d.ts";
 import type { ResolvedConfig } from "../config/types.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
-import type { FileSystem, Printer } from "../host/ports.ts";
+import type { FileSystem } from "../ports/files.ts";
+import type { Printer } from "../ports/printer.ts";
 import { keylessCA } from "../certs/tree.ts";
 import { patchManagerFor } from "../patches/patch_manager.ts";
 import {

@@ -9,7 +9,7 @@ const LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
 const SUBDOMAIN_RE = new RegExp(`^${LABEL}(\\.${LABEL})*$`);
 const WILDCARD_RE = new RegExp(`^\\*\\.${LABEL}(\\.${LABEL})*$`);
 /** Maximum length of a DNS-1123 subdomain. */
-export const DNS1123_SUBDOMAIN_MAX_LENGTH = 253;
+const DNS1123_SUBDOMAIN_MAX_LENGTH = 253;
 
 /** True for a lowercase RFC 1123 subdomain of at most 253 characters (`IsDNS1123Subdomain`). */
 export function isDNS1123Subdomain(s: string): boolean {

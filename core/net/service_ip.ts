@@ -9,7 +9,7 @@ import { errorMessage, KubeadmError } from "../errors.ts";
 import { type CIDR, cidrNthAddress, formatCIDR, parseCIDRList } from "./cidr.ts";
 
 /** The first CIDR of a comma-separated service subnet list. */
-export function kubernetesServiceCIDR(serviceSubnet: string): CIDR {
+function kubernetesServiceCIDR(serviceSubnet: string): CIDR {
   const list = parseCIDRList(serviceSubnet);
   if (!list || list.length === 0) {
     throw new KubeadmError(

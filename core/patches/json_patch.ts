@@ -11,7 +11,7 @@ import { KubeadmError } from "../errors.ts";
 import { isJsonObject, jsonEqual, type JsonValue, sortedJson, toJsonValue } from "./json_value.ts";
 
 /** A JSON patch failed to decode or apply. */
-export class JsonPatchError extends KubeadmError {}
+class JsonPatchError extends KubeadmError {}
 
 /** Splits a JSON pointer (`/a/b~1c/0`) into unescaped reference tokens. */
 export function parseJsonPointer(pointer: string): string[] {

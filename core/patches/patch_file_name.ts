@@ -32,9 +32,9 @@ export const PatchType = {
 export type PatchType = (typeof PatchType)[keyof typeof PatchType];
 
 /** Patch type names accepted after `+`, in upstream's order. */
-export const PATCH_TYPE_NAMES: readonly (keyof typeof PatchType)[] = ["json", "merge", "strategic"];
+const PATCH_TYPE_NAMES: readonly (keyof typeof PatchType)[] = ["json", "merge", "strategic"];
 /** File extensions of patch files. */
-export const PATCH_EXTENSIONS: readonly string[] = ["json", "yaml"];
+const PATCH_EXTENSIONS: readonly string[] = ["json", "yaml"];
 
 /** A file that holds patches. */
 export interface PatchFileName {

@@ -11,9 +11,8 @@
  * @module
  */
 import { errorMessage, KubeadmError } from "../errors.ts";
-import type { FileReader } from "../host/ports.ts";
-import { utf8 } from "../host/ports.ts";
-import { RecordingFileSystem } from "../host/recording_fs.ts";
+import type { FileReader } from "../ports/files.ts";
+import { utf8 } from "../text/utf8.ts";
 import { parseKubeYaml } from "../yaml/kube_yaml.ts";
 import { applyJsonPatch } from "./json_patch.ts";
 import { type JsonValue, sortedJson, toJsonValue } from "./json_value.ts";
@@ -207,10 +206,10 @@ export async function readPatchManager(
 
 const cache = new WeakMap<FileReader, Map<string, PatchManager>>();
 
-/** The file system a recording overlay reads through (patches are never written). */
+/** The file system an overlay reads through (patches are never written). */
 function underlying(files: FileReader): FileReader {
   let f = files;
-  while (f instanceof RecordingFileSystem && f.base) f = f.base;
+  while (f.base) f = f.base;
   return f;
 }
 

@@ -38,7 +38,7 @@ export interface SmpSchema {
 }
 
 /** A strategic merge patch could not be applied. */
-export class StrategicMergeError extends KubeadmError {}
+class StrategicMergeError extends KubeadmError {}
 
 const DIRECTIVE = "$patch";
 const RETAIN_KEYS = "$retainKeys";

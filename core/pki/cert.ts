@@ -14,7 +14,7 @@
  *
  * @module
  */
-import type { RandomSource } from "../host/ports.ts";
+import type { RandomSource } from "../ports/random.ts";
 import { PkiError } from "../errors.ts";
 import { ipEqual, parseIP } from "../net/ip.ts";
 import { bitString, explicit, integer, sequence, x509Time } from "./der.ts";
@@ -46,23 +46,15 @@ import {
   subjectKeyIdExtension,
   type X509KeyUsage,
 } from "./extensions.ts";
-import {
-  exportSPKI,
-  generateKeyPair,
-  type KeyOptions,
-  type KeyPair,
-  type KeySpec,
-  samePublicKey,
-} from "./keys.ts";
-import type { CryptoPort } from "./crypto.ts";
-import type { EncryptionAlgorithm } from "../config/types.ts";
+import { exportSPKI, type KeyPair, samePublicKey } from "./keys.ts";
+import type { CryptoPort, Hashing } from "../ports/crypto.ts";
 import { encodeName, type ParsedName, parseName } from "./name.ts";
 import { decodePem, encodePem } from "./pem.ts";
 import { certificatePin } from "./pin.ts";
 import { signatureAlgorithmFor, signData, verifySignature } from "./signature.ts";
 
 /** PEM label of a certificate. */
-export const CERTIFICATE_BLOCK = "CERTIFICATE";
+const CERTIFICATE_BLOCK = "CERTIFICATE";
 
 /** What to put in a certificate (upstream's `certutil.Config` + validity). */
 export interface CertConfig {
@@ -109,17 +101,11 @@ export interface Certificate extends DecodedExtensions {
   signature: Uint8Array;
 }
 
-/** A certificate with the key pair that goes with it. */
-export interface CertAndKey {
-  cert: Certificate;
-  key: KeyPair;
-}
-
 const YEAR_MS = 365 * 24 * 3600 * 1000;
 /** Upstream's fallback leaf validity (`CertificateValidityPeriod`, 8760h). */
-export const DEFAULT_CERT_VALIDITY_MS = YEAR_MS;
+const DEFAULT_CERT_VALIDITY_MS = YEAR_MS;
 /** Upstream's fallback CA validity (`CACertificateValidityPeriod`, 87600h). */
-export const DEFAULT_CA_CERT_VALIDITY_MS = 10 * YEAR_MS;
+const DEFAULT_CA_CERT_VALIDITY_MS = 10 * YEAR_MS;
 
 const MAX_SERIAL_EXCLUSIVE = (1n << 63n) - 2n;
 
@@ -139,8 +125,8 @@ function publicKeyBits(spki: Uint8Array): Uint8Array {
 }
 
 /** Go's SubjectKeyId for CA templates: SHA-1 of the subjectPublicKey BIT STRING contents. */
-export async function subjectKeyIdFor(spki: Uint8Array): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest("SHA-1", publicKeyBits(spki).slice()));
+function subjectKeyIdFor(spki: Uint8Array, crypto: Hashing): Promise<Uint8Array> {
+  return crypto.digest("SHA-1", publicKeyBits(spki));
 }
 
 interface TbsInput {
@@ -174,6 +160,7 @@ export async function createSelfSignedCACert(
   cfg: CertConfig,
   key: KeyPair,
   random: RandomSource,
+  crypto: Hashing,
 ): Promise<Certificate> {
   if (!cfg.notBefore) throw new PkiError("a CA certificate needs an explicit NotBefore");
   const notBefore = cfg.notBefore;
@@ -183,7 +170,7 @@ export async function createSelfSignedCACert(
   const extensions: EncodedExtension[] = [
     keyUsageExtension(["digitalSignature", "keyEncipherment", "keyCertSign"]),
     basicConstraintsExtension(true),
-    subjectKeyIdExtension(await subjectKeyIdFor(spki)),
+    subjectKeyIdExtension(await subjectKeyIdFor(spki, crypto)),
   ];
   if (cfg.commonName) extensions.push(subjectAltNameExtension([cfg.commonName], []));
   return signCertificate({
@@ -208,6 +195,7 @@ export async function createSignedCert(
   ca: Certificate,
   caKey: KeyPair,
   random: RandomSource,
+  crypto: Hashing,
   isCA = false,
 ): Promise<Certificate> {
   if (!cfg.commonName) throw new PkiError("must specify a CommonName");
@@ -226,7 +214,7 @@ export async function createSignedCert(
   const extensions: EncodedExtension[] = [keyUsageExtension(keyUsage)];
   if (cfg.usages && cfg.usages.length > 0) extensions.push(extKeyUsageExtension(cfg.usages));
   extensions.push(basicConstraintsExtension(isCA));
-  if (isCA) extensions.push(subjectKeyIdExtension(await subjectKeyIdFor(spki)));
+  if (isCA) extensions.push(subjectKeyIdExtension(await subjectKeyIdFor(spki, crypto)));
   const selfIssued = bytesEqual(ca.subject.der, subject);
   if (!selfIssued && ca.subjectKeyId && ca.subjectKeyId.length > 0) {
     extensions.push(authorityKeyIdExtension(ca.subjectKeyId));
@@ -332,40 +320,11 @@ export function encodeCertificatePEM(cert: Certificate | Certificate[]): string 
   );
 }
 
-/** Creates a new key and a self-signed CA certificate for it (upstream `NewCertificateAuthority`). */
-export async function newCertificateAuthority(
-  cfg: CertConfig,
-  key: KeyPair,
-  random: RandomSource,
-): Promise<CertAndKey> {
-  return { cert: await createSelfSignedCACert(cfg, key, random), key };
-}
-
-/**
- * Creates a leaf certificate signed by the CA, with a new key unless one is given (upstream
- * `NewCertAndKey`: at least one ExtKeyUsage is required).
- */
-export async function newCertAndKey(
-  ca: Certificate,
-  caKey: KeyPair,
-  cfg: CertConfig,
-  key: KeyPair | EncryptionAlgorithm | KeySpec,
-  random: RandomSource,
-  crypto?: CryptoPort,
-): Promise<CertAndKey> {
-  if (!cfg.usages || cfg.usages.length === 0) {
-    throw new PkiError("must specify at least one ExtKeyUsage");
-  }
-  const opts: KeyOptions = { crypto, random };
-  const pair = typeof key === "string" || !("sign" in key) ? await generateKeyPair(key, opts) : key;
-  return { cert: await createSignedCert(cfg, pair, ca, caKey, random), key: pair };
-}
-
 /** True when the certificate's signature verifies with the issuer's public key. */
-export async function checkSignatureFrom(
+async function checkSignatureFrom(
   cert: Certificate,
   issuer: Certificate,
-  crypto?: CryptoPort,
+  crypto: CryptoPort,
 ): Promise<boolean> {
   try {
     return await verifySignature(
@@ -381,7 +340,7 @@ export async function checkSignatureFrom(
 }
 
 /** Go's `time.Time` `%v` form: `2006-01-02 15:04:05 +0000 UTC`. */
-export function formatGoTime(d: Date): string {
+function formatGoTime(d: Date): string {
   return `${d.toISOString().slice(0, 19).replace("T", " ")} +0000 UTC`;
 }
 
@@ -431,7 +390,7 @@ export async function verifyCertChain(
   intermediates: Certificate[],
   root: Certificate,
   now: Date,
-  crypto?: CryptoPort,
+  crypto: CryptoPort,
 ): Promise<void> {
   const expired = expiryError(cert, now);
   if (expired) throw new PkiError(expired);
@@ -490,7 +449,7 @@ function asn1SpkiIsRSA(spki: Uint8Array): boolean {
 async function findParent(
   cert: Certificate,
   pool: Certificate[],
-  crypto?: CryptoPort,
+  crypto: CryptoPort,
 ): Promise<Certificate | undefined> {
   for (const candidate of pool) {
     if (!bytesEqual(cert.issuer.der, candidate.subject.der) || !canSign(candidate)) continue;
@@ -557,6 +516,9 @@ export function verifyHostname(cert: Certificate, host: string): void {
 }
 
 /** The CA pin of every certificate of a PEM bundle, in order (what a join command lists). */
-export async function pemCertificatePins(pem: string | Uint8Array): Promise<string[]> {
-  return await Promise.all(parseCertificatesPEM(pem).map((c) => certificatePin(c)));
+export async function pemCertificatePins(
+  pem: string | Uint8Array,
+  crypto: Hashing,
+): Promise<string[]> {
+  return await Promise.all(parseCertificatesPEM(pem).map((c) => certificatePin(c, crypto)));
 }

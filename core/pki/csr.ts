@@ -29,10 +29,10 @@ import { exportSPKI, type KeyPair } from "./keys.ts";
 import { encodeName, type ParsedName, parseName } from "./name.ts";
 import { OID } from "./oid.ts";
 import { decodePem, encodePem } from "./pem.ts";
-import { signatureAlgorithmFor, signData, verifySignature } from "./signature.ts";
+import { signatureAlgorithmFor, signData } from "./signature.ts";
 
 /** PEM label of a CSR. */
-export const CERTIFICATE_REQUEST_BLOCK = "CERTIFICATE REQUEST";
+const CERTIFICATE_REQUEST_BLOCK = "CERTIFICATE REQUEST";
 
 /** What to request. */
 export interface CSRConfig {
@@ -120,13 +120,4 @@ export function parseCSR(input: Uint8Array | string): CertificateRequest {
 /** PEM of a CSR (`CERTIFICATE REQUEST`). */
 export function encodeCSRPEM(csr: CertificateRequest): string {
   return encodePem(CERTIFICATE_REQUEST_BLOCK, csr.der);
-}
-
-/** True when the CSR is signed by the key it carries (proof of possession). */
-export async function verifyCSRSignature(csr: CertificateRequest): Promise<boolean> {
-  try {
-    return await verifySignature(csr.spki, csr.signatureAlgorithm, csr.info, csr.signature);
-  } catch {
-    return false;
-  }
 }

@@ -11,7 +11,7 @@
 import { PkiError } from "../errors.ts";
 
 /** Concatenates byte arrays. */
-export function concatBytes(...parts: Uint8Array[]): Uint8Array {
+function concatBytes(...parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let off = 0;
   for (const p of parts) {
@@ -144,17 +144,17 @@ export function bitString(bytes: Uint8Array, unusedBits = 0): Uint8Array {
 }
 
 /** UTF8String. */
-export function utf8String(s: string): Uint8Array {
+function utf8String(s: string): Uint8Array {
   return tlv(0x0c, new TextEncoder().encode(s));
 }
 
 /** PrintableString (caller checks {@link isPrintableString}). */
-export function printableString(s: string): Uint8Array {
+function printableString(s: string): Uint8Array {
   return tlv(0x13, new TextEncoder().encode(s));
 }
 
 /** True when Go would marshal the string as PrintableString (no `*`, no `&`). */
-export function isPrintableString(s: string): boolean {
+function isPrintableString(s: string): boolean {
   return /^[A-Za-z0-9 '()+,\-./:=?]*$/.test(s);
 }
 
@@ -168,7 +168,7 @@ function pad(n: number, w = 2): string {
 }
 
 /** UTCTime `YYMMDDHHMMSSZ` (sub-second part dropped, as Go does). */
-export function utcTime(d: Date): Uint8Array {
+function utcTime(d: Date): Uint8Array {
   const s = `${pad(d.getUTCFullYear() % 100)}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}${
     pad(d.getUTCHours())
   }${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}Z`;
@@ -176,7 +176,7 @@ export function utcTime(d: Date): Uint8Array {
 }
 
 /** GeneralizedTime `YYYYMMDDHHMMSSZ` (sub-second part dropped, as Go does). */
-export function generalizedTime(d: Date): Uint8Array {
+function generalizedTime(d: Date): Uint8Array {
   const s = `${pad(d.getUTCFullYear(), 4)}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}${
     pad(d.getUTCHours())
   }${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}Z`;

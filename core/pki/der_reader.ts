@@ -11,9 +11,9 @@
 import { PkiError } from "../errors.ts";
 
 /** Identifier-octet classes (X.690 8.1.2.2). */
-export const UNIVERSAL = 0;
+const UNIVERSAL = 0;
 /** Context-specific class (`[n]`). */
-export const CONTEXT = 2;
+const CONTEXT = 2;
 
 /** Universal tag numbers kubeadm's structures use. */
 export const TAG = {
@@ -112,15 +112,6 @@ function elementAt(bytes: Uint8Array, offset: number): Element {
   const end = i + length;
   if (end > bytes.length) malformed();
   return new Element(bytes, offset, id, tag, i, end);
-}
-
-/** Reads the element that starts at `offset` of `bytes`; `end` is where the next one starts. */
-export function readElementAt(
-  bytes: Uint8Array,
-  offset: number,
-): { element: DerElement; end: number } {
-  const element = elementAt(bytes, offset);
-  return { element, end: element.end };
 }
 
 /** The first element of `bytes` (what follows it is ignored); `asn1: structure error` if none. */

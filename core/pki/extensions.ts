@@ -34,7 +34,7 @@ export type X509KeyUsage =
   | "decipherOnly";
 
 /** Bit positions of {@link X509KeyUsage}. */
-export const KEY_USAGE_BITS: readonly X509KeyUsage[] = [
+const KEY_USAGE_BITS: readonly X509KeyUsage[] = [
   "digitalSignature",
   "contentCommitment",
   "keyEncipherment",
@@ -58,7 +58,7 @@ const EKU_OIDS: Record<ExtKeyUsage, string> = {
  * The other extended key usages Go's `crypto/x509` knows (dotted OIDs): a certificate keeps
  * them through `ExtKeyUsage` when it is re-issued, while OIDs outside this list are dropped.
  */
-export const GO_KNOWN_EXT_KEY_USAGE_OIDS: readonly string[] = [
+const GO_KNOWN_EXT_KEY_USAGE_OIDS: readonly string[] = [
   OID.anyExtendedKeyUsage,
   "1.3.6.1.5.5.7.3.3", // codeSigning
   "1.3.6.1.5.5.7.3.4", // emailProtection

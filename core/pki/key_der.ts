@@ -7,8 +7,8 @@
  * @module
  */
 import { PkiError } from "../errors.ts";
-import type { EcCurve, KeySpec, PrivateKeyMaterial } from "./crypto.ts";
-import { curveByteLength } from "./crypto.ts";
+import type { EcCurve, KeySpec, PrivateKeyMaterial } from "../ports/crypto.ts";
+import { curveByteLength } from "./ec_curve.ts";
 import { bitString, explicit, integer, nullValue, octetString, oid, sequence } from "./der.ts";
 import { CURVE_OIDS, OID } from "./oid.ts";
 import {
@@ -33,7 +33,7 @@ function sequenceItems(der: Uint8Array): DerElement[] | undefined {
 }
 
 /** The named curve of a curve OID, if kubeadm knows it. */
-export function curveOfOid(curveOid: string | undefined): EcCurve | undefined {
+function curveOfOid(curveOid: string | undefined): EcCurve | undefined {
   return curveOid === undefined ? undefined : CURVES_BY_OID.get(curveOid);
 }
 
@@ -109,7 +109,7 @@ export function pkcs8OfEcScalar(curve: EcCurve, d: Uint8Array): Uint8Array {
 }
 
 /** SEC1 `ECPrivateKey` with the curve OID and the public point, as Go writes `EC PRIVATE KEY`. */
-export function sec1Der(curve: EcCurve, d: Uint8Array, point: Uint8Array): Uint8Array {
+function sec1Der(curve: EcCurve, d: Uint8Array, point: Uint8Array): Uint8Array {
   return sequence(
     integer(1n),
     octetString(leftPad(d, curveByteLength(curve))),

@@ -9,15 +9,7 @@
  * @module
  */
 import type { EncryptionAlgorithm } from "../config/types.ts";
-import type { RandomSource } from "../host/ports.ts";
-import type { CryptoPort } from "./crypto.ts";
-import { generateKeyPair, type KeyPair } from "./keys.ts";
-
-/** What a pool makes keys with: the run's crypto port (default WebCrypto) and random source. */
-export interface KeyMaker {
-  crypto?: CryptoPort;
-  random: RandomSource;
-}
+import { generateKeyPair, type KeyOptions, type KeyPair } from "./keys.ts";
 
 /**
  * Pending keys by purpose (e.g. `cert:apiserver`, `kubeconfig:admin.conf`). With a
@@ -30,9 +22,10 @@ export class KeyPool {
     string,
     { algorithm?: EncryptionAlgorithm; key: Promise<KeyPair> }
   >();
-  readonly #maker: KeyMaker;
+  readonly #maker: KeyOptions;
 
-  constructor(maker: KeyMaker) {
+  /** @param maker what the pool makes keys with: the run's crypto port and random source. */
+  constructor(maker: KeyOptions) {
     this.#maker = maker;
   }
 
@@ -82,7 +75,7 @@ const pools = new WeakMap<object, KeyPool>();
  * The pool attached to a run's data object (created on first use, garbage-collected with it),
  * making keys with the run's crypto port and random source.
  */
-export function keyPoolFor(owner: KeyMaker): KeyPool {
+export function keyPoolFor(owner: KeyOptions): KeyPool {
   let pool = pools.get(owner);
   if (!pool) {
     pool = new KeyPool(owner);

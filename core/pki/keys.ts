@@ -4,15 +4,15 @@
  * `PUBLIC KEY` (SubjectPublicKeyInfo) for `sa.pub`. Reading also accepts PKCS#8
  * (`PRIVATE KEY`).
  *
- * Generating and importing go through a crypto port (`core/pki/crypto.ts`): WebCrypto unless
- * the caller passes another (the deterministic one for reproducible plans).
+ * Generating and importing go through the run's crypto port (`core/ports/crypto.ts`): WebCrypto,
+ * or the deterministic one for reproducible plans.
  *
  * @module
  */
 import type { EncryptionAlgorithm } from "../config/types.ts";
 import { PkiError, UnsupportedAlgorithmError } from "../errors.ts";
-import { type RandomSource, webRandom } from "../host/ports.ts";
-import type { CryptoPort, KeyPair, KeySpec, PrivateKeyMaterial } from "./crypto.ts";
+import type { RandomSource } from "../ports/random.ts";
+import type { CryptoPort, KeyPair, KeySpec, PrivateKeyMaterial } from "../ports/crypto.ts";
 import {
   ecMaterialOfSec1,
   materialOfPkcs8,
@@ -21,18 +21,17 @@ import {
   samePublicKeyValues,
 } from "./key_der.ts";
 import { decodePem, encodePem } from "./pem.ts";
-import { webCryptoPort } from "./webcrypto.ts";
 
-export type { CryptoPort, EcCurve, KeyPair, KeySpec } from "./crypto.ts";
+export type { CryptoPort, EcCurve, KeyPair, KeySpec } from "../ports/crypto.ts";
 
 /** PEM label of a PKCS#1 RSA private key. */
-export const RSA_PRIVATE_KEY_BLOCK = "RSA PRIVATE KEY";
+const RSA_PRIVATE_KEY_BLOCK = "RSA PRIVATE KEY";
 /** PEM label of a SEC1 EC private key. */
-export const EC_PRIVATE_KEY_BLOCK = "EC PRIVATE KEY";
+const EC_PRIVATE_KEY_BLOCK = "EC PRIVATE KEY";
 /** PEM label of a PKCS#8 private key. */
-export const PRIVATE_KEY_BLOCK = "PRIVATE KEY";
+const PRIVATE_KEY_BLOCK = "PRIVATE KEY";
 /** PEM label of a SubjectPublicKeyInfo public key. */
-export const PUBLIC_KEY_BLOCK = "PUBLIC KEY";
+const PUBLIC_KEY_BLOCK = "PUBLIC KEY";
 
 /** Maps kubeadm's `encryptionAlgorithm` to a key shape (empty means RSA-2048, as upstream). */
 export function keySpecFor(algorithm: EncryptionAlgorithm | "" | undefined): KeySpec {
@@ -74,21 +73,20 @@ export function encryptionAlgorithmOf(spec: KeySpec): EncryptionAlgorithm | unde
   ];
 }
 
-/** How a key is made or imported: the crypto port and, for a deterministic port, the entropy. */
+/** How a key is made: the crypto port and, for a deterministic port, the entropy. */
 export interface KeyOptions {
-  /** Default: WebCrypto. */
-  crypto?: CryptoPort;
-  /** Where a deterministic port draws the key from; default the platform's CSPRNG. */
-  random?: RandomSource;
+  crypto: CryptoPort;
+  /** Where a deterministic port draws the key from (WebCrypto's uses its own generator). */
+  random: RandomSource;
 }
 
 /** Generates a new key pair (`RSA-*` with e = 65537, or ECDSA on P-256/P-384). */
 export function generateKeyPair(
   algorithm: EncryptionAlgorithm | KeySpec,
-  opts: KeyOptions = {},
+  opts: KeyOptions,
 ): Promise<KeyPair> {
   const spec = typeof algorithm === "string" ? keySpecFor(algorithm) : algorithm;
-  return (opts.crypto ?? webCryptoPort).generateKeyPair(spec, opts.random ?? webRandom);
+  return opts.crypto.generateKeyPair(spec, opts.random);
 }
 
 /** The SubjectPublicKeyInfo DER of a key pair. */
@@ -97,7 +95,7 @@ export function exportSPKI(key: KeyPair): Promise<Uint8Array> {
 }
 
 /** The private key in kubeadm's on-disk DER form: PKCS#1 for RSA, SEC1 for ECDSA. */
-export async function exportPrivateKeyDER(
+async function exportPrivateKeyDER(
   key: KeyPair,
 ): Promise<{ type: string; der: Uint8Array }> {
   const material = await key.exportPrivate();
@@ -137,13 +135,13 @@ function materialOfBlock(
 
 /**
  * Reads the first private key of a PEM text: `RSA PRIVATE KEY`, `EC PRIVATE KEY` or
- * `PRIVATE KEY` (PKCS#8), through `crypto` (default WebCrypto). Errors use upstream's wording;
- * `path` names the file in them.
+ * `PRIVATE KEY` (PKCS#8), through `crypto`. Errors use upstream's wording; `path` names the
+ * file in them.
  */
 export async function parsePrivateKeyPEM(
   pem: string | Uint8Array,
+  crypto: CryptoPort,
   path = "<input>",
-  crypto: CryptoPort = webCryptoPort,
 ): Promise<KeyPair> {
   for (const block of decodePem(pem)) {
     // Like client-go's keyutil, a block that fails to parse is skipped, not fatal.

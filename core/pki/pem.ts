@@ -22,11 +22,6 @@ export function encodePem(type: string, bytes: Uint8Array): string {
   return `-----BEGIN ${type}-----\n${lines.map((l) => `${l}\n`).join("")}-----END ${type}-----\n`;
 }
 
-/** Encodes several blocks of the same type back to back (a bundle). */
-export function encodePemBundle(type: string, items: Uint8Array[]): string {
-  return items.map((b) => encodePem(type, b)).join("");
-}
-
 /**
  * Decodes every well-formed PEM block in the text, in order. Malformed blocks are skipped like
  * Go's `pem.Decode` skips them; text outside blocks is ignored.
@@ -55,9 +50,4 @@ export function decodePem(input: string | Uint8Array): PemBlock[] {
     }
   }
   return blocks;
-}
-
-/** Decodes the blocks of one type, ignoring the others. */
-export function decodePemOfType(input: string | Uint8Array, type: string): Uint8Array[] {
-  return decodePem(input).filter((b) => b.type === type).map((b) => b.bytes);
 }

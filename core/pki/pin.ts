@@ -6,6 +6,7 @@
  * @module
  */
 import { KubeadmError } from "../errors.ts";
+import type { Hashing } from "../ports/crypto.ts";
 // Types only: checking a pin's syntax (configuration validation) must not load the X.509 code.
 import type { Certificate } from "./cert.ts";
 
@@ -17,11 +18,12 @@ function hex(bytes: Uint8Array): string {
 }
 
 /** `sha256:<64 lowercase hex>` of a certificate's (or raw SPKI DER's) public key. */
-export async function certificatePin(cert: Certificate | Uint8Array): Promise<string> {
+export async function certificatePin(
+  cert: Certificate | Uint8Array,
+  crypto: Hashing,
+): Promise<string> {
   const spki = cert instanceof Uint8Array ? cert : cert.spki;
-  return `${FORMAT_SHA256}:${
-    hex(new Uint8Array(await crypto.subtle.digest("SHA-256", spki.slice())))
-  }`;
+  return `${FORMAT_SHA256}:${hex(await crypto.digest("SHA-256", spki))}`;
 }
 
 /** Go's `%#U` for a byte: `U+0067 'g'`. */
@@ -77,6 +79,12 @@ export function pinProblem(pin: string): string | undefined {
 /** A set of pinned public keys. */
 export class PinSet {
   readonly #sha256 = new Set<string>();
+  readonly #crypto: Hashing;
+
+  /** @param crypto what computes the pins of the certificates checked. */
+  constructor(crypto: Hashing) {
+    this.#crypto = crypto;
+  }
 
   /**
    * Adds pins (`sha256:<hex>`, format and hex case-insensitive). Stops at the first invalid
@@ -103,7 +111,8 @@ export class PinSet {
 
   /** True when the certificate's public key is pinned. */
   async has(cert: Certificate | Uint8Array): Promise<boolean> {
-    return this.#sha256.has((await certificatePin(cert)).slice(FORMAT_SHA256.length + 1));
+    const pin = await certificatePin(cert, this.#crypto);
+    return this.#sha256.has(pin.slice(FORMAT_SHA256.length + 1));
   }
 
   /**
@@ -114,7 +123,7 @@ export class PinSet {
     const hashes: string[] = [];
     for (const cert of certs) {
       if (await this.has(cert)) return;
-      hashes.push(await certificatePin(cert));
+      hashes.push(await certificatePin(cert, this.#crypto));
     }
     throw new KubeadmError(
       `none of the public keys ${JSON.stringify(hashes.join(":"))} are pinned`,

@@ -1,24 +1,17 @@
 /**
  * X.509 signatures: which algorithm a signer key implies (Go's choice: SHA-256 with RSA,
  * ECDSA with the curve's hash), signing with a key and checking a signature through the crypto
- * port (WebCrypto unless another is given).
+ * port.
  *
  * @module
  */
 import { PkiError } from "../errors.ts";
-import {
-  type CryptoPort,
-  type HashName,
-  type KeyPair,
-  type KeySpec,
-  signatureHashFor,
-} from "./crypto.ts";
+import type { CryptoPort, HashName, KeyPair, KeySpec } from "../ports/crypto.ts";
 import { nullValue, oid, sequence } from "./der.ts";
 import { publicKeyOfSpki } from "./key_der.ts";
 import { OID } from "./oid.ts";
-import { webCryptoPort } from "./webcrypto.ts";
 
-export type { HashName } from "./crypto.ts";
+export type { HashName } from "../ports/crypto.ts";
 
 /** A signature algorithm: its OID, its AlgorithmIdentifier DER and its hash. */
 export interface SignatureAlgorithm {
@@ -72,7 +65,7 @@ export function verifySignature(
   signatureAlgorithmOid: string,
   data: Uint8Array,
   signature: Uint8Array,
-  crypto: CryptoPort = webCryptoPort,
+  crypto: CryptoPort,
 ): Promise<boolean> {
   const { spec } = publicKeyOfSpki(spki);
   const hash = (spec.type === "RSA" ? RSA_HASHES : ECDSA_HASHES)[signatureAlgorithmOid];
@@ -82,4 +75,14 @@ export function verifySignature(
     );
   }
   return crypto.verify(spki, spec, hash, data, signature);
+}
+
+/** The hash Go's x509 signs with for a key (SHA-256 for RSA; the curve's hash for ECDSA). */
+export function signatureHashFor(spec: KeySpec): HashName {
+  if (spec.type === "RSA") return "SHA-256";
+  return spec.namedCurve === "P-256"
+    ? "SHA-256"
+    : spec.namedCurve === "P-384"
+    ? "SHA-384"
+    : "SHA-512";
 }

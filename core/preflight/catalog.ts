@@ -5,7 +5,7 @@
  * @module
  */
 import type { ResolvedConfig } from "../config/types.ts";
-import type { LogFn } from "../host/ports.ts";
+import type { LogFn } from "../ports/printer.ts";
 import {
   CONTROLLER_MANAGER_PORT,
   DEFAULT_API_SERVER_PORT,

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { Machine } from "../host/machine.ts";
-import type { LogFn } from "../host/ports.ts";
+import type { Machine } from "../ports/machine.ts";
+import type { LogFn } from "../ports/printer.ts";
 
 /** What a failing check usually is: fatal (`error`) or advisory (`warning`). */
 export type Severity = "error" | "warning";

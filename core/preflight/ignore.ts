@@ -21,7 +21,7 @@ export interface IgnoreSet {
 }
 
 /** The field name upstream reports ignore-list problems under. */
-export const IGNORE_FIELD = "ignore-preflight-errors";
+const IGNORE_FIELD = "ignore-preflight-errors";
 
 /** An ignore set that ignores nothing. */
 export const IGNORE_NOTHING: IgnoreSet = makeSet(new Set());

@@ -8,9 +8,9 @@
  * @module
  */
 import type { ResolvedConfig } from "../config/types.ts";
-import type { Printer } from "../host/ports.ts";
+import type { Printer } from "../ports/printer.ts";
 import { imagePullChecks, initNodeChecks, KNOWN_CHECK_NAMES, rootChecks } from "./catalog.ts";
-import type { Machine } from "../host/machine.ts";
+import type { Machine } from "../ports/machine.ts";
 import { resolveIgnoreSet } from "./ignore.ts";
 import type { Check } from "./check.ts";
 import {

@@ -7,14 +7,14 @@
  */
 import type { ResolvedConfig } from "../config/types.ts";
 import { KubeadmError } from "../errors.ts";
-import type { Printer } from "../host/ports.ts";
+import type { Printer } from "../ports/printer.ts";
 import {
   initNodeChecks,
   type JoinCheckConfig,
   joinNodeChecks,
   KNOWN_CHECK_NAMES,
 } from "./catalog.ts";
-import type { Machine } from "../host/machine.ts";
+import type { Machine } from "../ports/machine.ts";
 import { resolveIgnoreSet } from "./ignore.ts";
 import { pullImages, startNodePreflight } from "./init.ts";
 import type { PreflightOutput, PreflightReport } from "./runner.ts";
@@ -53,7 +53,7 @@ const NOT_READY_FOOTER = [
 ];
 
 /** The certificates every control-plane instance shares (relative to the certificates dir). */
-export function sharedCertificateFiles(cfg: ResolvedConfig): string[] {
+function sharedCertificateFiles(cfg: ResolvedConfig): string[] {
   const files = [
     "ca.crt",
     "ca.key",
@@ -71,7 +71,7 @@ export function sharedCertificateFiles(cfg: ResolvedConfig): string[] {
  * `controlPlaneEndpoint`, or (without a certificate key) when the shared certificates are not
  * on this node.
  */
-export async function checkReadyForAdditionalControlPlane(
+async function checkReadyForAdditionalControlPlane(
   cfg: ResolvedConfig,
   hasCertificateKey: boolean,
   host: Machine,

@@ -15,9 +15,9 @@
  * @module
  */
 import { errorMessage, PreflightError } from "../errors.ts";
-import type { LogFn, Printer } from "../host/ports.ts";
+import type { LogFn, Printer } from "../ports/printer.ts";
 import type { Check, CheckOutcome, Severity } from "./check.ts";
-import type { Machine } from "../host/machine.ts";
+import type { Machine } from "../ports/machine.ts";
 import { IGNORE_NOTHING, type IgnoreSet } from "./ignore.ts";
 import { stripColours } from "./system/report.ts";
 
@@ -209,7 +209,7 @@ export class PreflightRun {
  * warning saying the check could not be made, never an error (dry runs run with narrow
  * permissions).
  */
-export function downgradeAccessDenials(outcome: CheckOutcome): CheckOutcome {
+function downgradeAccessDenials(outcome: CheckOutcome): CheckOutcome {
   const denied = (text: string) =>
     /Requires (\w+ )?access to .*run again with the --allow-\w+ flag/.test(text);
   const errors = outcome.errors.filter((e) => !denied(e));

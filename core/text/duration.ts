@@ -24,7 +24,7 @@ const UNIT_NS: Readonly<Record<string, bigint>> = {
 const MAX_NS = (1n << 63n) - 1n;
 
 /** A duration text that Go would reject; the message is Go's. */
-export class DurationSyntaxError extends ValueError {}
+class DurationSyntaxError extends ValueError {}
 
 /** Parses a Go duration (`1h30m`, `-1.5s`, `0`) to exact nanoseconds. */
 export function parseDurationNs(text: string): bigint {

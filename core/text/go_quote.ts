@@ -1,7 +1,7 @@
 /**
  * Go's `%q` / `strconv.Quote` for strings, used where kubeadm writes quoted values into files
  * (`kubeadm-flags.env`, `instance-config.yaml`) and where Go's messages and printers quote
- * (the template printers, `go_fmt.ts`, upgrade's policy errors, KYAML).
+ * (the template printers in `printers/`, upgrade's policy errors, KYAML).
  *
  * Printable characters are kept; `"` and `\` are escaped; `\a \b \f \n \r \t \v` use their
  * short escapes; other ASCII control characters become `\xNN`, other non-printable characters

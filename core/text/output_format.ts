@@ -3,8 +3,8 @@
  * list`, `certs check-expiration`, `config images list`, `upgrade plan`): one list, one parser
  * of `name=argument`, upstream's errors (cli-runtime's print flags as kubeadm composes them).
  *
- * The template engines are not imported here: a caller loads `template_printer.ts` only when
- * a template format is asked for.
+ * The template engines are not imported here: a caller loads `printers/template_printer.ts`
+ * only when a template format is asked for.
  *
  * @module
  */
@@ -13,10 +13,10 @@ import { goQuote } from "./go_quote.ts";
 import type { StructuredFormat } from "./structured_output.ts";
 
 /** The structured formats (matched without regard to case, as upstream). */
-export const STRUCTURED_FORMATS: readonly StructuredFormat[] = ["json", "yaml", "kyaml"];
+const STRUCTURED_FORMATS: readonly StructuredFormat[] = ["json", "yaml", "kyaml"];
 
 /** The Go template formats (`-o go-template=TEMPLATE`, `-o templatefile=PATH`, …). */
-export const GO_TEMPLATE_FORMATS = [
+const GO_TEMPLATE_FORMATS = [
   "go-template",
   "go-template-file",
   "template",
@@ -24,7 +24,7 @@ export const GO_TEMPLATE_FORMATS = [
 ] as const;
 
 /** The JSONPath formats (`-o jsonpath=EXPR`, `-o jsonpath-file=PATH`, …). */
-export const JSONPATH_FORMATS = ["jsonpath", "jsonpath-as-json", "jsonpath-file"] as const;
+const JSONPATH_FORMATS = ["jsonpath", "jsonpath-as-json", "jsonpath-file"] as const;
 
 /** Every format, in the order upstream's help lists them. */
 export const OUTPUT_FORMATS: readonly string[] = [

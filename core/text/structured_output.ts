@@ -11,7 +11,7 @@ import { toKyaml } from "../yaml/kyaml.ts";
 export const OUTPUT_API_VERSION = "output.kubeadm.k8s.io/v1alpha3";
 
 /** Go's `json.MarshalIndent(v, "", "    ")`, HTML-safe escapes included. */
-export function goJsonIndent(value: unknown): string {
+function goJsonIndent(value: unknown): string {
   return JSON.stringify(value, null, 4)
     .replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }

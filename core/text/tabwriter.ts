@@ -19,7 +19,7 @@ export interface TabwriterOptions {
 }
 
 /** kubeadm's settings: `tabwriter.NewWriter(w, 10, 4, 3, ' ', 0)`. */
-export const KUBEADM_TABWRITER: Readonly<TabwriterOptions> = { minWidth: 10, padding: 3 };
+const KUBEADM_TABWRITER: Readonly<TabwriterOptions> = { minWidth: 10, padding: 3 };
 
 function width(text: string): number {
   return [...text].length;

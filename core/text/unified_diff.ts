@@ -8,7 +8,7 @@
  */
 
 /** An edit operation: tag and the ranges `a[i1:i2]`, `b[j1:j2]`. */
-export interface OpCode {
+interface OpCode {
   tag: "equal" | "replace" | "delete" | "insert";
   i1: number;
   i2: number;
@@ -17,7 +17,7 @@ export interface OpCode {
 }
 
 /** The matching blocks of two sequences of lines (Python's `SequenceMatcher`). */
-export function matchingBlocks(
+function matchingBlocks(
   a: readonly string[],
   b: readonly string[],
 ): [number, number, number][] {
@@ -94,7 +94,7 @@ export function matchingBlocks(
 }
 
 /** The edit operations turning `a` into `b`. */
-export function opCodes(a: readonly string[], b: readonly string[]): OpCode[] {
+function opCodes(a: readonly string[], b: readonly string[]): OpCode[] {
   const out: OpCode[] = [];
   let i = 0, j = 0;
   for (const [ai, bj, size] of matchingBlocks(a, b)) {
@@ -108,7 +108,7 @@ export function opCodes(a: readonly string[], b: readonly string[]): OpCode[] {
 }
 
 /** The operations grouped into hunks with `n` lines of context. */
-export function groupedOpCodes(a: readonly string[], b: readonly string[], n: number): OpCode[][] {
+function groupedOpCodes(a: readonly string[], b: readonly string[], n: number): OpCode[][] {
   let codes = opCodes(a, b);
   if (codes.length === 0) codes = [{ tag: "equal", i1: 0, i2: 1, j1: 0, j2: 1 }];
   const first = codes[0];

@@ -8,12 +8,11 @@
  * @module
  */
 import { errorMessage, KubeadmError } from "../errors.ts";
-import type { Clock, FileSystem } from "../host/ports.ts";
-import { utf8 } from "../host/ports.ts";
+import type { FileSystem } from "../ports/files.ts";
+import { utf8 } from "../text/utf8.ts";
 import { KubeClient } from "../kube/client.ts";
 import { connectionFromKubeconfig } from "../kube/kubeconfig_connection.ts";
-import type { Sleep } from "../kube/transport.ts";
-import type { TransportFactory } from "../kube/transport.ts";
+import type { TransportFactory } from "../ports/transport.ts";
 import { parseKubeconfig } from "../kubeconfig/kubeconfig.ts";
 import {
   BOOTSTRAP_KUBELET_CONF,
@@ -22,14 +21,15 @@ import {
   KUBELET_CONF,
   kubeletBootstrapFiles,
 } from "./kubelet_conf.ts";
-import { requestNodeClientCertificate } from "./request.ts";
+import { type NodeCertificateRequestOptions, requestNodeClientCertificate } from "./request.ts";
 
-/** Inputs of {@link runKubeletTlsBootstrap}. */
-export interface KubeletTlsBootstrapOptions {
+/**
+ * Inputs of {@link runKubeletTlsBootstrap}: the request's (node name, key, time, bounds, log)
+ * and where the bootstrap reads and writes.
+ */
+export interface KubeletTlsBootstrapOptions extends Omit<NodeCertificateRequestOptions, "client"> {
   /** The node's files. */
   files: FileSystem;
-  /** The node name the certificate is for. */
-  nodeName: string;
   /** Builds the transport to the API server from connection parameters. */
   transportFor: TransportFactory;
   /** Default `/etc/kubernetes/bootstrap-kubelet.conf`. */
@@ -38,13 +38,6 @@ export interface KubeletTlsBootstrapOptions {
   kubeconfig?: string;
   /** Default `/var/lib/kubelet/pki/kubelet-client-current.pem`. */
   pemPath?: string;
-  clock?: Clock;
-  sleep?: Sleep;
-  /** Bound of the wait for the signed certificate (default 1h). */
-  timeoutMs?: number;
-  /** Delay between CSR status reads (default 1s). */
-  intervalMs?: number;
-  log?: (line: string) => void;
 }
 
 /** What a bootstrap produced. */
@@ -84,15 +77,7 @@ export async function runKubeletTlsBootstrap(
   });
   let issued;
   try {
-    issued = await requestNodeClientCertificate({
-      client,
-      nodeName: o.nodeName,
-      clock: o.clock,
-      sleep: o.sleep,
-      timeoutMs: o.timeoutMs,
-      intervalMs: o.intervalMs,
-      log: o.log,
-    });
+    issued = await requestNodeClientCertificate({ ...o, client });
   } catch (e) {
     throw new KubeadmError(
       `unable to bootstrap the kubelet client certificate: ${errorMessage(e)}`,

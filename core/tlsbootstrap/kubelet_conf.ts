@@ -14,7 +14,7 @@
  */
 import { KubeconfigFile, KUBELET_PKI_DIR, KUBERNETES_DIR } from "../constants.ts";
 import { KubeadmError } from "../errors.ts";
-import type { PlannedFile } from "../host/ports.ts";
+import type { PlannedFile } from "../ports/files.ts";
 import {
   type Kubeconfig,
   type KubeconfigCluster,

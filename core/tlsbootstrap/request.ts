@@ -13,20 +13,13 @@
  */
 import type { ObjectMeta } from "kubernetes-types/meta/v1.d.ts";
 import { errorMessage, KubeadmError, PkiError } from "../errors.ts";
-import { type Clock, systemClock } from "../host/ports.ts";
+import type { Clock, Sleep } from "../ports/clock.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { poll } from "../kube/retry.ts";
 import { isAlreadyExists, isNotFound } from "../kube/status.ts";
-import { realSleep, type Sleep } from "../kube/transport.ts";
 import { parseCertificatesPEM } from "../pki/cert.ts";
 import { createCSR, encodeCSRPEM, parseCSR } from "../pki/csr.ts";
-import {
-  encodePrivateKeyPEM,
-  exportSPKI,
-  generateKeyPair,
-  type KeyPair,
-  samePublicKey,
-} from "../pki/keys.ts";
+import { encodePrivateKeyPEM, exportSPKI, type KeyPair, samePublicKey } from "../pki/keys.ts";
 import { base64Decode, base64Encode } from "../text/base64.ts";
 import {
   KUBELET_CLIENT_SIGNER,
@@ -66,10 +59,10 @@ export interface NodeCertificateRequestOptions {
   client: KubeClient;
   /** The node name (`system:node:<nodeName>`). */
   nodeName: string;
-  /** Key to certify; a new ECDSA P-256 key (as the kubelet makes) when absent. */
-  key?: KeyPair;
-  clock?: Clock;
-  sleep?: Sleep;
+  /** Key to certify (the kubelet makes an ECDSA P-256 key). */
+  key: KeyPair;
+  clock: Clock;
+  sleep: Sleep;
   /** Bound of the wait for the signed certificate (default 1h, as the kubelet). */
   timeoutMs?: number;
   /** Delay between status reads (default 1s). */
@@ -156,7 +149,7 @@ export async function requestNodeClientCertificate(
   o: NodeCertificateRequestOptions,
 ): Promise<NodeClientCertificate> {
   const log = o.log ?? (() => {});
-  const key = o.key ?? await generateKeyPair({ type: "ECDSA", namedCurve: "P-256" });
+  const key = o.key;
   const wanted = await nodeCsrObject(o.nodeName, key);
   const name = wanted.metadata!.name!;
   try {
@@ -218,8 +211,8 @@ export async function requestNodeClientCertificate(
       ),
     };
   }, {
-    clock: o.clock ?? systemClock,
-    sleep: o.sleep ?? realSleep,
+    clock: o.clock,
+    sleep: o.sleep,
     intervalMs: o.intervalMs ?? 1_000,
     timeoutMs: o.timeoutMs ?? CSR_WAIT_TIMEOUT_MS,
   }).catch((e) => {

@@ -16,8 +16,10 @@ import {
 } from "../constants.ts";
 import type { ResolvedConfig } from "../config/types.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
-import type { FileReader, Printer, RandomSource } from "../host/ports.ts";
-import { utf8 } from "../host/ports.ts";
+import type { FileReader } from "../ports/files.ts";
+import type { Printer } from "../ports/printer.ts";
+import type { RandomSource } from "../ports/random.ts";
+import { utf8 } from "../text/utf8.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { API_CALL_RETRY_INTERVAL_MS, poll } from "../kube/retry.ts";
 import { isNotFound } from "../kube/status.ts";
@@ -39,7 +41,7 @@ const NODE_USER_PREFIX = "system:node:";
  * This node's name (upstream `GetNodeName`): the CN of `kubelet.conf`'s client certificate
  * without `system:node:`, else `hostname`.
  */
-export async function nodeNameFromKubeletConf(
+async function nodeNameFromKubeletConf(
   files: FileReader,
   kubeletConf: string,
   hostname: string,
@@ -59,7 +61,7 @@ export async function nodeNameFromKubeletConf(
 }
 
 /** The CRI socket `instance-config.yaml` names, or `undefined` when the file is absent. */
-export async function instanceConfigCRISocket(files: FileReader): Promise<string | undefined> {
+async function instanceConfigCRISocket(files: FileReader): Promise<string | undefined> {
   const raw = await files.read(KUBELET_INSTANCE_CONFIG_FILE);
   if (raw === undefined) return undefined;
   const doc = parseKubeYamlOne(utf8(raw), KUBELET_INSTANCE_CONFIG_FILE) as

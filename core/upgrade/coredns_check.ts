@@ -16,7 +16,7 @@
 import type { ConfigMap } from "kubernetes-types/core/v1.d.ts";
 import { corefile } from "../addons/coredns.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
-import type { LogFn } from "../host/ports.ts";
+import type { LogFn } from "../ports/printer.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { isNotFound } from "../kube/status.ts";
 import { type Check, fail, pass } from "../preflight/check.ts";
@@ -29,7 +29,7 @@ const LOG_SOURCE = "coredns_check.ts";
 export const COREDNS_CHECK_NAMES = ["CoreDNSUnsupportedPlugins", "CoreDNSMigration"] as const;
 
 /** The deployed Corefile and CoreDNS version (upstream `GetCoreDNSInfo`); empty when none. */
-export async function coreDNSInfo(
+async function coreDNSInfo(
   client: KubeClient,
 ): Promise<{ corefile: string; version: string }> {
   let cm: ConfigMap;

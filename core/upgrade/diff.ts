@@ -9,8 +9,8 @@
 import { keylessCA } from "../certs/tree.ts";
 import type { ResolvedConfig } from "../config/types.ts";
 import { KubeadmError } from "../errors.ts";
-import type { FileReader } from "../host/ports.ts";
-import { utf8 } from "../host/ports.ts";
+import type { FileReader } from "../ports/files.ts";
+import { utf8 } from "../text/utf8.ts";
 import {
   buildStaticPod,
   CONTROL_PLANE_COMPONENTS,

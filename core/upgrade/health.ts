@@ -18,7 +18,8 @@ import type { Job } from "kubernetes-types/batch/v1.d.ts";
 import type { Node } from "kubernetes-types/core/v1.d.ts";
 import { CONTROL_PLANE_LABEL } from "../constants.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
-import type { NodeFiles, Printer } from "../host/ports.ts";
+import type { NodeFiles } from "../ports/files.ts";
+import type { Printer } from "../ports/printer.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { poll } from "../kube/retry.ts";
 import { type Check, fail, pass } from "../preflight/check.ts";
@@ -27,7 +28,7 @@ import { CONTROL_PLANE_COMPONENTS, staticPodManifestPath } from "../manifests/ma
 /** Name prefix of the `CreateJob` check's Job. */
 export const HEALTH_CHECK_JOB_PREFIX = "upgrade-health-check";
 /** How long `CreateJob` waits for each step (upstream: 60 s since v1.35). */
-export const HEALTH_CHECK_JOB_TIMEOUT_MS = 60_000;
+const HEALTH_CHECK_JOB_TIMEOUT_MS = 60_000;
 const JOB_TIMEOUT_MARGIN_S = 5;
 const POLL_INTERVAL_MS = 1_000;
 
@@ -57,7 +58,7 @@ export interface ClusterHealthInput {
 }
 
 /** The Job the `CreateJob` check creates. */
-export function healthCheckJob(name: string, pauseImage: string): Job {
+function healthCheckJob(name: string, pauseImage: string): Job {
   const seconds = HEALTH_CHECK_JOB_TIMEOUT_MS / 1000 + JOB_TIMEOUT_MARGIN_S;
   return {
     apiVersion: "batch/v1",

@@ -13,7 +13,7 @@
  */
 import { compareSemVer, formatSemVer, parseSemVer, type SemVer } from "../config/version.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
-import type { Printer } from "../host/ports.ts";
+import type { Printer } from "../ports/printer.ts";
 import { tabwriterFormat } from "../text/tabwriter.ts";
 import { OUTPUT_API_VERSION } from "../text/structured_output.ts";
 import { targetRelease } from "../versions.ts";
@@ -44,7 +44,7 @@ export interface Upgrade {
 }
 
 /** Whether any kubelet would change version (upstream `CanUpgradeKubelets`). */
-export function canUpgradeKubelets(up: Upgrade): boolean {
+function canUpgradeKubelets(up: Upgrade): boolean {
   const kubelets = up.before.kubeletVersions ?? {};
   const versions = Object.keys(kubelets);
   if (versions.length > 1) return true;
@@ -245,7 +245,7 @@ export interface UpgradePlan {
 }
 
 /** The component configs kubeadm manages, in upstream's order, with their one version. */
-export const COMPONENT_CONFIG_GROUPS: readonly { group: string; version: string }[] = [
+const COMPONENT_CONFIG_GROUPS: readonly { group: string; version: string }[] = [
   { group: "kubeproxy.config.k8s.io", version: "v1alpha1" },
   { group: "kubelet.config.k8s.io", version: "v1beta1" },
 ];

@@ -9,7 +9,7 @@
  */
 import type { Pod } from "kubernetes-types/core/v1.d.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
-import type { Printer } from "../host/ports.ts";
+import type { Printer } from "../ports/printer.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { API_CALL_RETRY_INTERVAL_MS, poll, type PollWindow } from "../kube/retry.ts";
 import { formatDuration } from "../text/duration.ts";

@@ -14,15 +14,15 @@
  */
 import { goQuote } from "../text/go_quote.ts";
 import { compareSemVer, parseSemVer, type SemVer } from "../config/version.ts";
-import type { Printer } from "../host/ports.ts";
+import type { Printer } from "../ports/printer.ts";
 import { errorMessage } from "../errors.ts";
 
 /** How many minors the control plane may go up in one upgrade. */
-export const MAX_MINOR_UPGRADE_SKEW = 1;
+const MAX_MINOR_UPGRADE_SKEW = 1;
 /** How many minors the control plane may go down in one downgrade. */
-export const MAX_MINOR_DOWNGRADE_SKEW = 1;
+const MAX_MINOR_DOWNGRADE_SKEW = 1;
 /** How many minors the kubelets may be behind the control plane. */
-export const MAX_MINOR_KUBELET_SKEW = 3;
+const MAX_MINOR_KUBELET_SKEW = 3;
 
 /** What the policy looks at besides the target. */
 export interface VersionFacts {
@@ -211,7 +211,7 @@ export async function enforceVersionPolicies(
 }
 
 /** Upstream's `formatErrorMsg`: one `\t- <error>` line per error. */
-export function formatSkewErrors(errs: readonly string[]): string {
+function formatSkewErrors(errs: readonly string[]): string {
   return errs.map((e) => `\t- ${e}\n`).join("");
 }
 

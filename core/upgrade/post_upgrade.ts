@@ -22,8 +22,9 @@ import {
 } from "../constants.ts";
 import type { KubeletConfiguration } from "../config/types.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
-import type { FileSystem, LogFn, Printer } from "../host/ports.ts";
-import { utf8 } from "../host/ports.ts";
+import type { FileSystem } from "../ports/files.ts";
+import type { LogFn, Printer } from "../ports/printer.ts";
+import { utf8 } from "../text/utf8.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { writeKubeletConfigFile, writeKubeletInstanceConfig } from "../kubelet/files.ts";
 import { kubeletFlagsEnvContent } from "../kubelet/flags_env.ts";
@@ -34,7 +35,7 @@ import {
   type LocalEndpoint,
 } from "../net/endpoint.ts";
 import { createTempDir, createTimestampDir, type UpgradeNodeOps } from "./static_pods.ts";
-import type { RandomSource } from "../host/ports.ts";
+import type { RandomSource } from "../ports/random.ts";
 
 /**
  * The control-plane nodes whose kube-apiserver image differs from this node's (upstream
@@ -251,7 +252,7 @@ export async function updateKubeletKubeconfigServer(input: {
 export const UNWANTED_KUBELET_FLAGS: readonly string[] = [];
 
 /** Splits `KUBELET_KUBEADM_ARGS="--a=b --c"` into its flags. */
-export function kubeletEnvFlags(content: string): string[] {
+function kubeletEnvFlags(content: string): string[] {
   const m = /KUBELET_KUBEADM_ARGS="((?:[^"\\]|\\.)*)"/.exec(content);
   if (!m) return [];
   return m[1].replace(/\\(.)/g, "$1").split(" ").filter((f) => f !== "");

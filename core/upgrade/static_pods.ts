@@ -24,13 +24,15 @@
  *
  * @module
  */
+import type { CryptoPort } from "../ports/crypto.ts";
 import type { Pod } from "kubernetes-types/core/v1.d.ts";
 import { Component } from "../constants.ts";
 import { targetRelease } from "../versions.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
-import type { EtcdClient } from "../host/etcd.ts";
-import type { FileSystem, RandomSource } from "../host/ports.ts";
-import { utf8, writePlannedFiles } from "../host/ports.ts";
+import type { EtcdClient } from "../ports/etcd.ts";
+import { type FileSystem, type PlanningOverlay, writePlannedFiles } from "../ports/files.ts";
+import type { RandomSource } from "../ports/random.ts";
+import { utf8 } from "../text/utf8.ts";
 import { checkClusterHealth, waitForClusterAvailable } from "../etcd/member_join.ts";
 import type { EtcdTiming } from "../etcd/timing.ts";
 import { planRenewal, type RenewalSettings } from "../certs/renewal.ts";
@@ -47,7 +49,6 @@ import { formatDuration } from "../text/duration.ts";
 import { parseKubeYamlOne } from "../yaml/kube_yaml.ts";
 import type { StaticPodWaiter } from "./pod_waiter.ts";
 import { imageTagToSemver, tagFromImage } from "./version_getter.ts";
-import { RecordingFileSystem } from "../host/recording_fs.ts";
 
 /** This module's name in verbose log lines. */
 const LOG_SOURCE = "static_pods.ts";
@@ -94,12 +95,14 @@ export interface StaticPodUpgradeInput {
   /** `--certificate-renewal`. */
   renewCerts: boolean;
   random: RandomSource;
+  /** Key generation, import, signing and hashing of the renewed certificates. */
+  crypto: CryptoPort;
   /** Now (backup directory names, certificate validity). */
   now: Date;
 }
 
 /** The directories of one upgrade (upstream `StaticPodPathManager`). */
-export interface UpgradeDirs {
+interface UpgradeDirs {
   /** Where the new manifests are written first. */
   temp: string;
   /** Where the replaced manifests are kept. */
@@ -145,7 +148,7 @@ export async function createTempDir(
 }
 
 /** Creates the upgrade's three directories. */
-export async function createUpgradeDirs(input: StaticPodUpgradeInput): Promise<UpgradeDirs> {
+async function createUpgradeDirs(input: StaticPodUpgradeInput): Promise<UpgradeDirs> {
   const { node, kubernetesDir } = input;
   return {
     temp: await createTempDir(node, kubernetesDir, "kubeadm-upgraded-manifests", input.random),
@@ -186,7 +189,7 @@ async function readPod(files: FileSystem, path: string): Promise<Pod> {
 }
 
 /** Whether two manifest files decode to the same Pod (upstream `ManifestFilesAreEqual`). */
-export async function manifestFilesAreEqual(
+async function manifestFilesAreEqual(
   files: FileSystem,
   a: string,
   b: string,
@@ -195,7 +198,7 @@ export async function manifestFilesAreEqual(
 }
 
 /** The certificates (and kubeconfigs) renewed before a component's manifest changes. */
-export function certificatesOfComponent(component: string, localEtcd: boolean): string[] {
+function certificatesOfComponent(component: string, localEtcd: boolean): string[] {
   switch (component) {
     case Component.etcd:
       return localEtcd ? ["etcd-server", "etcd-peer", "etcd-healthcheck-client"] : [];
@@ -230,7 +233,7 @@ function renewalSettings(input: StaticPodUpgradeInput): RenewalSettings {
  * Renews one certificate with the local CA (upstream `RenewUsingLocalCA`); returns false when
  * its CA is external (the certificate cannot be renewed).
  */
-export async function renewUsingLocalCA(
+async function renewUsingLocalCA(
   input: StaticPodUpgradeInput,
   name: string,
 ): Promise<boolean> {
@@ -241,6 +244,7 @@ export async function renewUsingLocalCA(
     startTime: input.now,
     now: input.now,
     random: input.random,
+    crypto: input.crypto,
   });
   const outcome = plan.outcomes[0];
   if (outcome.status === "external") return false;
@@ -284,7 +288,7 @@ interface Swap {
  * Moves the backed-up manifests back (etcd's only when asked) and returns the error to fail
  * with, which keeps the original error first (upstream `rollbackOldManifests`).
  */
-export async function rollbackOldManifests(
+async function rollbackOldManifests(
   swap: Swap,
   cause: unknown,
   restoreEtcd: boolean,
@@ -586,12 +590,14 @@ async function writeNewManifests(ctx: ManifestWriteContext, dir: string): Promis
 
 /**
  * The new control-plane manifests as `upgrade apply --dry-run` prints them (upstream
- * `DryRunStaticPodUpgrade`): built and patched, never written; returns path and content.
+ * `DryRunStaticPodUpgrade`): built and patched on a planning overlay of `ctx.files`, never
+ * written; returns path and content.
  */
 export async function plannedControlPlaneManifests(
   ctx: ManifestWriteContext,
+  overlay: PlanningOverlay,
 ): Promise<{ path: string; content: string }[]> {
-  const recording = new RecordingFileSystem(ctx.files);
+  const recording = overlay(ctx.files);
   await writeNewManifests({ ...ctx, files: recording }, ctx.manifestDir);
   return recording.planned.map((f) => ({
     path: f.path,

@@ -7,8 +7,11 @@
  * @module
  */
 import type { ResolvedConfig } from "../config/types.ts";
-import type { Clock, FileSystem, Printer, RandomSource } from "../host/ports.ts";
-import type { CryptoPort } from "../pki/crypto.ts";
+import type { Clock } from "../ports/clock.ts";
+import type { FileSystem } from "../ports/files.ts";
+import type { Printer } from "../ports/printer.ts";
+import type { RandomSource } from "../ports/random.ts";
+import type { CryptoPort } from "../ports/crypto.ts";
 
 /** The configuration and ports of a run. */
 export interface RunContext {
@@ -21,10 +24,10 @@ export interface RunContext {
   clock: Clock;
   random: RandomSource;
   /**
-   * Key generation, import and signing; default WebCrypto. The deterministic port makes a
-   * seeded run reproducible (`core/pki/crypto.ts`).
+   * Key generation, import, signing and hashing. The deterministic port makes a seeded run
+   * reproducible (`core/ports/crypto.ts`).
    */
-  crypto?: CryptoPort;
+  crypto: CryptoPort;
   /** Process start time: certificates are valid from start − 5 min (as upstream). */
   startTime: Date;
 }

@@ -191,11 +191,6 @@ export function fullKubeYaml(value: unknown): string {
   });
 }
 
-/** Serialises several objects as one multi-document YAML stream separated by `---`. */
-export function toKubeYamlDocuments(values: unknown[]): string {
-  return values.map(toKubeYaml).join("---\n");
-}
-
 /** One parsed YAML document with its position in the stream. */
 export interface ParsedDocument {
   /** 0-based index in the stream. */

@@ -4,7 +4,7 @@
 // the API server's certificate for 0.0.0.0).
 import assert from "node:assert/strict";
 import { main } from "../../cli/main.ts";
-import { defaultAdvertiseAddress, detectDefaultAddress } from "../../runtime/host/facts.ts";
+import { defaultAdvertiseAddress, detectDefaultAddress } from "../../adapters/deno/host/facts.ts";
 import { x509Text } from "../support/openssl.ts";
 
 Deno.test("defaultAdvertiseAddress detects for unset and unspecified addresses only", () => {

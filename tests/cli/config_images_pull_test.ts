@@ -4,7 +4,7 @@
 // reported as upstream reports it, and present in the runtime afterwards; a missing one fails
 // the command naming it.
 import assert from "node:assert/strict";
-import { CriClient } from "../../runtime/cri/client.ts";
+import { CriClient } from "../../adapters/deno/cri/client.ts";
 import { type Containerd, startScratchContainerd } from "../support/containerd.ts";
 import { createNetNamespace, type NetNamespace } from "../support/netns.ts";
 import { nodeImages } from "../support/node_images.ts";

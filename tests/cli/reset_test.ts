@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { createProgram } from "../../cli/program.ts";
 import { registerReset } from "../../cli/commands/reset.ts";
 import { normaliseArgv } from "../../cli/flags.ts";
-import { DenoNodeHost } from "../../runtime/host/node_host.ts";
+import { DenoNodeHost } from "../../adapters/deno/node.ts";
 import { FlagError, PhaseError } from "../../core/errors.ts";
 import { CapturePrinter, FakeContainerRuntime, FakeInitSystem } from "../support/fake_machine.ts";
 import {
@@ -13,7 +13,7 @@ import {
   withFakeCluster,
 } from "../support/fake_cluster.ts";
 import { closedPort } from "../support/tls_fixtures.ts";
-import { readHostFacts } from "../../runtime/host/facts.ts";
+import { readHostFacts } from "../../adapters/deno/host/facts.ts";
 import { KUBERNETES_VERSION } from "../../core/versions.ts";
 import type { Node, Pod } from "kubernetes-types/core/v1.d.ts";
 

@@ -1,4 +1,5 @@
-// The core must run unchanged in Deno, Node, browsers and edge functions: no host APIs.
+// The core (and the printers, web-only like it) must run unchanged in Deno, Node, browsers and
+// edge functions: no host APIs.
 import assert from "node:assert/strict";
 import { listFiles, repoRoot } from "../support/repo.ts";
 
@@ -11,11 +12,15 @@ const FORBIDDEN: [RegExp, string][] = [
   [/\brequire\s*\(/, "require()"],
   [/\bBuffer\.from\b/, "Buffer"],
   [/from\s+["'](https?|jsr):/, "remote import"],
+  [/\bcrypto\.subtle\b/, "crypto.subtle (the crypto port's)"],
 ];
 
-Deno.test("core/ imports no Deno.*, node:* or network APIs", async () => {
+Deno.test("core/ and printers/ use no Deno.*, node:*, network or WebCrypto API", async () => {
   const offenders: string[] = [];
-  const files = await listFiles(`${repoRoot}/core`, ".ts");
+  const files = [
+    ...await listFiles(`${repoRoot}/core`, ".ts"),
+    ...await listFiles(`${repoRoot}/printers`, ".ts"),
+  ];
   assert.ok(files.length > 10, "expected to scan the core's modules");
   for (const file of files) {
     const text = await Deno.readTextFile(file);
@@ -28,6 +33,47 @@ Deno.test("core/ imports no Deno.*, node:* or network APIs", async () => {
     });
   }
   assert.deepEqual(offenders, []);
+});
+
+/** The relative module specifiers of a module's imports and re-exports, static and dynamic. */
+function relativeImports(text: string): string[] {
+  const found: string[] = [];
+  for (
+    const m of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)["'](\.{1,2}\/[^"']+)["']/g)
+  ) {
+    found.push(m[1]);
+  }
+  return found;
+}
+
+Deno.test("core/ imports only core/ modules and packages: no adapter, library or CLI module", async () => {
+  const offenders: string[] = [];
+  const files = await listFiles(`${repoRoot}/core`, ".ts");
+  for (const file of files) {
+    for (const spec of relativeImports(await Deno.readTextFile(file))) {
+      const target = new URL(spec, `file://${file}`).pathname;
+      if (!target.startsWith(`${repoRoot}/core/`)) {
+        offenders.push(`${file.slice(repoRoot.length + 1)}: ${spec}`);
+      }
+    }
+  }
+  assert.deepEqual(offenders, []);
+});
+
+Deno.test("the layering scan finds static, dynamic and re-exported imports", () => {
+  const text = [
+    'import { a } from "../../adapters/web/clock.ts";',
+    'export { b } from "./b.ts";',
+    'const c = await import("../c.ts");',
+    'import "./d.ts";',
+    'import { e } from "yaml";',
+  ].join("\n");
+  assert.deepEqual(relativeImports(text), [
+    "../../adapters/web/clock.ts",
+    "./b.ts",
+    "../c.ts",
+    "./d.ts",
+  ]);
 });
 
 Deno.test("the purity scan catches a violation", () => {

@@ -3,6 +3,8 @@
 // NOTHING written on the joining node (a real node: our join runs inside it, no --rootfs). An attacker's TLS proxy (another CA) sits between the joining
 // node and the real API server where a case needs one; tokens are created, expired and deleted
 // through kubectl, and the real controller-manager's bootstrap signer and token cleaner react.
+import { webCryptoPort } from "../../adapters/crypto/webcrypto.ts";
+import { webKeys } from "../support/platform.ts";
 import assert from "node:assert/strict";
 import {
   type ClusterNode,
@@ -13,12 +15,9 @@ import {
 } from "../support/cluster.ts";
 import { waitFor } from "../support/commands.ts";
 import { opensslSpkiSha256 } from "../support/openssl.ts";
-import { webRandom } from "../../core/host/ports.ts";
-import {
-  encodeCertificatePEM,
-  newCertAndKey,
-  newCertificateAuthority,
-} from "../../core/pki/cert.ts";
+import { webRandom } from "../../adapters/web/random.ts";
+import { encodeCertificatePEM } from "../../core/pki/cert.ts";
+import { newCertAndKey, newCertificateAuthority } from "../support/test_pki.ts";
 import { encodePrivateKeyPEM, generateKeyPair } from "../../core/pki/keys.ts";
 import { computeDetachedSignature } from "../../core/discovery/jws.ts";
 import { embedData } from "../../core/kubeconfig/kubeconfig.ts";
@@ -46,7 +45,7 @@ async function startAttackerProxy(
   upstream: string,
   realCa: string,
 ): Promise<Proxy> {
-  const caKey = await generateKeyPair("ECDSA-P256");
+  const caKey = await generateKeyPair("ECDSA-P256", webKeys);
   const now = new Date();
   const ca = await newCertificateAuthority(
     {
@@ -56,6 +55,7 @@ async function startAttackerProxy(
     },
     caKey,
     webRandom,
+    webCryptoPort,
   );
   const leaf = await newCertAndKey(
     ca.cert,
@@ -67,6 +67,7 @@ async function startAttackerProxy(
     },
     "ECDSA-P256",
     webRandom,
+    webCryptoPort,
   );
   const client = Deno.createHttpClient({ caCerts: [realCa] });
   const proxy: Proxy = {
@@ -252,6 +253,7 @@ timeouts:
             data.kubeconfig,
             "abcdef",
             "attackerssecret0",
+            webCryptoPort,
           );
         };
         const r = await join("resigned", {

@@ -18,7 +18,7 @@ import {
 } from "../support/cluster.ts";
 import { waitFor } from "../support/commands.ts";
 import { nodeDnsQuery } from "../support/dns_query.ts";
-import { CriSocketRuntime } from "../../runtime/host/container_runtime.ts";
+import { CriSocketRuntime } from "../../adapters/deno/container_runtime.ts";
 import { openssl, opensslSpkiSha256 } from "../support/openssl.ts";
 import { UPSTREAM_DEFAULT_IMAGES } from "../support/upstream_images.ts";
 

@@ -11,6 +11,8 @@
 //   kube-apiserver as static Pods, which serve.
 // - reset on the joined nodes stops their kubelet, removes their Pods from containerd and the
 //   files kubeadm and the kubelet wrote (and cp2's etcd member).
+import { webCryptoPort } from "../../adapters/crypto/webcrypto.ts";
+import { webKeys } from "../support/platform.ts";
 import assert from "node:assert/strict";
 import {
   assertKubeletIdentity,
@@ -34,13 +36,10 @@ import {
   writeInitConfig,
 } from "../support/cluster.ts";
 import { waitFor } from "../support/commands.ts";
-import { CriClient } from "../../runtime/cri/client.ts";
-import { webRandom } from "../../core/host/ports.ts";
-import {
-  encodeCertificatePEM,
-  newCertAndKey,
-  newCertificateAuthority,
-} from "../../core/pki/cert.ts";
+import { CriClient } from "../../adapters/deno/cri/client.ts";
+import { webRandom } from "../../adapters/web/random.ts";
+import { encodeCertificatePEM } from "../../core/pki/cert.ts";
+import { newCertAndKey, newCertificateAuthority } from "../support/test_pki.ts";
 import { encodePrivateKeyPEM, generateKeyPair } from "../../core/pki/keys.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
@@ -96,7 +95,7 @@ async function assertResetClean(node: ClusterNode): Promise<void> {
 
 /** Serves `body` at any path over HTTPS with a throw-away CA (written to `caFile`). */
 async function serveOverHttps(host: string, body: string) {
-  const caKey = await generateKeyPair("ECDSA-P256");
+  const caKey = await generateKeyPair("ECDSA-P256", webKeys);
   const now = Date.now();
   const ca = await newCertificateAuthority(
     {
@@ -106,6 +105,7 @@ async function serveOverHttps(host: string, body: string) {
     },
     caKey,
     webRandom,
+    webCryptoPort,
   );
   const leaf = await newCertAndKey(
     ca.cert,
@@ -117,6 +117,7 @@ async function serveOverHttps(host: string, body: string) {
     },
     "ECDSA-P256",
     webRandom,
+    webCryptoPort,
   );
   const caFile = await Deno.makeTempFile({ prefix: "kts-discovery-ca-", suffix: ".crt" });
   await Deno.writeTextFile(caFile, encodeCertificatePEM(ca.cert));

@@ -1,8 +1,8 @@
 // The real-node harness (tests/support/node.ts): a node's namespaces, file layout and service
 // manager, containerd reached through our CRI client, and tear-down leaving the host as it was.
 import assert from "node:assert/strict";
-import { CriClient } from "../../runtime/cri/client.ts";
-import { CriSocketRuntime } from "../../runtime/host/container_runtime.ts";
+import { CriClient } from "../../adapters/deno/cri/client.ts";
+import { CriSocketRuntime } from "../../adapters/deno/container_runtime.ts";
 import { PAUSE_IMAGE } from "../support/containerd.ts";
 import {
   createNode,

@@ -11,7 +11,7 @@ import {
   type PrintedAction,
 } from "../support/dry_run_output.ts";
 import { repoRoot } from "../support/repo.ts";
-import { redactSecretValues } from "../../core/kube/dry_run.ts";
+import { redactSecretValues } from "../../adapters/offline/transport.ts";
 
 const CONFIG = (target: string) =>
   `apiVersion: kubeadm.k8s.io/v1beta4

@@ -23,7 +23,7 @@
 import assert from "node:assert/strict";
 import type { Pod } from "kubernetes-types/core/v1.d.ts";
 import { parseKubeYamlOne } from "../../core/yaml/kube_yaml.ts";
-import { CriClient } from "../../runtime/cri/client.ts";
+import { CriClient } from "../../adapters/deno/cri/client.ts";
 import { kubeadmLauncher, type RunResult, waitFor } from "./commands.ts";
 import { testInitConfigYaml } from "./config.ts";
 import { PAUSE_IMAGE } from "./containerd.ts";

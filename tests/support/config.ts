@@ -5,7 +5,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import type { RandomSource } from "../../core/host/ports.ts";
+import type { RandomSource } from "../../core/ports/random.ts";
 import type { KubeadmError } from "../../core/errors.ts";
 import {
   type InitFlagOverrides,

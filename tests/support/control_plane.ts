@@ -82,7 +82,7 @@ export async function componentSetDir(set: string): Promise<string> {
 /** A copy of a kubeconfig whose absolute file references are mapped under `rootfs`. */
 export async function mappedKubeconfig(rootfs: string, nodePath: string): Promise<string> {
   const { parseKubeYamlOne, toKubeYaml } = await import("../../core/yaml/kube_yaml.ts");
-  const { underRoot } = await import("../../runtime/fs/host_fs.ts");
+  const { underRoot } = await import("../../adapters/deno/files.ts");
   const doc = parseKubeYamlOne(await Deno.readTextFile(underRoot(rootfs, nodePath))) as {
     clusters?: { cluster: Record<string, unknown> }[];
     users?: { user: Record<string, unknown> }[];

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Clock } from "../../core/host/ports.ts";
+import type { Clock } from "../../core/ports/clock.ts";
 
 /** A clock plus a sleep that moves it forward and records each delay. */
 export class FakeClock implements Clock {

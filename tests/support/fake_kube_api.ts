@@ -11,7 +11,7 @@
  * @module
  */
 import type { Status } from "kubernetes-types/meta/v1.d.ts";
-import type { Clock } from "../../core/host/ports.ts";
+import type { Clock } from "../../core/ports/clock.ts";
 import { KubeClient, type KubeObject } from "../../core/kube/client.ts";
 import { FakeClock } from "./fake_clock.ts";
 import { applyMergePatch } from "../../core/patches/merge_patch.ts";
@@ -21,7 +21,7 @@ import {
   type ResourceInfo,
   resourcePath,
 } from "../../core/kube/resources.ts";
-import type { Transport } from "../../core/kube/transport.ts";
+import type { Transport } from "../../core/ports/transport.ts";
 
 /** One logged request. */
 export interface LoggedRequest {

@@ -6,14 +6,14 @@
  *
  * @module
  */
-import type { ContainerRuntime, RuntimeConfig } from "../../core/host/container_runtime.ts";
-import type { HttpResult, TlsClientMaterial } from "../../core/host/http.ts";
-import type { InitSystem } from "../../core/host/services.ts";
-import type { NodeFiles, PlannedFile } from "../../core/host/ports.ts";
-import type { Machine } from "../../core/host/machine.ts";
+import type { ContainerRuntime, RuntimeConfig } from "../../core/ports/container_runtime.ts";
+import type { HttpResult, TlsClientMaterial } from "../../core/ports/http.ts";
+import type { InitSystem } from "../../core/ports/services.ts";
+import type { NodeFiles, PlannedFile } from "../../core/ports/files.ts";
+import type { Machine } from "../../core/ports/machine.ts";
 import { DEFAULT_SYS_SPEC } from "../../core/preflight/system/spec.ts";
-import { toBytes } from "../../core/host/ports.ts";
-import type { Printer } from "../../core/host/ports.ts";
+import { toBytes } from "../../core/text/utf8.ts";
+import type { Printer } from "../../core/ports/printer.ts";
 
 /** A kernel config enabling every option the default spec knows. */
 export function completeKernelConfig(): string {

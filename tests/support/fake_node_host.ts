@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { type EtcdClient, type EtcdMember, EtcdMemberNotFound } from "../../core/host/etcd.ts";
-import type { HealthProbe, TlsClientMaterial } from "../../core/host/http.ts";
-import type { NodeHost } from "../../core/host/node.ts";
+import { type EtcdClient, type EtcdMember, EtcdMemberNotFound } from "../../core/ports/etcd.ts";
+import type { HealthProbe, TlsClientMaterial } from "../../core/ports/http.ts";
+import type { NodeHost } from "../../core/ports/node.ts";
 import {
   FakeContainerRuntime,
   type FakeInitSystem,

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { RandomSource } from "../../core/host/ports.ts";
+import type { RandomSource } from "../../core/ports/random.ts";
 
 /** A reproducible pseudo-random source (xorshift32); NOT for production use. */
 export function seededRandom(seed = 0x9e3779b9): RandomSource {

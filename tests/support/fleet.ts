@@ -6,9 +6,9 @@
  *
  * @module
  */
-import { planControlPlane } from "../../core/plan/control_plane.ts";
-import { planControlPlaneJoin, planWorker } from "../../core/plan/join.ts";
-import { toCloudInit } from "../../core/plan/cloud_init.ts";
+import { planControlPlane } from "../../library/control_plane.ts";
+import { planControlPlaneJoin, planWorker } from "../../library/join.ts";
+import { toCloudInit } from "../../library/cloud_init.ts";
 import {
   type ClusterNode,
   createClusterNode,

@@ -4,12 +4,14 @@
  *
  * @module
  */
+import { webCryptoPort } from "../../adapters/crypto/webcrypto.ts";
 import type { ResolvedConfig } from "../../core/config/types.ts";
 import type { ClusterAccess, HostFacts, InitData } from "../../core/phases/init/data.ts";
-import type { HealthProbe } from "../../core/host/http.ts";
+import type { HealthProbe } from "../../core/ports/http.ts";
 import type { FakeMachine } from "./fake_machine.ts";
 import { FakeNodeHost } from "./fake_node_host.ts";
-import { systemClock, webRandom } from "../../core/host/ports.ts";
+import { systemClock } from "../../adapters/web/clock.ts";
+import { webRandom } from "../../adapters/web/random.ts";
 import { initConfigFixture } from "./init_config_fixture.ts";
 import { MemoryFileSystem } from "./memory_fs.ts";
 import { RecordingPrinter } from "./recording_printer.ts";
@@ -45,6 +47,7 @@ export function initDataFixture(opts: InitDataFixtureOptions = {}): {
     out,
     clock: systemClock,
     random: webRandom,
+    crypto: webCryptoPort,
     startTime: new Date("2025-01-01T00:00:00Z"),
     dryRun: opts.dryRun ?? false,
     kubeconfigDir: "/etc/kubernetes",

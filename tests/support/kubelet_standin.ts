@@ -19,14 +19,18 @@
  *
  * @module
  */
+import { platformTime } from "./platform.ts";
+import { realSleep, systemClock } from "../../adapters/web/clock.ts";
+import { generateKeyPair } from "../../core/pki/keys.ts";
+import { webKeys } from "./platform.ts";
 import type { Pod } from "kubernetes-types/core/v1.d.ts";
 import { parseKubeYamlOne } from "../../core/yaml/kube_yaml.ts";
 import { KubeClient, type KubeObject } from "../../core/kube/client.ts";
 import { connectionFromKubeconfig } from "../../core/kube/kubeconfig_connection.ts";
 import { parseKubeconfig } from "../../core/kubeconfig/kubeconfig.ts";
 import { runKubeletTlsBootstrap } from "../../core/tlsbootstrap/bootstrap.ts";
-import { HostFileSystem, underRoot } from "../../runtime/fs/host_fs.ts";
-import { createDenoTransport } from "../../runtime/kube/transport.ts";
+import { HostFileSystem, underRoot } from "../../adapters/deno/files.ts";
+import { createDenoTransport } from "../../adapters/deno/transport.ts";
 
 /** Settings of one stand-in. */
 export interface StandinOptions {
@@ -222,6 +226,9 @@ async function bootstrapIfNeeded(opts: StandinOptions, log: (l: string) => void)
     files,
     nodeName: opts.nodeName,
     transportFor: (params) => createDenoTransport(params, { timeoutMs: 10_000 }).transport,
+    key: await generateKeyPair({ type: "ECDSA", namedCurve: "P-256" }, webKeys),
+    clock: systemClock,
+    sleep: realSleep,
     kubeconfig,
     timeoutMs: 120_000,
     log,
@@ -249,7 +256,12 @@ async function nodeApi(opts: StandinOptions): Promise<NodeApi | undefined> {
   const params = await connectionFromKubeconfig(parseKubeconfig(text, path), { files });
   const { transport } = createDenoTransport(params, { timeoutMs: 10_000 });
   const api: NodeApi = {
-    client: new KubeClient({ server: params.server, transport, retry: { timeoutMs: 0 } }),
+    client: new KubeClient({
+      server: params.server,
+      transport,
+      retry: { timeoutMs: 0 },
+      ...platformTime,
+    }),
     send: (method, p, body, contentType = "application/json") =>
       transport(
         new Request(`${params.server}${p}`, {

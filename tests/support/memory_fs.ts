@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { FileSystem, PlannedFile } from "../../core/host/ports.ts";
-import { toBytes } from "../../core/host/ports.ts";
+import type { FileSystem, PlannedFile } from "../../core/ports/files.ts";
+import { toBytes } from "../../core/text/utf8.ts";
 
 /** One stored file. */
 export interface MemoryFile {

@@ -6,7 +6,7 @@
  * @module
  */
 import { repoRoot } from "./repo.ts";
-import { CriClient } from "../../runtime/cri/client.ts";
+import { CriClient } from "../../adapters/deno/cri/client.ts";
 import type { Containerd } from "./containerd.ts";
 
 /** The image set of the Kubernetes version the nodes run. */

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Printer } from "../../core/host/ports.ts";
+import type { Printer } from "../../core/ports/printer.ts";
 
 /** A verbose log line as the core handed it over. */
 export interface LoggedLine {

@@ -7,9 +7,9 @@
  * @module
  */
 import { ApiError } from "../../core/errors.ts";
-import { EtcdRequestError } from "../../core/host/etcd.ts";
+import { EtcdRequestError } from "../../core/ports/etcd.ts";
 import { KubeClient } from "../../core/kube/client.ts";
-import type { Transport, TransportLimits } from "../../core/kube/transport.ts";
+import type { Transport, TransportLimits } from "../../core/ports/transport.ts";
 import { FakeClock } from "./fake_clock.ts";
 
 /** A silent API server or etcd cluster on a {@link FakeClock}. */

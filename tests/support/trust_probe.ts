@@ -12,13 +12,14 @@
  *
  * @module
  */
+import { platformTime } from "./platform.ts";
 import { KubeClient } from "../../core/kube/client.ts";
-import type { ConnectionParams, Transport } from "../../core/kube/transport.ts";
-import { clientTransport, discoveryTransport } from "../../cli/join_runtime.ts";
-import { EtcdGatewayClient } from "../../runtime/etcd/client.ts";
-import { DenoMachine } from "../../runtime/host/machine.ts";
-import { createHealthProbe } from "../../runtime/kube/health.ts";
-import { createDenoTransport } from "../../runtime/kube/transport.ts";
+import type { ConnectionParams, Transport } from "../../core/ports/transport.ts";
+import { clientTransport, discoveryTransport } from "../../adapters/deno/transport.ts";
+import { EtcdGatewayClient } from "../../adapters/deno/etcd.ts";
+import { DenoMachine } from "../../adapters/deno/machine.ts";
+import { createHealthProbe } from "../../adapters/deno/http.ts";
+import { createDenoTransport } from "../../adapters/deno/transport.ts";
 
 const url = Deno.args[0];
 const caPem = Deno.env.get("KTS_PROBE_CA") ?? "";
@@ -34,7 +35,8 @@ async function outcome(run: () => Promise<unknown>): Promise<string> {
 }
 
 function versionVia(transport: Transport) {
-  return new KubeClient({ server: url, transport, retry: { timeoutMs: 0 } }).version();
+  return new KubeClient({ server: url, transport, retry: { timeoutMs: 0 }, ...platformTime })
+    .version();
 }
 
 const results: Record<string, string> = {};

@@ -15,9 +15,11 @@ import {
   seededRandom,
   signClusterInfo,
   toKubeYaml,
+  webCryptoPort,
   withBootstrapSignatures,
 } from "../../mod.ts";
-import { encodeCertificatePEM, newCertificateAuthority } from "../../core/pki/cert.ts";
+import { encodeCertificatePEM } from "../../core/pki/cert.ts";
+import { newCertificateAuthority } from "./test_pki.ts";
 import * as api from "../../wasm/api.ts";
 import type * as Wit from "../../wasm/wit.d.ts";
 import {
@@ -185,6 +187,7 @@ export async function componentCases(): Promise<ComponentCase[]> {
     { commonName: "kubernetes", notBefore: new Date(SCENARIO_TIME) },
     rsaKey,
     seededRandom("rsa ca"),
+    webCryptoPort,
   );
   const rsaCaFiles: Wit.File[] = [
     {

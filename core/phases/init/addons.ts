@@ -32,7 +32,12 @@ export async function runCoreDNSAddon(data: InitData): Promise<void> {
 
 /** `addon/kube-proxy`. */
 export async function runKubeProxyAddon(data: InitData): Promise<void> {
-  const input = kubeProxyInputFor(data.cfg, data.host.proxyEnv, await patchesOf(data));
+  const input = kubeProxyInputFor(
+    data.cfg,
+    data.host.proxyEnv,
+    data.crypto,
+    await patchesOf(data),
+  );
   if (data.printManifest) return printAddonManifests(data.out, await kubeProxyManifests(input));
   await ensureKubeProxy(await clusterClient(data.cluster), input, data.out);
 }

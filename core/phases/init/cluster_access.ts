@@ -14,12 +14,13 @@
  */
 import { KubeconfigFile } from "../../constants.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
-import type { Clock, FileReader } from "../../host/ports.ts";
+import type { Clock, Sleep } from "../../ports/clock.ts";
+import type { FileReader } from "../../ports/files.ts";
 import { KubeClient } from "../../kube/client.ts";
 import { connectionFromKubeconfig } from "../../kube/kubeconfig_connection.ts";
 import { API_CALL_RETRY_INTERVAL_MS, poll } from "../../kube/retry.ts";
 import { isForbidden, isTransient } from "../../kube/status.ts";
-import type { ConnectionParams, Sleep, TransportFactory } from "../../kube/transport.ts";
+import type { ConnectionParams, TransportFactory } from "../../ports/transport.ts";
 import { type Kubeconfig, withServer } from "../../kubeconfig/kubeconfig.ts";
 import { readKubeconfigFile } from "../../kubeconfig/files.ts";
 import { adminKubeconfigPath } from "../../kubeconfig/specs.ts";

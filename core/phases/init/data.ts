@@ -12,9 +12,9 @@
  */
 import type { RunContext } from "../../workflow/context.ts";
 import type { KubeClient } from "../../kube/client.ts";
-import type { Sleep } from "../../kube/transport.ts";
+import type { Sleep } from "../../ports/clock.ts";
 import type { Kubeconfig } from "../../kubeconfig/kubeconfig.ts";
-import type { NodeHost } from "../../host/node.ts";
+import type { NodeHost } from "../../ports/node.ts";
 
 /** Facts about the host that shape generated files (read by the runtime, passed in). */
 export interface HostFacts {
@@ -58,8 +58,8 @@ export interface InitData extends RunContext {
    * work ahead of time. Absent means every phase not in `skipPhases`.
    */
   willRun?: (phasePath: string) => boolean;
-  /** Sleeps between polls (injected so tests do not wait); default `setTimeout`. */
-  sleep?: Sleep;
+  /** Sleeps between polls (injected so tests do not wait). */
+  sleep: Sleep;
   /**
    * The node's ports (machine, health endpoints, kubelet service). Offline-only users (a
    * browser plan) have none: the phases that need the node then fail clearly, and

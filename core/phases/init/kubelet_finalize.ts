@@ -20,7 +20,7 @@ import { kubeletControl } from "../../kubelet/service.ts";
 import type { InitData } from "./data.ts";
 
 /** The kubelet's current client certificate path, honouring a `cert-dir` kubelet argument. */
-export function kubeletClientCertPath(data: InitData): string {
+function kubeletClientCertPath(data: InitData): string {
   const certDir = getArgValue(data.cfg.init.nodeRegistration.kubeletExtraArgs, "cert-dir");
   return certDir === undefined
     ? KUBELET_CLIENT_CURRENT_PEM

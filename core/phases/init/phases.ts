@@ -22,7 +22,7 @@ import { KUBECONFIG_SPECS } from "../../kubeconfig/specs.ts";
 /**
  * Where the init phases' work lives: a loader per phase module. The command line loads each
  * module when its phase first runs, so building the command tree (and `--help`) stays cheap
- * (`./workflow.ts`); a plan imports them up front (`core/plan/phase_modules.ts`), so that a
+ * (`./workflow.ts`); a plan imports them up front (`library/phase_modules.ts`), so that a
  * single-file bundle of the library can leave out what they do not use.
  */
 export interface InitPhaseModules {

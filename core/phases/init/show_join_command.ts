@@ -17,7 +17,7 @@ import { adminKubeconfig } from "./cluster_access.ts";
 import type { InitData } from "./data.ts";
 
 /** The success message for one token. */
-export async function initSuccessText(data: InitData, token: string): Promise<string> {
+async function initSuccessText(data: InitData, token: string): Promise<string> {
   const admin = await adminKubeconfig(data.cluster);
   const common = {
     token,
@@ -29,8 +29,8 @@ export async function initSuccessText(data: InitData, token: string): Promise<st
       ...common,
       controlPlane: true,
       certificateKey: data.cfg.init.certificateKey ?? "",
-    });
-    const joinWorkerCommand = await joinCommandFromKubeconfig(admin, common);
+    }, data.crypto);
+    const joinWorkerCommand = await joinCommandFromKubeconfig(admin, common, data.crypto);
     return initSuccessMessage({
       kubeconfigPath: data.cluster?.kubeconfigPath ?? `${data.kubeconfigDir}/admin.conf`,
       controlPlaneEndpoint: Boolean(data.cfg.cluster.controlPlaneEndpoint),

@@ -41,5 +41,6 @@ export async function runUploadKubeletConfig(data: InitData): Promise<void> {
   await uploadKubeletConfig(client, {
     kubeletConfigurationYaml: kubeletConfigurationForUpload(data),
     userSupplied: data.cfg.userSupplied.kubelet,
+    crypto: data.crypto,
   }, data.out);
 }

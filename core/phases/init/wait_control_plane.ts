@@ -29,7 +29,6 @@ import {
   waitForKubelet,
 } from "../../controlplane/health.ts";
 import { KubeadmError } from "../../errors.ts";
-import { realSleep } from "../../kube/transport.ts";
 import type { InitData } from "./data.ts";
 
 /** The three control-plane health endpoints, from the manifests where they set them. */
@@ -45,7 +44,7 @@ function waitContext(data: InitData): HealthWaitContext {
       hint: "run it through the kubeadm command line",
     });
   }
-  return { health, clock: data.clock, sleep: data.sleep ?? realSleep, out: data.out };
+  return { health, clock: data.clock, sleep: data.sleep, out: data.out };
 }
 
 function fail(data: InitData, details: string[], message: string, hint: string): never {

@@ -15,10 +15,14 @@
 import type { ConfigMap } from "kubernetes-types/core/v1.d.ts";
 import type { ResolvedJoinConfig } from "../../config/join.ts";
 import { resolveInitConfig } from "../../config/resolve.ts";
-import type { KubeletConfiguration, ResolvedConfig } from "../../config/types.ts";
-import { KUBEADM_API_VERSION } from "../../config/types.ts";
+import {
+  KUBEADM_API_VERSION,
+  type KubeletConfiguration,
+  type ResolvedConfig,
+} from "../../config/types.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
-import type { LogFn, Printer, RandomSource } from "../../host/ports.ts";
+import type { LogFn, Printer } from "../../ports/printer.ts";
+import type { RandomSource } from "../../ports/random.ts";
 import type { KubeClient } from "../../kube/client.ts";
 import { SHORT_RETRY_POLICY } from "../../kube/retry.ts";
 import { isForbidden, isNotFound } from "../../kube/status.ts";

@@ -32,7 +32,7 @@ import { manifestDirLine, writeControlPlaneManifest } from "../../manifests/writ
 import type { JoinData } from "./data.ts";
 
 /** The kubeconfig files a joining control-plane node gets, in upstream's order. */
-export const JOIN_CONTROL_PLANE_KUBECONFIGS = ["admin", "controller-manager", "scheduler"] as const;
+const JOIN_CONTROL_PLANE_KUBECONFIGS = ["admin", "controller-manager", "scheduler"] as const;
 
 /** `control-plane-prepare/download-certs`. */
 export async function runDownloadCerts(d: JoinData): Promise<void> {

@@ -10,18 +10,19 @@
  *
  * @module
  */
-import { KubeconfigFile } from "../../constants.ts";
+import { DEFAULT_CLUSTER_NAME, KubeconfigFile } from "../../constants.ts";
 import type { ResolvedJoinConfig } from "../../config/join.ts";
 import type { ResolvedConfig } from "../../config/types.ts";
-import { DEFAULT_CLUSTER_NAME } from "../../constants.ts";
-import type { NodeHost } from "../../host/node.ts";
+import type { NodeHost } from "../../ports/node.ts";
 import { DiscoveryError, errorMessage, KubeadmError } from "../../errors.ts";
-import type { Clock, FileSystem, Printer, RandomSource } from "../../host/ports.ts";
-import { utf8 } from "../../host/ports.ts";
+import type { Clock, Sleep } from "../../ports/clock.ts";
+import type { FileSystem } from "../../ports/files.ts";
+import type { Printer } from "../../ports/printer.ts";
+import type { RandomSource } from "../../ports/random.ts";
+import { utf8 } from "../../text/utf8.ts";
 import { KubeClient } from "../../kube/client.ts";
 import { connectionFromKubeconfig } from "../../kube/kubeconfig_connection.ts";
-import type { Sleep } from "../../kube/transport.ts";
-import type { TransportFactory } from "../../kube/transport.ts";
+import type { TransportFactory } from "../../ports/transport.ts";
 import {
   clusterFromKubeconfig,
   type Kubeconfig,
@@ -32,7 +33,7 @@ import type { CertTreeContext } from "../../certs/tree.ts";
 import type { KubeconfigFileContext } from "../../kubeconfig/files.ts";
 import type { ManifestWriteContext } from "../../manifests/write.ts";
 import { keyPoolFor } from "../../pki/key_pool.ts";
-import type { CryptoPort } from "../../pki/crypto.ts";
+import type { CryptoPort } from "../../ports/crypto.ts";
 import { fetchClusterConfigDocuments, nodeInitConfig } from "./cluster_config.ts";
 import { discoverCluster, type DiscoveryPorts, type JoinDiscovery } from "./discovery.ts";
 
@@ -62,8 +63,8 @@ export interface JoinData {
   clock: Clock;
   sleep: Sleep;
   random: RandomSource;
-  /** Key generation, import and signing (default WebCrypto; see `core/pki/crypto.ts`). */
-  crypto?: CryptoPort;
+  /** Key generation, import, signing and hashing (`core/ports/crypto.ts`). */
+  crypto: CryptoPort;
   /** Process start time (certificate validity). */
   startTime: Date;
   dryRun: boolean;
@@ -194,7 +195,7 @@ export function createJoinData(input: JoinDataInput): JoinData {
     tlsBootstrapCfg: once(async () => {
       if (input.tlsBootstrapOverride) return input.tlsBootstrapOverride;
       input.out.log?.(1, "data.ts", "[preflight] Discovering cluster-info");
-      discovery = await discoverCluster(input.cfg, input.ports, input.out);
+      discovery = await discoverCluster(input.cfg, input.ports, input);
       return discovery.tlsBootstrap;
     }),
     initCfg: once(async () => {

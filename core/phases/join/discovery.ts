@@ -8,6 +8,7 @@
  *
  * @module
  */
+import type { Hashing } from "../../ports/crypto.ts";
 import { parseDuration } from "../../text/duration.ts";
 import type { ResolvedJoinConfig } from "../../config/join.ts";
 import { clusterInfoFetcher, clusterInfoFetcherWithKubeconfig } from "../../discovery/fetch.ts";
@@ -19,10 +20,12 @@ import {
 import { bootstrapCaSummary, tlsBootstrapKubeconfigFor } from "../../discovery/tls_bootstrap.ts";
 import { discoverWithToken } from "../../discovery/token.ts";
 import { DiscoveryError, errorMessage } from "../../errors.ts";
-import type { Clock, FileReader, Printer } from "../../host/ports.ts";
+import type { Clock, Sleep } from "../../ports/clock.ts";
+import type { FileReader } from "../../ports/files.ts";
+import type { Printer } from "../../ports/printer.ts";
 import type { Kubeconfig } from "../../kubeconfig/kubeconfig.ts";
-import type { Sleep, TransportFactory } from "../../kube/transport.ts";
-import { utf8 } from "../../host/ports.ts";
+import type { TransportFactory } from "../../ports/transport.ts";
+import { utf8 } from "../../text/utf8.ts";
 
 /** What discovery needs from the runtime. */
 export interface DiscoveryPorts {
@@ -35,12 +38,19 @@ export interface DiscoveryPorts {
   hostFiles: FileReader;
   /** GETs an `https://` discovery URL with the host's trust store. */
   fetchUrl: FetchDiscoveryUrl;
-  clock?: Clock;
-  sleep?: Sleep;
+}
+
+/** What discovery takes of the run: its output, time and crypto port. */
+export interface DiscoveryRun {
+  out: Printer;
+  clock: Clock;
+  sleep: Sleep;
+  /** Checks the JWS signature and computes the CA pins. */
+  crypto: Hashing;
 }
 
 /** The warning printed when token discovery does not pin the CA. */
-export const UNSAFE_DISCOVERY_WARNING = [
+const UNSAFE_DISCOVERY_WARNING = [
   "[discovery] WARNING: ************************************************************************",
   "[discovery] WARNING: The cluster CA was NOT verified: --discovery-token-unsafe-skip-ca-verification",
   "[discovery] WARNING: (unsafeSkipCAVerification) is set and no --discovery-token-ca-cert-hash was",
@@ -70,9 +80,10 @@ function isHttpsURL(path: string): boolean {
  */
 async function withCaCertificate(
   kubeconfig: Kubeconfig,
+  crypto: Hashing,
   log: (line: string) => void,
 ): Promise<Kubeconfig> {
-  const ca = await bootstrapCaSummary(kubeconfig);
+  const ca = await bootstrapCaSummary(kubeconfig, crypto);
   log(
     [
       "[discovery] Using CA certificate from discovery kubeconfig:",
@@ -94,13 +105,20 @@ async function withCaCertificate(
 export async function discoverCluster(
   cfg: ResolvedJoinConfig,
   ports: DiscoveryPorts,
-  out: Printer,
+  run: DiscoveryRun,
 ): Promise<JoinDiscovery> {
+  const { out, clock, sleep, crypto } = run;
   const timeoutMs = parseDuration(cfg.timeouts.discovery);
   const d = cfg.discovery;
   // Upstream logs discovery progress at -v=1 only; each line names the module it comes from.
   const logFrom = (source: string) => (line: string) => out.log?.(1, source, line);
   const log = logFrom("discovery.ts");
+  const tlsBootstrapOf = (discovered: Kubeconfig) =>
+    withCaCertificate(
+      tlsBootstrapKubeconfigFor(discovered, d.tlsBootstrapToken, log),
+      crypto,
+      log,
+    );
   if (d.file?.kubeConfigPath) {
     const path = d.file.kubeConfigPath;
     let kubeconfig: Kubeconfig | string;
@@ -129,21 +147,14 @@ export async function discoverCluster(
     const result = await discoverWithFile({
       kubeconfig,
       files: ports.hostFiles,
-      fetchClusterInfo: clusterInfoFetcherWithKubeconfig(ports.transportFor),
-      clock: ports.clock,
-      sleep: ports.sleep,
+      fetchClusterInfo: clusterInfoFetcherWithKubeconfig(ports.transportFor, { clock, sleep }),
+      clock,
+      sleep,
       timeoutMs,
       log: logFrom("file.ts"),
       warn: (l) => out.warn(l),
     });
-    return {
-      tlsBootstrap: await withCaCertificate(
-        tlsBootstrapKubeconfigFor(result.kubeconfig, d.tlsBootstrapToken, log),
-        log,
-      ),
-      method: "file",
-      pinned: true,
-    };
+    return { tlsBootstrap: await tlsBootstrapOf(result.kubeconfig), method: "file", pinned: true };
   }
   if (d.bootstrapToken) {
     const b = d.bootstrapToken;
@@ -151,19 +162,17 @@ export async function discoverCluster(
     const result = await discoverWithToken({
       token: b.token ?? "",
       caCertHashes: b.caCertHashes ?? [],
-      fetchClusterInfo: clusterInfoFetcher(endpoint, ports.transportFor),
-      clock: ports.clock,
-      sleep: ports.sleep,
+      fetchClusterInfo: clusterInfoFetcher(endpoint, ports.transportFor, { clock, sleep }),
+      crypto,
+      clock,
+      sleep,
       timeoutMs,
       log: logFrom("token.ts"),
       endpoint,
     });
     if (!result.pinned) { for (const line of UNSAFE_DISCOVERY_WARNING) out.warn(line); }
     return {
-      tlsBootstrap: await withCaCertificate(
-        tlsBootstrapKubeconfigFor(result.kubeconfig, d.tlsBootstrapToken, log),
-        log,
-      ),
+      tlsBootstrap: await tlsBootstrapOf(result.kubeconfig),
       method: "token",
       pinned: result.pinned,
     };

@@ -11,7 +11,7 @@
  */
 import { Component, DEFAULT_ETCD_DATA_DIR } from "../../constants.ts";
 import { createEtcdDataDir } from "../../etcd/data_dir.ts";
-import type { EtcdClient } from "../../host/etcd.ts";
+import type { EtcdClient } from "../../ports/etcd.ts";
 import { etcdEndpointsFromCluster, syncEtcdClient } from "../../etcd/endpoints.ts";
 import {
   addLearnerMember,
@@ -26,9 +26,13 @@ import {
 import { etcdTiming } from "../../etcd/timing.ts";
 import { formatDuration, parseDuration } from "../../text/duration.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
-import { utf8 } from "../../host/ports.ts";
-import type { InitialClusterMember } from "../../manifests/etcd.ts";
-import { etcdClientURL, etcdPeerURL, etcdPod } from "../../manifests/etcd.ts";
+import { utf8 } from "../../text/utf8.ts";
+import {
+  etcdClientURL,
+  etcdPeerURL,
+  etcdPod,
+  type InitialClusterMember,
+} from "../../manifests/etcd.ts";
 import { nodeManifestInput, writeStaticPodManifest } from "../../manifests/write.ts";
 import type { JoinData } from "./data.ts";
 
@@ -51,7 +55,7 @@ async function readPem(d: JoinData, path: string): Promise<string> {
 }
 
 /** A synced etcd client for the cluster's stacked etcd (upstream `NewFromCluster`). */
-export async function etcdClientFromCluster(d: JoinData): Promise<EtcdClient> {
+async function etcdClientFromCluster(d: JoinData): Promise<EtcdClient> {
   const cfg = await d.initCfg();
   const dir = cfg.cluster.certificatesDir;
   const tls = await etcdTls(d, dir);
@@ -85,7 +89,7 @@ export async function runCheckEtcd(d: JoinData): Promise<void> {
  * Adds this node's member as a learner, writes `etcd.yaml` with the whole initial cluster and
  * `--initial-cluster-state=existing`, promotes the member and waits for the cluster.
  */
-export async function runEtcdMemberJoin(d: JoinData): Promise<void> {
+async function runEtcdMemberJoin(d: JoinData): Promise<void> {
   if (!d.cfg.controlPlane) return;
   const cfg = await d.initCfg();
   if (cfg.cluster.etcd.external) {

@@ -24,7 +24,7 @@ import {
 } from "../../controlplane/health.ts";
 import type { KubeletConfiguration, ResolvedConfig } from "../../config/types.ts";
 import { KubeadmError } from "../../errors.ts";
-import { utf8 } from "../../host/ports.ts";
+import { utf8 } from "../../text/utf8.ts";
 import { connectionFromKubeconfig } from "../../kube/kubeconfig_connection.ts";
 import { poll } from "../../kube/retry.ts";
 import { isNotFound } from "../../kube/status.ts";
@@ -63,10 +63,10 @@ function printKubeletHelp(d: JoinData): void {
 }
 
 /** Interval of the wait for kubelet.conf (upstream `TLSBootstrapRetryInterval`). */
-export const TLS_BOOTSTRAP_RETRY_INTERVAL_MS = 1_000;
+const TLS_BOOTSTRAP_RETRY_INTERVAL_MS = 1_000;
 
 /** The node name the kubelet registers with. */
-export function joinNodeName(d: JoinData): string {
+function joinNodeName(d: JoinData): string {
   return kubeletNodeName(d.cfg.nodeRegistration, d.host.hostname);
 }
 

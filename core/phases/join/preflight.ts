@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Machine } from "../../host/machine.ts";
+import type { Machine } from "../../ports/machine.ts";
 import { runJoinPreflight } from "../../preflight/join.ts";
 import type { JoinData } from "./data.ts";
 

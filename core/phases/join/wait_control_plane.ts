@@ -15,9 +15,9 @@ import {
   waitForControlPlaneComponents,
 } from "../../controlplane/health.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
-import type { HealthProbe } from "../../host/http.ts";
+import type { HealthProbe } from "../../ports/http.ts";
 import type { KubeClient } from "../../kube/client.ts";
-import { utf8 } from "../../host/ports.ts";
+import { utf8 } from "../../text/utf8.ts";
 import { parseKubeconfig, withServer } from "../../kubeconfig/kubeconfig.ts";
 import { localAPIEndpointURL } from "../../net/endpoint.ts";
 import { parseDuration } from "../../text/duration.ts";

@@ -23,7 +23,7 @@ import type { ResetData } from "./data.ts";
 import { cleanupDirProblem } from "./safety.ts";
 
 /** The kubeconfig files reset deletes, in upstream's order. */
-export const RESET_KUBECONFIG_FILES: readonly string[] = [
+const RESET_KUBECONFIG_FILES: readonly string[] = [
   KubeconfigFile.admin,
   KubeconfigFile.superAdmin,
   KubeconfigFile.kubelet,

@@ -11,9 +11,9 @@
 import type { ResetConfiguration } from "../../config/types.ts";
 import { DEFAULT_CERTIFICATES_DIR, DEFAULT_CRI_SOCKET } from "../../constants.ts";
 import { validateUnmountFlags } from "../../config/reset.ts";
-import type { Printer } from "../../host/ports.ts";
+import type { Printer } from "../../ports/printer.ts";
 import { KNOWN_CHECK_NAMES } from "../../preflight/catalog.ts";
-import type { NodeHost } from "../../host/node.ts";
+import type { NodeHost } from "../../ports/node.ts";
 import { type IgnoreSet, resolveIgnoreSet } from "../../preflight/ignore.ts";
 import { assertSafeCleanupDir } from "./safety.ts";
 

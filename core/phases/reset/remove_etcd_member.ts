@@ -14,8 +14,8 @@
  */
 import { DEFAULT_ETCD_DATA_DIR, MANIFESTS_DIR } from "../../constants.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
-import { utf8 } from "../../host/ports.ts";
-import type { TlsClientMaterial } from "../../host/http.ts";
+import { utf8 } from "../../text/utf8.ts";
+import type { TlsClientMaterial } from "../../ports/http.ts";
 import type { ResetData } from "./data.ts";
 import { type LocalEtcdManifest, parseEtcdManifest } from "../../manifests/etcd_manifest.ts";
 import { endpointsFromManifest, removeEtcdMember } from "../../etcd/member_remove.ts";
@@ -23,7 +23,7 @@ import { etcdClientURL, etcdPeerURL } from "../../manifests/etcd.ts";
 import { cleanupDirProblem } from "./safety.ts";
 
 /** The local etcd manifest. */
-export const ETCD_MANIFEST = `${MANIFESTS_DIR}/etcd.yaml`;
+const ETCD_MANIFEST = `${MANIFESTS_DIR}/etcd.yaml`;
 
 interface MemberTarget {
   peerURL: string;

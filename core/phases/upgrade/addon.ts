@@ -71,7 +71,7 @@ export async function runCoreDNSAddon(d: UpgradeData): Promise<void> {
 /** `addon/kube-proxy`. */
 export async function runKubeProxyAddon(d: UpgradeData): Promise<void> {
   if (!(await shouldRun(d, "kube-proxy", d.cfg.cluster.proxy?.disabled === true))) return;
-  const input = kubeProxyInputFor(d.cfg, d.host.proxyEnv, await patchesOf(d));
+  const input = kubeProxyInputFor(d.cfg, d.host.proxyEnv, d.crypto, await patchesOf(d));
   if (d.settings.dryRun) return printAddonManifests(d.out, await kubeProxyManifests(input));
   await ensureKubeProxy(d.client, input, d.out);
 }

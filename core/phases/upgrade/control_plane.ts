@@ -8,7 +8,7 @@
  */
 import { formatDuration, parseDuration } from "../../text/duration.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
-import { utf8 } from "../../host/ports.ts";
+import { utf8 } from "../../text/utf8.ts";
 import { etcdEndpointsFromCluster, syncEtcdClient } from "../../etcd/endpoints.ts";
 import { etcdTiming } from "../../etcd/timing.ts";
 import type { ManifestWriteContext } from "../../manifests/write.ts";
@@ -74,7 +74,7 @@ async function dryRun(d: UpgradeData): Promise<void> {
   const files = await plannedControlPlaneManifests({
     ...manifestContext(d),
     out: { info: (l) => lines.push(l), warn: (l) => d.out.warn(l), log: d.out.log },
-  });
+  }, d.planningOverlay);
   let prefix = `[dryrun] Would upgrade your static Pod-hosted control plane to version ${
     JSON.stringify(d.cfg.cluster.kubernetesVersion)
   }`;
@@ -100,6 +100,7 @@ async function upgrade(d: UpgradeData): Promise<void> {
       etcdUpgrade: d.settings.etcdUpgrade,
       renewCerts: d.settings.renewCerts,
       random: d.random,
+      crypto: d.crypto,
       now: d.clock.now(),
     });
   } catch (e) {

@@ -7,13 +7,16 @@
  *
  * @module
  */
+import type { CryptoPort } from "../../ports/crypto.ts";
 import type { ResolvedConfig } from "../../config/types.ts";
-import type { NodeHost } from "../../host/node.ts";
-import type { Clock, FileSystem, Printer, RandomSource } from "../../host/ports.ts";
+import type { NodeHost } from "../../ports/node.ts";
+import type { Clock, Sleep } from "../../ports/clock.ts";
+import type { FileSystem, PlanningOverlay } from "../../ports/files.ts";
+import type { Printer } from "../../ports/printer.ts";
+import type { RandomSource } from "../../ports/random.ts";
 import type { KubeClient } from "../../kube/client.ts";
-import type { Sleep } from "../../kube/transport.ts";
-import type { EtcdClient } from "../../host/etcd.ts";
-import type { TlsClientMaterial } from "../../host/http.ts";
+import type { EtcdClient } from "../../ports/etcd.ts";
+import type { TlsClientMaterial } from "../../ports/http.ts";
 import type { ResolvedUpgradeConfig } from "../../upgrade/upgrade_config.ts";
 import type { VersionGetter } from "../../upgrade/version_getter.ts";
 
@@ -56,10 +59,14 @@ export interface UpgradeData {
   isControlPlaneNode: boolean;
   /** The node's files (a recording overlay in `--dry-run`). */
   files: FileSystem;
+  /** Planning overlays (`--dry-run` builds the new manifests on one, to print them). */
+  planningOverlay: PlanningOverlay;
   out: Printer;
   clock: Clock;
   sleep: Sleep;
   random: RandomSource;
+  /** Key generation, import, signing and hashing (`core/ports/crypto.ts`). */
+  crypto: CryptoPort;
   node: NodeHost;
   /** An etcd client over this node's etcd client certificate. */
   etcdClient(endpoints: readonly string[], tls: TlsClientMaterial): EtcdClient;

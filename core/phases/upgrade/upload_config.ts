@@ -48,6 +48,7 @@ export async function runUploadKubeletConfig(d: UpgradeData): Promise<void> {
     await uploadKubeletConfig(d.client, {
       kubeletConfigurationYaml: kubeletConfigurationForUpload(d),
       userSupplied: d.cfg.userSupplied.kubelet,
+      crypto: d.crypto,
     }, d.out);
   } catch (e) {
     throw new KubeadmError(`error creating kubelet configuration ConfigMap: ${errorMessage(e)}`, {

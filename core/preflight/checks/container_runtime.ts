@@ -11,9 +11,9 @@ import type { ResolvedConfig } from "../../config/types.ts";
 import { errorMessage } from "../../errors.ts";
 import { dnsImage, etcdImage, kubernetesImage, pauseImage } from "../../manifests/images.ts";
 import { type Check, type CheckOutcome, fail, pass, warn } from "../check.ts";
-import type { ContainerRuntime } from "../../host/container_runtime.ts";
-import type { Machine } from "../../host/machine.ts";
-import type { LogFn } from "../../host/ports.ts";
+import type { ContainerRuntime } from "../../ports/container_runtime.ts";
+import type { Machine } from "../../ports/machine.ts";
+import type { LogFn } from "../../ports/printer.ts";
 
 /**
  * The images a control-plane node runs, in `kubeadm config images list` order: API server,

@@ -12,8 +12,8 @@ import { compareSemVer, parseSemVer } from "../../config/version.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
 import { MIN_EXTERNAL_ETCD_VERSION } from "../../versions.ts";
 import { type Check, pass } from "../check.ts";
-import type { HttpResult, TlsClientMaterial } from "../../host/http.ts";
-import type { Machine } from "../../host/machine.ts";
+import type { HttpResult, TlsClientMaterial } from "../../ports/http.ts";
+import type { Machine } from "../../ports/machine.ts";
 
 const REQUEST_TIMEOUT_MS = 10_000;
 const REQUEST_RETRIES = 3;

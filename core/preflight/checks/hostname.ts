@@ -19,7 +19,7 @@ const QUALIFIED_NAME_ERR = "must consist of alphanumeric characters, '-', '_' or
  * Problems with `value` as a Kubernetes qualified name (`[prefix/]name`), in apimachinery's
  * `IsQualifiedName` wording; empty when valid.
  */
-export function qualifiedNameProblems(value: string): string[] {
+function qualifiedNameProblems(value: string): string[] {
   const errs: string[] = [];
   const parts = value.split("/");
   let name: string;

@@ -7,9 +7,9 @@ import { errorMessage } from "../../errors.ts";
 import { type Check, fail, pass } from "../check.ts";
 
 /** CPUs a control-plane node needs (upstream's `ControlPlaneNumCPU`). */
-export const CONTROL_PLANE_NUM_CPU = 2;
+const CONTROL_PLANE_NUM_CPU = 2;
 /** MiB of RAM a control-plane node needs (upstream's `ControlPlaneMem`). */
-export const CONTROL_PLANE_MEM_MIB = 1700;
+const CONTROL_PLANE_MEM_MIB = 1700;
 
 /** Fails when fewer than `required` CPUs are available to the process. */
 export function numCPUCheck(required = CONTROL_PLANE_NUM_CPU): Check {

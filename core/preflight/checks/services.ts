@@ -7,7 +7,7 @@
 import { type Check, pass, warn } from "../check.ts";
 
 /** Warning given when neither systemd nor OpenRC is found. */
-export const NO_INIT_SYSTEM = "no supported init system detected, skipping checking for services";
+const NO_INIT_SYSTEM = "no supported init system detected, skipping checking for services";
 
 /**
  * Warns when `service` does not exist or is not enabled; with `checkIfActive`, also fails when

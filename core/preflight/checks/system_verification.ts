@@ -10,7 +10,7 @@
  */
 import { errorMessage } from "../../errors.ts";
 import type { Check, CheckOutcome } from "../check.ts";
-import type { Machine } from "../../host/machine.ts";
+import type { Machine } from "../../ports/machine.ts";
 import { validateCgroups } from "../system/cgroups.ts";
 import { validateKernel, type ValidatorOutcome } from "../system/kernel.ts";
 import { ValidationReport } from "../system/report.ts";
@@ -18,7 +18,7 @@ import { DEFAULT_SYS_SPEC, type SysSpec } from "../system/spec.ts";
 import { parseKubeletVersion } from "./versions.ts";
 
 /** The line printed before the report when the verification fails. */
-export const SYSTEM_VERIFICATION_FAILED =
+const SYSTEM_VERIFICATION_FAILED =
   "[preflight] The system verification failed. Printing the output from the verification:";
 
 async function validateOS(

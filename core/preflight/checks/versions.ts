@@ -10,7 +10,7 @@ import { errorMessage, KubeadmError } from "../../errors.ts";
 import { type Check, fail, pass, warn } from "../check.ts";
 
 /** Oldest kubelet this kubeadm supports (upstream's `MinimumKubeletVersion`: minor − 3). */
-export const MINIMUM_KUBELET_VERSION: SemVer = {
+const MINIMUM_KUBELET_VERSION: SemVer = {
   major: 1,
   minor: MINIMUM_KUBELET_MINOR,
   patch: 0,

@@ -7,7 +7,7 @@
  * @module
  */
 import { errorMessage } from "../../errors.ts";
-import type { Machine } from "../../host/machine.ts";
+import type { Machine } from "../../ports/machine.ts";
 import type { ValidatorOutcome } from "./kernel.ts";
 import type { ValidationReport } from "./report.ts";
 import type { SysSpec } from "./spec.ts";

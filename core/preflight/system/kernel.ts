@@ -10,7 +10,7 @@
  * @module
  */
 import { errorMessage, KubeadmError } from "../../errors.ts";
-import type { Machine } from "../../host/machine.ts";
+import type { Machine } from "../../ports/machine.ts";
 import type { ValidationReport } from "./report.ts";
 import type { KernelConfig, KernelSpec } from "./spec.ts";
 
@@ -21,7 +21,7 @@ export interface ValidatorOutcome {
 }
 
 /** Where upstream looks for the kernel configuration, in order. */
-export function kernelConfigPaths(release: string): string[] {
+function kernelConfigPaths(release: string): string[] {
   return [
     "/proc/config.gz",
     `/boot/config-${release}`,
@@ -66,7 +66,7 @@ async function readKernelConfig(host: Machine, release: string): Promise<string>
 }
 
 /** Checks the options in `config` against the spec, reporting each; returns the bad ones. */
-export function validateKernelConfig(
+function validateKernelConfig(
   config: Map<string, string>,
   spec: KernelSpec,
   report: ValidationReport,

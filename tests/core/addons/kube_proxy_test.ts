@@ -1,3 +1,5 @@
+import { platformTime } from "../../support/platform.ts";
+import { webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
 import assert from "node:assert/strict";
 import type { DaemonSet } from "kubernetes-types/apps/v1.d.ts";
 import type { ConfigMap } from "kubernetes-types/core/v1.d.ts";
@@ -8,7 +10,10 @@ import {
   kubeProxyDaemonSet,
   proxyEnvVars,
 } from "../../../core/addons/kube_proxy.ts";
-import { verifyConfigMapSignature } from "../../../core/cluster/component_config_hash.ts";
+import {
+  COMPONENT_CONFIG_HASH_ANNOTATION,
+  configMapChecksum,
+} from "../../../core/cluster/component_config_hash.ts";
 import { KubeClient } from "../../../core/kube/client.ts";
 import { toKubeYaml } from "../../../core/yaml/kube_yaml.ts";
 import { FakeKubeApi } from "../../support/fake_kube_api.ts";
@@ -20,6 +25,7 @@ const CM_INPUT = {
   kubeProxyConfigurationYaml: PROXY_CONFIG,
   controlPlaneEndpoint: "https://10.0.0.1:6443",
   userSupplied: false,
+  crypto: webCryptoPort,
 };
 
 Deno.test("ConfigMap kube-proxy: exact kubeconfig.conf, config.conf without final newline, hash", async () => {
@@ -47,7 +53,10 @@ users:
     tokenFile: /var/run/secrets/kubernetes.io/serviceaccount/token`,
   );
   assert.equal(cm.data!["config.conf"], PROXY_CONFIG.trimEnd());
-  assert.ok(await verifyConfigMapSignature(cm));
+  assert.equal(
+    cm.metadata?.annotations?.[COMPONENT_CONFIG_HASH_ANNOTATION],
+    await configMapChecksum(cm, webCryptoPort),
+  );
   const user = await kubeProxyConfigMap({ ...CM_INPUT, userSupplied: true });
   assert.equal(user.metadata?.annotations, undefined);
   assert.ok(
@@ -102,9 +111,17 @@ Deno.test("DaemonSet kube-proxy", () => {
 
 Deno.test("ensureKubeProxy applies in upstream's order and binds the right subjects", async () => {
   const api = new FakeKubeApi();
-  const client = new KubeClient({ server: "https://h:6443", transport: api.transport });
+  const client = new KubeClient({
+    server: "https://h:6443",
+    transport: api.transport,
+    ...platformTime,
+  });
   const out = new RecordingPrinter();
-  await ensureKubeProxy(client, { ...CM_INPUT, image: "registry.k8s.io/kube-proxy:v1.37.2" }, out);
+  await ensureKubeProxy(client, {
+    ...CM_INPUT,
+    image: "registry.k8s.io/kube-proxy:v1.37.2",
+    crypto: webCryptoPort,
+  }, out);
   assert.deepEqual(out.lines, ["[addons] Applied essential addon: kube-proxy"]);
   assert.deepEqual(api.calls(), [
     "POST /api/v1/namespaces/kube-system/configmaps",
@@ -132,6 +149,6 @@ Deno.test("ensureKubeProxy applies in upstream's order and binds the right subje
   ]);
   assert.ok(api.get<DaemonSet>("DaemonSet", "kube-system", "kube-proxy"));
   assert.ok(api.get<ConfigMap>("ConfigMap", "kube-system", "kube-proxy"));
-  await ensureKubeProxy(client, { ...CM_INPUT, image: "i" }, out);
+  await ensureKubeProxy(client, { ...CM_INPUT, image: "i", crypto: webCryptoPort }, out);
   assert.equal(api.calls().filter((c) => c.startsWith("PUT")).length, 6, "second run updates");
 });

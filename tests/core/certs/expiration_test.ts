@@ -1,3 +1,4 @@
+import { webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
 import assert from "node:assert/strict";
 import {
   checkExpiration,
@@ -19,6 +20,7 @@ Deno.test("checkExpiration() reports every certificate, kubeconfig and CA as ups
     ...DIRS,
     externalEtcd: false,
     now: NOW,
+    crypto: webCryptoPort,
   });
   assert.deepEqual(warnings, []);
   assert.equal(info.kind, "CertificateExpirationInfo");
@@ -66,7 +68,13 @@ Deno.test("formatExpirationText() prints upstream's two tables", async () => {
   files.remove(`${PKI_DIR}/front-proxy-client.crt`);
   files.remove(`${KUBECONFIG_DIR}/scheduler.conf`);
   files.remove(`${PKI_DIR}/etcd/ca.key`);
-  const { info } = await checkExpiration({ files, ...DIRS, externalEtcd: false, now: NOW });
+  const { info } = await checkExpiration({
+    files,
+    ...DIRS,
+    externalEtcd: false,
+    now: NOW,
+    crypto: webCryptoPort,
+  });
   const text = formatExpirationText(info);
   assert.equal(
     text,
@@ -101,7 +109,13 @@ front-proxy-ca          Jan 08, 2036 08:00 UTC   9y              no
 
 Deno.test("checkExpiration() with external etcd leaves the etcd certificates out", async () => {
   const { files } = await pkiFixture();
-  const { info } = await checkExpiration({ files, ...DIRS, externalEtcd: true, now: NOW });
+  const { info } = await checkExpiration({
+    files,
+    ...DIRS,
+    externalEtcd: true,
+    now: NOW,
+    crypto: webCryptoPort,
+  });
   assert.ok(!info.certificates.some((c) => c.caName === "etcd-ca"));
   assert.deepEqual(info.certificateAuthorities.map((c) => c.name), ["ca", "front-proxy-ca"]);
 });
@@ -110,7 +124,7 @@ Deno.test("checkExpiration() fails naming the file it cannot read", async () => 
   const { files } = await pkiFixture();
   files.remove(`${PKI_DIR}/etcd/ca.crt`);
   await assert.rejects(
-    () => checkExpiration({ files, ...DIRS, externalEtcd: false, now: NOW }),
+    () => checkExpiration({ files, ...DIRS, externalEtcd: false, now: NOW, crypto: webCryptoPort }),
     (e: unknown) =>
       e instanceof KubeadmError &&
       e.message ===
@@ -120,7 +134,14 @@ Deno.test("checkExpiration() fails naming the file it cannot read", async () => 
   const fresh = (await pkiFixture()).files;
   fresh.put(`${KUBECONFIG_DIR}/controller-manager.conf`, "{");
   await assert.rejects(
-    () => checkExpiration({ files: fresh, ...DIRS, externalEtcd: false, now: NOW }),
+    () =>
+      checkExpiration({
+        files: fresh,
+        ...DIRS,
+        externalEtcd: false,
+        now: NOW,
+        crypto: webCryptoPort,
+      }),
     (e: unknown) =>
       e instanceof KubeadmError &&
       e.message.startsWith(
@@ -132,7 +153,13 @@ Deno.test("checkExpiration() fails naming the file it cannot read", async () => 
 Deno.test("expiringWithin() finds what expires inside the window, expired ones included", async () => {
   const { files } = await pkiFixture();
   const late = new Date("2026-12-20T08:00:00Z");
-  const { info } = await checkExpiration({ files, ...DIRS, externalEtcd: false, now: late });
+  const { info } = await checkExpiration({
+    files,
+    ...DIRS,
+    externalEtcd: false,
+    now: late,
+    crypto: webCryptoPort,
+  });
   assert.deepEqual(expiringWithin(info, 20 * 24 * 3600 * 1000), []);
   assert.equal(expiringWithin(info, 22 * 24 * 3600 * 1000).length, 11);
   const after = await checkExpiration({
@@ -140,11 +167,18 @@ Deno.test("expiringWithin() finds what expires inside the window, expired ones i
     ...DIRS,
     externalEtcd: false,
     now: new Date("2027-02-01T00:00:00Z"),
+    crypto: webCryptoPort,
   });
   assert.equal(expiringWithin(after.info, 0).length, 11, "expired leaves count");
   assert.match(formatExpirationText(after.info), /admin\.conf .* <invalid> /);
   files.remove(`${PKI_DIR}/apiserver.crt`);
-  const some = await checkExpiration({ files, ...DIRS, externalEtcd: false, now: late });
+  const some = await checkExpiration({
+    files,
+    ...DIRS,
+    externalEtcd: false,
+    now: late,
+    crypto: webCryptoPort,
+  });
   assert.ok(!expiringWithin(some.info, 3650 * 24 * 3600 * 1000).some((c) => c.missing));
 });
 

@@ -1,9 +1,7 @@
+import { webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
 import assert from "node:assert/strict";
-import {
-  usingExternalCA,
-  usingExternalEtcdCA,
-  usingExternalFrontProxyCA,
-} from "../../../core/certs/external_ca.ts";
+import { externalCAChecker } from "../../../core/certs/external_ca.ts";
+import type { MemoryFileSystem } from "../../support/memory_fs.ts";
 import { initWorkflow } from "../../../core/phases/init/workflow.ts";
 import { runWorkflow } from "../../../core/workflow/runner.ts";
 import { ExistingFileError } from "../../../core/errors.ts";
@@ -24,42 +22,46 @@ async function pki() {
   return f.files;
 }
 
-Deno.test("usingExternalCA() is false with a CA key or without a CA, true for a keyless CA with valid leaves", async () => {
+/** Whether a CA is external, as a fresh run of `certs renew` or `check-expiration` sees it. */
+function isExternal(files: MemoryFileSystem, ca: string): Promise<boolean> {
+  return externalCAChecker(files, PKI, NOW, webCryptoPort).isExternal(ca);
+}
+
+Deno.test("a CA is external when its certificate is present without its key and its leaves verify", async () => {
   const files = await pki();
-  assert.equal(await usingExternalCA(files, PKI, NOW), false);
-  assert.equal(await usingExternalFrontProxyCA(files, PKI, NOW), false);
-  assert.equal(await usingExternalEtcdCA(files, PKI, NOW), false);
-  files.remove(`${PKI}/ca.key`);
-  files.remove(`${PKI}/front-proxy-ca.key`);
-  files.remove(`${PKI}/etcd/ca.key`);
-  assert.equal(await usingExternalCA(files, PKI, NOW), true);
-  assert.equal(await usingExternalFrontProxyCA(files, PKI, NOW), true);
-  assert.equal(await usingExternalEtcdCA(files, PKI, NOW), true);
+  for (const ca of ["ca", "front-proxy-ca", "etcd/ca"]) {
+    assert.equal(await isExternal(files, ca), false, ca);
+    files.remove(`${PKI}/${ca}.key`);
+    assert.equal(await isExternal(files, ca), true, ca);
+  }
   files.remove(`${PKI}/ca.crt`);
-  assert.equal(await usingExternalCA(files, PKI, NOW), false);
+  await assert.rejects(
+    () => isExternal(files, "ca"),
+    /for ca certificate authority: failure loading certificate for CA: /,
+  );
 });
 
-Deno.test("usingExternalCA() rejects missing keys, foreign leaves and non-CA certificates", async () => {
+Deno.test("an external CA's missing keys, foreign leaves and non-CA certificate are errors", async () => {
   const files = await pki();
   files.remove(`${PKI}/ca.key`);
   files.remove(`${PKI}/apiserver-kubelet-client.key`);
   await assert.rejects(
-    () => usingExternalCA(files, PKI, NOW),
+    () => isExternal(files, "ca"),
     (e: unknown) =>
       e instanceof ExistingFileError &&
       e.message.startsWith(
-        "failure loading key for apiserver-kubelet-client: couldn't load the private key file /etc/kubernetes/pki/apiserver-kubelet-client.key",
+        "Error checking external CA condition for ca certificate authority: failure loading key for apiserver-kubelet-client: couldn't load the private key file /etc/kubernetes/pki/apiserver-kubelet-client.key",
       ),
   );
   files.put(`${PKI}/apiserver-kubelet-client.key`, files.text(`${PKI}/apiserver.key`)!);
   files.put(`${PKI}/apiserver-kubelet-client.crt`, files.text(`${PKI}/front-proxy-client.crt`)!);
   await assert.rejects(
-    () => usingExternalCA(files, PKI, NOW),
+    () => isExternal(files, "ca"),
     /certificate API server kubelet client is not signed by corresponding CA: x509: certificate signed by unknown authority/,
   );
   files.put(`${PKI}/ca.crt`, files.text(`${PKI}/apiserver.crt`)!);
   await assert.rejects(
-    () => usingExternalCA(files, PKI, NOW),
-    /^ExistingFileError: certificate CA is not a CA$/,
+    () => isExternal(files, "ca"),
+    /for ca certificate authority: certificate CA is not a CA$/,
   );
 });

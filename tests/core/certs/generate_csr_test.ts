@@ -1,9 +1,13 @@
+import { KeyPool } from "../../../core/pki/key_pool.ts";
+import { webKeys } from "../../support/platform.ts";
+import { webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
 import assert from "node:assert/strict";
 import { csrGroupHeader, planKeysAndCSRs } from "../../../core/certs/generate_csr.ts";
-import { parseCSR, verifyCSRSignature } from "../../../core/pki/csr.ts";
+import { parseCSR } from "../../../core/pki/csr.ts";
+import { verifyCSRSignature } from "../../support/test_pki.ts";
 import { exportSPKI, parsePrivateKeyPEM } from "../../../core/pki/keys.ts";
 import { embeddedText, parseKubeconfig } from "../../../core/kubeconfig/kubeconfig.ts";
-import { utf8 } from "../../../core/host/ports.ts";
+import { utf8 } from "../../../core/text/utf8.ts";
 import { KubeadmError } from "../../../core/errors.ts";
 import { initConfigFixture } from "../../support/init_config_fixture.ts";
 import { MemoryFileSystem } from "../../support/memory_fs.ts";
@@ -29,6 +33,7 @@ Deno.test("planKeysAndCSRs() plans a key and CSR per leaf and a partial kubeconf
     kubeconfigDir: "/etc/kubernetes",
     startTime: START,
     warn: (l) => warnings.push(l),
+    keys: new KeyPool(webKeys),
   });
   assert.deepEqual(groups.map(csrGroupHeader), [
     "generating keys and CSRs in /etc/kubernetes/pki",
@@ -57,7 +62,7 @@ Deno.test("planKeysAndCSRs() plans a key and CSR per leaf and a partial kubeconf
 
   const byPath = new Map(all.map((f) => [f.path, text(f.data)]));
   const apiserver = parseCSR(byPath.get("/etc/kubernetes/pki/apiserver.csr")!);
-  assert.ok(await verifyCSRSignature(apiserver));
+  assert.ok(await verifyCSRSignature(apiserver, webCryptoPort));
   assert.equal(apiserver.subject.commonName, "kube-apiserver");
   assert.deepEqual(apiserver.dnsNames, [
     "api.example.test",
@@ -69,7 +74,10 @@ Deno.test("planKeysAndCSRs() plans a key and CSR per leaf and a partial kubeconf
     "kubernetes.default.svc.cluster.local",
   ]);
   assert.deepEqual(apiserver.ipAddresses, ["10.96.0.1", "192.168.0.10"]);
-  const key = await parsePrivateKeyPEM(byPath.get("/etc/kubernetes/pki/apiserver.key")!);
+  const key = await parsePrivateKeyPEM(
+    byPath.get("/etc/kubernetes/pki/apiserver.key")!,
+    webCryptoPort,
+  );
   assert.deepEqual(await exportSPKI(key), apiserver.spki, "the CSR is for the planned key");
   assert.match(byPath.get("/etc/kubernetes/pki/apiserver.key")!, /^-----BEGIN EC PRIVATE KEY-----/);
 
@@ -89,6 +97,7 @@ Deno.test("planKeysAndCSRs() plans a key and CSR per leaf and a partial kubeconf
   assert.equal(kubelet.users[0].user["client-certificate-data"], undefined);
   const kubeletKey = await parsePrivateKeyPEM(
     embeddedText(kubelet.users[0].user["client-key-data"]!),
+    webCryptoPort,
   );
   const kubeletCSR = parseCSR(byPath.get("/etc/kubernetes/kubelet.conf.csr")!);
   assert.equal(kubeletCSR.subject.commonName, "system:node:cp-1");
@@ -127,6 +136,7 @@ Deno.test("planKeysAndCSRs() never overwrites: an existing key, CSR or kubeconfi
           files,
           kubeconfigDir: "/etc/kubernetes",
           startTime: START,
+          keys: new KeyPool(webKeys),
         }),
       (e: unknown) => e instanceof KubeadmError && message.test(e.message),
       path,

@@ -1,3 +1,4 @@
+import { webKeys } from "../../support/platform.ts";
 import assert from "node:assert/strict";
 import {
   loadCert,
@@ -8,8 +9,8 @@ import {
 } from "../../../core/certs/pki_files.ts";
 import { createSelfSignedCACert } from "../../../core/pki/cert.ts";
 import { generateKeyPair } from "../../../core/pki/keys.ts";
-import { webCryptoPort } from "../../../core/pki/webcrypto.ts";
-import { deterministicCryptoPort } from "../../../core/pki/noble.ts";
+import { webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
+import { deterministicCryptoPort } from "../../../adapters/crypto/noble.ts";
 import { ExistingFileError, PkiError } from "../../../core/errors.ts";
 import { MemoryFileSystem } from "../../support/memory_fs.ts";
 import { seededRandom } from "../../support/fixed_random.ts";
@@ -18,11 +19,12 @@ const PKI = "/etc/kubernetes/pki";
 
 Deno.test("writeCertAndKey() writes the key (0600) then the certificate (0644); loaders read them back", async () => {
   const files = new MemoryFileSystem();
-  const key = await generateKeyPair("ECDSA-P256");
+  const key = await generateKeyPair("ECDSA-P256", webKeys);
   const cert = await createSelfSignedCACert(
     { commonName: "etcd-ca", notBefore: new Date("2026-01-01T00:00:00Z") },
     key,
     seededRandom(1),
+    webCryptoPort,
   );
   await writeCertAndKey(files, PKI, "etcd/ca", cert, key);
   assert.deepEqual(files.writes.map((w) => [w.path, w.mode, w.kind]), [
@@ -30,8 +32,8 @@ Deno.test("writeCertAndKey() writes the key (0600) then the certificate (0644); 
     [`${PKI}/etcd/ca.crt`, 0o644, "certificate"],
   ]);
   assert.deepEqual((await loadCert(files, PKI, "etcd/ca")).der, cert.der);
-  assert.deepEqual((await loadKey(files, PKI, "etcd/ca")).spec, key.spec);
-  const ca = await loadCertificateAuthority(files, PKI, "etcd/ca");
+  assert.deepEqual((await loadKey(files, PKI, "etcd/ca", webCryptoPort)).spec, key.spec);
+  const ca = await loadCertificateAuthority(files, PKI, "etcd/ca", webCryptoPort);
   assert.equal(ca.cert.subject.commonName, "etcd-ca");
   assert.equal(
     periodWarning("etcd/ca", cert, new Date("2025-12-31T00:00:00Z")),
@@ -54,32 +56,33 @@ Deno.test("loaders name the file in upstream's words", async () => {
     /couldn't load the certificate file \/etc\/kubernetes\/pki\/ca\.crt: error reading \/etc\/kubernetes\/pki\/ca\.crt: data does not contain any valid RSA or ECDSA certificates/,
   );
   await assert.rejects(
-    () => loadKey(files, PKI, "ca"),
+    () => loadKey(files, PKI, "ca", webCryptoPort),
     /couldn't load the private key file \/etc\/kubernetes\/pki\/ca\.key: error reading private key file \/etc\/kubernetes\/pki\/ca\.key: data does not contain a valid RSA or ECDSA private key/,
   );
   await assert.rejects(
-    () => loadCertificateAuthority(files, PKI, "ca"),
+    () => loadCertificateAuthority(files, PKI, "ca", webCryptoPort),
     (e: unknown) =>
       e instanceof ExistingFileError &&
       e.message.startsWith("failure loading ca certificate authority: failed to load certificate:"),
   );
   await assert.rejects(
-    () => loadCertificateAuthority(new MemoryFileSystem(), PKI, "front-proxy-ca"),
+    () => loadCertificateAuthority(new MemoryFileSystem(), PKI, "front-proxy-ca", webCryptoPort),
     /couldn't load front-proxy-ca certificate authority from \/etc\/kubernetes\/pki/,
   );
 });
 
 Deno.test("what a run wrote loads back as written; each content parses once per port; bad files fail on every read", async () => {
   const files = new MemoryFileSystem();
-  const key = await generateKeyPair("ECDSA-P256", { crypto: webCryptoPort });
+  const key = await generateKeyPair("ECDSA-P256", webKeys);
   const cert = await createSelfSignedCACert(
     { commonName: "ca", notBefore: new Date("2026-01-01T00:00:00Z") },
     key,
     seededRandom(2),
+    webCryptoPort,
   );
   await writeCertAndKey(files, PKI, "ca", cert, key, webCryptoPort);
   assert.equal(
-    (await loadCertificateAuthority(files, PKI, "ca", "restore", webCryptoPort)).key,
+    (await loadCertificateAuthority(files, PKI, "ca", webCryptoPort, "restore")).key,
     key,
   );
   assert.equal(await loadKey(files, PKI, "ca", webCryptoPort), key, "the key itself, no import");

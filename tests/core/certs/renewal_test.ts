@@ -1,3 +1,5 @@
+import { webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
+import { webKeys } from "../../support/platform.ts";
 import assert from "node:assert/strict";
 import {
   caTargets,
@@ -26,7 +28,7 @@ import {
   embeddedText,
   parseKubeconfig,
 } from "../../../core/kubeconfig/kubeconfig.ts";
-import { type PlannedFile, writePlannedFiles } from "../../../core/host/ports.ts";
+import { type PlannedFile, writePlannedFiles } from "../../../core/ports/files.ts";
 import { ExistingFileError, KubeadmError } from "../../../core/errors.ts";
 import { KUBECONFIG_DIR, PKI_CREATED, PKI_DIR, pkiFixture } from "../../support/pki_fixture.ts";
 import { MemoryFileSystem } from "../../support/memory_fs.ts";
@@ -46,6 +48,7 @@ function input(files: MemoryFileSystem, names = ALL, externalEtcd = false): Rene
       externalEtcd,
     },
     names,
+    crypto: webCryptoPort,
     startTime: START,
     now: START,
     random: seededRandom(11),
@@ -58,7 +61,7 @@ async function pairOf(files: MemoryFileSystem, name: string) {
   if (target.source.kind === "pki") {
     return {
       cert: await loadCert(files, PKI_DIR, target.source.baseName),
-      key: await loadKey(files, PKI_DIR, target.source.baseName),
+      key: await loadKey(files, PKI_DIR, target.source.baseName, webCryptoPort),
       ca: await loadCert(files, PKI_DIR, target.caBaseName),
     };
   }
@@ -66,7 +69,7 @@ async function pairOf(files: MemoryFileSystem, name: string) {
   const user = cfg.users[0].user;
   return {
     cert: parseCertificatesPEM(embeddedBytes(user["client-certificate-data"]!))[0],
-    key: await parsePrivateKeyPEM(embeddedText(user["client-key-data"]!)),
+    key: await parsePrivateKeyPEM(embeddedText(user["client-key-data"]!), webCryptoPort),
     ca: parseCertificatesPEM(embeddedBytes(cfg.clusters[0].cluster["certificate-authority-data"]!))[
       0
     ],
@@ -79,7 +82,7 @@ async function assertAllPairedAndValid(files: MemoryFileSystem, at: Date) {
   for (const name of ALL) {
     const { cert, key, ca } = await pairOf(files, name);
     assert.ok(await keyMatchesCertificate(key, cert), `${name}: key matches certificate`);
-    await verifyCertChain(cert, [], ca, at);
+    await verifyCertChain(cert, [], ca, at, webCryptoPort);
   }
 }
 
@@ -154,7 +157,7 @@ Deno.test("planRenewal() renews every target with a new key, same subject, SANs 
     assert.equal(now.cert.notAfter.toISOString(), "2027-09-01T10:00:00.000Z");
     assert.deepEqual(now.cert.authorityKeyId, old.ca.subjectKeyId, `${name} AKI`);
     assert.ok(await keyMatchesCertificate(now.key, now.cert));
-    await verifyCertChain(now.cert, [], now.ca, START);
+    await verifyCertChain(now.cert, [], now.ca, START, webCryptoPort);
   }
   // A kubeconfig keeps its server, names and context; CA data is ca.crt.
   const admin = (await pairOf(files, "admin.conf")).kubeconfig!;
@@ -189,8 +192,8 @@ Deno.test("planRenewal() of one certificate touches only its files and names its
 Deno.test("planRenewal() keeps an old subject (O=kubeadm:cluster-admins) and Go-known usages only", async () => {
   const { files } = await pkiFixture();
   const ca = await loadCert(files, PKI_DIR, "ca");
-  const caKey = await loadKey(files, PKI_DIR, "ca");
-  const key = await generateKeyPair("ECDSA-P256");
+  const caKey = await loadKey(files, PKI_DIR, "ca", webCryptoPort);
+  const key = await generateKeyPair("ECDSA-P256", webKeys);
   const custom = await createSignedCert(
     {
       commonName: "kube-apiserver-kubelet-client",
@@ -203,6 +206,7 @@ Deno.test("planRenewal() keeps an old subject (O=kubeadm:cluster-admins) and Go-
     ca,
     caKey,
     seededRandom(3),
+    webCryptoPort,
   );
   files.put(`${PKI_DIR}/apiserver-kubelet-client.crt`, encodeCertificatePEM(custom));
   files.put(`${PKI_DIR}/apiserver-kubelet-client.key`, await encodePrivateKeyPEM(key));
@@ -278,7 +282,10 @@ Deno.test("planRenewal() refuses bad input with upstream's errors, naming the fi
 
   // A CA key that is not the CA certificate's key.
   const good = files.text(`${PKI_DIR}/ca.key`)!;
-  files.put(`${PKI_DIR}/ca.key`, await encodePrivateKeyPEM(await generateKeyPair("ECDSA-P256")));
+  files.put(
+    `${PKI_DIR}/ca.key`,
+    await encodePrivateKeyPEM(await generateKeyPair("ECDSA-P256", webKeys)),
+  );
   await assertRefused(
     files,
     ALL,
@@ -352,9 +359,9 @@ Deno.test("planRenewal() refuses bad input with upstream's errors, naming the fi
 
 /** A file system that fails the n-th write (0-based), as a crash at that point would. */
 class FailingFileSystem extends MemoryFileSystem {
-  constructor(private readonly base: MemoryFileSystem, private failAt: number) {
+  constructor(source: MemoryFileSystem, private failAt: number) {
     super();
-    for (const [p, f] of base.files) this.files.set(p, f);
+    for (const [p, f] of source.files) this.files.set(p, f);
   }
   override write(file: PlannedFile): Promise<void> {
     if (this.failAt-- === 0) return Promise.reject(new Error(`killed before ${file.path}`));
@@ -393,7 +400,7 @@ for (
     const { files } = await pkiFixture();
     files.put(
       `${PKI_DIR}/${ca}.key`,
-      await encodePrivateKeyPEM(await generateKeyPair("ECDSA-P256")),
+      await encodePrivateKeyPEM(await generateKeyPair("ECDSA-P256", webKeys)),
     );
     const snapshot = files.snapshot();
     await assert.rejects(() => planRenewal(input(files, [target])), (e: unknown) => {

@@ -1,3 +1,4 @@
+import { webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
 import assert from "node:assert/strict";
 import {
   decryptBytes,
@@ -8,8 +9,8 @@ import {
   toHex,
 } from "../../../core/cluster/cert_cipher.ts";
 import { replayRandom, seededRandom } from "../../support/fixed_random.ts";
-import { deterministicCryptoPort } from "../../../core/pki/noble.ts";
-import { pureJsCryptoPort } from "../../../core/pki/pure_js.ts";
+import { deterministicCryptoPort } from "../../../adapters/crypto/noble.ts";
+import { pureJsCryptoPort } from "../../../adapters/crypto/pure_js.ts";
 
 const KEY = fromHex("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
 const NONCE = Array.from({ length: 12 }, (_, i) => i);
@@ -19,13 +20,13 @@ const SEALED_HEX =
 
 Deno.test("AES-256-GCM layout vector: nonce ‖ ciphertext ‖ tag", async () => {
   assert.equal(PLAIN.length, 28);
-  const sealed = await encryptBytes(PLAIN, KEY, replayRandom(NONCE));
+  const sealed = await encryptBytes(PLAIN, KEY, replayRandom(NONCE), webCryptoPort);
   assert.equal(toHex(sealed), SEALED_HEX);
   assert.equal(
     btoa(String.fromCharCode(...sealed)),
     "AAECAwQFBgcICQoLai/7Nuinh1zED7fI9LssJMWfxHWkPnJRFUrIj3uULfEoGtN0jTS0R0axb7o=",
   );
-  assert.deepEqual(await decryptBytes(fromHex(SEALED_HEX), KEY), PLAIN);
+  assert.deepEqual(await decryptBytes(fromHex(SEALED_HEX), KEY, webCryptoPort), PLAIN);
 });
 
 Deno.test("the layout vector through the noble ports (the WebAssembly component's is pure-JS)", async () => {
@@ -50,29 +51,32 @@ Deno.test("decrypt fails with another key, an empty key, tampering and short dat
   const other = KEY.slice();
   other[0] ^= 1;
   await assert.rejects(
-    () => decryptBytes(sealed, other),
+    () => decryptBytes(sealed, other, webCryptoPort),
     /^KubeadmError: cipher: message authentication failed$/,
   );
   await assert.rejects(
-    () => decryptBytes(sealed, new Uint8Array(0)),
+    () => decryptBytes(sealed, new Uint8Array(0), webCryptoPort),
     /crypto\/aes: invalid key size 0/,
   );
   const tampered = sealed.slice();
   tampered[20] ^= 0xff;
-  await assert.rejects(() => decryptBytes(tampered, KEY), /message authentication failed/);
   await assert.rejects(
-    () => decryptBytes(new Uint8Array(11), KEY),
+    () => decryptBytes(tampered, KEY, webCryptoPort),
+    /message authentication failed/,
+  );
+  await assert.rejects(
+    () => decryptBytes(new Uint8Array(11), KEY, webCryptoPort),
     /size of data is less than the nonce/,
   );
 });
 
 Deno.test("random round trip uses a fresh nonce each time", async () => {
   const random = seededRandom(7);
-  const a = await encryptBytes(PLAIN, KEY, random);
-  const b = await encryptBytes(PLAIN, KEY, random);
+  const a = await encryptBytes(PLAIN, KEY, random, webCryptoPort);
+  const b = await encryptBytes(PLAIN, KEY, random, webCryptoPort);
   assert.notDeepEqual(a.slice(0, 12), b.slice(0, 12));
-  assert.deepEqual(await decryptBytes(a, KEY), PLAIN);
-  assert.deepEqual(await decryptBytes(b, KEY), PLAIN);
+  assert.deepEqual(await decryptBytes(a, KEY, webCryptoPort), PLAIN);
+  assert.deepEqual(await decryptBytes(b, KEY, webCryptoPort), PLAIN);
 });
 
 Deno.test("certificate keys: 32 random bytes as lowercase hex, validated on input", () => {

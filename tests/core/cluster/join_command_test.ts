@@ -1,3 +1,4 @@
+import { webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
 import assert from "node:assert/strict";
 import {
   flattenJoinCommand,
@@ -66,14 +67,14 @@ Deno.test("join command from an admin kubeconfig pins every CA certificate (upst
     "current-context": "a@k",
     users: [{ name: "a", user: {} }],
   };
-  const cmd = await joinCommandFromKubeconfig(admin, { token: TOKEN });
+  const cmd = await joinCommandFromKubeconfig(admin, { token: TOKEN }, webCryptoPort);
   assert.equal(
     cmd,
     `kubeadm join 192.168.0.10:6443 --token ${TOKEN} \\\n\t--discovery-token-ca-cert-hash ${PIN1} --discovery-token-ca-cert-hash ${PIN2} `,
   );
   delete admin.clusters![0].cluster["certificate-authority-data"];
   await assert.rejects(
-    () => joinCommandFromKubeconfig(admin, { token: TOKEN }),
+    () => joinCommandFromKubeconfig(admin, { token: TOKEN }, webCryptoPort),
     /no CA certificates found in kubeconfig/,
   );
 });

@@ -1,3 +1,4 @@
+import { webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
 import assert from "node:assert/strict";
 import type { Secret } from "kubernetes-types/core/v1.d.ts";
 import type { Role, RoleBinding } from "kubernetes-types/rbac/v1.d.ts";
@@ -70,6 +71,7 @@ Deno.test("upload-certs: proxy token, encrypted Secret owned by it, RBAC, key pr
     certificateKey: KEY,
     random: seededRandom(42),
     now: new Date(Date.UTC(2025, 0, 1, 10, 0, 0)),
+    crypto: webCryptoPort,
   }, out);
   assert.deepEqual(out.lines, [
     '[upload-certs] Storing the certificates in Secret "kubeadm-certs" in the "kube-system" Namespace',
@@ -112,7 +114,11 @@ Deno.test("upload-certs: proxy token, encrypted Secret owned by it, RBAC, key pr
     "sa.pub",
   ]);
   assert.equal(secret.data!["front-proxy-ca.key"], "", "missing file → empty value");
-  const caKey = await decryptBytes(base64Decode(secret.data!["ca.key"]), fromHex(KEY));
+  const caKey = await decryptBytes(
+    base64Decode(secret.data!["ca.key"]),
+    fromHex(KEY),
+    webCryptoPort,
+  );
   assert.equal(new TextDecoder().decode(caKey), RSA_KEY);
   assert.ok(!atob(secret.data!["ca.key"]).includes("PRIVATE KEY"), "stored encrypted");
 
@@ -138,11 +144,12 @@ Deno.test("download-certs decrypts back to planned files with the right modes", 
     random: seededRandom(1),
     now: new Date(0),
     skipCertificateKeyPrint: true,
+    crypto: webCryptoPort,
   }, new RecordingPrinter());
   const out = new RecordingPrinter();
   const files = await downloadCerts(
     client,
-    { certificateKey: KEY, certificatesDir: "/new/pki" },
+    { certificateKey: KEY, certificatesDir: "/new/pki", crypto: webCryptoPort },
     out,
   );
   assert.deepEqual(out.lines, [
@@ -167,7 +174,12 @@ Deno.test("download-certs errors: wrong key, expired Secret, missing entry, bad 
   const { api, client } = setup();
   const out = new RecordingPrinter();
   await assert.rejects(
-    () => downloadCerts(client, { certificateKey: KEY, certificatesDir: PKI }, out),
+    () =>
+      downloadCerts(
+        client,
+        { certificateKey: KEY, certificatesDir: PKI, crypto: webCryptoPort },
+        out,
+      ),
     /error downloading the secret: Secret "kubeadm-certs" was not found in the "kube-system" Namespace\. This Secret might have expired\. Please, run `kubeadm init phase upload-certs --upload-certs` on a control plane to generate a new one/,
   );
   await uploadCerts(client, {
@@ -176,13 +188,24 @@ Deno.test("download-certs errors: wrong key, expired Secret, missing entry, bad 
     certificateKey: KEY,
     random: seededRandom(3),
     now: new Date(0),
+    crypto: webCryptoPort,
   }, out);
   await assert.rejects(
-    () => downloadCerts(client, { certificateKey: "00".repeat(32), certificatesDir: PKI }, out),
+    () =>
+      downloadCerts(client, {
+        certificateKey: "00".repeat(32),
+        certificatesDir: PKI,
+        crypto: webCryptoPort,
+      }, out),
     /^KubeadmError: error decoding secret data with provided key: cipher: message authentication failed$/,
   );
   await assert.rejects(
-    () => downloadCerts(client, { certificateKey: "xyz", certificatesDir: PKI }, out),
+    () =>
+      downloadCerts(
+        client,
+        { certificateKey: "xyz", certificatesDir: PKI, crypto: webCryptoPort },
+        out,
+      ),
     /error decoding certificate key: encoding\/hex: invalid byte: U\+0078 'x'/,
   );
   await assert.rejects(
@@ -191,6 +214,7 @@ Deno.test("download-certs errors: wrong key, expired Secret, missing entry, bad 
         certificateKey: KEY,
         certificatesDir: PKI,
         externalEtcd: { endpoints: ["https://e:2379"], caFile: "/e/ca.pem" },
+        crypto: webCryptoPort,
       }, out),
     /the Secret does not include the required certificate or key - name: external-etcd-ca.crt, path: \/e\/ca.pem/,
   );
@@ -201,7 +225,12 @@ Deno.test("download-certs errors: wrong key, expired Secret, missing entry, bad 
     message: "no",
   });
   await assert.rejects(
-    () => downloadCerts(client, { certificateKey: KEY, certificatesDir: PKI }, out),
+    () =>
+      downloadCerts(
+        client,
+        { certificateKey: KEY, certificatesDir: PKI, crypto: webCryptoPort },
+        out,
+      ),
     /^KubeadmError: error downloading the secret: unable to get Secret kube-system\/kubeadm-certs: no$/,
   );
 });

@@ -1,3 +1,4 @@
+import { webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
 import assert from "node:assert/strict";
 import type { ConfigMap, Node } from "kubernetes-types/core/v1.d.ts";
 import type { Role, RoleBinding } from "kubernetes-types/rbac/v1.d.ts";
@@ -75,6 +76,7 @@ Deno.test("upload-config/kubelet: hashed ConfigMap and RBAC, no CRI socket annot
     kubeletConfigurationYaml:
       "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n",
     userSupplied: false,
+    crypto: webCryptoPort,
   }, out);
   assert.deepEqual(out.lines, [
     '[kubelet] Creating a ConfigMap "kubelet-config" in namespace kube-system with the configuration for the kubelets in the cluster',
@@ -105,7 +107,7 @@ Deno.test("a user-supplied KubeletConfiguration is not hashed", async () => {
   const { api, client } = setup();
   await uploadKubeletConfig(
     client,
-    { kubeletConfigurationYaml: "k", userSupplied: true },
+    { kubeletConfigurationYaml: "k", userSupplied: true, crypto: webCryptoPort },
     new RecordingPrinter(),
   );
   const cm = api.get<ConfigMap>("ConfigMap", "kube-system", "kubelet-config")!;
@@ -114,17 +116,17 @@ Deno.test("a user-supplied KubeletConfiguration is not hashed", async () => {
 
 Deno.test("component-config hash: sha256 over data values in key order", async () => {
   const xy = "sha256:769a4e6d0003189c7e96c5d9b7e810a0d11c3a12832527ec94b0f86d277f51ca";
-  const cm = await kubeletConfigConfigMap("xy", false);
+  const cm = await kubeletConfigConfigMap("xy", false, webCryptoPort);
   assert.equal(cm.metadata!.annotations!["kubeadm.kubernetes.io/component-config.hash"], xy);
-  assert.equal(await configMapChecksum({ data: { b: "y", a: "x" } }), xy);
-  assert.notEqual(await configMapChecksum({ data: { a: "y", b: "x" } }), xy);
+  assert.equal(await configMapChecksum({ data: { b: "y", a: "x" } }, webCryptoPort), xy);
+  assert.notEqual(await configMapChecksum({ data: { a: "y", b: "x" } }, webCryptoPort), xy);
   assert.equal(
-    await configMapChecksum({ data: { a: "x" }, binaryData: { z: btoa("y") } }),
+    await configMapChecksum({ data: { a: "x" }, binaryData: { z: btoa("y") } }, webCryptoPort),
     xy,
     "binaryData values follow data values",
   );
   assert.equal(
-    await configMapChecksum({}),
+    await configMapChecksum({}, webCryptoPort),
     "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
   );
 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { tokenForCreate } from "../../../core/config/token_create.ts";
 import { KubeadmError, ValidationError } from "../../../core/errors.ts";
-import { webRandom } from "../../../core/host/ports.ts";
+import { webRandom } from "../../../adapters/web/random.ts";
 
 Deno.test("tokenForCreate() applies upstream's defaults and generates a token", () => {
   const t = tokenForCreate({}, webRandom);

@@ -1,5 +1,6 @@
 // Discovery over the core's Kubernetes client: the connection parameters of each fetch and a
 // full token discovery against the in-memory API server.
+import { webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
 import assert from "node:assert/strict";
 import {
   clusterInfoFetcher,
@@ -11,7 +12,7 @@ import { computeDetachedSignature } from "../../../core/discovery/jws.ts";
 import { discoverWithToken } from "../../../core/discovery/token.ts";
 import { discoverWithFile } from "../../../core/discovery/file.ts";
 import { embedData, parseKubeconfig } from "../../../core/kubeconfig/kubeconfig.ts";
-import type { ConnectionParams } from "../../../core/kube/transport.ts";
+import type { ConnectionParams } from "../../../core/ports/transport.ts";
 import { FakeClock } from "../../support/fake_clock.ts";
 import { FakeKubeApi, requestMatching } from "../../support/fake_kube_api.ts";
 import {
@@ -47,6 +48,7 @@ Deno.test("token discovery end to end against the fake API server", async () => 
         EXPECTED_KUBECONFIG,
         "123456",
         "abcdef1234567890",
+        webCryptoPort,
       ),
     },
   } as never);
@@ -62,9 +64,10 @@ Deno.test("token discovery end to end against the fake API server", async () => 
     fetchClusterInfo: clusterInfoFetcher("10.0.0.1:6443", (p) => {
       params.push(p);
       return api.transport;
-    }),
+    }, { clock, sleep: clock.sleep }),
     clock,
     sleep: clock.sleep,
+    crypto: webCryptoPort,
   });
   assert.equal(r.kubeconfigText, EXPECTED_KUBECONFIG);
   assert.deepEqual(api.calls(), [`GET ${PATH}`, `GET ${PATH}`, `GET ${PATH}`]);
@@ -93,10 +96,14 @@ Deno.test("a missing ConfigMap surfaces the API server's NotFound text", async (
   const e = await discoverWithToken({
     token: DISCOVERY_TOKEN,
     caCertHashes: [DISCOVERY_CA_HASH],
-    fetchClusterInfo: clusterInfoFetcher("10.0.0.1:6443", () => api.transport),
+    fetchClusterInfo: clusterInfoFetcher("10.0.0.1:6443", () => api.transport, {
+      clock,
+      sleep: clock.sleep,
+    }),
     clock,
     sleep: clock.sleep,
     timeoutMs: 12_000,
+    crypto: webCryptoPort,
   }).then(() => undefined, (x) => x as Error);
   assert.ok(e);
   assert.match(
@@ -137,7 +144,7 @@ users:
     fetchClusterInfo: clusterInfoFetcherWithKubeconfig((p) => {
       params.push(p);
       return api.transport;
-    }),
+    }, { clock, sleep: clock.sleep }),
     clock,
     sleep: clock.sleep,
   });

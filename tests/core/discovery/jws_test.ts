@@ -1,5 +1,6 @@
 // The detached JWS against two independent implementations: jose (CompactSign) and openssl's
 // HMAC, over assorted contents, ids and secrets (incl. UTF-8 and the empty secret).
+import { webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
 import assert from "node:assert/strict";
 import { CompactSign, compactVerify } from "jose";
 import {
@@ -37,7 +38,7 @@ Deno.test("detached signatures equal jose's compact JWS with the payload removed
       .setProtectedHeader({ alg: "HS256", kid: id })
       .sign(padded(secret));
     const [h, , s] = jws.split(".");
-    assert.equal(await computeDetachedSignature(content, id, secret), `${h}..${s}`);
+    assert.equal(await computeDetachedSignature(content, id, secret, webCryptoPort), `${h}..${s}`);
     // And the attached form verifies with jose.
     const { protectedHeader } = await compactVerify(jws, padded(secret), { algorithms: ["HS256"] });
     assert.deepEqual(protectedHeader, { alg: "HS256", kid: id });
@@ -55,7 +56,7 @@ Deno.test("detached signatures equal openssl's HMAC-SHA256 over header.payload",
     );
     assert.equal(r.code, 0, r.stderr);
     assert.equal(
-      await computeDetachedSignature(content, id, secret),
+      await computeDetachedSignature(content, id, secret, webCryptoPort),
       `${jwsHeaderSegment(id)}..${base64UrlEncode(r.stdoutBytes)}`,
     );
   }
@@ -74,14 +75,31 @@ Deno.test("the header is exactly go-jose's bytes and base64url has no padding", 
 });
 
 Deno.test("a signature made with a different secret or id is invalid", async () => {
-  const sig = await computeDetachedSignature("content", "abcdef", "0123456789abcdef");
-  assert.ok(await detachedTokenIsValid(sig, "content", "abcdef", "0123456789abcdef"));
-  assert.ok(!await detachedTokenIsValid(sig, "content", "abcdeg", "0123456789abcdef"));
-  assert.ok(!await detachedTokenIsValid(sig, "content", "abcdef", "0123456789abcdeg"));
-  assert.ok(!await detachedTokenIsValid(sig, "Content", "abcdef", "0123456789abcdef"));
-  assert.ok(!await detachedTokenIsValid("", "content", "abcdef", "0123456789abcdef"));
+  const sig = await computeDetachedSignature(
+    "content",
+    "abcdef",
+    "0123456789abcdef",
+    webCryptoPort,
+  );
+  assert.ok(
+    await detachedTokenIsValid(sig, "content", "abcdef", "0123456789abcdef", webCryptoPort),
+  );
+  assert.ok(
+    !await detachedTokenIsValid(sig, "content", "abcdeg", "0123456789abcdef", webCryptoPort),
+  );
+  assert.ok(
+    !await detachedTokenIsValid(sig, "content", "abcdef", "0123456789abcdeg", webCryptoPort),
+  );
+  assert.ok(
+    !await detachedTokenIsValid(sig, "Content", "abcdef", "0123456789abcdef", webCryptoPort),
+  );
+  assert.ok(
+    !await detachedTokenIsValid("", "content", "abcdef", "0123456789abcdef", webCryptoPort),
+  );
   // The attached (payload-carrying) form is not accepted: whole-string comparison.
   const [h, s] = sig.split("..");
   const attached = `${h}.${base64UrlEncode(enc.encode("content"))}.${s}`;
-  assert.ok(!await detachedTokenIsValid(attached, "content", "abcdef", "0123456789abcdef"));
+  assert.ok(
+    !await detachedTokenIsValid(attached, "content", "abcdef", "0123456789abcdef", webCryptoPort),
+  );
 });

@@ -1,5 +1,6 @@
 // Token discovery (core/discovery/token.ts) beyond the end-to-end fetch tests: input is
 // validated before any network call.
+import { webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
 import assert from "node:assert/strict";
 import { DiscoveryError } from "../../../core/errors.ts";
 import { discoverWithToken } from "../../../core/discovery/token.ts";
@@ -20,6 +21,7 @@ Deno.test("a malformed CA pin fails at once, before any cluster-info fetch", asy
           },
           clock,
           sleep: clock.sleep,
+          crypto: webCryptoPort,
         }),
       (e: unknown) => {
         assert.ok(e instanceof DiscoveryError);

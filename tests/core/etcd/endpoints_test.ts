@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { etcdEndpointsFromCluster, syncEtcdClient } from "../../../core/etcd/endpoints.ts";
 import { etcdTiming } from "../../../core/etcd/timing.ts";
-import type { EtcdClient } from "../../../core/host/etcd.ts";
+import type { EtcdClient } from "../../../core/ports/etcd.ts";
 import { FakeClock } from "../../support/fake_clock.ts";
 import { failedWait, silentApiClient, SilentPeer } from "../../support/silent_peer.ts";
 

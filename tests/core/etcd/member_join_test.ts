@@ -12,9 +12,9 @@ import {
   waitForClusterAvailable,
 } from "../../../core/etcd/member_join.ts";
 import { etcdEndpointsFromPods, syncEtcdClient } from "../../../core/etcd/endpoints.ts";
-import { type EtcdClient, type EtcdMember, EtcdRequestError } from "../../../core/host/etcd.ts";
+import { type EtcdClient, type EtcdMember, EtcdRequestError } from "../../../core/ports/etcd.ts";
 import { etcdTiming } from "../../../core/etcd/timing.ts";
-import type { TransportLimits } from "../../../core/kube/transport.ts";
+import type { TransportLimits } from "../../../core/ports/transport.ts";
 import { FakeClock } from "../../support/fake_clock.ts";
 import { RecordingPrinter } from "../../support/recording_printer.ts";
 import { failedWait, SilentPeer } from "../../support/silent_peer.ts";

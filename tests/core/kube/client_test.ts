@@ -1,3 +1,4 @@
+import { platformTime } from "../../support/platform.ts";
 import assert from "node:assert/strict";
 import type { ConfigMap, Node } from "kubernetes-types/core/v1.d.ts";
 import { ApiError } from "../../../core/errors.ts";
@@ -219,7 +220,12 @@ Deno.test("a call's own limits bound it, retries included, and never stretch to 
   assert.equal(clock.ms - start, 500);
 
   const silent = limitRecorder(clock, () => true);
-  const once = new KubeClient({ server: SERVER, transport: silent.transport, clock })
+  const once = new KubeClient({
+    server: SERVER,
+    transport: silent.transport,
+    clock,
+    sleep: clock.sleep,
+  })
     .withRetry({ timeoutMs: 0 });
   await assert.rejects(
     () => once.list("Pod", { namespace: "kube-system" }, { timeoutMs: 800 }),
@@ -431,7 +437,11 @@ Deno.test("namespaced kinds need a namespace; unknown kinds are rejected", async
 
 Deno.test("the server URL may end with a slash", async () => {
   const api = new FakeKubeApi();
-  const client = new KubeClient({ server: `${SERVER}/`, transport: api.transport });
+  const client = new KubeClient({
+    server: `${SERVER}/`,
+    transport: api.transport,
+    ...platformTime,
+  });
   await client.getRaw("/healthz");
   assert.equal(api.requests[0].path, "/healthz");
 });

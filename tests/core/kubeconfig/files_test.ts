@@ -1,3 +1,5 @@
+import { webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
+import { webKeys } from "../../support/platform.ts";
 import assert from "node:assert/strict";
 import { buildClientCertKubeconfig } from "../../../core/kubeconfig/files.ts";
 import { kubeconfigSpec, resolveKubeconfigSpec } from "../../../core/kubeconfig/specs.ts";
@@ -9,11 +11,12 @@ import { seededRandom } from "../../support/fixed_random.ts";
 
 Deno.test("buildClientCertKubeconfig() embeds the CA, a clientAuth cert and its key", async () => {
   const cfg = initConfigFixture();
-  const caKey = await generateKeyPair("ECDSA-P256");
+  const caKey = await generateKeyPair("ECDSA-P256", webKeys);
   const caCert = await createSelfSignedCACert(
     { commonName: "kubernetes", notBefore: new Date("2026-01-01T00:00:00Z") },
     caKey,
     seededRandom(3),
+    webCryptoPort,
   );
   const resolved = resolveKubeconfigSpec(kubeconfigSpec("admin"), cfg);
   const notAfter = new Date("2027-01-01T00:05:00Z");
@@ -21,8 +24,9 @@ Deno.test("buildClientCertKubeconfig() embeds the CA, a clientAuth cert and its 
     resolved,
     "kubernetes",
     { cert: caCert, key: caKey },
-    await generateKeyPair("ECDSA-P256"),
+    await generateKeyPair("ECDSA-P256", webKeys),
     seededRandom(4),
+    webCryptoPort,
     { notAfter },
   );
   const cur = resolveContext(kubeconfig);

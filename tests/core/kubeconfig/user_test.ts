@@ -1,3 +1,4 @@
+import { webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
 import assert from "node:assert/strict";
 import { longValidityWarning, userKubeconfig } from "../../../core/kubeconfig/user.ts";
 import {
@@ -32,6 +33,7 @@ Deno.test("userKubeconfig() makes a client-certificate kubeconfig for the contro
     now: START,
     random: seededRandom(1),
     warn: (l) => warnings.push(l),
+    crypto: webCryptoPort,
   });
   assert.deepEqual(warnings, []);
   assert.doesNotMatch(text, /preferences/);
@@ -51,8 +53,8 @@ Deno.test("userKubeconfig() makes a client-certificate kubeconfig for the contro
   assert.deepEqual(cert.extKeyUsage, ["clientAuth"]);
   assert.equal(cert.notAfter.toISOString(), "2026-04-03T12:00:00.000Z");
   assert.equal(cert.notBefore.getTime(), ca.notBefore.getTime(), "NotBefore is the CA's");
-  await verifyCertChain(cert, [], ca, START);
-  const key = await parsePrivateKeyPEM(embeddedText(user.user["client-key-data"]!));
+  await verifyCertChain(cert, [], ca, START, webCryptoPort);
+  const key = await parsePrivateKeyPEM(embeddedText(user.user["client-key-data"]!), webCryptoPort);
   assert.ok(await keyMatchesCertificate(key, cert));
   assert.equal(key.spec.type, "ECDSA", "key per encryptionAlgorithm");
 });
@@ -71,6 +73,7 @@ Deno.test("userKubeconfig() with a token embeds the token and no certificate", a
       startTime: START,
       now: START,
       random: seededRandom(2),
+      crypto: webCryptoPort,
     }),
   );
   assert.deepEqual(kc.users, [{ name: "bot", user: { token: "abcdef.0123456789abcdef" } }]);
@@ -92,6 +95,7 @@ Deno.test("userKubeconfig() needs the CA key, names it, and warns about long val
         startTime: START,
         now: START,
         random: seededRandom(2),
+        crypto: webCryptoPort,
       }),
     (e: unknown) =>
       e instanceof KubeadmError &&

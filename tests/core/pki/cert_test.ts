@@ -1,3 +1,5 @@
+import { webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
+import { webKeys } from "../../support/platform.ts";
 import assert from "node:assert/strict";
 import {
   certPeriodProblem,
@@ -5,13 +7,13 @@ import {
   createSignedCert,
   encodeCertificatePEM,
   keyMatchesCertificate,
-  newCertAndKey,
   parseCertificate,
   parseCertificatesPEM,
   randomSerialNumber,
   verifyCertChain,
   verifyHostname,
 } from "../../../core/pki/cert.ts";
+import { newCertAndKey } from "../../support/test_pki.ts";
 import { dedupeAltNames } from "../../../core/pki/extensions.ts";
 import { encodePrivateKeyPEM, generateKeyPair } from "../../../core/pki/keys.ts";
 import { formatName } from "../../../core/pki/name.ts";
@@ -34,11 +36,12 @@ async function makeCA(
   alg: "ECDSA-P256" | "ECDSA-P384" | "RSA-2048" = "ECDSA-P256",
   cn = "kubernetes",
 ) {
-  const key = await generateKeyPair(alg);
+  const key = await generateKeyPair(alg, webKeys);
   const cert = await createSelfSignedCACert(
     { commonName: cn, notBefore, notAfter: new Date(start.getTime() + 87600 * 3600_000) },
     key,
     random,
+    webCryptoPort,
   );
   return { cert, key };
 }
@@ -115,7 +118,7 @@ Deno.test("createSelfSignedCACert() makes a kubeadm-shaped CA (ECDSA-P256), chec
 
 Deno.test("createSignedCert() makes leaves with SANs, EKUs, AKI, O before CN (ECDSA-P256)", async () => {
   const ca = await makeCA();
-  const leafKey = await generateKeyPair("ECDSA-P256");
+  const leafKey = await generateKeyPair("ECDSA-P256", webKeys);
   const cert = await createSignedCert(
     {
       commonName: "kube-apiserver",
@@ -130,6 +133,7 @@ Deno.test("createSignedCert() makes leaves with SANs, EKUs, AKI, O before CN (EC
     ca.cert,
     ca.key,
     random,
+    webCryptoPort,
   );
   const pem = encodeCertificatePEM(cert);
   const text = await x509Text(pem);
@@ -170,7 +174,7 @@ Deno.test("createSignedCert() makes leaves with SANs, EKUs, AKI, O before CN (EC
   assert.equal(formatName(cert.subject), "CN=kube-apiserver,O=a-org+O=b-org");
   assert.ok(await keyMatchesCertificate(leafKey, cert));
   assert.ok(!(await keyMatchesCertificate(ca.key, cert)));
-  await verifyCertChain(cert, [], ca.cert, start);
+  await verifyCertChain(cert, [], ca.cert, start, webCryptoPort);
 });
 
 Deno.test("UTF8String is used when PrintableString cannot hold the value", async () => {
@@ -185,6 +189,7 @@ Deno.test("UTF8String is used when PrintableString cannot hold the value", async
     },
     "ECDSA-P256",
     random,
+    webCryptoPort,
   );
   const text = await openssl(["asn1parse", "-inform", "DER"], leaf.cert.der);
   assert.match(text, /PRINTABLESTRING\s+:system:nodes/);
@@ -193,17 +198,14 @@ Deno.test("UTF8String is used when PrintableString cannot hold the value", async
   assert.equal(leaf.cert.notBefore.getTime(), ca.cert.notBefore.getTime());
   assert.equal(leaf.cert.notAfter.getTime() - leaf.cert.notBefore.getTime(), 365 * 24 * 3600_000);
   await assert.rejects(
-    () => newCertAndKey(ca.cert, ca.key, { commonName: "x" }, "ECDSA-P256", random),
-    /must specify at least one ExtKeyUsage/,
-  );
-  await assert.rejects(
     () =>
-      newCertAndKey(
+      createSignedCert(
+        { commonName: "", usages: ["clientAuth"] },
+        leaf.key,
         ca.cert,
         ca.key,
-        { commonName: "", usages: ["clientAuth"] },
-        "ECDSA-P256",
         random,
+        webCryptoPort,
       ),
     /must specify a CommonName/,
   );
@@ -217,6 +219,7 @@ Deno.test("RSA-2048 CA signs an ECDSA leaf with sha256WithRSAEncryption; P-384 s
     { commonName: "c", usages: ["clientAuth"] },
     "ECDSA-P256",
     random,
+    webCryptoPort,
   );
   assert.match(
     await x509Text(encodeCertificatePEM(leaf.cert)),
@@ -229,7 +232,7 @@ Deno.test("RSA-2048 CA signs an ECDSA leaf with sha256WithRSAEncryption; P-384 s
     await tempFile(encodeCertificatePEM(leaf.cert)),
   ]);
   assert.equal(v.code, 0, v.stderr);
-  await verifyCertChain(leaf.cert, [], rsa.cert, start);
+  await verifyCertChain(leaf.cert, [], rsa.cert, start, webCryptoPort);
   const p384 = await makeCA("ECDSA-P384");
   assert.match(
     await x509Text(encodeCertificatePEM(p384.cert)),
@@ -241,8 +244,9 @@ Deno.test("RSA-2048 CA signs an ECDSA leaf with sha256WithRSAEncryption; P-384 s
     { commonName: "c", usages: ["clientAuth"] },
     "ECDSA-P384",
     random,
+    webCryptoPort,
   );
-  await verifyCertChain(leaf2.cert, [], p384.cert, start);
+  await verifyCertChain(leaf2.cert, [], p384.cert, start, webCryptoPort);
   // An RSA signature checked against the wrong CA names the candidate like Go does.
   const otherRsaCaName = await makeCA("ECDSA-P256", "kubernetes");
   const rsaLeaf = await newCertAndKey(
@@ -251,9 +255,10 @@ Deno.test("RSA-2048 CA signs an ECDSA leaf with sha256WithRSAEncryption; P-384 s
     { commonName: "c", usages: ["clientAuth"] },
     "ECDSA-P256",
     random,
+    webCryptoPort,
   );
   await assert.rejects(
-    () => verifyCertChain(rsaLeaf.cert, [], otherRsaCaName.cert, start),
+    () => verifyCertChain(rsaLeaf.cert, [], otherRsaCaName.cert, start, webCryptoPort),
     (e: unknown) =>
       e instanceof PkiError &&
       e.message ===
@@ -270,28 +275,36 @@ Deno.test("verifyCertChain() rejects other CAs, non-CAs and expired certificates
     { commonName: "x", usages: ["clientAuth"] },
     "ECDSA-P256",
     random,
+    webCryptoPort,
   );
   await assert.rejects(
-    () => verifyCertChain(leaf.cert, [], other.cert, start),
+    () => verifyCertChain(leaf.cert, [], other.cert, start, webCryptoPort),
     /^PkiError: x509: certificate signed by unknown authority$/,
   );
   await assert.rejects(
     () =>
-      verifyCertChain(leaf.cert, [], ca.cert, new Date(start.getTime() + 2 * 365 * 24 * 3600_000)),
+      verifyCertChain(
+        leaf.cert,
+        [],
+        ca.cert,
+        new Date(start.getTime() + 2 * 365 * 24 * 3600_000),
+        webCryptoPort,
+      ),
     /x509: certificate has expired or is not yet valid: current time 2028-02-29T10:00:00Z is after 2027-03-01T09:55:00Z/,
   );
   await assert.rejects(
-    () => verifyCertChain(leaf.cert, [], ca.cert, new Date("2026-01-01T00:00:00Z")),
+    () => verifyCertChain(leaf.cert, [], ca.cert, new Date("2026-01-01T00:00:00Z"), webCryptoPort),
     /is before 2026-03-01T09:55:00Z/,
   );
   // Intermediate CA in the chain.
-  const interKey = await generateKeyPair("ECDSA-P256");
+  const interKey = await generateKeyPair("ECDSA-P256", webKeys);
   const inter = await createSignedCert(
     { commonName: "inter", notBefore },
     interKey,
     ca.cert,
     ca.key,
     random,
+    webCryptoPort,
     true,
   );
   assert.equal(inter.isCA, true);
@@ -301,9 +314,13 @@ Deno.test("verifyCertChain() rejects other CAs, non-CAs and expired certificates
     { commonName: "y", usages: ["serverAuth"] },
     "ECDSA-P256",
     random,
+    webCryptoPort,
   );
-  await verifyCertChain(leaf2.cert, [inter], ca.cert, start);
-  await assert.rejects(() => verifyCertChain(leaf2.cert, [], ca.cert, start), /unknown authority/);
+  await verifyCertChain(leaf2.cert, [inter], ca.cert, start, webCryptoPort);
+  await assert.rejects(
+    () => verifyCertChain(leaf2.cert, [], ca.cert, start, webCryptoPort),
+    /unknown authority/,
+  );
   // A leaf posing as a CA cannot sign.
   const fake = await createSignedCert(
     { commonName: "x", usages: ["clientAuth"] },
@@ -311,9 +328,10 @@ Deno.test("verifyCertChain() rejects other CAs, non-CAs and expired certificates
     leaf.cert,
     leaf.key,
     random,
+    webCryptoPort,
   );
   await assert.rejects(
-    () => verifyCertChain(fake, [], leaf.cert, start),
+    () => verifyCertChain(fake, [], leaf.cert, start, webCryptoPort),
     /unknown authority \(possibly because of/,
   );
 });
@@ -369,6 +387,7 @@ Deno.test("verifyHostname() and certPeriodProblem() follow Go", async () => {
     },
     "ECDSA-P256",
     random,
+    webCryptoPort,
   );
   verifyHostname(cert, "a.example.com");
   verifyHostname(cert, "NODE1");
@@ -407,24 +426,26 @@ Deno.test("dedupeAltNames() sorts DNS names and keeps first-seen IP order", () =
 });
 
 Deno.test("createSignedCert refuses a CA key that is not the CA certificate's key", async () => {
-  const caKey = await generateKeyPair("ECDSA-P256");
+  const caKey = await generateKeyPair("ECDSA-P256", webKeys);
   const ca = await createSelfSignedCACert(
     { commonName: "kubernetes", notBefore: new Date("2026-01-01T00:00:00Z") },
     caKey,
     seededRandom(3),
+    webCryptoPort,
   );
-  const leafKey = await generateKeyPair("ECDSA-P256");
+  const leafKey = await generateKeyPair("ECDSA-P256", webKeys);
   const cfg = { commonName: "leaf", usages: ["serverAuth" as const] };
-  const stranger = await generateKeyPair("ECDSA-P256");
+  const stranger = await generateKeyPair("ECDSA-P256", webKeys);
   await assert.rejects(
-    () => createSignedCert(cfg, leafKey, ca, stranger, seededRandom(4)),
+    () => createSignedCert(cfg, leafKey, ca, stranger, seededRandom(4), webCryptoPort),
     (e: unknown) =>
       e instanceof PkiError &&
       e.message === "x509: provided PrivateKey doesn't match parent's PublicKey",
   );
   // The matching key still signs.
   assert.equal(
-    (await createSignedCert(cfg, leafKey, ca, caKey, seededRandom(4))).subject.commonName,
+    (await createSignedCert(cfg, leafKey, ca, caKey, seededRandom(4), webCryptoPort)).subject
+      .commonName,
     "leaf",
   );
 });

@@ -1,12 +1,12 @@
+import { webKeys } from "../../support/platform.ts";
 import assert from "node:assert/strict";
 import { KeyPool, keyPoolFor } from "../../../core/pki/key_pool.ts";
-import { webRandom } from "../../../core/host/ports.ts";
 import { generateKeyPair } from "../../../core/pki/keys.ts";
-import { deterministicCryptoPort } from "../../../core/pki/noble.ts";
-import { seededRandom } from "../../../core/host/seeded_random.ts";
+import { deterministicCryptoPort } from "../../../adapters/crypto/noble.ts";
+import { seededRandom } from "../../../adapters/offline/random.ts";
 
 Deno.test("KeyPool hands out prefetched keys once, and fresh keys otherwise", async () => {
-  const pool = new KeyPool({ random: webRandom });
+  const pool = new KeyPool(webKeys);
   pool.prefetchAll(["a", "b"], "ECDSA-P256");
   pool.prefetch("a", "ECDSA-P384"); // already pending: kept as is
   assert.deepEqual(pool.pendingIds, ["a", "b"]);
@@ -21,15 +21,15 @@ Deno.test("KeyPool hands out prefetched keys once, and fresh keys otherwise", as
 });
 
 Deno.test("keyPoolFor() gives one pool per owner object", () => {
-  const o1 = { random: webRandom };
-  const o2 = { random: webRandom };
+  const o1 = { ...webKeys };
+  const o2 = { ...webKeys };
   assert.equal(keyPoolFor(o1), keyPoolFor(o1));
   assert.notEqual(keyPoolFor(o1), keyPoolFor(o2));
 });
 
 Deno.test("KeyPool hands out a provided key whatever algorithm the run asks for", async () => {
-  const pool = new KeyPool({ random: webRandom });
-  const mine = await generateKeyPair("ECDSA-P384");
+  const pool = new KeyPool(webKeys);
+  const mine = await generateKeyPair("ECDSA-P384", webKeys);
   pool.provide("cert:ca", mine);
   pool.prefetch("cert:ca", "RSA-2048"); // provided: nothing is generated
   assert.equal(await pool.take("cert:ca", "RSA-2048"), mine);

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { decodePem, decodePemOfType, encodePem, encodePemBundle } from "../../../core/pki/pem.ts";
+import { decodePem, encodePem } from "../../../core/pki/pem.ts";
 
 Deno.test("encodePem() writes 64-column lines and a trailing newline like Go", () => {
   const bytes = new Uint8Array(100).map((_, i) => i);
@@ -19,12 +19,11 @@ Deno.test("decodePem() reads several blocks, skipping junk, headers and malforme
   const text = "junk before\r\n" + encodePem("CERTIFICATE", a).replace(/\n/g, "\r\n") +
     "-----BEGIN BROKEN-----\n!!!!\n-----END BROKEN-----\n" +
     "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: x\n\nBAUGBw==\n-----END RSA PRIVATE KEY-----\n" +
-    encodePemBundle("CERTIFICATE", [b]);
+    encodePem("CERTIFICATE", b);
   const blocks = decodePem(text);
   assert.deepEqual(blocks.map((x) => x.type), ["CERTIFICATE", "RSA PRIVATE KEY", "CERTIFICATE"]);
   assert.deepEqual(blocks[0].bytes, a);
   assert.deepEqual(blocks[1].bytes, b);
-  assert.deepEqual(decodePemOfType(text, "CERTIFICATE"), [a, b]);
   assert.deepEqual(decodePem("-----BEGIN A-----\nAQID\n-----END B-----\n"), []);
 });
 

@@ -1,3 +1,4 @@
+import { webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
 import assert from "node:assert/strict";
 import { certificatePin, PinSet } from "../../../core/pki/pin.ts";
 import { parseCertificatesPEM } from "../../../core/pki/cert.ts";
@@ -13,19 +14,22 @@ Deno.test("certificatePin() matches upstream's vector and openssl's SPKI sha256"
   const [cert] = parseCertificatesPEM(TEST_CERT);
   const [cert2] = parseCertificatesPEM(TEST_CERT2);
   assert.equal(cert.subject.commonName, "kubeadm-keypins-test");
-  assert.equal(await certificatePin(cert), EXPECTED_HASH);
+  assert.equal(await certificatePin(cert, webCryptoPort), EXPECTED_HASH);
   assert.equal(
-    await certificatePin(cert2),
+    await certificatePin(cert2, webCryptoPort),
     "sha256:d1ef16989563fe7775f81a7dc55ce16a467ca9baedae2d081cb0a068b6a81971",
   );
   assert.equal(`sha256:${await opensslSpkiSha256(TEST_CERT)}`, EXPECTED_HASH);
-  assert.equal(`sha256:${await opensslSpkiSha256(TEST_CERT2)}`, await certificatePin(cert2));
+  assert.equal(
+    `sha256:${await opensslSpkiSha256(TEST_CERT2)}`,
+    await certificatePin(cert2, webCryptoPort),
+  );
 });
 
 Deno.test("PinSet follows upstream TestSet", async () => {
   const [cert] = parseCertificatesPEM(TEST_CERT);
   const [cert2] = parseCertificatesPEM(TEST_CERT2);
-  const s = new PinSet();
+  const s = new PinSet(webCryptoPort);
   assert.throws(
     () => s.allow("xyz"),
     /^KubeadmError: invalid hash, expected "format:hex-value"\. Known format\(s\) are: sha256$/,
@@ -50,13 +54,13 @@ Deno.test("PinSet follows upstream TestSet", async () => {
   // Any of several certificates may match; unmatched hashes are joined with ":".
   await s.checkAny([cert2, cert]);
   await assert.rejects(
-    () => new PinSet().checkAny([cert, cert2]),
+    () => new PinSet(webCryptoPort).checkAny([cert, cert2]),
     /"sha256:345959[0-9a-f]+:sha256:d1ef[0-9a-f]+" are pinned/,
   );
 });
 
 Deno.test("PinSet.allow() reports format, length and hex errors with upstream's wording", () => {
-  const s = new PinSet();
+  const s = new PinSet(webCryptoPort);
   assert.throws(
     () => s.allow("md5:abcd"),
     /^KubeadmError: unknown hash format "md5"\. Known format\(s\) are: sha256$/,

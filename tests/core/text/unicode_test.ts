@@ -16,7 +16,7 @@ import * as tables from "../../../core/text/unicode_tables.ts";
 import { categoryRanges } from "../../../scripts/unicode_tables.ts";
 import { goQuote } from "../../../core/text/go_quote.ts";
 import { listFiles, repoRoot } from "../../support/repo.ts";
-import { seededRandom } from "../../../core/host/seeded_random.ts";
+import { seededRandom } from "../../../adapters/offline/random.ts";
 
 const MAX = 0x10ffff;
 

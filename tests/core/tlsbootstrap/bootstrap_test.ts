@@ -1,15 +1,16 @@
 // The kubelet's TLS bootstrap over the core ports, against the in-memory API server with a fake
 // "controller-manager" that approves and signs CSRs like csrapprover + csrsigner.
+import { webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
+import { webKeys } from "../../support/platform.ts";
 import assert from "node:assert/strict";
-import type { KubeObject } from "../../../core/kube/client.ts";
-import { KubeClient } from "../../../core/kube/client.ts";
-import { webRandom } from "../../../core/host/ports.ts";
+import { KubeClient, type KubeObject } from "../../../core/kube/client.ts";
+import { webRandom } from "../../../adapters/web/random.ts";
 import {
   createSignedCert,
   encodeCertificatePEM,
-  newCertificateAuthority,
   parseCertificatesPEM,
 } from "../../../core/pki/cert.ts";
+import { newCertificateAuthority } from "../../support/test_pki.ts";
 import { parseCSR } from "../../../core/pki/csr.ts";
 import { generateKeyPair } from "../../../core/pki/keys.ts";
 import { decodePem } from "../../../core/pki/pem.ts";
@@ -34,7 +35,7 @@ import { failedWait, silentApiClient } from "../../support/silent_peer.ts";
 const CSR_PATH = "/apis/certificates.k8s.io/v1/certificatesigningrequests";
 
 async function clusterCA() {
-  const key = await generateKeyPair("ECDSA-P256");
+  const key = await generateKeyPair("ECDSA-P256", webKeys);
   const now = new Date();
   return await newCertificateAuthority(
     {
@@ -44,6 +45,7 @@ async function clusterCA() {
     },
     key,
     webRandom,
+    webCryptoPort,
   );
 }
 
@@ -84,6 +86,7 @@ function controller(
       ca.cert,
       ca.key,
       webRandom,
+      webCryptoPort,
     );
     a.put({
       ...csr,
@@ -93,6 +96,11 @@ function controller(
       },
     } as KubeObject);
   };
+}
+
+/** The key a kubelet certifies (it makes an ECDSA P-256 key). */
+function kubeletKey() {
+  return generateKeyPair({ type: "ECDSA", namedCurve: "P-256" }, webKeys);
 }
 
 Deno.test("the bootstrap sends the kubelet's CSR and writes kubelet.conf + the pem", async () => {
@@ -116,6 +124,7 @@ Deno.test("the bootstrap sends the kubelet's CSR and writes kubelet.conf + the p
   const result = await runKubeletTlsBootstrap({
     files,
     nodeName: "worker-1",
+    key: await kubeletKey(),
     transportFor: (params) => {
       assert.equal(params.server, "https://10.0.0.1:6443");
       assert.equal(params.caPem, caPem);
@@ -179,8 +188,9 @@ Deno.test("a denied CSR fails with the reason", async () => {
     clock,
     sleep: clock.sleep,
   });
+  const key = await kubeletKey();
   await assert.rejects(
-    () => requestNodeClientCertificate({ client, nodeName: "n1", clock, sleep: clock.sleep }),
+    () => requestNodeClientCertificate({ client, nodeName: "n1", key, clock, sleep: clock.sleep }),
     /certificate signing request is denied, reason: Nope, message: not you/,
   );
 });
@@ -202,10 +212,12 @@ Deno.test("an unsigned CSR times out with a clear error, at the wait's timeout e
   for (const [name, hang, message] of cases) {
     const api = new FakeKubeApi();
     const { clock, client } = silentApiClient(hang, api.transport);
+    const key = await kubeletKey();
     const { error, elapsedMs } = await failedWait(clock, () =>
       requestNodeClientCertificate({
         client,
         nodeName: "n1",
+        key,
         clock,
         sleep: clock.sleep,
         timeoutMs: 10_000,
@@ -225,7 +237,7 @@ Deno.test("a retried bootstrap with the same key reuses its CSR; another key is 
     clock,
     sleep: clock.sleep,
   });
-  const key = await generateKeyPair({ type: "ECDSA", namedCurve: "P-256" });
+  const key = await generateKeyPair({ type: "ECDSA", namedCurve: "P-256" }, webKeys);
   await assert.rejects(() =>
     requestNodeClientCertificate({
       client,

@@ -1,10 +1,11 @@
 // The CoreDNS migration check of an upgrade: kubeadm's default Corefile (for whatever domain it
 // serves) can be replaced, a customized one of another CoreDNS version cannot; the check needs
 // the cluster only, and logs upstream's two -v=1 lines.
+import { platformTime } from "../../support/platform.ts";
 import assert from "node:assert/strict";
 import type { Deployment } from "kubernetes-types/apps/v1.d.ts";
 import { corefile } from "../../../core/addons/coredns.ts";
-import type { Machine } from "../../../core/host/machine.ts";
+import type { Machine } from "../../../core/ports/machine.ts";
 import { KubeClient } from "../../../core/kube/client.ts";
 import { coreDNSMigrationChecks } from "../../../core/upgrade/coredns_check.ts";
 import { putConfigMap } from "../../support/fake_cluster.ts";
@@ -29,7 +30,7 @@ function clusterWith(text: string, tag: string): KubeClient {
       },
     },
   );
-  return new KubeClient({ server: "https://h:6443", transport: api.transport });
+  return new KubeClient({ server: "https://h:6443", transport: api.transport, ...platformTime });
 }
 
 async function verdict(text: string, tag = "v1.12.1") {

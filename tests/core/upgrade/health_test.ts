@@ -2,7 +2,7 @@
 // created, the Job complete) ends within its timeout when the API server stops answering.
 import assert from "node:assert/strict";
 import type { Node } from "kubernetes-types/core/v1.d.ts";
-import type { Machine } from "../../../core/host/machine.ts";
+import type { Machine } from "../../../core/ports/machine.ts";
 import { clusterHealthChecks } from "../../../core/upgrade/health.ts";
 import { FakeKubeApi } from "../../support/fake_kube_api.ts";
 import { FakeNodeFiles } from "../../support/fake_machine.ts";

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
+import { systemClock } from "../../../adapters/web/clock.ts";
+import { webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
 import type { ResolvedConfig } from "../../../core/config/types.ts";
-import type { EtcdClient } from "../../../core/host/etcd.ts";
+import type { EtcdClient } from "../../../core/ports/etcd.ts";
 import { etcdPod } from "../../../core/manifests/etcd.ts";
 import {
   buildStaticPod,
@@ -106,13 +108,14 @@ async function setup(opts: { from?: string; failing?: string[]; etcdTag?: string
     waiter: w,
     etcd: {
       connect: () => Promise.resolve(etcdClient(() => true)),
-      timing: etcdTiming({ sleep: () => Promise.resolve() }),
+      timing: etcdTiming({ sleep: () => Promise.resolve(), clock: systemClock }),
       retries: 2,
       intervalMs: 0,
     },
     etcdUpgrade: true,
     renewCerts: true,
     random: seededRandom(3),
+    crypto: webCryptoPort,
     now: NOW,
   };
   return { files, cfg, input, node, out, waiter: w };

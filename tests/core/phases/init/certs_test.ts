@@ -1,3 +1,5 @@
+import { webCryptoPort } from "../../../../adapters/crypto/webcrypto.ts";
+import { webKeys } from "../../../support/platform.ts";
 import assert from "node:assert/strict";
 import {
   certTree,
@@ -150,11 +152,12 @@ Deno.test("an existing certificate signed by another CA is an ExistingFileError 
   const { data, files } = fixture();
   await runAllCerts(data);
   // Replace the CA (cert and key) with a different one: apiserver.crt no longer chains.
-  const otherKey = await generateKeyPair("ECDSA-P256");
+  const otherKey = await generateKeyPair("ECDSA-P256", webKeys);
   const otherCA = await createSelfSignedCACert(
     { commonName: "kubernetes", notBefore: START },
     otherKey,
     seededRandom(1),
+    webCryptoPort,
   );
   files.put(`${PKI}/ca.crt`, encodeCertificatePEM(otherCA));
   files.put(`${PKI}/ca.key`, await encodePrivateKeyPEM(otherKey), 0o600);
@@ -352,7 +355,7 @@ async function pkiWithForeignCaKey(ca: string) {
   await runAllCerts(data);
   files.put(
     `${PKI}/${ca}.key`,
-    await encodePrivateKeyPEM(await generateKeyPair("ECDSA-P256")),
+    await encodePrivateKeyPEM(await generateKeyPair("ECDSA-P256", webKeys)),
     0o600,
   );
   return files;
@@ -427,7 +430,7 @@ Deno.test("init phase certs all: a mismatched front-proxy CA pair fails before a
 Deno.test("sa.pub not matching sa.key is refused, naming both files", async () => {
   const { data, files } = fixture();
   await runAllCerts(data);
-  const other = await generateKeyPair("ECDSA-P256");
+  const other = await generateKeyPair("ECDSA-P256", webKeys);
   const { encodePublicKeyPEM } = await import("../../../../core/pki/keys.ts");
   files.put(`${PKI}/sa.pub`, await encodePublicKeyPEM(other));
   await assert.rejects(

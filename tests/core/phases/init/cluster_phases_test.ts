@@ -1,5 +1,6 @@
 // The init phases that talk to the cluster, run through the real workflow against the fake
 // API server: objects and names, phase order, the cluster-admins bootstrap, dry-run.
+import { webCryptoPort } from "../../../../adapters/crypto/webcrypto.ts";
 import { describeActions } from "../../../support/dry_run_output.ts";
 import { FakeMachine } from "../../../support/fake_machine.ts";
 import assert from "node:assert/strict";
@@ -7,11 +8,10 @@ import { parse } from "yaml";
 import type { DaemonSet, Deployment } from "kubernetes-types/apps/v1.d.ts";
 import type { ConfigMap, Node, Secret } from "kubernetes-types/core/v1.d.ts";
 import type { ClusterRoleBinding } from "kubernetes-types/rbac/v1.d.ts";
-import { createDryRunTransport } from "../../../../core/kube/dry_run.ts";
-import type { Transport } from "../../../../core/kube/transport.ts";
-import { RecordingFileSystem } from "../../../../core/host/recording_fs.ts";
+import { createDryRunTransport } from "../../../../adapters/offline/transport.ts";
+import type { Transport, TransportFactory } from "../../../../core/ports/transport.ts";
+import { RecordingFileSystem } from "../../../../adapters/offline/files.ts";
 import { createClusterAccess } from "../../../../core/phases/init/cluster_access.ts";
-import type { TransportFactory } from "../../../../core/kube/transport.ts";
 import type { InitData } from "../../../../core/phases/init/data.ts";
 import { initWorkflow } from "../../../../core/phases/init/workflow.ts";
 import { runWorkflow } from "../../../../core/workflow/runner.ts";
@@ -241,7 +241,7 @@ Deno.test("full init workflow against the fake API: every phase, in order, every
 
   // The join command pins the CA the certs phase generated.
   const ca = parseCertificatesPEM(h.files.text("/etc/kubernetes/pki/ca.crt")!);
-  const pin = await certificatePin(ca[0]);
+  const pin = await certificatePin(ca[0], webCryptoPort);
   assert.ok(h.out.lines.includes(`\t--discovery-token-ca-cert-hash ${pin} `));
 });
 

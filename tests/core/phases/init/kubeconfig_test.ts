@@ -1,3 +1,5 @@
+import { webCryptoPort } from "../../../../adapters/crypto/webcrypto.ts";
+import { webKeys } from "../../../support/platform.ts";
 import assert from "node:assert/strict";
 import { runCert } from "../../../../core/phases/init/certs.ts";
 import { runKubeconfig } from "../../../../core/phases/init/kubeconfig.ts";
@@ -145,11 +147,12 @@ Deno.test("kubeconfig files: reused when they fit, wrong CA is an error, other s
   assert.deepEqual(files.snapshot(), snap);
 
   // A kubeconfig carrying another CA.
-  const otherKey = await generateKeyPair("ECDSA-P256");
+  const otherKey = await generateKeyPair("ECDSA-P256", webKeys);
   const other = await createSelfSignedCACert(
     { commonName: "kubernetes", notBefore: START },
     otherKey,
     seededRandom(2),
+    webCryptoPort,
   );
   files.put(
     `${K}/scheduler.conf`,
@@ -249,7 +252,7 @@ Deno.test("a ca.key not matching ca.crt is refused before any kubeconfig is sign
   const f = await withCA();
   f.files.put(
     `${K}/pki/ca.key`,
-    await encodePrivateKeyPEM(await generateKeyPair("ECDSA-P256")),
+    await encodePrivateKeyPEM(await generateKeyPair("ECDSA-P256", webKeys)),
     0o600,
   );
   const before = f.files.snapshot();

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { HealthProbe, HealthResult } from "../../../../core/host/http.ts";
+import type { HealthProbe, HealthResult } from "../../../../core/ports/http.ts";
 import { runWaitControlPlane } from "../../../../core/phases/init/wait_control_plane.ts";
 import {
   controlPlaneHealthTargets as targetsOf,

@@ -5,25 +5,27 @@
  *
  * @module
  */
+import { webCryptoPort } from "../../../../adapters/crypto/webcrypto.ts";
+import { webKeys } from "../../../support/platform.ts";
 import type { KubeObject } from "../../../../core/kube/client.ts";
-import { webRandom } from "../../../../core/host/ports.ts";
+import { webRandom } from "../../../../adapters/web/random.ts";
 import { computeDetachedSignature } from "../../../../core/discovery/jws.ts";
 import {
   createBasicKubeconfig,
   serializeKubeconfig,
 } from "../../../../core/kubeconfig/kubeconfig.ts";
-import { encodeCertificatePEM, newCertificateAuthority } from "../../../../core/pki/cert.ts";
+import { encodeCertificatePEM } from "../../../../core/pki/cert.ts";
+import { newCertificateAuthority } from "../../../support/test_pki.ts";
 import { generateKeyPair } from "../../../../core/pki/keys.ts";
 import { certificatePin } from "../../../../core/pki/pin.ts";
-import { resolveJoinConfig } from "../../../../core/config/join.ts";
-import type { JoinFlagOverrides } from "../../../../core/config/join.ts";
+import { type JoinFlagOverrides, resolveJoinConfig } from "../../../../core/config/join.ts";
 import {
   createJoinData,
   type JoinData,
   type JoinPorts,
 } from "../../../../core/phases/join/data.ts";
 import { FakeNodeHost } from "../../../support/fake_node_host.ts";
-import type { FileSystem } from "../../../../core/host/ports.ts";
+import type { FileSystem } from "../../../../core/ports/files.ts";
 import { FakeKubeApi } from "../../../support/fake_kube_api.ts";
 import { FakeClock } from "../../../support/fake_clock.ts";
 import { MemoryFileSystem } from "../../../support/memory_fs.ts";
@@ -66,7 +68,7 @@ export interface FakeCluster {
 
 /** cluster-info signed for {@link TOKEN}, kubeadm-config and kubelet-config. */
 export async function fakeCluster(): Promise<FakeCluster> {
-  const key = await generateKeyPair("ECDSA-P256");
+  const key = await generateKeyPair("ECDSA-P256", webKeys);
   const now = new Date();
   const ca = await newCertificateAuthority(
     {
@@ -76,6 +78,7 @@ export async function fakeCluster(): Promise<FakeCluster> {
     },
     key,
     webRandom,
+    webCryptoPort,
   );
   const caPem = encodeCertificatePEM(ca.cert);
   const kubeconfig = serializeKubeconfig(createBasicKubeconfig(SERVER, "", "", caPem), {
@@ -90,11 +93,12 @@ export async function fakeCluster(): Promise<FakeCluster> {
       kubeconfig,
       "abcdef",
       "0123456789abcdef",
+      webCryptoPort,
     ),
   }));
   api.put(cm("kube-system", "kubeadm-config", { ClusterConfiguration: CLUSTER_CONFIGURATION }));
   api.put(cm("kube-system", "kubelet-config", { kubelet: KUBELET_CONFIGURATION }));
-  return { api, caPem, pin: await certificatePin(ca.cert) };
+  return { api, caPem, pin: await certificatePin(ca.cert, webCryptoPort) };
 }
 
 /** The fake host and what happened on it. */
@@ -137,8 +141,6 @@ export function fakeJoin(
       events.push("preflight");
       return Promise.resolve();
     },
-    clock,
-    sleep: clock.sleep,
   };
   const node = new FakeNodeHost();
   const kubelet = node.machine.init!;
@@ -185,6 +187,7 @@ export function fakeJoin(
     clock,
     sleep: clock.sleep,
     random: webRandom,
+    crypto: webCryptoPort,
     dryRun: opts.dryRun ?? false,
     kubeconfigDir: "/etc/kubernetes",
     manifestDir: "/etc/kubernetes/manifests",

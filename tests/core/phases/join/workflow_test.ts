@@ -4,8 +4,8 @@
 import assert from "node:assert/strict";
 import { listPhases, resolveSkipPhases, runWorkflow } from "../../../../core/workflow/runner.ts";
 import { joinWorkflow } from "../../../../core/phases/join/workflow.ts";
-import { RecordingFileSystem } from "../../../../core/host/recording_fs.ts";
-import { toBytes } from "../../../../core/host/ports.ts";
+import { RecordingFileSystem } from "../../../../adapters/offline/files.ts";
+import { toBytes } from "../../../../core/text/utf8.ts";
 import { fakeCluster, fakeJoin, SERVER, TOKEN } from "./support.ts";
 
 const flags = (pin: string) => ({

@@ -1,0 +1,45 @@
+/**
+ * The container runtime port: what preflight (`CRI`, `ContainerRuntimeVersion`, `ImagePull`),
+ * `config images pull` and reset (`cleanup-node`) ask of the runtime behind a CRI endpoint,
+ * after upstream kubeadm's `util/runtime.ContainerRuntime`. The Deno runtime implements it with
+ * a native CRI (gRPC) client (`adapters/deno/container_runtime.ts`); tests use fakes.
+ *
+ * @module
+ */
+
+/** A cgroup driver, as the runtime reports it through the CRI `RuntimeConfig` call. */
+export type CgroupDriver = "systemd" | "cgroupfs";
+
+/** What the runtime's `RuntimeConfig` call reports. */
+export interface RuntimeConfig {
+  /**
+   * The runtime's Linux cgroup driver (the kubelet must use the same); absent when the runtime
+   * sent no Linux configuration.
+   */
+  cgroupDriver?: CgroupDriver;
+}
+
+/** A container runtime reached through its CRI socket. */
+export interface ContainerRuntime {
+  /** The CRI endpoint (`unix:///var/run/containerd/containerd.sock`). */
+  readonly socket: string;
+  /** Opens a connection to the socket; rejects when nothing answers there. */
+  connect(): Promise<void>;
+  /** Rejects when the runtime cannot be asked or reports `RuntimeReady` false. */
+  isRunning(): Promise<void>;
+  /**
+   * The runtime's `RuntimeConfig` (KEP-4033); `undefined` when the runtime does not implement
+   * the call. Rejects for any other failure.
+   */
+  runtimeConfig(): Promise<RuntimeConfig | undefined>;
+  /** Whether the image is present locally (a failing query counts as absent). */
+  imageExists(image: string): Promise<boolean>;
+  /** Pulls an image; rejects on failure. */
+  pullImage(image: string): Promise<void>;
+  /** The runtime's configured sandbox (pause) image, when it can tell. */
+  sandboxImage(): Promise<string | undefined>;
+  /** IDs of the Pod sandboxes the runtime has. */
+  listKubePods(): Promise<string[]>;
+  /** Stops and removes Pod sandboxes (with their containers). */
+  removePods(ids: readonly string[]): Promise<void>;
+}
