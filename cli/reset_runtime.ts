@@ -16,6 +16,7 @@ import { runReset } from "../core/phases/reset/workflow.ts";
 import { loadConfigFile } from "./config_file.ts";
 import { connect, isControlPlaneNode, kubeconfigLocation } from "./cluster_connection.ts";
 import { DefaultTimeouts, KubeconfigFile, KUBERNETES_DIR } from "../core/constants.ts";
+import { errorMessage } from "../core/errors.ts";
 import type { Printer } from "../core/ports/printer.ts";
 import { stdinStream, writeStdout } from "./output.ts";
 import type { CommandDeps, Invocation, WorkflowRun } from "./workflow_command.ts";
@@ -116,25 +117,44 @@ async function readResetClusterConfig(
       import("../adapters/deno/host/facts.ts"),
     ]);
     const controlPlane = await isControlPlaneNode(rootfs);
-    const cfg = await fetchUpgradeConfig({
-      client: connection.client,
-      files: await nodeFiles(rootfs),
-      out,
-      logPrefix: "reset",
-      kubeletConf: `${KUBERNETES_DIR}/${KubeconfigFile.kubelet}`,
-      controlPlane,
-      host: {
-        hostname: readHostFacts(rootfs).hostname,
-        defaultAdvertiseAddress: detectDefaultAddress() ?? "",
-      },
-      random: platform.random,
-      apiCallTimeoutMs: DefaultTimeouts.kubernetesAPICall,
-    });
+    // The etcd members' client URLs, from the etcd Pods (as upstream's reset finds etcd): a
+    // node killed while it joined has no etcd manifest of its own to find the cluster from.
+    const etcdEndpoints = controlPlane
+      ? await import("../core/etcd/endpoints.ts").then((m) =>
+        m.etcdEndpointsFromCluster(connection.client, 10_000, out.log)
+      ).catch(() => undefined)
+      : undefined;
+    let cfg;
+    try {
+      cfg = await fetchUpgradeConfig({
+        client: connection.client,
+        files: await nodeFiles(rootfs),
+        out,
+        logPrefix: "reset",
+        kubeletConf: `${KUBERNETES_DIR}/${KubeconfigFile.kubelet}`,
+        controlPlane,
+        host: {
+          hostname: readHostFacts(rootfs).hostname,
+          defaultAdvertiseAddress: detectDefaultAddress() ?? "",
+        },
+        random: platform.random,
+        apiCallTimeoutMs: DefaultTimeouts.kubernetesAPICall,
+      });
+    } catch (e) {
+      if (!etcdEndpoints) throw e;
+      // A node killed while it joined: no node registration yet, but its etcd member (added
+      // first, as a learner) is still to be removed.
+      out.warn(
+        `[reset] Unable to fetch the kubeadm-config ConfigMap from cluster: ${errorMessage(e)}`,
+      );
+      return { etcdEndpoints };
+    }
     return {
       certificatesDir: cfg.cluster.certificatesDir,
       etcd: cfg.cluster.etcd,
       localAPIEndpoint: controlPlane ? cfg.init.localAPIEndpoint : undefined,
       criSocket: cfg.init.nodeRegistration.criSocket,
+      etcdEndpoints,
     };
   } finally {
     connection.close();

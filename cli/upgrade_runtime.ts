@@ -157,6 +157,14 @@ export async function prepareUpgrade(
     imagePullSerial: section.imagePullSerial,
   };
   const controlPlane = command === "apply" || await isControlPlaneNode(rootfs);
+  const files = await nodeFiles(rootfs);
+  const node = await nodeHost(rootfs, deps);
+  if (controlPlane) {
+    // Before the API server is asked anything: with a single control plane it answers only
+    // once a manifest an interrupted swap left out (etcd's) is back.
+    const { restoreInterruptedSwap } = await import("../core/upgrade/static_pods.ts");
+    await restoreInterruptedSwap(files, node, KUBERNETES_DIR, MANIFESTS_DIR, out, dryRun);
+  }
   const { path, refsRoot, nodePath } = kubeconfigLocation(
     values.kubeconfig,
     rootfs,
@@ -172,7 +180,6 @@ export async function prepareUpgrade(
     const { fetchUpgradeConfig } = await import("../core/upgrade/cluster_config.ts");
     const { parseDuration } = await import("../core/text/duration.ts");
     const { facts, host } = hostFacts(rootfs);
-    const files = await nodeFiles(rootfs);
     if (command === "apply") {
       out.log?.(1, LOG_SOURCE, "[upgrade] retrieving configuration from cluster");
     }
@@ -204,7 +211,6 @@ export async function prepareUpgrade(
       await printConfiguration(cfg, out);
     }
     const overlay = await planningOverlay();
-    const node = await nodeHost(rootfs, deps);
     const { kubeVersionGetter, offlineVersionGetter } = await import(
       "../core/upgrade/version_getter.ts"
     );

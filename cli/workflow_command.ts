@@ -118,9 +118,11 @@ async function run<D extends { willRun?: (phasePath: string) => boolean }>(
     out: deps.out ?? consolePrinter,
   }, deps);
   try {
+    const { faultInjectionArmed, faultPoint } = await import("../adapters/deno/fault_injection.ts");
     const options: RunOptions = {
       skip: only || skip.length > 0 ? skip : resolveSkipPhases(workflow, prepared.skipPhases ?? []),
       only,
+      onPhase: faultInjectionArmed() ? (path) => faultPoint(`phase:${path}`) : undefined,
     };
     prepared.data.willRun = phaseSelector(workflow, options);
     await (prepared.execute ?? ((o) => runWorkflow(workflow, prepared.data, o)))(options);

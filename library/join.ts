@@ -11,7 +11,12 @@
  *
  * @module
  */
-import { KUBELET_RUN_DIR, KUBERNETES_DIR, MANIFESTS_DIR } from "../core/constants.ts";
+import {
+  KubeconfigFile,
+  KUBELET_RUN_DIR,
+  KUBERNETES_DIR,
+  MANIFESTS_DIR,
+} from "../core/constants.ts";
 import { resolveJoinConfig } from "../core/config/join.ts";
 import { marshalJoinConfiguration } from "../core/config/print.ts";
 import type { KubeObject } from "../core/kube/client.ts";
@@ -40,7 +45,6 @@ import {
   isManifest,
   preflightIgnoresFor,
 } from "./control_plane.ts";
-import { BOOTSTRAP_KUBELET_CONF } from "../core/tlsbootstrap/kubelet_conf.ts";
 
 /**
  * The cluster as the bootstrap signer leaves it: `cluster-info` signed for every bootstrap
@@ -191,7 +195,9 @@ async function planJoin(o: JoinPlanOptions, controlPlane: boolean): Promise<Join
         `--ignore-preflight-errors=${
           preflightIgnoresFor(
             planned,
-            (p) => isManifest(p) || p === BOOTSTRAP_KUBELET_CONF || p === config.caCertPath,
+            (p) =>
+              isManifest(p) || p === `${KUBERNETES_DIR}/${KubeconfigFile.bootstrapKubelet}` ||
+              p === config.caCertPath,
           ).join(",")
         }`,
       ]],

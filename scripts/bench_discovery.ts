@@ -1,8 +1,8 @@
 /**
  * Benchmark of bootstrap-token discovery against a real API server (see scripts/bench-discovery).
  *
- * Brings up a control plane with our own `kubeadm init` in a network namespace
- * (tests/support/control_plane.ts), then measures, in this process, `discoverWithToken` with the
+ * Brings up a control plane with our own `kubeadm init` on a real node (tests/support/cluster.ts:
+ * its own namespaces, containerd, the real kubelet), then measures from the host, in this process, `discoverWithToken` with the
  * CLI's real transports (an insecure `node:https` fetch of cluster-info, JWS and CA-pin checks,
  * a second fetch verified against the pinned CA): first sequentially (one at a time), then N at
  * once. Beside it, upstream kubeadm's own discovery is timed from its `-v=1` log (the klog
@@ -14,14 +14,8 @@
  *
  * @module
  */
-import {
-  createTestNode,
-  run,
-  type TestNode,
-  waitFor,
-  writeInitConfig,
-} from "../tests/support/control_plane.ts";
-import { opensslSpkiSha256 } from "../tests/support/openssl.ts";
+import { type ClusterNode, createClusterNode, initForJoin } from "../tests/support/cluster.ts";
+import { run } from "../tests/support/commands.ts";
 import { clusterInfoFetcher, discoverWithToken } from "../library/discovery.ts";
 import { discoveryTransport } from "../adapters/deno/transport.ts";
 
@@ -57,31 +51,12 @@ async function main(): Promise<void> {
   const concurrent = arg("concurrency", 500);
   const sequential = arg("sequential", 20);
   const upstreamRuns = arg("upstream-runs", 5);
-  let cp: TestNode | undefined;
+  let cp: ClusterNode | undefined;
   try {
     console.error("bench-discovery: starting a control plane (kubeadm-ts init)...");
-    cp = await createTestNode("bench-cp");
-    const config = await writeInitConfig(cp);
-    await cp.startStandin();
-    const init = await cp.kubeadm(["init", "--config", config, "--ignore-preflight-errors=all"]);
-    if (init.code !== 0) throw new Error(`init failed:\n${init.stdout}\n${init.stderr}`);
-    const node = cp;
-    await waitFor("the cluster-info signature", async () => {
-      const r = await node.kubectl([
-        "-n",
-        "kube-public",
-        "get",
-        "cm",
-        "cluster-info",
-        "-o",
-        "json",
-      ]);
-      return r.code === 0 && Boolean(JSON.parse(r.stdout).data?.["jws-kubeconfig-abcdef"]);
-    }, 90_000);
-    const endpoint = `${cp.ns.address}:6443`;
-    const pin = `sha256:${await opensslSpkiSha256(
-      await Deno.readTextFile(`${cp.rootfs}/etc/kubernetes/pki/ca.crt`),
-    )}`;
+    cp = await createClusterNode("bench-cp");
+    // init, and cluster-info signed by the bootstrap signer.
+    const { endpoint, pin } = await initForJoin(cp);
 
     const once = async (): Promise<number> => {
       const start = performance.now();

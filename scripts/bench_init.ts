@@ -1,19 +1,20 @@
 /**
  * The `init` phase-by-phase benchmark behind `scripts/bench-init`: ours beside upstream kubeadm
- * on one real control plane (a network namespace with the kubelet stand-in running the real
- * etcd and kube-* binaries, as tests/e2e/init_test.ts).
+ * on one real control plane (a real node, tests/support/cluster.ts: its own namespaces,
+ * containerd and the real kubelet running the static Pods from the local images, as
+ * tests/e2e/init_test.ts).
  *
- * 1. Build: our 14 phases run as separate processes on the node's root, building the control
- *    plane (the stand-in starts the static Pods as their manifests appear). Timed: "ours, first".
+ * 1. Build: our 14 phases run as separate processes on the node (no `--rootfs`), building the
+ *    control plane (its kubelet starts the static Pods). Timed: "ours, first".
  * 2. Compare, `--runs N` times (default 3), each phase ours and upstream back to back (the order
  *    alternates between runs), medians reported:
  *    - node-local phases (preflight … kubelet-start) each in a fresh, empty scratch root of
- *      their own (upstream: `--rootfs` chroots, so `--config /kubeadm-config.yaml`);
- *    - cluster-side phases (wait-control-plane … show-join-command) re-run on the node's root
- *      against the running control plane, where every object already exists.
+ *      their own (`--rootfs`; upstream chroots there, so `--config /kubeadm-config.yaml`);
+ *    - cluster-side phases (wait-control-plane … show-join-command) re-run on the node against
+ *      the running control plane, where every object already exists.
  *
- * Every process runs inside the namespace (`ip netns exec`). Everything (processes, namespace,
- * temp dirs) is torn down at the end, on failure and on Ctrl-C.
+ * Every process runs inside the node. Everything (the node, temp dirs) is torn down at the end,
+ * on failure and on Ctrl-C.
  *
  * Usage: scripts/deno run -A scripts/bench_init.ts [--runs N]   (as root)
  *
@@ -21,12 +22,12 @@
  */
 import { parseArgs } from "node:util";
 import {
-  createTestNode,
-  kubeadmLauncher,
-  type TestNode,
-  waitFor,
+  certificateKey,
+  type ClusterNode,
+  createClusterNode,
   writeInitConfig,
-} from "../tests/support/control_plane.ts";
+} from "../tests/support/cluster.ts";
+import { kubeadmLauncher, waitFor } from "../tests/support/commands.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -34,12 +35,6 @@ const { values } = parseArgs({
 });
 const runs = Number(values.runs);
 if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs: not a positive integer`);
-
-/** A 32-byte AES key in hex, as `kubeadm certs certificate-key` prints. */
-function certificateKey(): string {
-  const b = crypto.getRandomValues(new Uint8Array(32));
-  return [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
-}
 
 type Where = "node" | "scratch";
 
@@ -100,7 +95,7 @@ interface Timed {
   detail: string;
 }
 
-let node: TestNode | undefined;
+let node: ClusterNode | undefined;
 const scratchDirs = new Set<string>();
 let cleaning: Promise<void> | undefined;
 
@@ -119,47 +114,39 @@ for (const sig of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 
-/** Runs one command inside the node's namespace and measures its wall time. */
+/** Runs one command inside the node and measures its wall time. */
 async function timed(argv: string[]): Promise<Timed> {
-  const ns = node!.ns;
   const t0 = performance.now();
-  const child = new Deno.Command(ns.exec[0], {
-    args: [...ns.exec.slice(1), ...argv],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const timer = setTimeout(() => child.kill("SIGKILL"), PHASE_TIMEOUT_MS);
-  const out = await child.output();
+  const r = await node!.exec(argv, { timeoutMs: PHASE_TIMEOUT_MS });
   const seconds = (performance.now() - t0) / 1000;
-  clearTimeout(timer);
-  const dec = new TextDecoder();
-  const detail = `${dec.decode(out.stdout)}${dec.decode(out.stderr)}`.trim();
-  return { seconds, ok: out.success, detail };
+  return { seconds, ok: r.code === 0, detail: `${r.stdout}${r.stderr}`.trim() };
 }
 
-/** `init phase …` of our kubeadm on `root` (node paths mapped under it). */
+/** `--rootfs <root>` for a scratch root, nothing for the node's own (`/`). */
+const rootfs = (root: string) => root === "/" ? [] : ["--rootfs", root];
+
+/** `init phase …` of our kubeadm on `root`: the node's own (`/`) or a scratch root. */
 function ours(p: PhaseSpec, root: string): Promise<Timed> {
-  const config = p.config ? ["--config", `${root}/kubeadm-config.yaml`] : [];
-  return timed([kubeadmLauncher(), "init", "phase", ...p.args, ...config, "--rootfs", root]);
+  const config = p.config
+    ? ["--config", `${root === "/" ? nodeConfigDir : root}/kubeadm-config.yaml`]
+    : [];
+  return timed([kubeadmLauncher(), "init", "phase", ...p.args, ...config, ...rootfs(root)]);
 }
 
-/** `init phase …` of upstream kubeadm chrooted into `root`. */
+/** `init phase …` of upstream kubeadm on `root` (chrooted into a scratch root). */
 function upstream(p: PhaseSpec, root: string): Promise<Timed> {
-  const config = p.config ? ["--config", "/kubeadm-config.yaml"] : [];
-  return timed([
-    `${node!.binDir}/kubeadm`,
-    "init",
-    "phase",
-    ...p.args,
-    ...config,
-    "--rootfs",
-    root,
-  ]);
+  const config = p.config
+    ? ["--config", root === "/" ? `${nodeConfigDir}/kubeadm-config.yaml` : "/kubeadm-config.yaml"]
+    : [];
+  return timed([`${node!.binDir}/kubeadm`, "init", "phase", ...p.args, ...config, ...rootfs(root)]);
 }
+
+/** Where the node's config is (the node's directory, which the node sees as is). */
+let nodeConfigDir = "";
 
 async function scratchRoot(config: string): Promise<string> {
-  const dir = await Deno.makeTempDir({ prefix: "kts-bench-scratch-" });
+  // In the node's TMPDIR: a host directory the node sees at the same path.
+  const dir = await Deno.makeTempDir({ dir: `${node!.machine.dir}/tmp`, prefix: "scratch-" });
   scratchDirs.add(dir);
   await Deno.copyFile(config, `${dir}/kubeadm-config.yaml`);
   return dir;
@@ -190,7 +177,8 @@ const upRuns = new Map<string, Timed[]>(PHASES.map((p) => [p.name, []]));
 const startup = { ours: [] as Timed[], upstream: [] as Timed[] };
 
 try {
-  node = await createTestNode("cp1");
+  node = await createClusterNode("cp1");
+  nodeConfigDir = node.machine.dir;
   // writeInitConfig's config with a pinned version (no "stable-1" look-up on the internet) and
   // the certificate key (upstream refuses --certificate-key beside --config).
   const config = await writeInitConfig(node, "kubernetesVersion: v1.37.2\n");
@@ -201,11 +189,10 @@ try {
       `kind: InitConfiguration\ncertificateKey: ${certificateKey()}\n`,
     ),
   );
-  const root = node.rootfs;
+  const root = "/";
 
-  // 1. Build the control plane with our phases (stand-in running, as a kubelet would be).
+  // 1. Build the control plane with our phases (the node's kubelet runs the static Pods).
   console.error("bench-init: building the control plane with our phases …");
-  await node.startStandin();
   for (const p of PHASES) {
     const r = await ours(p, root);
     first.set(p.name, r);
@@ -308,10 +295,10 @@ const rule = widths.map((w) => "-".repeat(w)).join("  ");
 console.log([line(header), rule, ...rows.map(line), rule, ...totalRows.map(line)].join("\n"));
 console.log(`
 What the figures measure: the wall time of one \`kubeadm init phase …\` process, from spawn to
-exit, run as root inside the node's network namespace (\`ip netns exec\`). "ours (s)" and
+exit, run as root inside a real node (its own namespaces, containerd, a real kubelet). "ours (s)" and
 "upstream (s)" are medians of ${runs} run(s), each phase ours and upstream back to back under
 the same conditions (order alternating between runs); ratio = ours / upstream.
-- ours first: our phase as it ran while building the control plane, with the kubelet stand-in
+- ours first: our phase as it ran while building the control plane, with the node's kubelet
   starting the static Pods as their manifests appeared (so the node was busy); there
   wait-control-plane includes the control plane's start-up and the cluster-side phases create
   their objects.
@@ -319,12 +306,11 @@ the same conditions (order alternating between runs); ratio = ours / upstream.
   scratch root of its own, same config (upstream chroots via --rootfs and reads
   --config /kubeadm-config.yaml): keys, certificates, kubeconfigs and manifests are generated
   anew, ECDSA-P256. kubelet-start writes the kubelet's files only: no kubelet service can be
-  (re)started for a scratch root. Our preflight runs with --ignore-preflight-errors=all and
-  includes the hostname check's DNS look-up, which times out in the namespace (~2s).
+  (re)started for a scratch root. Our preflight runs with --ignore-preflight-errors=all.
 - cluster-side phases (wait-control-plane … show-join-command), ours and upstream: a re-run on
   the node's root against the running control plane that our phases built: every object
   exists, so each phase reads and updates (idempotent). wait-control-plane finds the kubelet
-  stand-in and the three components healthy: one round of health checks. Upstream's re-runs
+  and the three components healthy: one round of health checks. Upstream's re-runs
   that make more than ~10 requests (bootstrap-token: a 409 then a PUT per object) are held
   back by client-go's client-side rate limit (5 requests/s, burst 10); a first run is not.
 - upstream takes no --config for wait-control-plane and show-join-command (they do not inherit

@@ -1,10 +1,9 @@
 /**
  * The benchmark behind `scripts/bench-upgrade`: `kubeadm upgrade apply v1.37.2 --yes`, ours and
  * upstream kubeadm v1.37.2, each on its own fresh single control plane built at v1.36.3 by our
- * `init` (identical states), timed as whole processes inside the node's network namespace. The
- * order alternates between runs. Both ignore the preflight checks a stand-in node cannot pass
- * (no CRI for the image pull, no kernel config in upstream's chroot); upstream's chroot gets the
- * host's `cp` and a `/dev/null` for its etcd data backup.
+ * `init` on a real node (tests/support/cluster.ts: containerd, the real v1.36.3 kubelet, the
+ * v1.37.2 images imported beforehand), identical states, timed as whole processes inside the
+ * node. The order alternates between runs. Both ignore only SystemVerification (cgroup v1).
  *
  * Usage: scripts/deno run -A scripts/bench_upgrade.ts [--runs N]   (as root)
  *
@@ -12,13 +11,13 @@
  */
 import { parseArgs } from "node:util";
 import {
-  createTestNode,
+  type ClusterNode,
+  createClusterNode,
+  importImages,
   initControlPlane,
-  kubeadmLauncher,
-  run,
-  type TestNode,
-} from "../tests/support/control_plane.ts";
-import { installDevNull, installHostCommand } from "../tests/support/host_command.ts";
+  PREFLIGHT_IGNORED_CONTROL_PLANE,
+} from "../tests/support/cluster.ts";
+import { kubeadmLauncher } from "../tests/support/commands.ts";
 import { k8sBinDir } from "../tests/support/k8s_bins.ts";
 
 const { values } = parseArgs({
@@ -32,27 +31,31 @@ const FROM = "v1.36.3";
 const TO = "v1.37.2";
 const upstreamKubeadm = `${await k8sBinDir()}/kubeadm`;
 
-/** A v1.36.3 control plane by our init, its API answering. */
-async function cluster(name: string): Promise<TestNode> {
-  const node = await createTestNode(name, {
-    componentSet: FROM,
-    tagSets: [FROM, TO],
-    kubeletVersion: FROM,
-  });
-  await initControlPlane(node, `kubernetesVersion: ${FROM}\n`);
-  // Upstream backs etcd's data up with `cp` inside its chroot.
-  await installHostCommand(node.rootfs, "cp");
-  await installDevNull(node.rootfs);
+/** A v1.36.3 control plane by our init, its API answering, the v1.37.2 images imported. */
+async function cluster(name: string): Promise<ClusterNode> {
+  const node = await createClusterNode(name, { version: FROM });
+  try {
+    await initControlPlane(node, `kubernetesVersion: ${FROM}\n`);
+    await importImages(node, TO);
+  } catch (e) {
+    await node.stop();
+    throw e;
+  }
   return node;
 }
 
-async function timed(node: TestNode, who: "ours" | "upstream"): Promise<number> {
-  const args = ["upgrade", "apply", TO, "--yes", "--ignore-preflight-errors=all"];
-  const argv = who === "ours"
-    ? [kubeadmLauncher(), ...args, "--rootfs", node.rootfs]
-    : [upstreamKubeadm, ...args, "--rootfs", node.rootfs];
+async function timed(node: ClusterNode, who: "ours" | "upstream"): Promise<number> {
+  const args = [
+    "upgrade",
+    "apply",
+    TO,
+    "--yes",
+    `--ignore-preflight-errors=${PREFLIGHT_IGNORED_CONTROL_PLANE}`,
+  ];
   const start = performance.now();
-  const r = await run(argv, { ns: node.ns });
+  const r = await node.exec([who === "ours" ? kubeadmLauncher() : upstreamKubeadm, ...args], {
+    timeoutMs: 15 * 60_000,
+  });
   const ms = performance.now() - start;
   if (r.code !== 0) throw new Error(`${who} upgrade apply failed:\n${r.stdout}\n${r.stderr}`);
   return ms;
@@ -60,7 +63,7 @@ async function timed(node: TestNode, who: "ours" | "upstream"): Promise<number> 
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const times: Record<"ours" | "upstream", number[]> = { ours: [], upstream: [] };
-const nodes: TestNode[] = [];
+const nodes: ClusterNode[] = [];
 const cleanup = async () => {
   for (const n of nodes.splice(0)) await n.stop().catch(() => {});
 };
@@ -86,7 +89,7 @@ try {
   console.log(`  upstream  ${(theirs / 1000).toFixed(1)} s`);
   console.log(`  ratio     ${(ours / theirs).toFixed(2)}x (target <= 1.0x)`);
   console.log(
-    "Both wait for the stand-in to restart each component and mirror its Pod (a 3 s sync), as a kubelet would; that wait dominates.",
+    "Both wait for the node's kubelet to restart each static Pod from the new images and mirror it; that wait dominates.",
   );
 } finally {
   await cleanup();

@@ -33,6 +33,7 @@ import { ETCD_REQUEST_TIMEOUT_MS } from "../../core/etcd/timing.ts";
 import type { TransportLimits } from "../../core/ports/transport.ts";
 import { formatDuration } from "../../core/text/duration.ts";
 import { transportDetail } from "./transport/errors.ts";
+import { faultPoint } from "./fault_injection.ts";
 
 /** PEM material of the etcd client (CA, client certificate and key). */
 export type EtcdClientTls = TlsClientMaterial;
@@ -204,19 +205,22 @@ export class EtcdGatewayClient implements EtcdClient {
   ): Promise<{ member: EtcdMember; members: EtcdMember[] }> {
     const body = { peerURLs, isLearner };
     const json = await this.#call("/v3/cluster/member/add", body, undefined, limits);
+    faultPoint("etcd:member-add");
     return { member: toMember((json.member ?? {}) as GatewayMember), members: toMembers(json) };
   }
 
   async promoteMember(id: string, limits?: TransportLimits): Promise<EtcdMember[]> {
     // The ID is a uint64: sent as a JSON string, which the gateway accepts for 64-bit ints.
-    return toMembers(await this.#call("/v3/cluster/member/promote", { ID: id }, undefined, limits));
+    const json = await this.#call("/v3/cluster/member/promote", { ID: id }, undefined, limits);
+    faultPoint("etcd:member-promote");
+    return toMembers(json);
   }
 
   async removeMember(id: string, limits?: TransportLimits): Promise<EtcdMember[]> {
     try {
-      return toMembers(
-        await this.#call("/v3/cluster/member/remove", { ID: id }, undefined, limits),
-      );
+      const json = await this.#call("/v3/cluster/member/remove", { ID: id }, undefined, limits);
+      faultPoint("etcd:member-remove");
+      return toMembers(json);
     } catch (e) {
       if (
         e instanceof EtcdRequestError &&

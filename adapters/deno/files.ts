@@ -29,6 +29,8 @@ import {
 } from "./fs/rooted_path.ts";
 import { NotRegularFileError, openRegularFileSync } from "./fs/regular_file.ts";
 import { FileTooLargeError, readOpenFileCappedSync } from "./fs/capped_read.ts";
+import { faultPoint } from "./fault_injection.ts";
+import { KubeadmError } from "../../core/errors.ts";
 
 /**
  * The host path of node path `path` under `root` (`/` = no mapping), symlinks resolved inside
@@ -161,19 +163,25 @@ export class HostFileSystem implements FileSystem {
     const existing = exists ? statOrUndefined(target) : undefined;
     const keep = file.keepExistingMode && existing?.isFile;
     const mode = keep && existing.mode !== null ? existing.mode & 0o7777 : file.mode;
-    const f = Deno.openSync(tmp, { write: true, createNew: true, mode });
+    removeStaleTemps(dir, target.slice(dir.length + 1));
+    let f: Deno.FsFile;
     try {
-      const bytes = toBytes(file.data);
-      let off = 0;
-      while (off < bytes.length) off += f.writeSync(bytes.subarray(off));
-      // Replacing a file: its new content reaches the disk before the rename does, so a crash
-      // leaves the old file or the new one, never an empty one. A new file is not synced:
-      // upstream syncs none, and a sync per file was a sixth of `init phase certs all`.
-      if (existing) f.syncSync();
-    } finally {
-      f.close();
+      f = Deno.openSync(tmp, { write: true, createNew: true, mode });
+    } catch (e) {
+      throw writeError(file.path, e);
     }
     try {
+      try {
+        const bytes = toBytes(file.data);
+        let off = 0;
+        while (off < bytes.length) off += f.writeSync(bytes.subarray(off));
+        // Replacing a file: its new content reaches the disk before the rename does, so a
+        // crash leaves the old file or the new one, never an empty one. A new file is not
+        // synced: upstream syncs none, and a sync per file was a sixth of `init phase certs all`.
+        if (existing) f.syncSync();
+      } finally {
+        f.close();
+      }
       this.#checkStillInside(dir);
       Deno.chmodSync(tmp, mode);
       if (
@@ -182,13 +190,15 @@ export class HostFileSystem implements FileSystem {
       ) {
         Deno.chownSync(tmp, existing.uid, existing.gid);
       }
+      faultPoint(`write:${file.path}`);
       Deno.renameSync(tmp, target);
     } catch (e) {
       try {
         Deno.removeSync(tmp);
-      } catch { /* the rename's error is the one to report */ }
-      throw e;
+      } catch { /* the write's error is the one to report */ }
+      throw writeError(file.path, e);
     }
+    faultPoint(`wrote:${file.path}`);
   }
 
   /** A directory resolved earlier must still be inside the root (not swapped for a link). */
@@ -201,6 +211,40 @@ export class HostFileSystem implements FileSystem {
         `${dir} now resolves to ${realDir}, outside the root ${this.root}; not writing there`,
         { value: dir },
       );
+    }
+  }
+}
+
+/**
+ * The error of a failed write, naming the node path: the OS's own (`No space left on device
+ * (os error 28)`) names none. kubeadm's errors (a path leaving the root) pass as they are.
+ */
+function writeError(path: string, e: unknown): unknown {
+  if (!(e instanceof Error) || e instanceof KubeadmError || e.message.includes(path)) return e;
+  return new Error(`unable to write ${path}: ${e.message}`, { cause: e });
+}
+
+/**
+ * Removes the temp files an earlier write of `name` into `dir` left behind when its process
+ * was killed between writing and renaming (`.<name>.<8 hex>.tmp`), so a re-run converges to the
+ * same files.
+ */
+function removeStaleTemps(dir: string, name: string): void {
+  const prefix = `.${name}.`;
+  let entries: Iterable<Deno.DirEntry>;
+  try {
+    entries = Deno.readDirSync(dir);
+  } catch {
+    return;
+  }
+  for (const e of entries) {
+    if (
+      e.isFile && e.name.startsWith(prefix) &&
+      /^[0-9a-f]{8}\.tmp$/.test(e.name.slice(prefix.length))
+    ) {
+      try {
+        Deno.removeSync(`${dir}/${e.name}`);
+      } catch { /* gone already */ }
     }
   }
 }

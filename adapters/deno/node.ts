@@ -38,6 +38,7 @@ import {
   resolveInRoot,
 } from "./fs/rooted_path.ts";
 import { openRegularFileSync } from "./fs/regular_file.ts";
+import { faultPoint } from "./fault_injection.ts";
 
 /** The etcd client's methods (the gateway client loads on the first call). */
 const ETCD_CLIENT_METHODS: MethodNames<Omit<EtcdClient, "endpoints">> = {
@@ -270,6 +271,7 @@ export class DenoNodeHost implements NodeHost {
       await copyHostTree(src, dst);
       await this.removeFile(from);
     }
+    faultPoint(`moved:${to}`);
   }
 
   /**
@@ -320,6 +322,7 @@ export class DenoNodeHost implements NodeHost {
       errors,
     );
     if (errors.length > 0) throw new Error(errors.join("; "));
+    faultPoint(`removed:${path}`);
   }
 }
 

@@ -7,6 +7,7 @@
  */
 import type { InitSystem } from "../../core/ports/services.ts";
 import { exitStatus, lookPath, runCommand } from "./host/exec.ts";
+import { faultPoint } from "./fault_injection.ts";
 
 /** systemd via `systemctl`. */
 export class SystemdInitSystem implements InitSystem {
@@ -40,12 +41,14 @@ export class SystemdInitSystem implements InitSystem {
     await this.#reload();
     const r = await runCommand("systemctl", ["stop", service], { timeoutMs: 60_000 });
     if (r.code !== 0) throw new Error(exitStatus(r));
+    faultPoint(`service:stop:${service}`);
   }
 
   async serviceRestart(service: string): Promise<void> {
     await this.#reload();
     const r = await runCommand("systemctl", ["restart", service], { timeoutMs: 60_000 });
     if (r.code !== 0) throw new Error(exitStatus(r));
+    faultPoint(`service:restart:${service}`);
   }
 
   /** `systemctl daemon-reload`: kubeadm may have changed the unit's drop-ins. */
@@ -83,11 +86,13 @@ export class OpenRCInitSystem implements InitSystem {
   async serviceStop(service: string): Promise<void> {
     const r = await runCommand("rc-service", [service, "stop"]);
     if (r.code !== 0) throw new Error(exitStatus(r));
+    faultPoint(`service:stop:${service}`);
   }
 
   async serviceRestart(service: string): Promise<void> {
     const r = await runCommand("rc-service", [service, "restart"], { timeoutMs: 60_000 });
     if (r.code !== 0) throw new Error(exitStatus(r));
+    faultPoint(`service:restart:${service}`);
   }
 }
 

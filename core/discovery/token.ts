@@ -203,6 +203,30 @@ async function summaries(caPem: string, crypto: Hashing): Promise<CaCertSummary[
   }
 }
 
+/**
+ * The pinned CA must be valid by this node's clock for the TLS check that follows to pass; when
+ * it is not, no retry will help, and the TLS stack's error would not say why (beyond upstream,
+ * whose TLS check fails with Go's `x509: certificate has expired or is not yet valid` until the
+ * discovery times out): say at once that the clock is off, with both times.
+ */
+function checkClockAgainstCA(cas: readonly CaCertSummary[], now: Date): void {
+  if (cas.length === 0) return;
+  const t = now.getTime();
+  if (cas.some((c) => Date.parse(c.notBefore) <= t && t <= Date.parse(c.notAfter))) return;
+  const ca = cas[0];
+  const behind = t < Date.parse(ca.notBefore);
+  throw new DiscoveryError(
+    behind
+      ? `the cluster CA certificate (${ca.subject}) is valid only from ${ca.notBefore}, and this node's clock says ${now.toISOString()}: the node's clock is behind`
+      : `the cluster CA certificate (${ca.subject}) expired at ${ca.notAfter}, and this node's clock says ${now.toISOString()}`,
+    {
+      hint: behind
+        ? "set this node's clock right (e.g. with NTP) and join again"
+        : "check this node's clock; if it is right, the cluster's CA must be renewed",
+    },
+  );
+}
+
 async function retrieveValidatedClusterInfo(
   o: TokenDiscoveryInput,
 ): Promise<DiscoveredClusterInfo> {
@@ -260,6 +284,7 @@ async function retrieveValidatedClusterInfo(
 
   // The one cluster's CA bundle (see clusterInfoCluster) is what the pins must match.
   await validateClusterCA(caPem, pins);
+  checkClockAgainstCA(await summaries(caPem, o.crypto), clock.now());
 
   t.log(
     `[discovery] Requesting info from${from} again to validate TLS against the pinned public key`,
@@ -304,7 +329,8 @@ export async function discoverWithToken(
   } catch (e) {
     throw new DiscoveryError(`${WRAP}: ${errorMessage(e)}`, {
       cause: e,
-      hint: hintFor(errorMessage(e), options.timeoutMs ?? DefaultTimeouts.discovery),
+      hint: (e instanceof DiscoveryError ? e.hint : undefined) ??
+        hintFor(errorMessage(e), options.timeoutMs ?? DefaultTimeouts.discovery),
     });
   }
 }

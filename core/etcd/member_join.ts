@@ -124,19 +124,24 @@ export async function addLearnerMember(
   return initialClusterFor(members, name, peerURL);
 }
 
-/** The member whose first peer URL is `peerURL` (upstream `GetMemberID`). */
-export async function memberByPeerURL(
-  client: EtcdClient,
-  peerURL: string,
-  t: EtcdTiming,
-): Promise<EtcdMember> {
-  const members = await poll<EtcdMember[]>(async (window) => {
+/** The member list, retried until the etcd API timeout. */
+function listMembersRetried(client: EtcdClient, t: EtcdTiming): Promise<EtcdMember[]> {
+  return poll<EtcdMember[]>(async (window) => {
     try {
       return { done: true, value: await client.listMembers(window.limits()) };
     } catch (e) {
       return { done: false, error: e };
     }
   }, t);
+}
+
+/** The member whose first peer URL is `peerURL` (upstream `GetMemberID`). */
+export async function memberByPeerURL(
+  client: EtcdClient,
+  peerURL: string,
+  t: EtcdTiming,
+): Promise<EtcdMember> {
+  const members = await listMembersRetried(client, t);
   const m = members.find((x) => x.peerURLs[0] === peerURL);
   if (!m) throw new KubeadmError(`no member ID found for peer URL ${peerURL}`);
   return m;
@@ -302,5 +307,47 @@ export async function waitForClusterAvailable(
     `timeout waiting for etcd cluster to be available${
       last.length > 0 ? `: ${aggregate(last)}` : ""
     }`,
+  );
+}
+
+/**
+ * Refuses to take this node's member down (an upgrade restarts it) when the other voting
+ * members could not keep quorum without it (beyond upstream, which only checks that a quorum
+ * answers now, through the endpoints of the etcd Pods it finds — a stopped member's Pod is gone
+ * with it). A cluster of three or more voters can lose one member: there every other voter's
+ * status is asked once (a request's timeout each); with one of them down, restarting this one
+ * would stop the cluster until it is back. Clusters of one or two voters lose quorum on any
+ * restart, which the upgrade cannot avoid: they pass.
+ */
+export async function checkQuorumWithout(
+  client: EtcdClient,
+  peerURL: string,
+  t: EtcdTiming,
+  requestTimeoutMs: number,
+): Promise<void> {
+  const voters = (await listMembersRetried(client, t)).filter((m) => !m.isLearner);
+  if (voters.length < 3) return;
+  const quorum = Math.floor(voters.length / 2) + 1;
+  const others = voters.filter((m) => m.peerURLs[0] !== peerURL);
+  const down: string[] = [];
+  for (const m of others) {
+    const name = m.name || memberIdHex(m.id);
+    const endpoint = m.clientURLs[0];
+    try {
+      if (!endpoint) throw new Error("not started");
+      await client.status(endpoint, { timeoutMs: requestTimeoutMs });
+    } catch (e) {
+      down.push(`${name} (${endpoint ?? "no client URL"}): ${errorMessage(e)}`);
+    }
+  }
+  if (others.length - down.length >= quorum) return;
+  throw new KubeadmError(
+    `restarting this etcd member would leave the etcd cluster without quorum (${quorum} of ${voters.length} voting members): ${down.length} of the other ${others.length} ${
+      down.length === 1 ? "is" : "are"
+    } not healthy: ${aggregate(down)}`,
+    {
+      hint: "bring the unhealthy members back (or remove the ones that are gone for good with " +
+        "'etcdctl member remove'), then run the upgrade again",
+    },
   );
 }

@@ -3,8 +3,7 @@
  * service manager, and never fatal. Without a supported init system or a kubelet unit, or when
  * the command fails, a warning says the kubelet must be (re)started by the user. A node
  * prepared under `--rootfs` for another machine is not this machine's: its kubelet is left to
- * whatever runs it (tests use a stand-in that watches the manifests directory), and the
- * workflow carries on and waits for it.
+ * whatever runs it, and the workflow carries on and waits for it.
  *
  * @module
  */

@@ -84,6 +84,21 @@ export interface PreflightRunOptions {
 export const IGNORE_HINT = "[preflight] If you know what you are doing, you can make a check " +
   "non-fatal with `--ignore-preflight-errors=...`";
 
+/**
+ * The hint of a failed run. Files or directories kubeadm writes found in place (the
+ * `FileAvailable-…`/`DirAvailable-…` checks) are most often an earlier `init` or `join` on this
+ * node, finished or killed half-way: `kubeadm reset` is what removes them.
+ */
+export function failureHint(errorLines: readonly string[]): string {
+  const generic =
+    "fix the errors above, or make a check non-fatal with --ignore-preflight-errors=<name>";
+  const leftovers = errorLines.some((l) => /^\[ERROR (File|Dir)Available-/.test(l));
+  return leftovers
+    ? "this node holds files of an earlier kubeadm init or join (finished, or interrupted): " +
+      "run 'kubeadm reset' to remove them, then run this command again; or " + generic
+    : generic;
+}
+
 /** A sequence of check groups sharing one ignore set, output mode and report. */
 export class PreflightRun {
   readonly #host: Machine;
@@ -174,9 +189,7 @@ export class PreflightRun {
       for (const line of errorLines) out.warn(`\t${line}`);
       out.warn(IGNORE_HINT);
     }
-    throw new PreflightError("preflight checks failed", {
-      hint: "fix the errors above, or make a check non-fatal with --ignore-preflight-errors=<name>",
-    });
+    throw new PreflightError("preflight checks failed", { hint: failureHint(errorLines) });
   }
 
   /** The report as it stands. */

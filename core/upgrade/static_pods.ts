@@ -30,13 +30,24 @@ import { Component } from "../constants.ts";
 import { targetRelease } from "../versions.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
 import type { EtcdClient } from "../ports/etcd.ts";
-import { type FileSystem, type PlanningOverlay, writePlannedFiles } from "../ports/files.ts";
+import {
+  type FileReader,
+  type FileSystem,
+  type PlanningOverlay,
+  writePlannedFiles,
+} from "../ports/files.ts";
+import type { Printer } from "../ports/printer.ts";
 import type { RandomSource } from "../ports/random.ts";
 import { utf8 } from "../text/utf8.ts";
-import { checkClusterHealth, waitForClusterAvailable } from "../etcd/member_join.ts";
+import {
+  checkClusterHealth,
+  checkQuorumWithout,
+  waitForClusterAvailable,
+} from "../etcd/member_join.ts";
+import { ETCD_REQUEST_TIMEOUT_MS } from "../etcd/timing.ts";
 import type { EtcdTiming } from "../etcd/timing.ts";
 import { planRenewal, type RenewalSettings } from "../certs/renewal.ts";
-import { etcdPod } from "../manifests/etcd.ts";
+import { etcdPeerURL, etcdPod } from "../manifests/etcd.ts";
 import { CONTROL_PLANE_COMPONENTS, staticPodManifestPath } from "../manifests/manifest_file.ts";
 import {
   type ManifestWriteContext,
@@ -400,7 +411,10 @@ async function upgradeComponent(swap: Swap, component: string, beforeHash: strin
 /** An etcd upgrade's outcome: fatal errors stop the upgrade, others are printed. */
 class EtcdUpgradeError extends KubeadmError {
   constructor(message: string, readonly fatal: boolean, cause?: unknown) {
-    super(cause === undefined ? message : `${message}: ${errorMessage(cause)}`, { cause });
+    super(cause === undefined ? message : `${message}: ${errorMessage(cause)}`, {
+      cause,
+      hint: cause instanceof KubeadmError ? cause.hint : undefined,
+    });
   }
 }
 
@@ -446,6 +460,13 @@ async function upgradeEtcd(swap: Swap, oldEtcd: EtcdClient): Promise<void> {
     waitForClusterAvailable(client, etcd.timing, retries, intervalMs, out.log);
   try {
     await checkClusterHealth(oldEtcd, etcd.timing, out.log);
+  } catch (e) {
+    throw new EtcdUpgradeError("etcd cluster is not healthy", true, e);
+  }
+  // Restarting this member must not stop the cluster (beyond upstream).
+  const peerURL = etcdPeerURL(ctx.cfg.init.localAPIEndpoint.advertiseAddress);
+  try {
+    await checkQuorumWithout(oldEtcd, peerURL, etcd.timing, ETCD_REQUEST_TIMEOUT_MS);
   } catch (e) {
     throw new EtcdUpgradeError("etcd cluster is not healthy", true, e);
   }
@@ -603,6 +624,58 @@ export async function plannedControlPlaneManifests(
     path: f.path,
     content: typeof f.data === "string" ? f.data : utf8(f.data),
   }));
+}
+
+/**
+ * Puts back the control-plane manifests an interrupted upgrade left out (beyond upstream). The
+ * swap of a manifest equal to the new one (etcd's, restarted for its renewed certificates) takes
+ * it out of the manifests folder before renaming the new one in, as the kubelet restarts a
+ * static Pod only when its manifest changes or goes away; a run killed between the two leaves
+ * the component stopped with no manifest, its copy in the backup folder and the new one in the
+ * run's `kubeadm-upgraded-manifests*` folder. Such a manifest (missing, present in an upgrade's
+ * leftover folder of new manifests) is copied back from the newest backup holding it, before
+ * anything else runs: with a single control plane its API server cannot answer until etcd is
+ * back. Returns the restored paths; in dry-run only says what it would restore.
+ */
+export async function restoreInterruptedSwap(
+  files: FileReader,
+  node: Pick<UpgradeNodeOps, "copyTree">,
+  kubernetesDir: string,
+  manifestDir: string,
+  out: Printer,
+  dryRun: boolean,
+): Promise<string[]> {
+  const tmp = `${kubernetesDir}/tmp`;
+  const entries = (await files.list(tmp)) ?? [];
+  const upgraded = entries.filter((e) => e.startsWith("kubeadm-upgraded-manifests"));
+  const backups = entries.filter((e) => e.startsWith("kubeadm-backup-manifests-")).sort()
+    .reverse();
+  const restored: string[] = [];
+  for (const component of [Component.etcd, ...CONTROL_PLANE_COMPONENTS]) {
+    const current = staticPodManifestPath(manifestDir, component);
+    if ((await files.read(current)) !== undefined) continue;
+    let interrupted = false;
+    for (const dir of upgraded) {
+      if ((await files.read(staticPodManifestPath(`${tmp}/${dir}`, component))) !== undefined) {
+        interrupted = true;
+        break;
+      }
+    }
+    if (!interrupted) continue;
+    for (const dir of backups) {
+      const backup = staticPodManifestPath(`${tmp}/${dir}`, component);
+      if ((await files.read(backup)) === undefined) continue;
+      out.info(
+        `[upgrade/staticpods] ${dryRun ? "Would restore" : "Restoring"} ${
+          JSON.stringify(current)
+        } from ${JSON.stringify(backup)}: an earlier upgrade was interrupted while it was out`,
+      );
+      if (!dryRun) await node.copyTree(backup, current);
+      restored.push(current);
+      break;
+    }
+  }
+  return restored;
 }
 
 /**

@@ -3,7 +3,7 @@
 // modes), the cluster configuration read through --kubeconfig (a fake API server), and a
 // renewal killed mid-way then run again.
 import assert from "node:assert/strict";
-import { run, type RunResult } from "../support/control_plane.ts";
+import { run, type RunResult } from "../support/commands.ts";
 import { listFiles, repoRoot } from "../support/repo.ts";
 import { openssl } from "../support/openssl.ts";
 import { assertPairedAndSigned } from "../support/pki_views.ts";

@@ -2,7 +2,7 @@
 // bash (and zsh, through its bashcompinit) and asked for completions of commands, phases,
 // aliases and flags.
 import assert from "node:assert/strict";
-import { kubeadmLauncher, run } from "../support/control_plane.ts";
+import { kubeadmLauncher, run } from "../support/commands.ts";
 
 async function script(shell: string): Promise<string> {
   const r = await run([kubeadmLauncher(), "completion", shell]);

@@ -3,7 +3,7 @@
 // config, for every command that reads --config; an advertiseAddress error names the config
 // field it came from.
 import assert from "node:assert/strict";
-import { kubeadmLauncher, run } from "../support/control_plane.ts";
+import { kubeadmLauncher, run } from "../support/commands.ts";
 
 function aliasBomb(kind: string): string {
   const lines = [`apiVersion: kubeadm.k8s.io/v1beta4`, `kind: ${kind}`];

@@ -9,7 +9,7 @@ import { type Containerd, startScratchContainerd } from "../support/containerd.t
 import { createNetNamespace, type NetNamespace } from "../support/netns.ts";
 import { nodeImages } from "../support/node_images.ts";
 import { type OciRegistry, startOciRegistry, writeRegistryHosts } from "../support/oci_registry.ts";
-import { kubeadmLauncher, run } from "../support/control_plane.ts";
+import { kubeadmLauncher, run } from "../support/commands.ts";
 
 const VERSION = "v1.37.2";
 

@@ -18,7 +18,7 @@ import { directWorkflowCommand } from "../../cli/workflow_command.ts";
 import { INIT_COMMAND } from "../../cli/commands/init.ts";
 import { joinCommand } from "../../cli/commands/join.ts";
 import { VERSION_FLAGS } from "../../cli/commands/version.ts";
-import { kubeadmLauncher, run } from "../support/control_plane.ts";
+import { kubeadmLauncher, run } from "../support/commands.ts";
 
 /** What commander gives an action of a command accepting `flags` for `args`, or its error. */
 async function viaCommander(

@@ -8,7 +8,7 @@ import { createProgram } from "../../cli/program.ts";
 import { addFlags, type FlagValues, flagValues, normaliseArgv } from "../../cli/flags.ts";
 import { UsageError } from "../../cli/command.ts";
 import { KubeadmError } from "../../core/errors.ts";
-import { kubeadmLauncher, run } from "../support/control_plane.ts";
+import { kubeadmLauncher, run } from "../support/commands.ts";
 
 const SECRET_TOKEN = "abcdef.0123456789abcdef";
 const SECRET_KEY = "0f".repeat(32);

@@ -5,7 +5,7 @@
 // HTTPS server; nothing may be written under its `--rootfs`.
 import assert from "node:assert/strict";
 import type { ServerResponse } from "node:http";
-import { kubeadmLauncher, run } from "../support/control_plane.ts";
+import { kubeadmLauncher, run } from "../support/commands.ts";
 import { makeTlsFixtures, startHttpsServer } from "../support/tls_fixtures.ts";
 import { joinConfigurationYaml } from "../support/config.ts";
 

@@ -2,7 +2,7 @@
 // --discovery-token-ca-cert-hash (or caCertHashes entry) is a validation error (exit 3)
 // naming the flag or field, and the API server endpoint is never contacted.
 import assert from "node:assert/strict";
-import { kubeadmLauncher, run } from "../support/control_plane.ts";
+import { kubeadmLauncher, run } from "../support/commands.ts";
 import { joinConfigurationYaml } from "../support/config.ts";
 import { countingListener } from "../support/counting_listener.ts";
 

@@ -8,7 +8,7 @@ import { buildProgram } from "../../cli/program.ts";
 import { formatHelp } from "../../cli/help.ts";
 import { type HelpCommand, type HelpFlag, walkHelpTree } from "../support/help_tree.ts";
 import { k8sBinDir } from "../support/k8s_bins.ts";
-import { kubeadmLauncher, run } from "../support/control_plane.ts";
+import { kubeadmLauncher, run } from "../support/commands.ts";
 
 /**
  * What kubeadm-ts has beyond upstream, on purpose (README, "Differences from upstream"): each

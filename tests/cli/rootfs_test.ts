@@ -2,7 +2,7 @@
 // symlink inside the root pointing out of it, no longer makes `init phase certs ca` write the
 // CA key outside the root.
 import assert from "node:assert/strict";
-import { kubeadmLauncher, run } from "../support/control_plane.ts";
+import { kubeadmLauncher, run } from "../support/commands.ts";
 
 for (const kind of ["absolute", "relative"]) {
   Deno.test(`init phase certs ca --rootfs: ${kind === "absolute" ? "an" : "a"} ${kind} link out of the root does not take ca.key out`, async () => {

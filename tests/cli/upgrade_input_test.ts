@@ -4,7 +4,7 @@
 // listener counting connections) is never contacted and nothing is written under --rootfs.
 // The control case (a valid version) does reach the API server, so the count can fail.
 import assert from "node:assert/strict";
-import { kubeadmLauncher, run } from "../support/control_plane.ts";
+import { kubeadmLauncher, run } from "../support/commands.ts";
 import { countingListener } from "../support/counting_listener.ts";
 import { fileTree } from "../support/file_tree.ts";
 

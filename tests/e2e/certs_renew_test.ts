@@ -1,50 +1,37 @@
-// End to end: on a real control plane built by our `init`, `kubeadm certs renew all` renews
-// every certificate, the static Pods it names are restarted (by moving their manifests out and
-// back, as kubeadm's documentation says), and then: the API server and etcd serve the renewed
-// certificates, kubectl works with the renewed admin.conf, the controller-manager and scheduler
-// are back (their leader leases renewed with the renewed kubeconfigs), and upstream kubeadm
-// v1.37.2's `check-expiration` agrees with ours on the renewed files.
+// End to end: on a real control plane built by our `init` (a real node: its kubelet runs the
+// static Pods in containerd), `kubeadm certs renew all` renews every certificate, the static
+// Pods it names are restarted (by moving their manifests out and back, as kubeadm's
+// documentation says), and then: the API server and etcd serve the renewed certificates,
+// kubectl works with the renewed admin.conf, the controller-manager and scheduler are back
+// (their leader leases renewed with the renewed kubeconfigs), and upstream kubeadm v1.37.2's
+// `check-expiration` agrees with ours on the renewed files.
 import assert from "node:assert/strict";
 import {
-  createTestNode,
+  type ClusterNode,
+  createClusterNode,
   initControlPlane,
-  run,
-  type TestNode,
-  waitFor,
-} from "../support/control_plane.ts";
-import { k8sBinDir } from "../support/k8s_bins.ts";
+  restartStaticPod,
+} from "../support/cluster.ts";
+import { waitFor } from "../support/commands.ts";
 import { openssl } from "../support/openssl.ts";
 import { assertPairedAndSigned } from "../support/pki_views.ts";
 import { certSpec, KUBEADM_CERTS } from "../../core/certs/certlist.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 
-/** The certificate a TLS server presents, as PEM. */
-async function servedCert(node: TestNode, port: number, clientArgs: string[] = []) {
-  const r = await run([
+/** The certificate a TLS server of the node presents, as PEM (openssl inside the node). */
+async function servedCert(node: ClusterNode, port: number, clientArgs: string[] = []) {
+  const r = await node.exec([
     "sh",
     "-c",
-    `openssl s_client -connect ${node.ns.address}:${port} ${
+    `openssl s_client -connect ${node.ip}:${port} ${
       clientArgs.join(" ")
     } </dev/null 2>/dev/null | openssl x509`,
-  ], { ns: node.ns });
+  ]);
   return r.stdout;
 }
 
 const fingerprint = (pem: string) => openssl(["x509", "-noout", "-fingerprint", "-sha256"], pem);
-
-/** Moves a static Pod's manifest out of the manifests dir until its process is gone, then back. */
-async function restartStaticPod(node: TestNode, name: string): Promise<void> {
-  const manifest = `${node.rootfs}/etc/kubernetes/manifests/${name}.yaml`;
-  const parked = `${node.rootfs}/etc/kubernetes/${name}.yaml.parked`;
-  await Deno.rename(manifest, parked);
-  const binary = `${node.binDir}/${name}`;
-  await waitFor(`${name} to stop`, async () => {
-    const r = await run(["pgrep", "-f", `^${binary} .*${node.rootfs}`]);
-    return r.code !== 0;
-  }, 30_000);
-  await Deno.rename(parked, manifest);
-}
 
 /** The check-expiration tables (from the CERTIFICATE header) with RESIDUAL TIME blanked. */
 function tables(text: string): string {
@@ -57,14 +44,14 @@ Deno.test({
     "certs renew all on a real control plane: restart as printed, kubectl works, upstream agrees",
   ...e2e,
   async fn(t) {
-    const node = await createTestNode("cp-renew");
+    const node = await createClusterNode("cp-renew");
     try {
       await initControlPlane(node);
-      const pki = `${node.rootfs}/etc/kubernetes/pki`;
+      const pki = node.path("/etc/kubernetes/pki");
       const before = {
         apiserver: await fingerprint(await Deno.readTextFile(`${pki}/apiserver.crt`)),
         etcd: await fingerprint(await Deno.readTextFile(`${pki}/etcd/server.crt`)),
-        admin: await Deno.readTextFile(`${node.rootfs}/etc/kubernetes/admin.conf`),
+        admin: await Deno.readTextFile(node.path("/etc/kubernetes/admin.conf")),
       };
       assert.equal(await fingerprint(await servedCert(node, 6443)), before.apiserver);
 
@@ -97,7 +84,7 @@ Deno.test({
             before.apiserver,
           );
           assert.notEqual(
-            await Deno.readTextFile(`${node.rootfs}/etc/kubernetes/admin.conf`),
+            await Deno.readTextFile(node.path("/etc/kubernetes/admin.conf")),
             before.admin,
           );
         },
@@ -133,8 +120,8 @@ Deno.test({
         const renewedEtcd = await fingerprint(await Deno.readTextFile(`${pki}/etcd/server.crt`));
         assert.notEqual(renewedEtcd, before.etcd);
         const clientCert = [
-          `-cert ${pki}/etcd/healthcheck-client.crt`,
-          `-key ${pki}/etcd/healthcheck-client.key`,
+          "-cert /etc/kubernetes/pki/etcd/healthcheck-client.crt",
+          "-key /etc/kubernetes/pki/etcd/healthcheck-client.key",
         ];
         let served = "";
         // etcd may still be starting after its restart: wait for it to serve anything.
@@ -169,10 +156,7 @@ Deno.test({
       );
 
       await t.step("upstream kubeadm v1.37.2's check-expiration agrees with ours", async () => {
-        const upstream = await run(
-          [`${await k8sBinDir()}/kubeadm`, "certs", "check-expiration", "--rootfs", node.rootfs],
-          { ns: node.ns },
-        );
+        const upstream = await node.exec([`${node.binDir}/kubeadm`, "certs", "check-expiration"]);
         const ours = await node.kubeadm(["certs", "check-expiration"]);
         assert.equal(upstream.code, 0, upstream.stderr);
         assert.equal(ours.code, 0, ours.stderr);

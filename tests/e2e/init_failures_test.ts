@@ -1,33 +1,17 @@
-// End to end: `kubeadm init` phases when things go wrong. The API server is unreachable (no
-// control plane, or the local API endpoint on a closed port: since v1.35 init talks to this
-// node's API server whatever admin.conf's server says), admin.conf trusts another CA, the
-// kubelet or a control-plane component never becomes healthy, or the process is killed
-// half-way and run again. Each failure must be clear (naming the server or component), bounded
-// by the configured timeouts, and leave nothing behind that a re-run would duplicate.
-//
-// The first test needs no kubelet (there is none: it checks the failures without one) and
-// stays on the stand-in harness's node; the second runs on a real node (tests/support/
-// cluster.ts), whose real kubelet runs the static Pods our phases write.
+// End to end: `kubeadm init` phases when things go wrong, on a real node (tests/support/
+// cluster.ts: its own namespaces, containerd, a real kubelet once kubelet-start has run). The API
+// server is unreachable (no control plane yet: no kubelet runs the manifests; or the local API
+// endpoint on a closed port: since v1.35 init talks to this node's API server whatever
+// admin.conf's server says), admin.conf trusts another CA, the kubelet or a control-plane
+// component never becomes healthy, or the process is killed half-way and run again. Each failure
+// must be clear (naming the server or component), bounded by the configured timeouts, and leave
+// nothing behind that a re-run would duplicate.
 import assert from "node:assert/strict";
-import {
-  createTestNode,
-  kubeadmLauncher,
-  type RunResult,
-  type TestNode,
-  waitFor,
-  writeInitConfig,
-} from "../support/control_plane.ts";
-import { type GroupProcess, spawnGroup } from "../support/commands.ts";
-import { k8sBinDir } from "../support/k8s_bins.ts";
-import type { NetNamespace } from "../support/netns.ts";
-import {
-  type ClusterNode,
-  createClusterNode,
-  writeInitConfig as writeNodeInitConfig,
-} from "../support/cluster.ts";
+import { type ClusterNode, createClusterNode, writeInitConfig } from "../support/cluster.ts";
+import { type RunResult, waitFor } from "../support/commands.ts";
 import { openssl } from "../support/openssl.ts";
-import { fileTree } from "../support/file_tree.ts";
 import { initWorkflow } from "../../core/phases/init/workflow.ts";
+import { FAULT_INJECT_ENV } from "../../adapters/deno/fault_injection.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 
@@ -36,55 +20,9 @@ const API_CALL_TIMEOUT_S = 10;
 /** `timeouts.kubeletHealthCheck` / `controlPlaneComponentHealthCheck` of the short config. */
 const HEALTH_TIMEOUT_S = 5;
 
-/** What these tests use of a node: the stand-in harness's and a real one alike. */
-interface Node {
-  name: string;
-  address: string;
-  ns: NetNamespace;
-  /** The host path of a node path. */
-  path(nodePath: string): string;
-  /** Our kubeadm on the node. */
-  kubeadm(args: string[]): Promise<RunResult>;
-  /** kubectl on the node with `/etc/kubernetes/<kubeconfig>`. */
-  kubectl(args: string[], kubeconfig?: string): Promise<RunResult>;
-  /** Our kubeadm on the node in a process group of its own (to be killed). */
-  spawnKubeadm(args: string[]): GroupProcess;
-  /** The test config (plus `initExtra` InitConfiguration lines) as `file`; its path. */
-  writeConfig(opts: { file?: string; initExtra?: string }): Promise<string>;
-}
-
-/** The stand-in harness's node (its root given by --rootfs). */
-function standinNode(n: TestNode): Node {
-  return {
-    name: n.nodeName,
-    address: n.ns.address,
-    ns: n.ns,
-    path: (p) => `${n.rootfs}${p}`,
-    kubeadm: (args) => n.kubeadm(args),
-    kubectl: (args, kubeconfig) => n.kubectl(args, kubeconfig),
-    spawnKubeadm: (args) =>
-      spawnGroup([...n.ns.exec, kubeadmLauncher(), ...args, "--rootfs", n.rootfs]),
-    writeConfig: (opts) => writeInitConfig(n, "", opts),
-  };
-}
-
-/** A real node: kubeadm runs inside it (no --rootfs), its kubelet runs the static Pods. */
-function realNode(n: ClusterNode): Node {
-  return {
-    name: n.name,
-    address: n.ip,
-    ns: n.machine.ns,
-    path: (p) => n.path(p),
-    kubeadm: (args) => n.kubeadm(args),
-    kubectl: (args, kubeconfig) => n.kubectl(args, kubeconfig),
-    spawnKubeadm: (args) => n.machine.spawn([kubeadmLauncher(), ...args]),
-    writeConfig: (opts) => writeNodeInitConfig(n, "", opts),
-  };
-}
-
 /** The fixture config plus short `timeouts`, as `short-timeouts.yaml`. */
-function writeShortTimeoutsConfig(node: Node): Promise<string> {
-  return node.writeConfig({
+function writeShortTimeoutsConfig(node: ClusterNode): Promise<string> {
+  return writeInitConfig(node, "", {
     file: "short-timeouts.yaml",
     initExtra: `timeouts:
   kubernetesAPICall: ${API_CALL_TIMEOUT_S}s
@@ -96,7 +34,7 @@ function writeShortTimeoutsConfig(node: Node): Promise<string> {
 
 /** `init phase <phase...> --config <config>`, timed. */
 async function phase(
-  node: Node,
+  node: ClusterNode,
   config: string,
   ...args: string[]
 ): Promise<RunResult & { seconds: number; output: string }> {
@@ -111,7 +49,7 @@ async function phase(
  * other phase.
  */
 async function waitControlPlane(
-  node: Node,
+  node: ClusterNode,
   config: string,
 ): Promise<RunResult & { seconds: number; output: string }> {
   const others = initWorkflow().phases.map((p) => p.name).filter((n) => n !== "wait-control-plane");
@@ -120,19 +58,19 @@ async function waitControlPlane(
   return { ...r, seconds: (performance.now() - t0) / 1000, output: `${r.stdout}\n${r.stderr}` };
 }
 
-async function mustPass(node: Node, config: string, ...args: string[]): Promise<void> {
+async function mustPass(node: ClusterNode, config: string, ...args: string[]): Promise<void> {
   const r = await phase(node, config, ...args);
   assert.equal(r.code, 0, `init phase ${args.join(" ")} failed:\n${r.output}`);
 }
 
-async function json(node: Node, args: string[], kubeconfig = "super-admin.conf") {
+async function json(node: ClusterNode, args: string[], kubeconfig = "super-admin.conf") {
   const r = await node.kubectl([...args, "-o", "json"], kubeconfig);
   assert.equal(r.code, 0, `kubectl ${args.join(" ")}: ${r.stderr}`);
   return JSON.parse(r.stdout);
 }
 
 /** Whether an object exists (kubectl through super-admin.conf, which needs no RBAC setup). */
-async function exists(node: Node, args: string[]): Promise<boolean> {
+async function exists(node: ClusterNode, args: string[]): Promise<boolean> {
   const r = await node.kubectl(["get", ...args, "-o", "name"], "super-admin.conf");
   if (r.code === 0) return true;
   assert.match(r.stderr, /NotFound|not found/, `kubectl get ${args.join(" ")}: ${r.stderr}`);
@@ -141,7 +79,7 @@ async function exists(node: Node, args: string[]): Promise<boolean> {
 
 /** Replaces admin.conf for the duration of `fn`, then restores the original. */
 async function withAdminConf(
-  node: Node,
+  node: ClusterNode,
   edit: (text: string) => string,
   fn: () => Promise<void>,
 ): Promise<void> {
@@ -185,70 +123,27 @@ async function otherCA(): Promise<string> {
   }
 }
 
-/**
- * Watches `kubectl get <args> --watch -o name` and resolves when a line equals `name`
- * (or rejects after `timeoutMs`). The watcher is always stopped.
- */
-async function waitForObject(
-  node: Node,
-  args: string[],
-  name: string,
-  timeoutMs: number,
-): Promise<void> {
-  const watcher = new Deno.Command(node.ns.exec[0], {
-    args: [
-      ...node.ns.exec.slice(1),
-      `${await k8sBinDir()}/kubectl`,
-      "--kubeconfig",
-      node.path("/etc/kubernetes/super-admin.conf"),
-      "get",
-      ...args,
-      "--watch",
-      "-o",
-      "name",
-    ],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const timer = setTimeout(() => watcher.kill("SIGKILL"), timeoutMs);
-  try {
-    let buf = "";
-    for await (const chunk of watcher.stdout.pipeThrough(new TextDecoderStream())) {
-      buf += chunk;
-      if (buf.split("\n").includes(name)) return;
-    }
-    throw new Error(`timed out waiting for ${name} (seen: ${JSON.stringify(buf)})`);
-  } finally {
-    clearTimeout(timer);
-    try {
-      watcher.kill("SIGKILL");
-    } catch {
-      // already gone
-    }
-    await watcher.status;
-  }
-}
-
 Deno.test({
-  name: "init phases with no API server and no kubelet: fast, clear failures that write nothing",
+  name: "init phases without a control plane, then on a running one: unhealthy components, " +
+    "wrong endpoint or CA, a killed init re-run to completion",
   ...e2e,
   async fn(t) {
-    const standin = await createTestNode("cp1");
-    const node = standinNode(standin);
+    const node = await createClusterNode("cp1");
     try {
-      const config = await writeShortTimeoutsConfig(node);
-      for (const p of ["certs all", "kubeconfig all", "etcd local", "control-plane all"]) {
-        await mustPass(node, config, ...p.split(" "));
-      }
-      const server = `https://${node.address}:6443`;
-      const before = await fileTree(standin.rootfs);
+      const short = await writeShortTimeoutsConfig(node);
+      const config = await writeInitConfig(node);
+      const server = `https://${node.ip}:6443`;
 
+      // ---- no API server, no kubelet (kubelet-start has not run: nothing runs the manifests)
+      for (const p of ["certs all", "kubeconfig all", "etcd local", "control-plane all"]) {
+        await mustPass(node, short, ...p.split(" "));
+      }
+      const before = await node.machine.files();
       for (const args of [["upload-config", "all"], ["bootstrap-token"]]) {
         await t.step(
-          `${args.join(" ")}: connection refused, named, within the timeout`,
+          `no API server: ${args.join(" ")}: connection refused, named, within the timeout`,
           async () => {
-            const r = await phase(node, config, ...args);
+            const r = await phase(node, short, ...args);
             assert.notEqual(r.code, 0, r.output);
             assert.match(r.stderr, new RegExp(`error execution phase ${args[0]}`));
             assert.match(r.stderr, /connection refused/);
@@ -264,12 +159,13 @@ Deno.test({
         );
       }
 
-      await t.step("the failed phases wrote no file", async () => {
-        assert.deepEqual(await fileTree(standin.rootfs), before);
+      await t.step("no API server: the failed phases wrote no file", async () => {
+        assert.deepEqual(await node.machine.files(), before);
       });
 
       await t.step("wait-control-plane without a kubelet names the kubelet", async () => {
-        const r = await waitControlPlane(node, config);
+        assert.equal(node.machine.services.isActive("kubelet"), false);
+        const r = await waitControlPlane(node, short);
         assert.notEqual(r.code, 0, r.output);
         assert.match(
           r.stderr,
@@ -283,36 +179,13 @@ Deno.test({
         assert.ok(r.seconds >= HEALTH_TIMEOUT_S - 1, `gave up after ${r.seconds}s`);
         assert.ok(r.seconds < 2 * HEALTH_TIMEOUT_S, `took ${r.seconds}s`);
       });
-    } finally {
-      await standin.stop();
-    }
-  },
-});
 
-Deno.test({
-  name: "init phases on a running control plane: unhealthy components, wrong endpoint or CA, " +
-    "a killed init re-run to completion",
-  ...e2e,
-  async fn(t) {
-    const machine = await createClusterNode("cp1");
-    const node = realNode(machine);
-    try {
-      const short = await writeShortTimeoutsConfig(node);
-      const config = await node.writeConfig({});
-      const server = `https://${node.address}:6443`;
-      // etcd and the API server only: the other two components never come up. kubelet-start
-      // starts the node's kubelet, which runs them.
-      for (
-        const p of [
-          "certs all",
-          "kubeconfig all",
-          "etcd local",
-          "control-plane apiserver",
-          "kubelet-start",
-        ]
-      ) {
-        await mustPass(node, config, ...p.split(" "));
+      // ---- a control plane of etcd and the API server only: the other two never come up.
+      for (const c of ["kube-controller-manager", "kube-scheduler"]) {
+        await Deno.remove(node.path(`/etc/kubernetes/manifests/${c}.yaml`));
       }
+      // kubelet-start starts the node's kubelet, which runs them.
+      await mustPass(node, config, "kubelet-start");
       await waitFor("the API server's /livez", async () => {
         const r = await node.kubectl(["get", "--raw", "/livez"], "super-admin.conf");
         return r.code === 0 && r.stdout.trim() === "ok";
@@ -351,8 +224,8 @@ Deno.test({
       await t.step(
         "the local API endpoint on a closed port: connection refused, named",
         async () => {
-          const closed = `https://${node.address}:6449`;
-          const closedConfig = `${machine.machine.dir}/closed-port.yaml`;
+          const closed = `https://${node.ip}:6449`;
+          const closedConfig = `${node.machine.dir}/closed-port.yaml`;
           await Deno.writeTextFile(
             closedConfig,
             (await Deno.readTextFile(short)).replace("bindPort: 6443", "bindPort: 6449"),
@@ -397,7 +270,7 @@ Deno.test({
         async () => {
           await withAdminConf(
             node,
-            (s) => s.replace(`server: ${server}`, `server: https://${node.address}:6449`),
+            (s) => s.replace(`server: ${server}`, `server: https://${node.ip}:6449`),
             async () => {
               const r = await phase(node, short, "upload-config", "kubelet");
               assert.equal(r.code, 0, r.output);
@@ -416,21 +289,15 @@ Deno.test({
             "--config",
             config,
           ];
-          const first = node.spawnKubeadm(args);
-          try {
-            await waitForObject(
-              node,
-              ["-n", "kube-system", "configmaps"],
-              "configmap/kubeadm-config",
-              60_000,
-            );
-          } finally {
-            first.killGroup();
-          }
-          const killed = await first.output;
-          const killedOut = new TextDecoder().decode(killed.stdout);
-          assert.equal(killed.signal, "SIGKILL", `it finished before the kill:\n${killedOut}`);
-          assert.doesNotMatch(killedOut, /initialized successfully/);
+          // Killed (SIGKILL) as the bootstrap-token phase begins: kubeadm-config uploaded, the
+          // node marked, no token and no addon yet.
+          const killed = await node.kubeadm(args, {
+            env: { [FAULT_INJECT_ENV]: "kill@phase:bootstrap-token" },
+          });
+          assert.notEqual(killed.code, 0, `it was not killed:\n${killed.stdout}`);
+          assert.match(killed.stderr, /fault injection: kill at phase:bootstrap-token\n$/);
+          assert.doesNotMatch(killed.stdout, /initialized successfully/);
+          assert.ok(await exists(node, ["-n", "kube-system", "cm", "kubeadm-config"]));
           assert.equal(
             await exists(node, ["-n", "kube-system", "deployment", "coredns"]),
             false,
@@ -520,7 +387,7 @@ Deno.test({
         },
       );
     } finally {
-      await machine.stop();
+      await node.stop();
     }
   },
 });

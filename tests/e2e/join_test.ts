@@ -18,22 +18,23 @@ import {
   assertKubeletIdentity,
   assertOk,
   assertStaticPodsMirrored,
+  certificateKey,
   type ClusterNode,
   containerdContainers,
   containerdTasks,
+  controlPlaneJoinArgs,
   createClusterNode,
   etcdMembers,
   initForJoin,
   kubectlJson,
   kubeSystemPods,
-  PREFLIGHT_IGNORED_CONTROL_PLANE,
   PREFLIGHT_IGNORED_WORKER,
+  readyz,
   TEST_TOKEN,
-  tokenJoinArgs,
   trackWrites,
+  uploadCerts,
   waitNodeReady,
   workerJoinArgs,
-  writeInitConfig,
 } from "../support/cluster.ts";
 import { waitFor } from "../support/commands.ts";
 import { CriClient } from "../../adapters/deno/cri/client.ts";
@@ -140,13 +141,6 @@ async function serveOverHttps(host: string, body: string) {
       await Deno.remove(caFile).catch(() => {});
     },
   };
-}
-
-function hexKey(): string {
-  return Array.from(
-    crypto.getRandomValues(new Uint8Array(32)),
-    (b) => b.toString(16).padStart(2, "0"),
-  ).join("");
 }
 
 /** The node paths a worker's join wrote (what a worker's reset must remove). */
@@ -416,35 +410,12 @@ Deno.test({
       );
 
       // ---- second control-plane node -----------------------------------------------------
-      const key = hexKey();
-      // As upstream, --certificate-key cannot be mixed with --config: the key goes in the file.
-      const uploadConfig = await writeInitConfig(cp1, `controlPlaneEndpoint: ${endpoint}\n`, {
-        initExtra: `certificateKey: ${key}\n`,
-        file: "upload-certs.yaml",
-      });
-      const upload = await cp1.kubeadm([
-        "init",
-        "phase",
-        "upload-certs",
-        "--upload-certs",
-        "--config",
-        uploadConfig,
-      ]);
-      assert.equal(upload.code, 0, `upload-certs: ${upload.stdout}\n${upload.stderr}`);
+      const key = certificateKey();
+      await uploadCerts(cp1, key, `controlPlaneEndpoint: ${endpoint}\n`);
 
       const cp2 = await createClusterNode("cp2", { linkTo: [cp1] });
       nodes.push(cp2);
-      const cpJoinArgs = [
-        ...tokenJoinArgs(endpoint, pin),
-        "--control-plane",
-        "--certificate-key",
-        key,
-        "--apiserver-advertise-address",
-        cp2.ip,
-        "--node-name",
-        "cp2",
-        `--ignore-preflight-errors=${PREFLIGHT_IGNORED_CONTROL_PLANE}`,
-      ];
+      const cpJoinArgs = controlPlaneJoinArgs(endpoint, pin, cp2, key);
       await t.step("control plane --dry-run: the plan only, nothing on the node", async () => {
         const dir = await dryRunDir(cp2);
         try {
@@ -603,19 +574,3 @@ Deno.test({
     }
   },
 });
-
-/** The node's own kube-apiserver's `/readyz` (kubectl inside the node, admin.conf). */
-async function readyz(node: ClusterNode): Promise<string> {
-  const r = await node.exec([
-    `${node.binDir}/kubectl`,
-    "--kubeconfig",
-    "/etc/kubernetes/admin.conf",
-    "--server",
-    `https://${node.ip}:6443`,
-    "get",
-    "--raw",
-    "/readyz",
-  ]);
-  assert.equal(r.code, 0, r.stderr);
-  return r.stdout.trim();
-}

@@ -10,7 +10,7 @@ import { buildProgram } from "../../cli/program.ts";
 import { PERSISTENT_FLAGS } from "../../cli/flags.ts";
 import { GOLDEN_DEFAULT_CONFIG } from "../support/config.ts";
 import { k8sBinDir } from "../support/k8s_bins.ts";
-import { run, type RunResult } from "../support/control_plane.ts";
+import { run, type RunResult } from "../support/commands.ts";
 import { listFiles, repoRoot } from "../support/repo.ts";
 import { openssl } from "../support/openssl.ts";
 import {

@@ -3,7 +3,7 @@
 // input by both must print the same bytes.
 import assert from "node:assert/strict";
 import { k8sBinDir } from "../support/k8s_bins.ts";
-import { kubeadmLauncher, run, type RunResult } from "../support/control_plane.ts";
+import { kubeadmLauncher, run, type RunResult } from "../support/commands.ts";
 
 /** A generated bootstrap token (migrate creates one when the file has none). */
 const TOKEN = /\b[a-z0-9]{6}\.[a-z0-9]{16}\b/g;

@@ -4,7 +4,7 @@
 // empty-vs-absent fields aside), in the same order.
 import assert from "node:assert/strict";
 import { k8sBinDir } from "../support/k8s_bins.ts";
-import { run } from "../support/control_plane.ts";
+import { run } from "../support/commands.ts";
 import {
   dropEmptyFields,
   parseDryRunActions,

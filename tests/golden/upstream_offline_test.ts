@@ -7,7 +7,7 @@ import { GOLDEN_DEFAULT_CONFIG } from "../support/config.ts";
 import { k8sBinDir } from "../support/k8s_bins.ts";
 import { certView, keyView, kubeconfigView, validitySeconds } from "../support/pki_views.ts";
 import { listFiles, repoRoot } from "../support/repo.ts";
-import { run } from "../support/control_plane.ts";
+import { run } from "../support/commands.ts";
 
 const PHASES = ["certs all", "kubeconfig all", "etcd local", "control-plane all", "kubelet-start"];
 

@@ -10,7 +10,7 @@ import type { Command } from "commander";
 import { buildProgram } from "../../cli/program.ts";
 import { formatHelp } from "../../cli/help.ts";
 import { k8sBinDir } from "../support/k8s_bins.ts";
-import { run } from "../support/control_plane.ts";
+import { run } from "../support/commands.ts";
 
 /** `path` → its sub-commands as `name: short`, sorted. */
 type Listing = Map<string, string[]>;

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { parseAllDocuments } from "yaml";
 import { k8sBinDir } from "../support/k8s_bins.ts";
-import { kubeadmLauncher, run } from "../support/control_plane.ts";
+import { kubeadmLauncher, run } from "../support/commands.ts";
 
 // Every image and version pinned, so the comparison does not depend on the target version.
 const CONFIG = `apiVersion: kubeadm.k8s.io/v1beta4

@@ -7,7 +7,7 @@ import { buildProgram } from "../../cli/program.ts";
 import { formatHelp } from "../../cli/help.ts";
 import { parseHelp } from "../support/help_tree.ts";
 import { k8sBinDir } from "../support/k8s_bins.ts";
-import { run } from "../support/control_plane.ts";
+import { run } from "../support/commands.ts";
 
 /** The help lines whose difference the README documents, each replaced by a marker. */
 const DOCUMENTED: readonly RegExp[] = [

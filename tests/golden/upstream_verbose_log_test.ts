@@ -12,7 +12,7 @@ import type { FakeKubeApi } from "../support/fake_kube_api.ts";
 import { k8sBinDir } from "../support/k8s_bins.ts";
 import { isStructuredLine, klogMessages } from "../support/klog_lines.ts";
 import { repoRoot } from "../support/repo.ts";
-import { run } from "../support/control_plane.ts";
+import { run } from "../support/commands.ts";
 
 // With a CRI socket given: kubeadm-ts does not probe the host for one (upstream does, and logs
 // "detected and using CRI socket" where it does).

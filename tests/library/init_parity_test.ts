@@ -12,7 +12,7 @@ import { base64Decode } from "../../core/text/base64.ts";
 import { certKeyId, kubeconfigKeyId } from "../../core/certs/tree.ts";
 import { KUBEADM_CERTS } from "../../core/certs/certlist.ts";
 import type { RandomSource } from "../../core/ports/random.ts";
-import { kubeadmLauncher, run } from "../support/control_plane.ts";
+import { kubeadmLauncher, run } from "../support/commands.ts";
 
 const CONFIG = `apiVersion: kubeadm.k8s.io/v1beta4
 kind: InitConfiguration

@@ -6,7 +6,7 @@
 // the same, and stderr (upstream's error and hint lines) the same.
 import assert from "node:assert/strict";
 import { k8sBinDir } from "../support/k8s_bins.ts";
-import { run, type RunResult } from "../support/control_plane.ts";
+import { run, type RunResult } from "../support/commands.ts";
 import { repoRoot } from "../support/repo.ts";
 
 const test = (name: string, fn: () => Promise<void>) =>

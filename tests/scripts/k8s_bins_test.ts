@@ -1,7 +1,7 @@
 // scripts/k8s-bins: every pinned set is built (scripts/test builds them) with the components
 // at the versions upstream kubeadm pairs, and the dirs it prints are the ones it checks.
 import assert from "node:assert/strict";
-import { run } from "../support/control_plane.ts";
+import { run } from "../support/commands.ts";
 import { repoRoot } from "../support/repo.ts";
 
 const k8sBins = (...args: string[]) => run([`${repoRoot}/scripts/k8s-bins`, ...args]);

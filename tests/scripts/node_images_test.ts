@@ -3,7 +3,7 @@
 // those names and whose mounted rootfs runs each binary, kube-proxy's iptables tools included
 // (`--verify` starts a scratch containerd with its own root, state and sockets in a temp dir).
 import assert from "node:assert/strict";
-import { run } from "../support/control_plane.ts";
+import { run } from "../support/commands.ts";
 import { repoRoot } from "../support/repo.ts";
 
 const nodeImages = (...args: string[]) => run([`${repoRoot}/scripts/node-images`, ...args]);

@@ -2,7 +2,7 @@
 // scripts/node-images): it stops cleanly on SIGTERM/SIGINT and, as PID 1 of a PID namespace
 // (where a Pod sandbox runs it), reaps the orphans it adopts.
 import assert from "node:assert/strict";
-import { run } from "../support/control_plane.ts";
+import { run } from "../support/commands.ts";
 import { repoRoot } from "../support/repo.ts";
 
 async function pauseBinary(): Promise<string> {

@@ -1,7 +1,7 @@
 // third_party/yaml.js is the pinned yaml package's ES-module build as scripts/vendor-yaml bundles it
 // (never edited by hand), and the import map sends every `yaml` import to it.
 import assert from "node:assert/strict";
-import { run } from "../support/control_plane.ts";
+import { run } from "../support/commands.ts";
 import { repoRoot } from "../support/repo.ts";
 
 Deno.test("third_party/yaml.js is exactly what scripts/vendor-yaml makes of the pinned npm package", async () => {

@@ -121,6 +121,8 @@ export interface ClusterNodeOptions {
   role?: "control-plane" | "worker";
   /** More programs on the machine's PATH (see {@link NodeOptions.bins}). */
   bins?: NodeOptions["bins"];
+  /** Node directories backed by a tmpfs of their own, in bytes (see {@link NodeOptions}). */
+  tmpfs?: NodeOptions["tmpfs"];
 }
 
 /** Boots a machine for a node named `name` (nothing of Kubernetes runs yet). */
@@ -133,6 +135,7 @@ export async function createClusterNode(
   const machine = await createNode({
     kubeletBinDir: await nodeBinDir(version),
     bins: options.bins,
+    tmpfs: options.tmpfs,
   });
   const node: ClusterNode = {
     name,
@@ -298,15 +301,15 @@ export function workerJoinArgs(endpoint: string, pin: string, name: string): str
 }
 
 /**
- * Inits `cp1` with `extra` ClusterConfiguration lines (its own address as the control-plane
- * endpoint) and waits for the bootstrap signer to sign cluster-info; returns the join endpoint,
- * the init config's path, the CA and its pin.
+ * Inits `cp1` with `extra` ClusterConfiguration lines and `endpoint` as the control-plane
+ * endpoint (default its own address) and waits for the bootstrap signer to sign cluster-info;
+ * returns the join endpoint, the init config's path, the CA and its pin.
  */
 export async function initForJoin(
   cp1: ClusterNode,
   extra = "",
+  endpoint = `${cp1.ip}:6443`,
 ): Promise<{ endpoint: string; config: string; caPem: string; pin: string }> {
-  const endpoint = `${cp1.ip}:6443`;
   const { config } = await initControlPlane(cp1, `${extra}controlPlaneEndpoint: ${endpoint}\n`);
   const caPem = await Deno.readTextFile(cp1.path("/etc/kubernetes/pki/ca.crt"));
   const pin = `sha256:${await opensslSpkiSha256(caPem)}`;
@@ -495,16 +498,19 @@ export async function assertStaticPodsMirrored(
  * Asserts that the node's kubelet holds a client certificate of its own and registered its
  * Node with it: `kubelet.conf` points at `/var/lib/kubelet/pki/kubelet-client-current.pem`,
  * which the kubelet's certificate store made (a link to `kubelet-client-<time>.pem`) holding
- * `O=system:nodes, CN=system:node:<name>` signed by the cluster CA; `requestor` made a CSR of
- * signer `kubernetes.io/kube-apiserver-client-kubelet` that the real controller-manager
- * approved and signed; the API server knows the kubelet as `system:node:<name>`; the Node was
- * created by the kubelet.
+ * `O=system:nodes, CN=system:node:<name>` signed by the cluster CA; the API server knows the
+ * kubelet as `system:node:<name>`; the Node was created by the kubelet. Each CSR `requestor`
+ * made (signer `kubernetes.io/kube-apiserver-client-kubelet`) is approved and signed by the real
+ * controller-manager.
  *
- * `init`'s kubelet starts from the certificate kubeadm signed into kubelet.conf and asks for
- * one of its own at once, but kubelet-finalize restarts it (as upstream's does) possibly before
- * the signed one arrives; then it keeps kubeadm's until rotation time. So unless
- * `mustHoldIssued` (a kubelet that joined by TLS bootstrap has no other certificate), the
- * current certificate is either the issued one or that first one.
+ * A kubelet that joined by TLS bootstrap (`mustHoldIssued`) holds a CSR's certificate: the wait
+ * follows its CSR. `init`'s kubelet starts on the certificate kubeadm signed into kubelet.conf
+ * (its store keeps it as the current one) and asks for one of its own once the API server
+ * answers — with a backoff, so on a busy machine possibly after kubelet-finalize restarted it,
+ * as upstream's does; restarted on a stored certificate it does not ask again until rotation
+ * time. So unless `mustHoldIssued` the wait follows what the kubelet did: its CSRs, when it made
+ * any, are signed; when it made none it still holds that first certificate, the only one in
+ * its store.
  */
 export async function assertKubeletIdentity(
   apiNode: ClusterNode,
@@ -523,22 +529,34 @@ export async function assertKubeletIdentity(
   };
   const certOf = (pem: string) =>
     pem.match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/)?.[0];
-  const { target, cert, csr } = await waitFor(
-    `${node.name}'s kubelet CSR signed${mustHoldIssued ? " and its certificate stored" : ""}`,
+  const { target, cert, csrs } = await waitFor(
+    `${node.name}'s kubelet CSRs signed${mustHoldIssued ? " and its certificate stored" : ""}`,
     async () => {
       const target = await Deno.readLink(node.path(current));
       const cert = certOf(await Deno.readTextFile(node.path(target)));
       if (!cert) return undefined;
       const csrs = ((await kubectlJson(apiNode, ["get", "csr"])).items as Csr[])
-        .filter((c) => c.spec.username === requestor && c.status.certificate);
-      const held = csrs.find((c) => atob(c.status.certificate!).includes(cert));
-      if (held) return { target, cert, csr: held };
-      return !mustHoldIssued && csrs[0] && { target, cert, csr: csrs[0] };
+        .filter((c) => c.spec.username === requestor);
+      const denied = csrs.find((c) =>
+        c.status.conditions?.some((x) => x.type === "Denied" || x.type === "Failed")
+      );
+      if (denied) throw new Error(`CSR ${denied.metadata.name} denied or failed`);
+      if (csrs.some((c) => !c.status.certificate)) return undefined; // still pending: wait
+      const held = csrs.some((c) => atob(c.status.certificate!).includes(cert));
+      if (mustHoldIssued && !held) return undefined; // the kubelet has yet to store it
+      return { target, cert, csrs };
     },
     120_000,
   );
+  if (csrs.length === 0) {
+    assert.ok(!mustHoldIssued, `${requestor} made no CSR`);
+    const stored = (await Array.fromAsync(Deno.readDir(node.path("/var/lib/kubelet/pki"))))
+      .map((e) => e.name).filter((n) => /^kubelet-client-\d{4}/.test(n));
+    assert.deepEqual(stored, [target.split("/").pop()], "a kubelet that never rotated");
+  }
   assert.match(target, /^\/var\/lib\/kubelet\/pki\/kubelet-client-\d{4}(-\d\d){5}\.pem$/);
-  for (const pem of [cert, certOf(atob(csr.status.certificate!))!]) {
+  const issued = csrs.map((c) => certOf(atob(c.status.certificate!))!);
+  for (const pem of [cert, ...issued]) {
     assert.equal(
       (await openssl(["x509", "-noout", "-subject"], pem)).trim(),
       `subject=O = system:nodes, CN = system:node:${node.name}`,
@@ -546,8 +564,10 @@ export async function assertKubeletIdentity(
     const ca = node.path("/etc/kubernetes/pki/ca.crt");
     assert.equal((await openssl(["verify", "-CAfile", ca], pem)).trim(), "stdin: OK");
   }
-  assert.equal(csr.spec.signerName, "kubernetes.io/kube-apiserver-client-kubelet");
-  assert.ok(csr.status.conditions?.some((c) => c.type === "Approved"), csr.metadata.name);
+  for (const csr of csrs) {
+    assert.equal(csr.spec.signerName, "kubernetes.io/kube-apiserver-client-kubelet");
+    assert.ok(csr.status.conditions?.some((c) => c.type === "Approved"), csr.metadata.name);
+  }
   const who = await node.kubectlNode(
     ["auth", "whoami", "-o", "json"],
     "/etc/kubernetes/kubelet.conf",
@@ -568,24 +588,118 @@ export async function assertKubeletIdentity(
   );
 }
 
-/** `etcdctl member list` inside a control-plane node, with its healthcheck client cert. */
-export async function etcdMembers(cp: ClusterNode) {
+/**
+ * Restarts a static Pod as kubeadm's documentation says: moves its manifest out of
+ * `/etc/kubernetes/manifests` until the node's kubelet has stopped the Pod (no ready sandbox of
+ * it left in the node's containerd), then back, for the kubelet to start it again.
+ */
+export async function restartStaticPod(node: ClusterNode, component: string): Promise<void> {
+  const manifest = node.path(`/etc/kubernetes/manifests/${component}.yaml`);
+  const parked = node.path(`/etc/kubernetes/${component}.yaml.parked`);
+  await Deno.rename(manifest, parked);
+  const name = `${component}-${node.name}`;
+  await waitFor(`the kubelet to stop ${name}`, async () => {
+    const sandboxes = await CriClient.with(
+      `unix://${node.machine.criSocketOnHost}`,
+      (c) => c.listPodSandbox(),
+    );
+    return !sandboxes.some((s) => s.metadata.name === name && s.state === "SANDBOX_READY");
+  }, 120_000);
+  await Deno.rename(parked, manifest);
+}
+
+/**
+ * `kubeadm init phase upload-certs --upload-certs` on a control plane with `key`, for other
+ * control planes to join with; fails the test with the output when it does not succeed. As
+ * upstream, the key cannot be given beside `--config`: it goes in a config of its own (the test
+ * config with `extra` ClusterConfiguration lines, as the node's init had).
+ */
+export async function uploadCerts(node: ClusterNode, key: string, extra = ""): Promise<void> {
+  const config = await writeInitConfig(node, extra, {
+    initExtra: `certificateKey: ${key}\n`,
+    file: "upload-certs.yaml",
+  });
+  await assertOk(
+    node,
+    "upload-certs",
+    await node.kubeadm(["init", "phase", "upload-certs", "--upload-certs", "--config", config]),
+  );
+}
+
+/** `kubeadm join` of a control-plane node with token discovery and the certificate key. */
+export function controlPlaneJoinArgs(
+  endpoint: string,
+  pin: string,
+  node: Pick<ClusterNode, "name" | "ip">,
+  key: string,
+): string[] {
+  return [
+    ...tokenJoinArgs(endpoint, pin),
+    "--control-plane",
+    "--certificate-key",
+    key,
+    "--apiserver-advertise-address",
+    node.ip,
+    "--node-name",
+    node.name,
+    `--ignore-preflight-errors=${PREFLIGHT_IGNORED_CONTROL_PLANE}`,
+  ];
+}
+
+/** A member of `etcdctl member list -w json`. */
+export interface EtcdMemberJson {
+  ID: number | string;
+  name: string;
+  isLearner?: boolean;
+  peerURLs: string[];
+  clientURLs?: string[];
+}
+
+/**
+ * `etcdctl member list` inside a control-plane node against its own etcd, with its
+ * healthcheck client certificate.
+ */
+export async function etcdMembers(cp: ClusterNode): Promise<EtcdMemberJson[]> {
+  const r = await etcdctl(cp, ["member", "list", "-w", "json"]);
+  assert.equal(r.code, 0, r.stderr);
+  return JSON.parse(r.stdout).members as EtcdMemberJson[];
+}
+
+/** etcdctl inside a control-plane node against its own etcd member. */
+export function etcdctl(cp: ClusterNode, args: string[]): Promise<RunResult> {
   const pki = "/etc/kubernetes/pki";
-  const r = await cp.exec([
+  return cp.exec([
     `${cp.binDir}/etcdctl`,
     `--endpoints=https://${cp.ip}:2379`,
     `--cacert=${pki}/etcd/ca.crt`,
     `--cert=${pki}/etcd/healthcheck-client.crt`,
     `--key=${pki}/etcd/healthcheck-client.key`,
-    "member",
-    "list",
-    "-w",
-    "json",
+    "--command-timeout=10s",
+    ...args,
+  ]);
+}
+
+/** The node's own kube-apiserver's `/readyz` (kubectl inside the node, admin.conf). */
+export async function readyz(node: ClusterNode): Promise<string> {
+  const r = await node.exec([
+    `${node.binDir}/kubectl`,
+    "--kubeconfig",
+    "/etc/kubernetes/admin.conf",
+    "--server",
+    `https://${node.ip}:6443`,
+    "--request-timeout=20s",
+    "get",
+    "--raw",
+    "/readyz",
   ]);
   assert.equal(r.code, 0, r.stderr);
-  return JSON.parse(r.stdout).members as {
-    name: string;
-    isLearner?: boolean;
-    peerURLs: string[];
-  }[];
+  return r.stdout.trim();
+}
+
+/** A random 32-byte AES key in hex, as `kubeadm certs certificate-key` prints. */
+export function certificateKey(): string {
+  return Array.from(
+    crypto.getRandomValues(new Uint8Array(32)),
+    (b) => b.toString(16).padStart(2, "0"),
+  ).join("");
 }

@@ -117,6 +117,12 @@ export interface NodeOptions {
    * kubeadm-ts, or upstream's), linked into the node's bin directory.
    */
   bins?: Readonly<Record<string, string>>;
+  /**
+   * Node directories (of the node's own: `/etc/kubernetes`, `/var/lib/etcd`, …) backed by a
+   * tmpfs of their own, of this many bytes each, mounted on the host before the node boots
+   * (a disk that can be filled; tests/support/faults.ts).
+   */
+  tmpfs?: Record<string, number>;
 }
 
 /** Output of a command run inside the node. */
@@ -349,6 +355,7 @@ export async function createNode(opts: NodeOptions = {}): Promise<TestNode> {
   const dir = await Deno.makeTempDir({ prefix: `${name}-` });
   const cgroupRoot = `/${name}`;
   const cleanups: (() => Promise<void>)[] = [];
+  const tmpfsMounts: string[] = [];
   let ns: NetNamespace | undefined;
   let init: Deno.ChildProcess | undefined;
   let services: ServiceManager | undefined;
@@ -389,6 +396,9 @@ export async function createNode(opts: NodeOptions = {}): Promise<TestNode> {
     }
     await attempt("waiting for the node's processes", () => waitCgroupsEmpty(cgroupRoot));
     for (const c of cleanups.reverse()) await attempt("cleanup", c);
+    for (const m of tmpfsMounts.reverse()) {
+      await attempt(`unmounting ${m}`, () => sh(["umount", m]).then(() => {}));
+    }
     if (ns) await attempt("removing the network namespace", () => ns!.close());
     await attempt("removing the node directory", async () => {
       const mounted = (await hostMountPoints()).filter((m) => m === dir || m.startsWith(`${dir}/`));
@@ -420,6 +430,12 @@ export async function createNode(opts: NodeOptions = {}): Promise<TestNode> {
   try {
     // The node's directory.
     for (const [, sub] of DIR_BINDS) await Deno.mkdir(`${dir}/${sub}`, { recursive: true });
+    for (const [nodePath, bytes] of Object.entries(opts.tmpfs ?? {})) {
+      const sub = DIR_BINDS.find(([n]) => n === nodePath)?.[1];
+      if (!sub) throw new Error(`tmpfs: ${nodePath} is not one of the node's own directories`);
+      await sh(["mount", "-t", "tmpfs", "-o", `size=${bytes},mode=0755`, "tmpfs", `${dir}/${sub}`]);
+      tmpfsMounts.push(`${dir}/${sub}`);
+    }
     for (const [, sub] of FILE_BINDS) {
       await Deno.mkdir(`${dir}/${sub}`.replace(/\/[^/]+$/, ""), { recursive: true });
       await Deno.writeTextFile(`${dir}/${sub}`, "");

@@ -1,6 +1,6 @@
 /**
- * Golden comparison of the upgrade commands against upstream kubeadm v1.37.2 on the same node:
- * both run in the node's network namespace, upstream chrooted into its root.
+ * Golden comparison of the upgrade commands against upstream kubeadm v1.37.2 on the same real
+ * node: both run inside it.
  *
  * An `upgrade apply|node --dry-run` must print the same files byte for byte, the same API
  * actions in the same order with the same objects attached to its writes, the same addon
@@ -12,7 +12,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { run, type TestNode } from "./control_plane.ts";
+import type { ClusterNode } from "./cluster.ts";
 import { isStructuredLine, klogMessages } from "./klog_lines.ts";
 import {
   dropEmptyFields,
@@ -27,44 +27,50 @@ export interface BothOutputs {
   theirs: string;
   oursStderr: string;
   theirsStderr: string;
+  /** Upstream's dry-run directory (`KUBEADM_UPGRADE_DRYRUN_DIR`). */
+  upstreamDryRunDir: string;
 }
 
 /** Runs `args` with ours and with upstream's kubeadm on `node`; both must succeed. */
-export async function oursAndUpstream(node: TestNode, args: string[]): Promise<BothOutputs> {
+export async function oursAndUpstream(node: ClusterNode, args: string[]): Promise<BothOutputs> {
   const ours = await node.kubeadm(args);
   assert.equal(ours.code, 0, `ours: ${args.join(" ")}\n${ours.stdout}\n${ours.stderr}`);
-  // Upstream chroots into the node's root; its dry-run directory is the root's /tmp.
-  await Deno.mkdir(`${node.rootfs}/tmp`, { recursive: true });
-  const theirs = await run([
-    "env",
-    "KUBEADM_UPGRADE_DRYRUN_DIR=/tmp",
-    `${node.binDir}/kubeadm`,
-    ...args,
-    "--rootfs",
-    node.rootfs,
-  ], { ns: node.ns });
-  assert.equal(theirs.code, 0, `upstream: ${args.join(" ")}\n${theirs.stdout}\n${theirs.stderr}`);
-  return {
-    ours: ours.stdout,
-    theirs: theirs.stdout,
-    oursStderr: ours.stderr,
-    theirsStderr: theirs.stderr,
-  };
+  // Upstream's dry run writes its manifests into a directory of its own: the node's TMPDIR.
+  const dir = await Deno.makeTempDir({ dir: `${node.machine.dir}/tmp`, prefix: "upstream-" });
+  try {
+    const theirs = await node.exec([`${node.binDir}/kubeadm`, ...args], {
+      env: { KUBEADM_UPGRADE_DRYRUN_DIR: dir },
+    });
+    assert.equal(
+      theirs.code,
+      0,
+      `upstream: ${args.join(" ")}\n${theirs.stdout}\n${theirs.stderr}`,
+    );
+    return {
+      ours: ours.stdout,
+      theirs: theirs.stdout,
+      oursStderr: ours.stderr,
+      theirsStderr: theirs.stderr,
+      upstreamDryRunDir: dir,
+    };
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 }
 
 /**
  * An upgrade's `--v=N` messages as compared: the health-check Job's name untimed, a poll's
  * repeated line counted once (how often it repeats is timing), and upstream's dry-run directory
- * (`KUBEADM_UPGRADE_DRYRUN_DIR=/tmp`) read as the manifest folder kubeadm-ts plans its
+ * (`KUBEADM_UPGRADE_DRYRUN_DIR`) read as the manifest folder kubeadm-ts plans its
  * manifests in. Upstream's structured lines are client-go's and the CRI client's, not kubeadm's.
  */
-function upgradeLogMessages(stderr: string, upstream: boolean): string[] {
+function upgradeLogMessages(stderr: string, upstreamDir?: string): string[] {
   const out: string[] = [];
   for (let m of klogMessages(stderr)) {
-    if (upstream && isStructuredLine(m)) continue;
+    if (upstreamDir !== undefined && isStructuredLine(m)) continue;
     m = timestamped(m);
-    if (upstream) {
-      m = m.replace(/ to "\/tmp\/([a-z-]+\.yaml)"$/, ' to "/etc/kubernetes/manifests/$1"');
+    if (upstreamDir !== undefined) {
+      m = m.replace(` to "${upstreamDir}/`, ' to "/etc/kubernetes/manifests/');
     }
     if (m !== out[out.length - 1] || !/, retrying/.test(m)) out.push(m);
   }
@@ -76,8 +82,12 @@ function upgradeLogMessages(stderr: string, upstream: boolean): string[] {
  * ours (for a test to check that a line it needs is there).
  */
 export function assertLogAsUpstream(r: BothOutputs): string[] {
-  const ours = upgradeLogMessages(r.oursStderr, false);
-  assert.deepEqual(ours, upgradeLogMessages(r.theirsStderr, true), "the --v log lines");
+  const ours = upgradeLogMessages(r.oursStderr);
+  assert.deepEqual(
+    ours,
+    upgradeLogMessages(r.theirsStderr, r.upstreamDryRunDir),
+    "the --v log lines",
+  );
   return ours;
 }
 

@@ -48,7 +48,7 @@ import {
 } from "../../kubelet/files.ts";
 import { patchManagerFor } from "../../patches/patch_manager.ts";
 import { kubeletConfigurationSchema } from "../../patches/patch_schemas.ts";
-import { BOOTSTRAP_KUBELET_CONF, KUBELET_CONF } from "../../tlsbootstrap/kubelet_conf.ts";
+import { KubeconfigFile, KUBERNETES_DIR } from "../../constants.ts";
 import type { JoinData } from "./data.ts";
 
 /** Upstream's help text when the kubelet does not come up. */
@@ -94,7 +94,7 @@ async function checkNoReadyNode(d: JoinData, nodeName: string): Promise<void> {
 /** Runs `join phase kubelet-start`. */
 export async function runKubeletStart(d: JoinData): Promise<void> {
   const initCfg = await d.initCfg();
-  const bootstrapPath = `${d.kubeconfigDir}/${BOOTSTRAP_KUBELET_CONF.split("/").pop()}`;
+  const bootstrapPath = `${d.kubeconfigDir}/${KubeconfigFile.bootstrapKubelet}`;
   let ok = false;
   try {
     let tls: Kubeconfig = structuredClone(await d.tlsBootstrapCfg());
@@ -190,7 +190,7 @@ async function kubeletHealthz(d: JoinData, cfg: ResolvedConfig): Promise<string 
 
 /** Whether a usable kubelet.conf exists: parseable, with its credentials readable. */
 async function kubeletConfReady(d: JoinData): Promise<boolean> {
-  const path = `${d.kubeconfigDir}/${KUBELET_CONF.split("/").pop()}`;
+  const path = `${d.kubeconfigDir}/${KubeconfigFile.kubelet}`;
   const raw = await d.files.read(path);
   if (raw === undefined) return false;
   try {
@@ -233,7 +233,7 @@ async function waitForBootstrap(d: JoinData, cfg: ResolvedConfig): Promise<void>
         timeoutMs: parseDuration(d.cfg.timeouts.tlsBootstrap),
         timeoutError: () =>
           new KubeadmError(
-            `timed out after ${d.cfg.timeouts.tlsBootstrap} waiting for ${KUBELET_CONF} and its client certificate`,
+            `timed out after ${d.cfg.timeouts.tlsBootstrap} waiting for ${KUBERNETES_DIR}/${KubeconfigFile.kubelet} and its client certificate`,
           ),
       },
     );
@@ -253,7 +253,7 @@ export async function runKubeletWaitBootstrap(d: JoinData): Promise<void> {
     return;
   }
   const cfg = await d.initCfg();
-  const bootstrapPath = `${d.kubeconfigDir}/${BOOTSTRAP_KUBELET_CONF.split("/").pop()}`;
+  const bootstrapPath = `${d.kubeconfigDir}/${KubeconfigFile.bootstrapKubelet}`;
   try {
     await waitForBootstrap(d, cfg);
   } finally {

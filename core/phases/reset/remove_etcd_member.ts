@@ -8,7 +8,9 @@
  * manifest's `--initial-advertise-peer-urls`) through the cluster's etcd endpoints (else the
  * manifest's client URLs and peers), using the `apiserver-etcd-client` certificate (or
  * `etcd/healthcheck-client`). Upstream only removes the member when it could read the cluster
- * configuration; kubeadm-ts also does it from the manifest alone.
+ * configuration; kubeadm-ts also does it from the manifest alone, and — a join killed after it
+ * added this node's member as a learner, before it wrote the etcd manifest (k/kubeadm#3269) —
+ * from the kube-apiserver manifest's `--advertise-address` and the cluster's etcd Pods.
  *
  * @module
  */
@@ -18,6 +20,8 @@ import { utf8 } from "../../text/utf8.ts";
 import type { TlsClientMaterial } from "../../ports/http.ts";
 import type { ResetData } from "./data.ts";
 import { type LocalEtcdManifest, parseEtcdManifest } from "../../manifests/etcd_manifest.ts";
+import { parseKubeYamlOne } from "../../yaml/kube_yaml.ts";
+import type { Pod } from "kubernetes-types/core/v1.d.ts";
 import { endpointsFromManifest, removeEtcdMember } from "../../etcd/member_remove.ts";
 import { etcdClientURL, etcdPeerURL } from "../../manifests/etcd.ts";
 import { cleanupDirProblem } from "./safety.ts";
@@ -36,11 +40,32 @@ async function readManifest(d: ResetData): Promise<LocalEtcdManifest | undefined
   return data === undefined ? undefined : parseEtcdManifest(utf8(data), ETCD_MANIFEST);
 }
 
-function memberTarget(
+/**
+ * The `--advertise-address` of this node's kube-apiserver manifest: the address a control
+ * plane's etcd member is added with, when the etcd manifest never got written (a join killed
+ * after adding the member as a learner).
+ */
+async function apiServerAdvertiseAddress(d: ResetData): Promise<string | undefined> {
+  const data = await d.node.machine.files.read(`${MANIFESTS_DIR}/kube-apiserver.yaml`);
+  if (data === undefined) return undefined;
+  try {
+    const pod = parseKubeYamlOne(utf8(data), "kube-apiserver.yaml") as Pod;
+    const command = pod.spec?.containers?.[0]?.command ?? [];
+    return command.find((a) => a.startsWith("--advertise-address="))?.split("=")[1] || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function memberTarget(
   d: ResetData,
   manifest: LocalEtcdManifest | undefined,
-): MemberTarget | undefined {
-  const endpoint = d.cluster?.localAPIEndpoint;
+): Promise<MemberTarget | undefined> {
+  const address = d.cluster?.localAPIEndpoint?.advertiseAddress ??
+    (manifest || !d.cluster?.etcdEndpoints?.length
+      ? undefined
+      : await apiServerAdvertiseAddress(d));
+  const endpoint = address ? { advertiseAddress: address } : undefined;
   if (endpoint?.advertiseAddress) {
     const endpoints = d.cluster?.etcdEndpoints?.length
       ? d.cluster.etcdEndpoints
@@ -124,7 +149,7 @@ export async function runRemoveEtcdMember(d: ResetData): Promise<void> {
     return;
   }
 
-  const target = memberTarget(d, manifest);
+  const target = await memberTarget(d, manifest);
   let cleaned = false;
   if (target) {
     if (d.dryRun) {

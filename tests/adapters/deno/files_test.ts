@@ -265,3 +265,57 @@ Deno.test("node files are read with a size cap that names the file", async () =>
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("a temp file a killed write left behind goes with the next write of that file", async () => {
+  const root = await Deno.makeTempDir();
+  try {
+    const fs = new HostFileSystem(root);
+    const dir = `${root}/etc/kubernetes/pki`;
+    await Deno.mkdir(dir, { recursive: true });
+    // What a write killed between writing and renaming leaves (and a look-alike that is not).
+    await Deno.writeTextFile(`${dir}/.ca.key.0123abcd.tmp`, "half");
+    await Deno.writeTextFile(`${dir}/.ca.key.backup`, "the operator's");
+    await Deno.writeTextFile(`${dir}/.sa.key.0123abcd.tmp`, "another file's");
+    await fs.write({ path: "/etc/kubernetes/pki/ca.key", data: "k", mode: 0o600, kind: "key" });
+    assert.deepEqual(
+      (await Array.fromAsync(Deno.readDir(dir))).map((e) => e.name).sort(),
+      [".ca.key.backup", ".sa.key.0123abcd.tmp", "ca.key"],
+    );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("a full disk: the write fails naming the node path, leaves no temp file and the old file", async () => {
+  const root = await Deno.makeTempDir();
+  const mnt = `${root}/etc/kubernetes`;
+  await Deno.mkdir(mnt, { recursive: true });
+  const mount = await new Deno.Command("mount", {
+    args: ["-t", "tmpfs", "-o", "size=8k", "tmpfs", mnt],
+  }).output();
+  assert.ok(mount.success, new TextDecoder().decode(mount.stderr));
+  try {
+    const fs = new HostFileSystem(root);
+    await fs.write({
+      path: "/etc/kubernetes/a.conf",
+      data: "old",
+      mode: 0o600,
+      kind: "kubeconfig",
+    });
+    await assert.rejects(
+      () =>
+        fs.write({
+          path: "/etc/kubernetes/a.conf",
+          data: new Uint8Array(64 * 1024),
+          mode: 0o600,
+          kind: "kubeconfig",
+        }),
+      /^Error: unable to write \/etc\/kubernetes\/a\.conf: No space left on device/,
+    );
+    assert.deepEqual((await Array.fromAsync(Deno.readDir(mnt))).map((e) => e.name), ["a.conf"]);
+    assert.equal(await Deno.readTextFile(`${mnt}/a.conf`), "old");
+  } finally {
+    await new Deno.Command("umount", { args: [mnt] }).output();
+    await Deno.remove(root, { recursive: true });
+  }
+});

@@ -5,6 +5,7 @@ import type { Pod } from "kubernetes-types/core/v1.d.ts";
 import {
   addLearnerMember,
   checkClusterHealth,
+  checkQuorumWithout,
   initialClusterFor,
   memberByPeerURL,
   memberIdHex,
@@ -14,6 +15,7 @@ import {
 import { etcdEndpointsFromPods, syncEtcdClient } from "../../../core/etcd/endpoints.ts";
 import { type EtcdClient, type EtcdMember, EtcdRequestError } from "../../../core/ports/etcd.ts";
 import { etcdTiming } from "../../../core/etcd/timing.ts";
+import { KubeadmError } from "../../../core/errors.ts";
 import type { TransportLimits } from "../../../core/ports/transport.ts";
 import { FakeClock } from "../../support/fake_clock.ts";
 import { RecordingPrinter } from "../../support/recording_printer.ts";
@@ -330,4 +332,57 @@ Deno.test("every etcd wait of a join ends within its timeout: a silent etcd's ca
   const health = await failedWait(clock, () => checkClusterHealth(etcd, t));
   assert.equal(health.elapsedMs, 3 * 120_000);
   assert.match(health.error, /the wait's timeout of 2m0s ran out/);
+});
+
+/** Voting members cp1..cpN at 10.0.0.<n>; `down` answer no status. */
+function votersClient(n: number, down: string[]): EtcdClient & { asked: string[] } {
+  const members: EtcdMember[] = Array.from({ length: n }, (_, i) => ({
+    id: String(1000 + i),
+    name: `cp${i + 1}`,
+    peerURLs: [`https://10.0.0.${i + 1}:2380`],
+    clientURLs: [`https://10.0.0.${i + 1}:2379`],
+    isLearner: false,
+  }));
+  const asked: string[] = [];
+  return {
+    asked,
+    endpoints: ["https://10.0.0.1:2379"],
+    listMembers: () => Promise.resolve(members),
+    addMember: () => Promise.reject(new Error("unused")),
+    promoteMember: () => Promise.reject(new Error("unused")),
+    removeMember: () => Promise.reject(new Error("unused")),
+    status(endpoint, limits) {
+      asked.push(`${endpoint} ${limits?.timeoutMs}`);
+      return down.some((d) => endpoint.includes(d))
+        ? Promise.reject(new Error("context deadline exceeded"))
+        : Promise.resolve();
+    },
+  };
+}
+
+Deno.test("an upgrade restarts a member only when the others keep quorum without it", async () => {
+  const t = etcdTiming({ clock: new FakeClock(), sleep: () => Promise.resolve() });
+  const me = "https://10.0.0.1:2380";
+  // Three voters, all up: restarting one leaves two of three.
+  const healthy = votersClient(3, []);
+  await checkQuorumWithout(healthy, me, t, 2_000);
+  assert.deepEqual(healthy.asked, ["https://10.0.0.2:2379 2000", "https://10.0.0.3:2379 2000"]);
+  // One of the others down: restarting this one would leave one of three.
+  await assert.rejects(
+    () => checkQuorumWithout(votersClient(3, ["10.0.0.3"]), me, t, 2_000),
+    (e: unknown) => {
+      assert.ok(e instanceof KubeadmError);
+      assert.equal(
+        e.message,
+        "restarting this etcd member would leave the etcd cluster without quorum (2 of 3 voting members): 1 of the other 2 is not healthy: cp3 (https://10.0.0.3:2379): context deadline exceeded",
+      );
+      assert.match(e.hint ?? "", /bring the unhealthy members back/);
+      return true;
+    },
+  );
+  // Five voters, one other down: four of five stay, three without this one: enough.
+  await checkQuorumWithout(votersClient(5, ["10.0.0.5"]), me, t, 2_000);
+  // One or two voters: any restart loses quorum, which an upgrade cannot avoid.
+  await checkQuorumWithout(votersClient(2, ["10.0.0.2"]), me, t, 2_000);
+  await checkQuorumWithout(votersClient(1, []), me, t, 2_000);
 });

@@ -29,6 +29,10 @@ Deno.test("warnings print as they come; errors are grouped in the fatal block", 
     assert.ok(e instanceof PreflightError);
     assert.equal(e.message, "preflight checks failed");
     assert.equal(e.exitCode, 2);
+    assert.equal(
+      e.hint,
+      "fix the errors above, or make a check non-fatal with --ignore-preflight-errors=<name>",
+    );
     return true;
   });
   assert.deepEqual(out.stdout, []);
@@ -148,4 +152,24 @@ Deno.test("JSON output on success is printed by finish()", async () => {
     status: "pass",
     messages: [],
   }]);
+});
+
+Deno.test("kubeadm's own files in place: the hint advises kubeadm reset", async () => {
+  const run = new PreflightRun(new FakeMachine(), { command: "init", out: new CapturePrinter() });
+  const leftovers = [
+    check("Port-6443", [], ["Port 6443 is in use"]),
+    check(
+      "FileAvailable--etc-kubernetes-manifests-etcd.yaml",
+      [],
+      ["/etc/kubernetes/manifests/etcd.yaml already exists"],
+    ),
+  ];
+  await assert.rejects(() => run.run(leftovers), (e: unknown) => {
+    assert.ok(e instanceof PreflightError);
+    assert.match(
+      e.hint ?? "",
+      /^this node holds files of an earlier kubeadm init or join .*run 'kubeadm reset' to remove them, then run this command again; or fix the errors above/,
+    );
+    return true;
+  });
 });

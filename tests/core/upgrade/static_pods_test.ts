@@ -13,12 +13,13 @@ import { manifestInputFromInit } from "../../../core/manifests/manifest_input.ts
 import { etcdTiming } from "../../../core/etcd/timing.ts";
 import type { StaticPodWaiter } from "../../../core/upgrade/pod_waiter.ts";
 import {
+  restoreInterruptedSwap,
   type StaticPodUpgradeInput,
   timestamp,
   upgradeStaticPodControlPlane,
 } from "../../../core/upgrade/static_pods.ts";
 import { parseCertificatesPEM } from "../../../core/pki/cert.ts";
-import { MemoryNodeOps } from "../../support/memory_fs.ts";
+import { MemoryFileSystem, MemoryNodeOps } from "../../support/memory_fs.ts";
 import { pkiFixture } from "../../support/pki_fixture.ts";
 import { RecordingPrinter } from "../../support/recording_printer.ts";
 import { seededRandom } from "../../support/fixed_random.ts";
@@ -235,4 +236,36 @@ Deno.test("etcd upgrade: a new etcd that does not become available gets its data
   assert.ok(out.lines.includes("[upgrade/etcd] Etcd data rollback successful"));
   // Nothing else was touched.
   assert.match(files.text(`${MANIFESTS}/kube-apiserver.yaml`)!, /:v1\.36\.3/);
+});
+
+Deno.test("a manifest an interrupted swap left out is restored from the newest backup first", async () => {
+  const tmp = "/etc/kubernetes/tmp";
+  const fs = new MemoryFileSystem({
+    [`${MANIFESTS}/kube-apiserver.yaml`]: "apiserver",
+    [`${MANIFESTS}/kube-controller-manager.yaml`]: "kcm",
+    [`${MANIFESTS}/kube-scheduler.yaml`]: "scheduler",
+    // An older upgrade's backup, and the interrupted run's: its backup and its new manifests.
+    [`${tmp}/kubeadm-backup-manifests-2026-01-02-03-04-05/etcd.yaml`]: "etcd, January",
+    [`${tmp}/kubeadm-backup-manifests-2026-11-24-05-06-07/etcd.yaml`]: "etcd, now",
+    [`${tmp}/kubeadm-upgraded-manifests123/etcd.yaml`]: "etcd, new",
+  });
+  const node = new MemoryNodeOps(fs);
+  const dry = new RecordingPrinter();
+  assert.deepEqual(
+    await restoreInterruptedSwap(fs, node, "/etc/kubernetes", MANIFESTS, dry, true),
+    [`${MANIFESTS}/etcd.yaml`],
+  );
+  assert.equal(fs.text(`${MANIFESTS}/etcd.yaml`), undefined, "a dry run restores nothing");
+  assert.deepEqual(dry.lines, [
+    `[upgrade/staticpods] Would restore "${MANIFESTS}/etcd.yaml" from "${tmp}/kubeadm-backup-manifests-2026-11-24-05-06-07/etcd.yaml": an earlier upgrade was interrupted while it was out`,
+  ]);
+  const out = new RecordingPrinter();
+  await restoreInterruptedSwap(fs, node, "/etc/kubernetes", MANIFESTS, out, false);
+  assert.equal(fs.text(`${MANIFESTS}/etcd.yaml`), "etcd, now");
+  // Nothing else to restore; a manifest missing with no upgrade under way is not touched.
+  fs.remove(`${MANIFESTS}/kube-scheduler.yaml`);
+  assert.deepEqual(
+    await restoreInterruptedSwap(fs, node, "/etc/kubernetes", MANIFESTS, out, false),
+    [],
+  );
 });

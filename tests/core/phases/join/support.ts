@@ -127,7 +127,8 @@ export function fakeJoin(
 ): FakeJoin {
   const files = new MemoryFileSystem();
   const out = new RecordingPrinter();
-  const clock = new FakeClock();
+  // Now: the fake cluster's CA is made now, and discovery checks the clock against it.
+  const clock = new FakeClock(Date.now());
   const events: string[] = [];
   const { config } = resolveJoinConfig({
     flags,

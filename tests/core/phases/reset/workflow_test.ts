@@ -360,3 +360,26 @@ Deno.test("skipping preflight skips the prompt; KubeadmError from the prompt kee
     return true;
   });
 });
+
+Deno.test("a join killed after adding its etcd learner: reset still removes the member (k/kubeadm#3269)", async () => {
+  // No etcd manifest yet; the kube-apiserver manifest names the advertise address; the
+  // cluster's etcd Pods give its members' client URLs.
+  const f = resetFixture({ cluster: { etcdEndpoints: ["https://192.168.0.11:2379"] } });
+  f.host.files.files.delete("/etc/kubernetes/manifests/etcd.yaml");
+  f.host.files.put(
+    "/etc/kubernetes/manifests/kube-apiserver.yaml",
+    "kind: Pod\nspec:\n  containers:\n  - command:\n    - kube-apiserver\n    - --advertise-address=192.168.0.10\n",
+  );
+  f.host.etcd.members = [
+    { id: "1", name: "", peerURLs: ["https://192.168.0.10:2380"], clientURLs: [], isLearner: true },
+    {
+      id: "2",
+      name: "cp-2",
+      peerURLs: ["https://192.168.0.11:2380"],
+      clientURLs: ["https://192.168.0.11:2379"],
+    },
+  ];
+  await runReset(f.data, { only: "remove-etcd-member" });
+  assert.deepEqual(f.host.etcd.removed, ["1"]);
+  assert.deepEqual(f.host.etcd.clients[0].endpoints, ["https://192.168.0.11:2379"]);
+});

@@ -1,0 +1,80 @@
+/**
+ * An HA cluster on real nodes: three control planes with stacked etcd (the smallest etcd
+ * cluster that survives the loss of a member) and a worker, built by our `init` and `join`
+ * (`--upload-certs`, `--certificate-key`) behind a `controlPlaneEndpoint` served by HAProxy on
+ * the host (load_balancer.ts); every Node Ready.
+ *
+ * @module
+ */
+import {
+  assertOk,
+  certificateKey,
+  type ClusterNode,
+  controlPlaneJoinArgs,
+  createClusterNode,
+  initForJoin,
+  uploadCerts,
+  waitNodeReady,
+  workerJoinArgs,
+} from "./cluster.ts";
+import { type LoadBalancer, startLoadBalancer } from "./load_balancer.ts";
+
+/** A running HA cluster. */
+export interface HaCluster {
+  cps: [ClusterNode, ClusterNode, ClusterNode];
+  worker: ClusterNode;
+  /** Every node (control planes first); {@link HaCluster.stop} stops them. */
+  nodes: ClusterNode[];
+  lb: LoadBalancer;
+  /** The `controlPlaneEndpoint` (the load balancer's). */
+  endpoint: string;
+  /** The CA's pin for discovery. */
+  pin: string;
+  /** The certificate key the control planes joined with (`kubeadm-certs`). */
+  key: string;
+  /** The ClusterConfiguration lines of the cluster's init (for `uploadCerts`). */
+  clusterLines: string;
+  /** Tears every node and the load balancer down. */
+  stop(): Promise<void>;
+}
+
+/** Builds the cluster at Kubernetes `version` (the nodes' kubelets and images too). */
+export async function createHaCluster(version: string): Promise<HaCluster> {
+  const nodes: ClusterNode[] = [];
+  let lb: LoadBalancer | undefined;
+  const stop = async () => {
+    for (const n of [...nodes].reverse()) await n.stop();
+    await lb?.close();
+  };
+  try {
+    for (const name of ["cp1", "cp2", "cp3"]) {
+      nodes.push(await createClusterNode(name, { version, linkTo: [...nodes] }));
+    }
+    const cps = nodes.slice() as HaCluster["cps"];
+    const worker = await createClusterNode("worker1", { version, role: "worker", linkTo: cps });
+    nodes.push(worker);
+    lb = await startLoadBalancer(cps, nodes);
+    const versionLine = `kubernetesVersion: ${version}\n`;
+    const { endpoint, pin } = await initForJoin(cps[0], versionLine, lb.endpoint);
+    const clusterLines = `${versionLine}controlPlaneEndpoint: ${endpoint}\n`;
+    const key = certificateKey();
+    await uploadCerts(cps[0], key, clusterLines);
+    for (const cp of cps.slice(1)) {
+      await assertOk(
+        cp,
+        `${cp.name}'s control-plane join`,
+        await cp.kubeadm(controlPlaneJoinArgs(endpoint, pin, cp, key)),
+      );
+    }
+    await assertOk(
+      worker,
+      "worker join",
+      await worker.kubeadm(workerJoinArgs(endpoint, pin, worker.name)),
+    );
+    for (const n of nodes) await waitNodeReady(cps[0], n.name);
+    return { cps, worker, nodes, lb, endpoint, pin, key, clusterLines, stop };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}
