@@ -8,6 +8,7 @@
  * @module
  */
 import { base64Encode } from "../core/text/base64.ts";
+import { type FieldError, ValidationError } from "../core/errors.ts";
 import { stringify } from "yaml";
 import type { BringUp } from "./control_plane.ts";
 import type { PlanFile } from "./node_plan.ts";
@@ -53,12 +54,94 @@ export function cloudInitFile(file: PlanFile): CloudInitFile {
   };
 }
 
+/** Whether `s` holds an ASCII control character (no path cloud-init should write holds one). */
+function hasControl(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f) return true;
+  }
+  return false;
+}
+
+/**
+ * What makes bad user-data: a file whose path is not absolute (or holds a control character),
+ * written twice, with a mode that is not a POSIX permission, or content that is not text; a
+ * command that is not a non-empty list of strings, or holds a NUL (which no argument can).
+ * Commands and contents may hold secrets: their values are never echoed.
+ */
+function userDataErrors(plan: CloudInitInput, options: CloudInitOptions): FieldError[] {
+  const errors: FieldError[] = [];
+  const seen = new Set<string>();
+  const files = (list: unknown, field: string) => {
+    if (!Array.isArray(list)) {
+      errors.push({ field, detail: "must be a list of files ({ path, mode, content })" });
+      return;
+    }
+    list.forEach((f: Partial<PlanFile> | null, i) => {
+      const at = `${field}[${i}]`;
+      if (typeof f?.path !== "string" || !f.path.startsWith("/") || hasControl(f.path)) {
+        errors.push({
+          field: `${at}.path`,
+          value: typeof f?.path === "string" ? f.path : String(f?.path),
+          detail: "must be an absolute path without control characters",
+        });
+      } else if (seen.has(f.path)) {
+        errors.push({ field: `${at}.path`, value: f.path, detail: "is written twice" });
+      } else seen.add(f.path);
+      if (!Number.isInteger(f?.mode) || f!.mode! < 0 || f!.mode! > 0o7777) {
+        errors.push({
+          field: `${at}.mode`,
+          value: String(f?.mode),
+          detail: "must be a POSIX mode from 0 to 0o7777 (e.g. 0o600)",
+        });
+      }
+      if (typeof f?.content !== "string") {
+        errors.push({ field: `${at}.content`, detail: "must be the file's text" });
+      }
+    });
+  };
+  const commands = (list: unknown, field: string, optional = false) => {
+    if (list === undefined && optional) return;
+    if (!Array.isArray(list)) {
+      errors.push({ field, detail: "must be a list of commands (argument vectors)" });
+      return;
+    }
+    list.forEach((argv: unknown, i) => {
+      const ok = Array.isArray(argv) && argv.length > 0 && argv[0] !== "" &&
+        argv.every((a) => typeof a === "string" && !a.includes("\u0000"));
+      if (!ok) {
+        errors.push({
+          field: `${field}[${i}]`,
+          detail:
+            "must be an argument vector: a non-empty list of strings, the program first, no NUL",
+        });
+      }
+    });
+  };
+  files(plan.bringUp?.files, "bringUp.files");
+  files(plan.files, "files");
+  commands(plan.bringUp?.commands, "bringUp.commands");
+  commands(options.preCommands, "preCommands", true);
+  commands(options.commands, "commands", true);
+  return errors;
+}
+
 /**
  * Renders cloud-init user-data that brings a node up from its plan: writes the bring-up's
  * files and the plan's files, then runs the bring-up commands. The text holds the plan's keys
- * and tokens: treat it as a secret.
+ * and tokens: treat it as a secret. Bad input (see the fields of {@link CloudInitInput} and
+ * {@link CloudInitOptions}) is refused with a `ValidationError` naming every bad field, before
+ * anything is rendered.
  */
 export function toCloudInit(plan: CloudInitInput, options: CloudInitOptions = {}): string {
+  const errors = userDataErrors(plan, options);
+  if (errors.length > 0) {
+    throw new ValidationError(errors, {
+      hint: "give a plan's files and bring-up as planControlPlane, planWorker and " +
+        "planControlPlaneJoin return them, and commands as argument vectors " +
+        '(e.g. [["modprobe", "br_netfilter"]])',
+    });
+  }
   const userData = {
     write_files: [...plan.bringUp.files, ...plan.files].map(cloudInitFile),
     runcmd: [...options.preCommands ?? [], ...options.commands ?? plan.bringUp.commands],

@@ -231,6 +231,11 @@ export function planWorker(o: JoinPlanOptions): Promise<JoinPlan> {
  * Plans another control-plane node (`kubeadm join --control-plane`): its certificates come
  * from the `kubeadm-certs` Secret (needs the certificate key) and its own leaves are signed by
  * those CAs. No I/O.
+ *
+ * Its bring-up runs `kubeadm join` with the planned files in place; finding the planned
+ * `admin.conf`, join reads the cluster through it instead of discovering it (as upstream's
+ * does), with a short retry only: start the node once the first control plane's API server
+ * answers (workers may boot with it: their kubelets wait).
  */
 export function planControlPlaneJoin(o: JoinPlanOptions): Promise<JoinPlan> {
   return planJoin(o, true);

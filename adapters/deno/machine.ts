@@ -245,19 +245,28 @@ export class DenoMachine implements Machine {
     const where = ns
       ? `lookup ${name} on ${ns.includes(":") ? `[${ns}]` : ns}:53`
       : `lookup ${name}`;
-    const signal = AbortSignal.timeout(10_000);
-    const results = await Promise.allSettled([
-      Deno.resolveDns(name, "A", { signal }),
-      Deno.resolveDns(name, "AAAA", { signal }),
-    ]);
-    const addrs = results.flatMap((r) => r.status === "fulfilled" ? r.value : []);
-    if (addrs.length > 0) return addrs;
-    const failure = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
-    const reason = failure?.reason;
-    if (failure === undefined || reason instanceof Deno.errors.NotFound) {
-      throw new Error(`${where}: no such host`);
+    // The C library's resolver (getaddrinfo, through node:dns, loaded only here), as Go's
+    // resolver does it: a name server that refuses (an unreachable port) fails the lookup at
+    // once. Deno.resolveDns keeps asking it until its own timeouts (15 s measured).
+    const { lookup } = await import("node:dns/promises");
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error("i/o timeout")), 10_000);
+    });
+    try {
+      const addrs = await Promise.race([lookup(name, { all: true, verbatim: true }), deadline]);
+      if (addrs.length > 0) return addrs.map((a) => a.address);
+      throw Object.assign(new Error("no address"), { code: "ENODATA" });
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if (code === "ENOTFOUND" || code === "ENODATA") throw new Error(`${where}: no such host`);
+      if (code === "EAI_AGAIN") {
+        throw new Error(`${where}: temporary failure in name resolution`);
+      }
+      throw new Error(`${where}: ${errorMessage(e)}`);
+    } finally {
+      clearTimeout(timer);
     }
-    throw new Error(`${where}: ${errorMessage(reason)}`);
   }
 
   env(name: string): string | undefined {

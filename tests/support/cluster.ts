@@ -128,6 +128,8 @@ export interface ClusterNodeOptions {
   cni?: boolean;
   /** containerd's registry host configuration of the node (node.ts, `registryConfigDir`). */
   registryConfigDir?: string;
+  /** More programs on the machine's PATH (see {@link NodeOptions.bins}). */
+  bins?: NodeOptions["bins"];
   /** Node directories backed by a tmpfs of their own, in bytes (see {@link NodeOptions}). */
   tmpfs?: NodeOptions["tmpfs"];
 }
@@ -142,6 +144,7 @@ export async function createClusterNode(
   const machine = await createNode({
     kubeletBinDir: await nodeBinDir(version),
     registryConfigDir: options.registryConfigDir,
+    bins: options.bins,
     tmpfs: options.tmpfs,
   });
   const node: ClusterNode = {
@@ -229,22 +232,32 @@ export function testInitConfig(
     init: initExtra,
     cluster: extra,
     documents: [
-      [
-        "apiVersion: kubelet.config.k8s.io/v1beta1",
-        "kind: KubeletConfiguration",
-        ...Object.entries(MACHINE_KUBELET_CONFIG).map(([k, v]) => `${k}: ${v}`),
-        kubeletExtra,
-      ].join("\n"),
-      [
-        "apiVersion: kubeproxy.config.k8s.io/v1alpha1",
-        "kind: KubeProxyConfiguration",
-        "conntrack:",
-        "  maxPerCore: 0",
-        "",
-      ].join("\n"),
+      `${MACHINE_COMPONENT_CONFIGS[0]}${kubeletExtra}`,
+      ...MACHINE_COMPONENT_CONFIGS.slice(1),
     ],
   });
 }
+
+/**
+ * The component configurations of {@link testInitConfig} (one YAML document each): the
+ * KubeletConfiguration these hosts need and the KubeProxyConfiguration that leaves the kernel's
+ * conntrack table size alone.
+ */
+export const MACHINE_COMPONENT_CONFIGS: readonly string[] = [
+  [
+    "apiVersion: kubelet.config.k8s.io/v1beta1",
+    "kind: KubeletConfiguration",
+    ...Object.entries(MACHINE_KUBELET_CONFIG).map(([k, v]) => `${k}: ${v}`),
+    "",
+  ].join("\n"),
+  [
+    "apiVersion: kubeproxy.config.k8s.io/v1alpha1",
+    "kind: KubeProxyConfiguration",
+    "conntrack:",
+    "  maxPerCore: 0",
+    "",
+  ].join("\n"),
+];
 
 /**
  * Writes {@link testInitConfig} into the node's directory (a path the node sees as is) and

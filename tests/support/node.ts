@@ -120,6 +120,11 @@ export interface NodeOptions {
    */
   registryConfigDir?: string;
   /**
+   * More programs on the node's PATH: name → host path (e.g. `kubeadm` → an installed
+   * kubeadm-ts, or upstream's), linked into the node's bin directory.
+   */
+  bins?: Readonly<Record<string, string>>;
+  /**
    * Node directories (of the node's own: `/etc/kubernetes`, `/var/lib/etcd`, …) backed by a
    * tmpfs of their own, of this many bytes each, mounted on the host before the node boots
    * (a disk that can be filled; tests/support/faults.ts).
@@ -457,6 +462,9 @@ export async function createNode(opts: NodeOptions = {}): Promise<TestNode> {
     await Deno.symlink(`${opts.kubeletBinDir ?? await nodeBinDir()}/kubelet`, `${dir}/bin/kubelet`);
     for (const b of ["containerd", "ctr", "containerd-shim-runc-v2"]) {
       await Deno.symlink(`${ctrdBin}/${b}`, `${dir}/bin/${b}`);
+    }
+    for (const [name, target] of Object.entries(opts.bins ?? {})) {
+      await Deno.symlink(target, `${dir}/bin/${name}`);
     }
     await Deno.writeTextFile(
       `${dir}/bin/systemctl`,

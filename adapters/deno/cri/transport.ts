@@ -67,7 +67,11 @@ export interface CriConnectionOptions {
 let grpcModule: Promise<typeof GrpcJs> | undefined;
 
 function loadGrpc(): Promise<typeof GrpcJs> {
-  grpcModule ??= import("@grpc/grpc-js").then((m) => {
+  // The package is CommonJS: its `module.exports` is the namespace's `default`, both when Deno
+  // loads it from npm and in the installed bundle (scripts/install), whose chunk exports only
+  // that (Deno's named exports come from its own analysis of the package).
+  grpcModule ??= import("@grpc/grpc-js").then((ns) => {
+    const m = (ns as unknown as { default: typeof GrpcJs }).default;
     // The library logs transport trouble to stderr by itself; callers report errors instead.
     m.setLogVerbosity(m.logVerbosity.NONE);
     return m;

@@ -162,6 +162,49 @@ Deno.test("lookPath, kubelet --version, hosts file and DNS", async () => {
   }
 });
 
+Deno.test("a name server that refuses fails a lookup at once, as Go's resolver does", async () => {
+  // A network namespace of its own (only loopback, where nothing serves DNS) and a mount
+  // namespace whose /etc/resolv.conf names it: the lookup fails on the refusal, not on a
+  // timeout (Deno.resolveDns waited 15 s there).
+  const dir = await Deno.makeTempDir({ prefix: "kts-dns-refused-" });
+  try {
+    await Deno.writeTextFile(`${dir}/resolv.conf`, "nameserver 127.0.0.1\n");
+    await Deno.writeTextFile(
+      `${dir}/lookup.ts`,
+      `import { DenoMachine } from ${
+        JSON.stringify(new URL("../../../adapters/deno/machine.ts", import.meta.url).href)
+      };
+try { await new DenoMachine().lookupHost("kts-unresolvable-name"); console.log("resolved"); }
+catch (e) { console.log(String(e)); }`,
+    );
+    const script = [
+      "set -e",
+      "ip link set lo up",
+      `mount --bind "$1/resolv.conf" /etc/resolv.conf`,
+      `exec "$2" run --allow-all --no-prompt --config "$3" "$1/lookup.ts"`,
+    ].join("\n");
+    const r = await runTool("unshare", [
+      "--net",
+      "--mount",
+      "--",
+      "sh",
+      "-c",
+      script,
+      "sh",
+      dir,
+      Deno.execPath(),
+      new URL("../../../deno.json", import.meta.url).pathname,
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(
+      r.stdout.trim(),
+      "Error: lookup kts-unresolvable-name on 127.0.0.1:53: temporary failure in name resolution",
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("CRI socket: answering and missing sockets", async () => {
   assert.equal(
     criSocketPath("unix:///run/containerd/containerd.sock"),
