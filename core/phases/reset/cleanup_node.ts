@@ -21,6 +21,7 @@ import {
 import { errorMessage, KubeadmError } from "../../errors.ts";
 import type { ResetData } from "./data.ts";
 import { cleanupDirProblem } from "./safety.ts";
+import { cleanDataDir } from "./remove_etcd_member.ts";
 
 /** The kubeconfig files reset deletes, in upstream's order. */
 const RESET_KUBECONFIG_FILES: readonly string[] = [
@@ -166,6 +167,19 @@ async function resetConfigDir(d: ResetData, dirs: readonly string[]): Promise<vo
   }
 }
 
+/**
+ * Empties the etcd data directory once more when `remove-etcd-member` emptied it and the etcd
+ * container, running until {@link removeContainers}, wrote to it since (etcd removed from its
+ * cluster exits, and the kubelet restarts it on the empty directory): its new files would fail
+ * the next init's or join's preflight (`DirAvailable--var-lib-etcd`). Upstream leaves them.
+ */
+async function emptyEtcdDataDirAgain(d: ResetData): Promise<void> {
+  const dir = d.etcdDataDirEmptied;
+  if (dir === undefined || d.dryRun) return;
+  const entries = await d.node.machine.files.list(dir);
+  if (entries !== undefined && entries.length > 0) await cleanDataDir(d, dir);
+}
+
 /** Runs the phase. */
 export async function runCleanupNode(d: ResetData): Promise<void> {
   const dirs = [MANIFESTS_DIR];
@@ -173,6 +187,7 @@ export async function runCleanupNode(d: ResetData): Promise<void> {
   const kubeletDir = await unmountKubeletDir(d);
   if (kubeletDir !== undefined) dirs.push(kubeletDir);
   await removeContainers(d);
+  await emptyEtcdDataDirAgain(d);
   if (d.certificatesDir !== DEFAULT_CERTIFICATES_DIR) {
     d.out.warn(
       `[reset] WARNING: Cleaning a non-default certificates directory: ${

@@ -103,7 +103,8 @@ async function etcdClientTLS(d: ResetData): Promise<TlsClientMaterial> {
   );
 }
 
-async function cleanDataDir(d: ResetData, dir: string): Promise<void> {
+/** Empties the etcd data directory `dir` (when it is safe to), saying so. */
+export async function cleanDataDir(d: ResetData, dir: string): Promise<void> {
   const problem = cleanupDirProblem(dir);
   if (problem !== undefined) {
     d.out.warn(
@@ -115,6 +116,7 @@ async function cleanDataDir(d: ResetData, dir: string): Promise<void> {
   }
   try {
     await d.node.cleanDir(dir);
+    d.etcdDataDirEmptied = dir;
     d.out.info(`[reset] Deleted contents of the etcd data directory: ${dir}`);
   } catch (e) {
     d.out.warn(
