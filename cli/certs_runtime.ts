@@ -59,7 +59,7 @@ export async function loadOrDefaultConfig(
   const { config, warnings } = resolveInitConfig({
     text,
     source: configPath,
-    flags: configPath ? {} : defaults,
+    inputs: configPath ? {} : defaults,
     host: hostFacts(undefined),
     random: platform.random,
     log: consolePrinter.log,

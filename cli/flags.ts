@@ -19,6 +19,7 @@ import { errorMessage, ExitCode, FlagError, KubeadmError } from "../core/errors.
 import { parseDuration, parseDurationNs } from "../core/text/duration.ts";
 import { knownFeatures, parseFeatureGates } from "../core/config/features.ts";
 import { OUTPUT_FORMAT_HELP } from "../core/text/output_format.ts";
+import type { InputName, Inputs } from "../core/config/inputs.ts";
 
 /** The commands whose flags come from the registry. */
 export type CommandName =
@@ -70,6 +71,11 @@ interface FlagSpec {
   defaultBy?: Partial<Record<CommandName, string>>;
   /** Not a configuration value: never counted as mixed with `--config`. */
   notConfig?: boolean;
+  /**
+   * The input it gives a workflow (`core/config/inputs.ts`): the configuration field it sets
+   * or the option of the run. Phases name their inputs; this binding names their flags.
+   */
+  input?: InputName;
 }
 
 const PATCHES_HELP = (targets: string) =>
@@ -87,11 +93,13 @@ export const FLAGS = {
     helpBy: { "config migrate": "Allow migration to experimental, unreleased APIs." },
   },
   "allow-experimental-upgrades": {
+    input: "allowExperimentalUpgrades",
     type: "bool",
     help:
       "Show unstable versions of Kubernetes as an upgrade alternative and allow upgrading to an alpha/beta/release candidate versions of Kubernetes.",
   },
   "allow-release-candidate-upgrades": {
+    input: "allowRCUpgrades",
     type: "bool",
     help:
       "Show release candidate versions of Kubernetes as an upgrade alternative and allow upgrading to a release candidate versions of Kubernetes.",
@@ -102,6 +110,7 @@ export const FLAGS = {
       "If true, ignore any errors in templates when a field or map key is missing in the template. Only applies to golang and jsonpath output formats. (default true)",
   },
   "apiserver-advertise-address": {
+    input: "advertiseAddress",
     type: "string",
     value: "ip",
     help:
@@ -112,6 +121,7 @@ export const FLAGS = {
     },
   },
   "apiserver-bind-port": {
+    input: "bindPort",
     type: "int32",
     value: "port",
     help: "Port for the API Server to bind to. (default 6443)",
@@ -121,12 +131,14 @@ export const FLAGS = {
     },
   },
   "apiserver-cert-extra-sans": {
+    input: "certSANs",
     type: "stringSlice",
     value: "sans",
     help:
       "Optional extra Subject Alternative Names (SANs) to use for the API Server serving certificate. Can be both IP addresses and DNS names.",
   },
   "cert-dir": {
+    input: "certificatesDir",
     type: "string",
     value: "dir",
     help: `The path where to save and store the certificates. (default "/etc/kubernetes/pki")`,
@@ -138,6 +150,7 @@ export const FLAGS = {
     },
   },
   "certificate-key": {
+    input: "certificateKey",
     type: "string",
     value: "key",
     help:
@@ -150,11 +163,16 @@ export const FLAGS = {
     },
   },
   "certificate-renewal": {
+    input: "certificateRenewal",
     type: "bool",
     help:
       "Perform the renewal of certificates used by component changed during upgrades. (default true)",
   },
-  "cleanup-tmp-dir": { type: "bool", help: `Cleanup the "/etc/kubernetes/tmp" directory` },
+  "cleanup-tmp-dir": {
+    input: "cleanupTmpDir",
+    type: "bool",
+    help: `Cleanup the "/etc/kubernetes/tmp" directory`,
+  },
   "client-name": {
     type: "string",
     value: "name",
@@ -172,20 +190,31 @@ export const FLAGS = {
     help:
       "A comma-separated list for component config API objects to print the default values for. Available values: [KubeProxyConfiguration KubeletConfiguration]. If this flag is not set, no component configs will be printed.",
   },
-  config: { type: "string", value: "file", help: "Path to a kubeadm configuration file." },
+  config: {
+    input: "config",
+    type: "string",
+    value: "file",
+    help: "Path to a kubeadm configuration file.",
+  },
   "context-lines": {
     type: "int",
     short: "c",
     value: "lines",
     help: "How many lines of context in the diff (default 3)",
   },
-  "control-plane": { type: "bool", help: "Create a new control plane instance on this node" },
+  "control-plane": {
+    input: "controlPlane",
+    type: "bool",
+    help: "Create a new control plane instance on this node",
+  },
   "control-plane-endpoint": {
+    input: "controlPlaneEndpoint",
     type: "string",
     value: "endpoint",
     help: "Specify a stable IP address or DNS name for the control plane.",
   },
   "cri-socket": {
+    input: "criSocket",
     type: "string",
     value: "socket",
     help:
@@ -197,17 +226,20 @@ export const FLAGS = {
     help: "A human friendly description of how this token is used.",
   },
   "discovery-file": {
+    input: "discoveryFile",
     type: "string",
     value: "file",
     help: "For file-based discovery, a file or URL from which to load cluster information.",
   },
   "discovery-token": {
+    input: "discoveryToken",
     type: "string",
     value: "token",
     help:
       "For token-based discovery, the token used to validate cluster information fetched from the API server.",
   },
   "discovery-token-ca-cert-hash": {
+    input: "caCertHashes",
     type: "stringSlice",
     value: "hash",
     help:
@@ -218,6 +250,7 @@ export const FLAGS = {
     },
   },
   "discovery-token-unsafe-skip-ca-verification": {
+    input: "unsafeSkipCAVerification",
     type: "bool",
     help:
       "For token-based discovery, allow joining without --discovery-token-ca-cert-hash pinning.",
@@ -226,6 +259,7 @@ export const FLAGS = {
     },
   },
   "dry-run": {
+    input: "dryRun",
     type: "bool",
     help: "Don't apply any changes; just output what would be done.",
     helpBy: {
@@ -235,7 +269,11 @@ export const FLAGS = {
       "upgrade node": "Do not change any state, just output the actions that would be performed.",
     },
   },
-  "etcd-upgrade": { type: "bool", help: "Perform the upgrade of etcd. (default true)" },
+  "etcd-upgrade": {
+    input: "etcdUpgrade",
+    type: "bool",
+    help: "Perform the upgrade of etcd. (default true)",
+  },
   "fail-if-expiring-within": {
     type: "string",
     value: "duration",
@@ -244,6 +282,7 @@ export const FLAGS = {
     notConfig: true,
   },
   "feature-gates": {
+    input: "featureGates",
     type: "featureGates",
     value: "gates",
     help:
@@ -252,6 +291,7 @@ export const FLAGS = {
       }`,
   },
   force: {
+    input: "force",
     type: "bool",
     short: "f",
     help: "Reset the node without prompting for confirmation.",
@@ -267,18 +307,21 @@ export const FLAGS = {
       'Extra groups that this token will authenticate as when used for authentication. Must match "\\\\Asystem:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]\\\\z" (default [system:bootstrappers:kubeadm:default-node-token])',
   },
   "ignore-preflight-errors": {
+    input: "ignorePreflightErrors",
     type: "stringSlice",
     value: "checks",
     help:
       "A list of checks whose errors will be shown as warnings. Example: 'IsPrivilegedUser,Swap'. Value 'all' ignores errors from all checks.",
   },
   "image-repository": {
+    input: "imageRepository",
     type: "string",
     value: "repo",
     help:
       `Choose a container registry to pull control plane images from (default "registry.k8s.io")`,
   },
   kubeconfig: {
+    input: "kubeconfig",
     type: "string",
     value: "file",
     // Upstream shows admin.conf as the default everywhere, though an unset flag searches.
@@ -286,11 +329,13 @@ export const FLAGS = {
       `The kubeconfig file to use when talking to the cluster. If the flag is not set, a set of standard locations can be searched for an existing kubeconfig file. (default "/etc/kubernetes/admin.conf")`,
   },
   "kubeconfig-dir": {
+    input: "kubeconfigDir",
     type: "string",
     value: "dir",
     help: `The path where to save the kubeconfig file. (default "/etc/kubernetes")`,
   },
   "kubernetes-version": {
+    input: "kubernetesVersion",
     type: "string",
     value: "version",
     help: `Choose a specific Kubernetes version for the control plane. (default "stable-1")`,
@@ -301,7 +346,7 @@ export const FLAGS = {
     help:
       "Path to the resulting equivalent kubeadm config file using the new API version. Optional, if not specified output will be sent to STDOUT.",
   },
-  "node-name": { type: "string", value: "name", help: "Specify the node name." },
+  "node-name": { input: "nodeName", type: "string", value: "name", help: "Specify the node name." },
   "old-config": {
     type: "string",
     value: "file",
@@ -315,6 +360,7 @@ export const FLAGS = {
       "The organizations of the client certificate. It will be used as the O if client certificates are created",
   },
   output: {
+    input: "output",
     type: "string",
     short: "o",
     value: "format",
@@ -331,22 +377,26 @@ export const FLAGS = {
     notConfig: true,
   },
   patches: {
+    input: "patchesDir",
     type: "string",
     value: "dir",
     help: PATCHES_HELP(PATCH_TARGETS_HELP),
   },
   "pod-network-cidr": {
+    input: "podSubnet",
     type: "string",
     value: "cidr",
     help:
       "Specify range of IP addresses for the pod network. If set, the control plane will automatically allocate CIDRs for every node.",
   },
   "print-config": {
+    input: "printConfig",
     type: "bool",
     help:
       "Specifies whether the configuration file that will be used in the upgrade should be printed or not.",
   },
   "print-manifest": {
+    input: "printManifest",
     type: "bool",
     help: "Print the addon manifests to STDOUT instead of installing them",
   },
@@ -361,11 +411,13 @@ export const FLAGS = {
     help: "The path to the 'real' host root filesystem (node paths are resolved under it)",
   },
   "service-cidr": {
+    input: "serviceSubnet",
     type: "string",
     value: "cidr",
     help: `Use alternative range of IP address for service VIPs. (default "10.96.0.0/12")`,
   },
   "service-dns-domain": {
+    input: "dnsDomain",
     type: "string",
     value: "domain",
     help: `Use alternative domain for services, e.g. "myorg.internal". (default "cluster.local")`,
@@ -375,21 +427,30 @@ export const FLAGS = {
     help: "If true, keep the managedFields when printing objects in JSON or YAML format.",
   },
   "skip-certificate-key-print": {
+    input: "skipCertificateKeyPrint",
     type: "bool",
     help: "Don't print the key used to encrypt the control-plane certificates.",
   },
-  "skip-phases": { type: "stringSlice", value: "phases", help: "List of phases to be skipped" },
+  "skip-phases": {
+    input: "skipPhases",
+    type: "stringSlice",
+    value: "phases",
+    help: "List of phases to be skipped",
+  },
   "skip-token-print": {
+    input: "skipTokenPrint",
     type: "bool",
     help: "Skip printing of the default bootstrap token generated by 'kubeadm init'.",
   },
   "tls-bootstrap-token": {
+    input: "tlsBootstrapToken",
     type: "string",
     value: "token",
     help:
       "Specify the token used to temporarily authenticate with the Kubernetes Control Plane while joining the node.",
   },
   token: {
+    input: "token",
     type: "string",
     value: "token",
     help:
@@ -403,6 +464,7 @@ export const FLAGS = {
     },
   },
   "token-ttl": {
+    input: "tokenTTL",
     type: "duration",
     value: "duration",
     help:
@@ -415,6 +477,7 @@ export const FLAGS = {
       "The duration before the token is automatically deleted (e.g. 1s, 2m, 3h). If set to '0', the token will never expire (default 24h0m0s)",
   },
   "upload-certs": {
+    input: "uploadCerts",
     type: "bool",
     help: "Upload control-plane certificates to the kubeadm-certs Secret.",
   },
@@ -444,6 +507,7 @@ export const FLAGS = {
       "The validity period of the client certificate. It is an offset from the current time. (default 8760h0m0s)",
   },
   yes: {
+    input: "yes",
     type: "bool",
     short: "y",
     help: "Perform the upgrade and do not prompt for confirmation (non-interactive mode).",
@@ -483,6 +547,51 @@ type ValueOf<T extends FlagType> = T extends "bool" ? boolean
 
 /** The values of the flags the user set (typed by the registry; unset flags are absent). */
 export type FlagValues = { [N in FlagName]?: ValueOf<(typeof FLAGS)[N]["type"]> };
+
+/** The flags bound to an input, by input. */
+type InputFlags = {
+  [N in FlagName]: (typeof FLAGS)[N] extends { input: infer I extends InputName } ? [N, I] : never;
+}[FlagName];
+
+/** A flag whose value's type is not its input's (none: checked when compiling). */
+type MistypedBinding = {
+  [B in InputFlags as B[0]]: ValueOf<(typeof FLAGS)[B[0]]["type"]> extends NonNullable<Inputs[B[1]]>
+    ? never
+    : B[0];
+}[InputFlags[0]];
+const _bindingsTyped: [MistypedBinding] extends [never] ? true : MistypedBinding = true;
+
+/** The flag bound to each input. */
+const FLAG_OF: ReadonlyMap<InputName, FlagName> = new Map(
+  (Object.keys(FLAGS) as FlagName[]).flatMap((name) => {
+    const input = spec(name).input;
+    return input ? [[input, name] as const] : [];
+  }),
+);
+
+/** The flag that gives a workflow `input`. */
+export function flagOf(input: InputName): FlagName {
+  const name = FLAG_OF.get(input);
+  if (!name) {
+    throw new FlagError(`no flag gives the input ${JSON.stringify(input)}`, {
+      hint: "bind a flag of cli/flags.ts to it (its `input`)",
+    });
+  }
+  return name;
+}
+
+/**
+ * The inputs the given flags set (`core/config/inputs.ts`): each bound flag's value under its
+ * input's name. What a workflow's resolver and data read; flags bound to no input are left out.
+ */
+export function inputsOf(flags: FlagValues): Inputs {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(flags)) {
+    const input = isFlagName(name) ? spec(name).input : undefined;
+    if (input && value !== undefined) out[input] = value;
+  }
+  return out as Inputs;
+}
 
 /** Whether a string names a flag of the registry. */
 export function isFlagName(name: string): name is FlagName {
@@ -777,8 +886,8 @@ export function normaliseArgv(argv: readonly string[]): string[] {
 }
 
 /** A preflight phase's `-o`: `text` (default) or `json` (a report of every check). */
-export function preflightOutput(values: FlagValues): "text" | "json" {
-  const output = values.output ?? "text";
+export function preflightOutput(inputs: Inputs): "text" | "json" {
+  const output = inputs.output ?? "text";
   if (output === "text" || output === "json") return output;
   throw new FlagError(`invalid output format ${JSON.stringify(output)}`, {
     field: "--output",
@@ -793,11 +902,11 @@ export function preflightOutput(values: FlagValues): "text" | "json" {
  * "--flag" flag: …`, exit status 1 as upstream's flag parsing.
  */
 export function durationValue(
-  values: FlagValues,
+  flags: FlagValues,
   name: FlagName,
   fallback?: string,
 ): number | undefined {
-  const raw = values[name] ?? fallback;
+  const raw = flags[name] ?? fallback;
   if (raw === undefined) return undefined;
   try {
     return parseDuration(String(raw));

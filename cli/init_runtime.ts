@@ -32,53 +32,31 @@ function lazyClusterAccess(o: ClusterAccessOptions): ClusterAccess {
 }
 
 /**
- * Resolves flags, the config file and host facts into an init run: the {@link InitData} and
+ * Resolves the inputs, the config file and host facts into an init run: the {@link InitData} and
  * its ports (the node, the admin connection, the dry-run report).
  */
 export async function prepareInit(
   inv: Invocation,
   deps: CommandDeps,
 ): Promise<WorkflowRun<InitData>> {
-  const { values: flags, out, rootfs } = inv;
-  const preflight = preflightOutput(flags);
+  const { inputs, out, rootfs } = inv;
+  const preflight = preflightOutput(inputs);
   const { resolveInitConfig } = await import("../core/config/resolve.ts");
-  const text = flags.config ? await loadConfigFile(flags.config) : undefined;
+  const text = inputs.config ? await loadConfigFile(inputs.config) : undefined;
   const facts = readHostFacts(rootfs);
   const { config, warnings } = resolveInitConfig({
     text,
-    source: flags.config,
-    flags: {
-      advertiseAddress: flags["apiserver-advertise-address"],
-      bindPort: flags["apiserver-bind-port"],
-      certSANs: flags["apiserver-cert-extra-sans"],
-      certificatesDir: flags["cert-dir"],
-      certificateKey: flags["certificate-key"],
-      controlPlaneEndpoint: flags["control-plane-endpoint"],
-      criSocket: flags["cri-socket"],
-      featureGates: flags["feature-gates"],
-      imageRepository: flags["image-repository"],
-      kubernetesVersion: flags["kubernetes-version"],
-      nodeName: flags["node-name"],
-      patchesDir: flags.patches,
-      podSubnet: flags["pod-network-cidr"],
-      serviceSubnet: flags["service-cidr"],
-      dnsDomain: flags["service-dns-domain"],
-      skipPhases: flags["skip-phases"],
-      token: flags.token,
-      tokenTTL: flags["token-ttl"],
-      dryRun: flags["dry-run"],
-      ignorePreflightErrors: flags["ignore-preflight-errors"],
-      uploadCerts: flags["upload-certs"],
-    },
+    source: inputs.config,
+    inputs,
     host: {
       hostname: facts.hostname,
-      defaultAdvertiseAddress: defaultAdvertiseAddress(flags["apiserver-advertise-address"]) ?? "",
+      defaultAdvertiseAddress: defaultAdvertiseAddress(inputs.advertiseAddress) ?? "",
     },
     random: platform.random,
     log: out.log,
   });
   for (const w of warnings) out.warn(w);
-  const dryRun = flags["dry-run"] ?? config.init.dryRun ?? false;
+  const dryRun = config.init.dryRun ?? false;
   const { files, recording } = await runFiles(rootfs, dryRun);
   let report: import("./dry_run_report.ts").DryRunReport | undefined;
   let transports: ReturnType<typeof lazyTransports>;
@@ -100,16 +78,16 @@ export async function prepareInit(
     crypto: platform.crypto,
     startTime: platform.clock.now(),
     dryRun,
-    kubeconfigDir: flags["kubeconfig-dir"] ?? KUBERNETES_DIR,
+    kubeconfigDir: inputs.kubeconfigDir ?? KUBERNETES_DIR,
     manifestDir: MANIFESTS_DIR,
-    patchesDir: flags.patches ?? config.init.patches?.directory,
+    patchesDir: config.init.patches?.directory,
     host: { ...facts, systemdResolvedActive: systemdResolvedActive() },
     sleep: platform.sleep,
     node: await nodeHost(rootfs, deps),
     cluster: lazyClusterAccess({
       files,
       kubeconfigDir: KUBERNETES_DIR,
-      kubeconfigPath: flags.kubeconfig,
+      kubeconfigPath: inputs.kubeconfig,
       transportFor: transports.transportFor,
       bootstrapClusterAdmins: !dryRun,
       clock: platform.clock,
@@ -118,9 +96,9 @@ export async function prepareInit(
       localAPIEndpoint: config.init.localAPIEndpoint,
     }),
     preflightOutput: preflight,
-    printManifest: flags["print-manifest"] ?? false,
-    skipTokenPrint: flags["skip-token-print"] ?? false,
-    skipCertificateKeyPrint: flags["skip-certificate-key-print"] ?? false,
+    printManifest: inputs.printManifest ?? false,
+    skipTokenPrint: inputs.skipTokenPrint ?? false,
+    skipCertificateKeyPrint: inputs.skipCertificateKeyPrint ?? false,
     reportDryRunFiles: report && (() => report.report()),
   };
   if (!inv.only) out.info(`[init] Using Kubernetes version: ${config.cluster.kubernetesVersion}`);

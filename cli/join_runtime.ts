@@ -17,7 +17,6 @@ import {
   MANIFESTS_DIR,
 } from "../core/constants.ts";
 import { KubeadmError } from "../core/errors.ts";
-import type { JoinFlagOverrides } from "../core/config/join.ts";
 import type { JoinData, JoinPorts } from "../core/phases/join/data.ts";
 import { readTextFileCapped } from "../adapters/deno/fs/capped_read.ts";
 import { underRoot } from "../adapters/deno/files.ts";
@@ -32,32 +31,8 @@ import { DryRunReport } from "./dry_run_report.ts";
 import { preflightOutput } from "./flags.ts";
 import type { CommandDeps, Invocation, WorkflowRun } from "./workflow_command.ts";
 
-/** The join configuration's overrides from the flags the user set. */
-function joinFlags(inv: Invocation): JoinFlagOverrides {
-  const v = inv.values;
-  return {
-    apiServerEndpoint: inv.argument,
-    token: v.token,
-    discoveryToken: v["discovery-token"],
-    tlsBootstrapToken: v["tls-bootstrap-token"],
-    caCertHashes: v["discovery-token-ca-cert-hash"],
-    unsafeSkipCAVerification: v["discovery-token-unsafe-skip-ca-verification"],
-    discoveryFile: v["discovery-file"],
-    nodeName: v["node-name"],
-    criSocket: v["cri-socket"],
-    controlPlane: v["control-plane"],
-    certificateKey: v["certificate-key"],
-    advertiseAddress: v["apiserver-advertise-address"],
-    bindPort: v["apiserver-bind-port"],
-    ignorePreflightErrors: v["ignore-preflight-errors"],
-    skipPhases: v["skip-phases"],
-    patchesDir: v.patches,
-    dryRun: v["dry-run"],
-  };
-}
-
 /**
- * Resolves flags, the config file and host facts into a join run: the {@link JoinData}, its
+ * Resolves the inputs, the config file and host facts into a join run: the {@link JoinData}, its
  * ports, the dry-run report and upstream's closing message.
  */
 export async function prepareJoin(
@@ -68,9 +43,9 @@ export async function prepareJoin(
   const { createJoinData } = await import("../core/phases/join/data.ts");
   const { parseKubeconfig } = await import("../core/kubeconfig/kubeconfig.ts");
   const { out, rootfs } = inv;
-  const configFile = inv.values.config;
-  const flags = joinFlags(inv);
-  const preflight = preflightOutput(inv.values);
+  const inputs = { ...inv.inputs, apiServerEndpoint: inv.argument };
+  const configFile = inputs.config;
+  const preflight = preflightOutput(inputs);
   if (!networkAllowed()) {
     // Discovery and every later step talk to the API server (a dry run only reads).
     throw new KubeadmError(
@@ -94,11 +69,11 @@ export async function prepareJoin(
     }
     discoveryFallbackFile = adminConf;
   }
-  const defaultAdvertiseAddress = advertiseAddressDefault(flags.advertiseAddress) ?? "";
+  const defaultAdvertiseAddress = advertiseAddressDefault(inputs.advertiseAddress) ?? "";
   const { config, warnings } = resolveJoinConfig({
     text,
     source: configFile,
-    flags,
+    inputs,
     host: {
       hostname: facts.hostname,
       defaultAdvertiseAddress,
@@ -108,7 +83,7 @@ export async function prepareJoin(
   });
   for (const w of warnings) out.warn(w);
 
-  const dryRun = flags.dryRun ?? config.dryRun ?? false;
+  const dryRun = config.dryRun ?? false;
   const { files, recording } = await runFiles(rootfs, dryRun);
 
   // Upstream: an existing admin.conf on a control-plane node replaces discovery.
@@ -134,7 +109,7 @@ export async function prepareJoin(
     kubeconfigDir: KUBERNETES_DIR,
     manifestDir: MANIFESTS_DIR,
     kubeletDir: KUBELET_RUN_DIR,
-    patchesDir: flags.patchesDir ?? config.patches?.directory,
+    patchesDir: config.patches?.directory,
     host: {
       ...facts,
       defaultAdvertiseAddress,

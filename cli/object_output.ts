@@ -42,14 +42,14 @@ async function readTemplateFile(path: string, rootfs: string | undefined, value:
  * Resolves `-o` (default `text`) and `--allow-missing-template-keys` before the command does
  * any work, failing as upstream's `ToPrinter` does.
  */
-export async function resolveObjectOutput(values: FlagValues): Promise<ObjectOutput> {
-  const value = values.output ?? "text";
+export async function resolveObjectOutput(flags: FlagValues): Promise<ObjectOutput> {
+  const value = flags.output ?? "text";
   const choice = parseOutputFormat(value);
   if (choice.kind !== "template") return choice;
   const t = choice.template;
-  const text = t.fromFile ? await readTemplateFile(t.argument, values.rootfs, value) : t.argument;
+  const text = t.fromFile ? await readTemplateFile(t.argument, flags.rootfs, value) : t.argument;
   const { templatePrinter } = await import("../printers/template_printer.ts");
-  const allowMissing = values["allow-missing-template-keys"] ?? true;
+  const allowMissing = flags["allow-missing-template-keys"] ?? true;
   return { kind: "template", printer: templatePrinter(t, text, allowMissing !== false) };
 }
 

@@ -9,10 +9,10 @@ import { ConfigError } from "../core/errors.ts";
 import type { ResetConfiguration } from "../core/config/types.ts";
 import {
   buildResetData,
+  RESET_CLEANUP_NOTES,
   type ResetClusterConfig,
   type ResetData,
 } from "../core/phases/reset/data.ts";
-import { runReset } from "../core/phases/reset/workflow.ts";
 import { loadConfigFile } from "./config_file.ts";
 import { connect, isControlPlaneNode, kubeconfigLocation } from "./cluster_connection.ts";
 import { DefaultTimeouts, KubeconfigFile, KUBERNETES_DIR } from "../core/constants.ts";
@@ -66,7 +66,7 @@ export async function readAnswer(prompt: string): Promise<string | undefined> {
 }
 
 async function resetConfiguration(inv: Invocation): Promise<ResetConfiguration | undefined> {
-  const path = inv.values.config;
+  const path = inv.inputs.config;
   if (!path) return undefined;
   const { loadConfigDocuments } = await import("../core/config/parse.ts");
   const loaded = loadConfigDocuments(await loadConfigFile(path), { source: path });
@@ -161,17 +161,17 @@ async function readResetClusterConfig(
   }
 }
 
-/** Resolves flags, the ResetConfiguration and what the cluster says into a reset run. */
+/** Resolves the inputs, the ResetConfiguration and what the cluster says into a reset run. */
 export async function prepareReset(
   inv: Invocation,
   deps: ResetDeps,
 ): Promise<WorkflowRun<ResetData>> {
-  const { values: v, out, rootfs } = inv;
+  const { inputs, out, rootfs } = inv;
   const config = await resetConfiguration(inv);
   // Upstream's etcd client for reset: 2s requests, transient failures retried for 2m.
   const node = await nodeHost(rootfs, deps, { etcd: { retryForMs: 120_000 } });
   const cluster = await (deps.fetchClusterConfig ?? readResetClusterConfig)(
-    v.kubeconfig,
+    inputs.kubeconfig,
     rootfs,
     out,
   ).catch((e) => {
@@ -183,15 +183,7 @@ export async function prepareReset(
     return undefined;
   });
   const data = buildResetData({
-    flags: {
-      certDir: v["cert-dir"],
-      cleanupTmpDir: v["cleanup-tmp-dir"],
-      criSocket: v["cri-socket"],
-      dryRun: v["dry-run"],
-      force: v.force,
-      ignorePreflightErrors: v["ignore-preflight-errors"],
-      skipPhases: v["skip-phases"],
-    },
+    inputs,
     config,
     cluster,
     out,
@@ -201,6 +193,10 @@ export async function prepareReset(
   return {
     data,
     skipPhases: data.skipPhases,
-    execute: (options) => runReset(data, options),
+    // Upstream's closing notes follow a whole run, never a single phase.
+    finish: inv.only ? undefined : () => {
+      for (const line of RESET_CLEANUP_NOTES) out.info(line);
+      return Promise.resolve();
+    },
   };
 }

@@ -18,7 +18,7 @@ import { errorMessage, KubeadmError } from "../core/errors.ts";
 import type { Printer } from "../core/ports/printer.ts";
 import { KubeClient } from "../core/kube/client.ts";
 import type { ResolvedConfig } from "../core/config/types.ts";
-import type { UpgradeData, UpgradeSettings } from "../core/phases/upgrade/data.ts";
+import type { UpgradeData } from "../core/phases/upgrade/data.ts";
 import type { ResolvedUpgradeConfig } from "../core/upgrade/upgrade_config.ts";
 import { detectDefaultAddress, readHostFacts } from "../adapters/deno/host/facts.ts";
 import { dryRunTransport, nodeFiles, nodeHost, planningOverlay, platform } from "./adapters.ts";
@@ -103,18 +103,17 @@ async function dryRunClient(real: Connection, out: Printer): Promise<KubeClient>
   });
 }
 
-function flagOr<T>(flag: T | undefined, config: T): T {
-  return flag ?? config;
-}
-
-/** Resolves flags, the UpgradeConfiguration and the cluster into an `upgrade apply|node` run. */
+/**
+ * Resolves the inputs, the UpgradeConfiguration and the cluster into an `upgrade apply|node`
+ * run.
+ */
 export async function prepareUpgrade(
   command: UpgradeWorkflowName,
   inv: Invocation,
   deps: UpgradeDeps,
 ): Promise<WorkflowRun<UpgradeData>> {
-  const { values, out, rootfs } = inv;
-  const upgrade = await loadUpgradeConfig(values.config);
+  const { inputs, out, rootfs } = inv;
+  const upgrade = await loadUpgradeConfig(inputs.config);
   for (const w of upgrade.warnings) out.warn(w);
   const section = command === "apply" ? upgrade.apply : upgrade.node;
   let target: string | undefined;
@@ -133,29 +132,10 @@ export async function prepareUpgrade(
   }
   const { resolveIgnoreSet } = await import("../core/preflight/ignore.ts");
   const { UPGRADE_CHECK_NAMES } = await import("../core/phases/upgrade/preflight.ts");
-  const ignore = [...section.ignorePreflightErrors, ...(values["ignore-preflight-errors"] ?? [])];
-  resolveIgnoreSet(ignore, [], UPGRADE_CHECK_NAMES);
-  const dryRun = flagOr(values["dry-run"], section.dryRun);
-  const force = command === "apply" ? flagOr(values.force, upgrade.apply.forceUpgrade) : false;
-  const settings: UpgradeSettings = {
-    dryRun,
-    etcdUpgrade: flagOr(values["etcd-upgrade"], section.etcdUpgrade),
-    renewCerts: flagOr(values["certificate-renewal"], section.certificateRenewal),
-    patchesDir: values.patches ?? section.patchesDirectory,
-    ignorePreflightErrors: ignore,
-    force,
-    nonInteractive: (values.yes ?? false) || force || dryRun,
-    allowExperimentalUpgrades: flagOr(
-      values["allow-experimental-upgrades"],
-      upgrade.apply.allowExperimentalUpgrades,
-    ),
-    allowRCUpgrades: flagOr(
-      values["allow-release-candidate-upgrades"],
-      upgrade.apply.allowRCUpgrades,
-    ),
-    imagePullPolicy: section.imagePullPolicy,
-    imagePullSerial: section.imagePullSerial,
-  };
+  const { upgradeSettings } = await import("../core/phases/upgrade/data.ts");
+  const settings = upgradeSettings(command, upgrade, inputs);
+  resolveIgnoreSet(settings.ignorePreflightErrors, [], UPGRADE_CHECK_NAMES);
+  const { dryRun } = settings;
   const controlPlane = command === "apply" || await isControlPlaneNode(rootfs);
   const files = await nodeFiles(rootfs);
   const node = await nodeHost(rootfs, deps);
@@ -166,7 +146,7 @@ export async function prepareUpgrade(
     await restoreInterruptedSwap(files, node, KUBERNETES_DIR, MANIFESTS_DIR, out, dryRun);
   }
   const { path, refsRoot, nodePath } = kubeconfigLocation(
-    values.kubeconfig,
+    inputs.kubeconfig,
     rootfs,
     controlPlane ? KubeconfigFile.admin : KubeconfigFile.kubelet,
   );
@@ -207,9 +187,7 @@ export async function prepareUpgrade(
     }
     cfg.init.timeouts = { ...upgrade.timeouts };
     if (target) cfg.cluster.kubernetesVersion = target;
-    if (command === "apply" && flagOr(values["print-config"], upgrade.apply.printConfig)) {
-      await printConfiguration(cfg, out);
-    }
+    if (settings.printConfig) await printConfiguration(cfg, out);
     const overlay = await planningOverlay();
     const { kubeVersionGetter, offlineVersionGetter } = await import(
       "../core/upgrade/version_getter.ts"
@@ -411,12 +389,12 @@ export async function runUpgradePlan(
 
 /** `kubeadm upgrade diff [version]`. */
 export async function runUpgradeDiff(
-  values: FlagValues,
+  flags: FlagValues,
   setFlags: readonly string[],
   argument: string | undefined,
   printer: Printer,
 ): Promise<void> {
-  const rootfs = values.rootfs ?? "/";
+  const rootfs = flags.rootfs ?? "/";
   const files = await nodeFiles(rootfs);
   for (const c of ["kube-apiserver", "kube-controller-manager", "kube-scheduler"]) {
     const p = `${MANIFESTS_DIR}/${c}.yaml`;
@@ -430,8 +408,8 @@ export async function runUpgradeDiff(
   }
   // As upstream: the manifests are checked before the flags mixed with --config.
   validateMixedArguments(setFlags);
-  const upgrade = await loadUpgradeConfig(values.config);
-  const { path, refsRoot } = kubeconfigLocation(values.kubeconfig, rootfs, KubeconfigFile.admin);
+  const upgrade = await loadUpgradeConfig(flags.config);
+  const { path, refsRoot } = kubeconfigLocation(flags.kubeconfig, rootfs, KubeconfigFile.admin);
   const real = await connect({ path, refsRoot }, { timeoutMs: 30_000 });
   try {
     const { fetchUpgradeConfig } = await import("../core/upgrade/cluster_config.ts");
@@ -464,7 +442,7 @@ export async function runUpgradeDiff(
       files,
       manifestDir: MANIFESTS_DIR,
       existingDirs: facts.existingDirs,
-      context: values["context-lines"] ?? upgrade.diff.contextLines,
+      context: flags["context-lines"] ?? upgrade.diff.contextLines,
     });
     writeStdout(diff);
   } finally {

@@ -22,12 +22,13 @@ import {
   addFlags,
   type CommandName,
   type FlagName,
-  type FlagValues,
+  flagOf,
   flagValues,
   type GivenFlags,
-  isFlagName,
+  inputsOf,
   setFlagNames,
 } from "./flags.ts";
+import type { Inputs } from "../core/config/inputs.ts";
 import { consolePrinter } from "./output.ts";
 import { requireSubcommand } from "./usage.ts";
 import type { DirectCommand } from "./command_list.ts";
@@ -42,8 +43,8 @@ export interface CommandDeps {
 
 /** One invocation of a workflow command, as its `prepare` sees it. */
 export interface Invocation {
-  /** The flags the user set, typed (`--config` mixing is already checked). */
-  values: FlagValues;
+  /** What the flags the user set give (`inputsOf`; `--config` mixing is already checked). */
+  inputs: Inputs;
   /** The flags this command accepts. */
   accepts: readonly string[];
   /** The positional argument, when the command takes one. */
@@ -82,7 +83,10 @@ export interface WorkflowCommand<D extends { willRun?: (phasePath: string) => bo
   argument?: string;
   /** Flags of the top-level command (phases declare their own). */
   flags: readonly FlagName[];
-  /** The workflow; building it must stay cheap (phases load their modules when they run). */
+  /**
+   * The workflow's outline (`cli/phase_outlines.ts`): cheap to build, each phase's module loaded
+   * when it runs.
+   */
   workflow(): Workflow<D>;
   /** Resolves flags, configuration and host into a run. */
   prepare(invocation: Invocation, deps: CommandDeps): Promise<WorkflowRun<D>>;
@@ -106,15 +110,15 @@ async function run<D extends { willRun?: (phasePath: string) => boolean }>(
   );
   // Upstream's data initialiser checks this for the workflow and every phase command alike.
   validateMixedArguments(given.set);
-  const values = given.values();
+  const flags = given.values();
   const workflow = spec.workflow();
-  const skip = only ? [] : resolveSkipPhases(workflow, values["skip-phases"] ?? []);
+  const skip = only ? [] : resolveSkipPhases(workflow, flags["skip-phases"] ?? []);
   const prepared = await spec.prepare({
-    values,
+    inputs: inputsOf(flags),
     accepts,
     argument,
     only,
-    rootfs: values.rootfs ?? "/",
+    rootfs: flags.rootfs ?? "/",
     out: deps.out ?? consolePrinter,
   }, deps);
   try {
@@ -130,6 +134,11 @@ async function run<D extends { willRun?: (phasePath: string) => boolean }>(
     prepared.close?.();
   }
   await prepared.finish?.();
+}
+
+/** The flags a phase's command accepts: those bound to its inputs. */
+function phaseFlags<D>(phase: Phase<D>): FlagName[] {
+  return (phase.inputs ?? []).map(flagOf);
 }
 
 function addPhaseCommands<D extends { willRun?: (phasePath: string) => boolean }>(
@@ -151,7 +160,7 @@ function addPhaseCommands<D extends { willRun?: (phasePath: string) => boolean }
       requireSubcommand(cmd);
       continue;
     }
-    const accepts = phase.flags ?? [];
+    const accepts = phaseFlags(phase);
     if (phase.argsUsage) cmd.argument(phase.argsUsage);
     addFlags(cmd, accepts, spec.name);
     cmd.action(async (...args: unknown[]) => {
@@ -185,7 +194,7 @@ export function registerWorkflowCommand<D extends { willRun?: (phasePath: string
       `Use this command to invoke single phase of the "${word}" workflow`,
     ),
   );
-  // The workflow module only declares phases; implementations load lazily when a phase runs.
+  // The outline only names phases; their modules load when a phase runs.
   addPhaseCommands(spec, deps, phase, workflow.phases, "");
   return cmd;
 }
@@ -219,8 +228,7 @@ export function directWorkflowCommand<D extends { willRun?: (phasePath: string) 
     phases = phase.phases ?? [];
   }
   if (!phase || phases.length > 0 || phase.argsUsage) return undefined;
-  const accepts = phase.flags ?? [];
-  if (!accepts.every(isFlagName)) return undefined;
+  const accepts = phaseFlags(phase);
   const only = names.join("/");
   return { flags: accepts, run: (given) => run(spec, deps, given, accepts, undefined, only) };
 }

@@ -2,7 +2,7 @@
  * `planControlPlane`: everything `kubeadm init` would write on the first control-plane node
  * and create in its cluster, as data.
  *
- * It runs the init workflow itself (`core/phases/init/phases.ts`) in dry-run mode: the
+ * It runs the init workflow itself (`core/phases/init/workflow.ts`) in dry-run mode: the
  * files land on a recording file system (`adapters/offline/files.ts`), the API calls on an
  * offline cluster (`adapters/offline/cluster.ts`); only preflight (which inspects a machine) is
  * skipped. The result is what `kubeadm init --dry-run` plans, plus the join commands.
@@ -21,7 +21,8 @@ import { fileExists, readCertsFile } from "../core/certs/pki_files.ts";
 import { flattenJoinCommand, joinCommandFromKubeconfig } from "../core/cluster/join_command.ts";
 import { createClusterAccess } from "../core/phases/init/cluster_access.ts";
 import type { InitData } from "../core/phases/init/data.ts";
-import { initWorkflowWith } from "../core/phases/init/phases.ts";
+import { initWorkflowWith } from "../core/phases/init/workflow.ts";
+import { preflightPhaseWith } from "../core/phases/init/preflight.ts";
 import { resolveSkipPhases, runWorkflow } from "../core/workflow/runner.ts";
 import { parseKubeYaml, toKubeYaml } from "../core/yaml/kube_yaml.ts";
 import { KubeadmError } from "../core/errors.ts";
@@ -37,7 +38,6 @@ import {
 import { RecordingFileSystem } from "../adapters/offline/files.ts";
 import { offlineCluster, writtenObjects } from "../adapters/offline/cluster.ts";
 import { planPreflight } from "../adapters/offline/node.ts";
-import { INIT_PHASE_MODULES } from "./phase_modules.ts";
 
 /** Input of {@link planControlPlane}. */
 export interface ControlPlanePlanOptions extends PlanRunOptions {
@@ -145,7 +145,7 @@ export async function planControlPlane(o: ControlPlanePlanOptions): Promise<Cont
       defaultAdvertiseAddress: o.host.advertiseAddress ?? "",
     },
     random: ports.random,
-    flags: { uploadCerts: o.uploadCerts },
+    inputs: { uploadCerts: o.uploadCerts },
   });
   for (const w of warnings) ports.out.warn(w);
   const files = new RecordingFileSystem(filesReader(o.existingFiles));
@@ -180,7 +180,7 @@ export async function planControlPlane(o: ControlPlanePlanOptions): Promise<Cont
     }),
   };
   await provideKeys(keyPoolFor(data), o.keys, ports.crypto);
-  const workflow = initWorkflowWith(INIT_PHASE_MODULES, planPreflight);
+  const workflow = initWorkflowWith(preflightPhaseWith(planPreflight));
   await runWorkflow(workflow, data, {
     skip: resolveSkipPhases(workflow, ["preflight", ...config.init.skipPhases ?? []]),
   });

@@ -2,7 +2,7 @@
  * `planWorker` and `planControlPlaneJoin`: what `kubeadm join` would write on a new node, as
  * data.
  *
- * They run the join workflow itself (`core/phases/join/phases.ts`) in dry-run mode against
+ * They run the join workflow itself (`core/phases/join/workflow.ts`) in dry-run mode against
  * an offline cluster that serves the objects the caller knows the cluster has: a control-plane
  * plan's objects, or `cluster-info`, `kubeadm-config` and `kubelet-config` fetched from a live
  * cluster. Discovery is the real one: the `cluster-info` JWS must verify for the token and the
@@ -22,7 +22,7 @@ import { marshalJoinConfiguration } from "../core/config/print.ts";
 import type { KubeObject } from "../core/kube/client.ts";
 import { KubeadmError } from "../core/errors.ts";
 import { createJoinData } from "../core/phases/join/data.ts";
-import { joinWorkflowWith } from "../core/phases/join/phases.ts";
+import { joinWorkflow } from "../core/phases/join/workflow.ts";
 import { keyPoolFor } from "../core/pki/key_pool.ts";
 import { resolveSkipPhases, runWorkflow } from "../core/workflow/runner.ts";
 import {
@@ -38,7 +38,6 @@ import * as offline from "../adapters/offline/cluster.ts";
 import { webHashing } from "./adapters.ts";
 import type { Hashing } from "../core/ports/crypto.ts";
 import { planNode, planPreflight } from "../adapters/offline/node.ts";
-import { JOIN_PHASE_MODULES } from "./phase_modules.ts";
 import {
   type BringUp,
   type ControlPlanePlan,
@@ -112,7 +111,7 @@ async function planJoin(o: JoinPlanOptions, controlPlane: boolean): Promise<Join
   const { config, warnings } = resolveJoinConfig({
     text: o.config,
     source: "config",
-    flags: {
+    inputs: {
       apiServerEndpoint: o.config && !o.apiServerEndpoint ? undefined : endpoint,
       token: o.config && !o.token ? undefined : token,
       caCertHashes: o.config && !o.caCertHashes ? undefined : caCertHashes,
@@ -175,11 +174,11 @@ async function planJoin(o: JoinPlanOptions, controlPlane: boolean): Promise<Join
             hint: "use token discovery (token and CA hashes) with the cluster's objects",
           }),
         ),
-      preflight: () => Promise.resolve(),
+      preflight: planPreflight,
     },
   });
   await provideKeys(keyPoolFor(data), o.keys, ports.crypto);
-  const workflow = joinWorkflowWith(JOIN_PHASE_MODULES, planPreflight);
+  const workflow = joinWorkflow();
   await runWorkflow(workflow, data, {
     skip: resolveSkipPhases(workflow, ["preflight", ...config.skipPhases ?? []]),
   });

@@ -10,7 +10,7 @@ import type { Command } from "commander";
 import type { DirectCommand } from "../command_list.ts";
 import type { ContainerRuntime } from "../../core/ports/container_runtime.ts";
 import type { Printer } from "../../core/ports/printer.ts";
-import { addFlags, type FlagName, type FlagValues, flagValues } from "../flags.ts";
+import { addFlags, type FlagName, type FlagValues, flagValues, inputsOf } from "../flags.ts";
 import { resolveObjectOutput, writeObject } from "../object_output.ts";
 import { consolePrinter, writeStdout } from "../output.ts";
 import { requireSubcommand } from "../usage.ts";
@@ -41,23 +41,16 @@ async function hostFacts(rootfs: string, address?: string) {
  * The configuration `config images list|pull` work on: the `--config` file (whose values win;
  * the image flags are then not used, as upstream), else the flags over the defaults.
  */
-async function imagesConfig(v: FlagValues) {
+async function imagesConfig(flags: FlagValues) {
   const { resolveInitConfig } = await import("../../core/config/resolve.ts");
   const { platform } = await import("../adapters.ts");
   const { loadConfigFile } = await import("../config_file.ts");
-  const text = v.config ? await loadConfigFile(v.config) : undefined;
+  const text = flags.config ? await loadConfigFile(flags.config) : undefined;
   const { config, warnings } = resolveInitConfig({
     text,
-    source: v.config,
-    flags: text === undefined
-      ? {
-        kubernetesVersion: v["kubernetes-version"],
-        imageRepository: v["image-repository"],
-        featureGates: v["feature-gates"],
-        criSocket: v["cri-socket"],
-      }
-      : undefined,
-    host: await hostFacts(v.rootfs ?? "/", "192.0.2.1"),
+    source: flags.config,
+    inputs: text === undefined ? inputsOf(flags) : undefined,
+    host: await hostFacts(flags.rootfs ?? "/", "192.0.2.1"),
     random: platform.random,
     log: consolePrinter.log,
   });
@@ -65,9 +58,9 @@ async function imagesConfig(v: FlagValues) {
 }
 
 async function runImagesList(c: Command, out: Printer): Promise<void> {
-  const v = flagValues(c);
-  const output = await resolveObjectOutput(v);
-  const { config, warnings } = await imagesConfig(v);
+  const flags = flagValues(c);
+  const output = await resolveObjectOutput(flags);
+  const { config, warnings } = await imagesConfig(flags);
   for (const w of warnings) out.warn(w);
   const { controlPlaneImages } = await import("../../core/preflight/checks/container_runtime.ts");
   const images = controlPlaneImages(config.cluster, out.log);
@@ -82,8 +75,8 @@ async function runImagesList(c: Command, out: Printer): Promise<void> {
 
 async function runImagesPull(c: Command, deps: ConfigCommandDeps): Promise<void> {
   const out = deps.out ?? consolePrinter;
-  const v = flagValues(c);
-  const { config, warnings } = await imagesConfig(v);
+  const flags = flagValues(c);
+  const { config, warnings } = await imagesConfig(flags);
   for (const w of warnings) out.warn(w);
   const { controlPlaneImages } = await import("../../core/preflight/checks/container_runtime.ts");
   const { KubeadmError, errorMessage } = await import("../../core/errors.ts");
@@ -93,7 +86,7 @@ async function runImagesPull(c: Command, deps: ConfigCommandDeps): Promise<void>
     runtime = deps.containerRuntime(socket);
   } else {
     const { nodeHost } = await import("../adapters.ts");
-    runtime = (await nodeHost(v.rootfs ?? "/", {})).machine.containerRuntime(socket);
+    runtime = (await nodeHost(flags.rootfs ?? "/", {})).machine.containerRuntime(socket);
   }
   try {
     await runtime.connect();
@@ -118,24 +111,24 @@ async function runImagesPull(c: Command, deps: ConfigCommandDeps): Promise<void>
 }
 
 async function runMigrate(c: Command, out: Printer): Promise<void> {
-  const v = flagValues(c);
+  const flags = flagValues(c);
   const { FlagError, KubeadmError, errorMessage } = await import("../../core/errors.ts");
-  if (!v["old-config"]) {
+  if (!flags["old-config"]) {
     throw new FlagError("the --old-config flag is mandatory", { field: "--old-config" });
   }
   const { readConfigFile } = await import("../config_file.ts");
   const { migrateConfig } = await import("../../core/config/migrate.ts");
   const { platform } = await import("../adapters.ts");
-  const text = await readConfigFile(v["old-config"], "--old-config");
+  const text = await readConfigFile(flags["old-config"], "--old-config");
   const result = migrateConfig(text, {
-    source: v["old-config"],
-    host: await hostFacts(v.rootfs ?? "/"),
+    source: flags["old-config"],
+    host: await hostFacts(flags.rootfs ?? "/"),
     random: platform.random,
     log: out.log,
-    allowExperimental: v["allow-experimental-api"],
+    allowExperimental: flags["allow-experimental-api"],
   });
   for (const w of result.warnings) out.warn(w);
-  const path = v["new-config"];
+  const path = flags["new-config"];
   if (!path) {
     writeStdout(result.text);
     return;
@@ -154,20 +147,20 @@ async function runMigrate(c: Command, out: Printer): Promise<void> {
 }
 
 async function runValidate(c: Command, out: Printer): Promise<void> {
-  const v = flagValues(c);
+  const flags = flagValues(c);
   const { FlagError } = await import("../../core/errors.ts");
-  if (!v.config) throw new FlagError("the --config flag is mandatory", { field: "--config" });
+  if (!flags.config) throw new FlagError("the --config flag is mandatory", { field: "--config" });
   const { readConfigFile } = await import("../config_file.ts");
   const { validateConfigFile } = await import("../../core/config/validate_file.ts");
   const { platform } = await import("../adapters.ts");
   // Host-dependent defaults only need plausible values to validate a file.
-  const warnings = validateConfigFile(await readConfigFile(v.config), {
-    source: v.config,
-    host: await hostFacts(v.rootfs ?? "/", "192.0.2.1"),
+  const warnings = validateConfigFile(await readConfigFile(flags.config), {
+    source: flags.config,
+    host: await hostFacts(flags.rootfs ?? "/", "192.0.2.1"),
     random: platform.random,
     log: out.log,
-    allowDeprecated: v["allow-deprecated-api"],
-    allowExperimental: v["allow-experimental-api"],
+    allowDeprecated: flags["allow-deprecated-api"],
+    allowExperimental: flags["allow-experimental-api"],
   });
   for (const w of warnings) out.warn(w);
   out.info("ok");
@@ -178,7 +171,7 @@ interface ConfigPrinter {
   name: string;
   short: string;
   flags: readonly FlagName[];
-  text(values: FlagValues): Promise<string>;
+  text(flags: FlagValues): Promise<string>;
 }
 
 /** The `config print` commands. */
@@ -187,10 +180,10 @@ const CONFIG_PRINTERS: readonly ConfigPrinter[] = [
     name: "init-defaults",
     short: "Print default init configuration, that can be used for 'kubeadm init'",
     flags: ["component-configs"],
-    async text(values) {
+    async text(flags) {
       const { printInitDefaults } = await import("../../core/config/print.ts");
       return printInitDefaults({
-        componentConfigs: values["component-configs"] ?? [],
+        componentConfigs: flags["component-configs"] ?? [],
         log: consolePrinter.log,
       });
     },
@@ -199,9 +192,9 @@ const CONFIG_PRINTERS: readonly ConfigPrinter[] = [
     name: "join-defaults",
     short: "Print default join configuration, that can be used for 'kubeadm join'",
     flags: [],
-    async text(values) {
+    async text(flags) {
       const { printJoinDefaults } = await import("../../core/config/print.ts");
-      return printJoinDefaults((await hostFacts(values.rootfs ?? "/", "")).hostname);
+      return printJoinDefaults((await hostFacts(flags.rootfs ?? "/", "")).hostname);
     },
   },
   {

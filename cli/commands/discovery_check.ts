@@ -125,13 +125,14 @@ export function registerDiscoveryCheck(program: Command): void {
     "output",
   ], "discovery-check")
     .action(async (_opts: unknown, c: Command) => {
-      const v = flagValues(c);
+      const flags = flagValues(c);
       const code = await runDiscoveryCheck({
-        clusterInfo: v["cluster-info"],
-        token: v.token,
-        discoveryTokenCaCertHash: v["discovery-token-ca-cert-hash"],
-        discoveryTokenUnsafeSkipCaVerification: v["discovery-token-unsafe-skip-ca-verification"],
-        output: v.output,
+        clusterInfo: flags["cluster-info"],
+        token: flags.token,
+        discoveryTokenCaCertHash: flags["discovery-token-ca-cert-hash"],
+        discoveryTokenUnsafeSkipCaVerification:
+          flags["discovery-token-unsafe-skip-ca-verification"],
+        output: flags.output,
       });
       if (code !== 0) {
         const { DiscoveryError } = await import("../../core/errors.ts");

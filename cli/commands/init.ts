@@ -4,7 +4,7 @@
  * @module
  */
 import type { Command } from "commander";
-import { initWorkflow } from "../../core/phases/init/workflow.ts";
+import { INIT_OUTLINE } from "../phase_outlines.ts";
 import type { InitData } from "../../core/phases/init/data.ts";
 import type { FlagName } from "../flags.ts";
 import {
@@ -46,7 +46,7 @@ export const INIT_COMMAND: WorkflowCommand<InitData> = {
   name: "init",
   summary: "Run this command in order to set up the Kubernetes control plane",
   flags: INIT_FLAGS,
-  workflow: initWorkflow,
+  workflow: () => INIT_OUTLINE,
   prepare: async (invocation, deps) =>
     (await import("../init_runtime.ts")).prepareInit(invocation, deps),
 };

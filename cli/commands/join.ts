@@ -6,7 +6,7 @@
  */
 import type { Command } from "commander";
 import type { JoinData, JoinPorts } from "../../core/phases/join/data.ts";
-import { joinWorkflow } from "../../core/phases/join/workflow.ts";
+import { JOIN_OUTLINE } from "../phase_outlines.ts";
 import type { FlagName } from "../flags.ts";
 import {
   type CommandDeps,
@@ -90,7 +90,7 @@ export function joinCommand(deps: JoinCommandDeps = {}): WorkflowCommand<JoinDat
     description: JOIN_LONG,
     argument: "[api-server-endpoint]",
     flags: JOIN_FLAGS,
-    workflow: joinWorkflow,
+    workflow: () => JOIN_OUTLINE,
     prepare: async (invocation, common) =>
       (await import("../join_runtime.ts")).prepareJoin(invocation, { ...common, ...deps }),
   };

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Command } from "commander";
-import { resetWorkflow } from "../../core/phases/reset/workflow.ts";
+import { RESET_OUTLINE } from "../phase_outlines.ts";
 import type { ResetData } from "../../core/phases/reset/data.ts";
 import type { ResetDeps } from "../reset_runtime.ts";
 import type { FlagName } from "../flags.ts";
@@ -31,7 +31,7 @@ export function resetCommand(deps: ResetDeps = {}): WorkflowCommand<ResetData> {
     summary:
       "Performs a best effort revert of changes made to this host by 'kubeadm init' or 'kubeadm join'",
     flags: RESET_FLAGS,
-    workflow: resetWorkflow,
+    workflow: () => RESET_OUTLINE,
     prepare: async (invocation, common) =>
       (await import("../reset_runtime.ts")).prepareReset(invocation, { ...common, ...deps }),
   };

@@ -17,8 +17,8 @@ const TOKEN_PATTERN = "\\A([a-z0-9]{6})\\.([a-z0-9]{16})\\z";
 const TOKEN_ID_PATTERN = "\\A([a-z0-9]{6})\\z";
 
 function commonFlags(cmd: Command): TokenCommonFlags {
-  const v = flagValues(cmd);
-  return { kubeconfig: v.kubeconfig, dryRun: v["dry-run"] === true, rootfs: v.rootfs };
+  const flags = flagValues(cmd);
+  return { kubeconfig: flags.kubeconfig, dryRun: flags["dry-run"] === true, rootfs: flags.rootfs };
 }
 
 /** A `[token]` line at `-v=1`, as upstream's token commands log their steps. */
@@ -29,14 +29,14 @@ function logStep(message: string): void {
 async function runCreate(tokenArg: string | undefined, cmd: Command): Promise<void> {
   const { KubeadmError } = await import("../../core/errors.ts");
   const { validateMixedArguments } = await import("../../core/config/mixed_flags.ts");
-  const v = flagValues(cmd);
-  const flags = {
+  const flags = flagValues(cmd);
+  const create = {
     ...commonFlags(cmd),
-    config: v.config,
-    certificateKey: v["certificate-key"],
-    printJoinCommand: v["print-join-command"],
+    config: flags.config,
+    certificateKey: flags["certificate-key"],
+    printJoinCommand: flags["print-join-command"],
   };
-  if (flags.certificateKey && !flags.printJoinCommand) {
+  if (create.certificateKey && !create.printJoinCommand) {
     throw new KubeadmError("cannot use --certificate-key without --print-join-command", {
       field: "--certificate-key",
     });
@@ -51,23 +51,23 @@ async function runCreate(tokenArg: string | undefined, cmd: Command): Promise<vo
     const { tokenForCreate } = await import("../../core/config/token_create.ts");
     tokens = [tokenForCreate({
       token: tokenArg,
-      ttl: v.ttl,
-      usages: v.usages,
-      groups: v.groups,
-      description: v.description,
+      ttl: flags.ttl,
+      usages: flags.usages,
+      groups: flags.groups,
+      description: flags.description,
     }, platform.random)];
   }
   const { connectToken } = await import("../token_runtime.ts");
   const { updateOrCreateTokens } = await import("../../core/cluster/bootstrap_token.ts");
   logStep("getting Clientsets from kubeconfig file");
-  const conn = await connectToken(flags, consolePrinter);
+  const conn = await connectToken(create, consolePrinter);
   try {
     logStep("loading configurations");
     tokens ??= await tokensFromConfig(flags.config!, flags.rootfs);
     logStep("creating token");
     await updateOrCreateTokens(conn.client, tokens, platform.clock.now(), { failIfExists: true });
     const token = tokens[0].token!;
-    if (!flags.printJoinCommand) {
+    if (!create.printJoinCommand) {
       stdout(token);
       return;
     }
@@ -76,8 +76,8 @@ async function runCreate(tokenArg: string | undefined, cmd: Command): Promise<vo
     );
     const command = await joinCommandFromKubeconfig(conn.kubeconfig, {
       token,
-      controlPlane: Boolean(flags.certificateKey),
-      certificateKey: flags.certificateKey || undefined,
+      controlPlane: Boolean(create.certificateKey),
+      certificateKey: create.certificateKey || undefined,
     }, platform.crypto).catch((e) => {
       throw new KubeadmError(`failed to get join command: ${(e as Error).message}`, { cause: e });
     });

@@ -1,13 +1,13 @@
 /**
  * `kubeadm upgrade`: `apply [version]` and `node` (workflows with generated `phase …`
- * commands, built by `cli/workflow_command.ts` from `core/phases/upgrade/workflow.ts`), `plan
+ * commands, built by `cli/workflow_command.ts` from their outlines, `cli/phase_outlines.ts`), `plan
  * [version]` and `diff [version]`, with upstream v1.37's flags.
  *
  * @module
  */
 import type { Command } from "commander";
 import type { UpgradeData } from "../../core/phases/upgrade/data.ts";
-import { upgradeApplyWorkflow, upgradeNodeWorkflow } from "../../core/phases/upgrade/workflow.ts";
+import { UPGRADE_APPLY_OUTLINE, UPGRADE_NODE_OUTLINE } from "../phase_outlines.ts";
 import { addFlags, type FlagName, flagValues, setFlagNames } from "../flags.ts";
 import { consolePrinter } from "../output.ts";
 import { requireSubcommand } from "../usage.ts";
@@ -72,7 +72,7 @@ function upgradeApplyCommand(deps: UpgradeDeps = {}): WorkflowCommand<UpgradeDat
     summary: "Upgrade your Kubernetes cluster to the specified version",
     argument: "[version]",
     flags: APPLY_FLAGS,
-    workflow: upgradeApplyWorkflow,
+    workflow: () => UPGRADE_APPLY_OUTLINE,
     prepare: async (invocation, common) =>
       (await import("../upgrade_runtime.ts")).prepareUpgrade("apply", invocation, {
         ...common,
@@ -88,7 +88,7 @@ function upgradeNodeCommand(deps: UpgradeDeps = {}): WorkflowCommand<UpgradeData
     use: "node",
     summary: "Upgrade commands for a node in the cluster",
     flags: NODE_FLAGS,
-    workflow: upgradeNodeWorkflow,
+    workflow: () => UPGRADE_NODE_OUTLINE,
     prepare: async (invocation, common) =>
       (await import("../upgrade_runtime.ts")).prepareUpgrade("node", invocation, {
         ...common,

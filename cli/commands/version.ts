@@ -31,9 +31,9 @@ function versionInfo(): Record<string, string> {
 export const VERSION_FLAGS: readonly FlagName[] = ["output"];
 
 /** Prints the version in the format `-o` asks for. */
-export async function runVersion(values: FlagValues): Promise<void> {
+export async function runVersion(flags: FlagValues): Promise<void> {
   consolePrinter.log?.(1, "version.ts", "[version] retrieving version info");
-  const opts = { output: values.output ?? "" };
+  const opts = { output: flags.output ?? "" };
   const info = versionInfo();
   switch (opts.output) {
     case "": {

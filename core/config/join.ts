@@ -1,14 +1,15 @@
 /**
  * The `kubeadm join` configuration: a JoinConfiguration from `--config`, or one built from
- * the join flags, statically and dynamically defaulted and validated as upstream v1beta4 does
- * (`SetDefaults_JoinConfiguration`, `SetJoinDynamicDefaults`, `ValidateJoinConfiguration`).
+ * the join inputs (`./inputs.ts`), statically and dynamically defaulted and validated as
+ * upstream v1beta4 does (`SetDefaults_JoinConfiguration`, `SetJoinDynamicDefaults`,
+ * `ValidateJoinConfiguration`).
  *
- * Flags follow upstream's `newJoinData`: `--token` fills the discovery and TLS-bootstrap
+ * Inputs follow upstream's `newJoinData`: `--token` fills the discovery and TLS-bootstrap
  * tokens where those are empty; without a positional API server endpoint the token discovery
  * object is dropped; without `--discovery-file` the file discovery object is dropped; without
  * `--control-plane` the control-plane section is dropped (with upstream's warning when
  * control-plane flags were given anyway). With `--config`, only the node name, CRI socket,
- * ignored preflight errors, dry-run and skipped phases come from flags.
+ * ignored preflight errors, patches, dry-run and skipped phases come from the inputs.
  *
  * Everything secret (tokens, the certificate key) is redacted in errors.
  *
@@ -42,6 +43,7 @@ import type {
   Timeouts,
 } from "./types.ts";
 import { KUBEADM_API_VERSION } from "./types.ts";
+import type { Inputs } from "./inputs.ts";
 import {
   validateAPIEndpoint,
   validateCertificateKey,
@@ -76,54 +78,14 @@ export interface ResolvedJoinConfig extends JoinConfiguration {
   dryRun?: boolean;
 }
 
-/**
- * Values from `kubeadm join` flags. Pass only what the user set; `apiServerEndpoint` is the
- * positional argument.
- */
-export interface JoinFlagOverrides {
-  /** `[api-server-endpoint]`. */
-  apiServerEndpoint?: string;
-  /** `--token` (secret). */
-  token?: string;
-  /** `--discovery-token` (secret). */
-  discoveryToken?: string;
-  /** `--tls-bootstrap-token` (secret). */
-  tlsBootstrapToken?: string;
-  /** `--discovery-token-ca-cert-hash` (repeatable). */
-  caCertHashes?: string[];
-  /** `--discovery-token-unsafe-skip-ca-verification`. */
-  unsafeSkipCAVerification?: boolean;
-  /** `--discovery-file` (path or https URL). */
-  discoveryFile?: string;
-  /** `--node-name`. */
-  nodeName?: string;
-  /** `--cri-socket`. */
-  criSocket?: string;
-  /** `--control-plane`. */
-  controlPlane?: boolean;
-  /** `--certificate-key` (secret). */
-  certificateKey?: string;
-  /** `--apiserver-advertise-address`. */
-  advertiseAddress?: string;
-  /** `--apiserver-bind-port`. */
-  bindPort?: number;
-  /** `--ignore-preflight-errors` (merged with the config's list). */
-  ignorePreflightErrors?: string[];
-  /** `--skip-phases` (wins over the config's `skipPhases`). */
-  skipPhases?: string[];
-  /** `--patches` (wins over `patches.directory`). */
-  patchesDir?: string;
-  /** `--dry-run`. */
-  dryRun?: boolean;
-}
-
 /** Input of {@link resolveJoinConfig}. */
 export interface ResolveJoinOptions {
   /** Content of the `--config` file, if any. */
   text?: string;
   /** Name of the config file, for messages. */
   source?: string;
-  flags?: JoinFlagOverrides;
+  /** The values given besides the file (`./inputs.ts`); `apiServerEndpoint` is the argument. */
+  inputs?: Inputs;
   /** Host facts: hostname, default advertise address, detected CRI socket. */
   host: InitHostFacts;
   /**
@@ -153,9 +115,9 @@ function invalid(field: string, value: string, detail: string): FieldError {
   return { field, value, detail };
 }
 
-/** Builds the versioned JoinConfiguration from flags alone (upstream `newJoinData`). */
-function joinConfigurationFromFlags(
-  f: JoinFlagOverrides,
+/** Builds the versioned JoinConfiguration from the inputs alone (upstream `newJoinData`). */
+function joinConfigurationFromInputs(
+  f: Inputs,
   warnings: string[] = [],
 ): JoinConfiguration {
   const cfg: JoinConfiguration = {
@@ -203,7 +165,7 @@ function joinConfigurationFromFlags(
   }
   if (f.skipPhases !== undefined) cfg.skipPhases = [...f.skipPhases];
   if (f.patchesDir !== undefined) cfg.patches = { directory: f.patchesDir };
-  if (f.dryRun) cfg.dryRun = true;
+  if (f.dryRun !== undefined) cfg.dryRun = f.dryRun;
   return cfg;
 }
 
@@ -439,7 +401,7 @@ function validateJoinConfiguration(
  * Throws `ConfigError` for bad documents and `ValidationError` for invalid values (exit 3).
  */
 export function resolveJoinConfig(options: ResolveJoinOptions): ResolveJoinResult {
-  const flags = options.flags ?? {};
+  const inputs = options.inputs ?? {};
   const warnings: string[] = [];
   let cfg: JoinConfiguration;
   if (options.text !== undefined) {
@@ -464,16 +426,16 @@ export function resolveJoinConfig(options: ResolveJoinOptions): ResolveJoinResul
     }
     cfg = clone(loaded.join);
     const nr = { ...cfg.nodeRegistration };
-    if (flags.nodeName) nr.name = flags.nodeName;
-    if (flags.criSocket) nr.criSocket = flags.criSocket;
+    if (inputs.nodeName) nr.name = inputs.nodeName;
+    if (inputs.criSocket) nr.criSocket = inputs.criSocket;
     cfg.nodeRegistration = nr;
-    if (flags.skipPhases !== undefined && flags.skipPhases.length > 0) {
-      cfg.skipPhases = [...flags.skipPhases];
+    if (inputs.skipPhases !== undefined && inputs.skipPhases.length > 0) {
+      cfg.skipPhases = [...inputs.skipPhases];
     }
-    if (flags.patchesDir !== undefined) cfg.patches = { directory: flags.patchesDir };
-    if (flags.dryRun) cfg.dryRun = true;
+    if (inputs.patchesDir !== undefined) cfg.patches = { directory: inputs.patchesDir };
+    if (inputs.dryRun !== undefined) cfg.dryRun = inputs.dryRun;
   } else {
-    cfg = joinConfigurationFromFlags(flags, warnings);
+    cfg = joinConfigurationFromInputs(inputs, warnings);
   }
   if (options.discoveryFallbackFile) {
     cfg.discovery = {
@@ -494,7 +456,7 @@ export function resolveJoinConfig(options: ResolveJoinOptions): ResolveJoinResul
 
   const errors: FieldError[] = [];
   const preflight = validateIgnorePreflightErrors(
-    flags.ignorePreflightErrors ?? [],
+    inputs.ignorePreflightErrors ?? [],
     defaulted.nodeRegistration.ignorePreflightErrors ?? [],
   );
   errors.push(...preflight.errors);

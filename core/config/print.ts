@@ -283,7 +283,7 @@ export function marshalResetConfiguration(reset: ResetConfiguration): string {
  */
 export function printJoinDefaults(hostname: string): string {
   const { config } = resolveJoinConfig({
-    flags: {
+    inputs: {
       apiServerEndpoint: "kube-apiserver:6443",
       token: PLACEHOLDER_TOKEN,
       unsafeSkipCAVerification: true,

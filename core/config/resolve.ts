@@ -1,8 +1,8 @@
 /**
- * The one call that turns `kubeadm init`'s inputs — an optional config file, the flags the
- * user set, host facts and a random source — into a {@link ResolvedConfig}.
+ * The one call that turns `kubeadm init`'s inputs — an optional config file, the values given
+ * besides it (`./inputs.ts`), host facts and a random source — into a {@link ResolvedConfig}.
  *
- * Pipeline (as upstream): parse and convert documents → apply flag overrides → static
+ * Pipeline (as upstream): parse and convert documents → apply the inputs → static
  * defaults → dynamic defaults (host) → Kubernetes version resolution → component configs →
  * skipped-addon bookkeeping → validation. Every problem found by validation is reported in
  * one {@link ValidationError}; warnings are returned, never printed.
@@ -25,67 +25,12 @@ import { isKnownFeature } from "./features.ts";
 import { defaultKubeletConfiguration } from "./kubelet_config.ts";
 import { defaultKubeProxyConfiguration } from "./kube_proxy_config.ts";
 import { type DocumentInfo, loadInitConfig } from "./parse.ts";
-import type {
-  ClusterConfiguration,
-  EncryptionAlgorithm,
-  InitConfiguration,
-  ResolvedConfig,
-} from "./types.ts";
+import type { Inputs } from "./inputs.ts";
+import type { ClusterConfiguration, InitConfiguration, ResolvedConfig } from "./types.ts";
 import { validateIgnorePreflightErrors, validateInitConfiguration } from "./validate.ts";
 import { normalizeKubernetesVersion } from "./version.ts";
 
 export type { InitHostFacts } from "./defaults.ts";
-
-/**
- * Values from `kubeadm init` flags. Pass only the flags the user actually set: each one
- * overrides the corresponding config value.
- */
-export interface InitFlagOverrides {
-  /** `--apiserver-advertise-address` */
-  advertiseAddress?: string;
-  /** `--apiserver-bind-port` */
-  bindPort?: number;
-  /** `--node-name` */
-  nodeName?: string;
-  /** `--cert-dir` */
-  certificatesDir?: string;
-  /** `--service-cidr` */
-  serviceSubnet?: string;
-  /** `--pod-network-cidr` */
-  podSubnet?: string;
-  /** `--service-dns-domain` */
-  dnsDomain?: string;
-  /** `--kubernetes-version` */
-  kubernetesVersion?: string;
-  /** `--control-plane-endpoint` */
-  controlPlaneEndpoint?: string;
-  /** `--image-repository` */
-  imageRepository?: string;
-  /** `--apiserver-cert-extra-sans` */
-  certSANs?: string[];
-  /** `--cri-socket` */
-  criSocket?: string;
-  /** `--token` */
-  token?: string;
-  /** `--token-ttl` (Go duration, `0` = never expires) */
-  tokenTTL?: string;
-  /** `--feature-gates`, already parsed (see `parseFeatureGates`). */
-  featureGates?: Record<string, boolean>;
-  /** Encryption algorithm for generated keys (no upstream flag; config override). */
-  encryptionAlgorithm?: EncryptionAlgorithm;
-  /** `--skip-phases` (wins over `skipPhases` in the file). */
-  skipPhases?: string[];
-  /** `--patches` */
-  patchesDir?: string;
-  /** `--upload-certs` */
-  uploadCerts?: boolean;
-  /** `--certificate-key` */
-  certificateKey?: string;
-  /** `--ignore-preflight-errors` (merged with the file's list). */
-  ignorePreflightErrors?: string[];
-  /** `--dry-run` */
-  dryRun?: boolean;
-}
 
 /** Input of {@link resolveInitConfig}. */
 export interface ResolveInitOptions {
@@ -93,8 +38,8 @@ export interface ResolveInitOptions {
   text?: string;
   /** Name of the config file for messages. */
   source?: string;
-  /** Flags the user set. */
-  flags?: InitFlagOverrides;
+  /** The values given besides the file (`./inputs.ts`), which win over its. */
+  inputs?: Inputs;
   /** Host facts detected by the runtime. */
   host: InitHostFacts;
   /** Random source for bootstrap tokens and the certificate key. */
@@ -127,7 +72,7 @@ const ADDON_PHASE = "addon";
 const DNS_ADDON_PHASE = "addon/coredns";
 const PROXY_ADDON_PHASE = "addon/kube-proxy";
 
-function applyFlags(init: InitConfiguration, cluster: ClusterConfiguration, f: InitFlagOverrides) {
+function applyInputs(init: InitConfiguration, cluster: ClusterConfiguration, f: Inputs) {
   const ep = (init.localAPIEndpoint ??= {});
   if (f.advertiseAddress !== undefined) ep.advertiseAddress = f.advertiseAddress;
   if (f.bindPort !== undefined) ep.bindPort = f.bindPort;
@@ -142,7 +87,7 @@ function applyFlags(init: InitConfiguration, cluster: ClusterConfiguration, f: I
   if (f.skipPhases !== undefined) init.skipPhases = [...f.skipPhases];
   if (f.patchesDir !== undefined) init.patches = { directory: f.patchesDir };
   if (f.certificateKey !== undefined) init.certificateKey = f.certificateKey;
-  if (f.dryRun !== undefined) init.dryRun = f.dryRun || init.dryRun === true;
+  if (f.dryRun !== undefined) init.dryRun = f.dryRun;
 
   const net = (cluster.networking ??= {});
   if (f.serviceSubnet !== undefined) net.serviceSubnet = f.serviceSubnet;
@@ -158,7 +103,6 @@ function applyFlags(init: InitConfiguration, cluster: ClusterConfiguration, f: I
   if (f.featureGates !== undefined) {
     cluster.featureGates = { ...cluster.featureGates, ...f.featureGates };
   }
-  if (f.encryptionAlgorithm !== undefined) cluster.encryptionAlgorithm = f.encryptionAlgorithm;
 }
 
 function hasPhase(phase: string, skip: readonly string[]): boolean {
@@ -203,7 +147,7 @@ function hex(bytes: Uint8Array): string {
  * carry exit status 3.
  */
 export function resolveInitConfig(options: ResolveInitOptions): ResolveInitResult {
-  const flags = options.flags ?? {};
+  const inputs = options.inputs ?? {};
   const loaded = loadInitConfig(options.text, {
     source: options.source,
     strict: options.strict,
@@ -213,14 +157,14 @@ export function resolveInitConfig(options: ResolveInitOptions): ResolveInitResul
 
   const init: InitConfiguration = clone(loaded.init ?? {});
   const cluster: ClusterConfiguration = clone(loaded.cluster ?? {});
-  applyFlags(init, cluster, flags);
+  applyInputs(init, cluster, inputs);
 
   const dyn = applyInitDynamicDefaults(
     applyInitStaticDefaults(init),
     applyClusterStaticDefaults(cluster),
     options.host,
     options.random,
-    flags.advertiseAddress !== undefined
+    inputs.advertiseAddress !== undefined
       ? ADVERTISE_ADDRESS_FLAG
       : configField("localAPIEndpoint.advertiseAddress"),
   );
@@ -239,7 +183,7 @@ export function resolveInitConfig(options: ResolveInitOptions): ResolveInitResul
   if (initCfg.skipPhases.length === 0) delete initCfg.skipPhases;
 
   const preflight = validateIgnorePreflightErrors(
-    flags.ignorePreflightErrors ?? [],
+    inputs.ignorePreflightErrors ?? [],
     initCfg.nodeRegistration.ignorePreflightErrors ?? [],
   );
   errors.push(...preflight.errors);
@@ -250,7 +194,7 @@ export function resolveInitConfig(options: ResolveInitOptions): ResolveInitResul
     };
   }
 
-  const uploadCerts = flags.uploadCerts ?? false;
+  const uploadCerts = inputs.uploadCerts ?? false;
   if (uploadCerts && !initCfg.certificateKey) {
     initCfg.certificateKey = hex(options.random.bytes(32));
   }

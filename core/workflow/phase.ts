@@ -6,8 +6,13 @@
  * generated `kubeadm init phase certs apiserver` command. A phase with `runAllSiblings`
  * (upstream's "all") runs every sibling when invoked on its own and never in a full run.
  *
+ * Each phase is declared whole in one module of its workflow's folder (name, help, the inputs
+ * its command takes, sub-phases, its work), as upstream's `cmd/phases` declare theirs; the
+ * workflow lists them in order.
+ *
  * @module
  */
+import type { InputName } from "../config/inputs.ts";
 
 /** One unit of a workflow, generic over the data its `run` receives. */
 export interface Phase<D> {
@@ -30,12 +35,18 @@ export interface Phase<D> {
   /** When present and false, the phase (and its sub-phases) is skipped silently. */
   runIf?: (data: D) => boolean;
   /**
-   * The flags its `phase` command accepts, by name in the command line's flag registry
-   * (`cli/flags.ts`); the generated command registers exactly these.
+   * The inputs its `phase` command takes (`config/inputs.ts`); the command line registers
+   * exactly the flags bound to them (`cli/flags.ts`).
    */
-  flags?: readonly string[];
+  inputs?: readonly InputName[];
   /** Usage of positional arguments, e.g. `[api-server-endpoint]`. */
   argsUsage?: string;
+  /**
+   * Present on a phase's outline (a copy of its declaration without the work, `run` and
+   * `runIf`): loads the declaration itself. The runner loads a phase before running it, so a
+   * command line can list, validate and offer phases without loading their modules.
+   */
+  load?: () => Promise<Phase<D>>;
 }
 
 /** A complete workflow: an ordered list of top-level phases. */

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { FlagError, PhaseError } from "../errors.ts";
+import { FlagError, KubeadmError, PhaseError } from "../errors.ts";
 import type { Phase, Workflow } from "./phase.ts";
 
 /** A phase with its position in the tree. */
@@ -129,12 +129,32 @@ export function phaseSelector<D>(
   return (path) => path === root || path.startsWith(`${root}/`) || path === entry.parent;
 }
 
-/** Runs a workflow (or one phase of it) against `data`. */
+/**
+ * The workflow with the top-level phases a run needs loaded (a phase outline's `load`): all of
+ * them, or with `only` the one holding that phase.
+ */
+export async function loadPhases<D>(workflow: Workflow<D>, only?: string): Promise<Workflow<D>> {
+  const top = only === undefined ? undefined : normalise(workflow, only)?.split("/")[0];
+  const phases = await Promise.all(workflow.phases.map(async (phase) => {
+    if (!phase.load || (only !== undefined && phase.name !== top)) return phase;
+    const loaded = await phase.load();
+    if (loaded.name !== phase.name) {
+      throw new KubeadmError(`phase outline ${phase.name} loaded phase ${loaded.name}`, {
+        hint: "an outline is generated from its workflow: generate it again",
+      });
+    }
+    return loaded;
+  }));
+  return { ...workflow, phases };
+}
+
+/** Runs a workflow (or one phase of it) against `data`, loading the phases it runs. */
 export async function runWorkflow<D>(
-  workflow: Workflow<D>,
+  outline: Workflow<D>,
   data: D,
   opts: RunOptions = {},
 ): Promise<void> {
+  const workflow = await loadPhases(outline, opts.only);
   if (opts.only === undefined) {
     await runTree(workflow.phases, undefined, data, opts);
     return;

@@ -7,8 +7,8 @@
 import assert from "node:assert/strict";
 import type { RandomSource } from "../../core/ports/random.ts";
 import type { KubeadmError } from "../../core/errors.ts";
+import type { Inputs } from "../../core/config/inputs.ts";
 import {
-  type InitFlagOverrides,
   type InitHostFacts,
   resolveInitConfig,
   type ResolveInitResult,
@@ -50,12 +50,12 @@ export function counterRandom(start = 1): RandomSource {
 /** Resolves a config for tests with {@link TEST_HOST} and a counter random source. */
 export function resolveForTest(
   text?: string,
-  flags?: InitFlagOverrides,
+  inputs?: Inputs,
   extra: { strict?: boolean; host?: Partial<InitHostFacts> } = {},
 ): ResolveInitResult {
   return resolveInitConfig({
     text,
-    flags,
+    inputs,
     host: { ...TEST_HOST, ...extra.host },
     random: counterRandom(),
     strict: extra.strict,

@@ -15,6 +15,7 @@ import { printAddonManifests } from "../../addons/print.ts";
 import { patchManagerFor } from "../../patches/patch_manager.ts";
 import { clusterClient } from "./cluster_access.ts";
 import type { InitData } from "./data.ts";
+import type { Phase } from "../../workflow/phase.ts";
 
 /** The `--patches` manager of the run, when a patches directory is set. */
 async function patchesOf(data: InitData) {
@@ -41,3 +42,56 @@ export async function runKubeProxyAddon(data: InitData): Promise<void> {
   if (data.printManifest) return printAddonManifests(data.out, await kubeProxyManifests(input));
   await ensureKubeProxy(await clusterClient(data.cluster), input, data.out);
 }
+
+/** What every addon's command takes. */
+const ADDON_INPUTS = [
+  "config",
+  "dryRun",
+  "imageRepository",
+  "kubeconfig",
+  "kubernetesVersion",
+] as const;
+
+/** `init phase addon`: CoreDNS and kube-proxy, each unless disabled. */
+export const addonPhase: Phase<InitData> = {
+  name: "addon",
+  short: "Install required addons for passing conformance tests",
+  phases: [
+    {
+      name: "all",
+      short: "Install all the addons",
+      runAllSiblings: true,
+      inputs: [
+        ...ADDON_INPUTS,
+        "advertiseAddress",
+        "bindPort",
+        "controlPlaneEndpoint",
+        "featureGates",
+        "podSubnet",
+        "serviceSubnet",
+        "dnsDomain",
+      ],
+    },
+    {
+      name: "coredns",
+      short: "Install the CoreDNS addon to a Kubernetes cluster",
+      runIf: (data) => !data.cfg.cluster.dns.disabled,
+      run: runCoreDNSAddon,
+      inputs: [...ADDON_INPUTS, "featureGates", "printManifest", "serviceSubnet", "dnsDomain"],
+    },
+    {
+      name: "kube-proxy",
+      short: "Install the kube-proxy addon to a Kubernetes cluster",
+      runIf: (data) => !data.cfg.cluster.proxy.disabled,
+      run: runKubeProxyAddon,
+      inputs: [
+        ...ADDON_INPUTS,
+        "advertiseAddress",
+        "bindPort",
+        "controlPlaneEndpoint",
+        "podSubnet",
+        "printManifest",
+      ],
+    },
+  ],
+};

@@ -9,6 +9,7 @@
 import { applyBootstrapTokenPhase } from "../../cluster/bootstrap_token.ts";
 import { adminKubeconfig, clusterClient } from "./cluster_access.ts";
 import type { InitData } from "./data.ts";
+import type { Phase } from "../../workflow/phase.ts";
 
 /** Runs the phase. */
 export async function runBootstrapToken(data: InitData): Promise<void> {
@@ -20,3 +21,12 @@ export async function runBootstrapToken(data: InitData): Promise<void> {
     skipTokenPrint: data.skipTokenPrint,
   }, data.out);
 }
+
+/** `init phase bootstrap-token`. */
+export const bootstrapTokenPhase: Phase<InitData> = {
+  name: "bootstrap-token",
+  aliases: ["bootstraptoken"],
+  short: "Generates bootstrap tokens used to join a node to a cluster",
+  run: runBootstrapToken,
+  inputs: ["config", "dryRun", "kubeconfig", "skipTokenPrint"],
+};

@@ -7,7 +7,7 @@
 import { KUBECONFIG_SPECS, kubeconfigSpec } from "../../kubeconfig/specs.ts";
 import { checkExistingKubeconfigs, type KubeconfigFileContext } from "../../kubeconfig/files.ts";
 import { keyPoolFor } from "../../pki/key_pool.ts";
-import { certListFor } from "../../certs/certlist.ts";
+import { CERT_SUB_PHASES, certListFor } from "../../certs/certlist.ts";
 import {
   certificateDirLine,
   type CertTreeContext,
@@ -16,6 +16,7 @@ import {
   prefetchKeys as prefetchTreeKeys,
 } from "../../certs/tree.ts";
 import type { InitData } from "./data.ts";
+import type { Phase } from "../../workflow/phase.ts";
 
 /**
  * The certificate tree as this run sees it: `init` builds the cluster's first PKI, so a refused
@@ -80,3 +81,37 @@ export function kubeconfigTree(data: InitData): KubeconfigFileContext {
 export function runCert(data: InitData, name: string): Promise<void> {
   return ensureCert(certTree(data), name);
 }
+
+/** What every certificate's command takes. */
+const CERT_INPUTS = ["certificatesDir", "config", "dryRun", "kubernetesVersion"] as const;
+/** The apiserver certificate (and `all`) also take the inputs of its SANs. */
+const APISERVER_CERT_INPUTS = [
+  ...CERT_INPUTS,
+  "advertiseAddress",
+  "certSANs",
+  "controlPlaneEndpoint",
+  "serviceSubnet",
+  "dnsDomain",
+] as const;
+
+/** `init phase certs`: one sub-phase per certificate of the tree (`certs/certlist.ts`). */
+export const certsPhase: Phase<InitData> = {
+  name: "certs",
+  short: "Certificate generation",
+  run: runCertsHeader,
+  phases: [
+    {
+      name: "all",
+      short: "Generate all certificates",
+      runAllSiblings: true,
+      inputs: APISERVER_CERT_INPUTS,
+    },
+    ...CERT_SUB_PHASES.map((c): Phase<InitData> => ({
+      name: c.name,
+      short: c.short,
+      long: c.long,
+      run: (data) => runCert(data, c.name),
+      inputs: c.name === "apiserver" ? APISERVER_CERT_INPUTS : CERT_INPUTS,
+    })),
+  ],
+};

@@ -13,6 +13,7 @@ import { createEtcdDataDir } from "../../etcd/data_dir.ts";
 import { etcdPod } from "../../manifests/etcd.ts";
 import { nodeManifestInput, writeLocalEtcdManifest } from "../../manifests/write.ts";
 import type { InitData } from "./data.ts";
+import type { Phase } from "../../workflow/phase.ts";
 
 /** Writes `<manifestDir>/etcd.yaml` for a local etcd; does nothing with external etcd. */
 export async function runLocalEtcd(data: InitData): Promise<void> {
@@ -43,3 +44,16 @@ export async function runLocalEtcd(data: InitData): Promise<void> {
     );
   }
 }
+
+/** `init phase etcd`: the local etcd's manifest (none with an external etcd). */
+export const etcdPhase: Phase<InitData> = {
+  name: "etcd",
+  short: "Generate static Pod manifest file for local etcd",
+  phases: [{
+    name: "local",
+    short: "Generate the static Pod manifest file for a local, single-node local etcd instance",
+    runIf: (data) => data.cfg.cluster.etcd.external === undefined,
+    run: runLocalEtcd,
+    inputs: ["certificatesDir", "config", "dryRun", "imageRepository", "patchesDir"],
+  }],
+};

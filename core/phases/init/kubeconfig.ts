@@ -10,10 +10,11 @@ import {
   ensureKubeconfigFile,
   kubeconfigDirLine,
 } from "../../kubeconfig/files.ts";
-import { kubeconfigSpec } from "../../kubeconfig/specs.ts";
+import { KUBECONFIG_SPECS, kubeconfigSpec } from "../../kubeconfig/specs.ts";
 import { keylessCA, prefetchKeys } from "../../certs/tree.ts";
 import { certTree, kubeconfigTree, plannedKubeconfigs } from "./certs.ts";
 import type { InitData } from "./data.ts";
+import type { Phase } from "../../workflow/phase.ts";
 
 /**
  * The kubeconfig phase's own step: `[kubeconfig] Using kubeconfig folder "<dir>"`, then every
@@ -36,3 +37,39 @@ export async function runKubeconfigHeader(data: InitData): Promise<void> {
 export function runKubeconfig(data: InitData, name: string): Promise<void> {
   return ensureKubeconfigFile(kubeconfigTree(data), name);
 }
+
+/** What every kubeconfig file's command takes. */
+const KUBECONFIG_INPUTS = [
+  "advertiseAddress",
+  "bindPort",
+  "certificatesDir",
+  "config",
+  "controlPlaneEndpoint",
+  "dryRun",
+  "kubeconfigDir",
+  "kubernetesVersion",
+] as const;
+/** kubelet.conf (and `all`) also take the node name. */
+const KUBELET_KUBECONFIG_INPUTS = [...KUBECONFIG_INPUTS, "nodeName"] as const;
+
+/** `init phase kubeconfig`: one sub-phase per kubeconfig file (`kubeconfig/specs.ts`). */
+export const kubeconfigPhase: Phase<InitData> = {
+  name: "kubeconfig",
+  short:
+    "Generate all kubeconfig files necessary to establish the control plane and the admin kubeconfig file",
+  run: runKubeconfigHeader,
+  phases: [
+    {
+      name: "all",
+      short: "Generate all kubeconfig files",
+      runAllSiblings: true,
+      inputs: KUBELET_KUBECONFIG_INPUTS,
+    },
+    ...KUBECONFIG_SPECS.map((k): Phase<InitData> => ({
+      name: k.name,
+      short: k.short,
+      run: (data) => runKubeconfig(data, k.name),
+      inputs: k.name === "kubelet" ? KUBELET_KUBECONFIG_INPUTS : KUBECONFIG_INPUTS,
+    })),
+  ],
+};

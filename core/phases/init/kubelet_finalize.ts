@@ -18,6 +18,7 @@ import { parseKubeconfig, serializeKubeconfig } from "../../kubeconfig/kubeconfi
 import { getArgValue } from "../../manifests/arguments.ts";
 import { kubeletControl } from "../../kubelet/service.ts";
 import type { InitData } from "./data.ts";
+import type { Phase } from "../../workflow/phase.ts";
 
 /** The kubelet's current client certificate path, honouring a `cert-dir` kubelet argument. */
 function kubeletClientCertPath(data: InitData): string {
@@ -61,3 +62,25 @@ export async function runEnableClientCertRotation(data: InitData): Promise<void>
   log("Restarting the kubelet to enable client certificate rotation");
   if (data.node) await kubeletControl(data.node, data.out).restart();
 }
+
+const INPUTS = ["certificatesDir", "config", "dryRun"] as const;
+
+/** `init phase kubelet-finalize`. */
+export const kubeletFinalizePhase: Phase<InitData> = {
+  name: "kubelet-finalize",
+  short: "Updates settings relevant to the kubelet after TLS bootstrap",
+  phases: [
+    {
+      name: "all",
+      short: "Run all kubelet-finalize phases",
+      runAllSiblings: true,
+      inputs: INPUTS,
+    },
+    {
+      name: "enable-client-cert-rotation",
+      short: "Enable kubelet client certificate rotation",
+      run: runEnableClientCertRotation,
+      inputs: INPUTS,
+    },
+  ],
+};

@@ -13,6 +13,7 @@ import {
 } from "../../kubelet/files.ts";
 import { kubeletControl } from "../../kubelet/service.ts";
 import type { InitData } from "./data.ts";
+import type { Phase } from "../../workflow/phase.ts";
 
 /** Service-manager hooks; without them the phase only writes files. */
 export interface KubeletStartHooks {
@@ -65,3 +66,11 @@ export async function runKubeletStart(
     await hooks.restartKubelet();
   }
 }
+
+/** `init phase kubelet-start`. */
+export const kubeletStartPhase: Phase<InitData> = {
+  name: "kubelet-start",
+  short: "Write kubelet settings and (re)start the kubelet",
+  run: (data) => runKubeletStart(data),
+  inputs: ["config", "criSocket", "dryRun", "imageRepository", "nodeName", "patchesDir"],
+};

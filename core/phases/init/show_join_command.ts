@@ -15,6 +15,7 @@ import {
 import { errorMessage, KubeadmError } from "../../errors.ts";
 import { adminKubeconfig } from "./cluster_access.ts";
 import type { InitData } from "./data.ts";
+import type { Phase } from "../../workflow/phase.ts";
 
 /** The success message for one token. */
 async function initSuccessText(data: InitData, token: string): Promise<string> {
@@ -52,3 +53,10 @@ export async function runShowJoinCommand(data: InitData): Promise<void> {
     printLines(data.out, await initSuccessText(data, t.token));
   }
 }
+
+/** `init phase show-join-command`. */
+export const showJoinCommandPhase: Phase<InitData> = {
+  name: "show-join-command",
+  short: "Show the join command for control-plane and worker node",
+  run: runShowJoinCommand,
+};

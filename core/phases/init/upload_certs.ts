@@ -9,6 +9,7 @@ import { generateCertificateKey } from "../../cluster/cert_cipher.ts";
 import { uploadCerts } from "../../cluster/upload_certs.ts";
 import { clusterClient } from "./cluster_access.ts";
 import type { InitData } from "./data.ts";
+import type { Phase } from "../../workflow/phase.ts";
 
 /** Runs the phase. */
 export async function runUploadCerts(data: InitData): Promise<void> {
@@ -31,3 +32,18 @@ export async function runUploadCerts(data: InitData): Promise<void> {
     skipCertificateKeyPrint: data.skipCertificateKeyPrint,
   }, data.out);
 }
+
+/** `init phase upload-certs`. */
+export const uploadCertsPhase: Phase<InitData> = {
+  name: "upload-certs",
+  short: "Upload certificates to kubeadm-certs",
+  run: runUploadCerts,
+  inputs: [
+    "config",
+    "dryRun",
+    "kubeconfig",
+    "certificateKey",
+    "skipCertificateKeyPrint",
+    "uploadCerts",
+  ],
+};

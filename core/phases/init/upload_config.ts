@@ -10,6 +10,7 @@ import { clusterConfigurationForUpload } from "../../config/print.ts";
 import { toKubeYaml } from "../../yaml/kube_yaml.ts";
 import { clusterClient } from "./cluster_access.ts";
 import type { InitData } from "./data.ts";
+import type { Phase } from "../../workflow/phase.ts";
 
 /** The KubeletConfiguration as uploaded: the node's own serving certificate fields cleared. */
 export function kubeletConfigurationForUpload(data: Pick<InitData, "cfg">): string {
@@ -44,3 +45,33 @@ export async function runUploadKubeletConfig(data: InitData): Promise<void> {
     crypto: data.crypto,
   }, data.out);
 }
+
+/** Upstream's `--kubeconfig` phases talk to the cluster through it. */
+const INPUTS = ["config", "dryRun", "kubeconfig", "criSocket"] as const;
+
+/** `init phase upload-config`: the kubeadm and kubelet configurations' ConfigMaps. */
+export const uploadConfigPhase: Phase<InitData> = {
+  name: "upload-config",
+  aliases: ["uploadconfig"],
+  short: "Upload the kubeadm and kubelet configuration to a ConfigMap",
+  phases: [
+    {
+      name: "all",
+      short: "Upload all configuration to a config map",
+      runAllSiblings: true,
+      inputs: INPUTS,
+    },
+    {
+      name: "kubeadm",
+      short: "Upload the kubeadm ClusterConfiguration to a ConfigMap",
+      run: runUploadKubeadmConfig,
+      inputs: INPUTS,
+    },
+    {
+      name: "kubelet",
+      short: "Upload the kubelet component config to a ConfigMap",
+      run: runUploadKubeletConfig,
+      inputs: INPUTS,
+    },
+  ],
+};

@@ -30,6 +30,7 @@ import {
 } from "../../controlplane/health.ts";
 import { KubeadmError } from "../../errors.ts";
 import type { InitData } from "./data.ts";
+import type { Phase } from "../../workflow/phase.ts";
 
 /** The three control-plane health endpoints, from the manifests where they set them. */
 async function healthTargets(data: InitData): Promise<HealthTarget[]> {
@@ -120,3 +121,10 @@ export async function runWaitControlPlane(data: InitData): Promise<void> {
   await waitForKubeletHealthy(data);
   await waitForComponents(data);
 }
+
+/** `init phase wait-control-plane`. */
+export const waitControlPlanePhase: Phase<InitData> = {
+  name: "wait-control-plane",
+  short: "Wait for the control plane to start",
+  run: runWaitControlPlane,
+};

@@ -1,47 +1,55 @@
 /**
- * The `kubeadm init` workflow of the command line: the phases of `./phases.ts`, their modules
- * loaded as they run, and kubeadm's preflight checks of the machine as the preflight phase's work.
+ * The `kubeadm init` workflow: upstream's phases, in upstream's order, each declared whole in
+ * its own module of this folder (name, help, inputs, sub-phases, work).
+ *
+ * The phases from `wait-control-plane` on talk to the cluster and the node through the ports
+ * of {@link InitData} (`cluster`, `node`). The command line lists, validates and offers them
+ * from their outline (`cli/phase_outlines.ts`, generated from this list) and loads a phase's
+ * module when it runs; a plan imports them all up front (`initWorkflowWith`).
  *
  * @module
  */
-import { KubeadmError } from "../../errors.ts";
-import type { Workflow } from "../../workflow/phase.ts";
+import type { Phase, Workflow } from "../../workflow/phase.ts";
 import type { InitData } from "./data.ts";
-import { type InitPhaseModules, initWorkflowWith } from "./phases.ts";
+import { preflightPhase } from "./preflight.ts";
+import { certsPhase } from "./certs.ts";
+import { kubeconfigPhase } from "./kubeconfig.ts";
+import { etcdPhase } from "./etcd.ts";
+import { controlPlanePhase } from "./control_plane.ts";
+import { kubeletStartPhase } from "./kubelet_start.ts";
+import { waitControlPlanePhase } from "./wait_control_plane.ts";
+import { uploadConfigPhase } from "./upload_config.ts";
+import { uploadCertsPhase } from "./upload_certs.ts";
+import { markControlPlanePhase } from "./mark_control_plane.ts";
+import { bootstrapTokenPhase } from "./bootstrap_token.ts";
+import { kubeletFinalizePhase } from "./kubelet_finalize.ts";
+import { addonPhase } from "./addons.ts";
+import { showJoinCommandPhase } from "./show_join_command.ts";
 
-const preflight = () => import("../../preflight/init.ts");
-
-/** Each phase module loaded when its phase first runs. */
-const LAZY_MODULES: InitPhaseModules = {
-  certs: () => import("./certs.ts"),
-  kubeconfigs: () => import("./kubeconfig.ts"),
-  controlPlane: () => import("./control_plane.ts"),
-  etcd: () => import("./etcd.ts"),
-  kubeletStart: () => import("./kubelet_start.ts"),
-  waitControlPlane: () => import("./wait_control_plane.ts"),
-  uploadConfig: () => import("./upload_config.ts"),
-  uploadCerts: () => import("./upload_certs.ts"),
-  markControlPlane: () => import("./mark_control_plane.ts"),
-  bootstrapToken: () => import("./bootstrap_token.ts"),
-  kubeletFinalize: () => import("./kubelet_finalize.ts"),
-  addons: () => import("./addons.ts"),
-  showJoinCommand: () => import("./show_join_command.ts"),
-};
-
-/** Builds the init workflow. */
-export function initWorkflow(): Workflow<InitData> {
-  return initWorkflowWith(LAZY_MODULES, runPreflightPhase);
+/** The init workflow with `preflight` as its preflight phase (a plan's: `preflightPhaseWith`). */
+export function initWorkflowWith(preflight: Phase<InitData>): Workflow<InitData> {
+  return {
+    name: "init",
+    phases: [
+      preflight,
+      certsPhase,
+      kubeconfigPhase,
+      etcdPhase,
+      controlPlanePhase,
+      kubeletStartPhase,
+      waitControlPlanePhase,
+      uploadConfigPhase,
+      uploadCertsPhase,
+      markControlPlanePhase,
+      bootstrapTokenPhase,
+      kubeletFinalizePhase,
+      addonPhase,
+      showJoinCommandPhase,
+    ],
+  };
 }
 
-async function runPreflightPhase(data: InitData): Promise<void> {
-  if (!data.node) {
-    throw new KubeadmError("the preflight phase needs a host to inspect", {
-      hint: "the runtime did not provide one; skip it with --skip-phases=preflight",
-    });
-  }
-  // `--ignore-preflight-errors` is already merged into nodeRegistration by the resolver.
-  await (await preflight()).runInitPreflight(data, data.node.machine, {
-    ignore: [],
-    output: data.preflightOutput,
-  });
+/** The init workflow, kubeadm's checks of the machine as its preflight phase. */
+export function initWorkflow(): Workflow<InitData> {
+  return initWorkflowWith(preflightPhase);
 }

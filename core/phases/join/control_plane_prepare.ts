@@ -29,38 +29,39 @@ import {
 import { kubeconfigSpec } from "../../kubeconfig/specs.ts";
 import { CONTROL_PLANE_COMPONENTS } from "../../manifests/manifest_file.ts";
 import { manifestDirLine, writeControlPlaneManifest } from "../../manifests/write.ts";
-import type { JoinData } from "./data.ts";
+import { API_SERVER_ENDPOINT, DISCOVERY_INPUTS, type JoinData } from "./data.ts";
+import type { Phase } from "../../workflow/phase.ts";
 
 /** The kubeconfig files a joining control-plane node gets, in upstream's order. */
 const JOIN_CONTROL_PLANE_KUBECONFIGS = ["admin", "controller-manager", "scheduler"] as const;
 
 /** `control-plane-prepare/download-certs`. */
-export async function runDownloadCerts(d: JoinData): Promise<void> {
-  const key = d.cfg.controlPlane?.certificateKey ?? "";
-  if (!d.cfg.controlPlane || key === "") return;
-  const cfg = await d.initCfg();
-  const client = await d.bootstrapClient();
+export async function runDownloadCerts(data: JoinData): Promise<void> {
+  const key = data.cfg.controlPlane?.certificateKey ?? "";
+  if (!data.cfg.controlPlane || key === "") return;
+  const cfg = await data.initCfg();
+  const client = await data.bootstrapClient();
   let files;
   try {
     files = await downloadCerts(client, {
       certificateKey: key,
       certificatesDir: cfg.cluster.certificatesDir,
       externalEtcd: cfg.cluster.etcd.external,
-      crypto: d.crypto,
-    }, d.out);
+      crypto: data.crypto,
+    }, data.out);
   } catch (e) {
     throw new KubeadmError(`error downloading certs: ${errorMessage(e)}`, {
       cause: e,
       hint: e instanceof KubeadmError ? e.hint : undefined,
     });
   }
-  for (const f of files) await d.files.write(f);
+  for (const f of files) await data.files.write(f);
 }
 
 /** `control-plane-prepare/certs`: every certificate this node needs, then the SA key pair. */
-export async function runJoinCerts(d: JoinData): Promise<void> {
-  if (!d.cfg.controlPlane) return;
-  const ctx = await d.nodeContext();
+export async function runJoinCerts(data: JoinData): Promise<void> {
+  if (!data.cfg.controlPlane) return;
+  const ctx = await data.nodeContext();
   const certs = certListFor(ctx.cfg);
   ctx.out.info(certificateDirLine(ctx));
   const names = [...certs.map((s) => s.name), "sa"];
@@ -72,7 +73,7 @@ export async function runJoinCerts(d: JoinData): Promise<void> {
     kubeconfigDir: ctx.kubeconfigDir,
   });
   for (const spec of certs) await ensureCert(ctx, spec.name);
-  d.out.info(
+  data.out.info(
     `[certs] Valid certificates and keys now exist in ${
       JSON.stringify(ctx.cfg.cluster.certificatesDir)
     }`,
@@ -81,11 +82,11 @@ export async function runJoinCerts(d: JoinData): Promise<void> {
 }
 
 /** `control-plane-prepare/kubeconfig`: admin, controller-manager and scheduler kubeconfigs. */
-export async function runJoinKubeconfigs(d: JoinData): Promise<void> {
-  if (!d.cfg.controlPlane) return;
-  const ctx = await d.nodeContext();
-  d.out.info("[kubeconfig] Generating kubeconfig files");
-  d.out.info(kubeconfigDirLine(d.kubeconfigDir));
+export async function runJoinKubeconfigs(data: JoinData): Promise<void> {
+  if (!data.cfg.controlPlane) return;
+  const ctx = await data.nodeContext();
+  data.out.info("[kubeconfig] Generating kubeconfig files");
+  data.out.info(kubeconfigDirLine(data.kubeconfigDir));
   try {
     await checkExistingKubeconfigs(ctx, JOIN_CONTROL_PLANE_KUBECONFIGS);
     for (const name of JOIN_CONTROL_PLANE_KUBECONFIGS) await ensureKubeconfigFile(ctx, name);
@@ -98,11 +99,69 @@ export async function runJoinKubeconfigs(d: JoinData): Promise<void> {
 }
 
 /** `control-plane-prepare/control-plane`: the three control-plane static Pod manifests. */
-export async function runJoinControlPlaneManifests(d: JoinData): Promise<void> {
-  if (!d.cfg.controlPlane) return;
-  const ctx = await d.nodeContext();
-  d.out.info(manifestDirLine(ctx.manifestDir));
+export async function runJoinControlPlaneManifests(data: JoinData): Promise<void> {
+  if (!data.cfg.controlPlane) return;
+  const ctx = await data.nodeContext();
+  data.out.info(manifestDirLine(ctx.manifestDir));
   for (const component of CONTROL_PLANE_COMPONENTS) {
     await writeControlPlaneManifest(ctx, component);
   }
 }
+
+/** `join phase control-plane-prepare`: what a new control-plane instance needs on disk. */
+export const controlPlanePreparePhase: Phase<JoinData> = {
+  name: "control-plane-prepare",
+  short: "Prepare the machine for serving a control plane",
+  phases: [
+    {
+      name: "all",
+      short: "Prepare the machine for serving a control plane",
+      runAllSiblings: true,
+      argsUsage: API_SERVER_ENDPOINT,
+      inputs: [
+        "advertiseAddress",
+        "bindPort",
+        "controlPlane",
+        "nodeName",
+        ...DISCOVERY_INPUTS,
+        "certificateKey",
+        "patchesDir",
+        "dryRun",
+      ],
+    },
+    {
+      name: "download-certs",
+      short: "Download certificates shared among control-plane nodes from the kubeadm-certs Secret",
+      argsUsage: API_SERVER_ENDPOINT,
+      run: runDownloadCerts,
+      inputs: ["controlPlane", ...DISCOVERY_INPUTS, "certificateKey", "dryRun"],
+    },
+    {
+      name: "certs",
+      short: "Generate the certificates for the new control plane components",
+      argsUsage: API_SERVER_ENDPOINT,
+      run: runJoinCerts,
+      inputs: ["advertiseAddress", "controlPlane", "nodeName", ...DISCOVERY_INPUTS, "dryRun"],
+    },
+    {
+      name: "kubeconfig",
+      short: "Generate the kubeconfig for the new control plane components",
+      argsUsage: API_SERVER_ENDPOINT,
+      run: runJoinKubeconfigs,
+      inputs: ["controlPlane", ...DISCOVERY_INPUTS, "certificateKey", "dryRun"],
+    },
+    {
+      name: "control-plane",
+      short: "Generate the manifests for the new control plane components",
+      run: runJoinControlPlaneManifests,
+      inputs: [
+        "advertiseAddress",
+        "bindPort",
+        "config",
+        "controlPlane",
+        "patchesDir",
+        "dryRun",
+      ],
+    },
+  ],
+};

@@ -29,6 +29,7 @@ import {
   parseKubeconfig,
 } from "../../kubeconfig/kubeconfig.ts";
 import type { HostFacts } from "../init/data.ts";
+import type { InputName } from "../../config/inputs.ts";
 import type { CertTreeContext } from "../../certs/tree.ts";
 import type { KubeconfigFileContext } from "../../kubeconfig/files.ts";
 import type { ManifestWriteContext } from "../../manifests/write.ts";
@@ -248,3 +249,17 @@ export function createJoinData(input: JoinDataInput): JoinData {
   };
   return data;
 }
+
+/** What token or file discovery takes, for the phases that discover the cluster. */
+export const DISCOVERY_INPUTS = [
+  "config",
+  "discoveryFile",
+  "discoveryToken",
+  "caCertHashes",
+  "unsafeSkipCAVerification",
+  "tlsBootstrapToken",
+  "token",
+] as const satisfies readonly InputName[];
+
+/** The positional argument of the phases that discover the cluster. */
+export const API_SERVER_ENDPOINT = "[api-server-endpoint]";

@@ -35,118 +35,124 @@ import {
 } from "../../manifests/etcd.ts";
 import { nodeManifestInput, writeStaticPodManifest } from "../../manifests/write.ts";
 import type { JoinData } from "./data.ts";
+import type { Phase } from "../../workflow/phase.ts";
 
-function timing(d: JoinData) {
+function timing(data: JoinData) {
   return etcdTiming({
-    clock: d.clock,
-    sleep: d.sleep,
-    timeoutMs: parseDuration(d.cfg.timeouts.etcdAPICall),
+    clock: data.clock,
+    sleep: data.sleep,
+    timeoutMs: parseDuration(data.cfg.timeouts.etcdAPICall),
   });
 }
 
-async function readPem(d: JoinData, path: string): Promise<string> {
-  const data = await d.files.read(path);
-  if (data === undefined) {
+async function readPem(data: JoinData, path: string): Promise<string> {
+  const bytes = await data.files.read(path);
+  if (bytes === undefined) {
     throw new KubeadmError(`open ${path}: no such file or directory`, {
       hint: "run the control-plane-prepare phases (certs) first",
     });
   }
-  return utf8(data);
+  return utf8(bytes);
 }
 
 /** A synced etcd client for the cluster's stacked etcd (upstream `NewFromCluster`). */
-async function etcdClientFromCluster(d: JoinData): Promise<EtcdClient> {
-  const cfg = await d.initCfg();
+async function etcdClientFromCluster(data: JoinData): Promise<EtcdClient> {
+  const cfg = await data.initCfg();
   const dir = cfg.cluster.certificatesDir;
-  const tls = await etcdTls(d, dir);
-  const client = await d.client();
+  const tls = await etcdTls(data, dir);
+  const client = await data.client();
   const endpoints = await etcdEndpointsFromCluster(
     client,
-    parseDuration(d.cfg.timeouts.kubernetesAPICall),
-    d.out.log,
+    parseDuration(data.cfg.timeouts.kubernetesAPICall),
+    data.out.log,
   );
-  return await syncEtcdClient((e) => d.node.etcdClient(e, tls), endpoints, timing(d), d.out.log);
+  return await syncEtcdClient(
+    (e) => data.node.etcdClient(e, tls),
+    endpoints,
+    timing(data),
+    data.out.log,
+  );
 }
 
 /** The hidden `check-etcd` phase. */
-export async function runCheckEtcd(d: JoinData): Promise<void> {
-  if (!d.cfg.controlPlane) return;
-  const cfg = await d.initCfg();
+export async function runCheckEtcd(data: JoinData): Promise<void> {
+  if (!data.cfg.controlPlane) return;
+  const cfg = await data.initCfg();
   if (cfg.cluster.etcd.external) {
-    d.out.info("[check-etcd] Skipping etcd check in external mode");
+    data.out.info("[check-etcd] Skipping etcd check in external mode");
     return;
   }
-  if (d.dryRun) {
-    d.out.info("[dryrun] Would check that the etcd cluster is healthy");
+  if (data.dryRun) {
+    data.out.info("[dryrun] Would check that the etcd cluster is healthy");
     return;
   }
-  d.out.info("[check-etcd] Checking that the etcd cluster is healthy");
-  const client = await etcdClientFromCluster(d);
-  await checkClusterHealth(client, timing(d), d.out.log);
+  data.out.info("[check-etcd] Checking that the etcd cluster is healthy");
+  const client = await etcdClientFromCluster(data);
+  await checkClusterHealth(client, timing(data), data.out.log);
 }
 
 /**
  * Adds this node's member as a learner, writes `etcd.yaml` with the whole initial cluster and
  * `--initial-cluster-state=existing`, promotes the member and waits for the cluster.
  */
-async function runEtcdMemberJoin(d: JoinData): Promise<void> {
-  if (!d.cfg.controlPlane) return;
-  const cfg = await d.initCfg();
+async function runEtcdMemberJoin(data: JoinData): Promise<void> {
+  if (!data.cfg.controlPlane) return;
+  const cfg = await data.initCfg();
   if (cfg.cluster.etcd.external) {
-    d.out.info("[control-plane-join] Using external etcd - no local stacked instance added");
+    data.out.info("[control-plane-join] Using external etcd - no local stacked instance added");
     return;
   }
   const dataDir = cfg.cluster.etcd.local?.dataDir || DEFAULT_ETCD_DATA_DIR;
-  if (d.dryRun) {
-    d.out.info(
+  if (data.dryRun) {
+    data.out.info(
       `[control-plane-join] Would ensure that ${JSON.stringify(dataDir)} directory is present`,
     );
   } else {
-    await createEtcdDataDir(d.node, dataDir);
+    await createEtcdDataDir(data.node, dataDir);
   }
-  const advertise = d.cfg.controlPlane.localAPIEndpoint.advertiseAddress;
+  const advertise = data.cfg.controlPlane.localAPIEndpoint.advertiseAddress;
   const peerURL = etcdPeerURL(advertise);
-  const t = timing(d);
-  const log = d.out.log;
+  const t = timing(data);
+  const log = data.out.log;
   let members: InitialClusterMember[] = [];
   let client: EtcdClient | undefined;
   try {
-    if (d.dryRun) {
-      d.out.info(`[etcd] Would add etcd member: ${peerURL}`);
+    if (data.dryRun) {
+      data.out.info(`[etcd] Would add etcd member: ${peerURL}`);
     } else {
       log?.(1, "etcd.ts", "creating etcd client that connects to etcd pods");
-      client = await etcdClientFromCluster(d);
+      client = await etcdClientFromCluster(data);
       log?.(1, "etcd.ts", `[etcd] Adding etcd member: ${peerURL}`);
       members = await addLearnerMember(client, cfg.init.nodeRegistration.name, peerURL, t, log);
-      d.out.info("[etcd] Announced new etcd member joining to the existing etcd cluster");
+      data.out.info("[etcd] Announced new etcd member joining to the existing etcd cluster");
       log?.(
         1,
         "etcd.ts",
         `Updated etcd member list: ${memberListText(members)}`,
       );
     }
-    d.out.info(`[etcd] Creating static Pod manifest for ${JSON.stringify(Component.etcd)}`);
-    const ctx = await d.nodeContext();
+    data.out.info(`[etcd] Creating static Pod manifest for ${JSON.stringify(Component.etcd)}`);
+    const ctx = await data.nodeContext();
     await writeStaticPodManifest(
       ctx,
       Component.etcd,
       etcdPod(await nodeManifestInput(ctx), members),
     );
-    if (d.dryRun || !client) {
-      d.out.info("[etcd] Would wait for the new etcd member to join the cluster");
+    if (data.dryRun || !client) {
+      data.out.info("[etcd] Would wait for the new etcd member to join the cluster");
       return;
     }
     const learner = await memberByPeerURL(client, peerURL, t);
     await promoteLearner(client, learner.id, t, log);
-    d.out.info(
+    data.out.info(
       `[etcd] Waiting for the new etcd member to join the cluster. This can take up to ${
         formatDuration(ETCD_HEALTHY_CHECK_INTERVAL_MS * ETCD_HEALTHY_CHECK_RETRIES)
       }`,
     );
     const endpoints = [...new Set([...client.endpoints, etcdClientURL(advertise)])];
-    const cfgTls = await etcdTls(d, cfg.cluster.certificatesDir);
+    const cfgTls = await etcdTls(data, cfg.cluster.certificatesDir);
     await waitForClusterAvailable(
-      d.node.etcdClient(endpoints, cfgTls),
+      data.node.etcdClient(endpoints, cfgTls),
       t,
       ETCD_HEALTHY_CHECK_RETRIES,
       ETCD_HEALTHY_CHECK_INTERVAL_MS,
@@ -160,16 +166,33 @@ async function runEtcdMemberJoin(d: JoinData): Promise<void> {
   }
 }
 
-async function etcdTls(d: JoinData, dir: string) {
+async function etcdTls(data: JoinData, dir: string) {
   return {
-    caPem: await readPem(d, `${dir}/etcd/ca.crt`),
-    certPem: await readPem(d, `${dir}/etcd/healthcheck-client.crt`),
-    keyPem: await readPem(d, `${dir}/etcd/healthcheck-client.key`),
+    caPem: await readPem(data, `${dir}/etcd/ca.crt`),
+    certPem: await readPem(data, `${dir}/etcd/healthcheck-client.crt`),
+    keyPem: await readPem(data, `${dir}/etcd/healthcheck-client.key`),
   };
 }
 
 /** The `etcd-join` phase: a control-plane join adds this node's etcd member; a worker skips. */
-export async function runEtcdJoin(d: JoinData): Promise<void> {
-  if (!d.cfg.controlPlane) return;
-  await runEtcdMemberJoin(d);
+export async function runEtcdJoin(data: JoinData): Promise<void> {
+  if (!data.cfg.controlPlane) return;
+  await runEtcdMemberJoin(data);
 }
+
+/** `join phase check-etcd` (hidden): the cluster's etcd is healthy before this member joins. */
+export const checkEtcdPhase: Phase<JoinData> = {
+  name: "check-etcd",
+  short: "Check that the local etcd cluster is healthy",
+  hidden: true,
+  run: runCheckEtcd,
+  inputs: ["config", "controlPlane", "dryRun"],
+};
+
+/** `join phase etcd-join`. */
+export const etcdJoinPhase: Phase<JoinData> = {
+  name: "etcd-join",
+  short: "Join etcd for control plane nodes",
+  run: runEtcdJoin,
+  inputs: ["config", "controlPlane", "nodeName", "patchesDir", "advertiseAddress", "dryRun"],
+};

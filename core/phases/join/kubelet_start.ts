@@ -49,30 +49,31 @@ import {
 import { patchManagerFor } from "../../patches/patch_manager.ts";
 import { kubeletConfigurationSchema } from "../../patches/patch_schemas.ts";
 import { KubeconfigFile, KUBERNETES_DIR } from "../../constants.ts";
-import type { JoinData } from "./data.ts";
+import { API_SERVER_ENDPOINT, DISCOVERY_INPUTS, type JoinData } from "./data.ts";
+import type { Phase } from "../../workflow/phase.ts";
 
 /** Upstream's help text when the kubelet does not come up. */
-function printKubeletHelp(d: JoinData): void {
+function printKubeletHelp(data: JoinData): void {
   for (
     const line of [
       "",
       "Unfortunately, an error has occurred, likely caused by:",
       ...kubeletHelpLines(),
     ]
-  ) d.out.info(line);
+  ) data.out.info(line);
 }
 
 /** Interval of the wait for kubelet.conf (upstream `TLSBootstrapRetryInterval`). */
 const TLS_BOOTSTRAP_RETRY_INTERVAL_MS = 1_000;
 
 /** The node name the kubelet registers with. */
-function joinNodeName(d: JoinData): string {
-  return kubeletNodeName(d.cfg.nodeRegistration, d.host.hostname);
+function joinNodeName(data: JoinData): string {
+  return kubeletNodeName(data.cfg.nodeRegistration, data.host.hostname);
 }
 
 /** Fails with upstream's message when a Ready Node of this name exists. */
-async function checkNoReadyNode(d: JoinData, nodeName: string): Promise<void> {
-  const client = await d.bootstrapClient();
+async function checkNoReadyNode(data: JoinData, nodeName: string): Promise<void> {
+  const client = await data.bootstrapClient();
   let node: Node | undefined;
   try {
     node = await client.get<Node>({ kind: "Node", name: nodeName });
@@ -92,24 +93,24 @@ async function checkNoReadyNode(d: JoinData, nodeName: string): Promise<void> {
 }
 
 /** Runs `join phase kubelet-start`. */
-export async function runKubeletStart(d: JoinData): Promise<void> {
-  const initCfg = await d.initCfg();
-  const bootstrapPath = `${d.kubeconfigDir}/${KubeconfigFile.bootstrapKubelet}`;
+export async function runKubeletStart(data: JoinData): Promise<void> {
+  const initCfg = await data.initCfg();
+  const bootstrapPath = `${data.kubeconfigDir}/${KubeconfigFile.bootstrapKubelet}`;
   let ok = false;
   try {
-    let tls: Kubeconfig = structuredClone(await d.tlsBootstrapCfg());
-    if (d.cfg.controlPlane) {
+    let tls: Kubeconfig = structuredClone(await data.tlsBootstrapCfg());
+    if (data.cfg.controlPlane) {
       let server: string;
       try {
-        server = localAPIEndpointURL(d.cfg.controlPlane.localAPIEndpoint);
+        server = localAPIEndpointURL(data.cfg.controlPlane.localAPIEndpoint);
       } catch (e) {
         throw wrap("could not get LocalAPIEndpoint", e);
       }
       tls = withServer(tls, server);
     }
-    const log = (m: string) => d.out.log?.(1, "kubelet_start.ts", `[kubelet-start] ${m}`);
+    const log = (m: string) => data.out.log?.(1, "kubelet_start.ts", `[kubelet-start] ${m}`);
     log(`writing bootstrap kubelet config file at ${bootstrapPath}`);
-    await d.files.write({
+    await data.files.write({
       path: bootstrapPath,
       data: serializeKubeconfig(tls, { nullEmptyLists: true }),
       mode: 0o600,
@@ -118,8 +119,8 @@ export async function runKubeletStart(d: JoinData): Promise<void> {
       throw wrap("couldn't save bootstrap-kubelet.conf to disk", e);
     });
 
-    const caPath = d.cfg.caCertPath;
-    if ((await d.files.read(caPath)) === undefined) {
+    const caPath = data.cfg.caCertPath;
+    if ((await data.files.read(caPath)) === undefined) {
       let caPem: string;
       try {
         caPem = certificateAuthorityPem(clusterFromKubeconfig(tls).cluster);
@@ -127,58 +128,58 @@ export async function runKubeletStart(d: JoinData): Promise<void> {
         throw wrap("couldn't save the CA certificate to disk", e);
       }
       log(`writing CA certificate at ${caPath}`);
-      await d.files.write({ path: caPath, data: caPem, mode: 0o644, kind: "certificate" });
+      await data.files.write({ path: caPath, data: caPem, mode: 0o644, kind: "certificate" });
     }
 
-    const nodeName = joinNodeName(d);
+    const nodeName = joinNodeName(data);
     log(
       `Checking for an existing Node in the cluster with name ${
         JSON.stringify(nodeName)
       } and status "Ready"`,
     );
-    await checkNoReadyNode(d, nodeName);
+    await checkNoReadyNode(data, nodeName);
 
-    if (d.dryRun) d.out.info("[kubelet-start] Would stop the kubelet");
+    if (data.dryRun) data.out.info("[kubelet-start] Would stop the kubelet");
     else {
       log("Stopping the kubelet");
-      await kubeletControl(d.node, d.out).stop();
+      await kubeletControl(data.node, data.out).stop();
     }
 
     const instanceConfig = await writeKubeletInstanceConfig(
-      d.files,
-      d.out,
-      d.cfg.nodeRegistration.criSocket,
+      data.files,
+      data.out,
+      data.cfg.nodeRegistration.criSocket,
     );
-    await writeKubeletConfigFile(d.files, d.out, initCfg.kubelet, {
-      patchesDir: d.patchesDir,
+    await writeKubeletConfigFile(data.files, data.out, initCfg.kubelet, {
+      patchesDir: data.patchesDir,
       instanceConfig,
-      systemdResolvedActive: d.host.systemdResolvedActive,
+      systemdResolvedActive: data.host.systemdResolvedActive,
     });
-    await writeKubeletEnvFile(d.files, d.out, {
-      nodeRegistration: d.cfg.nodeRegistration,
-      hostname: d.host.hostname,
-      registerTaintsUsingFlags: d.cfg.controlPlane === undefined,
+    await writeKubeletEnvFile(data.files, data.out, {
+      nodeRegistration: data.cfg.nodeRegistration,
+      hostname: data.host.hostname,
+      registerTaintsUsingFlags: data.cfg.controlPlane === undefined,
     });
 
-    if (d.dryRun) {
-      d.out.info("[kubelet-start] Would start the kubelet");
+    if (data.dryRun) {
+      data.out.info("[kubelet-start] Would start the kubelet");
       ok = true;
       return;
     }
-    d.out.info("[kubelet-start] Starting the kubelet");
-    await kubeletControl(d.node, d.out).restart();
+    data.out.info("[kubelet-start] Starting the kubelet");
+    await kubeletControl(data.node, data.out).restart();
     ok = true;
   } finally {
     // kubelet-wait-bootstrap removes the bootstrap credential; a failed start removes it now.
-    if (!d.dryRun && !ok) await d.node.removeFile(bootstrapPath);
+    if (!data.dryRun && !ok) await data.node.removeFile(bootstrapPath);
   }
 }
 
 /** The kubelet's health URL after `--patches` (for the wait); none when its port is 0. */
-async function kubeletHealthz(d: JoinData, cfg: ResolvedConfig): Promise<string | undefined> {
+async function kubeletHealthz(data: JoinData, cfg: ResolvedConfig): Promise<string | undefined> {
   let kubelet: KubeletConfiguration = cfg.kubelet;
-  if (d.patchesDir) {
-    const manager = await patchManagerFor(d.files, d.patchesDir, () => {});
+  if (data.patchesDir) {
+    const manager = await patchManagerFor(data.files, data.patchesDir, () => {});
     kubelet = manager.apply(
       KUBELET_CONFIGURATION_TARGET,
       kubelet,
@@ -189,13 +190,13 @@ async function kubeletHealthz(d: JoinData, cfg: ResolvedConfig): Promise<string 
 }
 
 /** Whether a usable kubelet.conf exists: parseable, with its credentials readable. */
-async function kubeletConfReady(d: JoinData): Promise<boolean> {
-  const path = `${d.kubeconfigDir}/${KubeconfigFile.kubelet}`;
-  const raw = await d.files.read(path);
+async function kubeletConfReady(data: JoinData): Promise<boolean> {
+  const path = `${data.kubeconfigDir}/${KubeconfigFile.kubelet}`;
+  const raw = await data.files.read(path);
   if (raw === undefined) return false;
   try {
     const config = parseKubeconfig(utf8(raw), path);
-    const params = await connectionFromKubeconfig(config, { files: d.files });
+    const params = await connectionFromKubeconfig(config, { files: data.files });
     return Boolean(params.token || (params.certPem && params.keyPem));
   } catch {
     return false;
@@ -203,42 +204,42 @@ async function kubeletConfReady(d: JoinData): Promise<boolean> {
 }
 
 /** Waits for the kubelet and its TLS bootstrap; removes bootstrap-kubelet.conf afterwards. */
-async function waitForBootstrap(d: JoinData, cfg: ResolvedConfig): Promise<void> {
-  const url = await kubeletHealthz(d, cfg);
+async function waitForBootstrap(data: JoinData, cfg: ResolvedConfig): Promise<void> {
+  const url = await kubeletHealthz(data, cfg);
   if (url === undefined) {
-    d.out.info(KUBELET_HEALTHZ_OFF);
+    data.out.info(KUBELET_HEALTHZ_OFF);
   } else {
-    const ctx = { health: d.node.health, clock: d.clock, sleep: d.sleep, out: d.out };
+    const ctx = { health: data.node.health, clock: data.clock, sleep: data.sleep, out: data.out };
     const outcome = await waitForKubelet(
       ctx,
       url,
-      parseDuration(d.cfg.timeouts.kubeletHealthCheck),
+      parseDuration(data.cfg.timeouts.kubeletHealthCheck),
     );
     if (outcome.pending.length > 0) {
-      printKubeletHelp(d);
+      printKubeletHelp(data);
       throw wrap(
         "failed while waiting for the kubelet to start",
         new KubeadmError([...outcome.errors.values()].join("; ")),
       );
     }
   }
-  d.out.info("[kubelet-start] Waiting for the kubelet to perform the TLS Bootstrap");
+  data.out.info("[kubelet-start] Waiting for the kubelet to perform the TLS Bootstrap");
   try {
     await poll<true>(
-      async () => (await kubeletConfReady(d)) ? { done: true, value: true } : { done: false },
+      async () => (await kubeletConfReady(data)) ? { done: true, value: true } : { done: false },
       {
-        clock: d.clock,
-        sleep: d.sleep,
+        clock: data.clock,
+        sleep: data.sleep,
         intervalMs: TLS_BOOTSTRAP_RETRY_INTERVAL_MS,
-        timeoutMs: parseDuration(d.cfg.timeouts.tlsBootstrap),
+        timeoutMs: parseDuration(data.cfg.timeouts.tlsBootstrap),
         timeoutError: () =>
           new KubeadmError(
-            `timed out after ${d.cfg.timeouts.tlsBootstrap} waiting for ${KUBERNETES_DIR}/${KubeconfigFile.kubelet} and its client certificate`,
+            `timed out after ${data.cfg.timeouts.tlsBootstrap} waiting for ${KUBERNETES_DIR}/${KubeconfigFile.kubelet} and its client certificate`,
           ),
       },
     );
   } catch (e) {
-    printKubeletHelp(d);
+    printKubeletHelp(data);
     throw wrap("failed while waiting for TLS bootstrap", e);
   }
 }
@@ -247,16 +248,42 @@ async function waitForBootstrap(d: JoinData, cfg: ResolvedConfig): Promise<void>
  * Runs `kubelet-wait-bootstrap`. In dry-run it only says what it would do, before reading
  * any configuration (as upstream).
  */
-export async function runKubeletWaitBootstrap(d: JoinData): Promise<void> {
-  if (d.dryRun) {
-    d.out.info("[kubelet-wait] Would wait for the kubelet to be bootstrapped");
+export async function runKubeletWaitBootstrap(data: JoinData): Promise<void> {
+  if (data.dryRun) {
+    data.out.info("[kubelet-wait] Would wait for the kubelet to be bootstrapped");
     return;
   }
-  const cfg = await d.initCfg();
-  const bootstrapPath = `${d.kubeconfigDir}/${KubeconfigFile.bootstrapKubelet}`;
+  const cfg = await data.initCfg();
+  const bootstrapPath = `${data.kubeconfigDir}/${KubeconfigFile.bootstrapKubelet}`;
   try {
-    await waitForBootstrap(d, cfg);
+    await waitForBootstrap(data, cfg);
   } finally {
-    await d.node.removeFile(bootstrapPath);
+    await data.node.removeFile(bootstrapPath);
   }
 }
+
+/** `join phase kubelet-start`. */
+export const kubeletStartPhase: Phase<JoinData> = {
+  name: "kubelet-start",
+  short: "Write kubelet settings, certificates and (re)start the kubelet",
+  long:
+    "Write a file with KubeletConfiguration and an environment file with node specific kubelet settings, and then (re)start kubelet.",
+  argsUsage: API_SERVER_ENDPOINT,
+  run: runKubeletStart,
+  inputs: [
+    "config",
+    "criSocket",
+    "nodeName",
+    ...DISCOVERY_INPUTS.filter((input) => input !== "config"),
+    "patchesDir",
+    "dryRun",
+  ],
+};
+
+/** `join phase kubelet-wait-bootstrap`. */
+export const kubeletWaitBootstrapPhase: Phase<JoinData> = {
+  name: "kubelet-wait-bootstrap",
+  short: "Wait for the kubelet to bootstrap itself",
+  run: runKubeletWaitBootstrap,
+  inputs: ["config", "criSocket", "dryRun"],
+};

@@ -22,6 +22,7 @@ import { parseKubeconfig, withServer } from "../../kubeconfig/kubeconfig.ts";
 import { localAPIEndpointURL } from "../../net/endpoint.ts";
 import { parseDuration } from "../../text/duration.ts";
 import type { JoinData } from "./data.ts";
+import type { Phase } from "../../workflow/phase.ts";
 
 /**
  * The wait's probe: the kube-apiserver's `apiServerURL` is read through `client` (this node's
@@ -47,32 +48,34 @@ export function controlPlaneProbe(
 }
 
 /** Runs the phase; a no-op for worker joins and in dry-run. */
-export async function runJoinWaitControlPlane(d: JoinData): Promise<void> {
-  const cp = d.cfg.controlPlane;
-  if (!cp || d.dryRun) return;
-  const adminPath = `${d.kubeconfigDir}/${KubeconfigFile.admin}`;
-  const raw = await d.files.read(adminPath);
+export async function runJoinWaitControlPlane(data: JoinData): Promise<void> {
+  const cp = data.cfg.controlPlane;
+  if (!cp || data.dryRun) return;
+  const adminPath = `${data.kubeconfigDir}/${KubeconfigFile.admin}`;
+  const raw = await data.files.read(adminPath);
   if (raw === undefined) throw new KubeadmError(`open ${adminPath}: no such file or directory`);
   const admin = withServer(
     parseKubeconfig(utf8(raw), adminPath),
     localAPIEndpointURL(cp.localAPIEndpoint),
   );
-  const client = await d.clientFor(admin);
+  const client = await data.clientFor(admin);
 
-  const pods = await readControlPlanePods(d.files, d.manifestDir, true);
+  const pods = await readControlPlanePods(data.files, data.manifestDir, true);
   const targets = controlPlaneHealthTargets(pods, cp.localAPIEndpoint);
   const outcome = await waitForControlPlaneComponents(
     {
-      health: controlPlaneProbe(client, targets[0].url, d.node.health),
-      clock: d.clock,
-      sleep: d.sleep,
-      out: d.out,
+      health: controlPlaneProbe(client, targets[0].url, data.node.health),
+      clock: data.clock,
+      sleep: data.sleep,
+      out: data.out,
     },
     targets,
-    parseDuration(d.cfg.timeouts.controlPlaneComponentHealthCheck),
+    parseDuration(data.cfg.timeouts.controlPlaneComponentHealthCheck),
   );
   if (outcome.pending.length === 0) return;
-  for (const line of controlPlaneHelpLines(d.cfg.nodeRegistration.criSocket)) d.out.info(line);
+  for (const line of controlPlaneHelpLines(data.cfg.nodeRegistration.criSocket)) {
+    data.out.info(line);
+  }
   const errors = outcome.pending.map((t) =>
     outcome.errors.get(t.name) ?? `${t.name} did not answer`
   );
@@ -82,3 +85,11 @@ export async function runJoinWaitControlPlane(d: JoinData): Promise<void> {
     }`,
   );
 }
+
+/** `join phase wait-control-plane`. */
+export const waitControlPlanePhase: Phase<JoinData> = {
+  name: "wait-control-plane",
+  short: "Wait for the control plane to start",
+  run: runJoinWaitControlPlane,
+  inputs: [],
+};

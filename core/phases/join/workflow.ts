@@ -1,28 +1,37 @@
 /**
- * The `kubeadm join` workflow of the command line: the phases of `./phases.ts`, their modules
- * loaded as they run, and kubeadm's preflight checks of the machine as the preflight phase's work.
+ * The `kubeadm join` workflow: upstream v1.37's phases, in upstream's order, each declared
+ * whole in a module of this folder (name, help, inputs, sub-phases, work).
+ *
+ * The etcd member join runs in `etcd-join` right after `kubelet-start`, and the wait for the
+ * kubelet's TLS bootstrap in `kubelet-wait-bootstrap` (both listed and always run since v1.36;
+ * `control-plane-join etcd` is gone). Only `check-etcd` stays hidden. The command line lists,
+ * validates and offers the phases from their outline (`cli/phase_outlines.ts`, generated from
+ * this list) and loads a phase's module when it runs; a plan imports them all up front.
  *
  * @module
  */
 import type { Workflow } from "../../workflow/phase.ts";
 import type { JoinData } from "./data.ts";
-import { type JoinPhaseModules, joinWorkflowWith } from "./phases.ts";
+import { preflightPhase } from "./preflight.ts";
+import { controlPlanePreparePhase } from "./control_plane_prepare.ts";
+import { checkEtcdPhase, etcdJoinPhase } from "./etcd.ts";
+import { kubeletStartPhase, kubeletWaitBootstrapPhase } from "./kubelet_start.ts";
+import { controlPlaneJoinPhase } from "./mark_control_plane.ts";
+import { waitControlPlanePhase } from "./wait_control_plane.ts";
 
-const preflight = () => import("./preflight.ts");
-
-/** Each phase module loaded when its phase first runs. */
-const LAZY_MODULES: JoinPhaseModules = {
-  prepare: () => import("./control_plane_prepare.ts"),
-  etcd: () => import("./etcd.ts"),
-  kubelet: () => import("./kubelet_start.ts"),
-  mark: () => import("./mark_control_plane.ts"),
-  wait: () => import("./wait_control_plane.ts"),
-};
-
-/** Builds the join workflow. */
+/** The join workflow. */
 export function joinWorkflow(): Workflow<JoinData> {
-  return joinWorkflowWith(
-    LAZY_MODULES,
-    async (d) => (await preflight()).runJoinPreflightPhase(d),
-  );
+  return {
+    name: "join",
+    phases: [
+      preflightPhase,
+      controlPlanePreparePhase,
+      checkEtcdPhase,
+      kubeletStartPhase,
+      etcdJoinPhase,
+      kubeletWaitBootstrapPhase,
+      controlPlaneJoinPhase,
+      waitControlPlanePhase,
+    ],
+  };
 }

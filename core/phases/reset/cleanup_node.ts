@@ -20,6 +20,7 @@ import {
 } from "../../constants.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
 import type { ResetData } from "./data.ts";
+import type { Phase } from "../../workflow/phase.ts";
 import { cleanupDirProblem } from "./safety.ts";
 import { cleanDataDir } from "./remove_etcd_member.ts";
 
@@ -33,49 +34,53 @@ const RESET_KUBECONFIG_FILES: readonly string[] = [
   KubeconfigFile.scheduler,
 ].map((f) => `${KUBERNETES_DIR}/${f}`);
 
-async function stopKubelet(d: ResetData): Promise<void> {
-  if (d.node.foreignRoot !== undefined) {
+async function stopKubelet(data: ResetData): Promise<void> {
+  if (data.node.foreignRoot !== undefined) {
     // The running machine's kubelet serves the running machine, not a root prepared elsewhere
     // (upstream, chrooted, would run the root's own systemctl).
-    d.out.warn(
-      `[reset] The node's root is ${d.node.foreignRoot}; kubeadm does not stop the running machine's kubelet service for it`,
+    data.out.warn(
+      `[reset] The node's root is ${data.node.foreignRoot}; kubeadm does not stop the running machine's kubelet service for it`,
     );
-    d.out.warn("[reset] Please ensure kubelet is stopped manually");
+    data.out.warn("[reset] Please ensure kubelet is stopped manually");
     return;
   }
-  d.out.log?.(1, "cleanup_node.ts", "[reset] Getting init system");
-  const init = await d.node.machine.initSystem();
+  data.out.log?.(1, "cleanup_node.ts", "[reset] Getting init system");
+  const init = await data.node.machine.initSystem();
   if (!init) {
-    d.out.warn(
+    data.out.warn(
       "[reset] The kubelet service could not be stopped by kubeadm. Unable to detect a supported init system!",
     );
-    d.out.warn("[reset] Please ensure kubelet is stopped manually");
+    data.out.warn("[reset] Please ensure kubelet is stopped manually");
     return;
   }
-  if (d.dryRun) {
-    d.out.info("[dryrun] Would stop the kubelet service");
+  if (data.dryRun) {
+    data.out.info("[dryrun] Would stop the kubelet service");
     return;
   }
-  d.out.info("[reset] Stopping the kubelet service");
+  data.out.info("[reset] Stopping the kubelet service");
   try {
     await init.serviceStop("kubelet");
   } catch (e) {
-    d.out.warn(`[reset] The kubelet service could not be stopped by kubeadm: [${errorMessage(e)}]`);
-    d.out.warn("[reset] Please ensure kubelet is stopped manually");
+    data.out.warn(
+      `[reset] The kubelet service could not be stopped by kubeadm: [${errorMessage(e)}]`,
+    );
+    data.out.warn("[reset] Please ensure kubelet is stopped manually");
   }
 }
 
 /** Unmounts everything under the kubelet directory; returns the resolved directory to clean. */
-async function unmountKubeletDir(d: ResetData): Promise<string | undefined> {
-  if (d.dryRun) {
-    d.out.info(`[dryrun] Would unmount mounted directories in ${JSON.stringify(KUBELET_RUN_DIR)}`);
+async function unmountKubeletDir(data: ResetData): Promise<string | undefined> {
+  if (data.dryRun) {
+    data.out.info(
+      `[dryrun] Would unmount mounted directories in ${JSON.stringify(KUBELET_RUN_DIR)}`,
+    );
     return undefined;
   }
   let dir: string;
   try {
-    dir = await d.node.realDir(KUBELET_RUN_DIR);
+    dir = await data.node.realDir(KUBELET_RUN_DIR);
   } catch (e) {
-    d.out.warn(
+    data.out.warn(
       `[reset] Skipping unmount of directories in ${JSON.stringify(KUBELET_RUN_DIR)}: ${
         errorMessage(e)
       }`,
@@ -84,23 +89,23 @@ async function unmountKubeletDir(d: ResetData): Promise<string | undefined> {
   }
   const problem = cleanupDirProblem(dir);
   if (problem !== undefined) {
-    d.out.warn(
+    data.out.warn(
       `[reset] Skipping unmount and cleanup of ${JSON.stringify(KUBELET_RUN_DIR)} (resolved to ${
         JSON.stringify(dir)
       }): ${problem}`,
     );
     return undefined;
   }
-  d.out.info(`[reset] Unmounting mounted directories in ${JSON.stringify(KUBELET_RUN_DIR)}`);
+  data.out.info(`[reset] Unmounting mounted directories in ${JSON.stringify(KUBELET_RUN_DIR)}`);
   const prefix = `${dir}/`;
   // Innermost (most recently mounted) first, so nested mounts come off cleanly.
-  const mounts = (await d.node.mountPoints()).filter((m) => m.startsWith(prefix)).reverse();
+  const mounts = (await data.node.mountPoints()).filter((m) => m.startsWith(prefix)).reverse();
   const errors: string[] = [];
   for (const m of mounts) {
     try {
-      if ((await d.node.unmount(m, d.unmountFlags)) === "not-mounted") {
+      if ((await data.node.unmount(m, data.unmountFlags)) === "not-mounted") {
         // v1.35+: expected when a duplicate entry went away with its shared peer.
-        d.out.warn(`[reset] Ignoring EINVAL error while unmounting ${JSON.stringify(m)}`);
+        data.out.warn(`[reset] Ignoring EINVAL error while unmounting ${JSON.stringify(m)}`);
       }
     } catch (e) {
       errors.push(`failed to unmount ${JSON.stringify(m)}: ${errorMessage(e)}`);
@@ -117,34 +122,34 @@ async function unmountKubeletDir(d: ResetData): Promise<string | undefined> {
   return dir;
 }
 
-async function removeContainers(d: ResetData): Promise<void> {
-  if (d.dryRun) {
-    d.out.info("[dryrun] Would remove Kubernetes-managed containers");
+async function removeContainers(data: ResetData): Promise<void> {
+  if (data.dryRun) {
+    data.out.info("[dryrun] Would remove Kubernetes-managed containers");
     return;
   }
-  d.out.log?.(1, "cleanup_node.ts", "[reset] Removing Kubernetes-managed containers");
+  data.out.log?.(1, "cleanup_node.ts", "[reset] Removing Kubernetes-managed containers");
   try {
-    const rt = d.node.machine.containerRuntime(d.criSocket);
+    const rt = data.node.machine.containerRuntime(data.criSocket);
     await rt.connect();
     await rt.removePods(await rt.listKubePods());
   } catch (e) {
-    d.out.warn(`[reset] Failed to remove containers: ${errorMessage(e)}`);
+    data.out.warn(`[reset] Failed to remove containers: ${errorMessage(e)}`);
   }
 }
 
-async function resetConfigDir(d: ResetData, dirs: readonly string[]): Promise<void> {
+async function resetConfigDir(data: ResetData, dirs: readonly string[]): Promise<void> {
   const shown = `[${dirs.join(" ")}]`;
-  if (d.dryRun) {
-    d.out.info(`[dryrun] Would delete contents of directories: ${shown}`);
+  if (data.dryRun) {
+    data.out.info(`[dryrun] Would delete contents of directories: ${shown}`);
   } else {
-    d.out.info(`[reset] Deleting contents of directories: ${shown}`);
+    data.out.info(`[reset] Deleting contents of directories: ${shown}`);
     for (const dir of dirs) {
       const problem = cleanupDirProblem(dir);
       try {
         if (problem !== undefined) throw new KubeadmError(problem);
-        await d.node.cleanDir(dir);
+        await data.node.cleanDir(dir);
       } catch (e) {
-        d.out.warn(
+        data.out.warn(
           `[reset] Failed to delete contents of ${JSON.stringify(dir)} directory: ${
             errorMessage(e)
           }`,
@@ -153,16 +158,16 @@ async function resetConfigDir(d: ResetData, dirs: readonly string[]): Promise<vo
     }
   }
   const files = `[${RESET_KUBECONFIG_FILES.join(" ")}]`;
-  if (d.dryRun) {
-    d.out.info(`[dryrun] Would delete files: ${files}`);
+  if (data.dryRun) {
+    data.out.info(`[dryrun] Would delete files: ${files}`);
     return;
   }
-  d.out.info(`[reset] Deleting files: ${files}`);
+  data.out.info(`[reset] Deleting files: ${files}`);
   for (const file of RESET_KUBECONFIG_FILES) {
     try {
-      await d.node.removeFile(file);
+      await data.node.removeFile(file);
     } catch (e) {
-      d.out.warn(`[reset] Failed to remove file: ${JSON.stringify(file)} [${errorMessage(e)}]`);
+      data.out.warn(`[reset] Failed to remove file: ${JSON.stringify(file)} [${errorMessage(e)}]`);
     }
   }
 }
@@ -173,29 +178,38 @@ async function resetConfigDir(d: ResetData, dirs: readonly string[]): Promise<vo
  * cluster exits, and the kubelet restarts it on the empty directory): its new files would fail
  * the next init's or join's preflight (`DirAvailable--var-lib-etcd`). Upstream leaves them.
  */
-async function emptyEtcdDataDirAgain(d: ResetData): Promise<void> {
-  const dir = d.etcdDataDirEmptied;
-  if (dir === undefined || d.dryRun) return;
-  const entries = await d.node.machine.files.list(dir);
-  if (entries !== undefined && entries.length > 0) await cleanDataDir(d, dir);
+async function emptyEtcdDataDirAgain(data: ResetData): Promise<void> {
+  const dir = data.etcdDataDirEmptied;
+  if (dir === undefined || data.dryRun) return;
+  const entries = await data.node.machine.files.list(dir);
+  if (entries !== undefined && entries.length > 0) await cleanDataDir(data, dir);
 }
 
 /** Runs the phase. */
-export async function runCleanupNode(d: ResetData): Promise<void> {
+export async function runCleanupNode(data: ResetData): Promise<void> {
   const dirs = [MANIFESTS_DIR];
-  await stopKubelet(d);
-  const kubeletDir = await unmountKubeletDir(d);
+  await stopKubelet(data);
+  const kubeletDir = await unmountKubeletDir(data);
   if (kubeletDir !== undefined) dirs.push(kubeletDir);
-  await removeContainers(d);
-  await emptyEtcdDataDirAgain(d);
-  if (d.certificatesDir !== DEFAULT_CERTIFICATES_DIR) {
-    d.out.warn(
+  await removeContainers(data);
+  await emptyEtcdDataDirAgain(data);
+  if (data.certificatesDir !== DEFAULT_CERTIFICATES_DIR) {
+    data.out.warn(
       `[reset] WARNING: Cleaning a non-default certificates directory: ${
-        JSON.stringify(d.certificatesDir)
+        JSON.stringify(data.certificatesDir)
       }`,
     );
   }
-  dirs.push(d.certificatesDir);
-  if (d.cleanupTmpDir) dirs.push(KUBEADM_TMP_DIR);
-  await resetConfigDir(d, dirs);
+  dirs.push(data.certificatesDir);
+  if (data.cleanupTmpDir) dirs.push(KUBEADM_TMP_DIR);
+  await resetConfigDir(data, dirs);
 }
+
+/** `reset phase cleanup-node`. */
+export const cleanupNodePhase: Phase<ResetData> = {
+  name: "cleanup-node",
+  aliases: ["cleanupnode"],
+  short: "Run cleanup node.",
+  run: runCleanupNode,
+  inputs: ["certificatesDir", "criSocket", "cleanupTmpDir", "dryRun"],
+};

@@ -1,13 +1,15 @@
 /**
  * Everything a `reset` phase may use (upstream's `resetData`), and how it is assembled from
- * flags, the ResetConfiguration and what could be read from the cluster.
+ * the inputs (`config/inputs.ts`), the ResetConfiguration and what could be read from the
+ * cluster.
  *
- * Precedence as upstream: a flag the user set wins; then the ResetConfiguration; then (for the
- * CRI socket) the cluster's node registration; then the default. The certificates directory is
- * checked for safety here, before anything is touched.
+ * Precedence as upstream: a value given (a flag the user set) wins; then the
+ * ResetConfiguration; then (for the CRI socket) the cluster's node registration; then the
+ * default. The certificates directory is checked for safety here, before anything is touched.
  *
  * @module
  */
+import type { Inputs } from "../../config/inputs.ts";
 import type { ResetConfiguration } from "../../config/types.ts";
 import { DEFAULT_CERTIFICATES_DIR, DEFAULT_CRI_SOCKET } from "../../constants.ts";
 import { validateUnmountFlags } from "../../config/reset.ts";
@@ -68,20 +70,13 @@ export interface ResetData {
   etcdDataDirEmptied?: string;
 }
 
-/** Command-line values; `undefined` means the flag was not given. */
-export interface ResetFlags {
-  certDir?: string;
-  cleanupTmpDir?: boolean;
-  criSocket?: string;
-  dryRun?: boolean;
-  force?: boolean;
-  ignorePreflightErrors?: readonly string[];
-  skipPhases?: readonly string[];
-}
-
-/** What {@link buildResetData} needs besides flags. */
+/** What {@link buildResetData} needs. */
 export interface ResetDataInput {
-  flags: ResetFlags;
+  /**
+   * The values given besides the file (`config/inputs.ts`): `certificatesDir`,
+   * `cleanupTmpDir`, `criSocket`, `dryRun`, `force`, `ignorePreflightErrors`, `skipPhases`.
+   */
+  inputs: Inputs;
   /** The `--config` ResetConfiguration, if any. */
   config?: ResetConfiguration;
   cluster?: ResetClusterConfig;
@@ -90,24 +85,24 @@ export interface ResetDataInput {
   confirm(prompt: string): Promise<string | undefined>;
 }
 
-/** Resolves flags, ResetConfiguration and cluster values into {@link ResetData}. */
+/** Resolves the inputs, ResetConfiguration and cluster values into {@link ResetData}. */
 export function buildResetData(input: ResetDataInput): ResetData & { skipPhases: string[] } {
-  const { flags, config = {}, cluster } = input;
-  const certificatesDir = flags.certDir !== undefined
-    ? assertSafeCleanupDir(flags.certDir, "--cert-dir")
+  const { inputs, config = {}, cluster } = input;
+  const certificatesDir = inputs.certificatesDir !== undefined
+    ? assertSafeCleanupDir(inputs.certificatesDir, "--cert-dir")
     : assertSafeCleanupDir(
       config.certificatesDir || cluster?.certificatesDir || DEFAULT_CERTIFICATES_DIR,
       "certificatesDir",
     );
   validateUnmountFlags(config.unmountFlags ?? []);
   const ignore = resolveIgnoreSet(
-    flags.ignorePreflightErrors ?? [],
+    inputs.ignorePreflightErrors ?? [],
     config.ignorePreflightErrors ?? [],
     KNOWN_CHECK_NAMES,
   );
-  const criSocket = flags.criSocket || config.criSocket || cluster?.criSocket ||
+  const criSocket = inputs.criSocket || config.criSocket || cluster?.criSocket ||
     DEFAULT_CRI_SOCKET;
-  if (!flags.criSocket) {
+  if (!inputs.criSocket) {
     input.out.log?.(1, "data.ts", `[reset] Using specified CRI socket: ${criSocket}`);
   }
   return {
@@ -115,15 +110,26 @@ export function buildResetData(input: ResetDataInput): ResetData & { skipPhases:
     node: input.node,
     confirm: input.confirm,
     cluster,
-    dryRun: flags.dryRun ?? config.dryRun ?? false,
-    force: flags.force ?? config.force ?? false,
-    cleanupTmpDir: flags.cleanupTmpDir ?? config.cleanupTmpDir ?? false,
+    dryRun: inputs.dryRun ?? config.dryRun ?? false,
+    force: inputs.force ?? config.force ?? false,
+    cleanupTmpDir: inputs.cleanupTmpDir ?? config.cleanupTmpDir ?? false,
     certificatesDir,
     criSocket,
     ignore,
     unmountFlags: config.unmountFlags ?? [],
-    skipPhases: flags.skipPhases && flags.skipPhases.length > 0
-      ? [...flags.skipPhases]
+    skipPhases: inputs.skipPhases && inputs.skipPhases.length > 0
+      ? [...inputs.skipPhases]
       : [...(config.skipPhases ?? [])],
   };
 }
+
+/** What upstream prints after a full reset: what reset does not clean up. */
+export const RESET_CLEANUP_NOTES = [
+  "",
+  "The reset process does not perform cleanup of CNI plugin configuration,",
+  "network filtering rules and kubeconfig files.",
+  "",
+  "For information on how to perform this cleanup manually, please see:",
+  "    https://k8s.io/docs/reference/setup-tools/kubeadm/kubeadm-reset/",
+  "",
+];

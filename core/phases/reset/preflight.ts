@@ -8,29 +8,40 @@ import { KubeadmError } from "../../errors.ts";
 import { rootChecks } from "../../preflight/catalog.ts";
 import { PreflightRun } from "../../preflight/runner.ts";
 import type { ResetData } from "./data.ts";
+import type { Phase } from "../../workflow/phase.ts";
 
 /** The confirmation question. */
 export const RESET_PROMPT = "[reset] Are you sure you want to proceed? [y/N]: ";
 
 /** Asks for confirmation (unless forced or dry-running) and runs `IsPrivilegedUser`. */
-export async function runResetPreflight(d: ResetData): Promise<void> {
-  if (!d.force && !d.dryRun) {
-    d.out.warn(
+export async function runResetPreflight(data: ResetData): Promise<void> {
+  if (!data.force && !data.dryRun) {
+    data.out.warn(
       "[reset] WARNING: Changes made to this host by 'kubeadm init' or 'kubeadm join' will be reverted.",
     );
-    const answer = (await d.confirm(RESET_PROMPT))?.trim().toLowerCase();
+    const answer = (await data.confirm(RESET_PROMPT))?.trim().toLowerCase();
     if (answer !== "y" && answer !== "yes") {
       throw new KubeadmError("won't proceed; the user didn't answer (Y|y) in order to continue", {
         hint: "answer y, or pass --force to skip the question",
       });
     }
   }
-  d.out.info("[preflight] Running pre-flight checks");
-  const run = new PreflightRun(d.node.machine, {
+  data.out.info("[preflight] Running pre-flight checks");
+  const run = new PreflightRun(data.node.machine, {
     command: "reset",
-    ignore: d.ignore,
-    out: d.out,
-    dryRun: d.dryRun,
+    ignore: data.ignore,
+    out: data.out,
+    dryRun: data.dryRun,
   });
   await run.run(rootChecks());
 }
+
+/** `reset phase preflight`. */
+export const preflightPhase: Phase<ResetData> = {
+  name: "preflight",
+  aliases: ["pre-flight"],
+  short: "Run reset pre-flight checks",
+  long: "Run pre-flight checks for kubeadm reset.",
+  run: runResetPreflight,
+  inputs: ["ignorePreflightErrors", "force", "dryRun"],
+};

@@ -19,6 +19,7 @@ import { errorMessage, KubeadmError } from "../../errors.ts";
 import { utf8 } from "../../text/utf8.ts";
 import type { TlsClientMaterial } from "../../ports/http.ts";
 import type { ResetData } from "./data.ts";
+import type { Phase } from "../../workflow/phase.ts";
 import { type LocalEtcdManifest, parseEtcdManifest } from "../../manifests/etcd_manifest.ts";
 import { parseKubeYamlOne } from "../../yaml/kube_yaml.ts";
 import type { Pod } from "kubernetes-types/core/v1.d.ts";
@@ -35,9 +36,9 @@ interface MemberTarget {
   endpoints: string[];
 }
 
-async function readManifest(d: ResetData): Promise<LocalEtcdManifest | undefined> {
-  const data = await d.node.machine.files.read(ETCD_MANIFEST);
-  return data === undefined ? undefined : parseEtcdManifest(utf8(data), ETCD_MANIFEST);
+async function readManifest(data: ResetData): Promise<LocalEtcdManifest | undefined> {
+  const bytes = await data.node.machine.files.read(ETCD_MANIFEST);
+  return bytes === undefined ? undefined : parseEtcdManifest(utf8(bytes), ETCD_MANIFEST);
 }
 
 /**
@@ -45,11 +46,11 @@ async function readManifest(d: ResetData): Promise<LocalEtcdManifest | undefined
  * plane's etcd member is added with, when the etcd manifest never got written (a join killed
  * after adding the member as a learner).
  */
-async function apiServerAdvertiseAddress(d: ResetData): Promise<string | undefined> {
-  const data = await d.node.machine.files.read(`${MANIFESTS_DIR}/kube-apiserver.yaml`);
-  if (data === undefined) return undefined;
+async function apiServerAdvertiseAddress(data: ResetData): Promise<string | undefined> {
+  const bytes = await data.node.machine.files.read(`${MANIFESTS_DIR}/kube-apiserver.yaml`);
+  if (bytes === undefined) return undefined;
   try {
-    const pod = parseKubeYamlOne(utf8(data), "kube-apiserver.yaml") as Pod;
+    const pod = parseKubeYamlOne(utf8(bytes), "kube-apiserver.yaml") as Pod;
     const command = pod.spec?.containers?.[0]?.command ?? [];
     return command.find((a) => a.startsWith("--advertise-address="))?.split("=")[1] || undefined;
   } catch {
@@ -58,17 +59,17 @@ async function apiServerAdvertiseAddress(d: ResetData): Promise<string | undefin
 }
 
 async function memberTarget(
-  d: ResetData,
+  data: ResetData,
   manifest: LocalEtcdManifest | undefined,
 ): Promise<MemberTarget | undefined> {
-  const address = d.cluster?.localAPIEndpoint?.advertiseAddress ??
-    (manifest || !d.cluster?.etcdEndpoints?.length
+  const address = data.cluster?.localAPIEndpoint?.advertiseAddress ??
+    (manifest || !data.cluster?.etcdEndpoints?.length
       ? undefined
-      : await apiServerAdvertiseAddress(d));
+      : await apiServerAdvertiseAddress(data));
   const endpoint = address ? { advertiseAddress: address } : undefined;
   if (endpoint?.advertiseAddress) {
-    const endpoints = d.cluster?.etcdEndpoints?.length
-      ? d.cluster.etcdEndpoints
+    const endpoints = data.cluster?.etcdEndpoints?.length
+      ? data.cluster.etcdEndpoints
       : manifest
       ? endpointsFromManifest(manifest)
       : [etcdClientURL(endpoint.advertiseAddress)];
@@ -89,13 +90,13 @@ async function memberTarget(
 }
 
 /** The etcd client certificate: `apiserver-etcd-client`, else `etcd/healthcheck-client`. */
-async function etcdClientTLS(d: ResetData): Promise<TlsClientMaterial> {
-  const dir = d.certificatesDir;
-  const ca = await d.node.machine.files.read(`${dir}/etcd/ca.crt`);
+async function etcdClientTLS(data: ResetData): Promise<TlsClientMaterial> {
+  const dir = data.certificatesDir;
+  const ca = await data.node.machine.files.read(`${dir}/etcd/ca.crt`);
   if (ca === undefined) throw new KubeadmError(`could not read the etcd CA ${dir}/etcd/ca.crt`);
   for (const base of ["apiserver-etcd-client", "etcd/healthcheck-client"]) {
-    const cert = await d.node.machine.files.read(`${dir}/${base}.crt`);
-    const key = await d.node.machine.files.read(`${dir}/${base}.key`);
+    const cert = await data.node.machine.files.read(`${dir}/${base}.crt`);
+    const key = await data.node.machine.files.read(`${dir}/${base}.key`);
     if (cert && key) return { caPem: utf8(ca), certPem: utf8(cert), keyPem: utf8(key) };
   }
   throw new KubeadmError(
@@ -104,10 +105,10 @@ async function etcdClientTLS(d: ResetData): Promise<TlsClientMaterial> {
 }
 
 /** Empties the etcd data directory `dir` (when it is safe to), saying so. */
-export async function cleanDataDir(d: ResetData, dir: string): Promise<void> {
+export async function cleanDataDir(data: ResetData, dir: string): Promise<void> {
   const problem = cleanupDirProblem(dir);
   if (problem !== undefined) {
-    d.out.warn(
+    data.out.warn(
       `[reset] Not deleting the contents of the etcd data directory ${
         JSON.stringify(dir)
       }: ${problem}`,
@@ -115,11 +116,11 @@ export async function cleanDataDir(d: ResetData, dir: string): Promise<void> {
     return;
   }
   try {
-    await d.node.cleanDir(dir);
-    d.etcdDataDirEmptied = dir;
-    d.out.info(`[reset] Deleted contents of the etcd data directory: ${dir}`);
+    await data.node.cleanDir(dir);
+    data.etcdDataDirEmptied = dir;
+    data.out.info(`[reset] Deleted contents of the etcd data directory: ${dir}`);
   } catch (e) {
-    d.out.warn(
+    data.out.warn(
       `[reset] Failed to delete contents of the etcd directory: ${JSON.stringify(dir)}, error: ${
         errorMessage(e)
       }`,
@@ -128,64 +129,73 @@ export async function cleanDataDir(d: ResetData, dir: string): Promise<void> {
 }
 
 /** Runs the phase. */
-export async function runRemoveEtcdMember(d: ResetData): Promise<void> {
-  d.out.log?.(1, "remove_etcd_member.ts", "[reset] Checking for etcd config");
+export async function runRemoveEtcdMember(data: ResetData): Promise<void> {
+  data.out.log?.(1, "remove_etcd_member.ts", "[reset] Checking for etcd config");
   let manifest: LocalEtcdManifest | undefined;
   let dataDir: string;
   try {
-    if (d.cluster?.etcd?.local) {
-      dataDir = d.cluster.etcd.local.dataDir || DEFAULT_ETCD_DATA_DIR;
-      manifest = await readManifest(d).catch(() => undefined);
+    if (data.cluster?.etcd?.local) {
+      dataDir = data.cluster.etcd.local.dataDir || DEFAULT_ETCD_DATA_DIR;
+      manifest = await readManifest(data).catch(() => undefined);
     } else {
-      if (!d.cluster) {
-        d.out.warn("[reset] No kubeadm config, using etcd pod spec to get data directory");
+      if (!data.cluster) {
+        data.out.warn("[reset] No kubeadm config, using etcd pod spec to get data directory");
       }
-      manifest = await readManifest(d);
+      manifest = await readManifest(data);
       // A missing manifest (removed by an earlier cleanup-node run) means the default.
       dataDir = manifest?.dataDir ?? DEFAULT_ETCD_DATA_DIR;
-      if (d.cluster?.etcd?.external) throw new KubeadmError("external etcd");
+      if (data.cluster?.etcd?.external) throw new KubeadmError("external etcd");
     }
   } catch {
-    d.out.info("[reset] No etcd config found. Assuming external etcd");
-    d.out.info("[reset] Please, manually reset etcd to prevent further issues");
+    data.out.info("[reset] No etcd config found. Assuming external etcd");
+    data.out.info("[reset] Please, manually reset etcd to prevent further issues");
     return;
   }
 
-  const target = await memberTarget(d, manifest);
+  const target = await memberTarget(data, manifest);
   let cleaned = false;
   if (target) {
-    if (d.dryRun) {
-      d.out.info("[dryrun] Would remove the etcd member on this node from the etcd cluster");
-      d.out.info(`[dryrun] Would delete contents of the etcd data directory: ${dataDir}`);
+    if (data.dryRun) {
+      data.out.info("[dryrun] Would remove the etcd member on this node from the etcd cluster");
+      data.out.info(`[dryrun] Would delete contents of the etcd data directory: ${dataDir}`);
     } else {
       let removed = false;
       try {
-        const tls = await etcdClientTLS(d);
+        const tls = await etcdClientTLS(data);
         await removeEtcdMember(
-          (endpoints) => d.node.etcdClient(endpoints, tls),
+          (endpoints) => data.node.etcdClient(endpoints, tls),
           target.endpoints,
           target.peerURL,
           target.clientURL,
-          d.out.log,
+          data.out.log,
         );
         removed = true;
       } catch (e) {
-        d.out.warn(
+        data.out.warn(
           `[reset] Failed to remove etcd member: ${
             errorMessage(e)
           }, please manually remove this etcd member using etcdctl`,
         );
       }
       if (removed) {
-        await cleanDataDir(d, dataDir);
+        await cleanDataDir(data, dataDir);
         cleaned = true;
       }
     }
   }
   // Also when the member could not be handled (or cleanup-node ran first): stale data would
   // break the next init or join.
-  if (!d.dryRun && !cleaned) {
-    const entries = await d.node.machine.files.list(dataDir);
-    if (entries !== undefined && entries.length > 0) await cleanDataDir(d, dataDir);
+  if (!data.dryRun && !cleaned) {
+    const entries = await data.node.machine.files.list(dataDir);
+    if (entries !== undefined && entries.length > 0) await cleanDataDir(data, dataDir);
   }
 }
+
+/** `reset phase remove-etcd-member`. */
+export const removeEtcdMemberPhase: Phase<ResetData> = {
+  name: "remove-etcd-member",
+  short: "Remove a local etcd member.",
+  long: "Remove a local etcd member for a control plane node.",
+  run: runRemoveEtcdMember,
+  inputs: ["kubeconfig", "dryRun"],
+};

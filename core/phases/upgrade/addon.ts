@@ -14,13 +14,17 @@ import { printAddonManifests } from "../../addons/print.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
 import { patchManagerFor } from "../../patches/patch_manager.ts";
 import { unupgradedControlPlaneInstances } from "../../upgrade/post_upgrade.ts";
-import type { UpgradeData } from "./data.ts";
+import { BASE_INPUTS, type UpgradeData } from "./data.ts";
+import type { Phase } from "../../workflow/phase.ts";
 
 /** Whether the addons may be upgraded now; prints why not. */
-async function allControlPlanesUpgraded(d: UpgradeData): Promise<boolean> {
+async function allControlPlanesUpgraded(data: UpgradeData): Promise<boolean> {
   let pending: string[];
   try {
-    pending = await unupgradedControlPlaneInstances(d.client, d.cfg.init.nodeRegistration.name);
+    pending = await unupgradedControlPlaneInstances(
+      data.client,
+      data.cfg.init.nodeRegistration.name,
+    );
   } catch (e) {
     throw new KubeadmError(
       `failed to determine whether all the control plane instances have been upgraded: ${
@@ -30,7 +34,7 @@ async function allControlPlanesUpgraded(d: UpgradeData): Promise<boolean> {
     );
   }
   if (pending.length > 0) {
-    d.out.info(
+    data.out.info(
       `[upgrade/addon] Skipping upgrade of addons because control plane instances [${
         pending.join(" ")
       }] have not been upgraded`,
@@ -40,38 +44,56 @@ async function allControlPlanesUpgraded(d: UpgradeData): Promise<boolean> {
   return true;
 }
 
-async function shouldRun(d: UpgradeData, addon: string, disabled: boolean): Promise<boolean> {
+async function shouldRun(data: UpgradeData, addon: string, disabled: boolean): Promise<boolean> {
   const skip = `[upgrade/addon] Skipping the addon/${addon} phase.`;
-  if (!d.isControlPlaneNode) {
-    d.out.info(`${skip} Not a control plane node.`);
+  if (!data.isControlPlaneNode) {
+    data.out.info(`${skip} Not a control plane node.`);
     return false;
   }
   if (disabled) {
-    d.out.info(`${skip} The addon is disabled.`);
+    data.out.info(`${skip} The addon is disabled.`);
     return false;
   }
-  return await allControlPlanesUpgraded(d);
+  return await allControlPlanesUpgraded(data);
 }
 
 /** The `--patches` manager of the run, when a patches directory is set. */
-async function patchesOf(d: UpgradeData) {
-  return d.settings.patchesDir
-    ? await patchManagerFor(d.files, d.settings.patchesDir, (l) => d.out.info(l))
+async function patchesOf(data: UpgradeData) {
+  return data.settings.patchesDir
+    ? await patchManagerFor(data.files, data.settings.patchesDir, (l) => data.out.info(l))
     : undefined;
 }
 
 /** `addon/coredns`. */
-export async function runCoreDNSAddon(d: UpgradeData): Promise<void> {
-  if (!(await shouldRun(d, "coredns", d.cfg.cluster.dns?.disabled === true))) return;
-  const input = coreDNSInputFor(d.cfg, await patchesOf(d));
-  if (d.settings.dryRun) return printAddonManifests(d.out, await coreDNSManifests(input));
-  await ensureCoreDNS(d.client, input, d.out);
+export async function runCoreDNSAddon(data: UpgradeData): Promise<void> {
+  if (!(await shouldRun(data, "coredns", data.cfg.cluster.dns?.disabled === true))) return;
+  const input = coreDNSInputFor(data.cfg, await patchesOf(data));
+  if (data.settings.dryRun) return printAddonManifests(data.out, await coreDNSManifests(input));
+  await ensureCoreDNS(data.client, input, data.out);
 }
 
 /** `addon/kube-proxy`. */
-export async function runKubeProxyAddon(d: UpgradeData): Promise<void> {
-  if (!(await shouldRun(d, "kube-proxy", d.cfg.cluster.proxy?.disabled === true))) return;
-  const input = kubeProxyInputFor(d.cfg, d.host.proxyEnv, d.crypto, await patchesOf(d));
-  if (d.settings.dryRun) return printAddonManifests(d.out, await kubeProxyManifests(input));
-  await ensureKubeProxy(d.client, input, d.out);
+export async function runKubeProxyAddon(data: UpgradeData): Promise<void> {
+  if (!(await shouldRun(data, "kube-proxy", data.cfg.cluster.proxy?.disabled === true))) return;
+  const input = kubeProxyInputFor(data.cfg, data.host.proxyEnv, data.crypto, await patchesOf(data));
+  if (data.settings.dryRun) return printAddonManifests(data.out, await kubeProxyManifests(input));
+  await ensureKubeProxy(data.client, input, data.out);
 }
+
+const INPUTS = [...BASE_INPUTS, "patchesDir"] as const;
+
+/** `upgrade apply|node phase addon`. */
+export const addonPhase: Phase<UpgradeData> = {
+  name: "addon",
+  short: "Upgrade the default kubeadm addons",
+  phases: [
+    { name: "all", short: "Upgrade all the addons", runAllSiblings: true, inputs: INPUTS },
+    { name: "coredns", short: "Upgrade the CoreDNS addon", run: runCoreDNSAddon, inputs: INPUTS },
+    {
+      name: "kube-proxy",
+      short: "Upgrade the kube-proxy addon",
+      run: runKubeProxyAddon,
+      inputs: INPUTS,
+    },
+  ],
+};

@@ -6,14 +6,25 @@
  * @module
  */
 import { applyBootstrapTokenRBAC } from "../../cluster/bootstrap_token.ts";
-import type { UpgradeData } from "./data.ts";
+import { BASE_INPUTS, type UpgradeData } from "./data.ts";
+import type { Phase } from "../../workflow/phase.ts";
 
 /** `bootstrap-token`. */
-export async function runBootstrapToken(d: UpgradeData): Promise<void> {
-  if (d.settings.dryRun) {
-    d.out.info("[dryrun] Would configure bootstrap token and cluster-info RBAC rules");
+export async function runBootstrapToken(data: UpgradeData): Promise<void> {
+  if (data.settings.dryRun) {
+    data.out.info("[dryrun] Would configure bootstrap token and cluster-info RBAC rules");
     return;
   }
-  d.out.info("[upgrade/bootstrap-token] Configuring bootstrap token and cluster-info RBAC rules");
-  await applyBootstrapTokenRBAC(d.client, d.out);
+  data.out.info(
+    "[upgrade/bootstrap-token] Configuring bootstrap token and cluster-info RBAC rules",
+  );
+  await applyBootstrapTokenRBAC(data.client, data.out);
 }
+
+/** `upgrade apply phase bootstrap-token`. */
+export const bootstrapTokenPhase: Phase<UpgradeData> = {
+  name: "bootstrap-token",
+  short: "Configures bootstrap token and cluster-info RBAC rules",
+  run: runBootstrapToken,
+  inputs: BASE_INPUTS,
+};

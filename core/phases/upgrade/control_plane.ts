@@ -19,47 +19,48 @@ import {
   type UpgradeEtcd,
   upgradeStaticPodControlPlane,
 } from "../../upgrade/static_pods.ts";
-import type { UpgradeData } from "./data.ts";
+import { BASE_INPUTS, type UpgradeData } from "./data.ts";
+import type { Phase } from "../../workflow/phase.ts";
 
-function manifestContext(d: UpgradeData): ManifestWriteContext {
+function manifestContext(data: UpgradeData): ManifestWriteContext {
   return {
-    cfg: d.cfg,
-    files: d.files,
-    out: d.out,
-    manifestDir: d.manifestDir,
-    patchesDir: d.settings.patchesDir,
-    host: d.host,
+    cfg: data.cfg,
+    files: data.files,
+    out: data.out,
+    manifestDir: data.manifestDir,
+    patchesDir: data.settings.patchesDir,
+    host: data.host,
   };
 }
 
-async function readPem(d: UpgradeData, path: string): Promise<string> {
-  const data = await d.files.read(path);
-  if (data === undefined) throw new KubeadmError(`open ${path}: no such file or directory`);
-  return utf8(data);
+async function readPem(data: UpgradeData, path: string): Promise<string> {
+  const bytes = await data.files.read(path);
+  if (bytes === undefined) throw new KubeadmError(`open ${path}: no such file or directory`);
+  return utf8(bytes);
 }
 
 /** The stacked etcd cluster, reached with this node's `etcd/healthcheck-client` certificate. */
-function localEtcd(d: UpgradeData): UpgradeEtcd {
+function localEtcd(data: UpgradeData): UpgradeEtcd {
   const timing = etcdTiming({
-    clock: d.clock,
-    sleep: d.sleep,
-    timeoutMs: parseDuration(d.upgrade.timeouts.etcdAPICall),
+    clock: data.clock,
+    sleep: data.sleep,
+    timeoutMs: parseDuration(data.upgrade.timeouts.etcdAPICall),
   });
   return {
     timing,
     async connect() {
-      const dir = d.cfg.cluster.certificatesDir;
+      const dir = data.cfg.cluster.certificatesDir;
       const tls = {
-        caPem: await readPem(d, `${dir}/etcd/ca.crt`),
-        certPem: await readPem(d, `${dir}/etcd/healthcheck-client.crt`),
-        keyPem: await readPem(d, `${dir}/etcd/healthcheck-client.key`),
+        caPem: await readPem(data, `${dir}/etcd/ca.crt`),
+        certPem: await readPem(data, `${dir}/etcd/healthcheck-client.crt`),
+        keyPem: await readPem(data, `${dir}/etcd/healthcheck-client.key`),
       };
       const endpoints = await etcdEndpointsFromCluster(
-        d.client,
-        parseDuration(d.upgrade.timeouts.kubernetesAPICall),
-        d.out.log,
+        data.client,
+        parseDuration(data.upgrade.timeouts.kubernetesAPICall),
+        data.out.log,
       );
-      return await syncEtcdClient((e) => d.etcdClient(e, tls), endpoints, timing, d.out.log);
+      return await syncEtcdClient((e) => data.etcdClient(e, tls), endpoints, timing, data.out.log);
     },
   };
 }
@@ -69,39 +70,39 @@ function localEtcd(d: UpgradeData): UpgradeEtcd {
  * next line (a `[patches]` line printed while the manifests are made, else the first file)
  * follows on the same line.
  */
-async function dryRun(d: UpgradeData): Promise<void> {
+async function dryRun(data: UpgradeData): Promise<void> {
   const lines: string[] = [];
   const files = await plannedControlPlaneManifests({
-    ...manifestContext(d),
-    out: { info: (l) => lines.push(l), warn: (l) => d.out.warn(l), log: d.out.log },
-  }, d.planningOverlay);
+    ...manifestContext(data),
+    out: { info: (l) => lines.push(l), warn: (l) => data.out.warn(l), log: data.out.log },
+  }, data.planningOverlay);
   let prefix = `[dryrun] Would upgrade your static Pod-hosted control plane to version ${
-    JSON.stringify(d.cfg.cluster.kubernetesVersion)
+    JSON.stringify(data.cfg.cluster.kubernetesVersion)
   }`;
   for (const line of lines) {
-    d.out.info(`${prefix}${line}`);
+    data.out.info(`${prefix}${line}`);
     prefix = "";
   }
   for (const f of files) {
-    printDryRunFile(d.out, f, prefix);
+    printDryRunFile(data.out, f, prefix);
     prefix = "";
   }
 }
 
-async function upgrade(d: UpgradeData): Promise<void> {
-  const timeoutMs = parseDuration(d.upgrade.timeouts.upgradeManifests);
+async function upgrade(data: UpgradeData): Promise<void> {
+  const timeoutMs = parseDuration(data.upgrade.timeouts.upgradeManifests);
   try {
     await upgradeStaticPodControlPlane({
-      ctx: manifestContext(d),
-      kubernetesDir: d.kubernetesDir,
-      node: d.node,
-      waiter: kubeWaiter(d.client, timeoutMs, d.out),
-      etcd: d.cfg.cluster.etcd.external ? undefined : localEtcd(d),
-      etcdUpgrade: d.settings.etcdUpgrade,
-      renewCerts: d.settings.renewCerts,
-      random: d.random,
-      crypto: d.crypto,
-      now: d.clock.now(),
+      ctx: manifestContext(data),
+      kubernetesDir: data.kubernetesDir,
+      node: data.node,
+      waiter: kubeWaiter(data.client, timeoutMs, data.out),
+      etcd: data.cfg.cluster.etcd.external ? undefined : localEtcd(data),
+      etcdUpgrade: data.settings.etcdUpgrade,
+      renewCerts: data.settings.renewCerts,
+      random: data.random,
+      crypto: data.crypto,
+      now: data.clock.now(),
     });
   } catch (e) {
     throw new KubeadmError(`couldn't complete the static pod upgrade: ${errorMessage(e)}`, {
@@ -109,41 +110,59 @@ async function upgrade(d: UpgradeData): Promise<void> {
       hint: e instanceof KubeadmError ? e.hint : undefined,
     });
   }
-  d.out.info(
+  data.out.info(
     "[upgrade/control-plane] The control plane instance for this node was successfully upgraded!",
   );
 }
 
 /** `upgrade apply phase control-plane`. */
-export async function runApplyControlPlane(d: UpgradeData): Promise<void> {
-  const version = d.cfg.cluster.kubernetesVersion;
-  if (d.settings.dryRun) {
-    await dryRun(d);
+export async function runApplyControlPlane(data: UpgradeData): Promise<void> {
+  const version = data.cfg.cluster.kubernetesVersion;
+  if (data.settings.dryRun) {
+    await dryRun(data);
     return;
   }
-  d.out.info(
+  data.out.info(
     `[upgrade/control-plane] Upgrading your static Pod-hosted control plane to version ${
       JSON.stringify(version)
-    } (timeout: ${formatDuration(parseDuration(d.upgrade.timeouts.upgradeManifests))})...`,
+    } (timeout: ${formatDuration(parseDuration(data.upgrade.timeouts.upgradeManifests))})...`,
   );
-  await upgrade(d);
+  await upgrade(data);
 }
 
 /** `upgrade node phase control-plane`. */
-export async function runNodeControlPlane(d: UpgradeData): Promise<void> {
-  if (!d.isControlPlaneNode) {
-    d.out.info("[upgrade/control-plane] Skipping phase. Not a control plane node.");
+export async function runNodeControlPlane(data: UpgradeData): Promise<void> {
+  if (!data.isControlPlaneNode) {
+    data.out.info("[upgrade/control-plane] Skipping phase. Not a control plane node.");
     return;
   }
-  const version = d.cfg.cluster.kubernetesVersion;
-  d.out.info(
+  const version = data.cfg.cluster.kubernetesVersion;
+  data.out.info(
     `[upgrade/control-plane] Upgrading your Static Pod-hosted control plane instance to version ${
       JSON.stringify(version)
     }...`,
   );
-  if (d.settings.dryRun) {
-    await dryRun(d);
+  if (data.settings.dryRun) {
+    await dryRun(data);
     return;
   }
-  await upgrade(d);
+  await upgrade(data);
 }
+
+const INPUTS = [...BASE_INPUTS, "certificateRenewal", "etcdUpgrade", "patchesDir"] as const;
+
+/** `upgrade apply phase control-plane`. */
+export const applyControlPlanePhase: Phase<UpgradeData> = {
+  name: "control-plane",
+  short: "Upgrade the control plane",
+  run: runApplyControlPlane,
+  inputs: INPUTS,
+};
+
+/** `upgrade node phase control-plane`. */
+export const nodeControlPlanePhase: Phase<UpgradeData> = {
+  name: "control-plane",
+  short: "Upgrade the control plane instance deployed on this node, if any",
+  run: runNodeControlPlane,
+  inputs: INPUTS,
+};

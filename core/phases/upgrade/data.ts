@@ -18,9 +18,13 @@ import type { KubeClient } from "../../kube/client.ts";
 import type { EtcdClient } from "../../ports/etcd.ts";
 import type { TlsClientMaterial } from "../../ports/http.ts";
 import type { ResolvedUpgradeConfig } from "../../upgrade/upgrade_config.ts";
+import type { InputName, Inputs } from "../../config/inputs.ts";
 import type { VersionGetter } from "../../upgrade/version_getter.ts";
 
-/** The flags of a run, merged with the UpgradeConfiguration (flags win). */
+/**
+ * The settings of a run: the inputs (`config/inputs.ts`) over the UpgradeConfiguration's
+ * section, decided once by {@link upgradeSettings}.
+ */
 export interface UpgradeSettings {
   dryRun: boolean;
   etcdUpgrade: boolean;
@@ -35,6 +39,8 @@ export interface UpgradeSettings {
   nonInteractive: boolean;
   allowExperimentalUpgrades: boolean;
   allowRCUpgrades: boolean;
+  /** `apply`: print the cluster's configuration before upgrading. */
+  printConfig: boolean;
   /** `upgrade.apply|node.imagePullPolicy` and `imagePullSerial`. */
   imagePullPolicy: string;
   imagePullSerial: boolean;
@@ -83,3 +89,43 @@ export interface UpgradeData {
   /** Which phase paths this run executes (absent: all not skipped). */
   willRun?: (phasePath: string) => boolean;
 }
+
+/**
+ * The settings of an `upgrade apply|node` run: each input given wins over its field of the
+ * UpgradeConfiguration's section (upstream's `ValueFromFlagsOrConfig`); the preflight errors to
+ * ignore are both lists.
+ */
+export function upgradeSettings(
+  command: UpgradeData["command"],
+  upgrade: ResolvedUpgradeConfig,
+  inputs: Inputs,
+): UpgradeSettings {
+  const section = command === "apply" ? upgrade.apply : upgrade.node;
+  const dryRun = inputs.dryRun ?? section.dryRun;
+  const force = command === "apply" && (inputs.force ?? upgrade.apply.forceUpgrade);
+  return {
+    dryRun,
+    etcdUpgrade: inputs.etcdUpgrade ?? section.etcdUpgrade,
+    renewCerts: inputs.certificateRenewal ?? section.certificateRenewal,
+    patchesDir: inputs.patchesDir ?? section.patchesDirectory,
+    ignorePreflightErrors: [
+      ...section.ignorePreflightErrors,
+      ...inputs.ignorePreflightErrors ?? [],
+    ],
+    force,
+    nonInteractive: (inputs.yes ?? false) || force || dryRun,
+    allowExperimentalUpgrades: inputs.allowExperimentalUpgrades ??
+      upgrade.apply.allowExperimentalUpgrades,
+    allowRCUpgrades: inputs.allowRCUpgrades ?? upgrade.apply.allowRCUpgrades,
+    printConfig: command === "apply" && (inputs.printConfig ?? upgrade.apply.printConfig),
+    imagePullPolicy: section.imagePullPolicy,
+    imagePullSerial: section.imagePullSerial,
+  };
+}
+
+/** What every `upgrade apply|node phase` command takes. */
+export const BASE_INPUTS = [
+  "config",
+  "kubeconfig",
+  "dryRun",
+] as const satisfies readonly InputName[];

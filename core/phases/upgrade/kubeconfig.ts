@@ -10,35 +10,47 @@ import { errorMessage, KubeadmError } from "../../errors.ts";
 import { KubeconfigFile } from "../../constants.ts";
 import { kubeletControl } from "../../kubelet/service.ts";
 import { updateKubeletKubeconfigServer } from "../../upgrade/post_upgrade.ts";
-import type { UpgradeData } from "./data.ts";
+import { BASE_INPUTS, type UpgradeData } from "./data.ts";
+import type { Phase } from "../../workflow/phase.ts";
 
 /** The hidden `kubeconfig` phase. */
-export async function runKubeconfig(d: UpgradeData): Promise<void> {
-  if (!d.isControlPlaneNode) {
-    d.out.info("[upgrade/kubeconfig] Skipping phase. Not a control plane node.");
+export async function runKubeconfig(data: UpgradeData): Promise<void> {
+  if (!data.isControlPlaneNode) {
+    data.out.info("[upgrade/kubeconfig] Skipping phase. Not a control plane node.");
     return;
   }
-  const path = `${d.kubernetesDir}/${KubeconfigFile.kubelet}`;
+  const path = `${data.kubernetesDir}/${KubeconfigFile.kubelet}`;
   try {
     const change = await updateKubeletKubeconfigServer({
-      files: d.files,
+      files: data.files,
       path,
-      controlPlaneEndpoint: d.cfg.cluster.controlPlaneEndpoint,
-      localAPIEndpoint: d.cfg.init.localAPIEndpoint,
-      dryRun: d.settings.dryRun,
-      log: d.out.log,
+      controlPlaneEndpoint: data.cfg.cluster.controlPlaneEndpoint,
+      localAPIEndpoint: data.cfg.init.localAPIEndpoint,
+      dryRun: data.settings.dryRun,
+      log: data.out.log,
     });
-    if (change.changed && d.settings.dryRun) {
-      d.out.info(
+    if (change.changed && data.settings.dryRun) {
+      data.out.info(
         `[dryrun] Would change the Server URL from ${JSON.stringify(change.from)} to ${
           JSON.stringify(change.to)
         } in ${path} and try to restart kubelet`,
       );
     } else if (change.changed) {
-      await kubeletControl(d.node, d.out).restart();
+      await kubeletControl(data.node, data.out).restart();
     }
   } catch (e) {
     throw new KubeadmError(`failed to update kubelet local mode: ${errorMessage(e)}`, { cause: e });
   }
-  d.out.info("[upgrade/kubeconfig] The kubeconfig files for this node were successfully upgraded!");
+  data.out.info(
+    "[upgrade/kubeconfig] The kubeconfig files for this node were successfully upgraded!",
+  );
 }
+
+/** The hidden `kubeconfig` phase of `upgrade apply` and `upgrade node` (no command). */
+export const kubeconfigPhase: Phase<UpgradeData> = {
+  name: "kubeconfig",
+  short: "Upgrade kubeconfig files for this node",
+  hidden: true,
+  run: runKubeconfig,
+  inputs: BASE_INPUTS,
+};

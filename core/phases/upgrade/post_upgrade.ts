@@ -6,17 +6,26 @@
  * @module
  */
 import { removeKubeletFlags, UNWANTED_KUBELET_FLAGS } from "../../upgrade/post_upgrade.ts";
-import type { UpgradeData } from "./data.ts";
+import { BASE_INPUTS, type UpgradeData } from "./data.ts";
+import type { Phase } from "../../workflow/phase.ts";
 
 /** `post-upgrade`. */
-export async function runPostUpgrade(d: UpgradeData): Promise<void> {
+export async function runPostUpgrade(data: UpgradeData): Promise<void> {
   await removeKubeletFlags({
-    files: d.files,
-    node: d.node,
-    out: d.out,
-    kubernetesDir: d.kubernetesDir,
+    files: data.files,
+    node: data.node,
+    out: data.out,
+    kubernetesDir: data.kubernetesDir,
     unwanted: UNWANTED_KUBELET_FLAGS,
-    dryRun: d.settings.dryRun,
-    random: d.random,
+    dryRun: data.settings.dryRun,
+    random: data.random,
   });
 }
+
+/** `upgrade apply|node phase post-upgrade`. */
+export const postUpgradePhase: Phase<UpgradeData> = {
+  name: "post-upgrade",
+  short: "Run post upgrade tasks",
+  run: runPostUpgrade,
+  inputs: BASE_INPUTS,
+};

@@ -28,7 +28,8 @@ import { COREDNS_CHECK_NAMES, coreDNSMigrationChecks } from "../../upgrade/cored
 import { enforceVersionPolicies, policyVerdict } from "../../upgrade/policy.ts";
 import { MINIMUM_UPGRADE_TARGET, normalizeUpgradeTarget } from "../../upgrade/target.ts";
 import { COREDNS_VERSION } from "../../versions.ts";
-import type { UpgradeData } from "./data.ts";
+import { BASE_INPUTS, type UpgradeData } from "./data.ts";
+import type { Phase } from "../../workflow/phase.ts";
 
 /** This module's name in verbose log lines. */
 const LOG_SOURCE = "preflight.ts";
@@ -40,51 +41,51 @@ export const UPGRADE_CHECK_NAMES: readonly string[] = [
   ...COREDNS_CHECK_NAMES,
 ];
 
-function preflightRun(d: UpgradeData, command: string): PreflightRun {
-  return new PreflightRun(d.node.machine, {
+function preflightRun(data: UpgradeData, command: string): PreflightRun {
+  return new PreflightRun(data.node.machine, {
     command,
-    ignore: resolveIgnoreSet(d.settings.ignorePreflightErrors, [], UPGRADE_CHECK_NAMES),
-    out: d.out,
+    ignore: resolveIgnoreSet(data.settings.ignorePreflightErrors, [], UPGRADE_CHECK_NAMES),
+    out: data.out,
   });
 }
 
 /** `upgrade apply phase preflight`. */
-export async function runApplyPreflight(d: UpgradeData): Promise<void> {
-  d.out.info("[upgrade/preflight] Running preflight checks");
-  const run = preflightRun(d, "upgrade apply");
+export async function runApplyPreflight(data: UpgradeData): Promise<void> {
+  data.out.info("[upgrade/preflight] Running preflight checks");
+  const run = preflightRun(data, "upgrade apply");
   await run.run(rootChecks());
-  await run.run(upgradeChecks(d.cfg.init.nodeRegistration.criSocket));
-  const cluster = d.cfg.cluster;
-  await run.run(coreDNSMigrationChecks({ client: d.client, targetVersion: COREDNS_VERSION }));
-  d.out.log?.(1, LOG_SOURCE, "[upgrade/preflight] Verifying the cluster health");
-  d.out.info("[upgrade] Running cluster health checks");
+  await run.run(upgradeChecks(data.cfg.init.nodeRegistration.criSocket));
+  const cluster = data.cfg.cluster;
+  await run.run(coreDNSMigrationChecks({ client: data.client, targetVersion: COREDNS_VERSION }));
+  data.out.log?.(1, LOG_SOURCE, "[upgrade/preflight] Verifying the cluster health");
+  data.out.info("[upgrade] Running cluster health checks");
   await run.run(clusterHealthChecks({
-    client: d.client,
-    files: d.node.machine.files,
+    client: data.client,
+    files: data.node.machine.files,
     manifestDir: MANIFESTS_DIR,
     pauseImage: pauseImage(cluster),
-    dryRun: d.settings.dryRun,
-    out: d.out,
+    dryRun: data.settings.dryRun,
+    out: data.out,
   }));
   for (const notice of storedFeatureGateNotices(cluster.featureGates ?? {})) {
-    d.out.info(`[upgrade/preflight] ${notice}`);
+    data.out.info(`[upgrade/preflight] ${notice}`);
   }
-  d.out.log?.(1, LOG_SOURCE, "[upgrade/preflight] Validating requested and actual version");
+  data.out.log?.(1, LOG_SOURCE, "[upgrade/preflight] Validating requested and actual version");
   const { version: target, warnings } = normalizeUpgradeTarget(cluster.kubernetesVersion);
-  for (const w of warnings) d.out.warn(w);
+  for (const w of warnings) data.out.warn(w);
   cluster.kubernetesVersion = target;
-  d.out.info(
+  data.out.info(
     `[upgrade/preflight] You have chosen to upgrade the cluster version to ${
       JSON.stringify(target)
     }`,
   );
   const verdict = policyVerdict(
-    await enforceVersionPolicies(d.versions, target, {
+    await enforceVersionPolicies(data.versions, target, {
       minimumControlPlane: MINIMUM_UPGRADE_TARGET,
-      allowExperimental: d.settings.allowExperimentalUpgrades,
-      allowRC: d.settings.allowRCUpgrades,
-    }, d.out),
-    d.settings.force,
+      allowExperimental: data.settings.allowExperimentalUpgrades,
+      allowRC: data.settings.allowRCUpgrades,
+    }, data.out),
+    data.settings.force,
   );
   if (verdict.error) {
     throw new KubeadmError(verdict.error, {
@@ -93,49 +94,73 @@ export async function runApplyPreflight(d: UpgradeData): Promise<void> {
       hint: "pick a version the skew policy allows (kubeadm upgrade plan lists them)",
     });
   }
-  if (verdict.forced) d.out.info(verdict.forced);
-  if (!d.settings.nonInteractive) {
-    if (!d.confirm) {
+  if (verdict.forced) data.out.info(verdict.forced);
+  if (!data.settings.nonInteractive) {
+    if (!data.confirm) {
       throw new KubeadmError("won't proceed; the user didn't answer (Y|n) in order to continue", {
         hint: "pass --yes (or -y) to upgrade without a confirmation",
       });
     }
-    if (!(await d.confirm("[upgrade] Are you sure you want to proceed? [y/N]: "))) {
+    if (!(await data.confirm("[upgrade] Are you sure you want to proceed? [y/N]: "))) {
       throw new KubeadmError("won't proceed; the user didn't answer (Y|n) in order to continue");
     }
   }
-  await pullUpgradeImages(d, run, "[dryrun]");
+  await pullUpgradeImages(data, run, "[dryrun]");
 }
 
-async function pullUpgradeImages(d: UpgradeData, run: PreflightRun, dryRunPrefix: string) {
-  if (d.settings.dryRun) {
-    d.out.info(
+async function pullUpgradeImages(data: UpgradeData, run: PreflightRun, dryRunPrefix: string) {
+  if (data.settings.dryRun) {
+    data.out.info(
       `${dryRunPrefix} Would pull the required images (like 'kubeadm config images pull')`,
     );
     return;
   }
-  d.out.info("[upgrade/preflight] Pulling images required for setting up a Kubernetes cluster");
-  d.out.info(
+  data.out.info("[upgrade/preflight] Pulling images required for setting up a Kubernetes cluster");
+  data.out.info(
     "[upgrade/preflight] This might take a minute or two, depending on the speed of your internet connection",
   );
-  d.out.info(
+  data.out.info(
     "[upgrade/preflight] You can also perform this action beforehand using 'kubeadm config images pull'",
   );
-  const cfg = structuredClone(d.cfg);
-  cfg.init.nodeRegistration.imagePullPolicy = d.settings.imagePullPolicy as never;
-  cfg.init.nodeRegistration.imagePullSerial = d.settings.imagePullSerial;
-  await run.run(imagePullChecks(cfg, d.out.log));
+  const cfg = structuredClone(data.cfg);
+  cfg.init.nodeRegistration.imagePullPolicy = data.settings.imagePullPolicy as never;
+  cfg.init.nodeRegistration.imagePullSerial = data.settings.imagePullSerial;
+  await run.run(imagePullChecks(cfg, data.out.log));
 }
 
 /** `upgrade node phase preflight`. */
-export async function runNodePreflight(d: UpgradeData): Promise<void> {
-  d.out.info("[upgrade/preflight] Running pre-flight checks");
-  const run = preflightRun(d, "upgrade node");
+export async function runNodePreflight(data: UpgradeData): Promise<void> {
+  data.out.info("[upgrade/preflight] Running pre-flight checks");
+  const run = preflightRun(data, "upgrade node");
   await run.run(rootChecks());
-  await run.run(upgradeChecks(d.cfg.init.nodeRegistration.criSocket));
-  if (!d.isControlPlaneNode) {
-    d.out.info("[upgrade/preflight] Skipping prepull. Not a control plane node.");
+  await run.run(upgradeChecks(data.cfg.init.nodeRegistration.criSocket));
+  if (!data.isControlPlaneNode) {
+    data.out.info("[upgrade/preflight] Skipping prepull. Not a control plane node.");
     return;
   }
-  await pullUpgradeImages(d, run, "[upgrade/preflight]");
+  await pullUpgradeImages(data, run, "[upgrade/preflight]");
 }
+
+/** `upgrade apply phase preflight`. */
+export const applyPreflightPhase: Phase<UpgradeData> = {
+  name: "preflight",
+  short: "Run preflight checks before upgrade",
+  run: runApplyPreflight,
+  inputs: [
+    ...BASE_INPUTS,
+    "force",
+    "ignorePreflightErrors",
+    "allowExperimentalUpgrades",
+    "allowRCUpgrades",
+    "yes",
+  ],
+};
+
+/** `upgrade node phase preflight`. */
+export const nodePreflightPhase: Phase<UpgradeData> = {
+  name: "preflight",
+  short: "Run upgrade node pre-flight checks",
+  long: "Run pre-flight checks for kubeadm upgrade node.",
+  run: runNodePreflight,
+  inputs: ["config", "ignorePreflightErrors"],
+};

@@ -59,7 +59,7 @@ Deno.test({
 
       const out = new CapturePrinter();
       const data = buildResetData({
-        flags: { force: true },
+        inputs: { force: true },
         out,
         node: new DenoNodeHost({ root, etcd: { timeoutMs: 10_000, retryForMs: 120_000 } }),
         confirm: () => Promise.resolve(undefined),

@@ -103,12 +103,12 @@ async function initNode(): Promise<Node> {
 
 function resetData(
   root: string,
-  flags: Parameters<typeof buildResetData>[0]["flags"],
+  inputs: Parameters<typeof buildResetData>[0]["inputs"],
   init = new FakeInitSystem(),
 ) {
   const out = new CapturePrinter();
   const data = buildResetData({
-    flags,
+    inputs,
     out,
     node: new DenoNodeHost({
       root,
@@ -180,18 +180,24 @@ Deno.test("reset --dry-run changes nothing", async () => {
 Deno.test("dangerous certificate directories are refused; symlinked ones are not followed out", async () => {
   const node = await initNode();
   try {
-    for (const certDir of ["/", "", "relative/pki", "/etc/kubernetes/pki/../../..", "/etc"]) {
-      assert.throws(() => resetData(node.root, { force: true, certDir }), FlagError, certDir);
+    for (
+      const certificatesDir of ["/", "", "relative/pki", "/etc/kubernetes/pki/../../..", "/etc"]
+    ) {
+      assert.throws(
+        () => resetData(node.root, { force: true, certificatesDir }),
+        FlagError,
+        certificatesDir,
+      );
     }
     // a cert dir that resolves to /etc (links resolve inside the root, as chroot would)
     await Deno.symlink("/etc", `${node.root}/etc/kubernetes/pki-etc`);
     await Deno.symlink("../../etc", `${node.root}/etc/kubernetes/pki-etc-rel`);
-    for (const certDir of ["/etc/kubernetes/pki-etc", "/etc/kubernetes/pki-etc-rel"]) {
-      const { data, out } = resetData(node.root, { force: true, certDir });
+    for (const certificatesDir of ["/etc/kubernetes/pki-etc", "/etc/kubernetes/pki-etc-rel"]) {
+      const { data, out } = resetData(node.root, { force: true, certificatesDir });
       await runReset(data, { only: "cleanup-node" });
       assert.ok(
         out.stderr.some((l) =>
-          l.startsWith(`[reset] Failed to delete contents of "${certDir}" directory:`)
+          l.startsWith(`[reset] Failed to delete contents of "${certificatesDir}" directory:`)
         ),
         out.stderr.join("\n"),
       );
@@ -202,8 +208,8 @@ Deno.test("dangerous certificate directories are refused; symlinked ones are not
       `${"../".repeat(16)}${node.outside.slice(1)}`,
       `${node.root}/etc/kubernetes/pki-out-rel`,
     );
-    for (const certDir of ["/etc/kubernetes/pki-out", "/etc/kubernetes/pki-out-rel"]) {
-      const { data } = resetData(node.root, { force: true, certDir });
+    for (const certificatesDir of ["/etc/kubernetes/pki-out", "/etc/kubernetes/pki-out-rel"]) {
+      const { data } = resetData(node.root, { force: true, certificatesDir });
       await runReset(data, { only: "cleanup-node" });
     }
     assert.equal(await Deno.readTextFile(`${node.outside}/precious.txt`), "must survive");

@@ -35,7 +35,7 @@ function isUnsafeTokenDiscovery(cfg: ResolvedJoinConfig): boolean {
 
 Deno.test("flags: --token fills both tokens; defaults as upstream", () => {
   const { config, warnings } = resolve({
-    flags: { apiServerEndpoint: "10.0.0.1:6443", token: TOKEN, caCertHashes: [PIN] },
+    inputs: { apiServerEndpoint: "10.0.0.1:6443", token: TOKEN, caCertHashes: [PIN] },
   });
   assert.deepEqual(warnings, []);
   assert.deepEqual(config.discovery, {
@@ -61,7 +61,7 @@ Deno.test("flags: --token fills both tokens; defaults as upstream", () => {
 Deno.test("flags: explicit discovery and TLS-bootstrap tokens win over --token", () => {
   const other = "zzzzzz.zzzzzzzzzzzzzzzz";
   const { config } = resolve({
-    flags: {
+    inputs: {
       apiServerEndpoint: "10.0.0.1:6443",
       token: TOKEN,
       tlsBootstrapToken: other,
@@ -75,7 +75,7 @@ Deno.test("flags: explicit discovery and TLS-bootstrap tokens win over --token",
 
 Deno.test("flags: --control-plane gets the default taint, bind port and advertise address", () => {
   const { config } = resolve({
-    flags: {
+    inputs: {
       apiServerEndpoint: "10.0.0.1:6443",
       token: TOKEN,
       caCertHashes: [PIN],
@@ -94,7 +94,7 @@ Deno.test("flags: --control-plane gets the default taint, bind port and advertis
 
 Deno.test("flags: control-plane flags without --control-plane only warn", () => {
   const { config, warnings } = resolve({
-    flags: {
+    inputs: {
       apiServerEndpoint: "10.0.0.1:6443",
       token: TOKEN,
       caCertHashes: [PIN],
@@ -108,11 +108,11 @@ Deno.test("flags: control-plane flags without --control-plane only warn", () => 
 });
 
 Deno.test("validation: discovery rules with upstream's messages", () => {
-  assert.deepEqual(fieldErrors(() => resolve({ flags: { token: TOKEN } })), [
+  assert.deepEqual(fieldErrors(() => resolve({ inputs: { token: TOKEN } })), [
     "discovery: bootstrapToken or file must be set",
   ]);
   assert.deepEqual(
-    fieldErrors(() => resolve({ flags: { apiServerEndpoint: "10.0.0.1:6443", token: TOKEN } })),
+    fieldErrors(() => resolve({ inputs: { apiServerEndpoint: "10.0.0.1:6443", token: TOKEN } })),
     [
       "discovery.bootstrapToken.caCertHashes: using token-based discovery without caCertHashes can be unsafe. Set unsafeSkipCAVerification as true in your kubeadm config file or pass --discovery-token-unsafe-skip-ca-verification flag to continue",
     ],
@@ -120,7 +120,7 @@ Deno.test("validation: discovery rules with upstream's messages", () => {
   assert.deepEqual(
     fieldErrors(() =>
       resolve({
-        flags: { apiServerEndpoint: "10.0.0.1", token: "Bad.Token", caCertHashes: [PIN] },
+        inputs: { apiServerEndpoint: "10.0.0.1", token: "Bad.Token", caCertHashes: [PIN] },
       })
     ),
     [
@@ -132,7 +132,7 @@ Deno.test("validation: discovery rules with upstream's messages", () => {
   assert.deepEqual(
     fieldErrors(() =>
       resolve({
-        flags: {
+        inputs: {
           apiServerEndpoint: "10.0.0.1:6443",
           token: TOKEN,
           caCertHashes: [PIN],
@@ -144,23 +144,25 @@ Deno.test("validation: discovery rules with upstream's messages", () => {
   );
   assert.deepEqual(
     fieldErrors(() =>
-      resolve({ flags: { discoveryFile: "http://example.com/c.conf" }, fileExists: () => true })
+      resolve({ inputs: { discoveryFile: "http://example.com/c.conf" }, fileExists: () => true })
     ),
     ["discovery.file.kubeConfigPath: if a URL is used, the scheme must be https"],
   );
   assert.deepEqual(
-    fieldErrors(() => resolve({ flags: { discoveryFile: "/nope.conf" }, fileExists: () => false })),
+    fieldErrors(() =>
+      resolve({ inputs: { discoveryFile: "/nope.conf" }, fileExists: () => false })
+    ),
     ["discovery.file.kubeConfigPath: not a valid HTTPS URL or a file on disk"],
   );
   // A discovery file without token: no TLS-bootstrap token needed; https URL accepted.
-  const { config } = resolve({ flags: { discoveryFile: "https://example.com/c.conf" } });
+  const { config } = resolve({ inputs: { discoveryFile: "https://example.com/c.conf" } });
   assert.deepEqual(config.discovery, { file: { kubeConfigPath: "https://example.com/c.conf" } });
 });
 
 Deno.test("validation: secrets never appear in errors", () => {
   try {
     resolve({
-      flags: {
+      inputs: {
         apiServerEndpoint: "10.0.0.1:6443",
         token: "abcdef.TOPSECRETTOPSECRE",
         caCertHashes: [PIN],
@@ -201,7 +203,7 @@ kind: ClusterConfiguration
   const { config, warnings } = resolve({
     text,
     source: "join.yaml",
-    flags: { nodeName: "CP-2", skipPhases: ["preflight"], dryRun: true },
+    inputs: { nodeName: "CP-2", skipPhases: ["preflight"], dryRun: true },
     fileExists: (p) => p === "/etc/kubernetes/discovery.conf",
   });
   assert.equal(config.discovery.file?.kubeConfigPath, "/etc/kubernetes/discovery.conf");
@@ -260,7 +262,7 @@ timeouts:
 
 Deno.test("ignored preflight errors merge flags and config; 'all' stands alone", () => {
   const { config } = resolve({
-    flags: {
+    inputs: {
       apiServerEndpoint: "10.0.0.1:6443",
       token: TOKEN,
       caCertHashes: [PIN],
@@ -271,7 +273,7 @@ Deno.test("ignored preflight errors merge flags and config; 'all' stands alone",
   assert.deepEqual(
     fieldErrors(() =>
       resolve({
-        flags: {
+        inputs: {
           apiServerEndpoint: "10.0.0.1:6443",
           token: TOKEN,
           caCertHashes: [PIN],
@@ -285,7 +287,7 @@ Deno.test("ignored preflight errors merge flags and config; 'all' stands alone",
 
 Deno.test("phase commands without discovery flags use admin.conf as file discovery", () => {
   const { config } = resolve({
-    flags: { controlPlane: true },
+    inputs: { controlPlane: true },
     discoveryFallbackFile: "/etc/kubernetes/admin.conf",
   });
   assert.deepEqual(config.discovery, { file: { kubeConfigPath: "/etc/kubernetes/admin.conf" } });
@@ -310,7 +312,7 @@ Deno.test("validation: a malformed --discovery-token-ca-cert-hash names the flag
     assert.deepEqual(
       fieldErrors(() =>
         resolve({
-          flags: { apiServerEndpoint: "10.0.0.1:6443", token: TOKEN, caCertHashes: [PIN, pin] },
+          inputs: { apiServerEndpoint: "10.0.0.1:6443", token: TOKEN, caCertHashes: [PIN, pin] },
         })
       ),
       [`--discovery-token-ca-cert-hash: ${detail}`],
@@ -352,7 +354,7 @@ Deno.test("controlPlane advertiseAddress errors name the config field from --con
   assert.throws(
     () =>
       resolve({
-        flags: {
+        inputs: {
           apiServerEndpoint: "10.0.0.1:6443",
           token: TOKEN,
           caCertHashes: [PIN],
@@ -374,7 +376,7 @@ Deno.test("an apiServerEndpoint that can never be dialed is refused before disco
   const endpointError = (endpoint: string) =>
     fieldErrors(() =>
       resolve({
-        flags: { apiServerEndpoint: endpoint, token: TOKEN, caCertHashes: [PIN] },
+        inputs: { apiServerEndpoint: endpoint, token: TOKEN, caCertHashes: [PIN] },
       })
     );
   assert.deepEqual(endpointError("127.0.0.1:abc"), [
@@ -388,7 +390,7 @@ Deno.test("an apiServerEndpoint that can never be dialed is refused before disco
   ]);
   for (const ok of ["10.0.0.1:6443", "[fd00::1]:6443", "cp.example.test:443"]) {
     assert.equal(
-      resolve({ flags: { apiServerEndpoint: ok, token: TOKEN, caCertHashes: [PIN] } })
+      resolve({ inputs: { apiServerEndpoint: ok, token: TOKEN, caCertHashes: [PIN] } })
         .config.discovery.bootstrapToken?.apiServerEndpoint,
       ok,
     );

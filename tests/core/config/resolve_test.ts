@@ -88,7 +88,6 @@ Deno.test("flags override values from the file", () => {
       controlPlaneEndpoint: "lb.example.com",
       certSANs: ["EXTRA.example.com", "10.0.0.9"],
       featureGates: { RootlessControlPlane: true },
-      encryptionAlgorithm: "ECDSA-P256",
       skipPhases: ["preflight"],
       patchesDir: "/etc/patches",
     },
@@ -102,7 +101,6 @@ Deno.test("flags override values from the file", () => {
   assert.equal(config.cluster.controlPlaneEndpoint, "lb.example.com:8443");
   assert.deepEqual(config.cluster.apiServer.certSANs, ["extra.example.com", "10.0.0.9"]);
   assert.deepEqual(config.cluster.featureGates, { RootlessControlPlane: true });
-  assert.equal(config.cluster.encryptionAlgorithm, "ECDSA-P256");
   assert.deepEqual(config.init.skipPhases, ["preflight"]);
   assert.deepEqual(config.init.patches, { directory: "/etc/patches" });
   assert.equal(config.kubeProxy.clusterCIDR, "10.244.0.0/16");
@@ -187,7 +185,7 @@ Deno.test("skipping addon phases disables the addons and vice versa", () => {
 
 Deno.test("--upload-certs generates a certificate key from the random source", () => {
   const { config } = resolveInitConfig({
-    flags: { uploadCerts: true },
+    inputs: { uploadCerts: true },
     host: TEST_HOST,
     random: counterRandom(0),
   });
@@ -220,7 +218,7 @@ Deno.test("the removed PublicKeysECDSA gate is refused; encryptionAlgorithm alon
     ValidationError,
     "PublicKeysECDSA is not a valid feature name.",
   );
-  const r = resolveForTest(undefined, { encryptionAlgorithm: "ECDSA-P256" });
+  const r = resolveForTest(`${CLUSTER}encryptionAlgorithm: ECDSA-P256\n`);
   assert.equal(r.config.cluster.encryptionAlgorithm, "ECDSA-P256");
 });
 

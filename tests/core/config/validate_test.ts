@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ValidationError } from "../../../core/errors.ts";
-import type { InitFlagOverrides } from "../../../core/config/resolve.ts";
+import type { Inputs } from "../../../core/config/inputs.ts";
 import { assertConfigFailure, resolveForTest } from "../../support/config.ts";
 
 const INIT = "apiVersion: kubeadm.k8s.io/v1beta4\nkind: InitConfiguration\n";
@@ -9,10 +9,10 @@ const CLUSTER = "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\
 /** Resolves and expects a ValidationError (exit 3) whose message has all fragments. */
 function rejects(
   text: string | undefined,
-  flags: InitFlagOverrides | undefined,
+  inputs: Inputs | undefined,
   ...fragments: string[]
 ) {
-  return assertConfigFailure(() => resolveForTest(text, flags), ValidationError, ...fragments);
+  return assertConfigFailure(() => resolveForTest(text, inputs), ValidationError, ...fragments);
 }
 
 Deno.test("a valid config passes", () => {

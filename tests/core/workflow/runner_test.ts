@@ -92,3 +92,36 @@ Deno.test("unknown --skip-phases names are rejected with the valid list", () => 
     return true;
   });
 });
+
+Deno.test("outlines load their phase when it runs: all for a full run, one for a phase alone", async () => {
+  const { wf, log } = recorder();
+  const loaded: string[] = [];
+  const outline: Workflow<null> = {
+    name: wf.name,
+    phases: wf.phases.filter((p) => p.name !== "boom").map((phase) => ({
+      name: phase.name,
+      short: phase.short,
+      aliases: phase.aliases,
+      phases: phase.phases?.map(({ run: _, runIf: __, ...rest }) => rest),
+      load: () => {
+        loaded.push(phase.name);
+        return Promise.resolve(phase);
+      },
+    })),
+  };
+  await runWorkflow(outline, null, { only: "certs/all" });
+  assert.deepEqual(loaded, ["certs"]);
+  assert.deepEqual(log, ["certs", "certs/ca", "certs/apiserver"]);
+  loaded.length = log.length = 0;
+  await runWorkflow(outline, null, { only: "uploadconfig" });
+  assert.deepEqual(loaded, ["upload-config"]);
+  loaded.length = log.length = 0;
+  await runWorkflow(outline, null, { skip: ["certs"] });
+  assert.deepEqual(loaded, ["preflight", "certs", "upload-config"]);
+  assert.deepEqual(log, ["preflight", "upload-config"]);
+  const wrong: Workflow<null> = {
+    name: "init",
+    phases: [{ name: "certs", short: "", load: () => Promise.resolve(wf.phases[0]) }],
+  };
+  await assert.rejects(() => runWorkflow(wrong, null), /outline certs loaded phase preflight/);
+});

@@ -18,7 +18,8 @@ import { encodeCertificatePEM } from "../../../../core/pki/cert.ts";
 import { newCertificateAuthority } from "../../../support/test_pki.ts";
 import { generateKeyPair } from "../../../../core/pki/keys.ts";
 import { certificatePin } from "../../../../core/pki/pin.ts";
-import { type JoinFlagOverrides, resolveJoinConfig } from "../../../../core/config/join.ts";
+import { resolveJoinConfig } from "../../../../core/config/join.ts";
+import type { Inputs } from "../../../../core/config/inputs.ts";
 import {
   createJoinData,
   type JoinData,
@@ -122,7 +123,7 @@ export interface FakeJoinOptions {
 /** A join run over the fakes. */
 export function fakeJoin(
   cluster: FakeCluster,
-  flags: JoinFlagOverrides,
+  inputs: Inputs,
   opts: FakeJoinOptions = {},
 ): FakeJoin {
   const files = new MemoryFileSystem();
@@ -131,7 +132,7 @@ export function fakeJoin(
   const clock = new FakeClock(Date.now());
   const events: string[] = [];
   const { config } = resolveJoinConfig({
-    flags,
+    inputs,
     host: { hostname: "worker-1", defaultAdvertiseAddress: "10.0.0.2" },
   });
   const ports: JoinPorts = {

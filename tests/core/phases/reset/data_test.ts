@@ -4,7 +4,7 @@ import { FlagError, ValidationError } from "../../../../core/errors.ts";
 import { resetFixture } from "./support.ts";
 
 Deno.test("defaults", () => {
-  const { data } = resetFixture({ flags: {} });
+  const { data } = resetFixture({ inputs: {} });
   assert.equal(data.certificatesDir, "/etc/kubernetes/pki");
   assert.equal(data.criSocket, "unix:///var/run/containerd/containerd.sock");
   assert.equal(data.dryRun, false);
@@ -26,7 +26,7 @@ Deno.test("flags win over the ResetConfiguration, which wins over the cluster", 
     ignorePreflightErrors: ["IsPrivilegedUser"],
   };
   const cluster = { certificatesDir: "/cluster/pki", criSocket: "unix:///cluster.sock" };
-  const fromConfig = resetFixture({ flags: {}, config, cluster }).data;
+  const fromConfig = resetFixture({ inputs: {}, config, cluster }).data;
   assert.equal(fromConfig.certificatesDir, "/srv/pki");
   assert.equal(fromConfig.criSocket, "unix:///run/crio/crio.sock");
   assert.equal(fromConfig.dryRun && fromConfig.force && fromConfig.cleanupTmpDir, true);
@@ -35,8 +35,8 @@ Deno.test("flags win over the ResetConfiguration, which wins over the cluster", 
   assert.ok(fromConfig.ignore.has("isprivilegeduser"));
 
   const fromFlags = resetFixture({
-    flags: {
-      certDir: "/flag/pki",
+    inputs: {
+      certificatesDir: "/flag/pki",
       criSocket: "unix:///flag.sock",
       dryRun: false,
       force: false,
@@ -51,17 +51,17 @@ Deno.test("flags win over the ResetConfiguration, which wins over the cluster", 
   assert.equal(fromFlags.dryRun || fromFlags.force || fromFlags.cleanupTmpDir, false);
   assert.deepEqual(fromFlags.skipPhases, ["preflight"]);
 
-  const fromCluster = resetFixture({ flags: {}, cluster }).data;
+  const fromCluster = resetFixture({ inputs: {}, cluster }).data;
   assert.equal(fromCluster.certificatesDir, "/cluster/pki");
   assert.equal(fromCluster.criSocket, "unix:///cluster.sock");
 });
 
 Deno.test("dangerous certificate directories are refused before anything runs", () => {
-  for (const certDir of ["/", "", "pki", "/etc/kubernetes/pki/../..", "/etc", "/var/lib"]) {
-    assert.throws(() => resetFixture({ flags: { certDir } }), FlagError, certDir);
+  for (const certificatesDir of ["/", "", "pki", "/etc/kubernetes/pki/../..", "/etc", "/var/lib"]) {
+    assert.throws(() => resetFixture({ inputs: { certificatesDir } }), FlagError, certificatesDir);
   }
   assert.throws(
-    () => resetFixture({ flags: {}, config: { certificatesDir: "/" } }),
+    () => resetFixture({ inputs: {}, config: { certificatesDir: "/" } }),
     (e: unknown) => e instanceof FlagError && e.field === "certificatesDir",
   );
 });
@@ -79,11 +79,11 @@ Deno.test("unknown unmount flags and ignore names are rejected", () => {
     },
   );
   assert.throws(
-    () => resetFixture({ flags: { ignorePreflightErrors: ["isroot"] } }),
+    () => resetFixture({ inputs: { ignorePreflightErrors: ["isroot"] } }),
     /valid names/,
   );
   assert.throws(
-    () => resetFixture({ flags: { ignorePreflightErrors: ["all", "Swap"] } }),
+    () => resetFixture({ inputs: { ignorePreflightErrors: ["all", "Swap"] } }),
     /don't specify individual checks if 'all' is used/,
   );
 });

@@ -1,9 +1,6 @@
 // Shared setup for the reset phase tests: a fake control-plane node after `kubeadm init`.
-import {
-  buildResetData,
-  type ResetData,
-  type ResetFlags,
-} from "../../../../core/phases/reset/data.ts";
+import { buildResetData, type ResetData } from "../../../../core/phases/reset/data.ts";
+import type { Inputs } from "../../../../core/config/inputs.ts";
 import type { ResetConfiguration } from "../../../../core/config/types.ts";
 import type { ResetClusterConfig } from "../../../../core/phases/reset/data.ts";
 import { CapturePrinter, type FakeMachine } from "../../../support/fake_machine.ts";
@@ -55,7 +52,7 @@ export function seedInitNode(host: FakeNodeHost): void {
 
 /** Options of {@link resetFixture}. */
 export interface ResetFixtureOptions {
-  flags?: ResetFlags;
+  inputs?: Inputs;
   config?: ResetConfiguration;
   cluster?: ResetClusterConfig;
   /** Lines the user types at the prompt (`undefined` = end of input). */
@@ -78,7 +75,7 @@ export function resetFixture(opts: ResetFixtureOptions = {}): {
   const prompts: string[] = [];
   const answers = [...(opts.answers ?? [])];
   const data = buildResetData({
-    flags: opts.flags ?? { force: true },
+    inputs: opts.inputs ?? { force: true },
     config: opts.config,
     cluster: opts.cluster,
     out,

@@ -1,10 +1,7 @@
 // The reset workflow on a fake control-plane node: prompts, output, what is removed.
 import assert from "node:assert/strict";
-import {
-  RESET_CLEANUP_NOTES,
-  resetWorkflow,
-  runReset,
-} from "../../../../core/phases/reset/workflow.ts";
+import { resetWorkflow, runReset } from "../../../../core/phases/reset/workflow.ts";
+import { RESET_CLEANUP_NOTES } from "../../../../core/phases/reset/data.ts";
 import { RESET_PROMPT } from "../../../../core/phases/reset/preflight.ts";
 import { resolveSkipPhases } from "../../../../core/workflow/runner.ts";
 import { KubeadmError, PhaseError, PreflightError } from "../../../../core/errors.ts";
@@ -16,7 +13,7 @@ const KUBECONFIGS =
   "/etc/kubernetes/scheduler.conf]";
 
 Deno.test("a forced reset of a control-plane node without cluster access", async () => {
-  const f = resetFixture({ flags: { force: true } });
+  const f = resetFixture({ inputs: { force: true } });
   f.host.mounts = [
     "/proc",
     "/var/lib/kubelet",
@@ -74,7 +71,7 @@ Deno.test("a forced reset of a control-plane node without cluster access", async
 
 Deno.test("the confirmation prompt: y and yes proceed, anything else or no input stops", async () => {
   for (const answer of ["y", "Y", "yes", " YES "]) {
-    const f = resetFixture({ flags: {}, answers: [answer] });
+    const f = resetFixture({ inputs: {}, answers: [answer] });
     await runReset(f.data);
     assert.deepEqual(f.prompts, [RESET_PROMPT]);
     assert.equal(
@@ -84,7 +81,7 @@ Deno.test("the confirmation prompt: y and yes proceed, anything else or no input
     assert.ok(f.host.cleaned.length > 0, answer);
   }
   for (const answer of ["n", "", "yep", undefined]) {
-    const f = resetFixture({ flags: {}, answers: [answer] });
+    const f = resetFixture({ inputs: {}, answers: [answer] });
     await assert.rejects(() => runReset(f.data), (e: unknown) => {
       assert.ok(e instanceof PhaseError);
       assert.equal(
@@ -99,7 +96,7 @@ Deno.test("the confirmation prompt: y and yes proceed, anything else or no input
 });
 
 Deno.test("--dry-run prints what would happen and changes nothing", async () => {
-  const f = resetFixture({ flags: { dryRun: true, cleanupTmpDir: true } });
+  const f = resetFixture({ inputs: { dryRun: true, cleanupTmpDir: true } });
   f.host.mounts = ["/var/lib/kubelet/pods/a/volumes/x"];
   f.host.etcd.members = [
     { id: "1", name: "cp-1", peerURLs: ["https://192.168.0.10:2380"], clientURLs: [] },
@@ -125,7 +122,7 @@ Deno.test("--dry-run prints what would happen and changes nothing", async () => 
 });
 
 Deno.test("dry-run as an unprivileged user reports the root check but goes on", async () => {
-  const f = resetFixture({ flags: { dryRun: true } });
+  const f = resetFixture({ inputs: { dryRun: true } });
   f.preflight.uidValue = 1000;
   await runReset(f.data);
   assert.ok(
@@ -133,21 +130,23 @@ Deno.test("dry-run as an unprivileged user reports the root check but goes on", 
       "[preflight] dry-run: [ERROR IsPrivilegedUser]: user is not running as root",
     ),
   );
-  const g = resetFixture({ flags: { force: true } });
+  const g = resetFixture({ inputs: { force: true } });
   g.preflight.uidValue = 1000;
   await assert.rejects(() => runReset(g.data), (e: unknown) => {
     assert.ok(e instanceof PhaseError && e.exitCode === 2 && e.cause instanceof PreflightError);
     return true;
   });
   assert.deepEqual(g.host.actions, []);
-  const h = resetFixture({ flags: { force: true, ignorePreflightErrors: ["IsPrivilegedUser"] } });
+  const h = resetFixture({ inputs: { force: true, ignorePreflightErrors: ["IsPrivilegedUser"] } });
   h.preflight.uidValue = 1000;
   await runReset(h.data);
   assert.ok(h.out.stderr.includes("\t[WARNING IsPrivilegedUser]: user is not running as root"));
 });
 
 Deno.test("a non-default certificate directory is warned about and emptied; --cleanup-tmp-dir", async () => {
-  const f = resetFixture({ flags: { force: true, certDir: "/srv/k8s/pki", cleanupTmpDir: true } });
+  const f = resetFixture({
+    inputs: { force: true, certificatesDir: "/srv/k8s/pki", cleanupTmpDir: true },
+  });
   f.host.files.put("/srv/k8s/pki/ca.crt", "x");
   await runReset(f.data);
   assert.ok(
@@ -165,7 +164,7 @@ Deno.test("a non-default certificate directory is warned about and emptied; --cl
 });
 
 Deno.test("unmount failures abort reset before anything is deleted", async () => {
-  const f = resetFixture({ flags: { force: true }, config: { unmountFlags: ["MNT_DETACH"] } });
+  const f = resetFixture({ inputs: { force: true }, config: { unmountFlags: ["MNT_DETACH"] } });
   f.host.mounts = ["/var/lib/kubelet/pods/a", "/var/lib/kubelet/pods/b"];
   f.host.unmountErrors.set("/var/lib/kubelet/pods/a", "target is busy");
   f.host.unmountErrors.set("/var/lib/kubelet/pods/b", "not mounted");
@@ -184,7 +183,7 @@ Deno.test("unmount failures abort reset before anything is deleted", async () =>
 });
 
 Deno.test("a mount already gone with its shared peer (EINVAL) is skipped with upstream's warning", async () => {
-  const f = resetFixture({ flags: { force: true } });
+  const f = resetFixture({ inputs: { force: true } });
   f.host.mounts = ["/var/lib/kubelet/pods/a", "/var/lib/kubelet/pods/a"];
   f.host.notMounted.add("/var/lib/kubelet/pods/a");
   await runReset(f.data, { skip: ["remove-etcd-member"] });
@@ -199,7 +198,7 @@ Deno.test("a mount already gone with its shared peer (EINVAL) is skipped with up
 });
 
 Deno.test("kubelet, containers and a missing kubelet dir only warn", async () => {
-  const f = resetFixture({ flags: { force: true } });
+  const f = resetFixture({ inputs: { force: true } });
   f.host.init!.stopError = new Error("exit status 5");
   f.host.runtime.connectError = new Error(
     "dial unix /run/x.sock: connect: no such file or directory",
@@ -217,7 +216,7 @@ Deno.test("kubelet, containers and a missing kubelet dir only warn", async () =>
   assert.ok(f.out.stdout.includes(
     "[reset] Deleting contents of directories: [/etc/kubernetes/manifests /etc/kubernetes/pki]",
   ));
-  const g = resetFixture({ flags: { force: true } });
+  const g = resetFixture({ inputs: { force: true } });
   g.host.init = undefined;
   await runReset(g.data, { only: "cleanup-node" });
   assert.deepEqual(g.out.stderr.slice(0, 2), [
@@ -229,7 +228,7 @@ Deno.test("kubelet, containers and a missing kubelet dir only warn", async () =>
 });
 
 Deno.test("a kubelet dir resolving to a dangerous place is neither unmounted nor emptied", async () => {
-  const f = resetFixture({ flags: { force: true } });
+  const f = resetFixture({ inputs: { force: true } });
   f.host.links.set("/var/lib/kubelet", "/var/lib");
   f.host.mounts = ["/var/lib/docker/overlay"];
   await runReset(f.data, { only: "cleanup-node" });
@@ -241,7 +240,7 @@ Deno.test("a kubelet dir resolving to a dangerous place is neither unmounted nor
 });
 
 Deno.test("remove-etcd-member: last member is kept; failures warn but data is still cleaned", async () => {
-  const last = resetFixture({ flags: { force: true } });
+  const last = resetFixture({ inputs: { force: true } });
   last.host.files.put(
     "/etc/kubernetes/manifests/etcd.yaml",
     new TextDecoder().decode((await last.host.files.read("/etc/kubernetes/manifests/etcd.yaml"))!)
@@ -254,7 +253,7 @@ Deno.test("remove-etcd-member: last member is kept; failures warn but data is st
   assert.deepEqual(last.host.etcd.removed, []);
   assert.deepEqual(last.host.cleaned, ["/var/lib/etcd"]);
 
-  const down = resetFixture({ flags: { force: true } });
+  const down = resetFixture({ inputs: { force: true } });
   down.host.etcd.failure = new Error("no etcd endpoint answered");
   await runReset(down.data, { only: "remove-etcd-member" });
   assert.deepEqual(down.out.stderr, [
@@ -265,7 +264,7 @@ Deno.test("remove-etcd-member: last member is kept; failures warn but data is st
     "[reset] Deleted contents of the etcd data directory: /var/lib/etcd",
   ]);
 
-  const gone = resetFixture({ flags: { force: true } });
+  const gone = resetFixture({ inputs: { force: true } });
   gone.host.etcd.members = [
     { id: "2", name: "cp-2", peerURLs: ["https://192.168.0.11:2380"], clientURLs: [] },
     { id: "3", name: "cp-3", peerURLs: ["https://192.168.0.12:2380"], clientURLs: [] },
@@ -277,7 +276,7 @@ Deno.test("remove-etcd-member: last member is kept; failures warn but data is st
 
 Deno.test("remove-etcd-member: cluster configuration decides the peer URL and data dir", async () => {
   const f = resetFixture({
-    flags: { force: true },
+    inputs: { force: true },
     cluster: {
       etcd: { local: { dataDir: "/data/etcd" } },
       localAPIEndpoint: { advertiseAddress: "192.168.0.10", bindPort: 6443 },
@@ -301,7 +300,7 @@ Deno.test("remove-etcd-member: cluster configuration decides the peer URL and da
 Deno.test("etcd data written again before the containers went is emptied again; else not", async () => {
   // The etcd container runs until cleanup-node removes it: etcd, removed from its cluster,
   // exits and the kubelet restarts it on the emptied directory, which it writes again.
-  const f = resetFixture({ flags: { force: true } });
+  const f = resetFixture({ inputs: { force: true } });
   f.host.runtime.pods = ["etcd-pod"];
   f.host.etcd.members = [
     { id: "1", name: "cp-1", peerURLs: ["https://192.168.0.10:2380"], clientURLs: [] },
@@ -321,19 +320,19 @@ Deno.test("etcd data written again before the containers went is emptied again; 
   );
 
   // Nothing written since: emptied once, as upstream.
-  const quiet = resetFixture({ flags: { force: true } });
+  const quiet = resetFixture({ inputs: { force: true } });
   quiet.host.etcd.members = f.host.etcd.members;
   await runReset(quiet.data);
   assert.deepEqual(quiet.host.cleaned.filter((d) => d === "/var/lib/etcd").length, 1);
 });
 
 Deno.test("remove-etcd-member: worker, external etcd, broken manifest", async () => {
-  const worker = resetFixture({ flags: { force: true }, seed: false });
+  const worker = resetFixture({ inputs: { force: true }, seed: false });
   await runReset(worker.data, { only: "remove-etcd-member" });
   assert.deepEqual(worker.out.stdout, []);
   assert.deepEqual(worker.host.actions, []);
 
-  const broken = resetFixture({ flags: { force: true } });
+  const broken = resetFixture({ inputs: { force: true } });
   broken.host.files.put("/etc/kubernetes/manifests/etcd.yaml", "kind: Pod\nspec: {}\n");
   await runReset(broken.data, { only: "remove-etcd-member" });
   assert.deepEqual(broken.out.stdout, [
@@ -343,7 +342,7 @@ Deno.test("remove-etcd-member: worker, external etcd, broken manifest", async ()
   assert.deepEqual(broken.host.actions, []);
 
   const external = resetFixture({
-    flags: { force: true },
+    inputs: { force: true },
     cluster: { etcd: { external: { endpoints: ["https://e:2379"] } } },
   });
   await runReset(external.data, { only: "remove-etcd-member" });
@@ -352,7 +351,7 @@ Deno.test("remove-etcd-member: worker, external etcd, broken manifest", async ()
 });
 
 Deno.test("remove-etcd-member refuses a dangerous data directory from the manifest", async () => {
-  const f = resetFixture({ flags: { force: true } });
+  const f = resetFixture({ inputs: { force: true } });
   f.host.files.put(
     "/etc/kubernetes/manifests/etcd.yaml",
     "kind: Pod\nspec:\n  volumes:\n  - name: etcd-data\n    hostPath:\n      path: /var/lib\n",
@@ -380,10 +379,10 @@ Deno.test("phases, aliases and --skip-phases", () => {
 });
 
 Deno.test("skipping preflight skips the prompt; KubeadmError from the prompt keeps exit 1", async () => {
-  const f = resetFixture({ flags: {}, answers: [] });
+  const f = resetFixture({ inputs: {}, answers: [] });
   await runReset(f.data, { skip: ["preflight"] });
   assert.deepEqual(f.prompts, []);
-  const g = resetFixture({ flags: {}, answers: ["no"] });
+  const g = resetFixture({ inputs: {}, answers: ["no"] });
   await assert.rejects(() => runReset(g.data), (e: unknown) => {
     assert.ok(e instanceof PhaseError && e.cause instanceof KubeadmError && e.exitCode === 1);
     return true;
