@@ -18,6 +18,8 @@
  * - **Day-2 certificates**: {@link planCertificateRenewal} (`kubeadm certs renew`) and
  *   {@link checkCertificateExpiration} (`kubeadm certs check-expiration`) from the node's
  *   files.
+ * - **Upgrades**: {@link planUpgrade} (`kubeadm upgrade plan`): the upgrades kubeadm can make to
+ *   a cluster, from its objects or through a transport to its API server.
  * - **Bootstrap tokens** ({@link generateToken}, {@link tokenToSecret}), **cluster-info**
  *   ({@link clusterInfoFor}, {@link signClusterInfo}, {@link checkClusterInfo}) and **CA pins**
  *   ({@link certificatePin}).
@@ -87,7 +89,19 @@ export {
   planCertificateRenewal,
   type RenewedCertificate,
 } from "./library/renewal.ts";
+export {
+  type AvailableUpgrade,
+  type ClusterObjects,
+  type ClusterTransport,
+  type ComponentConfigVersionState,
+  type ComponentUpgradePlan,
+  planUpgrade,
+  type UpgradePlan,
+  type UpgradePlanOptions,
+  type UpgradePlanResult,
+} from "./library/upgrade.ts";
 export type { KubeObject } from "./core/kube/client.ts";
+export type { Exchange, Transport, TransportLimits } from "./core/ports/transport.ts";
 export type { ConfigMap, Secret } from "kubernetes-types/core/v1.d.ts";
 export type {
   FieldsV1,

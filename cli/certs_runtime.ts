@@ -6,8 +6,8 @@
  * - `certs renew` and `check-expiration` without `--config` first read the cluster's
  *   `kubeadm-config` (and component configs) through `--kubeconfig` (default
  *   `/etc/kubernetes/admin.conf`) with a short retry, printing upstream's
- *   `[<prefix>] Reading configuration …` lines; `--cert-dir` (default `/etc/kubernetes/pki`)
- *   then overrides the cluster's `certificatesDir`. A kubeconfig that does not load skips the
+ *   `[<prefix>] Reading configuration …` lines; `--cert-dir` (defaulted as `certificatesDir`
+ *   is) then replaces the cluster's `certificatesDir`. A kubeconfig that does not load skips the
  *   cluster silently; a cluster that cannot be read prints `Error reading configuration from
  *   the Cluster. Falling back to default configuration`.
  * - otherwise `--config` (which then decides `certificatesDir`; `--cert-dir` is ignored, as
@@ -20,7 +20,8 @@
  */
 import { loadConfigFile } from "./config_file.ts";
 import { consolePrinter } from "./output.ts";
-import { DEFAULT_CERTIFICATES_DIR, KubeconfigFile, KUBERNETES_DIR } from "../core/constants.ts";
+import { KubeconfigFile, KUBERNETES_DIR } from "../core/constants.ts";
+import { certificatesDirOrDefault } from "../core/config/defaults.ts";
 import { CURRENT_KUBERNETES_VERSION } from "../core/versions.ts";
 import { errorMessage } from "../core/errors.ts";
 import type { Printer } from "../core/ports/printer.ts";
@@ -48,18 +49,18 @@ function hostFacts(rootfs: string | undefined) {
 
 /**
  * Upstream's `LoadOrDefaultInitConfiguration`: the `--config` file, or the defaults with the
- * given overrides (a `--config` file ignores them, except those passed in `always`).
+ * given overrides (a `--config` file ignores them).
  */
 export async function loadOrDefaultConfig(
   configPath: string | undefined,
-  defaults: { certificatesDir?: string; kubernetesVersion?: string },
+  overrides: { certificatesDir?: string; kubernetesVersion?: string },
   warn: (line: string) => void,
 ): Promise<ResolvedConfig> {
   const text = configPath ? await loadConfigFile(configPath) : undefined;
   const { config, warnings } = resolveInitConfig({
     text,
     source: configPath,
-    inputs: configPath ? {} : defaults,
+    inputs: configPath ? {} : overrides,
     host: hostFacts(undefined),
     random: platform.random,
     log: consolePrinter.log,
@@ -85,7 +86,7 @@ async function fromCluster(
     return undefined;
   }
   const { fetchClusterConfigDocuments, resolveClusterDocuments } = await import(
-    "../core/phases/join/cluster_config.ts"
+    "../core/config/cluster_config.ts"
   );
   try {
     // Upstream's GetConfigMapWithShortRetry: every 50ms for at most 350ms.
@@ -119,7 +120,6 @@ export async function loadCertsConfig(
   logPrefix: string,
   warn: (line: string) => void,
 ): Promise<ResolvedConfig> {
-  const certificatesDir = flags["cert-dir"] ?? DEFAULT_CERTIFICATES_DIR;
   if (!flags.config) {
     const kubeconfigPath = flags.kubeconfig ??
       underRoot(flags.rootfs ?? "/", `${KUBERNETES_DIR}/${KubeconfigFile.admin}`);
@@ -127,13 +127,14 @@ export async function loadCertsConfig(
     const cfg = await fromCluster(kubeconfigPath, refsRoot, out, logPrefix);
     if (cfg) {
       out.info("");
-      cfg.cluster.certificatesDir = certificatesDir;
-      return cfg;
+      // As upstream: the flag (or the default it has) replaces the cluster's directory.
+      const certificatesDir = flags["cert-dir"] ?? certificatesDirOrDefault();
+      return { ...cfg, cluster: { ...cfg.cluster, certificatesDir } };
     }
   }
   return await loadOrDefaultConfig(
     flags.config,
-    { certificatesDir, kubernetesVersion: CURRENT_KUBERNETES_VERSION },
+    { certificatesDir: flags["cert-dir"], kubernetesVersion: CURRENT_KUBERNETES_VERSION },
     warn,
   );
 }

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { KUBERNETES_DIR, MANIFESTS_DIR } from "../core/constants.ts";
+import { KUBERNETES_DIR } from "../core/constants.ts";
 import { errorMessage, KubeadmError } from "../core/errors.ts";
 import type { KubeClient } from "../core/kube/client.ts";
 import type { Transport } from "../core/ports/transport.ts";
@@ -95,7 +95,8 @@ export async function connect(
   };
 }
 
-/** Whether this node runs a control plane (upstream `IsControlPlaneNode`). */
+/** Whether the node under `rootfs` runs a control plane (upstream `IsControlPlaneNode`). */
 export async function isControlPlaneNode(rootfs: string): Promise<boolean> {
-  return await (await nodeFiles(rootfs)).exists(`${MANIFESTS_DIR}/kube-apiserver.yaml`);
+  const upgrade = await import("../core/upgrade/cluster_config.ts");
+  return await upgrade.isControlPlaneNode(await nodeFiles(rootfs));
 }

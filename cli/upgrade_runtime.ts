@@ -13,13 +13,13 @@
 import { readConfigFile } from "./config_file.ts";
 import { validateMixedArguments } from "../core/config/mixed_flags.ts";
 import { KubeconfigFile, KUBERNETES_DIR, MANIFESTS_DIR } from "../core/constants.ts";
-import { COREDNS_VERSION, KUBERNETES_VERSION } from "../core/versions.ts";
+import { KUBERNETES_VERSION } from "../core/versions.ts";
 import { errorMessage, KubeadmError } from "../core/errors.ts";
 import type { Printer } from "../core/ports/printer.ts";
 import { KubeClient } from "../core/kube/client.ts";
 import type { ResolvedConfig } from "../core/config/types.ts";
 import type { UpgradeData } from "../core/phases/upgrade/data.ts";
-import type { ResolvedUpgradeConfig } from "../core/upgrade/upgrade_config.ts";
+import type { ResolvedUpgradeConfig, UpgradePlanSettings } from "../core/upgrade/upgrade_config.ts";
 import { detectDefaultAddress, readHostFacts } from "../adapters/deno/host/facts.ts";
 import { dryRunTransport, nodeFiles, nodeHost, planningOverlay, platform } from "./adapters.ts";
 import { readAnswer } from "./reset_runtime.ts";
@@ -62,15 +62,6 @@ function hostFacts(rootfs: string) {
       defaultAdvertiseAddress: detectDefaultAddress() ?? "",
     },
   };
-}
-
-/** The ClusterConfiguration as upstream's `--print-config` prints it. */
-async function printConfiguration(cfg: ResolvedConfig, out: Printer): Promise<void> {
-  const { clusterConfigurationForUpload } = await import("../core/config/print.ts");
-  out.info("[upgrade/config] Configuration used:");
-  for (const line of clusterConfigurationForUpload(cfg.cluster).replace(/\n$/, "").split("\n")) {
-    out.info(`\t${line}`);
-  }
 }
 
 /** `--dry-run`'s API client: reads the real cluster, prints and keeps every write. */
@@ -131,7 +122,7 @@ export async function prepareUpgrade(
     normalizeUpgradeTarget(target);
   }
   const { resolveIgnoreSet } = await import("../core/preflight/ignore.ts");
-  const { UPGRADE_CHECK_NAMES } = await import("../core/phases/upgrade/preflight.ts");
+  const { UPGRADE_CHECK_NAMES } = await import("../core/upgrade/checks.ts");
   const { upgradeSettings } = await import("../core/phases/upgrade/data.ts");
   const settings = upgradeSettings(command, upgrade, inputs);
   resolveIgnoreSet(settings.ignorePreflightErrors, [], UPGRADE_CHECK_NAMES);
@@ -187,7 +178,10 @@ export async function prepareUpgrade(
     }
     cfg.init.timeouts = { ...upgrade.timeouts };
     if (target) cfg.cluster.kubernetesVersion = target;
-    if (settings.printConfig) await printConfiguration(cfg, out);
+    if (settings.printConfig) {
+      const { printConfigurationUsed } = await import("../core/config/print.ts");
+      printConfigurationUsed(cfg.cluster, out);
+    }
     const overlay = await planningOverlay();
     const { kubeVersionGetter, offlineVersionGetter } = await import(
       "../core/upgrade/version_getter.ts"
@@ -246,24 +240,27 @@ export async function prepareUpgrade(
   }
 }
 
-/** Whether the cluster has a component config's ConfigMap (upstream `GetVersionStates`). */
-async function presentComponentConfigs(client: KubeClient, out: Printer): Promise<Set<string>> {
-  const { logComponentConfigDownload } = await import("../core/phases/join/cluster_config.ts");
-  const present = new Set<string>();
-  const maps = [
-    ["KubeProxyConfiguration", "kube-proxy", "kubeproxy.config.k8s.io"],
-    ["KubeletConfiguration", "kubelet-config", "kubelet.config.k8s.io"],
-  ];
-  for (const [kind, name, group] of maps) {
-    logComponentConfigDownload(out, kind, name);
-    if (await client.tryGet({ kind: "ConfigMap", namespace: "kube-system", name })) {
-      present.add(group);
-    }
-  }
-  return present;
+/** The UpgradeConfiguration's `plan` section with the command line's flags and `[version]`. */
+function planSettings(
+  values: FlagValues,
+  argument: string | undefined,
+  plan: UpgradePlanSettings,
+): UpgradePlanSettings {
+  return {
+    kubernetesVersion: argument ?? plan.kubernetesVersion,
+    allowExperimentalUpgrades: values["allow-experimental-upgrades"] ??
+      plan.allowExperimentalUpgrades,
+    allowRCUpgrades: values["allow-release-candidate-upgrades"] ?? plan.allowRCUpgrades,
+    etcdUpgrade: values["etcd-upgrade"] ?? plan.etcdUpgrade,
+    ignorePreflightErrors: [
+      ...plan.ignorePreflightErrors,
+      ...values["ignore-preflight-errors"] ?? [],
+    ],
+    printConfig: values["print-config"] ?? plan.printConfig,
+  };
 }
 
-/** `kubeadm upgrade plan [version]`. */
+/** `kubeadm upgrade plan [version]`: the core's plan on this node and its cluster, printed. */
 export async function runUpgradePlan(
   values: FlagValues,
   setFlags: readonly string[],
@@ -277,9 +274,8 @@ export async function runUpgradePlan(
   const out: Printer = output.kind === "text"
     ? stdoutPrinter
     : { info: () => {}, warn: stdoutPrinter.warn, log: stdoutPrinter.log };
-  const log = (m: string) => out.log?.(1, LOG_SOURCE, m);
-  log("[upgrade/plan] verifying health of cluster");
-  log("[upgrade/plan] retrieving configuration from cluster");
+  out.log?.(1, LOG_SOURCE, "[upgrade/plan] verifying health of cluster");
+  out.log?.(1, LOG_SOURCE, "[upgrade/plan] retrieving configuration from cluster");
   let upgrade: ResolvedUpgradeConfig;
   try {
     upgrade = await loadUpgradeConfig(values.config);
@@ -289,97 +285,29 @@ export async function runUpgradePlan(
       field: e instanceof KubeadmError ? e.field : undefined,
     });
   }
+  const settings = planSettings(values, argument, upgrade.plan);
   const { path, refsRoot } = kubeconfigLocation(values.kubeconfig, rootfs, KubeconfigFile.admin);
   const real = await connect({ path, refsRoot }, { timeoutMs: 30_000 });
   try {
-    const client = real.client;
-    const { resolveIgnoreSet } = await import("../core/preflight/ignore.ts");
-    const { UPGRADE_CHECK_NAMES } = await import("../core/phases/upgrade/preflight.ts");
-    const { storedFeatureGateNotices } = await import("../core/config/features.ts");
-    const { PreflightRun } = await import("../core/preflight/runner.ts");
-    const { rootChecks } = await import("../core/preflight/catalog.ts");
-    const { coreDNSMigrationChecks } = await import("../core/upgrade/coredns_check.ts");
-    const { clusterHealthChecks } = await import("../core/upgrade/health.ts");
-    const { pauseImage } = await import("../core/manifests/images.ts");
-    const { fetchUpgradeConfig } = await import("../core/upgrade/cluster_config.ts");
-    const { parseDuration } = await import("../core/text/duration.ts");
-    const ignore = resolveIgnoreSet(
-      values["ignore-preflight-errors"] ?? [],
-      upgrade.plan.ignorePreflightErrors,
-      UPGRADE_CHECK_NAMES,
-    );
-    const node = await nodeHost(rootfs, {});
-    const run = new PreflightRun(node.machine, { command: "upgrade plan", ignore, out });
-    log("running preflight checks");
-    out.info("[preflight] Running pre-flight checks.");
-    await run.run(rootChecks());
-    await run.run(coreDNSMigrationChecks({ client, targetVersion: COREDNS_VERSION }));
-    const { host } = hostFacts(rootfs);
-    let cfg: ResolvedConfig;
-    try {
-      cfg = await fetchUpgradeConfig({
-        client,
-        files: await nodeFiles(rootfs),
-        out,
-        logPrefix: "upgrade/config",
-        kubeletConf: `${KUBERNETES_DIR}/${KubeconfigFile.kubelet}`,
-        controlPlane: await isControlPlaneNode(rootfs),
-        host,
-        random: platform.random,
-        apiCallTimeoutMs: parseDuration(upgrade.timeouts.kubernetesAPICall),
-      });
-    } catch (e) {
-      throw new KubeadmError(`[upgrade/init config] FATAL: ${errorMessage(e)}`, { cause: e });
-    }
-    const target = argument ?? upgrade.plan.kubernetesVersion ?? "";
-    out.info("[upgrade] Running cluster health checks");
-    try {
-      await run.run(clusterHealthChecks({
-        client,
-        files: node.machine.files,
-        manifestDir: MANIFESTS_DIR,
-        pauseImage: pauseImage(cfg.cluster),
-        dryRun: false,
-        out,
-      }));
-    } catch (e) {
-      throw new KubeadmError(`[upgrade/health] FATAL: ${errorMessage(e)}`, { cause: e });
-    }
-    for (const notice of storedFeatureGateNotices(cfg.cluster.featureGates ?? {})) {
-      out.info(`[upgrade/config] ${notice}`);
-    }
-    if (values["print-config"] ?? upgrade.plan.printConfig) await printConfiguration(cfg, out);
-    const { kubeVersionGetter, offlineVersionGetter } = await import(
-      "../core/upgrade/version_getter.ts"
-    );
-    const { availableUpgrades, componentConfigVersionStates, upgradePlan, upgradePlanText } =
-      await import("../core/upgrade/plan.ts");
-    const getter = offlineVersionGetter(
-      kubeVersionGetter(client, {
-        kubeadmVersion: KUBERNETES_VERSION,
-        warn: (l) => stdoutPrinter.warn(l),
-      }),
-      target,
-    );
-    log("[upgrade/plan] computing upgrade possibilities");
-    let upgrades;
-    try {
-      upgrades = await availableUpgrades(getter, {
-        allowExperimental: values["allow-experimental-upgrades"] ??
-          upgrade.plan.allowExperimentalUpgrades,
-        allowRC: values["allow-release-candidate-upgrades"] ?? upgrade.plan.allowRCUpgrades,
-        warn: (l) => stdoutPrinter.warn(l),
-      }, out);
-    } catch (e) {
-      throw new KubeadmError(`[upgrade/versions] FATAL: ${errorMessage(e)}`, { cause: e });
-    }
-    log("[upgrade/plan] analysing component config version states");
-    const states = componentConfigVersionStates(await presentComponentConfigs(client, out));
-    if (upgrades.length === 0) {
-      log("[upgrade/plan] Awesome, you're up-to-date! Enjoy!");
-      return;
-    }
-    const plan = upgradePlan(upgrades, states, values["etcd-upgrade"] ?? upgrade.plan.etcdUpgrade);
+    const { client } = real;
+    const { upgradePlanChecks } = await import("../core/upgrade/checks.ts");
+    const { planClusterUpgrade, upgradePlanText } = await import("../core/upgrade/plan.ts");
+    const checks = upgradePlanChecks({
+      machine: (await nodeHost(rootfs, {})).machine,
+      client,
+      ignorePreflightErrors: settings.ignorePreflightErrors,
+      out,
+    });
+    const plan = await planClusterUpgrade({
+      client,
+      files: await nodeFiles(rootfs),
+      upgrade: { plan: settings, timeouts: upgrade.timeouts },
+      host: hostFacts(rootfs).host,
+      random: platform.random,
+      out,
+      checks,
+    });
+    if (!plan) return;
     if (output.kind === "text") writeStdout(upgradePlanText(plan));
     else await writeObject(output, plan);
   } finally {
@@ -440,6 +368,7 @@ export async function runUpgradeDiff(
     const diff = await manifestDiffs({
       cfg,
       files,
+      crypto: platform.crypto,
       manifestDir: MANIFESTS_DIR,
       existingDirs: facts.existingDirs,
       context: flags["context-lines"] ?? upgrade.diff.contextLines,

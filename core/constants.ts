@@ -14,8 +14,6 @@ export const DEFAULT_IMAGE_REPOSITORY = "registry.k8s.io";
 export const KUBERNETES_DIR = "/etc/kubernetes";
 /** Static Pod manifests directory. */
 export const MANIFESTS_DIR = "/etc/kubernetes/manifests";
-/** Default certificates directory. */
-export const DEFAULT_CERTIFICATES_DIR = "/etc/kubernetes/pki";
 /** kubeadm's temp dir. */
 export const KUBEADM_TMP_DIR = "/etc/kubernetes/tmp";
 /** The kubelet's working directory. */

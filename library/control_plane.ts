@@ -17,7 +17,7 @@ import type { DocumentInfo } from "../core/config/parse.ts";
 import type { KubeObject } from "../core/kube/client.ts";
 import { keyPoolFor } from "../core/pki/key_pool.ts";
 import { certificatePin } from "../core/pki/pin.ts";
-import { fileExists, readCertsFile } from "../core/certs/pki_files.ts";
+import { PkiDirectory } from "../core/certs/pki_dir.ts";
 import { flattenJoinCommand, joinCommandFromKubeconfig } from "../core/cluster/join_command.ts";
 import { createClusterAccess } from "../core/phases/init/cluster_access.ts";
 import type { InitData } from "../core/phases/init/data.ts";
@@ -206,10 +206,8 @@ export async function planControlPlane(o: ControlPlanePlanOptions): Promise<Cont
       }, ports.crypto),
     ).trim()
     : undefined;
-  const caPath = `${config.cluster.certificatesDir}/ca.crt`;
-  if (!(await fileExists(files, caPath))) {
-    throw new KubeadmError("the plan has no cluster CA certificate");
-  }
+  const pki = PkiDirectory.of({ files, cfg: config, crypto: ports.crypto });
+  if (!(await pki.hasCert("ca"))) throw new KubeadmError("the plan has no cluster CA certificate");
   const planned = planFiles(files.planned);
   return {
     kind: "control-plane",
@@ -217,7 +215,7 @@ export async function planControlPlane(o: ControlPlanePlanOptions): Promise<Cont
     objects: writtenObjects(cluster.actions),
     joinCommand,
     controlPlaneJoinCommand,
-    caCertHash: await certificatePin((await readCertsFile(files, caPath))[0], ports.crypto),
+    caCertHash: await certificatePin(await pki.loadCert("ca"), ports.crypto),
     token,
     apiServerEndpoint: joinCommand.split(" ")[2],
     certificateKey,

@@ -8,7 +8,7 @@
  * @module
  */
 import type { Clock } from "../core/ports/clock.ts";
-import type { FileReader, PlannedFile } from "../core/ports/files.ts";
+import type { NodeFiles, PlannedFile } from "../core/ports/files.ts";
 import type { Printer } from "../core/ports/printer.ts";
 import type { RandomSource } from "../core/ports/random.ts";
 import { utf8 } from "../core/text/utf8.ts";
@@ -103,19 +103,22 @@ export function planPorts(o: Pick<PlanRunOptions, "random" | "clock" | "crypto">
 }
 
 /** A read-only view of files given as data (the node's existing files). */
-export function filesReader(files: readonly PlanFile[] = []): FileReader {
+export function filesReader(files: readonly PlanFile[] = []): NodeFiles {
   const byPath = new Map(files.map((f) => [f.path, f]));
+  const list = (path: string) => {
+    const prefix = path.endsWith("/") ? path : `${path}/`;
+    const names = [...byPath.keys()].filter((p) => p.startsWith(prefix))
+      .map((p) => p.slice(prefix.length).split("/")[0]);
+    return Promise.resolve(names.length > 0 ? [...new Set(names)].sort() : undefined);
+  };
   return {
     read: (path) => {
       const f = byPath.get(path);
       return Promise.resolve(f ? new TextEncoder().encode(f.content) : undefined);
     },
-    list: (path) => {
-      const prefix = path.endsWith("/") ? path : `${path}/`;
-      const names = [...byPath.keys()].filter((p) => p.startsWith(prefix))
-        .map((p) => p.slice(prefix.length).split("/")[0]);
-      return Promise.resolve(names.length > 0 ? [...new Set(names)].sort() : undefined);
-    },
+    list,
+    // A file, or a directory holding one.
+    exists: async (path) => byPath.has(path) || (await list(path)) !== undefined,
   };
 }
 

@@ -12,9 +12,13 @@ import { KUBERNETES_DIR } from "../core/constants.ts";
 import {
   planRenewal,
   podsToRestart,
-  type RenewalSettings,
+  type RenewalFiles,
+  renewalSettings,
   renewTargets,
 } from "../core/certs/renewal.ts";
+import { PkiDirectory } from "../core/certs/pki_dir.ts";
+import type { ResolvedClusterConfiguration } from "../core/config/types.ts";
+import type { CryptoPort } from "../core/ports/crypto.ts";
 import { type CertificateExpirationInfo, checkExpiration } from "../core/certs/expiration.ts";
 import {
   filesReader,
@@ -69,16 +73,19 @@ export interface CertificateRenewalPlan {
   warnings: string[];
 }
 
-function settingsOf(config: string | undefined): RenewalSettings {
-  const cluster = applyClusterStaticDefaults(
-    loadInitConfig(config, { source: "config" }).cluster ?? {},
-  );
+function clusterOf(config: string | undefined): ResolvedClusterConfiguration {
+  return applyClusterStaticDefaults(loadInitConfig(config, { source: "config" }).cluster ?? {});
+}
+
+/** The node's files as a renewal reads them: its certificates directory and kubeconfigs. */
+function renewalFiles(
+  o: CertificateFilesInput,
+  cluster: ResolvedClusterConfiguration,
+  crypto: CryptoPort,
+): RenewalFiles {
   return {
-    certificatesDir: cluster.certificatesDir,
+    pki: new PkiDirectory(filesReader(o.files), cluster.certificatesDir, crypto),
     kubeconfigDir: KUBERNETES_DIR,
-    encryptionAlgorithm: cluster.encryptionAlgorithm,
-    certificateValidityPeriod: cluster.certificateValidityPeriod,
-    externalEtcd: cluster.etcd.external !== undefined,
   };
 }
 
@@ -91,16 +98,16 @@ export async function planCertificateRenewal(
   o: CertificateRenewalOptions,
 ): Promise<CertificateRenewalPlan> {
   const ports = planPorts(o);
-  const settings = settingsOf(o.config);
+  const cluster = clusterOf(o.config);
+  const settings = renewalSettings(cluster);
   const now = ports.clock.now();
   const plan = await planRenewal({
-    files: filesReader(o.files),
+    ...renewalFiles(o, cluster, ports.crypto),
     settings,
     names: o.names ?? renewTargets(settings.externalEtcd).map((t) => t.name),
     startTime: now,
     now,
     random: ports.random,
-    crypto: ports.crypto,
   });
   return {
     files: planFiles(plan.files),
@@ -118,15 +125,12 @@ export async function planCertificateRenewal(
 export async function checkCertificateExpiration(
   o: CertificateFilesInput & Pick<PlanRunOptions, "clock" | "crypto">,
 ): Promise<CertificateExpirationInfo & { warnings: string[] }> {
-  const settings = settingsOf(o.config);
+  const cluster = clusterOf(o.config);
   const ports = planPorts(o);
   const { info, warnings } = await checkExpiration({
-    files: filesReader(o.files),
-    certificatesDir: settings.certificatesDir,
-    kubeconfigDir: settings.kubeconfigDir,
-    externalEtcd: settings.externalEtcd,
+    ...renewalFiles(o, cluster, ports.crypto),
+    externalEtcd: renewalSettings(cluster).externalEtcd,
     now: ports.clock.now(),
-    crypto: ports.crypto,
   });
   return { ...info, warnings };
 }

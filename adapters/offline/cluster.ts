@@ -8,7 +8,7 @@
  */
 import type { ConfigMap, Secret } from "kubernetes-types/core/v1.d.ts";
 import type { KubeObject } from "../../core/kube/client.ts";
-import { createDryRunTransport, type DryRunAction } from "./transport.ts";
+import { createDryRunTransport, type DryRunAction, type DryRunOptions } from "./transport.ts";
 import type { Transport } from "../../core/ports/transport.ts";
 import type { Hashing } from "../../core/ports/crypto.ts";
 import { BOOTSTRAP_TOKEN_SECRET_TYPE, tokenFromSecret } from "../../core/bootstraptoken/secret.ts";
@@ -25,9 +25,15 @@ export interface OfflineCluster {
   actions: DryRunAction[];
 }
 
-/** An offline cluster that already holds `objects`. */
-export function offlineCluster(objects: readonly KubeObject[] = []): OfflineCluster {
-  const dry = createDryRunTransport({ objects: structuredClone([...objects]) });
+/**
+ * An offline cluster that already holds `objects`; its API server reports `serverVersion`
+ * (default: this kubeadm's version).
+ */
+export function offlineCluster(
+  objects: readonly KubeObject[] = [],
+  serverVersion?: DryRunOptions["serverVersion"],
+): OfflineCluster {
+  const dry = createDryRunTransport({ objects: structuredClone([...objects]), serverVersion });
   return { transport: dry.transport, actions: dry.actions };
 }
 

@@ -100,6 +100,20 @@ function matchesLabels(obj: KubeObject, selector: string | null): boolean {
   });
 }
 
+/**
+ * A field selector of `path=value` terms (`spec.nodeName=cp1`, `spec.unschedulable=false`): an
+ * absent field is the zero value, as the API server compares it (`""`, `false`).
+ */
+function matchesFields(obj: KubeObject, selector: string | null): boolean {
+  if (!selector) return true;
+  return selector.split(",").every((term) => {
+    const [path, want = ""] = term.split("=").map((p) => p.trim());
+    let v: unknown = obj;
+    for (const key of path.split(".")) v = (v as Record<string, unknown> | undefined)?.[key];
+    return String(v ?? (want === "false" ? false : "")) === want;
+  });
+}
+
 /** What a Secret value is printed as. */
 export const REDACTED_VALUE = "<redacted>";
 
@@ -257,7 +271,8 @@ export function createDryRunTransport(options: DryRunOptions = {}): DryRunTransp
           if (real) return real;
           const items = [...store.values()].filter((o) =>
             o.kind === info.kind && (!info.namespaced || o.metadata?.namespace === namespace) &&
-            matchesLabels(o, url.searchParams.get("labelSelector"))
+            matchesLabels(o, url.searchParams.get("labelSelector")) &&
+            matchesFields(o, url.searchParams.get("fieldSelector"))
           );
           return json(200, { kind: `${info.kind}List`, apiVersion: info.apiVersion, items });
         }

@@ -50,29 +50,23 @@ async function runRenew(names: "all" | string, cmd: Command): Promise<void> {
   const dryRun = flags["dry-run"] === true;
   const { loadCertsConfig } = await import("../certs_runtime.ts");
   const { nodeFiles, platform } = await import("../adapters.ts");
-  const { planRenewal, podsToRestart, renewalMessage, RENEW_ALL_DONE } = await import(
-    "../../core/certs/renewal.ts"
-  );
+  const { planRenewal, podsToRestart, renewalMessage, renewalSettings, RENEW_ALL_DONE } =
+    await import("../../core/certs/renewal.ts");
+  const { PkiDirectory } = await import("../../core/certs/pki_dir.ts");
   const { KUBERNETES_DIR } = await import("../../core/constants.ts");
   const { writePlannedFiles } = await import("../../core/ports/files.ts");
   const cfg = await loadCertsConfig(flags, consolePrinter, "renew", stderr);
-  const externalEtcd = cfg.cluster.etcd.external !== undefined;
+  const settings = renewalSettings(cfg.cluster);
   const files = await nodeFiles(flags.rootfs);
   const now = platform.clock.now();
   const plan = await planRenewal({
-    files,
-    settings: {
-      certificatesDir: cfg.cluster.certificatesDir,
-      kubeconfigDir: KUBERNETES_DIR,
-      encryptionAlgorithm: cfg.cluster.encryptionAlgorithm,
-      certificateValidityPeriod: cfg.cluster.certificateValidityPeriod,
-      externalEtcd,
-    },
-    names: names === "all" ? renewTargets(externalEtcd).map((t) => t.name) : [names],
+    pki: PkiDirectory.of({ files, cfg, crypto: platform.crypto }),
+    kubeconfigDir: KUBERNETES_DIR,
+    settings,
+    names: names === "all" ? renewTargets(settings.externalEtcd).map((t) => t.name) : [names],
     startTime: now,
     now,
     random: platform.random,
-    crypto: platform.crypto,
   });
   for (const w of plan.warnings) stderr(w);
   for (const outcome of plan.outcomes) {
@@ -124,16 +118,16 @@ async function runCheckExpiration(cmd: Command): Promise<void> {
   const { nodeFiles, platform } = await import("../adapters.ts");
   const { checkExpiration, formatExpirationText, expiringWithin, ExpiringCertificatesError } =
     await import("../../core/certs/expiration.ts");
+  const { PkiDirectory } = await import("../../core/certs/pki_dir.ts");
   const { KUBERNETES_DIR } = await import("../../core/constants.ts");
   const out = output.kind === "text" ? consolePrinter : silentPrinter;
   const cfg = await loadCertsConfig(flags, out, "check-expiration", stderr);
+  const files = await nodeFiles(flags.rootfs);
   const { info, warnings } = await checkExpiration({
-    files: await nodeFiles(flags.rootfs),
-    certificatesDir: cfg.cluster.certificatesDir,
+    pki: PkiDirectory.of({ files, cfg, crypto: platform.crypto }),
     kubeconfigDir: KUBERNETES_DIR,
     externalEtcd: cfg.cluster.etcd.external !== undefined,
     now: platform.clock.now(),
-    crypto: platform.crypto,
   });
   for (const w of warnings) stderr(w);
   if (output.kind === "text") writeStdout(formatExpirationText(info));
@@ -153,10 +147,10 @@ async function runGenerateCSR(cmd: Command): Promise<void> {
   const { csrGroupHeader, planKeysAndCSRs } = await import("../../core/certs/generate_csr.ts");
   const { KUBERNETES_DIR } = await import("../../core/constants.ts");
   const { writePlannedFiles } = await import("../../core/ports/files.ts");
-  const { KeyPool } = await import("../../core/pki/key_pool.ts");
-  const cfg = await loadOrDefaultConfig(flags.config, {}, stderr);
-  // --cert-dir takes priority over the configuration when set.
-  if (flags["cert-dir"]) cfg.cluster.certificatesDir = flags["cert-dir"];
+  const loaded = await loadOrDefaultConfig(flags.config, {}, stderr);
+  // --cert-dir, when set, takes priority over the configuration (as upstream, unvalidated).
+  const certificatesDir = flags["cert-dir"] || loaded.cluster.certificatesDir;
+  const cfg = { ...loaded, cluster: { ...loaded.cluster, certificatesDir } };
   const files = await nodeFiles(flags.rootfs);
   const groups = await planKeysAndCSRs({
     cfg,
@@ -164,7 +158,8 @@ async function runGenerateCSR(cmd: Command): Promise<void> {
     kubeconfigDir: flags["kubeconfig-dir"] ?? KUBERNETES_DIR,
     startTime: platform.clock.now(),
     warn: stderr,
-    keys: new KeyPool(platform),
+    crypto: platform.crypto,
+    random: platform.random,
   });
   for (const group of groups) {
     stdout(csrGroupHeader(group));

@@ -63,26 +63,6 @@ export const PkiFile = {
   saBaseName: "sa",
 } as const;
 
-/** `<dir>/<base>.crt`. */
-export function certPath(certDir: string, baseName: string): string {
-  return `${certDir.replace(/\/+$/, "")}/${baseName}.crt`;
-}
-
-/** `<dir>/<base>.key`. */
-export function keyPath(certDir: string, baseName: string): string {
-  return `${certDir.replace(/\/+$/, "")}/${baseName}.key`;
-}
-
-/** `<dir>/<base>.pub`. */
-export function publicKeyPath(certDir: string, baseName: string): string {
-  return `${certDir.replace(/\/+$/, "")}/${baseName}.pub`;
-}
-
-/** `<dir>/<base>.csr`. */
-export function csrPath(certDir: string, baseName: string): string {
-  return `${certDir.replace(/\/+$/, "")}/${baseName}.csr`;
-}
-
 /** The full inventory in upstream's order (`GetDefaultCertList`). */
 export const KUBEADM_CERTS: readonly CertSpec[] = [
   {

@@ -10,19 +10,15 @@
  *
  * @module
  */
-import type { CryptoPort } from "../ports/crypto.ts";
-import type { FileReader } from "../ports/files.ts";
 import { OUTPUT_API_VERSION } from "../text/structured_output.ts";
 import { humanDuration } from "../text/human_duration.ts";
 import { tabwriterFormat } from "../text/tabwriter.ts";
 import { externalCAChecker } from "./external_ca.ts";
-import { fileExists } from "./pki_files.ts";
-import { certPath } from "./certlist.ts";
 import {
   caTargets,
   loadTarget,
   readExistingCert,
-  type RenewalDirs,
+  type RenewalFiles,
   renewTargets,
   targetExists,
 } from "./renewal.ts";
@@ -56,14 +52,11 @@ export interface CertificateExpirationInfo {
   certificateAuthorities: CertificateExpiration[];
 }
 
-/** Input of {@link checkExpiration}. */
-export interface ExpirationInput extends RenewalDirs {
-  files: FileReader;
+/** Input of {@link checkExpiration} (the PKI directory's port checks an external CA's leaves). */
+export interface ExpirationInput extends RenewalFiles {
   /** External etcd: the etcd certificates and CA are not reported. */
   externalEtcd: boolean;
   now: Date;
-  /** What checks the signatures of an external CA's leaves. */
-  crypto: CryptoPort;
 }
 
 function rfc3339(d: Date): string {
@@ -98,27 +91,30 @@ function missing(name: string): CertificateExpiration {
 export async function checkExpiration(
   input: ExpirationInput,
 ): Promise<{ info: CertificateExpirationInfo; warnings: string[] }> {
-  const { files, now } = input;
-  const external = externalCAChecker(files, input.certificatesDir, now, input.crypto);
+  const { now } = input;
+  // One walk: each file of the directory is read once for the whole report.
+  const pki = input.pki.walk();
+  const where = { ...input, pki };
+  const external = externalCAChecker(pki, now);
   const isExternal = (caBaseName: string) => external.isExternal(caBaseName);
   const certificates: CertificateExpiration[] = [];
   for (const target of renewTargets(input.externalEtcd)) {
-    if (!(await targetExists(files, target, input))) {
+    if (!(await targetExists(target, where))) {
       certificates.push(missing(target.name));
       continue;
     }
     const managed = await isExternal(target.caBaseName);
-    const { cert } = await loadTarget(files, target, input);
+    const { cert } = await loadTarget(target, where);
     certificates.push(entry(target.name, cert.notAfter, now, managed, target.caName));
   }
   const certificateAuthorities: CertificateExpiration[] = [];
   for (const ca of caTargets(input.externalEtcd)) {
-    if (!(await fileExists(files, certPath(input.certificatesDir, ca.baseName)))) {
+    if (!(await pki.hasCert(ca.baseName))) {
       certificateAuthorities.push(missing(ca.name));
       continue;
     }
     const managed = await isExternal(ca.baseName);
-    const { notAfter } = await readExistingCert(files, input.certificatesDir, ca.baseName);
+    const { notAfter } = await readExistingCert(pki, ca.baseName);
     certificateAuthorities.push(entry(ca.name, notAfter, now, managed));
   }
   return {

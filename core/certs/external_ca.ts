@@ -6,12 +6,9 @@
  *
  * @module
  */
-import type { FileReader } from "../ports/files.ts";
-import type { CryptoPort } from "../ports/crypto.ts";
 import { errorMessage, ExistingFileError } from "../errors.ts";
 import { type Certificate, verifyCertChain } from "../pki/cert.ts";
-import { keyPath } from "./certlist.ts";
-import { fileExists, loadCert, loadCertChain, loadKey, periodWarning } from "./pki_files.ts";
+import { periodWarning, type PkiDirectory } from "./pki_dir.ts";
 
 /** One certificate that must exist when its CA is external. */
 interface SignedCertCheck {
@@ -25,25 +22,23 @@ interface SignedCertCheck {
  * `validateSignedCertWithCA`); throws an {@link ExistingFileError} naming the problem.
  */
 async function validateSignedCertWithCA(
-  files: FileReader,
-  certDir: string,
+  pki: PkiDirectory,
   check: SignedCertCheck,
   ca: Certificate,
   now: Date,
-  crypto: CryptoPort,
   warn?: (line: string) => void,
 ): Promise<void> {
   try {
-    await loadKey(files, certDir, check.baseName, crypto);
+    await pki.loadKey(check.baseName);
   } catch (e) {
     throw new ExistingFileError(`failure loading key for ${check.baseName}: ${errorMessage(e)}`, {
-      field: keyPath(certDir, check.baseName),
+      field: pki.keyPath(check.baseName),
       cause: e,
     });
   }
   let chain;
   try {
-    chain = await loadCertChain(files, certDir, check.baseName);
+    chain = await pki.loadCertChain(check.baseName);
   } catch (e) {
     throw new ExistingFileError(
       `failure loading certificate for ${check.uxName}: ${errorMessage(e)}`,
@@ -53,7 +48,7 @@ async function validateSignedCertWithCA(
   const period = warn && periodWarning(check.uxName, chain.cert, now);
   if (period) warn!(period);
   try {
-    await verifyCertChain(chain.cert, chain.intermediates, ca, now, crypto);
+    await verifyCertChain(chain.cert, chain.intermediates, ca, now, pki.crypto);
   } catch (e) {
     throw new ExistingFileError(
       `certificate ${check.uxName} is not signed by corresponding CA: ${errorMessage(e)}`,
@@ -96,20 +91,18 @@ const EXTERNAL_CA_LEAVES: Readonly<Record<string, { uxName: string; leaves: Sign
  * (`failure loading certificate for CA: ...`), not "no external CA".
  */
 async function usingExternal(
-  files: FileReader,
-  certDir: string,
+  pki: PkiDirectory,
   caBaseName: string,
   now: Date,
-  crypto: CryptoPort,
   warn?: (line: string) => void,
 ): Promise<boolean> {
   const { uxName: caUxName, leaves } = EXTERNAL_CA_LEAVES[caBaseName];
   let ca: Certificate;
   try {
-    ca = await loadCert(files, certDir, caBaseName);
+    ca = await pki.loadCert(caBaseName);
   } catch (e) {
     throw new ExistingFileError(`failure loading certificate for ${caUxName}: ${errorMessage(e)}`, {
-      field: `${certDir}/${caBaseName}.crt`,
+      field: pki.certPath(caBaseName),
       cause: e,
     });
   }
@@ -117,13 +110,11 @@ async function usingExternal(
   if (caPeriod) warn!(caPeriod);
   if (!ca.isCA) {
     throw new ExistingFileError(`certificate ${caUxName} is not a CA`, {
-      field: `${certDir}/${caBaseName}.crt`,
+      field: pki.certPath(caBaseName),
     });
   }
-  if (await fileExists(files, keyPath(certDir, caBaseName))) return false;
-  for (const leaf of leaves) {
-    await validateSignedCertWithCA(files, certDir, leaf, ca, now, crypto, warn);
-  }
+  if (await pki.hasKey(caBaseName)) return false;
+  for (const leaf of leaves) await validateSignedCertWithCA(pki, leaf, ca, now, warn);
   return true;
 }
 
@@ -134,11 +125,9 @@ async function usingExternal(
  * an error `Error checking external CA condition for <base> certificate authority: ...`.
  */
 async function isExternallyManaged(
-  files: FileReader,
-  certDir: string,
+  pki: PkiDirectory,
   caBaseName: string,
   now: Date,
-  crypto: CryptoPort,
   warn?: (line: string) => void,
 ): Promise<boolean> {
   if (!EXTERNAL_CA_LEAVES[caBaseName]) {
@@ -147,7 +136,7 @@ async function isExternallyManaged(
     });
   }
   try {
-    return await usingExternal(files, certDir, caBaseName, now, crypto, warn);
+    return await usingExternal(pki, caBaseName, now, warn);
   } catch (e) {
     throw new ExistingFileError(
       `Error checking external CA condition for ${caBaseName} certificate authority: ${
@@ -157,8 +146,10 @@ async function isExternallyManaged(
         field: e instanceof ExistingFileError ? e.field : undefined,
         cause: e,
         hint: `with ${
-          keyPath(certDir, caBaseName)
-        } absent, kubeadm treats the CA as external: every certificate it signs must be present, with its key, and verify against ${certDir}/${caBaseName}.crt`,
+          pki.keyPath(caBaseName)
+        } absent, kubeadm treats the CA as external: every certificate it signs must be present, with its key, and verify against ${
+          pki.certPath(caBaseName)
+        }`,
       },
     );
   }
@@ -174,13 +165,8 @@ export interface ExternalCAChecker {
   readonly warnings: string[];
 }
 
-/** Creates an {@link ExternalCAChecker} over the files at `now`. */
-export function externalCAChecker(
-  files: FileReader,
-  certDir: string,
-  now: Date,
-  crypto: CryptoPort,
-): ExternalCAChecker {
+/** Creates an {@link ExternalCAChecker} over the certificates directory at `now`. */
+export function externalCAChecker(pki: PkiDirectory, now: Date): ExternalCAChecker {
   const warnings: string[] = [];
   const warn = (line: string) => {
     if (!warnings.includes(line)) warnings.push(line);
@@ -191,7 +177,7 @@ export function externalCAChecker(
     isExternal(caBaseName: string) {
       let v = seen.get(caBaseName);
       if (!v) {
-        v = isExternallyManaged(files, certDir, caBaseName, now, crypto, warn);
+        v = isExternallyManaged(pki, caBaseName, now, warn);
         seen.set(caBaseName, v);
       }
       return v;

@@ -15,14 +15,14 @@ import type { ResolvedConfig } from "../config/types.ts";
 import { KubeadmError } from "../errors.ts";
 import type { FileReader, PlannedFile } from "../ports/files.ts";
 import { createCSR, encodeCSRPEM } from "../pki/csr.ts";
-import { encodePrivateKeyPEM } from "../pki/keys.ts";
-import type { KeyPool } from "../pki/key_pool.ts";
+import { encodePrivateKeyPEM, type KeyOptions } from "../pki/keys.ts";
+import { KeyPool } from "../pki/key_pool.ts";
 import { createKubeconfigWithCerts, serializeKubeconfig } from "../kubeconfig/kubeconfig.ts";
 import { KUBECONFIG_FILE_MODE, kubeconfigPath } from "../kubeconfig/files.ts";
 import { KUBECONFIG_SPECS, resolveKubeconfigSpec } from "../kubeconfig/specs.ts";
 import { controlPlaneEndpointURL } from "../net/endpoint.ts";
-import { certConfigFor, csrPath, keyPath, KUBEADM_CERTS } from "./certlist.ts";
-import { fileExists, KEY_FILE_MODE } from "./pki_files.ts";
+import { certConfigFor, KUBEADM_CERTS } from "./certlist.ts";
+import { KEY_FILE_MODE, PkiDirectory } from "./pki_dir.ts";
 import { certKeyId, kubeconfigKeyId } from "./tree.ts";
 
 /** Upstream's error prefix for a file that would be overwritten. */
@@ -42,8 +42,8 @@ export interface CSRGroup {
   entries: CSREntry[];
 }
 
-/** Input of {@link planKeysAndCSRs}. */
-export interface CSRPlanInput {
+/** Input of {@link planKeysAndCSRs}; the keys are made with its crypto port and random source. */
+export interface CSRPlanInput extends KeyOptions {
   cfg: ResolvedConfig;
   files: FileReader;
   /** Where the kubeconfig files go (`--kubeconfig-dir`). */
@@ -52,8 +52,6 @@ export interface CSRPlanInput {
   startTime: Date;
   /** Receives upstream's SAN and endpoint warnings. */
   warn?: (line: string) => void;
-  /** Where the keys come from (the run's crypto port and random source). */
-  keys: KeyPool;
 }
 
 /**
@@ -62,18 +60,16 @@ export interface CSRPlanInput {
  */
 export async function planKeysAndCSRs(input: CSRPlanInput): Promise<CSRGroup[]> {
   const { cfg, files } = input;
-  const certDir = cfg.cluster.certificatesDir.replace(/\/+$/, "");
+  const pki = PkiDirectory.of(input);
+  const exists = async (path: string) => (await files.read(path)) !== undefined;
   const kubeconfigDir = input.kubeconfigDir.replace(/\/+$/, "");
   const leaves = KUBEADM_CERTS.filter((s) => s.caName);
   for (const spec of leaves) {
-    if (
-      await fileExists(files, csrPath(certDir, spec.baseName)) ||
-      await fileExists(files, keyPath(certDir, spec.baseName))
-    ) {
+    if (await pki.has(`${spec.baseName}.csr`) || await pki.hasKey(spec.baseName)) {
       throw new KubeadmError(
         `${ERR_EXIST}: key or CSR ${cfg.cluster.certificatesDir}/${spec.baseName}`,
         {
-          field: keyPath(certDir, spec.baseName),
+          field: pki.keyPath(spec.baseName),
           hint: "generate-csr never overwrites keys or CSRs: move the existing files away first",
         },
       );
@@ -81,13 +77,13 @@ export async function planKeysAndCSRs(input: CSRPlanInput): Promise<CSRGroup[]> 
   }
   for (const spec of KUBECONFIG_SPECS) {
     const path = kubeconfigPath(kubeconfigDir, spec.fileName);
-    if (await fileExists(files, path)) {
+    if (await exists(path)) {
       throw new KubeadmError(`${ERR_EXIST}: kube config: ${path}`, {
         field: path,
         hint: "generate-csr never overwrites kubeconfig files: move the existing file away first",
       });
     }
-    if (await fileExists(files, `${path}.csr`) || await fileExists(files, `${path}.key`)) {
+    if (await exists(`${path}.csr`) || await exists(`${path}.key`)) {
       throw new KubeadmError(`${ERR_EXIST}: csr: ${path}`, {
         field: `${path}.csr`,
         hint: "generate-csr never overwrites CSRs: move the existing files away first",
@@ -96,7 +92,7 @@ export async function planKeysAndCSRs(input: CSRPlanInput): Promise<CSRGroup[]> 
   }
   const warn = input.warn ?? (() => {});
   const alg = cfg.cluster.encryptionAlgorithm;
-  const pool = input.keys;
+  const pool = new KeyPool(input);
   pool.prefetchAll(
     [
       ...leaves.map((s) => certKeyId(s.name)),
@@ -112,14 +108,9 @@ export async function planKeysAndCSRs(input: CSRPlanInput): Promise<CSRGroup[]> 
     certEntries.push({
       name: spec.baseName,
       files: [
+        await pki.keyFile(spec.baseName, key),
         {
-          path: keyPath(certDir, spec.baseName),
-          data: await encodePrivateKeyPEM(key),
-          mode: KEY_FILE_MODE,
-          kind: "key",
-        },
-        {
-          path: csrPath(certDir, spec.baseName),
+          path: pki.csrPath(spec.baseName),
           data: encodeCSRPEM(csr),
           mode: KEY_FILE_MODE,
           kind: "csr",

@@ -26,12 +26,11 @@
  *
  * @module
  */
-import type { CryptoPort } from "../ports/crypto.ts";
-import type { EncryptionAlgorithm } from "../config/types.ts";
+import type { EncryptionAlgorithm, ResolvedClusterConfiguration } from "../config/types.ts";
 import { parseDuration } from "../text/duration.ts";
 import { CERT_BACKDATE_MS } from "../constants.ts";
 import { errorMessage, KubeadmError, PkiError } from "../errors.ts";
-import type { FileReader, PlannedFile } from "../ports/files.ts";
+import type { PlannedFile } from "../ports/files.ts";
 import type { RandomSource } from "../ports/random.ts";
 import {
   type Certificate,
@@ -40,7 +39,7 @@ import {
   parseCertificatesPEM,
 } from "../pki/cert.ts";
 import { isGoKnownExtKeyUsage } from "../pki/extensions.ts";
-import { encodePrivateKeyPEM, type KeyPair } from "../pki/keys.ts";
+import { encodePrivateKeyPEM } from "../pki/keys.ts";
 import { KeyPool } from "../pki/key_pool.ts";
 import {
   embedData,
@@ -53,43 +52,32 @@ import {
 import { KUBECONFIG_FILE_MODE, kubeconfigPath } from "../kubeconfig/files.ts";
 import { KUBECONFIG_SPECS } from "../kubeconfig/specs.ts";
 import { byName, type RenewTarget, renewTargets } from "./renew_targets.ts";
-import { certPath, keyPath } from "./certlist.ts";
 import { externalCAChecker } from "./external_ca.ts";
 import { certKeyId, kubeconfigKeyId } from "./tree.ts";
-import {
-  CERT_FILE_MODE,
-  fileExists,
-  KEY_FILE_MODE,
-  loadCertificateAuthority,
-  periodWarning,
-  readCertsFile,
-} from "./pki_files.ts";
+import { type CertAndKey, periodWarning, type PkiDirectory } from "./pki_dir.ts";
 
 export { caTargets, renewTargets } from "./renew_targets.ts";
 export type { RenewSource, RenewTarget } from "./renew_targets.ts";
 
-/** Directories a renewal works in. */
-export interface RenewalDirs {
-  /** `certificatesDir` (or `--cert-dir`). */
-  certificatesDir: string;
+/** Where a renewal's targets are. */
+export interface RenewalFiles {
+  /** The certificates directory (`certificatesDir`, or `--cert-dir`); its files hold the kubeconfigs too. */
+  pki: PkiDirectory;
   /** Where the kubeconfig files are (`/etc/kubernetes`). */
   kubeconfigDir: string;
 }
 
 /** The path of the file holding a target's certificate. */
-function targetPath(target: RenewTarget, dirs: RenewalDirs): string {
+function targetPath(target: RenewTarget, where: RenewalFiles): string {
   return target.source.kind === "pki"
-    ? certPath(dirs.certificatesDir, target.source.baseName)
-    : kubeconfigPath(dirs.kubeconfigDir, target.source.fileName);
+    ? where.pki.certPath(target.source.baseName)
+    : kubeconfigPath(where.kubeconfigDir, target.source.fileName);
 }
 
 /** True when the target's certificate file exists (upstream `CertificateExists`). */
-export function targetExists(
-  files: FileReader,
-  target: RenewTarget,
-  dirs: RenewalDirs,
-): Promise<boolean> {
-  return fileExists(files, targetPath(target, dirs));
+export async function targetExists(target: RenewTarget, where: RenewalFiles): Promise<boolean> {
+  if (target.source.kind === "pki") return await where.pki.hasCert(target.source.baseName);
+  return (await where.pki.files.read(targetPath(target, where))) !== undefined;
 }
 
 /**
@@ -97,13 +85,12 @@ export function targetExists(
  * `failed to load existing certificate <base>: ...` naming the file.
  */
 export async function readExistingCert(
-  files: FileReader,
-  certDir: string,
+  pki: PkiDirectory,
   baseName: string,
 ): Promise<Certificate> {
-  const path = certPath(certDir, baseName);
+  const path = pki.certPath(baseName);
   try {
-    return (await readCertsFile(files, path))[0];
+    return (await pki.readCerts(baseName))[0];
   } catch (e) {
     throw new PkiError(`failed to load existing certificate ${baseName}: ${errorMessage(e)}`, {
       field: path,
@@ -130,14 +117,13 @@ function kubeconfigError(message: string, path: string, cause?: unknown): Kubead
 }
 
 async function loadKubeconfigTarget(
-  files: FileReader,
+  where: RenewalFiles,
   fileName: string,
-  dirs: RenewalDirs,
 ): Promise<LoadedTarget> {
-  const path = kubeconfigPath(dirs.kubeconfigDir, fileName);
+  const path = kubeconfigPath(where.kubeconfigDir, fileName);
   let config: Kubeconfig;
   try {
-    const data = await files.read(path);
+    const data = await where.pki.files.read(path);
     if (data === undefined) throw new Error(`open ${path}: no such file or directory`);
     config = parseKubeconfig(data, path, { clientcmd: true });
   } catch (e) {
@@ -150,7 +136,7 @@ async function loadKubeconfigTarget(
       e,
     );
   }
-  const caCert = await readExistingCert(files, dirs.certificatesDir, "ca");
+  const caCert = await readExistingCert(where.pki, "ca");
   const { name: current, context, cluster, user } = lookupContext(config);
   if (!context) {
     throw kubeconfigError(`invalid kubeConfig file ${path}: missing context ${current}`, path);
@@ -196,24 +182,34 @@ async function loadKubeconfigTarget(
  * context|cluster|authInfo <name>`, `... does not have an embedded client certificate` for
  * kubeconfigs.
  */
-export async function loadTarget(
-  files: FileReader,
-  target: RenewTarget,
-  dirs: RenewalDirs,
-): Promise<LoadedTarget> {
+export async function loadTarget(target: RenewTarget, where: RenewalFiles): Promise<LoadedTarget> {
   if (target.source.kind === "kubeconfig") {
-    return await loadKubeconfigTarget(files, target.source.fileName, dirs);
+    return await loadKubeconfigTarget(where, target.source.fileName);
   }
-  return { cert: await readExistingCert(files, dirs.certificatesDir, target.source.baseName) };
+  return { cert: await readExistingCert(where.pki, target.source.baseName) };
 }
 
 /** The cluster settings a renewal uses. */
-export interface RenewalSettings extends RenewalDirs {
+export interface RenewalSettings {
   encryptionAlgorithm: EncryptionAlgorithm;
   /** Go duration; NotAfter = start + this (upstream's default 8760h when unset). */
   certificateValidityPeriod?: string;
   /** External etcd: the etcd leaves are not targets. */
   externalEtcd: boolean;
+}
+
+/** The renewal settings of a cluster's (defaulted) configuration. */
+export function renewalSettings(
+  cluster: Pick<
+    ResolvedClusterConfiguration,
+    "encryptionAlgorithm" | "certificateValidityPeriod" | "etcd"
+  >,
+): RenewalSettings {
+  return {
+    encryptionAlgorithm: cluster.encryptionAlgorithm,
+    certificateValidityPeriod: cluster.certificateValidityPeriod,
+    externalEtcd: cluster.etcd.external !== undefined,
+  };
 }
 
 /** What happens to one target. */
@@ -238,9 +234,8 @@ export interface RenewalPlan {
   warnings: string[];
 }
 
-/** Input of {@link planRenewal}. */
-export interface RenewalInput {
-  files: FileReader;
+/** Input of {@link planRenewal}: its targets' files (the CAs' key port signs), and the run. */
+export interface RenewalInput extends RenewalFiles {
   settings: RenewalSettings;
   /** Target names to renew, in order (`renew all`: every target of {@link renewTargets}). */
   names: readonly string[];
@@ -249,8 +244,6 @@ export interface RenewalInput {
   /** Now, for the external-CA checks. */
   now: Date;
   random: RandomSource;
-  /** Key generation, import, signing and hashing (`core/ports/crypto.ts`). */
-  crypto: CryptoPort;
   /** Where new keys come from (default: generated on demand, all started at once). */
   keys?: KeyPool;
 }
@@ -298,29 +291,17 @@ function clientcmdOrder(config: Kubeconfig): Kubeconfig {
 async function renewedFiles(
   target: RenewTarget,
   loaded: LoadedTarget,
-  cert: Certificate,
-  key: KeyPair,
-  dirs: RenewalDirs,
+  { cert, key }: CertAndKey,
+  where: RenewalFiles,
 ): Promise<PlannedFile[]> {
-  const keyPEM = await encodePrivateKeyPEM(key);
   if (target.source.kind === "pki") {
+    const { baseName } = target.source;
     return [
-      {
-        path: keyPath(dirs.certificatesDir, target.source.baseName),
-        data: keyPEM,
-        mode: KEY_FILE_MODE,
-        kind: "key",
-        keepExistingMode: true,
-      },
-      {
-        path: certPath(dirs.certificatesDir, target.source.baseName),
-        data: encodeCertificatePEM(cert),
-        mode: CERT_FILE_MODE,
-        kind: "certificate",
-        keepExistingMode: true,
-      },
+      { ...await where.pki.keyFile(baseName, key), keepExistingMode: true },
+      { ...where.pki.certFile(baseName, cert), keepExistingMode: true },
     ];
   }
+  const keyPEM = await encodePrivateKeyPEM(key);
   const { config, clusterName, userName, caCert } = loaded.kubeconfig!;
   const next: Kubeconfig = {
     ...config,
@@ -349,7 +330,7 @@ async function renewedFiles(
     ),
   };
   return [{
-    path: targetPath(target, dirs),
+    path: targetPath(target, where),
     data: serializeKubeconfig(clientcmdOrder(next), { nullEmptyLists: true }),
     mode: KUBECONFIG_FILE_MODE,
     kind: "kubeconfig",
@@ -365,7 +346,10 @@ async function renewedFiles(
  * verify, a CA that does not load, a CA key that does not match the CA certificate.
  */
 export async function planRenewal(input: RenewalInput): Promise<RenewalPlan> {
-  const { files, settings, startTime, now } = input;
+  const { settings, startTime, now } = input;
+  // Planning writes nothing: one walk reads each file of the directory once.
+  const pki = input.pki.walk();
+  const where: RenewalFiles = { pki, kubeconfigDir: input.kubeconfigDir };
   const unknown = unknownRenewNames(input.names);
   if (unknown.length > 0) {
     throw new KubeadmError(`${unknown[0]} is not a valid certificate for this cluster`, {
@@ -375,7 +359,7 @@ export async function planRenewal(input: RenewalInput): Promise<RenewalPlan> {
   }
   const targets = new Map(renewTargets(settings.externalEtcd).map((t) => [t.name, t]));
   const all = new Map(renewTargets().map((t) => [t.name, t]));
-  const external = externalCAChecker(files, settings.certificatesDir, now, input.crypto);
+  const external = externalCAChecker(pki, now);
   const { warnings } = external;
   const warn = (line: string) => {
     if (!warnings.includes(line)) warnings.push(line);
@@ -387,7 +371,7 @@ export async function planRenewal(input: RenewalInput): Promise<RenewalPlan> {
   const outcomes: (RenewalOutcome | { target: RenewTarget; status: "pending" })[] = [];
   for (const name of input.names) {
     const target = targets.get(name);
-    if (!target || !(await targetExists(files, target, settings))) {
+    if (!target || !(await targetExists(target, where))) {
       outcomes.push({ target: target ?? all.get(name)!, status: "missing" });
       continue;
     }
@@ -395,25 +379,19 @@ export async function planRenewal(input: RenewalInput): Promise<RenewalPlan> {
       outcomes.push({ target, status: "external" });
       continue;
     }
-    pending.push({ target, loaded: await loadTarget(files, target, settings) });
+    pending.push({ target, loaded: await loadTarget(target, where) });
     outcomes.push({ target, status: "pending" });
   }
-  const pool = input.keys ?? new KeyPool({ random: input.random, crypto: input.crypto });
+  const pool = input.keys ?? new KeyPool({ random: input.random, crypto: pki.crypto });
   pool.prefetchAll(pending.map((p) => renewKeyId(p.target)), settings.encryptionAlgorithm);
 
-  const cas = new Map<string, Promise<{ cert: Certificate; key: KeyPair }>>();
+  const cas = new Map<string, Promise<CertAndKey>>();
   const renewed = new Map<string, RenewalOutcome>();
   for (const { target, loaded } of pending) {
     let ca = cas.get(target.caBaseName);
     if (!ca) {
       // The CA is the running cluster's: a refusal may only advise restoring it.
-      ca = loadCertificateAuthority(
-        files,
-        settings.certificatesDir,
-        target.caBaseName,
-        input.crypto,
-        "restore",
-      );
+      ca = pki.loadCA(target.caBaseName, "restore");
       cas.set(target.caBaseName, ca);
     }
     const { cert: caCert, key: caKey } = await ca;
@@ -425,23 +403,23 @@ export async function planRenewal(input: RenewalInput): Promise<RenewalPlan> {
     try {
       if (config.usages.length === 0) throw new PkiError("must specify at least one ExtKeyUsage");
       try {
-        cert = await createSignedCert(config, key, caCert, caKey, input.random, input.crypto);
+        cert = await createSignedCert(config, key, caCert, caKey, input.random, pki.crypto);
       } catch (e) {
         throw new PkiError(`unable to sign certificate: ${errorMessage(e)}`, { cause: e });
       }
     } catch (e) {
       throw new PkiError(`failed to renew certificate ${target.name}: ${errorMessage(e)}`, {
-        field: keyPath(settings.certificatesDir, target.caBaseName),
+        field: pki.keyPath(target.caBaseName),
         cause: e,
-        hint: `${keyPath(settings.certificatesDir, target.caBaseName)} must be the key of ${
-          certPath(settings.certificatesDir, target.caBaseName)
+        hint: `${pki.keyPath(target.caBaseName)} must be the key of ${
+          pki.certPath(target.caBaseName)
         }`,
       });
     }
     renewed.set(target.name, {
       target,
       status: "renewed",
-      files: await renewedFiles(target, loaded, cert, key, settings),
+      files: await renewedFiles(target, loaded, { cert, key }, where),
       previous: loaded.cert,
       cert,
     });

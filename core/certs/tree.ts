@@ -18,32 +18,16 @@
 import type { EncryptionAlgorithm } from "../config/types.ts";
 import type { RunContext } from "../workflow/context.ts";
 import { errorMessage, ExistingFileError, KubeadmError, PkiError } from "../errors.ts";
-import type { FileReader } from "../ports/files.ts";
+import type { FileSystem } from "../ports/files.ts";
 import {
   caSpecOf,
   certConfigFor,
   certListFor,
-  certPath,
   type CertSpec,
   certSpec,
-  keyPath,
   PkiFile,
 } from "./certlist.ts";
-import {
-  certOrKeyExists,
-  checkKeyMatchesCertificate,
-  fileExists,
-  type KeyPairRecovery,
-  loadCert,
-  loadCertChain,
-  loadCertificateAuthority,
-  loadKey,
-  periodWarning,
-  restoreTrustedHint,
-  writeCertAndKey,
-  writeKey,
-  writePublicKey,
-} from "./pki_files.ts";
+import { type CertAndKey, type KeyPairRecovery, periodWarning, PkiDirectory } from "./pki_dir.ts";
 import {
   type Certificate,
   createSelfSignedCACert,
@@ -53,13 +37,7 @@ import {
   verifyHostname,
 } from "../pki/cert.ts";
 import type { KeyPool } from "../pki/key_pool.ts";
-import {
-  exportSPKI,
-  type KeyPair,
-  parsePrivateKeyPEM,
-  parsePublicKeyPEM,
-  samePublicKey,
-} from "../pki/keys.ts";
+import { exportSPKI, parsePrivateKeyPEM, parsePublicKeyPEM, samePublicKey } from "../pki/keys.ts";
 
 /** This module's name in verbose log lines. */
 const LOG_SOURCE = "tree.ts";
@@ -99,16 +77,6 @@ export function kubeconfigKeyId(fileName: string): string {
   return `kubeconfig:${fileName}`;
 }
 
-/** Whether a CA's certificate is on disk without its key (an external, "keyless" CA). */
-export async function keylessCA(
-  files: FileReader,
-  certificatesDir: string,
-  baseName = "ca",
-): Promise<boolean> {
-  return await fileExists(files, certPath(certificatesDir, baseName)) &&
-    !(await fileExists(files, keyPath(certificatesDir, baseName)));
-}
-
 const periodChecked = new WeakMap<object, Set<string>>();
 
 /** Prints upstream's period warning once per certificate name and run (the key pool is the run). */
@@ -121,8 +89,9 @@ function checkPeriod(ctx: CertTreeContext, name: string, cert: Certificate): voi
   if (warning) ctx.out.warn(warning);
 }
 
-function certDir(ctx: CertTreeContext): string {
-  return ctx.cfg.cluster.certificatesDir;
+/** The run's certificates directory for one walk (each of its files read at most once). */
+function walkOf(ctx: CertTreeContext): PkiDirectory<FileSystem> {
+  return PkiDirectory.of(ctx).walk();
 }
 
 function algorithm(ctx: CertTreeContext): EncryptionAlgorithm {
@@ -150,18 +119,15 @@ export interface KeyPlan {
  * Cheap when everything exists.
  */
 export async function prefetchKeys(ctx: CertTreeContext, plan: KeyPlan): Promise<void> {
-  const dir = certDir(ctx);
+  const pki = walkOf(ctx);
   const alg = algorithm(ctx);
   const specs = certListFor(ctx.cfg).filter((s) => plan.certs.includes(s.name));
-  const present = await Promise.all(specs.map((s) => certOrKeyExists(ctx.files, dir, s.baseName)));
+  const present = await Promise.all(specs.map((s) => pki.hasCertOrKey(s.baseName)));
   const has = new Map(specs.map((s, i) => [s.name, present[i]]));
   // A CA can sign new leaves when it will be generated now, or its key is on disk.
   const caKeyOnDisk = new Map<string, boolean>();
   for (const s of specs.filter((s) => !s.caName)) {
-    caKeyOnDisk.set(
-      s.name,
-      !has.get(s.name) || await fileExists(ctx.files, keyPath(dir, s.baseName)),
-    );
+    caKeyOnDisk.set(s.name, !has.get(s.name) || await pki.hasKey(s.baseName));
   }
   const ids: string[] = [];
   for (const s of specs) {
@@ -169,15 +135,12 @@ export async function prefetchKeys(ctx: CertTreeContext, plan: KeyPlan): Promise
     if (s.caName && caKeyOnDisk.get(s.caName) === false) continue;
     ids.push(certKeyId(s.name));
   }
-  if (
-    plan.certs.includes("sa") &&
-    !(await fileExists(ctx.files, `${dir}/${PkiFile.saPrivateKey}`))
-  ) {
+  if (plan.certs.includes("sa") && !(await pki.has(PkiFile.saPrivateKey))) {
     ids.push(certKeyId("sa"));
   }
   if (caKeyOnDisk.get("ca") !== false) {
     for (const file of plan.kubeconfigs) {
-      if (!(await fileExists(ctx.files, `${plan.kubeconfigDir}/${file}`))) {
+      if ((await ctx.files.read(`${plan.kubeconfigDir}/${file}`)) === undefined) {
         ids.push(kubeconfigKeyId(file));
       }
     }
@@ -202,22 +165,22 @@ export async function checkExistingCerts(
   certs: readonly string[],
 ): Promise<Set<string>> {
   const generated = new Set<string>();
+  const pki = walkOf(ctx);
   for (const spec of certListFor(ctx.cfg)) {
     if (!certs.includes(spec.name)) continue;
-    if (spec.caName) await inspectLeaf(ctx, spec, generated);
-    else if ((await inspectCA(ctx, spec)) === "absent") generated.add(spec.name);
+    if (spec.caName) await inspectLeaf(ctx, pki, spec, generated);
+    else if ((await inspectCA(ctx, pki, spec)) === "absent") generated.add(spec.name);
   }
-  if (certs.includes("sa")) await checkServiceAccountPair(ctx);
+  if (certs.includes("sa")) await checkServiceAccountPair(ctx, pki);
   return generated;
 }
 
 /** Refuses an existing sa.pub that is not the public half of the existing sa.key. */
-async function checkServiceAccountPair(ctx: CertTreeContext): Promise<void> {
-  const dir = certDir(ctx);
-  const keyFile = `${dir}/${PkiFile.saPrivateKey}`;
-  const pubFile = `${dir}/${PkiFile.saPublicKey}`;
-  const key = await existingServiceAccountKey(ctx);
-  const pubPem = await ctx.files.read(pubFile);
+async function checkServiceAccountPair(ctx: CertTreeContext, pki: PkiDirectory): Promise<void> {
+  const keyFile = pki.path(PkiFile.saPrivateKey);
+  const pubFile = pki.path(PkiFile.saPublicKey);
+  const key = await existingServiceAccountKey(ctx, pki);
+  const pubPem = await pki.read(PkiFile.saPublicKey);
   if (key === undefined || pubPem === undefined) return;
   let pub: Uint8Array | undefined;
   try {
@@ -233,7 +196,7 @@ async function checkServiceAccountPair(ctx: CertTreeContext): Promise<void> {
         hint: `service account tokens signed with ${keyFile} would not verify with ${pubFile}; ${
           recoveryOf(ctx) === "regenerate"
             ? "restore the matching pair or remove both files to have them generated"
-            : restoreTrustedHint("the matching pair", SA_KEPT[0], dir, SA_KEPT[1])
+            : pki.restoreHint("the matching pair", ...SA_KEPT)
         }`,
       },
     );
@@ -245,9 +208,10 @@ async function checkServiceAccountPair(ctx: CertTreeContext): Promise<void> {
  * service-account key pair), as upstream's `init phase certs <name>` does.
  */
 export function ensureCert(ctx: CertTreeContext, name: string): Promise<void> {
-  if (name === "sa") return ensureServiceAccountKey(ctx);
+  const pki = walkOf(ctx);
+  if (name === "sa") return ensureServiceAccountKey(ctx, pki);
   const spec = certSpec(name);
-  return spec.caName ? ensureLeaf(ctx, spec) : ensureCA(ctx, spec);
+  return spec.caName ? ensureLeaf(ctx, pki, spec) : ensureCA(ctx, pki, spec);
 }
 
 /** Loads an existing certificate file; a file that does not load is an {@link ExistingFileError}. */
@@ -270,23 +234,22 @@ async function existingCert<T>(
 /** An existing certificate's key must load and match it. */
 async function checkMatchingKey(
   ctx: CertTreeContext,
+  pki: PkiDirectory,
   spec: CertSpec,
   cert: Certificate,
 ): Promise<void> {
-  const dir = certDir(ctx);
-  const kPath = keyPath(dir, spec.baseName);
   let key;
   try {
-    key = await loadKey(ctx.files, dir, spec.baseName, ctx.crypto);
+    key = await pki.loadKey(spec.baseName);
   } catch (e) {
     throw new ExistingFileError(`failure loading ${spec.baseName} key: ${errorMessage(e)}`, {
-      field: kPath,
+      field: pki.keyPath(spec.baseName),
       cause: e,
     });
   }
   // A leaf can always be made again; a CA's pair is what the cluster trusts.
   const recovery = spec.caName ? "regenerate" : recoveryOf(ctx);
-  await checkKeyMatchesCertificate(key, cert, dir, spec.baseName, recovery);
+  await pki.checkKeyMatches(spec.baseName, { cert, key }, recovery);
 }
 
 /** Called with each existing certificate an inspection loads (the run's period warnings). */
@@ -301,23 +264,23 @@ type CAInspection = "skipped" | "absent" | "keyless" | "reused";
  */
 async function inspectCA(
   ctx: CertTreeContext,
+  pki: PkiDirectory,
   spec: CertSpec,
   loaded: OnLoaded = () => {},
 ): Promise<CAInspection> {
   if (externalEtcd(ctx) && spec.name === "etcd-ca") return "skipped";
-  const dir = certDir(ctx);
-  const crtPath = certPath(dir, spec.baseName);
-  const kPath = keyPath(dir, spec.baseName);
+  const crtPath = pki.certPath(spec.baseName);
+  const kPath = pki.keyPath(spec.baseName);
   const regenerate = recoveryOf(ctx) === "regenerate";
   const kept = `the ${spec.baseName} certificate authority`;
-  if (await fileExists(ctx.files, crtPath)) {
+  if (await pki.hasCert(spec.baseName)) {
     const cert = await existingCert(
       spec,
       crtPath,
-      () => loadCert(ctx.files, dir, spec.baseName),
+      () => pki.loadCert(spec.baseName),
       regenerate
         ? "remove the file to let kubeadm generate a new CA, or replace it with a valid PEM certificate"
-        : restoreTrustedHint(`a valid ${crtPath}`, kept, dir),
+        : pki.restoreHint(`a valid ${crtPath}`, kept),
     );
     loaded(spec.baseName, cert);
     if (!cert.isCA) {
@@ -326,19 +289,17 @@ async function inspectCA(
         hint: "the file must hold a CA certificate (basicConstraints CA:TRUE)",
       });
     }
-    if (!(await fileExists(ctx.files, kPath))) return "keyless";
-    await checkMatchingKey(ctx, spec, cert);
+    if (!(await pki.hasKey(spec.baseName))) return "keyless";
+    await checkMatchingKey(ctx, pki, spec, cert);
     return "reused";
   }
-  if (await fileExists(ctx.files, kPath)) {
+  if (await pki.hasKey(spec.baseName)) {
     throw new ExistingFileError(
       `failure loading ${spec.baseName} certificate: failed to load certificate: couldn't load the certificate file ${crtPath}: open ${crtPath}: no such file or directory`,
       {
         field: kPath,
         hint: `${kPath} exists without its certificate: ${
-          regenerate
-            ? `restore ${crtPath} or remove the key`
-            : restoreTrustedHint(crtPath, kept, dir)
+          regenerate ? `restore ${crtPath} or remove the key` : pki.restoreHint(crtPath, kept)
         }`,
       },
     );
@@ -346,8 +307,12 @@ async function inspectCA(
   return "absent";
 }
 
-async function ensureCA(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
-  const found = await inspectCA(ctx, spec, (name, cert) => checkPeriod(ctx, name, cert));
+async function ensureCA(
+  ctx: CertTreeContext,
+  pki: PkiDirectory<FileSystem>,
+  spec: CertSpec,
+): Promise<void> {
+  const found = await inspectCA(ctx, pki, spec, (name, cert) => checkPeriod(ctx, name, cert));
   switch (found) {
     case "skipped":
       ctx.out.info(
@@ -366,7 +331,7 @@ async function ensureCA(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
   const key = await ctx.keys.take(certKeyId(spec.name), algorithm(ctx));
   const cert = await createSelfSignedCACert(cfg, key, ctx.random, ctx.crypto);
   ctx.out.info(`[certs] Generating ${JSON.stringify(spec.baseName)} certificate and key`);
-  await writeCertAndKey(ctx.files, certDir(ctx), spec.baseName, cert, key, ctx.crypto);
+  await pki.writeCertAndKey(spec.baseName, { cert, key });
 }
 
 function goList(items: string[]): string {
@@ -379,7 +344,7 @@ function goList(items: string[]): string {
  */
 type LeafInspection =
   | { action: "skipped" }
-  | { action: "create"; ca?: { cert: Certificate; key: KeyPair } }
+  | { action: "create"; ca?: CertAndKey }
   | { action: "reuse"; cert: Certificate };
 
 /**
@@ -390,19 +355,22 @@ type LeafInspection =
  */
 async function inspectLeaf(
   ctx: CertTreeContext,
+  pki: PkiDirectory,
   spec: CertSpec,
   generated: ReadonlySet<string> = new Set(),
   loaded: OnLoaded = () => {},
 ): Promise<LeafInspection> {
   const ca = caSpecOf(spec)!;
   if (externalEtcd(ctx) && spec.caName === "etcd-ca") return { action: "skipped" };
-  const dir = certDir(ctx);
-  const crtPath = certPath(dir, spec.baseName);
-  const kPath = keyPath(dir, spec.baseName);
-  if (await fileExists(ctx.files, crtPath)) {
-    return { action: "reuse", cert: await checkExistingLeaf(ctx, spec, ca, generated, loaded) };
+  const crtPath = pki.certPath(spec.baseName);
+  const kPath = pki.keyPath(spec.baseName);
+  if (await pki.hasCert(spec.baseName)) {
+    return {
+      action: "reuse",
+      cert: await checkExistingLeaf(ctx, pki, spec, ca, generated, loaded),
+    };
   }
-  if (await fileExists(ctx.files, kPath)) {
+  if (await pki.hasKey(spec.baseName)) {
     throw new ExistingFileError(
       `failed to write or validate certificate ${
         JSON.stringify(spec.name)
@@ -416,16 +384,9 @@ async function inspectLeaf(
   if (generated.has(ca.name)) return { action: "create" };
   let caPair;
   try {
-    caPair = await loadCertificateAuthority(
-      ctx.files,
-      dir,
-      ca.baseName,
-      ctx.crypto,
-      recoveryOf(ctx),
-    );
+    caPair = await pki.loadCA(ca.baseName, recoveryOf(ctx));
   } catch (e) {
-    const keyless = await fileExists(ctx.files, certPath(dir, ca.baseName)) &&
-      !(await fileExists(ctx.files, keyPath(dir, ca.baseName)));
+    const keyless = await pki.isKeyless(ca.baseName);
     const Err = e instanceof ExistingFileError ? ExistingFileError : PkiError;
     throw new Err(`couldn't load CA certificate ${ca.name}: ${errorMessage(e)}`, {
       field: e instanceof KubeadmError ? e.field : undefined,
@@ -441,14 +402,24 @@ async function inspectLeaf(
   return { action: "create", ca: caPair };
 }
 
-async function ensureLeaf(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
-  const found = await inspectLeaf(ctx, spec, new Set(), (name, c) => checkPeriod(ctx, name, c));
+async function ensureLeaf(
+  ctx: CertTreeContext,
+  pki: PkiDirectory<FileSystem>,
+  spec: CertSpec,
+): Promise<void> {
+  const found = await inspectLeaf(
+    ctx,
+    pki,
+    spec,
+    new Set(),
+    (name, c) => checkPeriod(ctx, name, c),
+  );
   if (found.action === "skipped") {
     ctx.out.info(`[certs] External etcd mode: Skipping ${spec.baseName} certificate generation`);
     return;
   }
   if (found.action === "reuse") {
-    warnMissingSANs(ctx, spec, found.cert);
+    warnMissingSANs(ctx, pki, spec, found.cert);
     ctx.out.info(`[certs] Using existing ${spec.baseName} certificate and key on disk`);
     return;
   }
@@ -457,7 +428,7 @@ async function ensureLeaf(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
   const key = await ctx.keys.take(certKeyId(spec.name), algorithm(ctx));
   const cert = await createSignedCert(cfg, key, caPair.cert, caPair.key, ctx.random, ctx.crypto);
   ctx.out.info(`[certs] Generating ${JSON.stringify(spec.baseName)} certificate and key`);
-  await writeCertAndKey(ctx.files, certDir(ctx), spec.baseName, cert, key, ctx.crypto);
+  await pki.writeCertAndKey(spec.baseName, { cert, key });
   if (hasServerAuth(cert)) {
     ctx.out.info(
       `[certs] ${spec.baseName} serving cert is signed for DNS names ${
@@ -473,18 +444,18 @@ async function ensureLeaf(ctx: CertTreeContext, spec: CertSpec): Promise<void> {
  */
 async function checkExistingLeaf(
   ctx: CertTreeContext,
+  pki: PkiDirectory,
   spec: CertSpec,
   ca: CertSpec,
   generated: ReadonlySet<string>,
   loaded: OnLoaded,
 ): Promise<Certificate> {
-  const dir = certDir(ctx);
-  const crtPath = certPath(dir, spec.baseName);
-  const kPath = keyPath(dir, spec.baseName);
+  const crtPath = pki.certPath(spec.baseName);
+  const kPath = pki.keyPath(spec.baseName);
   const chain = await existingCert(
     spec,
     crtPath,
-    () => loadCertChain(ctx.files, dir, spec.baseName),
+    () => pki.loadCertChain(spec.baseName),
     "remove the file to let kubeadm generate it, or replace it with a valid PEM certificate",
   );
   loaded(spec.baseName, chain.cert);
@@ -499,15 +470,15 @@ async function checkExistingLeaf(
     );
   if (generated.has(ca.name)) {
     throw notSigned(
-      `${certPath(dir, ca.baseName)} does not exist, so this run generates a new ${ca.baseName} CA`,
+      `${pki.certPath(ca.baseName)} does not exist, so this run generates a new ${ca.baseName} CA`,
     );
   }
   let caCert: Certificate;
   try {
-    caCert = await loadCert(ctx.files, dir, ca.baseName);
+    caCert = await pki.loadCert(ca.baseName);
   } catch (e) {
     throw new PkiError(`couldn't load CA certificate ${ca.name}: ${errorMessage(e)}`, {
-      field: certPath(dir, ca.baseName),
+      field: pki.certPath(ca.baseName),
       cause: e,
     });
   }
@@ -517,14 +488,18 @@ async function checkExistingLeaf(
   } catch (e) {
     throw notSigned(errorMessage(e), e);
   }
-  await checkMatchingKey(ctx, spec, chain.cert);
+  await checkMatchingKey(ctx, pki, spec, chain.cert);
   return chain.cert;
 }
 
 /** Upstream reuses a leaf as is; say so when it no longer covers the configured SANs. */
-function warnMissingSANs(ctx: CertTreeContext, spec: CertSpec, cert: Certificate): void {
+function warnMissingSANs(
+  ctx: CertTreeContext,
+  pki: PkiDirectory,
+  spec: CertSpec,
+  cert: Certificate,
+): void {
   if (!spec.altNames) return;
-  const dir = certDir(ctx);
   const wanted = certConfigFor(spec, ctx.cfg, ctx.startTime);
   for (const host of [...wanted.dnsNames ?? [], ...wanted.ips ?? []]) {
     try {
@@ -534,8 +509,8 @@ function warnMissingSANs(ctx: CertTreeContext, spec: CertSpec, cert: Certificate
         `[certs] WARNING: the existing ${
           JSON.stringify(spec.baseName)
         } certificate is not valid for ${host} (${errorMessage(e)}); remove ${
-          certPath(dir, spec.baseName)
-        } and ${keyPath(dir, spec.baseName)} to regenerate it`,
+          pki.certPath(spec.baseName)
+        } and ${pki.keyPath(spec.baseName)} to regenerate it`,
       );
     }
   }
@@ -545,9 +520,9 @@ function warnMissingSANs(ctx: CertTreeContext, spec: CertSpec, cert: Certificate
  * The existing `sa.key`, parsed; `undefined` when there is none. A file that does not load is
  * an {@link ExistingFileError} (checked before any write, and again by the `sa` sub-phase).
  */
-async function existingServiceAccountKey(ctx: CertTreeContext) {
-  const path = `${certDir(ctx)}/${PkiFile.saPrivateKey}`;
-  const existing = await ctx.files.read(path);
+async function existingServiceAccountKey(ctx: CertTreeContext, pki: PkiDirectory) {
+  const path = pki.path(PkiFile.saPrivateKey);
+  const existing = await pki.read(PkiFile.saPrivateKey);
   if (existing === undefined) return undefined;
   try {
     return await parsePrivateKeyPEM(existing, ctx.crypto, path);
@@ -561,26 +536,28 @@ async function existingServiceAccountKey(ctx: CertTreeContext) {
         cause: e,
         hint: recoveryOf(ctx) === "regenerate"
           ? "remove the file to let kubeadm generate a new key pair"
-          : restoreTrustedHint(`a valid ${path}`, SA_KEPT[0], certDir(ctx), SA_KEPT[1]),
+          : pki.restoreHint(`a valid ${path}`, ...SA_KEPT),
       },
     );
   }
 }
 
-async function ensureServiceAccountKey(ctx: CertTreeContext): Promise<void> {
-  const dir = certDir(ctx);
+async function ensureServiceAccountKey(
+  ctx: CertTreeContext,
+  pki: PkiDirectory<FileSystem>,
+): Promise<void> {
   ctx.out.log?.(
     1,
     LOG_SOURCE,
     "creating new public/private key files for signing service account users",
   );
-  if (await existingServiceAccountKey(ctx) !== undefined) {
-    await checkServiceAccountPair(ctx);
+  if (await existingServiceAccountKey(ctx, pki) !== undefined) {
+    await checkServiceAccountPair(ctx, pki);
     ctx.out.info(`[certs] Using the existing ${JSON.stringify(PkiFile.saBaseName)} key`);
     return;
   }
   const key = await ctx.keys.take(certKeyId("sa"), algorithm(ctx));
   ctx.out.info(`[certs] Generating ${JSON.stringify(PkiFile.saBaseName)} key and public key`);
-  await writeKey(ctx.files, dir, PkiFile.saBaseName, key, ctx.crypto);
-  await writePublicKey(ctx.files, dir, PkiFile.saBaseName, key);
+  await pki.writeKey(PkiFile.saBaseName, key);
+  await pki.writePublicKey(PkiFile.saBaseName, key);
 }

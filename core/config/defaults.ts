@@ -14,7 +14,6 @@ import {
   CERT_VALIDITY_HOURS,
   CONTROL_PLANE_LABEL,
   DEFAULT_API_SERVER_PORT,
-  DEFAULT_CERTIFICATES_DIR,
   DEFAULT_CLUSTER_NAME,
   DEFAULT_CRI_SOCKET,
   DEFAULT_DNS_DOMAIN,
@@ -47,6 +46,22 @@ import {
   type Timeouts,
   type UpgradeConfiguration,
 } from "./types.ts";
+
+/** `certificatesDir` when the configuration, a flag or the cluster names none. */
+const DEFAULT_CERTIFICATES_DIR = "/etc/kubernetes/pki";
+
+/**
+ * The certificates directory: `certificatesDir` as given, else kubeadm's default
+ * (`/etc/kubernetes/pki`, upstream `DefaultCertificatesDir`). The one place it is defaulted: the
+ * ClusterConfiguration's and ResetConfiguration's defaults, `reset` and the certs commands go
+ * through it; without an argument, the default itself.
+ */
+export function certificatesDirOrDefault(certificatesDir?: string): string {
+  return certificatesDir || DEFAULT_CERTIFICATES_DIR;
+}
+
+/** A joining node's default `caCertPath`: `ca.crt` in the default certificates directory. */
+export const DEFAULT_CA_CERT_PATH = `${DEFAULT_CERTIFICATES_DIR}/ca.crt`;
 
 /** The taint a control-plane node gets when `nodeRegistration.taints` is unset. */
 export const CONTROL_PLANE_TAINT: Readonly<Taint> = {
@@ -244,7 +259,7 @@ export function applyClusterStaticDefaults(
       serviceSubnet: cfg.networking?.serviceSubnet || DEFAULT_SERVICE_SUBNET,
       dnsDomain: cfg.networking?.dnsDomain || DEFAULT_DNS_DOMAIN,
     },
-    certificatesDir: cfg.certificatesDir || DEFAULT_CERTIFICATES_DIR,
+    certificatesDir: certificatesDirOrDefault(cfg.certificatesDir),
     imageRepository: cfg.imageRepository || DEFAULT_IMAGE_REPOSITORY,
     clusterName: cfg.clusterName || DEFAULT_CLUSTER_NAME,
     encryptionAlgorithm: cfg.encryptionAlgorithm || "RSA-2048",

@@ -16,7 +16,7 @@
  * @module
  */
 import { isValidToken, redactToken } from "../bootstraptoken/token.ts";
-import { DEFAULT_API_SERVER_PORT, DEFAULT_CERTIFICATES_DIR } from "../constants.ts";
+import { DEFAULT_API_SERVER_PORT } from "../constants.ts";
 import { ConfigError, type FieldError, ValidationError } from "../errors.ts";
 import { parseHostPort, splitHostPort } from "../net/host_port.ts";
 import { pinProblem } from "../pki/pin.ts";
@@ -25,6 +25,7 @@ import {
   ADVERTISE_ADDRESS_FLAG,
   configField,
   CONTROL_PLANE_TAINT,
+  DEFAULT_CA_CERT_PATH,
   defaultNodeIdentity,
   type InitHostFacts,
   resolveAdvertiseAddress,
@@ -51,9 +52,6 @@ import {
   validateNodeRegistration,
   validateTimeouts,
 } from "./validate.ts";
-
-/** Default `caCertPath`. */
-const DEFAULT_CA_CERT_PATH = `${DEFAULT_CERTIFICATES_DIR}/ca.crt`;
 
 /** The flags that only matter for a control-plane join (upstream's warning lists them). */
 const JOIN_CONTROL_PLANE_FLAGS: readonly string[] = [

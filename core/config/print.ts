@@ -23,7 +23,7 @@ import {
 import { type ResolvedJoinConfig, resolveJoinConfig } from "./join.ts";
 import { defaultResetConfiguration } from "./reset.ts";
 import { defaultKubeletConfiguration } from "./kubelet_config.ts";
-import type { LogFn } from "../ports/printer.ts";
+import type { LogFn, Printer } from "../ports/printer.ts";
 import { defaultKubeProxyConfiguration } from "./kube_proxy_config.ts";
 import {
   type APIEndpoint,
@@ -223,6 +223,14 @@ function versionedClusterConfiguration(cluster: ClusterConfiguration): Obj {
  */
 export function clusterConfigurationForUpload(cluster: ClusterConfiguration): string {
   return toKubeYaml(versionedClusterConfiguration(cluster));
+}
+
+/** The ClusterConfiguration as the upgrade commands' `--print-config` prints it. */
+export function printConfigurationUsed(cluster: ClusterConfiguration, out: Printer): void {
+  out.info("[upgrade/config] Configuration used:");
+  for (const line of clusterConfigurationForUpload(cluster).replace(/\n$/, "").split("\n")) {
+    out.info(`\t${line}`);
+  }
 }
 
 /** InitConfiguration and ClusterConfiguration joined with `---` (what `config migrate` writes). */

@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { DEFAULT_CERTIFICATES_DIR, DEFAULT_CRI_SOCKET } from "../constants.ts";
+import { DEFAULT_CRI_SOCKET } from "../constants.ts";
 import { type FieldError, ValidationError } from "../errors.ts";
-import { withDefaultTimeouts } from "./defaults.ts";
+import { certificatesDirOrDefault, withDefaultTimeouts } from "./defaults.ts";
 import { validateSocketPath } from "./validate.ts";
 import { KUBEADM_API_VERSION, type ResetConfiguration } from "./types.ts";
 
@@ -49,7 +49,7 @@ export function applyResetDefaults(cfg: ResetConfiguration): ResetConfiguration 
     ...cfg,
     apiVersion: KUBEADM_API_VERSION,
     kind: "ResetConfiguration",
-    certificatesDir: cfg.certificatesDir || DEFAULT_CERTIFICATES_DIR,
+    certificatesDir: certificatesDirOrDefault(cfg.certificatesDir),
     criSocket: cfg.criSocket || DEFAULT_CRI_SOCKET,
     timeouts: withDefaultTimeouts(cfg.timeouts),
   };

@@ -15,14 +15,8 @@
 import type { CryptoPort } from "../ports/crypto.ts";
 import type { ResolvedConfig } from "../config/types.ts";
 import { errorMessage, ExistingFileError, KubeadmError, PkiError } from "../errors.ts";
-import { certPath, keyPath } from "../certs/certlist.ts";
-import {
-  fileExists,
-  loadCert,
-  loadCertificateAuthority,
-  periodWarning,
-} from "../certs/pki_files.ts";
-import { type CertTreeContext, keylessCA, kubeconfigKeyId } from "../certs/tree.ts";
+import { type CertAndKey, periodWarning, PkiDirectory } from "../certs/pki_dir.ts";
+import { type CertTreeContext, kubeconfigKeyId } from "../certs/tree.ts";
 import { type Certificate, createSignedCert, encodeCertificatePEM } from "../pki/cert.ts";
 import { encodePrivateKeyPEM, type KeyPair } from "../pki/keys.ts";
 import { parseDuration } from "../text/duration.ts";
@@ -84,7 +78,7 @@ export interface BuiltKubeconfig {
 export async function buildClientCertKubeconfig(
   resolved: Pick<ResolvedKubeconfigSpec, "clientName" | "organizations" | "serverURL">,
   clusterName: string,
-  ca: { cert: Certificate; key: KeyPair },
+  ca: CertAndKey,
   clientKey: KeyPair,
   random: RandomSource,
   crypto: CryptoPort,
@@ -142,36 +136,32 @@ type CAOnDisk =
 
 /** Loads the CA of the kubeconfig files as their sub-phases do. */
 async function loadKubeconfigCA(ctx: KubeconfigFileContext): Promise<CAOnDisk> {
-  const dir = ctx.cfg.cluster.certificatesDir;
-  if (await keylessCA(ctx.files, dir)) {
+  const pki = PkiDirectory.of(ctx).walk();
+  if (await pki.isKeyless("ca")) {
     try {
-      return { mode: "external", cert: await loadCert(ctx.files, dir, "ca") };
+      return { mode: "external", cert: await pki.loadCert("ca") };
     } catch (e) {
       throw new PkiError(`the CA file couldn't be loaded: ${errorMessage(e)}`, {
-        field: certPath(dir, "ca"),
+        field: pki.certPath("ca"),
         cause: e,
       });
     }
   }
   try {
-    return {
-      mode: "signing",
-      ...await loadCertificateAuthority(ctx.files, dir, "ca", ctx.crypto, ctx.recovery),
-    };
+    return { mode: "signing", ...await pki.loadCA("ca", ctx.recovery) };
   } catch (e) {
-    const missing = !(await fileExists(ctx.files, certPath(dir, "ca")));
-    if (missing) {
+    if (!(await pki.hasCert("ca"))) {
       throw new PkiError(
         `the CA files do not exist, please run \`kubeadm init phase certs ca\` to generate it: ${
           errorMessage(e)
         }`,
-        { field: certPath(dir, "ca"), cause: e, hint: "run `kubeadm init phase certs ca` first" },
+        { field: pki.certPath("ca"), cause: e, hint: "run `kubeadm init phase certs ca` first" },
       );
     }
     throw new ExistingFileError(
       `couldn't create a kubeconfig; the CA files couldn't be loaded: ${errorMessage(e)}`,
       {
-        field: e instanceof KubeadmError ? e.field : certPath(dir, "ca"),
+        field: e instanceof KubeadmError ? e.field : pki.certPath("ca"),
         cause: e,
         hint: e instanceof KubeadmError ? e.hint : undefined,
       },
@@ -198,7 +188,6 @@ async function inspectKubeconfigFile(
       caPEM: ca.mode === "signing" ? encodeCertificatePEM(ca.cert) : undefined,
     }, warn);
   }
-  const dir = ctx.cfg.cluster.certificatesDir;
   try {
     const expected = { server: resolved.serverURL, caPEM: encodeCertificatePEM(ca.cert) };
     if (!(await validateExisting(ctx, path, expected, warn))) {
@@ -210,7 +199,9 @@ async function inspectKubeconfigFile(
       {
         field: path,
         cause: e,
-        hint: `with an external CA (no ${keyPath(dir, "ca")}), provide ${path} signed by that CA`,
+        hint: `with an external CA (no ${
+          PkiDirectory.of(ctx).keyPath("ca")
+        }), provide ${path} signed by that CA`,
       },
     );
   }
@@ -377,7 +368,7 @@ async function validateExisting(
     const wrongCA = `a kubeconfig file ${
       JSON.stringify(path)
     } exists already but has got the wrong CA cert`;
-    const caPath = certPath(ctx.cfg.cluster.certificatesDir, "ca");
+    const caPath = PkiDirectory.of(ctx).certPath("ca");
     throw new ExistingFileError(
       expected.caPEM === undefined
         ? `${wrongCA}: ${caPath} does not exist, so this run generates a new CA`

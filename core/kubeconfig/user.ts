@@ -14,10 +14,10 @@ import { CERT_VALIDITY_HOURS } from "../constants.ts";
 import { errorMessage, KubeadmError, PkiError } from "../errors.ts";
 import type { FileReader } from "../ports/files.ts";
 import type { RandomSource } from "../ports/random.ts";
-import { type Certificate, encodeCertificatePEM } from "../pki/cert.ts";
+import { encodeCertificatePEM } from "../pki/cert.ts";
 import { generateKeyPair, type KeyPair } from "../pki/keys.ts";
 import { controlPlaneEndpointURL } from "../net/endpoint.ts";
-import { loadCertAndKey, periodWarning } from "../certs/pki_files.ts";
+import { type CertAndKey, periodWarning, PkiDirectory } from "../certs/pki_dir.ts";
 import { createKubeconfigWithToken, serializeKubeconfig } from "./kubeconfig.ts";
 import { buildClientCertKubeconfig } from "./files.ts";
 
@@ -57,13 +57,9 @@ export function longValidityWarning(validityMs: number): string | undefined {
     : undefined;
 }
 
-async function loadCA(
-  files: FileReader,
-  certDir: string,
-  crypto: CryptoPort,
-): Promise<{ cert: Certificate; key: KeyPair }> {
+async function loadCA(pki: PkiDirectory): Promise<CertAndKey> {
   try {
-    return await loadCertAndKey(files, certDir, "ca", crypto);
+    return await pki.loadCertAndKey("ca");
   } catch (e) {
     throw new PkiError(
       `couldn't create a kubeconfig; the CA files couldn't be loaded: ${errorMessage(e)}`,
@@ -82,7 +78,7 @@ export async function userKubeconfig(input: UserKubeconfigInput): Promise<string
   const warn = input.warn ?? (() => {});
   const long = longValidityWarning(input.validityMs);
   if (long) warn(long);
-  const ca = await loadCA(input.files, cfg.cluster.certificatesDir, input.crypto);
+  const ca = await loadCA(PkiDirectory.of(input));
   const period = periodWarning("ca", ca.cert, input.now);
   if (period) warn(period);
   const server = controlPlaneEndpointURL(

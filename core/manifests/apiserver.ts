@@ -70,22 +70,25 @@ export function authorizationModes(
 /** The kube-apiserver command: `kube-apiserver` followed by the merged, sorted flags. */
 export function apiServerCommand(input: ManifestInput): string[] {
   const { cluster, localAPIEndpoint } = input;
-  const pki = cluster.certificatesDir;
+  const { certificatesDir } = cluster;
   let args: Arg[] = [
     { name: "advertise-address", value: localAPIEndpoint.advertiseAddress },
     { name: "enable-admission-plugins", value: "NodeRestriction" },
     { name: "service-cluster-ip-range", value: cluster.networking.serviceSubnet },
-    { name: "service-account-key-file", value: `${pki}/sa.pub` },
-    { name: "service-account-signing-key-file", value: `${pki}/sa.key` },
+    { name: "service-account-key-file", value: `${certificatesDir}/sa.pub` },
+    { name: "service-account-signing-key-file", value: `${certificatesDir}/sa.key` },
     {
       name: "service-account-issuer",
       value: `https://kubernetes.default.svc.${cluster.networking.dnsDomain}`,
     },
-    { name: "client-ca-file", value: `${pki}/ca.crt` },
-    { name: "tls-cert-file", value: `${pki}/apiserver.crt` },
-    { name: "tls-private-key-file", value: `${pki}/apiserver.key` },
-    { name: "kubelet-client-certificate", value: `${pki}/apiserver-kubelet-client.crt` },
-    { name: "kubelet-client-key", value: `${pki}/apiserver-kubelet-client.key` },
+    { name: "client-ca-file", value: `${certificatesDir}/ca.crt` },
+    { name: "tls-cert-file", value: `${certificatesDir}/apiserver.crt` },
+    { name: "tls-private-key-file", value: `${certificatesDir}/apiserver.key` },
+    {
+      name: "kubelet-client-certificate",
+      value: `${certificatesDir}/apiserver-kubelet-client.crt`,
+    },
+    { name: "kubelet-client-key", value: `${certificatesDir}/apiserver-kubelet-client.key` },
     { name: "enable-bootstrap-token-auth", value: "true" },
     { name: "secure-port", value: String(localAPIEndpoint.bindPort) },
     { name: "allow-privileged", value: "true" },
@@ -93,10 +96,10 @@ export function apiServerCommand(input: ManifestInput): string[] {
     { name: "requestheader-username-headers", value: "X-Remote-User" },
     { name: "requestheader-group-headers", value: "X-Remote-Group" },
     { name: "requestheader-extra-headers-prefix", value: "X-Remote-Extra-" },
-    { name: "requestheader-client-ca-file", value: `${pki}/front-proxy-ca.crt` },
+    { name: "requestheader-client-ca-file", value: `${certificatesDir}/front-proxy-ca.crt` },
     { name: "requestheader-allowed-names", value: "front-proxy-client" },
-    { name: "proxy-client-cert-file", value: `${pki}/front-proxy-client.crt` },
-    { name: "proxy-client-key-file", value: `${pki}/front-proxy-client.key` },
+    { name: "proxy-client-cert-file", value: `${certificatesDir}/front-proxy-client.crt` },
+    { name: "proxy-client-key-file", value: `${certificatesDir}/front-proxy-client.key` },
   ];
 
   const external = cluster.etcd?.external;
@@ -114,9 +117,9 @@ export function apiServerCommand(input: ManifestInput): string[] {
       "etcd-servers",
       `https://${joinHostPort(localhost, ETCD_CLIENT_PORT)}`,
     );
-    args = setArgValue(args, "etcd-cafile", `${pki}/etcd/ca.crt`);
-    args = setArgValue(args, "etcd-certfile", `${pki}/apiserver-etcd-client.crt`);
-    args = setArgValue(args, "etcd-keyfile", `${pki}/apiserver-etcd-client.key`);
+    args = setArgValue(args, "etcd-cafile", `${certificatesDir}/etcd/ca.crt`);
+    args = setArgValue(args, "etcd-certfile", `${certificatesDir}/apiserver-etcd-client.crt`);
+    args = setArgValue(args, "etcd-keyfile", `${certificatesDir}/apiserver-etcd-client.key`);
     const advertised = getArgValue(cluster.etcd?.local?.extraArgs, "advertise-client-urls");
     if (advertised !== undefined) args = setArgValue(args, "etcd-servers", advertised);
   }

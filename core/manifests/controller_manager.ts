@@ -28,9 +28,9 @@ import { controlPlaneMounts } from "./volumes.ts";
 /** The kube-controller-manager command: binary name followed by the merged, sorted flags. */
 export function controllerManagerCommand(input: ManifestInput): string[] {
   const { cluster } = input;
-  const pki = cluster.certificatesDir;
+  const { certificatesDir } = cluster;
   const kubeconfig = `${KUBERNETES_DIR}/${KubeconfigFile.controllerManager}`;
-  const ca = `${pki}/ca.crt`;
+  const ca = `${certificatesDir}/ca.crt`;
   let args: Arg[] = [
     { name: "bind-address", value: "127.0.0.1" },
     { name: "leader-elect", value: "true" },
@@ -38,11 +38,11 @@ export function controllerManagerCommand(input: ManifestInput): string[] {
     { name: "authentication-kubeconfig", value: kubeconfig },
     { name: "authorization-kubeconfig", value: kubeconfig },
     { name: "client-ca-file", value: ca },
-    { name: "requestheader-client-ca-file", value: `${pki}/front-proxy-ca.crt` },
+    { name: "requestheader-client-ca-file", value: `${certificatesDir}/front-proxy-ca.crt` },
     { name: "root-ca-file", value: ca },
-    { name: "service-account-private-key-file", value: `${pki}/sa.key` },
+    { name: "service-account-private-key-file", value: `${certificatesDir}/sa.key` },
     { name: "cluster-signing-cert-file", value: ca },
-    { name: "cluster-signing-key-file", value: `${pki}/ca.key` },
+    { name: "cluster-signing-key-file", value: `${certificatesDir}/ca.key` },
     { name: "use-service-account-credentials", value: "true" },
     { name: "controllers", value: "*,bootstrapsigner,tokencleaner" },
   ];

@@ -93,7 +93,7 @@ export function etcdCommand(
   initialCluster: readonly InitialClusterMember[] = [],
 ): string[] {
   const { cluster, localAPIEndpoint, nodeName } = input;
-  const pki = cluster.certificatesDir;
+  const { certificatesDir } = cluster;
   const advertise = localAPIEndpoint.advertiseAddress;
   const localhost = isIPv6(advertise) ? "::1" : "127.0.0.1";
   const dataDir = cluster.etcd?.local?.dataDir || DEFAULT_ETCD_DATA_DIR;
@@ -107,13 +107,13 @@ export function etcdCommand(
     { name: "listen-peer-urls", value: etcdPeerURL(advertise) },
     { name: "initial-advertise-peer-urls", value: etcdPeerURL(advertise) },
     { name: "data-dir", value: dataDir },
-    { name: "cert-file", value: `${pki}/etcd/server.crt` },
-    { name: "key-file", value: `${pki}/etcd/server.key` },
-    { name: "trusted-ca-file", value: `${pki}/etcd/ca.crt` },
+    { name: "cert-file", value: `${certificatesDir}/etcd/server.crt` },
+    { name: "key-file", value: `${certificatesDir}/etcd/server.key` },
+    { name: "trusted-ca-file", value: `${certificatesDir}/etcd/ca.crt` },
     { name: "client-cert-auth", value: "true" },
-    { name: "peer-cert-file", value: `${pki}/etcd/peer.crt` },
-    { name: "peer-key-file", value: `${pki}/etcd/peer.key` },
-    { name: "peer-trusted-ca-file", value: `${pki}/etcd/ca.crt` },
+    { name: "peer-cert-file", value: `${certificatesDir}/etcd/peer.crt` },
+    { name: "peer-key-file", value: `${certificatesDir}/etcd/peer.key` },
+    { name: "peer-trusted-ca-file", value: `${certificatesDir}/etcd/ca.crt` },
     { name: "peer-client-cert-auth", value: "true" },
     { name: "snapshot-count", value: "10000" },
     {
@@ -150,7 +150,7 @@ export function etcdPod(
 ): Pod {
   const { cluster, localAPIEndpoint } = input;
   const dataDir = cluster.etcd?.local?.dataDir || DEFAULT_ETCD_DATA_DIR;
-  const certsDir = `${cluster.certificatesDir}/etcd`;
+  const etcdCertificatesDir = `${cluster.certificatesDir}/etcd`;
   const endpoint = etcdProbeEndpoint(
     cluster.etcd?.local?.extraArgs,
     isIPv6(localAPIEndpoint.advertiseAddress),
@@ -162,12 +162,15 @@ export function etcdPod(
   });
   // Volumes come out sorted by name (a map upstream); the mounts keep their fixed order.
   const volumes: Volume[] = [
-    { hostPath: { path: certsDir, type: "DirectoryOrCreate" }, name: ETCD_CERTS_VOLUME },
+    {
+      hostPath: { path: etcdCertificatesDir, type: "DirectoryOrCreate" },
+      name: ETCD_CERTS_VOLUME,
+    },
     { hostPath: { path: dataDir, type: "DirectoryOrCreate" }, name: ETCD_DATA_VOLUME },
   ];
   const volumeMounts: VolumeMount[] = [
     { mountPath: dataDir, name: ETCD_DATA_VOLUME },
-    { mountPath: certsDir, name: ETCD_CERTS_VOLUME },
+    { mountPath: etcdCertificatesDir, name: ETCD_CERTS_VOLUME },
   ];
   return componentPod({
     name: Component.etcd,

@@ -141,13 +141,15 @@ export function controlPlaneMounts(
   existingDirs: ReadonlySet<string>,
 ): HostPathMounts {
   const mounts = new HostPathMounts();
-  const certsDir = cluster.certificatesDir;
+  const { certificatesDir } = cluster;
   switch (component) {
     case Component.apiServer: {
-      mounts.add(readOnlyDir(K8S_CERTS_VOLUME, certsDir));
+      mounts.add(readOnlyDir(K8S_CERTS_VOLUME, certificatesDir));
       mounts.add(readOnlyDir(CA_CERTS_VOLUME, CA_CERTS_PATH));
       if (cluster.etcd?.external) {
-        for (const m of externalEtcdCertMounts(cluster.etcd.external, certsDir)) mounts.add(m);
+        for (const m of externalEtcdCertMounts(cluster.etcd.external, certificatesDir)) {
+          mounts.add(m);
+        }
       }
       for (const m of caTrustMounts(existingDirs)) mounts.add(m);
       for (const v of cluster.apiServer?.extraVolumes ?? []) mounts.add(userMount(v));
@@ -155,7 +157,7 @@ export function controlPlaneMounts(
     }
     case Component.controllerManager: {
       const kubeconfig = `${KUBERNETES_DIR}/${KubeconfigFile.controllerManager}`;
-      mounts.add(readOnlyDir(K8S_CERTS_VOLUME, certsDir));
+      mounts.add(readOnlyDir(K8S_CERTS_VOLUME, certificatesDir));
       mounts.add(readOnlyDir(CA_CERTS_VOLUME, CA_CERTS_PATH));
       mounts.add({
         name: KUBECONFIG_VOLUME,

@@ -11,7 +11,8 @@ import type { ResolvedConfig } from "../config/types.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
 import type { FileSystem } from "../ports/files.ts";
 import type { Printer } from "../ports/printer.ts";
-import { keylessCA } from "../certs/tree.ts";
+import type { CryptoPort } from "../ports/crypto.ts";
+import { PkiDirectory } from "../certs/pki_dir.ts";
 import { patchManagerFor } from "../patches/patch_manager.ts";
 import {
   buildStaticPod,
@@ -33,6 +34,8 @@ export interface ManifestWriteContext {
   cfg: ResolvedConfig;
   /** The node's files (real, or a dry-run overlay). */
   files: FileSystem;
+  /** The run's crypto port (the certificates directory's keys). */
+  crypto: CryptoPort;
   out: Printer;
   /** `/etc/kubernetes/manifests`. */
   manifestDir: string;
@@ -55,7 +58,7 @@ export async function nodeManifestInput(ctx: ManifestWriteContext): Promise<Mani
   return manifestInputFromInit(ctx.cfg, {
     existingDirs: ctx.host.existingDirs,
     proxyEnv: ctx.host.proxyEnv,
-    externalCA: await keylessCA(ctx.files, ctx.cfg.cluster.certificatesDir),
+    externalCA: await PkiDirectory.of(ctx).isKeyless("ca"),
     warn: (line) => ctx.out.warn(line),
     log: ctx.out.log,
   });

@@ -9,7 +9,6 @@ import type { LogFn } from "../ports/printer.ts";
 import {
   CONTROLLER_MANAGER_PORT,
   DEFAULT_API_SERVER_PORT,
-  DEFAULT_CERTIFICATES_DIR,
   DEFAULT_ETCD_DATA_DIR,
   ETCD_CLIENT_PORT,
   ETCD_PEER_PORT,
@@ -19,6 +18,7 @@ import {
   MANIFESTS_DIR,
   SCHEDULER_PORT,
 } from "../constants.ts";
+import { DEFAULT_CA_CERT_PATH } from "../config/defaults.ts";
 import { pauseImage } from "../manifests/images.ts";
 import { getArgValue } from "../manifests/arguments.ts";
 import { splitHostPort } from "../net/host_port.ts";
@@ -93,7 +93,7 @@ export const KNOWN_CHECK_NAMES: readonly string[] = [
   "ExternalEtcdClientCertificates",
   pathCheckName("FileAvailable", `${KUBERNETES_DIR}/${KubeconfigFile.kubelet}`),
   pathCheckName("FileAvailable", `${KUBERNETES_DIR}/${KubeconfigFile.bootstrapKubelet}`),
-  pathCheckName("FileAvailable", `${DEFAULT_CERTIFICATES_DIR}/ca.crt`),
+  pathCheckName("FileAvailable", DEFAULT_CA_CERT_PATH),
   "ImagePull",
 ];
 

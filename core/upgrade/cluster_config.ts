@@ -11,12 +11,14 @@
 import type { Node, Pod } from "kubernetes-types/core/v1.d.ts";
 import {
   API_SERVER_ENDPOINT_ANNOTATION,
+  Component,
   DEFAULT_CRI_SOCKET,
   KUBELET_INSTANCE_CONFIG_FILE,
+  MANIFESTS_DIR,
 } from "../constants.ts";
 import type { ResolvedConfig } from "../config/types.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
-import type { FileReader } from "../ports/files.ts";
+import type { FileReader, NodeFiles } from "../ports/files.ts";
 import type { Printer } from "../ports/printer.ts";
 import type { RandomSource } from "../ports/random.ts";
 import { utf8 } from "../text/utf8.ts";
@@ -32,7 +34,12 @@ import {
   fetchClusterConfigDocuments,
   type NodeConfigHost,
   resolveClusterDocuments,
-} from "../phases/join/cluster_config.ts";
+} from "../config/cluster_config.ts";
+
+/** Whether this node runs a control plane (upstream `IsControlPlaneNode`): its kube-apiserver manifest exists. */
+export function isControlPlaneNode(files: NodeFiles): Promise<boolean> {
+  return files.exists(`${MANIFESTS_DIR}/${Component.apiServer}.yaml`);
+}
 
 /** The `system:node:` prefix of a kubelet's user name. */
 const NODE_USER_PREFIX = "system:node:";

@@ -6,10 +6,11 @@
  *
  * @module
  */
-import { keylessCA } from "../certs/tree.ts";
+import { PkiDirectory } from "../certs/pki_dir.ts";
 import type { ResolvedConfig } from "../config/types.ts";
 import { KubeadmError } from "../errors.ts";
 import type { FileReader } from "../ports/files.ts";
+import type { CryptoPort } from "../ports/crypto.ts";
 import { utf8 } from "../text/utf8.ts";
 import {
   buildStaticPod,
@@ -25,6 +26,8 @@ export interface ManifestDiffInput {
   /** The node's configuration with the target `kubernetesVersion`. */
   cfg: ResolvedConfig;
   files: FileReader;
+  /** The run's crypto port (the certificates directory's keys). */
+  crypto: CryptoPort;
   manifestDir: string;
   existingDirs: ReadonlySet<string>;
   /** Lines of context. */
@@ -36,7 +39,7 @@ export async function manifestDiffs(input: ManifestDiffInput): Promise<string> {
   const manifestInput = manifestInputFromInit(input.cfg, {
     existingDirs: input.existingDirs,
     proxyEnv: {},
-    externalCA: await keylessCA(input.files, input.cfg.cluster.certificatesDir),
+    externalCA: await PkiDirectory.of(input).isKeyless("ca"),
   });
   let out = "";
   for (const component of CONTROL_PLANE_COMPONENTS) {

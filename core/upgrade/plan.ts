@@ -1,7 +1,10 @@
 /**
  * `kubeadm upgrade plan` as data (upstream `phases/upgrade/compute.go` and `cmd/upgrade/plan.go`):
- * which upgrades are available from the cluster's versions, the `UpgradePlan` object
- * (`output.kubeadm.k8s.io/v1alpha3`) that `-o json|yaml` prints, and upstream's text tables.
+ * {@link planClusterUpgrade} runs the whole command against a cluster (preflight when given,
+ * the cluster's configuration for this node, the health checks, the versions) and returns the
+ * `UpgradePlan` object (`output.kubeadm.k8s.io/v1alpha3`) that `-o json|yaml` prints;
+ * {@link upgradePlanText} gives upstream's text tables. The command line and the library's
+ * `planUpgrade` both call it, each with its own ports.
  *
  * The available upgrades, as upstream computes them: the latest stable version (a label; an
  * explicit `[version]` answers every label) is a minor upgrade when the cluster is older; when
@@ -12,12 +15,31 @@
  * @module
  */
 import { compareSemVer, formatSemVer, parseSemVer, type SemVer } from "../config/version.ts";
+import type { ResolvedConfig } from "../config/types.ts";
+import { storedFeatureGateNotices } from "../config/features.ts";
+import { logComponentConfigDownload, type NodeConfigHost } from "../config/cluster_config.ts";
+import { KubeconfigFile, KUBERNETES_DIR } from "../constants.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
+import type { NodeFiles } from "../ports/files.ts";
 import type { Printer } from "../ports/printer.ts";
+import type { RandomSource } from "../ports/random.ts";
+import type { KubeClient } from "../kube/client.ts";
+import { parseDuration } from "../text/duration.ts";
 import { tabwriterFormat } from "../text/tabwriter.ts";
 import { OUTPUT_API_VERSION } from "../text/structured_output.ts";
-import { targetRelease } from "../versions.ts";
-import type { VersionGetter, VersionMap } from "./version_getter.ts";
+import { KUBERNETES_VERSION, targetRelease } from "../versions.ts";
+import { fetchUpgradeConfig, isControlPlaneNode } from "./cluster_config.ts";
+import { printConfigurationUsed } from "../config/print.ts";
+import type { ResolvedUpgradeConfig } from "./upgrade_config.ts";
+import {
+  kubeVersionGetter,
+  offlineVersionGetter,
+  type VersionGetter,
+  type VersionMap,
+} from "./version_getter.ts";
+
+/** This module's name in verbose log lines. */
+const LOG_SOURCE = "plan.ts";
 
 /** The state of a cluster's versions before or after an upgrade (upstream `ClusterState`). */
 export interface ClusterState {
@@ -151,7 +173,7 @@ export async function availableUpgrades(
   const etcdFor = (k8s: string): string => {
     if (externalEtcd) return "";
     const { etcd, etcdWarning } = targetRelease(k8s);
-    if (etcdWarning) out.log?.(1, "plan.ts", `[upgrade/versions] WARNING: ${etcdWarning}`);
+    if (etcdWarning) out.log?.(1, LOG_SOURCE, `[upgrade/versions] WARNING: ${etcdWarning}`);
     const parsed = parseSemVer(etcd);
     return parsed ? formatSemVer(parsed) : etcd;
   };
@@ -216,31 +238,45 @@ export async function availableUpgrades(
 
 /** One component's row of an upgrade (`output.kubeadm.k8s.io/v1alpha3` `ComponentUpgradePlan`). */
 export interface ComponentUpgradePlan {
+  /** The component (`kube-apiserver`, `kubelet`, `etcd`, `kubeadm`, …). */
   name: string;
+  /** Its version now (the kubelet's: one row per version, naming the nodes that run it). */
   currentVersion: string;
+  /** Its version after the upgrade. */
   newVersion: string;
+  /** The node the row is about (control-plane components and kubelets). */
   nodeName?: string;
 }
 
 /** One upgrade possibility as printed (`AvailableUpgrade`). */
 export interface AvailableUpgrade {
+  /** Which upgrade: `stable version`, `version in the v1.37 series`, `experimental version`, … */
   description: string;
+  /** Each component's row. */
   components: ComponentUpgradePlan[];
 }
 
 /** The state of one component config (`ComponentConfigVersionState`). */
 export interface ComponentConfigVersionState {
+  /** Its API group (`kubeproxy.config.k8s.io`, `kubelet.config.k8s.io`). */
   group: string;
+  /** The version the cluster stores (empty when the cluster has none). */
   currentVersion: string;
+  /** The version kubeadm writes. */
   preferredVersion: string;
+  /** Whether the user must migrate it before upgrading (kubeadm cannot). */
   manualUpgradeRequired: boolean;
 }
 
 /** `kubeadm upgrade plan -o json|yaml`'s object (`UpgradePlan`). */
 export interface UpgradePlan {
+  /** `UpgradePlan`. */
   kind: "UpgradePlan";
-  apiVersion: typeof OUTPUT_API_VERSION;
+  /** `output.kubeadm.k8s.io/v1alpha3`. */
+  apiVersion: string;
+  /** The upgrades kubeadm can make. */
   availableUpgrades?: AvailableUpgrade[];
+  /** The component configs' states. */
   configVersions?: ComponentConfigVersionState[];
 }
 
@@ -389,4 +425,124 @@ upgrade to is denoted in the "PREFERRED VERSION" column.
 export function upgradePlanText(plan: UpgradePlan): string {
   return (plan.availableUpgrades ?? []).map(availableUpgradeText).join("") +
     configVersionsText(plan.configVersions ?? []);
+}
+
+/**
+ * The preflight checks of `upgrade plan` (`./checks.ts` makes kubeadm's), in two rounds as
+ * upstream runs them: the node's before the cluster's configuration is read, the cluster's
+ * health with it.
+ */
+export interface UpgradePlanChecks {
+  /** The root check and the CoreDNS migration checks. */
+  node(): Promise<void>;
+  /** The cluster health checks (the health-check Job runs the configuration's pause image). */
+  cluster(cfg: ResolvedConfig): Promise<void>;
+}
+
+/** What {@link planClusterUpgrade} works with. */
+export interface ClusterUpgradePlanInput {
+  /** The cluster's API (read only: only the health checks create their Job). */
+  client: KubeClient;
+  /**
+   * The node's files: `kubelet.conf` (its name), `instance-config.yaml` (its CRI socket), the
+   * kube-apiserver manifest (whether it is a control-plane node).
+   */
+  files: NodeFiles;
+  /**
+   * The UpgradeConfiguration: its `plan` section with the command line's flags and `[version]`
+   * already applied (`kubernetesVersion`: the target, else the release labels' offline
+   * versions), its `timeouts`.
+   */
+  upgrade: Pick<ResolvedUpgradeConfig, "plan" | "timeouts">;
+  /** The host's facts the cluster's configuration is defaulted with for this node. */
+  host: NodeConfigHost;
+  random: RandomSource;
+  /** Progress lines, warnings and upstream's verbose lines. */
+  out: Printer;
+  /** kubeadm's preflight checks; absent (a library plan) none runs. */
+  checks?: UpgradePlanChecks;
+}
+
+/** Whether the cluster has each component config's ConfigMap (upstream `GetVersionStates`). */
+async function presentComponentConfigs(client: KubeClient, out: Printer): Promise<Set<string>> {
+  const present = new Set<string>();
+  const maps = [
+    ["KubeProxyConfiguration", "kube-proxy", "kubeproxy.config.k8s.io"],
+    ["KubeletConfiguration", "kubelet-config", "kubelet.config.k8s.io"],
+  ];
+  for (const [kind, name, group] of maps) {
+    logComponentConfigDownload(out, kind, name);
+    if (await client.tryGet({ kind: "ConfigMap", namespace: "kube-system", name })) {
+      present.add(group);
+    }
+  }
+  return present;
+}
+
+/** Runs `step`, failing with upstream's `[<phase>] FATAL: …` prefix. */
+async function fatal<T>(phase: string, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (e) {
+    throw new KubeadmError(`[${phase}] FATAL: ${errorMessage(e)}`, { cause: e });
+  }
+}
+
+/**
+ * `kubeadm upgrade plan` (upstream `runPlan` after its configuration and client): the checks'
+ * first round, the cluster's configuration for this node, the health checks, the stored
+ * feature gates' notices and `printConfig`, then the available upgrades and the component
+ * configs' states. Returns the plan, or `undefined` when the cluster is up to date (upstream
+ * prints nothing then). Writes nothing.
+ */
+export async function planClusterUpgrade(
+  input: ClusterUpgradePlanInput,
+): Promise<UpgradePlan | undefined> {
+  const { client, out, checks } = input;
+  const { plan: settings, timeouts } = input.upgrade;
+  const log = (m: string) => out.log?.(1, LOG_SOURCE, m);
+  if (checks) {
+    log("running preflight checks");
+    out.info("[preflight] Running pre-flight checks.");
+    await checks.node();
+  }
+  const cfg = await fatal("upgrade/init config", async () =>
+    fetchUpgradeConfig({
+      client,
+      files: input.files,
+      out,
+      logPrefix: "upgrade/config",
+      kubeletConf: `${KUBERNETES_DIR}/${KubeconfigFile.kubelet}`,
+      controlPlane: await isControlPlaneNode(input.files),
+      host: input.host,
+      random: input.random,
+      apiCallTimeoutMs: parseDuration(timeouts.kubernetesAPICall),
+    }));
+  if (checks) {
+    out.info("[upgrade] Running cluster health checks");
+    await fatal("upgrade/health", () => checks.cluster(cfg));
+  }
+  for (const notice of storedFeatureGateNotices(cfg.cluster.featureGates ?? {})) {
+    out.info(`[upgrade/config] ${notice}`);
+  }
+  if (settings.printConfig) printConfigurationUsed(cfg.cluster, out);
+  const warn = (line: string) => out.warn(line);
+  const getter = offlineVersionGetter(
+    kubeVersionGetter(client, { kubeadmVersion: KUBERNETES_VERSION, warn }),
+    settings.kubernetesVersion ?? "",
+  );
+  log("[upgrade/plan] computing upgrade possibilities");
+  const upgrades = await fatal("upgrade/versions", () =>
+    availableUpgrades(getter, {
+      allowExperimental: settings.allowExperimentalUpgrades,
+      allowRC: settings.allowRCUpgrades,
+      warn,
+    }, out));
+  log("[upgrade/plan] analysing component config version states");
+  const states = componentConfigVersionStates(await presentComponentConfigs(client, out));
+  if (upgrades.length === 0) {
+    log("[upgrade/plan] Awesome, you're up-to-date! Enjoy!");
+    return undefined;
+  }
+  return upgradePlan(upgrades, states, settings.etcdUpgrade);
 }

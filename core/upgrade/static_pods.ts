@@ -24,7 +24,6 @@
  *
  * @module
  */
-import type { CryptoPort } from "../ports/crypto.ts";
 import type { Pod } from "kubernetes-types/core/v1.d.ts";
 import { Component } from "../constants.ts";
 import { targetRelease } from "../versions.ts";
@@ -46,7 +45,8 @@ import {
 } from "../etcd/member_join.ts";
 import { ETCD_REQUEST_TIMEOUT_MS } from "../etcd/timing.ts";
 import type { EtcdTiming } from "../etcd/timing.ts";
-import { planRenewal, type RenewalSettings } from "../certs/renewal.ts";
+import { planRenewal, renewalSettings } from "../certs/renewal.ts";
+import { PkiDirectory } from "../certs/pki_dir.ts";
 import { etcdPeerURL, etcdPod } from "../manifests/etcd.ts";
 import { CONTROL_PLANE_COMPONENTS, staticPodManifestPath } from "../manifests/manifest_file.ts";
 import {
@@ -106,8 +106,6 @@ export interface StaticPodUpgradeInput {
   /** `--certificate-renewal`. */
   renewCerts: boolean;
   random: RandomSource;
-  /** Key generation, import, signing and hashing of the renewed certificates. */
-  crypto: CryptoPort;
   /** Now (backup directory names, certificate validity). */
   now: Date;
 }
@@ -228,18 +226,6 @@ function certificatesOfComponent(component: string, localEtcd: boolean): string[
   return [];
 }
 
-/** The renewal settings of the node's configuration. */
-function renewalSettings(input: StaticPodUpgradeInput): RenewalSettings {
-  const cluster = input.ctx.cfg.cluster;
-  return {
-    certificatesDir: cluster.certificatesDir,
-    kubeconfigDir: input.kubernetesDir,
-    encryptionAlgorithm: cluster.encryptionAlgorithm,
-    certificateValidityPeriod: cluster.certificateValidityPeriod,
-    externalEtcd: cluster.etcd.external !== undefined,
-  };
-}
-
 /**
  * Renews one certificate with the local CA (upstream `RenewUsingLocalCA`); returns false when
  * its CA is external (the certificate cannot be renewed).
@@ -249,13 +235,13 @@ async function renewUsingLocalCA(
   name: string,
 ): Promise<boolean> {
   const plan = await planRenewal({
-    files: input.ctx.files,
-    settings: renewalSettings(input),
+    pki: PkiDirectory.of(input.ctx),
+    kubeconfigDir: input.kubernetesDir,
+    settings: renewalSettings(input.ctx.cfg.cluster),
     names: [name],
     startTime: input.now,
     now: input.now,
     random: input.random,
-    crypto: input.crypto,
   });
   const outcome = plan.outcomes[0];
   if (outcome.status === "external") return false;

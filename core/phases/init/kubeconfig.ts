@@ -11,7 +11,8 @@ import {
   kubeconfigDirLine,
 } from "../../kubeconfig/files.ts";
 import { KUBECONFIG_SPECS, kubeconfigSpec } from "../../kubeconfig/specs.ts";
-import { keylessCA, prefetchKeys } from "../../certs/tree.ts";
+import { prefetchKeys } from "../../certs/tree.ts";
+import { PkiDirectory } from "../../certs/pki_dir.ts";
 import { certTree, kubeconfigTree, plannedKubeconfigs } from "./certs.ts";
 import type { InitData } from "./data.ts";
 import type { Phase } from "../../workflow/phase.ts";
@@ -25,7 +26,7 @@ export async function runKubeconfigHeader(data: InitData): Promise<void> {
   data.out.info(kubeconfigDirLine(data.kubeconfigDir));
   const names = plannedKubeconfigs(data);
   await checkExistingKubeconfigs(kubeconfigTree(data), names);
-  if (await keylessCA(data.files, data.cfg.cluster.certificatesDir)) return;
+  if (await PkiDirectory.of(data).isKeyless("ca")) return;
   await prefetchKeys(certTree(data), {
     certs: [],
     kubeconfigs: names.map((name) => kubeconfigSpec(name).fileName),

@@ -22,10 +22,10 @@ import type { Phase } from "../../workflow/phase.ts";
 
 /** The kubelet's current client certificate path, honouring a `cert-dir` kubelet argument. */
 function kubeletClientCertPath(data: InitData): string {
-  const certDir = getArgValue(data.cfg.init.nodeRegistration.kubeletExtraArgs, "cert-dir");
-  return certDir === undefined
+  const kubeletPkiDir = getArgValue(data.cfg.init.nodeRegistration.kubeletExtraArgs, "cert-dir");
+  return kubeletPkiDir === undefined
     ? KUBELET_CLIENT_CURRENT_PEM
-    : `${certDir.replace(/\/+$/, "")}/kubelet-client-current.pem`;
+    : `${kubeletPkiDir.replace(/\/+$/, "")}/kubelet-client-current.pem`;
 }
 
 /** `kubelet-finalize/enable-client-cert-rotation`. */

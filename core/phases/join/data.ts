@@ -35,7 +35,7 @@ import type { KubeconfigFileContext } from "../../kubeconfig/files.ts";
 import type { ManifestWriteContext } from "../../manifests/write.ts";
 import { keyPoolFor } from "../../pki/key_pool.ts";
 import type { CryptoPort } from "../../ports/crypto.ts";
-import { fetchClusterConfigDocuments, nodeInitConfig } from "./cluster_config.ts";
+import { fetchClusterConfigDocuments, nodeInitConfig } from "../../config/cluster_config.ts";
 import { discoverCluster, type DiscoveryPorts, type JoinDiscovery } from "./discovery.ts";
 
 /** The network, as the join phases reach it: discovery and the API clients' transports. */

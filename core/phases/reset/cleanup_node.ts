@@ -11,7 +11,6 @@
  * @module
  */
 import {
-  DEFAULT_CERTIFICATES_DIR,
   KUBEADM_TMP_DIR,
   KubeconfigFile,
   KUBELET_RUN_DIR,
@@ -19,6 +18,7 @@ import {
   MANIFESTS_DIR,
 } from "../../constants.ts";
 import { errorMessage, KubeadmError } from "../../errors.ts";
+import { certificatesDirOrDefault } from "../../config/defaults.ts";
 import type { ResetData } from "./data.ts";
 import type { Phase } from "../../workflow/phase.ts";
 import { cleanupDirProblem } from "./safety.ts";
@@ -193,7 +193,7 @@ export async function runCleanupNode(data: ResetData): Promise<void> {
   if (kubeletDir !== undefined) dirs.push(kubeletDir);
   await removeContainers(data);
   await emptyEtcdDataDirAgain(data);
-  if (data.certificatesDir !== DEFAULT_CERTIFICATES_DIR) {
+  if (data.certificatesDir !== certificatesDirOrDefault()) {
     data.out.warn(
       `[reset] WARNING: Cleaning a non-default certificates directory: ${
         JSON.stringify(data.certificatesDir)

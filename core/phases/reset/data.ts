@@ -11,7 +11,8 @@
  */
 import type { Inputs } from "../../config/inputs.ts";
 import type { ResetConfiguration } from "../../config/types.ts";
-import { DEFAULT_CERTIFICATES_DIR, DEFAULT_CRI_SOCKET } from "../../constants.ts";
+import { DEFAULT_CRI_SOCKET } from "../../constants.ts";
+import { certificatesDirOrDefault } from "../../config/defaults.ts";
 import { validateUnmountFlags } from "../../config/reset.ts";
 import type { Printer } from "../../ports/printer.ts";
 import { KNOWN_CHECK_NAMES } from "../../preflight/catalog.ts";
@@ -91,7 +92,7 @@ export function buildResetData(input: ResetDataInput): ResetData & { skipPhases:
   const certificatesDir = inputs.certificatesDir !== undefined
     ? assertSafeCleanupDir(inputs.certificatesDir, "--cert-dir")
     : assertSafeCleanupDir(
-      config.certificatesDir || cluster?.certificatesDir || DEFAULT_CERTIFICATES_DIR,
+      certificatesDirOrDefault(config.certificatesDir || cluster?.certificatesDir),
       "certificatesDir",
     );
   validateUnmountFlags(config.unmountFlags ?? []);

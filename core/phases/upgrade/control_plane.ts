@@ -26,6 +26,7 @@ function manifestContext(data: UpgradeData): ManifestWriteContext {
   return {
     cfg: data.cfg,
     files: data.files,
+    crypto: data.crypto,
     out: data.out,
     manifestDir: data.manifestDir,
     patchesDir: data.settings.patchesDir,
@@ -101,7 +102,6 @@ async function upgrade(data: UpgradeData): Promise<void> {
       etcdUpgrade: data.settings.etcdUpgrade,
       renewCerts: data.settings.renewCerts,
       random: data.random,
-      crypto: data.crypto,
       now: data.clock.now(),
     });
   } catch (e) {

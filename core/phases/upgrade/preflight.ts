@@ -13,18 +13,14 @@
  */
 import { storedFeatureGateNotices } from "../../config/features.ts";
 import { KubeadmError } from "../../errors.ts";
-import {
-  imagePullChecks,
-  KNOWN_CHECK_NAMES,
-  rootChecks,
-  upgradeChecks,
-} from "../../preflight/catalog.ts";
+import { imagePullChecks, rootChecks, upgradeChecks } from "../../preflight/catalog.ts";
 import { resolveIgnoreSet } from "../../preflight/ignore.ts";
 import { PreflightRun } from "../../preflight/runner.ts";
 import { pauseImage } from "../../manifests/images.ts";
 import { MANIFESTS_DIR } from "../../constants.ts";
-import { CLUSTER_HEALTH_CHECK_NAMES, clusterHealthChecks } from "../../upgrade/health.ts";
-import { COREDNS_CHECK_NAMES, coreDNSMigrationChecks } from "../../upgrade/coredns_check.ts";
+import { clusterHealthChecks } from "../../upgrade/health.ts";
+import { coreDNSMigrationChecks } from "../../upgrade/coredns_check.ts";
+import { UPGRADE_CHECK_NAMES } from "../../upgrade/checks.ts";
 import { enforceVersionPolicies, policyVerdict } from "../../upgrade/policy.ts";
 import { MINIMUM_UPGRADE_TARGET, normalizeUpgradeTarget } from "../../upgrade/target.ts";
 import { COREDNS_VERSION } from "../../versions.ts";
@@ -33,13 +29,6 @@ import type { Phase } from "../../workflow/phase.ts";
 
 /** This module's name in verbose log lines. */
 const LOG_SOURCE = "preflight.ts";
-
-/** Every check name an upgrade accepts in `--ignore-preflight-errors`. */
-export const UPGRADE_CHECK_NAMES: readonly string[] = [
-  ...KNOWN_CHECK_NAMES,
-  ...CLUSTER_HEALTH_CHECK_NAMES,
-  ...COREDNS_CHECK_NAMES,
-];
 
 function preflightRun(data: UpgradeData, command: string): PreflightRun {
   return new PreflightRun(data.node.machine, {

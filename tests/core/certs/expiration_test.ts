@@ -9,18 +9,21 @@ import {
 import { formatStructured } from "../../../core/text/structured_output.ts";
 import { KubeadmError } from "../../../core/errors.ts";
 import { KUBECONFIG_DIR, PKI_DIR, pkiFixture } from "../../support/pki_fixture.ts";
+import type { MemoryFileSystem } from "../../support/memory_fs.ts";
+import { PkiDirectory } from "../../../core/certs/pki_dir.ts";
 
 const NOW = new Date("2026-03-01T00:00:00Z");
-const DIRS = { certificatesDir: PKI_DIR, kubeconfigDir: KUBECONFIG_DIR };
+/** The node's certificate files as the checks read them. */
+function where(files: MemoryFileSystem) {
+  return { pki: new PkiDirectory(files, PKI_DIR, webCryptoPort), kubeconfigDir: KUBECONFIG_DIR };
+}
 
 Deno.test("checkExpiration() reports every certificate, kubeconfig and CA as upstream", async () => {
   const { files } = await pkiFixture();
   const { info, warnings } = await checkExpiration({
-    files,
-    ...DIRS,
+    ...where(files),
     externalEtcd: false,
     now: NOW,
-    crypto: webCryptoPort,
   });
   assert.deepEqual(warnings, []);
   assert.equal(info.kind, "CertificateExpirationInfo");
@@ -69,11 +72,9 @@ Deno.test("formatExpirationText() prints upstream's two tables", async () => {
   files.remove(`${KUBECONFIG_DIR}/scheduler.conf`);
   files.remove(`${PKI_DIR}/etcd/ca.key`);
   const { info } = await checkExpiration({
-    files,
-    ...DIRS,
+    ...where(files),
     externalEtcd: false,
     now: NOW,
-    crypto: webCryptoPort,
   });
   const text = formatExpirationText(info);
   assert.equal(
@@ -110,11 +111,9 @@ front-proxy-ca          Jan 08, 2036 08:00 UTC   9y              no
 Deno.test("checkExpiration() with external etcd leaves the etcd certificates out", async () => {
   const { files } = await pkiFixture();
   const { info } = await checkExpiration({
-    files,
-    ...DIRS,
+    ...where(files),
     externalEtcd: true,
     now: NOW,
-    crypto: webCryptoPort,
   });
   assert.ok(!info.certificates.some((c) => c.caName === "etcd-ca"));
   assert.deepEqual(info.certificateAuthorities.map((c) => c.name), ["ca", "front-proxy-ca"]);
@@ -124,7 +123,7 @@ Deno.test("checkExpiration() fails naming the file it cannot read", async () => 
   const { files } = await pkiFixture();
   files.remove(`${PKI_DIR}/etcd/ca.crt`);
   await assert.rejects(
-    () => checkExpiration({ files, ...DIRS, externalEtcd: false, now: NOW, crypto: webCryptoPort }),
+    () => checkExpiration({ ...where(files), externalEtcd: false, now: NOW }),
     (e: unknown) =>
       e instanceof KubeadmError &&
       e.message ===
@@ -136,11 +135,9 @@ Deno.test("checkExpiration() fails naming the file it cannot read", async () => 
   await assert.rejects(
     () =>
       checkExpiration({
-        files: fresh,
-        ...DIRS,
+        ...where(fresh),
         externalEtcd: false,
         now: NOW,
-        crypto: webCryptoPort,
       }),
     (e: unknown) =>
       e instanceof KubeadmError &&
@@ -154,30 +151,24 @@ Deno.test("expiringWithin() finds what expires inside the window, expired ones i
   const { files } = await pkiFixture();
   const late = new Date("2026-12-20T08:00:00Z");
   const { info } = await checkExpiration({
-    files,
-    ...DIRS,
+    ...where(files),
     externalEtcd: false,
     now: late,
-    crypto: webCryptoPort,
   });
   assert.deepEqual(expiringWithin(info, 20 * 24 * 3600 * 1000), []);
   assert.equal(expiringWithin(info, 22 * 24 * 3600 * 1000).length, 11);
   const after = await checkExpiration({
-    files,
-    ...DIRS,
+    ...where(files),
     externalEtcd: false,
     now: new Date("2027-02-01T00:00:00Z"),
-    crypto: webCryptoPort,
   });
   assert.equal(expiringWithin(after.info, 0).length, 11, "expired leaves count");
   assert.match(formatExpirationText(after.info), /admin\.conf .* <invalid> /);
   files.remove(`${PKI_DIR}/apiserver.crt`);
   const some = await checkExpiration({
-    files,
-    ...DIRS,
+    ...where(files),
     externalEtcd: false,
     now: late,
-    crypto: webCryptoPort,
   });
   assert.ok(!expiringWithin(some.info, 3650 * 24 * 3600 * 1000).some((c) => c.missing));
 });

@@ -1,6 +1,7 @@
 import { webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
 import assert from "node:assert/strict";
 import { externalCAChecker } from "../../../core/certs/external_ca.ts";
+import { PkiDirectory } from "../../../core/certs/pki_dir.ts";
 import type { MemoryFileSystem } from "../../support/memory_fs.ts";
 import { initWorkflow } from "../../../core/phases/init/workflow.ts";
 import { runWorkflow } from "../../../core/workflow/runner.ts";
@@ -24,7 +25,7 @@ async function pki() {
 
 /** Whether a CA is external, as a fresh run of `certs renew` or `check-expiration` sees it. */
 function isExternal(files: MemoryFileSystem, ca: string): Promise<boolean> {
-  return externalCAChecker(files, PKI, NOW, webCryptoPort).isExternal(ca);
+  return externalCAChecker(new PkiDirectory(files, PKI, webCryptoPort), NOW).isExternal(ca);
 }
 
 Deno.test("a CA is external when its certificate is present without its key and its leaves verify", async () => {

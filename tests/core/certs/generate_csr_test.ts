@@ -1,4 +1,3 @@
-import { KeyPool } from "../../../core/pki/key_pool.ts";
 import { webKeys } from "../../support/platform.ts";
 import { webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
 import assert from "node:assert/strict";
@@ -33,7 +32,7 @@ Deno.test("planKeysAndCSRs() plans a key and CSR per leaf and a partial kubeconf
     kubeconfigDir: "/etc/kubernetes",
     startTime: START,
     warn: (l) => warnings.push(l),
-    keys: new KeyPool(webKeys),
+    ...webKeys,
   });
   assert.deepEqual(groups.map(csrGroupHeader), [
     "generating keys and CSRs in /etc/kubernetes/pki",
@@ -136,7 +135,7 @@ Deno.test("planKeysAndCSRs() never overwrites: an existing key, CSR or kubeconfi
           files,
           kubeconfigDir: "/etc/kubernetes",
           startTime: START,
-          keys: new KeyPool(webKeys),
+          ...webKeys,
         }),
       (e: unknown) => e instanceof KubeadmError && message.test(e.message),
       path,

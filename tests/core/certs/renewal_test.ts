@@ -10,7 +10,7 @@ import {
   type RenewalPlan,
   renewTargets,
 } from "../../../core/certs/renewal.ts";
-import { loadCert, loadKey } from "../../../core/certs/pki_files.ts";
+import { PkiDirectory } from "../../../core/certs/pki_dir.ts";
 import {
   createSignedCert,
   encodeCertificatePEM,
@@ -37,18 +37,20 @@ import { seededRandom } from "../../support/fixed_random.ts";
 const START = new Date("2026-09-01T10:00:00Z");
 const ALL = renewTargets().map((t) => t.name);
 
+function pkiOf(files: MemoryFileSystem): PkiDirectory {
+  return new PkiDirectory(files, PKI_DIR, webCryptoPort);
+}
+
 function input(files: MemoryFileSystem, names = ALL, externalEtcd = false): RenewalInput {
   return {
-    files,
+    pki: pkiOf(files),
+    kubeconfigDir: KUBECONFIG_DIR,
     settings: {
-      certificatesDir: PKI_DIR,
-      kubeconfigDir: KUBECONFIG_DIR,
       encryptionAlgorithm: "ECDSA-P256",
       certificateValidityPeriod: "8760h0m0s",
       externalEtcd,
     },
     names,
-    crypto: webCryptoPort,
     startTime: START,
     now: START,
     random: seededRandom(11),
@@ -60,9 +62,9 @@ async function pairOf(files: MemoryFileSystem, name: string) {
   const target = renewTargets().find((t) => t.name === name)!;
   if (target.source.kind === "pki") {
     return {
-      cert: await loadCert(files, PKI_DIR, target.source.baseName),
-      key: await loadKey(files, PKI_DIR, target.source.baseName, webCryptoPort),
-      ca: await loadCert(files, PKI_DIR, target.caBaseName),
+      cert: await pkiOf(files).loadCert(target.source.baseName),
+      key: await pkiOf(files).loadKey(target.source.baseName),
+      ca: await pkiOf(files).loadCert(target.caBaseName),
     };
   }
   const cfg = parseKubeconfig(files.text(`${KUBECONFIG_DIR}/${target.source.fileName}`)!);
@@ -191,8 +193,7 @@ Deno.test("planRenewal() of one certificate touches only its files and names its
 
 Deno.test("planRenewal() keeps an old subject (O=kubeadm:cluster-admins) and Go-known usages only", async () => {
   const { files } = await pkiFixture();
-  const ca = await loadCert(files, PKI_DIR, "ca");
-  const caKey = await loadKey(files, PKI_DIR, "ca", webCryptoPort);
+  const { cert: ca, key: caKey } = await pkiOf(files).loadCertAndKey("ca");
   const key = await generateKeyPair("ECDSA-P256", webKeys);
   const custom = await createSignedCert(
     {

@@ -6,7 +6,7 @@ import {
   embeddedText,
   parseKubeconfig,
 } from "../../../core/kubeconfig/kubeconfig.ts";
-import { loadCert } from "../../../core/certs/pki_files.ts";
+import { PkiDirectory } from "../../../core/certs/pki_dir.ts";
 import {
   keyMatchesCertificate,
   parseCertificatesPEM,
@@ -40,7 +40,7 @@ Deno.test("userKubeconfig() makes a client-certificate kubeconfig for the contro
   const kc = parseKubeconfig(text);
   assert.equal(kc["current-context"], "jane@kubernetes");
   assert.equal(kc.clusters[0].cluster.server, "https://192.168.0.10:6443");
-  const ca = await loadCert(files, PKI_DIR, "ca");
+  const ca = await new PkiDirectory(files, PKI_DIR, webCryptoPort).loadCert("ca");
   assert.equal(
     embeddedText(kc.clusters[0].cluster["certificate-authority-data"]!),
     files.text(`${PKI_DIR}/ca.crt`),

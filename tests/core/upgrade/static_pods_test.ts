@@ -100,6 +100,7 @@ async function setup(opts: { from?: string; failing?: string[]; etcdTag?: string
     ctx: {
       cfg: target,
       files,
+      crypto: webCryptoPort,
       out,
       manifestDir: MANIFESTS,
       host: { existingDirs: new Set(), proxyEnv: {} },
@@ -116,7 +117,6 @@ async function setup(opts: { from?: string; failing?: string[]; etcdTag?: string
     etcdUpgrade: true,
     renewCerts: true,
     random: seededRandom(3),
-    crypto: webCryptoPort,
     now: NOW,
   };
   return { files, cfg, input, node, out, waiter: w };

@@ -1,9 +1,14 @@
 import assert from "node:assert/strict";
 import { runControlPlane } from "../../../../core/phases/init/control_plane.ts";
-import { keylessCA as usingExternalCA } from "../../../../core/certs/tree.ts";
+import { PkiDirectory } from "../../../../core/certs/pki_dir.ts";
+import { webCryptoPort } from "../../../../adapters/crypto/webcrypto.ts";
 import { parseKubeYamlOne } from "../../../../core/yaml/kube_yaml.ts";
 import { initDataFixture } from "../../../support/init_data_fixture.ts";
 import { MemoryFileSystem } from "../../../support/memory_fs.ts";
+
+function usingExternalCA(files: MemoryFileSystem): Promise<boolean> {
+  return new PkiDirectory(files, "/etc/kubernetes/pki", webCryptoPort).isKeyless("ca");
+}
 
 type PodDoc = { spec: { containers: { command: string[]; resources: unknown }[] } };
 
@@ -93,15 +98,15 @@ Deno.test("runControlPlane() reports a failing patch with the component", async 
 
 Deno.test("runControlPlane() uses empty signing files when ca.key is absent (external CA)", async () => {
   const files = new MemoryFileSystem({ "/etc/kubernetes/pki/ca.crt": "CERT" });
-  assert.equal(await usingExternalCA(files, "/etc/kubernetes/pki"), true);
+  assert.equal(await usingExternalCA(files), true);
   const { data } = initDataFixture({ files });
   await runControlPlane(data, "kube-controller-manager");
   const text = files.text("/etc/kubernetes/manifests/kube-controller-manager.yaml")!;
   assert.ok(text.includes("    - --cluster-signing-cert-file=\n"));
   assert.ok(text.includes("    - --cluster-signing-key-file=\n"));
   files.put("/etc/kubernetes/pki/ca.key", "KEY");
-  assert.equal(await usingExternalCA(files, "/etc/kubernetes/pki"), false);
-  assert.equal(await usingExternalCA(new MemoryFileSystem(), "/etc/kubernetes/pki"), false);
+  assert.equal(await usingExternalCA(files), false);
+  assert.equal(await usingExternalCA(new MemoryFileSystem()), false);
 });
 
 Deno.test("runControlPlane() warns about authorization-mode for every component it writes", async () => {

@@ -3,9 +3,9 @@
 // ConfigMap, and upstream's error for one that lacks its key.
 import assert from "node:assert/strict";
 import type { ConfigMap } from "kubernetes-types/core/v1.d.ts";
-import { fetchClusterConfigDocuments } from "../../../../core/phases/join/cluster_config.ts";
-import { fakeApiClient } from "../../../support/fake_kube_api.ts";
-import { RecordingPrinter } from "../../../support/recording_printer.ts";
+import { fetchClusterConfigDocuments } from "../../../core/config/cluster_config.ts";
+import { fakeApiClient } from "../../support/fake_kube_api.ts";
+import { RecordingPrinter } from "../../support/recording_printer.ts";
 
 const map = (name: string, data: Record<string, string>): ConfigMap => ({
   apiVersion: "v1",

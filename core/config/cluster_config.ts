@@ -13,27 +13,23 @@
  * @module
  */
 import type { ConfigMap } from "kubernetes-types/core/v1.d.ts";
-import type { ResolvedJoinConfig } from "../../config/join.ts";
-import { resolveInitConfig } from "../../config/resolve.ts";
-import {
-  KUBEADM_API_VERSION,
-  type KubeletConfiguration,
-  type ResolvedConfig,
-} from "../../config/types.ts";
-import { errorMessage, KubeadmError } from "../../errors.ts";
-import type { LogFn, Printer } from "../../ports/printer.ts";
-import type { RandomSource } from "../../ports/random.ts";
-import type { KubeClient } from "../../kube/client.ts";
-import { SHORT_RETRY_POLICY } from "../../kube/retry.ts";
-import { isForbidden, isNotFound } from "../../kube/status.ts";
-import { parseKubeYaml, toKubeYaml } from "../../yaml/kube_yaml.ts";
+import type { ResolvedJoinConfig } from "./join.ts";
+import { resolveInitConfig } from "./resolve.ts";
+import { KUBEADM_API_VERSION, type KubeletConfiguration, type ResolvedConfig } from "./types.ts";
+import { errorMessage, KubeadmError } from "../errors.ts";
+import type { LogFn, Printer } from "../ports/printer.ts";
+import type { RandomSource } from "../ports/random.ts";
+import type { KubeClient } from "../kube/client.ts";
+import { SHORT_RETRY_POLICY } from "../kube/retry.ts";
+import { isForbidden, isNotFound } from "../kube/status.ts";
+import { parseKubeYaml, toKubeYaml } from "../yaml/kube_yaml.ts";
 import {
   CLUSTER_CONFIGURATION_KEY,
   KUBE_SYSTEM,
   KUBEADM_CONFIG_CONFIGMAP,
   KUBELET_CONFIG_CONFIGMAP,
   KUBELET_CONFIG_KEY,
-} from "../../cluster/upload_config.ts";
+} from "../cluster/upload_config.ts";
 
 /** The kube-proxy ConfigMap and its key. */
 const KUBE_PROXY_CONFIGMAP = "kube-proxy";
