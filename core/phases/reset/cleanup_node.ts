@@ -24,6 +24,7 @@ import { removeAutoRenewal } from "../../certs/auto_renewal.ts";
 import type { ResetData } from "./data.ts";
 import type { Phase } from "../../workflow/phase.ts";
 import { cleanupDirProblem } from "./safety.ts";
+import { cleanDataDir } from "./remove_etcd_member.ts";
 
 /** The kubeconfig files reset deletes, in upstream's order. */
 const RESET_KUBECONFIG_FILES: readonly string[] = [
@@ -193,6 +194,19 @@ async function resetConfigDir(data: ResetData, dirs: readonly string[]): Promise
   }
 }
 
+/**
+ * Empties the etcd data directory once more when `remove-etcd-member` emptied it and the etcd
+ * container, running until {@link removeContainers}, wrote to it since (etcd removed from its
+ * cluster exits, and the kubelet restarts it on the empty directory): its new files would fail
+ * the next init's or join's preflight (`DirAvailable--var-lib-etcd`). Upstream leaves them.
+ */
+async function emptyEtcdDataDirAgain(data: ResetData): Promise<void> {
+  const dir = data.etcdDataDirEmptied;
+  if (dir === undefined || data.dryRun) return;
+  const entries = await data.node.machine.files.list(dir);
+  if (entries !== undefined && entries.length > 0) await cleanDataDir(data, dir);
+}
+
 /** Runs the phase. */
 export async function runCleanupNode(data: ResetData): Promise<void> {
   const dirs = [MANIFESTS_DIR];
@@ -201,6 +215,7 @@ export async function runCleanupNode(data: ResetData): Promise<void> {
   const kubeletDir = await unmountKubeletDir(data);
   if (kubeletDir !== undefined) dirs.push(kubeletDir);
   await removeContainers(data);
+  await emptyEtcdDataDirAgain(data);
   if (data.certificatesDir !== certificatesDirOrDefault()) {
     data.out.warn(
       `[reset] WARNING: Cleaning a non-default certificates directory: ${

@@ -64,6 +64,11 @@ export interface ResetData {
   cluster?: ResetClusterConfig;
   /** Which phase paths this run executes (absent: all not skipped). */
   willRun?: (phasePath: string) => boolean;
+  /**
+   * The etcd data directory `remove-etcd-member` emptied (set by it): the etcd container, still
+   * running then, may write to it again before `cleanup-node` removes the containers.
+   */
+  etcdDataDirEmptied?: string;
 }
 
 /** What {@link buildResetData} needs. */

@@ -104,7 +104,8 @@ async function etcdClientTLS(data: ResetData): Promise<TlsClientMaterial> {
   );
 }
 
-async function cleanDataDir(data: ResetData, dir: string): Promise<void> {
+/** Empties the etcd data directory `dir` (when it is safe to), saying so. */
+export async function cleanDataDir(data: ResetData, dir: string): Promise<void> {
   const problem = cleanupDirProblem(dir);
   if (problem !== undefined) {
     data.out.warn(
@@ -116,6 +117,7 @@ async function cleanDataDir(data: ResetData, dir: string): Promise<void> {
   }
   try {
     await data.node.cleanDir(dir);
+    data.etcdDataDirEmptied = dir;
     data.out.info(`[reset] Deleted contents of the etcd data directory: ${dir}`);
   } catch (e) {
     data.out.warn(

@@ -297,6 +297,35 @@ Deno.test("remove-etcd-member: cluster configuration decides the peer URL and da
   ]);
 });
 
+Deno.test("etcd data written again before the containers went is emptied again; else not", async () => {
+  // The etcd container runs until cleanup-node removes it: etcd, removed from its cluster,
+  // exits and the kubelet restarts it on the emptied directory, which it writes again.
+  const f = resetFixture({ inputs: { force: true } });
+  f.host.runtime.pods = ["etcd-pod"];
+  f.host.etcd.members = [
+    { id: "1", name: "cp-1", peerURLs: ["https://192.168.0.10:2380"], clientURLs: [] },
+    { id: "2", name: "cp-2", peerURLs: ["https://192.168.0.11:2380"], clientURLs: [] },
+  ];
+  const removePods = f.host.runtime.removePods.bind(f.host.runtime);
+  f.host.runtime.removePods = (ids) => {
+    f.host.files.put("/var/lib/etcd/member/snap/0.tmp", "restarted etcd");
+    return removePods(ids);
+  };
+  await runReset(f.data);
+  assert.deepEqual(f.host.cleaned.filter((d) => d === "/var/lib/etcd").length, 2);
+  assert.equal(await f.host.files.list("/var/lib/etcd/member"), undefined);
+  assert.deepEqual(
+    f.out.stdout.filter((l) => l.includes("etcd data directory")),
+    Array(2).fill("[reset] Deleted contents of the etcd data directory: /var/lib/etcd"),
+  );
+
+  // Nothing written since: emptied once, as upstream.
+  const quiet = resetFixture({ inputs: { force: true } });
+  quiet.host.etcd.members = f.host.etcd.members;
+  await runReset(quiet.data);
+  assert.deepEqual(quiet.host.cleaned.filter((d) => d === "/var/lib/etcd").length, 1);
+});
+
 Deno.test("remove-etcd-member: worker, external etcd, broken manifest", async () => {
   const worker = resetFixture({ inputs: { force: true }, seed: false });
   await runReset(worker.data, { only: "remove-etcd-member" });
