@@ -571,9 +571,15 @@ export async function assertKubeletIdentity(
   assert.match(kubeconfig, new RegExp(`^\\s+client-key: ${current}$`, "m"));
   type Csr = {
     metadata: { name: string };
-    spec: { username: string; signerName: string };
+    spec: { username: string; signerName: string; request: string };
     status: { certificate?: string; conditions?: { type: string; reason?: string }[] };
   };
+  // Workers bootstrapping with one token share the requestor: a CSR is this node's when it
+  // asks for this node's name.
+  const forThisNode = async (c: Csr) =>
+    (await openssl(["req", "-noout", "-subject"], atob(c.spec.request))).includes(
+      `CN = system:node:${node.name}`,
+    );
   const certOf = (pem: string) =>
     pem.match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/)?.[0];
   const { target, cert, csrs } = await waitFor(
@@ -582,8 +588,10 @@ export async function assertKubeletIdentity(
       const target = await Deno.readLink(node.path(current));
       const cert = certOf(await Deno.readTextFile(node.path(target)));
       if (!cert) return undefined;
-      const csrs = ((await kubectlJson(apiNode, ["get", "csr"])).items as Csr[])
-        .filter((c) => c.spec.username === requestor);
+      const csrs: Csr[] = [];
+      for (const c of (await kubectlJson(apiNode, ["get", "csr"])).items as Csr[]) {
+        if (c.spec.username === requestor && await forThisNode(c)) csrs.push(c);
+      }
       const denied = csrs.find((c) =>
         c.status.conditions?.some((x) => x.type === "Denied" || x.type === "Failed")
       );
