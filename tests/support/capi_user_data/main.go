@@ -146,6 +146,11 @@ func render(in *input) (*output, error) {
 			return nil, err
 		}
 		join := spec.JoinConfiguration.DeepCopy()
+		if controlPlane && join.ControlPlane == nil {
+			// As the KubeadmControlPlane controller's desired state: a control plane's join
+			// configuration always has a controlPlane section.
+			join.ControlPlane = &bootstrapv1.JoinControlPlane{}
+		}
 		// reconcileDiscovery: the cluster CA's hashes, the Cluster's endpoint, a new token.
 		discovery := &join.Discovery.BootstrapToken
 		hashes, err := certificates.GetByPurpose(secret.ClusterCA).Hashes()
