@@ -538,9 +538,9 @@ function ourFlags(path: string[]): Map<string, string> {
 }
 
 test("certs and kubeconfig commands take upstream's flags, help texts and defaults from the registry", async () => {
-  // Deliberate differences (README): our --dry-run and --fail-if-expiring-within.
+  // Deliberate differences (README): our --dry-run, --restart and --fail-if-expiring-within.
   const extra: Record<string, string[]> = {
-    renew: ["dry-run"],
+    renew: ["dry-run", "restart"],
     "check-expiration": ["fail-if-expiring-within"],
   };
   const renewNames = await upstreamSubcommands(["certs", "renew"]);
