@@ -4,7 +4,6 @@
 // (`--verify` starts a scratch containerd with its own root, state and sockets in a temp dir).
 import assert from "node:assert/strict";
 import { run } from "../support/commands.ts";
-import { binSetDir } from "../support/k8s_bins.ts";
 import { repoRoot } from "../support/repo.ts";
 
 const nodeImages = (...args: string[]) => run([`${repoRoot}/scripts/node-images`, ...args]);
