@@ -434,6 +434,22 @@ export async function kubectlJson(
   return JSON.parse(r.stdout);
 }
 
+/** The files kubeadm writes under `/var/lib/kubelet`; the rest there is the kubelet's own. */
+const KUBEADM_KUBELET_FILES = new Set([
+  "/var/lib/kubelet/config.yaml",
+  "/var/lib/kubelet/instance-config.yaml",
+  "/var/lib/kubelet/kubeadm-flags.env",
+]);
+
+/**
+ * Whether a node path is state a running daemon writes all along (etcd's data, the kubelet's
+ * checkpoints, Pod volumes and rotated certificates): changes there are not kubeadm's.
+ */
+export function isDaemonState(path: string): boolean {
+  return path.startsWith("/var/lib/etcd/") ||
+    (path.startsWith("/var/lib/kubelet/") && !KUBEADM_KUBELET_FILES.has(path));
+}
+
 /**
  * Runs `f` and returns its result with the node paths it wrote, changed or removed (from two
  * {@link TestNode.files} listings), sorted.
