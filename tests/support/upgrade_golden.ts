@@ -13,6 +13,7 @@
  */
 import assert from "node:assert/strict";
 import type { ClusterNode } from "./cluster.ts";
+import type { RunResult } from "./commands.ts";
 import { isStructuredLine, klogMessages } from "./klog_lines.ts";
 import {
   dropEmptyFields,
@@ -46,6 +47,7 @@ export async function oursAndUpstream(node: ClusterNode, args: string[]): Promis
       0,
       `upstream: ${args.join(" ")}\n${theirs.stdout}\n${theirs.stderr}`,
     );
+    await keepForInspection(node, args, ours, theirs);
     return {
       ours: ours.stdout,
       theirs: theirs.stdout,
@@ -55,6 +57,26 @@ export async function oursAndUpstream(node: ClusterNode, args: string[]): Promis
     };
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/**
+ * With `KTS_GOLDEN_DIR` set, both sides' output goes into that directory too (named for the node
+ * and the command), for a human to diff after a long run.
+ */
+async function keepForInspection(
+  node: ClusterNode,
+  args: string[],
+  ours: RunResult,
+  theirs: RunResult,
+): Promise<void> {
+  const dir = Deno.env.get("KTS_GOLDEN_DIR");
+  if (!dir) return;
+  await Deno.mkdir(dir, { recursive: true });
+  const base = `${dir}/${node.name}_${args.join("_").replace(/[^\w.=-]+/g, "-")}`;
+  for (const [side, r] of [["ours", ours], ["theirs", theirs]] as const) {
+    await Deno.writeTextFile(`${base}.${side}.stdout`, r.stdout);
+    await Deno.writeTextFile(`${base}.${side}.stderr`, r.stderr);
   }
 }
 
