@@ -741,7 +741,10 @@ export function etcdctl(cp: ClusterNode, args: string[]): Promise<RunResult> {
   const pki = "/etc/kubernetes/pki";
   return cp.exec([
     `${cp.binDir}/etcdctl`,
-    `--endpoints=https://${cp.ip}:2379`,
+    // etcdctl adds a repeated --endpoints to the first (a string slice): the caller's replaces it.
+    ...(args.some((a) => a.startsWith("--endpoints="))
+      ? []
+      : [`--endpoints=https://${cp.ip}:2379`]),
     `--cacert=${pki}/etcd/ca.crt`,
     `--cert=${pki}/etcd/healthcheck-client.crt`,
     `--key=${pki}/etcd/healthcheck-client.key`,
