@@ -383,7 +383,7 @@ Deno.test({
 
       await t.step("golden: apply --dry-run as upstream's, --v=4 lines too", async () => {
         const r = await oursAndUpstream(cp1, ["upgrade", "apply", TO, "--dry-run", IGNORE, v]);
-        const ours = assertDryRunAsUpstream(r.ours, r.theirs);
+        const ours = assertDryRunAsUpstream(r);
         assert.equal(ours.files.size, 5, "three manifests, instance-config.yaml, config.yaml");
         const log = assertLogAsUpstream(r);
         assert.ok(
@@ -556,7 +556,7 @@ Deno.test({
           patches,
           "--v=4",
         ]);
-        assertDryRunAsUpstream(dry.ours, dry.theirs);
+        assertDryRunAsUpstream(dry);
         assertLogAsUpstream(dry);
       });
 
@@ -596,7 +596,7 @@ Deno.test({
           `--ignore-preflight-errors=${PREFLIGHT_IGNORED_WORKER}`,
           "--v=4",
         ]);
-        assertDryRunAsUpstream(dry.ours, dry.theirs);
+        assertDryRunAsUpstream(dry);
         assertLogAsUpstream(dry);
       });
 
