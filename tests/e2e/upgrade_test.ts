@@ -438,6 +438,7 @@ Deno.test({
         worker,
         cp1.path("/etc/kubernetes/admin.conf"),
         ["configmap", "-n", "default", MARKER[3]],
+        { onFailure: (f) => keepControlPlaneLogs(cps, f.at) },
       );
       const upgradeStarted = performance.now();
       const before = await controlPlanePods(cp1, cp1);
@@ -654,7 +655,10 @@ Deno.test({
           assert.deepEqual(
             upgradeFailures,
             [],
-            `${upgradeFailures.length} of ${upgradeRequests} requests through the endpoint failed`,
+            `${upgradeFailures.length} of ${upgradeRequests} requests through the endpoint failed` +
+              `; the load balancer's log of them and of its servers' states:\n${
+                slowRequestsAndStates(await ha!.lb.log(), worker.ip)
+              }`,
           );
           assert.ok(upgradeRequests > 100, `only ${upgradeRequests} requests`);
         },
@@ -861,6 +865,38 @@ Deno.test({
     }
   },
 });
+
+/**
+ * With `KTS_E2E_LOG_DIR` set, copies the control planes' etcd and kube-apiserver Pod logs into
+ * `<dir>/<at>/<node>/` (a failed request's evidence: a later restart removes these logs).
+ */
+async function keepControlPlaneLogs(cps: ClusterNode[], at: string): Promise<void> {
+  const dir = Deno.env.get("KTS_E2E_LOG_DIR");
+  if (!dir) return;
+  for (const cp of cps) {
+    const to = `${dir}/${at}/${cp.name}`;
+    await Deno.mkdir(to, { recursive: true });
+    const pods = cp.path("/var/log/pods");
+    for await (const e of Deno.readDir(pods)) {
+      if (!/_(etcd|kube-apiserver)-/.test(e.name)) continue;
+      const r = await new Deno.Command("cp", { args: ["-r", `${pods}/${e.name}`, to] }).output();
+      if (!r.success) console.error(`keeping ${e.name}: ${new TextDecoder().decode(r.stderr)}`);
+    }
+  }
+}
+
+/**
+ * HAProxy's log lines of `client`'s connections that lasted 30 s (give or take one: when the
+ * endpoint client gives up; the kubelet's watches last longer), and of its servers going down
+ * or up.
+ */
+function slowRequestsAndStates(log: string, client: string): string {
+  return log.split("\n").filter((l) => {
+    if (/^<\d>Server .* is (DOWN|UP)/.test(l)) return true;
+    const m = l.match(/^<\d>(\S+):\d+ \[.*\] \S+ \S+ -?\d+\/-?\d+\/(\d+) /);
+    return m !== null && m[1] === client && Math.abs(Number(m[2]) - 30_000) < 1_000;
+  }).join("\n");
+}
 
 /** Every order of `xs`. */
 function permutations<T>(xs: T[]): T[][] {
