@@ -522,11 +522,16 @@ export async function assertStaticPodsMirrored(
     const container = manifest.spec!.containers[0];
     assert.deepEqual(manifest.metadata?.labels, { component, tier: "control-plane" });
     const name = `${component}-${node.name}`;
+    // Right after a restart the mirror may still show the old container, Running and ready,
+    // until the kubelet reports the new one: wait for the status of a container that runs.
     const pod = await waitFor(`mirror Pod ${name} Running and ready`, async () => {
       const r = await apiNode.kubectl(["-n", "kube-system", "get", "pod", name, "-o", "json"]);
       if (r.code !== 0) return undefined;
       const p = JSON.parse(r.stdout) as Pod;
-      return p.status?.phase === "Running" && p.status.containerStatuses?.[0]?.ready ? p : false;
+      const status = p.status?.containerStatuses?.[0];
+      if (p.status?.phase !== "Running" || !status?.ready) return false;
+      const id = status.containerID?.replace(/^containerd:\/\//, "") ?? "";
+      return (await containerdTasks(node)).get(id) === "RUNNING" ? p : false;
     }, 180_000);
     assert.deepEqual(pod.metadata?.labels, manifest.metadata?.labels, name);
     const annotations = pod.metadata?.annotations ?? {};
