@@ -159,6 +159,7 @@ function logLines(d: UpgradeDryRun): string[] {
 /** The line before SystemVerification's report, and a line of the report (its colours too). */
 const VERIFICATION_FAILED =
   "[preflight] The system verification failed. Printing the output from the verification:";
+// deno-lint-ignore no-control-regex -- the report's lines start with a terminal colour code
 const VERIFICATION_LINE = /^\x1b\[0;37m[A-Z0-9_]+\x1b\[0m: /;
 
 /**
