@@ -867,7 +867,7 @@ Deno.test({
 });
 
 /**
- * With `KTS_E2E_LOG_DIR` set, copies the control planes' etcd and kube-apiserver Pod logs into
+ * With `KTS_E2E_LOG_DIR` set, copies the control planes' static Pods' logs into
  * `<dir>/<at>/<node>/` (a failed request's evidence: a later restart removes these logs).
  */
 async function keepControlPlaneLogs(cps: ClusterNode[], at: string): Promise<void> {
@@ -878,7 +878,7 @@ async function keepControlPlaneLogs(cps: ClusterNode[], at: string): Promise<voi
     await Deno.mkdir(to, { recursive: true });
     const pods = cp.path("/var/log/pods");
     for await (const e of Deno.readDir(pods)) {
-      if (!/_(etcd|kube-apiserver)-/.test(e.name)) continue;
+      if (!/_(etcd|kube-apiserver|kube-controller-manager|kube-scheduler)-/.test(e.name)) continue;
       const r = await new Deno.Command("cp", { args: ["-r", `${pods}/${e.name}`, to] }).output();
       if (!r.success) console.error(`keeping ${e.name}: ${new TextDecoder().decode(r.stderr)}`);
     }
