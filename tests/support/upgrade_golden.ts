@@ -8,8 +8,7 @@
  * objects twice (two checks), a Go zero value (`null`, `{}`, `readOnly: false`) is not printed
  * by kubeadm-ts, upstream names its temporary dry-run directory for the kubelet files, and
  * upstream prints SystemVerification's report when the check fails where a dry run of ours could
- * not run it. Run
- * with `--v=N`, both must log the same messages ({@link assertLogAsUpstream}).
+ * not run it. Run with `--v=N`, both must log the same messages ({@link assertLogAsUpstream}).
  *
  * @module
  */
