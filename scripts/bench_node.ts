@@ -16,8 +16,10 @@
  * is the tool's wait lag. Prints each run, per-phase medians and ratios against upstream and
  * against the floor.
  *
- * Usage: scripts/deno run -A scripts/bench_node.ts [--runs N] [--trace]
- *   (as root; default 5 each; --trace prints each run's timeline)
+ * Usage: scripts/deno run -A scripts/bench_node.ts [--runs N] [--max-minutes M] [--before DIR]
+ *   [--trace]   (as root; default 5 runs each, fewer when a new round would start after M
+ *   minutes; `--before DIR` also times another checkout of ours, e.g. the commit before a
+ *   change; `--trace` prints each run's timeline)
  *
  * @module
  */
@@ -38,6 +40,7 @@ const { values } = parseArgs({
     runs: { type: "string", default: "5" },
     trace: { type: "boolean", default: false },
     before: { type: "string" },
+    "max-minutes": { type: "string" },
   },
 });
 const runs = Number(values.runs);
@@ -218,8 +221,13 @@ await new Deno.Command(deno, { args: ["cache", "--config", `${repoRoot}/deno.jso
   .output();
 
 const loadBefore = (await Deno.readTextFile("/proc/loadavg")).trim();
+const benchStart = Date.now();
+const maxMs = values["max-minutes"] === undefined
+  ? Infinity
+  : Number(values["max-minutes"]) * 60_000;
 const all: InitRun[] = [];
-for (let i = 0; i < runs; i++) {
+let rounds = 0;
+for (let i = 0; i < runs && (i === 0 || Date.now() - benchStart < maxMs); i++, rounds++) {
   const order = i % 2 === 0 ? impls : [...impls].reverse();
   for (const impl of order) {
     const run = await timeInit(impl);
@@ -250,7 +258,7 @@ const row = (label: string, xs: (number | undefined)[]) =>
 
 console.log(`
 kubeadm init on a fresh real node (containerd v2.4.2, kubelet v1.37.2, static Pods from local
-images); medians of ${runs} run(s) each, order alternating; seconds. Load before: ${loadBefore};
+images); medians of ${rounds} run(s) each, order alternating; seconds. Load before: ${loadBefore};
 after: ${loadAfter}.${values.before ? `\n"before" is ${values.before}.` : ""}
 
 Per phase (from each line's arrival; a phase ends where the next one prints):
