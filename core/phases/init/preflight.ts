@@ -1,8 +1,9 @@
 /**
  * `kubeadm init phase preflight`: kubeadm's checks of the machine (`core/preflight/init.ts`,
- * loaded when the phase runs), while the run's keys start generating. A plan, which has no machine to inspect and always skips the
- * phase, gives the phase work of its own ({@link preflightPhaseWith}) and so does not carry
- * the checks at all (they are a good part of the library bundle).
+ * loaded when the phase runs), while the run's keys start generating. A plan, which has no
+ * machine to inspect and always skips the phase, gives the phase work of its own
+ * ({@link preflightPhaseWith}) and so does not carry the checks at all (they are a good part
+ * of the library bundle).
  *
  * @module
  */
