@@ -110,8 +110,11 @@ async function startProbe(node: ClusterNode): Promise<Promise<Record<string, num
   );
   await Promise.race([running, done.then((r) => Promise.reject(new Error(`probe: ${r.stderr}`)))]);
   return done.then((r) => {
-    if (r.code !== 0) throw new Error(`probe failed: ${r.stderr}`);
-    return JSON.parse(r.stdout.trim().split("\n").at(-1)!);
+    const last = r.stdout.trim().split("\n").at(-1) ?? "";
+    if (r.code === 0 && last.startsWith("{")) return JSON.parse(last);
+    // The run still counts; only its floor figures are missing.
+    console.error(`probe failed (exit ${r.code}): ${r.stdout.slice(-500)}${r.stderr.slice(-2000)}`);
+    return {};
   });
 }
 

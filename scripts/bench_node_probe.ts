@@ -31,7 +31,10 @@ const exists = (p: string) => Deno.stat(p).then(() => true, () => false);
 
 console.log("ready");
 while (!await exists("/etc/kubernetes/manifests/kube-apiserver.yaml")) {
-  if (Date.now() > DEADLINE) Deno.exit(1);
+  if (Date.now() > DEADLINE) {
+    console.error("no kube-apiserver manifest within two minutes");
+    break;
+  }
   await sleep(INTERVAL_MS);
 }
 const probe = createHealthProbe();
