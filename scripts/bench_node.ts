@@ -109,7 +109,7 @@ async function startProbe(node: ClusterNode): Promise<Promise<Record<string, num
     { timeoutMs: 180_000, onLine: (_, l) => l === "ready" && ready() },
   );
   await Promise.race([running, done.then((r) => Promise.reject(new Error(`probe: ${r.stderr}`)))]);
-  return done.then((r) => {
+  return done.catch((e) => ({ code: -1, stdout: "", stderr: String(e) })).then((r) => {
     const last = r.stdout.trim().split("\n").at(-1) ?? "";
     if (r.code === 0 && last.startsWith("{")) return JSON.parse(last);
     // The run still counts; only its floor figures are missing.
@@ -138,7 +138,12 @@ async function timeInit(impl: Impl): Promise<InitRun> {
       { timeoutMs: 10 * 60_000, onLine: (_, text) => lines.push({ at: Date.now(), text }) },
     );
     const ended = Date.now();
-    if (r.code !== 0) throw new Error(`${impl} init failed:\n${r.stdout}\n${r.stderr}`);
+    if (r.code !== 0) {
+      const kubelet = (await node.machine.log("kubelet")).slice(-1500);
+      throw new Error(
+        `${impl} init failed:\n${r.stdout}\n${r.stderr}\n--- kubelet log:\n${kubelet}`,
+      );
+    }
     return { impl, started, ended, lines, healthy: await probe };
   } finally {
     await node.stop();
@@ -233,7 +238,14 @@ let rounds = 0;
 for (let i = 0; i < runs && (i === 0 || Date.now() - benchStart < maxMs); i++, rounds++) {
   const order = i % 2 === 0 ? impls : [...impls].reverse();
   for (const impl of order) {
-    const run = await timeInit(impl);
+    let run: InitRun;
+    try {
+      run = await timeInit(impl);
+    } catch (e) {
+      // One failed init (a slow machine) is reported and left out; the others still count.
+      console.log(`run ${i + 1} ${impl.padEnd(8)} FAILED: ${e instanceof Error ? e.message : e}`);
+      continue;
+    }
     all.push(run);
     const load = (await Deno.readTextFile("/proc/loadavg")).split(" ")[0];
     console.log(
