@@ -90,11 +90,8 @@ export interface ClusterNode {
   binDir: string;
   /** The host path of a node path (under `/etc/kubernetes`, `/var/lib/kubelet`, …). */
   path(nodePath: string): string;
-  /** A command inside the node. */
-  exec(
-    argv: string[],
-    opts?: { env?: Record<string, string>; stdin?: string; timeoutMs?: number },
-  ): Promise<RunResult>;
+  /** A command inside the node (see {@link TestNode.exec}). */
+  exec(argv: string[], opts?: Parameters<TestNode["exec"]>[1]): Promise<RunResult>;
   /** Our kubeadm inside the node. */
   kubeadm(
     args: string[],
