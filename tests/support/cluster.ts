@@ -25,6 +25,13 @@
 import assert from "node:assert/strict";
 import type { Pod } from "kubernetes-types/core/v1.d.ts";
 import { parseKubeYamlOne } from "../../core/yaml/kube_yaml.ts";
+import {
+  DEFAULT_ETCD_DATA_DIR,
+  KUBELET_CONFIG_FILE,
+  KUBELET_ENV_FILE,
+  KUBELET_INSTANCE_CONFIG_FILE,
+  KUBELET_RUN_DIR,
+} from "../../core/constants.ts";
 import { CriClient } from "../../adapters/deno/cri/client.ts";
 import { kubeadmLauncher, type RunResult, waitFor } from "./commands.ts";
 import { testInitConfigYaml } from "./config.ts";
@@ -433,14 +440,14 @@ export async function kubectlJson(
 
 /** The files kubeadm writes under `/var/lib/kubelet`; the rest there is the kubelet's own. */
 const KUBEADM_KUBELET_FILES = new Set([
-  "/var/lib/kubelet/config.yaml",
-  "/var/lib/kubelet/instance-config.yaml",
-  "/var/lib/kubelet/kubeadm-flags.env",
+  KUBELET_CONFIG_FILE,
+  KUBELET_INSTANCE_CONFIG_FILE,
+  KUBELET_ENV_FILE,
 ]);
 
 /** Where the node's running daemons keep state: etcd, containerd, its CNI plugins, Pod logs. */
 const DAEMON_STATE_DIRS = [
-  "/var/lib/etcd/",
+  `${DEFAULT_ETCD_DATA_DIR}/`,
   "/var/lib/containerd/",
   "/var/lib/cni/",
   "/var/log/",
@@ -453,7 +460,7 @@ const DAEMON_STATE_DIRS = [
  */
 export function isDaemonState(path: string): boolean {
   return DAEMON_STATE_DIRS.some((d) => path.startsWith(d)) ||
-    (path.startsWith("/var/lib/kubelet/") && !KUBEADM_KUBELET_FILES.has(path));
+    (path.startsWith(`${KUBELET_RUN_DIR}/`) && !KUBEADM_KUBELET_FILES.has(path));
 }
 
 /**
