@@ -253,16 +253,29 @@ export async function caPairFiles(
   ];
 }
 
-/** The PEM of a kubeconfig's current cluster CA, or `undefined` when it embeds none. */
+/**
+ * The name of the cluster a kubeconfig's trust is read from and written to: the current
+ * context's, else the only one (cluster-info's kubeconfig has a cluster and no context).
+ */
+function trustedClusterName(config: Kubeconfig): string | undefined {
+  const { context } = lookupContext(config);
+  if (context) return context.cluster ?? "";
+  return config.clusters.length === 1 ? config.clusters[0].name ?? "" : undefined;
+}
+
+/** The PEM of a kubeconfig's cluster CA (see `trustedClusterName`), or `undefined`. */
 export function kubeconfigTrust(config: Kubeconfig): string | undefined {
-  const data = lookupContext(config).cluster?.["certificate-authority-data"];
+  const name = trustedClusterName(config);
+  const data = config.clusters.find((c) => (c.name ?? "") === name)?.cluster[
+    "certificate-authority-data"
+  ];
   return data ? embeddedText(data) : undefined;
 }
 
 /**
- * A kubeconfig's text with its current cluster's `certificate-authority-data` set to `bundle`
- * (clientcmd's key order), or `undefined` when it already holds exactly that. Throws naming
- * `source` when the file has no current cluster.
+ * A kubeconfig's text with its cluster's `certificate-authority-data` (the current context's,
+ * else the only cluster's) set to `bundle`, or `undefined` when it already holds exactly that.
+ * Throws naming `source` when the file names no cluster.
  */
 export function kubeconfigWithTrust(
   text: string,
@@ -270,16 +283,16 @@ export function kubeconfigWithTrust(
   source: string,
 ): string | undefined {
   const config = parseKubeconfig(text, source, { clientcmd: true });
-  const { context } = lookupContext(config);
-  if (!context) {
-    throw new KubeadmError(`${source} has no current context to set the CA of`, { field: source });
+  const name = trustedClusterName(config);
+  if (name === undefined || !config.clusters.some((c) => (c.name ?? "") === name)) {
+    throw new KubeadmError(`${source} names no cluster to set the CA of`, { field: source });
   }
   const pem = encodeCertificatePEM([...bundle]);
   if (kubeconfigTrust(config) === pem) return undefined;
   const next: Kubeconfig = {
     ...config,
     clusters: config.clusters.map((c) =>
-      c.name === context.cluster
+      (c.name ?? "") === name
         ? { ...c, cluster: { ...c.cluster, "certificate-authority-data": embedData(pem) } }
         : c
     ),

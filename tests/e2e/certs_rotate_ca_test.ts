@@ -1,0 +1,348 @@
+// End to end on real nodes (a control plane built by our `init`, a worker joined by our
+// `join`): `kubeadm certs rotate-ca` rotates the cluster CA. The control plane's run stops where
+// the worker has to catch up (naming it), the worker's `rotate-ca phase node` takes the new
+// trust and then a client certificate from the new CA, and the control plane's run resumes;
+// throughout, a client reading the Nodes (with admin.conf as it is on disk at each request)
+// sees every Node Ready, and a Pod's service-account files (a kube-proxy Pod's projected volume
+// on the worker) keep reaching the API server. At the end the old CA is trusted nowhere
+// (ca.crt, every kubeconfig, cluster-info, kube-root-ca.crt, the kubelets), the API server
+// serves a certificate of the new CA, and a new worker joins with the new CA's pin.
+import assert from "node:assert/strict";
+import {
+  assertOk,
+  type ClusterNode,
+  createClusterNode,
+  initForJoin,
+  kubectlJson,
+  waitNodeReady,
+  workerJoinArgs,
+} from "../support/cluster.ts";
+import { waitFor } from "../support/commands.ts";
+import { kubeconfigCredentials } from "../support/api_poller.ts";
+import { opensslSpkiSha256 } from "../support/openssl.ts";
+import { parseCertificatesPEM } from "../../core/pki/cert.ts";
+import { parseKubeconfig } from "../../core/kubeconfig/kubeconfig.ts";
+import { kubeconfigTrust } from "../../core/certs/ca_rotation.ts";
+
+const e2e = { sanitizeOps: false, sanitizeResources: false };
+
+const fingerprints = (pem: string) =>
+  parseCertificatesPEM(pem).map((c) => Array.from(c.der.slice(-32)).join("."));
+
+/** The CA bundle of a kubeconfig's text (its current context's cluster, else its only one). */
+const trustOf = (text: string) =>
+  fingerprints(kubeconfigTrust(parseKubeconfig(text, "kubeconfig", { clientcmd: true })) ?? "");
+
+/** The CA bundle a kubeconfig file of a node trusts. */
+async function fileTrust(node: ClusterNode, file: string): Promise<string[]> {
+  return trustOf(await Deno.readTextFile(node.path(`/etc/kubernetes/${file}`)));
+}
+
+interface Watch {
+  requests: number;
+  failures: { at: string; error: string }[];
+  notReady: { at: string; nodes: string[] }[];
+}
+
+/**
+ * Reads the Nodes every second with admin.conf as it is on disk at that moment (its trust and
+ * credentials change during the rotation), recording failed requests and Nodes not Ready.
+ */
+function watchNodes(cp: ClusterNode) {
+  const watch: Watch = { requests: 0, failures: [], notReady: [] };
+  let stopping = false;
+  const loop = (async () => {
+    while (!stopping) {
+      const t0 = Date.now();
+      const at = new Date().toISOString();
+      watch.requests++;
+      try {
+        const creds = kubeconfigCredentials(
+          await Deno.readTextFile(cp.path("/etc/kubernetes/admin.conf")),
+        );
+        const client = Deno.createHttpClient({
+          caCerts: creds.caCerts,
+          cert: creds.cert,
+          key: creds.key,
+          poolMaxIdlePerHost: 0,
+        });
+        try {
+          const res = await fetch(
+            `${creds.server}/api/v1/nodes`,
+            {
+              client,
+              signal: AbortSignal.timeout(5_000),
+            } as RequestInit & { client: Deno.HttpClient },
+          );
+          const text = await res.text();
+          if (!res.ok) throw new Error(`HTTP ${res.status}: ${text.slice(0, 200)}`);
+          const items = JSON.parse(text).items as {
+            metadata: { name: string };
+            status: { conditions?: { type: string; status: string }[] };
+          }[];
+          const bad = items.filter((n) =>
+            !n.status.conditions?.some((c) => c.type === "Ready" && c.status === "True")
+          ).map((n) => n.metadata.name);
+          if (bad.length > 0) watch.notReady.push({ at, nodes: bad });
+        } finally {
+          client.close();
+        }
+      } catch (e) {
+        watch.failures.push({ at, error: e instanceof Error ? e.message : String(e) });
+      }
+      const wait = 1_000 - (Date.now() - t0);
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    }
+  })();
+  return {
+    watch,
+    stop: async () => {
+      stopping = true;
+      await loop;
+      return watch;
+    },
+  };
+}
+
+/**
+ * What a Pod sees: the service-account token and ca.crt of a kube-proxy Pod's projected volume
+ * on `node` (as the kubelet keeps them), used to GET /api from the API server.
+ */
+async function podApiAccess(cp: ClusterNode, node: ClusterNode): Promise<string> {
+  const pods = await kubectlJson(cp, [
+    "-n",
+    "kube-system",
+    "get",
+    "pods",
+    "-l",
+    "k8s-app=kube-proxy",
+    "--field-selector",
+    `spec.nodeName=${node.name},status.phase=Running`,
+  ]) as { items: { metadata: { uid: string; name: string } }[] };
+  const pod = pods.items[0];
+  if (!pod) return "no running kube-proxy Pod";
+  const dir = node.path(
+    `/var/lib/kubelet/pods/${pod.metadata.uid}/volumes/kubernetes.io~projected`,
+  );
+  let volume = "";
+  for await (const e of Deno.readDir(dir)) {
+    if (e.name.startsWith("kube-api-access")) volume = e.name;
+  }
+  const ca = await Deno.readTextFile(`${dir}/${volume}/ca.crt`);
+  const token = (await Deno.readTextFile(`${dir}/${volume}/token`)).trim();
+  const client = Deno.createHttpClient({ caCerts: [ca], poolMaxIdlePerHost: 0 });
+  try {
+    const res = await fetch(
+      `https://${cp.ip}:6443/api`,
+      {
+        client,
+        headers: { Authorization: `Bearer ${token}` },
+        signal: AbortSignal.timeout(5_000),
+      } as RequestInit & { client: Deno.HttpClient },
+    );
+    await res.body?.cancel();
+    return res.ok ? "ok" : `${pod.metadata.name}: HTTP ${res.status}`;
+  } catch (e) {
+    return `${pod.metadata.name}: ${e instanceof Error ? e.message : String(e)}`;
+  } finally {
+    client.close();
+  }
+}
+
+async function assertPodAccess(cp: ClusterNode, node: ClusterNode, when: string) {
+  // The kubelet refreshes a projected volume within about a minute of its ConfigMap's change.
+  await waitFor(
+    `a Pod's service-account files reaching the API server ${when}`,
+    async () => (await podApiAccess(cp, node)) === "ok",
+    120_000,
+  );
+}
+
+Deno.test({
+  name:
+    "certs rotate-ca on a control plane and a worker: Nodes Ready, Pods keep access, a new worker joins with the new pin",
+  ...e2e,
+  async fn(t) {
+    const nodes: ClusterNode[] = [];
+    try {
+      const cp1 = await createClusterNode("cp1");
+      nodes.push(cp1);
+      const { endpoint, caPem: oldPem, pin: oldPin } = await initForJoin(cp1);
+      const worker = await createClusterNode("worker1", { linkTo: [cp1], role: "worker" });
+      nodes.push(worker);
+      await assertOk(
+        worker,
+        "join",
+        await worker.kubeadm(workerJoinArgs(endpoint, oldPin, "worker1")),
+      );
+      await waitNodeReady(cp1, "cp1", 180_000);
+      await waitNodeReady(cp1, "worker1", 180_000);
+      await assertPodAccess(cp1, worker, "before the rotation");
+      const old = fingerprints(oldPem);
+
+      const dry = await cp1.kubeadm(["certs", "rotate-ca", "--dry-run"]);
+      assert.equal(dry.code, 0, `${dry.stdout}\n${dry.stderr}`);
+      assert.match(dry.stdout, /\[dryrun\] Rotation stage: none/);
+      assert.equal(await Deno.readTextFile(cp1.path("/etc/kubernetes/pki/ca.crt")), oldPem);
+
+      const bad = await cp1.kubeadm(["certs", "rotate-ca", "--ca", "front-proxy"]);
+      assert.notEqual(bad.code, 0);
+      assert.match(bad.stderr, /--ca: unknown certificate authority "front-proxy"/);
+
+      const { watch, stop } = watchNodes(cp1);
+      const started = Date.now();
+      let newPem = "";
+      try {
+        await t.step(
+          "trust: the control plane's run stops where the worker must catch up",
+          async () => {
+            const r = await cp1.kubeadm(["certs", "rotate-ca"]);
+            assert.notEqual(r.code, 0, r.stdout);
+            assert.match(r.stderr, /Node worker1 does not trust the new CA yet/, r.stderr);
+            assert.match(r.stdout, /kube-root-ca.crt carries both CAs/);
+            newPem = await Deno.readTextFile(
+              cp1.path("/etc/kubernetes/pki/ca-rotation/new-ca.crt"),
+            );
+            const bundle = [...old, ...fingerprints(newPem)];
+            assert.deepEqual(
+              fingerprints(await Deno.readTextFile(cp1.path("/etc/kubernetes/pki/ca.crt"))),
+              bundle,
+            );
+            for (
+              const f of ["admin.conf", "controller-manager.conf", "scheduler.conf", "kubelet.conf"]
+            ) {
+              assert.deepEqual(await fileTrust(cp1, f), bundle, f);
+            }
+          },
+        );
+        await t.step("node (worker): the kubelet trusts both", async () => {
+          await assertOk(
+            worker,
+            "phase node",
+            await worker.kubeadm(["certs", "rotate-ca", "phase", "node"]),
+          );
+          assert.deepEqual(await fileTrust(worker, "kubelet.conf"), [
+            ...old,
+            ...fingerprints(newPem),
+          ]);
+          await assertPodAccess(cp1, worker, "after trust");
+        });
+        await t.step(
+          "reissue: the new CA signs; the run stops for the worker's client certificate",
+          async () => {
+            const r = await cp1.kubeadm(["certs", "rotate-ca"]);
+            assert.notEqual(r.code, 0, r.stdout);
+            assert.match(
+              r.stderr,
+              /Node worker1 does not have a kubelet client certificate from the new CA yet/,
+              `${r.stdout}\n${r.stderr}`,
+            );
+            await assertPodAccess(cp1, worker, "after reissue");
+          },
+        );
+        await t.step("node (worker): a client certificate from the new CA", async () => {
+          await assertOk(
+            worker,
+            "phase node",
+            await worker.kubeadm(["certs", "rotate-ca", "phase", "node"]),
+          );
+          const current = await Deno.readTextFile(
+            worker.path("/var/lib/kubelet/pki/kubelet-client-current.pem"),
+          );
+          const issuer = parseCertificatesPEM(current)[0].issuer.der;
+          assert.deepEqual(issuer, parseCertificatesPEM(newPem)[0].subject.der);
+          assert.ok(
+            (await Deno.lstat(worker.path("/var/lib/kubelet/pki/kubelet-client-current.pem")))
+              .isSymlink,
+          );
+        });
+        await t.step("finish on the control plane, node on the worker", async () => {
+          await assertOk(cp1, "finish", await cp1.kubeadm(["certs", "rotate-ca"]));
+          await assertOk(
+            worker,
+            "phase node",
+            await worker.kubeadm(["certs", "rotate-ca", "phase", "node"]),
+          );
+          await waitNodeReady(cp1, "worker1", 120_000);
+        });
+      } finally {
+        const w = await stop();
+        const took = ((Date.now() - started) / 1000).toFixed(0);
+        console.log(
+          `rotation: ${took} s; Node reads ${w.requests}, failed ${w.failures.length} (single control plane: the API server restarts); observations of a Node not Ready: ${w.notReady.length}`,
+        );
+        for (const f of w.failures.slice(0, 5)) {
+          console.log(`  failed ${f.at}: ${f.error.slice(0, 160)}`);
+        }
+        for (const n of w.notReady.slice(0, 5)) {
+          console.log(`  not Ready ${n.at}: ${n.nodes.join(", ")}`);
+        }
+      }
+      assert.deepEqual(watch.notReady, [], "every Node stayed Ready");
+
+      await t.step("the old CA is trusted nowhere", async () => {
+        const only = fingerprints(newPem);
+        assert.notDeepEqual(only, old);
+        assert.deepEqual(
+          fingerprints(await Deno.readTextFile(cp1.path("/etc/kubernetes/pki/ca.crt"))),
+          only,
+        );
+        assert.deepEqual(
+          fingerprints(await Deno.readTextFile(worker.path("/etc/kubernetes/pki/ca.crt"))),
+          only,
+        );
+        for (
+          const f of [
+            "admin.conf",
+            "super-admin.conf",
+            "controller-manager.conf",
+            "scheduler.conf",
+            "kubelet.conf",
+          ]
+        ) {
+          assert.deepEqual(await fileTrust(cp1, f), only, `cp1 ${f}`);
+        }
+        assert.deepEqual(
+          await fileTrust(worker, "kubelet.conf"),
+          only,
+          "worker1 kubelet.conf",
+        );
+        const info = await kubectlJson(cp1, ["-n", "kube-public", "get", "cm", "cluster-info"]) as {
+          data: Record<string, string>;
+        };
+        assert.deepEqual(
+          trustOf(info.data.kubeconfig),
+          only,
+        );
+        await waitFor("kube-root-ca.crt to hold the new CA alone", async () => {
+          const cm = await kubectlJson(cp1, ["-n", "default", "get", "cm", "kube-root-ca.crt"]) as {
+            data: Record<string, string>;
+          };
+          return fingerprints(cm.data["ca.crt"]).join() === only.join();
+        }, 120_000);
+        await assert.rejects(Deno.lstat(cp1.path("/etc/kubernetes/pki/ca-rotation")));
+        const served = await cp1.exec([
+          "sh",
+          "-c",
+          `openssl s_client -connect ${cp1.ip}:6443 -CAfile /etc/kubernetes/pki/ca.crt -verify_return_error </dev/null 2>&1 | grep -c "Verify return code: 0"`,
+        ]);
+        assert.equal(served.stdout.trim(), "1", served.stdout);
+        await assertPodAccess(cp1, worker, "after finish");
+      });
+
+      await t.step("a new worker joins with the new CA's pin", async () => {
+        const newPin = `sha256:${await opensslSpkiSha256(newPem)}`;
+        const worker2 = await createClusterNode("worker2", { linkTo: [cp1], role: "worker" });
+        nodes.push(worker2);
+        await assertOk(
+          worker2,
+          "join",
+          await worker2.kubeadm(workerJoinArgs(endpoint, newPin, "worker2")),
+        );
+        await waitNodeReady(cp1, "worker2", 180_000);
+      });
+    } finally {
+      for (const n of nodes.reverse()) await n.stop().catch((e) => console.error(e));
+    }
+  },
+});
