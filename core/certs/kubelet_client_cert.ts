@@ -58,7 +58,11 @@ export async function requestKubeletClientCert(
   const created = await req.client.create<CertificateSigningRequest>({
     apiVersion: "certificates.k8s.io/v1",
     kind: "CertificateSigningRequest",
-    metadata: { generateName: "csr-" },
+    metadata: {
+      name: `kubeadm-kubelet-client-${req.nodeName}-${
+        Array.from(req.random.bytes(4), (b) => b.toString(16).padStart(2, "0")).join("")
+      }`,
+    },
     spec: {
       request: base64Encode(new TextEncoder().encode(encodeCSRPEM(csr))),
       signerName: KUBELET_CLIENT_SIGNER,

@@ -33,7 +33,7 @@ export interface NodeHost {
   /** Renames a file, atomically replacing the destination (`upgrade` swaps manifests). */
   moveFile(from: string, to: string): Promise<void>;
   /**
-   * Points the symlink `path` at `target` (a name relative to its directory, or a node path),
+   * Points the symlink `path` at `target` (a name in the same directory),
    * atomically replacing what is there (the kubelet's `kubelet-client-current.pem`).
    */
   symlink(target: string, path: string): Promise<void>;

@@ -142,7 +142,7 @@ export async function convergeNode(data: RotateCaData): Promise<string[]> {
         mode: 0o600,
         kind: "key",
       });
-      await data.node.symlink(`${KUBELET_PKI}/${name}`, CURRENT_CLIENT);
+      await data.node.symlink(name, CURRENT_CLIENT);
       changes.push(`the kubelet's client certificate is now signed by the current CA (${name})`);
     }
     if (nextConf) {
