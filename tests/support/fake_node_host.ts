@@ -162,11 +162,11 @@ export class FakeNodeHost implements NodeHost {
   readonly moveErrors = new Map<string, string>();
 
   /** Symlinks made by {@link symlink}: path → target. */
-  readonly links = new Map<string, string>();
+  readonly symlinks = new Map<string, string>();
 
   symlink(target: string, path: string): Promise<void> {
     this.actions.push(`link ${path} ${target}`);
-    this.links.set(path, target);
+    this.symlinks.set(path, target);
     return Promise.resolve();
   }
 
