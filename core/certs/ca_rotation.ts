@@ -37,7 +37,6 @@ import {
 } from "../pki/cert.ts";
 import { type KeyPair, parsePrivateKeyPEM } from "../pki/keys.ts";
 import { certificatePin } from "../pki/pin.ts";
-import { verifySignature } from "../pki/signature.ts";
 import { utf8 } from "../text/utf8.ts";
 import {
   embedData,
@@ -66,6 +65,11 @@ export const SIGNER_CERT = `${ROTATION_DIR}/signer.crt`;
  */
 export function doneMarker(phase: "trust" | "reissue"): string {
   return `${ROTATION_DIR}/${phase}.done`;
+}
+
+/** The {@link doneMarker} file of a phase, to write when it completed. */
+export function doneMarkerFile(pki: PkiDirectory, phase: "trust" | "reissue"): PlannedFile {
+  return { path: pki.path(doneMarker(phase)), data: "", mode: KEY_FILE_MODE, kind: "other" };
 }
 
 /** The Node annotation listing the CA pins a node's kubelet trusts (comma-separated). */
@@ -298,25 +302,6 @@ export function kubeconfigWithTrust(
     ),
   };
   return serializeKubeconfig(next, { nullEmptyLists: true });
-}
-
-/** Whether `cert` was signed by `ca`'s key. */
-export async function signedBy(
-  cert: Certificate,
-  ca: Certificate,
-  crypto: CryptoPort,
-): Promise<boolean> {
-  try {
-    return await verifySignature(
-      ca.spki,
-      cert.signatureAlgorithm,
-      cert.tbs,
-      cert.signature,
-      crypto,
-    );
-  } catch {
-    return false;
-  }
 }
 
 /** The pins of a bundle, as the trust annotation lists them. */

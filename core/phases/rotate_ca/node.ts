@@ -13,7 +13,7 @@ import { KubeadmError } from "../../errors.ts";
 import type { Phase } from "../../workflow/phase.ts";
 import { poll } from "../../kube/retry.ts";
 import { kubeletHealthzURL } from "../../controlplane/health.ts";
-import { type Certificate, parseCertificatesPEM } from "../../pki/cert.ts";
+import { type Certificate, checkSignatureFrom, parseCertificatesPEM } from "../../pki/cert.ts";
 import { certificatePin } from "../../pki/pin.ts";
 import { utf8 } from "../../text/utf8.ts";
 import { formatDuration } from "../../text/duration.ts";
@@ -23,7 +23,6 @@ import {
   bundlePins,
   CLIENT_CA_ANNOTATION,
   kubeconfigWithTrust,
-  signedBy,
   TRUST_ANNOTATION,
 } from "../../certs/ca_rotation.ts";
 import { annotateNode, clusterInfoTrust } from "../../certs/ca_rotation_cluster.ts";
@@ -99,7 +98,7 @@ export async function convergeNode(data: RotateCaData): Promise<string[]> {
     if (certPath) {
       const current = await pki.files.read(certPath);
       const cert = current ? parseCertificatesPEM(current)[0] : undefined;
-      if (cert && await signedBy(cert, bundle[0], pki.crypto)) {
+      if (cert && await checkSignatureFrom(cert, bundle[0], pki.crypto)) {
         clientCA = bundle[0];
       } else if (cert) {
         if (data.dryRun) {
@@ -115,7 +114,7 @@ export async function convergeNode(data: RotateCaData): Promise<string[]> {
           newClient = issued.pem;
           clientCA = (await Promise.all(
             bundle.map(async (ca) =>
-              (await signedBy(issued.cert, ca, pki.crypto)) ? ca : undefined
+              (await checkSignatureFrom(issued.cert, ca, pki.crypto)) ? ca : undefined
             ),
           )).find((ca) => ca);
         }

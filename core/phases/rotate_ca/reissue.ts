@@ -19,7 +19,7 @@ import { planRenewal, renewalSettings } from "../../certs/renewal.ts";
 import { renewTargets } from "../../certs/renew_targets.ts";
 import {
   caBundleFile,
-  doneMarker,
+  doneMarkerFile,
   rotationState,
   SIGNER_CERT,
   signerFile,
@@ -127,12 +127,7 @@ export const reissuePhase: Phase<RotateCaData> = {
     });
     if (data.dryRun) return;
     await convergeNode(data);
-    await pki.files.write({
-      path: pki.path(doneMarker("reissue")),
-      data: "",
-      mode: 0o600,
-      kind: "other",
-    });
+    await pki.files.write(doneMarkerFile(pki, "reissue"));
     out.info(
       `[rotate-ca] The new CA signs (${newPin}). Run "kubeadm certs rotate-ca phase node" on every other node, so its kubelet gets a client certificate from it`,
     );

@@ -12,7 +12,7 @@
 import type { Phase } from "../../workflow/phase.ts";
 import {
   caBundleFile,
-  doneMarker,
+  doneMarkerFile,
   rotationState,
   SIGNER_CERT,
   signerFile,
@@ -57,12 +57,7 @@ export const trustPhase: Phase<RotateCaData> = {
       opened.close();
     }
     await convergeNode(data);
-    await pki.files.write({
-      path: pki.path(doneMarker("trust")),
-      data: "",
-      mode: 0o600,
-      kind: "other",
-    });
+    await pki.files.write(doneMarkerFile(pki, "trust"));
     out.info(
       '[rotate-ca] This control plane trusts both CAs. Restart the other workloads that talk to the API server with their service account (they read kube-root-ca.crt at start), and run "kubeadm certs rotate-ca phase node" on every other node',
     );

@@ -12,13 +12,13 @@ import {
   NEW_CA,
   OLD_CA,
   rotationState,
-  signedBy,
   trustBundle,
 } from "../../../core/certs/ca_rotation.ts";
 import { type CertAndKey, PkiDirectory } from "../../../core/certs/pki_dir.ts";
 import { KubeadmError } from "../../../core/errors.ts";
 import {
   type Certificate,
+  checkSignatureFrom,
   createSelfSignedCACert,
   createSignedCert,
   encodeCertificatePEM,
@@ -156,8 +156,8 @@ Deno.test("checkNewCA() refuses a leaf, a key of another certificate and the CA 
     checkNewCA({ cert: leaf, key: leafKey }, current.cert),
     (e) => assertKubeadmError(e, "--ca-cert", /not a certificate authority/),
   );
-  assert.equal(await signedBy(leaf, next.cert, webCryptoPort), true);
-  assert.equal(await signedBy(leaf, current.cert, webCryptoPort), false);
+  assert.equal(await checkSignatureFrom(leaf, next.cert, webCryptoPort), true);
+  assert.equal(await checkSignatureFrom(leaf, current.cert, webCryptoPort), false);
 });
 
 Deno.test("kubeconfigWithTrust() sets the current context's cluster CA, and cluster-info's only cluster; unchanged is undefined", async () => {
