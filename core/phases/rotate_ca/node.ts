@@ -29,9 +29,8 @@ import { annotateNode, clusterInfoTrust } from "../../certs/ca_rotation_cluster.
 import { requestKubeletClientCert } from "../../certs/kubelet_client_cert.ts";
 import type { RotateCaData } from "./data.ts";
 
-/** Where the kubelet keeps its rotated client certificates. */
-const KUBELET_PKI = "/var/lib/kubelet/pki";
-const CURRENT_CLIENT = `${KUBELET_PKI}/kubelet-client-current.pem`;
+/** The link to the kubelet's current client certificate (in its certificates directory). */
+const CURRENT_CLIENT = "kubelet-client-current.pem";
 
 /** The kubelet's file name for a client certificate made at `now` (as its own store names them). */
 function clientCertName(now: Date): string {
@@ -95,7 +94,7 @@ export async function convergeNode(data: RotateCaData): Promise<string[]> {
     const certPath = user?.["client-certificate"];
     let clientCA: Certificate | undefined;
     let newClient: string | undefined;
-    if (certPath) {
+    if (certPath?.endsWith(`/${CURRENT_CLIENT}`)) {
       const current = await pki.files.read(certPath);
       const cert = current ? parseCertificatesPEM(current)[0] : undefined;
       if (cert && await checkSignatureFrom(cert, bundle[0], pki.crypto)) {
@@ -121,7 +120,7 @@ export async function convergeNode(data: RotateCaData): Promise<string[]> {
       }
     } else {
       out.warn(
-        `[rotate-ca] ${kubeletConf} embeds its client certificate: the kubelet does not rotate it, so it is left as it is`,
+        `[rotate-ca] ${kubeletConf} does not use the kubelet's rotated client certificate (${CURRENT_CLIENT}): it is left as it is`,
       );
     }
 
@@ -133,15 +132,15 @@ export async function convergeNode(data: RotateCaData): Promise<string[]> {
       for (const c of changes) out.info(`[dryrun] ${c}`);
       return changes;
     }
-    if (newClient) {
+    if (newClient && certPath) {
       const name = clientCertName(data.now);
       await pki.files.write({
-        path: `${KUBELET_PKI}/${name}`,
+        path: certPath.replace(CURRENT_CLIENT, name),
         data: newClient,
         mode: 0o600,
         kind: "key",
       });
-      await data.node.symlink(name, CURRENT_CLIENT);
+      await data.node.symlink(name, certPath);
       changes.push(`the kubelet's client certificate is now signed by the current CA (${name})`);
     }
     if (nextConf) {
