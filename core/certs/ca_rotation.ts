@@ -57,8 +57,8 @@ export const ROTATION_DIR = "ca-rotation";
 export const OLD_CA = `${ROTATION_DIR}/old-ca`;
 /** The new CA's certificate and key. */
 export const NEW_CA = `${ROTATION_DIR}/new-ca`;
-/** The one certificate the controller-manager signs with while `ca.crt` is a bundle. */
-export const SIGNER_CERT = `${ROTATION_DIR}/signer.crt`;
+/** The one certificate the controller-manager signs with while `ca.crt` is a bundle (`.crt`). */
+export const SIGNER_CERT = `${ROTATION_DIR}/signer`;
 /**
  * The file a phase writes when it completed (its stage's files alone cannot say whether every
  * reader was restarted): `ca-rotation/<phase>.done`.

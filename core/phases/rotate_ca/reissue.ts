@@ -118,7 +118,7 @@ export const reissuePhase: Phase<RotateCaData> = {
         caBundleFile(pki, bundle),
         signerFile(pki, newCA.cert),
       ],
-      signerPath: pki.path(SIGNER_CERT),
+      signerPath: pki.certPath(SIGNER_CERT),
       renewed: plan.outcomes.flatMap((o) =>
         o.status === "renewed"
           ? [{ name: o.target.name, files: o.files, readers: o.target.readers }]

@@ -42,7 +42,7 @@ export const trustPhase: Phase<RotateCaData> = {
     await applyStage(data, {
       bundle,
       caFiles: [caBundleFile(pki, bundle), signerFile(pki, state.oldCA)],
-      signerPath: pki.path(SIGNER_CERT),
+      signerPath: pki.certPath(SIGNER_CERT),
     });
     if (data.dryRun) return;
     const opened = await data.controlPlane();
