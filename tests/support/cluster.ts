@@ -441,12 +441,21 @@ const KUBEADM_KUBELET_FILES = new Set([
   "/var/lib/kubelet/kubeadm-flags.env",
 ]);
 
+/** Where the node's running daemons keep state: etcd, containerd, its CNI plugins, Pod logs. */
+const DAEMON_STATE_DIRS = [
+  "/var/lib/etcd/",
+  "/var/lib/containerd/",
+  "/var/lib/cni/",
+  "/var/log/",
+];
+
 /**
  * Whether a node path is state a running daemon writes all along (etcd's data, the kubelet's
- * checkpoints, Pod volumes and rotated certificates): changes there are not kubeadm's.
+ * checkpoints, Pod volumes and rotated certificates, a sandbox's CNI lease): changes there are
+ * not kubeadm's.
  */
 export function isDaemonState(path: string): boolean {
-  return path.startsWith("/var/lib/etcd/") ||
+  return DAEMON_STATE_DIRS.some((d) => path.startsWith(d)) ||
     (path.startsWith("/var/lib/kubelet/") && !KUBEADM_KUBELET_FILES.has(path));
 }
 
