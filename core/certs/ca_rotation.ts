@@ -74,6 +74,12 @@ export function doneMarkerFile(pki: PkiDirectory, phase: "trust" | "reissue"): P
 
 /** The Node annotation listing the CA pins a node's kubelet trusts (comma-separated). */
 export const TRUST_ANNOTATION = "kubeadm.kubernetes.io/ca-rotation-trust";
+/**
+ * The Node annotation of a control plane naming the last rotate-ca phase it completed and the
+ * new CA's pin (`trust:sha256:…`, `reissue:sha256:…`): `reissue` waits for every control plane's
+ * `trust`, `finish` for every one's `reissue`.
+ */
+export const CONTROL_PLANE_ANNOTATION = "kubeadm.kubernetes.io/ca-rotation-control-plane";
 /** The Node annotation naming the CA pin that signed the kubelet's client certificate. */
 export const CLIENT_CA_ANNOTATION = "kubeadm.kubernetes.io/ca-rotation-client-ca";
 
@@ -329,7 +335,7 @@ export function caRotationSteps(): RotationStep[] {
       phase: "prepare",
       on: "first control plane",
       does:
-        `generate the new CA (or take --ca-cert/--ca-key) and keep it with the old one in <certificatesDir>/${ROTATION_DIR}/ (copy that folder to the other control planes)`,
+        `generate the new CA (or take --ca-cert/--ca-key) and keep it with the old one in <certificatesDir>/${ROTATION_DIR}/ (copy that folder to the other control planes, or give each the same --ca-cert/--ca-key)`,
     },
     {
       phase: "trust",
@@ -347,7 +353,7 @@ export function caRotationSteps(): RotationStep[] {
       phase: "reissue",
       on: "every control plane",
       does:
-        "once every Node trusts the new CA: sign with the new CA (ca.key, signer.crt, ca.crt new first), re-issue apiserver, apiserver-kubelet-client and every kubeconfig's client certificate with it, restart the control plane in order, publish the new order in cluster-info",
+        "once every control plane ran trust and every Node trusts the new CA: sign with the new CA (ca.key, signer.crt, ca.crt new first), re-issue apiserver, apiserver-kubelet-client and every kubeconfig's client certificate with it, restart the control plane in order, publish the new order in cluster-info",
     },
     {
       phase: "node",
@@ -359,7 +365,7 @@ export function caRotationSteps(): RotationStep[] {
       phase: "finish",
       on: "every control plane",
       does:
-        `once every kubelet's client certificate is the new CA's: trust only the new CA in ca.crt, the kubeconfig files and cluster-info, put --cluster-signing-cert-file back, restart the control plane, delete the kubeadm-certs Secret (upload the certificates again for later joins), remove ${ROTATION_DIR}/ with the old key`,
+        `once every control plane ran reissue and every kubelet's client certificate is the new CA's: trust only the new CA in ca.crt, the kubeconfig files and cluster-info, put --cluster-signing-cert-file back, restart the control plane, delete the kubeadm-certs Secret (upload the certificates again for later joins), remove ${ROTATION_DIR}/ with the old key`,
     },
     {
       phase: "node",

@@ -120,12 +120,16 @@ export async function annotateNode(
   await client.patch({ kind: "Node", name: nodeName }, { metadata: { annotations } }, "merge");
 }
 
-/** The names of the Nodes whose annotations fail `ok`, sorted. */
+/** The label of control-plane Nodes, as a selector. */
+export const CONTROL_PLANE_SELECTOR = "node-role.kubernetes.io/control-plane=";
+
+/** The names of the Nodes (of `labelSelector`, default all) whose annotations fail `ok`, sorted. */
 export async function nodesNotYet(
   client: KubeClient,
   ok: (annotations: Record<string, string>) => boolean,
+  labelSelector?: string,
 ): Promise<string[]> {
-  const nodes = await client.list<Node>("Node");
+  const nodes = await client.list<Node>("Node", { labelSelector });
   return nodes.filter((n) => !ok(n.metadata?.annotations ?? {}))
     .map((n) => n.metadata?.name ?? "").sort();
 }

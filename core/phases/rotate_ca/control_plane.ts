@@ -20,8 +20,18 @@ import {
   restartPlanLines,
 } from "../../controlplane/restart.ts";
 import { renewTargets } from "../../certs/renew_targets.ts";
-import { kubeconfigWithTrust, NEW_CA, OLD_CA } from "../../certs/ca_rotation.ts";
-import { publishClusterInfoTrust } from "../../certs/ca_rotation_cluster.ts";
+import {
+  CONTROL_PLANE_ANNOTATION,
+  kubeconfigWithTrust,
+  NEW_CA,
+  OLD_CA,
+} from "../../certs/ca_rotation.ts";
+import {
+  annotateNode,
+  CONTROL_PLANE_SELECTOR,
+  nodesNotYet,
+  publishClusterInfoTrust,
+} from "../../certs/ca_rotation_cluster.ts";
 import type { RotateCaData } from "./data.ts";
 
 /** The controller-manager's flag naming the certificate its signer uses. */
@@ -137,4 +147,61 @@ export async function rotationCAs(data: RotateCaData) {
     oldCA: await data.pki.loadCA(OLD_CA),
     newCA: await data.pki.loadCA(NEW_CA),
   };
+}
+
+/** What every Node (or every control plane) must record before a phase goes on. */
+export interface NodeRequirement {
+  annotation: string;
+  ok: (value: string) => boolean;
+  /** What they have not done yet, for the message. */
+  what: string;
+  /** The phase to run on them. */
+  run: string;
+  /** Control planes only. */
+  controlPlanes?: boolean;
+}
+
+/** Refuses to go on while a Node does not record what `required` asks, naming the Nodes. */
+export async function requireEveryNode(
+  data: RotateCaData,
+  ...required: NodeRequirement[]
+): Promise<void> {
+  const opened = await data.controlPlane();
+  try {
+    for (const r of required) {
+      const missing = await nodesNotYet(
+        opened.value.client,
+        (a) => r.ok(a[r.annotation] ?? ""),
+        r.controlPlanes ? CONTROL_PLANE_SELECTOR : undefined,
+      );
+      if (missing.length === 0) continue;
+      throw new KubeadmError(
+        `Node ${missing.join(", ")} ${missing.length > 1 ? "do" : "does"} not ${r.what} yet`,
+        {
+          field: r.annotation,
+          hint: `run "kubeadm certs rotate-ca phase ${r.run}" on ${
+            missing.join(", ")
+          }, then run this again; nothing was written`,
+        },
+      );
+    }
+  } finally {
+    opened.close();
+  }
+}
+
+/** Records on this control plane's Node that `phase` completed for the rotation to `pin`. */
+export async function recordControlPlane(
+  data: RotateCaData,
+  phase: "trust" | "reissue",
+  pin: string,
+): Promise<void> {
+  const opened = await data.controlPlane();
+  try {
+    await annotateNode(opened.value.client, data.nodeName, {
+      [CONTROL_PLANE_ANNOTATION]: `${phase}:${pin}`,
+    });
+  } finally {
+    opened.close();
+  }
 }

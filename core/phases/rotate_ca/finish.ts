@@ -14,14 +14,14 @@ import { certificatePin } from "../../pki/pin.ts";
 import {
   caBundleFile,
   CLIENT_CA_ANNOTATION,
+  CONTROL_PLANE_ANNOTATION,
   ROTATION_DIR,
   rotationState,
   trustBundle,
 } from "../../certs/ca_rotation.ts";
 import { deleteUploadedCerts } from "../../certs/ca_rotation_cluster.ts";
-import { applyStage } from "./control_plane.ts";
+import { applyStage, requireEveryNode } from "./control_plane.ts";
 import { convergeNode } from "./node.ts";
-import { requireEveryNode } from "./reissue.ts";
 import type { RotateCaData } from "./data.ts";
 
 /** The `finish` phase. */
@@ -38,12 +38,18 @@ export const finishPhase: Phase<RotateCaData> = {
     }
     const newPin = await certificatePin(state.newCA!, pki.crypto);
     if (!data.dryRun) {
-      await requireEveryNode(
-        data,
-        CLIENT_CA_ANNOTATION,
-        (v) => v === newPin,
-        "have a kubelet client certificate from the new CA",
-      );
+      await requireEveryNode(data, {
+        annotation: CONTROL_PLANE_ANNOTATION,
+        ok: (v) => v === `reissue:${newPin}`,
+        what: "sign with the new CA on its control plane",
+        run: "reissue",
+        controlPlanes: true,
+      }, {
+        annotation: CLIENT_CA_ANNOTATION,
+        ok: (v) => v === newPin,
+        what: "have a kubelet client certificate from the new CA",
+        run: "node",
+      });
     }
     const bundle = trustBundle("finished", state.oldCA, state.newCA!);
     await applyStage(data, {

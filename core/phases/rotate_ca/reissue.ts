@@ -19,6 +19,7 @@ import { planRenewal, renewalSettings } from "../../certs/renewal.ts";
 import { renewTargets } from "../../certs/renew_targets.ts";
 import {
   caBundleFile,
+  CONTROL_PLANE_ANNOTATION,
   doneMarkerFile,
   rotationState,
   SIGNER_CERT,
@@ -26,37 +27,10 @@ import {
   TRUST_ANNOTATION,
   trustBundle,
 } from "../../certs/ca_rotation.ts";
-import { nodesNotYet } from "../../certs/ca_rotation_cluster.ts";
 import { certificatePin } from "../../pki/pin.ts";
-import { applyStage, rotationCAs } from "./control_plane.ts";
+import { applyStage, recordControlPlane, requireEveryNode, rotationCAs } from "./control_plane.ts";
 import { convergeNode } from "./node.ts";
 import type { RotateCaData } from "./data.ts";
-
-/** Refuses to go on while a Node does not record `ok`. */
-export async function requireEveryNode(
-  data: RotateCaData,
-  annotation: string,
-  ok: (value: string) => boolean,
-  what: string,
-): Promise<void> {
-  const opened = await data.controlPlane();
-  try {
-    const missing = await nodesNotYet(opened.value.client, (a) => ok(a[annotation] ?? ""));
-    if (missing.length > 0) {
-      throw new KubeadmError(
-        `Node ${missing.join(", ")} ${missing.length > 1 ? "do" : "does"} not ${what} yet`,
-        {
-          field: annotation,
-          hint: `run "kubeadm certs rotate-ca phase node" on ${
-            missing.join(", ")
-          }, then run this again; nothing was written`,
-        },
-      );
-    }
-  } finally {
-    opened.close();
-  }
-}
 
 /** The `reissue` phase. */
 export const reissuePhase: Phase<RotateCaData> = {
@@ -80,12 +54,18 @@ export const reissuePhase: Phase<RotateCaData> = {
     }
     const newPin = await certificatePin(state.newCA!, pki.crypto);
     if (!data.dryRun) {
-      await requireEveryNode(
-        data,
-        TRUST_ANNOTATION,
-        (v) => v.split(",").includes(newPin),
-        "trust the new CA",
-      );
+      await requireEveryNode(data, {
+        annotation: CONTROL_PLANE_ANNOTATION,
+        ok: (v) => v === `trust:${newPin}` || v === `reissue:${newPin}`,
+        what: "trust the new CA on its control plane",
+        run: "trust",
+        controlPlanes: true,
+      }, {
+        annotation: TRUST_ANNOTATION,
+        ok: (v) => v.split(",").includes(newPin),
+        what: "trust the new CA",
+        run: "node",
+      });
     }
     const { newCA } = await rotationCAs(data);
     // The renewal's plan, on a view of the directory whose CA is the new one.
@@ -127,6 +107,7 @@ export const reissuePhase: Phase<RotateCaData> = {
     });
     if (data.dryRun) return;
     await convergeNode(data);
+    await recordControlPlane(data, "reissue", newPin);
     await pki.files.write(doneMarkerFile(pki, "reissue"));
     out.info(
       `[rotate-ca] The new CA signs (${newPin}). Run "kubeadm certs rotate-ca phase node" on every other node, so its kubelet gets a client certificate from it`,

@@ -9,6 +9,7 @@ import { runRotateCa } from "../../../../core/phases/rotate_ca/workflow.ts";
 import type { RotateCaData } from "../../../../core/phases/rotate_ca/data.ts";
 import {
   CLIENT_CA_ANNOTATION,
+  CONTROL_PLANE_ANNOTATION,
   kubeconfigTrust,
   rotationState,
   TRUST_ANNOTATION,
@@ -78,7 +79,9 @@ function readyNode(name: string): Node {
   return {
     apiVersion: "v1",
     kind: "Node",
-    metadata: { name },
+    metadata: name === NODE
+      ? { name, labels: { "node-role.kubernetes.io/control-plane": "" } }
+      : { name },
     status: { conditions: [{ type: "Ready", status: "True" }] },
   };
 }
@@ -308,6 +311,7 @@ Deno.test("rotate-ca on a control plane: stops for the worker twice, resumes, en
   const newPin = await certificatePin(state.newCA!, webCryptoPort);
   assert.equal(cp1()[TRUST_ANNOTATION], `${oldPin},${newPin}`);
   assert.equal(cp1()[CLIENT_CA_ANNOTATION], oldPin);
+  assert.equal(cp1()[CONTROL_PLANE_ANNOTATION], `trust:${newPin}`);
 
   // 2. worker1 trusts both: reissue runs; finish waits for worker1's client certificate.
   events.length = 0;
