@@ -121,15 +121,15 @@ async function podApiAccess(cp: ClusterNode, node: ClusterNode): Promise<string>
   ]) as { items: { metadata: { uid: string; name: string } }[] };
   const pod = pods.items[0];
   if (!pod) return "no running kube-proxy Pod";
-  const dir = node.path(
-    `/var/lib/kubelet/pods/${pod.metadata.uid}/volumes/kubernetes.io~projected`,
-  );
-  let volume = "";
-  for await (const e of Deno.readDir(dir)) {
-    if (e.name.startsWith("kube-api-access")) volume = e.name;
-  }
-  const ca = await Deno.readTextFile(`${dir}/${volume}/ca.crt`);
-  const token = (await Deno.readTextFile(`${dir}/${volume}/token`)).trim();
+  // The kubelet mounts the volume (a tmpfs) in the node's mount namespace: read it there.
+  const dir = `/var/lib/kubelet/pods/${pod.metadata.uid}/volumes/kubernetes.io~projected`;
+  const read = async (name: string) => {
+    const r = await node.exec(["sh", "-c", `cat ${dir}/kube-api-access-*/${name}`]);
+    if (r.code !== 0) throw new Error(`${name} of ${pod.metadata.name}: ${r.stderr}`);
+    return r.stdout;
+  };
+  const ca = await read("ca.crt");
+  const token = (await read("token")).trim();
   const client = Deno.createHttpClient({ caCerts: [ca], poolMaxIdlePerHost: 0 });
   try {
     const res = await fetch(
