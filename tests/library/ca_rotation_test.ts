@@ -1,23 +1,16 @@
 import assert from "node:assert/strict";
 import { planCaRotation } from "../../mod.ts";
-import { webKeys } from "../support/platform.ts";
-import { createSelfSignedCACert, encodeCertificatePEM } from "../../core/pki/cert.ts";
-import { encodePrivateKeyPEM, generateKeyPair } from "../../core/pki/keys.ts";
+import { encodeCertificatePEM } from "../../core/pki/cert.ts";
+import { encodePrivateKeyPEM } from "../../core/pki/keys.ts";
 import { certificatePin } from "../../core/pki/pin.ts";
 import { webCryptoPort } from "../../adapters/crypto/webcrypto.ts";
-import { seededRandom } from "../support/fixed_random.ts";
 import { KubeadmError } from "../../core/errors.ts";
+import { testCA } from "../support/ca_rotation.ts";
 
 const PKI = "/etc/kubernetes/pki";
 
 async function ca(seed: number) {
-  const key = await generateKeyPair("ECDSA-P256", webKeys);
-  const cert = await createSelfSignedCACert(
-    { commonName: "kubernetes", notBefore: new Date("2026-01-01T00:00:00Z") },
-    key,
-    seededRandom(seed),
-    webCryptoPort,
-  );
+  const { cert, key } = await testCA(seed);
   return { crt: encodeCertificatePEM(cert), key: await encodePrivateKeyPEM(key), cert };
 }
 

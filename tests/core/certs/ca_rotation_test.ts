@@ -19,7 +19,6 @@ import { KubeadmError } from "../../../core/errors.ts";
 import {
   type Certificate,
   checkSignatureFrom,
-  createSelfSignedCACert,
   createSignedCert,
   encodeCertificatePEM,
 } from "../../../core/pki/cert.ts";
@@ -34,20 +33,9 @@ import {
 import { webCryptoPort } from "../../../adapters/crypto/webcrypto.ts";
 import { MemoryFileSystem } from "../../support/memory_fs.ts";
 import { seededRandom } from "../../support/fixed_random.ts";
+import { testCA } from "../../support/ca_rotation.ts";
 
 const PKI = "/etc/kubernetes/pki";
-const START = new Date("2026-01-01T00:00:00Z");
-
-async function newCA(seed: number): Promise<CertAndKey> {
-  const key = await generateKeyPair("ECDSA-P256", webKeys);
-  const cert = await createSelfSignedCACert(
-    { commonName: "kubernetes", notBefore: START },
-    key,
-    seededRandom(seed),
-    webCryptoPort,
-  );
-  return { cert, key };
-}
 
 /** A directory at `stage`'s files, with the old and the new CA. */
 async function directoryAt(ca: Certificate[], rotation: { old: CertAndKey; next: CertAndKey }) {
@@ -82,8 +70,8 @@ Deno.test("checkRotatableCA() takes ca; refuses an unknown CA and those not rota
 });
 
 Deno.test("rotationState() reads every stage back from ca.crt and the markers", async () => {
-  const old = await newCA(1);
-  const next = await newCA(2);
+  const old = await testCA(1);
+  const next = await testCA(2);
   const rotation = { old, next };
   const plain = new PkiDirectory(new MemoryFileSystem(), PKI, webCryptoPort);
   await plain.writeCertAndKey("ca", old);
@@ -113,7 +101,7 @@ Deno.test("rotationState() reads every stage back from ca.crt and the markers", 
   assert.equal((await rotationState(pki)).trustDone, true);
 
   // Another order, or a CA of neither: no stage, refused naming ca.crt.
-  const other = await newCA(3);
+  const other = await testCA(3);
   for (const bundle of [[old.cert, other.cert], [next.cert, next.cert]]) {
     await assert.rejects(
       rotationState(await directoryAt(bundle, rotation)),
@@ -123,8 +111,8 @@ Deno.test("rotationState() reads every stage back from ca.crt and the markers", 
 });
 
 Deno.test("trustBundle(): the signing CA first at every stage", async () => {
-  const old = (await newCA(1)).cert;
-  const next = (await newCA(2)).cert;
+  const old = (await testCA(1)).cert;
+  const next = (await testCA(2)).cert;
   assert.deepEqual(trustBundle("prepared", old, next), [old]);
   assert.deepEqual(trustBundle("trusted", old, next), [old, next]);
   assert.deepEqual(trustBundle("signed", old, next), [next, old]);
@@ -132,8 +120,8 @@ Deno.test("trustBundle(): the signing CA first at every stage", async () => {
 });
 
 Deno.test("checkNewCA() refuses a leaf, a key of another certificate and the CA in use, naming the flag", async () => {
-  const current = await newCA(1);
-  const next = await newCA(2);
+  const current = await testCA(1);
+  const next = await testCA(2);
   await checkNewCA(next, current.cert);
   await assert.rejects(
     checkNewCA({ cert: next.cert, key: current.key }, current.cert),
@@ -161,8 +149,8 @@ Deno.test("checkNewCA() refuses a leaf, a key of another certificate and the CA 
 });
 
 Deno.test("kubeconfigWithTrust() sets the current context's cluster CA, and cluster-info's only cluster; unchanged is undefined", async () => {
-  const old = (await newCA(1)).cert;
-  const next = (await newCA(2)).cert;
+  const old = (await testCA(1)).cert;
+  const next = (await testCA(2)).cert;
   const admin = serializeKubeconfig(
     createKubeconfigWithCerts(
       "https://10.0.0.1:6443",

@@ -3,7 +3,6 @@
 // kube-root-ca.crt from ca.crt and signs kubelet CSRs with the certificate its manifest names
 // and ca.key), the fake API server, and a worker whose Node annotations say how far it got.
 import assert from "node:assert/strict";
-import type { CertificateSigningRequest } from "kubernetes-types/certificates/v1.d.ts";
 import type { ConfigMap, Node, Pod } from "kubernetes-types/core/v1.d.ts";
 import { runRotateCa } from "../../../../core/phases/rotate_ca/workflow.ts";
 import type { RotateCaData } from "../../../../core/phases/rotate_ca/data.ts";
@@ -26,26 +25,21 @@ import {
   encodeCertificatePEM,
   parseCertificatesPEM,
 } from "../../../../core/pki/cert.ts";
-import { parseCSR } from "../../../../core/pki/csr.ts";
 import {
   encodePrivateKeyPEM,
   generateKeyPair,
   parsePrivateKeyPEM,
 } from "../../../../core/pki/keys.ts";
 import { certificatePin } from "../../../../core/pki/pin.ts";
-import { base64Decode, base64Encode } from "../../../../core/text/base64.ts";
+import { base64Decode } from "../../../../core/text/base64.ts";
 import { utf8 } from "../../../../core/text/utf8.ts";
 import { staticPodManifestYaml } from "../../../../core/manifests/manifest_file.ts";
 import { parseKubeYamlOne } from "../../../../core/yaml/kube_yaml.ts";
-import {
-  embedData,
-  emptyKubeconfig,
-  parseKubeconfig,
-  serializeKubeconfig,
-} from "../../../../core/kubeconfig/kubeconfig.ts";
+import { parseKubeconfig, serializeKubeconfig } from "../../../../core/kubeconfig/kubeconfig.ts";
 import { webCryptoPort } from "../../../../adapters/crypto/webcrypto.ts";
 import { pkiFixture } from "../../../support/pki_fixture.ts";
 import { fakeApiClient } from "../../../support/fake_kube_api.ts";
+import { clusterInfoConfigMap, signKubeletCSRs } from "../../../support/ca_rotation.ts";
 import { MemoryNodeOps } from "../../../support/memory_fs.ts";
 import { FakeNodeHost } from "../../../support/fake_node_host.ts";
 import { RecordingPrinter } from "../../../support/recording_printer.ts";
@@ -129,23 +123,7 @@ async function controlPlane() {
   fs.put("/etc/kubernetes/kubelet.conf", serializeKubeconfig(kubeletConf), 0o600);
 
   const { api, client } = fakeApiClient([
-    <ConfigMap> {
-      apiVersion: "v1",
-      kind: "ConfigMap",
-      metadata: { namespace: "kube-public", name: "cluster-info" },
-      data: {
-        kubeconfig: serializeKubeconfig({
-          ...emptyKubeconfig(),
-          clusters: [{
-            name: "",
-            cluster: {
-              server: "https://10.0.0.1:6443",
-              "certificate-authority-data": embedData(oldPem),
-            },
-          }],
-        }, { nullEmptyLists: true }),
-      },
-    },
+    clusterInfoConfigMap(oldPem),
     readyNode(NODE),
     readyNode("worker1"),
   ]);
@@ -174,34 +152,17 @@ async function controlPlane() {
     kubelet(`${MANIFESTS}/${name}.yaml`);
   }
   /** The controller-manager's signer: the certificate its manifest names, and ca.key. */
-  api.onRequest = async (r, a) => {
-    const m = /certificatesigningrequests\/([^/]+)$/.exec(r.path);
-    if (r.method !== "GET" || !m) return;
-    const csr = a.get<CertificateSigningRequest>("CertificateSigningRequest", undefined, m[1])!;
-    if (csr.status?.certificate) return;
+  signKubeletCSRs(api, async () => {
     const cm = parseKubeYamlOne(fs.text(`${MANIFESTS}/kube-controller-manager.yaml`)!) as Pod;
     const signerPath = cm.spec!.containers[0].command!.find((c) => c.startsWith(SIGNING_FLAG))!
       .slice(SIGNING_FLAG.length);
     const signer = parseCertificatesPEM(fs.text(signerPath)!);
     assert.equal(signer.length, 1, "the controller-manager's signer takes one certificate");
-    const req = parseCSR(utf8(base64Decode(csr.spec.request)));
-    const cert = await createSignedCert(
-      {
-        commonName: req.subject.commonName,
-        organization: [...req.subject.organization],
-        usages: ["clientAuth"],
-      },
-      req.spki,
-      signer[0],
-      await parsePrivateKeyPEM(fs.text(`${PKI}/ca.key`)!, webCryptoPort),
-      seededRandom(11),
-      webCryptoPort,
-    );
-    a.put({
-      ...csr,
-      status: { certificate: base64Encode(new TextEncoder().encode(encodeCertificatePEM(cert))) },
-    } as CertificateSigningRequest);
-  };
+    return {
+      cert: signer[0],
+      key: await parsePrivateKeyPEM(fs.text(`${PKI}/ca.key`)!, webCryptoPort),
+    };
+  });
   const ops = new MemoryNodeOps(fs);
   /** A kill: after `after` more writes the process is gone (every later write fails). */
   const kill = { writes: 0, after: Infinity };

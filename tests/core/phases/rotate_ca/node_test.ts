@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import type { CertificateSigningRequest } from "kubernetes-types/certificates/v1.d.ts";
 import type { Node } from "kubernetes-types/core/v1.d.ts";
 import { webKeys } from "../../../support/platform.ts";
 import { convergeNode } from "../../../../core/phases/rotate_ca/node.ts";
@@ -12,20 +11,15 @@ import {
 import { type CertAndKey, PkiDirectory } from "../../../../core/certs/pki_dir.ts";
 import {
   type Certificate,
-  createSelfSignedCACert,
   createSignedCert,
   encodeCertificatePEM,
   parseCertificatesPEM,
 } from "../../../../core/pki/cert.ts";
-import { parseCSR } from "../../../../core/pki/csr.ts";
 import { encodePrivateKeyPEM, generateKeyPair } from "../../../../core/pki/keys.ts";
 import { certificatePin } from "../../../../core/pki/pin.ts";
-import { base64Decode, base64Encode } from "../../../../core/text/base64.ts";
 import { utf8 } from "../../../../core/text/utf8.ts";
 import {
   createBasicKubeconfig,
-  embedData,
-  emptyKubeconfig,
   parseKubeconfig,
   serializeKubeconfig,
 } from "../../../../core/kubeconfig/kubeconfig.ts";
@@ -35,22 +29,12 @@ import { seededRandom } from "../../../support/fixed_random.ts";
 import { RecordingPrinter } from "../../../support/recording_printer.ts";
 import { FakeNodeHost } from "../../../support/fake_node_host.ts";
 import { fakeApiClient } from "../../../support/fake_kube_api.ts";
+import { clusterInfoConfigMap, signKubeletCSRs, testCA } from "../../../support/ca_rotation.ts";
 import { resolveForTest } from "../../../support/config.ts";
 
 const PKI = "/etc/kubernetes/pki";
 const CURRENT = "/var/lib/kubelet/pki/kubelet-client-current.pem";
 const SERVER = "https://10.0.0.1:6443";
-
-async function newCA(seed: number): Promise<CertAndKey> {
-  const key = await generateKeyPair("ECDSA-P256", webKeys);
-  const cert = await createSelfSignedCACert(
-    { commonName: "kubernetes", notBefore: new Date("2026-01-01T00:00:00Z") },
-    key,
-    seededRandom(seed),
-    webCryptoPort,
-  );
-  return { cert, key };
-}
 
 async function clientPem(ca: CertAndKey): Promise<string> {
   const key = await generateKeyPair("ECDSA-P256", webKeys);
@@ -63,26 +47,6 @@ async function clientPem(ca: CertAndKey): Promise<string> {
     webCryptoPort,
   );
   return encodeCertificatePEM(cert) + await encodePrivateKeyPEM(key);
-}
-
-function clusterInfo(bundle: Certificate[]) {
-  return {
-    apiVersion: "v1",
-    kind: "ConfigMap",
-    metadata: { namespace: "kube-public", name: "cluster-info" },
-    data: {
-      kubeconfig: serializeKubeconfig({
-        ...emptyKubeconfig(),
-        clusters: [{
-          name: "",
-          cluster: {
-            server: SERVER,
-            "certificate-authority-data": embedData(encodeCertificatePEM(bundle)),
-          },
-        }],
-      }, { nullEmptyLists: true }),
-    },
-  };
 }
 
 /** A worker trusting `old`, its kubelet's client certificate signed by `old`. */
@@ -103,36 +67,10 @@ async function worker(old: CertAndKey, signer: CertAndKey, published: Certificat
   });
   await files.write({ path: CURRENT, data: await clientPem(old), mode: 0o600, kind: "key" });
   const { api, client } = fakeApiClient([
-    clusterInfo(published),
+    clusterInfoConfigMap(published),
     { apiVersion: "v1", kind: "Node", metadata: { name: "worker1" } },
   ]);
-  // The controller-manager: approves and signs a kubelet's client CSR with the current signer.
-  api.onRequest = async (r, a) => {
-    const m = /certificatesigningrequests\/([^/]+)$/.exec(r.path);
-    if (r.method !== "GET" || !m) return;
-    const csr = a.get<CertificateSigningRequest>("CertificateSigningRequest", undefined, m[1])!;
-    if (csr.status?.certificate) return;
-    const req = parseCSR(utf8(base64Decode(csr.spec.request)));
-    const cert = await createSignedCert(
-      {
-        commonName: req.subject.commonName,
-        organization: [...req.subject.organization],
-        usages: ["clientAuth"],
-      },
-      req.spki,
-      signer.cert,
-      signer.key,
-      seededRandom(11),
-      webCryptoPort,
-    );
-    a.put({
-      ...csr,
-      status: {
-        conditions: [{ type: "Approved", status: "True", reason: "AutoApproved", message: "" }],
-        certificate: base64Encode(new TextEncoder().encode(encodeCertificatePEM(cert))),
-      },
-    } as CertificateSigningRequest);
-  };
+  signKubeletCSRs(api, () => Promise.resolve(signer));
   const node = new FakeNodeHost();
   const out = new RecordingPrinter();
   const data: RotateCaData = {
@@ -157,8 +95,8 @@ const trustOf = async (files: MemoryFileSystem, path: string) =>
   kubeconfigTrust(parseKubeconfig(utf8((await files.read(path))!), path, { clientcmd: true }));
 
 Deno.test("node phase: takes the published trust, a client certificate from the new signer, restarts the kubelet once, records both on the Node", async () => {
-  const old = await newCA(1);
-  const next = await newCA(2);
+  const old = await testCA(1);
+  const next = await testCA(2);
   const published = [next.cert, old.cert];
   const { files, api, node, data } = await worker(old, next, published);
   await convergeNode(data);
@@ -179,8 +117,8 @@ Deno.test("node phase: takes the published trust, a client certificate from the 
 });
 
 Deno.test("node phase: while the old CA still signs, only the trust changes; run again, nothing changes", async () => {
-  const old = await newCA(1);
-  const next = await newCA(2);
+  const old = await testCA(1);
+  const next = await testCA(2);
   const { files, api, node, data } = await worker(old, old, [old.cert, next.cert]);
   await convergeNode(data);
   assert.equal(

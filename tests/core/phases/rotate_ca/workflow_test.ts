@@ -1,34 +1,21 @@
 import assert from "node:assert/strict";
 import type { Pod } from "kubernetes-types/core/v1.d.ts";
-import { webKeys } from "../../../support/platform.ts";
 import { runRotateCa } from "../../../../core/phases/rotate_ca/workflow.ts";
 import { checkNode } from "../../../../core/phases/rotate_ca/preflight.ts";
 import { withSigningCert } from "../../../../core/phases/rotate_ca/control_plane.ts";
 import type { RotateCaData } from "../../../../core/phases/rotate_ca/data.ts";
 import { caPairFiles, NEW_CA, OLD_CA } from "../../../../core/certs/ca_rotation.ts";
-import { type CertAndKey, PkiDirectory } from "../../../../core/certs/pki_dir.ts";
+import { PkiDirectory } from "../../../../core/certs/pki_dir.ts";
 import { KubeadmError } from "../../../../core/errors.ts";
-import { createSelfSignedCACert } from "../../../../core/pki/cert.ts";
-import { generateKeyPair } from "../../../../core/pki/keys.ts";
 import { webCryptoPort } from "../../../../adapters/crypto/webcrypto.ts";
 import { MemoryFileSystem } from "../../../support/memory_fs.ts";
 import { seededRandom } from "../../../support/fixed_random.ts";
 import { RecordingPrinter } from "../../../support/recording_printer.ts";
 import { FakeNodeHost } from "../../../support/fake_node_host.ts";
 import { resolveForTest } from "../../../support/config.ts";
+import { testCA } from "../../../support/ca_rotation.ts";
 
 const PKI = "/etc/kubernetes/pki";
-
-async function newCA(seed: number): Promise<CertAndKey> {
-  const key = await generateKeyPair("ECDSA-P256", webKeys);
-  const cert = await createSelfSignedCACert(
-    { commonName: "kubernetes", notBefore: new Date("2026-01-01T00:00:00Z") },
-    key,
-    seededRandom(seed),
-    webCryptoPort,
-  );
-  return { cert, key };
-}
 
 /** A control plane's data whose cluster must not be reached (dry runs, refusals). */
 function dataOf(files: MemoryFileSystem, extra: Partial<RotateCaData> = {}) {
@@ -65,7 +52,7 @@ function isError(field: string, message: RegExp) {
 Deno.test("rotate-ca --dry-run at no rotation: prints what prepare writes, writes nothing, contacts nothing", async () => {
   const files = new MemoryFileSystem();
   const pki = new PkiDirectory(files, PKI, webCryptoPort);
-  await pki.writeCertAndKey("ca", await newCA(1));
+  await pki.writeCertAndKey("ca", await testCA(1));
   const before = files.writes.length;
   const { data, out } = dataOf(files, { dryRun: true });
   await runRotateCa(data);
@@ -83,7 +70,7 @@ Deno.test("rotate-ca --dry-run at no rotation: prints what prepare writes, write
 });
 
 Deno.test("rotate-ca preflight: refuses a node without the CA key, the CA in use, another rotation's CA, before any write", async () => {
-  const current = await newCA(1);
+  const current = await testCA(1);
   const worker = new MemoryFileSystem();
   await worker.write(new PkiDirectory(worker, PKI, webCryptoPort).certFile("ca", current.cert));
   await assert.rejects(
@@ -99,12 +86,12 @@ Deno.test("rotate-ca preflight: refuses a node without the CA key, the CA in use
     isError("--ca-cert", /the CA the cluster uses now/),
   );
   // A rotation to `next` under way: another --ca-cert is refused.
-  const next = await newCA(2);
+  const next = await testCA(2);
   for (const f of await caPairFiles(pki, OLD_CA, current)) await files.write(f);
   for (const f of await caPairFiles(pki, NEW_CA, next)) await files.write(f);
   const writes = files.writes.length;
   await assert.rejects(
-    runRotateCa(dataOf(files, { newCA: await newCA(3) }).data),
+    runRotateCa(dataOf(files, { newCA: await testCA(3) }).data),
     isError("--ca-cert", /a rotation to another CA is under way/),
   );
   assert.equal(files.writes.length, writes, "nothing written");
