@@ -46,7 +46,7 @@ import {
   parseKubeconfig,
   serializeKubeconfig,
 } from "../kubeconfig/kubeconfig.ts";
-import { CERT_FILE_MODE, type CertAndKey, KEY_FILE_MODE, type PkiDirectory } from "./pki_dir.ts";
+import { type CertAndKey, KEY_FILE_MODE, type PkiDirectory } from "./pki_dir.ts";
 
 /** The CAs `certs rotate-ca --ca` names, and whether this version rotates them. */
 export const ROTATABLE_CAS = { "ca": true, "front-proxy-ca": false, "etcd-ca": false } as const;
@@ -248,7 +248,7 @@ export function caBundleFile(pki: PkiDirectory, bundle: readonly Certificate[]):
 
 /** `signer.crt`: the single certificate the controller-manager signs with. */
 export function signerFile(pki: PkiDirectory, signer: Certificate): PlannedFile {
-  return { ...pki.certFile(SIGNER_CERT, signer), mode: CERT_FILE_MODE };
+  return pki.certFile(SIGNER_CERT, signer);
 }
 
 /** Files of the rotation folder holding a CA pair (key first, as kubeadm writes pairs). */
@@ -258,7 +258,7 @@ export async function caPairFiles(
   pair: CertAndKey,
 ): Promise<PlannedFile[]> {
   return [
-    { ...await pki.keyFile(baseName, pair.key), mode: KEY_FILE_MODE },
+    await pki.keyFile(baseName, pair.key),
     pki.certFile(baseName, pair.cert),
   ];
 }
