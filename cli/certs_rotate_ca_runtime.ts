@@ -3,11 +3,17 @@
  * anything is read (`--ca`, the `--ca-cert`/`--ca-key` pair), the cluster's configuration as
  * `certs renew` reads it, and the rotation's data (`core/phases/rotate_ca/data.ts`) on this
  * node: its files under `--rootfs`, the restarts' context through `--kubeconfig` (default
- * admin.conf) and the kubelet's own client through kubelet.conf, each opened afresh by a phase.
+ * admin.conf), the kubelet's own client through kubelet.conf, and an anonymous client (for
+ * cluster-info), each opened afresh by a phase.
  *
  * @module
  */
-import { DefaultTimeouts, KubeconfigFile, KUBERNETES_DIR } from "../core/constants.ts";
+import {
+  DefaultTimeouts,
+  DISCOVERY_MAX_BODY_BYTES,
+  KubeconfigFile,
+  KUBERNETES_DIR,
+} from "../core/constants.ts";
 import { errorMessage, KubeadmError } from "../core/errors.ts";
 import type { Printer } from "../core/ports/printer.ts";
 import type { RotateCaData } from "../core/phases/rotate_ca/data.ts";
@@ -16,7 +22,7 @@ import { PkiDirectory } from "../core/certs/pki_dir.ts";
 import { readHostFacts } from "../adapters/deno/host/facts.ts";
 import { underRoot } from "../adapters/deno/files.ts";
 import { readFileCapped } from "../adapters/deno/fs/capped_read.ts";
-import { nodeFiles, nodeHost, platform } from "./adapters.ts";
+import { connectTransport, nodeFiles, nodeHost, platform } from "./adapters.ts";
 import { connect } from "./cluster_connection.ts";
 import { restartRuntime } from "./certs_restart_runtime.ts";
 import { loadCertsConfig } from "./certs_runtime.ts";
@@ -85,6 +91,22 @@ export async function rotateCaData(flags: FlagValues, out: Printer): Promise<Rot
         { timeoutMs: 30_000 },
       );
       return { value: connection.client, close: () => connection.close() };
+    },
+    anonymous: async (connection) => {
+      const { KubeClient } = await import("../core/kube/client.ts");
+      const handle = await connectTransport(connection, {
+        timeoutMs: 30_000,
+        maxBodyBytes: DISCOVERY_MAX_BODY_BYTES,
+      });
+      return {
+        value: new KubeClient({
+          server: connection.server,
+          transport: handle.transport,
+          clock: platform.clock,
+          sleep: platform.sleep,
+        }),
+        close: () => handle.close(),
+      };
     },
     timing: { clock: platform.clock, sleep: platform.sleep },
     timeoutMs: DefaultTimeouts.upgradeManifests,

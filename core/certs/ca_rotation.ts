@@ -42,6 +42,7 @@ import {
   embedData,
   embeddedText,
   type Kubeconfig,
+  type KubeconfigCluster,
   lookupContext,
   parseKubeconfig,
   serializeKubeconfig,
@@ -273,12 +274,15 @@ function trustedClusterName(config: Kubeconfig): string | undefined {
   return config.clusters.length === 1 ? config.clusters[0].name ?? "" : undefined;
 }
 
+/** The cluster a kubeconfig's trust is read from and set on (see `trustedClusterName`). */
+export function trustedCluster(config: Kubeconfig): KubeconfigCluster | undefined {
+  const name = trustedClusterName(config);
+  return config.clusters.find((c) => (c.name ?? "") === name)?.cluster;
+}
+
 /** The PEM of a kubeconfig's cluster CA (see `trustedClusterName`), or `undefined`. */
 export function kubeconfigTrust(config: Kubeconfig): string | undefined {
-  const name = trustedClusterName(config);
-  const data = config.clusters.find((c) => (c.name ?? "") === name)?.cluster[
-    "certificate-authority-data"
-  ];
+  const data = trustedCluster(config)?.["certificate-authority-data"];
   return data ? embeddedText(data) : undefined;
 }
 

@@ -14,14 +14,66 @@ import { poll } from "../kube/retry.ts";
 import { isNotFound } from "../kube/status.ts";
 import { type Certificate, encodeCertificatePEM, parseCertificatesPEM } from "../pki/cert.ts";
 import { formatDuration } from "../text/duration.ts";
-import { parseKubeconfig } from "../kubeconfig/kubeconfig.ts";
-import { kubeconfigTrust, kubeconfigWithTrust } from "./ca_rotation.ts";
+import { type Kubeconfig, parseKubeconfig } from "../kubeconfig/kubeconfig.ts";
+import type { ConnectionParams, TransportLimits } from "../ports/transport.ts";
+import { kubeconfigTrust, kubeconfigWithTrust, trustedCluster } from "./ca_rotation.ts";
+
+/** An anonymous connection: a server and exactly the CA bundle it is verified against. */
+export type AnonymousConnection =
+  & Required<Pick<ConnectionParams, "server" | "caPem">>
+  & Pick<ConnectionParams, "tlsServerName">;
 
 const CLUSTER_INFO = { kind: "ConfigMap", namespace: "kube-public", name: "cluster-info" };
 
-/** The CA bundle cluster-info publishes. Throws when it holds none. */
-export async function clusterInfoTrust(client: KubeClient): Promise<Certificate[]> {
-  const cm = await client.get<ConfigMap>(CLUSTER_INFO);
+/**
+ * Where a node reads cluster-info anonymously (kubeadm's RBAC lets only unauthenticated users
+ * read it; the node authorizer refuses a kubelet): the server of its kubelet.conf, verified
+ * against exactly the CAs this node already trusts, kubelet.conf's and `ca.crt`'s, without
+ * credentials. Through the stages, kubelet.conf alone holds the API server's signing CA when
+ * the phases ran in order (`node` after `trust` gives it both CAs before `reissue`, which waits
+ * for it, re-issues the serving certificate); `ca.crt` (on a control plane, set by each stage
+ * before its API server restarts) keeps a kubelet.conf left behind verifying.
+ */
+export function clusterInfoConnection(
+  kubeletConf: Kubeconfig,
+  caCrt: readonly Certificate[],
+  source: string,
+): AnonymousConnection {
+  const cluster = trustedCluster(kubeletConf);
+  if (!cluster?.server) {
+    throw new KubeadmError(`${source} names no cluster server to read cluster-info from`, {
+      field: source,
+    });
+  }
+  const pem = kubeconfigTrust(kubeletConf);
+  const trusted = new Map<string, Certificate>();
+  for (const ca of [...(pem ? parseCertificatesPEM(pem) : []), ...caCrt]) {
+    trusted.set(encodeCertificatePEM([ca]), ca);
+  }
+  if (trusted.size === 0) {
+    throw new KubeadmError(`${source} holds no certificate-authority-data and ca.crt is missing`, {
+      field: source,
+      hint: "the node must trust its cluster's CA to read cluster-info",
+    });
+  }
+  const connection: AnonymousConnection = {
+    server: cluster.server,
+    caPem: encodeCertificatePEM([...trusted.values()]),
+  };
+  if (cluster["tls-server-name"]) connection.tlsServerName = cluster["tls-server-name"];
+  return connection;
+}
+
+/**
+ * The CA bundle cluster-info publishes, read by an anonymous client (see
+ * {@link clusterInfoConnection}) within `limits` (one deadline, a size cap). Throws when it
+ * holds none.
+ */
+export async function clusterInfoTrust(
+  client: KubeClient,
+  limits?: TransportLimits,
+): Promise<Certificate[]> {
+  const cm = await client.get<ConfigMap>(CLUSTER_INFO, limits);
   const text = cm.data?.kubeconfig ?? "";
   const pem = kubeconfigTrust(parseKubeconfig(text, "cluster-info", { clientcmd: true }));
   if (!pem) {

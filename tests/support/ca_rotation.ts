@@ -1,17 +1,25 @@
 /**
- * What the CA rotation's tests share: a test CA, cluster-info publishing a bundle, and a fake
- * controller-manager that signs the kubelets' client CSRs on the fake API server.
+ * What the CA rotation's tests share: a test CA, cluster-info publishing a bundle, a fake
+ * controller-manager that signs the kubelets' client CSRs on the fake API server, and the API
+ * server's authorizers and TLS check in front of it.
  *
  * @module
  */
 import type { CertificateSigningRequest } from "kubernetes-types/certificates/v1.d.ts";
 import type { ConfigMap } from "kubernetes-types/core/v1.d.ts";
 import type { CertAndKey } from "../../core/certs/pki_dir.ts";
+import type { AnonymousConnection } from "../../core/certs/ca_rotation_cluster.ts";
+import type { Opened } from "../../core/phases/rotate_ca/data.ts";
+import { ApiError } from "../../core/errors.ts";
+import { KubeClient } from "../../core/kube/client.ts";
+import type { Transport } from "../../core/ports/transport.ts";
 import {
   type Certificate,
+  checkSignatureFrom,
   createSelfSignedCACert,
   createSignedCert,
   encodeCertificatePEM,
+  parseCertificatesPEM,
 } from "../../core/pki/cert.ts";
 import { parseCSR } from "../../core/pki/csr.ts";
 import { generateKeyPair } from "../../core/pki/keys.ts";
@@ -23,7 +31,7 @@ import {
   serializeKubeconfig,
 } from "../../core/kubeconfig/kubeconfig.ts";
 import { webCryptoPort } from "../../adapters/crypto/webcrypto.ts";
-import type { FakeKubeApi } from "./fake_kube_api.ts";
+import { type FakeKubeApi, statusResponse } from "./fake_kube_api.ts";
 import { seededRandom } from "./fixed_random.ts";
 import { webKeys } from "./platform.ts";
 
@@ -92,5 +100,81 @@ export function signKubeletCSRs(api: FakeKubeApi, signer: () => Promise<CertAndK
         certificate: base64Encode(new TextEncoder().encode(encodeCertificatePEM(cert))),
       },
     } as CertificateSigningRequest);
+  };
+}
+
+const CLUSTER_INFO_PATH = "/api/v1/namespaces/kube-public/configmaps/cluster-info";
+
+/**
+ * The API server's authorizers in front of the fake API server, as kubeadm's RBAC and the node
+ * authorizer decide: the kubelet's client (`system:node:<nodeName>`) may do anything but read
+ * cluster-info, an anonymous client only that. Each anonymous connection is recorded and, when
+ * `serving` gives the API server's certificate now, verified as TLS would: a bundle holding
+ * none of its signers fails the request (`UnknownAuthority`).
+ */
+export function nodeAuthorizer(
+  api: FakeKubeApi,
+  client: KubeClient,
+  nodeName: string,
+  serving?: () => Promise<Certificate>,
+): {
+  kubelet: () => Promise<Opened<KubeClient>>;
+  anonymous: (connection: AnonymousConnection) => Promise<Opened<KubeClient>>;
+  connections: AnonymousConnection[];
+} {
+  const isClusterInfo = (request: Request) =>
+    request.method === "GET" && new URL(request.url).pathname === CLUSTER_INFO_PATH;
+  const forbidden = (user: string, request: Request, why: string) =>
+    Promise.resolve(statusResponse(
+      403,
+      "Forbidden",
+      `${request.method} ${new URL(request.url).pathname} is forbidden: User "${user}": ${why}`,
+    ));
+  const kubelet: Transport = (request, limits) =>
+    isClusterInfo(request)
+      ? forbidden(
+        `system:node:${nodeName}`,
+        request,
+        `no relationship found between node '${nodeName}' and this object`,
+      )
+      : api.transport(request, limits);
+  const connections: AnonymousConnection[] = [];
+  return {
+    kubelet: () =>
+      Promise.resolve({
+        value: new KubeClient({ server: client.server, transport: kubelet, ...client.timing }),
+        close: () => {},
+      }),
+    anonymous: (connection) => {
+      connections.push(connection);
+      const anonymous: Transport = async (request, limits) => {
+        if (serving) {
+          const cert = await serving();
+          const verified = await Promise.all(
+            parseCertificatesPEM(connection.caPem).map((ca) =>
+              checkSignatureFrom(cert, ca, webCryptoPort)
+            ),
+          );
+          if (!verified.includes(true)) {
+            throw new ApiError("x509: certificate signed by unknown authority", {
+              status: 0,
+              reason: "UnknownAuthority",
+            });
+          }
+        }
+        return isClusterInfo(request)
+          ? await api.transport(request, limits)
+          : await forbidden("system:anonymous", request, "only cluster-info is public");
+      };
+      return Promise.resolve({
+        value: new KubeClient({
+          server: connection.server,
+          transport: anonymous,
+          ...client.timing,
+        }),
+        close: () => {},
+      });
+    },
+    connections,
   };
 }

@@ -8,6 +8,7 @@ import type { ResolvedConfig } from "../../config/types.ts";
 import type { RestartContext } from "../../controlplane/restart.ts";
 import type { CertAndKey, PkiDirectory } from "../../certs/pki_dir.ts";
 import type { KubeClient } from "../../kube/client.ts";
+import type { AnonymousConnection } from "../../certs/ca_rotation_cluster.ts";
 import type { Timing } from "../../kube/retry.ts";
 import type { FileSystem } from "../../ports/files.ts";
 import type { NodeHost } from "../../ports/node.ts";
@@ -45,8 +46,16 @@ export interface RotateCaData {
    * trust admin.conf holds changes between phases).
    */
   controlPlane(): Promise<Opened<RestartContext>>;
-  /** A client with the kubelet's own credentials (kubelet.conf), opened afresh. */
+  /**
+   * A client with the kubelet's own credentials (kubelet.conf), opened afresh: its Node, its
+   * client certificate's CSR.
+   */
   kubelet(): Promise<Opened<KubeClient>>;
+  /**
+   * A client without credentials to `connection.server`, trusting exactly `connection.caPem`,
+   * each response size-capped: cluster-info is readable only anonymously.
+   */
+  anonymous(connection: AnonymousConnection): Promise<Opened<KubeClient>>;
   /** The clock and sleep of waits. */
   timing: Timing;
   /** Set by the workflow when `node` runs alone (a full run does not run it). */

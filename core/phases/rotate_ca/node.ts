@@ -1,14 +1,15 @@
 /**
  * The rotate-ca `node` phase, on every node (workers included, where nothing else of the
- * rotation runs): the kubelet takes the trust the cluster publishes in cluster-info (its
- * kubelet.conf, and `ca.crt` where this node holds no CA key), gets a client certificate from
- * the current signer when its own is the other CA's (`certs/kubelet_client_cert.ts`), is
- * restarted when anything changed, and the Node records both in its rotation annotations. Run
- * it on every node after `trust`, after `reissue` and after `finish`; each run converges.
+ * rotation runs): the kubelet takes the trust the cluster publishes in cluster-info, read
+ * anonymously as kubeadm's RBAC allows (its kubelet.conf, and `ca.crt` where this node holds no
+ * CA key), gets a client certificate from the current signer when its own is the other CA's
+ * (`certs/kubelet_client_cert.ts`) through its own credentials, is restarted when anything
+ * changed, and the Node records both in its rotation annotations. Run it on every node after
+ * `trust`, after `reissue` and after `finish`; each run converges.
  *
  * @module
  */
-import { KubeconfigFile } from "../../constants.ts";
+import { DISCOVERY_MAX_BODY_BYTES, KubeconfigFile } from "../../constants.ts";
 import { KubeadmError } from "../../errors.ts";
 import type { Phase } from "../../workflow/phase.ts";
 import { poll } from "../../kube/retry.ts";
@@ -25,7 +26,12 @@ import {
   kubeconfigWithTrust,
   TRUST_ANNOTATION,
 } from "../../certs/ca_rotation.ts";
-import { annotateNode, clusterInfoTrust } from "../../certs/ca_rotation_cluster.ts";
+import {
+  annotateNode,
+  type AnonymousConnection,
+  clusterInfoConnection,
+  clusterInfoTrust,
+} from "../../certs/ca_rotation_cluster.ts";
 import { requestKubeletClientCert } from "../../certs/kubelet_client_cert.ts";
 import type { RotateCaData } from "./data.ts";
 
@@ -64,6 +70,22 @@ async function restartKubelet(data: RotateCaData): Promise<void> {
   });
 }
 
+/** The trust cluster-info publishes, read anonymously through `connection` (one deadline). */
+async function readClusterInfoTrust(
+  data: RotateCaData,
+  connection: AnonymousConnection,
+): Promise<Certificate[]> {
+  const opened = await data.anonymous(connection);
+  try {
+    return await clusterInfoTrust(opened.value, {
+      timeoutMs: data.timeoutMs,
+      maxBodyBytes: DISCOVERY_MAX_BODY_BYTES,
+    });
+  } finally {
+    opened.close();
+  }
+}
+
 /**
  * Converges this node's kubelet to the cluster's published trust and signer (see the module
  * documentation); returns what changed, as lines.
@@ -71,26 +93,30 @@ async function restartKubelet(data: RotateCaData): Promise<void> {
 export async function convergeNode(data: RotateCaData): Promise<string[]> {
   const { out, pki } = data;
   const kubeletConf = `${data.kubernetesDir}/${KubeconfigFile.kubelet}`;
+  const confBytes = await pki.files.read(kubeletConf);
+  if (confBytes === undefined) {
+    throw new KubeadmError(`${kubeletConf} does not exist: this node has not joined a cluster`, {
+      field: kubeletConf,
+    });
+  }
+  const text = utf8(confBytes);
+  const conf = parseKubeconfig(text, kubeletConf, { clientcmd: true });
+  const caCrt = await pki.read("ca.crt");
+  const bundle = await readClusterInfoTrust(
+    data,
+    clusterInfoConnection(conf, caCrt ? parseCertificatesPEM(caCrt) : [], kubeletConf),
+  );
   const opened = await data.kubelet();
   const changes: string[] = [];
   try {
     const client = opened.value;
-    const bundle = await clusterInfoTrust(client);
-    const confBytes = await pki.files.read(kubeletConf);
-    if (confBytes === undefined) {
-      throw new KubeadmError(`${kubeletConf} does not exist: this node has not joined a cluster`, {
-        field: kubeletConf,
-      });
-    }
-    const text = utf8(confBytes);
     const nextConf = kubeconfigWithTrust(text, bundle, kubeletConf);
     const holdsCA = await pki.hasKey("ca");
     const caFile = { ...pki.certFile("ca", bundle), keepExistingMode: true };
-    const caChanged = !holdsCA &&
-      utf8((await pki.read("ca.crt")) ?? new Uint8Array()) !== caFile.data;
+    const caChanged = !holdsCA && utf8(caCrt ?? new Uint8Array()) !== caFile.data;
 
     // The client certificate: the one kubelet.conf names (the kubelet's rotated file).
-    const user = lookupContext(parseKubeconfig(text, kubeletConf, { clientcmd: true })).user;
+    const user = lookupContext(conf).user;
     const certPath = user?.["client-certificate"];
     let clientCA: Certificate | undefined;
     let newClient: string | undefined;

@@ -39,7 +39,11 @@ import { parseKubeconfig, serializeKubeconfig } from "../../../../core/kubeconfi
 import { webCryptoPort } from "../../../../adapters/crypto/webcrypto.ts";
 import { pkiFixture } from "../../../support/pki_fixture.ts";
 import { fakeApiClient } from "../../../support/fake_kube_api.ts";
-import { clusterInfoConfigMap, signKubeletCSRs } from "../../../support/ca_rotation.ts";
+import {
+  clusterInfoConfigMap,
+  nodeAuthorizer,
+  signKubeletCSRs,
+} from "../../../support/ca_rotation.ts";
 import { MemoryNodeOps } from "../../../support/memory_fs.ts";
 import { FakeNodeHost } from "../../../support/fake_node_host.ts";
 import { RecordingPrinter } from "../../../support/recording_printer.ts";
@@ -163,6 +167,14 @@ async function controlPlane() {
       key: await parsePrivateKeyPEM(fs.text(`${PKI}/ca.key`)!, webCryptoPort),
     };
   });
+  // The API server's authorizers; TLS to it verifies the certificate apiserver.crt holds now
+  // (kube-apiserver reloads its serving certificate when the file changes).
+  const authorizer = nodeAuthorizer(
+    api,
+    client,
+    NODE,
+    () => Promise.resolve(parseCertificatesPEM(fs.text(`${PKI}/apiserver.crt`)!)[0]),
+  );
   const ops = new MemoryNodeOps(fs);
   /** A kill: after `after` more writes the process is gone (every later write fails). */
   const kill = { writes: 0, after: Infinity };
@@ -220,7 +232,8 @@ async function controlPlane() {
     now: new Date("2026-06-01T00:00:00Z"),
     nodeName: NODE,
     controlPlane: () => Promise.resolve({ value: ctx(), close: () => {} }),
-    kubelet: () => Promise.resolve({ value: client, close: () => {} }),
+    kubelet: authorizer.kubelet,
+    anonymous: authorizer.anonymous,
     timing: client.timing,
     timeoutMs: 60_000,
   };

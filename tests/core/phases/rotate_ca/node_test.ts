@@ -29,7 +29,12 @@ import { seededRandom } from "../../../support/fixed_random.ts";
 import { RecordingPrinter } from "../../../support/recording_printer.ts";
 import { FakeNodeHost } from "../../../support/fake_node_host.ts";
 import { fakeApiClient } from "../../../support/fake_kube_api.ts";
-import { clusterInfoConfigMap, signKubeletCSRs, testCA } from "../../../support/ca_rotation.ts";
+import {
+  clusterInfoConfigMap,
+  nodeAuthorizer,
+  signKubeletCSRs,
+  testCA,
+} from "../../../support/ca_rotation.ts";
 import { resolveForTest } from "../../../support/config.ts";
 
 const PKI = "/etc/kubernetes/pki";
@@ -71,6 +76,7 @@ async function worker(old: CertAndKey, signer: CertAndKey, published: Certificat
     { apiVersion: "v1", kind: "Node", metadata: { name: "worker1" } },
   ]);
   signKubeletCSRs(api, () => Promise.resolve(signer));
+  const authorizer = nodeAuthorizer(api, client, "worker1");
   const node = new FakeNodeHost();
   const out = new RecordingPrinter();
   const data: RotateCaData = {
@@ -84,11 +90,12 @@ async function worker(old: CertAndKey, signer: CertAndKey, published: Certificat
     now: new Date("2026-06-01T10:20:30Z"),
     nodeName: "worker1",
     controlPlane: () => Promise.reject(new Error("a worker has no control plane")),
-    kubelet: () => Promise.resolve({ value: client, close: () => {} }),
+    kubelet: authorizer.kubelet,
+    anonymous: authorizer.anonymous,
     timing: client.timing,
     timeoutMs: 60_000,
   };
-  return { files, api, node, data };
+  return { files, api, node, data, connections: authorizer.connections };
 }
 
 const trustOf = async (files: MemoryFileSystem, path: string) =>
@@ -98,8 +105,11 @@ Deno.test("node phase: takes the published trust, a client certificate from the 
   const old = await testCA(1);
   const next = await testCA(2);
   const published = [next.cert, old.cert];
-  const { files, api, node, data } = await worker(old, next, published);
+  const { files, api, node, data, connections } = await worker(old, next, published);
   await convergeNode(data);
+
+  // cluster-info is read anonymously, verified against what kubelet.conf trusted.
+  assert.deepEqual(connections, [{ server: SERVER, caPem: encodeCertificatePEM([old.cert]) }]);
 
   const bundlePem = encodeCertificatePEM(published);
   assert.equal(await trustOf(files, "/etc/kubernetes/kubelet.conf"), bundlePem);
@@ -119,7 +129,7 @@ Deno.test("node phase: takes the published trust, a client certificate from the 
 Deno.test("node phase: while the old CA still signs, only the trust changes; run again, nothing changes", async () => {
   const old = await testCA(1);
   const next = await testCA(2);
-  const { files, api, node, data } = await worker(old, old, [old.cert, next.cert]);
+  const { files, api, node, data, connections } = await worker(old, old, [old.cert, next.cert]);
   await convergeNode(data);
   assert.equal(
     await trustOf(files, "/etc/kubernetes/kubelet.conf"),
@@ -133,6 +143,7 @@ Deno.test("node phase: while the old CA still signs, only the trust changes; run
   const writes = files.writes.length;
   await convergeNode(data);
   assert.equal(files.writes.length, writes, "converged: nothing written");
+  assert.equal(connections[1].caPem, encodeCertificatePEM([old.cert, next.cert]));
   assert.deepEqual(node.machine.init?.restarted, ["kubelet"], "restarted once");
   const annotations = api.get<Node>("Node", undefined, "worker1")!.metadata!.annotations!;
   assert.equal(annotations[CLIENT_CA_ANNOTATION], await certificatePin(old.cert, webCryptoPort));

@@ -33,6 +33,7 @@ function dataOf(files: MemoryFileSystem, extra: Partial<RotateCaData> = {}) {
     nodeName: "cp1",
     controlPlane: unreachable,
     kubelet: unreachable,
+    anonymous: unreachable,
     timing: { clock: { now: () => new Date() }, sleep: () => Promise.resolve() },
     timeoutMs: 1_000,
     ...extra,
