@@ -4,37 +4,129 @@
  * kubelet running the static Pods from the local images), ours vs upstream kubeadm v1.37.2
  * (scripts/k8s-bins), each run on its own identical fresh node with the same config and the
  * same ignored preflight checks, alternating which goes first. Only the `init` command is
- * timed (node boot and tear-down are not). Prints each run, the medians and their ratio.
+ * timed (node boot and tear-down are not).
  *
- * Usage: scripts/deno run -A scripts/bench_node.ts [--runs N]   (as root; default 3 each)
+ * The breakdown: each line the command prints is timestamped as it arrives, and a phase spans
+ * from its first line to the next phase's first line (both tools print the same lines; a
+ * phase that prints only when it is done, as `addons`, is counted with the one before it,
+ * as the table's names say). The floor: a probe inside the node
+ * (scripts/bench_node_probe.ts) polls the components' own health endpoints every 25 ms, giving
+ * the time from the kubelet's start (the `[kubelet-start] Starting the kubelet` line) to each
+ * component's first healthy answer; the gap between that and the tool's own "is healthy" line
+ * is the tool's wait lag. Prints each run, per-phase medians and ratios against upstream and
+ * against the floor.
+ *
+ * Usage: scripts/deno run -A scripts/bench_node.ts [--runs N] [--max-minutes M] [--before DIR]
+ *   [--trace]   (as root; default 5 runs each, fewer when a new round would start after M
+ *   minutes; `--before DIR` also times another checkout of ours, e.g. the commit before a
+ *   change; `--trace` prints each run's timeline)
  *
  * @module
  */
 import { parseArgs } from "node:util";
 import {
+  type ClusterNode,
   createClusterNode,
   PREFLIGHT_IGNORED_CONTROL_PLANE,
   writeInitConfig,
 } from "../tests/support/cluster.ts";
 import { kubeadmLauncher } from "../tests/support/commands.ts";
 import { k8sBinDir } from "../tests/support/k8s_bins.ts";
+import { repoRoot } from "../tests/support/repo.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
-  options: { runs: { type: "string", default: "3" } },
+  options: {
+    runs: { type: "string", default: "5" },
+    trace: { type: "boolean", default: false },
+    before: { type: "string" },
+    "max-minutes": { type: "string" },
+  },
 });
 const runs = Number(values.runs);
 if (!Number.isInteger(runs) || runs < 1) throw new Error("--runs: not a positive integer");
 
-type Impl = "ours" | "upstream";
+/** What is timed: ours, upstream, and with `--before` another checkout of ours. */
+type Impl = "ours" | "upstream" | "before";
+const impls: Impl[] = values.before ? ["ours", "before", "upstream"] : ["ours", "upstream"];
 
-/** One `init` on a fresh node: its wall time in seconds (throws when init fails). */
-async function timeInit(impl: Impl): Promise<number> {
+/** The `kubeadm` command of an implementation. */
+async function kubeadmOf(impl: Impl): Promise<string> {
+  if (impl === "ours") return kubeadmLauncher();
+  if (impl === "before") return `${values.before}/scripts/kubeadm`;
+  return `${await k8sBinDir()}/kubeadm`;
+}
+
+/** A line of the command's output and when it arrived (ms since the epoch). */
+interface Line {
+  at: number;
+  text: string;
+}
+
+/** One timed `init`. */
+interface InitRun {
+  impl: Impl;
+  started: number;
+  ended: number;
+  lines: Line[];
+  /** Endpoint → first healthy answer (ms since the epoch), from the probe. */
+  healthy: Record<string, number>;
+}
+
+/** The phase a line's `[tag]` belongs to (tags that phases print besides their own name). */
+const TAG_PHASE: Record<string, string> = {
+  "kubelet-check": "wait-control-plane",
+  "control-plane-check": "wait-control-plane",
+  kubelet: "upload-config",
+};
+/**
+ * Names of spans that are not just their phase: `addons` prints each addon's line once it is
+ * applied, so the span before its first line holds CoreDNS's work.
+ */
+const SPAN_LABEL: Record<string, string> = {
+  "kubelet-finalize": "kubelet-finalize + addon CoreDNS",
+  addons: "addon kube-proxy",
+};
+
+const deno = `${repoRoot}/scripts/deno`;
+const probeScript = `${repoRoot}/scripts/bench_node_probe.ts`;
+
+/** Starts the floor probe in the node; resolves once it runs, with its result to come. */
+async function startProbe(node: ClusterNode): Promise<Promise<Record<string, number>>> {
+  let ready!: () => void;
+  const running = new Promise<void>((r) => ready = r);
+  const done = node.exec(
+    [
+      deno,
+      "run",
+      "--allow-all",
+      "--no-prompt",
+      "--config",
+      `${repoRoot}/deno.json`,
+      probeScript,
+      node.ip,
+    ],
+    { timeoutMs: 180_000, onLine: (_, l) => l === "ready" && ready() },
+  );
+  await Promise.race([running, done.then((r) => Promise.reject(new Error(`probe: ${r.stderr}`)))]);
+  return done.catch((e) => ({ code: -1, stdout: "", stderr: String(e) })).then((r) => {
+    const last = r.stdout.trim().split("\n").at(-1) ?? "";
+    if (r.code === 0 && last.startsWith("{")) return JSON.parse(last);
+    // The run still counts; only its floor figures are missing.
+    console.error(`probe failed (exit ${r.code}): ${r.stdout.slice(-500)}${r.stderr.slice(-2000)}`);
+    return {};
+  });
+}
+
+/** One `init` on a fresh node (throws when init fails). */
+async function timeInit(impl: Impl): Promise<InitRun> {
   const node = await createClusterNode("cp1");
   try {
     const config = await writeInitConfig(node);
-    const kubeadm = impl === "ours" ? kubeadmLauncher() : `${await k8sBinDir()}/kubeadm`;
-    const started = performance.now();
+    const kubeadm = await kubeadmOf(impl);
+    const probe = await startProbe(node);
+    const lines: Line[] = [];
+    const started = Date.now();
     const r = await node.exec(
       [
         kubeadm,
@@ -43,14 +135,69 @@ async function timeInit(impl: Impl): Promise<number> {
         config,
         `--ignore-preflight-errors=${PREFLIGHT_IGNORED_CONTROL_PLANE}`,
       ],
-      { timeoutMs: 10 * 60_000 },
+      { timeoutMs: 10 * 60_000, onLine: (_, text) => lines.push({ at: Date.now(), text }) },
     );
-    const seconds = (performance.now() - started) / 1000;
-    if (r.code !== 0) throw new Error(`${impl} init failed:\n${r.stdout}\n${r.stderr}`);
-    return seconds;
+    const ended = Date.now();
+    if (r.code !== 0) {
+      const kubelet = (await node.machine.log("kubelet")).slice(-1500);
+      throw new Error(
+        `${impl} init failed:\n${r.stdout}\n${r.stderr}\n--- kubelet log:\n${kubelet}`,
+      );
+    }
+    return { impl, started, ended, lines, healthy: await probe };
   } finally {
     await node.stop();
   }
+}
+
+/** The run's spans: `start-up` (to the first line), then each phase to the next one's start. */
+function phaseSpans(run: InitRun): Map<string, number> {
+  const starts: [string, number][] = [["start-up", run.started]];
+  for (const { at, text } of run.lines) {
+    const tag = /^\[([a-z-]+)\]/.exec(text)?.[1];
+    let phase = tag === undefined ? undefined : TAG_PHASE[tag] ?? tag;
+    if (tag === undefined && text.startsWith("Your Kubernetes control-plane")) {
+      phase = "show-join-command";
+    }
+    if (phase === undefined || phase === "init" || starts.some(([p]) => p === phase)) continue;
+    starts.push([phase, at]);
+  }
+  return new Map(
+    starts.map((
+      [phase, at],
+      i,
+    ) => [SPAN_LABEL[phase] ?? phase, (starts[i + 1]?.[1] ?? run.ended) - at]),
+  );
+}
+
+/** When the first line matching `re` arrived. */
+const lineAt = (run: InitRun, re: RegExp) => run.lines.find((l) => re.test(l.text))?.at;
+
+/** The floor figures of a run (ms), from the kubelet's start. */
+function floorOf(run: InitRun): Map<string, number> {
+  const kubeletStart = lineAt(run, /^\[kubelet-start\] Starting the kubelet/);
+  const h = run.healthy;
+  const out = new Map<string, number>();
+  if (kubeletStart === undefined) return out;
+  const components = ["kube-apiserver", "kube-controller-manager", "kube-scheduler"];
+  for (const [name, at] of Object.entries(h)) out.set(`kubelet start → ${name}`, at - kubeletStart);
+  if (components.every((c) => h[c] !== undefined)) {
+    const all = Math.max(...components.map((c) => h[c]));
+    out.set("kubelet start → control plane healthy", all - kubeletStart);
+    const seen = run.lines.findLast((l) =>
+      /^\[control-plane-check\] .* is healthy after/.test(l.text)
+    )
+      ?.at;
+    if (seen !== undefined) out.set("wait lag: control plane (tool saw it after)", seen - all);
+  }
+  const kubeletSeen = lineAt(run, /^\[kubelet-check\] The kubelet is healthy/);
+  if (kubeletSeen !== undefined && h.kubelet !== undefined) {
+    out.set("wait lag: kubelet (tool saw it after)", kubeletSeen - h.kubelet);
+  }
+  if (h["kube-apiserver-readyz"] !== undefined) {
+    out.set("API ready → init done", run.ended - h["kube-apiserver-readyz"]);
+  }
+  return out;
 }
 
 function median(xs: number[]): number {
@@ -59,24 +206,100 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
-// Warm Deno's module cache for our CLI, so the first run does not pay for it.
-await new Deno.Command(kubeadmLauncher(), { args: ["version", "-o", "short"], stdout: "null" })
+/** Medians per key over runs. */
+function medians(maps: Map<string, number>[]): Map<string, number> {
+  const keys = [...new Set(maps.flatMap((m) => [...m.keys()]))];
+  return new Map(keys.map((k) => [k, median(maps.flatMap((m) => m.get(k) ?? []))]));
+}
+
+const s = (ms: number | undefined) =>
+  ms === undefined ? "     -" : (ms / 1000).toFixed(2).padStart(6);
+const ratio = (a: number | undefined, b: number | undefined) =>
+  a === undefined || b === undefined || b === 0 ? "    -" : `${(a / b).toFixed(2)}x`.padStart(6);
+
+// Warm Deno's module cache for our CLI and the probe, so the first run does not pay for it.
+for (const impl of impls.filter((i) => i !== "upstream")) {
+  await new Deno.Command(await kubeadmOf(impl), {
+    args: ["version", "-o", "short"],
+    stdout: "null",
+  })
+    .output();
+}
+await new Deno.Command(deno, { args: ["cache", "--config", `${repoRoot}/deno.json`, probeScript] })
   .output();
 
-const times: Record<Impl, number[]> = { ours: [], upstream: [] };
-for (let i = 0; i < runs; i++) {
-  const order: Impl[] = i % 2 === 0 ? ["ours", "upstream"] : ["upstream", "ours"];
+const loadBefore = (await Deno.readTextFile("/proc/loadavg")).trim();
+const benchStart = Date.now();
+const maxMs = values["max-minutes"] === undefined
+  ? Infinity
+  : Number(values["max-minutes"]) * 60_000;
+const all: InitRun[] = [];
+let rounds = 0;
+for (let i = 0; i < runs && (i === 0 || Date.now() - benchStart < maxMs); i++, rounds++) {
+  const order = i % 2 === 0 ? impls : [...impls].reverse();
   for (const impl of order) {
-    const s = await timeInit(impl);
-    times[impl].push(s);
-    console.log(`run ${i + 1} ${impl.padEnd(8)} init ${s.toFixed(2)} s`);
+    let run: InitRun;
+    try {
+      run = await timeInit(impl);
+    } catch (e) {
+      // One failed init (a slow machine) is reported and left out; the others still count.
+      console.log(`run ${i + 1} ${impl.padEnd(8)} FAILED: ${e instanceof Error ? e.message : e}`);
+      continue;
+    }
+    all.push(run);
+    const load = (await Deno.readTextFile("/proc/loadavg")).split(" ")[0];
+    console.log(
+      `run ${i + 1} ${impl.padEnd(8)} init ${s(run.ended - run.started)} s  (load ${load})`,
+    );
+    if (values.trace) {
+      for (const l of run.lines) console.log(`  +${s(l.at - run.started)}  ${l.text}`);
+      for (const [k, at] of Object.entries(run.healthy)) {
+        console.log(`  +${s(at - run.started)}  (probe) ${k} healthy`);
+      }
+    }
   }
 }
-const ours = median(times.ours);
-const upstream = median(times.upstream);
+const loadAfter = (await Deno.readTextFile("/proc/loadavg")).trim();
+
+const of = (impl: Impl) => all.filter((r) => r.impl === impl);
+const total = new Map(impls.map((i) => [i, median(of(i).map((r) => r.ended - r.started))]));
+const spans = new Map(impls.map((i) => [i, medians(of(i).map(phaseSpans))]));
+const floors = new Map(impls.map((i) => [i, medians(of(i).map(floorOf))]));
+const allFloors = medians(all.map(floorOf));
+const floor = allFloors.get("kubelet start → control plane healthy");
+const head = (label: string) => `  ${label.padEnd(42)}${impls.map((i) => i.padStart(9)).join("")}`;
+const row = (label: string, xs: (number | undefined)[]) =>
+  `  ${label.padEnd(42)}${xs.map((x) => s(x).padStart(9)).join("")}`;
+
 console.log(`
 kubeadm init on a fresh real node (containerd v2.4.2, kubelet v1.37.2, static Pods from local
-images), wall time of the init command; medians of ${runs} run(s) each, order alternating:
-  ours      ${ours.toFixed(2)} s
-  upstream  ${upstream.toFixed(2)} s  (kubeadm v1.37.2)
-  ratio     ${(ours / upstream).toFixed(2)}x  (ours / upstream; below 1 is faster)`);
+images); medians of ${rounds} run(s) each, order alternating; seconds. Load before: ${loadBefore};
+after: ${loadAfter}.${values.before ? `\n"before" is ${values.before}.` : ""}
+
+Per phase (from each line's arrival; a phase ends where the next one prints):
+${head("phase")}   ours/upstream`);
+const phases = [...new Set(impls.flatMap((i) => [...spans.get(i)!.keys()]))];
+for (const p of phases) {
+  const xs = impls.map((i) => spans.get(i)!.get(p));
+  console.log(`${row(p, xs)}   ${ratio(xs[0], xs.at(-1))}`);
+}
+const totals = impls.map((i) => total.get(i));
+console.log(`${row("total (wall time of init)", totals)}   ${ratio(totals[0], totals.at(-1))}
+
+Floor (the components themselves, probed every 25 ms in the node; medians per tool's runs):
+${head("figure")}      all`);
+for (const k of allFloors.keys()) {
+  console.log(
+    `${row(k, impls.map((i) => floors.get(i)!.get(k)))}${s(allFloors.get(k)).padStart(9)}`,
+  );
+}
+console.log(`
+Wall time of init, median (the floor: kubelet start → control plane healthy, ${s(floor)} s):`);
+for (const i of impls) {
+  const t = total.get(i);
+  console.log(
+    `  ${i.padEnd(9)} ${s(t)} s   ${ratio(t, total.get("upstream"))} upstream   ${
+      ratio(t, floor)
+    } the floor${i === "upstream" ? "   (kubeadm v1.37.2)" : ""}`,
+  );
+}

@@ -38,7 +38,6 @@ export class SystemdInitSystem implements InitSystem {
   }
 
   async serviceStop(service: string): Promise<void> {
-    await this.#reload();
     const r = await runCommand("systemctl", ["stop", service], { timeoutMs: 60_000 });
     if (r.code !== 0) throw new Error(exitStatus(r));
     faultPoint(`service:stop:${service}`);

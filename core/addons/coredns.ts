@@ -13,7 +13,7 @@ import { clusterDNSIPOrUndefined } from "../net/service_ip.ts";
 import { CONTROL_PLANE_LABEL } from "../constants.ts";
 import { KubeadmError } from "../errors.ts";
 import type { Printer } from "../ports/printer.ts";
-import type { KubeClient } from "../kube/client.ts";
+import { type KubeClient, settledInOrder } from "../kube/client.ts";
 import { isAlreadyExists, isInvalid } from "../kube/status.ts";
 import { clusterRole, clusterRoleBinding, serviceAccountSubject } from "../cluster/rbac.ts";
 
@@ -288,36 +288,41 @@ export async function coreDNSManifests(input: CoreDNSInput): Promise<object[]> {
 }
 
 /**
- * Installs or updates CoreDNS in upstream's order: ConfigMap (an existing Corefile that differs
- * from the default is retained), ClusterRole, ClusterRoleBinding, ServiceAccount, Deployment,
+ * Installs or updates CoreDNS: the ConfigMap (an existing Corefile that differs from the default
+ * is retained), ClusterRole, ClusterRoleBinding and ServiceAccount at once, then the Deployment,
  * then the Service (created; on AlreadyExists or Invalid — IP already allocated — updated).
+ * Upstream writes them one after another in that order; a failure is reported as there.
  */
 export async function ensureCoreDNS(
   client: KubeClient,
   input: CoreDNSInput,
   out: Printer,
 ): Promise<void> {
-  const objects = await coreDNSObjects(input, await deployedDNSReplicas(client));
-  const cm = objects.configMap;
-  const existing = await client.tryGet<ConfigMap>({
+  const replicas = deployedDNSReplicas(client);
+  const corefile = client.tryGet<ConfigMap>({
     kind: "ConfigMap",
     namespace: KUBE_SYSTEM,
     name: COREDNS_NAME,
   });
-  if (existing) {
-    const current = existing.data?.[COREFILE_KEY];
-    if (current === undefined) throw new KubeadmError("unable to find the CoreDNS Corefile data");
-    if (current.trim() === "" || current.trim() === cm.data![COREFILE_KEY].trim()) {
-      await client.createOrUpdate(cm);
-    } else {
-      await client.createOrRetain(cm);
-    }
-  } else {
-    await client.createOrUpdate(cm);
+  await settledInOrder([replicas, corefile]);
+  const objects = await coreDNSObjects(input, await replicas);
+  const existing = await corefile;
+  const cm = objects.configMap;
+  const current = existing?.data?.[COREFILE_KEY];
+  if (existing && current === undefined) {
+    throw new KubeadmError("unable to find the CoreDNS Corefile data");
   }
-  await client.createOrUpdate(objects.clusterRole);
-  await client.createOrUpdate(objects.clusterRoleBinding);
-  await client.createOrUpdate(objects.serviceAccount);
+  const keep = current !== undefined && current.trim() !== "" &&
+    current.trim() !== cm.data![COREFILE_KEY].trim();
+  // The Deployment's Pods need the ServiceAccount: it is written once the rest is.
+  await settledInOrder([
+    keep ? client.createOrRetain(cm) : client.createOrUpdate(cm),
+    client.createOrUpdateAll([
+      objects.clusterRole,
+      objects.clusterRoleBinding,
+      objects.serviceAccount,
+    ]),
+  ]);
   await client.createOrUpdate(objects.deployment);
   const service = objects.service;
   try {

@@ -221,19 +221,21 @@ export async function kubeProxyManifests(input: KubeProxyInput): Promise<object[
 }
 
 /**
- * Installs or updates kube-proxy in upstream's order: ConfigMap, DaemonSet, ServiceAccount,
- * ClusterRoleBinding, Role, RoleBinding.
+ * Installs or updates kube-proxy: ConfigMap, DaemonSet, ServiceAccount, ClusterRoleBinding, Role
+ * and RoleBinding, sent in upstream's order but at once (upstream waits for each answer).
  */
 export async function ensureKubeProxy(
   client: KubeClient,
   input: KubeProxyInput,
   out: Printer,
 ): Promise<void> {
-  await client.createOrUpdate(await kubeProxyConfigMap(input));
-  await client.createOrUpdate(await patchedDaemonSet(input));
-  await client.createOrUpdate(kubeProxyServiceAccount());
-  await client.createOrUpdate(nodeProxierBinding());
-  await client.createOrUpdate(kubeProxyRole());
-  await client.createOrUpdate(kubeProxyRoleBinding());
+  await client.createOrUpdateAll([
+    await kubeProxyConfigMap(input),
+    await patchedDaemonSet(input),
+    kubeProxyServiceAccount(),
+    nodeProxierBinding(),
+    kubeProxyRole(),
+    kubeProxyRoleBinding(),
+  ]);
   out.info("[addons] Applied essential addon: kube-proxy");
 }

@@ -188,7 +188,7 @@ export async function applyBootstrapTokenPhase(
   for (const step of bootstrapTokenRbacSteps()) {
     out.info(step.line);
     try {
-      for (const o of step.objects) await client.createOrUpdate(o);
+      await client.createOrUpdateAll(step.objects);
     } catch (e) {
       if (!step.wrap) throw e;
       throw new KubeadmError(`${step.wrap}: ${errorMessage(e)}`, { cause: e });
@@ -219,9 +219,7 @@ export async function applyBootstrapTokenRBAC(client: KubeClient, out: Printer):
   };
   for (const step of bootstrapTokenRbacSteps()) {
     out.info(step.line);
-    await attempt(async () => {
-      for (const o of step.objects) await client.createOrUpdate(o);
-    });
+    await attempt(() => client.createOrUpdateAll(step.objects));
   }
   await attempt(() => applyClusterInfoRBAC(client, out.log));
   if (errors.length === 1) throw errors[0];

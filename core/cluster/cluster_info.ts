@@ -12,7 +12,7 @@
 import type { Hashing } from "../ports/crypto.ts";
 import type { ConfigMap } from "kubernetes-types/core/v1.d.ts";
 import type { Role, RoleBinding } from "kubernetes-types/rbac/v1.d.ts";
-import type { KubeClient } from "../kube/client.ts";
+import { type KubeClient, settledInOrder } from "../kube/client.ts";
 import type { LogFn } from "../ports/printer.ts";
 import {
   createBasicKubeconfig,
@@ -101,7 +101,7 @@ function clusterInfoRoleBinding(): RoleBinding {
   ]);
 }
 
-/** Creates or updates the cluster-info ConfigMap, then its Role and RoleBinding. */
+/** Creates or updates the cluster-info ConfigMap and, at once, its Role and RoleBinding. */
 export async function applyClusterInfo(
   client: KubeClient,
   admin: Kubeconfig,
@@ -111,8 +111,7 @@ export async function applyClusterInfo(
   say("[bootstrap-token] copying the cluster from admin.conf to the bootstrap kubeconfig");
   const configMap = clusterInfoConfigMap(admin);
   say("[bootstrap-token] creating/updating ConfigMap in kube-public namespace");
-  await client.createOrUpdate(configMap);
-  await applyClusterInfoRBAC(client, log);
+  await settledInOrder([client.createOrUpdate(configMap), applyClusterInfoRBAC(client, log)]);
 }
 
 /** Creates or updates the Role and RoleBinding that expose cluster-info anonymously. */
@@ -122,8 +121,7 @@ export async function applyClusterInfoRBAC(client: KubeClient, log?: LogFn): Pro
     "cluster_info.ts",
     "creating the RBAC rules for exposing the cluster-info ConfigMap in the kube-public namespace",
   );
-  await client.createOrUpdate(clusterInfoRole());
-  await client.createOrUpdate(clusterInfoRoleBinding());
+  await client.createOrUpdateAll([clusterInfoRole(), clusterInfoRoleBinding()]);
 }
 
 /**

@@ -18,7 +18,7 @@ const HOSTNAME_LABEL = "kubernetes.io/hostname";
 
 /** Timing of {@link patchNode}. */
 export interface NodePatchOptions {
-  /** Delay between attempts (default 500ms). */
+  /** Longest delay between attempts (default 500ms; the first ones are shorter). */
   intervalMs?: number;
   /** Overall bound (default: the client's retry timeout, i.e. `timeouts.kubernetesAPICall`). */
   timeoutMs?: number;
@@ -61,6 +61,8 @@ export async function patchNode(
   }, {
     ...client.timing,
     intervalMs: options.intervalMs ?? API_CALL_RETRY_INTERVAL_MS,
+    // The kubelet registers its Node moments after the API server answers: poll from 50ms up.
+    firstIntervalMs: Math.min(50, options.intervalMs ?? API_CALL_RETRY_INTERVAL_MS),
     timeoutMs: options.timeoutMs ?? client.retry.timeoutMs,
     timeoutError: () =>
       new KubeadmError(

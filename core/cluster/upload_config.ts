@@ -11,7 +11,7 @@ import type { ConfigMap } from "kubernetes-types/core/v1.d.ts";
 import type { Role, RoleBinding } from "kubernetes-types/rbac/v1.d.ts";
 import { Identity } from "../constants.ts";
 import type { Printer } from "../ports/printer.ts";
-import type { KubeClient } from "../kube/client.ts";
+import { type KubeClient, settledInOrder } from "../kube/client.ts";
 import { signConfigMap } from "./component_config_hash.ts";
 import { getOneObjectRole, groupSubject, roleBinding } from "./rbac.ts";
 
@@ -91,7 +91,7 @@ function kubeletConfigRoleBinding(): RoleBinding {
 
 /**
  * `upload-config/kubeadm`: stores the ClusterConfiguration (create, or replace the data key of
- * the existing ConfigMap) and the Role/RoleBinding that expose it to nodes.
+ * the existing ConfigMap) and the Role/RoleBinding that expose it to nodes, the three at once.
  */
 export async function uploadKubeadmConfig(
   client: KubeClient,
@@ -101,11 +101,12 @@ export async function uploadKubeadmConfig(
   out.info(
     `[upload-config] Storing the configuration used in ConfigMap "${KUBEADM_CONFIG_CONFIGMAP}" in the "${KUBE_SYSTEM}" Namespace`,
   );
-  await client.createOrMutate(kubeadmConfigConfigMap(clusterConfigurationYaml), (cm) => {
-    cm.data = { ...cm.data, [CLUSTER_CONFIGURATION_KEY]: clusterConfigurationYaml };
-  });
-  await client.createOrUpdate(kubeadmConfigRole());
-  await client.createOrUpdate(kubeadmConfigRoleBinding());
+  await settledInOrder([
+    client.createOrMutate(kubeadmConfigConfigMap(clusterConfigurationYaml), (cm) => {
+      cm.data = { ...cm.data, [CLUSTER_CONFIGURATION_KEY]: clusterConfigurationYaml };
+    }),
+    client.createOrUpdateAll([kubeadmConfigRole(), kubeadmConfigRoleBinding()]),
+  ]);
 }
 
 /** Input of {@link uploadKubeletConfig}. */
@@ -130,9 +131,9 @@ export async function uploadKubeletConfig(
   out.info(
     `[kubelet] Creating a ConfigMap "${KUBELET_CONFIG_CONFIGMAP}" in namespace ${KUBE_SYSTEM} with the configuration for the kubelets in the cluster`,
   );
-  await client.createOrUpdate(
+  await client.createOrUpdateAll([
     await kubeletConfigConfigMap(input.kubeletConfigurationYaml, input.userSupplied, input.crypto),
-  );
-  await client.createOrUpdate(kubeletConfigRole());
-  await client.createOrUpdate(kubeletConfigRoleBinding());
+    kubeletConfigRole(),
+    kubeletConfigRoleBinding(),
+  ]);
 }

@@ -191,8 +191,12 @@ export function troubleshootingLines(error: string, criSocket: string): string[]
   ];
 }
 
-/** Delay between polls (upstream's `KubernetesAPICallRetryInterval`). */
-const HEALTH_POLL_INTERVAL_MS = 500;
+/**
+ * Delay between polls: upstream polls every 500ms (`KubernetesAPICallRetryInterval`), which
+ * adds 250ms on average to each of the two waits of every `init` and `join`; a refused
+ * connection or an early answer costs the components next to nothing, so 100ms.
+ */
+const HEALTH_POLL_INTERVAL_MS = 100;
 /** How often a progress line names the endpoints still pending. */
 const HEALTH_PROGRESS_INTERVAL_MS = 10_000;
 /** Upper bound of one probe request. */
@@ -230,7 +234,7 @@ interface WaitOptions {
 }
 
 /**
- * Polls all pending targets together (every 500ms) until each answered 200 or the timeout
+ * Polls all pending targets together (every 100ms) until each answered 200 or the timeout
  * passes; every 10s a progress line names the ones still pending.
  */
 async function waitForHealthy(

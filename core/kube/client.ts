@@ -456,6 +456,15 @@ export class KubeClient {
     }
   }
 
+  /**
+   * {@link createOrUpdate} of objects that do not depend on each other, all at once (one round
+   * trip's wait instead of one each). After every write has settled, the first failure in the
+   * list's order is thrown, so the error is the one the same writes in sequence would report.
+   */
+  async createOrUpdateAll(objects: readonly KubeObject[]): Promise<void> {
+    await settledInOrder(objects.map((o) => this.createOrUpdate(o)));
+  }
+
   /** Creates the object unless it exists; an existing object is left untouched. */
   async createOrRetain<T extends KubeObject>(obj: T): Promise<ApplyResult<T>> {
     const ref = refOf(obj);
@@ -510,4 +519,13 @@ export class KubeClient {
       backoff: this.#backoff(limits),
     });
   }
+}
+
+/**
+ * Waits for every one of `writes` (started together) to settle, then throws the first failure
+ * in their order: concurrent writes that report the error sequential ones would.
+ */
+export async function settledInOrder(writes: readonly Promise<unknown>[]): Promise<void> {
+  const failed = (await Promise.allSettled(writes)).find((r) => r.status === "rejected");
+  if (failed) throw failed.reason;
 }

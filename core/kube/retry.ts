@@ -209,8 +209,14 @@ export interface PollWindow {
 
 /** Options of {@link poll}. */
 export interface PollOptions extends Timing {
-  /** Fixed delay between attempts. */
+  /** Delay between attempts (the longest one when `firstIntervalMs` is given). */
   intervalMs: number;
+  /**
+   * The first delay, doubled after each attempt up to `intervalMs`: a condition that usually
+   * holds within moments (a cache catching up) is seen as soon as it holds, while a long wait
+   * still polls every `intervalMs` (default: every delay is `intervalMs`).
+   */
+  firstIntervalMs?: number;
   /** Overall bound, measured from the first attempt. */
   timeoutMs: number;
   /** Error to throw on timeout when no attempt reported one. */
@@ -218,7 +224,8 @@ export interface PollOptions extends Timing {
 }
 
 /**
- * Runs `attempt` immediately and then every `intervalMs` until it reports done, like upstream's
+ * Runs `attempt` immediately and then every `intervalMs` (after a faster start with
+ * `firstIntervalMs`) until it reports done, like upstream's
  * `wait.PollUntilContextTimeout(..., immediate=true, ...)`. Each attempt gets the wait's
  * {@link PollWindow}, so that the whole wait ends within its timeout (plus what the calls take
  * to notice their limits), never a whole request timeout later. On timeout throws the last
@@ -231,8 +238,9 @@ export async function poll<T>(
   options: PollOptions,
 ): Promise<T> {
   const interval = options.intervalMs;
+  const first = Math.min(options.firstIntervalMs ?? interval, interval);
   const backoff = new Backoff(
-    { timeoutMs: options.timeoutMs, initialDelayMs: interval, maxDelayMs: interval, factor: 1 },
+    { timeoutMs: options.timeoutMs, initialDelayMs: first, maxDelayMs: interval, factor: 2 },
     options,
   );
   let bounded = false;

@@ -28,8 +28,9 @@ export interface InitSystem {
   /** Whether the service is running (or activating). */
   serviceIsActive(service: string): Promise<boolean>;
   /**
-   * Reloads the unit definitions and stops a service (`systemctl daemon-reload`, `systemctl
-   * stop`); rejects with the command's failure (`exit status 5`).
+   * Stops a service (`systemctl stop`, without reloading the unit definitions first, as
+   * upstream: a reload costs a whole systemd pass and a stop does not need it); rejects with the
+   * command's failure (`exit status 5`).
    */
   serviceStop(service: string): Promise<void>;
   /** Reloads the unit definitions and restarts a service; rejects with the failure. */

@@ -44,6 +44,7 @@ import { type EndpointClient, startEndpointClient } from "../support/endpoint_cl
 import { fileTree, mtimeOf } from "../support/file_tree.ts";
 import { sampleHostUsage } from "../support/host_usage.ts";
 import { klogMessages } from "../support/klog_lines.ts";
+import { loudSteps } from "../support/loud_steps.ts";
 import { createHaCluster, type HaCluster } from "../support/ha_cluster.ts";
 import { checkKubeconfigClients, checkPkiDir } from "../support/pki_checks.ts";
 import {
@@ -153,7 +154,8 @@ Deno.test({
     `upgrade ${FROM} → ${TO} of three stacked-etcd control planes and a worker behind HAProxy; ` +
     "certs renew all; reset of a control plane",
   ...e2e,
-  async fn(t) {
+  async fn(ctx) {
+    const t = loudSteps(ctx);
     const usage = await sampleHostUsage();
     let ha: HaCluster | undefined;
     let client: EndpointClient | undefined;
@@ -356,34 +358,39 @@ Deno.test({
         assert.equal(cmAfter.metadata.resourceVersion, cmBefore.metadata.resourceVersion);
       });
 
-      await t.step(
-        "golden: plan, diff and apply --dry-run as upstream kubeadm v1.37.2's, --v=4 lines too",
-        async () => {
-          // At --v=4 (stdout is the same at any level): the log lines are upstream's too.
-          const v = "--v=4";
-          for (const args of [["plan", TO, IGNORE], ["plan", TO, IGNORE, "-o", "yaml"]]) {
-            const r = await oursAndUpstream(cp1, ["upgrade", ...args, v]);
-            assert.equal(r.ours, r.theirs, `upgrade ${args.join(" ")}`);
-            const log = assertLogAsUpstream(r);
-            assert.ok(
-              log.includes("[upgrade/plan] computing upgrade possibilities"),
-              log.join("\n"),
-            );
-          }
-          const diff = await oursAndUpstream(cp1, ["upgrade", "diff", TO, v]);
-          assert.deepEqual(diffInFileOrder(diff.ours), diffInFileOrder(diff.theirs));
-          assert.equal(diffInFileOrder(diff.ours).filter((b) => b.startsWith("--- ")).length, 3);
-          assertLogAsUpstream(diff);
-          const r = await oursAndUpstream(cp1, ["upgrade", "apply", TO, "--dry-run", IGNORE, v]);
-          const ours = assertDryRunAsUpstream(r.ours, r.theirs);
-          assert.equal(ours.files.size, 5, "three manifests, instance-config.yaml, config.yaml");
+      // Golden: plan, diff and apply --dry-run as upstream kubeadm v1.37.2's, at --v=4 (stdout
+      // is the same at any level): the log lines are upstream's too. A step each, so that one
+      // difference does not hide the others.
+      const v = "--v=4";
+      await t.step("golden: plan (table and yaml) as upstream's, --v=4 lines too", async () => {
+        for (const args of [["plan", TO, IGNORE], ["plan", TO, IGNORE, "-o", "yaml"]]) {
+          const r = await oursAndUpstream(cp1, ["upgrade", ...args, v]);
+          assert.equal(r.ours, r.theirs, `upgrade ${args.join(" ")}`);
           const log = assertLogAsUpstream(r);
           assert.ok(
-            log.includes("[upgrade/preflight] Verifying the cluster health"),
+            log.includes("[upgrade/plan] computing upgrade possibilities"),
             log.join("\n"),
           );
-        },
-      );
+        }
+      });
+
+      await t.step("golden: diff as upstream's, --v=4 lines too", async () => {
+        const diff = await oursAndUpstream(cp1, ["upgrade", "diff", TO, v]);
+        assert.deepEqual(diffInFileOrder(diff.ours), diffInFileOrder(diff.theirs));
+        assert.equal(diffInFileOrder(diff.ours).filter((b) => b.startsWith("--- ")).length, 3);
+        assertLogAsUpstream(diff);
+      });
+
+      await t.step("golden: apply --dry-run as upstream's, --v=4 lines too", async () => {
+        const r = await oursAndUpstream(cp1, ["upgrade", "apply", TO, "--dry-run", IGNORE, v]);
+        const ours = assertDryRunAsUpstream(r);
+        assert.equal(ours.files.size, 5, "three manifests, instance-config.yaml, config.yaml");
+        const log = assertLogAsUpstream(r);
+        assert.ok(
+          log.includes("[upgrade/preflight] Verifying the cluster health"),
+          log.join("\n"),
+        );
+      });
 
       await t.step("a kube-apiserver that does not start is rolled back", async () => {
         // --patches names a directory on the node (the node sees the host's /tmp).
@@ -431,6 +438,7 @@ Deno.test({
         worker,
         cp1.path("/etc/kubernetes/admin.conf"),
         ["configmap", "-n", "default", MARKER[3]],
+        { onFailure: (f) => keepControlPlaneLogs(cps, f.at) },
       );
       const upgradeStarted = performance.now();
       const before = await controlPlanePods(cp1, cp1);
@@ -526,19 +534,20 @@ Deno.test({
         );
       });
 
-      await t.step("node on cp3: the last control plane upgrades the addons", async () => {
-        // The addons take the kubeproxydaemonset and corednsdeployment patches (v1.37).
-        const patches = `${cp3.machine.dir}/patches-addons`;
-        await Deno.mkdir(patches);
-        await Deno.writeTextFile(
-          `${patches}/kubeproxydaemonset+merge.yaml`,
-          'metadata:\n  labels:\n    patched: "kube-proxy"\n',
-        );
-        await Deno.writeTextFile(
-          `${patches}/corednsdeployment.yaml`,
-          'metadata:\n  labels:\n    patched: "coredns"\n',
-        );
-        // Golden first: upstream's `upgrade node --dry-run` on the same node prints the same.
+      // The addons take the kubeproxydaemonset and corednsdeployment patches (v1.37).
+      const patches = `${cp3.machine.dir}/patches-addons`;
+      await Deno.mkdir(patches);
+      await Deno.writeTextFile(
+        `${patches}/kubeproxydaemonset+merge.yaml`,
+        'metadata:\n  labels:\n    patched: "kube-proxy"\n',
+      );
+      await Deno.writeTextFile(
+        `${patches}/corednsdeployment.yaml`,
+        'metadata:\n  labels:\n    patched: "coredns"\n',
+      );
+
+      // A step of its own: the real run goes on if the golden comparison fails.
+      await t.step("node --dry-run on cp3 as upstream's, --v=4 lines too", async () => {
         const dry = await oursAndUpstream(cp3, [
           "upgrade",
           "node",
@@ -548,8 +557,11 @@ Deno.test({
           patches,
           "--v=4",
         ]);
-        assertDryRunAsUpstream(dry.ours, dry.theirs);
+        assertDryRunAsUpstream(dry);
         assertLogAsUpstream(dry);
+      });
+
+      await t.step("node on cp3: the last control plane upgrades the addons", async () => {
         const r = await cp3.kubeadm(["upgrade", "node", IGNORE, "--patches", patches, "--v=2"]);
         ok(r, "upgrade node (cp3)");
         // cp3's kubelet.conf already points at cp3's own API server (kubeadm's local mode).
@@ -577,7 +589,7 @@ Deno.test({
         assert.equal(dns.metadata.labels.patched, "coredns");
       });
 
-      await t.step("node on the worker: its kubelet config, as upstream's", async () => {
+      await t.step("node --dry-run on the worker as upstream's, --v=4 lines too", async () => {
         const dry = await oursAndUpstream(worker, [
           "upgrade",
           "node",
@@ -585,8 +597,11 @@ Deno.test({
           `--ignore-preflight-errors=${PREFLIGHT_IGNORED_WORKER}`,
           "--v=4",
         ]);
-        assertDryRunAsUpstream(dry.ours, dry.theirs);
+        assertDryRunAsUpstream(dry);
         assertLogAsUpstream(dry);
+      });
+
+      await t.step("node on the worker: its kubelet config, as upstream's", async () => {
         const r = await worker.kubeadm([
           "upgrade",
           "node",
@@ -640,7 +655,10 @@ Deno.test({
           assert.deepEqual(
             upgradeFailures,
             [],
-            `${upgradeFailures.length} of ${upgradeRequests} requests through the endpoint failed`,
+            `${upgradeFailures.length} of ${upgradeRequests} requests through the endpoint failed` +
+              `; the load balancer's log of them and of its servers' states:\n${
+                slowRequestsAndStates(await ha!.lb.log(), worker.ip)
+              }`,
           );
           assert.ok(upgradeRequests > 100, `only ${upgradeRequests} requests`);
         },
@@ -847,6 +865,38 @@ Deno.test({
     }
   },
 });
+
+/**
+ * With `KTS_E2E_LOG_DIR` set, copies the control planes' static Pods' logs into
+ * `<dir>/<at>/<node>/` (a failed request's evidence: a later restart removes these logs).
+ */
+async function keepControlPlaneLogs(cps: ClusterNode[], at: string): Promise<void> {
+  const dir = Deno.env.get("KTS_E2E_LOG_DIR");
+  if (!dir) return;
+  for (const cp of cps) {
+    const to = `${dir}/${at}/${cp.name}`;
+    await Deno.mkdir(to, { recursive: true });
+    const pods = cp.path("/var/log/pods");
+    for await (const e of Deno.readDir(pods)) {
+      if (!/_(etcd|kube-apiserver|kube-controller-manager|kube-scheduler)-/.test(e.name)) continue;
+      const r = await new Deno.Command("cp", { args: ["-r", `${pods}/${e.name}`, to] }).output();
+      if (!r.success) console.error(`keeping ${e.name}: ${new TextDecoder().decode(r.stderr)}`);
+    }
+  }
+}
+
+/**
+ * HAProxy's log lines of `client`'s connections that lasted 30 s (give or take one: when the
+ * endpoint client gives up; the kubelet's watches last longer), and of its servers going down
+ * or up.
+ */
+function slowRequestsAndStates(log: string, client: string): string {
+  return log.split("\n").filter((l) => {
+    if (/^<\d>Server .* is (DOWN|UP)/.test(l)) return true;
+    const m = l.match(/^<\d>(\S+):\d+ \[.*\] \S+ \S+ -?\d+\/-?\d+\/(\d+) /);
+    return m !== null && m[1] === client && Math.abs(Number(m[2]) - 30_000) < 1_000;
+  }).join("\n");
+}
 
 /** Every order of `xs`. */
 function permutations<T>(xs: T[]): T[][] {

@@ -1,7 +1,8 @@
 // The local node images (scripts/node-images): named as upstream kubeadm v1.37.2 names them
 // for each deployable minor, and importable into a real containerd, which lists them under
-// those names and whose mounted rootfs runs each binary, kube-proxy's iptables tools included
-// (`--verify` starts a scratch containerd with its own root, state and sockets in a temp dir).
+// those names and runs each binary in a container of its image, kube-proxy's iptables tools
+// from its mounted rootfs (`--verify` starts a scratch containerd with its own root, state and
+// sockets in a temp dir).
 import assert from "node:assert/strict";
 import { run } from "../support/commands.ts";
 import { repoRoot } from "../support/repo.ts";

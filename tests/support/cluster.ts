@@ -25,6 +25,13 @@
 import assert from "node:assert/strict";
 import type { Pod } from "kubernetes-types/core/v1.d.ts";
 import { parseKubeYamlOne } from "../../core/yaml/kube_yaml.ts";
+import {
+  DEFAULT_ETCD_DATA_DIR,
+  KUBELET_CONFIG_FILE,
+  KUBELET_ENV_FILE,
+  KUBELET_INSTANCE_CONFIG_FILE,
+  KUBELET_RUN_DIR,
+} from "../../core/constants.ts";
 import { CriClient } from "../../adapters/deno/cri/client.ts";
 import { kubeadmLauncher, type RunResult, waitFor } from "./commands.ts";
 import { testInitConfigYaml } from "./config.ts";
@@ -90,11 +97,8 @@ export interface ClusterNode {
   binDir: string;
   /** The host path of a node path (under `/etc/kubernetes`, `/var/lib/kubelet`, …). */
   path(nodePath: string): string;
-  /** A command inside the node. */
-  exec(
-    argv: string[],
-    opts?: { env?: Record<string, string>; stdin?: string; timeoutMs?: number },
-  ): Promise<RunResult>;
+  /** A command inside the node (see {@link TestNode.exec}). */
+  exec(argv: string[], opts?: Parameters<TestNode["exec"]>[1]): Promise<RunResult>;
   /** Our kubeadm inside the node. */
   kubeadm(
     args: string[],
@@ -436,14 +440,14 @@ export async function kubectlJson(
 
 /** The files kubeadm writes under `/var/lib/kubelet`; the rest there is the kubelet's own. */
 const KUBEADM_KUBELET_FILES = new Set([
-  "/var/lib/kubelet/config.yaml",
-  "/var/lib/kubelet/instance-config.yaml",
-  "/var/lib/kubelet/kubeadm-flags.env",
+  KUBELET_CONFIG_FILE,
+  KUBELET_INSTANCE_CONFIG_FILE,
+  KUBELET_ENV_FILE,
 ]);
 
 /** Where the node's running daemons keep state: etcd, containerd, its CNI plugins, Pod logs. */
 const DAEMON_STATE_DIRS = [
-  "/var/lib/etcd/",
+  `${DEFAULT_ETCD_DATA_DIR}/`,
   "/var/lib/containerd/",
   "/var/lib/cni/",
   "/var/log/",
@@ -456,7 +460,7 @@ const DAEMON_STATE_DIRS = [
  */
 export function isDaemonState(path: string): boolean {
   return DAEMON_STATE_DIRS.some((d) => path.startsWith(d)) ||
-    (path.startsWith("/var/lib/kubelet/") && !KUBEADM_KUBELET_FILES.has(path));
+    (path.startsWith(`${KUBELET_RUN_DIR}/`) && !KUBEADM_KUBELET_FILES.has(path));
 }
 
 /**
@@ -531,11 +535,16 @@ export async function assertStaticPodsMirrored(
     const container = manifest.spec!.containers[0];
     assert.deepEqual(manifest.metadata?.labels, { component, tier: "control-plane" });
     const name = `${component}-${node.name}`;
+    // Right after a restart the mirror may still show the old container, Running and ready,
+    // until the kubelet reports the new one: wait for the status of a container that runs.
     const pod = await waitFor(`mirror Pod ${name} Running and ready`, async () => {
       const r = await apiNode.kubectl(["-n", "kube-system", "get", "pod", name, "-o", "json"]);
       if (r.code !== 0) return undefined;
       const p = JSON.parse(r.stdout) as Pod;
-      return p.status?.phase === "Running" && p.status.containerStatuses?.[0]?.ready ? p : false;
+      const status = p.status?.containerStatuses?.[0];
+      if (p.status?.phase !== "Running" || !status?.ready) return false;
+      const id = status.containerID?.replace(/^containerd:\/\//, "") ?? "";
+      return (await containerdTasks(node)).get(id) === "RUNNING" ? p : false;
     }, 180_000);
     assert.deepEqual(pod.metadata?.labels, manifest.metadata?.labels, name);
     const annotations = pod.metadata?.annotations ?? {};
@@ -750,7 +759,10 @@ export function etcdctl(cp: ClusterNode, args: string[]): Promise<RunResult> {
   const pki = "/etc/kubernetes/pki";
   return cp.exec([
     `${cp.binDir}/etcdctl`,
-    `--endpoints=https://${cp.ip}:2379`,
+    // etcdctl adds a repeated --endpoints to the first (a string slice): the caller's replaces it.
+    ...(args.some((a) => a.startsWith("--endpoints="))
+      ? []
+      : [`--endpoints=https://${cp.ip}:2379`]),
     `--cacert=${pki}/etcd/ca.crt`,
     `--cert=${pki}/etcd/healthcheck-client.crt`,
     `--key=${pki}/etcd/healthcheck-client.key`,

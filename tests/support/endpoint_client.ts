@@ -38,15 +38,26 @@ export interface EndpointClient {
   stop(): Promise<EndpointClientReport>;
 }
 
+/** Options of {@link startEndpointClient}. */
+export interface EndpointClientOptions {
+  /** Between the starts of two requests, ms (200). */
+  intervalMs?: number;
+  /**
+   * Called on each failure as it happens (awaited before the next request): to keep what the
+   * cluster logged then, before later restarts remove it.
+   */
+  onFailure?: (f: FailedRequest) => Promise<void>;
+}
+
 /**
- * Starts reading `kubectl get <resource>` in `node` every `intervalMs` with `kubeconfig` (a
- * path the node sees; its server is the endpoint).
+ * Starts reading `kubectl get <resource>` in `node` with `kubeconfig` (a path the node sees;
+ * its server is the endpoint).
  */
 export function startEndpointClient(
   node: ClusterNode,
   kubeconfig: string,
   resource: string[],
-  intervalMs = 200,
+  { intervalMs = 200, onFailure }: EndpointClientOptions = {},
 ): EndpointClient {
   let stopping = false;
   let requests = 0;
@@ -70,7 +81,11 @@ export function startEndpointClient(
       ], { timeoutMs: 60_000 });
       const took = performance.now() - t0;
       slowestMs = Math.max(slowestMs, took);
-      if (r.code !== 0) failures.push({ at, error: `exit ${r.code}: ${r.stderr.trim()}` });
+      if (r.code !== 0) {
+        const f = { at, error: `exit ${r.code}: ${r.stderr.trim()}` };
+        failures.push(f);
+        await onFailure?.(f).catch((e) => console.error(`endpoint client: onFailure: ${e}`));
+      }
       const wait = intervalMs - took;
       if (wait > 0) await new Promise((res) => setTimeout(res, wait));
     }

@@ -164,10 +164,18 @@ export interface TestNode {
    * (`removed` for a removal). Compare two listings to see what a command wrote.
    */
   files(): Promise<Map<string, string>>;
-  /** Runs a command inside the node (its namespaces, PATH with kubelet and systemctl). */
+  /**
+   * Runs a command inside the node (its namespaces, PATH with kubelet and systemctl);
+   * `onLine` sees each line of its output as it arrives (benchmarks time them).
+   */
   exec(
     argv: string[],
-    opts?: { env?: Record<string, string>; stdin?: string; timeoutMs?: number },
+    opts?: {
+      env?: Record<string, string>;
+      stdin?: string;
+      timeoutMs?: number;
+      onLine?: (stream: "stdout" | "stderr", line: string) => void;
+    },
   ): Promise<NodeCommandResult>;
   /**
    * Starts a command inside the node in a process group of its own (see {@link NodeProcess});
@@ -244,6 +252,26 @@ async function removeCgroupTree(path: string): Promise<void> {
       await sleep(100);
     }
   }
+}
+
+/** The whole text of `stream`, handing each complete line to `onLine` as it arrives. */
+async function readLines(
+  stream: ReadableStream<Uint8Array>,
+  onLine: (line: string) => void,
+): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = "";
+  let from = 0;
+  for await (const chunk of stream) {
+    text += decoder.decode(chunk, { stream: true });
+    for (let nl = text.indexOf("\n", from); nl >= 0; nl = text.indexOf("\n", from)) {
+      onLine(text.slice(from, nl));
+      from = nl + 1;
+    }
+  }
+  text += decoder.decode();
+  if (from < text.length) onLine(text.slice(from));
+  return text;
 }
 
 /** `/dev/null` must stay the host's character device 1:3 (see real-node-facts.md). */
@@ -708,13 +736,13 @@ export async function createNode(opts: NodeOptions = {}): Promise<TestNode> {
         const timer = setTimeout(() => {
           childPid(child.pid, 0).then((p) => Deno.kill(p, "SIGKILL"), () => child.kill("SIGKILL"));
         }, o.timeoutMs ?? 5 * 60_000);
-        const out = await child.output();
+        const [code, stdout, stderr] = await Promise.all([
+          child.status.then((s) => s.code),
+          readLines(child.stdout, (l) => o.onLine?.("stdout", l)),
+          readLines(child.stderr, (l) => o.onLine?.("stderr", l)),
+        ]);
         clearTimeout(timer);
-        return {
-          code: out.code,
-          stdout: new TextDecoder().decode(out.stdout),
-          stderr: new TextDecoder().decode(out.stderr),
-        };
+        return { code, stdout, stderr };
       },
       spawn: (argv, o = {}) =>
         spawnGroup(["nsenter", ...enter, ...argv], {

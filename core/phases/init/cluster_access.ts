@@ -106,7 +106,8 @@ export function createClusterAccess(o: ClusterAccessOptions): ClusterAccess {
     const superAdmin = superCfg ? await clientFor(superCfg, superAdminPath) : undefined;
     await ensureClusterAdminsBinding(admin, superAdmin);
     // A binding created through super-admin.conf reaches the authorizer's cache a moment
-    // later; wait until admin.conf is no longer forbidden before handing the client out.
+    // later (milliseconds): wait until admin.conf is no longer forbidden before handing the
+    // client out, polling from 25ms up (every 500ms only while it takes longer).
     await poll<true>(async (window) => {
       try {
         await admin.tryGet({ kind: "Namespace", name: "kube-system" }, window.limits());
@@ -121,6 +122,7 @@ export function createClusterAccess(o: ClusterAccessOptions): ClusterAccess {
       clock: o.clock,
       sleep: o.sleep,
       intervalMs: API_CALL_RETRY_INTERVAL_MS,
+      firstIntervalMs: 25,
       timeoutMs: o.apiCallTimeoutMs,
     });
     return admin;

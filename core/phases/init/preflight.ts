@@ -1,8 +1,9 @@
 /**
  * `kubeadm init phase preflight`: kubeadm's checks of the machine (`core/preflight/init.ts`,
- * loaded when the phase runs). A plan, which has no machine to inspect and always skips the
- * phase, gives the phase work of its own ({@link preflightPhaseWith}) and so does not carry
- * the checks at all (they are a good part of the library bundle).
+ * loaded when the phase runs), while the run's keys start generating. A plan, which has no
+ * machine to inspect and always skips the phase, gives the phase work of its own
+ * ({@link preflightPhaseWith}) and so does not carry the checks at all (they are a good part
+ * of the library bundle).
  *
  * @module
  */
@@ -34,8 +35,15 @@ async function runChecks(data: InitData): Promise<void> {
       hint: "the runtime did not provide one; skip it with --skip-phases=preflight",
     });
   }
+  // The keys the certs and kubeconfig phases will make depend only on the configuration and
+  // the files already there: start them now (the certs phase takes the pending ones), so that
+  // the slow part of those phases, RSA key generation, runs while the checks wait on the machine.
+  const [{ runInitPreflight }, { prefetchKeys }] = await Promise.all([
+    import("../../preflight/init.ts"),
+    import("./certs.ts"),
+  ]);
+  await prefetchKeys(data);
   // `--ignore-preflight-errors` is already merged into nodeRegistration by the resolver.
-  const { runInitPreflight } = await import("../../preflight/init.ts");
   await runInitPreflight(data, data.node.machine, { ignore: [], output: data.preflightOutput });
 }
 

@@ -8,8 +8,8 @@
  * kube-scheduler `/livez` at the address and port their static Pod manifests pass
  * (`--advertise-address` / `--bind-address`, `--secure-port`), checked without verifying
  * their self-signed serving certificates, as upstream does. All pending endpoints are polled
- * every 500ms; every 10s a progress line names the ones still pending, and a timeout fails
- * naming each component that never became healthy with its last error.
+ * every 100ms (upstream: 500ms); every 10s a progress line names the ones still pending, and a
+ * timeout fails naming each component that never became healthy with its last error.
  *
  * In dry-run the planned files are reported first (upstream prints them here) and nothing is
  * waited for: only upstream's `[dryrun] Would make sure the kubelet returns 'ok' ...` line.

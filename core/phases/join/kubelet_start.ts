@@ -63,8 +63,11 @@ function printKubeletHelp(data: JoinData): void {
   ) data.out.info(line);
 }
 
-/** Interval of the wait for kubelet.conf (upstream `TLSBootstrapRetryInterval`). */
-const TLS_BOOTSTRAP_RETRY_INTERVAL_MS = 1_000;
+/**
+ * Interval of the wait for kubelet.conf: a local file read, so 100ms (upstream's
+ * `TLSBootstrapRetryInterval`, 1s, adds half a second on average to every join).
+ */
+const TLS_BOOTSTRAP_RETRY_INTERVAL_MS = 100;
 
 /** The node name the kubelet registers with. */
 function joinNodeName(data: JoinData): string {

@@ -29,7 +29,8 @@ Deno.test("the node patch waits for the Node and its hostname label, then patche
   };
   const patched = await patchNode(client, "cp-1", label);
   assert.equal(gets, 3);
-  assert.deepEqual(clock.sleeps, [500, 500]);
+  // Polled from 50ms up, doubling (to 500ms at most).
+  assert.deepEqual(clock.sleeps, [50, 100]);
   assert.equal(patched.metadata?.labels?.["example.test/x"], "y");
   const patch = api.requests.find((r) => r.method === "PATCH")!;
   assert.deepEqual(patch.body, { metadata: { labels: { "example.test/x": "y" } } });

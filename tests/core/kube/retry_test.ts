@@ -141,3 +141,21 @@ Deno.test("poll hands each attempt the time left; a call cut at the end reports 
     /^Error: slow file$/,
   );
 });
+
+Deno.test("poll: firstIntervalMs starts fast and doubles up to intervalMs, within one timeout", async () => {
+  const clock = new FakeClock();
+  const start = clock.ms;
+  await assert.rejects(
+    () =>
+      poll(() => Promise.resolve({ done: false, error: new Error("not yet") }), {
+        clock,
+        sleep: clock.sleep,
+        intervalMs: 500,
+        firstIntervalMs: 25,
+        timeoutMs: 2000,
+      }),
+    /^Error: not yet$/,
+  );
+  assert.deepEqual(clock.sleeps, [25, 50, 100, 200, 400, 500, 500]);
+  assert.ok(clock.ms - start <= 2000);
+});

@@ -69,7 +69,8 @@ Deno.test("wait-control-plane: kubelet, then all three components, with upstream
   assert.ok(health.calls.slice(1).every((c) => c.insecure === true));
   // Healthy components are not probed again.
   assert.equal(health.calls.filter((c) => c.url === KCM).length, 1);
-  assert.equal(health.calls.filter((c) => c.url === APISERVER).length, 4);
+  // Probed every 100ms: at 0, 0.1s, …, 1.5s.
+  assert.equal(health.calls.filter((c) => c.url === APISERVER).length, 16);
 });
 
 Deno.test("wait-control-plane: a timeout names every component that never became healthy", async () => {
@@ -96,9 +97,9 @@ Deno.test("wait-control-plane: a timeout names every component that never became
     );
     return true;
   });
-  // Bounded by timeouts.controlPlaneComponentHealthCheck (4m), polled every 500ms.
+  // Bounded by timeouts.controlPlaneComponentHealthCheck (4m), polled every 100ms.
   assert.ok(clock.ms - start <= 4 * 60_000 && clock.ms - start > 4 * 60_000 - 1000);
-  assert.ok(clock.sleeps.every((ms) => ms === 500));
+  assert.ok(clock.sleeps.every((ms) => ms === 100));
   // Progress every 10s names what is still pending.
   const progress = out.lines.filter((l) => l.includes("Still waiting"));
   assert.equal(
