@@ -6,14 +6,19 @@
 // sees every Node Ready, and a Pod's service-account files (a kube-proxy Pod's projected volume
 // on the worker) keep reaching the API server. At the end the old CA is trusted nowhere
 // (ca.crt, every kubeconfig, cluster-info, kube-root-ca.crt, the kubelets), the API server
-// serves a certificate of the new CA, and a new worker joins with the new CA's pin.
+// serves a certificate of the new CA, the workloads that ran before (kube-proxy, CoreDNS, a
+// Deployment of the user's) run on in the same containers, a new worker's join with the old
+// CA's pin is refused and with the new CA's pin succeeds, and no output of the rotation holds
+// a private key or the bootstrap token's secret.
 import assert from "node:assert/strict";
 import {
   assertOk,
   type ClusterNode,
+  containerdTasks,
   createClusterNode,
   initForJoin,
   kubectlJson,
+  TEST_TOKEN,
   waitNodeReady,
   workerJoinArgs,
 } from "../support/cluster.ts";
@@ -149,6 +154,40 @@ async function podApiAccess(cp: ClusterNode, node: ClusterNode): Promise<string>
   }
 }
 
+/** The base64 lines of every private key in a PEM text (what a leak of the key would show). */
+function privateKeyLines(pem: string): string[] {
+  const blocks = pem.match(/-----BEGIN [A-Z ]*PRIVATE KEY-----[^-]+-----END/g) ?? [];
+  return blocks.flatMap((b) => b.split("\n").slice(1, -1).filter((l) => l.length >= 16));
+}
+
+/** The parts of a Pod the workload checks read. */
+interface PodJson {
+  metadata: { name: string; uid: string };
+  spec: { nodeName?: string };
+  status: {
+    conditions?: { type: string; status: string }[];
+    containerStatuses?: { containerID?: string; restartCount: number }[];
+  };
+}
+
+/** The user's Deployment the rotation must leave running (its Pods' label). */
+const SLEEPER = "app=sleeper";
+
+/**
+ * The user's workload (the `sleeper` Deployment's Pods): by name, its node, UID, containers
+ * (containerd IDs) with their restarts, and readiness. Equal before and after the rotation
+ * means no Pod was recreated and no container restarted.
+ */
+async function sleeperPods(cp: ClusterNode): Promise<Map<string, string>> {
+  const pods = await kubectlJson(cp, ["get", "pods", "-l", SLEEPER]) as { items: PodJson[] };
+  return new Map(pods.items.map((p) => [
+    p.metadata.name,
+    `${p.spec.nodeName} ${p.metadata.uid} ${
+      (p.status.containerStatuses ?? []).map((c) => `${c.containerID}#${c.restartCount}`).join()
+    } ready=${p.status.conditions?.some((c) => c.type === "Ready" && c.status === "True")}`,
+  ]));
+}
+
 async function assertPodAccess(cp: ClusterNode, node: ClusterNode, when: string) {
   // The kubelet refreshes a projected volume within about a minute of its ConfigMap's change.
   await waitFor(
@@ -179,13 +218,52 @@ Deno.test({
       await waitNodeReady(cp1, "worker1", 180_000);
       await assertPodAccess(cp1, worker, "before the rotation");
       const old = fingerprints(oldPem);
+      // The private keys of before the rotation: the CA's and the worker's kubelet client's.
+      const oldKeys = [
+        await Deno.readTextFile(cp1.path("/etc/kubernetes/pki/ca.key")),
+        await Deno.readTextFile(worker.path("/var/lib/kubelet/pki/kubelet-client-current.pem")),
+      ];
 
-      const dry = await cp1.kubeadm(["certs", "rotate-ca", "--dry-run"]);
+      // A workload of the user's (on the worker: the control plane is tainted).
+      await assertOk(
+        cp1,
+        "create deployment",
+        await cp1.kubectl([
+          "create",
+          "deployment",
+          "sleeper",
+          "--image=registry.k8s.io/pause:3.10.2",
+          "--replicas=2",
+        ]),
+      );
+      await assertOk(
+        cp1,
+        "rollout of sleeper",
+        await cp1.kubectl(["rollout", "status", "deployment/sleeper", "--timeout=180s"]),
+      );
+      const sleepersBefore = await sleeperPods(cp1);
+      assert.equal(sleepersBefore.size, 2);
+      assert.ok(
+        [...sleepersBefore.values()].every((w) =>
+          w.startsWith("worker1 ") && w.endsWith("ready=true")
+        ),
+        JSON.stringify([...sleepersBefore]),
+      );
+
+      // Every output of the rotation, checked for secrets at the end.
+      const outputs: string[] = [];
+      const rotate = async (node: ClusterNode, args: string[] = []) => {
+        const r = await node.kubeadm(["certs", "rotate-ca", ...args]);
+        outputs.push(r.stdout, r.stderr);
+        return r;
+      };
+
+      const dry = await rotate(cp1, ["--dry-run"]);
       assert.equal(dry.code, 0, `${dry.stdout}\n${dry.stderr}`);
       assert.match(dry.stdout, /\[dryrun\] Rotation stage: none/);
       assert.equal(await Deno.readTextFile(cp1.path("/etc/kubernetes/pki/ca.crt")), oldPem);
 
-      const bad = await cp1.kubeadm(["certs", "rotate-ca", "--ca", "front-proxy"]);
+      const bad = await rotate(cp1, ["--ca", "front-proxy"]);
       assert.notEqual(bad.code, 0);
       assert.match(bad.stderr, /--ca: unknown certificate authority "front-proxy"/);
 
@@ -196,7 +274,7 @@ Deno.test({
         await t.step(
           "trust: the control plane's run stops where the worker must catch up",
           async () => {
-            const r = await cp1.kubeadm(["certs", "rotate-ca"]);
+            const r = await rotate(cp1);
             assert.notEqual(r.code, 0, r.stdout);
             assert.match(r.stderr, /Node worker1 does not trust the new CA yet/, r.stderr);
             assert.match(r.stdout, /kube-root-ca.crt carries both CAs/);
@@ -219,7 +297,7 @@ Deno.test({
           await assertOk(
             worker,
             "phase node",
-            await worker.kubeadm(["certs", "rotate-ca", "phase", "node"]),
+            await rotate(worker, ["phase", "node"]),
           );
           assert.deepEqual(await fileTrust(worker, "kubelet.conf"), [
             ...old,
@@ -230,7 +308,7 @@ Deno.test({
         await t.step(
           "reissue: the new CA signs; the run stops for the worker's client certificate",
           async () => {
-            const r = await cp1.kubeadm(["certs", "rotate-ca"]);
+            const r = await rotate(cp1);
             assert.notEqual(r.code, 0, r.stdout);
             assert.match(
               r.stderr,
@@ -244,7 +322,7 @@ Deno.test({
           await assertOk(
             worker,
             "phase node",
-            await worker.kubeadm(["certs", "rotate-ca", "phase", "node"]),
+            await rotate(worker, ["phase", "node"]),
           );
           const current = await Deno.readTextFile(
             worker.path("/var/lib/kubelet/pki/kubelet-client-current.pem"),
@@ -257,11 +335,11 @@ Deno.test({
           );
         });
         await t.step("finish on the control plane, node on the worker", async () => {
-          await assertOk(cp1, "finish", await cp1.kubeadm(["certs", "rotate-ca"]));
+          await assertOk(cp1, "finish", await rotate(cp1));
           await assertOk(
             worker,
             "phase node",
-            await worker.kubeadm(["certs", "rotate-ca", "phase", "node"]),
+            await rotate(worker, ["phase", "node"]),
           );
           await waitNodeReady(cp1, "worker1", 120_000);
         });
@@ -330,10 +408,60 @@ Deno.test({
         await assertPodAccess(cp1, worker, "after finish");
       });
 
-      await t.step("a new worker joins with the new CA's pin", async () => {
+      await t.step("the user's workload runs on in the same Pods and containers", async () => {
+        // A kubelet restart may report a Pod not ready until its next probe: wait for that,
+        // never for a new Pod or a restarted container.
+        let now = new Map<string, string>();
+        await waitFor("the sleeper Pods of before the rotation, Ready", async () => {
+          now = await sleeperPods(cp1);
+          return JSON.stringify([...now]) === JSON.stringify([...sleepersBefore]);
+        }, 120_000).catch((e) => assert.deepEqual(now, sleepersBefore, String(e)));
+        const tasks = await containerdTasks(worker);
+        for (const w of sleepersBefore.values()) {
+          for (const id of w.split(" ")[2].split(",")) {
+            const task = id.replace(/^containerd:\/\//, "").replace(/#\d+$/, "");
+            assert.equal(tasks.get(task), "RUNNING", `container ${task} on worker1`);
+          }
+        }
+        // The addons were restarted onto the new trust (trust); they run, available.
+        for (const kind of ["daemonset/kube-proxy", "deployment/coredns"]) {
+          await assertOk(
+            cp1,
+            `rollout of ${kind}`,
+            await cp1.kubectl(["-n", "kube-system", "rollout", "status", kind, "--timeout=180s"]),
+          );
+        }
+      });
+
+      await t.step("the rotation's output holds no private key and no token secret", () => {
+        const keys = [
+          ...oldKeys,
+          Deno.readTextFileSync(cp1.path("/etc/kubernetes/pki/ca.key")),
+          Deno.readTextFileSync(worker.path("/var/lib/kubelet/pki/kubelet-client-current.pem")),
+        ];
+        const lines = keys.flatMap(privateKeyLines);
+        assert.ok(lines.length >= 4, "the keys' lines were found");
+        const secret = TEST_TOKEN.split(".")[1];
+        for (const text of outputs) {
+          assert.doesNotMatch(text, /PRIVATE KEY/);
+          assert.ok(!text.includes(secret), "the bootstrap token's secret is not printed");
+          for (const l of lines) {
+            assert.ok(!text.includes(l), "no line of a private key is printed");
+          }
+        }
+      });
+
+      await t.step("a new worker joins with the new CA's pin, not the old one's", async () => {
         const newPin = `sha256:${await opensslSpkiSha256(newPem)}`;
         const worker2 = await createClusterNode("worker2", { linkTo: [cp1], role: "worker" });
         nodes.push(worker2);
+        const refused = await worker2.kubeadm(workerJoinArgs(endpoint, oldPin, "worker2"));
+        assert.notEqual(refused.code, 0, refused.stdout);
+        assert.match(
+          refused.stderr,
+          /cluster CA found in cluster-info ConfigMap is invalid: none of the public keys/,
+          refused.stderr,
+        );
         await assertOk(
           worker2,
           "join",
