@@ -28,6 +28,7 @@ import { opensslSpkiSha256 } from "../support/openssl.ts";
 import { parseCertificatesPEM } from "../../core/pki/cert.ts";
 import { parseKubeconfig } from "../../core/kubeconfig/kubeconfig.ts";
 import { kubeconfigTrust } from "../../core/certs/ca_rotation.ts";
+import { CONTROL_PLANE_KUBECONFIGS } from "../support/ca_rotation.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 
@@ -377,15 +378,7 @@ Deno.test({
           fingerprints(await Deno.readTextFile(worker.path("/etc/kubernetes/pki/ca.crt"))),
           only,
         );
-        for (
-          const f of [
-            "admin.conf",
-            "super-admin.conf",
-            "controller-manager.conf",
-            "scheduler.conf",
-            "kubelet.conf",
-          ]
-        ) {
+        for (const f of CONTROL_PLANE_KUBECONFIGS) {
           assert.deepEqual(await fileTrust(cp1, f), only, `cp1 ${f}`);
         }
         assert.deepEqual(

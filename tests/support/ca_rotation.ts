@@ -35,6 +35,15 @@ import { type FakeKubeApi, statusResponse } from "./fake_kube_api.ts";
 import { seededRandom } from "./fixed_random.ts";
 import { webKeys } from "./platform.ts";
 
+/** The kubeconfig files of a control plane: each trusts what a rotation's stage sets. */
+export const CONTROL_PLANE_KUBECONFIGS = [
+  "admin.conf",
+  "super-admin.conf",
+  "controller-manager.conf",
+  "scheduler.conf",
+  "kubelet.conf",
+] as const;
+
 /** A cluster CA (`kubernetes`, ECDSA P-256) made from `seed`. */
 export async function testCA(seed: number): Promise<CertAndKey> {
   const key = await generateKeyPair("ECDSA-P256", webKeys);

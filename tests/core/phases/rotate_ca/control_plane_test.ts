@@ -41,6 +41,7 @@ import { pkiFixture } from "../../../support/pki_fixture.ts";
 import { fakeApiClient } from "../../../support/fake_kube_api.ts";
 import {
   clusterInfoConfigMap,
+  CONTROL_PLANE_KUBECONFIGS,
   nodeAuthorizer,
   signKubeletCSRs,
 } from "../../../support/ca_rotation.ts";
@@ -260,15 +261,7 @@ Deno.test("rotate-ca on a control plane: stops for the worker twice, resumes, en
   const newPem = encodeCertificatePEM(state.newCA!);
   const both = pem(oldPem + newPem);
   assert.equal(fs.text(`${PKI}/ca.crt`), both);
-  for (
-    const f of [
-      "admin.conf",
-      "super-admin.conf",
-      "controller-manager.conf",
-      "scheduler.conf",
-      "kubelet.conf",
-    ]
-  ) {
+  for (const f of CONTROL_PLANE_KUBECONFIGS) {
     assert.equal(trustOf(fs.text(`/etc/kubernetes/${f}`)!), both, f);
   }
   const info = () =>
@@ -332,15 +325,7 @@ Deno.test("rotate-ca on a control plane: stops for the worker twice, resumes, en
   await runRotateCa(data);
   const only = pem(newPem);
   assert.equal(fs.text(`${PKI}/ca.crt`), only);
-  for (
-    const f of [
-      "admin.conf",
-      "super-admin.conf",
-      "controller-manager.conf",
-      "scheduler.conf",
-      "kubelet.conf",
-    ]
-  ) {
+  for (const f of CONTROL_PLANE_KUBECONFIGS) {
     assert.equal(trustOf(fs.text(`/etc/kubernetes/${f}`)!), only, f);
   }
   assert.equal(info(), only);
