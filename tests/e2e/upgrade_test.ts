@@ -646,9 +646,9 @@ Deno.test({
             await upgradeKubelet(cp1, n, TO);
             continue;
           }
-          // The new kubelet starts every static Pod again (under a new UID: its defaults
-          // changed the Pods' hashes), after the Node already reports it: the control plane
-          // stays out of rotation until they run, in new containers.
+          // The new kubelet starts every static Pod again (under new Pod UIDs) seconds after
+          // the Node reports it: the control plane stays out of rotation until they run, in
+          // new containers.
           const old = await controlPlanePods(cp1, n);
           await inMaintenance(lb, n, async () => {
             await upgradeKubelet(cp1, n, TO);
