@@ -79,6 +79,8 @@ const TAG_PHASE: Record<string, string> = {
   "control-plane-check": "wait-control-plane",
   kubelet: "upload-config",
 };
+/** Tags that several phases print and that start no phase: `[patches]` (kubelet-start's, …). */
+const SHARED_TAGS = new Set(["init", "patches"]);
 /**
  * Names of spans that are not just their phase: `addons` prints each addon's line once it is
  * applied, so the span before its first line holds CoreDNS's work.
@@ -159,7 +161,9 @@ function phaseSpans(run: InitRun): Map<string, number> {
     if (tag === undefined && text.startsWith("Your Kubernetes control-plane")) {
       phase = "show-join-command";
     }
-    if (phase === undefined || phase === "init" || starts.some(([p]) => p === phase)) continue;
+    if (phase === undefined || SHARED_TAGS.has(phase) || starts.some(([p]) => p === phase)) {
+      continue;
+    }
     starts.push([phase, at]);
   }
   return new Map(
