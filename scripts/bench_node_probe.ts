@@ -29,7 +29,6 @@ const ENDPOINTS: Record<string, string> = {
 const INTERVAL_MS = 25;
 const DEADLINE = Date.now() + 120_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 console.log("ready");
 const probe = createHealthProbe();
 const healthy: Record<string, number> = {};
