@@ -23,7 +23,7 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
+import { scriptArgs } from "./script_args.ts";
 import {
   type ClusterNode,
   createClusterNode,
@@ -34,17 +34,14 @@ import { kubeadmLauncher } from "../tests/support/commands.ts";
 import { k8sBinDir } from "../tests/support/k8s_bins.ts";
 import { repoRoot } from "../tests/support/repo.ts";
 
-const { values } = parseArgs({
-  args: Deno.args,
-  options: {
-    runs: { type: "string", default: "5" },
-    trace: { type: "boolean", default: false },
-    before: { type: "string" },
-    "max-minutes": { type: "string" },
-  },
+const args = scriptArgs("bench-node", {
+  runs: { type: "string", default: "5" },
+  trace: { type: "boolean", default: false },
+  before: { type: "string" },
+  "max-minutes": { type: "string" },
 });
-const runs = Number(values.runs);
-if (!Number.isInteger(runs) || runs < 1) throw new Error("--runs: not a positive integer");
+const { values } = args;
+const runs = args.integer("runs");
 
 /** What is timed: ours, upstream, and with `--before` another checkout of ours. */
 type Impl = "ours" | "upstream" | "before";
