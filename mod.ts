@@ -19,7 +19,7 @@
  *   `within`, what the scheduled renewal renews; the restarts in order) and
  *   {@link checkCertificateExpiration} (`kubeadm certs check-expiration`) from the node's
  *   files; {@link planCertificateAutoRenewal} (the renewal schedule's systemd units or OpenRC
- *   script).
+ *   script); {@link planCaRotation} (where `kubeadm certs rotate-ca` stands, its steps).
  * - **Upgrades**: {@link planUpgrade} (`kubeadm upgrade plan`): the upgrades kubeadm can make to
  *   a cluster, from its objects or through a transport to its API server.
  * - **Bootstrap tokens** ({@link generateToken}, {@link tokenToSecret}), **cluster-info**
@@ -95,6 +95,13 @@ export {
   type RenewedCertificate,
   type RestartStepPlan,
 } from "./library/renewal.ts";
+export {
+  type CaRotationOptions,
+  type CaRotationPlan,
+  planCaRotation,
+  type RotationStage,
+  type RotationStep,
+} from "./library/ca_rotation.ts";
 export {
   type AvailableUpgrade,
   type ClusterObjects,

@@ -36,6 +36,7 @@ export type CommandName =
   | "completion"
   | "certs"
   | "certs auto-renewal"
+  | "certs rotate-ca"
   | "generate-csr"
   | "kubeconfig"
   | "upgrade"
@@ -142,6 +143,27 @@ export const FLAGS = {
     type: "bool",
     help:
       "Also approve the kubelets' pending serving certificate requests (kubernetes.io/kubelet-serving, serverTLSBootstrap: true) that a node made for its own Node's addresses; leave the others Pending (beyond upstream).",
+    notConfig: true,
+  },
+  ca: {
+    type: "string",
+    value: "name",
+    help:
+      'The certificate authority to rotate: "ca" (the cluster CA; "front-proxy-ca" and "etcd-ca" are refused for now) (beyond upstream).',
+    defaultBy: { "certs rotate-ca": "ca" },
+    notConfig: true,
+  },
+  "ca-cert": {
+    type: "string",
+    value: "file",
+    help:
+      "The new CA certificate (PEM) to rotate to, with --ca-key; without both a new CA is generated (beyond upstream).",
+    notConfig: true,
+  },
+  "ca-key": {
+    type: "string",
+    value: "file",
+    help: "The private key (PEM) of --ca-cert (beyond upstream).",
     notConfig: true,
   },
   "cert-dir": {
@@ -273,6 +295,8 @@ export const FLAGS = {
       token: "Whether to enable dry-run mode or not",
       certs: "Do not write anything: list the files each renewal would write (beyond upstream).",
       "certs auto-renewal": "Do not change anything: say what would be done (beyond upstream).",
+      "certs rotate-ca":
+        "Do not change anything: print the rotation's stage, its steps and what the next phase would write and restart (beyond upstream).",
       "upgrade apply": "Do not change any state, just output what actions would be performed.",
       "upgrade node": "Do not change any state, just output the actions that would be performed.",
     },

@@ -18,13 +18,9 @@ import { type ClusterNode, createClusterNode, initForJoin } from "../tests/suppo
 import { run } from "../tests/support/commands.ts";
 import { clusterInfoFetcher, discoverWithToken } from "../library/discovery.ts";
 import { discoveryTransport } from "../adapters/deno/transport.ts";
+import { scriptArgs } from "./script_args.ts";
 
 const TOKEN = "abcdef.0123456789abcdef";
-
-function arg(name: string, fallback: number): number {
-  const i = Deno.args.indexOf(`--${name}`);
-  return i >= 0 ? Number(Deno.args[i + 1]) : fallback;
-}
 
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
@@ -48,9 +44,14 @@ function klogMs(line: string): number | undefined {
 }
 
 async function main(): Promise<void> {
-  const concurrent = arg("concurrency", 500);
-  const sequential = arg("sequential", 20);
-  const upstreamRuns = arg("upstream-runs", 5);
+  const args = scriptArgs("bench-discovery", {
+    concurrency: { type: "string", default: "500" },
+    sequential: { type: "string", default: "20" },
+    "upstream-runs": { type: "string", default: "5" },
+  });
+  const concurrent = args.integer("concurrency");
+  const sequential = args.integer("sequential");
+  const upstreamRuns = args.integer("upstream-runs", 0);
   let cp: ClusterNode | undefined;
   try {
     console.error("bench-discovery: starting a control plane (kubeadm-ts init)...");

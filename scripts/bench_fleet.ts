@@ -25,7 +25,7 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
+import { scriptArgs } from "./script_args.ts";
 import type { ClusterNode } from "../tests/support/cluster.ts";
 import { capiToken } from "../tests/support/cluster_api.ts";
 import {
@@ -39,22 +39,18 @@ import {
 import { installedKubeadm } from "../tests/support/installed_kubeadm.ts";
 import { k8sBinDir } from "../tests/support/k8s_bins.ts";
 
-const { values } = parseArgs({
-  args: Deno.args,
-  options: {
-    workers: { type: "string", default: "6" },
-    rounds: { type: "string", default: "1" },
-    "user-data": { type: "string", default: "both" },
-    trace: { type: "boolean", default: false },
-  },
+const args = scriptArgs("bench-fleet", {
+  workers: { type: "string", default: "6" },
+  rounds: { type: "string", default: "1" },
+  "user-data": { type: "string", default: "both" },
+  trace: { type: "boolean", default: false },
 });
-const workers = Number(values.workers);
-const rounds = Number(values.rounds);
-if (!Number.isInteger(workers) || workers < 1) throw new Error("--workers: not a positive integer");
-if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds: not a positive integer");
+const { values } = args;
+const workers = args.integer("workers");
+const rounds = args.integer("rounds");
 const flavors = values["user-data"] === "both" ? ["plan", "capi"] : [values["user-data"]!];
 for (const f of flavors) {
-  if (f !== "plan" && f !== "capi") throw new Error(`--user-data: ${f} (plan, capi or both)`);
+  if (f !== "plan" && f !== "capi") args.refuse(`--user-data: ${f} (plan, capi or both)`);
 }
 
 type Impl = "ours" | "upstream";

@@ -20,7 +20,7 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
+import { scriptArgs } from "./script_args.ts";
 import {
   certificateKey,
   type ClusterNode,
@@ -29,12 +29,7 @@ import {
 } from "../tests/support/cluster.ts";
 import { kubeadmLauncher, waitFor } from "../tests/support/commands.ts";
 
-const { values } = parseArgs({
-  args: Deno.args,
-  options: { runs: { type: "string", default: "3" } },
-});
-const runs = Number(values.runs);
-if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs: not a positive integer`);
+const runs = scriptArgs("bench-init", { runs: { type: "string", default: "3" } }).integer("runs");
 
 type Where = "node" | "scratch";
 

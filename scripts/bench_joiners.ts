@@ -23,7 +23,7 @@
  * @module
  */
 import process from "node:process";
-import { parseArgs } from "node:util";
+import { scriptArgs } from "./script_args.ts";
 import {
   type ClusterNode,
   createClusterNode,
@@ -34,20 +34,21 @@ import {
 import { kubeadmLauncher, run } from "../tests/support/commands.ts";
 import { type JoinerResult, type JoinTarget, runJoiner } from "../tests/support/joiners.ts";
 
-const { values } = parseArgs({
-  args: Deno.args,
-  options: {
-    joiners: { type: "string", default: "1000" },
-    transcript: { type: "boolean", default: false },
-    runs: { type: "string", default: "200" },
-    concurrency: { type: "string", default: "50" },
-    "skip-processes": { type: "boolean", default: false },
-  },
+const args = scriptArgs("bench-joiners", {
+  joiners: { type: "string", default: "1000" },
+  transcript: { type: "boolean", default: false },
+  runs: { type: "string", default: "200" },
+  concurrency: { type: "string", default: "50" },
+  "skip-processes": { type: "boolean", default: false },
 });
+const { values } = args;
 /** Loads run one after the other on the same cluster (`--joiners 100,1000`). */
 const loads = values.joiners.split(",").map(Number);
-const runs = Number(values.runs);
-const concurrency = Number(values.concurrency);
+if (loads.some((n) => !Number.isInteger(n) || n < 1)) {
+  args.refuse(`--joiners: ${values.joiners} is not a comma-separated list of positive integers`);
+}
+const runs = args.integer("runs", 0);
+const concurrency = args.integer("concurrency");
 
 /** CPU time and memory of a control-plane process, from /proc. */
 interface ProcSample {

@@ -19,21 +19,18 @@
  * @module
  */
 import process from "node:process";
-import { parseArgs } from "node:util";
+import { scriptArgs } from "./script_args.ts";
 import * as lib from "../web/core_entry.ts";
 import { buildWeb } from "../tests/support/web_build.ts";
 import { startWorkerd } from "../tests/support/workerd.ts";
 import { repoRoot } from "../tests/support/repo.ts";
 
-const { values } = parseArgs({
-  args: Deno.args,
-  options: {
-    runs: { type: "string", default: "40" },
-    "rsa-runs": { type: "string", default: "6" },
-  },
+const args = scriptArgs("bench-library", {
+  runs: { type: "string", default: "40" },
+  "rsa-runs": { type: "string", default: "6" },
 });
-const RUNS = Number(values.runs);
-const RSA_RUNS = Number(values["rsa-runs"]);
+const RUNS = args.integer("runs");
+const RSA_RUNS = args.integer("rsa-runs");
 
 const CONFIG = (alg: string) =>
   `apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\nencryptionAlgorithm: ${alg}\n`;

@@ -23,7 +23,7 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
+import { scriptArgs } from "./script_args.ts";
 import {
   type ClusterNode,
   createClusterNode,
@@ -34,17 +34,14 @@ import { kubeadmLauncher } from "../tests/support/commands.ts";
 import { k8sBinDir } from "../tests/support/k8s_bins.ts";
 import { repoRoot } from "../tests/support/repo.ts";
 
-const { values } = parseArgs({
-  args: Deno.args,
-  options: {
-    runs: { type: "string", default: "5" },
-    trace: { type: "boolean", default: false },
-    before: { type: "string" },
-    "max-minutes": { type: "string" },
-  },
+const args = scriptArgs("bench-node", {
+  runs: { type: "string", default: "5" },
+  trace: { type: "boolean", default: false },
+  before: { type: "string" },
+  "max-minutes": { type: "string" },
 });
-const runs = Number(values.runs);
-if (!Number.isInteger(runs) || runs < 1) throw new Error("--runs: not a positive integer");
+const { values } = args;
+const runs = args.integer("runs");
 
 /** What is timed: ours, upstream, and with `--before` another checkout of ours. */
 type Impl = "ours" | "upstream" | "before";
@@ -79,6 +76,8 @@ const TAG_PHASE: Record<string, string> = {
   "control-plane-check": "wait-control-plane",
   kubelet: "upload-config",
 };
+/** Tags that several phases print and that start no phase: `[patches]` (kubelet-start's, …). */
+const SHARED_TAGS = new Set(["init", "patches"]);
 /**
  * Names of spans that are not just their phase: `addons` prints each addon's line once it is
  * applied, so the span before its first line holds CoreDNS's work.
@@ -91,8 +90,13 @@ const SPAN_LABEL: Record<string, string> = {
 const deno = `${repoRoot}/scripts/deno`;
 const probeScript = `${repoRoot}/scripts/bench_node_probe.ts`;
 
-/** Starts the floor probe in the node; resolves once it runs, with its result to come. */
-async function startProbe(node: ClusterNode): Promise<Promise<Record<string, number>>> {
+/**
+ * Starts the floor probe in the node; resolves once it runs, with its result to come (in an
+ * object: an async function returning the promise itself would wait for it).
+ */
+async function startProbe(
+  node: ClusterNode,
+): Promise<{ result: Promise<Record<string, number>> }> {
   let ready!: () => void;
   const running = new Promise<void>((r) => ready = r);
   const done = node.exec(
@@ -109,13 +113,14 @@ async function startProbe(node: ClusterNode): Promise<Promise<Record<string, num
     { timeoutMs: 180_000, onLine: (_, l) => l === "ready" && ready() },
   );
   await Promise.race([running, done.then((r) => Promise.reject(new Error(`probe: ${r.stderr}`)))]);
-  return done.catch((e) => ({ code: -1, stdout: "", stderr: String(e) })).then((r) => {
+  const result = done.catch((e) => ({ code: -1, stdout: "", stderr: String(e) })).then((r) => {
     const last = r.stdout.trim().split("\n").at(-1) ?? "";
     if (r.code === 0 && last.startsWith("{")) return JSON.parse(last);
     // The run still counts; only its floor figures are missing.
     console.error(`probe failed (exit ${r.code}): ${r.stdout.slice(-500)}${r.stderr.slice(-2000)}`);
     return {};
   });
+  return { result };
 }
 
 /** One `init` on a fresh node (throws when init fails). */
@@ -144,7 +149,7 @@ async function timeInit(impl: Impl): Promise<InitRun> {
         `${impl} init failed:\n${r.stdout}\n${r.stderr}\n--- kubelet log:\n${kubelet}`,
       );
     }
-    return { impl, started, ended, lines, healthy: await probe };
+    return { impl, started, ended, lines, healthy: await probe.result };
   } finally {
     await node.stop();
   }
@@ -159,7 +164,9 @@ function phaseSpans(run: InitRun): Map<string, number> {
     if (tag === undefined && text.startsWith("Your Kubernetes control-plane")) {
       phase = "show-join-command";
     }
-    if (phase === undefined || phase === "init" || starts.some(([p]) => p === phase)) continue;
+    if (phase === undefined || SHARED_TAGS.has(phase) || starts.some(([p]) => p === phase)) {
+      continue;
+    }
     starts.push([phase, at]);
   }
   return new Map(

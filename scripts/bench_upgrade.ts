@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
+import { scriptArgs } from "./script_args.ts";
 import {
   type ClusterNode,
   createClusterNode,
@@ -20,12 +20,9 @@ import {
 import { kubeadmLauncher } from "../tests/support/commands.ts";
 import { k8sBinDir } from "../tests/support/k8s_bins.ts";
 
-const { values } = parseArgs({
-  args: Deno.args,
-  options: { runs: { type: "string", default: "1" } },
-});
-const runs = Number(values.runs);
-if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs: not a positive integer`);
+const runs = scriptArgs("bench-upgrade", { runs: { type: "string", default: "1" } }).integer(
+  "runs",
+);
 
 const FROM = "v1.36.3";
 const TO = "v1.37.2";

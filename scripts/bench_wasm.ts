@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
+import { scriptArgs } from "./script_args.ts";
 import {
   assertSameOutcomes,
   type CallOutcome,
@@ -23,15 +23,12 @@ import { CONTROL_PLANE_REQUEST, planInputs, witHost } from "../tests/support/was
 import * as api from "../wasm/api.ts";
 import { withBootstrapSignatures } from "../mod.ts";
 
-const { values } = parseArgs({
-  args: Deno.args,
-  options: {
-    runs: { type: "string", default: "20" },
-    "plan-runs": { type: "string", default: "4" },
-  },
+const args = scriptArgs("bench-wasm", {
+  runs: { type: "string", default: "20" },
+  "plan-runs": { type: "string", default: "4" },
 });
-const RUNS = Number(values.runs);
-const PLAN_RUNS = Number(values["plan-runs"]);
+const RUNS = args.integer("runs");
+const PLAN_RUNS = args.integer("plan-runs");
 
 const build = await componentBuild();
 const size = (await Deno.stat(build.wasm)).size;

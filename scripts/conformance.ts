@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
+import { scriptArgs } from "./script_args.ts";
 import {
   checkPrerequisites,
   ClusterError,
@@ -28,38 +28,20 @@ import { repoRoot } from "../tests/support/repo.ts";
 const USAGE =
   `usage: scripts/conformance [--upstream | --upgrade] [--focus REGEX] [--skip REGEX] [--phases parallel,serial] [--procs N] [--report DIR] [--record] [--no-build]`;
 
+const cli = scriptArgs("conformance", {
+  upstream: { type: "boolean", default: false },
+  upgrade: { type: "boolean", default: false },
+  focus: { type: "string" },
+  skip: { type: "string" },
+  phases: { type: "string", default: "parallel,serial" },
+  procs: { type: "string", default: "5" },
+  report: { type: "string" },
+  record: { type: "boolean", default: false },
+  "no-build": { type: "boolean", default: false },
+}, { usage: USAGE });
+const args = cli.values;
 /** Bad input: the message, the usage line, exit status 2, nothing made. */
-function refuse(message: string): never {
-  console.error(`scripts/conformance: ${message}\n${USAGE}`);
-  Deno.exit(2);
-}
-
-let args;
-try {
-  args = parseArgs({
-    args: Deno.args,
-    strict: true,
-    allowPositionals: false,
-    options: {
-      upstream: { type: "boolean", default: false },
-      upgrade: { type: "boolean", default: false },
-      focus: { type: "string" },
-      skip: { type: "string" },
-      phases: { type: "string", default: "parallel,serial" },
-      procs: { type: "string", default: "5" },
-      report: { type: "string" },
-      record: { type: "boolean", default: false },
-      "no-build": { type: "boolean", default: false },
-      help: { type: "boolean", short: "h", default: false },
-    },
-  }).values;
-} catch (e) {
-  refuse(e instanceof Error ? e.message : String(e));
-}
-if (args.help) {
-  console.log(USAGE);
-  Deno.exit(0);
-}
+const refuse = cli.refuse;
 if (args.upstream && args.upgrade) {
   refuse("--upstream and --upgrade do not go together (upgrade runs kubeadm-ts' upgrade)");
 }

@@ -24,7 +24,7 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
+import { scriptArgs } from "./script_args.ts";
 import { main } from "../cli/main.ts";
 import { buildProgram } from "../cli/program.ts";
 import { exitStatuses, KubeadmError } from "../core/errors.ts";
@@ -238,23 +238,21 @@ function quote(a: string): string {
 }
 
 async function run(): Promise<number> {
-  const { values } = parseArgs({
-    args: Deno.args,
-    options: {
-      seed: { type: "string", default: "1" },
-      cases: { type: "string", default: "1000" },
-      from: { type: "string", default: "0" },
-      case: { type: "string" },
-      subprocess: { type: "string", default: "0" },
-      "work-dir": { type: "string" },
-      verbose: { type: "boolean", default: false },
-    },
+  const args = scriptArgs("fuzz", {
+    seed: { type: "string", default: "1" },
+    cases: { type: "string", default: "1000" },
+    from: { type: "string", default: "0" },
+    case: { type: "string" },
+    subprocess: { type: "string", default: "0" },
+    "work-dir": { type: "string" },
+    verbose: { type: "boolean", default: false },
   });
+  const { values } = args;
   const seed = values.seed!;
-  const only = values.case === undefined ? undefined : Number(values.case);
-  const from = only ?? Number(values.from);
-  const count = only === undefined ? Number(values.cases) : 1;
-  const subprocess = Number(values.subprocess);
+  const only = values.case === undefined ? undefined : args.integer("case", 0);
+  const from = only ?? args.integer("from", 0);
+  const count = only === undefined ? args.integer("cases") : 1;
+  const subprocess = args.integer("subprocess", 0);
   const work = values["work-dir"] ?? await Deno.makeTempDir({ prefix: "kts-fuzz-" });
   const repo = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
   const stub = await startStub();

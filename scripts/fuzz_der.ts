@@ -29,7 +29,7 @@
  * @module
  */
 import process from "node:process";
-import { parseArgs } from "node:util";
+import { scriptArgs } from "./script_args.ts";
 import { KubeadmError } from "../core/errors.ts";
 import { webCryptoPort } from "../adapters/crypto/webcrypto.ts";
 import { encodePem } from "../core/pki/pem.ts";
@@ -666,38 +666,36 @@ async function showCase(seed: number, index: number, out?: string): Promise<void
 
 // A worker's module is its main module too (import.meta.main): only the process runs the command.
 if (import.meta.main && scope.WorkerGlobalScope === undefined) {
-  const { values } = parseArgs({
-    args: Deno.args,
-    options: {
-      seed: { type: "string", default: "1" },
-      cases: { type: "string", default: "10000" },
-      from: { type: "string", default: "0" },
-      case: { type: "string" },
-      out: { type: "string" },
-      openssl: { type: "string", default: "all" },
-      "hang-ms": { type: "string", default: "2000" },
-      "kill-ms": { type: "string", default: "60000" },
-      "max-rss-mb": { type: "string", default: "1024" },
-      "write-seeds": { type: "boolean", default: false },
-      go: { type: "boolean", default: false },
-      quiet: { type: "boolean", default: false },
-    },
+  const args = scriptArgs("fuzz-der", {
+    seed: { type: "string", default: "1" },
+    cases: { type: "string", default: "10000" },
+    from: { type: "string", default: "0" },
+    case: { type: "string" },
+    out: { type: "string" },
+    openssl: { type: "string", default: "all" },
+    "hang-ms": { type: "string", default: "2000" },
+    "kill-ms": { type: "string", default: "60000" },
+    "max-rss-mb": { type: "string", default: "1024" },
+    "write-seeds": { type: "boolean", default: false },
+    go: { type: "boolean", default: false },
+    quiet: { type: "boolean", default: false },
   });
-  const seed = Number(values.seed);
+  const { values } = args;
+  const seed = args.integer("seed", 0);
   if (values["write-seeds"]) {
     const seeds = await writeSeeds();
     console.log(`wrote ${seeds.length} seed certificates`);
   } else if (values.case !== undefined) {
-    await showCase(seed, Number(values.case), values.out);
+    await showCase(seed, args.integer("case", 0), values.out);
   } else {
     const report = await runDerFuzz({
       seed,
-      from: Number(values.from),
-      cases: Number(values.cases),
-      openssl: values.openssl === "all" ? "all" : Number(values.openssl),
-      hangMs: Number(values["hang-ms"]),
-      killMs: Number(values["kill-ms"]),
-      maxRssMiB: Number(values["max-rss-mb"]),
+      from: args.integer("from", 0),
+      cases: args.integer("cases"),
+      openssl: values.openssl === "all" ? "all" : args.integer("openssl", 0),
+      hangMs: args.integer("hang-ms"),
+      killMs: args.integer("kill-ms"),
+      maxRssMiB: args.integer("max-rss-mb"),
       progress: !values.quiet,
       go: values.go,
     });

@@ -274,6 +274,15 @@ export class DenoNodeHost implements NodeHost {
     faultPoint(`moved:${to}`);
   }
 
+  async symlink(target: string, path: string): Promise<void> {
+    const host = await resolveInRoot(this.files.root, path, { followFinal: false });
+    const temp = `${host}.kubeadm-tmp`;
+    await Deno.remove(temp).catch(() => {});
+    await Deno.symlink(target, temp);
+    await Deno.rename(temp, host);
+    faultPoint(`linked:${path}`);
+  }
+
   /**
    * Copies as `cp -rH` would under `chroot`: a source that is a symlink is followed inside the
    * root, so its tree is copied (a backup of a symlinked `/var/lib/etcd` holds etcd's data, not

@@ -45,6 +45,7 @@ export const planNode: NodeHost = {
   ensureDir: () => absent("create directories on"),
   removeFile: () => absent("remove files from"),
   moveFile: () => absent("move files on"),
+  symlink: () => absent("link files on"),
   copyTree: () => absent("copy files on"),
   cleanDir: () => absent("clean directories on"),
   realDir: () => absent("resolve paths on"),

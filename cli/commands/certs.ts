@@ -19,6 +19,7 @@ import { consolePrinter, stderr, stdout, writeStdout } from "../output.ts";
 import { renewTargets } from "../../core/certs/renew_targets.ts";
 import { requireSubcommand } from "../usage.ts";
 import { registerAutoRenewal } from "./certs_auto_renewal.ts";
+import { registerRotateCa } from "./certs_rotate_ca.ts";
 
 const RENEW_LONG = (longName: string) =>
   `Renew the ${longName}.
@@ -263,6 +264,7 @@ generate and print one for you.`,
     });
 
   registerAutoRenewal(certs);
+  registerRotateCa(certs);
 
   addFlags(
     certs.command("generate-csr")

@@ -81,6 +81,8 @@ export interface RestartStep {
   files: PlannedFile[];
   /** What was renewed for it. */
   renewed: string[];
+  /** A change of its manifest made with the restart (a CA rotation points a flag elsewhere). */
+  editManifest?: (manifest: Pod) => Pod;
 }
 
 /** The restarts of one renewal, in order. */
@@ -187,9 +189,9 @@ async function readComponent(ctx: RestartContext, name: string): Promise<StaticP
   return { name, manifestPath, manifest, text, healthURL: healthURL(manifest, name) };
 }
 
-/** The manifest with the restart annotation set to `value`. */
-function annotated(c: StaticPod, value: string): string {
-  const pod = structuredClone(c.manifest);
+/** The manifest (edited by the step, when it edits it) with the restart annotation set to `value`. */
+function annotated(c: StaticPod, value: string, edit?: (manifest: Pod) => Pod): string {
+  const pod = edit ? edit(structuredClone(c.manifest)) : structuredClone(c.manifest);
   pod.metadata = {
     ...pod.metadata,
     annotations: { ...pod.metadata?.annotations, [RESTARTED_AT_ANNOTATION]: value },
@@ -361,7 +363,7 @@ async function restartOne(run: Run, step: RestartStep, c: StaticPod): Promise<vo
     for (const f of step.files) await ctx.files.write(f);
     await ctx.files.write({
       path: c.manifestPath,
-      data: annotated(c, stamp),
+      data: annotated(c, stamp, step.editManifest),
       mode: 0o600,
       kind: "manifest",
       keepExistingMode: true,

@@ -432,7 +432,7 @@ export function encodeCertificatePEM(cert: Certificate | Certificate[]): string 
 }
 
 /** True when the certificate's signature verifies with the issuer's public key. */
-async function checkSignatureFrom(
+export async function checkSignatureFrom(
   cert: Certificate,
   issuer: Certificate,
   crypto: CryptoPort,

@@ -33,6 +33,11 @@ export interface NodeHost {
   /** Renames a file, atomically replacing the destination (`upgrade` swaps manifests). */
   moveFile(from: string, to: string): Promise<void>;
   /**
+   * Points the symlink `path` at `target` (a name in the same directory),
+   * atomically replacing what is there (the kubelet's `kubelet-client-current.pem`).
+   */
+  symlink(target: string, path: string): Promise<void>;
+  /**
    * Copies a file or a directory tree, modes kept, symlinks inside it copied as links (a source
    * or destination that is itself a link is followed inside the root); into an existing
    * directory the tree is merged (`upgrade` backs up manifests and etcd's data).

@@ -135,19 +135,18 @@ export class PreflightRun {
   }
 
   /**
-   * Runs one group of checks in order. Throws a {@link PreflightError} after printing the
-   * fatal block when any check has errors that are not ignored (never in dry-run).
+   * Runs one group of checks and reports them in the group's order. They run all at once (they
+   * only inspect the host, and most of their time is spent waiting on it: commands, sockets,
+   * files), except with a verbose log, whose lines carry the time and caller of each as it
+   * happens: then one after another. Throws a {@link PreflightError} after printing the fatal
+   * block when any check has errors that are not ignored (never in dry-run).
    */
   async run(checks: readonly Check[]): Promise<void> {
     const out = this.#opts.out;
     const errorLines: string[] = [];
-    for (const check of checks) {
-      let outcome: CheckOutcome;
-      try {
-        outcome = await check.run(this.#host, out.log);
-      } catch (e) {
-        outcome = { warnings: [], errors: [errorMessage(e)] };
-      }
+    const started = out.log ? [] : checks.map((check) => outcomeOf(check, this.#host));
+    for (const [i, check] of checks.entries()) {
+      let outcome = await (started[i] ?? outcomeOf(check, this.#host, out.log));
       outcome = downgradeAccessDenials(outcome);
       const ignored = this.#ignore.has(check.name) && outcome.errors.length > 0;
       const warnings = ignored ? [...outcome.warnings, ...outcome.errors] : outcome.warnings;
@@ -213,6 +212,15 @@ export class PreflightRun {
     if (this.#printed) return;
     this.#printed = true;
     this.#opts.out.info(JSON.stringify(this.report(), null, 2));
+  }
+}
+
+/** What `check` finds; a check that throws has found that error. */
+async function outcomeOf(check: Check, host: Machine, log?: LogFn): Promise<CheckOutcome> {
+  try {
+    return await check.run(host, log);
+  } catch (e) {
+    return { warnings: [], errors: [errorMessage(e)] };
   }
 }
 

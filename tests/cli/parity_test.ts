@@ -41,6 +41,11 @@ const OUR_ADDITIONS: readonly { lines: RegExp; why: string }[] = [
     why: "a systemd timer (or OpenRC periodic script) renewing and restarting before expiry",
   },
   {
+    lines:
+      /^extra command: kubeadm certs rotate-ca( phase( preflight| prepare| trust| reissue| finish| node)?)?$/,
+    why: "rotates the cluster CA in stages, resuming an interrupted rotation",
+  },
+  {
     lines: /^extra command: kubeadm certs approve-kubelet-serving$/,
     why: "approves kubelets' serving CSRs for their own Node's addresses only",
   },

@@ -11,12 +11,15 @@
 // → apply on cp1, killed inside the static-Pod swap, run again, converges → node on cp2, then
 // on cp3 (the last control plane: the addons follow) → node on the worker → the admin swaps
 // every kubelet for v1.37.2. Throughout, a client reads through the endpoint every 200 ms
-// (tests/support/endpoint_client.ts): no request may fail. Afterwards every static Pod runs the
-// v1.37.2 images in new containers, etcd kept its data, kubeadm-config, kubelet-config and the
-// kubelet files are what upstream kubeadm v1.37.2 writes, and upstream finds nothing left to
-// upgrade. Then `certs renew all` on each control plane (its static Pods restarted one node at
-// a time, the client still reading), and `reset` of one control plane removes its etcd member
-// while the cluster stays healthy.
+// (tests/support/endpoint_client.ts): no request may fail; the admin takes each control plane
+// out of the load balancer's rotation while its static Pods restart (ha_cluster.ts's
+// inMaintenance: an API server holds its requests while its local etcd member restarts).
+// Afterwards every static Pod runs the v1.37.2 images in new containers, etcd kept its data,
+// kubeadm-config, kubelet-config and the kubelet files are what upstream kubeadm v1.37.2
+// writes, and upstream finds nothing left to upgrade. Then `certs renew all` on each control
+// plane (its static Pods restarted one node at a time, the client still reading), and `reset`
+// of one control plane (out of rotation first) removes its etcd member while the cluster stays
+// healthy.
 import assert from "node:assert/strict";
 import type { Pod } from "kubernetes-types/core/v1.d.ts";
 import {
@@ -45,7 +48,7 @@ import { fileTree, mtimeOf } from "../support/file_tree.ts";
 import { sampleHostUsage } from "../support/host_usage.ts";
 import { klogMessages } from "../support/klog_lines.ts";
 import { loudSteps } from "../support/loud_steps.ts";
-import { createHaCluster, type HaCluster } from "../support/ha_cluster.ts";
+import { createHaCluster, type HaCluster, inMaintenance } from "../support/ha_cluster.ts";
 import { checkKubeconfigClients, checkPkiDir } from "../support/pki_checks.ts";
 import {
   assertDryRunAsUpstream,
@@ -163,7 +166,7 @@ Deno.test({
       // ---- a v1.36 cluster by our init and joins, behind the load balancer ----------------
       const booted = performance.now();
       ha = await createHaCluster(FROM);
-      const { cps, worker, nodes, endpoint } = ha;
+      const { cps, worker, nodes, endpoint, lb } = ha;
       const [cp1, cp2, cp3] = cps;
       const builtS = (performance.now() - booted) / 1000;
       ok(
@@ -447,17 +450,21 @@ Deno.test({
         "apply on cp1, killed inside the static-Pod swap, then run again, converges",
         async () => {
           // SIGKILLed right after the new kube-apiserver manifest replaced the old one (etcd
-          // already restarted on its renewed certificates), before kubeadm waits for it.
-          const killed = await cp1.kubeadm(["upgrade", "apply", TO, "--yes", IGNORE], {
-            env: {
-              [FAULT_INJECT_ENV]: "kill@moved:/etc/kubernetes/manifests/kube-apiserver.yaml",
-            },
-          });
+          // already restarted on its renewed certificates), before kubeadm waits for it. cp1
+          // is out of the load balancer's rotation meanwhile, as every control plane while
+          // its static Pods restart (inMaintenance).
+          const [killed, again] = await inMaintenance(lb, cp1, async () => [
+            await cp1.kubeadm(["upgrade", "apply", TO, "--yes", IGNORE], {
+              env: {
+                [FAULT_INJECT_ENV]: "kill@moved:/etc/kubernetes/manifests/kube-apiserver.yaml",
+              },
+            }),
+            await cp1.kubeadm(["upgrade", "apply", TO, "--yes", IGNORE, "--v=4"]),
+          ]);
           assert.notEqual(killed.code, 0, killed.stdout);
           assert.match(killed.stderr, /fault injection: kill at moved:/);
           assert.match(killed.stdout, /\[upgrade\/staticpods\] Renewing etcd-server certificate/);
           assert.match(killed.stdout, /\[upgrade\/staticpods\] Restarting the etcd static pod/);
-          const again = await cp1.kubeadm(["upgrade", "apply", TO, "--yes", IGNORE, "--v=4"]);
           ok(again, "apply (re-run)");
           // A real apply cannot run twice to compare with upstream's (its dry run is compared
           // above); its own steps log upstream's lines, in upstream's order.
@@ -522,7 +529,11 @@ Deno.test({
       );
 
       await t.step("node on cp2: the addons wait for the last control plane", async () => {
-        const r = await cp2.kubeadm(["upgrade", "node", IGNORE, "--v=2"]);
+        const r = await inMaintenance(
+          lb,
+          cp2,
+          () => cp2.kubeadm(["upgrade", "node", IGNORE, "--v=2"]),
+        );
         ok(r, "upgrade node (cp2)");
         assertInOrder(klogMessages(r.stderr), [
           "[control-plane] creating static Pod files",
@@ -562,7 +573,11 @@ Deno.test({
       });
 
       await t.step("node on cp3: the last control plane upgrades the addons", async () => {
-        const r = await cp3.kubeadm(["upgrade", "node", IGNORE, "--patches", patches, "--v=2"]);
+        const r = await inMaintenance(
+          lb,
+          cp3,
+          () => cp3.kubeadm(["upgrade", "node", IGNORE, "--patches", patches, "--v=2"]),
+        );
         ok(r, "upgrade node (cp3)");
         // cp3's kubelet.conf already points at cp3's own API server (kubeadm's local mode).
         const endpoints = cps.map((n) => `https://${n.ip}:2379`);
@@ -626,7 +641,28 @@ Deno.test({
       });
 
       await t.step(`the admin upgrades every kubelet to ${TO}, one node at a time`, async () => {
-        for (const n of nodes) await upgradeKubelet(cp1, n, TO);
+        for (const n of nodes) {
+          if (n === worker) {
+            await upgradeKubelet(cp1, n, TO);
+            continue;
+          }
+          // The new kubelet starts every static Pod again (under new Pod UIDs) seconds after
+          // the Node reports it: the control plane stays out of rotation until they run, in
+          // new containers.
+          const old = await controlPlanePods(cp1, n);
+          await inMaintenance(lb, n, async () => {
+            await upgradeKubelet(cp1, n, TO);
+            await waitFor(`${n.name}'s static Pods running again, in new containers`, async () => {
+              const now = await controlPlanePods(cp1, n);
+              const tasks = await containerdTasks(n);
+              return CONTROL_PLANE_PODS.every((c) => {
+                const id = containerId(now.get(c)!);
+                return id !== containerId(old.get(c)!) && tasks.get(id) === "RUNNING" &&
+                  now.get(c)!.status?.containerStatuses?.[0]?.ready === true;
+              });
+            }, 180_000);
+          });
+        }
       });
       const upgradeS = (performance.now() - upgradeStarted) / 1000;
       const upgradeRequests = client.requests;
@@ -657,7 +693,7 @@ Deno.test({
             [],
             `${upgradeFailures.length} of ${upgradeRequests} requests through the endpoint failed` +
               `; the load balancer's log of them and of its servers' states:\n${
-                slowRequestsAndStates(await ha!.lb.log(), worker.ip)
+                slowRequestsAndStates(await lb.log(), worker.ip)
               }`,
           );
           assert.ok(upgradeRequests > 100, `only ${upgradeRequests} requests`);
@@ -803,12 +839,10 @@ Deno.test({
                 .map((f) => cp.path(`/etc/kubernetes/${f}`)),
               `${pki}/ca.crt`,
             );
-            for (const c of CONTROL_PLANE_PODS) await restartStaticPod(cp, c);
-            await waitFor(
-              `${cp.name}'s API server ready`,
-              async () => await readyz(cp) === "ok",
-              180_000,
-            );
+            // inMaintenance waits for the API server to be ready again.
+            await inMaintenance(lb, cp, async () => {
+              for (const c of CONTROL_PLANE_PODS) await restartStaticPod(cp, c);
+            });
             await assertStaticPodsMirrored(cp1, cp);
             // kubectl works with the renewed admin.conf, through the endpoint.
             ok(await cp.kubectl(["get", "nodes"]), `kubectl with ${cp.name}'s renewed admin.conf`);
@@ -818,6 +852,8 @@ Deno.test({
       const renewS = (performance.now() - renewStarted) / 1000;
 
       await t.step("reset of cp3 removes its etcd member; the cluster stays healthy", async () => {
+        // Out of the load balancer first, for good.
+        await lb.drain(cp3);
         const r = await cp3.kubeadm(["reset", "--force"]);
         ok(r, "reset (cp3)");
         assert.deepEqual(

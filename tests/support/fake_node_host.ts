@@ -161,6 +161,15 @@ export class FakeNodeHost implements NodeHost {
   /** Failures of {@link moveFile} by source path → error text. */
   readonly moveErrors = new Map<string, string>();
 
+  /** Symlinks made by {@link symlink}: path → target. */
+  readonly symlinks = new Map<string, string>();
+
+  symlink(target: string, path: string): Promise<void> {
+    this.actions.push(`link ${path} ${target}`);
+    this.symlinks.set(path, target);
+    return Promise.resolve();
+  }
+
   moveFile(from: string, to: string): Promise<void> {
     this.actions.push(`move ${from} ${to}`);
     const err = this.moveErrors.get(from);

@@ -13,10 +13,12 @@ import {
   controlPlaneJoinArgs,
   createClusterNode,
   initForJoin,
+  readyz,
   uploadCerts,
   waitNodeReady,
   workerJoinArgs,
 } from "./cluster.ts";
+import { waitFor } from "./commands.ts";
 import { type LoadBalancer, startLoadBalancer } from "./load_balancer.ts";
 
 /** A running HA cluster. */
@@ -76,5 +78,27 @@ export async function createHaCluster(version: string): Promise<HaCluster> {
   } catch (e) {
     await stop();
     throw e;
+  }
+}
+
+/**
+ * Runs `fn`, maintenance that restarts control plane `cp`'s static Pods (an upgrade, a kubelet
+ * swap, renewed certificates), with `cp` out of the load balancer's rotation, as an admin does:
+ * an API server holds the requests it was sent while its local etcd member restarts (kubeadm's
+ * upgrade documentation, "Considerations when upgrading etcd"), and the balancer's checks only
+ * notice after the member has gone. Back in once `fn` is done and `cp`'s API server is ready.
+ */
+export async function inMaintenance<T>(
+  lb: LoadBalancer,
+  cp: ClusterNode,
+  fn: () => Promise<T>,
+): Promise<T> {
+  await lb.drain(cp);
+  try {
+    const out = await fn();
+    await waitFor(`${cp.name}'s API server ready`, async () => await readyz(cp) === "ok", 180_000);
+    return out;
+  } finally {
+    await lb.undrain(cp);
   }
 }

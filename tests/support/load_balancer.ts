@@ -5,6 +5,9 @@
  * kube-apiservers, as kubeadm's HA documentation sets one up: a server is taken in only while
  * its `/readyz` answers 200 (an HTTPS check every second, out after two failures, in after two
  * successes), and a connection refused by a server that just went away is retried on another.
+ * An admin takes a control plane out of rotation for its maintenance ({@link LoadBalancer.drain}):
+ * a check only notices a server after it fails, and an API server whose local etcd member
+ * restarts holds the requests it was sent until its member is back.
  *
  * Every node reaches the balancer at the host's end of its own link (each node's
  * `hostAddress`), so the endpoint is a DNS name, {@link LB_NAME}, which each node's `/etc/hosts`
@@ -27,6 +30,13 @@ export interface LoadBalancer {
   addClient(node: ClusterNode): Promise<void>;
   /** HAProxy's log so far (its start-up and server state changes). */
   log(): Promise<string>;
+  /**
+   * Takes `node`'s API server out of rotation (HAProxy's `drain`: no new connection goes to it,
+   * those open go on) until {@link LoadBalancer.undrain}.
+   */
+  drain(node: ClusterNode): Promise<void>;
+  /** Puts `node`'s API server back in rotation (in once its checks pass, as before). */
+  undrain(node: ClusterNode): Promise<void>;
   /** Stops HAProxy and removes its directory. */
   close(): Promise<void>;
 }
@@ -43,10 +53,11 @@ function freePort(): number {
  * HAProxy's configuration: the frontend on `port` of every host address (nodes added later
  * reach it at their own link's end too), the API servers behind it.
  */
-function config(port: number, servers: ClusterNode[]): string {
+function config(dir: string, port: number, servers: ClusterNode[]): string {
   return [
     "global",
     "  maxconn 4096",
+    `  stats socket ${dir}/admin.sock mode 600 level admin`,
     "  log stdout format short local0 info",
     "defaults",
     "  mode tcp",
@@ -73,6 +84,21 @@ function config(port: number, servers: ClusterNode[]): string {
   ].join("\n");
 }
 
+/** Runs one command of HAProxy's runtime API on its socket; returns the answer. */
+async function runtimeCommand(socket: string, command: string): Promise<string> {
+  const conn = await Deno.connect({ transport: "unix", path: socket });
+  await conn.write(new TextEncoder().encode(`${command}\n`));
+  // HAProxy answers and closes (not in interactive mode); reading to the end closes ours.
+  return await new Response(conn.readable).text();
+}
+
+/** Sets a backend server's administrative state; fails on any answer but HAProxy's empty one. */
+async function setServerState(dir: string, node: ClusterNode, state: "drain" | "ready") {
+  const command = `set server control-planes/${node.name} state ${state}`;
+  const answer = (await runtimeCommand(`${dir}/admin.sock`, command)).trim();
+  if (answer !== "") throw new Error(`haproxy: ${command}: ${answer}`);
+}
+
 /**
  * Starts HAProxy in front of `servers`' API servers (port 6443), listening on the host; maps the
  * endpoint's name on `clients` to the host's end of their links.
@@ -83,7 +109,7 @@ export async function startLoadBalancer(
 ): Promise<LoadBalancer> {
   const dir = await Deno.makeTempDir({ prefix: "kts-haproxy-" });
   const port = freePort();
-  await Deno.writeTextFile(`${dir}/haproxy.cfg`, config(port, servers));
+  await Deno.writeTextFile(`${dir}/haproxy.cfg`, config(dir, port, servers));
   const logFile = await Deno.open(`${dir}/haproxy.log`, { write: true, create: true });
   const child = new Deno.Command("haproxy", {
     // -db: foreground, no daemon; -W: master-worker (a SIGTERM stops the worker too).
@@ -128,6 +154,8 @@ export async function startLoadBalancer(
       if (r.code !== 0) throw new Error(`${node.name}: /etc/hosts: ${r.stderr}`);
     },
     log,
+    drain: (node) => setServerState(dir, node, "drain"),
+    undrain: (node) => setServerState(dir, node, "ready"),
     close,
   };
   try {

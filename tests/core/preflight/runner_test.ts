@@ -173,3 +173,55 @@ Deno.test("kubeadm's own files in place: the hint advises kubeadm reset", async 
     return true;
   });
 });
+
+Deno.test("checks run at once and report in order", async () => {
+  // Alpha finishes only once Gamma has started: one after another, this run would never end.
+  let gammaStarted!: () => void;
+  const gamma = new Promise<void>((r) => gammaStarted = r);
+  const waiting = (name: string, wait?: Promise<void>): Check => ({
+    name,
+    severity: "warning",
+    run: async () => {
+      if (name === "Gamma") gammaStarted();
+      await wait;
+      return { warnings: [`${name} found something`], errors: [] };
+    },
+  });
+  const out = new CapturePrinter();
+  const run = new PreflightRun(new FakeMachine(), { command: "init", out });
+  await run.run([waiting("Alpha", gamma), waiting("Beta"), waiting("Gamma")]);
+  assert.deepEqual(out.stderr, [
+    "\t[WARNING Alpha]: Alpha found something",
+    "\t[WARNING Beta]: Beta found something",
+    "\t[WARNING Gamma]: Gamma found something",
+  ]);
+});
+
+Deno.test("with a verbose log the checks run one after another, each line logged as it happens", async () => {
+  const all: string[] = [];
+  const logging = (name: string): Check => ({
+    name,
+    severity: "warning",
+    run: async (_host, log) => {
+      log?.(1, "checks.ts", `${name} starts`);
+      await new Promise((r) => setTimeout(r, 1));
+      log?.(1, "checks.ts", `${name} ends`);
+      return { warnings: [`${name} found something`], errors: [] };
+    },
+  });
+  const out = {
+    info: (l: string) => all.push(l),
+    warn: (l: string) => all.push(`E: ${l}`),
+    log: (_level: number, _source: string, message: string) => all.push(`log: ${message}`),
+  };
+  const run = new PreflightRun(new FakeMachine(), { command: "init", out });
+  await run.run([logging("Alpha"), logging("Beta")]);
+  assert.deepEqual(all, [
+    "log: Alpha starts",
+    "log: Alpha ends",
+    "E: \t[WARNING Alpha]: Alpha found something",
+    "log: Beta starts",
+    "log: Beta ends",
+    "E: \t[WARNING Beta]: Beta found something",
+  ]);
+});

@@ -1,0 +1,207 @@
+/**
+ * What `trust`, `reissue` and `finish` share on a control-plane node: write a stage's CA files
+ * and the kubeconfig files' trust, restart the components reading them one at a time
+ * (`controlplane/restart.ts`: waited for, rolled back when one does not come back), point the
+ * controller-manager's signer where the stage wants it, and publish the stage's trust in
+ * cluster-info.
+ *
+ * @module
+ */
+import type { Pod } from "kubernetes-types/core/v1.d.ts";
+import { Component, KubeconfigFile } from "../../constants.ts";
+import { KubeadmError } from "../../errors.ts";
+import type { PlannedFile } from "../../ports/files.ts";
+import type { Certificate } from "../../pki/cert.ts";
+import { utf8 } from "../../text/utf8.ts";
+import {
+  planRestarts,
+  renewAndRestart,
+  type RenewedFiles,
+  restartPlanLines,
+} from "../../controlplane/restart.ts";
+import { renewTargets } from "../../certs/renew_targets.ts";
+import {
+  CONTROL_PLANE_ANNOTATION,
+  kubeconfigWithTrust,
+  NEW_CA,
+  OLD_CA,
+} from "../../certs/ca_rotation.ts";
+import {
+  annotateNode,
+  CONTROL_PLANE_SELECTOR,
+  nodesNotYet,
+  publishClusterInfoTrust,
+} from "../../certs/ca_rotation_cluster.ts";
+import type { RotateCaData } from "./data.ts";
+
+/** The controller-manager's flag naming the certificate its signer uses. */
+const SIGNING_CERT_FLAG = "--cluster-signing-cert-file";
+
+/** The kubeconfig files of a control plane whose trust a stage sets (kubelet.conf: `node`). */
+const TRUSTING_KUBECONFIGS = [
+  KubeconfigFile.admin,
+  KubeconfigFile.superAdmin,
+  KubeconfigFile.controllerManager,
+  KubeconfigFile.scheduler,
+];
+
+/** What a stage writes on a control plane. */
+export interface StageWrite {
+  /** The trust of the stage (ca.crt, kubeconfigs, cluster-info), signing CA first. */
+  bundle: Certificate[];
+  /** The CA files (`ca.crt`, `ca.key`, `signer.crt`), read by kube-apiserver and the controller-manager. */
+  caFiles: PlannedFile[];
+  /** The certificate the controller-manager signs with (a node path). */
+  signerPath: string;
+  /** Leaves and kubeconfigs re-issued by the stage, by target name (`reissue`). */
+  renewed?: RenewedFiles[];
+}
+
+/** The controller-manager manifest with its signer pointed at `path`. */
+export function withSigningCert(manifest: Pod, path: string): Pod {
+  const c = manifest.spec?.containers?.[0];
+  if (!c?.command) {
+    throw new KubeadmError(
+      "the kube-controller-manager manifest has no command to set its signer in",
+    );
+  }
+  const flag = `${SIGNING_CERT_FLAG}=${path}`;
+  const i = c.command.findIndex((a) => a.startsWith(`${SIGNING_CERT_FLAG}=`));
+  if (i >= 0) c.command[i] = flag;
+  else c.command.push(flag);
+  return manifest;
+}
+
+/** The kubeconfig files with the stage's trust, as renewed files (re-issued ones included). */
+async function kubeconfigFiles(data: RotateCaData, stage: StageWrite): Promise<RenewedFiles[]> {
+  const readers = new Map(renewTargets().map((t) => [t.name, t.readers]));
+  const out: RenewedFiles[] = [];
+  for (const name of TRUSTING_KUBECONFIGS) {
+    const path = `${data.kubernetesDir}/${name}`;
+    const reissued = stage.renewed?.find((r) => r.name === name);
+    const text = reissued
+      ? String(reissued.files[0].data)
+      : utf8((await data.pki.files.read(path)) ?? new Uint8Array());
+    if (!reissued && text === "") continue; // super-admin.conf exists on the first control plane only
+    const next = kubeconfigWithTrust(text, stage.bundle, path) ?? (reissued ? text : undefined);
+    if (next === undefined) continue;
+    out.push({
+      name,
+      files: [{
+        path,
+        data: next,
+        mode: 0o600,
+        kind: "kubeconfig",
+        keepExistingMode: true,
+      }],
+      readers: readers.get(name) ?? [],
+    });
+  }
+  return out;
+}
+
+/**
+ * Writes a stage on this control plane and restarts what reads it (see the module
+ * documentation); in a dry run prints the files and the restarts instead.
+ */
+export async function applyStage(data: RotateCaData, stage: StageWrite): Promise<void> {
+  const renewed: RenewedFiles[] = [
+    {
+      name: "ca",
+      files: stage.caFiles,
+      readers: [Component.apiServer, Component.controllerManager],
+    },
+    ...(stage.renewed ?? []).filter((r) => !TRUSTING_KUBECONFIGS.includes(r.name as never)),
+    ...await kubeconfigFiles(data, stage),
+  ];
+  const plan = planRestarts(renewed);
+  const cm = plan.steps.find((s) => s.component === Component.controllerManager);
+  if (cm) cm.editManifest = (pod) => withSigningCert(pod, stage.signerPath);
+  if (data.dryRun) {
+    for (const f of [...plan.unread, ...plan.steps.flatMap((s) => s.files)]) {
+      data.out.info(`[dryrun] Would write ${f.path}`);
+    }
+    data.out.info(`[dryrun] Would point ${SIGNING_CERT_FLAG} at ${stage.signerPath}`);
+    for (const line of restartPlanLines(plan, data.kubernetesDir)) data.out.info(line);
+    data.out.info(
+      `[dryrun] Would publish ${stage.bundle.length} CA certificate(s) in kube-public/cluster-info`,
+    );
+    return;
+  }
+  const opened = await data.controlPlane();
+  try {
+    await renewAndRestart(opened.value, plan);
+    if (await publishClusterInfoTrust(opened.value.client, stage.bundle)) {
+      data.out.info(
+        `[rotate-ca] cluster-info publishes ${stage.bundle.length} CA certificate(s), the signing one first`,
+      );
+    }
+  } finally {
+    opened.close();
+  }
+}
+
+/** The rotation folder's CA pairs, loaded (their key checked). */
+export async function rotationCAs(data: RotateCaData) {
+  return {
+    oldCA: await data.pki.loadCA(OLD_CA),
+    newCA: await data.pki.loadCA(NEW_CA),
+  };
+}
+
+/** What every Node (or every control plane) must record before a phase goes on. */
+export interface NodeRequirement {
+  annotation: string;
+  ok: (value: string) => boolean;
+  /** What they have not done yet, for the message. */
+  what: string;
+  /** The phase to run on them. */
+  run: string;
+  /** Control planes only. */
+  controlPlanes?: boolean;
+}
+
+/** Refuses to go on while a Node does not record what `required` asks, naming the Nodes. */
+export async function requireEveryNode(
+  data: RotateCaData,
+  ...required: NodeRequirement[]
+): Promise<void> {
+  const opened = await data.controlPlane();
+  try {
+    for (const r of required) {
+      const missing = await nodesNotYet(
+        opened.value.client,
+        (a) => r.ok(a[r.annotation] ?? ""),
+        r.controlPlanes ? CONTROL_PLANE_SELECTOR : undefined,
+      );
+      if (missing.length === 0) continue;
+      throw new KubeadmError(
+        `Node ${missing.join(", ")} ${missing.length > 1 ? "do" : "does"} not ${r.what} yet`,
+        {
+          field: r.annotation,
+          hint: `run "kubeadm certs rotate-ca phase ${r.run}" on ${
+            missing.join(", ")
+          }, then run this again; nothing was written`,
+        },
+      );
+    }
+  } finally {
+    opened.close();
+  }
+}
+
+/** Records on this control plane's Node that `phase` completed for the rotation to `pin`. */
+export async function recordControlPlane(
+  data: RotateCaData,
+  phase: "trust" | "reissue",
+  pin: string,
+): Promise<void> {
+  const opened = await data.controlPlane();
+  try {
+    await annotateNode(opened.value.client, data.nodeName, {
+      [CONTROL_PLANE_ANNOTATION]: `${phase}:${pin}`,
+    });
+  } finally {
+    opened.close();
+  }
+}
