@@ -400,12 +400,18 @@ Deno.test({
           return fingerprints(cm.data["ca.crt"]).join() === only.join();
         }, 120_000);
         await assert.rejects(Deno.lstat(cp1.path("/etc/kubernetes/pki/ca-rotation")));
+        // OpenSSL prints the verification result once per session it reads (TLS 1.3 session
+        // tickets make that one or two): every one must be 0.
         const served = await cp1.exec([
           "sh",
           "-c",
-          `openssl s_client -connect ${cp1.ip}:6443 -CAfile /etc/kubernetes/pki/ca.crt -verify_return_error </dev/null 2>&1 | grep -c "Verify return code: 0"`,
+          `openssl s_client -connect ${cp1.ip}:6443 -CAfile /etc/kubernetes/pki/ca.crt -verify_return_error </dev/null 2>&1 | grep "Verify return code:"`,
         ]);
-        assert.equal(served.stdout.trim(), "1", served.stdout);
+        const codes = served.stdout.trim().split("\n");
+        assert.ok(codes.length >= 1, served.stdout);
+        for (const line of codes) {
+          assert.match(line, /^\s*Verify return code: 0 \(ok\)$/, served.stdout);
+        }
         await assertPodAccess(cp1, worker, "after finish");
       });
 
