@@ -1,15 +1,20 @@
 // The whole rotation on a control plane in memory: the PKI `init` writes, a fake kubelet that
-// turns manifest writes into Ready mirror Pods (and, for the controller-manager, publishes
-// kube-root-ca.crt from ca.crt and signs kubelet CSRs with the certificate its manifest names
-// and ca.key), the fake API server, and a worker whose Node annotations say how far it got.
+// turns manifest writes into Ready mirror Pods (the API server adds ca.crt and
+// front-proxy-ca.crt to extension-apiserver-authentication as its controller does, never
+// removing a CA; the controller-manager publishes kube-root-ca.crt from ca.crt and signs kubelet
+// CSRs with the certificate its manifest names and ca.key), the fake API server, and a worker
+// whose Node annotations say how far it got.
 import assert from "node:assert/strict";
 import type { ConfigMap, Node, Pod } from "kubernetes-types/core/v1.d.ts";
 import { runRotateCa } from "../../../../core/phases/rotate_ca/workflow.ts";
 import type { RotateCaData } from "../../../../core/phases/rotate_ca/data.ts";
 import {
   CLIENT_CA_ANNOTATION,
-  CONTROL_PLANE_ANNOTATION,
+  CLUSTER_CA,
+  controlPlaneAnnotation,
+  FRONT_PROXY_CA,
   kubeconfigTrust,
+  type RotatedCA,
   rotationState,
   TRUST_ANNOTATION,
 } from "../../../../core/certs/ca_rotation.ts";
@@ -23,6 +28,7 @@ import {
   checkSignatureFrom,
   createSignedCert,
   encodeCertificatePEM,
+  keyMatchesCertificate,
   parseCertificatesPEM,
 } from "../../../../core/pki/cert.ts";
 import {
@@ -38,14 +44,14 @@ import { parseKubeYamlOne } from "../../../../core/yaml/kube_yaml.ts";
 import { parseKubeconfig, serializeKubeconfig } from "../../../../core/kubeconfig/kubeconfig.ts";
 import { webCryptoPort } from "../../../../adapters/crypto/webcrypto.ts";
 import { pkiFixture } from "../../../support/pki_fixture.ts";
-import { fakeApiClient } from "../../../support/fake_kube_api.ts";
+import { fakeApiClient, type FakeKubeApi } from "../../../support/fake_kube_api.ts";
 import {
   clusterInfoConfigMap,
   CONTROL_PLANE_KUBECONFIGS,
   nodeAuthorizer,
   signKubeletCSRs,
 } from "../../../support/ca_rotation.ts";
-import { MemoryNodeOps } from "../../../support/memory_fs.ts";
+import { type MemoryFileSystem, MemoryNodeOps } from "../../../support/memory_fs.ts";
 import { FakeNodeHost } from "../../../support/fake_node_host.ts";
 import { RecordingPrinter } from "../../../support/recording_printer.ts";
 import { seededRandom } from "../../../support/fixed_random.ts";
@@ -85,7 +91,33 @@ function readyNode(name: string): Node {
   };
 }
 
-async function controlPlane() {
+/**
+ * What the API server's cluster-authentication-trust controller does on start: adds the CAs of
+ * its files to extension-apiserver-authentication's, the ConfigMap's first, without duplicates.
+ */
+function publishAuthentication(api: FakeKubeApi, fs: MemoryFileSystem): void {
+  const existing = api.get<ConfigMap>("ConfigMap", "kube-system", AUTHENTICATION);
+  const data: Record<string, string> = { ...existing?.data };
+  for (
+    const [key, file] of [["client-ca-file", "ca.crt"], [FRONT_PROXY_KEY, "front-proxy-ca.crt"]]
+  ) {
+    const certs = [data[key], fs.text(`${PKI}/${file}`)!].filter((t) => t).flatMap((t) =>
+      parseCertificatesPEM(t!).map((c) => encodeCertificatePEM(c))
+    );
+    data[key] = [...new Set(certs)].join("");
+  }
+  api.put({
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { namespace: "kube-system", name: AUTHENTICATION },
+    data,
+  } as ConfigMap);
+}
+
+const AUTHENTICATION = "extension-apiserver-authentication";
+const FRONT_PROXY_KEY = "requestheader-client-ca-file";
+
+async function controlPlane(rotated: RotatedCA = CLUSTER_CA) {
   const { files: fs, cfg } = await pkiFixture();
   fs.put(
     `${MANIFESTS}/kube-apiserver.yaml`,
@@ -139,6 +171,7 @@ async function controlPlane() {
     if (!m) return;
     const pod = parseKubeYamlOne(fs.text(path)!) as Pod;
     if (pod.metadata?.annotations?.[RESTARTED_AT_ANNOTATION]) events.push(`restart ${m[1]}`);
+    if (m[1] === "kube-apiserver") publishAuthentication(api, fs);
     api.put({
       ...pod,
       metadata: { ...pod.metadata, name: `${m[1]}-${NODE}` },
@@ -224,6 +257,7 @@ async function controlPlane() {
   };
   const data: RotateCaData = {
     out,
+    ca: rotated,
     dryRun: false,
     cfg,
     pki: new PkiDirectory(files, PKI, webCryptoPort),
@@ -238,7 +272,7 @@ async function controlPlane() {
     timing: client.timing,
     timeoutMs: 60_000,
   };
-  return { fs, api, data, events, oldPem, kill };
+  return { fs, api, data, events, oldPem, kill, out };
 }
 
 const pem = (text: string) => encodeCertificatePEM(parseCertificatesPEM(text));
@@ -274,6 +308,7 @@ Deno.test("rotate-ca on a control plane: stops for the worker twice, resumes, en
     "restart kube-scheduler",
   ]);
   const cp1 = () => api.get<Node>("Node", undefined, NODE)!.metadata!.annotations!;
+  const CONTROL_PLANE_ANNOTATION = controlPlaneAnnotation(CLUSTER_CA);
   const oldPin = await certificatePin(parseCertificatesPEM(oldPem)[0], webCryptoPort);
   const newPin = await certificatePin(state.newCA!, webCryptoPort);
   assert.equal(cp1()[TRUST_ANNOTATION], `${oldPin},${newPin}`);
@@ -340,6 +375,13 @@ Deno.test("rotate-ca on a control plane: stops for the worker twice, resumes, en
     api.get<ConfigMap>("ConfigMap", "kube-system", "kube-root-ca.crt")!.data!["ca.crt"],
     only,
   );
+  // The API server only ever added the new CA to what aggregated API servers read: finish cut
+  // the old one out.
+  assert.equal(
+    api.get<ConfigMap>("ConfigMap", "kube-system", AUTHENTICATION)!.data!["client-ca-file"],
+    only,
+  );
+  assert.equal(cp1()[CONTROL_PLANE_ANNOTATION], `finish:${newPin}`);
   assert.equal((await rotationState(data.pki)).stage, "none");
 });
 
@@ -402,5 +444,128 @@ Deno.test("rotate-ca killed after any write and run again ends trusting only the
       const cert = parseCertificatesPEM(h.fs.text(`${PKI}/${leaf}.crt`)!)[0];
       assert.ok(await checkSignatureFrom(cert, ca[0], webCryptoPort), `${k} ${leaf}`);
     }
+  }
+});
+
+/** What a front-proxy-ca rotation must leave as it is: the cluster CA's files and trust. */
+function clusterCaFiles(fs: MemoryFileSystem): string[] {
+  return [
+    `${PKI}/ca.crt`,
+    `${PKI}/ca.key`,
+    `${PKI}/apiserver.crt`,
+    CURRENT,
+    `${MANIFESTS}/kube-scheduler.yaml`,
+    ...CONTROL_PLANE_KUBECONFIGS.map((f) => `/etc/kubernetes/${f}`),
+  ].map((p) => `${p}\n${fs.text(p)}`);
+}
+
+/** The front-proxy CA the API server publishes for aggregated API servers, as PEM. */
+function publishedFrontProxy(api: FakeKubeApi): string {
+  return api.get<ConfigMap>("ConfigMap", "kube-system", AUTHENTICATION)!.data![FRONT_PROXY_KEY];
+}
+
+/** Checks the end of a front-proxy-ca rotation; returns the new CA. */
+async function assertFrontProxyRotated(
+  h: Awaited<ReturnType<typeof controlPlane>>,
+  oldFrontProxy: string,
+  why: string,
+) {
+  const certs = parseCertificatesPEM(h.fs.text(`${PKI}/front-proxy-ca.crt`)!);
+  assert.equal(certs.length, 1, `${why}: front-proxy-ca.crt holds one CA`);
+  const [ca] = certs;
+  assert.notEqual(encodeCertificatePEM(ca), pem(oldFrontProxy), `${why}: rotated`);
+  const key = await parsePrivateKeyPEM(h.fs.text(`${PKI}/front-proxy-ca.key`)!, webCryptoPort);
+  assert.ok(await keyMatchesCertificate(key, ca), `${why}: front-proxy-ca.key is its key`);
+  const client = parseCertificatesPEM(h.fs.text(`${PKI}/front-proxy-client.crt`)!)[0];
+  assert.ok(await checkSignatureFrom(client, ca, webCryptoPort), `${why}: front-proxy-client`);
+  assert.equal(publishedFrontProxy(h.api), encodeCertificatePEM(ca), `${why}: published alone`);
+  assert.equal(await h.fs.read(`${PKI}/front-proxy-ca-rotation/new-ca.key`), undefined, why);
+  assert.equal((await rotationState(h.data.pki, FRONT_PROXY_CA)).stage, "none", why);
+  return ca;
+}
+
+Deno.test("rotate-ca --ca front-proxy-ca phase by phase: each stage's files, restarts and published trust; each phase run again does nothing more", async () => {
+  const h = await controlPlane(FRONT_PROXY_CA);
+  const { fs, api, data, events } = h;
+  const oldFp = fs.text(`${PKI}/front-proxy-ca.crt`)!;
+  const clusterCA = clusterCaFiles(fs);
+  const cm = fs.text(`${MANIFESTS}/kube-controller-manager.yaml`);
+  assert.equal(publishedFrontProxy(api), pem(oldFp));
+  const phase = async (only: string) => {
+    events.length = 0;
+    await runRotateCa(data, { only });
+    return [...events];
+  };
+  const clientSignedBy = async (ca: string) =>
+    await checkSignatureFrom(
+      parseCertificatesPEM(fs.text(`${PKI}/front-proxy-client.crt`)!)[0],
+      parseCertificatesPEM(ca)[0],
+      webCryptoPort,
+    );
+  const both = ["restart kube-apiserver", "restart kube-controller-manager"];
+
+  assert.deepEqual(await phase("prepare"), []);
+  const state = await rotationState(data.pki, FRONT_PROXY_CA);
+  assert.equal(state.stage, "prepared");
+  const newFp = encodeCertificatePEM(state.newCA!);
+  assert.equal(state.newCA!.subject.commonName, "front-proxy-ca");
+  assert.equal(fs.files.get(`${PKI}/front-proxy-ca-rotation/new-ca.key`)?.mode, 0o600);
+  assert.deepEqual(await phase("prepare"), []);
+  assert.equal(encodeCertificatePEM((await rotationState(data.pki, FRONT_PROXY_CA)).newCA!), newFp);
+
+  // trust: both trusted, the old one still signs front-proxy-client.
+  assert.deepEqual(await phase("trust"), both);
+  assert.equal(fs.text(`${PKI}/front-proxy-ca.crt`), pem(oldFp + newFp));
+  assert.equal(publishedFrontProxy(api), pem(oldFp + newFp));
+  assert.ok(await clientSignedBy(oldFp));
+  assert.deepEqual(await phase("trust"), [], "trust: done already");
+  const pin = await certificatePin(state.newCA!, webCryptoPort);
+  const cp1 = () => api.get<Node>("Node", undefined, NODE)!.metadata!.annotations!;
+  assert.equal(cp1()[controlPlaneAnnotation(FRONT_PROXY_CA)], `trust:${pin}`);
+
+  // reissue: the new CA signs front-proxy-client (worker1 records nothing: not asked).
+  assert.deepEqual(await phase("reissue"), both);
+  assert.equal(fs.text(`${PKI}/front-proxy-ca.crt`), pem(newFp + oldFp));
+  assert.ok(await clientSignedBy(newFp));
+  assert.deepEqual(await phase("reissue"), [], "reissue: done already");
+
+  // finish: the new CA alone, also in what the API server publishes.
+  assert.deepEqual(await phase("finish"), both);
+  await assertFrontProxyRotated(h, oldFp, "finish");
+  assert.equal(cp1()[controlPlaneAnnotation(FRONT_PROXY_CA)], `finish:${pin}`);
+  assert.deepEqual(await phase("finish"), [], "finish: nothing at stage none");
+
+  assert.deepEqual(clusterCaFiles(fs), clusterCA, "the cluster CA's files are as they were");
+  assert.equal(
+    fs.text(`${MANIFESTS}/kube-controller-manager.yaml`)?.includes(
+      `${SIGNING_FLAG}${PKI}/ca.crt`,
+    ),
+    true,
+  );
+  assert.equal(cm?.includes(`${SIGNING_FLAG}${PKI}/ca.crt`), true);
+  const worker = api.get<Node>("Node", undefined, "worker1")!;
+  assert.equal(worker.metadata?.annotations, undefined, "no node took part");
+  assert.ok(
+    h.out.lines.some((l) => /requestheader-client-ca-file carries both CAs/.test(l)),
+    h.out.lines.join("\n"),
+  );
+});
+
+Deno.test("rotate-ca --ca front-proxy-ca killed after any write and run again ends with the new CA alone", async () => {
+  const clean = await controlPlane(FRONT_PROXY_CA);
+  const oldFp = clean.fs.text(`${PKI}/front-proxy-ca.crt`)!;
+  await runRotateCa(clean.data);
+  await assertFrontProxyRotated(clean, oldFp, "whole run");
+  const total = clean.kill.writes;
+  assert.ok(total > 8, `${total} writes`);
+  for (let k = 0; k < total; k++) {
+    const h = await controlPlane(FRONT_PROXY_CA);
+    const clusterCA = clusterCaFiles(h.fs);
+    h.kill.after = k;
+    await assert.rejects(runRotateCa(h.data), /killed/, `killed after ${k} writes`);
+    h.kill.after = Infinity;
+    await runRotateCa(h.data);
+    await assertFrontProxyRotated(h, oldFp, `killed after ${k} writes`);
+    assert.deepEqual(clusterCaFiles(h.fs), clusterCA, `killed after ${k} writes: cluster CA`);
   }
 });
