@@ -1,6 +1,6 @@
 /**
  * A CA's rotation as data: `planCaRotation` reports, from a control-plane node's files given as
- * data, where a rotation of the cluster CA or the front-proxy CA stands (`none` when none runs)
+ * data, where a rotation of the cluster, front-proxy or etcd CA stands (`none` when none runs)
  * and every step of `kubeadm certs rotate-ca` with the one to run next. It reads the stage with
  * the command's own code (`core/certs/ca_rotation.ts`).
  *
@@ -28,8 +28,8 @@ export interface CaRotationOptions extends Pick<PlanRunOptions, "crypto"> {
   /** The cluster's ClusterConfiguration (its `certificatesDir`). Default: kubeadm's defaults. */
   config?: string;
   /**
-   * The CA to rotate (`--ca`): `ca` (default) or `front-proxy-ca`; `etcd-ca` is refused for now
-   * (a `KubeadmError` naming `--ca`, as is an unknown name).
+   * The CA to rotate (`--ca`): `ca` (default), `front-proxy-ca` or `etcd-ca`; another name is
+   * refused (a `KubeadmError` naming `--ca`).
    */
   ca?: string;
 }

@@ -15,7 +15,7 @@ const FLAGS: readonly FlagName[] = ["ca", "ca-cert", "ca-key", "cert-dir", "dry-
 const NODE_FLAGS: readonly FlagName[] = ["ca", "cert-dir", "dry-run", "kubeconfig"];
 
 const LONG =
-  `Rotate a certificate authority of the cluster (beyond upstream, which documents this as a manual procedure): the cluster CA ("ca", the default) or, with --ca front-proxy-ca, the front-proxy CA. "etcd-ca" is refused by this version.
+  `Rotate a certificate authority of the cluster (beyond upstream, which documents this as a manual procedure): the cluster CA ("ca", the default) or, with --ca front-proxy-ca or --ca etcd-ca, the front-proxy CA or a stacked etcd's CA.
 
 The rotation goes through stages; each phase does one, reads from the files how far the rotation got, and does nothing twice, so running the command again resumes an interrupted rotation:
 
@@ -29,7 +29,7 @@ The rotation goes through stages; each phase does one, reads from the files how 
 
 "kubeadm certs rotate-ca" runs 1, 2, 4 and 6 with this node's part of 3, 5 and 7, and stops, saying what to run where, when another node has not caught up.
 
-With --ca front-proxy-ca the same control-plane phases rotate front-proxy-ca.crt/.key (in <certificatesDir>/front-proxy-ca-rotation) and re-issue front-proxy-client; only kube-apiserver and kube-controller-manager read it (the API server publishes it in kube-system/extension-apiserver-authentication for aggregated API servers), so there is no node step: "phase node --ca front-proxy-ca" says so and does nothing.`;
+With --ca front-proxy-ca the same control-plane phases rotate front-proxy-ca.crt/.key (in <certificatesDir>/front-proxy-ca-rotation) and re-issue front-proxy-client; only kube-apiserver and kube-controller-manager read it (the API server publishes it in kube-system/extension-apiserver-authentication for aggregated API servers), so there is no node step: "phase node --ca front-proxy-ca" says so and does nothing. With --ca etcd-ca likewise for etcd/ca.crt/.key (in <certificatesDir>/etcd-ca-rotation): etcd and kube-apiserver read it; etcd's server, peer and healthcheck-client certificates and apiserver-etcd-client are re-issued; etcd restarts last, only while its other members keep quorum.`;
 
 async function run(cmd: Command, only?: string): Promise<void> {
   const flags = flagValues(cmd);
@@ -53,7 +53,7 @@ export function registerRotateCa(certs: Command): void {
   const rotate = addFlags(
     certs.command("rotate-ca")
       .summary(
-        "Rotate the cluster CA or the front-proxy CA, resuming an interrupted rotation (beyond upstream)",
+        "Rotate the cluster, front-proxy or etcd CA, resuming an interrupted rotation (beyond upstream)",
       )
       .description(LONG),
     FLAGS,

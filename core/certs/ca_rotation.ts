@@ -28,7 +28,11 @@
  * it (kube-apiserver's and the controller-manager's `--requestheader-client-ca-file`, published
  * by the API server in `kube-system/extension-apiserver-authentication` for aggregated API
  * servers) and only kubeadm signs with it (`front-proxy-client`), so it has no signer file, no
- * kubeconfig and nothing for the nodes to do. `etcd-ca` is refused by name for now.
+ * kubeconfig and nothing for the nodes to do. The etcd CA (`etcd-ca`, stacked etcd) likewise, in
+ * `etcd-ca-rotation/` with `etcd/ca.crt`/`.key`: etcd (`--trusted-ca-file`,
+ * `--peer-trusted-ca-file`) and kube-apiserver (`--etcd-cafile`) read it, and the leaves it
+ * signs are etcd's server, peer and healthcheck-client certificates and
+ * `apiserver-etcd-client`; etcd restarts last, with the quorum checks of every restart.
  *
  * @module
  */
@@ -55,11 +59,12 @@ import {
   serializeKubeconfig,
 } from "../kubeconfig/kubeconfig.ts";
 import { type CertAndKey, KEY_FILE_MODE, type PkiDirectory } from "./pki_dir.ts";
+import { renewTargets } from "./renew_targets.ts";
 
 /** A CA `certs rotate-ca --ca` names: its files, its rotation folder, who reads it. */
 export interface RotatedCA {
-  /** The `--ca` value and certificate name (`ca`, `front-proxy-ca`). */
-  name: "ca" | "front-proxy-ca";
+  /** The `--ca` value and certificate name (`ca`, `front-proxy-ca`, `etcd-ca`). */
+  name: "ca" | "front-proxy-ca" | "etcd-ca";
   /** Base name of its files in the certificates directory. */
   baseName: string;
   /** The folder of `certificatesDir` the rotation keeps its CAs in while it runs. */
@@ -68,9 +73,10 @@ export interface RotatedCA {
   readers: readonly string[];
   /**
    * The key of `kube-system/extension-apiserver-authentication` under which the API server
-   * publishes the CA it reads (adding to what the ConfigMap holds, never removing).
+   * publishes the CA it reads (adding to what the ConfigMap holds, never removing); none for a
+   * CA only the control plane's own components use.
    */
-  published: "client-ca-file" | "requestheader-client-ca-file";
+  published?: "client-ca-file" | "requestheader-client-ca-file";
   /**
    * Whether every node takes part (the cluster CA: kubelets, kubeconfigs, cluster-info, the
    * controller-manager's signer, every Pod's `kube-root-ca.crt`); else the control plane only.
@@ -98,11 +104,20 @@ export const FRONT_PROXY_CA: RotatedCA = {
   clusterWide: false,
 };
 
-/** The CAs `certs rotate-ca --ca` names: the rotated ones, and `null` for those refused. */
-const CAS: Record<string, RotatedCA | null> = {
+/** The etcd CA of a stacked etcd (a cluster with external etcd holds no key of it). */
+export const ETCD_CA: RotatedCA = {
+  name: "etcd-ca",
+  baseName: "etcd/ca",
+  dir: "etcd-ca-rotation",
+  readers: [Component.apiServer, Component.etcd],
+  clusterWide: false,
+};
+
+/** The CAs `certs rotate-ca --ca` names. */
+const CAS: Record<string, RotatedCA> = {
   "ca": CLUSTER_CA,
   "front-proxy-ca": FRONT_PROXY_CA,
-  "etcd-ca": null,
+  "etcd-ca": ETCD_CA,
 };
 
 /** The `--ca` flag naming `ca` in a command to run (` --ca front-proxy-ca`; none for `ca`). */
@@ -170,7 +185,7 @@ export interface RotationState {
   reissueDone: boolean;
 }
 
-/** The CA `--ca` names; refuses one this version does not rotate, before anything is read. */
+/** The CA `--ca` names; refuses an unknown one, before anything is read. */
 export function rotatedCA(name: string): RotatedCA {
   if (!Object.hasOwn(CAS, name)) {
     throw new KubeadmError(`--ca: unknown certificate authority "${name}"`, {
@@ -179,20 +194,7 @@ export function rotatedCA(name: string): RotatedCA {
       hint: `valid values: ${Object.keys(CAS).join(", ")}`,
     });
   }
-  const ca = CAS[name];
-  if (!ca) {
-    throw new KubeadmError(
-      `--ca: rotating the ${name} certificate authority is not supported yet`,
-      {
-        field: "--ca",
-        value: name,
-        hint: `this version rotates ${
-          Object.keys(CAS).filter((n) => CAS[n]).map((n) => `"${n}"`).join(" and ")
-        }`,
-      },
-    );
-  }
-  return ca;
+  return CAS[name];
 }
 
 function sameCert(a: Certificate, b: Certificate): boolean {
@@ -462,9 +464,14 @@ export function caRotationSteps(ca: RotatedCA = CLUSTER_CA): RotationStep[] {
   ];
 }
 
-/** The steps of a CA only the control plane reads (`front-proxy-ca`): no node takes part. */
+/** The steps of a CA only the control plane reads (`front-proxy-ca`, `etcd-ca`): no node takes part. */
 function controlPlaneRotationSteps(ca: RotatedCA): RotationStep[] {
   const crt = `${ca.baseName}.crt`;
+  const readers = ca.readers.join(" and ");
+  const leaves = renewTargets().filter((t) => t.caBaseName === ca.baseName).map((t) => t.name)
+    .join(", ");
+  const where = ca.published &&
+    `kube-system/extension-apiserver-authentication's ${ca.published} (what aggregated API servers verify the API server's proxied requests with)`;
   return [
     {
       phase: "prepare",
@@ -476,19 +483,25 @@ function controlPlaneRotationSteps(ca: RotatedCA): RotationStep[] {
       phase: "trust",
       on: "every control plane",
       does:
-        `make ${crt} trust old and new (old first, it still signs front-proxy-client); restart kube-apiserver and kube-controller-manager; wait for kube-system/extension-apiserver-authentication's ${ca.published} (what aggregated API servers verify the API server's proxied requests with) to carry both`,
+        `make ${crt} trust old and new (old first, it still signs ${leaves}); restart ${readers}${
+          where ? `; wait for ${where} to carry both` : ""
+        }`,
     },
     {
       phase: "reissue",
       on: "every control plane",
       does:
-        `once every control plane ran trust: sign with the new CA (${ca.baseName}.key, ${crt} new first), re-issue front-proxy-client with it, restart kube-apiserver and kube-controller-manager`,
+        `once every control plane ran trust: sign with the new CA (${ca.baseName}.key, ${crt} new first), re-issue ${leaves} with it, restart ${readers}`,
     },
     {
       phase: "finish",
       on: "every control plane",
       does:
-        `once every control plane ran reissue: trust only the new CA in ${crt}, restart kube-apiserver and kube-controller-manager; the last control plane sets ${ca.published} of extension-apiserver-authentication to the new CA alone (the API server only adds to it); delete the kubeadm-certs Secret (upload the certificates again for later joins), remove ${ca.dir}/ with the old key`,
+        `once every control plane ran reissue: trust only the new CA in ${crt}, restart ${readers}; ${
+          where
+            ? `the last control plane sets ${ca.published} of extension-apiserver-authentication to the new CA alone (the API server only adds to it); `
+            : ""
+        }delete the kubeadm-certs Secret (upload the certificates again for later joins), remove ${ca.dir}/ with the old key`,
     },
   ];
 }

@@ -1,6 +1,6 @@
 // `kubeadm certs rotate-ca` on the command line, on a node's files made by our init phases
 // (under --rootfs; admin.conf points nowhere, so any contact with a cluster fails): the
-// front-proxy CA's dry run, and bad input refused before any write, naming the flag.
+// front-proxy and etcd CAs' dry runs, and bad input refused before any write, naming the flag.
 import assert from "node:assert/strict";
 import { run, type RunResult } from "../support/commands.ts";
 import { listFiles, repoRoot } from "../support/repo.ts";
@@ -30,7 +30,7 @@ async function tree(root: string): Promise<Map<string, string>> {
   return out;
 }
 
-Deno.test("certs rotate-ca --ca front-proxy-ca: a dry run lists its steps and prepare's files; bad input is refused naming the flag; phase node has nothing to do", async () => {
+Deno.test("certs rotate-ca --ca front-proxy-ca|etcd-ca: a dry run lists its steps and prepare's files; bad input is refused naming the flag; phase node has nothing to do", async () => {
   const root = await Deno.makeTempDir({ prefix: "kts-cli-rotate-ca-" });
   const flags = await Deno.makeTempDir({ prefix: "kts-cli-rotate-ca-flags-" });
   try {
@@ -68,6 +68,18 @@ Deno.test("certs rotate-ca --ca front-proxy-ca: a dry run lists its steps and pr
     }
     assert.doesNotMatch(dry.stdout, /PRIVATE KEY/);
     assert.deepEqual(await tree(root), before);
+    const etcd = await kubeadm(root, ["certs", "rotate-ca", "--ca", "etcd-ca", "--dry-run"]);
+    assert.equal(etcd.code, 0, etcd.stderr);
+    assert.match(etcd.stdout, /\[dryrun\] Rotation stage: none \(etcd-ca\)/);
+    assert.match(
+      etcd.stdout,
+      /re-issue apiserver-etcd-client, etcd-healthcheck-client, etcd-peer, etcd-server/,
+    );
+    assert.ok(
+      etcd.stdout.includes("[dryrun] Would write /etc/kubernetes/pki/etcd-ca-rotation/new-ca.crt"),
+      etcd.stdout,
+    );
+    assert.deepEqual(await tree(root), before);
 
     // A new CA whose key is another's.
     const next = await testCA(21);
@@ -87,10 +99,6 @@ Deno.test("certs rotate-ca --ca front-proxy-ca: a dry run lists its steps and pr
         /the key of --ca-key does not match the certificate of --ca-cert/,
       ],
       [["--ca", "front-proxy-ca", "--ca-cert", `${flags}/new.crt`], /--ca-key is missing/],
-      [
-        ["--ca", "etcd-ca"],
-        /--ca: rotating the etcd-ca certificate authority is not supported yet/,
-      ],
       [["--ca", "front-proxy"], /--ca: unknown certificate authority "front-proxy"/],
       [["phase", "node", "--ca", "kubernetes"], /--ca: unknown certificate authority "kubernetes"/],
     ];

@@ -14,7 +14,9 @@
 // `phase node` has nothing to do): front-proxy-client verifies against the new CA alone,
 // extension-apiserver-authentication publishes the new CA alone (as it publishes the new
 // cluster CA alone), and the API server authenticates a proxied request (request headers) made
-// with the new front-proxy-client and refuses one made with the old.
+// with the new front-proxy-client and refuses one made with the old. Last `--ca etcd-ca`
+// rotates the etcd CA (etcd restarted last): its four leaves verify against the new CA alone
+// and the API server writes through etcd.
 import assert from "node:assert/strict";
 import {
   assertOk,
@@ -505,6 +507,41 @@ Deno.test({
           assert.equal(await proxiedRequest(cp1, current), 200);
           const refused = await proxiedRequest(cp1, oldFrontProxy);
           assert.ok([401, 403].includes(refused), `the old front-proxy-client: HTTP ${refused}`);
+        },
+      );
+
+      await t.step(
+        "etcd-ca: one run on the control plane; etcd and the API server on it",
+        async () => {
+          const oldEtcd = fingerprints(await pki("etcd/ca.crt"));
+          const r = await rotate(cp1, ["--ca", "etcd-ca"]);
+          assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+          const only = fingerprints(await pki("etcd/ca.crt"));
+          assert.equal(only.length, 1);
+          assert.notDeepEqual(only, oldEtcd);
+          const leaves = [
+            "etcd/server",
+            "etcd/peer",
+            "etcd/healthcheck-client",
+            "apiserver-etcd-client",
+          ];
+          const verify = await cp1.exec([
+            "openssl",
+            "verify",
+            "-CAfile",
+            "/etc/kubernetes/pki/etcd/ca.crt",
+            ...leaves.map((l) => `/etc/kubernetes/pki/${l}.crt`),
+          ]);
+          assert.equal(verify.code, 0, `${verify.stdout}\n${verify.stderr}`);
+          assert.equal(verify.stdout.trim().split("\n").filter((l) => / OK$/.test(l)).length, 4);
+          await assert.rejects(Deno.lstat(cp1.path("/etc/kubernetes/pki/etcd-ca-rotation")));
+          // The API server reads and writes through etcd with the new CA's certificates.
+          await assertOk(
+            cp1,
+            "a write through etcd",
+            await cp1.kubectl(["create", "configmap", "after-etcd-ca", "--from-literal=k=v"]),
+          );
+          await waitNodeReady(cp1, "worker1", 120_000);
         },
       );
 

@@ -41,7 +41,7 @@ Deno.test("planCaRotation(): no rotation, then one trusted by both, from the nod
   assert.equal(trusted.steps[trusted.next].phase, "trust");
 
   await assert.rejects(
-    planCaRotation({ files: [], ca: "etcd-ca" }),
+    planCaRotation({ files: [], ca: "etcd" }),
     (e) => e instanceof KubeadmError && e.field === "--ca",
   );
 });
@@ -86,7 +86,7 @@ Deno.test('planCaRotation({ ca: "front-proxy-ca" }): its own files and folder, i
   // The cluster CA's rotation is another one: none runs.
   assert.equal((await planCaRotation({ files: rotating })).stage, "none");
 
-  for (const name of ["etcd-ca", "front-proxy"]) {
+  for (const name of ["etcd", "front-proxy"]) {
     await assert.rejects(
       planCaRotation({ files: rotating, ca: name }),
       (e) => e instanceof KubeadmError && e.field === "--ca",

@@ -4,9 +4,9 @@
  * annotations), the old CA is trusted nowhere on this control plane: the CA's certificate file
  * (for the cluster CA also the kubeconfig files and cluster-info) holds the new CA alone, the
  * controller-manager signs with `ca.crt` again, the control plane restarts in order. The last
- * control plane to finish sets what the API servers publish in
- * `extension-apiserver-authentication` to the new CA alone (their controller only adds CAs to
- * it). The `kubeadm-certs` Secret (it holds the old CA, encrypted with a key kubeadm does not
+ * control plane to finish sets what the API servers publish of it in
+ * `extension-apiserver-authentication` (the cluster and front-proxy CAs) to the new CA alone
+ * (their controller only adds CAs to it). The `kubeadm-certs` Secret (it holds the old CA, encrypted with a key kubeadm does not
  * keep) is deleted, and the rotation folder with the old key removed. For the cluster CA this
  * node's kubelet drops the old CA too; the other nodes' do with `node`.
  *
@@ -69,25 +69,26 @@ export const finishPhase: Phase<RotateCaData> = {
       caFiles: [caBundleFile(pki, ca, bundle)],
       signerPath: ca.clusterWide ? pki.certPath(ca.baseName) : undefined,
     });
-    const published = authenticationTrust(ca.published);
+    const published = ca.published && authenticationTrust(ca.published);
     if (data.dryRun) {
-      out.info(
-        `[dryrun] Would set ${published.namespace}/${published.name}'s ${published.key} to the new CA alone (on the last control plane), delete the kubeadm-certs Secret and ${
-          pki.path(ca.dir)
-        }`,
-      );
+      if (published) {
+        out.info(
+          `[dryrun] Would set ${published.namespace}/${published.name}'s ${published.key} to the new CA alone (on the last control plane)`,
+        );
+      }
+      out.info(`[dryrun] Would delete the kubeadm-certs Secret and ${pki.path(ca.dir)}`);
       return;
     }
     const lagging = await recordControlPlane(data, "finish", newPin);
     const opened = await data.controlPlane();
     try {
-      if (lagging.length > 0) {
+      if (published && lagging.length > 0) {
         out.info(
           `[rotate-ca] Run "kubeadm certs rotate-ca phase finish${caFlag(ca)}" on ${
             lagging.join(", ")
           }: the last one removes the old CA from ${published.name}`,
         );
-      } else if (await setPublishedTrust(opened.value.client, published, bundle)) {
+      } else if (published && await setPublishedTrust(opened.value.client, published, bundle)) {
         out.info(
           `[rotate-ca] ${published.name}'s ${published.key} holds the new CA alone (the API server only adds to it)`,
         );

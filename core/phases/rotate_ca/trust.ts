@@ -5,9 +5,10 @@
  * publishes as every namespace's `kube-root-ca.crt`), the kubeconfig files, cluster-info; the
  * controller-manager's signer reads `ca-rotation/signer.crt` (it takes one certificate, never a
  * bundle); then kube-proxy and CoreDNS restart onto the new `kube-root-ca.crt`, and this node's
- * kubelet takes the new trust (`node`). For the front-proxy CA: `front-proxy-ca.crt`. Either way
- * the phase waits for the API server to publish both in `extension-apiserver-authentication`,
- * where aggregated API servers read them.
+ * kubelet takes the new trust (`node`). For the front-proxy CA `front-proxy-ca.crt`, for the
+ * etcd CA `etcd/ca.crt` (etcd restarted last). For the cluster and front-proxy CAs the phase
+ * waits for the API server to publish both in `extension-apiserver-authentication`, where
+ * aggregated API servers read them.
  *
  * @module
  */
@@ -66,16 +67,18 @@ export const trustPhase: Phase<RotateCaData> = {
     const opened = await data.controlPlane();
     try {
       const client = opened.value.client;
-      await waitForPublishedTrust(
-        client,
-        authenticationTrust(ca.published),
-        bundle,
-        data.timeoutMs,
-        "including",
-      );
-      out.info(
-        `[rotate-ca] extension-apiserver-authentication's ${ca.published} carries both CAs (aggregated API servers verify with it)`,
-      );
+      if (ca.published) {
+        await waitForPublishedTrust(
+          client,
+          authenticationTrust(ca.published),
+          bundle,
+          data.timeoutMs,
+          "including",
+        );
+        out.info(
+          `[rotate-ca] extension-apiserver-authentication's ${ca.published} carries both CAs (aggregated API servers verify with it)`,
+        );
+      }
       // The controller-manager that leads publishes kube-root-ca.crt: once every control
       // plane trusts both, whichever leads publishes both.
       if (ca.clusterWide && lagging.length > 0) {

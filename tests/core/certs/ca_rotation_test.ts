@@ -7,6 +7,7 @@ import {
   checkNewCA,
   CLUSTER_CA,
   doneMarker,
+  ETCD_CA,
   FRONT_PROXY_CA,
   kubeconfigTrust,
   kubeconfigWithTrust,
@@ -62,22 +63,19 @@ function assertKubeadmError(e: unknown, field: string, message: RegExp): true {
   return true;
 }
 
-Deno.test("rotatedCA() takes ca and front-proxy-ca; refuses an unknown CA and etcd-ca, naming --ca", () => {
+Deno.test("rotatedCA() takes ca, front-proxy-ca and etcd-ca; refuses an unknown CA, naming --ca", () => {
   assert.equal(rotatedCA("ca"), CLUSTER_CA);
   assert.equal(rotatedCA("front-proxy-ca"), FRONT_PROXY_CA);
-  for (const name of ["kubernetes", "toString", "front-proxy"]) {
+  assert.equal(rotatedCA("etcd-ca"), ETCD_CA);
+  for (const name of ["kubernetes", "toString", "front-proxy", "etcd/ca"]) {
     assert.throws(
       () => rotatedCA(name),
       (e) => assertKubeadmError(e, "--ca", new RegExp(`unknown certificate authority "${name}"`)),
     );
   }
-  assert.throws(
-    () => rotatedCA("etcd-ca"),
-    (e) => assertKubeadmError(e, "--ca", /rotating the etcd-ca .* not supported yet/),
-  );
 });
 
-for (const ca of [CLUSTER_CA, FRONT_PROXY_CA]) {
+for (const ca of [CLUSTER_CA, FRONT_PROXY_CA, ETCD_CA]) {
   Deno.test(`rotationState(${ca.name}) reads every stage back from ${ca.baseName}.crt and the markers`, async () => {
     const old = await testCA(1);
     const next = await testCA(2);
@@ -234,6 +232,18 @@ Deno.test("caRotationSteps(front-proxy-ca): the control plane's phases only, nam
     steps[3].does,
     /requestheader-client-ca-file of extension-apiserver-authentication to the new CA alone/,
   );
+});
+
+Deno.test("caRotationSteps(etcd-ca): the control plane's phases, etcd's leaves, no ConfigMap", () => {
+  const steps = caRotationSteps(ETCD_CA);
+  assert.deepEqual(steps.map((s) => s.phase), ["prepare", "trust", "reissue", "finish"]);
+  assert.match(steps[1].does, /etcd\/ca\.crt trust old and new/);
+  assert.match(steps[1].does, /restart kube-apiserver and etcd$/);
+  assert.match(
+    steps[2].does,
+    /re-issue apiserver-etcd-client, etcd-healthcheck-client, etcd-peer, etcd-server with it/,
+  );
+  assert.doesNotMatch(steps[3].does, /extension-apiserver-authentication/);
 });
 
 Deno.test("caRotationSteps(): prepare, trust, node, reissue, node, finish, node", () => {

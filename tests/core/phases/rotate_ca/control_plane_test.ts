@@ -12,6 +12,7 @@ import {
   CLIENT_CA_ANNOTATION,
   CLUSTER_CA,
   controlPlaneAnnotation,
+  ETCD_CA,
   FRONT_PROXY_CA,
   kubeconfigTrust,
   type RotatedCA,
@@ -139,6 +140,11 @@ async function controlPlane(rotated: RotatedCA = CLUSTER_CA) {
     manifest("kube-scheduler", 10259, ["kube-scheduler"]),
     0o600,
   );
+  fs.put(
+    `${MANIFESTS}/etcd.yaml`,
+    manifest("etcd", 2381, ["etcd", `--trusted-ca-file=${PKI}/etcd/ca.crt`]),
+    0o600,
+  );
   const oldPem = fs.text(`${PKI}/ca.crt`)!;
   // The kubelet's rotated client certificate, as after `init` (kubelet-finalize).
   const ca = {
@@ -186,7 +192,7 @@ async function controlPlane(rotated: RotatedCA = CLUSTER_CA) {
       } as ConfigMap);
     }
   };
-  for (const name of ["kube-apiserver", "kube-controller-manager", "kube-scheduler"]) {
+  for (const name of ["kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd"]) {
     kubelet(`${MANIFESTS}/${name}.yaml`);
   }
   /** The controller-manager's signer: the certificate its manifest names, and ca.key. */
@@ -447,7 +453,7 @@ Deno.test("rotate-ca killed after any write and run again ends trusting only the
   }
 });
 
-/** What a front-proxy-ca rotation must leave as it is: the cluster CA's files and trust. */
+/** What a front-proxy-ca or etcd-ca rotation must leave as it is: the cluster CA's files and trust. */
 function clusterCaFiles(fs: MemoryFileSystem): string[] {
   return [
     `${PKI}/ca.crt`,
@@ -459,113 +465,142 @@ function clusterCaFiles(fs: MemoryFileSystem): string[] {
   ].map((p) => `${p}\n${fs.text(p)}`);
 }
 
-/** The front-proxy CA the API server publishes for aggregated API servers, as PEM. */
-function publishedFrontProxy(api: FakeKubeApi): string {
-  return api.get<ConfigMap>("ConfigMap", "kube-system", AUTHENTICATION)!.data![FRONT_PROXY_KEY];
+/** A CA only the control plane reads, as these tests see it. */
+interface ControlPlaneCA {
+  ca: RotatedCA;
+  /** The leaves it signs. */
+  leaves: string[];
+  /** Its restarts at each stage, in order. */
+  restarts: string[];
+  /** The key of extension-apiserver-authentication the API server publishes it in. */
+  published?: string;
 }
 
-/** Checks the end of a front-proxy-ca rotation; returns the new CA. */
-async function assertFrontProxyRotated(
+const CONTROL_PLANE_CAS: ControlPlaneCA[] = [
+  {
+    ca: FRONT_PROXY_CA,
+    leaves: ["front-proxy-client"],
+    restarts: ["restart kube-apiserver", "restart kube-controller-manager"],
+    published: FRONT_PROXY_KEY,
+  },
+  {
+    ca: ETCD_CA,
+    leaves: ["etcd/server", "etcd/peer", "etcd/healthcheck-client", "apiserver-etcd-client"],
+    restarts: ["restart kube-apiserver", "restart etcd"],
+  },
+];
+
+/** What the API server publishes of a CA for aggregated API servers, as PEM. */
+function published(api: FakeKubeApi, key: string): string {
+  return api.get<ConfigMap>("ConfigMap", "kube-system", AUTHENTICATION)!.data![key];
+}
+
+/** Whether the leaf `name` is signed by `ca` (PEM). */
+async function signedBy(fs: MemoryFileSystem, name: string, ca: string): Promise<boolean> {
+  return await checkSignatureFrom(
+    parseCertificatesPEM(fs.text(`${PKI}/${name}.crt`)!)[0],
+    parseCertificatesPEM(ca)[0],
+    webCryptoPort,
+  );
+}
+
+/** Checks the end of a rotation of `t.ca`: the new CA alone, its key, its leaves. */
+async function assertRotated(
   h: Awaited<ReturnType<typeof controlPlane>>,
-  oldFrontProxy: string,
+  t: ControlPlaneCA,
+  oldPem: string,
   why: string,
 ) {
-  const certs = parseCertificatesPEM(h.fs.text(`${PKI}/front-proxy-ca.crt`)!);
-  assert.equal(certs.length, 1, `${why}: front-proxy-ca.crt holds one CA`);
-  const [ca] = certs;
-  assert.notEqual(encodeCertificatePEM(ca), pem(oldFrontProxy), `${why}: rotated`);
-  const key = await parsePrivateKeyPEM(h.fs.text(`${PKI}/front-proxy-ca.key`)!, webCryptoPort);
-  assert.ok(await keyMatchesCertificate(key, ca), `${why}: front-proxy-ca.key is its key`);
-  const client = parseCertificatesPEM(h.fs.text(`${PKI}/front-proxy-client.crt`)!)[0];
-  assert.ok(await checkSignatureFrom(client, ca, webCryptoPort), `${why}: front-proxy-client`);
-  assert.equal(publishedFrontProxy(h.api), encodeCertificatePEM(ca), `${why}: published alone`);
-  assert.equal(await h.fs.read(`${PKI}/front-proxy-ca-rotation/new-ca.key`), undefined, why);
-  assert.equal((await rotationState(h.data.pki, FRONT_PROXY_CA)).stage, "none", why);
-  return ca;
+  const { ca } = t;
+  const text = h.fs.text(`${PKI}/${ca.baseName}.crt`)!;
+  const certs = parseCertificatesPEM(text);
+  assert.equal(certs.length, 1, `${why}: ${ca.baseName}.crt holds one CA`);
+  assert.notEqual(text, pem(oldPem), `${why}: rotated`);
+  const key = await parsePrivateKeyPEM(h.fs.text(`${PKI}/${ca.baseName}.key`)!, webCryptoPort);
+  assert.ok(await keyMatchesCertificate(key, certs[0]), `${why}: ${ca.baseName}.key is its key`);
+  for (const leaf of t.leaves) assert.ok(await signedBy(h.fs, leaf, text), `${why}: ${leaf}`);
+  if (t.published) assert.equal(published(h.api, t.published), text, `${why}: published alone`);
+  assert.equal(await h.fs.read(`${PKI}/${ca.dir}/new-ca.key`), undefined, why);
+  assert.equal((await rotationState(h.data.pki, ca)).stage, "none", why);
 }
 
-Deno.test("rotate-ca --ca front-proxy-ca phase by phase: each stage's files, restarts and published trust; each phase run again does nothing more", async () => {
-  const h = await controlPlane(FRONT_PROXY_CA);
-  const { fs, api, data, events } = h;
-  const oldFp = fs.text(`${PKI}/front-proxy-ca.crt`)!;
-  const clusterCA = clusterCaFiles(fs);
-  const cm = fs.text(`${MANIFESTS}/kube-controller-manager.yaml`);
-  assert.equal(publishedFrontProxy(api), pem(oldFp));
-  const phase = async (only: string) => {
-    events.length = 0;
-    await runRotateCa(data, { only });
-    return [...events];
-  };
-  const clientSignedBy = async (ca: string) =>
-    await checkSignatureFrom(
-      parseCertificatesPEM(fs.text(`${PKI}/front-proxy-client.crt`)!)[0],
-      parseCertificatesPEM(ca)[0],
-      webCryptoPort,
-    );
-  const both = ["restart kube-apiserver", "restart kube-controller-manager"];
+for (const t of CONTROL_PLANE_CAS) {
+  const { ca } = t;
+  Deno.test(`rotate-ca --ca ${ca.name} phase by phase: each stage's files, restarts and published trust; each phase run again does nothing more`, async () => {
+    const h = await controlPlane(ca);
+    const { fs, api, data, events } = h;
+    const oldPem = fs.text(`${PKI}/${ca.baseName}.crt`)!;
+    const clusterCA = clusterCaFiles(fs);
+    const cmCommand = () =>
+      (parseKubeYamlOne(fs.text(`${MANIFESTS}/kube-controller-manager.yaml`)!) as Pod).spec!
+        .containers[0].command;
+    const command = cmCommand();
+    if (t.published) assert.equal(published(api, t.published), pem(oldPem));
+    const phase = async (only: string) => {
+      events.length = 0;
+      await runRotateCa(data, { only });
+      return [...events];
+    };
 
-  assert.deepEqual(await phase("prepare"), []);
-  const state = await rotationState(data.pki, FRONT_PROXY_CA);
-  assert.equal(state.stage, "prepared");
-  const newFp = encodeCertificatePEM(state.newCA!);
-  assert.equal(state.newCA!.subject.commonName, "front-proxy-ca");
-  assert.equal(fs.files.get(`${PKI}/front-proxy-ca-rotation/new-ca.key`)?.mode, 0o600);
-  assert.deepEqual(await phase("prepare"), []);
-  assert.equal(encodeCertificatePEM((await rotationState(data.pki, FRONT_PROXY_CA)).newCA!), newFp);
+    assert.deepEqual(await phase("prepare"), []);
+    const state = await rotationState(data.pki, ca);
+    assert.equal(state.stage, "prepared");
+    const newPem = encodeCertificatePEM(state.newCA!);
+    assert.equal(state.newCA!.subject.commonName, ca.name);
+    assert.equal(fs.files.get(`${PKI}/${ca.dir}/new-ca.key`)?.mode, 0o600);
+    assert.deepEqual(await phase("prepare"), []);
+    assert.equal(encodeCertificatePEM((await rotationState(data.pki, ca)).newCA!), newPem);
 
-  // trust: both trusted, the old one still signs front-proxy-client.
-  assert.deepEqual(await phase("trust"), both);
-  assert.equal(fs.text(`${PKI}/front-proxy-ca.crt`), pem(oldFp + newFp));
-  assert.equal(publishedFrontProxy(api), pem(oldFp + newFp));
-  assert.ok(await clientSignedBy(oldFp));
-  assert.deepEqual(await phase("trust"), [], "trust: done already");
-  const pin = await certificatePin(state.newCA!, webCryptoPort);
-  const cp1 = () => api.get<Node>("Node", undefined, NODE)!.metadata!.annotations!;
-  assert.equal(cp1()[controlPlaneAnnotation(FRONT_PROXY_CA)], `trust:${pin}`);
+    // trust: both trusted, the old one still signs the leaves.
+    assert.deepEqual(await phase("trust"), t.restarts);
+    assert.equal(fs.text(`${PKI}/${ca.baseName}.crt`), pem(oldPem + newPem));
+    if (t.published) assert.equal(published(api, t.published), pem(oldPem + newPem));
+    for (const leaf of t.leaves) assert.ok(await signedBy(fs, leaf, oldPem), leaf);
+    assert.deepEqual(await phase("trust"), [], "trust: done already");
+    const pin = await certificatePin(state.newCA!, webCryptoPort);
+    const cp1 = () => api.get<Node>("Node", undefined, NODE)!.metadata!.annotations!;
+    assert.equal(cp1()[controlPlaneAnnotation(ca)], `trust:${pin}`);
 
-  // reissue: the new CA signs front-proxy-client (worker1 records nothing: not asked).
-  assert.deepEqual(await phase("reissue"), both);
-  assert.equal(fs.text(`${PKI}/front-proxy-ca.crt`), pem(newFp + oldFp));
-  assert.ok(await clientSignedBy(newFp));
-  assert.deepEqual(await phase("reissue"), [], "reissue: done already");
+    // reissue: the new CA signs the leaves (worker1 records nothing: not asked).
+    assert.deepEqual(await phase("reissue"), t.restarts);
+    assert.equal(fs.text(`${PKI}/${ca.baseName}.crt`), pem(newPem + oldPem));
+    for (const leaf of t.leaves) assert.ok(await signedBy(fs, leaf, newPem), leaf);
+    assert.deepEqual(await phase("reissue"), [], "reissue: done already");
 
-  // finish: the new CA alone, also in what the API server publishes.
-  assert.deepEqual(await phase("finish"), both);
-  await assertFrontProxyRotated(h, oldFp, "finish");
-  assert.equal(cp1()[controlPlaneAnnotation(FRONT_PROXY_CA)], `finish:${pin}`);
-  assert.deepEqual(await phase("finish"), [], "finish: nothing at stage none");
+    // finish: the new CA alone, also in what the API server publishes.
+    assert.deepEqual(await phase("finish"), t.restarts);
+    await assertRotated(h, t, oldPem, "finish");
+    assert.equal(cp1()[controlPlaneAnnotation(ca)], `finish:${pin}`);
+    assert.deepEqual(await phase("finish"), [], "finish: nothing at stage none");
 
-  assert.deepEqual(clusterCaFiles(fs), clusterCA, "the cluster CA's files are as they were");
-  assert.equal(
-    fs.text(`${MANIFESTS}/kube-controller-manager.yaml`)?.includes(
-      `${SIGNING_FLAG}${PKI}/ca.crt`,
-    ),
-    true,
-  );
-  assert.equal(cm?.includes(`${SIGNING_FLAG}${PKI}/ca.crt`), true);
-  const worker = api.get<Node>("Node", undefined, "worker1")!;
-  assert.equal(worker.metadata?.annotations, undefined, "no node took part");
-  assert.ok(
-    h.out.lines.some((l) => /requestheader-client-ca-file carries both CAs/.test(l)),
-    h.out.lines.join("\n"),
-  );
-});
+    assert.deepEqual(clusterCaFiles(fs), clusterCA, "the cluster CA's files are as they were");
+    assert.deepEqual(cmCommand(), command, "the controller-manager's signer is as it was");
+    const worker = api.get<Node>("Node", undefined, "worker1")!;
+    assert.equal(worker.metadata?.annotations, undefined, "no node took part");
+    if (t.published) {
+      assert.ok(
+        h.out.lines.some((l) => l.includes(`${t.published} carries both CAs`)),
+        h.out.lines.join("\n"),
+      );
+    }
+  });
 
-Deno.test("rotate-ca --ca front-proxy-ca killed after any write and run again ends with the new CA alone", async () => {
-  const clean = await controlPlane(FRONT_PROXY_CA);
-  const oldFp = clean.fs.text(`${PKI}/front-proxy-ca.crt`)!;
-  await runRotateCa(clean.data);
-  await assertFrontProxyRotated(clean, oldFp, "whole run");
-  const total = clean.kill.writes;
-  assert.ok(total > 8, `${total} writes`);
-  for (let k = 0; k < total; k++) {
-    const h = await controlPlane(FRONT_PROXY_CA);
-    const clusterCA = clusterCaFiles(h.fs);
-    h.kill.after = k;
-    await assert.rejects(runRotateCa(h.data), /killed/, `killed after ${k} writes`);
-    h.kill.after = Infinity;
-    await runRotateCa(h.data);
-    await assertFrontProxyRotated(h, oldFp, `killed after ${k} writes`);
-    assert.deepEqual(clusterCaFiles(h.fs), clusterCA, `killed after ${k} writes: cluster CA`);
-  }
-});
+  Deno.test(`rotate-ca --ca ${ca.name} killed after any write and run again ends with the new CA alone`, async () => {
+    const clean = await controlPlane(ca);
+    const oldPem = clean.fs.text(`${PKI}/${ca.baseName}.crt`)!;
+    await runRotateCa(clean.data);
+    await assertRotated(clean, t, oldPem, "whole run");
+    const total = clean.kill.writes;
+    assert.ok(total > 8, `${total} writes`);
+    for (let k = 0; k < total; k++) {
+      const h = await controlPlane(ca);
+      const clusterCA = clusterCaFiles(h.fs);
+      h.kill.after = k;
+      await assert.rejects(runRotateCa(h.data), /killed/, `killed after ${k} writes`);
+      h.kill.after = Infinity;
+      await runRotateCa(h.data);
+      await assertRotated(h, t, oldPem, `killed after ${k} writes`);
+      assert.deepEqual(clusterCaFiles(h.fs), clusterCA, `killed after ${k} writes: cluster CA`);
+    }
+  });
+}
