@@ -4,8 +4,9 @@
  * the new CA signs: its key is the new key, its certificate file the new CA then the old
  * (`signer.crt` the new CA, for the cluster CA); every leaf it signs (kube-apiserver's serving
  * and kubelet-client certificates and every kubeconfig's client certificate; `front-proxy-client`
- * for the front-proxy CA) is re-issued by it (the renewal's plan, `certs/renewal.ts`, on the new
- * pair), and the control plane restarts onto them in order. For the cluster CA, cluster-info
+ * for the front-proxy CA; etcd's server, peer and healthcheck-client certificates and
+ * `apiserver-etcd-client` for the etcd CA) is re-issued by it (the renewal's plan,
+ * `certs/renewal.ts`, on the new pair), and the control plane restarts onto them in order. For the cluster CA, cluster-info
  * then publishes the new CA first, which tells every node's `node` phase to request a kubelet
  * client certificate from the new signer; this node's does it now.
  *
