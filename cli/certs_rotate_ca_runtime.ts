@@ -17,7 +17,7 @@ import {
 import { errorMessage, KubeadmError } from "../core/errors.ts";
 import type { Printer } from "../core/ports/printer.ts";
 import type { RotateCaData } from "../core/phases/rotate_ca/data.ts";
-import { checkRotatableCA, parseNewCA } from "../core/certs/ca_rotation.ts";
+import { parseNewCA, type RotatedCA, rotatedCA } from "../core/certs/ca_rotation.ts";
 import { PkiDirectory } from "../core/certs/pki_dir.ts";
 import { readHostFacts } from "../adapters/deno/host/facts.ts";
 import { underRoot } from "../adapters/deno/files.ts";
@@ -29,9 +29,12 @@ import { loadCertsConfig } from "./certs_runtime.ts";
 import type { FlagValues } from "./flags.ts";
 import { stderr } from "./output.ts";
 
-/** Refuses bad flags before any read: an unknown or unsupported `--ca`, half a CA pair. */
-export function checkRotateCaFlags(flags: FlagValues): void {
-  checkRotatableCA(flags.ca ?? "ca");
+/**
+ * Refuses bad flags before any read (an unknown or unsupported `--ca`, half a CA pair); returns
+ * the CA `--ca` names.
+ */
+export function checkRotateCaFlags(flags: FlagValues): RotatedCA {
+  const ca = rotatedCA(flags.ca ?? "ca");
   if ((flags["ca-cert"] === undefined) !== (flags["ca-key"] === undefined)) {
     const missing = flags["ca-cert"] === undefined ? "--ca-cert" : "--ca-key";
     throw new KubeadmError(`${missing} is missing: --ca-cert and --ca-key go together`, {
@@ -39,6 +42,7 @@ export function checkRotateCaFlags(flags: FlagValues): void {
       hint: "give both (the new CA and its key), or neither to have a new CA generated",
     });
   }
+  return ca;
 }
 
 async function readFlagFile(flag: "ca-cert" | "ca-key", path: string): Promise<Uint8Array> {
@@ -55,7 +59,7 @@ async function readFlagFile(flag: "ca-cert" | "ca-key", path: string): Promise<U
 
 /** The rotation's data for this node (see the module documentation). */
 export async function rotateCaData(flags: FlagValues, out: Printer): Promise<RotateCaData> {
-  checkRotateCaFlags(flags);
+  const ca = checkRotateCaFlags(flags);
   const rootfs = flags.rootfs ?? "/";
   const newCA = flags["ca-cert"] && flags["ca-key"]
     ? await parseNewCA(
@@ -72,6 +76,7 @@ export async function rotateCaData(flags: FlagValues, out: Printer): Promise<Rot
   const kubeletConf = `${KUBERNETES_DIR}/${KubeconfigFile.kubelet}`;
   return {
     out,
+    ca,
     dryRun: flags["dry-run"] === true,
     cfg,
     pki: PkiDirectory.of({ files, cfg, crypto: platform.crypto }),

@@ -149,7 +149,7 @@ export const FLAGS = {
     type: "string",
     value: "name",
     help:
-      'The certificate authority to rotate: "ca" (the cluster CA; "front-proxy-ca" and "etcd-ca" are refused for now) (beyond upstream).',
+      'The certificate authority to rotate: "ca" (the cluster CA), "front-proxy-ca" or "etcd-ca" (stacked etcd) (beyond upstream).',
     defaultBy: { "certs rotate-ca": "ca" },
     notConfig: true,
   },

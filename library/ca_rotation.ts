@@ -1,14 +1,14 @@
 /**
- * The cluster CA's rotation as data: `planCaRotation` reports, from a control-plane node's
- * files given as data, where a rotation stands (`none` when none runs) and every step of
- * `kubeadm certs rotate-ca` with the one to run next. It reads the stage with the command's
- * own code (`core/certs/ca_rotation.ts`).
+ * A CA's rotation as data: `planCaRotation` reports, from a control-plane node's files given as
+ * data, where a rotation of the cluster, front-proxy or etcd CA stands (`none` when none runs)
+ * and every step of `kubeadm certs rotate-ca` with the one to run next. It reads the stage with
+ * the command's own code (`core/certs/ca_rotation.ts`).
  *
  * @module
  */
 import {
   caRotationSteps,
-  checkRotatableCA,
+  rotatedCA,
   type RotationStage,
   rotationState,
   type RotationStep,
@@ -27,7 +27,10 @@ export interface CaRotationOptions extends Pick<PlanRunOptions, "crypto"> {
   files: readonly PlanFile[];
   /** The cluster's ClusterConfiguration (its `certificatesDir`). Default: kubeadm's defaults. */
   config?: string;
-  /** The CA to rotate (`--ca`): `ca`, the only one rotated for now. */
+  /**
+   * The CA to rotate (`--ca`): `ca` (default), `front-proxy-ca` or `etcd-ca`; another name is
+   * refused (a `KubeadmError` naming `--ca`).
+   */
   ca?: string;
 }
 
@@ -55,14 +58,14 @@ const NEXT_PHASE: Record<RotationStage, string> = {
 
 /** Plans `kubeadm certs rotate-ca` (see the module documentation). No I/O. */
 export async function planCaRotation(o: CaRotationOptions): Promise<CaRotationPlan> {
-  checkRotatableCA(o.ca ?? "ca");
+  const ca = rotatedCA(o.ca ?? "ca");
   const { crypto } = planPorts(o);
   const cluster = applyClusterStaticDefaults(
     loadInitConfig(o.config, { source: "config" }).cluster ?? {},
   );
   const pki = new PkiDirectory(filesReader(o.files), cluster.certificatesDir, crypto);
-  const state = await rotationState(pki);
-  const steps = caRotationSteps();
+  const state = await rotationState(pki, ca);
+  const steps = caRotationSteps(ca);
   const phase = state.stage === "trusted" && !state.trustDone
     ? "trust"
     : state.stage === "signed" && !state.reissueDone

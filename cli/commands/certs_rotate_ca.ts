@@ -12,10 +12,10 @@ import { consolePrinter, stdout } from "../output.ts";
 import { requireSubcommand } from "../usage.ts";
 
 const FLAGS: readonly FlagName[] = ["ca", "ca-cert", "ca-key", "cert-dir", "dry-run", "kubeconfig"];
-const NODE_FLAGS: readonly FlagName[] = ["cert-dir", "dry-run", "kubeconfig"];
+const NODE_FLAGS: readonly FlagName[] = ["ca", "cert-dir", "dry-run", "kubeconfig"];
 
 const LONG =
-  `Rotate a certificate authority of the cluster (beyond upstream, which documents this as a manual procedure). Only the cluster CA ("ca") is rotated by this version.
+  `Rotate a certificate authority of the cluster (beyond upstream, which documents this as a manual procedure): the cluster CA ("ca", the default) or, with --ca front-proxy-ca or --ca etcd-ca, the front-proxy CA or a stacked etcd's CA.
 
 The rotation goes through stages; each phase does one, reads from the files how far the rotation got, and does nothing twice, so running the command again resumes an interrupted rotation:
 
@@ -27,7 +27,9 @@ The rotation goes through stages; each phase does one, reads from the files how 
   6. finish   (every control plane, once every kubelet has one) the old CA is trusted nowhere; the kubeadm-certs Secret is deleted; ca-rotation is removed
   7. node     (every other node) the kubelet drops the old CA
 
-"kubeadm certs rotate-ca" runs 1, 2, 4 and 6 with this node's part of 3, 5 and 7, and stops, saying what to run where, when another node has not caught up.`;
+"kubeadm certs rotate-ca" runs 1, 2, 4 and 6 with this node's part of 3, 5 and 7, and stops, saying what to run where, when another node has not caught up.
+
+With --ca front-proxy-ca the same control-plane phases rotate front-proxy-ca.crt/.key (in <certificatesDir>/front-proxy-ca-rotation) and re-issue front-proxy-client; only kube-apiserver and kube-controller-manager read it (the API server publishes it in kube-system/extension-apiserver-authentication for aggregated API servers), so there is no node step: "phase node --ca front-proxy-ca" says so and does nothing. With --ca etcd-ca likewise for etcd/ca.crt/.key (in <certificatesDir>/etcd-ca-rotation): etcd and kube-apiserver read it; etcd's server, peer and healthcheck-client certificates and apiserver-etcd-client are re-issued; etcd restarts last, only while its other members keep quorum.`;
 
 async function run(cmd: Command, only?: string): Promise<void> {
   const flags = flagValues(cmd);
@@ -36,9 +38,9 @@ async function run(cmd: Command, only?: string): Promise<void> {
   const data = await rotateCaData(flags, consolePrinter);
   if (data.dryRun) {
     const { caRotationSteps, rotationState } = await import("../../core/certs/ca_rotation.ts");
-    const state = await rotationState(data.pki).catch(() => undefined);
-    stdout(`[dryrun] Rotation stage: ${state?.stage ?? "unknown"}`);
-    caRotationSteps().forEach((s, i) =>
+    const state = await rotationState(data.pki, data.ca).catch(() => undefined);
+    stdout(`[dryrun] Rotation stage: ${state?.stage ?? "unknown"} (${data.ca.name})`);
+    caRotationSteps(data.ca).forEach((s, i) =>
       stdout(`[dryrun] ${i + 1}. ${s.phase} (${s.on}): ${s.does}`)
     );
   }
@@ -50,7 +52,9 @@ async function run(cmd: Command, only?: string): Promise<void> {
 export function registerRotateCa(certs: Command): void {
   const rotate = addFlags(
     certs.command("rotate-ca")
-      .summary("Rotate the cluster CA, resuming an interrupted rotation (beyond upstream)")
+      .summary(
+        "Rotate the cluster, front-proxy or etcd CA, resuming an interrupted rotation (beyond upstream)",
+      )
       .description(LONG),
     FLAGS,
     "certs rotate-ca",

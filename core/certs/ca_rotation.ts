@@ -1,8 +1,9 @@
 /**
- * Rotating the cluster CA (`kubeadm certs rotate-ca`, beyond upstream, whose documentation
- * describes it as a manual procedure, node by node: "Manual Rotation of CA Certificates"). The
- * rotation goes through stages, each a phase of `core/phases/rotate_ca/`, each read back from
- * the files it wrote so that a killed run resumes where it stopped:
+ * Rotating a CA of the cluster (`kubeadm certs rotate-ca --ca <name>`, beyond upstream, whose
+ * documentation describes it as a manual procedure, node by node: "Manual Rotation of CA
+ * Certificates"). The rotation goes through stages, each a phase of `core/phases/rotate_ca/`,
+ * each read back from the files it wrote so that a killed run resumes where it stopped. For the
+ * cluster CA (`ca`):
  *
  * | stage      | `ca.crt`     | `ca.key` | signs (controller-manager)        | kubeconfigs, cluster-info |
  * | ---------- | ------------ | -------- | --------------------------------- | ------------------------- |
@@ -22,12 +23,22 @@
  * CA and removes `ca-rotation/`. A node says how far it got in two annotations of its Node,
  * which `reissue` and `finish` wait for on every node before they start.
  *
- * Only the cluster CA (`ca`) rotates today; `front-proxy-ca` and `etcd-ca` are refused by name.
+ * The front-proxy CA (`front-proxy-ca`) goes through the same stages in its own folder
+ * (`front-proxy-ca-rotation/`) with `front-proxy-ca.crt`/`.key`; only the control plane reads
+ * it (kube-apiserver's and the controller-manager's `--requestheader-client-ca-file`, published
+ * by the API server in `kube-system/extension-apiserver-authentication` for aggregated API
+ * servers) and only kubeadm signs with it (`front-proxy-client`), so it has no signer file, no
+ * kubeconfig and nothing for the nodes to do. The etcd CA (`etcd-ca`, stacked etcd) likewise, in
+ * `etcd-ca-rotation/` with `etcd/ca.crt`/`.key`: etcd (`--trusted-ca-file`,
+ * `--peer-trusted-ca-file`) and kube-apiserver (`--etcd-cafile`) read it, and the leaves it
+ * signs are etcd's server, peer and healthcheck-client certificates and
+ * `apiserver-etcd-client`; etcd restarts last, with the quorum checks of every restart.
  *
  * @module
  */
 import type { CryptoPort } from "../ports/crypto.ts";
 import type { PlannedFile } from "../ports/files.ts";
+import { Component } from "../constants.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
 import {
   type Certificate,
@@ -48,39 +59,113 @@ import {
   serializeKubeconfig,
 } from "../kubeconfig/kubeconfig.ts";
 import { type CertAndKey, KEY_FILE_MODE, type PkiDirectory } from "./pki_dir.ts";
+import { renewTargets } from "./renew_targets.ts";
 
-/** The CAs `certs rotate-ca --ca` names, and whether this version rotates them. */
-export const ROTATABLE_CAS = { "ca": true, "front-proxy-ca": false, "etcd-ca": false } as const;
+/** A CA `certs rotate-ca --ca` names: its files, its rotation folder, who reads it. */
+export interface RotatedCA {
+  /** The `--ca` value and certificate name (`ca`, `front-proxy-ca`, `etcd-ca`). */
+  name: "ca" | "front-proxy-ca" | "etcd-ca";
+  /** Base name of its files in the certificates directory. */
+  baseName: string;
+  /** The folder of `certificatesDir` the rotation keeps its CAs in while it runs. */
+  dir: string;
+  /** The static Pods that read its certificate (restarted at each stage). */
+  readers: readonly string[];
+  /**
+   * The key of `kube-system/extension-apiserver-authentication` under which the API server
+   * publishes the CA it reads (adding to what the ConfigMap holds, never removing); none for a
+   * CA only the control plane's own components use.
+   */
+  published?: "client-ca-file" | "requestheader-client-ca-file";
+  /**
+   * Whether every node takes part (the cluster CA: kubelets, kubeconfigs, cluster-info, the
+   * controller-manager's signer, every Pod's `kube-root-ca.crt`); else the control plane only.
+   */
+  clusterWide: boolean;
+}
 
-/** The folder of `certificatesDir` a rotation keeps its CAs in while it runs. */
-export const ROTATION_DIR = "ca-rotation";
-/** The old CA's certificate and key, kept until `finish`. */
-export const OLD_CA = `${ROTATION_DIR}/old-ca`;
-/** The new CA's certificate and key. */
-export const NEW_CA = `${ROTATION_DIR}/new-ca`;
-/** The one certificate the controller-manager signs with while `ca.crt` is a bundle (`.crt`). */
-export const SIGNER_CERT = `${ROTATION_DIR}/signer`;
+/** The cluster CA. */
+export const CLUSTER_CA: RotatedCA = {
+  name: "ca",
+  baseName: "ca",
+  dir: "ca-rotation",
+  readers: [Component.apiServer, Component.controllerManager],
+  published: "client-ca-file",
+  clusterWide: true,
+};
+
+/** The front-proxy CA (aggregated API servers trust the requests the API server proxies). */
+export const FRONT_PROXY_CA: RotatedCA = {
+  name: "front-proxy-ca",
+  baseName: "front-proxy-ca",
+  dir: "front-proxy-ca-rotation",
+  readers: [Component.apiServer, Component.controllerManager],
+  published: "requestheader-client-ca-file",
+  clusterWide: false,
+};
+
+/** The etcd CA of a stacked etcd (a cluster with external etcd holds no key of it). */
+export const ETCD_CA: RotatedCA = {
+  name: "etcd-ca",
+  baseName: "etcd/ca",
+  dir: "etcd-ca-rotation",
+  readers: [Component.apiServer, Component.etcd],
+  clusterWide: false,
+};
+
+/** The CAs `certs rotate-ca --ca` names. */
+const CAS: Record<string, RotatedCA> = {
+  "ca": CLUSTER_CA,
+  "front-proxy-ca": FRONT_PROXY_CA,
+  "etcd-ca": ETCD_CA,
+};
+
+/** The `--ca` flag naming `ca` in a command to run (` --ca front-proxy-ca`; none for `ca`). */
+export function caFlag(ca: RotatedCA): string {
+  return ca.name === "ca" ? "" : ` --ca ${ca.name}`;
+}
+
+/** The old CA's certificate and key in a rotation's folder, kept until `finish`. */
+export function oldCAPath(ca: RotatedCA): string {
+  return `${ca.dir}/old-ca`;
+}
+/** The new CA's certificate and key in a rotation's folder. */
+export function newCAPath(ca: RotatedCA): string {
+  return `${ca.dir}/new-ca`;
+}
+/**
+ * The one certificate the controller-manager signs with while `ca.crt` is a bundle (`.crt`;
+ * the cluster CA only).
+ */
+export const SIGNER_CERT = `${CLUSTER_CA.dir}/signer`;
 /**
  * The file a phase writes when it completed (its stage's files alone cannot say whether every
- * reader was restarted): `ca-rotation/<phase>.done`.
+ * reader was restarted): `<dir>/<phase>.done`.
  */
-export function doneMarker(phase: "trust" | "reissue"): string {
-  return `${ROTATION_DIR}/${phase}.done`;
+export function doneMarker(ca: RotatedCA, phase: "trust" | "reissue"): string {
+  return `${ca.dir}/${phase}.done`;
 }
 
 /** The {@link doneMarker} file of a phase, to write when it completed. */
-export function doneMarkerFile(pki: PkiDirectory, phase: "trust" | "reissue"): PlannedFile {
-  return { path: pki.path(doneMarker(phase)), data: "", mode: KEY_FILE_MODE, kind: "other" };
+export function doneMarkerFile(
+  pki: PkiDirectory,
+  ca: RotatedCA,
+  phase: "trust" | "reissue",
+): PlannedFile {
+  return { path: pki.path(doneMarker(ca, phase)), data: "", mode: KEY_FILE_MODE, kind: "other" };
 }
 
 /** The Node annotation listing the CA pins a node's kubelet trusts (comma-separated). */
 export const TRUST_ANNOTATION = "kubeadm.kubernetes.io/ca-rotation-trust";
 /**
- * The Node annotation of a control plane naming the last rotate-ca phase it completed and the
- * new CA's pin (`trust:sha256:…`, `reissue:sha256:…`): `reissue` waits for every control plane's
- * `trust`, `finish` for every one's `reissue`.
+ * The Node annotation of a control plane naming the last rotate-ca phase it completed for `ca`
+ * and the new CA's pin (`trust:sha256:…`, `reissue:sha256:…`, `finish:sha256:…`): `reissue`
+ * waits for every control plane's `trust`, `finish` for every one's `reissue`, and the last
+ * `finish` cuts the old CA out of what the API servers publish.
  */
-export const CONTROL_PLANE_ANNOTATION = "kubeadm.kubernetes.io/ca-rotation-control-plane";
+export function controlPlaneAnnotation(ca: RotatedCA): string {
+  return `kubeadm.kubernetes.io/${ca.name}-rotation-control-plane`;
+}
 /** The Node annotation naming the CA pin that signed the kubelet's client certificate. */
 export const CLIENT_CA_ANNOTATION = "kubeadm.kubernetes.io/ca-rotation-client-ca";
 
@@ -100,25 +185,16 @@ export interface RotationState {
   reissueDone: boolean;
 }
 
-/** Refuses a `--ca` this version does not rotate, before anything is read. */
-export function checkRotatableCA(name: string): void {
-  if (!(name in ROTATABLE_CAS)) {
+/** The CA `--ca` names; refuses an unknown one, before anything is read. */
+export function rotatedCA(name: string): RotatedCA {
+  if (!Object.hasOwn(CAS, name)) {
     throw new KubeadmError(`--ca: unknown certificate authority "${name}"`, {
       field: "--ca",
       value: name,
-      hint: `valid values: ${Object.keys(ROTATABLE_CAS).join(", ")}`,
+      hint: `valid values: ${Object.keys(CAS).join(", ")}`,
     });
   }
-  if (!ROTATABLE_CAS[name as keyof typeof ROTATABLE_CAS]) {
-    throw new KubeadmError(
-      `--ca: rotating the ${name} certificate authority is not supported yet`,
-      {
-        field: "--ca",
-        value: name,
-        hint: 'only the cluster CA ("ca") rotates in this version',
-      },
-    );
-  }
+  return CAS[name];
 }
 
 function sameCert(a: Certificate, b: Certificate): boolean {
@@ -131,18 +207,22 @@ function isExactly(certs: readonly Certificate[], expected: readonly Certificate
 }
 
 /**
- * Reads the rotation's stage from the certificates directory (see the module documentation).
- * Throws, naming `ca.crt`, when it matches no stage (edited by hand, or another tool's).
+ * Reads the stage of `ca`'s rotation from the certificates directory (see the module
+ * documentation). Throws, naming the CA's certificate file, when it matches no stage (edited by
+ * hand, or another tool's).
  */
-export async function rotationState(pki: PkiDirectory): Promise<RotationState> {
-  const current = await pki.readCerts("ca");
-  if (!(await pki.hasCert(NEW_CA))) {
+export async function rotationState(
+  pki: PkiDirectory,
+  ca: RotatedCA = CLUSTER_CA,
+): Promise<RotationState> {
+  const current = await pki.readCerts(ca.baseName);
+  if (!(await pki.hasCert(newCAPath(ca)))) {
     return { stage: "none", oldCA: current[0], trustDone: false, reissueDone: false };
   }
-  const oldCA = await pki.loadCert(OLD_CA);
-  const newCA = await pki.loadCert(NEW_CA);
-  const trustDone = await pki.has(doneMarker("trust"));
-  const reissueDone = await pki.has(doneMarker("reissue"));
+  const oldCA = await pki.loadCert(oldCAPath(ca));
+  const newCA = await pki.loadCert(newCAPath(ca));
+  const trustDone = await pki.has(doneMarker(ca, "trust"));
+  const reissueDone = await pki.has(doneMarker(ca, "reissue"));
   const at = (stage: RotationStage): RotationState => ({
     stage,
     oldCA,
@@ -156,12 +236,12 @@ export async function rotationState(pki: PkiDirectory): Promise<RotationState> {
   if (isExactly(current, [newCA])) return at("finished");
   throw new KubeadmError(
     `${
-      pki.certPath("ca")
+      pki.certPath(ca.baseName)
     } is neither the old CA, the new one nor a bundle of both as a rotation writes them`,
     {
-      field: pki.certPath("ca"),
-      hint: `compare it with ${pki.certPath(OLD_CA)} and ${
-        pki.certPath(NEW_CA)
+      field: pki.certPath(ca.baseName),
+      hint: `compare it with ${pki.certPath(oldCAPath(ca))} and ${
+        pki.certPath(newCAPath(ca))
       }; put back the one the cluster uses, then run again`,
     },
   );
@@ -242,9 +322,13 @@ export async function parseNewCA(
   return { cert, key };
 }
 
-/** `ca.crt` as a stage has it. */
-export function caBundleFile(pki: PkiDirectory, bundle: readonly Certificate[]): PlannedFile {
-  return { ...pki.certFile("ca", [...bundle]), keepExistingMode: true };
+/** The CA's certificate file (`ca.crt`, `front-proxy-ca.crt`) as a stage has it. */
+export function caBundleFile(
+  pki: PkiDirectory,
+  ca: RotatedCA,
+  bundle: readonly Certificate[],
+): PlannedFile {
+  return { ...pki.certFile(ca.baseName, [...bundle]), keepExistingMode: true };
 }
 
 /** `signer.crt`: the single certificate the controller-manager signs with. */
@@ -332,14 +416,15 @@ export interface RotationStep {
   does: string;
 }
 
-/** Every step of a rotation of the cluster CA, in order. */
-export function caRotationSteps(): RotationStep[] {
+/** Every step of a rotation of `ca`, in order. */
+export function caRotationSteps(ca: RotatedCA = CLUSTER_CA): RotationStep[] {
+  if (!ca.clusterWide) return controlPlaneRotationSteps(ca);
   return [
     {
       phase: "prepare",
       on: "first control plane",
       does:
-        `generate the new CA (or take --ca-cert/--ca-key) and keep it with the old one in <certificatesDir>/${ROTATION_DIR}/ (copy that folder to the other control planes, or give each the same --ca-cert/--ca-key)`,
+        `generate the new CA (or take --ca-cert/--ca-key) and keep it with the old one in <certificatesDir>/${ca.dir}/ (copy that folder to the other control planes, or give each the same --ca-cert/--ca-key)`,
     },
     {
       phase: "trust",
@@ -369,12 +454,54 @@ export function caRotationSteps(): RotationStep[] {
       phase: "finish",
       on: "every control plane",
       does:
-        `once every control plane ran reissue and every kubelet's client certificate is the new CA's: trust only the new CA in ca.crt, the kubeconfig files and cluster-info, put --cluster-signing-cert-file back, restart the control plane, delete the kubeadm-certs Secret (upload the certificates again for later joins), remove ${ROTATION_DIR}/ with the old key`,
+        `once every control plane ran reissue and every kubelet's client certificate is the new CA's: trust only the new CA in ca.crt, the kubeconfig files and cluster-info, put --cluster-signing-cert-file back, restart the control plane; the last control plane sets client-ca-file of extension-apiserver-authentication to the new CA alone (the API server only adds to it); delete the kubeadm-certs Secret (upload the certificates again for later joins), remove ${ca.dir}/ with the old key`,
     },
     {
       phase: "node",
       on: "every node",
       does: "trust only the new CA in kubelet.conf (and ca.crt on workers), restart the kubelet",
+    },
+  ];
+}
+
+/** The steps of a CA only the control plane reads (`front-proxy-ca`, `etcd-ca`): no node takes part. */
+function controlPlaneRotationSteps(ca: RotatedCA): RotationStep[] {
+  const crt = `${ca.baseName}.crt`;
+  const readers = ca.readers.join(" and ");
+  const leaves = renewTargets().filter((t) => t.caBaseName === ca.baseName).map((t) => t.name)
+    .join(", ");
+  const where = ca.published &&
+    `kube-system/extension-apiserver-authentication's ${ca.published} (what aggregated API servers verify the API server's proxied requests with)`;
+  return [
+    {
+      phase: "prepare",
+      on: "first control plane",
+      does:
+        `generate the new ${ca.name} (or take --ca-cert/--ca-key) and keep it with the old one in <certificatesDir>/${ca.dir}/ (copy that folder to the other control planes, or give each the same --ca-cert/--ca-key)`,
+    },
+    {
+      phase: "trust",
+      on: "every control plane",
+      does:
+        `make ${crt} trust old and new (old first, it still signs ${leaves}); restart ${readers}${
+          where ? `; wait for ${where} to carry both` : ""
+        }`,
+    },
+    {
+      phase: "reissue",
+      on: "every control plane",
+      does:
+        `once every control plane ran trust: sign with the new CA (${ca.baseName}.key, ${crt} new first), re-issue ${leaves} with it, restart ${readers}`,
+    },
+    {
+      phase: "finish",
+      on: "every control plane",
+      does:
+        `once every control plane ran reissue: trust only the new CA in ${crt}, restart ${readers}; ${
+          where
+            ? `the last control plane sets ${ca.published} of extension-apiserver-authentication to the new CA alone (the API server only adds to it); `
+            : ""
+        }delete the kubeadm-certs Secret (upload the certificates again for later joins), remove ${ca.dir}/ with the old key`,
     },
   ];
 }

@@ -3,7 +3,9 @@
  * in `kube-public/cluster-info` (what joining nodes and the `node` phase take), the
  * `kube-root-ca.crt` ConfigMaps the controller-manager publishes from `--root-ca-file` (what
  * every Pod's service-account volume holds), the restart of kubeadm's in-cluster clients onto
- * it, the Nodes' rotation annotations, and the `kubeadm-certs` Secret that holds the old CA.
+ * it, the CAs the API server publishes in `extension-apiserver-authentication` (what aggregated
+ * API servers verify with), the Nodes' rotation annotations, and the `kubeadm-certs` Secret that
+ * holds the old CAs.
  *
  * @module
  */
@@ -96,42 +98,101 @@ export async function publishClusterInfoTrust(
   return true;
 }
 
-function sameBundle(pem: string | undefined, bundle: readonly Certificate[]): boolean {
-  if (!pem) return false;
+/** A ConfigMap key in which a component of the cluster publishes a CA bundle it reads. */
+export interface PublishedTrust {
+  namespace: string;
+  name: string;
+  key: string;
+  /** Who publishes it, from which file (for the timeout's message). */
+  publisher: string;
+}
+
+/** `kube-system/kube-root-ca.crt` (every namespace gets the same; Pods' service-account volumes follow it). */
+export const ROOT_CA_TRUST: PublishedTrust = {
+  namespace: "kube-system",
+  name: "kube-root-ca.crt",
+  key: "ca.crt",
+  publisher: "kube-controller-manager (from --root-ca-file)",
+};
+
+/**
+ * A key of `kube-system/extension-apiserver-authentication`, where the API server publishes the
+ * CAs aggregated API servers verify with (`client-ca-file`, `requestheader-client-ca-file`). Its
+ * controller adds the CAs of its files to those the ConfigMap holds and never removes one: a
+ * rotation's end sets the key itself ({@link setPublishedTrust}).
+ */
+export function authenticationTrust(key: string): PublishedTrust {
+  return {
+    namespace: "kube-system",
+    name: "extension-apiserver-authentication",
+    key,
+    publisher: `kube-apiserver (from --${key})`,
+  };
+}
+
+function publishedBundle(cm: ConfigMap | undefined, key: string): string[] {
   try {
-    return encodeCertificatePEM(parseCertificatesPEM(pem)) === encodeCertificatePEM([...bundle]);
+    return parseCertificatesPEM(cm?.data?.[key] ?? "").map((c) => encodeCertificatePEM(c));
   } catch {
-    return false;
+    return [];
   }
 }
 
 /**
- * Waits until the controller-manager published `bundle` as `kube-system/kube-root-ca.crt` (every
- * namespace gets the same; Pods' service-account volumes follow it).
+ * Waits until `where` holds `bundle`: exactly (in order), or `including` it (other CAs may
+ * stay). Throws naming the ConfigMap after `timeoutMs`.
  */
-export async function waitForRootCA(
+export async function waitForPublishedTrust(
   client: KubeClient,
+  where: PublishedTrust,
   bundle: readonly Certificate[],
   timeoutMs: number,
+  match: "exactly" | "including" = "exactly",
 ): Promise<void> {
+  const wanted = bundle.map((c) => encodeCertificatePEM(c));
   await poll<true>(async (window) => {
     const cm = await client.withRetry({ timeoutMs: 0 }).tryGet<ConfigMap>(
-      { kind: "ConfigMap", namespace: "kube-system", name: "kube-root-ca.crt" },
+      { kind: "ConfigMap", namespace: where.namespace, name: where.name },
       window.limits(),
     ).catch(() => undefined);
-    return sameBundle(cm?.data?.["ca.crt"], bundle) ? { done: true, value: true } : { done: false };
+    const has = publishedBundle(cm, where.key);
+    const done = match === "exactly"
+      ? has.join() === wanted.join()
+      : wanted.every((c) => has.includes(c));
+    return done ? { done: true, value: true } : { done: false };
   }, {
     ...client.timing,
     intervalMs: 1_000,
     timeoutMs,
     timeoutError: () =>
       new KubeadmError(
-        `kube-controller-manager did not publish the new trust in kube-root-ca.crt within ${
+        `${where.publisher} did not publish the new trust in ${where.namespace}/${where.name} (${where.key}) within ${
           formatDuration(timeoutMs)
         }`,
-        { hint: "check that it runs with --root-ca-file pointing at ca.crt" },
+        {
+          field: `${where.namespace}/${where.name}`,
+          hint: "check that it runs and reads the file",
+        },
       ),
   });
+}
+
+/**
+ * Sets `where` to exactly `bundle` (the old CA out); false when it already held it or the
+ * ConfigMap is absent (its publisher creates it from its files, which hold `bundle`).
+ */
+export async function setPublishedTrust(
+  client: KubeClient,
+  where: PublishedTrust,
+  bundle: readonly Certificate[],
+): Promise<boolean> {
+  const cm = await client.tryGet<ConfigMap>(
+    { kind: "ConfigMap", namespace: where.namespace, name: where.name },
+  );
+  const wanted = bundle.map((c) => encodeCertificatePEM(c));
+  if (!cm || publishedBundle(cm, where.key).join() === wanted.join()) return false;
+  await client.update<ConfigMap>({ ...cm, data: { ...cm.data, [where.key]: wanted.join("") } });
+  return true;
 }
 
 /** kubeadm's in-cluster clients, restarted onto a new `kube-root-ca.crt`. */
@@ -186,7 +247,7 @@ export async function nodesNotYet(
     .map((n) => n.metadata?.name ?? "").sort();
 }
 
-/** Deletes `kube-system/kubeadm-certs` (it holds the old CA); true when there was one. */
+/** Deletes `kube-system/kubeadm-certs` (it holds the old CAs); true when there was one. */
 export async function deleteUploadedCerts(client: KubeClient): Promise<boolean> {
   try {
     await client.delete({ kind: "Secret", namespace: "kube-system", name: "kubeadm-certs" });

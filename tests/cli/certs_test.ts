@@ -3,61 +3,14 @@
 // modes), the cluster configuration read through --kubeconfig (a fake API server), and a
 // renewal killed mid-way then run again.
 import assert from "node:assert/strict";
-import { run, type RunResult } from "../support/commands.ts";
+import { run } from "../support/commands.ts";
 import { listFiles, repoRoot } from "../support/repo.ts";
+import { kubeadm, tree, withNode } from "../support/cli_node.ts";
 import { openssl } from "../support/openssl.ts";
 import { assertPairedAndSigned } from "../support/pki_views.ts";
 import { putClusterConfiguration, withFakeCluster } from "../support/fake_cluster.ts";
 import { certSpec, KUBEADM_CERTS } from "../../core/certs/certlist.ts";
 import { KUBERNETES_VERSION } from "../../core/versions.ts";
-
-const CONFIG = `apiVersion: kubeadm.k8s.io/v1beta4
-kind: InitConfiguration
-localAPIEndpoint:
-  advertiseAddress: 192.0.2.30
-nodeRegistration:
-  name: cli-node
----
-apiVersion: kubeadm.k8s.io/v1beta4
-kind: ClusterConfiguration
-encryptionAlgorithm: ECDSA-P256
-`;
-
-const kubeadm = (root: string, args: string[]): Promise<RunResult> =>
-  run([`${repoRoot}/scripts/kubeadm`, ...args, "--rootfs", root]);
-
-/** A node's PKI and kubeconfigs made by our init phases; admin.conf points nowhere. */
-async function node(): Promise<string> {
-  const root = await Deno.makeTempDir({ prefix: "kts-cli-certs-" });
-  await Deno.writeTextFile(`${root}/cfg.yaml`, CONFIG);
-  for (const phase of ["certs", "kubeconfig"]) {
-    const r = await kubeadm(root, ["init", "phase", phase, "all", "--config", `${root}/cfg.yaml`]);
-    assert.equal(r.code, 0, r.stderr);
-  }
-  const admin = `${root}/etc/kubernetes/admin.conf`;
-  await Deno.writeTextFile(
-    admin,
-    (await Deno.readTextFile(admin)).replace(/server: \S+/, "server: https://127.0.0.1:1"),
-  );
-  return root;
-}
-
-async function tree(root: string): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  for (const f of await listFiles(root, "")) {
-    out.set(f, `${((await Deno.stat(f)).mode! & 0o777).toString(8)} ${await Deno.readTextFile(f)}`);
-  }
-  return out;
-}
-
-async function withNode(fn: (root: string) => Promise<void>): Promise<void> {
-  const root = await node();
-  try {
-    await fn(root);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
-}
 
 Deno.test("certs renew all --dry-run lists every file it would write and writes none", async () => {
   await withNode(async (root) => {

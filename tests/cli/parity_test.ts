@@ -43,7 +43,7 @@ const OUR_ADDITIONS: readonly { lines: RegExp; why: string }[] = [
   {
     lines:
       /^extra command: kubeadm certs rotate-ca( phase( preflight| prepare| trust| reissue| finish| node)?)?$/,
-    why: "rotates the cluster CA in stages, resuming an interrupted rotation",
+    why: "rotates the cluster, front-proxy or etcd CA in stages, resuming an interrupted rotation",
   },
   {
     lines: /^extra command: kubeadm certs approve-kubelet-serving$/,

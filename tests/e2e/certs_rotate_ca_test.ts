@@ -9,7 +9,14 @@
 // serves a certificate of the new CA, the workloads that ran before (kube-proxy, CoreDNS, a
 // Deployment of the user's) run on in the same containers, a new worker's join with the old
 // CA's pin is refused and with the new CA's pin succeeds, and no output of the rotation holds
-// a private key or the bootstrap token's secret.
+// a private key or the bootstrap token's secret. Then, on the same cluster, `--ca
+// front-proxy-ca` rotates the front-proxy CA in one run on the control plane (the worker's
+// `phase node` has nothing to do): front-proxy-client verifies against the new CA alone,
+// extension-apiserver-authentication publishes the new CA alone (as it publishes the new
+// cluster CA alone), and the API server authenticates a proxied request (request headers) made
+// with the new front-proxy-client and refuses one made with the old. Last `--ca etcd-ca`
+// rotates the etcd CA (etcd restarted last): its four leaves verify against the new CA alone
+// and the API server writes through etcd.
 import assert from "node:assert/strict";
 import {
   assertOk,
@@ -165,6 +172,46 @@ async function nodeFile(node: ClusterNode, path: string): Promise<string> {
   return r.stdout;
 }
 
+/**
+ * What an aggregating proxy does: a request to the API server authenticated by a front-proxy
+ * client certificate and the `X-Remote-User`/`X-Remote-Group` headers (kube-apiserver's own
+ * request-header authenticator trusts `--requestheader-client-ca-file`). Returns the status.
+ */
+async function proxiedRequest(cp: ClusterNode, client: { crt: string; key: string }) {
+  const http = Deno.createHttpClient({
+    caCerts: [await Deno.readTextFile(cp.path("/etc/kubernetes/pki/ca.crt"))],
+    cert: client.crt,
+    key: client.key,
+    poolMaxIdlePerHost: 0,
+  });
+  try {
+    const res = await fetch(
+      `https://${cp.ip}:6443/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication`,
+      {
+        client: http,
+        headers: { "X-Remote-User": "aggregated-probe", "X-Remote-Group": "system:masters" },
+        signal: AbortSignal.timeout(10_000),
+      } as RequestInit & { client: Deno.HttpClient },
+    );
+    await res.body?.cancel();
+    return res.status;
+  } finally {
+    http.close();
+  }
+}
+
+/** The CAs of a key of `kube-system/extension-apiserver-authentication`, as fingerprints. */
+async function publishedAuthentication(cp: ClusterNode, key: string): Promise<string[]> {
+  const cm = await kubectlJson(cp, [
+    "-n",
+    "kube-system",
+    "get",
+    "cm",
+    "extension-apiserver-authentication",
+  ]) as { data: Record<string, string> };
+  return fingerprints(cm.data[key] ?? "");
+}
+
 /** The base64 lines of every private key in a PEM text (what a leak of the key would show). */
 function privateKeyLines(pem: string): string[] {
   const blocks = pem.match(/-----BEGIN [A-Z ]*PRIVATE KEY-----[^-]+-----END/g) ?? [];
@@ -229,6 +276,13 @@ Deno.test({
       await waitNodeReady(cp1, "worker1", 180_000);
       await assertPodAccess(cp1, worker, "before the rotation");
       const old = fingerprints(oldPem);
+      const pki = (f: string) => Deno.readTextFile(cp1.path(`/etc/kubernetes/pki/${f}`));
+      const oldFrontProxy = {
+        ca: await pki("front-proxy-ca.crt"),
+        crt: await pki("front-proxy-client.crt"),
+        key: await pki("front-proxy-client.key"),
+      };
+      assert.equal(await proxiedRequest(cp1, oldFrontProxy), 200, "a proxied request before");
       // The private keys of before the rotation: the CA's and the worker's kubelet client's.
       const oldKeys = [
         await Deno.readTextFile(cp1.path("/etc/kubernetes/pki/ca.key")),
@@ -400,6 +454,9 @@ Deno.test({
           return fingerprints(cm.data["ca.crt"]).join() === only.join();
         }, 120_000);
         await assert.rejects(Deno.lstat(cp1.path("/etc/kubernetes/pki/ca-rotation")));
+        // What aggregated API servers verify client certificates with (the API server only
+        // ever adds to it: finish cut the old CA out).
+        assert.deepEqual(await publishedAuthentication(cp1, "client-ca-file"), only);
         // OpenSSL prints the verification result once per session it reads (TLS 1.3 session
         // tickets make that one or two): every one must be 0.
         const served = await cp1.exec([
@@ -414,6 +471,79 @@ Deno.test({
         }
         await assertPodAccess(cp1, worker, "after finish");
       });
+
+      await t.step(
+        "front-proxy-ca: one run on the control plane; nothing on the worker",
+        async () => {
+          const r = await rotate(cp1, ["--ca", "front-proxy-ca"]);
+          assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+          assert.match(r.stdout, /requestheader-client-ca-file carries both CAs/);
+          const node = await rotate(worker, ["phase", "node", "--ca", "front-proxy-ca"]);
+          assert.equal(node.code, 0, node.stderr);
+          assert.match(node.stdout, /nothing to do for front-proxy-ca on any node/);
+          const fpCA = await pki("front-proxy-ca.crt");
+          const only = fingerprints(fpCA);
+          assert.equal(only.length, 1);
+          assert.notDeepEqual(only, fingerprints(oldFrontProxy.ca));
+          const verify = await cp1.exec([
+            "openssl",
+            "verify",
+            "-CAfile",
+            "/etc/kubernetes/pki/front-proxy-ca.crt",
+            "/etc/kubernetes/pki/front-proxy-client.crt",
+          ]);
+          assert.equal(verify.code, 0, verify.stderr);
+          assert.match(verify.stdout, /front-proxy-client\.crt: OK/);
+          assert.deepEqual(
+            await publishedAuthentication(cp1, "requestheader-client-ca-file"),
+            only,
+          );
+          await assert.rejects(Deno.lstat(cp1.path("/etc/kubernetes/pki/front-proxy-ca-rotation")));
+          // The API server authenticates the new proxy client's requests, no longer the old's.
+          const current = {
+            crt: await pki("front-proxy-client.crt"),
+            key: await pki("front-proxy-client.key"),
+          };
+          assert.equal(await proxiedRequest(cp1, current), 200);
+          const refused = await proxiedRequest(cp1, oldFrontProxy);
+          assert.ok([401, 403].includes(refused), `the old front-proxy-client: HTTP ${refused}`);
+        },
+      );
+
+      await t.step(
+        "etcd-ca: one run on the control plane; etcd and the API server on it",
+        async () => {
+          const oldEtcd = fingerprints(await pki("etcd/ca.crt"));
+          const r = await rotate(cp1, ["--ca", "etcd-ca"]);
+          assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+          const only = fingerprints(await pki("etcd/ca.crt"));
+          assert.equal(only.length, 1);
+          assert.notDeepEqual(only, oldEtcd);
+          const leaves = [
+            "etcd/server",
+            "etcd/peer",
+            "etcd/healthcheck-client",
+            "apiserver-etcd-client",
+          ];
+          const verify = await cp1.exec([
+            "openssl",
+            "verify",
+            "-CAfile",
+            "/etc/kubernetes/pki/etcd/ca.crt",
+            ...leaves.map((l) => `/etc/kubernetes/pki/${l}.crt`),
+          ]);
+          assert.equal(verify.code, 0, `${verify.stdout}\n${verify.stderr}`);
+          assert.equal(verify.stdout.trim().split("\n").filter((l) => / OK$/.test(l)).length, 4);
+          await assert.rejects(Deno.lstat(cp1.path("/etc/kubernetes/pki/etcd-ca-rotation")));
+          // The API server reads and writes through etcd with the new CA's certificates.
+          await assertOk(
+            cp1,
+            "a write through etcd",
+            await cp1.kubectl(["create", "configmap", "after-etcd-ca", "--from-literal=k=v"]),
+          );
+          await waitNodeReady(cp1, "worker1", 120_000);
+        },
+      );
 
       await t.step("the user's workload runs on in the same Pods and containers", async () => {
         // A kubelet restart may report a Pod not ready until its next probe: wait for that,

@@ -41,7 +41,55 @@ Deno.test("planCaRotation(): no rotation, then one trusted by both, from the nod
   assert.equal(trusted.steps[trusted.next].phase, "trust");
 
   await assert.rejects(
-    planCaRotation({ files: [], ca: "etcd-ca" }),
+    planCaRotation({ files: [], ca: "etcd" }),
     (e) => e instanceof KubeadmError && e.field === "--ca",
   );
+});
+
+Deno.test('planCaRotation({ ca: "front-proxy-ca" }): its own files and folder, its steps; a --ca not rotated or unknown is refused', async () => {
+  const cluster = await ca(1);
+  const old = await ca(2);
+  const next = await ca(3);
+  const clusterFiles = [file("ca.crt", cluster.crt), file("ca.key", cluster.key)];
+  const none = await planCaRotation({
+    files: [
+      ...clusterFiles,
+      file("front-proxy-ca.crt", old.crt),
+      file("front-proxy-ca.key", old.key),
+    ],
+    ca: "front-proxy-ca",
+  });
+  assert.equal(none.stage, "none");
+  assert.equal(none.currentPin, await certificatePin(old.cert, webCryptoPort));
+  assert.deepEqual(none.steps.map((s) => s.phase), ["prepare", "trust", "reissue", "finish"]);
+  assert.equal(none.next, 0);
+
+  const rotating = [
+    ...clusterFiles,
+    file("front-proxy-ca.crt", next.crt + old.crt),
+    file("front-proxy-ca.key", next.key),
+    file("front-proxy-ca-rotation/old-ca.crt", old.crt),
+    file("front-proxy-ca-rotation/old-ca.key", old.key),
+    file("front-proxy-ca-rotation/new-ca.crt", next.crt),
+    file("front-proxy-ca-rotation/new-ca.key", next.key),
+    file("front-proxy-ca-rotation/trust.done", ""),
+  ];
+  const signed = await planCaRotation({ files: rotating, ca: "front-proxy-ca" });
+  assert.equal(signed.stage, "signed");
+  assert.equal(signed.newPin, await certificatePin(next.cert, webCryptoPort));
+  assert.equal(signed.steps[signed.next].phase, "reissue");
+  const done = await planCaRotation({
+    files: [...rotating, file("front-proxy-ca-rotation/reissue.done", "")],
+    ca: "front-proxy-ca",
+  });
+  assert.equal(done.steps[done.next].phase, "finish");
+  // The cluster CA's rotation is another one: none runs.
+  assert.equal((await planCaRotation({ files: rotating })).stage, "none");
+
+  for (const name of ["etcd", "front-proxy"]) {
+    await assert.rejects(
+      planCaRotation({ files: rotating, ca: name }),
+      (e) => e instanceof KubeadmError && e.field === "--ca",
+    );
+  }
 });

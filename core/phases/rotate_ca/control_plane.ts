@@ -1,9 +1,9 @@
 /**
  * What `trust`, `reissue` and `finish` share on a control-plane node: write a stage's CA files
- * and the kubeconfig files' trust, restart the components reading them one at a time
- * (`controlplane/restart.ts`: waited for, rolled back when one does not come back), point the
- * controller-manager's signer where the stage wants it, and publish the stage's trust in
- * cluster-info.
+ * (and, for the cluster CA, the kubeconfig files' trust), restart the components reading them
+ * one at a time (`controlplane/restart.ts`: waited for, rolled back when one does not come
+ * back), and for the cluster CA point the controller-manager's signer where the stage wants it
+ * and publish the stage's trust in cluster-info.
  *
  * @module
  */
@@ -21,10 +21,11 @@ import {
 } from "../../controlplane/restart.ts";
 import { renewTargets } from "../../certs/renew_targets.ts";
 import {
-  CONTROL_PLANE_ANNOTATION,
+  caFlag,
+  controlPlaneAnnotation,
   kubeconfigWithTrust,
-  NEW_CA,
-  OLD_CA,
+  newCAPath,
+  oldCAPath,
 } from "../../certs/ca_rotation.ts";
 import {
   annotateNode,
@@ -49,10 +50,10 @@ const TRUSTING_KUBECONFIGS = [
 export interface StageWrite {
   /** The trust of the stage (ca.crt, kubeconfigs, cluster-info), signing CA first. */
   bundle: Certificate[];
-  /** The CA files (`ca.crt`, `ca.key`, `signer.crt`), read by kube-apiserver and the controller-manager. */
+  /** The CA files (`ca.crt`, `ca.key`, `signer.crt`), read by the CA's readers. */
   caFiles: PlannedFile[];
-  /** The certificate the controller-manager signs with (a node path). */
-  signerPath: string;
+  /** The certificate the controller-manager signs with (a node path; the cluster CA only). */
+  signerPath?: string;
   /** Leaves and kubeconfigs re-issued by the stage, by target name (`reissue`). */
   renewed?: RenewedFiles[];
 }
@@ -105,33 +106,33 @@ async function kubeconfigFiles(data: RotateCaData, stage: StageWrite): Promise<R
  * documentation); in a dry run prints the files and the restarts instead.
  */
 export async function applyStage(data: RotateCaData, stage: StageWrite): Promise<void> {
+  const { ca } = data;
   const renewed: RenewedFiles[] = [
-    {
-      name: "ca",
-      files: stage.caFiles,
-      readers: [Component.apiServer, Component.controllerManager],
-    },
+    { name: ca.name, files: stage.caFiles, readers: ca.readers },
     ...(stage.renewed ?? []).filter((r) => !TRUSTING_KUBECONFIGS.includes(r.name as never)),
-    ...await kubeconfigFiles(data, stage),
+    ...(ca.clusterWide ? await kubeconfigFiles(data, stage) : []),
   ];
   const plan = planRestarts(renewed);
+  const { signerPath } = stage;
   const cm = plan.steps.find((s) => s.component === Component.controllerManager);
-  if (cm) cm.editManifest = (pod) => withSigningCert(pod, stage.signerPath);
+  if (cm && signerPath) cm.editManifest = (pod) => withSigningCert(pod, signerPath);
   if (data.dryRun) {
     for (const f of [...plan.unread, ...plan.steps.flatMap((s) => s.files)]) {
       data.out.info(`[dryrun] Would write ${f.path}`);
     }
-    data.out.info(`[dryrun] Would point ${SIGNING_CERT_FLAG} at ${stage.signerPath}`);
+    if (signerPath) data.out.info(`[dryrun] Would point ${SIGNING_CERT_FLAG} at ${signerPath}`);
     for (const line of restartPlanLines(plan, data.kubernetesDir)) data.out.info(line);
-    data.out.info(
-      `[dryrun] Would publish ${stage.bundle.length} CA certificate(s) in kube-public/cluster-info`,
-    );
+    if (ca.clusterWide) {
+      data.out.info(
+        `[dryrun] Would publish ${stage.bundle.length} CA certificate(s) in kube-public/cluster-info`,
+      );
+    }
     return;
   }
   const opened = await data.controlPlane();
   try {
     await renewAndRestart(opened.value, plan);
-    if (await publishClusterInfoTrust(opened.value.client, stage.bundle)) {
+    if (ca.clusterWide && await publishClusterInfoTrust(opened.value.client, stage.bundle)) {
       data.out.info(
         `[rotate-ca] cluster-info publishes ${stage.bundle.length} CA certificate(s), the signing one first`,
       );
@@ -144,8 +145,8 @@ export async function applyStage(data: RotateCaData, stage: StageWrite): Promise
 /** The rotation folder's CA pairs, loaded (their key checked). */
 export async function rotationCAs(data: RotateCaData) {
   return {
-    oldCA: await data.pki.loadCA(OLD_CA),
-    newCA: await data.pki.loadCA(NEW_CA),
+    oldCA: await data.pki.loadCA(oldCAPath(data.ca)),
+    newCA: await data.pki.loadCA(newCAPath(data.ca)),
   };
 }
 
@@ -179,7 +180,7 @@ export async function requireEveryNode(
         `Node ${missing.join(", ")} ${missing.length > 1 ? "do" : "does"} not ${r.what} yet`,
         {
           field: r.annotation,
-          hint: `run "kubeadm certs rotate-ca phase ${r.run}" on ${
+          hint: `run "kubeadm certs rotate-ca phase ${r.run}${caFlag(data.ca)}" on ${
             missing.join(", ")
           }, then run this again; nothing was written`,
         },
@@ -190,17 +191,52 @@ export async function requireEveryNode(
   }
 }
 
-/** Records on this control plane's Node that `phase` completed for the rotation to `pin`. */
+/** The phases a control plane records (in order). */
+export type ControlPlanePhase = "trust" | "reissue" | "finish";
+const RECORDED: readonly ControlPlanePhase[] = ["trust", "reissue", "finish"];
+
+/**
+ * Whether a control plane's annotation says it completed `phase` (or a later one) of the
+ * rotation to `pin`.
+ */
+export function controlPlaneDid(value: string, phase: ControlPlanePhase, pin: string): boolean {
+  return RECORDED.slice(RECORDED.indexOf(phase)).some((p) => value === `${p}:${pin}`);
+}
+
+/** The requirement that every control plane completed `phase` of the rotation to `pin`. */
+export function everyControlPlane(
+  data: RotateCaData,
+  phase: ControlPlanePhase,
+  pin: string,
+  what: string,
+): NodeRequirement {
+  return {
+    annotation: controlPlaneAnnotation(data.ca),
+    ok: (v) => controlPlaneDid(v, phase, pin),
+    what,
+    run: phase,
+    controlPlanes: true,
+  };
+}
+
+/**
+ * Records on this control plane's Node that `phase` completed for the rotation to `pin`, and
+ * returns the control planes that have not completed it yet (sorted).
+ */
 export async function recordControlPlane(
   data: RotateCaData,
-  phase: "trust" | "reissue",
+  phase: ControlPlanePhase,
   pin: string,
-): Promise<void> {
+): Promise<string[]> {
   const opened = await data.controlPlane();
+  const annotation = controlPlaneAnnotation(data.ca);
   try {
-    await annotateNode(opened.value.client, data.nodeName, {
-      [CONTROL_PLANE_ANNOTATION]: `${phase}:${pin}`,
-    });
+    await annotateNode(opened.value.client, data.nodeName, { [annotation]: `${phase}:${pin}` });
+    return await nodesNotYet(
+      opened.value.client,
+      (a) => controlPlaneDid(a[annotation] ?? "", phase, pin),
+      CONTROL_PLANE_SELECTOR,
+    );
   } finally {
     opened.close();
   }

@@ -9,6 +9,7 @@ import type { RestartContext } from "../../controlplane/restart.ts";
 import type { CertAndKey, PkiDirectory } from "../../certs/pki_dir.ts";
 import type { KubeClient } from "../../kube/client.ts";
 import type { AnonymousConnection } from "../../certs/ca_rotation_cluster.ts";
+import type { RotatedCA } from "../../certs/ca_rotation.ts";
 import type { Timing } from "../../kube/retry.ts";
 import type { FileSystem } from "../../ports/files.ts";
 import type { NodeHost } from "../../ports/node.ts";
@@ -24,6 +25,8 @@ export interface Opened<T> {
 /** Input of every rotate-ca phase. */
 export interface RotateCaData {
   out: Printer;
+  /** The CA rotated (`--ca`). */
+  ca: RotatedCA;
   /** Print what would be done; write nothing. */
   dryRun: boolean;
   /** The cluster's configuration (the CA's validity and key type, `certificatesDir`). */

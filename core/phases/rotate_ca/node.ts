@@ -5,7 +5,9 @@
  * CA key), gets a client certificate from the current signer when its own is the other CA's
  * (`certs/kubelet_client_cert.ts`) through its own credentials, is restarted when anything
  * changed, and the Node records both in its rotation annotations. Run it on every node after
- * `trust`, after `reissue` and after `finish`; each run converges.
+ * `trust`, after `reissue` and after `finish`; each run converges. A CA only the control plane
+ * reads (`--ca front-proxy-ca`, `--ca etcd-ca`) leaves every node's kubelet as it is: the phase
+ * says so.
  *
  * @module
  */
@@ -207,8 +209,16 @@ export const nodePhase: Phase<RotateCaData> = {
   name: "node",
   short: "Take the cluster's published CA trust and signer into this node's kubelet",
   long:
-    "Run on every node (workers too) after trust, after reissue and after finish: sets the CA of kubelet.conf (and ca.crt where the node holds no CA key) to what cluster-info publishes, requests a kubelet client certificate from the current signer when needed, restarts the kubelet and records the result on the Node.",
+    "Run on every node (workers too) after trust, after reissue and after finish: sets the CA of kubelet.conf (and ca.crt where the node holds no CA key) to what cluster-info publishes, requests a kubelet client certificate from the current signer when needed, restarts the kubelet and records the result on the Node. A rotation of front-proxy-ca or etcd-ca has nothing for it to do.",
   run: async (data) => {
+    if (!data.ca.clusterWide) {
+      data.out.info(
+        `[rotate-ca] node: nothing to do for ${data.ca.name} on any node: only ${
+          data.ca.readers.join(" and ")
+        } read it, and the control-plane phases (trust, reissue, finish --ca ${data.ca.name}) restart them; kubelets and workers do not use it`,
+      );
+      return;
+    }
     await convergeNode(data);
   },
 };

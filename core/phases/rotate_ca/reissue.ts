@@ -1,11 +1,14 @@
 /**
- * The rotate-ca `reissue` phase: once every Node's kubelet trusts the new CA (its
- * `ca-rotation-trust` annotation, set by `node`), the new CA signs: `ca.key` is the new key,
- * `ca.crt` the new CA then the old, `signer.crt` the new CA; kube-apiserver's serving and
- * kubelet-client certificates and every kubeconfig's client certificate are re-issued by it (the
- * renewal's plan, `certs/renewal.ts`, on the new pair), and the control plane restarts onto
- * them in order. cluster-info then publishes the new CA first, which tells every node's `node`
- * phase to request a kubelet client certificate from the new signer; this node's does it now.
+ * The rotate-ca `reissue` phase: once every control plane ran `trust` (and, for the cluster CA,
+ * every Node's kubelet trusts the new CA: its `ca-rotation-trust` annotation, set by `node`),
+ * the new CA signs: its key is the new key, its certificate file the new CA then the old
+ * (`signer.crt` the new CA, for the cluster CA); every leaf it signs (kube-apiserver's serving
+ * and kubelet-client certificates and every kubeconfig's client certificate; `front-proxy-client`
+ * for the front-proxy CA; etcd's server, peer and healthcheck-client certificates and
+ * `apiserver-etcd-client` for the etcd CA) is re-issued by it (the renewal's plan,
+ * `certs/renewal.ts`, on the new pair), and the control plane restarts onto them in order. For the cluster CA, cluster-info
+ * then publishes the new CA first, which tells every node's `node` phase to request a kubelet
+ * client certificate from the new signer; this node's does it now.
  *
  * @module
  */
@@ -19,7 +22,7 @@ import { planRenewal, renewalSettings } from "../../certs/renewal.ts";
 import { renewTargets } from "../../certs/renew_targets.ts";
 import {
   caBundleFile,
-  CONTROL_PLANE_ANNOTATION,
+  caFlag,
   doneMarkerFile,
   rotationState,
   SIGNER_CERT,
@@ -28,7 +31,14 @@ import {
   trustBundle,
 } from "../../certs/ca_rotation.ts";
 import { certificatePin } from "../../pki/pin.ts";
-import { applyStage, recordControlPlane, requireEveryNode, rotationCAs } from "./control_plane.ts";
+import {
+  applyStage,
+  everyControlPlane,
+  type NodeRequirement,
+  recordControlPlane,
+  requireEveryNode,
+  rotationCAs,
+} from "./control_plane.ts";
 import { convergeNode } from "./node.ts";
 import type { RotateCaData } from "./data.ts";
 
@@ -37,15 +47,15 @@ export const reissuePhase: Phase<RotateCaData> = {
   name: "reissue",
   short: "Sign with the new CA: re-issue every leaf and kubeconfig it signs; restart in order",
   run: async (data) => {
-    const { pki, out } = data;
-    const state = await rotationState(pki);
+    const { pki, out, ca } = data;
+    const state = await rotationState(pki, ca);
     if (state.stage !== "trusted" && state.stage !== "signed") {
       out.info(`[rotate-ca] reissue: nothing to do at stage ${state.stage}`);
       return;
     }
     if (state.stage === "trusted" && !state.trustDone) {
       throw new KubeadmError("the trust phase has not completed on this node", {
-        hint: 'run "kubeadm certs rotate-ca phase trust" first',
+        hint: `run "kubeadm certs rotate-ca phase trust${caFlag(ca)}" first`,
       });
     }
     if (state.reissueDone) {
@@ -54,18 +64,18 @@ export const reissuePhase: Phase<RotateCaData> = {
     }
     const newPin = await certificatePin(state.newCA!, pki.crypto);
     if (!data.dryRun) {
-      await requireEveryNode(data, {
-        annotation: CONTROL_PLANE_ANNOTATION,
-        ok: (v) => v === `trust:${newPin}` || v === `reissue:${newPin}`,
-        what: "trust the new CA on its control plane",
-        run: "trust",
-        controlPlanes: true,
-      }, {
-        annotation: TRUST_ANNOTATION,
-        ok: (v) => v.split(",").includes(newPin),
-        what: "trust the new CA",
-        run: "node",
-      });
+      const required: NodeRequirement[] = [
+        everyControlPlane(data, "trust", newPin, "trust the new CA on its control plane"),
+      ];
+      if (ca.clusterWide) {
+        required.push({
+          annotation: TRUST_ANNOTATION,
+          ok: (v) => v.split(",").includes(newPin),
+          what: "trust the new CA",
+          run: "node",
+        });
+      }
+      await requireEveryNode(data, ...required);
     }
     const { newCA } = await rotationCAs(data);
     // The renewal's plan, on a view of the directory whose CA is the new one.
@@ -74,7 +84,11 @@ export const reissuePhase: Phase<RotateCaData> = {
     const view: FileReader = {
       read: (p) =>
         Promise.resolve(
-          p === pki.certPath("ca") ? caCrt : p === pki.keyPath("ca") ? caKey : undefined,
+          p === pki.certPath(ca.baseName)
+            ? caCrt
+            : p === pki.keyPath(ca.baseName)
+            ? caKey
+            : undefined,
         ).then((v) => v ?? pki.files.read(p)),
       list: (p) => pki.files.list(p),
     };
@@ -83,7 +97,7 @@ export const reissuePhase: Phase<RotateCaData> = {
       pki: new PkiDirectory(view, pki.certificatesDir, pki.crypto),
       kubeconfigDir: data.kubernetesDir,
       settings,
-      names: renewTargets(settings.externalEtcd).filter((t) => t.caBaseName === "ca")
+      names: renewTargets(settings.externalEtcd).filter((t) => t.caBaseName === ca.baseName)
         .map((t) => t.name),
       startTime: data.now,
       now: data.now,
@@ -91,14 +105,13 @@ export const reissuePhase: Phase<RotateCaData> = {
     });
     for (const w of plan.warnings) out.warn(w);
     const bundle = trustBundle("signed", state.oldCA, newCA.cert);
+    const keyFile = { ...await pki.keyFile(ca.baseName, newCA.key), keepExistingMode: true };
     await applyStage(data, {
       bundle,
-      caFiles: [
-        { ...await pki.keyFile("ca", newCA.key), keepExistingMode: true },
-        caBundleFile(pki, bundle),
-        signerFile(pki, newCA.cert),
-      ],
-      signerPath: pki.certPath(SIGNER_CERT),
+      caFiles: ca.clusterWide
+        ? [keyFile, caBundleFile(pki, ca, bundle), signerFile(pki, newCA.cert)]
+        : [keyFile, caBundleFile(pki, ca, bundle)],
+      signerPath: ca.clusterWide ? pki.certPath(SIGNER_CERT) : undefined,
       renewed: plan.outcomes.flatMap((o) =>
         o.status === "renewed"
           ? [{ name: o.target.name, files: o.files, readers: o.target.readers }]
@@ -106,11 +119,13 @@ export const reissuePhase: Phase<RotateCaData> = {
       ),
     });
     if (data.dryRun) return;
-    await convergeNode(data);
+    if (ca.clusterWide) await convergeNode(data);
     await recordControlPlane(data, "reissue", newPin);
-    await pki.files.write(doneMarkerFile(pki, "reissue"));
+    await pki.files.write(doneMarkerFile(pki, ca, "reissue"));
     out.info(
-      `[rotate-ca] The new CA signs (${newPin}). Run "kubeadm certs rotate-ca phase node" on every other node, so its kubelet gets a client certificate from it`,
+      ca.clusterWide
+        ? `[rotate-ca] The new CA signs (${newPin}). Run "kubeadm certs rotate-ca phase node" on every other node, so its kubelet gets a client certificate from it`
+        : `[rotate-ca] The new ${ca.name} signs (${newPin}); the certificates it signs were re-issued`,
     );
   },
 };

@@ -5,12 +5,16 @@ import {
   caPairFiles,
   caRotationSteps,
   checkNewCA,
-  checkRotatableCA,
+  CLUSTER_CA,
   doneMarker,
+  ETCD_CA,
+  FRONT_PROXY_CA,
   kubeconfigTrust,
   kubeconfigWithTrust,
-  NEW_CA,
-  OLD_CA,
+  newCAPath,
+  oldCAPath,
+  type RotatedCA,
+  rotatedCA,
   rotationState,
   trustBundle,
 } from "../../../core/certs/ca_rotation.ts";
@@ -37,14 +41,18 @@ import { testCA } from "../../support/ca_rotation.ts";
 
 const PKI = "/etc/kubernetes/pki";
 
-/** A directory at `stage`'s files, with the old and the new CA. */
-async function directoryAt(ca: Certificate[], rotation: { old: CertAndKey; next: CertAndKey }) {
+/** A directory at `stage`'s files of `ca`'s rotation, with the old and the new CA. */
+async function directoryAt(
+  bundle: Certificate[],
+  rotation: { old: CertAndKey; next: CertAndKey },
+  ca: RotatedCA = CLUSTER_CA,
+) {
   const files = new MemoryFileSystem();
   const pki = new PkiDirectory(files, PKI, webCryptoPort);
-  await pki.writeCertAndKey("ca", rotation.old);
-  for (const f of await caPairFiles(pki, OLD_CA, rotation.old)) await files.write(f);
-  for (const f of await caPairFiles(pki, NEW_CA, rotation.next)) await files.write(f);
-  await files.write(caBundleFile(pki, ca));
+  await pki.writeCertAndKey(ca.baseName, rotation.old);
+  for (const f of await caPairFiles(pki, oldCAPath(ca), rotation.old)) await files.write(f);
+  for (const f of await caPairFiles(pki, newCAPath(ca), rotation.next)) await files.write(f);
+  await files.write(caBundleFile(pki, ca, bundle));
   return pki;
 }
 
@@ -55,59 +63,73 @@ function assertKubeadmError(e: unknown, field: string, message: RegExp): true {
   return true;
 }
 
-Deno.test("checkRotatableCA() takes ca; refuses an unknown CA and those not rotated yet, naming --ca", () => {
-  checkRotatableCA("ca");
-  assert.throws(
-    () => checkRotatableCA("kubernetes"),
-    (e) => assertKubeadmError(e, "--ca", /unknown certificate authority "kubernetes"/),
-  );
-  for (const name of ["front-proxy-ca", "etcd-ca"]) {
+Deno.test("rotatedCA() takes ca, front-proxy-ca and etcd-ca; refuses an unknown CA, naming --ca", () => {
+  assert.equal(rotatedCA("ca"), CLUSTER_CA);
+  assert.equal(rotatedCA("front-proxy-ca"), FRONT_PROXY_CA);
+  assert.equal(rotatedCA("etcd-ca"), ETCD_CA);
+  for (const name of ["kubernetes", "toString", "front-proxy", "etcd/ca"]) {
     assert.throws(
-      () => checkRotatableCA(name),
-      (e) => assertKubeadmError(e, "--ca", new RegExp(`rotating the ${name} .* not supported yet`)),
+      () => rotatedCA(name),
+      (e) => assertKubeadmError(e, "--ca", new RegExp(`unknown certificate authority "${name}"`)),
     );
   }
 });
 
-Deno.test("rotationState() reads every stage back from ca.crt and the markers", async () => {
-  const old = await testCA(1);
-  const next = await testCA(2);
-  const rotation = { old, next };
-  const plain = new PkiDirectory(new MemoryFileSystem(), PKI, webCryptoPort);
-  await plain.writeCertAndKey("ca", old);
-  assert.equal((await rotationState(plain)).stage, "none");
+for (const ca of [CLUSTER_CA, FRONT_PROXY_CA, ETCD_CA]) {
+  Deno.test(`rotationState(${ca.name}) reads every stage back from ${ca.baseName}.crt and the markers`, async () => {
+    const old = await testCA(1);
+    const next = await testCA(2);
+    const rotation = { old, next };
+    const plain = new PkiDirectory(new MemoryFileSystem(), PKI, webCryptoPort);
+    await plain.writeCertAndKey(ca.baseName, old);
+    assert.equal((await rotationState(plain, ca)).stage, "none");
 
-  const cases: [Certificate[], string][] = [
-    [[old.cert], "prepared"],
-    [[old.cert, next.cert], "trusted"],
-    [[next.cert, old.cert], "signed"],
-    [[next.cert], "finished"],
-  ];
-  for (const [bundle, stage] of cases) {
-    const pki = await directoryAt(bundle, rotation);
-    const state = await rotationState(pki);
-    assert.equal(state.stage, stage);
-    assert.deepEqual(state.oldCA.der, old.cert.der);
-    assert.deepEqual(state.newCA?.der, next.cert.der);
-    assert.equal(state.trustDone, false);
-  }
-  const pki = await directoryAt([old.cert, next.cert], rotation);
-  await pki.files.write({
-    path: pki.path(doneMarker("trust")),
-    data: "",
-    mode: 0o600,
-    kind: "other",
+    const cases: [Certificate[], string][] = [
+      [[old.cert], "prepared"],
+      [[old.cert, next.cert], "trusted"],
+      [[next.cert, old.cert], "signed"],
+      [[next.cert], "finished"],
+    ];
+    for (const [bundle, stage] of cases) {
+      const pki = await directoryAt(bundle, rotation, ca);
+      const state = await rotationState(pki, ca);
+      assert.equal(state.stage, stage);
+      assert.deepEqual(state.oldCA.der, old.cert.der);
+      assert.deepEqual(state.newCA?.der, next.cert.der);
+      assert.equal(state.trustDone, false);
+    }
+    const pki = await directoryAt([old.cert, next.cert], rotation, ca);
+    await pki.files.write({
+      path: pki.path(doneMarker(ca, "trust")),
+      data: "",
+      mode: 0o600,
+      kind: "other",
+    });
+    assert.equal((await rotationState(pki, ca)).trustDone, true);
+
+    // Another order, or a CA of neither: no stage, refused naming the CA's file.
+    const other = await testCA(3);
+    for (const bundle of [[old.cert, other.cert], [next.cert, next.cert]]) {
+      await assert.rejects(
+        rotationState(await directoryAt(bundle, rotation, ca), ca),
+        (e) =>
+          assertKubeadmError(
+            e,
+            `${PKI}/${ca.baseName}.crt`,
+            /neither the old CA, the new one nor a bundle/,
+          ),
+      );
+    }
   });
-  assert.equal((await rotationState(pki)).trustDone, true);
+}
 
-  // Another order, or a CA of neither: no stage, refused naming ca.crt.
-  const other = await testCA(3);
-  for (const bundle of [[old.cert, other.cert], [next.cert, next.cert]]) {
-    await assert.rejects(
-      rotationState(await directoryAt(bundle, rotation)),
-      (e) => assertKubeadmError(e, `${PKI}/ca.crt`, /neither the old CA, the new one nor a bundle/),
-    );
-  }
+Deno.test("a front-proxy-ca rotation lives in its own folder: the cluster CA's stays none", async () => {
+  const rotation = { old: await testCA(1), next: await testCA(2) };
+  const pki = await directoryAt([rotation.old.cert, rotation.next.cert], rotation, FRONT_PROXY_CA);
+  await pki.writeCertAndKey("ca", await testCA(4));
+  assert.equal(oldCAPath(FRONT_PROXY_CA), "front-proxy-ca-rotation/old-ca");
+  assert.equal((await rotationState(pki, FRONT_PROXY_CA)).stage, "trusted");
+  assert.equal((await rotationState(pki, CLUSTER_CA)).stage, "none");
 });
 
 Deno.test("trustBundle(): the signing CA first at every stage", async () => {
@@ -196,6 +218,32 @@ Deno.test("kubeconfigWithTrust() sets the current context's cluster CA, and clus
       ),
     (e) => assertKubeadmError(e, "empty.conf", /names no cluster/),
   );
+});
+
+Deno.test("caRotationSteps(front-proxy-ca): the control plane's phases only, naming its files and ConfigMap key", () => {
+  const steps = caRotationSteps(FRONT_PROXY_CA);
+  assert.deepEqual(steps.map((s) => s.phase), ["prepare", "trust", "reissue", "finish"]);
+  assert.ok(steps.every((s) => s.on !== "every node"));
+  assert.match(steps[0].does, /front-proxy-ca-rotation\//);
+  assert.match(steps[1].does, /front-proxy-ca\.crt trust old and new/);
+  assert.match(steps[1].does, /requestheader-client-ca-file/);
+  assert.match(steps[2].does, /re-issue front-proxy-client/);
+  assert.match(
+    steps[3].does,
+    /requestheader-client-ca-file of extension-apiserver-authentication to the new CA alone/,
+  );
+});
+
+Deno.test("caRotationSteps(etcd-ca): the control plane's phases, etcd's leaves, no ConfigMap", () => {
+  const steps = caRotationSteps(ETCD_CA);
+  assert.deepEqual(steps.map((s) => s.phase), ["prepare", "trust", "reissue", "finish"]);
+  assert.match(steps[1].does, /etcd\/ca\.crt trust old and new/);
+  assert.match(steps[1].does, /restart kube-apiserver and etcd$/);
+  assert.match(
+    steps[2].does,
+    /re-issue apiserver-etcd-client, etcd-healthcheck-client, etcd-peer, etcd-server with it/,
+  );
+  assert.doesNotMatch(steps[3].does, /extension-apiserver-authentication/);
 });
 
 Deno.test("caRotationSteps(): prepare, trust, node, reissue, node, finish, node", () => {

@@ -1,15 +1,21 @@
 // The whole rotation on a control plane in memory: the PKI `init` writes, a fake kubelet that
-// turns manifest writes into Ready mirror Pods (and, for the controller-manager, publishes
-// kube-root-ca.crt from ca.crt and signs kubelet CSRs with the certificate its manifest names
-// and ca.key), the fake API server, and a worker whose Node annotations say how far it got.
+// turns manifest writes into Ready mirror Pods (the API server adds ca.crt and
+// front-proxy-ca.crt to extension-apiserver-authentication as its controller does, never
+// removing a CA; the controller-manager publishes kube-root-ca.crt from ca.crt and signs kubelet
+// CSRs with the certificate its manifest names and ca.key), the fake API server, and a worker
+// whose Node annotations say how far it got.
 import assert from "node:assert/strict";
 import type { ConfigMap, Node, Pod } from "kubernetes-types/core/v1.d.ts";
 import { runRotateCa } from "../../../../core/phases/rotate_ca/workflow.ts";
 import type { RotateCaData } from "../../../../core/phases/rotate_ca/data.ts";
 import {
   CLIENT_CA_ANNOTATION,
-  CONTROL_PLANE_ANNOTATION,
+  CLUSTER_CA,
+  controlPlaneAnnotation,
+  ETCD_CA,
+  FRONT_PROXY_CA,
   kubeconfigTrust,
+  type RotatedCA,
   rotationState,
   TRUST_ANNOTATION,
 } from "../../../../core/certs/ca_rotation.ts";
@@ -23,6 +29,7 @@ import {
   checkSignatureFrom,
   createSignedCert,
   encodeCertificatePEM,
+  keyMatchesCertificate,
   parseCertificatesPEM,
 } from "../../../../core/pki/cert.ts";
 import {
@@ -38,14 +45,14 @@ import { parseKubeYamlOne } from "../../../../core/yaml/kube_yaml.ts";
 import { parseKubeconfig, serializeKubeconfig } from "../../../../core/kubeconfig/kubeconfig.ts";
 import { webCryptoPort } from "../../../../adapters/crypto/webcrypto.ts";
 import { pkiFixture } from "../../../support/pki_fixture.ts";
-import { fakeApiClient } from "../../../support/fake_kube_api.ts";
+import { fakeApiClient, type FakeKubeApi } from "../../../support/fake_kube_api.ts";
 import {
   clusterInfoConfigMap,
   CONTROL_PLANE_KUBECONFIGS,
   nodeAuthorizer,
   signKubeletCSRs,
 } from "../../../support/ca_rotation.ts";
-import { MemoryNodeOps } from "../../../support/memory_fs.ts";
+import { type MemoryFileSystem, MemoryNodeOps } from "../../../support/memory_fs.ts";
 import { FakeNodeHost } from "../../../support/fake_node_host.ts";
 import { RecordingPrinter } from "../../../support/recording_printer.ts";
 import { seededRandom } from "../../../support/fixed_random.ts";
@@ -85,7 +92,33 @@ function readyNode(name: string): Node {
   };
 }
 
-async function controlPlane() {
+/**
+ * What the API server's cluster-authentication-trust controller does on start: adds the CAs of
+ * its files to extension-apiserver-authentication's, the ConfigMap's first, without duplicates.
+ */
+function publishAuthentication(api: FakeKubeApi, fs: MemoryFileSystem): void {
+  const existing = api.get<ConfigMap>("ConfigMap", "kube-system", AUTHENTICATION);
+  const data: Record<string, string> = { ...existing?.data };
+  for (
+    const [key, file] of [["client-ca-file", "ca.crt"], [FRONT_PROXY_KEY, "front-proxy-ca.crt"]]
+  ) {
+    const certs = [data[key], fs.text(`${PKI}/${file}`)!].filter((t) => t).flatMap((t) =>
+      parseCertificatesPEM(t!).map((c) => encodeCertificatePEM(c))
+    );
+    data[key] = [...new Set(certs)].join("");
+  }
+  api.put({
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { namespace: "kube-system", name: AUTHENTICATION },
+    data,
+  } as ConfigMap);
+}
+
+const AUTHENTICATION = "extension-apiserver-authentication";
+const FRONT_PROXY_KEY = "requestheader-client-ca-file";
+
+async function controlPlane(rotated: RotatedCA = CLUSTER_CA) {
   const { files: fs, cfg } = await pkiFixture();
   fs.put(
     `${MANIFESTS}/kube-apiserver.yaml`,
@@ -105,6 +138,11 @@ async function controlPlane() {
   fs.put(
     `${MANIFESTS}/kube-scheduler.yaml`,
     manifest("kube-scheduler", 10259, ["kube-scheduler"]),
+    0o600,
+  );
+  fs.put(
+    `${MANIFESTS}/etcd.yaml`,
+    manifest("etcd", 2381, ["etcd", `--trusted-ca-file=${PKI}/etcd/ca.crt`]),
     0o600,
   );
   const oldPem = fs.text(`${PKI}/ca.crt`)!;
@@ -139,6 +177,7 @@ async function controlPlane() {
     if (!m) return;
     const pod = parseKubeYamlOne(fs.text(path)!) as Pod;
     if (pod.metadata?.annotations?.[RESTARTED_AT_ANNOTATION]) events.push(`restart ${m[1]}`);
+    if (m[1] === "kube-apiserver") publishAuthentication(api, fs);
     api.put({
       ...pod,
       metadata: { ...pod.metadata, name: `${m[1]}-${NODE}` },
@@ -153,7 +192,7 @@ async function controlPlane() {
       } as ConfigMap);
     }
   };
-  for (const name of ["kube-apiserver", "kube-controller-manager", "kube-scheduler"]) {
+  for (const name of ["kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd"]) {
     kubelet(`${MANIFESTS}/${name}.yaml`);
   }
   /** The controller-manager's signer: the certificate its manifest names, and ca.key. */
@@ -224,6 +263,7 @@ async function controlPlane() {
   };
   const data: RotateCaData = {
     out,
+    ca: rotated,
     dryRun: false,
     cfg,
     pki: new PkiDirectory(files, PKI, webCryptoPort),
@@ -238,7 +278,7 @@ async function controlPlane() {
     timing: client.timing,
     timeoutMs: 60_000,
   };
-  return { fs, api, data, events, oldPem, kill };
+  return { fs, api, data, events, oldPem, kill, out };
 }
 
 const pem = (text: string) => encodeCertificatePEM(parseCertificatesPEM(text));
@@ -274,6 +314,7 @@ Deno.test("rotate-ca on a control plane: stops for the worker twice, resumes, en
     "restart kube-scheduler",
   ]);
   const cp1 = () => api.get<Node>("Node", undefined, NODE)!.metadata!.annotations!;
+  const CONTROL_PLANE_ANNOTATION = controlPlaneAnnotation(CLUSTER_CA);
   const oldPin = await certificatePin(parseCertificatesPEM(oldPem)[0], webCryptoPort);
   const newPin = await certificatePin(state.newCA!, webCryptoPort);
   assert.equal(cp1()[TRUST_ANNOTATION], `${oldPin},${newPin}`);
@@ -340,6 +381,13 @@ Deno.test("rotate-ca on a control plane: stops for the worker twice, resumes, en
     api.get<ConfigMap>("ConfigMap", "kube-system", "kube-root-ca.crt")!.data!["ca.crt"],
     only,
   );
+  // The API server only ever added the new CA to what aggregated API servers read: finish cut
+  // the old one out.
+  assert.equal(
+    api.get<ConfigMap>("ConfigMap", "kube-system", AUTHENTICATION)!.data!["client-ca-file"],
+    only,
+  );
+  assert.equal(cp1()[CONTROL_PLANE_ANNOTATION], `finish:${newPin}`);
   assert.equal((await rotationState(data.pki)).stage, "none");
 });
 
@@ -404,3 +452,155 @@ Deno.test("rotate-ca killed after any write and run again ends trusting only the
     }
   }
 });
+
+/** What a front-proxy-ca or etcd-ca rotation must leave as it is: the cluster CA's files and trust. */
+function clusterCaFiles(fs: MemoryFileSystem): string[] {
+  return [
+    `${PKI}/ca.crt`,
+    `${PKI}/ca.key`,
+    `${PKI}/apiserver.crt`,
+    CURRENT,
+    `${MANIFESTS}/kube-scheduler.yaml`,
+    ...CONTROL_PLANE_KUBECONFIGS.map((f) => `/etc/kubernetes/${f}`),
+  ].map((p) => `${p}\n${fs.text(p)}`);
+}
+
+/** A CA only the control plane reads, as these tests see it. */
+interface ControlPlaneCA {
+  ca: RotatedCA;
+  /** The leaves it signs. */
+  leaves: string[];
+  /** Its restarts at each stage, in order. */
+  restarts: string[];
+  /** The key of extension-apiserver-authentication the API server publishes it in. */
+  published?: string;
+}
+
+const CONTROL_PLANE_CAS: ControlPlaneCA[] = [
+  {
+    ca: FRONT_PROXY_CA,
+    leaves: ["front-proxy-client"],
+    restarts: ["restart kube-apiserver", "restart kube-controller-manager"],
+    published: FRONT_PROXY_KEY,
+  },
+  {
+    ca: ETCD_CA,
+    leaves: ["etcd/server", "etcd/peer", "etcd/healthcheck-client", "apiserver-etcd-client"],
+    restarts: ["restart kube-apiserver", "restart etcd"],
+  },
+];
+
+/** What the API server publishes of a CA for aggregated API servers, as PEM. */
+function published(api: FakeKubeApi, key: string): string {
+  return api.get<ConfigMap>("ConfigMap", "kube-system", AUTHENTICATION)!.data![key];
+}
+
+/** Whether the leaf `name` is signed by `ca` (PEM). */
+async function signedBy(fs: MemoryFileSystem, name: string, ca: string): Promise<boolean> {
+  return await checkSignatureFrom(
+    parseCertificatesPEM(fs.text(`${PKI}/${name}.crt`)!)[0],
+    parseCertificatesPEM(ca)[0],
+    webCryptoPort,
+  );
+}
+
+/** Checks the end of a rotation of `t.ca`: the new CA alone, its key, its leaves. */
+async function assertRotated(
+  h: Awaited<ReturnType<typeof controlPlane>>,
+  t: ControlPlaneCA,
+  oldPem: string,
+  why: string,
+) {
+  const { ca } = t;
+  const text = h.fs.text(`${PKI}/${ca.baseName}.crt`)!;
+  const certs = parseCertificatesPEM(text);
+  assert.equal(certs.length, 1, `${why}: ${ca.baseName}.crt holds one CA`);
+  assert.notEqual(text, pem(oldPem), `${why}: rotated`);
+  const key = await parsePrivateKeyPEM(h.fs.text(`${PKI}/${ca.baseName}.key`)!, webCryptoPort);
+  assert.ok(await keyMatchesCertificate(key, certs[0]), `${why}: ${ca.baseName}.key is its key`);
+  for (const leaf of t.leaves) assert.ok(await signedBy(h.fs, leaf, text), `${why}: ${leaf}`);
+  if (t.published) assert.equal(published(h.api, t.published), text, `${why}: published alone`);
+  assert.equal(await h.fs.read(`${PKI}/${ca.dir}/new-ca.key`), undefined, why);
+  assert.equal((await rotationState(h.data.pki, ca)).stage, "none", why);
+}
+
+for (const t of CONTROL_PLANE_CAS) {
+  const { ca } = t;
+  Deno.test(`rotate-ca --ca ${ca.name} phase by phase: each stage's files, restarts and published trust; each phase run again does nothing more`, async () => {
+    const h = await controlPlane(ca);
+    const { fs, api, data, events } = h;
+    const oldPem = fs.text(`${PKI}/${ca.baseName}.crt`)!;
+    const clusterCA = clusterCaFiles(fs);
+    const cmCommand = () =>
+      (parseKubeYamlOne(fs.text(`${MANIFESTS}/kube-controller-manager.yaml`)!) as Pod).spec!
+        .containers[0].command;
+    const command = cmCommand();
+    if (t.published) assert.equal(published(api, t.published), pem(oldPem));
+    const phase = async (only: string) => {
+      events.length = 0;
+      await runRotateCa(data, { only });
+      return [...events];
+    };
+
+    assert.deepEqual(await phase("prepare"), []);
+    const state = await rotationState(data.pki, ca);
+    assert.equal(state.stage, "prepared");
+    const newPem = encodeCertificatePEM(state.newCA!);
+    assert.equal(state.newCA!.subject.commonName, ca.name);
+    assert.equal(fs.files.get(`${PKI}/${ca.dir}/new-ca.key`)?.mode, 0o600);
+    assert.deepEqual(await phase("prepare"), []);
+    assert.equal(encodeCertificatePEM((await rotationState(data.pki, ca)).newCA!), newPem);
+
+    // trust: both trusted, the old one still signs the leaves.
+    assert.deepEqual(await phase("trust"), t.restarts);
+    assert.equal(fs.text(`${PKI}/${ca.baseName}.crt`), pem(oldPem + newPem));
+    if (t.published) assert.equal(published(api, t.published), pem(oldPem + newPem));
+    for (const leaf of t.leaves) assert.ok(await signedBy(fs, leaf, oldPem), leaf);
+    assert.deepEqual(await phase("trust"), [], "trust: done already");
+    const pin = await certificatePin(state.newCA!, webCryptoPort);
+    const cp1 = () => api.get<Node>("Node", undefined, NODE)!.metadata!.annotations!;
+    assert.equal(cp1()[controlPlaneAnnotation(ca)], `trust:${pin}`);
+
+    // reissue: the new CA signs the leaves (worker1 records nothing: not asked).
+    assert.deepEqual(await phase("reissue"), t.restarts);
+    assert.equal(fs.text(`${PKI}/${ca.baseName}.crt`), pem(newPem + oldPem));
+    for (const leaf of t.leaves) assert.ok(await signedBy(fs, leaf, newPem), leaf);
+    assert.deepEqual(await phase("reissue"), [], "reissue: done already");
+
+    // finish: the new CA alone, also in what the API server publishes.
+    assert.deepEqual(await phase("finish"), t.restarts);
+    await assertRotated(h, t, oldPem, "finish");
+    assert.equal(cp1()[controlPlaneAnnotation(ca)], `finish:${pin}`);
+    assert.deepEqual(await phase("finish"), [], "finish: nothing at stage none");
+
+    assert.deepEqual(clusterCaFiles(fs), clusterCA, "the cluster CA's files are as they were");
+    assert.deepEqual(cmCommand(), command, "the controller-manager's signer is as it was");
+    const worker = api.get<Node>("Node", undefined, "worker1")!;
+    assert.equal(worker.metadata?.annotations, undefined, "no node took part");
+    if (t.published) {
+      assert.ok(
+        h.out.lines.some((l) => l.includes(`${t.published} carries both CAs`)),
+        h.out.lines.join("\n"),
+      );
+    }
+  });
+
+  Deno.test(`rotate-ca --ca ${ca.name} killed after any write and run again ends with the new CA alone`, async () => {
+    const clean = await controlPlane(ca);
+    const oldPem = clean.fs.text(`${PKI}/${ca.baseName}.crt`)!;
+    await runRotateCa(clean.data);
+    await assertRotated(clean, t, oldPem, "whole run");
+    const total = clean.kill.writes;
+    assert.ok(total > 8, `${total} writes`);
+    for (let k = 0; k < total; k++) {
+      const h = await controlPlane(ca);
+      const clusterCA = clusterCaFiles(h.fs);
+      h.kill.after = k;
+      await assert.rejects(runRotateCa(h.data), /killed/, `killed after ${k} writes`);
+      h.kill.after = Infinity;
+      await runRotateCa(h.data);
+      await assertRotated(h, t, oldPem, `killed after ${k} writes`);
+      assert.deepEqual(clusterCaFiles(h.fs), clusterCA, `killed after ${k} writes: cluster CA`);
+    }
+  });
+}

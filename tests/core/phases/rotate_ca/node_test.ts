@@ -5,9 +5,12 @@ import { convergeNode } from "../../../../core/phases/rotate_ca/node.ts";
 import type { RotateCaData } from "../../../../core/phases/rotate_ca/data.ts";
 import {
   CLIENT_CA_ANNOTATION,
+  CLUSTER_CA,
+  FRONT_PROXY_CA,
   kubeconfigTrust,
   TRUST_ANNOTATION,
 } from "../../../../core/certs/ca_rotation.ts";
+import { runRotateCa } from "../../../../core/phases/rotate_ca/workflow.ts";
 import { type CertAndKey, PkiDirectory } from "../../../../core/certs/pki_dir.ts";
 import {
   type Certificate,
@@ -81,6 +84,7 @@ async function worker(old: CertAndKey, signer: CertAndKey, published: Certificat
   const out = new RecordingPrinter();
   const data: RotateCaData = {
     out,
+    ca: CLUSTER_CA,
     dryRun: false,
     cfg: resolveForTest().config,
     pki: new PkiDirectory(files, PKI, webCryptoPort),
@@ -147,4 +151,26 @@ Deno.test("node phase: while the old CA still signs, only the trust changes; run
   assert.deepEqual(node.machine.init?.restarted, ["kubelet"], "restarted once");
   const annotations = api.get<Node>("Node", undefined, "worker1")!.metadata!.annotations!;
   assert.equal(annotations[CLIENT_CA_ANNOTATION], await certificatePin(old.cert, webCryptoPort));
+});
+
+Deno.test("node phase --ca front-proxy-ca: says no node has anything to do, writes, contacts and restarts nothing", async () => {
+  const old = await testCA(1);
+  const { files, api, node, data } = await worker(old, old, [old.cert]);
+  const unreachable = () => Promise.reject(new Error("the cluster was contacted"));
+  const writes = files.writes.length;
+  const requests = api.requests.length;
+  await runRotateCa(
+    { ...data, ca: FRONT_PROXY_CA, kubelet: unreachable, anonymous: unreachable },
+    { only: "node" },
+  );
+  assert.equal(files.writes.length, writes);
+  assert.equal(api.requests.length, requests);
+  assert.deepEqual(node.machine.init?.restarted ?? [], []);
+  assert.ok(
+    (data.out as RecordingPrinter).lines.some((l) =>
+      /node: nothing to do for front-proxy-ca on any node: only kube-apiserver and kube-controller-manager read it/
+        .test(l)
+    ),
+    (data.out as RecordingPrinter).lines.join("\n"),
+  );
 });
