@@ -36,6 +36,7 @@ import {
   createMachines,
   planUserData,
 } from "../tests/support/fleet.ts";
+import { type HostUsageReport, sampleHostUsage } from "../tests/support/host_usage.ts";
 import { installedKubeadm } from "../tests/support/installed_kubeadm.ts";
 import { k8sBinDir } from "../tests/support/k8s_bins.ts";
 
@@ -130,6 +131,8 @@ interface RunResult {
   controlPlaneReadyS: number;
   kubeadm: { node: string; command: string; wallS: number; rssKb: number }[];
   fleetRssMb: number;
+  /** The host while the fleet came up (load from this fleet and from other work). */
+  host: HostUsageReport;
 }
 
 async function fleetRun(impl: Impl, flavor: Flavor, kubeadm: string): Promise<RunResult> {
@@ -144,7 +147,9 @@ async function fleetRun(impl: Impl, flavor: Flavor, kubeadm: string): Promise<Ru
       : (await capiFleetUserData(machines, (await capiToken()).token)).targets;
 
     const startMs = Date.now();
+    const usage = await sampleHostUsage();
     const { ready } = await bringUp(targets, cp, 20 * 60_000);
+    const host = await usage.stop();
     const allReadyS = Math.max(...ready.values()) / 1000;
     const fleetRssMb = await fleetRssKb(nodes) / 1024;
     for (const n of flavor === "capi" ? nodes : []) {
@@ -172,6 +177,7 @@ async function fleetRun(impl: Impl, flavor: Flavor, kubeadm: string): Promise<Ru
       controlPlaneReadyS: ready.get("cp1")! / 1000,
       kubeadm: runs,
       fleetRssMb,
+      host,
     };
   } finally {
     await machines.stop();
@@ -200,8 +206,10 @@ try {
   );
   const results: RunResult[] = [];
   for (let round = 0; round < rounds; round++) {
-    for (const flavor of flavors as Flavor[]) {
-      const order: Impl[] = round % 2 === 0 ? ["ours", "upstream"] : ["upstream", "ours"];
+    for (const [i, flavor] of (flavors as Flavor[]).entries()) {
+      // Each tool goes first as often as the other, within a round too (the first fleet of a
+      // round meets the host as the previous tear-down left it).
+      const order: Impl[] = (round + i) % 2 === 0 ? ["ours", "upstream"] : ["upstream", "ours"];
       for (const impl of order) {
         const r = await fleetRun(impl, flavor, kubeadms[impl]);
         results.push(r);
@@ -218,7 +226,11 @@ try {
                 ? `, ${joins.length} joins median ${f1(median(joins.map((j) => j.wallS)))} s, ` +
                   `max ${f1(Math.max(...joins.map((j) => j.rssKb)) / 1024)} MB`
                 : ""
-            }; fleet RSS ${r.fleetRssMb.toFixed(0)} MB`,
+            }; fleet RSS ${r.fleetRssMb.toFixed(0)} MB; host: load ≤${
+              r.host.peakLoad.toFixed(1)
+            }, CPU ${(r.host.meanBusy * 100).toFixed(0)}% busy, memory +${
+              r.host.addedGiB.toFixed(1)
+            } GiB`,
         );
         for (const line of r.trace) console.log(line);
       }
@@ -228,14 +240,23 @@ try {
   for (const flavor of flavors as Flavor[]) {
     const of = (impl: Impl) => results.filter((r) => r.flavor === flavor && r.impl === impl);
     const ready = (impl: Impl) => median(of(impl).map((r) => r.allReadyS));
-    const rss = (impl: Impl) =>
-      median(of(impl).flatMap((r) => r.kubeadm.map((k) => k.rssKb / 1024)));
+    const kubeadm = (impl: Impl, command: string) =>
+      of(impl).flatMap((r) => r.kubeadm.filter((k) => k.command === command));
+    const both = (f: (impl: Impl) => string) => `ours ${f("ours")}  upstream ${f("upstream")}`;
     console.log(
-      `  ${flavor.padEnd(4)} all Ready  ours ${f1(ready("ours"))} s  upstream ${
-        f1(ready("upstream"))
-      } s  ratio ${(ready("ours") / ready("upstream")).toFixed(2)}x;  kubeadm peak RSS ` +
-        `median ours ${f1(rss("ours"))} MB  upstream ${f1(rss("upstream"))} MB`,
+      `  ${flavor.padEnd(4)} all Ready  ${both((i) => `${f1(ready(i))} s`)}  ratio ${
+        (ready("ours") / ready("upstream")).toFixed(2)
+      }x`,
     );
+    for (const command of new Set(of("ours").flatMap((r) => r.kubeadm.map((k) => k.command)))) {
+      console.log(
+        `       kubeadm ${command}: wall median ${
+          both((i) => `${f1(median(kubeadm(i, command).map((k) => k.wallS)))} s`)
+        };  peak RSS median ${
+          both((i) => `${f1(median(kubeadm(i, command).map((k) => k.rssKb / 1024)))} MB`)
+        }`,
+      );
+    }
   }
 } finally {
   await Deno.remove(tmp, { recursive: true });
