@@ -20,8 +20,9 @@
  *
  * Usage: scripts/deno run -A scripts/bench_fleet.ts [--workers N] [--rounds R]
  *          [--user-data plan|capi|both] [--trace]   (as root; defaults 6, 1, both)
- * `--trace` prints the first control plane's timeline per run: kubeadm's phases as it printed
- * them, the kubelet's (re)starts, the Node's Ready.
+ * `--trace` prints, per run, the timelines of the first control plane and of the first worker:
+ * kubeadm's phases as it printed them, the kubelet's (re)starts, the Node's Ready; and when
+ * each Node was seen Ready.
  *
  * @module
  */
@@ -78,12 +79,12 @@ set -o pipefail
 }
 
 /**
- * The first control plane's timeline, in seconds from `startMs` (epoch): its kubeadm output
- * lines that open a phase or report a wait, and every kubelet (re)start.
+ * A machine's timeline, in seconds from `startMs` (epoch): its kubeadm output lines that open a
+ * phase or report a wait, and every kubelet (re)start.
  */
-async function timeline(cp: ClusterNode, startMs: number): Promise<string[]> {
+async function timeline(node: ClusterNode, startMs: number): Promise<string[]> {
   const out: [number, string][] = [];
-  const text = await Deno.readTextFile(cp.path("/run/kubeadm-bench.out")).catch(() => "");
+  const text = await Deno.readTextFile(node.path("/run/kubeadm-bench.out")).catch(() => "");
   let last = "";
   for (const line of text.split("\n")) {
     const m = /^(\d+\.\d+) (\[[a-z-]+\].*)$/.exec(line);
@@ -94,7 +95,7 @@ async function timeline(cp: ClusterNode, startMs: number): Promise<string[]> {
     }
     last = phase;
   }
-  for (const m of (await cp.machine.log("kubelet")).matchAll(/^--- start (\S+):/gm)) {
+  for (const m of (await node.machine.log("kubelet")).matchAll(/^--- start (\S+):/gm)) {
     out.push([Date.parse(m[1]), "(kubelet started)"]);
   }
   return out.sort((a, b) => a[0] - b[0]).map(([t, l]) =>
@@ -124,7 +125,7 @@ async function fleetRssKb(nodes: ClusterNode[]): Promise<number> {
 
 interface RunResult {
   impl: Impl;
-  /** The first control plane's timeline (with --trace). */
+  /** The first control plane's and the first worker's timelines (with --trace). */
   trace: string[];
   flavor: Flavor;
   allReadyS: number;
@@ -163,12 +164,23 @@ async function fleetRun(impl: Impl, flavor: Flavor, kubeadm: string): Promise<Ru
         runs.push({ node: n.name, command, wallS: Number(wall), rssKb: Number(rss) });
       }
     }
-    const trace = values.trace
-      ? [
-        ...await timeline(cp, startMs),
-        `    ${f1(ready.get("cp1")! / 1000).padStart(6)} s  (Node cp1 Ready)`,
-      ]
-      : [];
+    const trace: string[] = [];
+    for (const n of values.trace ? [cp, machines.workers[0]] : []) {
+      trace.push(
+        `  ${n.name}:`,
+        ...await timeline(n, startMs),
+        `    ${f1(ready.get(n.name)! / 1000).padStart(6)} s  (Node ${n.name} Ready)`,
+      );
+    }
+    if (values.trace) {
+      trace.push(
+        `  Ready: ${
+          [...ready].sort((a, b) => a[1] - b[1]).map(([n, ms]) => `${n} ${f1(ms / 1000)} s`).join(
+            ", ",
+          )
+        }`,
+      );
+    }
     return {
       impl,
       trace,
