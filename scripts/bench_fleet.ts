@@ -59,9 +59,10 @@ type Impl = "ours" | "upstream";
 type Flavor = "plan" | "capi";
 
 /**
- * `kubeadm` for the machines: `real` under /usr/bin/time (wall time and peak RSS appended to the
- * node's `/run/kubeadm-bench.log`), its output passed on and also appended, each line with the
- * time it was printed (epoch seconds), to `/run/kubeadm-bench.out` (the phases' timeline).
+ * `kubeadm` for the machines: `real` under /usr/bin/time (wall time, peak RSS and CPU time,
+ * the latter with its children's, e.g. the nodes' `systemctl` script, appended to the node's
+ * `/run/kubeadm-bench.log`), its output passed on and also appended, each line with the time it
+ * was printed (epoch seconds), to `/run/kubeadm-bench.out` (the phases' timeline).
  */
 async function timedKubeadm(real: string, dir: string, impl: Impl): Promise<string> {
   const path = `${dir}/kubeadm-${impl}`;
@@ -69,7 +70,7 @@ async function timedKubeadm(real: string, dir: string, impl: Impl): Promise<stri
     path,
     `#!/bin/bash
 set -o pipefail
-/usr/bin/time -a -o /run/kubeadm-bench.log -f "$1 %e %M" '${real}' "$@" 2>&1 |
+/usr/bin/time -a -o /run/kubeadm-bench.log -f "$1 %e %M %U %S" '${real}' "$@" 2>&1 |
   perl -MTime::HiRes=time -ne 'BEGIN { $| = 1; open(O, ">>", "/run/kubeadm-bench.out") }
     print; printf O "%.3f %s", time, $_'
 `,
@@ -130,7 +131,7 @@ interface RunResult {
   flavor: Flavor;
   allReadyS: number;
   controlPlaneReadyS: number;
-  kubeadm: { node: string; command: string; wallS: number; rssKb: number }[];
+  kubeadm: { node: string; command: string; wallS: number; rssKb: number; cpuS: number }[];
   fleetRssMb: number;
   /** The host while the fleet came up (load from this fleet and from other work). */
   host: HostUsageReport;
@@ -159,9 +160,15 @@ async function fleetRun(impl: Impl, flavor: Flavor, kubeadm: string): Promise<Ru
     const runs: RunResult["kubeadm"] = [];
     for (const n of nodes) {
       const log = await Deno.readTextFile(n.path("/run/kubeadm-bench.log")).catch(() => "");
-      for (const line of log.split("\n").filter((l) => /^\S+ [\d.]+ \d+$/.test(l))) {
-        const [command, wall, rss] = line.split(" ");
-        runs.push({ node: n.name, command, wallS: Number(wall), rssKb: Number(rss) });
+      for (const line of log.split("\n").filter((l) => /^\S+ [\d.]+ \d+ [\d.]+ [\d.]+$/.test(l))) {
+        const [command, wall, rss, user, sys] = line.split(" ");
+        runs.push({
+          node: n.name,
+          command,
+          wallS: Number(wall),
+          rssKb: Number(rss),
+          cpuS: Number(user) + Number(sys),
+        });
       }
     }
     const trace: string[] = [];
@@ -232,11 +239,14 @@ try {
             f1(r.allReadyS)
           } s ` +
             `(cp1 ${f1(r.controlPlaneReadyS)} s); kubeadm ${init?.command ?? "-"} ${
-              init ? `${f1(init.wallS)} s ${f1(init.rssKb / 1024)} MB` : "-"
+              init
+                ? `${f1(init.wallS)} s ${f1(init.rssKb / 1024)} MB CPU ${init.cpuS.toFixed(2)} s`
+                : "-"
             }${
               joins.length
                 ? `, ${joins.length} joins median ${f1(median(joins.map((j) => j.wallS)))} s, ` +
-                  `max ${f1(Math.max(...joins.map((j) => j.rssKb)) / 1024)} MB`
+                  `max ${f1(Math.max(...joins.map((j) => j.rssKb)) / 1024)} MB, CPU ` +
+                  `${joins.reduce((a, j) => a + j.cpuS, 0).toFixed(2)} s in all`
                 : ""
             }; fleet RSS ${r.fleetRssMb.toFixed(0)} MB; host: load ≤${
               r.host.peakLoad.toFixed(1)
@@ -266,6 +276,8 @@ try {
           both((i) => `${f1(median(kubeadm(i, command).map((k) => k.wallS)))} s`)
         };  peak RSS median ${
           both((i) => `${f1(median(kubeadm(i, command).map((k) => k.rssKb / 1024)))} MB`)
+        };  CPU median ${
+          both((i) => `${median(kubeadm(i, command).map((k) => k.cpuS)).toFixed(2)} s`)
         }`,
       );
     }
