@@ -20,8 +20,9 @@
  *
  * Usage: scripts/deno run -A scripts/bench_fleet.ts [--workers N] [--rounds R]
  *          [--user-data plan|capi|both] [--trace]   (as root; defaults 6, 1, both)
- * `--trace` prints the first control plane's timeline per run: kubeadm's phases as it printed
- * them, the kubelet's (re)starts, the Node's Ready.
+ * `--trace` prints, per run, the timelines of the first control plane and of the first worker:
+ * kubeadm's phases as it printed them, the kubelet's (re)starts, the Node's Ready; and when
+ * each Node was seen Ready.
  *
  * @module
  */
@@ -36,6 +37,7 @@ import {
   createMachines,
   planUserData,
 } from "../tests/support/fleet.ts";
+import { type HostUsageReport, sampleHostUsage } from "../tests/support/host_usage.ts";
 import { installedKubeadm } from "../tests/support/installed_kubeadm.ts";
 import { k8sBinDir } from "../tests/support/k8s_bins.ts";
 
@@ -57,9 +59,10 @@ type Impl = "ours" | "upstream";
 type Flavor = "plan" | "capi";
 
 /**
- * `kubeadm` for the machines: `real` under /usr/bin/time (wall time and peak RSS appended to the
- * node's `/run/kubeadm-bench.log`), its output passed on and also appended, each line with the
- * time it was printed (epoch seconds), to `/run/kubeadm-bench.out` (the phases' timeline).
+ * `kubeadm` for the machines: `real` under /usr/bin/time (wall time, peak RSS and CPU time,
+ * the latter with its children's, e.g. the nodes' `systemctl` script, appended to the node's
+ * `/run/kubeadm-bench.log`), its output passed on and also appended, each line with the time it
+ * was printed (epoch seconds), to `/run/kubeadm-bench.out` (the phases' timeline).
  */
 async function timedKubeadm(real: string, dir: string, impl: Impl): Promise<string> {
   const path = `${dir}/kubeadm-${impl}`;
@@ -67,7 +70,7 @@ async function timedKubeadm(real: string, dir: string, impl: Impl): Promise<stri
     path,
     `#!/bin/bash
 set -o pipefail
-/usr/bin/time -a -o /run/kubeadm-bench.log -f "$1 %e %M" '${real}' "$@" 2>&1 |
+/usr/bin/time -a -o /run/kubeadm-bench.log -f "$1 %e %M %U %S" '${real}' "$@" 2>&1 |
   perl -MTime::HiRes=time -ne 'BEGIN { $| = 1; open(O, ">>", "/run/kubeadm-bench.out") }
     print; printf O "%.3f %s", time, $_'
 `,
@@ -77,12 +80,12 @@ set -o pipefail
 }
 
 /**
- * The first control plane's timeline, in seconds from `startMs` (epoch): its kubeadm output
- * lines that open a phase or report a wait, and every kubelet (re)start.
+ * A machine's timeline, in seconds from `startMs` (epoch): its kubeadm output lines that open a
+ * phase or report a wait, and every kubelet (re)start.
  */
-async function timeline(cp: ClusterNode, startMs: number): Promise<string[]> {
+async function timeline(node: ClusterNode, startMs: number): Promise<string[]> {
   const out: [number, string][] = [];
-  const text = await Deno.readTextFile(cp.path("/run/kubeadm-bench.out")).catch(() => "");
+  const text = await Deno.readTextFile(node.path("/run/kubeadm-bench.out")).catch(() => "");
   let last = "";
   for (const line of text.split("\n")) {
     const m = /^(\d+\.\d+) (\[[a-z-]+\].*)$/.exec(line);
@@ -93,7 +96,7 @@ async function timeline(cp: ClusterNode, startMs: number): Promise<string[]> {
     }
     last = phase;
   }
-  for (const m of (await cp.machine.log("kubelet")).matchAll(/^--- start (\S+):/gm)) {
+  for (const m of (await node.machine.log("kubelet")).matchAll(/^--- start (\S+):/gm)) {
     out.push([Date.parse(m[1]), "(kubelet started)"]);
   }
   return out.sort((a, b) => a[0] - b[0]).map(([t, l]) =>
@@ -123,13 +126,15 @@ async function fleetRssKb(nodes: ClusterNode[]): Promise<number> {
 
 interface RunResult {
   impl: Impl;
-  /** The first control plane's timeline (with --trace). */
+  /** The first control plane's and the first worker's timelines (with --trace). */
   trace: string[];
   flavor: Flavor;
   allReadyS: number;
   controlPlaneReadyS: number;
-  kubeadm: { node: string; command: string; wallS: number; rssKb: number }[];
+  kubeadm: { node: string; command: string; wallS: number; rssKb: number; cpuS: number }[];
   fleetRssMb: number;
+  /** The host while the fleet came up (load from this fleet and from other work). */
+  host: HostUsageReport;
 }
 
 async function fleetRun(impl: Impl, flavor: Flavor, kubeadm: string): Promise<RunResult> {
@@ -144,7 +149,9 @@ async function fleetRun(impl: Impl, flavor: Flavor, kubeadm: string): Promise<Ru
       : (await capiFleetUserData(machines, (await capiToken()).token)).targets;
 
     const startMs = Date.now();
+    const usage = await sampleHostUsage();
     const { ready } = await bringUp(targets, cp, 20 * 60_000);
+    const host = await usage.stop();
     const allReadyS = Math.max(...ready.values()) / 1000;
     const fleetRssMb = await fleetRssKb(nodes) / 1024;
     for (const n of flavor === "capi" ? nodes : []) {
@@ -153,17 +160,34 @@ async function fleetRun(impl: Impl, flavor: Flavor, kubeadm: string): Promise<Ru
     const runs: RunResult["kubeadm"] = [];
     for (const n of nodes) {
       const log = await Deno.readTextFile(n.path("/run/kubeadm-bench.log")).catch(() => "");
-      for (const line of log.split("\n").filter((l) => /^\S+ [\d.]+ \d+$/.test(l))) {
-        const [command, wall, rss] = line.split(" ");
-        runs.push({ node: n.name, command, wallS: Number(wall), rssKb: Number(rss) });
+      for (const line of log.split("\n").filter((l) => /^\S+ [\d.]+ \d+ [\d.]+ [\d.]+$/.test(l))) {
+        const [command, wall, rss, user, sys] = line.split(" ");
+        runs.push({
+          node: n.name,
+          command,
+          wallS: Number(wall),
+          rssKb: Number(rss),
+          cpuS: Number(user) + Number(sys),
+        });
       }
     }
-    const trace = values.trace
-      ? [
-        ...await timeline(cp, startMs),
-        `    ${f1(ready.get("cp1")! / 1000).padStart(6)} s  (Node cp1 Ready)`,
-      ]
-      : [];
+    const trace: string[] = [];
+    for (const n of values.trace ? [cp, machines.workers[0]] : []) {
+      trace.push(
+        `  ${n.name}:`,
+        ...await timeline(n, startMs),
+        `    ${f1(ready.get(n.name)! / 1000).padStart(6)} s  (Node ${n.name} Ready)`,
+      );
+    }
+    if (values.trace) {
+      trace.push(
+        `  Ready: ${
+          [...ready].sort((a, b) => a[1] - b[1]).map(([n, ms]) => `${n} ${f1(ms / 1000)} s`).join(
+            ", ",
+          )
+        }`,
+      );
+    }
     return {
       impl,
       trace,
@@ -172,6 +196,7 @@ async function fleetRun(impl: Impl, flavor: Flavor, kubeadm: string): Promise<Ru
       controlPlaneReadyS: ready.get("cp1")! / 1000,
       kubeadm: runs,
       fleetRssMb,
+      host,
     };
   } finally {
     await machines.stop();
@@ -200,8 +225,10 @@ try {
   );
   const results: RunResult[] = [];
   for (let round = 0; round < rounds; round++) {
-    for (const flavor of flavors as Flavor[]) {
-      const order: Impl[] = round % 2 === 0 ? ["ours", "upstream"] : ["upstream", "ours"];
+    for (const [i, flavor] of (flavors as Flavor[]).entries()) {
+      // Each tool goes first as often as the other, within a round too (the first fleet of a
+      // round meets the host as the previous tear-down left it).
+      const order: Impl[] = (round + i) % 2 === 0 ? ["ours", "upstream"] : ["upstream", "ours"];
       for (const impl of order) {
         const r = await fleetRun(impl, flavor, kubeadms[impl]);
         results.push(r);
@@ -212,13 +239,20 @@ try {
             f1(r.allReadyS)
           } s ` +
             `(cp1 ${f1(r.controlPlaneReadyS)} s); kubeadm ${init?.command ?? "-"} ${
-              init ? `${f1(init.wallS)} s ${f1(init.rssKb / 1024)} MB` : "-"
+              init
+                ? `${f1(init.wallS)} s ${f1(init.rssKb / 1024)} MB CPU ${init.cpuS.toFixed(2)} s`
+                : "-"
             }${
               joins.length
                 ? `, ${joins.length} joins median ${f1(median(joins.map((j) => j.wallS)))} s, ` +
-                  `max ${f1(Math.max(...joins.map((j) => j.rssKb)) / 1024)} MB`
+                  `max ${f1(Math.max(...joins.map((j) => j.rssKb)) / 1024)} MB, CPU ` +
+                  `${joins.reduce((a, j) => a + j.cpuS, 0).toFixed(2)} s in all`
                 : ""
-            }; fleet RSS ${r.fleetRssMb.toFixed(0)} MB`,
+            }; fleet RSS ${r.fleetRssMb.toFixed(0)} MB; host: load ≤${
+              r.host.peakLoad.toFixed(1)
+            }, CPU ${(r.host.meanBusy * 100).toFixed(0)}% busy, memory +${
+              r.host.addedGiB.toFixed(1)
+            } GiB`,
         );
         for (const line of r.trace) console.log(line);
       }
@@ -228,14 +262,25 @@ try {
   for (const flavor of flavors as Flavor[]) {
     const of = (impl: Impl) => results.filter((r) => r.flavor === flavor && r.impl === impl);
     const ready = (impl: Impl) => median(of(impl).map((r) => r.allReadyS));
-    const rss = (impl: Impl) =>
-      median(of(impl).flatMap((r) => r.kubeadm.map((k) => k.rssKb / 1024)));
+    const kubeadm = (impl: Impl, command: string) =>
+      of(impl).flatMap((r) => r.kubeadm.filter((k) => k.command === command));
+    const both = (f: (impl: Impl) => string) => `ours ${f("ours")}  upstream ${f("upstream")}`;
     console.log(
-      `  ${flavor.padEnd(4)} all Ready  ours ${f1(ready("ours"))} s  upstream ${
-        f1(ready("upstream"))
-      } s  ratio ${(ready("ours") / ready("upstream")).toFixed(2)}x;  kubeadm peak RSS ` +
-        `median ours ${f1(rss("ours"))} MB  upstream ${f1(rss("upstream"))} MB`,
+      `  ${flavor.padEnd(4)} all Ready  ${both((i) => `${f1(ready(i))} s`)}  ratio ${
+        (ready("ours") / ready("upstream")).toFixed(2)
+      }x`,
     );
+    for (const command of new Set(of("ours").flatMap((r) => r.kubeadm.map((k) => k.command)))) {
+      console.log(
+        `       kubeadm ${command}: wall median ${
+          both((i) => `${f1(median(kubeadm(i, command).map((k) => k.wallS)))} s`)
+        };  peak RSS median ${
+          both((i) => `${f1(median(kubeadm(i, command).map((k) => k.rssKb / 1024)))} MB`)
+        };  CPU median ${
+          both((i) => `${median(kubeadm(i, command).map((k) => k.cpuS)).toFixed(2)} s`)
+        }`,
+      );
+    }
   }
 } finally {
   await Deno.remove(tmp, { recursive: true });
