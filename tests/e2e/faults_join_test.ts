@@ -288,9 +288,10 @@ if (count > 0) {
             args,
             cells.controlPlane,
             shape,
+            // The configuration's controlPlane section makes it a control-plane join
+            // (`--control-plane` may not be given with `--config`).
             async () => [
               "join",
-              "--control-plane",
               "--config",
               await shortTimeoutsConfig(cp2, endpoint, pin, { key }),
             ],
