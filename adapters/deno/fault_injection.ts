@@ -10,9 +10,9 @@
  * - `stop`: SIGSTOPs itself (a SIGCONT resumes it), for a test to do something to the cluster
  *   while kubeadm stands there.
  *
- * Either way it says so on stderr first (`kubeadm-ts: fault injection: kill at <point>`), and an
- * armed run says so when it starts to check the first point, so a stray variable never acts
- * silently. A value that does not parse is an error naming the variable.
+ * Either way it says so on stderr first (`kubeadm-ts: fault injection: kill at <point>[#<n>]`,
+ * the point as armed), and an armed run says so when it starts to check the first point, so a
+ * stray variable never acts silently. A value that does not parse is an error naming the variable.
  *
  * Points (`<point>`):
  * - `phase:<path>`: before a workflow phase runs (`phase:certs/ca`, `phase:control-plane-join/etcd`);
@@ -51,6 +51,11 @@ function parse(value: string): Armed {
   return { action: m[1] as Armed["action"], point: m[2], nth: Number(m[3] ?? 1), seen: 0 };
 }
 
+/** The armed point as it was given: `<point>`, or `<point>#<n>` past the first time. */
+function armedPoint(a: Armed): string {
+  return a.nth === 1 ? a.point : `${a.point}#${a.nth}`;
+}
+
 function current(): Armed | null {
   if (armed === undefined) {
     let value: string | undefined;
@@ -62,7 +67,9 @@ function current(): Armed | null {
     armed = value ? parse(value) : null;
     if (armed) {
       console.error(
-        `kubeadm-ts: fault injection armed (${FAULT_INJECT_ENV}): ${armed.action} at ${armed.point}`,
+        `kubeadm-ts: fault injection armed (${FAULT_INJECT_ENV}): ${armed.action} at ${
+          armedPoint(armed)
+        }`,
       );
     }
   }
@@ -78,6 +85,6 @@ export function faultInjectionArmed(): boolean {
 export function faultPoint(point: string): void {
   const a = current();
   if (a === null || a.point !== point || ++a.seen !== a.nth) return;
-  console.error(`kubeadm-ts: fault injection: ${a.action} at ${point}`);
+  console.error(`kubeadm-ts: fault injection: ${a.action} at ${armedPoint(a)}`);
   Deno.kill(Deno.pid, a.action === "kill" ? "SIGKILL" : "SIGSTOP");
 }

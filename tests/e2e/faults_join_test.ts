@@ -45,8 +45,12 @@ import { kubeadmLauncher } from "../support/commands.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 const MARKER = "before-faults";
-/** The short timeouts of the partition cells' join configuration. */
-const SHORT = { discovery: 20, etcdAPICall: 20, tlsBootstrap: 30 };
+/**
+ * The short timeouts of the partition cells' join configuration. A control-plane join's
+ * `etcd-join` first finds the etcd members through the API server (the etcd Pods), bounded by
+ * `kubernetesAPICall`, then talks to etcd (`etcdAPICall`): both are short there.
+ */
+const SHORT = { discovery: 20, kubernetesAPICall: 20, etcdAPICall: 20, tlsBootstrap: 30 };
 
 type JoinCell =
   & Cell
@@ -109,7 +113,7 @@ const CONTROL_PLANE_CELLS: JoinCell[] = [
     operation: CONTROL_PLANE,
     fault: `network partition (${
       SHORT.etcdAPICall + 20
-    } s from etcd-join, etcd timeout ${SHORT.etcdAPICall} s)`,
+    } s from etcd-join, API and etcd timeouts ${SHORT.etcdAPICall} s)`,
     kind: "partition",
     point: "phase:etcd-join",
   },
@@ -162,6 +166,7 @@ async function shortTimeoutsConfig(
         : []),
       "timeouts:",
       `  discovery: ${SHORT.discovery}s`,
+      ...(controlPlane ? [`  kubernetesAPICall: ${SHORT.kubernetesAPICall}s`] : []),
       `  etcdAPICall: ${SHORT.etcdAPICall}s`,
       `  tlsBootstrap: ${SHORT.tlsBootstrap}s`,
       "",
@@ -283,9 +288,10 @@ if (count > 0) {
             args,
             cells.controlPlane,
             shape,
+            // The configuration's controlPlane section makes it a control-plane join
+            // (`--control-plane` may not be given with `--config`).
             async () => [
               "join",
-              "--control-plane",
               "--config",
               await shortTimeoutsConfig(cp2, endpoint, pin, { key }),
             ],
@@ -354,7 +360,7 @@ async function partitioned(
       })();
     const seconds = (performance.now() - t0) / 1000;
     assert.notEqual(r.code, 0, `joined through a partition:\n${r.stdout}`);
-    const timeout = point ? SHORT.etcdAPICall : SHORT.discovery;
+    const timeout = point ? SHORT.kubernetesAPICall + SHORT.etcdAPICall : SHORT.discovery;
     // Bounded: the timeout, plus start-up and the steps before (not the default minutes).
     assert.ok(seconds < timeout + 60, `failed only after ${seconds.toFixed(0)} s`);
     assert.match(r.stderr, point ? /etcd/ : /discovery|cluster-info/, r.stderr);

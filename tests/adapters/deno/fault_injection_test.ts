@@ -36,14 +36,14 @@ Deno.test("unset, the points do nothing", async () => {
   assert.equal(o.stderr, "");
 });
 
-Deno.test("kill@<point>#<n>: SIGKILLed the n-th time the point is reached, said on stderr", async () => {
+Deno.test("kill@<point>#<n>: SIGKILLed the n-th time the point is reached, said on stderr as armed", async () => {
   const o = await outcome(pass("kill@b#2"));
   assert.equal(o.signal, "SIGKILL");
   assert.equal(o.stdout, "a\nb\nb\n");
   assert.equal(
     o.stderr,
-    `kubeadm-ts: fault injection armed (${FAULT_INJECT_ENV}): kill at b\n` +
-      "kubeadm-ts: fault injection: kill at b\n",
+    `kubeadm-ts: fault injection armed (${FAULT_INJECT_ENV}): kill at b#2\n` +
+      "kubeadm-ts: fault injection: kill at b#2\n",
   );
 });
 
