@@ -11,7 +11,6 @@
  */
 import type { Command } from "commander";
 import type { ResolvedConfig } from "../../core/config/types.ts";
-import type { RenewedFiles } from "../../core/controlplane/restart.ts";
 import type { RenewalPlan } from "../../core/certs/renewal.ts";
 import { addFlags, durationValue, type FlagName, type FlagValues, flagValues } from "../flags.ts";
 import { resolveObjectOutput, writeObject } from "../object_output.ts";
