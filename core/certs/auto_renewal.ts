@@ -626,9 +626,7 @@ export function autoRenewalStatusLines(status: AutoRenewalStatus): string[] {
   if (status.initSystem === "none") {
     return ["Certificate auto-renewal: not supported here (neither systemd nor OpenRC)"];
   }
-  if (!status.installed) {
-    return ["Certificate auto-renewal: not installed", `  ${status.kubeletClient.message}`];
-  }
+  if (!status.installed) return ["Certificate auto-renewal: not installed"];
   const lines = [
     `Certificate auto-renewal: installed (${status.initSystem})`,
     `  schedule:  ${status.schedule ?? "unknown"}`,
