@@ -3,7 +3,8 @@
  * `certs auto-renewal run`): the cluster through `--kubeconfig` (default
  * `/etc/kubernetes/admin.conf` under `--rootfs`), this node's name (the client certificate of
  * `kubelet.conf`, else the hostname), its files, health probes and etcd client, and the stacked
- * etcd cluster found through the API server (`core/controlplane/restart.ts` does the rest).
+ * etcd cluster found through the API server (`core/controlplane/restart.ts` does the rest), and
+ * the kubelet restarted after kubelet.conf's embedded certificate was renewed.
  *
  * @module
  */
@@ -14,7 +15,9 @@ import {
   MANIFESTS_DIR,
 } from "../core/constants.ts";
 import type { ResolvedConfig } from "../core/config/types.ts";
-import type { RestartContext } from "../core/controlplane/restart.ts";
+import type { RenewedFiles, RestartContext } from "../core/controlplane/restart.ts";
+import type { RenewalPlan } from "../core/certs/renewal.ts";
+import { KUBELET_CONF_TARGET } from "../core/certs/kubelet_conf.ts";
 import type { Printer } from "../core/ports/printer.ts";
 import { readHostFacts } from "../adapters/deno/host/facts.ts";
 import { nodeFiles, nodeHost, platform } from "./adapters.ts";
@@ -24,6 +27,8 @@ import type { FlagValues } from "./flags.ts";
 /** A restart context and what releases its connections. */
 export interface RestartRuntime {
   ctx: RestartContext;
+  /** Restarts this node's kubelet and waits for it to be healthy (kubelet.conf renewed). */
+  restartKubelet(): Promise<void>;
   /** The API client the restarts use (the serving-certificate approval uses it too). */
   close(): void;
 }
@@ -40,10 +45,16 @@ export async function restartRuntime(
   try {
     const files = await nodeFiles(rootfs);
     const node = await nodeHost(rootfs, {});
-    const [{ nodeNameFromKubeletConf }, { stackedEtcdClient }, { etcdTiming }] = await Promise.all([
+    const [
+      { nodeNameFromKubeletConf },
+      { stackedEtcdClient },
+      { etcdTiming },
+      { restartKubeletAndWait },
+    ] = await Promise.all([
       import("../core/upgrade/cluster_config.ts"),
       import("../core/etcd/endpoints.ts"),
       import("../core/etcd/timing.ts"),
+      import("../core/kubelet/service.ts"),
     ]);
     const nodeName = await nodeNameFromKubeletConf(
       files,
@@ -77,9 +88,58 @@ export async function restartRuntime(
       out,
       now: platform.clock.now(),
     };
-    return { ctx, close: () => connection.close() };
+    return {
+      ctx,
+      restartKubelet: () =>
+        restartKubeletAndWait({
+          node,
+          kubelet: cfg.kubelet,
+          timing: client.timing,
+          timeoutMs: DefaultTimeouts.kubeletHealthCheck,
+        }),
+      close: () => connection.close(),
+    };
   } catch (e) {
     connection.close();
     throw e;
+  }
+}
+
+/** What a renewal plan renewed, as the restarts take it. */
+export function renewedFiles(plan: RenewalPlan): RenewedFiles[] {
+  return plan.outcomes.flatMap((o) =>
+    o.status === "renewed"
+      ? [{ name: o.target.name, files: o.files, readers: o.target.readers }]
+      : []
+  );
+}
+
+function renewsKubeletConf(plan: RenewalPlan): boolean {
+  return plan.outcomes.some((o) =>
+    o.status === "renewed" && o.target.name === KUBELET_CONF_TARGET.name
+  );
+}
+
+/** What {@link renewAndRestartAll} would do, as `[dryrun]` lines. */
+export async function restartPreview(plan: RenewalPlan): Promise<string[]> {
+  const { planRestarts, restartPlanLines } = await import("../core/controlplane/restart.ts");
+  return [
+    ...restartPlanLines(planRestarts(renewedFiles(plan)), KUBERNETES_DIR),
+    ...(renewsKubeletConf(plan)
+      ? ["[dryrun] Would then restart the kubelet and wait for it to be healthy"]
+      : []),
+  ];
+}
+
+/**
+ * Writes a renewal's files restarting what reads them: the static Pods one at a time, then the
+ * kubelet when kubelet.conf was renewed.
+ */
+export async function renewAndRestartAll(runtime: RestartRuntime, plan: RenewalPlan) {
+  const { planRestarts, renewAndRestart } = await import("../core/controlplane/restart.ts");
+  await renewAndRestart(runtime.ctx, planRestarts(renewedFiles(plan)));
+  if (renewsKubeletConf(plan)) {
+    runtime.ctx.out.info("[restart] Restarting the kubelet (its kubelet.conf was renewed)");
+    await runtime.restartKubelet();
   }
 }

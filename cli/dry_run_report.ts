@@ -22,7 +22,7 @@ interface DryRunReportOptions {
   announceWrites: boolean;
 }
 
-const PRINTABLE_KINDS = new Set(["manifest", "kubelet-config", "env"]);
+const PRINTABLE_KINDS = new Set(["manifest", "kubelet-config", "env", "service"]);
 
 /** The dry-run report of one run. */
 export class DryRunReport {

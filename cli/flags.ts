@@ -20,6 +20,7 @@ import { parseDuration, parseDurationNs } from "../core/text/duration.ts";
 import { knownFeatures, parseFeatureGates } from "../core/config/features.ts";
 import { OUTPUT_FORMAT_HELP } from "../core/text/output_format.ts";
 import type { InputName, Inputs } from "../core/config/inputs.ts";
+import type { AutoRenewalRequest } from "../core/certs/auto_renewal.ts";
 
 /** The commands whose flags come from the registry. */
 export type CommandName =
@@ -177,6 +178,13 @@ export const FLAGS = {
       certs: `The path where to save the certificates (default "/etc/kubernetes/pki")`,
       "generate-csr": "The path where to save the certificates",
     },
+  },
+  "certificate-auto-renewal": {
+    input: "certificateAutoRenewal",
+    type: "bool",
+    help:
+      "Install the certificate auto-renewal schedule on this control-plane node at the end: daily, renew the certificates expiring within 720h and restart what uses them ('kubeadm certs auto-renewal install' changes its settings; beyond upstream).",
+    notConfig: true,
   },
   "certificate-key": {
     input: "certificateKey",
@@ -953,6 +961,29 @@ export function preflightOutput(inputs: Inputs): "text" | "json" {
     value: output,
     hint: "use text or json",
   });
+}
+
+/**
+ * `--certificate-auto-renewal` of `init` and `join`, or their `certs-auto-renewal` phase
+ * run alone: the request their phase installs (this kubeadm as the schedule's command), checked
+ * before anything is done (`checkAutoRenewalRequest`; with `certificateValidityPeriod`, init's,
+ * the window against it). `undefined` when not asked.
+ */
+export async function autoRenewalRequest(
+  inv: { inputs: Inputs; only?: string },
+  node: { controlPlane: boolean; foreignRoot?: string; certificateValidityPeriod?: string },
+): Promise<AutoRenewalRequest | undefined> {
+  if (!inv.inputs.certificateAutoRenewal && inv.only === undefined) return undefined;
+  const { AUTO_RENEWAL_PHASE, checkAutoRenewalRequest, requestedAutoRenewalSettings } =
+    await import("../core/certs/auto_renewal.ts");
+  if (!inv.inputs.certificateAutoRenewal && inv.only !== AUTO_RENEWAL_PHASE) return undefined;
+  checkAutoRenewalRequest(node);
+  const { selfCommand } = await import("../adapters/deno/process.ts");
+  const request = { command: selfCommand() };
+  if ("certificateValidityPeriod" in node) {
+    requestedAutoRenewalSettings(request, node.certificateValidityPeriod);
+  }
+  return request;
 }
 
 /**

@@ -15,7 +15,7 @@ import type { ClusterAccess, InitData } from "../core/phases/init/data.ts";
 import { parseDuration } from "../core/text/duration.ts";
 import { defaultAdvertiseAddress, readHostFacts } from "../adapters/deno/host/facts.ts";
 import type { CommandDeps, Invocation, WorkflowRun } from "./workflow_command.ts";
-import { preflightOutput } from "./flags.ts";
+import { autoRenewalRequest, preflightOutput } from "./flags.ts";
 import { deferred } from "../adapters/deno/host/deferred.ts";
 import { dryRunTransport, lazyTransports, nodeHost, platform, runFiles } from "./adapters.ts";
 
@@ -57,6 +57,12 @@ export async function prepareInit(
   });
   for (const w of warnings) out.warn(w);
   const dryRun = config.init.dryRun ?? false;
+  const node = await nodeHost(rootfs, deps);
+  const certificateAutoRenewal = await autoRenewalRequest(inv, {
+    controlPlane: true,
+    foreignRoot: node.foreignRoot,
+    certificateValidityPeriod: config.cluster.certificateValidityPeriod,
+  });
   const { files, recording } = await runFiles(rootfs, dryRun);
   let report: import("./dry_run_report.ts").DryRunReport | undefined;
   let transports: ReturnType<typeof lazyTransports>;
@@ -83,7 +89,7 @@ export async function prepareInit(
     patchesDir: config.init.patches?.directory,
     host: { ...facts, systemdResolvedActive: systemdResolvedActive() },
     sleep: platform.sleep,
-    node: await nodeHost(rootfs, deps),
+    node,
     cluster: lazyClusterAccess({
       files,
       kubeconfigDir: KUBERNETES_DIR,
@@ -99,6 +105,7 @@ export async function prepareInit(
     printManifest: inputs.printManifest ?? false,
     skipTokenPrint: inputs.skipTokenPrint ?? false,
     skipCertificateKeyPrint: inputs.skipCertificateKeyPrint ?? false,
+    certificateAutoRenewal,
     reportDryRunFiles: report && (() => report.report()),
   };
   if (!inv.only) out.info(`[init] Using Kubernetes version: ${config.cluster.kubernetesVersion}`);

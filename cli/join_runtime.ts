@@ -28,7 +28,7 @@ import { networkAllowed } from "../adapters/deno/process.ts";
 import { isRegularFile } from "../adapters/deno/fs/regular_file.ts";
 import { joinNetwork, nodeHost, platform, runFiles } from "./adapters.ts";
 import { DryRunReport } from "./dry_run_report.ts";
-import { preflightOutput } from "./flags.ts";
+import { autoRenewalRequest, preflightOutput } from "./flags.ts";
 import type { CommandDeps, Invocation, WorkflowRun } from "./workflow_command.ts";
 
 /**
@@ -84,6 +84,11 @@ export async function prepareJoin(
   for (const w of warnings) out.warn(w);
 
   const dryRun = config.dryRun ?? false;
+  const node = await nodeHost(rootfs, deps);
+  const certificateAutoRenewal = await autoRenewalRequest(inv, {
+    controlPlane: config.controlPlane !== undefined,
+    foreignRoot: node.foreignRoot,
+  });
   const { files, recording } = await runFiles(rootfs, dryRun);
 
   // Upstream: an existing admin.conf on a control-plane node replaces discovery.
@@ -92,7 +97,6 @@ export async function prepareJoin(
     tlsBootstrapOverride = parseKubeconfig(await readTextFileCapped(adminConf), adminConf);
   }
 
-  const node = await nodeHost(rootfs, deps);
   const { runJoinNodePreflight } = await import("../core/phases/join/preflight.ts");
   const ports: JoinPorts = {
     ...await joinNetwork(),
@@ -118,6 +122,7 @@ export async function prepareJoin(
     node,
     ports,
     preflightOutput: preflight,
+    certificateAutoRenewal,
     tlsBootstrapOverride,
   });
   const report = recording

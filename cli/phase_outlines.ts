@@ -560,6 +560,18 @@ export const INIT_OUTLINE: Workflow<InitData> = {
       load: () => import("../core/phases/init/addons.ts").then((m) => m.addonPhase),
     },
     {
+      name: "certs-auto-renewal",
+      short: "Install the certificate auto-renewal schedule (with --certificate-auto-renewal)",
+      long:
+        "Installs a schedule on this control-plane node (a systemd timer, or on OpenRC a script the cron daemon runs) that renews, daily, the certificates expiring within 720h and restarts what uses them. 'kubeadm init' runs it when given --certificate-auto-renewal; 'kubeadm certs auto-renewal install' changes its settings, 'kubeadm reset' removes it. Beyond upstream.",
+      inputs: [
+        "config",
+        "dryRun",
+      ],
+      load: () =>
+        import("../core/phases/init/certs_auto_renewal.ts").then((m) => m.certsAutoRenewalPhase),
+    },
+    {
       name: "show-join-command",
       short: "Show the join command for control-plane and worker node",
       load: () =>
@@ -787,6 +799,19 @@ export const JOIN_OUTLINE: Workflow<JoinData> = {
       inputs: [],
       load: () =>
         import("../core/phases/join/wait_control_plane.ts").then((m) => m.waitControlPlanePhase),
+    },
+    {
+      name: "certs-auto-renewal",
+      short: "Install the certificate auto-renewal schedule (with --certificate-auto-renewal)",
+      long:
+        "Installs a schedule on this control-plane node (a systemd timer, or on OpenRC a script the cron daemon runs) that renews, daily, the certificates expiring within 720h and restarts what uses them. 'kubeadm join --control-plane' runs it when given --certificate-auto-renewal; 'kubeadm certs auto-renewal install' changes its settings, 'kubeadm reset' removes it. Beyond upstream.",
+      inputs: [
+        "config",
+        "controlPlane",
+        "dryRun",
+      ],
+      load: () =>
+        import("../core/phases/join/certs_auto_renewal.ts").then((m) => m.certsAutoRenewalPhase),
     },
   ],
 };

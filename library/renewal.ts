@@ -35,6 +35,7 @@ import {
   scheduledUnit,
 } from "../core/certs/auto_renewal.ts";
 import { planRestarts } from "../core/controlplane/restart.ts";
+import { KUBELET_CONF_TARGET, kubeletClientState } from "../core/certs/kubelet_conf.ts";
 import { parseDuration } from "../core/text/duration.ts";
 import {
   filesReader,
@@ -67,8 +68,9 @@ export interface CertificateRenewalOptions
   names?: readonly string[];
   /**
    * Renew only what expires within this Go duration (or has expired), e.g. `720h`: what
-   * `kubeadm certs auto-renewal run --within` renews (of `names` when given). At least `1h`
-   * and shorter than the certificates' validity.
+   * `kubeadm certs auto-renewal run --within` renews (of `names` when given), kubelet.conf
+   * included when it embeds its client certificate (the kubelet rotates it otherwise). At
+   * least `1h` and shorter than the certificates' validity.
    */
   within?: string;
 }
@@ -106,6 +108,8 @@ export interface CertificateRenewalPlan {
    * component's renewed files are written just before its static Pod restarts.
    */
   restarts: RestartStepPlan[];
+  /** Whether the kubelet restarts after them (its kubelet.conf's certificate was renewed). */
+  restartKubelet: boolean;
   /** kubeadm's warnings (CA validity). */
   warnings: string[];
 }
@@ -139,7 +143,8 @@ export async function planCertificateRenewal(
   const settings = renewalSettings(cluster);
   const now = ports.clock.now();
   const files = renewalFiles(o, cluster, ports.crypto);
-  let names = o.names ?? renewTargets(settings.externalEtcd).map((t) => t.name);
+  let names: readonly string[] = o.names ??
+    renewTargets(settings.externalEtcd).map((t) => t.name);
   if (o.within !== undefined) {
     const window = parseRenewalWindow(o.within, settings.certificateValidityPeriod);
     const { info } = await checkExpiration({
@@ -147,8 +152,10 @@ export async function planCertificateRenewal(
       externalEtcd: settings.externalEtcd,
       now,
     });
-    const due = new Set(dueForRenewal(info, parseDuration(window)).renew);
-    names = names.filter((n) => due.has(n));
+    const state = await kubeletClientState(files.pki.files, KUBERNETES_DIR);
+    const due = dueForRenewal(info, parseDuration(window), { state, now }).renew;
+    // kubelet.conf is not among `certs renew`'s names: the scheduled run renews it when due.
+    names = (o.names ?? [...names, KUBELET_CONF_TARGET.name]).filter((n) => due.includes(n));
   }
   const plan = await planRenewal({
     ...files,
@@ -177,6 +184,9 @@ export async function planCertificateRenewal(
       renewed: step.renewed,
       files: step.files.map((f) => f.path),
     })),
+    restartKubelet: plan.outcomes.some((out) =>
+      out.status === "renewed" && out.target.name === KUBELET_CONF_TARGET.name
+    ),
     warnings: plan.warnings,
   };
 }

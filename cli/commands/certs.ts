@@ -11,7 +11,6 @@
  */
 import type { Command } from "commander";
 import type { ResolvedConfig } from "../../core/config/types.ts";
-import type { RenewedFiles } from "../../core/controlplane/restart.ts";
 import type { RenewalPlan } from "../../core/certs/renewal.ts";
 import { addFlags, durationValue, type FlagName, type FlagValues, flagValues } from "../flags.ts";
 import { resolveObjectOutput, writeObject } from "../object_output.ts";
@@ -64,11 +63,23 @@ async function runRenew(names: "all" | string, cmd: Command): Promise<void> {
   const settings = renewalSettings(cfg.cluster);
   const files = await nodeFiles(flags.rootfs);
   const now = platform.clock.now();
+  const targets = names === "all"
+    ? renewTargets(settings.externalEtcd).map((t) => t.name)
+    : [names];
+  if (names === "all" && flags.restart) {
+    // Beyond upstream: restarting, kubelet.conf's certificate is renewed too where nobody rotates it.
+    const { kubeletClientState, kubeletClientLine, KUBELET_CONF_TARGET } = await import(
+      "../../core/certs/kubelet_conf.ts"
+    );
+    const kubelet = await kubeletClientState(files, KUBERNETES_DIR);
+    if (kubelet.kind === "embedded") targets.push(KUBELET_CONF_TARGET.name);
+    else stdout(`[certs] ${kubeletClientLine(kubelet)}`);
+  }
   const plan = await planRenewal({
     pki: PkiDirectory.of({ files, cfg, crypto: platform.crypto }),
     kubeconfigDir: KUBERNETES_DIR,
     settings,
-    names: names === "all" ? renewTargets(settings.externalEtcd).map((t) => t.name) : [names],
+    names: targets,
     startTime: now,
     now,
     random: platform.random,
@@ -102,10 +113,8 @@ async function runRenew(names: "all" | string, cmd: Command): Promise<void> {
   const pods = podsToRestart(plan);
   if (dryRun) {
     if (flags.restart) {
-      const { planRestarts, restartPlanLines } = await import("../../core/controlplane/restart.ts");
-      for (const line of restartPlanLines(planRestarts(renewedFiles(plan)), KUBERNETES_DIR)) {
-        stdout(line);
-      }
+      const { restartPreview } = await import("../certs_restart_runtime.ts");
+      for (const line of await restartPreview(plan)) stdout(line);
       stdout("[dryrun] No file was written and nothing was restarted.");
       return;
     }
@@ -127,26 +136,18 @@ async function runRenew(names: "all" | string, cmd: Command): Promise<void> {
   }
 }
 
-/** What a renewal plan renewed, as the restarts take it. */
-function renewedFiles(plan: RenewalPlan): RenewedFiles[] {
-  return plan.outcomes.flatMap((o) =>
-    o.status === "renewed"
-      ? [{ name: o.target.name, files: o.files, readers: o.target.readers }]
-      : []
-  );
-}
-
 /**
  * `--restart`: writes the renewed files component by component, restarting each component that
- * reads them (`core/controlplane/restart.ts`), then prints upstream's lines for every outcome.
+ * reads them (`core/controlplane/restart.ts`), and the kubelet when kubelet.conf (which
+ * `renew all --restart` renews when it embeds its certificate) was renewed; then prints
+ * upstream's lines for every outcome.
  */
 async function renewAndRestart(flags: FlagValues, cfg: ResolvedConfig, plan: RenewalPlan) {
-  const { planRestarts, renewAndRestart } = await import("../../core/controlplane/restart.ts");
-  const { restartRuntime } = await import("../certs_restart_runtime.ts");
+  const { restartRuntime, renewAndRestartAll } = await import("../certs_restart_runtime.ts");
   const { renewalMessage } = await import("../../core/certs/renewal.ts");
   const runtime = await restartRuntime(flags, cfg, consolePrinter);
   try {
-    await renewAndRestart(runtime.ctx, planRestarts(renewedFiles(plan)));
+    await renewAndRestartAll(runtime, plan);
   } finally {
     runtime.close();
   }

@@ -111,7 +111,8 @@ async function runStatus(cmd: Command): Promise<void> {
     "../../core/certs/auto_renewal.ts"
   );
   const node = await scheduleNode(flags, false, consolePrinter);
-  const status = await autoRenewalStatus(node.files, node.init);
+  const { KUBERNETES_DIR } = await import("../../core/constants.ts");
+  const status = await autoRenewalStatus(node.files, node.init, KUBERNETES_DIR);
   if (output.kind === "text") {
     for (const line of autoRenewalStatusLines(status)) stdout(line);
   } else {
@@ -129,14 +130,17 @@ async function runScheduled(cmd: Command): Promise<void> {
   const dryRun = flags["dry-run"] === true;
   const { cfg, window } = await windowAndConfig(flags, consolePrinter);
   await requireControlPlane(flags);
-  const [{ dueForRenewal }, { checkExpiration, formatExpiryDate }, renewal, restart, time] =
+  const [{ dueForRenewal }, { checkExpiration, formatExpiryDate }, renewal, kubeletConf, time] =
     await Promise.all([
       import("../../core/certs/auto_renewal.ts"),
       import("../../core/certs/expiration.ts"),
       import("../../core/certs/renewal.ts"),
-      import("../../core/controlplane/restart.ts"),
+      import("../../core/certs/kubelet_conf.ts"),
       import("../../core/text/duration.ts"),
     ]);
+  const { renewAndRestartAll, restartPreview, restartRuntime } = await import(
+    "../certs_restart_runtime.ts"
+  );
   const { nodeFiles, platform } = await import("../adapters.ts");
   const { KUBERNETES_DIR } = await import("../../core/constants.ts");
   const files = await nodeFiles(flags.rootfs);
@@ -149,7 +153,8 @@ async function runScheduled(cmd: Command): Promise<void> {
   };
   const { info, warnings } = await checkExpiration({ ...where, externalEtcd, now });
   for (const w of warnings) stderr(w);
-  const due = dueForRenewal(info, time.parseDuration(window));
+  const kubelet = await kubeletConf.kubeletClientState(files, KUBERNETES_DIR);
+  const due = dueForRenewal(info, time.parseDuration(window), { state: kubelet, now });
   for (const ca of due.authorities) {
     stderr(
       `[certs/auto-renewal] WARNING: the CA ${ca.name} expires on ${
@@ -164,7 +169,7 @@ async function runScheduled(cmd: Command): Promise<void> {
       } and is signed by the external CA ${c.caName}: renew it there`,
     );
   }
-  const { restartRuntime } = await import("../certs_restart_runtime.ts");
+  stdout(`[certs/auto-renewal] ${kubeletConf.kubeletClientLine(kubelet)}`);
   const runtime = await restartRuntime(flags, cfg, consolePrinter);
   try {
     if (due.renew.length === 0) {
@@ -190,16 +195,10 @@ async function runScheduled(cmd: Command): Promise<void> {
         random: platform.random,
       });
       for (const w of plan.warnings) stderr(w);
-      const renewed = plan.outcomes.flatMap((o) =>
-        o.status === "renewed"
-          ? [{ name: o.target.name, files: o.files, readers: o.target.readers }]
-          : []
-      );
-      const restarts = restart.planRestarts(renewed);
       if (dryRun) {
-        for (const line of restart.restartPlanLines(restarts, KUBERNETES_DIR)) stdout(line);
+        for (const line of await restartPreview(plan)) stdout(line);
       } else {
-        await restart.renewAndRestart(runtime.ctx, restarts);
+        await renewAndRestartAll(runtime, plan);
         for (const o of plan.outcomes) stdout(renewal.renewalMessage(o));
       }
     }

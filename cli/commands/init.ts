@@ -19,6 +19,7 @@ const INIT_FLAGS: readonly FlagName[] = [
   "apiserver-bind-port",
   "apiserver-cert-extra-sans",
   "cert-dir",
+  "certificate-auto-renewal",
   "certificate-key",
   "config",
   "control-plane-endpoint",

@@ -65,6 +65,7 @@ export interface JoinCommandDeps extends CommandDeps {
 const JOIN_FLAGS: readonly FlagName[] = [
   "apiserver-advertise-address",
   "apiserver-bind-port",
+  "certificate-auto-renewal",
   "certificate-key",
   "config",
   "control-plane",

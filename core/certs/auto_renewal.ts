@@ -13,6 +13,10 @@
  *   `run-parts` runs (Alpine's `crond` does out of the box), logging through `logger` to syslog
  *   under the same tag; the cron daemon (`crond`) is enabled and started if it is not.
  *
+ * `kubeadm init` and `kubeadm join --control-plane` install it at their end when given
+ * `--certificate-auto-renewal` (their `certs-auto-renewal` phase, with the default
+ * settings; a worker join is refused).
+ *
  * Installing writes only files whose content differs and enables what is not enabled, so a
  * second install changes nothing; installing with other settings replaces the files (and, on
  * OpenRC, removes the script from the previous schedule's folder). Removing stops and disables
@@ -24,8 +28,17 @@
 import { errorMessage, FlagError, KubeadmError } from "../errors.ts";
 import type { CertificateExpiration, CertificateExpirationInfo } from "./expiration.ts";
 import { expiringWithin } from "./expiration.ts";
+import {
+  KUBELET_CONF_TARGET,
+  kubeletClientLine,
+  type KubeletClientState,
+  kubeletClientState,
+  kubeletConfDue,
+} from "./kubelet_conf.ts";
 import type { FileReader, PlannedFile } from "../ports/files.ts";
 import type { InitSystem } from "../ports/services.ts";
+import type { NodeHost } from "../ports/node.ts";
+import type { Printer } from "../ports/printer.ts";
 import { formatDurationNs, parseDurationNs } from "../text/duration.ts";
 import { utf8 } from "../text/utf8.ts";
 
@@ -194,13 +207,13 @@ function systemdFiles(settings: AutoRenewalSettings): PlannedFile[] {
       path: `${SYSTEMD_UNIT_DIR}/${AUTO_RENEWAL_NAME}.service`,
       data: service,
       mode: 0o644,
-      kind: "other",
+      kind: "service",
     },
     {
       path: `${SYSTEMD_UNIT_DIR}/${AUTO_RENEWAL_NAME}.timer`,
       data: timer,
       mode: 0o644,
-      kind: "other",
+      kind: "service",
     },
   ];
 }
@@ -220,7 +233,7 @@ function openrcFiles(settings: AutoRenewalSettings): PlannedFile[] {
     path: `${PERIODIC_DIR}/${settings.schedule}/${AUTO_RENEWAL_NAME}`,
     data: script,
     mode: 0o755,
-    kind: "other",
+    kind: "service",
   }];
 }
 
@@ -265,6 +278,75 @@ function candidatePaths(initSystem: string): string[] {
 /** The unit that is enabled: systemd's timer, OpenRC's cron daemon. */
 export function scheduledUnit(initSystem: string): string {
   return initSystem === "systemd" ? `${AUTO_RENEWAL_NAME}.timer` : CRON_SERVICE;
+}
+
+/** The flag of `init` and `join` that installs the schedule at their end (beyond upstream). */
+export const AUTO_RENEWAL_FLAG = "--certificate-auto-renewal";
+/** The `init` and `join` phase that installs it (run alone, it installs it unasked). */
+export const AUTO_RENEWAL_PHASE = "certs-auto-renewal";
+
+/** What `init` and `join` hand their phase when asked: the kubeadm the schedule runs. */
+export interface AutoRenewalRequest {
+  /** An absolute path, then any leading arguments. */
+  command: readonly string[];
+}
+
+/**
+ * Checks `--certificate-auto-renewal` before anything is done: a worker join has no control
+ * plane to renew, and a `--rootfs` for another machine is not the machine whose service
+ * manager would run the schedule.
+ */
+export function checkAutoRenewalRequest(o: { controlPlane: boolean; foreignRoot?: string }) {
+  if (!o.controlPlane) {
+    throw new FlagError(
+      `${AUTO_RENEWAL_FLAG} installs a schedule that renews a control plane's certificates, and this join adds a worker`,
+      {
+        field: AUTO_RENEWAL_FLAG,
+        hint:
+          "give it with --control-plane, or leave it out: a worker's kubelet rotates its own client certificate",
+      },
+    );
+  }
+  if (o.foreignRoot !== undefined) {
+    throw new FlagError(
+      `${AUTO_RENEWAL_FLAG} sets the schedule up on the running machine, and --rootfs names another root (${o.foreignRoot})`,
+      {
+        field: AUTO_RENEWAL_FLAG,
+        hint: "leave it out and run 'kubeadm certs auto-renewal install' on the node itself",
+      },
+    );
+  }
+}
+
+/**
+ * The settings `--certificate-auto-renewal` installs: the defaults (daily, renew what expires
+ * within 720h, no serving-certificate approval), the window checked against the cluster's
+ * `certificateValidityPeriod`; a refusal names the flag.
+ */
+export function requestedAutoRenewalSettings(
+  request: AutoRenewalRequest,
+  certificateValidityPeriod: string | undefined,
+): AutoRenewalSettings {
+  let window: string;
+  try {
+    window = parseRenewalWindow(DEFAULT_RENEWAL_WINDOW, certificateValidityPeriod);
+  } catch (e) {
+    throw new FlagError(
+      `${AUTO_RENEWAL_FLAG} renews what expires within ${DEFAULT_RENEWAL_WINDOW}, which is not shorter than the cluster's certificateValidityPeriod (${certificateValidityPeriod})`,
+      {
+        field: AUTO_RENEWAL_FLAG,
+        cause: e,
+        hint:
+          "leave it out and run 'kubeadm certs auto-renewal install --within <a shorter window>' afterwards",
+      },
+    );
+  }
+  return {
+    window,
+    schedule: DEFAULT_RENEWAL_SCHEDULE,
+    approveKubeletServing: false,
+    command: request.command,
+  };
 }
 
 /** What installing, removing or reporting needs of the node. */
@@ -320,7 +402,8 @@ export async function installAutoRenewal(
     }
     changed = true;
     out.info(`${verb} ${node.dryRun ? "write" : "Writing"} ${f.path}`);
-    if (!node.dryRun) await node.files.write(f);
+    // A dry run's files port records the write (its report shows the content).
+    await node.files.write(f);
   }
   const unit = scheduledUnit(init.name);
   if (node.dryRun) {
@@ -343,6 +426,36 @@ export async function installAutoRenewal(
         : `syslog, tag ${AUTO_RENEWAL_NAME}`
     }`,
   );
+}
+
+/** What the `certs-auto-renewal` phase of `init` and `join` gets from its workflow. */
+export interface AutoRenewalPhaseInput {
+  request: AutoRenewalRequest;
+  /** The cluster's `certificateValidityPeriod` (bounds the window). */
+  certificateValidityPeriod: string | undefined;
+  /** The node (a plan without one is refused). */
+  node: Pick<NodeHost, "machine" | "removeFile"> | undefined;
+  files: FileReader & { write(file: PlannedFile): Promise<void> };
+  out: Printer;
+  dryRun: boolean;
+}
+
+/** The phase's work: installs the requested schedule with the default settings; idempotent. */
+export async function installRequestedAutoRenewal(o: AutoRenewalPhaseInput): Promise<void> {
+  const settings = requestedAutoRenewalSettings(o.request, o.certificateValidityPeriod);
+  const node = o.node;
+  if (!node) {
+    throw new KubeadmError("certificate auto-renewal needs the node's service manager", {
+      hint: "a plan carries the schedule's files: see planCertificateAutoRenewal",
+    });
+  }
+  await installAutoRenewal({
+    files: o.files,
+    removeFile: (path) => node.removeFile(path),
+    init: await node.machine.initSystem(),
+    out: o.out,
+    dryRun: o.dryRun,
+  }, settings);
 }
 
 /**
@@ -390,6 +503,18 @@ export interface AutoRenewalStatus {
   nextRun?: string;
   lastRun?: string;
   lastResult?: string;
+  /**
+   * The kubelet's client certificate in kubelet.conf: `rotated` (by the kubelet, left alone),
+   * `embedded` (renewed by the runs when due, its end of validity in `notAfter`) or `missing`.
+   */
+  kubeletClient: {
+    kubeconfig: string;
+    state: KubeletClientState["kind"];
+    certificateFile?: string;
+    notAfter?: string;
+    /** What a run does with it, in words. */
+    message: string;
+  };
 }
 
 /** Splits `ExecStart=` (systemd) or a shell command line back into words. */
@@ -423,9 +548,23 @@ function settingsOf(words: string[], schedule: RenewalSchedule): AutoRenewalSett
 export async function autoRenewalStatus(
   files: FileReader,
   init: InitSystem | undefined,
+  kubeconfigDir: string,
 ): Promise<AutoRenewalStatus> {
-  if (!init) return { initSystem: "none", installed: false, files: [] };
-  const status: AutoRenewalStatus = { initSystem: init.name, installed: false, files: [] };
+  const kubelet = await kubeletClientState(files, kubeconfigDir);
+  const kubeletClient = {
+    kubeconfig: kubelet.path,
+    state: kubelet.kind,
+    ...(kubelet.kind === "rotated" ? { certificateFile: kubelet.certificateFile } : {}),
+    ...(kubelet.kind === "embedded" ? { notAfter: kubelet.cert.notAfter.toISOString() } : {}),
+    message: kubeletClientLine(kubelet),
+  };
+  if (!init) return { initSystem: "none", installed: false, files: [], kubeletClient };
+  const status: AutoRenewalStatus = {
+    initSystem: init.name,
+    installed: false,
+    files: [],
+    kubeletClient,
+  };
   let settings: AutoRenewalSettings | undefined;
   if (init.name === "systemd") {
     const [servicePath, timerPath] = candidatePaths("systemd");
@@ -500,6 +639,7 @@ export function autoRenewalStatusLines(status: AutoRenewalStatus): string[] {
     lines.push(`  last run:  ${status.lastRun} (${status.lastResult ?? "unknown"})`);
   }
   for (const f of status.files) lines.push(`  ${f.path}: ${f.state}`);
+  lines.push(`  ${status.kubeletClient.message}`);
   return lines;
 }
 
@@ -515,14 +655,27 @@ export interface DueForRenewal {
   next?: CertificateExpiration;
 }
 
-/** Sorts the report's entries into what a run renews and what it only reports. */
-export function dueForRenewal(info: CertificateExpirationInfo, windowMs: number): DueForRenewal {
+/**
+ * Sorts the report's entries into what a run renews and what it only reports; with `kubelet`
+ * (kubelet.conf's state, read at `now`), kubelet.conf last when it embeds a certificate
+ * expiring within the window (`kubelet_conf.ts`).
+ */
+export function dueForRenewal(
+  info: CertificateExpirationInfo,
+  windowMs: number,
+  kubelet?: { state: KubeletClientState; now: Date },
+): DueForRenewal {
   const due = expiringWithin(info, windowMs);
   const leaves = due.filter((c) => info.certificates.includes(c));
   const next = [...info.certificates].filter((c) => !c.missing)
     .sort((a, b) => a.residualTime - b.residualTime)[0];
   return {
-    renew: leaves.filter((c) => !c.externallyManaged).map((c) => c.name),
+    renew: [
+      ...leaves.filter((c) => !c.externallyManaged).map((c) => c.name),
+      ...(kubelet && kubeletConfDue(kubelet.state, windowMs, kubelet.now)
+        ? [KUBELET_CONF_TARGET.name]
+        : []),
+    ],
     external: leaves.filter((c) => c.externallyManaged),
     authorities: due.filter((c) => info.certificateAuthorities.includes(c)),
     next,

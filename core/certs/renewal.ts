@@ -52,6 +52,7 @@ import {
 import { KUBECONFIG_FILE_MODE, kubeconfigPath } from "../kubeconfig/files.ts";
 import { KUBECONFIG_SPECS } from "../kubeconfig/specs.ts";
 import { byName, type RenewTarget, renewTargets } from "./renew_targets.ts";
+import { KUBELET_CONF_TARGET } from "./kubelet_conf.ts";
 import { externalCAChecker } from "./external_ca.ts";
 import { certKeyId, kubeconfigKeyId } from "./tree.ts";
 import { type CertAndKey, periodWarning, type PkiDirectory } from "./pki_dir.ts";
@@ -249,11 +250,19 @@ export interface RenewalInput extends RenewalFiles {
 }
 
 /**
+ * Every target a plan may name: `certs renew`'s, and kubelet.conf, which only the renewals
+ * beyond upstream name, and only when it embeds its certificate (`kubelet_conf.ts`).
+ */
+function knownTargets(externalEtcd = false): RenewTarget[] {
+  return [...renewTargets(externalEtcd), KUBELET_CONF_TARGET];
+}
+
+/**
  * Names that are not targets at all; `renew <name>` for a name that is a target of another
  * cluster layout (etcd leaves with external etcd) is reported missing, as upstream does.
  */
 function unknownRenewNames(names: readonly string[]): string[] {
-  const known = new Set(renewTargets().map((t) => t.name));
+  const known = new Set(knownTargets().map((t) => t.name));
   return names.filter((n) => !known.has(n));
 }
 
@@ -357,8 +366,8 @@ export async function planRenewal(input: RenewalInput): Promise<RenewalPlan> {
       hint: `valid names: ${renewTargets().map((t) => t.name).join(", ")}, all`,
     });
   }
-  const targets = new Map(renewTargets(settings.externalEtcd).map((t) => [t.name, t]));
-  const all = new Map(renewTargets().map((t) => [t.name, t]));
+  const targets = new Map(knownTargets(settings.externalEtcd).map((t) => [t.name, t]));
+  const all = new Map(knownTargets().map((t) => [t.name, t]));
   const external = externalCAChecker(pki, now);
   const { warnings } = external;
   const warn = (line: string) => {

@@ -64,6 +64,11 @@ export interface Inputs {
   kubeconfig?: string;
   /** A preflight phase's report format (`text`, `json`). */
   output?: string;
+  /**
+   * init, control-plane join: install the certificate auto-renewal schedule at the end (beyond
+   * upstream, `core/certs/auto_renewal.ts`).
+   */
+  certificateAutoRenewal?: boolean;
   /** init: print the addons' objects instead of installing them. */
   printManifest?: boolean;
   /** join: the API server endpoint of token discovery. */

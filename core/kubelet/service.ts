@@ -7,10 +7,14 @@
  *
  * @module
  */
-import { errorMessage } from "../errors.ts";
+import { errorMessage, KubeadmError } from "../errors.ts";
+import type { KubeletConfiguration } from "../config/types.ts";
+import { kubeletHealthzURL } from "../controlplane/health.ts";
+import { poll, type Timing } from "../kube/retry.ts";
 import type { NodeHost } from "../ports/node.ts";
 import type { Printer } from "../ports/printer.ts";
 import type { InitSystem } from "../ports/services.ts";
+import { formatDuration } from "../text/duration.ts";
 
 /** What a workflow does with the kubelet service. */
 export interface KubeletControl {
@@ -90,4 +94,45 @@ function newKubeletControl(
       }
     },
   };
+}
+
+/** What {@link restartKubeletAndWait} needs. */
+export interface KubeletRestart {
+  node: Pick<NodeHost, "machine" | "health">;
+  /** The kubelet's configuration: where its health endpoint is. */
+  kubelet: KubeletConfiguration;
+  timing: Timing;
+  /** How long the kubelet may take to answer healthy again. */
+  timeoutMs: number;
+}
+
+/**
+ * Restarts the kubelet (after its credentials changed) and waits for its health endpoint to
+ * answer 200; fails when there is no service manager or it does not come back in time.
+ */
+export async function restartKubeletAndWait(r: KubeletRestart): Promise<void> {
+  const init = await r.node.machine.initSystem();
+  if (!init) {
+    throw new KubeadmError("no service manager to restart the kubelet with", {
+      hint: "restart the kubelet by hand, then run again",
+    });
+  }
+  await init.serviceRestart(KUBELET);
+  const url = kubeletHealthzURL(r.kubelet);
+  if (!url) return;
+  let last = "";
+  await poll<true>(async () => {
+    const res = await r.node.health.get(url, { timeoutMs: 5_000 });
+    if ("status" in res && res.status === 200) return { done: true, value: true };
+    last = "status" in res ? `HTTP ${res.status}` : res.error;
+    return { done: false };
+  }, {
+    ...r.timing,
+    intervalMs: 1_000,
+    timeoutMs: r.timeoutMs,
+    timeoutError: () =>
+      new KubeadmError(
+        `the kubelet did not become healthy within ${formatDuration(r.timeoutMs)}: ${last}`,
+      ),
+  });
 }

@@ -20,6 +20,8 @@ export type FileKind =
   | "manifest"
   | "kubelet-config"
   | "env"
+  /** A service manager's file: a systemd unit, a periodic script. */
+  | "service"
   | "other";
 
 /** A file the core wants written: the unit of every plan. */

@@ -30,6 +30,29 @@ Deno.test("certs renew all --dry-run lists every file it would write and writes 
   });
 });
 
+Deno.test("certs renew all --restart --dry-run adds an embedded kubelet.conf and the kubelet's restart; plain renew all does not", async () => {
+  await withNode(async (root) => {
+    const before = await tree(root);
+    const kubeletConf = "/etc/kubernetes/kubelet.conf";
+    const r = await kubeadm(root, ["certs", "renew", "all", "--restart", "--dry-run"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(await tree(root), before);
+    assert.ok(r.stdout.includes(`[dryrun] Would write ${kubeletConf} (kubeconfig, mode 0600`));
+    assert.match(
+      r.stdout,
+      /\[dryrun\] Would renew the certificate embedded in the kubeconfig file for the kubelet to use: system:node:cli-node, valid until /,
+    );
+    assert.match(
+      r.stdout,
+      /\[dryrun\] Would then restart the kubelet and wait for it to be healthy/,
+    );
+    // Upstream's renew all leaves kubelet.conf to the kubelet.
+    const plain = await kubeadm(root, ["certs", "renew", "all", "--dry-run"]);
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.ok(!plain.stdout.includes(kubeletConf));
+  });
+});
+
 Deno.test("certs renew keeps a file's mode, and check-expiration --fail-if-expiring-within exits 4", async () => {
   await withNode(async (root) => {
     const admin = `${root}/etc/kubernetes/admin.conf`;

@@ -83,3 +83,38 @@ controlPlaneEndpoint: cp.example:6443
     await Deno.remove(config);
   }
 });
+
+Deno.test("init --certificate-auto-renewal is refused before anything: a window outlasting the certificates, another root", async () => {
+  const rootfs = await Deno.makeTempDir({ prefix: "kts-init-renewal-root-" });
+  const config = `${rootfs}.yaml`;
+  await Deno.writeTextFile(
+    config,
+    "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\ncertificateValidityPeriod: 500h\n",
+  );
+  const init = async (args: string[]) => {
+    const r = await new Deno.Command(`${repoRoot}/scripts/kubeadm`, {
+      args: ["init", "--certificate-auto-renewal", ...args],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    return { code: r.code, stderr: new TextDecoder().decode(r.stderr) };
+  };
+  try {
+    const short = await init(["--dry-run", "--config", config]);
+    assert.equal(short.code, 3, short.stderr);
+    assert.match(
+      short.stderr,
+      /^error: --certificate-auto-renewal renews what expires within 720h0m0s, which is not shorter than the cluster's certificateValidityPeriod \(500h0m0s\)$/m,
+    );
+    const foreign = await init(["--rootfs", rootfs]);
+    assert.equal(foreign.code, 3, foreign.stderr);
+    assert.match(
+      foreign.stderr,
+      /^error: --certificate-auto-renewal sets the schedule up on the running machine, and --rootfs names another root/m,
+    );
+    assert.deepEqual([...Deno.readDirSync(rootfs)], [], "nothing written");
+  } finally {
+    await Deno.remove(rootfs, { recursive: true });
+    await Deno.remove(config);
+  }
+});

@@ -78,3 +78,26 @@ Deno.test("a malformed caCertHashes entry in --config fails at once, naming the 
     api.close();
   }
 });
+
+Deno.test("join --certificate-auto-renewal without --control-plane is refused at once, naming the flag", async () => {
+  const api = countingListener();
+  try {
+    const r = await join([
+      api.endpoint,
+      "--token",
+      TOKEN,
+      "--discovery-token-unsafe-skip-ca-verification",
+      "--certificate-auto-renewal",
+    ]);
+    assert.equal(r.code, 3, r.stderr);
+    assert.match(
+      r.stderr,
+      /^error: --certificate-auto-renewal installs a schedule .* adds a worker$/m,
+    );
+    assert.match(r.stderr, /^hint: give it with --control-plane/m);
+    assert.equal(api.state.connections, 0);
+    assert.deepEqual(r.written, []);
+  } finally {
+    api.close();
+  }
+});

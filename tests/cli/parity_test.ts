@@ -46,6 +46,14 @@ const OUR_ADDITIONS: readonly { lines: RegExp; why: string }[] = [
     why: "rotates the cluster, front-proxy or etcd CA in stages, resuming an interrupted rotation",
   },
   {
+    lines: /^extra flag: kubeadm (init|join) --certificate-auto-renewal bool$/,
+    why: "installs the certificate auto-renewal schedule at the end of init / control-plane join",
+  },
+  {
+    lines: /^extra command: kubeadm (init|join) phase certs-auto-renewal$/,
+    why: "the phase that installs it (skipped unless --certificate-auto-renewal is given)",
+  },
+  {
     lines: /^extra command: kubeadm certs approve-kubelet-serving$/,
     why: "approves kubelets' serving CSRs for their own Node's addresses only",
   },

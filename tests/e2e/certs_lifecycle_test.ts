@@ -1,11 +1,12 @@
-// End to end on a real control plane built by our `init` (kubelets with serverTLSBootstrap):
-// certificates made to expire soon (re-issued with a 10-day validity) are renewed by the
-// installed schedule — its systemd units run as the timer would — which restarts every
-// component, one at a time, while a client polls the API (the downtime of a single control
-// plane is measured and printed, per component); the kubelet's serving certificate request is
-// approved and forged ones are left Pending; the peer, upstream kubeadm's `certs renew all` and
-// the documented manual restart, is measured the same way on the same node; `reset` removes the
-// schedule.
+// End to end on a real control plane built by our `init --certificate-auto-renewal` (kubelets
+// with serverTLSBootstrap), which leaves the schedule's timer active: certificates made to
+// expire soon (re-issued with a 10-day validity, kubelet.conf given an embedded 10-day
+// certificate) are renewed by the installed schedule — its systemd units run as the timer
+// would — which restarts every component, one at a time, then the kubelet, while a client polls
+// the API (the downtime of a single control plane is measured and printed, per component); the
+// kubelet's serving certificate request is approved and forged ones are left Pending; the peer,
+// upstream kubeadm's `certs renew all` and the documented manual restart, is measured the same
+// way on the same node; `reset` removes the schedule.
 import assert from "node:assert/strict";
 import type { Pod } from "kubernetes-types/core/v1.d.ts";
 import {
@@ -117,6 +118,37 @@ async function watchRestarts<T>(
   return { result, windows };
 }
 
+/**
+ * Embeds in kubelet.conf a 10-day client certificate for cp1 signed by the cluster CA (as
+ * kubelet.conf holds it when no kubelet-finalize pointed it at the rotated file).
+ */
+const embedKubeletCert = (kubectl: string) =>
+  [
+    "set -e; cd /etc/kubernetes; d=$(mktemp -d)",
+    "openssl ecparam -name prime256v1 -genkey -noout -out $d/k.key",
+    'openssl req -new -key $d/k.key -subj "/O=system:nodes/CN=system:node:cp1" -out $d/k.csr',
+    'printf "keyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n" > $d/ext',
+    "openssl x509 -req -in $d/k.csr -CA pki/ca.crt -CAkey pki/ca.key -CAcreateserial -CAserial $d/srl -days 10 -extfile $d/ext -out $d/k.crt",
+    `user=$(${kubectl} --kubeconfig kubelet.conf config view -o jsonpath='{.contexts[0].context.user}')`,
+    `${kubectl} --kubeconfig kubelet.conf config set-credentials "$user" --client-certificate=$d/k.crt --client-key=$d/k.key --embed-certs`,
+    "rm -r $d",
+  ].join("\n");
+
+/** kubelet.conf's embedded client certificate: days left and subject. */
+async function kubeletConfCert(node: ClusterNode): Promise<{ days: number; subject: string }> {
+  const r = await node.exec([
+    "sh",
+    "-c",
+    `sed -n "s/^ *client-certificate-data: //p" /etc/kubernetes/kubelet.conf | base64 -d | openssl x509 -noout -enddate -subject`,
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const end = /notAfter=(.*)/.exec(r.stdout)![1];
+  return {
+    days: (Date.parse(end) - Date.now()) / 86_400_000,
+    subject: /subject=(.*)/.exec(r.stdout)![1],
+  };
+}
+
 /** The health endpoint a component's manifest probes (kubeadm's probes, as the node reaches them). */
 function healthURL(node: ClusterNode, component: string): string {
   return {
@@ -193,12 +225,27 @@ Deno.test({
   async fn(t) {
     const node = await createClusterNode("cp1");
     try {
-      await initControlPlane(node, "", { kubeletExtra: "serverTLSBootstrap: true\n" });
+      await initControlPlane(node, "", {
+        kubeletExtra: "serverTLSBootstrap: true\n",
+        args: ["--certificate-auto-renewal"],
+      });
       const kubeadm = async (args: string[]) => {
         const r = await node.kubeadm(args);
         await assertOk(node, `kubeadm ${args.join(" ")}`, r);
         return r;
       };
+
+      await t.step("init --certificate-auto-renewal left the timer active", async () => {
+        const s = JSON.parse(
+          (await kubeadm(["certs", "auto-renewal", "status", "-o", "json"])).stdout,
+        );
+        assert.deepEqual(
+          [s.installed, s.enabled, s.active, s.schedule, s.window, s.approveKubeletServing],
+          [true, true, true, "daily", "720h0m0s", false],
+        );
+        // init's kubelet-finalize pointed kubelet.conf at the kubelet's rotated certificate.
+        assert.equal(s.kubeletClient.state, "rotated");
+      });
 
       await t.step("certificates re-issued to expire in 10 days", async () => {
         const short = `${node.machine.dir}/short-validity.yaml`;
@@ -217,6 +264,13 @@ Deno.test({
           "720h",
         ]);
         assert.equal(expiring.code, 4, expiring.stderr);
+        // kubelet.conf as a node set up by hand has it: a 10-day certificate embedded.
+        const made = await node.exec(["sh", "-c", embedKubeletCert(`${node.binDir}/kubectl`)]);
+        assert.equal(made.code, 0, made.stderr);
+        const s = JSON.parse(
+          (await kubeadm(["certs", "auto-renewal", "status", "-o", "json"])).stdout,
+        );
+        assert.equal(s.kubeletClient.state, "embedded");
       });
 
       await t.step(
@@ -225,7 +279,17 @@ Deno.test({
           const bad = await node.kubeadm(["certs", "auto-renewal", "install", "--within", "30d"]);
           assert.equal(bad.code, 3);
           assert.match(bad.stderr, /invalid argument "30d" for "--within" flag/);
-          await kubeadm(["certs", "auto-renewal", "install", "--approve-kubelet-serving"]);
+          // Other settings than init's: the files are replaced.
+          const other = await kubeadm([
+            "certs",
+            "auto-renewal",
+            "install",
+            "--approve-kubelet-serving",
+          ]);
+          assert.match(
+            other.stdout,
+            /Writing \/etc\/systemd\/system\/kubeadm-certs-renewal\.service/,
+          );
           const status = await kubeadm(["certs", "auto-renewal", "status", "-o", "json"]);
           const s = JSON.parse(status.stdout);
           assert.equal(s.installed, true);
@@ -280,6 +344,20 @@ Deno.test({
             );
           }
           assert.deepEqual(windows.map((w) => w.component), RESTARTED);
+          assert.match(journal, /Renewing what expires within 720h0m0s: .*, kubelet\.conf$/m);
+          assert.match(
+            journal,
+            /\[restart\] Restarting the kubelet \(its kubelet\.conf was renewed\)/,
+          );
+          const kubelet = await kubeletConfCert(node);
+          assert.ok(kubelet.days > 364, `kubelet.conf renewed for a year: ${kubelet.days} days`);
+          assert.match(kubelet.subject, /O\s*=\s*system:nodes, CN\s*=\s*system:node:cp1/);
+          await waitFor("node cp1 Ready after the kubelet's restart", async () => {
+            const n = await kubectlJson(node, ["get", "node", "cp1"]) as {
+              status: { conditions: { type: string; status: string }[] };
+            };
+            return n.status.conditions.some((c) => c.type === "Ready" && c.status === "True");
+          }, 120_000);
           for (const [f, days] of await certificateDays(node)) {
             assert.ok(days > 364, `${f} renewed for a year: ${days} days`);
           }

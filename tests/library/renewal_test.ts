@@ -5,6 +5,8 @@ import { planControlPlane } from "../../library/control_plane.ts";
 import { planCertificateAutoRenewal, planCertificateRenewal } from "../../library/renewal.ts";
 import { seededRandom } from "../../adapters/offline/random.ts";
 import { KubeadmError } from "../../core/errors.ts";
+import { parseKubeconfig, serializeKubeconfig } from "../../core/kubeconfig/kubeconfig.ts";
+import { pointToRotatableClientCert } from "../../core/cluster/kubelet_finalize.ts";
 
 const CONFIG = "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\n" +
   "encryptionAlgorithm: ECDSA-P256\n";
@@ -30,6 +32,7 @@ Deno.test("planCertificateRenewal({ within }) renews only what expires within th
   assert.deepEqual(none.certificates, []);
   assert.deepEqual(none.files, []);
   assert.deepEqual(none.restarts, []);
+  assert.equal(none.restartKubelet, false);
 
   const all = await renew("1500h");
   assert.deepEqual(all.certificates.map((c) => c.name), [
@@ -44,7 +47,11 @@ Deno.test("planCertificateRenewal({ within }) renews only what expires within th
     "front-proxy-client",
     "scheduler.conf",
     "super-admin.conf",
+    // The plan's kubelet.conf embeds its certificate (no kubelet rotates it): renewed last,
+    // then the kubelet restarted.
+    "kubelet.conf",
   ]);
+  assert.equal(all.restartKubelet, true);
   assert.ok(all.certificates.every((c) => c.notAfter === "2027-11-01T00:00:00.000Z"));
   // The restarts in kubeadm's order, etcd last, each with the files it reads.
   assert.deepEqual(all.restarts.map((r) => [r.component, r.renewed]), [
@@ -71,8 +78,39 @@ Deno.test("planCertificateRenewal({ within }) renews only what expires within th
       "/etc/kubernetes/pki/etcd/healthcheck-client.key",
       "/etc/kubernetes/pki/etcd/healthcheck-client.crt",
       "/etc/kubernetes/super-admin.conf",
+      "/etc/kubernetes/kubelet.conf",
     ],
   );
+});
+
+Deno.test("planCertificateRenewal({ within }) leaves a kubelet.conf the kubelet rotates alone, and names only asked", async () => {
+  const files = cp.files.map((f) =>
+    f.path === "/etc/kubernetes/kubelet.conf"
+      ? {
+        ...f,
+        content: serializeKubeconfig(pointToRotatableClientCert(parseKubeconfig(f.content))),
+      }
+      : f
+  );
+  const plan = await planCertificateRenewal({
+    files,
+    config: CONFIG,
+    within: "1500h",
+    random: seededRandom("renew"),
+    clock: later,
+  });
+  assert.equal(plan.certificates.length, 11);
+  assert.ok(!plan.certificates.some((c) => c.name === "kubelet.conf"));
+  assert.equal(plan.restartKubelet, false);
+  const named = await planCertificateRenewal({
+    files: cp.files,
+    config: CONFIG,
+    names: ["apiserver"],
+    within: "1500h",
+    random: seededRandom("renew"),
+    clock: later,
+  });
+  assert.deepEqual(named.certificates.map((c) => c.name), ["apiserver"]);
 });
 
 Deno.test("planCertificateRenewal refuses a window that does not parse or is too long", async () => {

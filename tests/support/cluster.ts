@@ -286,7 +286,7 @@ export async function writeInitConfig(
 export async function initControlPlane(
   node: ClusterNode,
   extra = "",
-  opts: { kubeletExtra?: string; kubeadm?: string } = {},
+  opts: { kubeletExtra?: string; kubeadm?: string; args?: readonly string[] } = {},
 ): Promise<{ init: RunResult; config: string }> {
   const config = await writeInitConfig(node, extra, opts);
   const init = await node.exec([
@@ -295,6 +295,7 @@ export async function initControlPlane(
     "--config",
     config,
     `--ignore-preflight-errors=${PREFLIGHT_IGNORED_CONTROL_PLANE}`,
+    ...opts.args ?? [],
   ], { timeoutMs: 10 * 60_000 });
   if (init.code !== 0) {
     throw new Error(

@@ -15,6 +15,7 @@ import type { KubeClient } from "../../kube/client.ts";
 import type { Sleep } from "../../ports/clock.ts";
 import type { Kubeconfig } from "../../kubeconfig/kubeconfig.ts";
 import type { NodeHost } from "../../ports/node.ts";
+import type { AutoRenewalRequest } from "../../certs/auto_renewal.ts";
 
 /** Facts about the host that shape generated files (read by the runtime, passed in). */
 export interface HostFacts {
@@ -72,6 +73,11 @@ export interface InitData extends RunContext {
   preflightOutput?: "text" | "json";
   /** `addon coredns|kube-proxy --print-manifest`: print the addon's objects, install nothing. */
   printManifest?: boolean;
+  /**
+   * `--certificate-auto-renewal` (or the phase run alone): install the certificate
+   * auto-renewal schedule, running this command (beyond upstream).
+   */
+  certificateAutoRenewal?: AutoRenewalRequest;
   /** `--skip-token-print`: withhold the bootstrap token in the output. */
   skipTokenPrint?: boolean;
   /** `--skip-certificate-key-print`: withhold the certificate key in the output. */

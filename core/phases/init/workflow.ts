@@ -25,6 +25,7 @@ import { bootstrapTokenPhase } from "./bootstrap_token.ts";
 import { kubeletFinalizePhase } from "./kubelet_finalize.ts";
 import { addonPhase } from "./addons.ts";
 import { showJoinCommandPhase } from "./show_join_command.ts";
+import { certsAutoRenewalPhase } from "./certs_auto_renewal.ts";
 
 /** The init workflow with `preflight` as its preflight phase (a plan's: `preflightPhaseWith`). */
 export function initWorkflowWith(preflight: Phase<InitData>): Workflow<InitData> {
@@ -44,6 +45,7 @@ export function initWorkflowWith(preflight: Phase<InitData>): Workflow<InitData>
       bootstrapTokenPhase,
       kubeletFinalizePhase,
       addonPhase,
+      certsAutoRenewalPhase,
       showJoinCommandPhase,
     ],
   };

@@ -36,6 +36,7 @@ import type { ManifestWriteContext } from "../../manifests/write.ts";
 import { keyPoolFor } from "../../pki/key_pool.ts";
 import { parseDuration } from "../../text/duration.ts";
 import type { CryptoPort } from "../../ports/crypto.ts";
+import type { AutoRenewalRequest } from "../../certs/auto_renewal.ts";
 import { fetchClusterConfigDocuments, nodeInitConfig } from "../../config/cluster_config.ts";
 import { discoverCluster, type DiscoveryPorts, type JoinDiscovery } from "./discovery.ts";
 
@@ -86,6 +87,11 @@ export interface JoinData {
   ports: JoinPorts;
   /** `join phase preflight -o`: `text` (default) or `json` (one report of every check). */
   preflightOutput?: "text" | "json";
+  /**
+   * `--certificate-auto-renewal` (or the phase run alone): install the certificate
+   * auto-renewal schedule, running this command (beyond upstream; control-plane joins only).
+   */
+  certificateAutoRenewal?: AutoRenewalRequest;
   /** The discovered TLS-bootstrap kubeconfig (discovery runs on first call). */
   tlsBootstrapCfg(): Promise<Kubeconfig>;
   /** The cluster's configuration for this node (fetched on first call). */
@@ -125,6 +131,7 @@ export interface JoinDataInput extends
     | "node"
     | "ports"
     | "preflightOutput"
+    | "certificateAutoRenewal"
   > {
   /** Process start time (default: now). */
   startTime?: Date;
@@ -194,6 +201,7 @@ export function createJoinData(input: JoinDataInput): JoinData {
     node: input.node,
     ports: input.ports,
     preflightOutput: input.preflightOutput,
+    certificateAutoRenewal: input.certificateAutoRenewal,
     tlsBootstrapCfg: once(async () => {
       if (input.tlsBootstrapOverride) return input.tlsBootstrapOverride;
       input.out.log?.(1, "data.ts", "[preflight] Discovering cluster-info");

@@ -18,6 +18,7 @@ import { checkEtcdPhase, etcdJoinPhase } from "./etcd.ts";
 import { kubeletStartPhase, kubeletWaitBootstrapPhase } from "./kubelet_start.ts";
 import { controlPlaneJoinPhase } from "./mark_control_plane.ts";
 import { waitControlPlanePhase } from "./wait_control_plane.ts";
+import { certsAutoRenewalPhase } from "./certs_auto_renewal.ts";
 
 /** The join workflow. */
 export function joinWorkflow(): Workflow<JoinData> {
@@ -32,6 +33,7 @@ export function joinWorkflow(): Workflow<JoinData> {
       kubeletWaitBootstrapPhase,
       controlPlaneJoinPhase,
       waitControlPlanePhase,
+      certsAutoRenewalPhase,
     ],
   };
 }

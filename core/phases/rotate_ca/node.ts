@@ -14,12 +14,10 @@
 import { DISCOVERY_MAX_BODY_BYTES, KubeconfigFile } from "../../constants.ts";
 import { KubeadmError } from "../../errors.ts";
 import type { Phase } from "../../workflow/phase.ts";
-import { poll } from "../../kube/retry.ts";
-import { kubeletHealthzURL } from "../../controlplane/health.ts";
+import { restartKubeletAndWait } from "../../kubelet/service.ts";
 import { type Certificate, checkSignatureFrom, parseCertificatesPEM } from "../../pki/cert.ts";
 import { certificatePin } from "../../pki/pin.ts";
 import { utf8 } from "../../text/utf8.ts";
-import { formatDuration } from "../../text/duration.ts";
 import { lookupContext, parseKubeconfig } from "../../kubeconfig/kubeconfig.ts";
 import { KUBECONFIG_FILE_MODE } from "../../kubeconfig/files.ts";
 import {
@@ -45,31 +43,8 @@ function clientCertName(now: Date): string {
   return `kubelet-client-${now.toISOString().replace(/\.\d+Z$/, "").replace(/[T:]/g, "-")}.pem`;
 }
 
-async function restartKubelet(data: RotateCaData): Promise<void> {
-  const init = await data.node.machine.initSystem();
-  if (!init) {
-    throw new KubeadmError("no service manager to restart the kubelet with", {
-      hint: "restart the kubelet by hand, then run this phase again",
-    });
-  }
-  await init.serviceRestart("kubelet");
-  const url = kubeletHealthzURL(data.cfg.kubelet);
-  if (!url) return;
-  let last = "";
-  await poll<true>(async () => {
-    const r = await data.node.health.get(url, { timeoutMs: 5_000 });
-    if ("status" in r && r.status === 200) return { done: true, value: true };
-    last = "status" in r ? `HTTP ${r.status}` : r.error;
-    return { done: false };
-  }, {
-    ...data.timing,
-    intervalMs: 1_000,
-    timeoutMs: data.timeoutMs,
-    timeoutError: () =>
-      new KubeadmError(
-        `the kubelet did not become healthy within ${formatDuration(data.timeoutMs)}: ${last}`,
-      ),
-  });
+function restartKubelet(data: RotateCaData): Promise<void> {
+  return restartKubeletAndWait({ ...data, kubelet: data.cfg.kubelet });
 }
 
 /** The trust cluster-info publishes, read anonymously through `connection` (one deadline). */

@@ -163,7 +163,7 @@ Deno.test("installAutoRenewal() writes, reloads and enables once; a second insta
   assert.equal(fs.writes.length, 4);
   assert.match(fs.text("/etc/systemd/system/kubeadm-certs-renewal.timer")!, /OnCalendar=hourly/);
 
-  const status = await autoRenewalStatus(fs, init);
+  const status = await autoRenewalStatus(fs, init, "/etc/kubernetes");
   assert.deepEqual(
     { ...status, files: status.files.map((f) => f.state) },
     {
@@ -179,6 +179,11 @@ Deno.test("installAutoRenewal() writes, reloads and enables once; a second insta
       nextRun: undefined,
       lastRun: undefined,
       lastResult: undefined,
+      kubeletClient: {
+        kubeconfig: "/etc/kubernetes/kubelet.conf",
+        state: "missing",
+        message: "/etc/kubernetes/kubelet.conf: no kubelet client certificate to renew",
+      },
     },
   );
   init.properties.set("kubeadm-certs-renewal.timer", {
@@ -190,17 +195,20 @@ Deno.test("installAutoRenewal() writes, reloads and enables once; a second insta
     "/etc/systemd/system/kubeadm-certs-renewal.service",
     fs.text("/etc/systemd/system/kubeadm-certs-renewal.service")! + "Nice=5\n",
   );
-  const lines = autoRenewalStatusLines(await autoRenewalStatus(fs, init)).join("\n");
+  const lines = autoRenewalStatusLines(await autoRenewalStatus(fs, init, "/etc/kubernetes")).join(
+    "\n",
+  );
   assert.match(lines, /last run: {2}Sun 2026-11-29 00:12:01 UTC \(success\)/);
   assert.match(lines, /next run: {2}Mon 2026-11-30/);
   assert.match(lines, /kubeadm-certs-renewal.service: modified/);
+  assert.match(lines, /\/etc\/kubernetes\/kubelet.conf: no kubelet client certificate to renew$/);
 
   const removed = await removeAutoRenewal(n);
   assert.equal(removed.length, 2);
   assert.equal(init.services.has("kubeadm-certs-renewal.timer"), false);
   assert.equal(fs.text("/etc/systemd/system/kubeadm-certs-renewal.timer"), undefined);
   assert.deepEqual(await removeAutoRenewal(n), [], "removing twice does nothing");
-  assert.deepEqual(autoRenewalStatusLines(await autoRenewalStatus(fs, init)), [
+  assert.deepEqual(autoRenewalStatusLines(await autoRenewalStatus(fs, init, "/etc/kubernetes")), [
     "Certificate auto-renewal: not installed",
   ]);
 });
@@ -214,7 +222,7 @@ Deno.test("installAutoRenewal() on OpenRC: a periodic script, crond enabled, the
   assert.ok(fs.text("/etc/periodic/daily/kubeadm-certs-renewal"));
   await installAutoRenewal(n, { ...SETTINGS, schedule: "weekly" });
   assert.equal(fs.text("/etc/periodic/daily/kubeadm-certs-renewal"), undefined);
-  const status = await autoRenewalStatus(fs, init);
+  const status = await autoRenewalStatus(fs, init, "/etc/kubernetes");
   assert.equal(status.schedule, "weekly");
   assert.deepEqual(status.files, [{
     path: "/etc/periodic/weekly/kubeadm-certs-renewal",
@@ -224,7 +232,7 @@ Deno.test("installAutoRenewal() on OpenRC: a periodic script, crond enabled, the
   assert.deepEqual(init.services.get("crond"), { enabled: true, active: true }, "crond stays");
 });
 
-Deno.test("installAutoRenewal() refuses before any write: no init system, OpenRC without crond; a dry run writes nothing", async () => {
+Deno.test("installAutoRenewal() refuses before any write: no init system, OpenRC without crond; a dry run only records", async () => {
   const none = node(undefined);
   await assert.rejects(installAutoRenewal(none.node, SETTINGS), /needs systemd or OpenRC/);
   const openrc = new FakeInitSystem("openrc");
@@ -234,7 +242,12 @@ Deno.test("installAutoRenewal() refuses before any write: no init system, OpenRC
   const init = new FakeInitSystem();
   const dry = node(init, true);
   await installAutoRenewal(dry.node, SETTINGS);
-  assert.equal(dry.fs.writes.length, 0);
+  // A dry run's files port is its recording (the report prints them); nothing is enabled.
+  assert.deepEqual(dry.fs.writes.map((w) => [w.path, w.kind]), [
+    ["/etc/systemd/system/kubeadm-certs-renewal.service", "service"],
+    ["/etc/systemd/system/kubeadm-certs-renewal.timer", "service"],
+  ]);
+  assert.equal(init.reloads, 0);
   assert.equal(init.services.has("kubeadm-certs-renewal.timer"), false);
   assert.match(
     dry.out.all.join("\n"),

@@ -50,6 +50,8 @@ Deno.test("init workflow: upstream's phases and sub-phases, in order (facts §5.
     "addon/all",
     "addon/coredns",
     "addon/kube-proxy",
+    // Beyond upstream: skipped unless --certificate-auto-renewal is given.
+    "certs-auto-renewal",
     "show-join-command",
   ]);
 });

@@ -14,7 +14,7 @@ const flags = (pin: string) => ({
   caCertHashes: [pin],
 });
 
-Deno.test("the join phases, their order and visibility are upstream's", () => {
+Deno.test("the join phases, their order and visibility are upstream's (and certs-auto-renewal)", () => {
   const entries = listPhases(joinWorkflow());
   assert.deepEqual(entries.map((e) => e.path), [
     "preflight",
@@ -32,6 +32,8 @@ Deno.test("the join phases, their order and visibility are upstream's", () => {
     "control-plane-join/all",
     "control-plane-join/mark-control-plane",
     "wait-control-plane",
+    // Beyond upstream: skipped unless --certificate-auto-renewal is given.
+    "certs-auto-renewal",
   ]);
   assert.deepEqual(
     entries.filter((e) => e.phase.hidden).map((e) => e.path),
