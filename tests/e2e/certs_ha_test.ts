@@ -246,7 +246,18 @@ Deno.test({
                 ).join(", ")
               }`,
             ]),
-            ...failed.map((f) => `  failed ${f.at}: ${f.error.slice(0, 200)}`),
+            ...failed.map((f) => {
+              // The restarts under way when it was sent.
+              const at = Date.parse(f.at);
+              const during = cps.flatMap((cp, i) =>
+                runs[i].windows.filter((w) => w.start <= at && at <= w.end).map((w) =>
+                  `${cp.name} ${w.component}`
+                )
+              );
+              return `  failed ${f.at} (during ${during.join(", ") || "no restart"}): ${
+                f.error.slice(0, 200)
+              }`;
+            }),
           );
           if (failed.length > 0) {
             figures.push(
