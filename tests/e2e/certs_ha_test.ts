@@ -21,7 +21,7 @@
 //    server's serving certificate verify against the new CA alone, and a new worker is refused
 //    with the old CA's pin and joins with the new one.
 //
-// Long (about 25 minutes on 2 cores): `scripts/test --long` runs it, CI's suite leaves it out.
+// Long (37.5 minutes on 2 cores on 2026-11-29): `scripts/test --long` runs it, CI's suite leaves it out.
 import assert from "node:assert/strict";
 import type { Pod } from "kubernetes-types/core/v1.d.ts";
 import {
