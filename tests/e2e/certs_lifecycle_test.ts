@@ -23,23 +23,15 @@ import { waitFor } from "../support/commands.ts";
 import { downtimeWithin, type Outage, startApiPoller } from "../support/api_poller.ts";
 import { openssl } from "../support/openssl.ts";
 import { RESTARTED_AT_ANNOTATION } from "../../core/controlplane/restart.ts";
+import { RESTARTED, type RestartWindow, watchRestarts } from "../support/restart_windows.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 const TIMER = "kubeadm-certs-renewal.timer";
 const SERVICE = "kubeadm-certs-renewal";
-/** The components a renewal restarts, in kubeadm's order (etcd last). */
-const RESTARTED = ["kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd"];
 /** The poller's request timeout: a request slower than this counts as failed. */
 const POLL_TIMEOUT_MS = 5_000;
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-
-/** A component's restart as seen from outside: when it began and ended (epoch ms). */
-interface RestartWindow {
-  component: string;
-  start: number;
-  end: number;
-}
 
 /** One line per component: how long its restart took and how long the API was unavailable. */
 function restartFigures(windows: RestartWindow[], outages: Outage[]): string[] {
@@ -84,38 +76,6 @@ async function measureDowntime<T extends { windows: RestartWindow[] }>(
     ].join("\n"),
   );
   return result;
-}
-
-/**
- * Runs `f` while watching a unit's log, and returns when each component's `[restart]` lines
- * (`Restarting X`, `X is back`) first appeared.
- */
-async function watchRestarts<T>(
-  node: ClusterNode,
-  unit: string,
-  f: () => Promise<T>,
-): Promise<{ result: T; windows: RestartWindow[] }> {
-  const offset = (await node.machine.log(unit)).length;
-  const seen = new Map<string, number>();
-  let done = false;
-  const watch = (async () => {
-    while (!done) {
-      const text = (await node.machine.log(unit)).slice(offset);
-      for (const m of text.matchAll(/\[restart\] (Restarting \S+|\S+ is back)/g)) {
-        if (!seen.has(m[1])) seen.set(m[1], Date.now());
-      }
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  })();
-  const result = await f();
-  done = true;
-  await watch;
-  const windows = RESTARTED.filter((c) => seen.has(`Restarting ${c}`)).map((c) => ({
-    component: c,
-    start: seen.get(`Restarting ${c}`)!,
-    end: seen.get(`${c} is back`) ?? Date.now(),
-  }));
-  return { result, windows };
 }
 
 /**

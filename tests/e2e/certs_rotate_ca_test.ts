@@ -33,23 +33,17 @@ import { waitFor } from "../support/commands.ts";
 import { kubeconfigCredentials } from "../support/api_poller.ts";
 import { opensslSpkiSha256 } from "../support/openssl.ts";
 import { parseCertificatesPEM } from "../../core/pki/cert.ts";
-import { parseKubeconfig } from "../../core/kubeconfig/kubeconfig.ts";
-import { kubeconfigTrust } from "../../core/certs/ca_rotation.ts";
 import { CONTROL_PLANE_KUBECONFIGS } from "../support/ca_rotation.ts";
+import {
+  assertPodAccess,
+  fileTrust,
+  fingerprints,
+  nodeFile,
+  publishedAuthentication,
+  trustOf,
+} from "../support/ca_trust.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
-
-const fingerprints = (pem: string) =>
-  parseCertificatesPEM(pem).map((c) => Array.from(c.der.slice(-32)).join("."));
-
-/** The CA bundle of a kubeconfig's text (its current context's cluster, else its only one). */
-const trustOf = (text: string) =>
-  fingerprints(kubeconfigTrust(parseKubeconfig(text, "kubeconfig", { clientcmd: true })) ?? "");
-
-/** The CA bundle a kubeconfig file of a node trusts. */
-async function fileTrust(node: ClusterNode, file: string): Promise<string[]> {
-  return trustOf(await Deno.readTextFile(node.path(`/etc/kubernetes/${file}`)));
-}
 
 interface Watch {
   requests: number;
@@ -118,61 +112,6 @@ function watchNodes(cp: ClusterNode) {
 }
 
 /**
- * What a Pod sees: the service-account token and ca.crt of a kube-proxy Pod's projected volume
- * on `node` (as the kubelet keeps them), used to GET /api from the API server.
- */
-async function podApiAccess(cp: ClusterNode, node: ClusterNode): Promise<string> {
-  const pods = await kubectlJson(cp, [
-    "-n",
-    "kube-system",
-    "get",
-    "pods",
-    "-l",
-    "k8s-app=kube-proxy",
-    "--field-selector",
-    `spec.nodeName=${node.name},status.phase=Running`,
-  ]) as { items: { metadata: { uid: string; name: string } }[] };
-  const pod = pods.items[0];
-  if (!pod) return "no running kube-proxy Pod";
-  // The kubelet mounts the volume (a tmpfs) in the node's mount namespace: read it there.
-  const dir = `/var/lib/kubelet/pods/${pod.metadata.uid}/volumes/kubernetes.io~projected`;
-  const read = async (name: string) => {
-    const r = await node.exec(["sh", "-c", `cat ${dir}/kube-api-access-*/${name}`]);
-    if (r.code !== 0) throw new Error(`${name} of ${pod.metadata.name}: ${r.stderr}`);
-    return r.stdout;
-  };
-  const ca = await read("ca.crt");
-  const token = (await read("token")).trim();
-  const client = Deno.createHttpClient({ caCerts: [ca], poolMaxIdlePerHost: 0 });
-  try {
-    const res = await fetch(
-      `https://${cp.ip}:6443/api`,
-      {
-        client,
-        headers: { Authorization: `Bearer ${token}` },
-        signal: AbortSignal.timeout(5_000),
-      } as RequestInit & { client: Deno.HttpClient },
-    );
-    await res.body?.cancel();
-    return res.ok ? "ok" : `${pod.metadata.name}: HTTP ${res.status}`;
-  } catch (e) {
-    return `${pod.metadata.name}: ${e instanceof Error ? e.message : String(e)}`;
-  } finally {
-    client.close();
-  }
-}
-
-/**
- * A file as the node sees it (read inside it: the kubelet links its client certificate with an
- * absolute path of the node's).
- */
-async function nodeFile(node: ClusterNode, path: string): Promise<string> {
-  const r = await node.exec(["cat", path]);
-  assert.equal(r.code, 0, `${path} on ${node.name}: ${r.stderr}`);
-  return r.stdout;
-}
-
-/**
  * What an aggregating proxy does: a request to the API server authenticated by a front-proxy
  * client certificate and the `X-Remote-User`/`X-Remote-Group` headers (kube-apiserver's own
  * request-header authenticator trusts `--requestheader-client-ca-file`). Returns the status.
@@ -198,18 +137,6 @@ async function proxiedRequest(cp: ClusterNode, client: { crt: string; key: strin
   } finally {
     http.close();
   }
-}
-
-/** The CAs of a key of `kube-system/extension-apiserver-authentication`, as fingerprints. */
-async function publishedAuthentication(cp: ClusterNode, key: string): Promise<string[]> {
-  const cm = await kubectlJson(cp, [
-    "-n",
-    "kube-system",
-    "get",
-    "cm",
-    "extension-apiserver-authentication",
-  ]) as { data: Record<string, string> };
-  return fingerprints(cm.data[key] ?? "");
 }
 
 /** The base64 lines of every private key in a PEM text (what a leak of the key would show). */
@@ -244,15 +171,6 @@ async function sleeperPods(cp: ClusterNode): Promise<Map<string, string>> {
       (p.status.containerStatuses ?? []).map((c) => `${c.containerID}#${c.restartCount}`).join()
     } ready=${p.status.conditions?.some((c) => c.type === "Ready" && c.status === "True")}`,
   ]));
-}
-
-async function assertPodAccess(cp: ClusterNode, node: ClusterNode, when: string) {
-  // The kubelet refreshes a projected volume within about a minute of its ConfigMap's change.
-  await waitFor(
-    `a Pod's service-account files reaching the API server ${when}`,
-    async () => (await podApiAccess(cp, node)) === "ok",
-    120_000,
-  );
 }
 
 Deno.test({

@@ -47,6 +47,10 @@ export interface EndpointClientOptions {
    * cluster logged then, before later restarts remove it.
    */
   onFailure?: (f: FailedRequest) => Promise<void>;
+  /** kubectl's `-o` (`name`). */
+  output?: string;
+  /** Called with each successful request's output and start (ISO time), to check what it read. */
+  onSuccess?: (stdout: string, at: string) => void;
 }
 
 /**
@@ -57,7 +61,7 @@ export function startEndpointClient(
   node: ClusterNode,
   kubeconfig: string,
   resource: string[],
-  { intervalMs = 200, onFailure }: EndpointClientOptions = {},
+  { intervalMs = 200, onFailure, output = "name", onSuccess }: EndpointClientOptions = {},
 ): EndpointClient {
   let stopping = false;
   let requests = 0;
@@ -77,7 +81,7 @@ export function startEndpointClient(
         "get",
         ...resource,
         "-o",
-        "name",
+        output,
       ], { timeoutMs: 60_000 });
       const took = performance.now() - t0;
       slowestMs = Math.max(slowestMs, took);
@@ -85,6 +89,8 @@ export function startEndpointClient(
         const f = { at, error: `exit ${r.code}: ${r.stderr.trim()}` };
         failures.push(f);
         await onFailure?.(f).catch((e) => console.error(`endpoint client: onFailure: ${e}`));
+      } else {
+        onSuccess?.(r.stdout, at);
       }
       const wait = intervalMs - took;
       if (wait > 0) await new Promise((res) => setTimeout(res, wait));

@@ -1,6 +1,6 @@
 /**
  * An HA cluster on real nodes: three control planes with stacked etcd (the smallest etcd
- * cluster that survives the loss of a member) and a worker, built by our `init` and `join`
+ * cluster that survives the loss of a member) and workers (one by default), built by our `init` and `join`
  * (`--upload-certs`, `--certificate-key`) behind a `controlPlaneEndpoint` served by HAProxy on
  * the host (load_balancer.ts); every Node Ready.
  *
@@ -24,7 +24,10 @@ import { type LoadBalancer, startLoadBalancer } from "./load_balancer.ts";
 /** A running HA cluster. */
 export interface HaCluster {
   cps: [ClusterNode, ClusterNode, ClusterNode];
+  /** The first worker (`worker1`). */
   worker: ClusterNode;
+  /** Every worker (`worker1`, `worker2`, …). */
+  workers: ClusterNode[];
   /** Every node (control planes first); {@link HaCluster.stop} stops them. */
   nodes: ClusterNode[];
   lb: LoadBalancer;
@@ -40,8 +43,11 @@ export interface HaCluster {
   stop(): Promise<void>;
 }
 
-/** Builds the cluster at Kubernetes `version` (the nodes' kubelets and images too). */
-export async function createHaCluster(version: string): Promise<HaCluster> {
+/**
+ * Builds the cluster at Kubernetes `version` (the nodes' kubelets and images too), with
+ * `workers` workers.
+ */
+export async function createHaCluster(version: string, workers = 1): Promise<HaCluster> {
   const nodes: ClusterNode[] = [];
   let lb: LoadBalancer | undefined;
   const stop = async () => {
@@ -53,8 +59,10 @@ export async function createHaCluster(version: string): Promise<HaCluster> {
       nodes.push(await createClusterNode(name, { version, linkTo: [...nodes] }));
     }
     const cps = nodes.slice() as HaCluster["cps"];
-    const worker = await createClusterNode("worker1", { version, role: "worker", linkTo: cps });
-    nodes.push(worker);
+    for (let i = 1; i <= workers; i++) {
+      nodes.push(await createClusterNode(`worker${i}`, { version, role: "worker", linkTo: cps }));
+    }
+    const joined = nodes.slice(3);
     lb = await startLoadBalancer(cps, nodes);
     const versionLine = `kubernetesVersion: ${version}\n`;
     const { endpoint, pin } = await initForJoin(cps[0], versionLine, lb.endpoint);
@@ -68,13 +76,22 @@ export async function createHaCluster(version: string): Promise<HaCluster> {
         await cp.kubeadm(controlPlaneJoinArgs(endpoint, pin, cp, key)),
       );
     }
-    await assertOk(
-      worker,
-      "worker join",
-      await worker.kubeadm(workerJoinArgs(endpoint, pin, worker.name)),
-    );
+    for (const w of joined) {
+      await assertOk(w, `${w.name}'s join`, await w.kubeadm(workerJoinArgs(endpoint, pin, w.name)));
+    }
     for (const n of nodes) await waitNodeReady(cps[0], n.name);
-    return { cps, worker, nodes, lb, endpoint, pin, key, clusterLines, stop };
+    return {
+      cps,
+      worker: joined[0],
+      workers: joined,
+      nodes,
+      lb,
+      endpoint,
+      pin,
+      key,
+      clusterLines,
+      stop,
+    };
   } catch (e) {
     await stop();
     throw e;
