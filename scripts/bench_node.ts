@@ -158,7 +158,7 @@ async function timeInit(impl: Impl): Promise<InitRun> {
         `${impl} init failed:\n${r.stdout}\n${r.stderr}\n--- kubelet log:\n${kubelet}`,
       );
     }
-    const cpu = /^bench-node-cpu (\S+) (\S+)$/m.exec(r.stderr);
+    const cpu = new RegExp(`^${CPU_LINE} (\\S+) (\\S+)$`, "m").exec(r.stderr);
     if (!cpu) throw new Error(`${impl} init: no CPU time from /usr/bin/time in:\n${r.stderr}`);
     const cpuMs = (Number(cpu[1]) + Number(cpu[2])) * 1000;
     return { impl, started, ended, cpuMs, lines, healthy: await probe.result };
