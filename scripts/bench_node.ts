@@ -14,7 +14,9 @@
  * the time from the kubelet's start (the `[kubelet-start] Starting the kubelet` line) to each
  * component's first healthy answer; the gap between that and the tool's own "is healthy" line
  * is the tool's wait lag. Prints each run, per-phase medians and ratios against upstream and
- * against the floor.
+ * against the floor, and the CPU time of each `init` (user + system, its children included, from
+ * `/usr/bin/time`): on a node whose cores are shared (a fleet booting at once) that is what
+ * every other machine waits for.
  *
  * Usage: scripts/deno run -A scripts/bench_node.ts [--runs N] [--max-minutes M] [--before DIR]
  *   [--trace]   (as root; default 5 runs each, fewer when a new round would start after M
@@ -65,6 +67,8 @@ interface InitRun {
   impl: Impl;
   started: number;
   ended: number;
+  /** CPU time of the command, user + system, its children included (ms). */
+  cpuMs: number;
   lines: Line[];
   /** Endpoint → first healthy answer (ms since the epoch), from the probe. */
   healthy: Record<string, number>;
@@ -88,6 +92,8 @@ const SPAN_LABEL: Record<string, string> = {
 };
 
 const deno = `${repoRoot}/scripts/deno`;
+/** The last line `/usr/bin/time` adds to the command's stderr: its user and system seconds. */
+const CPU_LINE = "bench-node-cpu";
 const probeScript = `${repoRoot}/scripts/bench_node_probe.ts`;
 
 /**
@@ -134,6 +140,9 @@ async function timeInit(impl: Impl): Promise<InitRun> {
     const started = Date.now();
     const r = await node.exec(
       [
+        "/usr/bin/time",
+        "-f",
+        `${CPU_LINE} %U %S`,
         kubeadm,
         "init",
         "--config",
@@ -149,7 +158,10 @@ async function timeInit(impl: Impl): Promise<InitRun> {
         `${impl} init failed:\n${r.stdout}\n${r.stderr}\n--- kubelet log:\n${kubelet}`,
       );
     }
-    return { impl, started, ended, lines, healthy: await probe.result };
+    const cpu = new RegExp(`^${CPU_LINE} (\\S+) (\\S+)$`, "m").exec(r.stderr);
+    if (!cpu) throw new Error(`${impl} init: no CPU time from /usr/bin/time in:\n${r.stderr}`);
+    const cpuMs = (Number(cpu[1]) + Number(cpu[2])) * 1000;
+    return { impl, started, ended, cpuMs, lines, healthy: await probe.result };
   } finally {
     await node.stop();
   }
@@ -256,7 +268,9 @@ for (let i = 0; i < runs && (i === 0 || Date.now() - benchStart < maxMs); i++, r
     all.push(run);
     const load = (await Deno.readTextFile("/proc/loadavg")).split(" ")[0];
     console.log(
-      `run ${i + 1} ${impl.padEnd(8)} init ${s(run.ended - run.started)} s  (load ${load})`,
+      `run ${i + 1} ${impl.padEnd(8)} init ${s(run.ended - run.started)} s, CPU ${
+        s(run.cpuMs)
+      } s  (load ${load})`,
     );
     if (values.trace) {
       for (const l of run.lines) console.log(`  +${s(l.at - run.started)}  ${l.text}`);
@@ -270,6 +284,7 @@ const loadAfter = (await Deno.readTextFile("/proc/loadavg")).trim();
 
 const of = (impl: Impl) => all.filter((r) => r.impl === impl);
 const total = new Map(impls.map((i) => [i, median(of(i).map((r) => r.ended - r.started))]));
+const cpu = new Map(impls.map((i) => [i, median(of(i).map((r) => r.cpuMs))]));
 const spans = new Map(impls.map((i) => [i, medians(of(i).map(phaseSpans))]));
 const floors = new Map(impls.map((i) => [i, medians(of(i).map(floorOf))]));
 const allFloors = medians(all.map(floorOf));
@@ -291,7 +306,9 @@ for (const p of phases) {
   console.log(`${row(p, xs)}   ${ratio(xs[0], xs.at(-1))}`);
 }
 const totals = impls.map((i) => total.get(i));
+const cpus = impls.map((i) => cpu.get(i));
 console.log(`${row("total (wall time of init)", totals)}   ${ratio(totals[0], totals.at(-1))}
+${row("CPU time of init (user+sys, children too)", cpus)}   ${ratio(cpus[0], cpus.at(-1))}
 
 Floor (the components themselves, probed every 25 ms in the node; medians per tool's runs):
 ${head("figure")}      all`);

@@ -393,11 +393,12 @@ async function makeRealDir(path: string, mode: number): Promise<void> {
 }
 
 // The network stack (node:https for self-signed health endpoints) costs tens of milliseconds
-// to load: only runs that probe health pay for it.
+// to load: only runs that probe health pay for it (closing a probe never used loads nothing).
 function lazyHealthProbe(): HealthProbe {
-  return deferred(
-    () => import("./http.ts").then((m) => m.createHealthProbe()),
-    { get: true },
-    {},
-  );
+  let probe: Promise<HealthProbe> | undefined;
+  const load = () => probe ??= import("./http.ts").then((m) => m.createHealthProbe());
+  return {
+    get: async (url, options) => await (await load()).get(url, options),
+    close: async () => await (await probe)?.close?.(),
+  };
 }

@@ -235,9 +235,22 @@ interface WaitOptions {
 
 /**
  * Polls all pending targets together (every 100ms) until each answered 200 or the timeout
- * passes; every 10s a progress line names the ones still pending.
+ * passes; every 10s a progress line names the ones still pending. The probe's kept
+ * connections are closed when the wait ends.
  */
 async function waitForHealthy(
+  ctx: HealthWaitContext,
+  targets: readonly HealthTarget[],
+  o: WaitOptions,
+): Promise<WaitOutcome> {
+  try {
+    return await pollHealthy(ctx, targets, o);
+  } finally {
+    await ctx.health.close?.();
+  }
+}
+
+async function pollHealthy(
   ctx: HealthWaitContext,
   targets: readonly HealthTarget[],
   o: WaitOptions,

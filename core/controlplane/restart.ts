@@ -230,38 +230,44 @@ async function waitForComponent(
   const podName = `${c.name}-${ctx.nodeName}`;
   const once = ctx.client.withRetry({ timeoutMs: 0 });
   let last = "nothing read yet";
-  await poll<true>(async (window) => {
-    let pod: Pod | undefined;
-    try {
-      pod = await once.tryGet<Pod>(
-        { kind: "Pod", namespace: "kube-system", name: podName },
-        window.limits(),
-      );
-    } catch (e) {
-      last = `the API server did not answer: ${errorMessage(e)}`;
+  try {
+    await poll<true>(async (window) => {
+      let pod: Pod | undefined;
+      try {
+        pod = await once.tryGet<Pod>(
+          { kind: "Pod", namespace: "kube-system", name: podName },
+          window.limits(),
+        );
+      } catch (e) {
+        last = `the API server did not answer: ${errorMessage(e)}`;
+        return { done: false };
+      }
+      if (!pod || !matches(pod) || !isRunningAndReady(pod)) {
+        last = `mirror Pod ${podName}: ${
+          pod && !matches(pod) ? "not the new one yet" : describePod(pod)
+        }`;
+        return { done: false };
+      }
+      const limit = window.limits()?.timeoutMs ?? PROBE_TIMEOUT_MS;
+      const r = await ctx.health.get(c.healthURL, {
+        insecureSkipTLSVerify: true,
+        timeoutMs: Math.min(PROBE_TIMEOUT_MS, limit),
+      });
+      if ("status" in r && r.status === 200) return { done: true, value: true };
+      last = `${c.healthURL}: ${"status" in r ? `HTTP ${r.status}` : r.error}`;
       return { done: false };
-    }
-    if (!pod || !matches(pod) || !isRunningAndReady(pod)) {
-      last = `mirror Pod ${podName}: ${
-        pod && !matches(pod) ? "not the new one yet" : describePod(pod)
-      }`;
-      return { done: false };
-    }
-    const limit = window.limits()?.timeoutMs ?? PROBE_TIMEOUT_MS;
-    const r = await ctx.health.get(c.healthURL, {
-      insecureSkipTLSVerify: true,
-      timeoutMs: Math.min(PROBE_TIMEOUT_MS, limit),
+    }, {
+      ...ctx.client.timing,
+      intervalMs: POLL_INTERVAL_MS,
+      timeoutMs,
+      timeoutError: () =>
+        new KubeadmError(
+          `${c.name} did not come back within ${formatDuration(timeoutMs)}: ${last}`,
+        ),
     });
-    if ("status" in r && r.status === 200) return { done: true, value: true };
-    last = `${c.healthURL}: ${"status" in r ? `HTTP ${r.status}` : r.error}`;
-    return { done: false };
-  }, {
-    ...ctx.client.timing,
-    intervalMs: POLL_INTERVAL_MS,
-    timeoutMs,
-    timeoutError: () =>
-      new KubeadmError(`${c.name} did not come back within ${formatDuration(timeoutMs)}: ${last}`),
-  });
+  } finally {
+    await ctx.health.close?.();
+  }
 }
 
 /** The backup path of a node file. */

@@ -121,18 +121,22 @@ export async function restartKubeletAndWait(r: KubeletRestart): Promise<void> {
   const url = kubeletHealthzURL(r.kubelet);
   if (!url) return;
   let last = "";
-  await poll<true>(async () => {
-    const res = await r.node.health.get(url, { timeoutMs: 5_000 });
-    if ("status" in res && res.status === 200) return { done: true, value: true };
-    last = "status" in res ? `HTTP ${res.status}` : res.error;
-    return { done: false };
-  }, {
-    ...r.timing,
-    intervalMs: 1_000,
-    timeoutMs: r.timeoutMs,
-    timeoutError: () =>
-      new KubeadmError(
-        `the kubelet did not become healthy within ${formatDuration(r.timeoutMs)}: ${last}`,
-      ),
-  });
+  try {
+    await poll<true>(async () => {
+      const res = await r.node.health.get(url, { timeoutMs: 5_000 });
+      if ("status" in res && res.status === 200) return { done: true, value: true };
+      last = "status" in res ? `HTTP ${res.status}` : res.error;
+      return { done: false };
+    }, {
+      ...r.timing,
+      intervalMs: 1_000,
+      timeoutMs: r.timeoutMs,
+      timeoutError: () =>
+        new KubeadmError(
+          `the kubelet did not become healthy within ${formatDuration(r.timeoutMs)}: ${last}`,
+        ),
+    });
+  } finally {
+    await r.node.health.close?.();
+  }
 }

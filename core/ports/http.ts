@@ -40,4 +40,9 @@ export interface HealthProbeOptions {
 /** GETs a health URL (`http://127.0.0.1:10248/healthz`, `https://127.0.0.1:10257/healthz`). */
 export interface HealthProbe {
   get(url: string, options?: HealthProbeOptions): Promise<HealthResult>;
+  /**
+   * Closes the connections a probe may keep between its GETs (a wait's probes reuse them);
+   * each wait calls it when it ends. Probes that keep none need not have it.
+   */
+  close?(): Promise<void>;
 }

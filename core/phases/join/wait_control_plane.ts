@@ -44,6 +44,7 @@ export function controlPlaneProbe(
         return { error: errorMessage(e) };
       }
     },
+    close: async () => await node.close?.(),
   };
 }
 

@@ -7,25 +7,31 @@
 import assert from "node:assert/strict";
 import http from "node:http";
 import { createHealthProbe } from "../../../adapters/deno/http.ts";
+import { closedPort, makeTlsFixtures, startHttpsServer } from "../../support/tls_fixtures.ts";
 
 interface PlainServer {
   url: string;
   /** Requests received. */
   hits: number;
+  /** TCP connections accepted. */
+  connections: number;
   close(): Promise<void>;
 }
 
 async function startHttpServer(
   handler: (req: http.IncomingMessage, res: http.ServerResponse) => void,
+  port = 0,
 ): Promise<PlainServer> {
   const server = http.createServer((req, res) => {
     s.hits++;
     handler(req, res);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  server.on("connection", () => s.connections++);
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", () => resolve()));
   const s: PlainServer = {
     url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
     hits: 0,
+    connections: 0,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -93,5 +99,52 @@ Deno.test("the body is capped: an endless answer is refused, naming the limit", 
     assert.match(r.error, /the response body exceeds the limit of 1048576 bytes \(1 MiB\)/);
   } finally {
     await server.close();
+  }
+});
+
+Deno.test("an HTTPS endpoint's connection is kept between GETs until the probe is closed", async () => {
+  const tls = await makeTlsFixtures();
+  const sockets = new Set<unknown>();
+  const server = await startHttpsServer(tls, { requireClientCert: false }, (req, res) => {
+    sockets.add(req.socket);
+    res.end("ok");
+  });
+  const probe = createHealthProbe();
+  const get = () => probe.get(`${server.url}/livez`, { insecureSkipTLSVerify: true });
+  try {
+    for (let i = 0; i < 3; i++) assert.deepEqual(await get(), { status: 200 });
+    assert.equal(sockets.size, 1, "each GET made a connection (and a TLS handshake) of its own");
+    await probe.close!();
+    assert.deepEqual(await get(), { status: 200 });
+    assert.equal(sockets.size, 2, "the connection outlived close()");
+  } finally {
+    await probe.close!();
+    await server.close();
+  }
+});
+
+Deno.test("after a refusal the same refusal is reported, until something listens there", async () => {
+  const port = closedPort();
+  const url = `http://127.0.0.1:${port}/healthz`;
+  const probe = createHealthProbe();
+  let server: PlainServer | undefined;
+  try {
+    const first = await probe.get(url, { timeoutMs: 5_000 });
+    assert.deepEqual(first, {
+      error: `Get "${url}": dial tcp 127.0.0.1:${port}: connect: connection refused`,
+    });
+    // The next probes check with a bare connect first, and say the same.
+    assert.deepEqual(await probe.get(url, { timeoutMs: 5_000 }), first);
+    assert.deepEqual(await probe.get(url, { timeoutMs: 5_000 }), first);
+    server = await startHttpServer(ok, port);
+    assert.deepEqual(await probe.get(url, { timeoutMs: 5_000 }), { status: 200 });
+    assert.equal(server.hits, 1);
+    // Answered once: no more bare connects before the GETs.
+    const connections = server.connections;
+    assert.deepEqual(await probe.get(url, { timeoutMs: 5_000 }), { status: 200 });
+    assert.equal(server.connections, connections);
+  } finally {
+    await probe.close!();
+    await server?.close();
   }
 });

@@ -25,16 +25,22 @@ const SCHEDULER = "https://127.0.0.1:10259/livez";
 function scriptedProbe(
   clock: FakeClock,
   answer: (url: string, elapsedMs: number) => HealthResult,
-): HealthProbe & { calls: { url: string; insecure?: boolean }[] } {
+): HealthProbe & { calls: { url: string; insecure?: boolean }[]; closed: number } {
   const start = clock.ms;
   const calls: { url: string; insecure?: boolean }[] = [];
-  return {
+  const probe = {
     calls,
-    get(url, options) {
+    closed: 0,
+    get(url: string, options?: { insecureSkipTLSVerify?: boolean }) {
       calls.push({ url, insecure: options?.insecureSkipTLSVerify });
       return Promise.resolve(answer(url, clock.ms - start));
     },
+    close() {
+      probe.closed++;
+      return Promise.resolve();
+    },
   };
+  return probe;
 }
 
 function setup(answer: (url: string, elapsedMs: number) => HealthResult) {
@@ -71,10 +77,12 @@ Deno.test("wait-control-plane: kubelet, then all three components, with upstream
   assert.equal(health.calls.filter((c) => c.url === KCM).length, 1);
   // Probed every 100ms: at 0, 0.1s, …, 1.5s.
   assert.equal(health.calls.filter((c) => c.url === APISERVER).length, 16);
+  // Each of the two waits closed the probe's kept connections when it ended.
+  assert.equal(health.closed, 2);
 });
 
 Deno.test("wait-control-plane: a timeout names every component that never became healthy", async () => {
-  const { data, out, clock } = setup((url) => {
+  const { data, out, clock, health } = setup((url) => {
     if (url === KCM) {
       return { error: `Get "${KCM}": dial tcp 127.0.0.1:10257: connect: connection refused` };
     }
@@ -99,6 +107,8 @@ Deno.test("wait-control-plane: a timeout names every component that never became
   });
   // Bounded by timeouts.controlPlaneComponentHealthCheck (4m), polled every 100ms.
   assert.ok(clock.ms - start <= 4 * 60_000 && clock.ms - start > 4 * 60_000 - 1000);
+  // A wait that fails closes the probe too.
+  assert.equal(health.closed, 2);
   assert.ok(clock.sleeps.every((ms) => ms === 100));
   // Progress every 10s names what is still pending.
   const progress = out.lines.filter((l) => l.includes("Still waiting"));
