@@ -24,6 +24,7 @@ import {
   importImages,
   PREFLIGHT_IGNORED_CONTROL_PLANE,
   PREFLIGHT_IGNORED_WORKER,
+  readyz,
   uploadCerts,
   waitNodeReady,
 } from "../support/cluster.ts";
@@ -127,6 +128,9 @@ if (cells.size > 0) {
             assert.match(m, new RegExp(`image: registry\\.k8s\\.io/${c}:v1\\.37\\.2\\n`));
           }
         };
+        /** The kubelet restarts a crashed API server after a back-off growing with each crash. */
+        const apiServerBack = (n: ClusterNode) =>
+          waitFor(`${n.name}'s API server ready`, async () => await readyz(n) === "ok", 180_000);
         const again = (n: ClusterNode, args: string[]) =>
           rerun(n, args, {
             advice: RESET_ADVICE,
@@ -155,6 +159,7 @@ if (cells.size > 0) {
               () => crashApiServer(cp1),
             );
             await assertOk(cp1, "upgrade apply through an API server crash", r);
+            await apiServerBack(cp1);
             assert.match(
               r.stdout,
               /\[upgrade\] SUCCESS! A control plane node of your cluster was upgraded to "v1\.37\.2"\./,
@@ -224,6 +229,7 @@ if (cells.size > 0) {
               () => crashApiServer(cp1),
             );
             await assertOk(worker, "upgrade node through an API server crash", r);
+            await apiServerBack(cp1);
             await assertUpgraded(worker);
             return "completed through the restart";
           });
