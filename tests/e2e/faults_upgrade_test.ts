@@ -6,9 +6,12 @@
 // kubelet to restart it), the re-run killed inside the kube-apiserver swap, the next at later
 // phase boundaries, the last one through an API server crash — each re-run got past the point
 // the previous run died at, and the last converges. `upgrade node` on cp2 with cp3's etcd
-// member stopped (quorum kept), on cp3 killed inside its etcd swap, on the worker killed inside
-// the kubelet config write; then a fourth control plane joins while cp3's etcd member is
-// stopped. Converged: every node's files as before the upgrade (kubeadm's backups aside),
+// member stopped (quorum kept), on cp3 killed inside its etcd swap (the new manifest renamed
+// over the old one: a joined member's regenerated manifest differs from its join's, whose
+// `--initial-cluster` named every member), on the worker killed inside the kubelet config
+// write; then a fourth control plane joins while cp3's etcd member is stopped (and the load
+// balancer's checks have taken cp3's API server, which cannot answer without it, out of
+// rotation). Converged: every node's files as before the upgrade (kubeadm's backups aside),
 // upstream kubeadm v1.37.2's `upgrade diff` finds nothing to change in any manifest, every static
 // Pod runs the v1.37.2 images, the cluster's objects as before, nothing lost.
 import assert from "node:assert/strict";
@@ -21,6 +24,7 @@ import {
   importImages,
   PREFLIGHT_IGNORED_CONTROL_PLANE,
   PREFLIGHT_IGNORED_WORKER,
+  readyz,
   uploadCerts,
   waitNodeReady,
 } from "../support/cluster.ts";
@@ -40,6 +44,7 @@ import {
   stoppedAt,
 } from "../support/faults.ts";
 import { createHaCluster, type HaCluster } from "../support/ha_cluster.ts";
+import { waitFor } from "../support/commands.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 const FROM = "v1.36.3";
@@ -69,7 +74,7 @@ const APPLY_KILLS: [Cell, string][] = [
 ];
 const APPLY_API = apply("API server restart (at upload-config; the last re-run)");
 const NODE_ETCD_STOPPED = node("etcd member stopped (another control plane's; quorum kept)");
-const NODE_KILL_SWAP = node("kill at removed:/etc/kubernetes/manifests/etcd.yaml (etcd swap)");
+const NODE_KILL_SWAP = node("kill at moved:/etc/kubernetes/manifests/etcd.yaml (etcd swap)");
 const NODE_KILL_WORKER = node("kill at write:/var/lib/kubelet/config.yaml (worker)");
 const NODE_API = node("API server restart (at kubelet-config, worker)");
 const JOIN_ETCD_STOPPED: Cell = {
@@ -123,6 +128,9 @@ if (cells.size > 0) {
             assert.match(m, new RegExp(`image: registry\\.k8s\\.io/${c}:v1\\.37\\.2\\n`));
           }
         };
+        /** The kubelet restarts a crashed API server after a back-off growing with each crash. */
+        const apiServerBack = (n: ClusterNode) =>
+          waitFor(`${n.name}'s API server ready`, async () => await readyz(n) === "ok", 180_000);
         const again = (n: ClusterNode, args: string[]) =>
           rerun(n, args, {
             advice: RESET_ADVICE,
@@ -151,6 +159,7 @@ if (cells.size > 0) {
               () => crashApiServer(cp1),
             );
             await assertOk(cp1, "upgrade apply through an API server crash", r);
+            await apiServerBack(cp1);
             assert.match(
               r.stdout,
               /\[upgrade\] SUCCESS! A control plane node of your cluster was upgraded to "v1\.37\.2"\./,
@@ -192,7 +201,7 @@ if (cells.size > 0) {
         // ---- upgrade node on cp3, killed inside its etcd swap -----------------------------
         if (cells.has(NODE_KILL_SWAP)) {
           await runCell(t, NODE_KILL_SWAP, async () => {
-            await killedAt(cp3, NODE_CP, "removed:/etc/kubernetes/manifests/etcd.yaml");
+            await killedAt(cp3, NODE_CP, "moved:/etc/kubernetes/manifests/etcd.yaml");
             const { outcome } = await again(cp3, NODE_CP);
             await assertUpgraded(cp3);
             await assertNothingLost(shape);
@@ -220,6 +229,7 @@ if (cells.size > 0) {
               () => crashApiServer(cp1),
             );
             await assertOk(worker, "upgrade node through an API server crash", r);
+            await apiServerBack(cp1);
             await assertUpgraded(worker);
             return "completed through the restart";
           });
@@ -237,12 +247,25 @@ if (cells.size > 0) {
             await stopEtcd(cp3);
             let outcome: string;
             try {
+              // cp3's API server holds what it is sent until its member is back (up to its
+              // 60 s request timeout): the balancer's /readyz checks take it out within
+              // seconds; a join started before they did could be sent there, as upstream's.
+              await waitFor(
+                "the load balancer's checks taking cp3 out",
+                async () => /^DOWN/.test(await lb.status(cp3)),
+                60_000,
+              );
               const r = await cp4.kubeadm(controlPlaneJoinArgs(endpoint, pin, cp4, key));
               await assertOk(cp4, "join with a member stopped", r);
               outcome = "completed (the learner promoted with 3 of 4 members up)";
             } finally {
               await startEtcd(cp3);
             }
+            await waitFor(
+              "cp3 back in the load balancer's rotation",
+              async () => await lb.status(cp3) === "UP",
+              120_000,
+            );
             await waitNodeReady(cp1, cp4.name);
             await assertNothingLost({ ...shape, controlPlanes: [...cps, cp4] });
             // Back to three control planes.

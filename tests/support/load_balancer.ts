@@ -37,6 +37,11 @@ export interface LoadBalancer {
   drain(node: ClusterNode): Promise<void>;
   /** Puts `node`'s API server back in rotation (in once its checks pass, as before). */
   undrain(node: ClusterNode): Promise<void>;
+  /**
+   * `node`'s server status as HAProxy sees it (its `show stat` `status`): `UP`, `DOWN` (its
+   * checks failed: no new connection goes to it), `DRAIN`, or on the way (`UP 1/2`, `DOWN 1/2`).
+   */
+  status(node: ClusterNode): Promise<string>;
   /** Stops HAProxy and removes its directory. */
   close(): Promise<void>;
 }
@@ -99,6 +104,18 @@ async function setServerState(dir: string, node: ClusterNode, state: "drain" | "
   if (answer !== "") throw new Error(`haproxy: ${command}: ${answer}`);
 }
 
+/** A backend server's `status` in HAProxy's statistics (`show stat`, CSV). */
+async function serverStatus(dir: string, node: ClusterNode): Promise<string> {
+  const lines = (await runtimeCommand(`${dir}/admin.sock`, "show stat")).split("\n");
+  const header = lines[0].replace(/^# /, "").split(",");
+  const [px, sv, status] = ["pxname", "svname", "status"].map((c) => header.indexOf(c));
+  for (const line of lines.slice(1)) {
+    const f = line.split(",");
+    if (f[px] === "control-planes" && f[sv] === node.name) return f[status];
+  }
+  throw new Error(`haproxy: no server control-planes/${node.name} in its statistics`);
+}
+
 /**
  * Starts HAProxy in front of `servers`' API servers (port 6443), listening on the host; maps the
  * endpoint's name on `clients` to the host's end of their links.
@@ -156,6 +173,7 @@ export async function startLoadBalancer(
     log,
     drain: (node) => setServerState(dir, node, "drain"),
     undrain: (node) => setServerState(dir, node, "ready"),
+    status: (node) => serverStatus(dir, node),
     close,
   };
   try {
