@@ -16,6 +16,7 @@ import { etcdEndpointsFromCluster, syncEtcdClient } from "../../etcd/endpoints.t
 import {
   addLearnerMember,
   checkClusterHealth,
+  checkVotingMembersAnswer,
   ETCD_HEALTHY_CHECK_INTERVAL_MS,
   ETCD_HEALTHY_CHECK_RETRIES,
   memberByPeerURL,
@@ -35,6 +36,16 @@ import {
 } from "../../manifests/etcd.ts";
 import { nodeManifestInput, writeStaticPodManifest } from "../../manifests/write.ts";
 import type { JoinData } from "./data.ts";
+import type { ResolvedConfig } from "../../config/types.ts";
+import type { KubeClient } from "../../kube/client.ts";
+import type { TlsClientMaterial } from "../../ports/http.ts";
+import type { CertAndKey } from "../../certs/pki_dir.ts";
+import { certSpec } from "../../certs/certlist.ts";
+import { downloadCerts } from "../../cluster/upload_certs.ts";
+import { buildClientCertKubeconfig } from "../../kubeconfig/files.ts";
+import { kubeconfigSpec, resolveKubeconfigSpec } from "../../kubeconfig/specs.ts";
+import { createSignedCert, encodeCertificatePEM, parseCertificatesPEM } from "../../pki/cert.ts";
+import { encodePrivateKeyPEM, generateKeyPair, parsePrivateKeyPEM } from "../../pki/keys.ts";
 import type { Phase } from "../../workflow/phase.ts";
 
 function timing(data: JoinData) {
@@ -55,12 +66,17 @@ async function readPem(data: JoinData, path: string): Promise<string> {
   return utf8(bytes);
 }
 
-/** A synced etcd client for the cluster's stacked etcd (upstream `NewFromCluster`). */
-async function etcdClientFromCluster(data: JoinData): Promise<EtcdClient> {
+/**
+ * A synced etcd client for the cluster's stacked etcd (upstream `NewFromCluster`): this node's
+ * `admin.conf` and etcd client certificate, or those given.
+ */
+async function etcdClientFromCluster(
+  data: JoinData,
+  creds?: { client: KubeClient; tls: TlsClientMaterial },
+): Promise<EtcdClient> {
   const cfg = await data.initCfg();
-  const dir = cfg.cluster.certificatesDir;
-  const tls = await etcdTls(data, dir);
-  const client = await data.client();
+  const tls = creds?.tls ?? await etcdTls(data, cfg.cluster.certificatesDir);
+  const client = creds?.client ?? await data.client();
   const endpoints = await etcdEndpointsFromCluster(
     client,
     parseDuration(data.cfg.timeouts.kubernetesAPICall),
@@ -89,6 +105,109 @@ export async function runCheckEtcd(data: JoinData): Promise<void> {
   data.out.info("[check-etcd] Checking that the etcd cluster is healthy");
   const client = await etcdClientFromCluster(data);
   await checkClusterHealth(client, timing(data), data.out.log);
+  // Beyond upstream: control-plane-prepare has written this node's files by now.
+  await checkVotingMembersAnswer(client, timing(data), "run 'kubeadm reset' and the join again");
+}
+
+/** The key of the credentials {@link checkEtcdMembersBeforeWrites} makes (never written). */
+const EPHEMERAL_KEY = { type: "ECDSA", namedCurve: "P-256" } as const;
+
+/** How long those credentials are valid. */
+const EPHEMERAL_VALIDITY_MS = 60 * 60 * 1000;
+
+/**
+ * The cluster CA and the etcd CA this join will use, without writing them: from `kubeadm-certs`
+ * (with a certificate key) or from this node's certificates directory; undefined when either
+ * is not at hand.
+ */
+async function sharedCAs(
+  data: JoinData,
+  cfg: ResolvedConfig,
+): Promise<{ ca: CertAndKey; etcdCA: CertAndKey } | undefined> {
+  const dir = cfg.cluster.certificatesDir;
+  const downloaded = new Map<string, string | Uint8Array>();
+  const certificateKey = data.cfg.controlPlane?.certificateKey ?? "";
+  if (certificateKey !== "") {
+    const quiet = { info() {}, warn() {}, log: data.out.log };
+    const files = await downloadCerts(await data.bootstrapClient(), {
+      certificateKey,
+      certificatesDir: dir,
+      externalEtcd: cfg.cluster.etcd.external,
+      crypto: data.crypto,
+    }, quiet);
+    for (const f of files) downloaded.set(f.path, f.data);
+  }
+  const load = async (base: string): Promise<CertAndKey | undefined> => {
+    const [crt, key] = [`${dir}/${base}.crt`, `${dir}/${base}.key`];
+    const crtData = downloaded.get(crt) ?? await data.files.read(crt);
+    const keyData = downloaded.get(key) ?? await data.files.read(key);
+    if (crtData === undefined || keyData === undefined) return undefined;
+    const [cert] = parseCertificatesPEM(crtData);
+    return cert && { cert, key: await parsePrivateKeyPEM(keyData, data.crypto, key) };
+  };
+  const ca = await load("ca");
+  const etcdCA = await load("etcd/ca");
+  return ca && etcdCA && { ca, etcdCA };
+}
+
+/**
+ * Beyond upstream, run by a control-plane join's preflight (when `check-etcd` will run): every
+ * voting etcd member answers before control-plane-prepare writes anything, since etcd refuses to
+ * add a member while one is down ({@link checkVotingMembersAnswer}). Upstream's check-etcd
+ * needs `admin.conf` and this node's etcd client certificate, written by control-plane-prepare;
+ * this one signs an admin and an etcd client certificate in memory with the CAs the join will
+ * use (never written). Only that refusal stops the join: when the CAs are not at hand or the
+ * cluster cannot be asked, it is left to check-etcd and etcd-join, as upstream does.
+ */
+export async function checkEtcdMembersBeforeWrites(data: JoinData): Promise<void> {
+  if (!data.cfg.controlPlane || data.dryRun) return;
+  if (data.willRun && !data.willRun("check-etcd")) return;
+  const cfg = await data.initCfg();
+  if (cfg.cluster.etcd.external) return;
+  const log = (m: string) => data.out.log?.(1, "etcd.ts", m);
+  let client: EtcdClient;
+  try {
+    const cas = await sharedCAs(data, cfg);
+    if (!cas) {
+      log("[preflight] the cluster and etcd CAs are not at hand yet: etcd is checked in check-etcd");
+      return;
+    }
+    const opts = { crypto: data.crypto, random: data.random };
+    const key = await generateKeyPair(EPHEMERAL_KEY, opts);
+    const notAfter = new Date(data.clock.now().getTime() + EPHEMERAL_VALIDITY_MS);
+    const admin = await buildClientCertKubeconfig(
+      resolveKubeconfigSpec(kubeconfigSpec("admin"), cfg),
+      cfg.cluster.clusterName,
+      cas.ca,
+      key,
+      data.random,
+      data.crypto,
+      { notAfter },
+    );
+    const spec = certSpec("etcd-healthcheck-client");
+    const cert = await createSignedCert(
+      { commonName: spec.commonName, usages: [...spec.usages], notAfter },
+      key,
+      cas.etcdCA.cert,
+      cas.etcdCA.key,
+      data.random,
+      data.crypto,
+    );
+    const tls = {
+      caPem: encodeCertificatePEM(cas.etcdCA.cert),
+      certPem: encodeCertificatePEM(cert),
+      keyPem: await encodePrivateKeyPEM(key),
+    };
+    client = await etcdClientFromCluster(data, {
+      client: await data.clientFor(admin.kubeconfig),
+      tls,
+    });
+  } catch (e) {
+    log(`[preflight] could not ask etcd yet (${errorMessage(e)}): it is checked in check-etcd`);
+    return;
+  }
+  data.out.log?.(1, "etcd.ts", "[preflight] Checking that every voting etcd member answers");
+  await checkVotingMembersAnswer(client, timing(data), "run the join again");
 }
 
 /**

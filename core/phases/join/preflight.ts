@@ -41,6 +41,10 @@ export async function runJoinNodePreflight(data: JoinData, machine: Machine): Pr
 export async function runJoinPreflightPhase(data: JoinData): Promise<void> {
   await data.ports.preflight(data);
   await data.initCfg();
+  if (data.cfg.controlPlane) {
+    const { checkEtcdMembersBeforeWrites } = await import("./etcd.ts");
+    await checkEtcdMembersBeforeWrites(data);
+  }
   // A control-plane join ran these checks in its preflight, with the cluster's configuration.
   if (!data.cfg.controlPlane) {
     data.out.log?.(1, "preflight.ts", "[preflight] Running configuration dependant checks");
