@@ -169,7 +169,9 @@ export async function checkEtcdMembersBeforeWrites(data: JoinData): Promise<void
   try {
     const cas = await sharedCAs(data, cfg);
     if (!cas) {
-      log("[preflight] the cluster and etcd CAs are not at hand yet: etcd is checked in check-etcd");
+      log(
+        "[preflight] the cluster and etcd CAs are not at hand yet: etcd is checked in check-etcd",
+      );
       return;
     }
     const opts = { crypto: data.crypto, random: data.random };

@@ -108,7 +108,10 @@ Deno.test("a control-plane join with a voting etcd member down is refused before
         e.message,
         /^the etcd member cp3 \(https:\/\/10\.0\.0\.3:2379\) does not answer, and etcd refuses to add a member while a voting member is down: connect: connection refused$/,
       );
-      assert.match(e.hint ?? "", /^bring it back .*'etcdctl member remove'.*, then run the join again$/);
+      assert.match(
+        e.hint ?? "",
+        /^bring it back .*'etcdctl member remove'.*, then run the join again$/,
+      );
       return true;
     },
   );
