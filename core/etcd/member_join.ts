@@ -211,6 +211,18 @@ export async function promoteLearner(
   });
 }
 
+/** One endpoint's status, retried until it answers or `t`'s timeout. */
+function statusRetried(client: EtcdClient, endpoint: string, t: EtcdTiming): Promise<true> {
+  return poll<true>(async (window) => {
+    try {
+      await client.status(endpoint, window.limits());
+      return { done: true, value: true };
+    } catch (e) {
+      return { done: false, error: e };
+    }
+  }, t);
+}
+
 /**
  * The status of every endpoint, each retried until the etcd API timeout: whether a majority
  * answered healthily (upstream `getClusterStatus`, v1.35+), and the unhealthy ones' errors.
@@ -221,14 +233,7 @@ async function clusterStatus(
 ): Promise<{ quorum: boolean; errors: string[] }> {
   const errors: string[] = [];
   for (const ep of client.endpoints) {
-    await poll<true>(async (window) => {
-      try {
-        await client.status(ep, window.limits());
-        return { done: true, value: true };
-      } catch (e) {
-        return { done: false, error: e };
-      }
-    }, t).catch((e) => {
+    await statusRetried(client, ep, t).catch((e) => {
       errors.push(`the status of member ${ep} is not available: ${errorMessage(e)}`);
     });
   }
@@ -379,14 +384,7 @@ export async function checkVotingMembersAnswer(
       const endpoint = m.clientURLs[0];
       if (!endpoint) return { member, error: "not started" };
       try {
-        await poll<true>(async (window) => {
-          try {
-            await client.status(endpoint, window.limits());
-            return { done: true, value: true };
-          } catch (e) {
-            return { done: false, error: e };
-          }
-        }, until());
+        await statusRetried(client, endpoint, until());
         return undefined;
       } catch (e) {
         return { member, error: errorMessage(e) };
