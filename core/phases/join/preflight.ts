@@ -2,7 +2,8 @@
  * `kubeadm join phase preflight [api-server-endpoint]`: the join preflight checks (the
  * {@link JoinData}'s `preflight` port: kubeadm's checks of the machine on the command line, a
  * plan's refusal in the library), then discovery and the cluster's configuration, as upstream's
- * preflight phase fetches them for every join.
+ * preflight phase fetches them for every join; for a control-plane join, beyond upstream, that
+ * every voting etcd member answers (`checkEtcdMembersBeforeWrites`).
  *
  * @module
  */
