@@ -211,6 +211,18 @@ export async function promoteLearner(
   });
 }
 
+/** One endpoint's status, retried until it answers or `t`'s timeout. */
+function statusRetried(client: EtcdClient, endpoint: string, t: EtcdTiming): Promise<true> {
+  return poll<true>(async (window) => {
+    try {
+      await client.status(endpoint, window.limits());
+      return { done: true, value: true };
+    } catch (e) {
+      return { done: false, error: e };
+    }
+  }, t);
+}
+
 /**
  * The status of every endpoint, each retried until the etcd API timeout: whether a majority
  * answered healthily (upstream `getClusterStatus`, v1.35+), and the unhealthy ones' errors.
@@ -221,14 +233,7 @@ async function clusterStatus(
 ): Promise<{ quorum: boolean; errors: string[] }> {
   const errors: string[] = [];
   for (const ep of client.endpoints) {
-    await poll<true>(async (window) => {
-      try {
-        await client.status(ep, window.limits());
-        return { done: true, value: true };
-      } catch (e) {
-        return { done: false, error: e };
-      }
-    }, t).catch((e) => {
+    await statusRetried(client, ep, t).catch((e) => {
       errors.push(`the status of member ${ep} is not available: ${errorMessage(e)}`);
     });
   }
@@ -348,6 +353,56 @@ export async function checkQuorumWithout(
     {
       hint: "bring the unhealthy members back (or remove the ones that are gone for good with " +
         "'etcdctl member remove'), then run the upgrade again",
+    },
+  );
+}
+
+/** Bound of {@link checkVotingMembersAnswer}: the member list and every voting member's status. */
+export const VOTING_MEMBERS_CHECK_TIMEOUT_MS = 10_000;
+
+/**
+ * Refuses a member add that etcd would refuse (beyond upstream, which finds out only after
+ * retrying the add for `timeouts.etcdAPICall`): etcd's strict reconfiguration check (on by
+ * default) refuses to add any member, a learner too, while its leader is not connected to every
+ * voting member ("etcdserver: unhealthy cluster"). Lists the members, then asks every voting
+ * member's status on its first client URL, all at once; the whole check ends within one
+ * deadline (`timeoutMs`), each request retried until then. `rerun` ends the hint: what to run
+ * once the member is back.
+ */
+export async function checkVotingMembersAnswer(
+  client: EtcdClient,
+  t: Pick<EtcdTiming, "clock" | "sleep" | "intervalMs">,
+  rerun: string,
+  timeoutMs = VOTING_MEMBERS_CHECK_TIMEOUT_MS,
+): Promise<void> {
+  const deadline = t.clock.now().getTime() + timeoutMs;
+  const until = () => ({ ...t, timeoutMs: Math.max(1, deadline - t.clock.now().getTime()) });
+  const members = await listMembersRetried(client, until());
+  const answers = await Promise.all(
+    members.filter((m) => !m.isLearner).map(async (m) => {
+      const member = `${m.name || memberIdHex(m.id)} (${m.clientURLs[0] ?? "no client URL"})`;
+      const endpoint = m.clientURLs[0];
+      if (!endpoint) return { member, error: "not started" };
+      try {
+        await statusRetried(client, endpoint, until());
+        return undefined;
+      } catch (e) {
+        return { member, error: errorMessage(e) };
+      }
+    }),
+  );
+  const down = answers.filter((a) => a !== undefined);
+  if (down.length === 0) return;
+  const one = down.length === 1;
+  const errors = one ? down[0].error : aggregate(down.map((d) => `${d.member}: ${d.error}`));
+  throw new KubeadmError(
+    `the etcd ${one ? "member" : "members"} ${down.map((d) => d.member).join(", ")} ${
+      one ? "does" : "do"
+    } not answer, and etcd refuses to add a member while a voting member is down: ${errors}`,
+    {
+      hint: `bring ${one ? "it" : "them"} back (or remove ${
+        one ? "it" : "them"
+      } with 'etcdctl member remove' if gone for good), then ${rerun}`,
     },
   );
 }

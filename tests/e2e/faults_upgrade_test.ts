@@ -9,9 +9,10 @@
 // member stopped (quorum kept), on cp3 killed inside its etcd swap (the new manifest renamed
 // over the old one: a joined member's regenerated manifest differs from its join's, whose
 // `--initial-cluster` named every member), on the worker killed inside the kubelet config
-// write; then a fourth control plane joins while cp3's etcd member is stopped (and the load
+// write; then a fourth control plane joins while cp3's etcd member is stopped (once the load
 // balancer's checks have taken cp3's API server, which cannot answer without it, out of
-// rotation). Converged: every node's files as before the upgrade (kubeadm's backups aside),
+// rotation): etcd refuses any member add while a voter is down, so the join must refuse at once,
+// naming the member, having written nothing, and converge once the member is back. Converged: every node's files as before the upgrade (kubeadm's backups aside),
 // upstream kubeadm v1.37.2's `upgrade diff` finds nothing to change in any manifest, every static
 // Pod runs the v1.37.2 images, the cluster's objects as before, nothing lost.
 import assert from "node:assert/strict";
@@ -21,6 +22,7 @@ import {
   type ClusterNode,
   controlPlaneJoinArgs,
   createClusterNode,
+  etcdMembers,
   importImages,
   PREFLIGHT_IGNORED_CONTROL_PLANE,
   PREFLIGHT_IGNORED_WORKER,
@@ -244,8 +246,10 @@ if (cells.size > 0) {
             nodes.push(cp4);
             await lb.addClient(cp4);
             await uploadCerts(cp1, key, `controlPlaneEndpoint: ${endpoint}\n`);
+            const join = controlPlaneJoinArgs(endpoint, pin, cp4, key);
+            const cp4Before = await nodeFiles(cp4);
             await stopEtcd(cp3);
-            let outcome: string;
+            let refused: string;
             try {
               // cp3's API server holds what it is sent until its member is back (up to its
               // 60 s request timeout): the balancer's /readyz checks take it out within
@@ -255,9 +259,30 @@ if (cells.size > 0) {
                 async () => /^DOWN/.test(await lb.status(cp3)),
                 60_000,
               );
-              const r = await cp4.kubeadm(controlPlaneJoinArgs(endpoint, pin, cp4, key));
-              await assertOk(cp4, "join with a member stopped", r);
-              outcome = "completed (the learner promoted with 3 of 4 members up)";
+              // etcd refuses any member add while a voting member is down: the join must
+              // refuse at once, naming the member, before it writes anything.
+              const started = Date.now();
+              const r = await cp4.kubeadm(join);
+              const seconds = Math.round((Date.now() - started) / 1000);
+              assert.notEqual(r.code, 0, `joined with cp3's member down:\n${r.stdout}`);
+              const cp3URL = `https://${cp3.ip}:2379`.replaceAll(".", "\\.");
+              assert.match(
+                r.stderr,
+                new RegExp(
+                  `the etcd member cp3 \\(${cp3URL}\\) does not answer, and etcd refuses to add a member while a voting member is down`,
+                ),
+                r.stderr,
+              );
+              assert.match(r.stderr, /^hint: bring it back .*, then run the join again$/m);
+              assert.ok(seconds < 60, `refused after ${seconds} s`);
+              assert.deepEqual(await nodeFiles(cp4), cp4Before, "cp4's files after the refusal");
+              const members = await etcdMembers(cp1);
+              assert.deepEqual(
+                members.map((m) => `${m.name} ${m.isLearner ? "learner" : "voter"}`).sort(),
+                ["cp1 voter", "cp2 voter", "cp3 voter"],
+              );
+              refused = `refused in ${seconds} s, in preflight, naming cp3's member ` +
+                "(etcd refuses a member add while a voter is down), nothing written, no learner";
             } finally {
               await startEtcd(cp3);
             }
@@ -266,6 +291,11 @@ if (cells.size > 0) {
               async () => await lb.status(cp3) === "UP",
               120_000,
             );
+            const started = Date.now();
+            await assertOk(cp4, "the same join, cp3's member back", await cp4.kubeadm(join));
+            const outcome = `${refused}; member back: the same join converged without a reset (${
+              Math.round((Date.now() - started) / 1000)
+            } s)`;
             await waitNodeReady(cp1, cp4.name);
             await assertNothingLost({ ...shape, controlPlanes: [...cps, cp4] });
             // Back to three control planes.

@@ -2,7 +2,8 @@
  * `kubeadm join phase preflight [api-server-endpoint]`: the join preflight checks (the
  * {@link JoinData}'s `preflight` port: kubeadm's checks of the machine on the command line, a
  * plan's refusal in the library), then discovery and the cluster's configuration, as upstream's
- * preflight phase fetches them for every join.
+ * preflight phase fetches them for every join; for a control-plane join, beyond upstream, that
+ * every voting etcd member answers (`checkEtcdMembersBeforeWrites`).
  *
  * @module
  */
@@ -41,6 +42,10 @@ export async function runJoinNodePreflight(data: JoinData, machine: Machine): Pr
 export async function runJoinPreflightPhase(data: JoinData): Promise<void> {
   await data.ports.preflight(data);
   await data.initCfg();
+  if (data.cfg.controlPlane) {
+    const { checkEtcdMembersBeforeWrites } = await import("./etcd.ts");
+    await checkEtcdMembersBeforeWrites(data);
+  }
   // A control-plane join ran these checks in its preflight, with the cluster's configuration.
   if (!data.cfg.controlPlane) {
     data.out.log?.(1, "preflight.ts", "[preflight] Running configuration dependant checks");

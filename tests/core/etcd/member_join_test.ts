@@ -6,6 +6,7 @@ import {
   addLearnerMember,
   checkClusterHealth,
   checkQuorumWithout,
+  checkVotingMembersAnswer,
   initialClusterFor,
   memberByPeerURL,
   memberIdHex,
@@ -385,4 +386,70 @@ Deno.test("an upgrade restarts a member only when the others keep quorum without
   // One or two voters: any restart loses quorum, which an upgrade cannot avoid.
   await checkQuorumWithout(votersClient(2, ["10.0.0.2"]), me, t, 2_000);
   await checkQuorumWithout(votersClient(1, []), me, t, 2_000);
+});
+
+Deno.test("a join refuses at once, naming it, when a voting etcd member does not answer", async () => {
+  const clock = new FakeClock();
+  const t = etcdTiming({ clock, sleep: clock.sleep });
+  // Every voter answers; a learner that does not is no voter etcd waits for.
+  const healthy = votersClient(3, ["10.0.0.4"]);
+  const members = await healthy.listMembers();
+  members.push({
+    id: "1003",
+    name: "",
+    peerURLs: ["https://10.0.0.4:2380"],
+    clientURLs: ["https://10.0.0.4:2379"],
+    isLearner: true,
+  });
+  await checkVotingMembersAnswer(healthy, t, "run the join again");
+  assert.deepEqual(healthy.asked.map((a) => a.split(" ")[0]).sort(), [
+    "https://10.0.0.1:2379",
+    "https://10.0.0.2:2379",
+    "https://10.0.0.3:2379",
+  ]);
+  // One voter down, quorum kept: etcd would refuse the member add, so the join refuses.
+  await assert.rejects(
+    () => checkVotingMembersAnswer(votersClient(3, ["10.0.0.3"]), t, "run the join again"),
+    (e: unknown) => {
+      assert.ok(e instanceof KubeadmError);
+      assert.equal(
+        e.message,
+        "the etcd member cp3 (https://10.0.0.3:2379) does not answer, and etcd refuses to add a member while a voting member is down: context deadline exceeded",
+      );
+      assert.equal(
+        e.hint,
+        "bring it back (or remove it with 'etcdctl member remove' if gone for good), then run the join again",
+      );
+      return true;
+    },
+  );
+  await assert.rejects(
+    () => checkVotingMembersAnswer(votersClient(5, ["10.0.0.2", "10.0.0.5"]), t, "rerun"),
+    /^KubeadmError: the etcd members cp2 \(https:\/\/10\.0\.0\.2:2379\), cp5 \(https:\/\/10\.0\.0\.5:2379\) do not answer, .*: \[cp2 \(.*\): context deadline exceeded, cp5 \(.*\): context deadline exceeded\]$/,
+  );
+});
+
+Deno.test("the voting members' check ends within its one deadline", async () => {
+  const clock = new FakeClock();
+  const t = etcdTiming({ clock, sleep: clock.sleep });
+  const client = votersClient(3, []);
+  const peer = new SilentPeer(clock, 2_000);
+  client.status = (_ep, limits) => peer.etcd(limits);
+  const { error, elapsedMs } = await failedWait(
+    clock,
+    () => checkVotingMembersAnswer(client, t, "run the join again", 10_000),
+  );
+  // The fake clock runs the parallel requests one after the other: those started once the
+  // first used up the deadline get the least window (1 ms) each.
+  assert.ok(elapsedMs <= 10_002, `took ${elapsedMs}ms`);
+  assert.match(error, /^KubeadmError: the etcd members cp1 .*, cp2 .*, cp3 .* do not answer/);
+  assert.ok(peer.limits.every((l) => l !== undefined && l <= 10_000));
+  // The member list is bounded by the same deadline.
+  const silentList = votersClient(3, []);
+  silentList.listMembers = (limits) => peer.etcd(limits);
+  const list = await failedWait(
+    clock,
+    () => checkVotingMembersAnswer(silentList, t, "run the join again", 10_000),
+  );
+  assert.ok(list.elapsedMs <= 10_002, `took ${list.elapsedMs}ms`);
 });

@@ -27,6 +27,7 @@ import {
 } from "../../../../core/phases/join/data.ts";
 import { FakeNodeHost } from "../../../support/fake_node_host.ts";
 import type { FileSystem } from "../../../../core/ports/files.ts";
+import type { CertAndKey } from "../../../../core/certs/pki_dir.ts";
 import { FakeKubeApi } from "../../../support/fake_kube_api.ts";
 import { FakeClock } from "../../../support/fake_clock.ts";
 import { MemoryFileSystem } from "../../../support/memory_fs.ts";
@@ -63,6 +64,8 @@ staticPodPath: /etc/kubernetes/manifests
 /** A cluster as the fake API server serves it. */
 export interface FakeCluster {
   api: FakeKubeApi;
+  /** The cluster CA (its key signs what a control-plane node signs). */
+  ca: CertAndKey;
   caPem: string;
   pin: string;
 }
@@ -99,7 +102,7 @@ export async function fakeCluster(): Promise<FakeCluster> {
   }));
   api.put(cm("kube-system", "kubeadm-config", { ClusterConfiguration: CLUSTER_CONFIGURATION }));
   api.put(cm("kube-system", "kubelet-config", { kubelet: KUBELET_CONFIGURATION }));
-  return { api, caPem, pin: await certificatePin(ca.cert, webCryptoPort) };
+  return { api, ca, caPem, pin: await certificatePin(ca.cert, webCryptoPort) };
 }
 
 /** The fake host and what happened on it. */
