@@ -8,10 +8,10 @@
  * `[api-server-endpoint]`, as `kubeadm token create --print-join-command` prints it), then only
  * the registry's flags it accepts (its own and the global ones): `--name=value`, `--name value`,
  * `-x value` or `-x=value`, the value not starting with `-`; lists repeated and/or
- * comma-separated; booleans as `--name`, `-x`, `--name=<bool>` or `--no-name`. It gets what commander would give: the names set, and
- * the values with the registered defaults, parsed by type. Anything else (help, an unknown flag
- * or another argument, joined shorthands, a missing or bad boolean value) is left to commander, with its
- * parse errors and help.
+ * comma-separated; booleans as `--name`, `-x`, `--name=<bool>` or `--no-name`. It gets what
+ * commander would give: the names set, and the values with the registered defaults, parsed by
+ * type. Anything else (help, an unknown flag or another argument, joined shorthands, a missing
+ * or bad boolean value) is left to commander, with its parse errors and help.
  *
  * @module
  */
