@@ -26,6 +26,7 @@ import { FakeKubeApi } from "../tests/support/fake_kube_api.ts";
 import { makeTlsFixtures, startHttpsServer } from "../tests/support/tls_fixtures.ts";
 import { kubeadmLauncher, run } from "../tests/support/commands.ts";
 import { installKubeadm } from "../tests/support/installed_kubeadm.ts";
+import { joinPreflightArgv } from "../tests/support/joiners.ts";
 import { repoRoot } from "../tests/support/repo.ts";
 import { computeDetachedSignature } from "../core/discovery/jws.ts";
 import { webCryptoPort } from "../adapters/crypto/webcrypto.ts";
@@ -178,20 +179,8 @@ for (const path of ${JSON.stringify(PATHS)}) {
 }
 `,
     );
-    const join = (kubeadm: string) => (i: number) => [
-      kubeadm,
-      "join",
-      "phase",
-      "preflight",
-      endpoint,
-      "--token",
-      `${TOKEN_ID}.${TOKEN_SECRET}`,
-      "--discovery-token-ca-cert-hash",
-      pin,
-      "--node-name",
-      `proc-${i}`,
-      "--ignore-preflight-errors=all",
-    ];
+    const target = { endpoint, token: `${TOKEN_ID}.${TOKEN_SECRET}`, pin };
+    const join = (kubeadm: string) => (i: number) => joinPreflightArgv(kubeadm, target, i);
     const floor = (file: string) => () => [deno, "run", "--quiet", "-A", v8, `${dir}/${file}`];
     const cases: [string, (i: number) => string[]][] = [
       ["upstream kubeadm v1.37.2", join(upstream)],

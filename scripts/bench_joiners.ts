@@ -38,7 +38,12 @@ import {
 } from "../tests/support/cluster.ts";
 import { kubeadmLauncher, run } from "../tests/support/commands.ts";
 import { installedKubeadm } from "../tests/support/installed_kubeadm.ts";
-import { type JoinerResult, type JoinTarget, runJoiner } from "../tests/support/joiners.ts";
+import {
+  type JoinerResult,
+  joinPreflightArgv,
+  type JoinTarget,
+  runJoiner,
+} from "../tests/support/joiners.ts";
 
 const args = scriptArgs("bench-joiners", {
   joiners: { type: "string", default: "1000" },
@@ -343,20 +348,6 @@ async function main(): Promise<void> {
           : []),
         ["upstream", `${cp1.binDir}/kubeadm`],
       ];
-      const argv = (kubeadm: string) => (i: number) => [
-        kubeadm,
-        "join",
-        "phase",
-        "preflight",
-        endpoint,
-        "--token",
-        TEST_TOKEN,
-        "--discovery-token-ca-cert-hash",
-        pin,
-        "--node-name",
-        `proc-${i}`,
-        "--ignore-preflight-errors=all",
-      ];
       console.error(
         `bench-joiners: \`join phase preflight\` x${runs} of ${
           kubeadms.map(([l]) => l).join(", ")
@@ -371,7 +362,11 @@ async function main(): Promise<void> {
           const r = results.get(label)!;
           const cpuBefore = childrenCpuSeconds();
           const t0 = performance.now();
-          const out = await processes(round, round, (i) => argv(kubeadm)(done + i));
+          const out = await processes(
+            round,
+            round,
+            (i) => joinPreflightArgv(kubeadm, target, done + i),
+          );
           r.wall += (performance.now() - t0) / 1000;
           r.cpu += childrenCpuSeconds() - cpuBefore;
           r.ms.push(...out.ms);

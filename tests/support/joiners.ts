@@ -160,6 +160,28 @@ export interface JoinTarget {
 }
 
 /**
+ * The command line of a `kubeadm join phase preflight` process for joiner `i` of a load: token
+ * discovery with the CA pin and the cluster's configuration (what upstream kubeadm runs without
+ * a kubelet), the host's checks run and their errors ignored.
+ */
+export function joinPreflightArgv(kubeadm: string, target: JoinTarget, i: number): string[] {
+  return [
+    kubeadm,
+    "join",
+    "phase",
+    "preflight",
+    target.endpoint,
+    "--token",
+    target.token,
+    "--discovery-token-ca-cert-hash",
+    target.pin,
+    "--node-name",
+    `proc-${i}`,
+    "--ignore-preflight-errors=all",
+  ];
+}
+
+/**
  * One in-process worker join of `name`, in a fresh `--rootfs` under `workDir`; `argsExtra`
  * adds flags (`--skip-phases`, ...). Never throws: failures are results.
  */
