@@ -170,14 +170,21 @@ export function joinPreflightArgv(kubeadm: string, target: JoinTarget, i: number
     "join",
     "phase",
     "preflight",
+    ...joinTo(target, `proc-${i}`),
+    "--ignore-preflight-errors=all",
+  ];
+}
+
+/** The endpoint argument and the flags of a token-discovery join of node `name`. */
+function joinTo(target: JoinTarget, name: string): string[] {
+  return [
     target.endpoint,
     "--token",
     target.token,
     "--discovery-token-ca-cert-hash",
     target.pin,
     "--node-name",
-    `proc-${i}`,
-    "--ignore-preflight-errors=all",
+    name,
   ];
 }
 
@@ -204,19 +211,7 @@ export async function runJoiner(
   let error: string | undefined;
   try {
     await program.parseAsync(
-      normaliseArgv([
-        "join",
-        target.endpoint,
-        "--token",
-        target.token,
-        "--discovery-token-ca-cert-hash",
-        target.pin,
-        "--node-name",
-        name,
-        "--rootfs",
-        root,
-        ...argsExtra,
-      ]),
+      normaliseArgv(["join", ...joinTo(target, name), "--rootfs", root, ...argsExtra]),
       { from: "user" },
     );
   } catch (e) {
