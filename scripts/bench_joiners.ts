@@ -21,8 +21,9 @@
  *    waits for `kubelet.conf`), so no upstream command does step 1's last part.
  *
  * For each: wall time of the whole load, per-join p50/p90/p99/max, failures (with the first
- * messages), and the CPU seconds and peak RSS of kube-apiserver, etcd and
- * kube-controller-manager during it (from /proc). Run under the real-node lock:
+ * messages); for the in-process joins also the CPU seconds and peak RSS of kube-apiserver, etcd
+ * and kube-controller-manager during them (from /proc; the processes' rounds alternate, so the
+ * control plane's share is not told apart by kubeadm). Run under the real-node lock:
  * `flock /tmp/kts-realnode.lock scripts/bench-joiners`.
  *
  * @module
