@@ -4,13 +4,14 @@
  * loading commander (CommonJS, so it also starts Deno's Node compatibility layer) and building
  * their command tree. A command line runs directly only when it is a command that declares a
  * direct run (`cli/command_list.ts`: `version`, the `init`/`join`/`reset` workflows and their
- * runnable phase commands), its sub-command names, then only the registry's flags it accepts
- * (its own and the global ones): `--name=value`, `--name value`, `-x value` or `-x=value`, the
- * value not starting with `-`; lists repeated and/or comma-separated; booleans as `--name`,
- * `-x`, `--name=<bool>` or `--no-name`. It gets what commander would give: the names set, and
- * the values with the registered defaults, parsed by type. Anything else (help, an unknown flag
- * or argument, joined shorthands, a missing or bad boolean value) is left to commander, with its
- * parse errors and help.
+ * runnable phase commands), its sub-command names and its optional positional argument (join's
+ * `[api-server-endpoint]`, as `kubeadm token create --print-join-command` prints it), then only
+ * the registry's flags it accepts (its own and the global ones): `--name=value`, `--name value`,
+ * `-x value` or `-x=value`, the value not starting with `-`; lists repeated and/or
+ * comma-separated; booleans as `--name`, `-x`, `--name=<bool>` or `--no-name`. It gets what
+ * commander would give: the names set, and the values with the registered defaults, parsed by
+ * type. Anything else (help, an unknown flag or another argument, joined shorthands, a missing
+ * or bad boolean value) is left to commander, with its parse errors and help.
  *
  * @module
  */

@@ -201,8 +201,9 @@ export function registerWorkflowCommand<D extends { willRun?: (phasePath: string
 
 /**
  * The command `kubeadm <name> <path…>` names, to run without commander (`cli/direct.ts`): the
- * workflow itself (empty path) when it takes no argument, or a runnable phase command (`phase
- * <name> [<sub-phase>]`, by name or alias, not hidden, without sub-phases or arguments);
+ * workflow itself, or a runnable phase command (`phase <name> [<sub-phase>]`, by name or alias,
+ * not hidden, without sub-phases), each followed by its optional positional argument when it
+ * takes one (`join <endpoint>`, `join phase preflight <endpoint>`: commander's `args[0]`);
  * `undefined` for anything else, which commander parses.
  */
 export function directWorkflowCommand<D extends { willRun?: (phasePath: string) => boolean }>(
@@ -210,27 +211,36 @@ export function directWorkflowCommand<D extends { willRun?: (phasePath: string) 
   deps: CommandDeps,
   path: readonly string[],
 ): DirectCommand | undefined {
-  if (path.length === 0) {
-    if (spec.argument) return undefined;
+  if (path[0] !== "phase") {
+    if (path.length > (optionalArgument(spec.argument) ? 1 : 0)) return undefined;
+    const argument = path[0];
     return {
       flags: spec.flags,
-      run: (given) => run(spec, deps, given, spec.flags, undefined, undefined),
+      run: (given) => run(spec, deps, given, spec.flags, argument, undefined),
     };
   }
-  if (path[0] !== "phase") return undefined;
   let phases: readonly Phase<D>[] = spec.workflow().phases;
   let phase: Phase<D> | undefined;
   const names: string[] = [];
-  for (const name of path.slice(1)) {
-    phase = phases.find((p) => !p.hidden && (p.name === name || p.aliases?.includes(name)));
+  let rest = path.slice(1);
+  while (rest.length > 0 && (phase === undefined || phases.length > 0)) {
+    phase = phases.find((p) => !p.hidden && (p.name === rest[0] || p.aliases?.includes(rest[0])));
     if (!phase) return undefined;
     names.push(phase.name);
     phases = phase.phases ?? [];
+    rest = rest.slice(1);
   }
-  if (!phase || phases.length > 0 || phase.argsUsage) return undefined;
+  if (!phase || phases.length > 0) return undefined;
+  if (rest.length > (optionalArgument(phase.argsUsage) ? 1 : 0)) return undefined;
   const accepts = phaseFlags(phase);
   const only = names.join("/");
-  return { flags: accepts, run: (given) => run(spec, deps, given, accepts, undefined, only) };
+  const argument = rest[0];
+  return { flags: accepts, run: (given) => run(spec, deps, given, accepts, argument, only) };
+}
+
+/** A command's positional argument that may be left out (`[api-server-endpoint]`). */
+function optionalArgument(usage: string | undefined): boolean {
+  return usage?.startsWith("[") ?? false;
 }
 
 /**

@@ -12,12 +12,18 @@
  *    phase preflight` (token discovery + the cluster's configuration; the machine checks of this
  *    host ignored) as processes, `--runs R` of each (default 200), `--concurrency C` at a time
  *    (default 50: a thousand Go or Deno processes at once do not fit in this machine's memory),
- *    ours then upstream's, on the same control plane. Upstream's CSR is the kubelet's (kubeadm only waits for
- *    `kubelet.conf`), so no upstream command does step 1's last part.
+ *    on the same control plane: ours from the sources (`scripts/kubeadm`), ours installed
+ *    (`scripts/install`: what the nodes run), with `--before DIR` another checkout's
+ *    `scripts/kubeadm`, and upstream's; each kubeadm's runs in rounds of `--concurrency`, the
+ *    kubeadms alternating round by round (the machine's other load falls on all alike). Each
+ *    kubeadm's CPU seconds per process (user + system, from this process's finished children)
+ *    is what a join costs a node on shared cores. Upstream's CSR is the kubelet's (kubeadm only
+ *    waits for `kubelet.conf`), so no upstream command does step 1's last part.
  *
  * For each: wall time of the whole load, per-join p50/p90/p99/max, failures (with the first
- * messages), and the CPU seconds and peak RSS of kube-apiserver, etcd and
- * kube-controller-manager during it (from /proc). Run under the real-node lock:
+ * messages); for the in-process joins also the CPU seconds and peak RSS of kube-apiserver, etcd
+ * and kube-controller-manager during them (from /proc; the processes' rounds alternate, so the
+ * control plane's share is not told apart by kubeadm). Run under the real-node lock:
  * `flock /tmp/kts-realnode.lock scripts/bench-joiners`.
  *
  * @module
@@ -32,7 +38,13 @@ import {
   TEST_TOKEN,
 } from "../tests/support/cluster.ts";
 import { kubeadmLauncher, run } from "../tests/support/commands.ts";
-import { type JoinerResult, type JoinTarget, runJoiner } from "../tests/support/joiners.ts";
+import { installedKubeadm } from "../tests/support/installed_kubeadm.ts";
+import {
+  type JoinerResult,
+  joinPreflightArgv,
+  type JoinTarget,
+  runJoiner,
+} from "../tests/support/joiners.ts";
 
 const args = scriptArgs("bench-joiners", {
   joiners: { type: "string", default: "1000" },
@@ -40,6 +52,7 @@ const args = scriptArgs("bench-joiners", {
   runs: { type: "string", default: "200" },
   concurrency: { type: "string", default: "50" },
   "skip-processes": { type: "boolean", default: false },
+  before: { type: "string" },
 });
 const { values } = args;
 /** Loads run one after the other on the same cluster (`--joiners 100,1000`). */
@@ -328,41 +341,58 @@ async function main(): Promise<void> {
     );
 
     if (!values["skip-processes"]) {
-      const upstream = `${cp1.binDir}/kubeadm`;
-      const argv = (kubeadm: string[]) => (i: number) => [
-        ...kubeadm,
-        "join",
-        "phase",
-        "preflight",
-        endpoint,
-        "--token",
-        TEST_TOKEN,
-        "--discovery-token-ca-cert-hash",
-        pin,
-        "--node-name",
-        `proc-${i}`,
-        "--ignore-preflight-errors=all",
+      const kubeadms: [string, string][] = [
+        ["ours", kubeadmLauncher()],
+        ["ours installed", await installedKubeadm()],
+        ...(values.before
+          ? [["before", `${values.before}/scripts/kubeadm`] as [string, string]]
+          : []),
+        ["upstream", `${cp1.binDir}/kubeadm`],
       ];
-      for (
-        const [label, kubeadm] of [["ours", [kubeadmLauncher()]], ["upstream", [upstream]]] as const
-      ) {
-        console.error(
-          `bench-joiners: ${label} \`join phase preflight\` x${runs}, ${concurrency} at a time...`,
-        );
-        const t0 = performance.now();
-        const r = await watched(cp1, runs, () => processes(runs, concurrency, argv([...kubeadm])));
-        const w = (performance.now() - t0) / 1000;
+      console.error(
+        `bench-joiners: \`join phase preflight\` x${runs} of ${
+          kubeadms.map(([l]) => l).join(", ")
+        }, ${concurrency} at a time, alternating round by round...`,
+      );
+      const results = new Map(
+        kubeadms.map(([l]) => [l, { ms: [] as number[], errors: [] as string[], cpu: 0, wall: 0 }]),
+      );
+      for (let done = 0; done < runs; done += concurrency) {
+        const round = Math.min(concurrency, runs - done);
+        for (const [label, kubeadm] of kubeadms) {
+          const r = results.get(label)!;
+          const cpuBefore = childrenCpuSeconds();
+          const t0 = performance.now();
+          const out = await processes(
+            round,
+            round,
+            (i) => joinPreflightArgv(kubeadm, target, done + i),
+          );
+          r.wall += (performance.now() - t0) / 1000;
+          r.cpu += childrenCpuSeconds() - cpuBefore;
+          r.ms.push(...out.ms);
+          r.errors.push(...out.errors);
+        }
+      }
+      const upstreamCpu = results.get("upstream")!.cpu / runs;
+      for (const [label] of kubeadms) {
+        const r = results.get(label)!;
         lines.push(
           row(
             `${label}, \`join phase preflight\` processes, ${concurrency} at a time`,
-            r.value.ms,
-            r.value.errors.length,
-            w,
+            r.ms,
+            r.errors.length,
+            r.wall,
           ),
         );
-        lines.push(...r.usage.map((l) => `  ${l}`));
-        if (r.value.errors.length) lines.push(firstErrors(r.value.errors));
+        lines.push(
+          `  CPU per process (user + system): ${(r.cpu / runs).toFixed(3)} s, ${
+            (r.cpu / runs / upstreamCpu).toFixed(2)
+          }x upstream's`,
+        );
+        if (r.errors.length) lines.push(firstErrors(r.errors));
       }
+      if (values.before) lines.push(`"before" is ${values.before}.`);
     }
     console.log(lines.join("\n"));
   } finally {

@@ -17,7 +17,13 @@ import {
   KubeadmError,
   type KubeadmErrorOptions,
 } from "../errors.ts";
-import { parseKubeYaml, parseKubeYamlOne, toKubeYaml } from "../yaml/kube_yaml.ts";
+import {
+  onlyDocument,
+  type ParsedDocument,
+  parseKubeYaml,
+  parseKubeYamlOne,
+  toKubeYaml,
+} from "../yaml/kube_yaml.ts";
 import { base64Decode, base64Encode } from "../text/base64.ts";
 
 /** `clusters[].cluster`. Parsed documents keep fields this type does not name. */
@@ -247,10 +253,10 @@ export function parseKubeconfig(
   return options.clientcmd ? clientcmdLoad(str, source) : decodeKubeconfig(str, source);
 }
 
-function decodeKubeconfig(text: string, source: string): Kubeconfig {
+function decodeKubeconfig(text: string | ParsedDocument[], source: string): Kubeconfig {
   let doc: unknown;
   try {
-    doc = parseKubeYamlOne(text, source);
+    doc = typeof text === "string" ? parseKubeYamlOne(text, source) : onlyDocument(text, source);
   } catch (e) {
     throw new ConfigError(`${source}: couldn't load kubeconfig: ${errorMessage(e)}`, {
       field: source,
@@ -328,7 +334,8 @@ function clientcmdLoad(text: string, source: string): Kubeconfig {
   }
   let config: Kubeconfig;
   try {
-    config = decodeKubeconfig(text, source);
+    // The documents parsed above: the text is not parsed twice.
+    config = decodeKubeconfig(docs, source);
   } catch (e) {
     const prefix = `${source}: `;
     const message = errorMessage(e);

@@ -249,7 +249,11 @@ export function parseKubeYaml(text: string, source = "<input>"): ParsedDocument[
 
 /** Parses a single-document YAML (or JSON) text. */
 export function parseKubeYamlOne(text: string, source = "<input>"): unknown {
-  const docs = parseKubeYaml(text, source);
+  return onlyDocument(parseKubeYaml(text, source), source);
+}
+
+/** The value of the one document of a parsed stream ({@link parseKubeYamlOne}'s rule). */
+export function onlyDocument(docs: readonly ParsedDocument[], source = "<input>"): unknown {
   if (docs.length !== 1) {
     throw new ConfigError(`${source}: expected exactly one YAML document, found ${docs.length}`, {
       field: source,

@@ -1,7 +1,8 @@
 // A command run without commander (cli/direct.ts) gets exactly the flags commander would give
-// it (values and the names set), and leaves every other command line (help, unknown or boolean
-// flags, arguments, missing values, groups, hidden phases) to commander; through the real command
-// line, `version` and `init phase certs all` do the same either way.
+// it (values and the names set; join's endpoint argument), and leaves every other command line
+// (help, unknown or boolean flags, extra arguments, missing values, groups, hidden phases) to
+// commander; through the real command line, `version`, `init phase certs all` and join's
+// argument do the same either way.
 import assert from "node:assert/strict";
 import type { Command } from "commander";
 import { createProgram } from "../../cli/program.ts";
@@ -132,8 +133,22 @@ Deno.test("direct runs: the phase commands commander would build, nothing else",
   assert.ok(!only(["phase", "nope"]));
   assert.ok(!only(["phase", "certs", "all", "extra"]));
   assert.ok(!only(["certs"]));
-  // join takes an argument: never direct without the phase path.
-  assert.ok(directWorkflowCommand(joinCommand(), {}, []) === undefined);
+  // join and its phases that take `[api-server-endpoint]`: one word after the command's names.
+  const join = (path: string[]) => directWorkflowCommand(joinCommand(), {}, path) !== undefined;
+  assert.ok(join([]));
+  assert.ok(join(["10.0.0.1:6443"]));
+  assert.ok(!join(["10.0.0.1:6443", "extra"]));
+  assert.ok(join(["phase", "preflight"]));
+  assert.ok(join(["phase", "preflight", "10.0.0.1:6443"]));
+  assert.ok(!join(["phase", "preflight", "10.0.0.1:6443", "extra"]));
+  assert.ok(join(["phase", "kubelet-start", "10.0.0.1:6443"]));
+  assert.ok(!join(["phase", "control-plane-prepare"]), "a group");
+  assert.ok(!join(["phase", "control-plane-prepare", "10.0.0.1:6443"]), "a group");
+  assert.ok(join(["phase", "control-plane-prepare", "download-certs", "10.0.0.1:6443"]));
+  assert.ok(
+    !join(["phase", "control-plane-join", "mark-control-plane", "10.0.0.1:6443"]),
+    "no argument",
+  );
 });
 
 Deno.test("direct runs: every other command line is left to commander", () => {
@@ -187,6 +202,28 @@ Deno.test("init phase certs all writes the same run directly and through command
     assert.deepEqual(results[0], results[1]);
   } finally {
     for (const root of roots) await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("join's endpoint argument is the same run directly and through commander", async () => {
+  const discovery = [
+    "--token",
+    "abcdef.0123456789abcdef",
+    "--discovery-token-unsafe-skip-ca-verification",
+  ];
+  for (
+    const args of [
+      ["join", "not-an-endpoint", ...discovery],
+      ["join", "phase", "preflight", "not an endpoint", ...discovery, "--dry-run"],
+      ["join", "10.0.0.1:6443", "--config", "/dev/null"],
+    ]
+  ) {
+    // `-v0` (a joined shorthand) is parsed by commander; `-v 0` runs directly.
+    const direct = await run([kubeadmLauncher(), ...args, "-v", "0"]);
+    const commander = await run([kubeadmLauncher(), ...args, "-v0"]);
+    assert.equal(direct.code, 3, direct.stderr);
+    assert.match(direct.stderr, /"not(-| )an(-| )endpoint"|no JoinConfiguration/);
+    assert.deepEqual(direct, commander, args.join(" "));
   }
 });
 

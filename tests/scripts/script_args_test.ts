@@ -12,6 +12,7 @@ const SCRIPTS = [
   "bench-fleet",
   "bench-init",
   "bench-install",
+  "bench-join-process",
   "bench-joiners",
   "bench-library",
   "bench-node",
@@ -65,6 +66,7 @@ Deno.test("scripts: a count that is not a positive integer is refused, the flag 
       ["bench-node", ["--runs", "0"], /--runs: "0" is not an integer of at least 1/],
       ["bench-fleet", ["--workers", "six"], /--workers: "six" is not an integer of at least 1/],
       ["bench-joiners", ["--joiners", "10,x"], /--joiners: 10,x is not a comma-separated list/],
+      ["bench-join-process", ["--runs", "0"], /--runs: "0" is not an integer of at least 1/],
       ["bench", ["0"], /runs: '0' is not one positive integer/],
     ] as const
   ) {

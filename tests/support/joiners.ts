@@ -160,6 +160,35 @@ export interface JoinTarget {
 }
 
 /**
+ * The command line of a `kubeadm join phase preflight` process for joiner `i` of a load: token
+ * discovery with the CA pin and the cluster's configuration (what upstream kubeadm runs without
+ * a kubelet), the host's checks run and their errors ignored.
+ */
+export function joinPreflightArgv(kubeadm: string, target: JoinTarget, i: number): string[] {
+  return [
+    kubeadm,
+    "join",
+    "phase",
+    "preflight",
+    ...joinTo(target, `proc-${i}`),
+    "--ignore-preflight-errors=all",
+  ];
+}
+
+/** The endpoint argument and the flags of a token-discovery join of node `name`. */
+function joinTo(target: JoinTarget, name: string): string[] {
+  return [
+    target.endpoint,
+    "--token",
+    target.token,
+    "--discovery-token-ca-cert-hash",
+    target.pin,
+    "--node-name",
+    name,
+  ];
+}
+
+/**
  * One in-process worker join of `name`, in a fresh `--rootfs` under `workDir`; `argsExtra`
  * adds flags (`--skip-phases`, ...). Never throws: failures are results.
  */
@@ -182,19 +211,7 @@ export async function runJoiner(
   let error: string | undefined;
   try {
     await program.parseAsync(
-      normaliseArgv([
-        "join",
-        target.endpoint,
-        "--token",
-        target.token,
-        "--discovery-token-ca-cert-hash",
-        target.pin,
-        "--node-name",
-        name,
-        "--rootfs",
-        root,
-        ...argsExtra,
-      ]),
+      normaliseArgv(["join", ...joinTo(target, name), "--rootfs", root, ...argsExtra]),
       { from: "user" },
     );
   } catch (e) {

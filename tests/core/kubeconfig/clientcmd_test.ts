@@ -102,3 +102,13 @@ Deno.test("parseKubeconfig with clientcmd rejects what clientcmd.Load rejects", 
   );
   assert.throws(() => parseKubeconfig("a: [\n", "kubeconfig", { clientcmd: true }), /invalid YAML/);
 });
+
+Deno.test("clientcmd's load of a stream of two kubeconfigs names the rule", () => {
+  const two = "apiVersion: v1\nkind: Config\n---\napiVersion: v1\nkind: Config\n";
+  assert.throws(
+    () => parseKubeconfig(two, "kubeconfig", { clientcmd: true }),
+    {
+      message: "couldn't load kubeconfig: kubeconfig: expected exactly one YAML document, found 2",
+    },
+  );
+});
