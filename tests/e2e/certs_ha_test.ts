@@ -94,15 +94,20 @@ function notReadySpans(list: readonly NotReady[]): string[] {
   );
 }
 
-/** The Nodes of a `kubectl get nodes -o json` that are not Ready. */
+/**
+ * The Nodes of a `kubectl get nodes -o json` that are not Ready, each with its Ready condition's
+ * reason: `cp1 (NodeStatusUnknown)` (the node-lifecycle controller: the kubelet stopped posting)
+ * or `cp1 (KubeletNotReady)` (the kubelet's own report, e.g. just after its restart).
+ */
 function notReadyNodes(json: string): string[] {
   const items = JSON.parse(json).items as {
     metadata: { name: string };
-    status: { conditions?: { type: string; status: string }[] };
+    status: { conditions?: { type: string; status: string; reason?: string }[] };
   }[];
-  return items.filter((n) =>
-    !n.status.conditions?.some((c) => c.type === "Ready" && c.status === "True")
-  ).map((n) => n.metadata.name);
+  return items.flatMap((n) => {
+    const ready = n.status.conditions?.find((c) => c.type === "Ready");
+    return ready?.status === "True" ? [] : [`${n.metadata.name} (${ready?.reason ?? "no Ready"})`];
+  });
 }
 
 /**
