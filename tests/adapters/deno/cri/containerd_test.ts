@@ -72,7 +72,8 @@ Deno.test({
           }),
           [],
         );
-        await assert.rejects(() => cri.stopContainer("0123456789abcdef", 1), /NotFound/);
+        // ... and stopping an unknown container.
+        await cri.stopContainer("0123456789abcdef", 1);
 
         await assert.rejects(
           () => cri.pullImage(UNREACHABLE_IMAGE),
