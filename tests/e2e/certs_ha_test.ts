@@ -365,16 +365,17 @@ Deno.test({
         },
       );
 
-      if (PARTS === "renewal") {
-        const report = await client.stop();
+      /** Stops the endpoint client and adds the whole run's figures. */
+      const stopClient = async () => {
+        const report = await client!.stop();
         client = undefined;
         figures.push(
           `whole run: ${report.failures.length} of ${report.requests} requests through the endpoint failed, slowest ${
             seconds(report.slowestMs)
-          }`,
+          }; Nodes not Ready: ${notReadySpans(notReady).join(", ") || "none"}`,
         );
-        return;
-      }
+      };
+      if (PARTS === "renewal") return await stopClient();
 
       // ---- 2. cluster CA rotation on three control planes and two workers ----------------------
       const oldPem = await Deno.readTextFile(cp1.path("/etc/kubernetes/pki/ca.crt"));
@@ -586,13 +587,7 @@ Deno.test({
       });
 
       // worker3 is not Ready while it joins: the client stops before.
-      const report = await client.stop();
-      client = undefined;
-      figures.push(
-        `whole run: ${report.failures.length} of ${report.requests} requests through the endpoint failed, slowest ${
-          seconds(report.slowestMs)
-        }; Nodes not Ready: ${notReadySpans(notReady).join(", ") || "none"}`,
-      );
+      await stopClient();
 
       await t.step("a new worker joins with the new CA's pin, not the old one's", async () => {
         const oldPin = `sha256:${await opensslSpkiSha256(oldPem)}`;
