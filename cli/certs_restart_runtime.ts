@@ -3,9 +3,9 @@
  * `certs auto-renewal run`): the cluster through `--kubeconfig` (default
  * `/etc/kubernetes/admin.conf` under `--rootfs`), this node's name (the client certificate of
  * `kubelet.conf`, else the hostname), its files, health probes, etcd client and container
- * runtime (the CRI socket the kubelet's `instance-config.yaml` names, else the default), and the
- * stacked etcd cluster found through the API server (`core/controlplane/restart.ts` does the rest), and
- * the kubelet restarted after kubelet.conf's embedded certificate was renewed.
+ * runtime (the CRI socket the kubelet's `instance-config.yaml` names, else the default), and
+ * the stacked etcd cluster found through the API server (`core/controlplane/restart.ts` does the
+ * rest), and the kubelet restarted after kubelet.conf's embedded certificate was renewed.
  *
  * @module
  */

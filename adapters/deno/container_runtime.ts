@@ -42,7 +42,6 @@ export type CriCalls = Pick<
 /** The kubelet's labels on a Pod's containers (`pkg/kubelet/types/labels.go`). */
 const POD_NAME_LABEL = "io.kubernetes.pod.name";
 const POD_NAMESPACE_LABEL = "io.kubernetes.pod.namespace";
-const POD_UID_LABEL = "io.kubernetes.pod.uid";
 
 const STATES: Record<string, ContainerState> = {
   CONTAINER_CREATED: "created",
@@ -195,14 +194,11 @@ export class CriSocketRuntime implements ContainerRuntime {
           name: c.metadata.name,
           attempt: c.metadata.attempt,
           state: STATES[c.state] ?? "unknown",
-          podUid: c.labels[POD_UID_LABEL] ?? "",
         }));
       } catch (e) {
         throw new Error(
           `failed to list the containers of Pod ${namespace}/${name}: ${errorMessage(e)}`,
-          {
-            cause: e,
-          },
+          { cause: e },
         );
       }
     });

@@ -453,6 +453,16 @@ async function restore(run: Run, paths: readonly string[]): Promise<string[]> {
   return errors;
 }
 
+/** Waits for the mirror Pod whose restart annotation is `stamp`, and its health endpoint. */
+function waitForPod(ctx: RestartContext, c: StaticPod, stamp: string | undefined) {
+  return waitForComponent(
+    ctx,
+    c,
+    mirrorPodReady(ctx, c, (pod) => pod.metadata?.annotations?.[RESTARTED_AT_ANNOTATION] === stamp),
+    ctx.timeoutMs,
+  );
+}
+
 async function restartOne(run: Run, step: RestartStep, c: StaticPod): Promise<void> {
   const { ctx } = run;
   const out = ctx.out;
@@ -480,16 +490,7 @@ async function restartOne(run: Run, step: RestartStep, c: StaticPod): Promise<vo
         kind: "manifest",
         keepExistingMode: true,
       });
-      await waitForComponent(
-        ctx,
-        c,
-        mirrorPodReady(
-          ctx,
-          c,
-          (pod) => pod.metadata?.annotations?.[RESTARTED_AT_ANNOTATION] === stamp,
-        ),
-        ctx.timeoutMs,
-      );
+      await waitForPod(ctx, c, stamp);
     }
   } catch (e) {
     out.info(`[restart] ${c.name} did not come back: ${errorMessage(e)}`);
@@ -499,18 +500,7 @@ async function restartOne(run: Run, step: RestartStep, c: StaticPod): Promise<vo
     if (errors.length === 0) {
       try {
         if (inPlace) await restartContainer(ctx, c, ctx.timeoutMs);
-        else {
-          await waitForComponent(
-            ctx,
-            c,
-            mirrorPodReady(
-              ctx,
-              c,
-              (pod) => pod.metadata?.annotations?.[RESTARTED_AT_ANNOTATION] === previous,
-            ),
-            ctx.timeoutMs,
-          );
-        }
+        else await waitForPod(ctx, c, previous);
       } catch (e2) {
         errors.push(`the previous ${c.name} did not come back either: ${errorMessage(e2)}`);
       }

@@ -31,8 +31,6 @@ export interface PodContainer {
   /** How many times the kubelet restarted it in this Pod (CRI `attempt`). */
   attempt: number;
   state: ContainerState;
-  /** The UID of its Pod (the kubelet's `io.kubernetes.pod.uid` label). */
-  podUid: string;
 }
 
 /** A container runtime reached through its CRI socket. */

@@ -205,7 +205,7 @@ export class FakeContainerRuntime implements ContainerRuntime {
   /** Runs a Pod's container (attempt 0), as the kubelet does for a new Pod. */
   runPod(namespace: string, name: string, container: string, uid = `uid-${name}`): void {
     this.podContainers.set(`${namespace}/${name}`, [
-      { id: `${uid}-${container}-0`, name: container, attempt: 0, state: "running", podUid: uid },
+      { id: `${uid}-${container}-0`, name: container, attempt: 0, state: "running" },
     ]);
   }
   listPodContainers(namespace: string, name: string): Promise<PodContainer[]> {
@@ -216,7 +216,7 @@ export class FakeContainerRuntime implements ContainerRuntime {
       const state = this.startNext(key, last);
       if (state) {
         const attempt = last.attempt + 1;
-        const id = `${last.podUid}-${last.name}-${attempt}`;
+        const id = `${last.id.slice(0, last.id.lastIndexOf("-"))}-${attempt}`;
         list.push({ ...last, id, attempt, state });
       }
     }

@@ -1,7 +1,8 @@
 /**
  * The CRI v1 (`runtime.v1`) protobuf messages kubeadm exchanges with a container runtime, written
  * by hand for the few calls it makes (version, status, runtime config, image status and pull,
- * Pod sandbox list/stop/remove, container list/stop). Field numbers follow `k8s.io/cri-api` `pkg/apis/runtime/v1`.
+ * Pod sandbox list/stop/remove, container list/stop). Field numbers follow `k8s.io/cri-api`
+ * `pkg/apis/runtime/v1`.
  *
  * Decoding follows proto3 rules: unknown fields (and known fields with an unexpected wire type)
  * are skipped, repeated fields accumulate, a scalar seen twice keeps its last value and an

@@ -259,8 +259,8 @@ Deno.test("container runtime: a static Pod's containers by the kubelet's labels;
   ];
   const rt = runtimeWith(cri);
   assert.deepEqual(await rt.listPodContainers("kube-system", "etcd-cp1"), [
-    { id: "c0", name: "etcd", attempt: 0, state: "exited", podUid: "uid-etcd-cp1" },
-    { id: "c1", name: "etcd", attempt: 1, state: "running", podUid: "uid-etcd-cp1" },
+    { id: "c0", name: "etcd", attempt: 0, state: "exited" },
+    { id: "c1", name: "etcd", attempt: 1, state: "running" },
   ]);
   await rt.stopContainer("c1", 30);
   cri.stopFails.add("c9");
