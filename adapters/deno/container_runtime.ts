@@ -194,6 +194,7 @@ export class CriSocketRuntime implements ContainerRuntime {
           name: c.metadata.name,
           attempt: c.metadata.attempt,
           state: STATES[c.state] ?? "unknown",
+          createdAt: Number(c.createdAt / 1_000_000n),
         }));
       } catch (e) {
         throw new Error(

@@ -12,11 +12,14 @@
  *    delete and create its mirror Pod through the node's API server — which, while the node's
  *    etcd member restarts, waits for that member (kubernetes/kubernetes#139502: a manifest
  *    change kept etcd down about 50 s that way). The kubelet applies no back-off to a
- *    container's first restart; a second one within 10 minutes waits 10 s, then 20 s, …
- *    (its CrashLoopBackOff, kept per container for twice its 5-minute maximum).
- *    Only a step that changes the manifest itself (a CA rotation pointing a flag elsewhere)
- *    rewrites it, atomically, with the annotation `kubeadm.kubernetes.io/restartedAt`: the
- *    kubelet then runs it as a new Pod;
+ *    container's first restart, but one within 10 minutes of its previous restart waits 10 s,
+ *    then 20 s, 40 s, … (its CrashLoopBackOff, kept per Pod and container for twice its 5-minute
+ *    maximum, forgotten when the kubelet restarts). So a step that changes the manifest itself
+ *    (a CA rotation pointing a flag elsewhere), and a component other than etcd whose container
+ *    the kubelet restarted less than 10 minutes ago (a CA rotation's next stage), get a new Pod
+ *    instead: the manifest rewritten, atomically, with the annotation
+ *    `kubeadm.kubernetes.io/restartedAt`. etcd always restarts in place: its back-off (10 s,
+ *    20 s in a CA rotation) is shorter than the stall of its new Pod;
  * 3. waited for, within the timeout: a new container of the Pod running (or the new mirror Pod
  *    Running and Ready), then its health endpoint (the manifest's readiness probe, else its
  *    liveness probe) answering 200;
@@ -74,6 +77,11 @@ const POLL_INTERVAL_MS = 1_000;
 const PRECHECK_MS = 30_000;
 /** Bound of one health probe. */
 const PROBE_TIMEOUT_MS = 5_000;
+/**
+ * How long the kubelet remembers a container's restart for its back-off: twice the back-off's
+ * maximum (`MaxContainerBackOff`, 300 s), as `flowcontrol.Backoff` expires entries.
+ */
+const BACKOFF_MEMORY_MS = 2 * 300_000;
 /** A Pod's termination grace period when its manifest sets none (the API's default). */
 const DEFAULT_GRACE_PERIOD_SECONDS = 30;
 
@@ -413,7 +421,11 @@ export function restartPlanLines(plan: RestartPlan, kubernetesDir: string): stri
       }): write its renewed files, ${
         s.editManifest
           ? `rewrite its manifest (with ${RESTARTED_AT_ANNOTATION}), wait for its new mirror Pod to be Ready`
-          : "stop its container (the kubelet starts it again in the same Pod), wait for the new container to run"
+          : `stop its container (the kubelet starts it again in the same Pod${
+            s.component === Component.etcd
+              ? ""
+              : "; a new Pod instead if it restarted less than 10 minutes ago"
+          }), wait for the new container to run`
       } and its health endpoint to answer${
         s.component === Component.etcd ? "; only while the other etcd members keep quorum" : ""
       }`,
@@ -453,6 +465,19 @@ async function restore(run: Run, paths: readonly string[]): Promise<string[]> {
   return errors;
 }
 
+/**
+ * Whether the kubelet would hold a restart of the component's container in its back-off: the
+ * running container is itself a restart (attempt > 0) created less than
+ * {@link BACKOFF_MEMORY_MS} ago. etcd never counts (see the module documentation).
+ */
+async function wouldBackOff(ctx: RestartContext, c: StaticPod): Promise<boolean> {
+  if (c.name === Component.etcd) return false;
+  const now = ctx.client.timing.clock.now().getTime();
+  return (await containersOf(ctx, c)).some((x) =>
+    x.state === "running" && x.attempt > 0 && now - x.createdAt < BACKOFF_MEMORY_MS
+  );
+}
+
 /** Waits for the mirror Pod whose restart annotation is `stamp`, and its health endpoint. */
 function waitForPod(ctx: RestartContext, c: StaticPod, stamp: string | undefined) {
   return waitForComponent(
@@ -467,13 +492,19 @@ async function restartOne(run: Run, step: RestartStep, c: StaticPod): Promise<vo
   const { ctx } = run;
   const out = ctx.out;
   const { clock } = ctx.client.timing;
-  // Only a step that changes the manifest makes a new Pod; every other restarts in place.
-  const inPlace = step.editManifest === undefined;
+  const backOff = step.editManifest === undefined && await wouldBackOff(ctx, c);
+  const inPlace = step.editManifest === undefined && !backOff;
   const paths = [...step.files.map((f) => f.path), ...(inPlace ? [] : [c.manifestPath])];
   for (const path of paths) await backUp(run, path);
   let stamp = run.stamp;
   if (c.manifest.metadata?.annotations?.[RESTARTED_AT_ANNOTATION] === stamp) stamp += "-1";
-  out.info(`[restart] Restarting ${c.name} (for ${step.renewed.join(", ")})`);
+  out.info(
+    `[restart] Restarting ${c.name} (for ${step.renewed.join(", ")})${
+      backOff
+        ? " as a new Pod: its container restarted less than 10 minutes ago, and the kubelet would hold another restart in its back-off"
+        : ""
+    }`,
+  );
   const what = inPlace ? "files" : "files and manifest";
   let downMs: number | undefined;
   try {

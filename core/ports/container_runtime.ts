@@ -31,6 +31,8 @@ export interface PodContainer {
   /** How many times the kubelet restarted it in this Pod (CRI `attempt`). */
   attempt: number;
   state: ContainerState;
+  /** When the runtime created it (ms since the epoch). */
+  createdAt: number;
 }
 
 /** A container runtime reached through its CRI socket. */

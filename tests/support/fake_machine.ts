@@ -168,6 +168,8 @@ export class FakeContainerRuntime implements ContainerRuntime {
    * it starts (seen by the next list), or `undefined` to start none yet.
    */
   startNext: (pod: string, previous: PodContainer) => ContainerState | undefined = () => "running";
+  /** The time containers are created at (ms since the epoch). */
+  now: () => number = () => 0;
 
   constructor(socket: string) {
     this.socket = socket;
@@ -205,7 +207,13 @@ export class FakeContainerRuntime implements ContainerRuntime {
   /** Runs a Pod's container (attempt 0), as the kubelet does for a new Pod. */
   runPod(namespace: string, name: string, container: string, uid = `uid-${name}`): void {
     this.podContainers.set(`${namespace}/${name}`, [
-      { id: `${uid}-${container}-0`, name: container, attempt: 0, state: "running" },
+      {
+        id: `${uid}-${container}-0`,
+        name: container,
+        attempt: 0,
+        state: "running",
+        createdAt: this.now(),
+      },
     ]);
   }
   listPodContainers(namespace: string, name: string): Promise<PodContainer[]> {
@@ -217,7 +225,7 @@ export class FakeContainerRuntime implements ContainerRuntime {
       if (state) {
         const attempt = last.attempt + 1;
         const id = `${last.id.slice(0, last.id.lastIndexOf("-"))}-${attempt}`;
-        list.push({ ...last, id, attempt, state });
+        list.push({ ...last, id, attempt, state, createdAt: this.now() });
       }
     }
     return Promise.resolve(structuredClone(list));

@@ -245,7 +245,7 @@ Deno.test("container runtime: a static Pod's containers by the kubelet's labels;
     podSandboxId: "s1",
     metadata: { name: "etcd", attempt },
     state,
-    createdAt: 0n,
+    createdAt: 1764460800000000000n,
     labels: {
       "io.kubernetes.pod.name": pod,
       "io.kubernetes.pod.namespace": "kube-system",
@@ -259,8 +259,8 @@ Deno.test("container runtime: a static Pod's containers by the kubelet's labels;
   ];
   const rt = runtimeWith(cri);
   assert.deepEqual(await rt.listPodContainers("kube-system", "etcd-cp1"), [
-    { id: "c0", name: "etcd", attempt: 0, state: "exited" },
-    { id: "c1", name: "etcd", attempt: 1, state: "running" },
+    { id: "c0", name: "etcd", attempt: 0, state: "exited", createdAt: 1764460800000 },
+    { id: "c1", name: "etcd", attempt: 1, state: "running", createdAt: 1764460800000 },
   ]);
   await rt.stopContainer("c1", 30);
   cri.stopFails.add("c9");

@@ -120,6 +120,7 @@ function fakeNode() {
     );
   const events: string[] = [];
   const runtime = new FakeContainerRuntime("unix:///run/containerd/containerd.sock");
+  runtime.now = () => clock.ms;
   const kubelet = (path: string) => {
     const m = /^\/etc\/kubernetes\/manifests\/(.+)\.yaml$/.exec(path);
     if (!m) return;
@@ -247,11 +248,11 @@ Deno.test("planRestarts() groups renewed files by reader, etcd last; unread file
   const lines = restartPlanLines(plan, "/etc/kubernetes").join("\n");
   assert.match(
     lines,
-    /1\. kube-apiserver \(for apiserver\): write its renewed files, stop its container \(the kubelet starts it again in the same Pod\), wait for the new container to run and its health endpoint to answer/,
+    /1\. kube-apiserver \(for apiserver\): write its renewed files, stop its container \(the kubelet starts it again in the same Pod; a new Pod instead if it restarted less than 10 minutes ago\), wait for the new container to run and its health endpoint to answer/,
   );
   assert.match(
     lines,
-    /3\. etcd \(for etcd-server\).*only while the other etcd members keep quorum/,
+    /3\. etcd \(for etcd-server\): write its renewed files, stop its container \(the kubelet starts it again in the same Pod\), .*only while the other etcd members keep quorum/,
   );
   // A step that changes the manifest makes a new Pod.
   plan.steps[0].editManifest = (pod) => pod;
@@ -307,6 +308,41 @@ Deno.test("renewAndRestart() restarts one component at a time, each on its new f
   assert.ok(
     n.api.calls().includes("POST /apis/coordination.k8s.io/v1/namespaces/kube-system/leases"),
   );
+});
+
+Deno.test("renewAndRestart() within 10 minutes of a restart: a new Pod but for etcd (the kubelet's back-off)", async () => {
+  const n = fakeNode();
+  await renewAndRestart(n.ctx, planRestarts(RENEWED));
+  n.events.length = 0;
+  n.runtime.stopped.length = 0;
+  n.clock.ms += 9 * 60_000;
+  const again = new Date(n.ctx.now.getTime() + 9 * 60_000);
+  await renewAndRestart({ ...n.ctx, now: again }, planRestarts(RENEWED));
+  const stamp = again.toISOString();
+  assert.deepEqual(n.events.filter((e) => !e.startsWith("write /etc/kubernetes/pki")), [
+    "write /etc/kubernetes/admin.conf",
+    `write ${MANIFESTS}/kube-apiserver.yaml`,
+    `kubelet runs kube-apiserver ${stamp}`,
+    "write /etc/kubernetes/scheduler.conf",
+    `write ${MANIFESTS}/kube-scheduler.yaml`,
+    `kubelet runs kube-scheduler ${stamp}`,
+    "kubelet restarts etcd (attempt 2)",
+  ]);
+  assert.deepEqual(n.runtime.stopped.map((s) => s.id), ["uid-etcd-cp1-etcd-1"]);
+  assert.match(
+    n.out.all.join("\n"),
+    /Restarting kube-apiserver \(for apiserver\) as a new Pod: its container restarted less than 10 minutes ago/,
+  );
+  // Ten minutes after the last restart, in place again.
+  n.events.length = 0;
+  n.clock.ms += 10 * 60_000 + 1;
+  await renewAndRestart(
+    { ...n.ctx, now: new Date(again.getTime() + 10 * 60_000 + 1) },
+    planRestarts(RENEWED.filter((r) => r.name === "etcd-server")),
+  );
+  assert.deepEqual(n.events.filter((e) => !e.startsWith("write")), [
+    "kubelet restarts etcd (attempt 3)",
+  ]);
 });
 
 Deno.test("renewAndRestart() makes a new Pod for a step that changes the manifest", async () => {
