@@ -2,13 +2,15 @@
  * The runtime side of the restarts after a renewal (`certs renew … --restart`,
  * `certs auto-renewal run`): the cluster through `--kubeconfig` (default
  * `/etc/kubernetes/admin.conf` under `--rootfs`), this node's name (the client certificate of
- * `kubelet.conf`, else the hostname), its files, health probes and etcd client, and the stacked
- * etcd cluster found through the API server (`core/controlplane/restart.ts` does the rest), and
- * the kubelet restarted after kubelet.conf's embedded certificate was renewed.
+ * `kubelet.conf`, else the hostname), its files, health probes, etcd client and container
+ * runtime (the CRI socket the kubelet's `instance-config.yaml` names, else the default), and
+ * the stacked etcd cluster found through the API server (`core/controlplane/restart.ts` does the
+ * rest), and the kubelet restarted after kubelet.conf's embedded certificate was renewed.
  *
  * @module
  */
 import {
+  DEFAULT_CRI_SOCKET,
   DefaultTimeouts,
   KubeconfigFile,
   KUBERNETES_DIR,
@@ -46,7 +48,7 @@ export async function restartRuntime(
     const files = await nodeFiles(rootfs);
     const node = await nodeHost(rootfs, {});
     const [
-      { nodeNameFromKubeletConf },
+      { instanceConfigCRISocket, nodeNameFromKubeletConf },
       { stackedEtcdClient },
       { etcdTiming },
       { restartKubeletAndWait },
@@ -70,6 +72,9 @@ export async function restartRuntime(
       manifestDir: MANIFESTS_DIR,
       nodeName,
       client,
+      runtime: node.machine.containerRuntime(
+        (await instanceConfigCRISocket(files)) || DEFAULT_CRI_SOCKET,
+      ),
       health: node.health,
       etcd: cfg.cluster.etcd.external ? undefined : {
         timing,

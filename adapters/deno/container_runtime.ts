@@ -9,7 +9,12 @@
  *
  * @module
  */
-import type { ContainerRuntime, RuntimeConfig } from "../../core/ports/container_runtime.ts";
+import type {
+  ContainerRuntime,
+  ContainerState,
+  PodContainer,
+  RuntimeConfig,
+} from "../../core/ports/container_runtime.ts";
 import { errorMessage } from "../../core/errors.ts";
 import type { CriClient } from "./cri/client.ts";
 import { criSocketPath } from "./cri/endpoint.ts";
@@ -29,8 +34,21 @@ export type CriCalls = Pick<
   | "listPodSandbox"
   | "stopPodSandbox"
   | "removePodSandbox"
+  | "listContainers"
+  | "stopContainer"
   | "close"
 >;
+
+/** The kubelet's labels on a Pod's containers (`pkg/kubelet/types/labels.go`). */
+const POD_NAME_LABEL = "io.kubernetes.pod.name";
+const POD_NAMESPACE_LABEL = "io.kubernetes.pod.namespace";
+
+const STATES: Record<string, ContainerState> = {
+  CONTAINER_CREATED: "created",
+  CONTAINER_RUNNING: "running",
+  CONTAINER_EXITED: "exited",
+  CONTAINER_UNKNOWN: "unknown",
+};
 
 /** Options of {@link CriSocketRuntime}. */
 export interface CriSocketRuntimeOptions {
@@ -160,6 +178,39 @@ export class CriSocketRuntime implements ContainerRuntime {
         return (await client.listPodSandbox()).map((s) => s.id);
       } catch (e) {
         throw new Error(`failed to list pod sandboxes: ${errorMessage(e)}`, { cause: e });
+      }
+    });
+  }
+
+  listPodContainers(namespace: string, name: string): Promise<PodContainer[]> {
+    return this.#with(async (client) => {
+      try {
+        const list = await client.listContainers({
+          [POD_NAMESPACE_LABEL]: namespace,
+          [POD_NAME_LABEL]: name,
+        });
+        return list.map((c) => ({
+          id: c.id,
+          name: c.metadata.name,
+          attempt: c.metadata.attempt,
+          state: STATES[c.state] ?? "unknown",
+          createdAt: Number(c.createdAt / 1_000_000n),
+        }));
+      } catch (e) {
+        throw new Error(
+          `failed to list the containers of Pod ${namespace}/${name}: ${errorMessage(e)}`,
+          { cause: e },
+        );
+      }
+    });
+  }
+
+  stopContainer(id: string, timeoutSeconds: number): Promise<void> {
+    return this.#with(async (client) => {
+      try {
+        await client.stopContainer(id, timeoutSeconds);
+      } catch (e) {
+        throw new Error(`failed to stop container ${id}: ${errorMessage(e)}`, { cause: e });
       }
     });
   }

@@ -28,6 +28,8 @@ const CONTAINER_RUNTIME_METHODS: MethodNames<Omit<ContainerRuntime, "socket">> =
   sandboxImage: true,
   listKubePods: true,
   removePods: true,
+  listPodContainers: true,
+  stopContainer: true,
 };
 
 // Process execution, init-system detection and the CRI client load when first used.

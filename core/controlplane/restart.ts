@@ -6,14 +6,26 @@
  *
  * 1. its renewed files written (their previous content, and its manifest, copied first to
  *    `/etc/kubernetes/tmp/kubeadm-backup-certs-<timestamp>/`);
- * 2. its manifest rewritten with the annotation `kubeadm.kubernetes.io/restartedAt` set to the
- *    run's time (atomically: the manifest is never absent), which the kubelet sees as a new Pod:
- *    it stops the old one and starts the new one, on the new files — as
- *    `kubectl rollout restart` does for a Deployment;
- * 3. waited for: its mirror Pod carries the new annotation, is Running and Ready, and its health
- *    endpoint (the manifest's readiness probe, else its liveness probe) answers 200;
- * 4. when it does not come back within the timeout, its previous files and manifest are put
- *    back and waited for the same way, and the run stops with an error naming the component.
+ * 2. restarted in place: its running container stopped through the container runtime (with the
+ *    Pod's termination grace period), which the kubelet starts again in the same Pod, the new
+ *    process reading the new files. The Pod stays the same (same UID), so the kubelet does not
+ *    delete and create its mirror Pod through the node's API server — which, while the node's
+ *    etcd member restarts, waits for that member (kubernetes/kubernetes#139502: a manifest
+ *    change kept etcd down about 50 s that way). The kubelet applies no back-off to a
+ *    container's first restart, but one within 10 minutes of its previous restart waits 10 s,
+ *    then 20 s, 40 s, … (its CrashLoopBackOff, kept per Pod and container for twice its 5-minute
+ *    maximum, forgotten when the kubelet restarts). So a step that changes the manifest itself
+ *    (a CA rotation pointing a flag elsewhere), and a component other than etcd whose container
+ *    the kubelet restarted less than 10 minutes ago (a CA rotation's next stage), get a new Pod
+ *    instead: the manifest rewritten, atomically, with the annotation
+ *    `kubeadm.kubernetes.io/restartedAt`. etcd always restarts in place: its back-off (10 s,
+ *    20 s in a CA rotation) is shorter than the stall of its new Pod;
+ * 3. waited for, within the timeout: a new container of the Pod running (or the new mirror Pod
+ *    Running and Ready), then its health endpoint (the manifest's readiness probe, else its
+ *    liveness probe) answering 200;
+ * 4. when it does not come back within the timeout, its previous files (and manifest) are put
+ *    back, it is restarted and waited for the same way, and the run stops with an error naming
+ *    the component.
  *
  * Before anything is written every component to restart must be healthy (mirror Pod Ready,
  * health endpoint answering); etcd is restarted only when its cluster is healthy and the other
@@ -27,12 +39,13 @@
 import type { Pod } from "kubernetes-types/core/v1.d.ts";
 import { Component } from "../constants.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
+import type { ContainerRuntime } from "../ports/container_runtime.ts";
 import type { EtcdClient } from "../ports/etcd.ts";
 import type { FileSystem, PlannedFile } from "../ports/files.ts";
 import type { HealthProbe } from "../ports/http.ts";
 import type { Printer } from "../ports/printer.ts";
 import type { KubeClient } from "../kube/client.ts";
-import { poll } from "../kube/retry.ts";
+import { poll, type PollWindow } from "../kube/retry.ts";
 import {
   checkClusterHealth,
   checkQuorumWithout,
@@ -47,7 +60,7 @@ import { parseKubeYamlOne } from "../yaml/kube_yaml.ts";
 import { timestamp, type UpgradeNodeOps } from "../upgrade/static_pods.ts";
 import { acquireRestartLease, type RestartLease } from "./restart_lease.ts";
 
-/** The manifest annotation whose change makes the kubelet restart a static Pod. */
+/** The manifest annotation set when a restart changes a manifest (the kubelet makes a new Pod). */
 export const RESTARTED_AT_ANNOTATION = "kubeadm.kubernetes.io/restartedAt";
 
 /** The order of the restarts: etcd last. */
@@ -64,6 +77,13 @@ const POLL_INTERVAL_MS = 1_000;
 const PRECHECK_MS = 30_000;
 /** Bound of one health probe. */
 const PROBE_TIMEOUT_MS = 5_000;
+/**
+ * How long the kubelet remembers a container's restart for its back-off: twice the back-off's
+ * maximum (`MaxContainerBackOff`, 300 s), as `flowcontrol.Backoff` expires entries.
+ */
+const BACKOFF_MEMORY_MS = 2 * 300_000;
+/** A Pod's termination grace period when its manifest sets none (the API's default). */
+const DEFAULT_GRACE_PERIOD_SECONDS = 30;
 
 /** A renewed target as the restarts see it: its files and the static Pods reading them. */
 export interface RenewedFiles {
@@ -130,6 +150,8 @@ export interface RestartContext {
   nodeName: string;
   /** Reads the mirror Pods and holds the Lease. */
   client: KubeClient;
+  /** The node's container runtime: the static Pods' containers, stopped to restart them. */
+  runtime: Pick<ContainerRuntime, "listPodContainers" | "stopContainer">;
   health: HealthProbe;
   /** The local etcd member (absent with external etcd). */
   etcd?: RestartEtcd;
@@ -147,6 +169,10 @@ interface StaticPod {
   manifest: Pod;
   text: string;
   healthURL: string;
+  /** Its container's name in the Pod. */
+  container: string;
+  /** Its termination grace period: how long a stop waits before killing it. */
+  graceSeconds: number;
 }
 
 /** The health URL of a static Pod: its readiness probe, else its liveness probe. */
@@ -186,7 +212,15 @@ async function readComponent(ctx: RestartContext, name: string): Promise<StaticP
       cause: e,
     });
   }
-  return { name, manifestPath, manifest, text, healthURL: healthURL(manifest, name) };
+  return {
+    name,
+    manifestPath,
+    manifest,
+    text,
+    healthURL: healthURL(manifest, name),
+    container: manifest.spec?.containers?.[0]?.name ?? name,
+    graceSeconds: manifest.spec?.terminationGracePeriodSeconds ?? DEFAULT_GRACE_PERIOD_SECONDS,
+  };
 }
 
 /** The manifest (edited by the step, when it edits it) with the restart annotation set to `value`. */
@@ -217,35 +251,80 @@ function isRunningAndReady(pod: Pod): boolean {
     pod.status.conditions?.some((c) => c.type === "Ready" && c.status === "True") === true;
 }
 
+/** What a wait checks before the health endpoint: `undefined` when ready, else what it saw. */
+type ReadyCheck = (window: PollWindow) => Promise<string | undefined>;
+
+/** The mirror Pod satisfies `matches` and is Running and Ready. */
+function mirrorPodReady(
+  ctx: RestartContext,
+  c: StaticPod,
+  matches: (pod: Pod) => boolean,
+): ReadyCheck {
+  const podName = `${c.name}-${ctx.nodeName}`;
+  const once = ctx.client.withRetry({ timeoutMs: 0 });
+  return async (window) => {
+    let pod: Pod | undefined;
+    try {
+      pod = await once.tryGet<Pod>(
+        { kind: "Pod", namespace: "kube-system", name: podName },
+        window.limits(),
+      );
+    } catch (e) {
+      return `the API server did not answer: ${errorMessage(e)}`;
+    }
+    if (!pod || !matches(pod) || !isRunningAndReady(pod)) {
+      return `mirror Pod ${podName}: ${
+        pod && !matches(pod) ? "not the new one yet" : describePod(pod)
+      }`;
+    }
+    return undefined;
+  };
+}
+
+/** The component's containers in its static Pod, as the runtime lists them. */
+async function containersOf(ctx: RestartContext, c: StaticPod) {
+  const all = await ctx.runtime.listPodContainers("kube-system", `${c.name}-${ctx.nodeName}`);
+  return all.filter((x) => x.name === c.container);
+}
+
+/** A container of the Pod other than the `previous` ones is running. */
+function newContainerRunning(
+  ctx: RestartContext,
+  c: StaticPod,
+  previous: ReadonlySet<string>,
+): ReadyCheck {
+  return async () => {
+    let containers;
+    try {
+      containers = await containersOf(ctx, c);
+    } catch (e) {
+      return `the container runtime did not answer: ${errorMessage(e)}`;
+    }
+    const fresh = containers.filter((x) => !previous.has(x.id));
+    if (fresh.some((x) => x.state === "running")) return undefined;
+    const latest = fresh.at(-1);
+    return `container ${c.container} of Pod ${c.name}-${ctx.nodeName}: ${
+      latest ? `attempt ${latest.attempt} ${latest.state}` : "not started again yet"
+    }`;
+  };
+}
+
 /**
- * Waits until the component's mirror Pod satisfies `matches`, is Running and Ready, and its
- * health endpoint answers 200, within `timeoutMs`.
+ * Waits until `ready` holds and the component's health endpoint answers 200, within
+ * `timeoutMs`.
  */
 async function waitForComponent(
   ctx: RestartContext,
   c: StaticPod,
-  matches: (pod: Pod) => boolean,
+  ready: ReadyCheck,
   timeoutMs: number,
 ): Promise<void> {
-  const podName = `${c.name}-${ctx.nodeName}`;
-  const once = ctx.client.withRetry({ timeoutMs: 0 });
   let last = "nothing read yet";
   try {
     await poll<true>(async (window) => {
-      let pod: Pod | undefined;
-      try {
-        pod = await once.tryGet<Pod>(
-          { kind: "Pod", namespace: "kube-system", name: podName },
-          window.limits(),
-        );
-      } catch (e) {
-        last = `the API server did not answer: ${errorMessage(e)}`;
-        return { done: false };
-      }
-      if (!pod || !matches(pod) || !isRunningAndReady(pod)) {
-        last = `mirror Pod ${podName}: ${
-          pod && !matches(pod) ? "not the new one yet" : describePod(pod)
-        }`;
+      const notReady = await ready(window);
+      if (notReady !== undefined) {
+        last = notReady;
         return { done: false };
       }
       const limit = window.limits()?.timeoutMs ?? PROBE_TIMEOUT_MS;
@@ -268,6 +347,28 @@ async function waitForComponent(
   } finally {
     await ctx.health.close?.();
   }
+}
+
+/**
+ * Restarts the component in place: stops its running container (the kubelet starts it again in
+ * the same Pod) and waits for a new one and its health endpoint, all within `timeoutMs`. With no
+ * container running (one crash-looping after a bad renewal) it only waits for the kubelet's
+ * next attempt.
+ */
+async function restartContainer(ctx: RestartContext, c: StaticPod, timeoutMs: number) {
+  const { clock } = ctx.client.timing;
+  const started = clock.now().getTime();
+  const containers = await containersOf(ctx, c);
+  for (const x of containers) {
+    if (x.state === "running") await ctx.runtime.stopContainer(x.id, c.graceSeconds);
+  }
+  const left = Math.max(0, timeoutMs - (clock.now().getTime() - started));
+  await waitForComponent(
+    ctx,
+    c,
+    newContainerRunning(ctx, c, new Set(containers.map((x) => x.id))),
+    left,
+  );
 }
 
 /** The backup path of a node file. */
@@ -317,13 +418,21 @@ export function restartPlanLines(plan: RestartPlan, kubernetesDir: string): stri
     lines.push(
       `[dryrun]   ${i + 1}. ${s.component} (for ${
         s.renewed.join(", ")
-      }): write its renewed files, set ${RESTARTED_AT_ANNOTATION} in its manifest, wait for its mirror Pod to be Ready and its health endpoint to answer${
+      }): write its renewed files, ${
+        s.editManifest
+          ? `rewrite its manifest (with ${RESTARTED_AT_ANNOTATION}), wait for its new mirror Pod to be Ready`
+          : `stop its container (the kubelet starts it again in the same Pod${
+            s.component === Component.etcd
+              ? ""
+              : "; a new Pod instead if it restarted less than 10 minutes ago"
+          }), wait for the new container to run`
+      } and its health endpoint to answer${
         s.component === Component.etcd ? "; only while the other etcd members keep quorum" : ""
       }`,
     );
   });
   lines.push(
-    "[dryrun] A component that does not come back gets its previous files and manifest back, and the run stops",
+    "[dryrun] A component that does not come back gets its previous files (and manifest) back and is restarted again, and the run stops",
   );
   return lines;
 }
@@ -356,43 +465,73 @@ async function restore(run: Run, paths: readonly string[]): Promise<string[]> {
   return errors;
 }
 
+/**
+ * Whether the kubelet would hold a restart of the component's container in its back-off: the
+ * running container is itself a restart (attempt > 0) created less than
+ * {@link BACKOFF_MEMORY_MS} ago. etcd never counts (see the module documentation).
+ */
+async function wouldBackOff(ctx: RestartContext, c: StaticPod): Promise<boolean> {
+  if (c.name === Component.etcd) return false;
+  const now = ctx.client.timing.clock.now().getTime();
+  return (await containersOf(ctx, c)).some((x) =>
+    x.state === "running" && x.attempt > 0 && now - x.createdAt < BACKOFF_MEMORY_MS
+  );
+}
+
+/** Waits for the mirror Pod whose restart annotation is `stamp`, and its health endpoint. */
+function waitForPod(ctx: RestartContext, c: StaticPod, stamp: string | undefined) {
+  return waitForComponent(
+    ctx,
+    c,
+    mirrorPodReady(ctx, c, (pod) => pod.metadata?.annotations?.[RESTARTED_AT_ANNOTATION] === stamp),
+    ctx.timeoutMs,
+  );
+}
+
 async function restartOne(run: Run, step: RestartStep, c: StaticPod): Promise<void> {
   const { ctx } = run;
   const out = ctx.out;
-  for (const f of step.files) await backUp(run, f.path);
-  await backUp(run, c.manifestPath);
+  const { clock } = ctx.client.timing;
+  const backOff = step.editManifest === undefined && await wouldBackOff(ctx, c);
+  const inPlace = step.editManifest === undefined && !backOff;
+  const paths = [...step.files.map((f) => f.path), ...(inPlace ? [] : [c.manifestPath])];
+  for (const path of paths) await backUp(run, path);
   let stamp = run.stamp;
   if (c.manifest.metadata?.annotations?.[RESTARTED_AT_ANNOTATION] === stamp) stamp += "-1";
-  out.info(`[restart] Restarting ${c.name} (for ${step.renewed.join(", ")})`);
-  const paths = [...step.files.map((f) => f.path), c.manifestPath];
+  out.info(
+    `[restart] Restarting ${c.name} (for ${step.renewed.join(", ")})${
+      backOff
+        ? " as a new Pod: its container restarted less than 10 minutes ago, and the kubelet would hold another restart in its back-off"
+        : ""
+    }`,
+  );
+  const what = inPlace ? "files" : "files and manifest";
+  let downMs: number | undefined;
   try {
     for (const f of step.files) await ctx.files.write(f);
-    await ctx.files.write({
-      path: c.manifestPath,
-      data: annotated(c, stamp, step.editManifest),
-      mode: 0o600,
-      kind: "manifest",
-      keepExistingMode: true,
-    });
-    await waitForComponent(
-      ctx,
-      c,
-      (pod) => pod.metadata?.annotations?.[RESTARTED_AT_ANNOTATION] === stamp,
-      ctx.timeoutMs,
-    );
+    if (inPlace) {
+      const stopped = clock.now().getTime();
+      await restartContainer(ctx, c, ctx.timeoutMs);
+      downMs = clock.now().getTime() - stopped;
+    } else {
+      await ctx.files.write({
+        path: c.manifestPath,
+        data: annotated(c, stamp, step.editManifest),
+        mode: 0o600,
+        kind: "manifest",
+        keepExistingMode: true,
+      });
+      await waitForPod(ctx, c, stamp);
+    }
   } catch (e) {
     out.info(`[restart] ${c.name} did not come back: ${errorMessage(e)}`);
-    out.info(`[restart] Putting back the previous files and manifest of ${c.name}`);
+    out.info(`[restart] Putting back the previous ${what} of ${c.name}`);
     const errors = await restore(run, paths);
     const previous = c.manifest.metadata?.annotations?.[RESTARTED_AT_ANNOTATION];
     if (errors.length === 0) {
       try {
-        await waitForComponent(
-          ctx,
-          c,
-          (pod) => pod.metadata?.annotations?.[RESTARTED_AT_ANNOTATION] === previous,
-          ctx.timeoutMs,
-        );
+        if (inPlace) await restartContainer(ctx, c, ctx.timeoutMs);
+        else await waitForPod(ctx, c, previous);
       } catch (e2) {
         errors.push(`the previous ${c.name} did not come back either: ${errorMessage(e2)}`);
       }
@@ -400,8 +539,8 @@ async function restartOne(run: Run, step: RestartStep, c: StaticPod): Promise<vo
     throw new KubeadmError(
       `${c.name} did not come back after its restart; ${
         errors.length === 0
-          ? "its previous certificates and manifest are back and it runs again"
-          : `putting back its previous certificates and manifest failed: ${errors.join("; ")}`
+          ? `its previous ${what} are back and it runs again`
+          : `putting back its previous ${what} failed: ${errors.join("; ")}`
       }. The backups are in ${run.backupDir}. Cause: ${errorMessage(e)}`,
       {
         cause: e,
@@ -414,14 +553,18 @@ async function restartOne(run: Run, step: RestartStep, c: StaticPod): Promise<vo
     const client = await ctx.etcd.connect();
     await waitForClusterAvailable(client, ctx.etcd.timing, undefined, undefined, ctx.out.log);
   }
-  out.info(`[restart] ${c.name} is back, on its renewed certificates`);
+  out.info(
+    `[restart] ${c.name} is back, on its renewed certificates${
+      downMs === undefined ? "" : ` (healthy ${formatDuration(downMs)} after its container's stop)`
+    }`,
+  );
   await run.lease?.renew();
 }
 
 /**
  * Writes a renewal's files and restarts the components that read them (see the module
  * documentation). Every check runs before the first write; throws naming the component that
- * did not come back (its previous files and manifest put back).
+ * did not come back (its previous files, and manifest, put back).
  */
 export async function renewAndRestart(ctx: RestartContext, plan: RestartPlan): Promise<void> {
   const out = ctx.out;
@@ -446,7 +589,12 @@ export async function renewAndRestart(ctx: RestartContext, plan: RestartPlan): P
   try {
     for (const c of components.values()) {
       try {
-        await waitForComponent(ctx, c, () => true, Math.min(PRECHECK_MS, ctx.timeoutMs));
+        await waitForComponent(
+          ctx,
+          c,
+          mirrorPodReady(ctx, c, () => true),
+          Math.min(PRECHECK_MS, ctx.timeoutMs),
+        );
       } catch (e) {
         throw new KubeadmError(
           `${c.name} is not healthy, so kubeadm will not restart it: ${errorMessage(e)}`,

@@ -1,7 +1,8 @@
 /**
  * The container runtime port: what preflight (`CRI`, `ContainerRuntimeVersion`, `ImagePull`),
  * `config images pull` and reset (`cleanup-node`) ask of the runtime behind a CRI endpoint,
- * after upstream kubeadm's `util/runtime.ContainerRuntime`. The Deno runtime implements it with
+ * after upstream kubeadm's `util/runtime.ContainerRuntime`; and, beyond upstream, the containers
+ * of a static Pod and stopping one, for restarting it in place after a certificate renewal. The Deno runtime implements it with
  * a native CRI (gRPC) client (`adapters/deno/container_runtime.ts`); tests use fakes.
  *
  * @module
@@ -17,6 +18,21 @@ export interface RuntimeConfig {
    * sent no Linux configuration.
    */
   cgroupDriver?: CgroupDriver;
+}
+
+/** A container's state (CRI `ContainerState`). */
+export type ContainerState = "created" | "running" | "exited" | "unknown";
+
+/** A container of a Pod, as the runtime lists it. */
+export interface PodContainer {
+  id: string;
+  /** Its name in the Pod (`etcd`). */
+  name: string;
+  /** How many times the kubelet restarted it in this Pod (CRI `attempt`). */
+  attempt: number;
+  state: ContainerState;
+  /** When the runtime created it (ms since the epoch). */
+  createdAt: number;
 }
 
 /** A container runtime reached through its CRI socket. */
@@ -42,4 +58,14 @@ export interface ContainerRuntime {
   listKubePods(): Promise<string[]>;
   /** Stops and removes Pod sandboxes (with their containers). */
   removePods(ids: readonly string[]): Promise<void>;
+  /**
+   * The containers (running or not) of the Pods the kubelet runs as `namespace/name`, by the
+   * labels it puts on them (`io.kubernetes.pod.namespace`, `io.kubernetes.pod.name`).
+   */
+  listPodContainers(namespace: string, name: string): Promise<PodContainer[]>;
+  /**
+   * Stops a container: the runtime signals it and kills it after `timeoutSeconds`. The kubelet
+   * then starts it again in the same Pod (restart policy `Always`).
+   */
+  stopContainer(id: string, timeoutSeconds: number): Promise<void>;
 }

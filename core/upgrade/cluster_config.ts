@@ -68,7 +68,7 @@ export async function nodeNameFromKubeletConf(
 }
 
 /** The CRI socket `instance-config.yaml` names, or `undefined` when the file is absent. */
-async function instanceConfigCRISocket(files: FileReader): Promise<string | undefined> {
+export async function instanceConfigCRISocket(files: FileReader): Promise<string | undefined> {
   const raw = await files.read(KUBELET_INSTANCE_CONFIG_FILE);
   if (raw === undefined) return undefined;
   const doc = parseKubeYamlOne(utf8(raw), KUBELET_INSTANCE_CONFIG_FILE) as

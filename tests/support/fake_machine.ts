@@ -6,7 +6,12 @@
  *
  * @module
  */
-import type { ContainerRuntime, RuntimeConfig } from "../../core/ports/container_runtime.ts";
+import type {
+  ContainerRuntime,
+  ContainerState,
+  PodContainer,
+  RuntimeConfig,
+} from "../../core/ports/container_runtime.ts";
 import type { HttpResult, TlsClientMaterial } from "../../core/ports/http.ts";
 import type { InitSystem } from "../../core/ports/services.ts";
 import type { NodeFiles, PlannedFile } from "../../core/ports/files.ts";
@@ -154,6 +159,17 @@ export class FakeContainerRuntime implements ContainerRuntime {
   pods: string[] = [];
   /** Pod sandboxes removed. */
   readonly removed: string[] = [];
+  /** The containers of each Pod, by `namespace/name`, oldest first. */
+  readonly podContainers = new Map<string, PodContainer[]>();
+  /** Containers stopped, with their timeouts. */
+  readonly stopped: { id: string; timeoutSeconds: number }[] = [];
+  /**
+   * The kubelet's part: when a Pod's last container has exited, the state of the next attempt
+   * it starts (seen by the next list), or `undefined` to start none yet.
+   */
+  startNext: (pod: string, previous: PodContainer) => ContainerState | undefined = () => "running";
+  /** The time containers are created at (ms since the epoch). */
+  now: () => number = () => 0;
 
   constructor(socket: string) {
     this.socket = socket;
@@ -186,6 +202,39 @@ export class FakeContainerRuntime implements ContainerRuntime {
   removePods(ids: readonly string[]): Promise<void> {
     this.removed.push(...ids);
     this.pods = this.pods.filter((p) => !ids.includes(p));
+    return Promise.resolve();
+  }
+  /** Runs a Pod's container (attempt 0), as the kubelet does for a new Pod. */
+  runPod(namespace: string, name: string, container: string, uid = `uid-${name}`): void {
+    this.podContainers.set(`${namespace}/${name}`, [
+      {
+        id: `${uid}-${container}-0`,
+        name: container,
+        attempt: 0,
+        state: "running",
+        createdAt: this.now(),
+      },
+    ]);
+  }
+  listPodContainers(namespace: string, name: string): Promise<PodContainer[]> {
+    const key = `${namespace}/${name}`;
+    const list = this.podContainers.get(key) ?? [];
+    const last = list.at(-1);
+    if (last?.state === "exited") {
+      const state = this.startNext(key, last);
+      if (state) {
+        const attempt = last.attempt + 1;
+        const id = `${last.id.slice(0, last.id.lastIndexOf("-"))}-${attempt}`;
+        list.push({ ...last, id, attempt, state, createdAt: this.now() });
+      }
+    }
+    return Promise.resolve(structuredClone(list));
+  }
+  stopContainer(id: string, timeoutSeconds: number): Promise<void> {
+    this.stopped.push({ id, timeoutSeconds });
+    for (const list of this.podContainers.values()) {
+      for (const c of list) if (c.id === id) c.state = "exited";
+    }
     return Promise.resolve();
   }
 }

@@ -1,28 +1,35 @@
 /**
  * A CRI v1 client for the calls kubeadm makes: `Version`, `Status` and `RuntimeConfig` on the
  * runtime service; `ImageStatus` and `PullImage` on the image service; `ListPodSandbox`,
- * `StopPodSandbox` and `RemovePodSandbox` for reset. No `crictl` involved.
+ * `StopPodSandbox` and `RemovePodSandbox` for reset; `ListContainers` and `StopContainer` for
+ * restarting a static Pod's container in place. No `crictl` involved.
  *
  * Deadlines follow upstream kubeadm's CRI use: 2 s per call (`defaultTimeout`), except image
- * pulls, which upstream leaves unbounded and this client bounds by {@link PULL_TIMEOUT_MS}.
+ * pulls, which upstream leaves unbounded and this client bounds by {@link PULL_TIMEOUT_MS}, and
+ * container stops, given their stop timeout on top (as the kubelet's CRI client does).
  *
  * @module
  */
 import {
   type CgroupDriver,
+  type ContainerInfo,
+  type ContainerState,
   decodeEmptyResponse,
   decodeImageStatusResponse,
+  decodeListContainersResponse,
   decodeListPodSandboxResponse,
   decodePullImageResponse,
   decodeRuntimeConfigResponse,
   decodeStatusResponse,
   decodeVersionResponse,
   encodeImageStatusRequest,
+  encodeListContainersRequest,
   encodeListPodSandboxRequest,
   encodePodSandboxIdRequest,
   encodePullImageRequest,
   encodeRuntimeConfigRequest,
   encodeStatusRequest,
+  encodeStopContainerRequest,
   encodeVersionRequest,
   type ImageInfo,
   type PodSandbox,
@@ -34,6 +41,8 @@ import { CriCallError, CriConnection, type CriConnectionOptions } from "./transp
 
 export type {
   CgroupDriver,
+  ContainerInfo,
+  ContainerState,
   ImageInfo,
   PodSandbox,
   RuntimeConfigInfo,
@@ -189,6 +198,29 @@ export class CriClient {
       this.#callMs,
     );
     decodeEmptyResponse("RemovePodSandboxResponse", res);
+  }
+
+  /** `ListContainers`: the containers carrying every one of `labels` (all of them: `{}`). */
+  async listContainers(labels: Record<string, string>): Promise<ContainerInfo[]> {
+    const res = await this.#conn.unary(
+      `${RUNTIME}/ListContainers`,
+      encodeListContainersRequest(labels),
+      this.#callMs,
+    );
+    return decodeListContainersResponse(res);
+  }
+
+  /**
+   * `StopContainer`: the runtime signals the container to stop and kills it after
+   * `timeoutSeconds`; the call's deadline is that on top of the usual one.
+   */
+  async stopContainer(id: string, timeoutSeconds: number): Promise<void> {
+    const res = await this.#conn.unary(
+      `${RUNTIME}/StopContainer`,
+      encodeStopContainerRequest(id, timeoutSeconds),
+      this.#callMs + timeoutSeconds * 1000,
+    );
+    decodeEmptyResponse("StopContainerResponse", res);
   }
 
   /** Closes the connection. */

@@ -1,7 +1,8 @@
 /**
  * The CRI v1 (`runtime.v1`) protobuf messages kubeadm exchanges with a container runtime, written
  * by hand for the few calls it makes (version, status, runtime config, image status and pull,
- * Pod sandbox list/stop/remove). Field numbers follow `k8s.io/cri-api` `pkg/apis/runtime/v1`.
+ * Pod sandbox list/stop/remove, container list/stop). Field numbers follow `k8s.io/cri-api`
+ * `pkg/apis/runtime/v1`.
  *
  * Decoding follows proto3 rules: unknown fields (and known fields with an unexpected wire type)
  * are skipped, repeated fields accumulate, a scalar seen twice keeps its last value and an
@@ -65,6 +66,31 @@ export interface PodSandbox {
   labels: Record<string, string>;
   annotations: Record<string, string>;
   runtimeHandler: string;
+}
+
+/** `ContainerState`. */
+export type ContainerState =
+  | "CONTAINER_CREATED"
+  | "CONTAINER_RUNNING"
+  | "CONTAINER_EXITED"
+  | "CONTAINER_UNKNOWN";
+
+const CONTAINER_STATES: readonly ContainerState[] = [
+  "CONTAINER_CREATED",
+  "CONTAINER_RUNNING",
+  "CONTAINER_EXITED",
+  "CONTAINER_UNKNOWN",
+];
+
+/** `Container` (the fields kubeadm reads). */
+export interface ContainerInfo {
+  id: string;
+  podSandboxId: string;
+  metadata: { name: string; attempt: number };
+  state: ContainerState;
+  /** Nanoseconds since the epoch. */
+  createdAt: bigint;
+  labels: Record<string, string>;
 }
 
 /** A response that is not a valid encoding of the expected message. */
@@ -136,6 +162,31 @@ export function encodeListPodSandboxRequest(): Uint8Array {
 /** `StopPodSandboxRequest{pod_sandbox_id}` and `RemovePodSandboxRequest{pod_sandbox_id}`. */
 export function encodePodSandboxIdRequest(id: string): Uint8Array {
   return encode((w) => writeString(w, 1, id));
+}
+
+/**
+ * `ListContainersRequest{filter: ContainerFilter{label_selector}}`: the containers carrying every
+ * label (map entries in key order, as Go's deterministic encoding writes them).
+ */
+export function encodeListContainersRequest(labels: Record<string, string>): Uint8Array {
+  return encode((w) =>
+    writeMessage(w, 1, (f) => {
+      for (const [key, value] of Object.entries(labels).sort(([a], [b]) => a < b ? -1 : 1)) {
+        writeMessage(f, 4, (e) => {
+          writeString(e, 1, key);
+          writeString(e, 2, value);
+        });
+      }
+    })
+  );
+}
+
+/** `StopContainerRequest{container_id, timeout}` (seconds before the runtime kills it). */
+export function encodeStopContainerRequest(id: string, timeoutSeconds: number): Uint8Array {
+  return encode((w) => {
+    writeString(w, 1, id);
+    if (timeoutSeconds !== 0) w.tag(2, WireType.Varint).int64(timeoutSeconds);
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -312,7 +363,45 @@ export function decodeListPodSandboxResponse(bytes: Uint8Array): PodSandbox[] {
   });
 }
 
-/** Checks an empty response (`StopPodSandboxResponse`, `RemovePodSandboxResponse`) decodes. */
+function readContainer(items: ContainerInfo[]): FieldReader {
+  return (r) => {
+    const c: ContainerInfo = {
+      id: "",
+      podSandboxId: "",
+      metadata: { name: "", attempt: 0 },
+      state: "CONTAINER_CREATED",
+      createdAt: 0n,
+      labels: {},
+    };
+    readFields(r.bytes(), {
+      1: [LEN, (f) => (c.id = f.string())],
+      2: [LEN, (f) => (c.podSandboxId = f.string())],
+      3: [LEN, (f) =>
+        readFields(f.bytes(), {
+          1: [LEN, (m) => (c.metadata.name = m.string())],
+          2: [VARINT, (m) => (c.metadata.attempt = m.uint32())],
+        })],
+      6: [VARINT, (f) => (c.state = CONTAINER_STATES[f.int32()] ?? "CONTAINER_UNKNOWN")],
+      7: [VARINT, (f) => (c.createdAt = BigInt(f.int64()))],
+      8: [LEN, readMapEntry(c.labels)],
+    });
+    items.push(c);
+  };
+}
+
+/** Decodes a `ListContainersResponse`. */
+export function decodeListContainersResponse(bytes: Uint8Array): ContainerInfo[] {
+  return decoding("ListContainersResponse", bytes, (b) => {
+    const items: ContainerInfo[] = [];
+    readFields(b, { 1: [LEN, readContainer(items)] });
+    return items;
+  });
+}
+
+/**
+ * Checks an empty response (`StopPodSandboxResponse`, `RemovePodSandboxResponse`,
+ * `StopContainerResponse`) decodes.
+ */
 export function decodeEmptyResponse(what: string, bytes: Uint8Array): void {
   decoding(what, bytes, (b) => readFields(b, {}));
 }

@@ -3,7 +3,11 @@
 // error texts, and that every operation closes its connection.
 import assert from "node:assert/strict";
 import { CriCallError } from "../../../adapters/deno/cri/client.ts";
-import type { PodSandbox, RuntimeStatusInfo } from "../../../adapters/deno/cri/messages.ts";
+import type {
+  ContainerInfo,
+  PodSandbox,
+  RuntimeStatusInfo,
+} from "../../../adapters/deno/cri/messages.ts";
 import {
   type CriCalls,
   CriSocketRuntime,
@@ -32,6 +36,7 @@ class ScriptedCri implements CriCalls {
   sandboxes: PodSandbox[] = [];
   stopFails = new Set<string>();
   removeFails = new Set<string>();
+  containers: ContainerInfo[] = [];
 
   #result<T>(v: T | Error): Promise<T> {
     return v instanceof Error ? Promise.reject(v) : Promise.resolve(v);
@@ -77,6 +82,24 @@ class ScriptedCri implements CriCalls {
   removePodSandbox(id: string) {
     this.log.push(`remove ${id}`);
     return this.removeFails.has(id) ? Promise.reject(new Error("in use")) : Promise.resolve();
+  }
+  listContainers(labels: Record<string, string>) {
+    this.log.push(`listContainers ${JSON.stringify(labels)}`);
+    return Promise.resolve(
+      this.containers.filter((c) => Object.entries(labels).every(([k, v]) => c.labels[k] === v)),
+    );
+  }
+  stopContainer(id: string, timeoutSeconds: number) {
+    this.log.push(`stopContainer ${id} ${timeoutSeconds}`);
+    return this.stopFails.has(id)
+      ? Promise.reject(
+        new CriCallError(
+          "runtime.v1.RuntimeService/StopContainer",
+          "NotFound",
+          "no such container",
+        ),
+      )
+      : Promise.resolve();
   }
   close() {
     this.closed++;
@@ -213,4 +236,41 @@ Deno.test("container runtime: removal retries each sandbox, then reports every f
     message:
       "[failed to stop running pod s1: rpc error: code = Unknown desc = busy, failed to remove pod s2: in use]",
   });
+});
+
+Deno.test("container runtime: a static Pod's containers by the kubelet's labels; stopping one", async () => {
+  const cri = new ScriptedCri();
+  const container = (id: string, pod: string, attempt: number, state: ContainerInfo["state"]) => ({
+    id,
+    podSandboxId: "s1",
+    metadata: { name: "etcd", attempt },
+    state,
+    createdAt: 1764460800000000000n,
+    labels: {
+      "io.kubernetes.pod.name": pod,
+      "io.kubernetes.pod.namespace": "kube-system",
+      "io.kubernetes.pod.uid": `uid-${pod}`,
+    },
+  });
+  cri.containers = [
+    container("c0", "etcd-cp1", 0, "CONTAINER_EXITED"),
+    container("c1", "etcd-cp1", 1, "CONTAINER_RUNNING"),
+    container("c2", "etcd-cp2", 0, "CONTAINER_RUNNING"),
+  ];
+  const rt = runtimeWith(cri);
+  assert.deepEqual(await rt.listPodContainers("kube-system", "etcd-cp1"), [
+    { id: "c0", name: "etcd", attempt: 0, state: "exited", createdAt: 1764460800000 },
+    { id: "c1", name: "etcd", attempt: 1, state: "running", createdAt: 1764460800000 },
+  ]);
+  await rt.stopContainer("c1", 30);
+  cri.stopFails.add("c9");
+  await assert.rejects(() => rt.stopContainer("c9", 30), {
+    message: "failed to stop container c9: rpc error: code = NotFound desc = no such container",
+  });
+  assert.deepEqual(cri.log, [
+    'listContainers {"io.kubernetes.pod.namespace":"kube-system","io.kubernetes.pod.name":"etcd-cp1"}',
+    "stopContainer c1 30",
+    "stopContainer c9 30",
+  ]);
+  assert.equal(cri.closed, 3, "every operation closes its connection");
 });

@@ -1,5 +1,6 @@
-// The restarts of renewed components over a fake kubelet (manifest writes become mirror Pods),
-// the fake API server, a fake etcd and a fake health probe: order, waits, rollback, refusals.
+// The restarts of renewed components over a fake kubelet (manifest writes become mirror Pods,
+// stopped containers start again in the same Pod, on the files as they are then), the fake API
+// server, a fake etcd and a fake health probe: order, waits, rollback, refusals.
 import assert from "node:assert/strict";
 import type { Pod } from "kubernetes-types/core/v1.d.ts";
 import type { Lease } from "kubernetes-types/coordination/v1.d.ts";
@@ -18,7 +19,7 @@ import type { HealthProbe } from "../../../core/ports/http.ts";
 import { staticPodManifestYaml } from "../../../core/manifests/manifest_file.ts";
 import { parseKubeYamlOne } from "../../../core/yaml/kube_yaml.ts";
 import { fakeApiClient } from "../../support/fake_kube_api.ts";
-import { CapturePrinter } from "../../support/fake_machine.ts";
+import { CapturePrinter, FakeContainerRuntime } from "../../support/fake_machine.ts";
 import { MemoryFileSystem, MemoryNodeOps } from "../../support/memory_fs.ts";
 
 const NODE = "cp1";
@@ -110,9 +111,16 @@ function fakeNode() {
   });
   for (const [name, text] of Object.entries(PODS)) fs.put(`${MANIFESTS}/${name}.yaml`, text, 0o600);
   const { api, client, clock } = fakeApiClient();
-  /** Components whose new Pod never becomes Ready. */
+  /** Components whose container crashes on its renewed files (its new Pod is never Ready). */
   const broken = new Set<string>();
+  /** Whether a component's files are the renewed ones. */
+  const renewedFilesOf = (component: string) =>
+    RENEWED.some((r) =>
+      r.readers.includes(component) && r.files.some((f) => fs.text(f.path) === f.data)
+    );
   const events: string[] = [];
+  const runtime = new FakeContainerRuntime("unix:///run/containerd/containerd.sock");
+  runtime.now = () => clock.ms;
   const kubelet = (path: string) => {
     const m = /^\/etc\/kubernetes\/manifests\/(.+)\.yaml$/.exec(path);
     if (!m) return;
@@ -120,6 +128,7 @@ function fakeNode() {
     const stamp = pod.metadata?.annotations?.[RESTARTED_AT_ANNOTATION];
     const ready = !(broken.has(m[1]) && stamp !== undefined);
     events.push(`kubelet runs ${m[1]}${stamp ? ` ${stamp}` : ""}${ready ? "" : " (crashing)"}`);
+    runtime.runPod("kube-system", `${m[1]}-${NODE}`, m[1]);
     api.put(
       <Pod> {
         ...pod,
@@ -138,6 +147,17 @@ function fakeNode() {
         },
       },
     );
+  };
+  // A stopped container starts again in its Pod: it crashes when broken on renewed files.
+  runtime.startNext = (_pod, previous) => {
+    const component = previous.name;
+    const crashes = broken.has(component) && renewedFilesOf(component);
+    events.push(
+      `kubelet restarts ${component} (attempt ${previous.attempt + 1})${
+        crashes ? " crashing" : ""
+      }`,
+    );
+    return crashes ? "exited" : "running";
   };
   for (const name of Object.keys(PODS)) kubelet(`${MANIFESTS}/${name}.yaml`);
   events.length = 0;
@@ -175,6 +195,7 @@ function fakeNode() {
     manifestDir: MANIFESTS,
     nodeName: NODE,
     client,
+    runtime,
     health,
     etcd: {
       connect: () => Promise.resolve(etcd),
@@ -184,7 +205,7 @@ function fakeNode() {
     out,
     now: new Date(Date.UTC(2026, 10, 29, 6, 0, 0)),
   };
-  return { fs, api, clock, broken, events, probed, etcd, out, ctx };
+  return { fs, api, clock, broken, events, probed, etcd, out, ctx, runtime };
 }
 
 const RENEWED = [
@@ -227,45 +248,52 @@ Deno.test("planRestarts() groups renewed files by reader, etcd last; unread file
   const lines = restartPlanLines(plan, "/etc/kubernetes").join("\n");
   assert.match(
     lines,
-    /1\. kube-apiserver \(for apiserver\): write its renewed files, set kubeadm.kubernetes.io\/restartedAt/,
+    /1\. kube-apiserver \(for apiserver\): write its renewed files, stop its container \(the kubelet starts it again in the same Pod; a new Pod instead if it restarted less than 10 minutes ago\), wait for the new container to run and its health endpoint to answer/,
   );
   assert.match(
     lines,
-    /3\. etcd \(for etcd-server\).*only while the other etcd members keep quorum/,
+    /3\. etcd \(for etcd-server\): write its renewed files, stop its container \(the kubelet starts it again in the same Pod\), .*only while the other etcd members keep quorum/,
+  );
+  // A step that changes the manifest makes a new Pod.
+  plan.steps[0].editManifest = (pod) => pod;
+  assert.match(
+    restartPlanLines(plan, "/etc/kubernetes").join("\n"),
+    /1\. kube-apiserver \(for apiserver\): write its renewed files, rewrite its manifest \(with kubeadm.kubernetes.io\/restartedAt\), wait for its new mirror Pod to be Ready and its health endpoint to answer/,
   );
 });
 
 Deno.test("renewAndRestart() restarts one component at a time, each on its new files, and cleans up", async () => {
   const n = fakeNode();
   await renewAndRestart(n.ctx, planRestarts(RENEWED));
-  const stamp = "2026-11-29T06:00:00.000Z";
-  // Each component's files are written, then its manifest, then it is waited for, in order.
+  // Each component's files are written, then its container stopped and started again in the
+  // same Pod (its manifest untouched), in order.
   assert.deepEqual(
     n.events,
     [
       "write /etc/kubernetes/admin.conf",
       "write /etc/kubernetes/pki/apiserver.key",
       "write /etc/kubernetes/pki/apiserver.crt",
-      `write ${MANIFESTS}/kube-apiserver.yaml`,
-      `kubelet runs kube-apiserver ${stamp}`,
+      "kubelet restarts kube-apiserver (attempt 1)",
       "write /etc/kubernetes/scheduler.conf",
-      `write ${MANIFESTS}/kube-scheduler.yaml`,
-      `kubelet runs kube-scheduler ${stamp}`,
+      "kubelet restarts kube-scheduler (attempt 1)",
       "write /etc/kubernetes/pki/etcd/server.key",
       "write /etc/kubernetes/pki/etcd/server.crt",
-      `write ${MANIFESTS}/etcd.yaml`,
-      `kubelet runs etcd ${stamp}`,
+      "kubelet restarts etcd (attempt 1)",
     ],
   );
+  assert.deepEqual(n.runtime.stopped, [
+    { id: "uid-kube-apiserver-cp1-kube-apiserver-0", timeoutSeconds: 30 },
+    { id: "uid-kube-scheduler-cp1-kube-scheduler-0", timeoutSeconds: 30 },
+    { id: "uid-etcd-cp1-etcd-0", timeoutSeconds: 30 },
+  ]);
   assert.equal(n.fs.text("/etc/kubernetes/pki/apiserver.crt"), "new apiserver cert");
-  // The manifest changed by the annotation only.
-  const after = parseKubeYamlOne(n.fs.text(`${MANIFESTS}/kube-apiserver.yaml`)!) as Pod;
-  const before = parseKubeYamlOne(PODS["kube-apiserver"]) as Pod;
-  assert.deepEqual(after, {
-    ...before,
-    metadata: { ...before.metadata, annotations: { [RESTARTED_AT_ANNOTATION]: stamp } },
-  });
-  assert.equal(n.fs.files.get(`${MANIFESTS}/kube-apiserver.yaml`)!.mode, 0o600);
+  for (const [name, text] of Object.entries(PODS)) {
+    assert.equal(n.fs.text(`${MANIFESTS}/${name}.yaml`), text, `${name}'s manifest untouched`);
+  }
+  assert.match(
+    n.out.all.join("\n"),
+    /\[restart\] etcd is back, on its renewed certificates \(healthy \S+s after its container's stop\)/,
+  );
   assert.ok(n.probed.includes("https://10.0.0.1:6443/readyz"));
   assert.ok(
     n.probed.includes("https://127.0.0.1:10259/livez"),
@@ -280,24 +308,81 @@ Deno.test("renewAndRestart() restarts one component at a time, each on its new f
   assert.ok(
     n.api.calls().includes("POST /apis/coordination.k8s.io/v1/namespaces/kube-system/leases"),
   );
-  assert.equal(
-    n.fs.text(`${MANIFESTS}/kube-controller-manager.yaml`),
-    PODS["kube-controller-manager"],
-  );
 });
 
-Deno.test("renewAndRestart() puts back the files and manifest of a component that does not come back", async () => {
+Deno.test("renewAndRestart() within 10 minutes of a restart: a new Pod but for etcd (the kubelet's back-off)", async () => {
+  const n = fakeNode();
+  await renewAndRestart(n.ctx, planRestarts(RENEWED));
+  n.events.length = 0;
+  n.runtime.stopped.length = 0;
+  n.clock.ms += 9 * 60_000;
+  const again = new Date(n.ctx.now.getTime() + 9 * 60_000);
+  await renewAndRestart({ ...n.ctx, now: again }, planRestarts(RENEWED));
+  const stamp = again.toISOString();
+  assert.deepEqual(n.events.filter((e) => !e.startsWith("write /etc/kubernetes/pki")), [
+    "write /etc/kubernetes/admin.conf",
+    `write ${MANIFESTS}/kube-apiserver.yaml`,
+    `kubelet runs kube-apiserver ${stamp}`,
+    "write /etc/kubernetes/scheduler.conf",
+    `write ${MANIFESTS}/kube-scheduler.yaml`,
+    `kubelet runs kube-scheduler ${stamp}`,
+    "kubelet restarts etcd (attempt 2)",
+  ]);
+  assert.deepEqual(n.runtime.stopped.map((s) => s.id), ["uid-etcd-cp1-etcd-1"]);
+  assert.match(
+    n.out.all.join("\n"),
+    /Restarting kube-apiserver \(for apiserver\) as a new Pod: its container restarted less than 10 minutes ago/,
+  );
+  // Ten minutes after the last restart, in place again.
+  n.events.length = 0;
+  n.clock.ms += 10 * 60_000 + 1;
+  await renewAndRestart(
+    { ...n.ctx, now: new Date(again.getTime() + 10 * 60_000 + 1) },
+    planRestarts(RENEWED.filter((r) => r.name === "etcd-server")),
+  );
+  assert.deepEqual(n.events.filter((e) => !e.startsWith("write")), [
+    "kubelet restarts etcd (attempt 3)",
+  ]);
+});
+
+Deno.test("renewAndRestart() makes a new Pod for a step that changes the manifest", async () => {
+  const n = fakeNode();
+  const plan = planRestarts(RENEWED.filter((r) => r.name === "scheduler.conf"));
+  plan.steps[0].editManifest = (pod) => {
+    pod.spec!.containers[0].command!.push("--v=2");
+    return pod;
+  };
+  await renewAndRestart(n.ctx, plan);
+  const stamp = "2026-11-29T06:00:00.000Z";
+  assert.deepEqual(n.events, [
+    "write /etc/kubernetes/scheduler.conf",
+    `write ${MANIFESTS}/kube-scheduler.yaml`,
+    `kubelet runs kube-scheduler ${stamp}`,
+  ]);
+  assert.deepEqual(n.runtime.stopped, []);
+  const after = parseKubeYamlOne(n.fs.text(`${MANIFESTS}/kube-scheduler.yaml`)!) as Pod;
+  assert.deepEqual(after.metadata?.annotations, { [RESTARTED_AT_ANNOTATION]: stamp });
+  assert.deepEqual(after.spec?.containers[0].command, ["kube-scheduler", "--v=2"]);
+  assert.equal(n.fs.files.get(`${MANIFESTS}/kube-scheduler.yaml`)!.mode, 0o600);
+});
+
+Deno.test("renewAndRestart() puts back the files of a component that does not come back, and restarts it", async () => {
   const n = fakeNode();
   n.broken.add("kube-scheduler");
   await assert.rejects(renewAndRestart(n.ctx, planRestarts(RENEWED)), (e: Error) => {
     assert.match(
       e.message,
-      /^kube-scheduler did not come back after its restart; its previous certificates and manifest are back and it runs again\. The backups are in \/etc\/kubernetes\/tmp\/kubeadm-backup-certs-2026-11-29-\d\d-00-00\. Cause: kube-scheduler did not come back within 1m0s: mirror Pod kube-scheduler-cp1: phase Running, Ready False, waiting: kube-scheduler CrashLoopBackOff/,
+      /^kube-scheduler did not come back after its restart; its previous files are back and it runs again\. The backups are in \/etc\/kubernetes\/tmp\/kubeadm-backup-certs-2026-11-29-\d\d-00-00\. Cause: kube-scheduler did not come back within 1m0s: container kube-scheduler of Pod kube-scheduler-cp1: attempt \d+ exited$/,
     );
     return true;
   });
   assert.equal(n.fs.text("/etc/kubernetes/scheduler.conf"), "old scheduler.conf");
   assert.equal(n.fs.text(`${MANIFESTS}/kube-scheduler.yaml`), PODS["kube-scheduler"]);
+  // Back on its previous files: the kubelet's next attempt runs.
+  const last = n.events.at(-1)!;
+  assert.match(last, /^kubelet restarts kube-scheduler \(attempt \d+\)$/);
+  const containers = await n.runtime.listPodContainers("kube-system", "kube-scheduler-cp1");
+  assert.equal(containers.at(-1)?.state, "running");
   assert.equal(
     n.fs.text("/etc/kubernetes/pki/apiserver.crt"),
     "new apiserver cert",
@@ -305,13 +390,29 @@ Deno.test("renewAndRestart() puts back the files and manifest of a component tha
   );
   assert.equal(n.fs.text("/etc/kubernetes/pki/etcd/server.crt"), "old etcd cert", "never reached");
   assert.equal(n.fs.text(`${MANIFESTS}/etcd.yaml`), PODS["etcd"]);
+  assert.equal(n.api.get("Lease", "kube-system", RESTART_LEASE_NAME), undefined, "Lease released");
+});
+
+Deno.test("renewAndRestart() puts back the files and manifest of a new Pod that does not come back", async () => {
+  const n = fakeNode();
+  n.broken.add("kube-scheduler");
+  const plan = planRestarts(RENEWED.filter((r) => r.name === "scheduler.conf"));
+  plan.steps[0].editManifest = (pod) => pod;
+  await assert.rejects(renewAndRestart(n.ctx, plan), (e: Error) => {
+    assert.match(
+      e.message,
+      /^kube-scheduler did not come back after its restart; its previous files and manifest are back and it runs again\. .*Cause: kube-scheduler did not come back within 1m0s: mirror Pod kube-scheduler-cp1: phase Running, Ready False, waiting: kube-scheduler CrashLoopBackOff/,
+    );
+    return true;
+  });
+  assert.equal(n.fs.text("/etc/kubernetes/scheduler.conf"), "old scheduler.conf");
+  assert.equal(n.fs.text(`${MANIFESTS}/kube-scheduler.yaml`), PODS["kube-scheduler"]);
   const mirror = n.api.get<Pod>("Pod", "kube-system", "kube-scheduler-cp1")!;
   assert.equal(
     mirror.metadata?.annotations?.[RESTARTED_AT_ANNOTATION],
     undefined,
     "the old Pod runs",
   );
-  assert.equal(n.api.get("Lease", "kube-system", RESTART_LEASE_NAME), undefined, "Lease released");
 });
 
 Deno.test("renewAndRestart() refuses before any write when a component or etcd's quorum is not healthy", async () => {

@@ -65,6 +65,15 @@ Deno.test({
         // containerd treats stopping and removing an unknown sandbox as done.
         await cri.stopPodSandbox("0123456789abcdef");
         await cri.removePodSandbox("0123456789abcdef");
+        assert.deepEqual(
+          await cri.listContainers({
+            "io.kubernetes.pod.namespace": "kube-system",
+            "io.kubernetes.pod.name": "etcd-cp1",
+          }),
+          [],
+        );
+        // ... and stopping an unknown container.
+        await cri.stopContainer("0123456789abcdef", 1);
 
         await assert.rejects(
           () => cri.pullImage(UNREACHABLE_IMAGE),
@@ -90,6 +99,7 @@ Deno.test({
       assert.equal(await rt.sandboxImage(), undefined);
       assert.deepEqual(await rt.listKubePods(), []);
       await rt.removePods([]);
+      assert.deepEqual(await rt.listPodContainers("kube-system", "etcd-cp1"), []);
       await assert.rejects(() => rt.pullImage(UNREACHABLE_IMAGE), /connection refused/);
 
       const result = await containerRuntimeCheck(containerd.endpoint).run(

@@ -1,21 +1,25 @@
 // The hand-written CRI codec against bytes from upstream's generated code: every vector below
 // is `proto.MarshalOptions{Deterministic: true}.Marshal` of the k8s.io/cri-api v0.37.2 Go type
-// named in the test, printed as hex.
+// named in the test, printed as hex (the container ones from a program kept outside the repo,
+// ~/.cache/kubeadm-ts/crivec).
 import assert from "node:assert/strict";
 import {
   decodeEmptyResponse,
   decodeImageStatusResponse,
+  decodeListContainersResponse,
   decodeListPodSandboxResponse,
   decodePullImageResponse,
   decodeRuntimeConfigResponse,
   decodeStatusResponse,
   decodeVersionResponse,
   encodeImageStatusRequest,
+  encodeListContainersRequest,
   encodeListPodSandboxRequest,
   encodePodSandboxIdRequest,
   encodePullImageRequest,
   encodeRuntimeConfigRequest,
   encodeStatusRequest,
+  encodeStopContainerRequest,
   encodeVersionRequest,
   MessageDecodeError,
 } from "../../../../adapters/deno/cri/messages.ts";
@@ -38,6 +42,18 @@ Deno.test("CRI messages: requests encode as upstream's generated code does", () 
   assert.equal(toHex(encodePodSandboxIdRequest("abc123")), "0a06616263313233");
   assert.equal(toHex(encodeRuntimeConfigRequest()), "");
   assert.equal(toHex(encodeListPodSandboxRequest()), "");
+  assert.equal(
+    toHex(
+      encodeListContainersRequest({
+        "io.kubernetes.pod.namespace": "kube-system",
+        "io.kubernetes.pod.name": "etcd-cp1",
+      }),
+    ),
+    "0a5022220a16696f2e6b756265726e657465732e706f642e6e616d651208657463642d637031222a0a1b696f2e6b756265726e657465732e706f642e6e616d657370616365120b6b7562652d73797374656d",
+  );
+  assert.equal(toHex(encodeListContainersRequest({})), "0a00");
+  assert.equal(toHex(encodeStopContainerRequest("abc123", 30)), "0a06616263313233101e");
+  assert.equal(toHex(encodeStopContainerRequest("abc123", 0)), "0a06616263313233");
 });
 
 Deno.test("CRI messages: VersionResponse", () => {
@@ -138,6 +154,39 @@ Deno.test("CRI messages: ListPodSandboxResponse with maps, enums and a negative 
       runtimeHandler: "",
     },
   ]);
+});
+
+Deno.test("CRI messages: ListContainersResponse with metadata, states, labels and a negative int64", () => {
+  const list = decodeListContainersResponse(hex(
+    "0ac2010a026331120273311a080a04657463641002221e0a1c72656769737472792e6b38732e696f2f657463643a332e362e352d302a097368613235363a61623001388080e8a0fcf7a7be1842240a1c696f2e6b756265726e657465732e636f6e7461696e65722e6e616d65120465746364421b0a15696f2e6b756265726e657465732e706f642e756964120275314a290a24696f2e6b756265726e657465732e636f6e7461696e65722e72657374617274436f756e7412013252097368613235363a61620a1f0a026330120273311a080a04657463641001300238ffffffffffffffffff010a0b0a0263391a030a01783003",
+  ));
+  assert.deepEqual(list, [
+    {
+      id: "c1",
+      podSandboxId: "s1",
+      metadata: { name: "etcd", attempt: 2 },
+      state: "CONTAINER_RUNNING",
+      createdAt: 1764460800000000000n,
+      labels: { "io.kubernetes.pod.uid": "u1", "io.kubernetes.container.name": "etcd" },
+    },
+    {
+      id: "c0",
+      podSandboxId: "s1",
+      metadata: { name: "etcd", attempt: 1 },
+      state: "CONTAINER_EXITED",
+      createdAt: -1n,
+      labels: {},
+    },
+    {
+      id: "c9",
+      podSandboxId: "",
+      metadata: { name: "x", attempt: 0 },
+      state: "CONTAINER_UNKNOWN",
+      createdAt: 0n,
+      labels: {},
+    },
+  ]);
+  decodeEmptyResponse("StopContainerResponse", new Uint8Array(0));
 });
 
 Deno.test("CRI messages: proto3 merging — repeated fields accumulate, last scalar wins", () => {

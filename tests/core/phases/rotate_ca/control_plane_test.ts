@@ -54,6 +54,7 @@ import {
 } from "../../../support/ca_rotation.ts";
 import { type MemoryFileSystem, MemoryNodeOps } from "../../../support/memory_fs.ts";
 import { FakeNodeHost } from "../../../support/fake_node_host.ts";
+import { FakeContainerRuntime } from "../../../support/fake_machine.ts";
 import { RecordingPrinter } from "../../../support/recording_printer.ts";
 import { seededRandom } from "../../../support/fixed_random.ts";
 import { webKeys } from "../../../support/platform.ts";
@@ -171,19 +172,10 @@ async function controlPlane(rotated: RotatedCA = CLUSTER_CA) {
     readyNode("worker1"),
   ]);
   const events: string[] = [];
-  /** The kubelet: a manifest written runs as a Ready mirror Pod; the controller-manager publishes. */
-  const kubelet = (path: string) => {
-    const m = /^\/etc\/kubernetes\/manifests\/(.+)\.yaml$/.exec(path);
-    if (!m) return;
-    const pod = parseKubeYamlOne(fs.text(path)!) as Pod;
-    if (pod.metadata?.annotations?.[RESTARTED_AT_ANNOTATION]) events.push(`restart ${m[1]}`);
-    if (m[1] === "kube-apiserver") publishAuthentication(api, fs);
-    api.put({
-      ...pod,
-      metadata: { ...pod.metadata, name: `${m[1]}-${NODE}` },
-      status: { phase: "Running", conditions: [{ type: "Ready", status: "True" }] },
-    } as Pod);
-    if (m[1] === "kube-controller-manager") {
+  /** A component (re)started: the API server and the controller-manager publish what they read. */
+  const started = (component: string) => {
+    if (component === "kube-apiserver") publishAuthentication(api, fs);
+    if (component === "kube-controller-manager") {
       api.put({
         apiVersion: "v1",
         kind: "ConfigMap",
@@ -191,6 +183,29 @@ async function controlPlane(rotated: RotatedCA = CLUSTER_CA) {
         data: { "ca.crt": fs.text(`${PKI}/ca.crt`)! },
       } as ConfigMap);
     }
+  };
+  /** The kubelet: a manifest written runs as a Ready mirror Pod (a new Pod when it changed). */
+  const kubelet = (path: string) => {
+    const m = /^\/etc\/kubernetes\/manifests\/(.+)\.yaml$/.exec(path);
+    if (!m) return;
+    const pod = parseKubeYamlOne(fs.text(path)!) as Pod;
+    const stamp = pod.metadata?.annotations?.[RESTARTED_AT_ANNOTATION];
+    if (stamp) events.push(`restart ${m[1]}`);
+    started(m[1]);
+    api.put({
+      ...pod,
+      metadata: { ...pod.metadata, name: `${m[1]}-${NODE}` },
+      status: { phase: "Running", conditions: [{ type: "Ready", status: "True" }] },
+    } as Pod);
+    runtime.runPod("kube-system", `${m[1]}-${NODE}`, m[1], `uid-${m[1]}-${stamp ?? 0}`);
+  };
+  /** ... and restarts a stopped container in the same Pod. */
+  const runtime = new FakeContainerRuntime("unix:///run/containerd/containerd.sock");
+  runtime.startNext = (pod) => {
+    const component = pod.slice("kube-system/".length, -`-${NODE}`.length);
+    events.push(`restart ${component}`);
+    started(component);
+    return "running";
   };
   for (const name of ["kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd"]) {
     kubelet(`${MANIFESTS}/${name}.yaml`);
@@ -251,6 +266,7 @@ async function controlPlane(rotated: RotatedCA = CLUSTER_CA) {
     manifestDir: MANIFESTS,
     nodeName: NODE,
     client,
+    runtime,
     health: { get: () => Promise.resolve({ status: 200 }) },
     timeoutMs: 60_000,
     out,
