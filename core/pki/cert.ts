@@ -274,16 +274,22 @@ const CURVES: Record<string, PrimeCurveName> = {
 };
 const ED25519 = "1.3.101.112";
 
+/** Whether `el` is a DER NULL (05 00). */
+function isNull(el: DerElement | undefined): boolean {
+  return el?.raw.length === 2 && el.raw[0] === 0x05 && el.raw[1] === 0;
+}
+
 /**
- * Go's checks of the public keys it knows (RSA, ECDSA, Ed25519; an EC point on its curve), with
- * its messages.
+ * Go's checks of the public keys kubeadm can use (RSA, ECDSA, Ed25519; an EC point on its
+ * curve), with its messages. Any other key algorithm is refused, where Go's ParseCertificate keeps
+ * the key unread: such a certificate is of no use to kubeadm (its keys are RSA or ECDSA; a CA with
+ * another key cannot verify a TLS peer, so a discovery pin on it leads nowhere), and for untrusted
+ * bytes the unread key is where openssl refuses what Go keeps (a curve OID or an OID of more than
+ * 586 bytes as the algorithm, parameters that are not valid DER: scripts/fuzz-der, issue 25).
  */
 function checkPublicKey(alg: { oid: string; params?: DerElement }, key: Uint8Array): void {
   if (alg.oid === OID.rsaEncryption) {
-    const p = alg.params?.raw;
-    if (!p || p.length !== 2 || p[0] !== 0x05 || p[1] !== 0) {
-      throw new PkiError("x509: RSA key missing NULL parameters");
-    }
+    if (!isNull(alg.params)) throw new PkiError("x509: RSA key missing NULL parameters");
     // As Go: the modulus and the exponent are read, what follows them is not.
     const seq = asMalformed(() => readDer(key), "x509: invalid RSA public key");
     if (!isUniversal(seq, TAG.sequence) || !seq.constructed) {
@@ -309,6 +315,8 @@ function checkPublicKey(alg: { oid: string; params?: DerElement }, key: Uint8Arr
   } else if (alg.oid === ED25519) {
     if (alg.params) throw new PkiError("x509: Ed25519 key encoded with illegal parameters");
     if (key.length !== 32) throw new PkiError("x509: wrong Ed25519 public key size");
+  } else {
+    throw new PkiError("x509: unknown public key algorithm");
   }
 }
 
@@ -352,7 +360,16 @@ export function parseCertificate(der: Uint8Array): Certificate {
   if (!bytesEqual(sigAlgBlock.content, tbsItems[i + 1].content)) {
     throw new PkiError("x509: inner and outer signature algorithm identifiers don't match");
   }
-  const signatureAlgorithm = algorithmOf(sigAlgItems).oid;
+  const { oid: signatureAlgorithm, params: sigParams } = algorithmOf(sigAlgItems);
+  // The parameters of every signature algorithm are absent, NULL (PKCS #1 v1.5) or a SEQUENCE
+  // (RSASSA-PSS). Go keeps any element unread; openssl refuses some (a truncated OID, a NULL with
+  // content, a padded INTEGER), so any other is refused.
+  if (
+    sigParams && !isNull(sigParams) &&
+    !(isUniversal(sigParams, TAG.sequence) && sigParams.constructed)
+  ) {
+    throw new PkiError("x509: malformed parameters");
+  }
   sequenceItems(tbsItems[i + 2], "x509: malformed issuer");
   const issuer = parseName(tbsItems[i + 2]);
   const validity = sequenceItems(tbsItems[i + 3], "x509: malformed validity");
