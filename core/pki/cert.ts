@@ -273,6 +273,7 @@ const CURVES: Record<string, PrimeCurveName> = {
   [OID.secp521r1]: "P521",
 };
 const ED25519 = "1.3.101.112";
+const RSASSA_PSS = "1.2.840.113549.1.1.10";
 
 /** Whether `el` is a DER NULL (05 00). */
 function isNull(el: DerElement | undefined): boolean {
@@ -280,16 +281,30 @@ function isNull(el: DerElement | undefined): boolean {
 }
 
 /**
+ * Whether AlgorithmIdentifier parameters are absent, NULL or a SEQUENCE, the only forms the
+ * algorithms of a certificate kubeadm reads use (NULL for PKCS #1, a SEQUENCE for RSASSA-PSS).
+ * Go keeps other parameters unread; openssl refuses some of them (a truncated OID, a NULL with
+ * content, a padded INTEGER), so they are refused.
+ */
+function plainParameters(params: DerElement | undefined): boolean {
+  return !params || isNull(params) || (isUniversal(params, TAG.sequence) && params.constructed);
+}
+
+/**
  * Go's checks of the public keys kubeadm can use (RSA, ECDSA, Ed25519; an EC point on its
- * curve), with its messages. Any other key algorithm is refused, where Go's ParseCertificate keeps
- * the key unread: such a certificate is of no use to kubeadm (its keys are RSA or ECDSA; a CA with
- * another key cannot verify a TLS peer, so a discovery pin on it leads nowhere), and for untrusted
- * bytes the unread key is where openssl refuses what Go keeps (a curve OID or an OID of more than
- * 586 bytes as the algorithm, parameters that are not valid DER: scripts/fuzz-der, issue 25).
+ * curve), with its messages; an RSA key under RSASSA-PSS (which Go keeps unread) is checked as
+ * RSA. Any other key algorithm is refused, where Go's ParseCertificate keeps the key unread:
+ * such a certificate is of no use to kubeadm (its keys are RSA or ECDSA; a CA with another key
+ * cannot verify a TLS peer, so a discovery pin on it leads nowhere), and for untrusted bytes the
+ * unread key is where openssl refuses what Go keeps (a curve OID or an OID of more than 586
+ * bytes as the algorithm, parameters that are not valid DER: scripts/fuzz-der, issue 25).
  */
 function checkPublicKey(alg: { oid: string; params?: DerElement }, key: Uint8Array): void {
-  if (alg.oid === OID.rsaEncryption) {
-    if (!isNull(alg.params)) throw new PkiError("x509: RSA key missing NULL parameters");
+  if (alg.oid === OID.rsaEncryption || alg.oid === RSASSA_PSS) {
+    if (alg.oid === OID.rsaEncryption && !isNull(alg.params)) {
+      throw new PkiError("x509: RSA key missing NULL parameters");
+    }
+    if (!plainParameters(alg.params)) throw new PkiError("x509: malformed parameters");
     // As Go: the modulus and the exponent are read, what follows them is not.
     const seq = asMalformed(() => readDer(key), "x509: invalid RSA public key");
     if (!isUniversal(seq, TAG.sequence) || !seq.constructed) {
@@ -361,15 +376,7 @@ export function parseCertificate(der: Uint8Array): Certificate {
     throw new PkiError("x509: inner and outer signature algorithm identifiers don't match");
   }
   const { oid: signatureAlgorithm, params: sigParams } = algorithmOf(sigAlgItems);
-  // The parameters of every signature algorithm are absent, NULL (PKCS #1 v1.5) or a SEQUENCE
-  // (RSASSA-PSS). Go keeps any element unread; openssl refuses some (a truncated OID, a NULL with
-  // content, a padded INTEGER), so any other is refused.
-  if (
-    sigParams && !isNull(sigParams) &&
-    !(isUniversal(sigParams, TAG.sequence) && sigParams.constructed)
-  ) {
-    throw new PkiError("x509: malformed parameters");
-  }
+  if (!plainParameters(sigParams)) throw new PkiError("x509: malformed parameters");
   sequenceItems(tbsItems[i + 2], "x509: malformed issuer");
   const issuer = parseName(tbsItems[i + 2]);
   const validity = sequenceItems(tbsItems[i + 3], "x509: malformed validity");
