@@ -341,7 +341,9 @@ function checkPublicKey(alg: { oid: string; params?: DerElement }, key: Uint8Arr
  * algorithm inside and out, names of Go's string types, valid times, the public keys Go knows
  * well formed, extensions (read for v3 only) without duplicates and, for those kubeadm reads,
  * well formed. Also refused, as openssl refuses them: anything after the last field of a
- * SEQUENCE (Go ignores it in a few places) and malformed unique identifiers.
+ * SEQUENCE (Go ignores it in a few places) and malformed unique identifiers; and, where Go keeps
+ * what openssl may refuse, public-key algorithms kubeadm cannot use and algorithm parameters
+ * other than absent, NULL or a SEQUENCE.
  */
 export function parseCertificate(der: Uint8Array): Certificate {
   const copy = der.slice();
