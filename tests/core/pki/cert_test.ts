@@ -832,6 +832,14 @@ Deno.test("parseCertificate() refuses what Go or openssl refuses, with Go's mess
       false,
     ],
     [
+      "an EC point under RSASSA-PSS (its keys are read as RSA)",
+      (r) => {
+        tbs(r)[6].children![0].children = [prim(6, [0x2a, 0x86, 0x48, 0x86, 0xf7, 13, 1, 1, 10])];
+      },
+      "x509: invalid RSA public key",
+      null,
+    ],
+    [
       "a truncated OID as signature parameters",
       (r) => {
         for (const ai of [tbs(r)[2], r.children![1]]) ai.children!.push(prim(6, [0x2a, 0x81]));
