@@ -273,17 +273,38 @@ const CURVES: Record<string, PrimeCurveName> = {
   [OID.secp521r1]: "P521",
 };
 const ED25519 = "1.3.101.112";
+const RSASSA_PSS = "1.2.840.113549.1.1.10";
+
+/** Whether `el` is a DER NULL (05 00). */
+function isNull(el: DerElement | undefined): boolean {
+  return el?.raw.length === 2 && el.raw[0] === 0x05 && el.raw[1] === 0;
+}
 
 /**
- * Go's checks of the public keys it knows (RSA, ECDSA, Ed25519; an EC point on its curve), with
- * its messages.
+ * Whether AlgorithmIdentifier parameters are absent, NULL or a SEQUENCE, the only forms the
+ * algorithms of a certificate kubeadm reads use (NULL for PKCS #1, a SEQUENCE for RSASSA-PSS).
+ * Go keeps other parameters unread; openssl refuses some of them (a truncated OID, a NULL with
+ * content, a padded INTEGER), so they are refused.
+ */
+function plainParameters(params: DerElement | undefined): boolean {
+  return !params || isNull(params) || (isUniversal(params, TAG.sequence) && params.constructed);
+}
+
+/**
+ * Go's checks of the public keys kubeadm can use (RSA, ECDSA, Ed25519; an EC point on its
+ * curve), with its messages; an RSA key under RSASSA-PSS (which Go keeps unread) is checked as
+ * RSA. Any other key algorithm is refused, where Go's ParseCertificate keeps the key unread:
+ * such a certificate is of no use to kubeadm (its keys are RSA or ECDSA; a CA with another key
+ * cannot verify a TLS peer, so a discovery pin on it leads nowhere), and for untrusted bytes the
+ * unread key is where openssl refuses what Go keeps (a curve OID or an OID of more than 586
+ * bytes as the algorithm, parameters that are not valid DER: scripts/fuzz-der, issue 25).
  */
 function checkPublicKey(alg: { oid: string; params?: DerElement }, key: Uint8Array): void {
-  if (alg.oid === OID.rsaEncryption) {
-    const p = alg.params?.raw;
-    if (!p || p.length !== 2 || p[0] !== 0x05 || p[1] !== 0) {
+  if (alg.oid === OID.rsaEncryption || alg.oid === RSASSA_PSS) {
+    if (alg.oid === OID.rsaEncryption && !isNull(alg.params)) {
       throw new PkiError("x509: RSA key missing NULL parameters");
     }
+    if (!plainParameters(alg.params)) throw new PkiError("x509: malformed parameters");
     // As Go: the modulus and the exponent are read, what follows them is not.
     const seq = asMalformed(() => readDer(key), "x509: invalid RSA public key");
     if (!isUniversal(seq, TAG.sequence) || !seq.constructed) {
@@ -309,6 +330,8 @@ function checkPublicKey(alg: { oid: string; params?: DerElement }, key: Uint8Arr
   } else if (alg.oid === ED25519) {
     if (alg.params) throw new PkiError("x509: Ed25519 key encoded with illegal parameters");
     if (key.length !== 32) throw new PkiError("x509: wrong Ed25519 public key size");
+  } else {
+    throw new PkiError("x509: unknown public key algorithm");
   }
 }
 
@@ -318,7 +341,9 @@ function checkPublicKey(alg: { oid: string; params?: DerElement }, key: Uint8Arr
  * algorithm inside and out, names of Go's string types, valid times, the public keys Go knows
  * well formed, extensions (read for v3 only) without duplicates and, for those kubeadm reads,
  * well formed. Also refused, as openssl refuses them: anything after the last field of a
- * SEQUENCE (Go ignores it in a few places) and malformed unique identifiers.
+ * SEQUENCE (Go ignores it in a few places) and malformed unique identifiers; and, where Go keeps
+ * what openssl may refuse, public-key algorithms kubeadm cannot use and algorithm parameters
+ * other than absent, NULL or a SEQUENCE.
  */
 export function parseCertificate(der: Uint8Array): Certificate {
   const copy = der.slice();
@@ -352,7 +377,8 @@ export function parseCertificate(der: Uint8Array): Certificate {
   if (!bytesEqual(sigAlgBlock.content, tbsItems[i + 1].content)) {
     throw new PkiError("x509: inner and outer signature algorithm identifiers don't match");
   }
-  const signatureAlgorithm = algorithmOf(sigAlgItems).oid;
+  const { oid: signatureAlgorithm, params: sigParams } = algorithmOf(sigAlgItems);
+  if (!plainParameters(sigParams)) throw new PkiError("x509: malformed parameters");
   sequenceItems(tbsItems[i + 2], "x509: malformed issuer");
   const issuer = parseName(tbsItems[i + 2]);
   const validity = sequenceItems(tbsItems[i + 3], "x509: malformed validity");

@@ -804,6 +804,57 @@ Deno.test("parseCertificate() refuses what Go or openssl refuses, with Go's mess
       "x509: invalid ECDSA parameters",
       false,
     ],
+    [
+      "a curve OID as the key algorithm, a truncated OID as its parameters (fuzz case 41747)",
+      (r) => {
+        tbs(r)[6].children![0].children = [
+          prim(6, [0x2a, 0x86, 0x48, 0xce, 0x3d, 3, 1, 7]),
+          prim(6, [0x0c, 0x74, 0x7b, 0x43, 0xb1]),
+        ];
+      },
+      "x509: unknown public key algorithm",
+      true,
+    ],
+    [
+      "a key algorithm OID of 587 bytes (fuzz cases 21753, 29333)",
+      (r) => {
+        tbs(r)[6].children![0].children = [prim(6, [0x2a, ...new Array(586).fill(5)])];
+      },
+      "x509: unknown public key algorithm",
+      true,
+    ],
+    [
+      "a well-formed unknown key algorithm (openssl x509 keeps it unread)",
+      (r) => {
+        tbs(r)[6].children![0].children = [prim(6, [0x2a, 3, 4]), prim(5, [])];
+      },
+      "x509: unknown public key algorithm",
+      false,
+    ],
+    [
+      "an EC point under RSASSA-PSS (its keys are read as RSA)",
+      (r) => {
+        tbs(r)[6].children![0].children = [prim(6, [0x2a, 0x86, 0x48, 0x86, 0xf7, 13, 1, 1, 10])];
+      },
+      "x509: invalid RSA public key",
+      null,
+    ],
+    [
+      "a truncated OID as signature parameters",
+      (r) => {
+        for (const ai of [tbs(r)[2], r.children![1]]) ai.children!.push(prim(6, [0x2a, 0x81]));
+      },
+      "x509: malformed parameters",
+      true,
+    ],
+    [
+      "a NULL with content as signature parameters",
+      (r) => {
+        for (const ai of [tbs(r)[2], r.children![1]]) ai.children!.push(prim(5, [0]));
+      },
+      "x509: malformed parameters",
+      true,
+    ],
   ];
   for (const [what, edit, message, opensslRefuses] of cases) {
     let der = editDer(leaf.der, edit);
@@ -846,6 +897,9 @@ Deno.test("parseCertificate() accepts what Go and openssl accept at the edges", 
     ["an unknown critical extension holding anything", (r) => {
       exts(r).push(seq(prim(6, [0x2a, 3]), prim(1, [0xff]), prim(4, [1, 2, 3])));
     }, (c) => assert.deepEqual(c.present.at(-1), { oid: "1.2.3", critical: true })],
+    ["RSASSA-PSS-shaped signature parameters (a SEQUENCE, unread)", (r) => {
+      for (const ai of [tbs(r)[2], r.children![1]]) ai.children!.push(seq());
+    }, (c) => assert.equal(c.signatureAlgorithm, "1.2.840.10045.4.3.2")],
     ["an empty RDN", (r) => {
       tbs(r)[5].children!.push({ cls: 0, constructed: true, tag: 17, children: [] });
     }, (c) => assert.equal(c.subject.commonName, "kubernetes")],
