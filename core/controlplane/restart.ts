@@ -37,6 +37,7 @@
  * @module
  */
 import type { Pod } from "kubernetes-types/core/v1.d.ts";
+import type { Lease } from "kubernetes-types/coordination/v1.d.ts";
 import { Component } from "../constants.ts";
 import { errorMessage, KubeadmError } from "../errors.ts";
 import type { ContainerRuntime } from "../ports/container_runtime.ts";
@@ -84,6 +85,14 @@ const PROBE_TIMEOUT_MS = 5_000;
 const BACKOFF_MEMORY_MS = 2 * 300_000;
 /** A Pod's termination grace period when its manifest sets none (the API's default). */
 const DEFAULT_GRACE_PERIOD_SECONDS = 30;
+/** Where the kubelets' heartbeats are: each Node's Lease, named after it. */
+const NODE_LEASE_NAMESPACE = "kube-node-lease";
+/** How often the wait for the kubelet's heartbeat reads its Lease. */
+const HEARTBEAT_POLL_MS = 250;
+/** The kubelet's Lease duration when its Lease says none (the kubelet's default, 40 s). */
+const DEFAULT_NODE_LEASE_SECONDS = 40;
+/** The longest wait for the kubelet's heartbeat. */
+const HEARTBEAT_WAIT_MAX_MS = 15_000;
 
 /** A renewed target as the restarts see it: its files and the static Pods reading them. */
 export interface RenewedFiles {
@@ -355,20 +364,64 @@ async function waitForComponent(
  * container running (one crash-looping after a bad renewal) it only waits for the kubelet's
  * next attempt.
  */
-async function restartContainer(ctx: RestartContext, c: StaticPod, timeoutMs: number) {
+async function restartContainer(
+  ctx: RestartContext,
+  c: StaticPod,
+  timeoutMs: number,
+): Promise<{ stopMs: number }> {
   const { clock } = ctx.client.timing;
   const started = clock.now().getTime();
   const containers = await containersOf(ctx, c);
   for (const x of containers) {
     if (x.state === "running") await ctx.runtime.stopContainer(x.id, c.graceSeconds);
   }
-  const left = Math.max(0, timeoutMs - (clock.now().getTime() - started));
+  const stopMs = clock.now().getTime() - started;
+  const left = Math.max(0, timeoutMs - stopMs);
   await waitForComponent(
     ctx,
     c,
     newContainerRunning(ctx, c, new Set(containers.map((x) => x.id))),
     left,
   );
+  return { stopMs };
+}
+
+/**
+ * Before this node's API server stops (or its new Pod replaces it): waits for the kubelet to
+ * renew its Node Lease, at most one renewal interval (a quarter of the Lease's duration, as the
+ * kubelet renews it) and a little more. A control plane's kubelet reaches the API only through
+ * this API server (kubelet.conf names the local endpoint), so it cannot heartbeat until that is
+ * back, and the node-lifecycle controller marks the Node `Unknown` once nothing was renewed for
+ * its grace period (`--node-monitor-grace-period`, 50 s): stopping right after a renewal leaves
+ * the API server's restart that whole period instead of what was left of it. Reads only; returns
+ * how long it waited, or `undefined` when there was no heartbeat to wait for (no Lease, the API
+ * not answering, none within the interval).
+ */
+async function afterKubeletHeartbeat(ctx: RestartContext): Promise<number | undefined> {
+  const { clock, sleep } = ctx.client.timing;
+  const once = ctx.client.withRetry({ timeoutMs: 0 });
+  const ref = { kind: "Lease", namespace: NODE_LEASE_NAMESPACE, name: ctx.nodeName };
+  const read = async () => {
+    try {
+      return (await once.tryGet<Lease>(ref, { timeoutMs: PROBE_TIMEOUT_MS }))?.spec;
+    } catch {
+      return undefined;
+    }
+  };
+  const first = await read();
+  if (!first?.renewTime) return undefined;
+  const started = clock.now().getTime();
+  const limit = Math.min(
+    ((first.leaseDurationSeconds ?? DEFAULT_NODE_LEASE_SECONDS) * 1_000) / 4 + 2_000,
+    HEARTBEAT_WAIT_MAX_MS,
+  );
+  while (clock.now().getTime() - started < limit) {
+    await sleep(HEARTBEAT_POLL_MS);
+    const now = await read();
+    if (!now?.renewTime) return undefined;
+    if (now.renewTime !== first.renewTime) return clock.now().getTime() - started;
+  }
+  return undefined;
 }
 
 /** The backup path of a node file. */
@@ -506,13 +559,25 @@ async function restartOne(run: Run, step: RestartStep, c: StaticPod): Promise<vo
     }`,
   );
   const what = inPlace ? "files" : "files and manifest";
-  let downMs: number | undefined;
+  let timing = "";
   try {
+    if (c.name === Component.apiServer) {
+      const waited = await afterKubeletHeartbeat(ctx);
+      if (waited !== undefined) {
+        out.info(
+          `[restart] The kubelet renewed its Node Lease (after ${
+            formatDuration(waited)
+          }): it reaches the API through this ${c.name} only, so it has the whole node-monitor grace period for its restart`,
+        );
+      }
+    }
     for (const f of step.files) await ctx.files.write(f);
+    const stopped = clock.now().getTime();
     if (inPlace) {
-      const stopped = clock.now().getTime();
-      await restartContainer(ctx, c, ctx.timeoutMs);
-      downMs = clock.now().getTime() - stopped;
+      const { stopMs } = await restartContainer(ctx, c, ctx.timeoutMs);
+      timing = `healthy ${
+        formatDuration(clock.now().getTime() - stopped)
+      } after its container's stop, which took ${formatDuration(stopMs)}`;
     } else {
       await ctx.files.write({
         path: c.manifestPath,
@@ -522,6 +587,9 @@ async function restartOne(run: Run, step: RestartStep, c: StaticPod): Promise<vo
         keepExistingMode: true,
       });
       await waitForPod(ctx, c, stamp);
+      timing = `its new Pod healthy ${
+        formatDuration(clock.now().getTime() - stopped)
+      } after its manifest's write`;
     }
   } catch (e) {
     out.info(`[restart] ${c.name} did not come back: ${errorMessage(e)}`);
@@ -553,11 +621,7 @@ async function restartOne(run: Run, step: RestartStep, c: StaticPod): Promise<vo
     const client = await ctx.etcd.connect();
     await waitForClusterAvailable(client, ctx.etcd.timing, undefined, undefined, ctx.out.log);
   }
-  out.info(
-    `[restart] ${c.name} is back, on its renewed certificates${
-      downMs === undefined ? "" : ` (healthy ${formatDuration(downMs)} after its container's stop)`
-    }`,
-  );
+  out.info(`[restart] ${c.name} is back, on its renewed certificates (${timing})`);
   await run.lease?.renew();
 }
 

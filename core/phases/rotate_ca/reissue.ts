@@ -8,7 +8,12 @@
  * `apiserver-etcd-client` for the etcd CA) is re-issued by it (the renewal's plan,
  * `certs/renewal.ts`, on the new pair), and the control plane restarts onto them in order. For the cluster CA, cluster-info
  * then publishes the new CA first, which tells every node's `node` phase to request a kubelet
- * client certificate from the new signer; this node's does it now.
+ * client certificate from the new signer. The last control plane to reissue does it for its own
+ * kubelet now; the others leave theirs to that `node` run: before every controller-manager signs
+ * with the new CA, the one that leads may still sign with the old, and each kubelet restart
+ * spared is one first status post less (a kubelet just started may report its Node not Ready
+ * until its first runtime check and container relist) and the kubelet keeping its API server
+ * connection (its in-memory trust already holds both CAs since `trust`).
  *
  * @module
  */
@@ -119,13 +124,17 @@ export const reissuePhase: Phase<RotateCaData> = {
       ),
     });
     if (data.dryRun) return;
-    if (ca.clusterWide) await convergeNode(data);
-    await recordControlPlane(data, "reissue", newPin);
+    const lagging = await recordControlPlane(data, "reissue", newPin);
+    if (ca.clusterWide && lagging.length === 0) await convergeNode(data);
     await pki.files.write(doneMarkerFile(pki, ca, "reissue"));
     out.info(
-      ca.clusterWide
-        ? `[rotate-ca] The new CA signs (${newPin}). Run "kubeadm certs rotate-ca phase node" on every other node, so its kubelet gets a client certificate from it`
-        : `[rotate-ca] The new ${ca.name} signs (${newPin}); the certificates it signs were re-issued`,
+      !ca.clusterWide
+        ? `[rotate-ca] The new ${ca.name} signs (${newPin}); the certificates it signs were re-issued`
+        : lagging.length > 0
+        ? `[rotate-ca] The new CA signs here (${newPin}). Run "kubeadm certs rotate-ca phase reissue" on ${
+          lagging.join(", ")
+        }, then "kubeadm certs rotate-ca phase node" on every node, this one too: its kubelet gets a client certificate from the new CA once every controller-manager signs with it`
+        : `[rotate-ca] The new CA signs (${newPin}). Run "kubeadm certs rotate-ca phase node" on every other node, so its kubelet gets a client certificate from it`,
     );
   },
 };

@@ -292,8 +292,10 @@ Deno.test("renewAndRestart() restarts one component at a time, each on its new f
   }
   assert.match(
     n.out.all.join("\n"),
-    /\[restart\] etcd is back, on its renewed certificates \(healthy \S+s after its container's stop\)/,
+    /\[restart\] etcd is back, on its renewed certificates \(healthy \S+s after its container's stop, which took \S+s\)/,
   );
+  // No Node Lease in this cluster: nothing to wait for before the API server's stop.
+  assert.doesNotMatch(n.out.all.join("\n"), /renewed its Node Lease/);
   assert.ok(n.probed.includes("https://10.0.0.1:6443/readyz"));
   assert.ok(
     n.probed.includes("https://127.0.0.1:10259/livez"),
@@ -469,4 +471,48 @@ Deno.test("renewAndRestart() waits for another control plane's Lease, and takes 
   m.api.put(lease("cp2", 700_000));
   await renewAndRestart(m.ctx, planRestarts(RENEWED));
   assert.equal(m.api.get("Lease", "kube-system", RESTART_LEASE_NAME), undefined);
+});
+
+Deno.test("renewAndRestart() stops the API server right after the kubelet's heartbeat, which reaches the API only through it", async () => {
+  const n = fakeNode();
+  const lease = (renewTime: string): Lease => ({
+    apiVersion: "coordination.k8s.io/v1",
+    kind: "Lease",
+    metadata: { name: NODE, namespace: "kube-node-lease" },
+    spec: { holderIdentity: NODE, leaseDurationSeconds: 40, renewTime },
+  });
+  n.api.put(lease("2026-11-29T05:59:55.000000Z"));
+  let reads = 0;
+  n.api.onRequest = (r, api) => {
+    if (r.method === "GET" && r.path.endsWith("/namespaces/kube-node-lease/leases/cp1")) {
+      // The kubelet renews its Lease by the fourth read (a second later on the fake clock).
+      if (++reads === 4) {
+        api.put(lease("2026-11-29T06:00:05.000000Z"));
+        n.events.push("kubelet renews its Node Lease");
+      }
+    }
+  };
+  await renewAndRestart(n.ctx, planRestarts(RENEWED));
+  assert.deepEqual(n.events.slice(1, 5), [
+    "kubelet renews its Node Lease",
+    "write /etc/kubernetes/pki/apiserver.key",
+    "write /etc/kubernetes/pki/apiserver.crt",
+    "kubelet restarts kube-apiserver (attempt 1)",
+  ]);
+  assert.match(
+    n.out.all.join("\n"),
+    /\[restart\] The kubelet renewed its Node Lease \(after 750ms\): it reaches the API through this kube-apiserver only/,
+  );
+  // Only before the API server: the other components do not cut the kubelet off.
+  assert.equal(reads, 4);
+
+  // A Lease the kubelet does not renew (it is down): at most a renewal interval and a little
+  // more (12 s for a 40 s Lease), then the restart goes on.
+  const m = fakeNode();
+  m.api.put(lease("2026-11-29T05:59:55.000000Z"));
+  const before = m.clock.ms;
+  await renewAndRestart(m.ctx, planRestarts(RENEWED.slice(0, 1)));
+  assert.ok(m.clock.ms - before >= 12_000, `${m.clock.ms - before} ms`);
+  assert.doesNotMatch(m.out.all.join("\n"), /renewed its Node Lease/);
+  assert.match(m.out.all.join("\n"), /kube-apiserver is back/);
 });

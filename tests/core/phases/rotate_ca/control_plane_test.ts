@@ -407,6 +407,77 @@ Deno.test("rotate-ca on a control plane: stops for the worker twice, resumes, en
   assert.equal((await rotationState(data.pki)).stage, "none");
 });
 
+Deno.test("rotate-ca reissue before another control plane's: this kubelet keeps its client certificate and runs on until node, which takes one from the new CA", async () => {
+  const { fs, api, data, out } = await controlPlane();
+  const restarts = () => (data.node as FakeNodeHost).machine.init!.restarted.length;
+  const CONTROL_PLANE_ANNOTATION = controlPlaneAnnotation(CLUSTER_CA);
+  const put = (name: string, annotations: Record<string, string>, controlPlane = false) =>
+    api.put({
+      ...readyNode(name),
+      metadata: {
+        name,
+        annotations,
+        ...(controlPlane ? { labels: { "node-role.kubernetes.io/control-plane": "" } } : {}),
+      },
+    } as Node);
+  put("cp2", {}, true);
+
+  // prepare and trust on cp1; reissue waits for cp2's trust.
+  await assert.rejects(
+    runRotateCa(data),
+    /Node cp2 does not trust the new CA on its control plane yet/,
+  );
+  const state = await rotationState(data.pki);
+  const oldPin = await certificatePin(state.oldCA, webCryptoPort);
+  const newPin = await certificatePin(state.newCA!, webCryptoPort);
+  const both = `${oldPin},${newPin}`;
+  put("cp2", {
+    [CONTROL_PLANE_ANNOTATION]: `trust:${newPin}`,
+    [TRUST_ANNOTATION]: both,
+    [CLIENT_CA_ANNOTATION]: oldPin,
+  }, true);
+  put("worker1", { [TRUST_ANNOTATION]: both, [CLIENT_CA_ANNOTATION]: oldPin });
+
+  // reissue on cp1, cp2 still to reissue: the kubelet is neither asked for a certificate nor
+  // restarted; finish waits for cp2.
+  const kubeletCert = fs.text(CURRENT);
+  const before = restarts();
+  const csrs = () => api.calls().filter((c) => c.includes("certificatesigningrequests")).length;
+  const csrsBefore = csrs();
+  await assert.rejects(
+    runRotateCa(data),
+    /Node cp2 does not sign with the new CA on its control plane yet/,
+  );
+  assert.equal((await rotationState(data.pki)).reissueDone, true);
+  assert.equal(restarts(), before, "the kubelet was not restarted");
+  assert.equal(fs.text(CURRENT), kubeletCert);
+  assert.equal(csrs(), csrsBefore, "no certificate requested");
+  const cp1 = () => api.get<Node>("Node", undefined, NODE)!.metadata!.annotations!;
+  assert.equal(cp1()[CLIENT_CA_ANNOTATION], oldPin);
+  assert.equal(cp1()[CONTROL_PLANE_ANNOTATION], `reissue:${newPin}`);
+  assert.match(
+    out.lines.join("\n"),
+    /Run "kubeadm certs rotate-ca phase reissue" on cp2, then "kubeadm certs rotate-ca phase node" on every node, this one too/,
+  );
+
+  // cp2 reissued: node on cp1 takes a certificate of the new CA, restarting the kubelet once.
+  put("cp2", {
+    [CONTROL_PLANE_ANNOTATION]: `reissue:${newPin}`,
+    [TRUST_ANNOTATION]: `${newPin},${oldPin}`,
+    [CLIENT_CA_ANNOTATION]: newPin,
+  }, true);
+  await runRotateCa(data, { only: "node" });
+  assert.equal(restarts(), before + 1);
+  assert.ok(
+    await checkSignatureFrom(
+      parseCertificatesPEM(fs.text(CURRENT)!)[0],
+      state.newCA!,
+      webCryptoPort,
+    ),
+  );
+  assert.equal(cp1()[CLIENT_CA_ANNOTATION], newPin);
+});
+
 /** Runs the rotation to its end, the worker catching up whenever the run stops for it. */
 async function rotateToTheEnd(h: Awaited<ReturnType<typeof controlPlane>>): Promise<void> {
   for (let attempt = 0; attempt < 8; attempt++) {
