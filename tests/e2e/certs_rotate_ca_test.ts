@@ -39,6 +39,7 @@ import {
   fileTrust,
   fingerprints,
   nodeFile,
+  proxiedRequest,
   publishedAuthentication,
   trustOf,
 } from "../support/ca_trust.ts";
@@ -109,34 +110,6 @@ function watchNodes(cp: ClusterNode) {
       return watch;
     },
   };
-}
-
-/**
- * What an aggregating proxy does: a request to the API server authenticated by a front-proxy
- * client certificate and the `X-Remote-User`/`X-Remote-Group` headers (kube-apiserver's own
- * request-header authenticator trusts `--requestheader-client-ca-file`). Returns the status.
- */
-async function proxiedRequest(cp: ClusterNode, client: { crt: string; key: string }) {
-  const http = Deno.createHttpClient({
-    caCerts: [await Deno.readTextFile(cp.path("/etc/kubernetes/pki/ca.crt"))],
-    cert: client.crt,
-    key: client.key,
-    poolMaxIdlePerHost: 0,
-  });
-  try {
-    const res = await fetch(
-      `https://${cp.ip}:6443/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication`,
-      {
-        client: http,
-        headers: { "X-Remote-User": "aggregated-probe", "X-Remote-Group": "system:masters" },
-        signal: AbortSignal.timeout(10_000),
-      } as RequestInit & { client: Deno.HttpClient },
-    );
-    await res.body?.cancel();
-    return res.status;
-  } finally {
-    http.close();
-  }
 }
 
 /** The base64 lines of every private key in a PEM text (what a leak of the key would show). */

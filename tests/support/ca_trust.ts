@@ -1,7 +1,8 @@
 /**
  * What the CA rotation's real-node tests read: which CAs a file or kubeconfig trusts (as
- * fingerprints, in order), a node's files as the node sees them, and a Pod's API access with
- * the service-account files the kubelet keeps in its projected volume.
+ * fingerprints, in order), a node's files as the node sees them, a Pod's API access with the
+ * service-account files the kubelet keeps in its projected volume, and a request an aggregating
+ * proxy makes (front-proxy client certificate and request headers).
  *
  * @module
  */
@@ -138,4 +139,32 @@ export async function assertPodAccess(
     async () => (last = await podApiAccess(apiNode, node, options)) === "ok",
     120_000,
   ).catch((e) => assert.fail(`${e}: ${last}`));
+}
+
+/**
+ * What an aggregating proxy does: a request to the API server authenticated by a front-proxy
+ * client certificate and the `X-Remote-User`/`X-Remote-Group` headers (kube-apiserver's own
+ * request-header authenticator trusts `--requestheader-client-ca-file`). Returns the status.
+ */
+export async function proxiedRequest(cp: ClusterNode, client: { crt: string; key: string }) {
+  const http = Deno.createHttpClient({
+    caCerts: [await Deno.readTextFile(cp.path("/etc/kubernetes/pki/ca.crt"))],
+    cert: client.crt,
+    key: client.key,
+    poolMaxIdlePerHost: 0,
+  });
+  try {
+    const res = await fetch(
+      `https://${cp.ip}:6443/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication`,
+      {
+        client: http,
+        headers: { "X-Remote-User": "aggregated-probe", "X-Remote-Group": "system:masters" },
+        signal: AbortSignal.timeout(10_000),
+      } as RequestInit & { client: Deno.HttpClient },
+    );
+    await res.body?.cancel();
+    return res.status;
+  } finally {
+    http.close();
+  }
 }
