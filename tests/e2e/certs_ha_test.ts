@@ -632,8 +632,9 @@ Deno.test({
           "reissue on each control plane, node on every node: the new CA signs everything",
           async () => {
             await phase("reissue", cps);
-            // A control plane's own kubelet asked for its certificate while another control
-            // plane's controller-manager, not yet reissued, may have led: node converges it.
+            // Only the last control plane's reissue got its kubelet a certificate of the new CA
+            // (before, the leading controller-manager may still sign with the old): node on
+            // every node, the first two control planes too.
             await phase("node", nodes);
             await assertTrust([...fingerprints(newPem), ...old], "after reissue");
             for (const n of nodes) {
