@@ -7,7 +7,8 @@
  * 1. its renewed files written (their previous content, and its manifest, copied first to
  *    `/etc/kubernetes/tmp/kubeadm-backup-certs-<timestamp>/`);
  * 2. restarted in place: its running container stopped through the container runtime (with the
- *    Pod's termination grace period), which the kubelet starts again in the same Pod, the new
+ *    Pod's termination grace period, 5 s at most for kube-apiserver, whose graceful stop holds
+ *    open watches until it is killed), which the kubelet starts again in the same Pod, the new
  *    process reading the new files. The Pod stays the same (same UID), so the kubelet does not
  *    delete and create its mirror Pod through the node's API server — which, while the node's
  *    etcd member restarts, waits for that member (kubernetes/kubernetes#139502: a manifest
@@ -85,6 +86,15 @@ const PROBE_TIMEOUT_MS = 5_000;
 const BACKOFF_MEMORY_MS = 2 * 300_000;
 /** A Pod's termination grace period when its manifest sets none (the API's default). */
 const DEFAULT_GRACE_PERIOD_SECONDS = 30;
+/**
+ * The longest kube-apiserver's graceful stop may take. Without
+ * `--shutdown-watch-termination-grace-period` (kubeadm sets none) it stops accepting connections
+ * at once and lets the requests in flight finish, then waits for its HTTP server's shutdown,
+ * which does not end while a client holds a watch open (an HTTP/2 stream): it is killed at the
+ * end of its grace period (30 s), unreachable all that time for this node's kubelet,
+ * controller-manager and scheduler.
+ */
+const API_SERVER_STOP_SECONDS = 5;
 /** Where the kubelets' heartbeats are: each Node's Lease, named after it. */
 const NODE_LEASE_NAMESPACE = "kube-node-lease";
 /** How often the wait for the kubelet's heartbeat reads its Lease. */
@@ -359,6 +369,27 @@ async function waitForComponent(
 }
 
 /**
+ * How long a stop of the component's container may take before it is killed: its Pod's grace
+ * period, at most {@link API_SERVER_STOP_SECONDS} for kube-apiserver.
+ */
+export function stopTimeoutSeconds(component: string, graceSeconds: number): number {
+  return component === Component.apiServer
+    ? Math.min(graceSeconds, API_SERVER_STOP_SECONDS)
+    : graceSeconds;
+}
+
+/** Stops the component's running containers; returns every container the Pod had. */
+async function stopRunning(ctx: RestartContext, c: StaticPod) {
+  const containers = await containersOf(ctx, c);
+  for (const x of containers) {
+    if (x.state === "running") {
+      await ctx.runtime.stopContainer(x.id, stopTimeoutSeconds(c.name, c.graceSeconds));
+    }
+  }
+  return containers;
+}
+
+/**
  * Restarts the component in place: stops its running container (the kubelet starts it again in
  * the same Pod) and waits for a new one and its health endpoint, all within `timeoutMs`. With no
  * container running (one crash-looping after a bad renewal) it only waits for the kubelet's
@@ -371,10 +402,7 @@ async function restartContainer(
 ): Promise<{ stopMs: number }> {
   const { clock } = ctx.client.timing;
   const started = clock.now().getTime();
-  const containers = await containersOf(ctx, c);
-  for (const x of containers) {
-    if (x.state === "running") await ctx.runtime.stopContainer(x.id, c.graceSeconds);
-  }
+  const containers = await stopRunning(ctx, c);
   const stopMs = clock.now().getTime() - started;
   const left = Math.max(0, timeoutMs - stopMs);
   await waitForComponent(
@@ -579,6 +607,10 @@ async function restartOne(run: Run, step: RestartStep, c: StaticPod): Promise<vo
         formatDuration(clock.now().getTime() - stopped)
       } after its container's stop, which took ${formatDuration(stopMs)}`;
     } else {
+      // The kubelet would stop the old Pod's API server with the Pod's grace period, all of
+      // which it takes (API_SERVER_STOP_SECONDS): stopped here first, the kubelet holding its
+      // restart in its back-off, the new manifest then replaces the Pod.
+      if (c.name === Component.apiServer) await stopRunning(ctx, c);
       await ctx.files.write({
         path: c.manifestPath,
         data: annotated(c, stamp, step.editManifest),
