@@ -378,12 +378,23 @@ export function stopTimeoutSeconds(component: string, graceSeconds: number): num
     : graceSeconds;
 }
 
-/** Stops the component's running containers; returns every container the Pod had. */
+/**
+ * Stops the component's running containers; returns every container the Pod had. A stop the
+ * runtime did not confirm in time is said and waited past: what follows waits for the kubelet's
+ * next container (or the new Pod) anyway, within its own timeout.
+ */
 async function stopRunning(ctx: RestartContext, c: StaticPod) {
   const containers = await containersOf(ctx, c);
   for (const x of containers) {
-    if (x.state === "running") {
+    if (x.state !== "running") continue;
+    try {
       await ctx.runtime.stopContainer(x.id, stopTimeoutSeconds(c.name, c.graceSeconds));
+    } catch (e) {
+      ctx.out.warn(
+        `[restart] The stop of ${c.name}'s container was not confirmed (${
+          errorMessage(e)
+        }); waiting for it to run again`,
+      );
     }
   }
   return containers;

@@ -295,6 +295,8 @@ Deno.test({
             () => watchRestarts(node, SERVICE, () => node.machine.services.fireTimer(TIMER)),
           );
           const journal = await node.machine.log(SERVICE);
+          // What each restart took (the stop, then healthy), as kubeadm logged it.
+          console.log(journal.split("\n").filter((l) => l.includes("[restart]")).join("\n"));
           assert.equal(result.result, "success", journal);
           assert.match(journal, /Renewing what expires within 720h0m0s: admin\.conf, apiserver, /);
           for (const c of ["kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd"]) {

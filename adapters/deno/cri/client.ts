@@ -53,6 +53,11 @@ export { CriCallError };
 
 /** Deadline of every call but image pulls (upstream kubeadm's `defaultTimeout`). */
 export const CALL_TIMEOUT_MS = 2_000;
+/**
+ * What a `StopContainer` call may take beyond its timeout: the kill and the runtime's clean-up
+ * after it (over 2 s on a node loaded to 17 per core, where a 5 s stop of kube-apiserver failed).
+ */
+export const STOP_KILL_MS = 20_000;
 
 /** Deadline of one image pull. */
 export const PULL_TIMEOUT_MS = 15 * 60_000;
@@ -212,13 +217,14 @@ export class CriClient {
 
   /**
    * `StopContainer`: the runtime signals the container to stop and kills it after
-   * `timeoutSeconds`; the call's deadline is that on top of the usual one.
+   * `timeoutSeconds`; the call's deadline is that and {@link STOP_KILL_MS} (the kill and the
+   * runtime's clean-up, which a loaded node stretches) on top of the usual one.
    */
   async stopContainer(id: string, timeoutSeconds: number): Promise<void> {
     const res = await this.#conn.unary(
       `${RUNTIME}/StopContainer`,
       encodeStopContainerRequest(id, timeoutSeconds),
-      this.#callMs + timeoutSeconds * 1000,
+      this.#callMs + timeoutSeconds * 1000 + STOP_KILL_MS,
     );
     decodeEmptyResponse("StopContainerResponse", res);
   }

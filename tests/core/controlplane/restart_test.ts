@@ -521,3 +521,22 @@ Deno.test("renewAndRestart() stops the API server right after the kubelet's hear
   assert.doesNotMatch(m.out.all.join("\n"), /renewed its Node Lease/);
   assert.match(m.out.all.join("\n"), /kube-apiserver is back/);
 });
+
+Deno.test("renewAndRestart() waits past a container stop the runtime did not confirm in time", async () => {
+  const n = fakeNode();
+  const stop = n.runtime.stopContainer.bind(n.runtime);
+  // The container stops, but the runtime's answer misses the call's deadline (a loaded node).
+  n.runtime.stopContainer = async (id, timeoutSeconds) => {
+    await stop(id, timeoutSeconds);
+    throw new Error("rpc error: code = DeadlineExceeded desc = Deadline exceeded after 7.020s");
+  };
+  await renewAndRestart(n.ctx, planRestarts(RENEWED.slice(0, 1)));
+  assert.deepEqual(n.out.stderr, [
+    "[restart] The stop of kube-apiserver's container was not confirmed (rpc error: code = DeadlineExceeded desc = Deadline exceeded after 7.020s); waiting for it to run again",
+  ]);
+  assert.match(
+    n.out.all.join("\n"),
+    /\[restart\] kube-apiserver is back, on its renewed certificates/,
+  );
+  assert.equal(n.fs.text("/etc/kubernetes/pki/apiserver.crt"), "new apiserver cert");
+});
