@@ -138,13 +138,41 @@ export async function restartPreview(plan: RenewalPlan): Promise<string[]> {
 
 /**
  * Writes a renewal's files restarting what reads them: the static Pods one at a time, then the
- * kubelet when kubelet.conf was renewed.
+ * kubelet when kubelet.conf was renewed. After a run that was interrupted (its backup folder
+ * left: `core/controlplane/restart.ts`), every component and the kubelet restart, whatever is
+ * renewed now: that run may have written files whose readers it never restarted, and which are
+ * not due again. Without a renewal (`undefined`: nothing due) only that; returns whether it
+ * restarted anything.
  */
-export async function renewAndRestartAll(runtime: RestartRuntime, plan: RenewalPlan) {
-  const { planRestarts, renewAndRestart } = await import("../core/controlplane/restart.ts");
-  await renewAndRestart(runtime.ctx, planRestarts(renewedFiles(plan)));
-  if (renewsKubeletConf(plan)) {
-    runtime.ctx.out.info("[restart] Restarting the kubelet (its kubelet.conf was renewed)");
+export async function renewAndRestartAll(
+  runtime: RestartRuntime,
+  plan: RenewalPlan | undefined,
+): Promise<boolean> {
+  const { interruptedRuns, planRestarts, renewAndRestart, resumeInterrupted } = await import(
+    "../core/controlplane/restart.ts"
+  );
+  const { ctx } = runtime;
+  const leftovers = await interruptedRuns(ctx);
+  if (!plan && leftovers.length === 0) return false;
+  let restarts = planRestarts(plan ? renewedFiles(plan) : []);
+  if (leftovers.length > 0) {
+    ctx.out.info(
+      `[restart] An earlier run stopped before every component was back (it left ${
+        leftovers.join(", ")
+      }): restarting every component and the kubelet, so that none runs on the certificates it read before`,
+    );
+    restarts = await resumeInterrupted(ctx, restarts, leftovers);
+  }
+  await renewAndRestart(ctx, restarts);
+  if ((plan && renewsKubeletConf(plan)) || leftovers.length > 0) {
+    ctx.out.info(
+      `[restart] Restarting the kubelet (${
+        plan && renewsKubeletConf(plan)
+          ? "its kubelet.conf was renewed"
+          : "after an interrupted run"
+      })`,
+    );
     await runtime.restartKubelet();
   }
+  return true;
 }

@@ -18,6 +18,7 @@ import type {
 import { errorMessage } from "../../core/errors.ts";
 import type { CriClient } from "./cri/client.ts";
 import { criSocketPath } from "./cri/endpoint.ts";
+import { faultInjectionArmed, faultPoint } from "./fault_injection.ts";
 
 /** How often a failed pull is tried (upstream's `PullImageRetry`). */
 export const PULL_IMAGE_ATTEMPTS = 5;
@@ -77,6 +78,8 @@ function aggregate(errors: string[]): Error | undefined {
 export class CriSocketRuntime implements ContainerRuntime {
   readonly socket: string;
   readonly #open: (endpoint: string) => Promise<CriCalls>;
+  /** Container names by ID, as listed, for the fault point of a stop (fault injection only). */
+  readonly #names = new Map<string, string>();
 
   constructor(socket: string, opts: CriSocketRuntimeOptions = {}) {
     this.socket = socket;
@@ -189,6 +192,7 @@ export class CriSocketRuntime implements ContainerRuntime {
           [POD_NAMESPACE_LABEL]: namespace,
           [POD_NAME_LABEL]: name,
         });
+        if (faultInjectionArmed()) { for (const c of list) this.#names.set(c.id, c.metadata.name); }
         return list.map((c) => ({
           id: c.id,
           name: c.metadata.name,
@@ -212,6 +216,7 @@ export class CriSocketRuntime implements ContainerRuntime {
       } catch (e) {
         throw new Error(`failed to stop container ${id}: ${errorMessage(e)}`, { cause: e });
       }
+      faultPoint(`container:stop:${this.#names.get(id) ?? id}`);
     });
   }
 

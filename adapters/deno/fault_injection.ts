@@ -22,7 +22,10 @@
  *   operations of that name (the static Pod swap of `upgrade`);
  * - `etcd:member-add`, `etcd:member-promote`, `etcd:member-remove`: right after the etcd call
  *   succeeded, before kubeadm uses its answer;
- * - `service:<stop|restart>:<unit>`: right after the init system did it.
+ * - `service:<stop|restart>:<unit>`: right after the init system did it;
+ * - `container:stop:<name>`: right after the container runtime stopped a container of that
+ *   name in its Pod (`kube-apiserver`, `etcd`: a restart after a certificate renewal), before
+ *   the kubelet's new one is waited for.
  *
  * @module
  */

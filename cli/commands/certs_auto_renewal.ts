@@ -182,6 +182,11 @@ async function runScheduled(cmd: Command): Promise<void> {
             : ""
         }`,
       );
+      if (!dryRun && await renewAndRestartAll(runtime, undefined)) {
+        stdout(
+          "[certs/auto-renewal] Every component and the kubelet restarted after an interrupted run",
+        );
+      }
     } else {
       stdout(
         `[certs/auto-renewal] Renewing what expires within ${window}: ${due.renew.join(", ")}`,

@@ -44,7 +44,13 @@ async function run(cmd: Command, only?: string): Promise<void> {
       stdout(`[dryrun] ${i + 1}. ${s.phase} (${s.on}): ${s.does}`)
     );
   }
-  await runRotateCa(data, { only });
+  const { faultInjectionArmed, faultPoint } = await import(
+    "../../adapters/deno/fault_injection.ts"
+  );
+  await runRotateCa(data, {
+    only,
+    onPhase: faultInjectionArmed() ? (path) => faultPoint(`phase:${path}`) : undefined,
+  });
   if (data.dryRun) stdout("[dryrun] Nothing was written and nothing was restarted.");
 }
 

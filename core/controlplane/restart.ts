@@ -35,6 +35,13 @@
  * (`restart_lease.ts`) keeps the control planes of a cluster from restarting at the same time.
  * The backup folder holds old private keys: it is removed when every component came back.
  *
+ * A run that stopped before that (killed, or a component that did not come back) leaves its
+ * backup folder, and may have left a component on the certificates it read at its start while
+ * renewed ones are on disk: a run after it that renews only what is due (`certs auto-renewal
+ * run`) would not renew those again, so would not restart their readers. {@link interruptedRuns}
+ * finds such folders, and {@link resumeInterrupted} adds every component (and the caller the
+ * kubelet) to the restarts, removing the folders once every component came back.
+ *
  * @module
  */
 import type { Pod } from "kubernetes-types/core/v1.d.ts";
@@ -129,6 +136,47 @@ export interface RestartPlan {
   /** Renewed files no static Pod reads (`admin.conf`, …): written first. */
   unread: PlannedFile[];
   steps: RestartStep[];
+  /** Backup folders of interrupted runs ({@link interruptedRuns}), removed with this run's. */
+  leftovers?: string[];
+}
+
+/** The name of a run's backup folder in `<kubernetesDir>/tmp` begins so. */
+const BACKUP_PREFIX = "kubeadm-backup-certs-";
+
+/** What a step restarting a component after an interrupted run says it is for. */
+export const INTERRUPTED_RUN = "an interrupted run";
+
+/**
+ * The backup folders earlier runs left (see the module documentation): each a run that began
+ * writing renewed files and did not see every component back. Sorted; none when there is none.
+ */
+export async function interruptedRuns(
+  ctx: Pick<RestartContext, "files" | "kubernetesDir">,
+): Promise<string[]> {
+  const dir = `${ctx.kubernetesDir}/tmp`;
+  return ((await ctx.files.list(dir)) ?? []).filter((n) => n.startsWith(BACKUP_PREFIX)).sort()
+    .map((n) => `${dir}/${n}`);
+}
+
+/**
+ * The plan with every component that has a manifest restarted (one that the plan does not
+ * restart already gets a step without files, in {@link RESTART_ORDER}), and `leftovers` removed
+ * once every component came back.
+ */
+export async function resumeInterrupted(
+  ctx: Pick<RestartContext, "files" | "manifestDir">,
+  plan: RestartPlan,
+  leftovers: readonly string[],
+): Promise<RestartPlan> {
+  const steps: RestartStep[] = [];
+  for (const component of RESTART_ORDER) {
+    const step = plan.steps.find((s) => s.component === component);
+    if (step) steps.push(step);
+    else if (await ctx.files.read(staticPodManifestPath(ctx.manifestDir, component))) {
+      steps.push({ component, files: [], renewed: [INTERRUPTED_RUN] });
+    }
+  }
+  return { ...plan, steps, leftovers: [...(plan.leftovers ?? []), ...leftovers] };
 }
 
 /** Groups renewed files by the component that reads them, in {@link RESTART_ORDER}. */
@@ -720,6 +768,7 @@ export async function renewAndRestart(ctx: RestartContext, plan: RestartPlan): P
     }
     for (const step of plan.steps) await restartOne(run, step, components.get(step.component)!);
     await ctx.node.removeFile(backupDir);
+    for (const dir of plan.leftovers ?? []) await ctx.node.removeFile(dir);
   } finally {
     await run.lease?.release().catch((e) =>
       out.warn(`[restart] could not release the Lease: ${errorMessage(e)} (it expires by itself)`)

@@ -21,6 +21,8 @@ import { type ClusterNode, CONTROL_PLANE_PODS, etcdMembers, kubectlJson } from "
 import { kubeadmLauncher, type RunResult, waitFor } from "./commands.ts";
 import { checkKubeconfigClients, checkPkiDir } from "./pki_checks.ts";
 import { FAULT_INJECT_ENV } from "../../adapters/deno/fault_injection.ts";
+import { CriClient } from "../../adapters/deno/cri/client.ts";
+import { openssl } from "./openssl.ts";
 
 /**
  * `all`: every cell runs (`scripts/test --faults`); a regular expression: the cells whose
@@ -491,3 +493,80 @@ export async function rerun(
 
 /** kubeadm's advice to reset (preflight's hint on an earlier run's files). */
 export const RESET_ADVICE = /run 'kubeadm reset' to remove them, then run this command again/;
+
+/**
+ * The files a static Pod's manifest names (`--flag=/etc/kubernetes/…`, files only), by node
+ * path.
+ */
+async function filesRead(node: ClusterNode, component: string): Promise<string[]> {
+  const text = await Deno.readTextFile(node.path(`/etc/kubernetes/manifests/${component}.yaml`));
+  const out: string[] = [];
+  for (const m of text.matchAll(/--[a-z-]+=(\/etc\/kubernetes\/[^\s",]+)/g)) {
+    const st = await Deno.stat(node.path(m[1])).catch(() => undefined);
+    if (st?.isFile && !out.includes(m[1])) out.push(m[1]);
+  }
+  return out;
+}
+
+/**
+ * Every control-plane component runs on the files on disk: its running container was created
+ * after the last write of every file its manifest names (a component whose files were renewed
+ * and that was never restarted still runs on the certificates it read at its start). Waits up to
+ * a minute for the kubelet's new containers.
+ */
+export async function assertComponentsOnTheirFiles(node: ClusterNode): Promise<void> {
+  let stale: string[] = [];
+  await waitFor("every component running on the files on disk", async () => {
+    const containers = await CriClient.with(
+      `unix://${node.machine.criSocketOnHost}`,
+      (c) => c.listContainers({ "io.kubernetes.pod.namespace": "kube-system" }),
+    );
+    stale = [];
+    for (const component of CONTROL_PLANE_PODS) {
+      const running = containers.filter((c) =>
+        c.labels["io.kubernetes.pod.name"] === `${component}-${node.name}` &&
+        c.metadata.name === component && c.state === "CONTAINER_RUNNING"
+      );
+      if (running.length !== 1) {
+        stale.push(`${component}: ${running.length} running containers`);
+        continue;
+      }
+      const created = Number(running[0].createdAt / 1_000_000n);
+      for (const f of await filesRead(node, component)) {
+        const written = (await Deno.stat(node.path(f))).mtime!.getTime();
+        // The kubelet's container is created after kubeadm's last write (whole seconds of slack
+        // for the clocks' resolution; a component left on its old files is minutes older).
+        if (created + 1_000 < written) {
+          stale.push(
+            `${component}: container created ${new Date(created).toISOString()}, ${f} written ${
+              new Date(written).toISOString()
+            }`,
+          );
+        }
+      }
+    }
+    return stale.length === 0;
+  }, 60_000).catch((e) => assert.fail(`${e}: ${stale.join("; ")}`));
+}
+
+/** The API server serves the certificate on disk (`/etc/kubernetes/pki/apiserver.crt`). */
+export async function assertServesOnDisk(node: ClusterNode): Promise<void> {
+  const onDisk = await openssl([
+    "x509",
+    "-noout",
+    "-fingerprint",
+    "-sha256",
+    "-in",
+    node.path("/etc/kubernetes/pki/apiserver.crt"),
+  ]);
+  let served = "";
+  await waitFor("the API server serving the certificate on disk", async () => {
+    const r = await node.exec([
+      "sh",
+      "-c",
+      `openssl s_client -connect ${node.ip}:6443 </dev/null 2>/dev/null | openssl x509 -noout -fingerprint -sha256`,
+    ]);
+    served = r.stdout;
+    return served === onDisk;
+  }, 60_000).catch(() => assert.equal(served, onDisk, "the API server's served certificate"));
+}

@@ -70,3 +70,32 @@ Deno.test("a value that does not parse fails naming the variable", async () => {
     new RegExp(`${FAULT_INJECT_ENV}="explode@b": expected <kill\\|stop>@<point>`),
   );
 });
+
+Deno.test("container:stop:<name>: killed right after the runtime stopped a container of that name", async () => {
+  const runtime = new URL("../../../adapters/deno/container_runtime.ts", import.meta.url).href;
+  const code = `import { CriSocketRuntime } from ${JSON.stringify(runtime)};
+const client = {
+  listContainers: () => Promise.resolve([
+    { id: "c1", metadata: { name: "kube-apiserver", attempt: 0 }, state: "CONTAINER_RUNNING", createdAt: 0n },
+    { id: "c2", metadata: { name: "etcd", attempt: 0 }, state: "CONTAINER_RUNNING", createdAt: 0n },
+  ]),
+  stopContainer: (id) => { console.log("stopped " + id); return Promise.resolve(); },
+  close() {},
+};
+const rt = new CriSocketRuntime("unix:///run/cri.sock", { open: () => Promise.resolve(client) });
+await rt.listPodContainers("kube-system", "etcd-cp1");
+await rt.stopContainer("c1", 30);
+await rt.stopContainer("c2", 30);
+console.log("done");`;
+  const o = await outcome(
+    new Deno.Command(Deno.execPath(), {
+      args: ["eval", "--no-config", code],
+      env: { [FAULT_INJECT_ENV]: "kill@container:stop:etcd" },
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn(),
+  );
+  assert.equal(o.signal, "SIGKILL", o.stderr);
+  assert.equal(o.stdout, "stopped c1\nstopped c2\n");
+  assert.match(o.stderr, /kubeadm-ts: fault injection: kill at container:stop:etcd\n$/);
+});

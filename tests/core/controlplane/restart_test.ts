@@ -5,11 +5,14 @@ import assert from "node:assert/strict";
 import type { Pod } from "kubernetes-types/core/v1.d.ts";
 import type { Lease } from "kubernetes-types/coordination/v1.d.ts";
 import {
+  INTERRUPTED_RUN,
+  interruptedRuns,
   planRestarts,
   renewAndRestart,
   type RestartContext,
   RESTARTED_AT_ANNOTATION,
   restartPlanLines,
+  resumeInterrupted,
 } from "../../../core/controlplane/restart.ts";
 import { RESTART_LEASE_NAME } from "../../../core/controlplane/restart_lease.ts";
 import { etcdTiming } from "../../../core/etcd/timing.ts";
@@ -371,6 +374,51 @@ Deno.test("renewAndRestart() makes a new Pod for a step that changes the manifes
   assert.deepEqual(after.metadata?.annotations, { [RESTARTED_AT_ANNOTATION]: stamp });
   assert.deepEqual(after.spec?.containers[0].command, ["kube-scheduler", "--v=2"]);
   assert.equal(n.fs.files.get(`${MANIFESTS}/kube-scheduler.yaml`)!.mode, 0o600);
+});
+
+Deno.test("after an interrupted run (its backup folder left) every component restarts, and the folder goes", async () => {
+  const n = fakeNode();
+  // A run killed after it wrote the scheduler's renewed kubeconfig, before its restart.
+  const left = "/etc/kubernetes/tmp/kubeadm-backup-certs-2026-11-28-06-00-00";
+  n.fs.put(`${left}/etc/kubernetes/scheduler.conf`, "older scheduler.conf", 0o600);
+  n.fs.put("/etc/kubernetes/tmp/kubeadm-backup-manifests-2026-11-28/etcd.yaml", "x", 0o600);
+  assert.deepEqual(await interruptedRuns(n.ctx), [left]);
+  // Now only the apiserver's certificate is due.
+  const plan = await resumeInterrupted(
+    n.ctx,
+    planRestarts(RENEWED.filter((r) => r.name === "apiserver")),
+    [left],
+  );
+  assert.deepEqual(plan.steps.map((s) => [s.component, s.renewed, s.files.length]), [
+    ["kube-apiserver", ["apiserver"], 2],
+    ["kube-controller-manager", [INTERRUPTED_RUN], 0],
+    ["kube-scheduler", [INTERRUPTED_RUN], 0],
+    ["etcd", [INTERRUPTED_RUN], 0],
+  ]);
+  await renewAndRestart(n.ctx, plan);
+  assert.deepEqual(n.events, [
+    "write /etc/kubernetes/pki/apiserver.key",
+    "write /etc/kubernetes/pki/apiserver.crt",
+    "kubelet restarts kube-apiserver (attempt 1)",
+    "kubelet restarts kube-controller-manager (attempt 1)",
+    "kubelet restarts kube-scheduler (attempt 1)",
+    "kubelet restarts etcd (attempt 1)",
+  ]);
+  assert.match(n.out.all.join("\n"), /Restarting kube-scheduler \(for an interrupted run\)/);
+  assert.deepEqual(
+    [...n.fs.files.keys()].filter((p) => p.startsWith("/etc/kubernetes/tmp/")),
+    ["/etc/kubernetes/tmp/kubeadm-backup-manifests-2026-11-28/etcd.yaml"],
+    "the interrupted run's backups (old keys) are gone, other backups kept",
+  );
+  assert.deepEqual(await interruptedRuns(n.ctx), []);
+  // A node without an etcd manifest (external etcd) gets no etcd step.
+  await n.ctx.node.removeFile(`${MANIFESTS}/etcd.yaml`);
+  const external = await resumeInterrupted(n.ctx, planRestarts([]), [left]);
+  assert.deepEqual(external.steps.map((s) => s.component), [
+    "kube-apiserver",
+    "kube-controller-manager",
+    "kube-scheduler",
+  ]);
 });
 
 Deno.test("renewAndRestart() puts back the files of a component that does not come back, and restarts it", async () => {
