@@ -21,6 +21,7 @@ import { knownFeatures, parseFeatureGates } from "../core/config/features.ts";
 import { OUTPUT_FORMAT_HELP } from "../core/text/output_format.ts";
 import type { InputName, Inputs } from "../core/config/inputs.ts";
 import type { AutoRenewalRequest } from "../core/certs/auto_renewal.ts";
+import { AUTO_RENEWAL_PHASE } from "../core/constants.ts";
 
 /** The commands whose flags come from the registry. */
 export type CommandName =
@@ -973,10 +974,11 @@ export async function autoRenewalRequest(
   inv: { inputs: Inputs; only?: string },
   node: { controlPlane: boolean; foreignRoot?: string; certificateValidityPeriod?: string },
 ): Promise<AutoRenewalRequest | undefined> {
-  if (!inv.inputs.certificateAutoRenewal && inv.only === undefined) return undefined;
-  const { AUTO_RENEWAL_PHASE, checkAutoRenewalRequest, requestedAutoRenewalSettings } =
-    await import("../core/certs/auto_renewal.ts");
+  // Only the flag or the phase run alone asks: any other run loads nothing of the schedule's.
   if (!inv.inputs.certificateAutoRenewal && inv.only !== AUTO_RENEWAL_PHASE) return undefined;
+  const { checkAutoRenewalRequest, requestedAutoRenewalSettings } = await import(
+    "../core/certs/auto_renewal.ts"
+  );
   checkAutoRenewalRequest(node);
   const { selfCommand } = await import("../adapters/deno/process.ts");
   const request = { command: selfCommand() };

@@ -44,13 +44,18 @@ export async function prepareInit(
   const { resolveInitConfig } = await import("../core/config/resolve.ts");
   const text = inputs.config ? await loadConfigFile(inputs.config) : undefined;
   const facts = readHostFacts(rootfs);
+  let detected: string | undefined;
   const { config, warnings } = resolveInitConfig({
     text,
     source: inputs.config,
     inputs,
     host: {
       hostname: facts.hostname,
-      defaultAdvertiseAddress: defaultAdvertiseAddress(inputs.advertiseAddress) ?? "",
+      // Looked for (the default route's interface) only when the configuration and the flag
+      // leave the address unset or unspecified, as upstream's dynamic defaults do.
+      get defaultAdvertiseAddress() {
+        return detected ??= defaultAdvertiseAddress(inputs.advertiseAddress) ?? "";
+      },
     },
     random: platform.random,
     log: out.log,

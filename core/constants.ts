@@ -164,3 +164,9 @@ export const DISCOVERY_REQUEST_TIMEOUT_MS = 10_000;
 export const DISCOVERY_MAX_BODY_BYTES = 2 * 1024 * 1024;
 /** User of the TLS-bootstrap kubeconfig written to `bootstrap-kubelet.conf`. */
 export const TLS_BOOTSTRAP_USER = "tls-bootstrap-token-user";
+/**
+ * The `init` and `join` phase that installs the certificate auto-renewal schedule (run alone, it
+ * installs it unasked; beyond upstream). Here, not in `certs/auto_renewal.ts`, so that a run
+ * that does not ask for the schedule can tell so without loading that module.
+ */
+export const AUTO_RENEWAL_PHASE = "certs-auto-renewal";

@@ -53,6 +53,8 @@ function missing(e: unknown): boolean {
 export class HostFileSystem implements FileSystem {
   /** The `--rootfs` directory (`/` for the real root). */
   readonly root: string;
+  /** The root's real path, once a write has looked it up. */
+  #realRoot?: string;
 
   constructor(root = "/") {
     this.root = root;
@@ -201,11 +203,16 @@ export class HostFileSystem implements FileSystem {
     faultPoint(`wrote:${file.path}`);
   }
 
-  /** A directory resolved earlier must still be inside the root (not swapped for a link). */
+  /**
+   * A directory resolved earlier must still be inside the root (not swapped for a link). The
+   * root's own real path is taken once: the root and its parents are outside it, so nothing
+   * written inside the root changes where it resolves (each write checks twice, and the real
+   * path of a path costs a `readlink` per component).
+   */
   #checkStillInside(dir: string): void {
     if (this.root === "/" || this.root === "") return;
     const realDir = Deno.realPathSync(dir);
-    const realRoot = Deno.realPathSync(this.root);
+    const realRoot = this.#realRoot ??= Deno.realPathSync(this.root);
     if (realDir !== realRoot && !realDir.startsWith(`${realRoot}/`)) {
       throw new RootedPathError(
         `${dir} now resolves to ${realDir}, outside the root ${this.root}; not writing there`,

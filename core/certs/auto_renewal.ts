@@ -282,8 +282,7 @@ export function scheduledUnit(initSystem: string): string {
 
 /** The flag of `init` and `join` that installs the schedule at their end (beyond upstream). */
 export const AUTO_RENEWAL_FLAG = "--certificate-auto-renewal";
-/** The `init` and `join` phase that installs it (run alone, it installs it unasked). */
-export const AUTO_RENEWAL_PHASE = "certs-auto-renewal";
+export { AUTO_RENEWAL_PHASE } from "../constants.ts";
 
 /** What `init` and `join` hand their phase when asked: the kubeadm the schedule runs. */
 export interface AutoRenewalRequest {

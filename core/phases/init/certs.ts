@@ -5,7 +5,7 @@
  * @module
  */
 import { KUBECONFIG_SPECS, kubeconfigSpec } from "../../kubeconfig/specs.ts";
-import { checkExistingKubeconfigs, type KubeconfigFileContext } from "../../kubeconfig/files.ts";
+import type { KubeconfigFileContext } from "../../kubeconfig/files.ts";
 import { keyPoolFor } from "../../pki/key_pool.ts";
 import { CERT_SUB_PHASES, certListFor } from "../../certs/certlist.ts";
 import {
@@ -64,11 +64,13 @@ export async function prefetchKeys(data: InitData): Promise<void> {
 export async function runCertsHeader(data: InitData): Promise<void> {
   data.out.info(certificateDirLine(data));
   const generated = await checkExistingCerts(certTree(data), plannedCerts(data));
-  await checkExistingKubeconfigs(
-    kubeconfigTree(data),
-    plannedKubeconfigs(data),
-    generated.has("ca"),
-  );
+  const kubeconfigs = plannedKubeconfigs(data);
+  // The kubeconfig modules are loaded only when a kubeconfig sub-phase will run: `init phase
+  // certs` alone has none to check (and the check of none does nothing).
+  if (kubeconfigs.length > 0) {
+    const { checkExistingKubeconfigs } = await import("../../kubeconfig/files.ts");
+    await checkExistingKubeconfigs(kubeconfigTree(data), kubeconfigs, generated.has("ca"));
+  }
   await prefetchKeys(data);
 }
 
