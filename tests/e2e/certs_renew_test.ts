@@ -14,22 +14,11 @@ import {
 } from "../support/cluster.ts";
 import { waitFor } from "../support/commands.ts";
 import { openssl } from "../support/openssl.ts";
+import { servedCert } from "../support/faults.ts";
 import { assertPairedAndSigned } from "../support/pki_views.ts";
 import { certSpec, KUBEADM_CERTS } from "../../core/certs/certlist.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
-
-/** The certificate a TLS server of the node presents, as PEM (openssl inside the node). */
-async function servedCert(node: ClusterNode, port: number, clientArgs: string[] = []) {
-  const r = await node.exec([
-    "sh",
-    "-c",
-    `openssl s_client -connect ${node.ip}:${port} ${
-      clientArgs.join(" ")
-    } </dev/null 2>/dev/null | openssl x509`,
-  ]);
-  return r.stdout;
-}
 
 const fingerprint = (pem: string) => openssl(["x509", "-noout", "-fingerprint", "-sha256"], pem);
 

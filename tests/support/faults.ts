@@ -549,24 +549,31 @@ export async function assertComponentsOnTheirFiles(node: ClusterNode): Promise<v
   }, 60_000).catch((e) => assert.fail(`${e}: ${stale.join("; ")}`));
 }
 
+/** The certificate a TLS server of the node presents, as PEM (openssl inside the node). */
+export async function servedCert(
+  node: ClusterNode,
+  port: number,
+  clientArgs: string[] = [],
+): Promise<string> {
+  const r = await node.exec([
+    "sh",
+    "-c",
+    `openssl s_client -connect ${node.ip}:${port} ${
+      clientArgs.join(" ")
+    } </dev/null 2>/dev/null | openssl x509`,
+  ]);
+  return r.stdout;
+}
+
 /** The API server serves the certificate on disk (`/etc/kubernetes/pki/apiserver.crt`). */
 export async function assertServesOnDisk(node: ClusterNode): Promise<void> {
-  const onDisk = await openssl([
-    "x509",
-    "-noout",
-    "-fingerprint",
-    "-sha256",
-    "-in",
-    node.path("/etc/kubernetes/pki/apiserver.crt"),
-  ]);
+  const fingerprint = (pem: string) => openssl(["x509", "-noout", "-fingerprint", "-sha256"], pem);
+  const onDisk = await fingerprint(
+    await Deno.readTextFile(node.path("/etc/kubernetes/pki/apiserver.crt")),
+  );
   let served = "";
   await waitFor("the API server serving the certificate on disk", async () => {
-    const r = await node.exec([
-      "sh",
-      "-c",
-      `openssl s_client -connect ${node.ip}:6443 </dev/null 2>/dev/null | openssl x509 -noout -fingerprint -sha256`,
-    ]);
-    served = r.stdout;
+    served = await fingerprint(await servedCert(node, 6443)).catch(() => "");
     return served === onDisk;
   }, 60_000).catch(() => assert.equal(served, onDisk, "the API server's served certificate"));
 }
