@@ -6,12 +6,7 @@
 // (their leader leases renewed with the renewed kubeconfigs), and upstream kubeadm v1.37.2's
 // `check-expiration` agrees with ours on the renewed files.
 import assert from "node:assert/strict";
-import {
-  type ClusterNode,
-  createClusterNode,
-  initControlPlane,
-  restartStaticPod,
-} from "../support/cluster.ts";
+import { createClusterNode, initControlPlane, restartStaticPod } from "../support/cluster.ts";
 import { waitFor } from "../support/commands.ts";
 import { openssl } from "../support/openssl.ts";
 import { servedCert } from "../support/faults.ts";
