@@ -4,8 +4,9 @@
  * `/etc/kubernetes/admin.conf` under `--rootfs`), this node's name (the client certificate of
  * `kubelet.conf`, else the hostname), its files, health probes, etcd client and container
  * runtime (the CRI socket the kubelet's `instance-config.yaml` names, else the default), and
- * the stacked etcd cluster found through the API server (`core/controlplane/restart.ts` does the
- * rest), and the kubelet restarted after kubelet.conf's embedded certificate was renewed.
+ * the stacked etcd cluster found through the API server, this node's restart lock
+ * (`adapters/deno/host/node_lock.ts`; `core/controlplane/restart.ts` does the rest), and the
+ * kubelet restarted after kubelet.conf's embedded certificate was renewed.
  *
  * @module
  */
@@ -22,6 +23,7 @@ import type { RenewalPlan } from "../core/certs/renewal.ts";
 import { KUBELET_CONF_TARGET } from "../core/certs/kubelet_conf.ts";
 import type { Printer } from "../core/ports/printer.ts";
 import { readHostFacts } from "../adapters/deno/host/facts.ts";
+import { nodeRestartLock } from "../adapters/deno/host/node_lock.ts";
 import { nodeFiles, nodeHost, platform } from "./adapters.ts";
 import { connect, kubeconfigLocation } from "./cluster_connection.ts";
 import type { FlagValues } from "./flags.ts";
@@ -92,6 +94,7 @@ export async function restartRuntime(
       timeoutMs: DefaultTimeouts.upgradeManifests,
       out,
       now: platform.clock.now(),
+      lockNode: nodeRestartLock(rootfs),
     };
     return {
       ctx,
@@ -148,23 +151,19 @@ export async function renewAndRestartAll(
   runtime: RestartRuntime,
   plan: RenewalPlan | undefined,
 ): Promise<boolean> {
-  const { interruptedRuns, planRestarts, renewAndRestart, resumeInterrupted } = await import(
+  const { interruptedRuns, planRestarts, renewAndRestart } = await import(
     "../core/controlplane/restart.ts"
   );
   const { ctx } = runtime;
-  const leftovers = await interruptedRuns(ctx);
-  if (!plan && leftovers.length === 0) return false;
-  let restarts = planRestarts(plan ? renewedFiles(plan) : []);
-  if (leftovers.length > 0) {
-    ctx.out.info(
-      `[restart] An earlier run stopped before every component was back (it left ${
-        leftovers.join(", ")
-      }): restarting every component and the kubelet, so that none runs on the certificates it read before`,
-    );
-    restarts = await resumeInterrupted(ctx, restarts, leftovers);
-  }
-  await renewAndRestart(ctx, restarts);
-  if ((plan && renewsKubeletConf(plan)) || leftovers.length > 0) {
+  // Nothing due and no folder left: nothing to do (a folder made after this look is a live
+  // run's). Whether a folder is an interrupted run's is decided under the node's lock.
+  if (!plan && (await interruptedRuns(ctx)).length === 0) return false;
+  const resumed = await renewAndRestart(ctx, {
+    ...planRestarts(plan ? renewedFiles(plan) : []),
+    resumeInterrupted: true,
+  });
+  if (!plan && resumed.length === 0) return false;
+  if ((plan && renewsKubeletConf(plan)) || resumed.length > 0) {
     ctx.out.info(
       `[restart] Restarting the kubelet (${
         plan && renewsKubeletConf(plan)

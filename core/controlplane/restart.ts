@@ -32,15 +32,24 @@
  * health endpoint answering); etcd is restarted only when its cluster is healthy and the other
  * voting members keep quorum without this one (a cluster of one or two voters has no quorum to
  * spare: there its restart is the brief outage a single control plane always has). A Lease
- * (`restart_lease.ts`) keeps the control planes of a cluster from restarting at the same time.
- * The backup folder holds old private keys: it is removed when every component came back.
+ * (`restart_lease.ts`) keeps the control planes of a cluster from restarting at the same time;
+ * it names the node, so two runs on one node (a timer firing during a `rotate-ca` phase) are
+ * kept apart by the node's restart lock (`RestartContext.lockNode`), taken first. The backup
+ * folder holds old private keys (in a CA rotation's `reissue`, the old CA's): it is removed when
+ * every component came back.
  *
  * A run that stopped before that (killed, or a component that did not come back) leaves its
  * backup folder, and may have left a component on the certificates it read at its start while
  * renewed ones are on disk: a run after it that renews only what is due (`certs auto-renewal
  * run`) would not renew those again, so would not restart their readers. {@link interruptedRuns}
  * finds such folders, and {@link resumeInterrupted} adds every component (and the caller the
- * kubelet) to the restarts, removing the folders once every component came back.
+ * kubelet) to the restarts, removing the folders once every component came back. A plan with
+ * `resumeInterrupted` set looks for them once the node's lock is held (before it, a folder may
+ * be a live run's): `certs renew --restart`, `certs auto-renewal run` and every `rotate-ca`
+ * stage do, so the next of them to complete removes what a killed run left, old keys included.
+ * (Upstream's `upgrade` keeps the backup folders of a run that failed, `kubeadm-backup-
+ * manifests-*` and `kubeadm-backup-etcd-*`, until `kubeadm reset` empties `/etc/kubernetes/tmp`;
+ * they hold manifests and etcd's data, no key kubeadm wrote.)
  *
  * @module
  */
@@ -138,6 +147,11 @@ export interface RestartPlan {
   steps: RestartStep[];
   /** Backup folders of interrupted runs ({@link interruptedRuns}), removed with this run's. */
   leftovers?: string[];
+  /**
+   * Look for interrupted runs once the node's restart lock is held, and resume them
+   * ({@link resumeInterrupted}): every component restarted, their folders removed.
+   */
+  resumeInterrupted?: boolean;
 }
 
 /** The name of a run's backup folder in `<kubernetesDir>/tmp` begins so. */
@@ -227,6 +241,14 @@ export interface RestartContext {
   out: Printer;
   /** The run's time: the annotation's value and the backup folder's name. */
   now: Date;
+  /**
+   * Takes this node's restart lock (released by the returned function), waiting up to `waitMs`
+   * while another process on this node holds it (`onWait` called once), else throwing. The
+   * Lease keeps control planes apart, not two runs on one node: a node finding its own name in
+   * it takes it over, as after a run killed. A dead process's lock is free (an `flock`).
+   * Absent: nothing else restarts this node's components.
+   */
+  lockNode?: (waitMs: number, onWait: () => void) => Promise<() => Promise<void>>;
 }
 
 /** A component's static Pod and where to reach it. */
@@ -718,10 +740,39 @@ async function restartOne(run: Run, step: RestartStep, c: StaticPod): Promise<vo
 
 /**
  * Writes a renewal's files and restarts the components that read them (see the module
- * documentation). Every check runs before the first write; throws naming the component that
- * did not come back (its previous files, and manifest, put back).
+ * documentation), under this node's restart lock. Every check runs before the first write;
+ * throws naming the component that did not come back (its previous files, and manifest, put
+ * back). Returns the interrupted runs' folders it resumed and removed (`resumeInterrupted`).
  */
-export async function renewAndRestart(ctx: RestartContext, plan: RestartPlan): Promise<void> {
+export async function renewAndRestart(ctx: RestartContext, plan: RestartPlan): Promise<string[]> {
+  const release = await ctx.lockNode?.(
+    2 * ctx.timeoutMs,
+    () =>
+      ctx.out.info(
+        "[restart] Waiting for another kubeadm on this node to finish its restarts",
+      ),
+  );
+  try {
+    let resumed: string[] = [];
+    if (plan.resumeInterrupted) {
+      resumed = await interruptedRuns(ctx);
+      if (resumed.length > 0) {
+        ctx.out.info(
+          `[restart] An earlier run stopped before every component was back (it left ${
+            resumed.join(", ")
+          }): restarting every component, so that none runs on the certificates it read before`,
+        );
+        plan = await resumeInterrupted(ctx, plan, resumed);
+      }
+    }
+    await restartLocked(ctx, plan);
+    return resumed;
+  } finally {
+    await release?.();
+  }
+}
+
+async function restartLocked(ctx: RestartContext, plan: RestartPlan): Promise<void> {
   const out = ctx.out;
   const components = new Map<string, StaticPod>();
   for (const step of plan.steps) {

@@ -3,7 +3,10 @@
  * (and, for the cluster CA, the kubeconfig files' trust), restart the components reading them
  * one at a time (`controlplane/restart.ts`: waited for, rolled back when one does not come
  * back), and for the cluster CA point the controller-manager's signer where the stage wants it
- * and publish the stage's trust in cluster-info.
+ * and publish the stage's trust in cluster-info. A backup folder an interrupted run left (a
+ * phase killed mid-way: in `reissue` it holds the old CA's key) makes the stage restart every
+ * component and the kubelet, then removes it: the old key lingers no longer than the next
+ * stage's run on this node, `finish` at the latest.
  *
  * @module
  */
@@ -20,6 +23,7 @@ import {
   restartPlanLines,
 } from "../../controlplane/restart.ts";
 import { renewTargets } from "../../certs/renew_targets.ts";
+import { restartKubeletAndWait } from "../../kubelet/service.ts";
 import {
   caFlag,
   controlPlaneAnnotation,
@@ -131,7 +135,13 @@ export async function applyStage(data: RotateCaData, stage: StageWrite): Promise
   }
   const opened = await data.controlPlane();
   try {
-    await renewAndRestart(opened.value, plan);
+    const resumed = await renewAndRestart(opened.value, { ...plan, resumeInterrupted: true });
+    if (resumed.length > 0) {
+      // As `certs auto-renewal run` does: the run interrupted may have been a renewal that
+      // wrote kubelet.conf.
+      data.out.info("[rotate-ca] Restarting the kubelet (after an interrupted run)");
+      await restartKubeletAndWait({ ...data, kubelet: data.cfg.kubelet });
+    }
     if (ca.clusterWide && await publishClusterInfoTrust(opened.value.client, stage.bundle)) {
       data.out.info(
         `[rotate-ca] cluster-info publishes ${stage.bundle.length} CA certificate(s), the signing one first`,

@@ -395,7 +395,21 @@ Deno.test("after an interrupted run (its backup folder left) every component res
     ["kube-scheduler", [INTERRUPTED_RUN], 0],
     ["etcd", [INTERRUPTED_RUN], 0],
   ]);
-  await renewAndRestart(n.ctx, plan);
+  // What the callers do: the plan of what is due, interrupted runs looked for under the lock.
+  const held: string[] = [];
+  n.ctx.lockNode = () => {
+    held.push("lock");
+    return Promise.resolve(() => {
+      held.push("release");
+      return Promise.resolve();
+    });
+  };
+  const resumed = await renewAndRestart(n.ctx, {
+    ...planRestarts(RENEWED.filter((r) => r.name === "apiserver")),
+    resumeInterrupted: true,
+  });
+  assert.deepEqual(resumed, [left]);
+  assert.deepEqual(held, ["lock", "release"]);
   assert.deepEqual(n.events, [
     "write /etc/kubernetes/pki/apiserver.key",
     "write /etc/kubernetes/pki/apiserver.crt",
@@ -404,6 +418,7 @@ Deno.test("after an interrupted run (its backup folder left) every component res
     "kubelet restarts kube-scheduler (attempt 1)",
     "kubelet restarts etcd (attempt 1)",
   ]);
+  assert.match(n.out.all.join("\n"), /An earlier run stopped before every component was back/);
   assert.match(n.out.all.join("\n"), /Restarting kube-scheduler \(for an interrupted run\)/);
   assert.deepEqual(
     [...n.fs.files.keys()].filter((p) => p.startsWith("/etc/kubernetes/tmp/")),
@@ -419,6 +434,54 @@ Deno.test("after an interrupted run (its backup folder left) every component res
     "kube-controller-manager",
     "kube-scheduler",
   ]);
+});
+
+Deno.test("renewAndRestart() decides what an interrupted run is once the node's lock is held: a folder of a run that then finished is not one", async () => {
+  const n = fakeNode();
+  // Another kubeadm on this node (a rotate-ca phase) is restarting: its backup folder is there.
+  const live = "/etc/kubernetes/tmp/kubeadm-backup-certs-2026-11-29-05-59-00";
+  n.fs.put(`${live}/etc/kubernetes/pki/ca.key`, "the old CA's key", 0o600);
+  assert.deepEqual(await interruptedRuns(n.ctx), [live], "before the lock it looks interrupted");
+  const held: string[] = [];
+  n.ctx.lockNode = (waitMs, onWait) => {
+    assert.equal(waitMs, 2 * n.ctx.timeoutMs);
+    onWait();
+    // ... which finishes, removing its folder, and lets go of the lock.
+    held.push("lock");
+    return n.ctx.node.removeFile(live).then(() => () => {
+      held.push("release");
+      return Promise.resolve();
+    });
+  };
+  const resumed = await renewAndRestart(n.ctx, {
+    ...planRestarts(RENEWED.filter((r) => r.name === "apiserver")),
+    resumeInterrupted: true,
+  });
+  assert.deepEqual(resumed, []);
+  assert.deepEqual(held, ["lock", "release"]);
+  assert.match(n.out.all.join("\n"), /Waiting for another kubeadm on this node/);
+  assert.deepEqual(n.events, [
+    "write /etc/kubernetes/pki/apiserver.key",
+    "write /etc/kubernetes/pki/apiserver.crt",
+    "kubelet restarts kube-apiserver (attempt 1)",
+  ], "only what is due restarts, once");
+  // The lock is released when the run fails too (a component not healthy: nothing written).
+  const m = fakeNode();
+  const calls: string[] = [];
+  m.ctx.lockNode = () => {
+    calls.push("lock");
+    return Promise.resolve(() => {
+      calls.push("release");
+      return Promise.resolve();
+    });
+  };
+  const pod = m.api.get<Pod>("Pod", "kube-system", `kube-scheduler-${NODE}`)!;
+  m.api.put(<Pod> { ...pod, status: { phase: "Pending" } });
+  await assert.rejects(
+    renewAndRestart(m.ctx, planRestarts(RENEWED)),
+    /kube-scheduler is not healthy/,
+  );
+  assert.deepEqual(calls, ["lock", "release"]);
 });
 
 Deno.test("renewAndRestart() puts back the files of a component that does not come back, and restarts it", async () => {

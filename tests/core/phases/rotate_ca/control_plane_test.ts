@@ -537,8 +537,14 @@ Deno.test("rotate-ca killed after any write and run again ends trusting only the
       const cert = parseCertificatesPEM(h.fs.text(`${PKI}/${leaf}.crt`)!)[0];
       assert.ok(await checkSignatureFrom(cert, ca[0], webCryptoPort), `${k} ${leaf}`);
     }
+    assert.deepEqual(backups(h.fs), [], `killed after ${k} writes: no backup (old keys) left`);
   }
 });
+
+/** What is left in /etc/kubernetes/tmp (the restarts' backups hold old keys: the old CA's too). */
+function backups(fs: MemoryFileSystem): string[] {
+  return [...fs.files.keys()].filter((p) => p.startsWith("/etc/kubernetes/tmp/"));
+}
 
 /** What a front-proxy-ca or etcd-ca rotation must leave as it is: the cluster CA's files and trust. */
 function clusterCaFiles(fs: MemoryFileSystem): string[] {
@@ -688,6 +694,7 @@ for (const t of CONTROL_PLANE_CAS) {
       await runRotateCa(h.data);
       await assertRotated(h, t, oldPem, `killed after ${k} writes`);
       assert.deepEqual(clusterCaFiles(h.fs), clusterCA, `killed after ${k} writes: cluster CA`);
+      assert.deepEqual(backups(h.fs), [], `killed after ${k} writes: no backup (old keys) left`);
     }
   });
 }
