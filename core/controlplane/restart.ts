@@ -23,7 +23,8 @@
  *    20 s in a CA rotation) is shorter than the stall of its new Pod;
  * 3. waited for, within the timeout: a new container of the Pod running (or the new mirror Pod
  *    Running and Ready), then its health endpoint (the manifest's readiness probe, else its
- *    liveness probe) answering 200;
+ *    liveness probe) answering 200; after etcd, also the node's kube-apiserver's (it reads
+ *    through this member alone, and reconnects to it seconds later);
  * 4. when it does not come back within the timeout, its previous files (and manifest) are put
  *    back, it is restarted and waited for the same way, and the run stops with an error naming
  *    the component.
@@ -589,7 +590,9 @@ export function restartPlanLines(plan: RestartPlan, kubernetesDir: string): stri
               : "; a new Pod instead if it restarted less than 10 minutes ago"
           }), wait for the new container to run`
       } and its health endpoint to answer${
-        s.component === Component.etcd ? "; only while the other etcd members keep quorum" : ""
+        s.component === Component.etcd
+          ? ", then this node's kube-apiserver to read through it again; only while the other etcd members keep quorum"
+          : ""
       }`,
     );
   });
@@ -687,6 +690,7 @@ async function restartOne(run: Run, step: RestartStep, c: StaticPod): Promise<vo
       timing = `healthy ${
         formatDuration(clock.now().getTime() - stopped)
       } after its container's stop, which took ${formatDuration(stopMs)}`;
+      if (c.name === Component.etcd) await apiServerReadsAgain(ctx, stopped);
     } else {
       // The kubelet would stop the old Pod's API server with the Pod's grace period, all of
       // which it takes (API_SERVER_STOP_SECONDS): stopped here first, the kubelet holding its
@@ -736,6 +740,35 @@ async function restartOne(run: Run, step: RestartStep, c: StaticPod): Promise<vo
   }
   out.info(`[restart] ${c.name} is back, on its renewed certificates (${timing})`);
   await run.lease?.renew();
+}
+
+/**
+ * After etcd's restart: this node's kube-apiserver ready again (its readiness endpoint checks
+ * etcd), within the timeout. kubeadm points it at the local member alone
+ * (`--etcd-servers=https://127.0.0.1:2379`), and its etcd client reconnects with gRPC's default
+ * back-off (1 s, then ×1.6 each attempt): after an outage of 30 s it may try again only some
+ * 10 s after the member is healthy. Until it does, this node's kubelet cannot renew its Node
+ * Lease and the load balancer keeps the API server out; the next control plane must not begin
+ * its restarts before. One that never reads again (a client certificate the member's CA refuses)
+ * fails etcd's restart, which puts etcd's previous files back. No API server here: nothing.
+ */
+async function apiServerReadsAgain(ctx: RestartContext, stopped: number): Promise<void> {
+  const path = staticPodManifestPath(ctx.manifestDir, Component.apiServer);
+  if ((await ctx.files.read(path)) === undefined) return;
+  const api = await readComponent(ctx, Component.apiServer);
+  try {
+    await waitForComponent(ctx, api, () => Promise.resolve(undefined), ctx.timeoutMs);
+  } catch (e) {
+    throw new KubeadmError(
+      `this node's ${api.name} does not read through etcd again: ${errorMessage(e)}`,
+      { cause: e },
+    );
+  }
+  ctx.out.info(
+    `[restart] ${api.name} reads through etcd again (ready ${
+      formatDuration(ctx.client.timing.clock.now().getTime() - stopped)
+    } after etcd's container's stop)`,
+  );
 }
 
 /**

@@ -90,7 +90,8 @@ const hhmmss = (ms: number) => new Date(ms).toISOString().slice(11, 23);
 /**
  * What a `rotate-ca` run restarted, from its output, in order: `kube-apiserver 41s (stop 1.2s)`
  * (in place), `kube-controller-manager new Pod 33s`, `heartbeat +3.1s` (the wait for the
- * kubelet's Node Lease before its API server stopped), `kubelet`.
+ * kubelet's Node Lease before its API server stopped), `kube-apiserver reads etcd 40s` (its
+ * readiness after etcd's restart, from etcd's stop), `kubelet`.
  */
 function restartSummary(stdout: string): string {
   const parts: string[] = [];
@@ -100,7 +101,11 @@ function restartSummary(stdout: string): string {
       /\[restart\] (\S+) is back.*\(healthy (\S+) after its container's stop, which took (\S+)\)/
         .exec(line);
     const newPod = /\[restart\] (\S+) is back.*\(its new Pod healthy (\S+) after/.exec(line);
+    const reads = /\[restart\] kube-apiserver reads through etcd again \(ready (\S+) after/.exec(
+      line,
+    );
     if (heartbeat) parts.push(`heartbeat +${heartbeat[1]}`);
+    else if (reads) parts.push(`kube-apiserver reads etcd ${reads[1]}`);
     else if (inPlace) parts.push(`${inPlace[1]} ${inPlace[2]} (stop ${inPlace[3]})`);
     else if (newPod) parts.push(`${newPod[1]} new Pod ${newPod[2]}`);
     else if (/\[rotate-ca\] Restarting the kubelet/.test(line)) parts.push("kubelet");

@@ -484,6 +484,52 @@ Deno.test("renewAndRestart() decides what an interrupted run is once the node's 
   assert.deepEqual(calls, ["lock", "release"]);
 });
 
+Deno.test("renewAndRestart() after etcd waits for this node's API server to read through it again (its etcd client reconnects seconds later), and rolls etcd back when it never does", async () => {
+  const API = "https://10.0.0.1:6443/readyz";
+  /** The node, its API server's readiness failing `failures` times once etcd restarted. */
+  const node = (failures: number) => {
+    const n = fakeNode();
+    let left = failures;
+    n.ctx.health = {
+      get(url) {
+        n.probed.push(url);
+        const etcdRestarted = n.events.some((e) => e.startsWith("kubelet restarts etcd"));
+        if (url === API && etcdRestarted && left-- > 0) {
+          n.events.push("kube-apiserver not ready");
+          return Promise.resolve({ status: 500 });
+        }
+        return Promise.resolve({ status: 200 });
+      },
+    };
+    return n;
+  };
+  const n = node(8);
+  const etcdOnly = planRestarts(RENEWED.filter((r) => r.name === "etcd-server"));
+  const t0 = n.clock.ms;
+  await renewAndRestart(n.ctx, etcdOnly);
+  assert.equal(n.events.filter((e) => e === "kube-apiserver not ready").length, 8);
+  assert.ok(n.clock.ms - t0 >= 8_000, "polled once a second");
+  const lines = n.out.all.join("\n");
+  assert.match(
+    lines,
+    /kube-apiserver reads through etcd again \(ready \S+ after etcd's container's stop\)\n.*etcd is back/,
+  );
+  assert.equal(n.fs.text("/etc/kubernetes/pki/etcd/server.crt"), "new etcd cert");
+
+  // Never again within the timeout: etcd's previous files back, it restarted on them, the run
+  // stops naming both.
+  const m = node(Infinity);
+  await assert.rejects(renewAndRestart(m.ctx, etcdOnly), (e: Error) => {
+    assert.match(
+      e.message,
+      /^etcd did not come back after its restart; its previous files are back and it runs again\. .*this node's kube-apiserver does not read through etcd again: kube-apiserver did not come back within 1m0s: https:\/\/10\.0\.0\.1:6443\/readyz: HTTP 500/,
+    );
+    return true;
+  });
+  assert.equal(m.fs.text("/etc/kubernetes/pki/etcd/server.crt"), "old etcd cert");
+  assert.equal(m.events.filter((e) => e.startsWith("kubelet restarts etcd")).length, 2);
+});
+
 Deno.test("renewAndRestart() puts back the files of a component that does not come back, and restarts it", async () => {
   const n = fakeNode();
   n.broken.add("kube-scheduler");
