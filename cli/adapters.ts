@@ -1,10 +1,9 @@
 /**
  * The adapters of the command line, chosen here once for every command. Time, randomness and
  * crypto are the web platform's (`adapters/web/`, WebCrypto from `adapters/crypto/`, RSA keys
- * made by `adapters/deno/rsa_keygen.ts`); the node
- * is this machine under `--rootfs`, through the Deno adapters (`adapters/deno/`: its files, the
- * node host with its machine, services, container runtime, health probes and etcd client, the
- * HTTPS transport); a `--dry-run` plans instead of changing anything, on the offline adapters
+ * made by `adapters/deno/rsa_keygen.ts`); the node is this machine under `--rootfs`, through
+ * the Deno adapters (`adapters/deno/`: its files, the node host with its machine, services,
+ * container runtime, health probes and etcd client, the HTTPS transport); a `--dry-run` plans instead of changing anything, on the offline adapters
  * (`adapters/offline/`: the recording file system, the dry-run transport). A test hands its
  * own node through {@link CommandDeps.node}.
  *
