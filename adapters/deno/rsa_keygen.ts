@@ -5,15 +5,15 @@
  * Deno's WebCrypto and `node:crypto` generate RSA keys with RustCrypto's `rsa`, whose prime
  * search (Go's old `crypto/rand.Prime`) sieves each random candidate by the primes up to 53
  * only, so about a hundred candidates per prime get a Miller-Rabin exponentiation, and the
- * prime found gets 21 rounds and a Lucas test: 150–185 ms of CPU per RSA-2048 key here, against
- * ~60 ms for upstream kubeadm (Go). This module searches as OpenSSL and Java do: a random start
+ * prime found gets 21 rounds and a Lucas test: 120–185 ms of CPU per RSA-2048 key here, against
+ * ~60–75 ms for upstream kubeadm (Go) and ~30–35 ms for this module. This module searches as OpenSSL and Java do: a random start
  * (odd, its two top bits set, so that `p·q` has exactly the key's size), a window of the odd
  * numbers after it sieved by every prime below 2^16 (and by `p ≡ 1 mod e`, so that `e` is
  * invertible), and the survivors tested in order with Miller-Rabin rounds on random bases
  * drawn from the platform's CSPRNG, as many rounds as Go's FIPS 186-5 key generation uses
  * (5 for 1024-bit primes); about 40 exponentiations per prime. The exponentiations are
  * native: `node:crypto`'s Diffie-Hellman `computeSecret` is `otherPublicKey^privateKey mod
- * prime`, the Montgomery exponentiation of the `num-bigint-dig` crate that `rsa` uses.
+ * prime`, computed by the same big-integer crate (`num-bigint-dig`) as `rsa`'s own tests.
  *
  * The key is FIPS 186-5 A.1.3's: `|p - q| > 2^(nlen/2 - 100)`, `d = e^-1 mod lcm(p-1, q-1)`
  * and `d > 2^(nlen/2)`, else new primes. Generation runs on the main thread, one key at a
