@@ -1,9 +1,9 @@
 /**
  * The adapters of the command line, chosen here once for every command. Time, randomness and
- * crypto are the web platform's (`adapters/web/`, WebCrypto from `adapters/crypto/`); the node
- * is this machine under `--rootfs`, through the Deno adapters (`adapters/deno/`: its files, the
- * node host with its machine, services, container runtime, health probes and etcd client, the
- * HTTPS transport); a `--dry-run` plans instead of changing anything, on the offline adapters
+ * crypto are the web platform's (`adapters/web/`, WebCrypto from `adapters/crypto/`, RSA keys
+ * made by `adapters/deno/rsa_keygen.ts`); the node is this machine under `--rootfs`, through
+ * the Deno adapters (`adapters/deno/`: its files, the node host with its machine, services,
+ * container runtime, health probes and etcd client, the HTTPS transport); a `--dry-run` plans instead of changing anything, on the offline adapters
  * (`adapters/offline/`: the recording file system, the dry-run transport). A test hands its
  * own node through {@link CommandDeps.node}.
  *
@@ -40,9 +40,12 @@ export interface PlatformPorts {
   crypto: CryptoPort;
 }
 
-/** WebCrypto, its key code loaded when a run first makes, reads, checks or hashes something. */
+/**
+ * WebCrypto, with the Deno adapters' RSA key generation (`adapters/deno/crypto.ts`), its key
+ * code loaded when a run first makes, reads, checks or hashes something.
+ */
 const webCrypto: CryptoPort = deferred(
-  () => import("../adapters/crypto/webcrypto.ts").then((m) => m.webCryptoPort),
+  () => import("../adapters/deno/crypto.ts").then((m) => m.denoCryptoPort),
   {
     generateKeyPair: true,
     importPrivateKey: true,

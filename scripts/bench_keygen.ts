@@ -4,13 +4,17 @@
  * certificate phases do through the key pool), so the bench can show the floor
  * `keys × per-key ÷ cores`, and, given the keys of each phase (`11,5`: `certs all`, then
  * `kubeconfig all`), those batches one after the other, each all at once (what the two
- * processes can do at best; the median of three rounds). Prints one line: `serial_wall_ms_per_key serial_cpu_ms_per_key
- * concurrent_wall_ms concurrent_cpu_ms cores [batches_wall_ms batches_cpu_ms]`.
+ * processes can do at best; the median of three rounds). Then the command line's own RSA key
+ * generation (adapters/deno/rsa_keygen.ts, one key after another, as its queue makes them), per
+ * key. Prints one line: `serial_wall_ms_per_key serial_cpu_ms_per_key concurrent_wall_ms
+ * concurrent_cpu_ms cores [batches_wall_ms batches_cpu_ms] ours_wall_ms_per_key
+ * ours_cpu_ms_per_key`.
  * Usage: deno run --allow-sys scripts/bench_keygen.ts [keys] [serial-samples] [batches]
  *
  * @module
  */
 import { cpuUsage } from "node:process";
+import { generateRsaPkcs1 } from "../adapters/deno/rsa_keygen.ts";
 
 const keys = Number(Deno.args[0] ?? 16);
 const samples = Number(Deno.args[1] ?? 16);
@@ -48,7 +52,13 @@ if (Deno.args[2]) {
   const [bw, bc] = rounds.sort((a, b) => a[0] - b[0])[1];
   batches = ` ${bw.toFixed(1)} ${bc.toFixed(1)}`;
 }
+await generateRsaPkcs1(2048); // warm-up
+const o0 = performance.now(), oc0 = cpuMs();
+for (let i = 0; i < samples; i++) await generateRsaPkcs1(2048);
+const ours = ` ${((performance.now() - o0) / samples).toFixed(1)} ${
+  ((cpuMs() - oc0) / samples).toFixed(1)
+}`;
 console.log(
   [wall, cpu, concurrent, concurrentCpu].map((x) => x.toFixed(1)).join(" ") +
-    ` ${navigator.hardwareConcurrency}${batches}`,
+    ` ${navigator.hardwareConcurrency}${batches}${ours}`,
 );

@@ -19,9 +19,11 @@
  * every other machine waits for.
  *
  * Usage: scripts/deno run -A scripts/bench_node.ts [--runs N] [--max-minutes M] [--before DIR]
- *   [--trace]   (as root; default 5 runs each, fewer when a new round would start after M
- *   minutes; `--before DIR` also times another checkout of ours, e.g. the commit before a
- *   change; `--trace` prints each run's timeline)
+ *   [--keys ecdsa|rsa] [--trace]   (as root; default 5 runs each, fewer when a new round would
+ *   start after M minutes; `--before DIR` also times another checkout of ours, e.g. the commit
+ *   before a change; `--keys rsa`: kubeadm's default RSA-2048 keys instead of the test
+ *   configuration's ECDSA-P256, as most clusters are made; `--trace` prints each run's
+ *   timeline)
  *
  * @module
  */
@@ -40,10 +42,25 @@ const args = scriptArgs("bench-node", {
   runs: { type: "string", default: "5" },
   trace: { type: "boolean", default: false },
   before: { type: "string" },
+  keys: { type: "string", default: "ecdsa" },
   "max-minutes": { type: "string" },
 });
 const { values } = args;
 const runs = args.integer("runs");
+if (values.keys !== "ecdsa" && values.keys !== "rsa") {
+  args.refuse(`--keys: ${values.keys} (ecdsa or rsa)`);
+}
+/** The test configuration's key type, or kubeadm's default (RSA-2048) with `--keys rsa`. */
+async function writeBenchConfig(node: ClusterNode): Promise<string> {
+  const path = await writeInitConfig(node);
+  if (values.keys === "rsa") {
+    const text = await Deno.readTextFile(path);
+    const rsa = text.replace(/^encryptionAlgorithm: ECDSA-P256$/m, "encryptionAlgorithm: RSA-2048");
+    if (rsa === text) throw new Error(`no encryptionAlgorithm line to change in ${path}`);
+    await Deno.writeTextFile(path, rsa);
+  }
+  return path;
+}
 
 /** What is timed: ours, upstream, and with `--before` another checkout of ours. */
 type Impl = "ours" | "upstream" | "before";
@@ -56,10 +73,14 @@ async function kubeadmOf(impl: Impl): Promise<string> {
   return `${await k8sBinDir()}/kubeadm`;
 }
 
-/** A line of the command's output and when it arrived (ms since the epoch). */
+/**
+ * A line of the command's output, when it arrived (ms since the epoch) and the CPU time the
+ * command's process had used by then (ms, its reaped children included; from `/proc`).
+ */
 interface Line {
   at: number;
   text: string;
+  cpu?: number;
 }
 
 /** One timed `init`. */
@@ -129,14 +150,59 @@ async function startProbe(
   return { result };
 }
 
+/** `/proc/<pid>/stat`'s fields after the command name (field 3, the state, first). */
+function statFields(pid: number): string[] {
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+}
+
+/**
+ * The process running `kubeadm init --config <config>` (the launcher execs Deno, so its PID is
+ * Deno's): of the processes whose command line names the config, the one whose parent is one of
+ * them too (`/usr/bin/time`) and that is no one's parent among them.
+ */
+function initProcess(config: string): number | undefined {
+  const found = new Map<number, number>();
+  for (const e of Deno.readDirSync("/proc")) {
+    const pid = Number(e.name);
+    if (!Number.isInteger(pid)) continue;
+    try {
+      const argv = Deno.readTextFileSync(`/proc/${pid}/cmdline`).split("\0");
+      if (argv.includes(config) && argv.includes("init")) {
+        found.set(pid, Number(statFields(pid)[1]));
+      }
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+  const parents = new Set(found.values());
+  return [...found].find(([pid, ppid]) => found.has(ppid) && !parents.has(pid))?.[0];
+}
+
+/** CPU time (ms) of a process and its reaped children: utime + stime + cutime + cstime. */
+function processCpuMs(pid: number): number | undefined {
+  try {
+    const f = statFields(pid);
+    return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 10; // 100 Hz ticks
+  } catch {
+    return undefined;
+  }
+}
+
 /** One `init` on a fresh node (throws when init fails). */
 async function timeInit(impl: Impl): Promise<InitRun> {
   const node = await createClusterNode("cp1");
   try {
-    const config = await writeInitConfig(node);
+    const config = await writeBenchConfig(node);
     const kubeadm = await kubeadmOf(impl);
     const probe = await startProbe(node);
     const lines: Line[] = [];
+    let pid: number | undefined;
+    /** The init process's CPU time now (found at the first line: by then it runs Deno). */
+    const cpuNow = () => {
+      pid ??= initProcess(config);
+      return pid === undefined ? undefined : processCpuMs(pid);
+    };
     const started = Date.now();
     const r = await node.exec(
       [
@@ -149,7 +215,10 @@ async function timeInit(impl: Impl): Promise<InitRun> {
         config,
         `--ignore-preflight-errors=${PREFLIGHT_IGNORED_CONTROL_PLANE}`,
       ],
-      { timeoutMs: 10 * 60_000, onLine: (_, text) => lines.push({ at: Date.now(), text }) },
+      {
+        timeoutMs: 10 * 60_000,
+        onLine: (_, text) => lines.push({ at: Date.now(), text, cpu: cpuNow() }),
+      },
     );
     const ended = Date.now();
     if (r.code !== 0) {
@@ -167,10 +236,14 @@ async function timeInit(impl: Impl): Promise<InitRun> {
   }
 }
 
-/** The run's spans: `start-up` (to the first line), then each phase to the next one's start. */
-function phaseSpans(run: InitRun): Map<string, number> {
-  const starts: [string, number][] = [["start-up", run.started]];
-  for (const { at, text } of run.lines) {
+/**
+ * The run's spans: `start-up` (to the first line), then each phase to the next one's start; in
+ * wall time, or with `cpu` in CPU time (the process's when each line arrived; the last phase
+ * ends at `/usr/bin/time`'s total, its children included).
+ */
+function phaseSpans(run: InitRun, cpu = false): Map<string, number> {
+  const starts: [string, number][] = [["start-up", cpu ? 0 : run.started]];
+  for (const { at, text, cpu: cpuAt } of run.lines) {
     const tag = /^\[([a-z-]+)\]/.exec(text)?.[1];
     let phase = tag === undefined ? undefined : TAG_PHASE[tag] ?? tag;
     if (tag === undefined && text.startsWith("Your Kubernetes control-plane")) {
@@ -179,13 +252,15 @@ function phaseSpans(run: InitRun): Map<string, number> {
     if (phase === undefined || SHARED_TAGS.has(phase) || starts.some(([p]) => p === phase)) {
       continue;
     }
-    starts.push([phase, at]);
+    if (cpu && cpuAt === undefined) return new Map();
+    starts.push([phase, cpu ? cpuAt! : at]);
   }
+  const end = cpu ? run.cpuMs : run.ended;
   return new Map(
     starts.map((
       [phase, at],
       i,
-    ) => [SPAN_LABEL[phase] ?? phase, (starts[i + 1]?.[1] ?? run.ended) - at]),
+    ) => [SPAN_LABEL[phase] ?? phase, (starts[i + 1]?.[1] ?? end) - at]),
   );
 }
 
@@ -285,7 +360,8 @@ const loadAfter = (await Deno.readTextFile("/proc/loadavg")).trim();
 const of = (impl: Impl) => all.filter((r) => r.impl === impl);
 const total = new Map(impls.map((i) => [i, median(of(i).map((r) => r.ended - r.started))]));
 const cpu = new Map(impls.map((i) => [i, median(of(i).map((r) => r.cpuMs))]));
-const spans = new Map(impls.map((i) => [i, medians(of(i).map(phaseSpans))]));
+const spans = new Map(impls.map((i) => [i, medians(of(i).map((r) => phaseSpans(r)))]));
+const cpuSpans = new Map(impls.map((i) => [i, medians(of(i).map((r) => phaseSpans(r, true)))]));
 const floors = new Map(impls.map((i) => [i, medians(of(i).map(floorOf))]));
 const allFloors = medians(all.map(floorOf));
 const floor = allFloors.get("kubelet start → control plane healthy");
@@ -295,7 +371,9 @@ const row = (label: string, xs: (number | undefined)[]) =>
 
 console.log(`
 kubeadm init on a fresh real node (containerd v2.4.2, kubelet v1.37.2, static Pods from local
-images); medians of ${rounds} run(s) each, order alternating; seconds. Load before: ${loadBefore};
+images; ${
+  values.keys === "rsa" ? "RSA-2048" : "ECDSA-P256"
+} keys); medians of ${rounds} run(s) each, order alternating; seconds. Load before: ${loadBefore};
 after: ${loadAfter}.${values.before ? `\n"before" is ${values.before}.` : ""}
 
 Per phase (from each line's arrival; a phase ends where the next one prints):
@@ -303,6 +381,15 @@ ${head("phase")}   ours/upstream`);
 const phases = [...new Set(impls.flatMap((i) => [...spans.get(i)!.keys()]))];
 for (const p of phases) {
   const xs = impls.map((i) => spans.get(i)!.get(p));
+  console.log(`${row(p, xs)}   ${ratio(xs[0], xs.at(-1))}`);
+}
+console.log(`
+CPU time per phase (the process's, user + system, its reaped children included, read from /proc
+as each line arrived; 10 ms ticks):
+${head("phase")}   ours/upstream`);
+const cpuPhases = [...new Set(impls.flatMap((i) => [...cpuSpans.get(i)!.keys()]))];
+for (const p of cpuPhases) {
+  const xs = impls.map((i) => cpuSpans.get(i)!.get(p));
   console.log(`${row(p, xs)}   ${ratio(xs[0], xs.at(-1))}`);
 }
 const totals = impls.map((i) => total.get(i));

@@ -1,8 +1,8 @@
 /**
  * The two steps `scripts/install` runs on the CLI's chunks (`deno bundle --code-splitting`):
  *
- * - `prepare DIR`: the shared runtime chunk imports `node:module` to give the CommonJS packages
- *   (commander, @grpc/grpc-js) their `require`; a static import of a Node built-in starts Deno's
+ * - `prepare DIR`: the shared runtime chunk imports `node:module` to give the CommonJS package
+ *   (commander) its `require`; a static import of a Node built-in starts Deno's
  *   Node compatibility layer at start-up (measured on `kubeadm version`: +14 MB). It becomes a
  *   `require` that asks `process.getBuiltinModule` for the built-in when a package first needs
  *   it. Then the checks: no chunk imports a module fetched at run time (`npm:`, `jsr:`,

@@ -194,6 +194,26 @@ async function importRsa(pkcs1: Uint8Array): Promise<KeyPair> {
   return new WebCryptoKeyPair(spec, rsaSpki(n, e), () => Promise.resolve(key));
 }
 
+/**
+ * The key pair of a PKCS#1 RSA private key generated outside WebCrypto (the command line's
+ * RSA key generation, `adapters/deno/rsa_keygen.ts`): its PKCS#1 kept for writing, imported
+ * into WebCrypto only when it first signs (most keys are only written).
+ */
+export function rsaKeyPairOfPkcs1(pkcs1: Uint8Array): KeyPair {
+  const { n, e } = rsaPublicOfPkcs1(pkcs1);
+  const spec: KeySpec = { type: "RSA", modulusLength: modulusBits(n) };
+  const kept = pkcs1.slice();
+  return new WebCryptoKeyPair(
+    spec,
+    rsaSpki(n, e),
+    () =>
+      crypto.subtle.importKey("pkcs8", pkcs8OfPkcs1(kept).slice(), algorithmOf(spec), true, [
+        "sign",
+      ]),
+    { type: "RSA", pkcs1: kept },
+  );
+}
+
 /** Whether this engine imports a bare EC scalar (cleared on its first refusal). */
 let bareScalarImports = true;
 

@@ -200,7 +200,18 @@ export class DenoMachine implements Machine {
     return await (await exec()).lookPath(command);
   }
 
-  async kubeletVersionOutput(): Promise<string> {
+  /**
+   * `kubelet --version`'s output, run once per machine (a run): preflight's `KubeletVersion`
+   * and `SystemVerification` both ask, and the kubelet binary costs ~0.15–0.2 s of CPU per
+   * start (upstream runs it for each check).
+   */
+  kubeletVersionOutput(): Promise<string> {
+    return this.#kubeletVersion ??= this.#runKubeletVersion();
+  }
+
+  #kubeletVersion: Promise<string> | undefined;
+
+  async #runKubeletVersion(): Promise<string> {
     const { exitStatus, lookPath, runCommand } = await exec();
     const what = "cannot execute 'kubelet --version'";
     if ((await lookPath("kubelet")) === undefined) {

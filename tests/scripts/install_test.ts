@@ -1,7 +1,8 @@
 // scripts/install: the installed kubeadm runs on a machine without this repository and without a
 // network (a mount namespace hiding the checkout, an empty HOME, no network interfaces but
-// loopback), prints what scripts/kubeadm prints, loads the CommonJS packages (commander,
-// @grpc/grpc-js, which then calls a CRI server) on use, and a second install changes nothing.
+// loopback), prints what scripts/kubeadm prints, loads the CommonJS package (commander) and the
+// Node built-ins the CRI client calls a CRI server with (node:http2) on use, and a second install
+// changes nothing.
 import assert from "node:assert/strict";
 import { run, type RunResult } from "../support/commands.ts";
 import { testInitConfigYaml } from "../support/config.ts";
@@ -65,7 +66,7 @@ Deno.test("the installed kubeadm runs without the repository, caches or network,
     // commander (CommonJS) for the root's help and `upgrade`.
     assert.match((await same(["--help"])).stdout, /^kubeadm: easily bootstrap/);
     await same(["upgrade", "plan", "--help"]);
-    // @grpc/grpc-js (CommonJS, Node built-ins) calls the CRI: the runtime's answer comes back.
+    // The CRI client (node:http2, node:net) calls the runtime: its answer comes back.
     const cri = await startFakeCriServer(() => ({ status: 5, message: "no such image here" }));
     try {
       const pull = await isolated(

@@ -5,7 +5,7 @@
  * answer is a "trailers-only" status, or a response body without a status (which a gRPC
  * client must reject). Success paths are tested against a real containerd.
  *
- * (`node:http2`'s server, and so `@grpc/grpc-js`'s, aborts the Deno 2.9.6 process with
+ * (`node:http2`'s server (and so `@grpc/grpc-js`'s) aborts the Deno 2.9.6 process with
  * `free(): invalid pointer` when a client disconnects, so it cannot serve tests.)
  *
  * @module

@@ -145,17 +145,29 @@ Deno.test("lookPath, kubelet --version, hosts file and DNS", async () => {
   const bin = await Deno.makeTempDir({ prefix: "kubeadm-ts-bin-" });
   const path = Deno.env.get("PATH") ?? "";
   try {
+    // One machine per kubelet below: a machine runs `kubelet --version` once and keeps its answer.
     Deno.env.set("PATH", bin);
     await assert.rejects(
-      () => host.kubeletVersionOutput(),
+      () => new DenoMachine().kubeletVersionOutput(),
       /^Error: cannot execute 'kubelet --version': executable file not found in \$PATH$/,
     );
-    await Deno.writeTextFile(`${bin}/kubelet`, "#!/bin/sh\necho 'Kubernetes v1.33.2'\n");
+    await Deno.writeTextFile(
+      `${bin}/kubelet`,
+      `#!/bin/sh\necho started >>${bin}/starts\necho 'Kubernetes v1.33.2'\n`,
+    );
     await Deno.chmod(`${bin}/kubelet`, 0o755);
     Deno.env.set("PATH", `${bin}:${path}`);
-    assert.equal((await host.kubeletVersionOutput()).trim(), "Kubernetes v1.33.2");
+    const machine = new DenoMachine();
+    const [a, b] = await Promise.all([
+      machine.kubeletVersionOutput(),
+      machine.kubeletVersionOutput(),
+    ]);
+    assert.equal(a.trim(), "Kubernetes v1.33.2");
+    assert.equal(b, a);
+    assert.equal(await machine.kubeletVersionOutput(), a);
+    assert.equal(await Deno.readTextFile(`${bin}/starts`), "started\n");
     await Deno.writeTextFile(`${bin}/kubelet`, "#!/bin/sh\nexit 3\n");
-    await assert.rejects(() => host.kubeletVersionOutput(), /: exit status 3$/);
+    await assert.rejects(() => new DenoMachine().kubeletVersionOutput(), /: exit status 3$/);
   } finally {
     Deno.env.set("PATH", path);
     await Deno.remove(bin, { recursive: true });
