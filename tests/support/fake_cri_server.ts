@@ -17,8 +17,11 @@ export type FakeCriAnswer =
   | { status: number; message: string }
   /** Never answers (the client's deadline must end the call). */
   | { hang: true }
-  /** A response message declared (and sent) with this many bytes, and no status. */
-  | { bodyBytes: number };
+  /**
+   * A response message of this many bytes, declared with `declared` bytes (default: as many),
+   * and no status.
+   */
+  | { bodyBytes: number; declared?: number };
 
 /** A running fake. */
 export interface FakeCriServer {
@@ -71,7 +74,7 @@ export async function startFakeCriServer(
       });
     }
     const body = new Uint8Array(5 + a.bodyBytes);
-    new DataView(body.buffer).setUint32(1, a.bodyBytes);
+    new DataView(body.buffer).setUint32(1, a.declared ?? a.bodyBytes);
     return new Response(body, { status: 200, headers: { "content-type": "application/grpc" } });
   });
   await listening.promise;

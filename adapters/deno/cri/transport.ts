@@ -244,10 +244,12 @@ export class CriConnection {
         if (received >= 5) {
           const first = chunks.length === 1 ? chunks[0] : concat(chunks, 5);
           const size = new DataView(first.buffer, first.byteOffset, 5).getUint32(1);
-          if (size > this.#maxBytes) {
+          // The declared size, and what arrives whatever the frame declares.
+          const over = Math.max(size, received - 5);
+          if (over > this.#maxBytes) {
             fail(
               "ResourceExhausted",
-              `grpc: received message larger than max (${size} vs. ${this.#maxBytes})`,
+              `grpc: received message larger than max (${over} vs. ${this.#maxBytes})`,
             );
           }
         }
