@@ -2,7 +2,7 @@
 // goes on under its parent's lock instead of waiting for it forever; one started beside another
 // holder waits; /proc/locks is read as the kernel writes it.
 import assert from "node:assert/strict";
-import { deviceId, flockHolders, takeRealNodeLock } from "../support/realnode_lock.ts";
+import { deviceId, flockHolders } from "../support/realnode_lock.ts";
 import { repoRoot } from "../support/repo.ts";
 
 Deno.test("realnode lock: /proc/locks' flock holders of one file, device as the kernel prints it", () => {
