@@ -13,6 +13,8 @@
  */
 import {
   type ClusterNode,
+  containerdTasks,
+  CONTROL_PLANE_PODS,
   createClusterNode,
   importImages,
   initForJoin,
@@ -227,7 +229,12 @@ export async function createConformanceCluster(
           `--ignore-preflight-errors=${PREFLIGHT_IGNORED_CONTROL_PLANE}`,
         ]),
       );
+      // The v1.37 kubelet starts every static Pod again, under new Pod UIDs, seconds after the
+      // Node reports it (tests/e2e/upgrade_test.ts): the control plane, etcd too, is away
+      // meanwhile. An admin waits for it before upgrading the next node.
+      const before = await staticPodContainers(cp1);
       await upgradeKubelet(cp1, cp1, SUITE_VERSION);
+      await waitStaticPodsRestarted(cp1, before, log);
       for (const worker of nodes.slice(1)) {
         log(`upgrade node on ${worker.name}`);
         ok(
@@ -292,6 +299,56 @@ async function waitCoreDnsAvailable(cp1: ClusterNode): Promise<void> {
     return status?.conditions?.some((c) => c.type === "Available" && c.status === "True") &&
       (status.availableReplicas ?? 0) > 0;
   }, 240_000);
+}
+
+/**
+ * The container of each control-plane static Pod of `node` whose mirror Pod reports it ready
+ * (component → containerd ID).
+ */
+async function staticPodContainers(node: ClusterNode): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const c of CONTROL_PLANE_PODS) {
+    const pod = await kubectlJson(node, ["-n", "kube-system", "get", "pod", `${c}-${node.name}`])
+      .catch(() => undefined) as
+        | { status?: { containerStatuses?: { ready?: boolean; containerID?: string }[] } }
+        | undefined;
+    const status = pod?.status?.containerStatuses?.[0];
+    if (status?.ready && status.containerID) {
+      out.set(c, status.containerID.replace(/^containerd:\/\//, ""));
+    }
+  }
+  return out;
+}
+
+/**
+ * Waits for `node`'s control-plane static Pods to run again in containers other than `before`'s
+ * (their tasks running in its containerd, their mirror Pods ready). Should the new kubelet keep
+ * the old containers, it says so and waits only for every one to be ready.
+ */
+async function waitStaticPodsRestarted(
+  node: ClusterNode,
+  before: ReadonlyMap<string, string>,
+  log: (line: string) => void,
+): Promise<void> {
+  const running = async (fresh: boolean) => {
+    const now = await staticPodContainers(node);
+    const tasks = await containerdTasks(node);
+    return CONTROL_PLANE_PODS.every((c) => {
+      const id = now.get(c);
+      return id !== undefined && tasks.get(id) === "RUNNING" && (!fresh || id !== before.get(c));
+    });
+  };
+  const what = `${node.name}'s static Pods running again, in new containers`;
+  const restarted = await waitFor(what, () => running(true), 240_000).then(
+    () => true,
+    (e) => {
+      log(`${e instanceof Error ? e.message : e}; waiting for them to be ready as they are`);
+      return false;
+    },
+  );
+  if (!restarted) {
+    await waitFor(`${node.name}'s static Pods running, ready`, () => running(false), 120_000);
+  }
 }
 
 /**
