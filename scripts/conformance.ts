@@ -19,10 +19,12 @@ import {
   counts,
   createConformanceCluster,
   type Phase,
+  recordDir,
   resultsTable,
   runSuite,
   summary,
 } from "../tests/support/conformance.ts";
+import { takeRealNodeLock } from "../tests/support/realnode_lock.ts";
 import { repoRoot } from "../tests/support/repo.ts";
 
 const USAGE =
@@ -106,13 +108,12 @@ const commit = await gitDescribe();
 await Deno.mkdir(reportDir, { recursive: true });
 
 // The machine runs one real-node cluster at a time (HELPERS.md): take its lock for as long as
-// the cluster lives.
+// the cluster lives (or go on under it when started by `flock <lock> scripts/conformance …`).
 const lockPath = Deno.env.get("KUBEADM_TS_REALNODE_LOCK") ?? "/tmp/kts-realnode.lock";
-const lock = await Deno.open(lockPath, { create: true, write: true });
-console.error(
-  `scripts/conformance: taking ${lockPath} (waits while another real-node run holds it)`,
+const lock = await takeRealNodeLock(
+  lockPath,
+  (line) => console.error(`scripts/conformance: ${line}`),
 );
-await lock.lock(true);
 
 const abort = new AbortController();
 const onSignal = () => {
@@ -149,6 +150,7 @@ try {
       date: started.toISOString().slice(0, 19) + "Z",
       commit,
       clusterSeconds,
+      upgradeSeconds: cluster.upgradeSeconds,
       totalSeconds: (performance.now() - t0) / 1000,
       procs,
       focus: args.focus,
@@ -160,7 +162,7 @@ try {
       await cluster.collectLogs(`${reportDir}/logs`);
     }
     if (args.record) {
-      const dir = `${repoRoot}/conformance/${kind}`;
+      const dir = `${repoRoot}/${recordDir(kind, phases, { focus: args.focus, skip: args.skip })}`;
       await Deno.mkdir(dir, { recursive: true });
       await Deno.copyFile(`${reportDir}/summary.txt`, `${dir}/summary.txt`);
       await Deno.copyFile(`${reportDir}/results.tsv`, `${dir}/results.tsv`);

@@ -6,8 +6,10 @@ import { run } from "../support/commands.ts";
 import { repoRoot } from "../support/repo.ts";
 import {
   counts,
+  daemonSetRolledOut,
   exactFocus,
   readGinkgoReport,
+  recordDir,
   resultsTable,
   summary,
 } from "../support/conformance.ts";
@@ -178,4 +180,78 @@ Deno.test("conformance: a phase's tests are the Conformance specs of its kind th
   );
   assert.match(text, /^1 passed, 1 failed, 0 skipped \(2 tests\)$/m);
   assert.match(text, /^ {2}\[failed\] \[sig-x\] Things break \[Conformance\]\n {6}expected 1$/m);
+});
+
+Deno.test("conformance --upgrade: the summary names both versions and the upgrade's share of the cluster time", () => {
+  const text = summary({
+    kind: "upgrade",
+    date: "2026-11-30T08:10:00Z",
+    commit: "abc",
+    clusterSeconds: 480,
+    upgradeSeconds: 190,
+    totalSeconds: 3600,
+    procs: 5,
+  }, { tests: [], phaseSeconds: { parallel: 2000, serial: 1100 }, suiteErrors: [] });
+  assert.match(
+    text,
+    /^Kubernetes v1\.37\.2 conformance, cluster made at v1\.36\.3 by kubeadm-ts, upgraded to v1\.37\.2 by kubeadm-ts/,
+  );
+  assert.match(text, /kubelet v1\.36\.3 → v1\.37\.2\)/);
+  assert.match(
+    text,
+    /^wall time 1h00m00s: cluster 8m00s \(upgrade 3m10s\), parallel 33m20s \(5 ginkgo processes\), serial 18m20s$/m,
+  );
+});
+
+Deno.test("conformance --record: each kind in its own folder, a partial run never over a full one", () => {
+  assert.equal(recordDir("ours", ["parallel", "serial"]), "conformance/ours");
+  assert.equal(recordDir("ours", ["parallel"]), "conformance/ours");
+  assert.equal(recordDir("ours", ["serial"]), "conformance/ours/serial");
+  assert.equal(recordDir("upstream", ["parallel"], { focus: "x" }), "conformance/upstream/subset");
+  assert.equal(recordDir("upgrade", ["parallel", "serial"]), "conformance/upgrade");
+  assert.equal(recordDir("upgrade", ["serial"], { skip: "y" }), "conformance/upgrade/subset");
+});
+
+Deno.test("conformance --upgrade: kube-proxy counts as rolled out once every Pod runs the new image", () => {
+  const ds = (image: string, status: Record<string, number>, generation = 2) => ({
+    metadata: { generation },
+    spec: { template: { spec: { containers: [{ name: "kube-proxy", image }] } } },
+    status: { observedGeneration: 2, desiredNumberScheduled: 3, ...status },
+  });
+  const NEW = "registry.k8s.io/kube-proxy:v1.37.2";
+  assert.equal(
+    daemonSetRolledOut(ds(NEW, { updatedNumberScheduled: 3, numberAvailable: 3 }), NEW),
+    true,
+  );
+  assert.equal(
+    daemonSetRolledOut(
+      ds("registry.k8s.io/kube-proxy:v1.36.3", { updatedNumberScheduled: 3, numberAvailable: 3 }),
+      NEW,
+    ),
+    false,
+    "the old image",
+  );
+  assert.equal(
+    daemonSetRolledOut(ds(NEW, { updatedNumberScheduled: 2, numberAvailable: 3 }), NEW),
+    false,
+    "a Pod left",
+  );
+  assert.equal(
+    daemonSetRolledOut(ds(NEW, { updatedNumberScheduled: 3, numberAvailable: 2 }), NEW),
+    false,
+    "not available",
+  );
+  assert.equal(
+    daemonSetRolledOut(ds(NEW, { updatedNumberScheduled: 3, numberAvailable: 3 }, 3), NEW),
+    false,
+    "the spec not yet observed",
+  );
+  assert.equal(
+    daemonSetRolledOut(
+      ds(NEW, { desiredNumberScheduled: 0, updatedNumberScheduled: 0, numberAvailable: 0 }),
+      NEW,
+    ),
+    false,
+    "no Pod",
+  );
 });

@@ -13,6 +13,8 @@
  */
 import {
   type ClusterNode,
+  containerdTasks,
+  CONTROL_PLANE_PODS,
   createClusterNode,
   importImages,
   initForJoin,
@@ -84,6 +86,11 @@ export interface ConformanceCluster {
   kubeconfig: string;
   /** Each node's Pod CIDR. */
   podCidrs: ReadonlyMap<string, string>;
+  /**
+   * For `upgrade`: seconds from the target's images being imported to every node upgraded, its
+   * kubelet replaced, kube-proxy rolled out and CoreDNS available again.
+   */
+  upgradeSeconds?: number;
   /** Copies every node's kubelet and containerd logs and its Pods' logs under `dir`. */
   collectLogs(dir: string): Promise<void>;
   /** Tears every node and registry down (safe to call twice). */
@@ -205,6 +212,7 @@ export async function createConformanceCluster(
     await waitCoreDnsAvailable(cp1);
 
     if (kind === "upgrade") {
+      const upgradeStarted = performance.now();
       log(`upgrade to ${SUITE_VERSION}: the admin pre-pulls its images`);
       for (const node of nodes) {
         await importImages(node, SUITE_VERSION, node === cp1 ? "control-plane" : "worker");
@@ -221,7 +229,12 @@ export async function createConformanceCluster(
           `--ignore-preflight-errors=${PREFLIGHT_IGNORED_CONTROL_PLANE}`,
         ]),
       );
+      // The v1.37 kubelet starts every static Pod again, under new Pod UIDs, seconds after the
+      // Node reports it (tests/e2e/upgrade_test.ts): the control plane, etcd too, is away
+      // meanwhile. An admin waits for it before upgrading the next node.
+      const before = await staticPodContainers(cp1);
       await upgradeKubelet(cp1, cp1, SUITE_VERSION);
+      await waitStaticPodsRestarted(cp1, before, log);
       for (const worker of nodes.slice(1)) {
         log(`upgrade node on ${worker.name}`);
         ok(
@@ -240,7 +253,10 @@ export async function createConformanceCluster(
       if (v.serverVersion?.gitVersion !== SUITE_VERSION) {
         throw new Error(`the API server reports ${v.serverVersion?.gitVersion} after the upgrade`);
       }
+      await waitKubeProxyRolledOut(cp1, SUITE_VERSION);
       await waitCoreDnsAvailable(cp1);
+      cluster.upgradeSeconds = (performance.now() - upgradeStarted) / 1000;
+      log(`upgraded in ${formatDuration(cluster.upgradeSeconds)}`);
     }
 
     log("importing the test images into every node");
@@ -283,6 +299,89 @@ async function waitCoreDnsAvailable(cp1: ClusterNode): Promise<void> {
     return status?.conditions?.some((c) => c.type === "Available" && c.status === "True") &&
       (status.availableReplicas ?? 0) > 0;
   }, 240_000);
+}
+
+/**
+ * The container of each control-plane static Pod of `node` whose mirror Pod reports it ready
+ * (component → containerd ID).
+ */
+async function staticPodContainers(node: ClusterNode): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const c of CONTROL_PLANE_PODS) {
+    const pod = await kubectlJson(node, ["-n", "kube-system", "get", "pod", `${c}-${node.name}`])
+      .catch(() => undefined) as
+        | { status?: { containerStatuses?: { ready?: boolean; containerID?: string }[] } }
+        | undefined;
+    const status = pod?.status?.containerStatuses?.[0];
+    if (status?.ready && status.containerID) {
+      out.set(c, status.containerID.replace(/^containerd:\/\//, ""));
+    }
+  }
+  return out;
+}
+
+/**
+ * Waits for `node`'s control-plane static Pods to run again in containers other than `before`'s
+ * (their tasks running in its containerd, their mirror Pods ready). Should the new kubelet keep
+ * the old containers, it says so and waits only for every one to be ready.
+ */
+async function waitStaticPodsRestarted(
+  node: ClusterNode,
+  before: ReadonlyMap<string, string>,
+  log: (line: string) => void,
+): Promise<void> {
+  const running = async (fresh: boolean) => {
+    const now = await staticPodContainers(node);
+    const tasks = await containerdTasks(node);
+    return CONTROL_PLANE_PODS.every((c) => {
+      const id = now.get(c);
+      return id !== undefined && tasks.get(id) === "RUNNING" && (!fresh || id !== before.get(c));
+    });
+  };
+  const what = `${node.name}'s static Pods running again, in new containers`;
+  const restarted = await waitFor(what, () => running(true), 240_000).then(
+    () => true,
+    (e) => {
+      log(`${e instanceof Error ? e.message : e}; waiting for them to be ready as they are`);
+      return false;
+    },
+  );
+  if (!restarted) {
+    await waitFor(`${node.name}'s static Pods running, ready`, () => running(false), 120_000);
+  }
+}
+
+/**
+ * Waits for the kube-proxy DaemonSet `upgrade apply` updated to run `version` on every node,
+ * each Pod available (no old kube-proxy left programming Services when the suite starts).
+ */
+async function waitKubeProxyRolledOut(cp1: ClusterNode, version: string): Promise<void> {
+  await waitFor(`kube-proxy ${version} rolled out`, async () => {
+    const ds = await kubectlJson(cp1, ["-n", "kube-system", "get", "daemonset", "kube-proxy"]);
+    return daemonSetRolledOut(ds, `registry.k8s.io/kube-proxy:${version}`);
+  }, 300_000);
+}
+
+/**
+ * Whether a DaemonSet (its JSON) runs `image` and its controller has rolled it out: the spec
+ * observed, every scheduled Pod updated and available.
+ */
+export function daemonSetRolledOut(ds: Record<string, unknown>, image: string): boolean {
+  const d = ds as {
+    metadata?: { generation?: number };
+    spec?: { template?: { spec?: { containers?: { image?: string }[] } } };
+    status?: {
+      observedGeneration?: number;
+      desiredNumberScheduled?: number;
+      updatedNumberScheduled?: number;
+      numberAvailable?: number;
+    };
+  };
+  const st = d.status ?? {};
+  const want = st.desiredNumberScheduled ?? 0;
+  return (d.spec?.template?.spec?.containers ?? []).some((c) => c.image === image) &&
+    st.observedGeneration === d.metadata?.generation && want > 0 &&
+    st.updatedNumberScheduled === want && st.numberAvailable === want;
 }
 
 /**
@@ -583,6 +682,22 @@ export function resultsTable(tests: readonly TestResult[]): string {
     .map((t) => `${t.state}\t${t.seconds.toFixed(1)}\t${t.phase}\t${t.name}\n`).join("");
 }
 
+/**
+ * Where `--record` copies a run's summary and results, under the repository: `conformance/<kind>`
+ * (`ours`, `upstream`, `upgrade`) for a run of the whole suite or of its parallel phase,
+ * `<kind>/serial` for the serial phase alone, `<kind>/subset` for a `--focus` or `--skip` run,
+ * so a partial run never overwrites a full one's, nor one kind's another's.
+ */
+export function recordDir(
+  kind: ClusterKind,
+  phases: readonly Phase[],
+  filters: { focus?: string; skip?: string } = {},
+): string {
+  const base = `conformance/${kind}`;
+  if (filters.focus !== undefined || filters.skip !== undefined) return `${base}/subset`;
+  return phases.length === 1 && phases[0] === "serial" ? `${base}/serial` : base;
+}
+
 /** `1h02m03s` */
 export function formatDuration(seconds: number): string {
   const s = Math.round(seconds);
@@ -601,6 +716,8 @@ export interface SummaryContext {
   commit: string;
   /** Seconds from the first node's boot to the cluster being ready for the suite. */
   clusterSeconds: number;
+  /** For `upgrade`: the part of `clusterSeconds` the upgrade took. */
+  upgradeSeconds?: number;
   /** Seconds of the whole run. */
   totalSeconds: number;
   procs: number;
@@ -623,10 +740,12 @@ export function summary(ctx: SummaryContext, result: SuiteResult): string {
     );
   const lines = [
     `Kubernetes ${SUITE_VERSION} conformance, cluster ${KIND_TEXT[ctx.kind]}`,
-    `1 control plane + 2 workers on real nodes (containerd v2.4.2, kubelet ${SUITE_VERSION}), Pod network: bridge + host routes`,
+    `1 control plane + 2 workers on real nodes (containerd v2.4.2, kubelet ${
+      ctx.kind === "upgrade" ? `${UPGRADE_FROM} → ${SUITE_VERSION}` : SUITE_VERSION
+    }), Pod network: bridge + host routes`,
     `date ${ctx.date}  kubeadm-ts ${ctx.commit}${ctx.focus ? `  focus ${ctx.focus}` : ""}`,
-    `wall time ${formatDuration(ctx.totalSeconds)}: cluster ${
-      formatDuration(ctx.clusterSeconds)
+    `wall time ${formatDuration(ctx.totalSeconds)}: cluster ${formatDuration(ctx.clusterSeconds)}${
+      ctx.upgradeSeconds === undefined ? "" : ` (upgrade ${formatDuration(ctx.upgradeSeconds)})`
     }, ${phases.join(", ")}`,
     `${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped (${result.tests.length} tests)`,
     ...result.suiteErrors.map((e) => `suite error: ${e}`),
