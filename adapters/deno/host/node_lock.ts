@@ -9,6 +9,7 @@
  * @module
  */
 import { KubeadmError } from "../../../core/errors.ts";
+import { ensureDirInRootSync, resolveInRootSync } from "../fs/rooted_path.ts";
 
 /** The lock file, under the node's root. */
 export const NODE_RESTART_LOCK = "/run/kubeadm-restart.lock";
@@ -24,9 +25,10 @@ export function nodeRestartLock(
   root: string,
   path = NODE_RESTART_LOCK,
 ): (waitMs: number, onWait: () => void) => Promise<() => Promise<void>> {
-  const full = `${root.replace(/\/+$/, "")}${path}`;
   return async (waitMs, onWait) => {
-    await Deno.mkdir(full.slice(0, full.lastIndexOf("/")) || "/", { recursive: true });
+    // Inside the root, symlinks included (an absolute link under `--rootfs` starts at it).
+    ensureDirInRootSync(root, path.slice(0, path.lastIndexOf("/")) || "/", 0o755);
+    const full = resolveInRootSync(root, path);
     const file = await Deno.open(full, { read: true, write: true, create: true, mode: 0o600 });
     try {
       const deadline = Date.now() + waitMs;

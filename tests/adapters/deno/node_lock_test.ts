@@ -48,3 +48,20 @@ Deno.test("the node's restart lock: held by another process it is waited for and
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("the node's restart lock stays under --rootfs: an absolute symlink for /run resolves inside the root", async () => {
+  const root = await Deno.makeTempDir();
+  const outside = await Deno.makeTempDir();
+  try {
+    // As a host's /run seen from a node image: `<root>/run -> <outside>` (absolute).
+    await Deno.symlink(outside, `${root}/run`);
+    await Deno.mkdir(`${root}${outside}`, { recursive: true });
+    const release = await nodeRestartLock(root)(5_000, () => {});
+    await release();
+    assert.equal((await Deno.stat(`${root}${outside}/kubeadm-restart.lock`)).isFile, true);
+    assert.deepEqual([...Deno.readDirSync(outside)], []);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+    await Deno.remove(outside, { recursive: true });
+  }
+});
