@@ -23,35 +23,28 @@ Deno.test("CRI client: a call that never answers ends at its deadline", async ()
   }
 });
 
-Deno.test("CRI client: a response over the size cap is refused", async () => {
-  const fake = await startFakeCriServer(() => ({ bodyBytes: 4096 }));
-  try {
-    await CriClient.with(fake.endpoint, async (client) => {
-      await assert.rejects(
-        () => client.listPodSandbox(),
-        (e: unknown) => e instanceof CriCallError && e.code === "ResourceExhausted",
-      );
-    }, { maxResponseBytes: 1024 });
-  } finally {
-    await fake.close();
-  }
-});
-
-Deno.test("CRI client: a response longer than its frame declares is capped all the same", async () => {
-  const fake = await startFakeCriServer(() => ({ bodyBytes: 4096, declared: 10 }));
-  try {
-    await CriClient.with(fake.endpoint, async (client) => {
-      await assert.rejects(
-        () => client.listPodSandbox(),
-        (e: unknown) =>
-          e instanceof CriCallError && e.code === "ResourceExhausted" &&
-          /\(4096 vs\. 1024\)/.test(e.details),
-      );
-    }, { maxResponseBytes: 1024 });
-  } finally {
-    await fake.close();
-  }
-});
+for (
+  const [what, declared] of [
+    ["a response over the size cap is refused", undefined],
+    ["a response longer than its frame declares is capped all the same", 10],
+  ] as const
+) {
+  Deno.test(`CRI client: ${what}`, async () => {
+    const fake = await startFakeCriServer(() => ({ bodyBytes: 4096, declared }));
+    try {
+      await CriClient.with(fake.endpoint, async (client) => {
+        await assert.rejects(
+          () => client.listPodSandbox(),
+          (e: unknown) =>
+            e instanceof CriCallError && e.code === "ResourceExhausted" &&
+            /\(4096 vs\. 1024\)/.test(e.details),
+        );
+      }, { maxResponseBytes: 1024 });
+    } finally {
+      await fake.close();
+    }
+  });
+}
 
 Deno.test("CRI client: the default cap is upstream's 16 MiB", async () => {
   const fake = await startFakeCriServer(() => ({ bodyBytes: 16 * 1024 * 1024 + 1 }));
