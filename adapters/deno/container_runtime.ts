@@ -158,7 +158,8 @@ export class CriSocketRuntime implements ContainerRuntime {
           last = e;
         }
       }
-      throw last;
+      // Named here as upstream's CRIRuntime.PullImage names it; callers add their own prefix.
+      throw new Error(`failed to pull image ${image}: ${errorMessage(last)}`, { cause: last });
     });
   }
 

@@ -50,7 +50,10 @@ export interface ContainerRuntime {
   runtimeConfig(): Promise<RuntimeConfig | undefined>;
   /** Whether the image is present locally (a failing query counts as absent). */
   imageExists(image: string): Promise<boolean>;
-  /** Pulls an image; rejects on failure. */
+  /**
+   * Pulls an image; after its attempts rejects with `failed to pull image <image>: <cause>`, as
+   * upstream's runtime does (the preflight check and `config images pull` prefix it again).
+   */
   pullImage(image: string): Promise<void>;
   /** The runtime's configured sandbox (pause) image, when it can tell. */
   sandboxImage(): Promise<string | undefined>;

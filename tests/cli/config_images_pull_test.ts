@@ -94,7 +94,10 @@ Deno.test({
         failed.stdout.trim().split("\n"),
         before.map((i) => `[config/images] Pulled ${i}`),
       );
-      assert.match(failed.stderr, new RegExp(`failed to pull image "${coredns}": `));
+      assert.match(
+        failed.stderr,
+        new RegExp(`failed to pull image "${coredns}": failed to pull image ${coredns}: `),
+      );
 
       const nowhere = await run([
         kubeadmLauncher(),

@@ -188,7 +188,7 @@ export class FakeContainerRuntime implements ContainerRuntime {
   }
   pullImage(image: string): Promise<void> {
     const err = this.pullErrors.get(image);
-    if (err) return Promise.reject(new Error(err));
+    if (err) return Promise.reject(new Error(`failed to pull image ${image}: ${err}`));
     this.pulled.push(image);
     this.images.add(image);
     return Promise.resolve();

@@ -185,7 +185,9 @@ Deno.test("container runtime: pulls are tried up to five times", async () => {
   assert.deepEqual(cri.log, ["pull e:1", "pull e:1", "pull e:1"]);
   cri.log.length = 0;
   cri.pullFailures = 99;
-  await assert.rejects(() => rt.pullImage("e:1"), { message: "pull failed, 94 to go" });
+  await assert.rejects(() => rt.pullImage("e:1"), {
+    message: "failed to pull image e:1: pull failed, 94 to go",
+  });
   assert.equal(cri.log.length, PULL_IMAGE_ATTEMPTS);
   assert.equal(cri.closed, 2);
 });
