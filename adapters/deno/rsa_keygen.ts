@@ -24,6 +24,7 @@
  */
 import { createDiffieHellman } from "node:crypto";
 import { setImmediate } from "node:timers";
+import { bigintFromBytes, bytesFromBigint } from "../../core/bigint.ts";
 import { integer, sequence } from "../../core/pki/der.ts";
 
 /** The public exponent of every key kubeadm makes (WebCrypto's `[1, 0, 1]`). */
@@ -66,27 +67,12 @@ export function millerRabinRounds(bits: number): number {
   return bits >= 3747 ? 3 : bits >= 1345 ? 4 : bits >= 476 ? 5 : bits >= 400 ? 6 : 7;
 }
 
-/** The big-endian bytes of a non-negative integer (at least one). */
-function bytesOf(v: bigint): Uint8Array {
-  let hex = v.toString(16);
-  if (hex.length & 1) hex = `0${hex}`;
-  const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
-  return out;
-}
-
-function bigintOf(bytes: Uint8Array): bigint {
-  let hex = "0x0";
-  for (const b of bytes) hex += (b < 16 ? "0" : "") + b.toString(16);
-  return BigInt(hex);
-}
-
 /** A uniform random integer in [2, n-2], by rejection from the CSPRNG. */
 function randomBase(n: bigint, bytes: number): bigint {
   const buf = new Uint8Array(bytes);
   for (;;) {
     crypto.getRandomValues(buf);
-    const a = bigintOf(buf);
+    const a = bigintFromBytes(buf);
     if (a >= 2n && a <= n - 2n) return a;
   }
 }
@@ -106,10 +92,10 @@ export function millerRabin(n: bigint, rounds: number): boolean {
   }
   const bytes = Math.ceil(n.toString(16).length / 2);
   // computeSecret(a) = a^d mod n (the "private key" is the exponent, the "prime" the modulus).
-  const pow = createDiffieHellman(bytesOf(n));
-  pow.setPrivateKey(bytesOf(d));
+  const pow = createDiffieHellman(bytesFromBigint(n));
+  pow.setPrivateKey(bytesFromBigint(d));
   for (let round = 0; round < rounds; round++) {
-    let x = bigintOf(pow.computeSecret(bytesOf(randomBase(n, bytes))));
+    let x = bigintFromBytes(pow.computeSecret(bytesFromBigint(randomBase(n, bytes))));
     if (x === 1n || x === nm1) continue;
     let witness = true;
     for (let j = 1; j < s && witness; j++) {
@@ -138,7 +124,7 @@ export async function randomPrime(bits: number): Promise<bigint> {
     const bytes = crypto.getRandomValues(new Uint8Array(bits / 8));
     bytes[0] |= 0xc0;
     bytes[bytes.length - 1] |= 1;
-    const start = bigintOf(bytes);
+    const start = bigintFromBytes(bytes);
     bytes.fill(0);
     marks.fill(0);
     // Offset i stands for start + 2i; q divides it when i ≡ (q - start mod q) · 2^-1 (mod q).

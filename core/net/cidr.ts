@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { bigintFromBytes, bytesFromBigint } from "../bigint.ts";
 import { KubeadmError } from "../errors.ts";
 import { formatIP, parseIP } from "./ip.ts";
 
@@ -18,21 +19,6 @@ export interface CIDR {
   prefix: number;
   /** 32 for IPv4, 128 for IPv6. */
   bits: 32 | 128;
-}
-
-function toBigInt(b: Uint8Array): bigint {
-  let v = 0n;
-  for (const x of b) v = (v << 8n) | BigInt(x);
-  return v;
-}
-
-function fromBigInt(v: bigint, len: number): Uint8Array {
-  const out = new Uint8Array(len);
-  for (let i = len - 1; i >= 0; i--) {
-    out[i] = Number(v & 0xffn);
-    v >>= 8n;
-  }
-  return out;
 }
 
 /** Parses `addr/prefix`; returns `undefined` when the text is not a CIDR. */
@@ -54,7 +40,7 @@ export function parseCIDR(s: string): CIDR | undefined {
   if (prefix > bits) return undefined;
   const hostBits = BigInt(bits - prefix);
   const mask = ((1n << BigInt(bits)) - 1n) ^ ((1n << hostBits) - 1n);
-  const network = fromBigInt(toBigInt(bytes) & mask, bytes.length);
+  const network = bytesFromBigint(bigintFromBytes(bytes) & mask, bytes.length);
   return { ip: network, prefix, bits };
 }
 
@@ -98,7 +84,7 @@ export function cidrContains(c: CIDR | string, ip: string | Uint8Array): boolean
   const bytes = typeof ip === "string" ? parseIP(ip) : ip;
   if (!bytes || bytes.length !== cidr.ip.length) return false;
   const hostBits = BigInt(cidr.bits - cidr.prefix);
-  return (toBigInt(bytes) >> hostBits) === (toBigInt(cidr.ip) >> hostBits);
+  return (bigintFromBytes(bytes) >> hostBits) === (bigintFromBytes(cidr.ip) >> hostBits);
 }
 
 /**
@@ -117,7 +103,7 @@ export function cidrNthAddress(c: CIDR | string, n: number | bigint): string {
       { value: formatCIDR(cidr) },
     );
   }
-  return formatIP(fromBigInt(toBigInt(cidr.ip) + index, cidr.ip.length));
+  return formatIP(bytesFromBigint(bigintFromBytes(cidr.ip) + index, cidr.ip.length));
 }
 
 /**

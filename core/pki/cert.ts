@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { bigintFromBytes } from "../bigint.ts";
 import type { RandomSource } from "../ports/random.ts";
 import { PkiError } from "../errors.ts";
 import { ipEqual, parseIP } from "../net/ip.ts";
@@ -116,10 +117,7 @@ const MAX_SERIAL_EXCLUSIVE = (1n << 63n) - 2n;
 /** A uniformly random serial number in [1, 2^63-1), drawn from the injected random source. */
 export function randomSerialNumber(random: RandomSource): bigint {
   for (;;) {
-    const bytes = random.bytes(8);
-    let v = 0n;
-    for (const b of bytes) v = (v << 8n) | BigInt(b);
-    v &= (1n << 63n) - 1n;
+    const v = bigintFromBytes(random.bytes(8)) & ((1n << 63n) - 1n);
     if (v < MAX_SERIAL_EXCLUSIVE) return v + 1n;
   }
 }

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { bytesFromBigint } from "../bigint.ts";
 import { PkiError } from "../errors.ts";
 
 /** Concatenates byte arrays. */
@@ -83,13 +84,8 @@ export function nullValue(): Uint8Array {
 /** Minimal two's-complement bytes of a non-negative integer. */
 export function unsignedIntegerBytes(v: bigint): Uint8Array {
   if (v < 0n) throw new PkiError("negative integers are not supported");
-  const bytes: number[] = [];
-  do {
-    bytes.unshift(Number(v & 0xffn));
-    v >>= 8n;
-  } while (v > 0n);
-  if (bytes[0] & 0x80) bytes.unshift(0);
-  return new Uint8Array(bytes);
+  const bytes = bytesFromBigint(v);
+  return bytes[0] & 0x80 ? concatBytes(new Uint8Array([0]), bytes) : bytes;
 }
 
 /** INTEGER from a non-negative bigint or from big-endian unsigned magnitude bytes. */

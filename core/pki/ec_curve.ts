@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { bigintFromBytes, bytesFromBigint } from "../bigint.ts";
 import type { EcCurve } from "../ports/crypto.ts";
 
 /** The byte length of a curve's scalars and coordinates. */
@@ -39,12 +40,8 @@ export function ecScalarFromSeed(curve: EcCurve, seed: Uint8Array): Uint8Array {
   if (seed.length < ecSeedLength(curve)) {
     throw new RangeError(`an EC seed for ${curve} needs ${ecSeedLength(curve)} bytes`);
   }
-  let c = 0n;
-  for (const b of seed) c = (c << 8n) | BigInt(b);
-  let d = (c % (CURVE_ORDER[curve] - 1n)) + 1n;
-  const out = new Uint8Array(curveByteLength(curve));
-  for (let i = out.length - 1; i >= 0; i--, d >>= 8n) out[i] = Number(d & 0xffn);
-  return out;
+  const d = (bigintFromBytes(seed) % (CURVE_ORDER[curve] - 1n)) + 1n;
+  return bytesFromBigint(d, curveByteLength(curve));
 }
 
 /** A NIST prime curve Go's x509 reads public keys on, named as Go's errors name it. */
@@ -74,8 +71,6 @@ const PRIME_CURVES: Readonly<Record<PrimeCurveName, { bytes: number; p: bigint; 
   },
 };
 
-const toBigInt = (bytes: Uint8Array) => bytes.reduce((n, b) => (n << 8n) | BigInt(b), 0n);
-
 /**
  * What is wrong with an uncompressed point (`04 || x || y`) on `curve`, in Go's words
  * (crypto/internal/fips140/nistec): its length, a coordinate not below p, or a point not on the
@@ -85,8 +80,8 @@ const toBigInt = (bytes: Uint8Array) => bytes.reduce((n, b) => (n << 8n) | BigIn
 export function ecPointProblem(curve: PrimeCurveName, point: Uint8Array): string | undefined {
   const { bytes, p, b } = PRIME_CURVES[curve];
   if (point.length !== 1 + 2 * bytes || point[0] !== 4) return `invalid ${curve} point encoding`;
-  const x = toBigInt(point.subarray(1, 1 + bytes));
-  const y = toBigInt(point.subarray(1 + bytes));
+  const x = bigintFromBytes(point.subarray(1, 1 + bytes));
+  const y = bigintFromBytes(point.subarray(1 + bytes));
   if (x >= p || y >= p) return `invalid ${curve}Element encoding`;
   const rhs = (((x * x) % p) * x - 3n * x + b) % p;
   return ((y * y - rhs) % p + p) % p === 0n ? undefined : `${curve} point not on curve`;
