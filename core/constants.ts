@@ -150,8 +150,14 @@ export const CLUSTER_INFO_CONFIGMAP = "cluster-info";
 export const CLUSTER_INFO_KUBECONFIG_KEY = "kubeconfig";
 /** Prefix of the per-token JWS signature keys in `cluster-info` (`jws-kubeconfig-<id>`). */
 export const JWS_SIGNATURE_KEY_PREFIX = "jws-kubeconfig-";
-/** Interval between discovery attempts (upstream `DiscoveryRetryInterval`). */
-export const DISCOVERY_RETRY_INTERVAL_MS = 5_000;
+/**
+ * Interval between discovery attempts, token and file discovery alike: 1s, where upstream's
+ * `DiscoveryRetryInterval` is 5s, so that a join started with its control plane (a fleet
+ * booted at once) goes on within a second of the API server serving a signed cluster-info. A
+ * failed attempt is a refused connect or one small anonymous GET on a kept connection; a server
+ * that asks for longer (`Retry-After`) gets longer.
+ */
+export const DISCOVERY_RETRY_INTERVAL_MS = 1_000;
 /**
  * Deadline of one discovery request (connect, TLS, headers and body); never past the overall
  * `timeouts.discovery`.

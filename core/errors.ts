@@ -191,6 +191,8 @@ interface ApiErrorOptions extends KubeadmErrorOptions {
   reason: string;
   /** The object the call was about. */
   object?: ApiObjectRef;
+  /** The delay the server asked for before a retry (its `Retry-After`), in milliseconds. */
+  retryAfterMs?: number;
 }
 
 /** A Kubernetes API call failed: an error status from the server or a transport failure. */
@@ -202,12 +204,18 @@ export class ApiError extends KubeadmError {
   readonly reason: string;
   /** The object the call was about. */
   readonly object?: ApiObjectRef;
+  /**
+   * The delay the server asked for before a retry (a 429 or 5xx with a `Retry-After` in
+   * seconds), in milliseconds; absent when it asked for none.
+   */
+  readonly retryAfterMs?: number;
 
   constructor(message: string, options: ApiErrorOptions) {
     super(message, options);
     this.status = options.status;
     this.reason = options.reason;
     this.object = options.object;
+    this.retryAfterMs = options.retryAfterMs;
   }
 }
 

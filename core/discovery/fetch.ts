@@ -12,6 +12,7 @@ import {
   DISCOVERY_REQUEST_TIMEOUT_MS,
   KUBE_PUBLIC_NAMESPACE,
 } from "../constants.ts";
+import { ApiError } from "../errors.ts";
 import { utf8 } from "../text/utf8.ts";
 import { KubeClient } from "../kube/client.ts";
 import type { Timing } from "../kube/retry.ts";
@@ -40,6 +41,15 @@ export function discoveryAttemptLimits(deadlineMs: number, nowMs: number): Trans
 }
 
 /**
+ * The delay a failed fetch's server asked for before the next attempt (the `Retry-After` of a
+ * 429 or 5xx, as an {@link ApiError} carries it), so that discovery, which polls every second,
+ * never asks sooner than that; `undefined` when it asked for none.
+ */
+export function askedRetryDelayMs(failure: unknown): number | undefined {
+  return failure instanceof ApiError ? failure.retryAfterMs : undefined;
+}
+
+/**
  * Connection parameters of a token-discovery fetch (upstream's bootstrap kubeconfigs):
  * `https://<endpoint>`, anonymous; insecure mode skips TLS verification, pinned mode verifies
  * the server (host name included) against exactly the given CA bundle.
@@ -64,7 +74,8 @@ async function getClusterInfo(
     server: params.server,
     transport: await transportFor(params, limits),
     ...time,
-    // Discovery polls on its own schedule: no retries inside one attempt.
+    // Discovery polls on its own schedule: no retries inside one attempt (the next attempt
+    // waits for what the server asked, see askedRetryDelayMs).
     retry: { timeoutMs: 0 },
   });
   return await client.get<ClusterInfoConfigMap & { kind?: string }>({

@@ -24,7 +24,7 @@ import { utf8 } from "../text/utf8.ts";
 import { poll } from "../kube/retry.ts";
 import { isForbidden } from "../kube/status.ts";
 import type { TransportLimits } from "../ports/transport.ts";
-import { discoveryAttemptLimits } from "./fetch.ts";
+import { askedRetryDelayMs, discoveryAttemptLimits } from "./fetch.ts";
 import { clusterInfoCluster, type ClusterInfoConfigMap } from "./cluster_info.ts";
 import {
   clusterFromKubeconfig,
@@ -66,7 +66,7 @@ export interface FileDiscoveryInput {
   sleep: Sleep;
   /** Upstream `timeouts.discovery` (5m). */
   timeoutMs?: number;
-  /** Delay between attempts (5s). */
+  /** Delay between attempts (1s, {@link DISCOVERY_RETRY_INTERVAL_MS}; capped at the timeout). */
   intervalMs?: number;
   /** `-v=1` progress lines. */
   log?: (line: string) => void;
@@ -311,7 +311,7 @@ async function validateConfigInfo(o: FileDiscoveryInput): Promise<FileDiscoveryR
       log(
         `[discovery] Error reading the ${CLUSTER_INFO_CONFIGMAP} ConfigMap, will try again: ${r.message}`,
       );
-      return { done: false, error: r };
+      return { done: false, error: r, retryAfterMs: askedRetryDelayMs(r) };
     }, {
       clock,
       sleep: o.sleep,

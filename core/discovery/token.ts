@@ -7,8 +7,9 @@
  * The network comes in as {@link FetchClusterInfo}; time as a clock and a sleep. The steps,
  * their order and their error texts are upstream's:
  *
- * 1. Poll (immediately, then every 5s until the 5m timeout) an insecure GET of cluster-info
- *    until it has a `jws-kubeconfig-<id>` key; on timeout return the last error seen.
+ * 1. Poll (immediately, then every 1s until the 5m timeout; upstream every 5s; longer when the
+ *    server asks with a `Retry-After`) an insecure GET of cluster-info until it has a
+ *    `jws-kubeconfig-<id>` key; on timeout return the last error seen.
  *    Unlike upstream (which gives each of the two polls the whole timeout and no request a
  *    deadline), one deadline bounds the whole discovery, and each request (connect, TLS,
  *    headers, body) ends by it: a server that answers slowly cannot stretch it.
@@ -37,7 +38,7 @@ import type { Clock, Sleep } from "../ports/clock.ts";
 import { parseToken, redactToken, type TokenParts } from "../bootstraptoken/token.ts";
 import { poll } from "../kube/retry.ts";
 import type { TransportLimits } from "../ports/transport.ts";
-import { discoveryAttemptLimits } from "./fetch.ts";
+import { askedRetryDelayMs, discoveryAttemptLimits } from "./fetch.ts";
 import { PinSet } from "../pki/pin.ts";
 import { type CaCertSummary, summarizeCaBundle, validateClusterCA } from "./ca_bundle.ts";
 import {
@@ -81,7 +82,7 @@ export interface TokenDiscoveryInput {
    * headers and body included (`timeouts.discovery`, 5m).
    */
   timeoutMs?: number;
-  /** Delay between attempts (5s; capped at the timeout). */
+  /** Delay between attempts (1s, {@link DISCOVERY_RETRY_INTERVAL_MS}; capped at the timeout). */
   intervalMs?: number;
   /** Progress lines (upstream's `-v=1` `[discovery] ...` messages). */
   log?: (line: string) => void;
@@ -160,7 +161,7 @@ async function getClusterInfo(
         { cause: cm },
       );
       t.log(`[discovery] Retrying due to error: ${error.message}`);
-      return { done: false, error };
+      return { done: false, error, retryAfterMs: askedRetryDelayMs(cm) };
     }
     if (!hasSignatureFor(cm, id)) {
       const error = new DiscoveryError(

@@ -231,8 +231,8 @@ export class KubeClient {
           );
           const text = await res.text();
           if (res.ok) return text;
-          error = apiErrorFromResponse(res.status, text, o.verb, o.object);
           asked = serverRetryDelayMs(res.status, res.headers.get("Retry-After"));
+          error = apiErrorFromResponse(res.status, text, o.verb, o.object, asked);
         }
       } catch (e) {
         error = apiErrorFromTransport(e, o.verb, o.object);

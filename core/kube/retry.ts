@@ -164,8 +164,20 @@ export class Backoff {
    * the policy's maximum) and returns true, or returns false without sleeping when the next
    * attempt would start past the deadline.
    */
-  async wait(minDelayMs = 0): Promise<boolean> {
-    const delay = Math.min(Math.max(this.#delay, minDelayMs), this.#policy.maxDelayMs);
+  wait(minDelayMs = 0): Promise<boolean> {
+    return this.#waitFor(Math.min(Math.max(this.#delay, minDelayMs), this.#policy.maxDelayMs));
+  }
+
+  /**
+   * As {@link wait}, but the delay is at least `minDelayMs` even past the policy's maximum (a
+   * poll's interval): what a server asked for (its `Retry-After`) is waited in full, or not at
+   * all when the next attempt would start past the deadline.
+   */
+  waitAtLeast(minDelayMs: number): Promise<boolean> {
+    return this.#waitFor(Math.max(this.#delay, minDelayMs));
+  }
+
+  async #waitFor(delay: number): Promise<boolean> {
     if (this.#timing.clock.now().getTime() + delay > this.#retryUntil) return false;
     await this.#timing.sleep(delay);
     this.#delay = Math.min(this.#delay * this.#policy.factor, this.#policy.maxDelayMs);
@@ -194,8 +206,16 @@ export class Backoff {
   }
 }
 
-/** One poll attempt: done with a value, or not yet (optionally with the error seen). */
-export type PollAttempt<T> = { done: true; value: T } | { done: false; error?: unknown };
+/**
+ * One poll attempt: done with a value, or not yet (optionally with the error seen, and the
+ * least delay before the next attempt: what the server asked for, its `Retry-After`, which
+ * may exceed the poll's interval).
+ */
+export type PollAttempt<T> = { done: true; value: T } | {
+  done: false;
+  error?: unknown;
+  retryAfterMs?: number;
+};
 
 /**
  * What a poll hands each attempt: the bounds of a call starting now, so that no call outlives
@@ -225,7 +245,7 @@ export interface PollOptions extends Timing {
 
 /**
  * Runs `attempt` immediately and then every `intervalMs` (after a faster start with
- * `firstIntervalMs`) until it reports done, like upstream's
+ * `firstIntervalMs`; after an attempt's `retryAfterMs` when that is longer) until it reports done, like upstream's
  * `wait.PollUntilContextTimeout(..., immediate=true, ...)`. Each attempt gets the wait's
  * {@link PollWindow}, so that the whole wait ends within its timeout (plus what the calls take
  * to notice their limits), never a whole request timeout later. On timeout throws the last
@@ -257,7 +277,10 @@ export async function poll<T>(
     const r = await attempt(window);
     if (r.done) return r.value;
     if (r.error !== undefined) lastError = r.error;
-    if (await backoff.wait()) continue;
+    const waited = r.retryAfterMs === undefined
+      ? await backoff.wait()
+      : await backoff.waitAtLeast(r.retryAfterMs);
+    if (waited) continue;
     // Cut: its calls were bounded by the wait and it ran into the wait's end (an attempt that
     // failed at once, at the end, was not cut).
     const cut = bounded && backoff.expiredDuringAttempt() !== undefined &&

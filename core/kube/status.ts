@@ -70,6 +70,7 @@ export function apiErrorFromResponse(
   bodyText: string,
   verb: ApiVerb,
   object?: ApiObjectRef,
+  retryAfterMs?: number,
 ): ApiError {
   let parsed: unknown;
   try {
@@ -85,7 +86,7 @@ export function apiErrorFromResponse(
   const what = object ? describeObject(object.kind, object.namespace, object.name) : "object";
   return new ApiError(
     redactSecrets(`unable to ${verb} ${what}: ${serverMessage}`),
-    { status, reason, object, hint: hintFor(status, reason) },
+    { status, reason, object, hint: hintFor(status, reason), retryAfterMs },
   );
 }
 

@@ -159,3 +159,22 @@ Deno.test("poll: firstIntervalMs starts fast and doubles up to intervalMs, withi
   assert.deepEqual(clock.sleeps, [25, 50, 100, 200, 400, 500, 500]);
   assert.ok(clock.ms - start <= 2000);
 });
+
+Deno.test("poll: an attempt's retryAfterMs (the server's Retry-After) stretches the next delay past intervalMs, within the timeout", async () => {
+  const clock = new FakeClock();
+  const start = clock.ms;
+  const asked = [3000, undefined, 400, 9000];
+  let n = 0;
+  await assert.rejects(
+    () =>
+      poll(
+        () =>
+          Promise.resolve({ done: false, error: new Error(`429 #${n}`), retryAfterMs: asked[n++] }),
+        { clock, sleep: clock.sleep, intervalMs: 1000, timeoutMs: 10_000 },
+      ),
+    /^Error: 429 #3$/,
+  );
+  // 3s asked, the interval, the interval (never sooner than it), then 9s would end past 10s.
+  assert.deepEqual(clock.sleeps, [3000, 1000, 1000]);
+  assert.equal(clock.ms - start, 5000);
+});
