@@ -161,9 +161,12 @@ pinned to the CA; the Node deleted and the worker torn down after each run`,
         });
       } finally {
         // The worker first (its kubelet would register the Node again), then its Node.
-        await worker.stop();
-        const r = await cp.node.kubectl(["delete", "node", name, "--ignore-not-found"]);
-        if (r.code !== 0) console.error(`deleting Node ${name}: ${r.stderr}`);
+        try {
+          await worker.stop();
+        } finally {
+          const r = await cp.node.kubectl(["delete", "node", name, "--ignore-not-found"]);
+          if (r.code !== 0) console.error(`deleting Node ${name}: ${r.stderr}`);
+        }
       }
     },
   };
