@@ -94,7 +94,9 @@ const all: NodeRun[] = [];
 let rounds = 0;
 let loadBefore = "";
 try {
-  await mode.setUp();
+  await mode.setUp(
+    await Promise.all(impls.filter((i) => i !== "upstream").map((i) => kubeadmOf(i))),
+  );
   loadBefore = (await Deno.readTextFile("/proc/loadavg")).trim();
   for (let i = 0; i < runs && (i === 0 || Date.now() - benchStart < maxMs); i++, rounds++) {
     const order = i % 2 === 0 ? impls : [...impls].reverse();

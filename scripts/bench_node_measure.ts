@@ -38,8 +38,12 @@ export interface NodeRun {
 
 /** A mode of the benchmark: what it times and how the report reads it. */
 export interface BenchMode extends ModeFigures {
-  /** Boots what every run shares (join: the control plane). */
-  setUp(): Promise<void>;
+  /**
+   * Boots what every run shares (join: the control plane); `warm`: our kubeadms (not upstream's
+   * binary), whose modules the mode may load once untimed, so that no run pays for Deno's first
+   * load of them.
+   */
+  setUp(warm: string[]): Promise<void>;
   /** One timed run of `kubeadm` in round `round` (1, 2, …); throws when it fails. */
   run(impl: Impl, kubeadm: string, round: number): Promise<NodeRun>;
   /** Tears down what {@link BenchMode.setUp} booted. */
