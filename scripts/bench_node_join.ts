@@ -136,9 +136,9 @@ export function joinMode(keys: Keys, maxMs: number): BenchMode {
   let cp: ControlPlane | undefined;
   return {
     command: "join",
-    describe: `kubeadm join of a worker, each run on a fresh real node (containerd v2.4.2, kubelet
-v1.37.2) joining one control plane made by our init (${keysName(keys)} keys), token discovery
-pinned to the CA; each worker torn down and its Node deleted after its run`,
+    describe: `kubeadm join of a worker on a fresh real node per run (containerd v2.4.2, kubelet
+v1.37.2) to one control plane made by our init (${keysName(keys)} keys), token discovery pinned
+to the CA, each worker torn down and its Node deleted after its run`,
     phaseOf: joinPhaseOf,
     floorOf: joinFloorOf,
     floorKey: FLOOR_KEY,
