@@ -60,10 +60,13 @@ Deno.test("scripts: --help prints the usage and exits 0", async () => {
   }
 });
 
-Deno.test("scripts: a count that is not a positive integer is refused, the flag named", async () => {
+Deno.test("scripts: a bad value (a count, a mode, a key type) is refused, the flag named", async () => {
   for (
     const [name, args, want] of [
       ["bench-node", ["--runs", "0"], /--runs: "0" is not an integer of at least 1/],
+      ["bench-node", ["--mode", "upgrade"], /--mode: upgrade \(init or join\)/],
+      ["bench-node", ["--mode", "join", "--keys", "dsa"], /--keys: dsa \(ecdsa or rsa\)/],
+      ["bench-node", ["--max-minutes", "0"], /--max-minutes: 0 \(minutes, above 0\)/],
       ["bench-fleet", ["--workers", "six"], /--workers: "six" is not an integer of at least 1/],
       ["bench-joiners", ["--joiners", "10,x"], /--joiners: 10,x is not a comma-separated list/],
       ["bench-join-process", ["--runs", "0"], /--runs: "0" is not an integer of at least 1/],
