@@ -25,6 +25,22 @@ import {
 } from "../../support/upstream_discovery_data.ts";
 
 const PATH = "/api/v1/namespaces/kube-public/configmaps/cluster-info";
+/** A discovery file: the CA pinned, a token as its credential. */
+const DISCOVERY_FILE = `apiVersion: v1
+kind: Config
+clusters:
+- name: k
+  cluster:
+    server: https://lb.example:6443
+    certificate-authority-data: ${embedData(DISCOVERY_CA_CERT)}
+contexts:
+- name: c
+  context: {cluster: k, user: u}
+current-context: c
+users:
+- name: u
+  user: {token: ${DISCOVERY_TOKEN}}
+`;
 
 Deno.test("discovery connections: insecure first, then pinned to the CA bundle", () => {
   assert.deepEqual(discoveryConnection("10.0.0.1:6443", { kind: "insecure" }), {
@@ -184,21 +200,7 @@ Deno.test("a server that asks for longer (Retry-After) gets longer, token and fi
       });
     } else {
       await discoverWithFile({
-        kubeconfig: `apiVersion: v1
-kind: Config
-clusters:
-- name: k
-  cluster:
-    server: https://lb.example:6443
-    certificate-authority-data: ${embedData(DISCOVERY_CA_CERT)}
-contexts:
-- name: c
-  context: {cluster: k, user: u}
-current-context: c
-users:
-- name: u
-  user: {token: ${DISCOVERY_TOKEN}}
-`,
+        kubeconfig: DISCOVERY_FILE,
         fetchClusterInfo: clusterInfoFetcherWithKubeconfig(() => api.transport, time),
         ...time,
       });
@@ -268,22 +270,7 @@ Deno.test("file discovery fetches with the file's CA and credentials", async () 
   api.failNext({ match: requestMatching("GET", "ConfigMap"), status: 403, reason: "Forbidden" });
   const params: ConnectionParams[] = [];
   const config = parseKubeconfig(
-    `
-apiVersion: v1
-kind: Config
-clusters:
-- name: k
-  cluster:
-    server: https://lb.example:6443
-    certificate-authority-data: ${embedData(DISCOVERY_CA_CERT)}
-contexts:
-- name: c
-  context: {cluster: k, user: u}
-current-context: c
-users:
-- name: u
-  user: {token: ${DISCOVERY_TOKEN}}
-`,
+    DISCOVERY_FILE,
     "kubeconfig",
     { clientcmd: true },
   );
