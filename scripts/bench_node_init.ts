@@ -7,7 +7,6 @@
  * @module
  */
 import {
-  type ClusterNode,
   createClusterNode,
   PREFLIGHT_IGNORED_CONTROL_PLANE,
   writeInitConfig,
@@ -18,26 +17,7 @@ import { lineAt } from "./bench_node_report.ts";
 /** The keys of the benchmark's clusters: the test configuration's, or kubeadm's default. */
 export type Keys = "ecdsa" | "rsa";
 
-/**
- * The test configuration (`extra` appended to its ClusterConfiguration) with its key type
- * (ECDSA-P256), or kubeadm's default (RSA-2048) with `rsa`; returns its path.
- */
-export async function writeBenchConfig(
-  node: ClusterNode,
-  keys: Keys,
-  extra = "",
-): Promise<string> {
-  const path = await writeInitConfig(node, extra);
-  if (keys === "rsa") {
-    const text = await Deno.readTextFile(path);
-    const rsa = text.replace(/^encryptionAlgorithm: ECDSA-P256$/m, "encryptionAlgorithm: RSA-2048");
-    if (rsa === text) throw new Error(`no encryptionAlgorithm line to change in ${path}`);
-    await Deno.writeTextFile(path, rsa);
-  }
-  return path;
-}
-
-/** The description of the keys in the report. */
+/** The keys' `encryptionAlgorithm`, as the report names them too. */
 export const keysName = (keys: Keys): string => keys === "rsa" ? "RSA-2048" : "ECDSA-P256";
 
 /** The phase a line's `[tag]` belongs to (tags that phases print besides their own name). */
@@ -107,7 +87,7 @@ images; ${keysName(keys)} keys)`,
     async run(impl: Impl, kubeadm: string): Promise<NodeRun> {
       const node = await createClusterNode("cp1");
       try {
-        const config = await writeBenchConfig(node, keys);
+        const config = await writeInitConfig(node, "", { encryptionAlgorithm: keysName(keys) });
         return await timeKubeadm(node, {
           impl,
           kubeadm,

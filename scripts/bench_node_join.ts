@@ -21,16 +21,14 @@
 import {
   type ClusterNode,
   createClusterNode,
+  initForJoin,
   kubectlJson,
-  PREFLIGHT_IGNORED_CONTROL_PLANE,
   TEST_TOKEN,
   tokenJoinArgs,
   workerJoinArgs,
 } from "../tests/support/cluster.ts";
-import { kubeadmLauncher, waitFor } from "../tests/support/commands.ts";
-import { opensslSpkiSha256 } from "../tests/support/openssl.ts";
 import { type BenchMode, type Impl, type NodeRun, timeKubeadm } from "./bench_node_measure.ts";
-import { type Keys, keysName, writeBenchConfig } from "./bench_node_init.ts";
+import { type Keys, keysName } from "./bench_node_init.ts";
 import { lineAt } from "./bench_node_report.ts";
 
 /** The lines that start a join's spans, in the order they arrive, and the spans' names. */
@@ -80,35 +78,14 @@ interface ControlPlane {
 }
 
 /**
- * Boots the control plane with our `init` (as tests/support/cluster.ts's `initForJoin`, with
- * the benchmark's keys), waits for the bootstrap signer to sign cluster-info and checks that the
- * token outlives the benchmark.
+ * Boots the control plane with our `init` (`initForJoin`: the test configuration with the
+ * benchmark's keys, cluster-info signed) and checks that the token outlives the benchmark.
  */
 async function bootControlPlane(keys: Keys, needMs: number): Promise<ControlPlane> {
   const node = await createClusterNode("cp1");
   try {
-    const endpoint = `${node.ip}:6443`;
-    const config = await writeBenchConfig(node, keys, `controlPlaneEndpoint: ${endpoint}\n`);
-    const init = await node.exec([
-      kubeadmLauncher(),
-      "init",
-      "--config",
-      config,
-      `--ignore-preflight-errors=${PREFLIGHT_IGNORED_CONTROL_PLANE}`,
-    ], { timeoutMs: 10 * 60_000 });
-    if (init.code !== 0) {
-      const kubelet = (await node.machine.log("kubelet")).slice(-3000);
-      throw new Error(`control plane: init failed:\n${init.stdout}\n${init.stderr}\n${kubelet}`);
-    }
-    const caPem = await Deno.readTextFile(node.path("/etc/kubernetes/pki/ca.crt"));
-    const pin = `sha256:${await opensslSpkiSha256(caPem)}`;
+    const { endpoint, pin } = await initForJoin(node, "", undefined, undefined, keysName(keys));
     const tokenId = TEST_TOKEN.split(".")[0];
-    await waitFor("the bootstrap signer to sign cluster-info", async () => {
-      const cm = await kubectlJson(node, ["-n", "kube-public", "get", "cm", "cluster-info"]);
-      return Boolean(
-        (cm.data as Record<string, string> | undefined)?.[`jws-kubeconfig-${tokenId}`],
-      );
-    }, 90_000);
     const secret = await kubectlJson(node, [
       "-n",
       "kube-system",

@@ -229,12 +229,14 @@ export function testInitConfig(
   extra = "",
   initExtra = "",
   kubeletExtra = "",
+  encryptionAlgorithm?: string,
 ): string {
   return testInitConfigYaml({
     name: node.name,
     address: node.ip,
     init: initExtra,
     cluster: extra,
+    encryptionAlgorithm,
     documents: [
       `${MACHINE_COMPONENT_CONFIGS[0]}${kubeletExtra}`,
       ...MACHINE_COMPONENT_CONFIGS.slice(1),
@@ -263,6 +265,14 @@ export const MACHINE_COMPONENT_CONFIGS: readonly string[] = [
   ].join("\n"),
 ];
 
+/** What {@link testInitConfig} takes besides the node and the ClusterConfiguration lines. */
+export interface InitConfigOptions {
+  initExtra?: string;
+  kubeletExtra?: string;
+  /** The keys' algorithm (default the tests' ECDSA-P256). */
+  encryptionAlgorithm?: string;
+}
+
 /**
  * Writes {@link testInitConfig} into the node's directory (a path the node sees as is) and
  * returns its path.
@@ -270,10 +280,13 @@ export const MACHINE_COMPONENT_CONFIGS: readonly string[] = [
 export async function writeInitConfig(
   node: ClusterNode,
   extra = "",
-  opts: { initExtra?: string; file?: string; kubeletExtra?: string } = {},
+  opts: InitConfigOptions & { file?: string } = {},
 ): Promise<string> {
   const path = `${node.machine.dir}/${opts.file ?? "kubeadm-config.yaml"}`;
-  await Deno.writeTextFile(path, testInitConfig(node, extra, opts.initExtra, opts.kubeletExtra));
+  await Deno.writeTextFile(
+    path,
+    testInitConfig(node, extra, opts.initExtra, opts.kubeletExtra, opts.encryptionAlgorithm),
+  );
   return path;
 }
 
@@ -286,7 +299,7 @@ export async function writeInitConfig(
 export async function initControlPlane(
   node: ClusterNode,
   extra = "",
-  opts: { kubeletExtra?: string; kubeadm?: string; args?: readonly string[] } = {},
+  opts: InitConfigOptions & { kubeadm?: string; args?: readonly string[] } = {},
 ): Promise<{ init: RunResult; config: string }> {
   const config = await writeInitConfig(node, extra, opts);
   const init = await node.exec([
@@ -329,18 +342,19 @@ export function workerJoinArgs(endpoint: string, pin: string, name: string): str
  * Inits `cp1` with `extra` ClusterConfiguration lines and `endpoint` as the control-plane
  * endpoint (default its own address) and waits for the bootstrap signer to sign cluster-info;
  * returns the join endpoint, the init config's path, the CA and its pin. `kubeadm` as
- * {@link initControlPlane}'s.
+ * {@link initControlPlane}'s; `encryptionAlgorithm` as {@link testInitConfig}'s.
  */
 export async function initForJoin(
   cp1: ClusterNode,
   extra = "",
   endpoint = `${cp1.ip}:6443`,
   kubeadm?: string,
+  encryptionAlgorithm?: string,
 ): Promise<{ endpoint: string; config: string; caPem: string; pin: string }> {
   const { config } = await initControlPlane(
     cp1,
     `${extra}controlPlaneEndpoint: ${endpoint}\n`,
-    { kubeadm },
+    { kubeadm, encryptionAlgorithm },
   );
   const caPem = await Deno.readTextFile(cp1.path("/etc/kubernetes/pki/ca.crt"));
   const pin = `sha256:${await opensslSpkiSha256(caPem)}`;

@@ -138,6 +138,8 @@ export interface TestInitConfigOptions {
   cluster?: string;
   /** Further documents (KubeletConfiguration, KubeProxyConfiguration), each without `---`. */
   documents?: readonly string[];
+  /** The keys' algorithm (default ECDSA-P256; `RSA-2048` is kubeadm's own default). */
+  encryptionAlgorithm?: string;
 }
 
 /**
@@ -158,7 +160,7 @@ nodeRegistration:
 ${o.init ?? ""}`,
     `apiVersion: kubeadm.k8s.io/v1beta4
 kind: ClusterConfiguration
-encryptionAlgorithm: ECDSA-P256
+encryptionAlgorithm: ${o.encryptionAlgorithm ?? "ECDSA-P256"}
 networking:
   podSubnet: 10.244.0.0/16
 ${o.cluster ?? ""}`,
