@@ -704,7 +704,13 @@ export async function createNode(opts: NodeOptions = {}): Promise<TestNode> {
           for (const e of entries) {
             const h = `${hostDir}/${e.name}`;
             const n = `${nodeDir}/${e.name}`;
-            const st = await Deno.lstat(h);
+            // A daemon's temporary file (the kubelet's `.NNN` writes) may vanish between the
+            // listing and this: a file gone is not in the listing.
+            const st = await Deno.lstat(h).catch((err) => {
+              if (err instanceof Deno.errors.NotFound) return undefined;
+              throw err;
+            });
+            if (!st) continue;
             if (st.isDirectory) await walk(h, n);
             else if (st.isCharDevice && st.rdev === 0) out.set(n, "removed"); // overlay whiteout
             else out.set(n, `${st.size} ${st.mtime?.toISOString()}`);
