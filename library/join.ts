@@ -94,7 +94,7 @@ export interface JoinPlan {
   log: string[];
 }
 
-/** Where a control-plane join's bring-up writes kubeadm's configuration. */
+/** Where a join plan's bring-up writes kubeadm's configuration. */
 export const JOIN_CONFIG_PATH = "/run/kubeadm/join.yaml";
 
 function isPlan(c: JoinPlanOptions["cluster"]): c is ControlPlanePlan {
@@ -183,34 +183,28 @@ async function planJoin(o: JoinPlanOptions, controlPlane: boolean): Promise<Join
     skip: resolveSkipPhases(workflow, ["preflight", ...config.skipPhases ?? []]),
   });
   const planned = planFiles(files.planned);
-  const bringUp: BringUp = controlPlane
-    ? {
-      files: [{ path: JOIN_CONFIG_PATH, mode: 0o600, content: marshalJoinConfiguration(config) }],
-      commands: [[
-        "kubeadm",
-        "join",
-        "--config",
-        JOIN_CONFIG_PATH,
-        `--ignore-preflight-errors=${
-          preflightIgnoresFor(
-            planned,
-            (p) =>
-              isManifest(p) || p === `${KUBERNETES_DIR}/${KubeconfigFile.bootstrapKubelet}` ||
-              p === config.caCertPath,
-          ).join(",")
-        }`,
-      ]],
-    }
-    : {
-      files: [],
-      // What `join phase kubelet-start` does after writing the files: the kubelet then
-      // bootstraps its client certificate with bootstrap-kubelet.conf.
-      commands: [["systemctl", "daemon-reload"], ["systemctl", "enable", "kubelet"], [
-        "systemctl",
-        "restart",
-        "kubelet",
-      ]],
-    };
+  // Both bring-ups run `kubeadm join` with the planned files in place (their `FileAvailable`
+  // checks ignored): its discovery waits for the cluster, so a node booted with its control
+  // plane starts its kubelet only once the bootstrap token works. A worker's kubelet started
+  // before that bootstraps its certificate on client-go's back-off (2, 4, 8, 16 s, then every
+  // 32 s): in fleets booted at once the last worker was Ready 21–36 s after its control plane.
+  const bringUp: BringUp = {
+    files: [{ path: JOIN_CONFIG_PATH, mode: 0o600, content: marshalJoinConfiguration(config) }],
+    commands: [[
+      "kubeadm",
+      "join",
+      "--config",
+      JOIN_CONFIG_PATH,
+      `--ignore-preflight-errors=${
+        preflightIgnoresFor(
+          planned,
+          (p) =>
+            isManifest(p) || p === `${KUBERNETES_DIR}/${KubeconfigFile.bootstrapKubelet}` ||
+            p === config.caCertPath,
+        ).join(",")
+      }`,
+    ]],
+  };
   return {
     kind: controlPlane ? "control-plane-join" : "worker",
     files: planned,
@@ -222,6 +216,11 @@ async function planJoin(o: JoinPlanOptions, controlPlane: boolean): Promise<Join
 /**
  * Plans a worker node: runs kubeadm's join workflow (every phase but preflight) offline
  * against the cluster's objects. No I/O.
+ *
+ * Its bring-up runs `kubeadm join` with the planned files in place: its discovery retries
+ * until the cluster answers, so the worker may boot with its control plane. On a machine
+ * without kubeadm, `toCloudInit`'s `commands` can start the kubelet alone
+ * (`systemctl restart kubelet`); it then bootstraps on its own back-off.
  */
 export function planWorker(o: JoinPlanOptions): Promise<JoinPlan> {
   return planJoin(o, false);
@@ -235,7 +234,7 @@ export function planWorker(o: JoinPlanOptions): Promise<JoinPlan> {
  * Its bring-up runs `kubeadm join` with the planned files in place; finding the planned
  * `admin.conf`, join reads the cluster through it instead of discovering it (as upstream's
  * does), with a short retry only: start the node once the first control plane's API server
- * answers (workers may boot with it: their kubelets wait).
+ * answers (workers may boot with it: their discovery waits).
  */
 export function planControlPlaneJoin(o: JoinPlanOptions): Promise<JoinPlan> {
   return planJoin(o, true);

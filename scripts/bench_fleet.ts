@@ -7,8 +7,8 @@
  * machines' `kubeadm`, alternating, in the same run. Two kinds of user-data:
  *
  * - `plan`: the library's (`planControlPlane`, `planWorker`, `toCloudInit`): the control plane
- *   runs `kubeadm init` reusing its planned files; the workers only restart their kubelet (the
- *   kubeadm on their PATH never runs);
+ *   runs `kubeadm init` reusing its planned files; the workers run `kubeadm join` with theirs
+ *   in place, retrying discovery until the API server answers;
  * - `capi`: Cluster API's bootstrap data (its own code; a bootstrap token fixed in the spec so
  *   every machine's user-data exists at once): `kubeadm init` on the control plane, `kubeadm
  *   join` on every worker, retrying discovery until the API server answers.

@@ -7,8 +7,9 @@
 //   which reuses them and uploads the certificates;
 // - cp2's writes its planned files (its own leaves, signed by the plan's CAs) and runs
 //   `kubeadm join --control-plane` (through the planned admin.conf), which joins etcd;
-// - the workers' write the bootstrap kubeconfig and kubelet files and restart the kubelet, which
-//   bootstraps its client certificate through cp1 without any kubeadm on the machine;
+// - the workers' write the bootstrap kubeconfig and kubelet files and run `kubeadm join`, whose
+//   discovery waits for cp1 (booted at the same moment) before the kubelet starts and
+//   bootstraps its client certificate;
 // - every Node becomes Ready, etcd has both members, the workers' kubelets hold certificates
 //   the cluster issued.
 import assert from "node:assert/strict";

@@ -80,14 +80,14 @@ Deno.test("control-plane user-data: #cloud-config, the plan's files byte for byt
   assert.equal(cp.bringUp.files[0].mode, 0o600);
 });
 
-Deno.test("worker user-data: join's files and the kubelet restart; extra commands go first", async () => {
+Deno.test("worker user-data: join's files and `kubeadm join`; extra commands go first", async () => {
   const w = await planWorker({
     cluster: cp,
     host: { hostname: "w1", advertiseAddress: "192.0.2.21" },
     clock,
   });
   const data = await pyyaml(toCloudInit(w, { preCommands: [["modprobe", "br_netfilter"]] }));
-  assert.deepEqual(filesOf(data), w.files);
+  assert.deepEqual(filesOf(data), [...w.bringUp.files, ...w.files]);
   assert.deepEqual(data.runcmd, [["modprobe", "br_netfilter"], ...w.bringUp.commands]);
 });
 

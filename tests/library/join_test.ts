@@ -41,7 +41,25 @@ Deno.test("a worker plan: discovery trusts the control plane's CA, files are joi
   assert.equal(boot.clusters[0].cluster.server, "https://lb.example.test:6443");
   assert.equal(boot.users[0].user.token, cp.token);
   assert.match(file(w.files, "/var/lib/kubelet/kubeadm-flags.env")!, /^KUBELET_KUBEADM_ARGS="/);
-  assert.deepEqual(w.bringUp.commands.at(-1), ["systemctl", "restart", "kubelet"]);
+  // Brought up by `kubeadm join` (its discovery waits for the cluster), the planned files'
+  // own FileAvailable checks ignored; the configuration has the discovery, not the plan's keys.
+  assert.deepEqual(w.bringUp.commands, [[
+    "kubeadm",
+    "join",
+    "--config",
+    "/run/kubeadm/join.yaml",
+    "--ignore-preflight-errors=FileAvailable--etc-kubernetes-bootstrap-kubelet.conf," +
+    "FileAvailable--etc-kubernetes-pki-ca.crt",
+  ]]);
+  assert.deepEqual(w.bringUp.files.map((f) => [f.path, f.mode]), [[
+    "/run/kubeadm/join.yaml",
+    0o600,
+  ]]);
+  const joinConfig = w.bringUp.files[0].content as string;
+  assert.match(joinConfig, /kind: JoinConfiguration/);
+  assert.match(joinConfig, new RegExp(`token: ${cp.token}`));
+  assert.match(joinConfig, new RegExp(`- ${cp.caCertHash}`));
+  assert.doesNotMatch(joinConfig, /controlPlane:/);
   assert.ok(w.log.includes("[kubelet-start] Would start the kubelet"), w.log.join("\n"));
 });
 

@@ -14,6 +14,7 @@ import {
   createClusterNode,
   MACHINE_COMPONENT_CONFIGS,
   PREFLIGHT_IGNORED_CONTROL_PLANE,
+  PREFLIGHT_IGNORED_WORKER,
   testInitConfig,
 } from "./cluster.ts";
 import { assertCloudInitSucceeded, type CloudInitRun, runCloudInit } from "./cloud_init.ts";
@@ -84,8 +85,8 @@ export const endpointOf = (cp: ClusterNode): string => `${cp.ip}:6443`;
  * The library's user-data for every machine: `planControlPlane` for the first control plane
  * (the tests' configuration for these hosts, with the certificates uploaded when control planes
  * join), `planControlPlaneJoin` and `planWorker` against that plan, each rendered by
- * `toCloudInit`. Preflight's SystemVerification is ignored in the configurations the control
- * planes' kubeadm reads (cgroup v1), as the other tests do.
+ * `toCloudInit`. Preflight's SystemVerification is ignored in the configurations every
+ * machine's kubeadm reads (cgroup v1), as the other tests do.
  */
 export async function planUserData(m: ClusterMachines): Promise<BootTarget[]> {
   const cp = m.controlPlane;
@@ -96,10 +97,10 @@ export async function planUserData(m: ClusterMachines): Promise<BootTarget[]> {
     uploadCerts: (m.controlPlanes ?? []).length > 0,
   });
   const out: BootTarget[] = [{ node: cp, userData: toCloudInit(plan) }];
-  for (const node of m.controlPlanes ?? []) {
-    // A configuration given to a plan is read as `kubeadm join --config` reads its file: the
-    // discovery and the certificate key go in it too.
-    const joinConfig = [
+  // A configuration given to a plan is read as `kubeadm join --config` reads its file: the
+  // discovery (and a control plane's certificate key) go in it too.
+  const joinConfig = (controlPlane: boolean) =>
+    [
       "apiVersion: kubeadm.k8s.io/v1beta4",
       "kind: JoinConfiguration",
       "discovery:",
@@ -107,14 +108,14 @@ export async function planUserData(m: ClusterMachines): Promise<BootTarget[]> {
       `    apiServerEndpoint: ${plan.apiServerEndpoint}`,
       `    token: ${plan.token}`,
       `    caCertHashes: [${plan.caCertHash}]`,
-      "controlPlane:",
-      `  certificateKey: ${plan.certificateKey}`,
+      ...controlPlane ? ["controlPlane:", `  certificateKey: ${plan.certificateKey}`] : [],
       "nodeRegistration:",
-      ignore,
+      controlPlane ? ignore : `  ignorePreflightErrors:\n  - ${PREFLIGHT_IGNORED_WORKER}\n`,
     ].join("\n");
+  for (const node of m.controlPlanes ?? []) {
     const join = await planControlPlaneJoin({
       cluster: plan,
-      config: joinConfig,
+      config: joinConfig(true),
       host: { hostname: node.name, advertiseAddress: node.ip },
     });
     out.push({ node, userData: toCloudInit(join) });
@@ -122,6 +123,7 @@ export async function planUserData(m: ClusterMachines): Promise<BootTarget[]> {
   for (const node of m.workers) {
     const join = await planWorker({
       cluster: plan,
+      config: joinConfig(false),
       host: { hostname: node.name, advertiseAddress: node.ip },
     });
     out.push({ node, userData: toCloudInit(join) });
