@@ -20,7 +20,11 @@
  *    the kubelet restarted less than 10 minutes ago (a CA rotation's next stage), get a new Pod
  *    instead: the manifest rewritten, atomically, with the annotation
  *    `kubeadm.kubernetes.io/restartedAt`. etcd always restarts in place: its back-off (10 s,
- *    20 s in a CA rotation) is shorter than the stall of its new Pod;
+ *    20 s in a CA rotation) is shorter than the stall of its new Pod. A container the kubelet
+ *    has not started again 30 s after its stop gets a new Pod then: one that had exited on its
+ *    own just before (e.g. a controller-manager whose leader lease lapsed while the API server
+ *    restarted) was restarted by the kubelet, which holds the next start in its back-off (seen
+ *    once: 5 minutes);
  * 3. waited for, within the timeout: a new container of the Pod running (or the new mirror Pod
  *    Running and Ready), then its health endpoint (the manifest's readiness probe, else its
  *    liveness probe) answering 200; after etcd, also the node's kube-apiserver's (it reads
@@ -101,6 +105,14 @@ const PROBE_TIMEOUT_MS = 5_000;
  * maximum (`MaxContainerBackOff`, 300 s), as `flowcontrol.Backoff` expires entries.
  */
 const BACKOFF_MEMORY_MS = 2 * 300_000;
+/**
+ * How long after its container's stop the kubelet may take to create the next one before the
+ * restart counts as held in its back-off: past the back-off's first two steps (10 s, 20 s), the
+ * next ones (40 s … 5 minutes) outlast a new Pod. {@link wouldBackOff} cannot see every such
+ * hold: a container may exit on its own between that check and the stop (kube-controller-manager
+ * and kube-scheduler leave when the API server's restart outlasts their leader lease's renewal).
+ */
+const HELD_RESTART_MS = 30_000;
 /** A Pod's termination grace period when its manifest sets none (the API's default). */
 const DEFAULT_GRACE_PERIOD_SECONDS = 30;
 /**
@@ -377,11 +389,18 @@ async function containersOf(ctx: RestartContext, c: StaticPod) {
   return all.filter((x) => x.name === c.container);
 }
 
-/** A container of the Pod other than the `previous` ones is running. */
+/** The kubelet created no container in the Pod within {@link HELD_RESTART_MS} of the stop. */
+class RestartHeld extends Error {}
+
+/**
+ * A container of the Pod other than the `previous` ones is running. With `heldAfter`, throws
+ * {@link RestartHeld} when the kubelet has created none that long after `stopped`.
+ */
 function newContainerRunning(
   ctx: RestartContext,
   c: StaticPod,
   previous: ReadonlySet<string>,
+  held?: { stopped: number; afterMs: number },
 ): ReadyCheck {
   return async () => {
     let containers;
@@ -392,6 +411,14 @@ function newContainerRunning(
     }
     const fresh = containers.filter((x) => !previous.has(x.id));
     if (fresh.some((x) => x.state === "running")) return undefined;
+    const since = ctx.client.timing.clock.now().getTime() - (held?.stopped ?? 0);
+    if (held && fresh.length === 0 && since >= held.afterMs) {
+      throw new RestartHeld(
+        `The kubelet has not started ${c.name}'s container again ${
+          formatDuration(since)
+        } after its stop: it holds the restart in its back-off`,
+      );
+    }
     const latest = fresh.at(-1);
     return `container ${c.container} of Pod ${c.name}-${ctx.nodeName}: ${
       latest ? `attempt ${latest.attempt} ${latest.state}` : "not started again yet"
@@ -475,22 +502,26 @@ async function stopRunning(ctx: RestartContext, c: StaticPod) {
  * Restarts the component in place: stops its running container (the kubelet starts it again in
  * the same Pod) and waits for a new one and its health endpoint, all within `timeoutMs`. With no
  * container running (one crash-looping after a bad renewal) it only waits for the kubelet's
- * next attempt.
+ * next attempt. With `heldAfterMs`, throws {@link RestartHeld} when the kubelet has created no
+ * container that long after the stop.
  */
 async function restartContainer(
   ctx: RestartContext,
   c: StaticPod,
   timeoutMs: number,
+  heldAfterMs?: number,
 ): Promise<{ stopMs: number }> {
   const { clock } = ctx.client.timing;
   const started = clock.now().getTime();
   const containers = await stopRunning(ctx, c);
-  const stopMs = clock.now().getTime() - started;
+  const stopped = clock.now().getTime();
+  const stopMs = stopped - started;
   const left = Math.max(0, timeoutMs - stopMs);
+  const held = heldAfterMs === undefined ? undefined : { stopped, afterMs: heldAfterMs };
   await waitForComponent(
     ctx,
     c,
-    newContainerRunning(ctx, c, new Set(containers.map((x) => x.id))),
+    newContainerRunning(ctx, c, new Set(containers.map((x) => x.id)), held),
     left,
   );
   return { stopMs };
@@ -643,13 +674,21 @@ async function wouldBackOff(ctx: RestartContext, c: StaticPod): Promise<boolean>
   );
 }
 
-/** Waits for the mirror Pod whose restart annotation is `stamp`, and its health endpoint. */
-function waitForPod(ctx: RestartContext, c: StaticPod, stamp: string | undefined) {
+/**
+ * Waits for the mirror Pod whose restart annotation is `stamp`, and its health endpoint, within
+ * `timeoutMs` (default: the context's).
+ */
+function waitForPod(
+  ctx: RestartContext,
+  c: StaticPod,
+  stamp: string | undefined,
+  timeoutMs = ctx.timeoutMs,
+) {
   return waitForComponent(
     ctx,
     c,
     mirrorPodReady(ctx, c, (pod) => pod.metadata?.annotations?.[RESTARTED_AT_ANNOTATION] === stamp),
-    ctx.timeoutMs,
+    timeoutMs,
   );
 }
 
@@ -658,7 +697,7 @@ async function restartOne(run: Run, step: RestartStep, c: StaticPod): Promise<vo
   const out = ctx.out;
   const { clock } = ctx.client.timing;
   const backOff = step.editManifest === undefined && await wouldBackOff(ctx, c);
-  const inPlace = step.editManifest === undefined && !backOff;
+  let inPlace = step.editManifest === undefined && !backOff;
   const paths = [...step.files.map((f) => f.path), ...(inPlace ? [] : [c.manifestPath])];
   for (const path of paths) await backUp(run, path);
   let stamp = run.stamp;
@@ -670,7 +709,7 @@ async function restartOne(run: Run, step: RestartStep, c: StaticPod): Promise<vo
         : ""
     }`,
   );
-  const what = inPlace ? "files" : "files and manifest";
+  const what = () => inPlace ? "files" : "files and manifest";
   let timing = "";
   try {
     if (c.name === Component.apiServer) {
@@ -685,17 +724,12 @@ async function restartOne(run: Run, step: RestartStep, c: StaticPod): Promise<vo
     }
     for (const f of step.files) await ctx.files.write(f);
     const stopped = clock.now().getTime();
-    if (inPlace) {
-      const { stopMs } = await restartContainer(ctx, c, ctx.timeoutMs);
-      timing = `healthy ${
-        formatDuration(clock.now().getTime() - stopped)
-      } after its container's stop, which took ${formatDuration(stopMs)}`;
-      if (c.name === Component.etcd) await apiServerReadsAgain(ctx, stopped);
-    } else {
+    const newPod = async () => {
       // The kubelet would stop the old Pod's API server with the Pod's grace period, all of
       // which it takes (API_SERVER_STOP_SECONDS): stopped here first, the kubelet holding its
       // restart in its back-off, the new manifest then replaces the Pod.
       if (c.name === Component.apiServer) await stopRunning(ctx, c);
+      const written = clock.now().getTime();
       await ctx.files.write({
         path: c.manifestPath,
         data: annotated(c, stamp, step.editManifest),
@@ -703,14 +737,30 @@ async function restartOne(run: Run, step: RestartStep, c: StaticPod): Promise<vo
         kind: "manifest",
         keepExistingMode: true,
       });
-      await waitForPod(ctx, c, stamp);
+      await waitForPod(ctx, c, stamp, Math.max(0, ctx.timeoutMs - (written - stopped)));
       timing = `its new Pod healthy ${
-        formatDuration(clock.now().getTime() - stopped)
+        formatDuration(clock.now().getTime() - written)
       } after its manifest's write`;
-    }
+    };
+    if (inPlace) {
+      try {
+        const { stopMs } = await restartContainer(ctx, c, ctx.timeoutMs, HELD_RESTART_MS);
+        timing = `healthy ${
+          formatDuration(clock.now().getTime() - stopped)
+        } after its container's stop, which took ${formatDuration(stopMs)}`;
+      } catch (e) {
+        if (!(e instanceof RestartHeld)) throw e;
+        out.info(`[restart] ${e.message}; restarting ${c.name} as a new Pod`);
+        await backUp(run, c.manifestPath);
+        paths.push(c.manifestPath);
+        inPlace = false;
+        await newPod();
+      }
+      if (c.name === Component.etcd) await apiServerReadsAgain(ctx, stopped);
+    } else await newPod();
   } catch (e) {
     out.info(`[restart] ${c.name} did not come back: ${errorMessage(e)}`);
-    out.info(`[restart] Putting back the previous ${what} of ${c.name}`);
+    out.info(`[restart] Putting back the previous ${what()} of ${c.name}`);
     const errors = await restore(run, paths);
     const previous = c.manifest.metadata?.annotations?.[RESTARTED_AT_ANNOTATION];
     if (errors.length === 0) {
@@ -724,8 +774,8 @@ async function restartOne(run: Run, step: RestartStep, c: StaticPod): Promise<vo
     throw new KubeadmError(
       `${c.name} did not come back after its restart; ${
         errors.length === 0
-          ? `its previous ${what} are back and it runs again`
-          : `putting back its previous ${what} failed: ${errors.join("; ")}`
+          ? `its previous ${what()} are back and it runs again`
+          : `putting back its previous ${what()} failed: ${errors.join("; ")}`
       }. The backups are in ${run.backupDir}. Cause: ${errorMessage(e)}`,
       {
         cause: e,

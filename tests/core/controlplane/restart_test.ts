@@ -355,6 +355,41 @@ Deno.test("renewAndRestart() within 10 minutes of a restart: a new Pod but for e
   ]);
 });
 
+Deno.test("renewAndRestart() gives a new Pod to a component whose container the kubelet holds in its back-off", async () => {
+  const n = fakeNode();
+  // kube-scheduler restarted on its own between the back-off check and the stop: the kubelet
+  // holds its next start in its back-off, longer than a new Pod takes.
+  const kubelet = n.runtime.startNext;
+  n.runtime.startNext = (pod, previous) =>
+    previous.name === "kube-scheduler" ? undefined : kubelet(pod, previous);
+  const started = n.clock.ms;
+  await renewAndRestart(n.ctx, planRestarts(RENEWED));
+  const stamp = n.ctx.now.toISOString();
+  assert.deepEqual(
+    n.events.filter((e) => !e.startsWith("write /etc/kubernetes/pki")),
+    [
+      "write /etc/kubernetes/admin.conf",
+      "kubelet restarts kube-apiserver (attempt 1)",
+      "write /etc/kubernetes/scheduler.conf",
+      `write ${MANIFESTS}/kube-scheduler.yaml`,
+      `kubelet runs kube-scheduler ${stamp}`,
+      "kubelet restarts etcd (attempt 1)",
+    ],
+  );
+  const out = n.out.all.join("\n");
+  assert.match(
+    out,
+    /\[restart\] The kubelet has not started kube-scheduler's container again 30(\.\d+)?s after its stop: it holds the restart in its back-off; restarting kube-scheduler as a new Pod/,
+  );
+  assert.match(out, /kube-scheduler is back, on its renewed certificates \(its new Pod healthy/);
+  // Held for 30 s, not the whole timeout (1 minute here).
+  assert.ok(n.clock.ms - started < 60_000, `${n.clock.ms - started} ms`);
+  assert.ok(
+    ![...n.fs.files.keys()].some((p) => p.startsWith("/etc/kubernetes/tmp/")),
+    "the backups are gone",
+  );
+});
+
 Deno.test("renewAndRestart() makes a new Pod for a step that changes the manifest", async () => {
   const n = fakeNode();
   const plan = planRestarts(RENEWED.filter((r) => r.name === "scheduler.conf"));
