@@ -11,6 +11,7 @@ import {
   createClusterNode,
   initControlPlane,
   PREFLIGHT_IGNORED_WORKER,
+  stopAll,
   trackWrites,
 } from "../support/cluster.ts";
 import { waitFor } from "../support/commands.ts";
@@ -355,7 +356,7 @@ timeouts:
       });
     } finally {
       await proxy?.close();
-      for (const n of nodes.reverse()) await n.stop();
+      await stopAll(nodes);
     }
   },
 });

@@ -21,6 +21,7 @@ import {
   etcdMembers,
   initForJoin,
   PREFLIGHT_IGNORED_WORKER,
+  stopAll,
   TEST_TOKEN,
   uploadCerts,
   waitNodeReady,
@@ -327,7 +328,7 @@ if (count > 0) {
           }
         }
       } finally {
-        for (const n of nodes.reverse()) await n.stop();
+        await stopAll(nodes);
       }
     },
   });

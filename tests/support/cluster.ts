@@ -138,6 +138,16 @@ export interface ClusterNodeOptions {
   tmpfs?: NodeOptions["tmpfs"];
 }
 
+/**
+ * Tears down every node, last first, even past one whose tear-down fails (a node left running
+ * holds its namespaces and cgroups); then throws the first failure.
+ */
+export async function stopAll(nodes: readonly { stop(): Promise<void> }[]): Promise<void> {
+  const failed: unknown[] = [];
+  for (const n of [...nodes].reverse()) await n.stop().catch((e) => failed.push(e));
+  if (failed.length > 0) throw failed[0];
+}
+
 /** Boots a machine for a node named `name` (nothing of Kubernetes runs yet). */
 export async function createClusterNode(
   name: string,

@@ -15,6 +15,7 @@ import {
   MACHINE_COMPONENT_CONFIGS,
   PREFLIGHT_IGNORED_CONTROL_PLANE,
   PREFLIGHT_IGNORED_WORKER,
+  stopAll,
   testInitConfig,
 } from "./cluster.ts";
 import { assertCloudInitSucceeded, type CloudInitRun, runCloudInit } from "./cloud_init.ts";
@@ -57,9 +58,7 @@ export async function createMachines(
   bins: Readonly<Record<string, string>>,
 ): Promise<Machines> {
   const all: ClusterNode[] = [];
-  const stop = async () => {
-    for (const n of [...all].reverse()) await n.stop();
-  };
+  const stop = () => stopAll(all);
   try {
     const cps: ClusterNode[] = [];
     for (const name of names.controlPlanes) {

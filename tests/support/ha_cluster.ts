@@ -14,6 +14,7 @@ import {
   createClusterNode,
   initForJoin,
   readyz,
+  stopAll,
   uploadCerts,
   waitNodeReady,
   workerJoinArgs,
@@ -51,8 +52,11 @@ export async function createHaCluster(version: string, workers = 1): Promise<HaC
   const nodes: ClusterNode[] = [];
   let lb: LoadBalancer | undefined;
   const stop = async () => {
-    for (const n of [...nodes].reverse()) await n.stop();
-    await lb?.close();
+    try {
+      await stopAll(nodes);
+    } finally {
+      await lb?.close();
+    }
   };
   try {
     for (const name of ["cp1", "cp2", "cp3"]) {

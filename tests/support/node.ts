@@ -821,9 +821,8 @@ async function removeStaleNodes(): Promise<void> {
   }
 }
 
-/** Waits until no process is left in the node's cgroups (its containers). */
-async function waitCgroupsEmpty(cgroupRoot: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
+/** Every cgroup directory of the node, in every hierarchy, each parent before its children. */
+async function* nodeCgroups(cgroupRoot: string): AsyncGenerator<string> {
   for (const h of await cgroupHierarchies()) {
     const stack = [`${h}${cgroupRoot}`];
     while (stack.length > 0) {
@@ -834,11 +833,32 @@ async function waitCgroupsEmpty(cgroupRoot: string): Promise<void> {
       } catch {
         continue;
       }
+      yield cg;
       for (const e of entries) if (e.isDirectory) stack.push(`${cg}/${e.name}`);
-      while ((await Deno.readTextFile(`${cg}/cgroup.procs`).catch(() => "")).trim() !== "") {
-        if (Date.now() > deadline) throw new Error(`processes left in ${cg}`);
-        await sleep(100);
+    }
+  }
+}
+
+/**
+ * Waits until no process is left in the node's cgroups (its containers). After 5 s it thaws
+ * every freezer cgroup of the node: runc freezes a container's cgroup while it updates it, and a
+ * process frozen when the node was killed keeps its SIGKILL pending until thawed (seen once, a
+ * kube-proxy container left FROZEN at a fleet's tear-down).
+ */
+async function waitCgroupsEmpty(cgroupRoot: string): Promise<void> {
+  const started = Date.now();
+  let thawed = false;
+  for await (const cg of nodeCgroups(cgroupRoot)) {
+    while ((await Deno.readTextFile(`${cg}/cgroup.procs`).catch(() => "")).trim() !== "") {
+      if (Date.now() > started + 15_000) throw new Error(`processes left in ${cg}`);
+      if (!thawed && Date.now() > started + 5_000) {
+        thawed = true;
+        for await (const f of nodeCgroups(cgroupRoot)) {
+          await Deno.writeTextFile(`${f}/freezer.state`, "THAWED", { create: false })
+            .catch(() => {}); // only the freezer hierarchy has the file
+        }
       }
+      await sleep(100);
     }
   }
 }
