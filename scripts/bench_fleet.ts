@@ -14,10 +14,11 @@
  *   join` on every worker, retrying discovery until the API server answers.
  *
  * One fleet (the first user-data, upstream's kubeadm) is brought up first and not counted: the
- * run's first fleet meets a cold host. Figures per run: time to all-Ready, each machine's `kubeadm` wall time and peak RSS (the
- * machines' kubeadm is a wrapper running it under /usr/bin/time), and the fleet's memory once all
- * are Ready (the resident memory of every process in the machines' PID namespaces). Node boot
- * (namespaces, containerd, image import) and tear-down are not timed.
+ * run's first fleet meets a cold host. Figures per run: time to all-Ready, each machine's
+ * `kubeadm` wall time and peak RSS (the machines' kubeadm is a wrapper running it under
+ * /usr/bin/time), and the fleet's memory once all are Ready (the resident memory of every
+ * process in the machines' PID namespaces). Node boot (namespaces, containerd, image import) and
+ * tear-down are not timed.
  *
  * Usage: scripts/deno run -A scripts/bench_fleet.ts [--workers N] [--rounds R]
  *          [--user-data plan|capi|both] [--trace]   (as root; defaults 6, 1, both)

@@ -411,8 +411,10 @@ function newContainerRunning(
     }
     const fresh = containers.filter((x) => !previous.has(x.id));
     if (fresh.some((x) => x.state === "running")) return undefined;
-    const since = ctx.client.timing.clock.now().getTime() - (held?.stopped ?? 0);
-    if (held && fresh.length === 0 && since >= held.afterMs) {
+    const since = held && fresh.length === 0
+      ? ctx.client.timing.clock.now().getTime() - held.stopped
+      : undefined;
+    if (since !== undefined && since >= held!.afterMs) {
       throw new RestartHeld(
         `The kubelet has not started ${c.name}'s container again ${
           formatDuration(since)

@@ -246,12 +246,12 @@ export interface PollOptions extends Timing {
 /**
  * Runs `attempt` immediately and then every `intervalMs` (after a faster start with
  * `firstIntervalMs`; after an attempt's `retryAfterMs` when that is longer) until it reports
- * done, like upstream's `wait.PollUntilContextTimeout(..., immediate=true, ...)`. Each attempt gets the wait's
- * {@link PollWindow}, so that the whole wait ends within its timeout (plus what the calls take
- * to notice their limits), never a whole request timeout later. On timeout throws the last
- * error an attempt reported, or a timeout error; when the timeout ran out during an attempt
- * that its window bounded, that attempt's error is reported as cut by the wait's timeout
- * ({@link waitCutError}). Errors thrown by `attempt` abort the loop at once.
+ * done, like upstream's `wait.PollUntilContextTimeout(..., immediate=true, ...)`. Each attempt
+ * gets the wait's {@link PollWindow}, so that the whole wait ends within its timeout (plus what
+ * the calls take to notice their limits), never a whole request timeout later. On timeout
+ * throws the last error an attempt reported, or a timeout error; when the timeout ran out
+ * during an attempt that its window bounded, that attempt's error is reported as cut by the
+ * wait's timeout ({@link waitCutError}). Errors thrown by `attempt` abort the loop at once.
  */
 export async function poll<T>(
   attempt: (window: PollWindow) => Promise<PollAttempt<T>>,

@@ -842,8 +842,8 @@ async function* nodeCgroups(cgroupRoot: string): AsyncGenerator<string> {
 /**
  * Waits until no process is left in the node's cgroups (its containers). After 5 s it thaws
  * every freezer cgroup of the node: runc freezes a container's cgroup while it updates it, and a
- * process frozen when the node was killed keeps its SIGKILL pending until thawed (seen once, a
- * kube-proxy container left FROZEN at a fleet's tear-down).
+ * process frozen when the node was killed keeps its SIGKILL pending until thawed (seen once: a
+ * container of a BestEffort Pod left FROZEN at a fleet's tear-down).
  */
 async function waitCgroupsEmpty(cgroupRoot: string): Promise<void> {
   const started = Date.now();
